@@ -1,0 +1,140 @@
+package strictjson
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// LineReader streams a JSON Lines file: one JSON value per line, blank lines
+// (only spaces, tabs and '\r') skipped. It reads through a bufio.Reader and
+// holds at most one line in memory, so record files of any size can be read;
+// lim.MaxBytes bounds each line rather than the file, and lim.MaxDepth bounds
+// each value.
+//
+// Syntax errors are *SyntaxError values carrying the file's real line number
+// of the record, the column within that line and the byte offset within the
+// file. A bad line does not stop the reader: the next call to Next continues
+// with the following line, so a caller may collect every bad line in one
+// pass. Errors from the underlying reader are returned wrapped, and repeated
+// on every later call.
+type LineReader struct {
+	file string
+	br   *bufio.Reader
+	lim  Limits
+	line int   // number of lines consumed so far
+	off  int64 // byte offset of the next line
+	buf  []byte
+	err  error // sticky: io.EOF or a wrapped read error
+	dec  decoder
+}
+
+// NewLineReader returns a LineReader over r. file is used only in error
+// messages.
+func NewLineReader(file string, r io.Reader, lim Limits) *LineReader {
+	lim = lim.withDefaults()
+	return &LineReader{
+		file: file,
+		br:   bufio.NewReaderSize(r, 64<<10),
+		lim:  lim,
+		dec:  decoder{file: file, maxDepth: lim.MaxDepth},
+	}
+}
+
+// Next returns the next record and the 1-based line it is on. At the end of
+// the input it returns io.EOF (with line 0). A line longer than MaxBytes is
+// an error naming the line; it is skipped without being held in memory.
+func (lr *LineReader) Next() (line int, v any, err error) {
+	for {
+		if lr.err != nil {
+			return 0, nil, lr.err
+		}
+		text, size, start, ok := lr.readLine()
+		if !ok {
+			continue // lr.err is set
+		}
+		line = lr.line
+		if size > lr.lim.MaxBytes {
+			return line, nil, &SyntaxError{File: lr.file, Line: line, Col: 1, Offset: start,
+				Msg: fmt.Sprintf("line %d is %d bytes, over the limit of %d bytes", line, size, lr.lim.MaxBytes)}
+		}
+		if blank(text) {
+			continue
+		}
+		lr.dec.lineBase, lr.dec.offBase = line, start
+		v, err := lr.dec.decode(text)
+		lr.dec.data = nil // do not pin the line buffer between calls
+		if err != nil {
+			return line, nil, err
+		}
+		return line, v, nil
+	}
+}
+
+// readLine reads one line without its '\n'. size is the line's full length
+// even when it was too long to keep (then text is empty); start is its offset
+// in the file. ok is false when there was no line: lr.err is then set.
+func (lr *LineReader) readLine() (text []byte, size, start int64, ok bool) {
+	lr.buf = lr.buf[:0]
+	var raw int64 // bytes consumed, including the '\n'
+	newline := false
+	for first := true; ; first = false {
+		chunk, err := lr.br.ReadSlice('\n')
+		raw += int64(len(chunk))
+		if first && err == nil && int64(len(chunk)) <= lr.lim.MaxBytes+1 {
+			// The common case: the whole line is in bufio's buffer, and
+			// it stays valid until the next read, after decoding.
+			lr.line++
+			start = lr.off
+			lr.off += raw
+			return chunk[:len(chunk)-1], raw - 1, start, true
+		}
+		// Keep at most MaxBytes+1 bytes: enough to know the line is too long.
+		if int64(len(lr.buf)) <= lr.lim.MaxBytes {
+			keep := chunk
+			if room := lr.lim.MaxBytes + 1 - int64(len(lr.buf)); int64(len(keep)) > room {
+				keep = keep[:room]
+			}
+			lr.buf = append(lr.buf, keep...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == nil {
+			newline = true
+		} else if raw == 0 || !errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) {
+				lr.err = io.EOF
+			} else {
+				lr.err = fmt.Errorf("%s: reading line %d: %w", lr.file, lr.line+1, err)
+			}
+			return nil, 0, 0, false
+		}
+		// else: a last line without '\n'; the next call sees EOF again.
+		break
+	}
+	lr.line++
+	start = lr.off
+	lr.off += raw
+	size = raw
+	if newline {
+		size--
+		if int64(len(lr.buf)) > size {
+			lr.buf = lr.buf[:size]
+		}
+	}
+	if size > lr.lim.MaxBytes {
+		return nil, size, start, true
+	}
+	return lr.buf, size, start, true
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
