@@ -1,0 +1,304 @@
+// Package schema validates JSON documents against the project's pinned JSON
+// Schemas. It is step 2 of the pipeline
+//
+//	strictjson → schema → contract → project → policy → census → report
+//
+// It takes the exact trees that package strictjson decodes (map[string]any,
+// []any, string, bool, nil, json.Number) and checks
+//
+//   - sources (W0 tool results) against the pinned MCP schema of a protocol
+//     revision: a bare CallToolResult, or a JSON-RPC response envelope;
+//   - observation records (one JSONL line each) against
+//     schemas/contractcheck/observation-record.schema.json;
+//   - JSON reports against schemas/contractcheck/report.schema.json.
+//
+// All schemas are read from one fs.FS rooted at the schemas/ directory and
+// compiled once by New; nothing is fetched over the network or read from the
+// host file system. Formats are asserted, not merely annotated (see New).
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// DefaultRevision is the MCP protocol revision pinned by the project.
+const DefaultRevision = "2025-11-25"
+
+// Revisions lists the MCP protocol revisions whose schema ships under
+// schemas/mcp/<revision>/schema.json, oldest first.
+var Revisions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+
+// Paths of the project's own schemas inside the schemas/ directory.
+const (
+	RecordSchemaPath = "contractcheck/observation-record.schema.json"
+	ReportSchemaPath = "contractcheck/report.schema.json"
+)
+
+// MCPSchemaPath returns the path of a revision's MCP schema inside the
+// schemas/ directory.
+func MCPSchemaPath(revision string) string {
+	return "mcp/" + revision + "/schema.json"
+}
+
+// baseURL names the schemas directory for the compiler. The scheme is private
+// to this package: fsLoader serves it from the fs.FS given to New and
+// refuses everything else (the JSON Schema meta-schemas are built into the
+// library and never loaded).
+const baseURL = "contractcheck-schemas:///"
+
+// defs describes where one revision keeps the definitions we validate
+// against.
+type defs struct {
+	prefix         string // "#/definitions/" (draft-07) or "#/$defs/" (2020-12)
+	errorResponse  string // a JSON-RPC error response
+	resultResponse string // a JSON-RPC (non-error) response
+}
+
+var revisionDefs = map[string]defs{
+	"2025-06-18": {"#/definitions/", "JSONRPCError", "JSONRPCResponse"},
+	"2025-11-25": {"#/$defs/", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
+	"2026-07-28": {"#/$defs/", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
+}
+
+// revision holds one revision's compiled definitions, compiled on first use.
+type revision struct {
+	name string
+	once sync.Once
+	err  error
+
+	callToolResult *jsonschema.Schema
+	errorResponse  *jsonschema.Schema
+	resultResponse *jsonschema.Schema
+}
+
+// Validator validates sources, observation records and reports. It is safe
+// for concurrent use: compiled schemas are read-only, each validation keeps
+// its state on its own stack, and the lazy compilation of a revision's MCP
+// schema happens once, under a lock.
+type Validator struct {
+	mu        sync.Mutex // guards compiler, which is not safe for concurrent use
+	compiler  *jsonschema.Compiler
+	revisions map[string]*revision
+	record    *jsonschema.Schema
+	report    *jsonschema.Schema
+}
+
+// New compiles the project's own schemas (observation record, report) and
+// checks that the MCP schema of every revision in Revisions is present; a
+// revision's MCP schema is compiled once, on first use by ValidateSource
+// (compiling one takes tens of milliseconds, and most runs use one
+// revision). fsys is rooted at the schemas/ directory: it holds
+// mcp/<revision>/schema.json and contractcheck/*.schema.json.
+//
+// Formats are asserted for every draft (draft 2020-12 only annotates them by
+// default): "byte" (image and audio data, blob contents) must be standard
+// padded base64 and "uri" an absolute RFC 3986 URI; both are implemented
+// here (see validateByte and validateURI).
+func New(fsys fs.FS) (*Validator, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(fsLoader{fsys})
+	c.AssertFormat()
+	c.RegisterFormat(&jsonschema.Format{Name: "byte", Validate: validateByte})
+	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: validateURI})
+
+	v := &Validator{compiler: c, revisions: make(map[string]*revision, len(Revisions))}
+	for _, rev := range Revisions {
+		if _, err := fs.Stat(fsys, MCPSchemaPath(rev)); err != nil {
+			return nil, fmt.Errorf("schema: MCP revision %s: %w", rev, err)
+		}
+		v.revisions[rev] = &revision{name: rev}
+	}
+	var err error
+	if v.record, err = v.compile(RecordSchemaPath, ""); err != nil {
+		return nil, err
+	}
+	if v.report, err = v.compile(ReportSchemaPath, ""); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// compile compiles the schema at path#fragment inside the schemas directory.
+func (v *Validator) compile(path, fragment string) (*jsonschema.Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s, err := v.compiler.Compile(baseURL + path + fragment)
+	if err != nil {
+		return nil, fmt.Errorf("schema: compiling %s%s: %w", path, fragment, err)
+	}
+	return s, nil
+}
+
+// load returns a revision with its definitions compiled.
+func (v *Validator) load(rev string) (*revision, error) {
+	r, ok := v.revisions[rev]
+	if !ok {
+		return nil, fmt.Errorf("unknown MCP schema revision %q (known: %s)", rev, strings.Join(Revisions, ", "))
+	}
+	r.once.Do(func() {
+		d := revisionDefs[rev]
+		path := MCPSchemaPath(rev)
+		if r.callToolResult, r.err = v.compile(path, d.prefix+"CallToolResult"); r.err != nil {
+			return
+		}
+		if r.errorResponse, r.err = v.compile(path, d.prefix+d.errorResponse); r.err != nil {
+			return
+		}
+		r.resultResponse, r.err = v.compile(path, d.prefix+d.resultResponse)
+	})
+	return r, r.err
+}
+
+// fsLoader serves baseURL from an fs.FS and nothing else.
+type fsLoader struct{ fsys fs.FS }
+
+func (l fsLoader) Load(rawURL string) (any, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme+":///" != baseURL || u.Host != "" {
+		return nil, fmt.Errorf("refusing to load %s: schemas are read only from the schemas directory", rawURL)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if !fs.ValidPath(name) {
+		return nil, fmt.Errorf("invalid schema path %q", name)
+	}
+	data, err := fs.ReadFile(l.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc, nil
+}
+
+// Source is a validated source result.
+type Source struct {
+	// Revision is the MCP revision the source was validated against.
+	Revision string
+	// Result is the CallToolResult object; nil for a JSON-RPC error response.
+	Result map[string]any
+	// RPCError is the "error" object of a JSON-RPC error response; nil
+	// otherwise.
+	RPCError map[string]any
+	// Envelope reports that the source came wrapped in a JSON-RPC response.
+	Envelope bool
+}
+
+// ValidateSource validates a decoded source document against the MCP schema
+// of revision ("" means DefaultRevision). A document with a "jsonrpc" key is
+// a JSON-RPC response: with an "error" key it is validated as an error
+// response and returned with RPCError set and Result nil; otherwise it is
+// validated as a result response and its "result" as a CallToolResult
+// (error pointers then start with /result). Any other document is validated
+// as a bare CallToolResult.
+//
+// A schema violation is a *ValidationError naming file and JSON pointer; an
+// unknown revision is a plain error listing the known ones.
+func (v *Validator) ValidateSource(file, revision string, doc any) (*Source, error) {
+	if revision == "" {
+		revision = DefaultRevision
+	}
+	r, err := v.load(revision)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", jsonType(doc))}
+	}
+	if _, ok := obj["jsonrpc"]; !ok {
+		if err := r.callToolResult.Validate(obj); err != nil {
+			return nil, convert(err, file, 0, "", nil)
+		}
+		return &Source{Revision: revision, Result: obj}, nil
+	}
+
+	_, hasError := obj["error"]
+	_, hasResult := obj["result"]
+	if hasError && hasResult {
+		// JSON-RPC 2.0 §5: exactly one of result and error. The MCP schemas
+		// do not say so (their response objects allow additional members),
+		// but a response that is both cannot be read one way only.
+		return nil, &ValidationError{File: file, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
+	}
+	if hasError {
+		if err := r.errorResponse.Validate(obj); err != nil {
+			return nil, convert(err, file, 0, "", nil)
+		}
+		rpcErr, _ := obj["error"].(map[string]any) // an object: the schema says so
+		return &Source{Revision: revision, RPCError: rpcErr, Envelope: true}, nil
+	}
+	if err := r.resultResponse.Validate(obj); err != nil {
+		return nil, convert(err, file, 0, "", nil)
+	}
+	result, _ := obj["result"].(map[string]any) // an object: the schema says so
+	if err := r.callToolResult.Validate(result); err != nil {
+		return nil, convert(err, file, 0, "/result", nil)
+	}
+	return &Source{Revision: revision, Result: result, Envelope: true}, nil
+}
+
+// recordFalseMessages explains the record schema's "else": {"properties":
+// {"x": false}} branches, which the library reports only as "false schema".
+var recordFalseMessages = map[string]string{
+	"/carrier": `not allowed: a carrier is present only when state is "captured"`,
+	"/error":   `not allowed: an error is present only when state is "execution_failed"`,
+	"/basis":   `not allowed: a basis is present only when origin is "reconstructed"`,
+}
+
+// ValidateRecord validates one decoded observation record; line is its
+// 1-based line in a JSONL file (0 when not from a JSONL file). A violation
+// is a *ValidationError.
+func (v *Validator) ValidateRecord(file string, line int, doc any) error {
+	if err := v.record.Validate(doc); err != nil {
+		return convert(err, file, line, "", recordFalseMessages)
+	}
+	return nil
+}
+
+// ValidateReport validates a decoded JSON report. A violation is a
+// *ValidationError with an empty File.
+func (v *Validator) ValidateReport(doc any) error {
+	if err := v.report.Validate(doc); err != nil {
+		return convert(err, "", 0, "", nil)
+	}
+	return nil
+}
+
+// jsonType names the JSON type of a decoded value, for messages.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		return "number"
+	}
+}
+
+// errorsAs is errors.As for the library's error type.
+func errorsAs(err error) (*jsonschema.ValidationError, bool) {
+	var ve *jsonschema.ValidationError
+	ok := errors.As(err, &ve)
+	return ve, ok
+}
