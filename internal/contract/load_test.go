@@ -1,0 +1,78 @@
+package contract
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestLoadBuiltin(t *testing.T) {
+	m, err := Load(os.DirFS("../../contracts"), ".", "contracts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"T1", "T2", "T3", "T4", "T5"} {
+		if _, ok := m.Tasks[id]; !ok {
+			t.Errorf("task %s missing", id)
+		}
+	}
+	if !m.Lanes["direct"].Control {
+		t.Error("direct lane must be the control")
+	}
+	if _, ok := m.Profiles["strict"]; !ok {
+		t.Error("profile strict missing")
+	}
+	if got := m.Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
+		t.Errorf("block _meta binding = %q, want /_meta (a hidden CUE field would drop it)", got)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	base, err := os.ReadFile("../../contracts/model.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{
+			name:  "syntax error names file line and column",
+			files: map[string]string{"bad.cue": "package contracts\n\natoms: {\n\tx: doc: \"a\"\n"},
+			want:  "contracts/bad.cue:4:14: expected",
+		},
+		{
+			name:  "closed definition rejects an unknown field",
+			files: map[string]string{"t.cue": "package contracts\n\natoms: x: {doc: \"a\", optinal: true}\n"},
+			want:  "contracts/t.cue:3:",
+		},
+		{
+			name: "task naming an unknown atom",
+			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: \"s\", basis: []}\n" +
+				"tasks: T9: {doc: \"d\", role: \"guard\", policy: \"x.y\", compartment: \"content\", atoms: [\"nope\"]}\n"},
+			want: `unknown atom "nope"`,
+		},
+		{
+			name: "non-concrete value",
+			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: string, basis: []}\n"},
+			want: "source.doc",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"model.cue": {Data: base}}
+			for n, s := range tc.files {
+				fsys[n] = &fstest.MapFile{Data: []byte(s)}
+			}
+			_, err := Load(fsys, ".", "contracts")
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
