@@ -1,0 +1,312 @@
+// Package project is step 4 of the pipeline (strict JSON → schema → contract → projector → policy →
+// census → report): one generic engine that executes a CUE compartment binding on a carrier and
+// emits the canonical view the policies read (docs/design.md). It reads only the binding's
+// allowlisted paths, keeps an absent value distinct from a present null, and never searches
+// recursively: a value the binding does not name is invisible, which is the point.
+package project
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// View is a canonical view: "content", "structured", "isError", "raised" and "meta", each present
+// only when the carrier has it.
+type View = map[string]any
+
+// Projector is a compiled compartment binding. It is immutable and safe for concurrent use.
+type Projector struct {
+	root       pointer
+	jsonrpc    bool
+	content    *contentProjector
+	structured *field
+	isError    *errorField
+	raised     *field
+	meta       *field
+}
+
+type field struct {
+	path   pointer
+	decode string
+}
+
+type errorField struct {
+	path            pointer
+	abort, cont map[string]bool
+}
+
+type contentProjector struct {
+	path          pointer
+	decode        string
+	discriminator pointer
+	kinds         map[string]blockProjector
+}
+
+type blockProjector struct {
+	kind   string
+	fields []namedField // sorted by atom name, so views are built in one order
+}
+
+type namedField struct {
+	atom string
+	field
+}
+
+// Compile checks and compiles a compartment binding. name is used in errors.
+func Compile(name string, c contract.Compartment) (*Projector, error) {
+	var err error
+	p := &Projector{jsonrpc: c.Unwrap == "jsonrpc"}
+	fail := func(e error) (*Projector, error) { return nil, fmt.Errorf("compartment %s: %w", name, e) }
+	if p.root, err = parsePointer(c.Root); err != nil {
+		return fail(err)
+	}
+	if c.Content != nil {
+		cp := &contentProjector{decode: c.Content.Decode, kinds: map[string]blockProjector{}}
+		if cp.path, err = parsePointer(c.Content.Path); err != nil {
+			return fail(err)
+		}
+		if cp.discriminator, err = parsePointer(c.Content.Discriminator); err != nil {
+			return fail(err)
+		}
+		for typ, m := range c.Content.Kinds {
+			bp := blockProjector{kind: m.Kind}
+			for atom, f := range m.Fields {
+				cf, err := compileField(&f)
+				if err != nil {
+					return fail(fmt.Errorf("kind %s, atom %s: %w", typ, atom, err))
+				}
+				bp.fields = append(bp.fields, namedField{atom: atom, field: *cf})
+			}
+			sort.Slice(bp.fields, func(i, j int) bool { return bp.fields[i].atom < bp.fields[j].atom })
+			cp.kinds[typ] = bp
+		}
+		p.content = cp
+	}
+	for _, f := range []struct {
+		dst **field
+		src *contract.Field
+	}{{&p.structured, c.Structured}, {&p.raised, c.Raised}, {&p.meta, c.Meta}} {
+		if f.src == nil {
+			continue
+		}
+		if *f.dst, err = compileField(f.src); err != nil {
+			return fail(err)
+		}
+	}
+	if c.IsError != nil {
+		ef := &errorField{abort: set(c.IsError.Abort), cont: set(c.IsError.Continue)}
+		if ef.path, err = parsePointer(c.IsError.Path); err != nil {
+			return fail(err)
+		}
+		p.isError = ef
+	}
+	return p, nil
+}
+
+func compileField(f *contract.Field) (*field, error) {
+	ptr, err := parsePointer(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Decode {
+	case "", "none", "base64", "dataurl-payload", "dataurl-mime", "json":
+	default:
+		return nil, fmt.Errorf("unknown decoder %q", f.Decode)
+	}
+	return &field{path: ptr, decode: f.Decode}, nil
+}
+
+func set(values []string) map[string]bool {
+	m := make(map[string]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
+
+// Project reads the compartment out of a carrier.
+func (p *Projector) Project(carrier any) View {
+	view := View{}
+	root, ok := p.root.lookup(carrier)
+	if !ok {
+		return view
+	}
+	if p.jsonrpc {
+		if env, isObj := root.(map[string]any); isObj {
+			if _, rpc := env["jsonrpc"]; rpc {
+				if e, isErr := env["error"]; isErr {
+					view["raised"] = raised(e)
+					return view
+				}
+				if root, ok = env["result"]; !ok {
+					return view
+				}
+			}
+		}
+	}
+	if p.content != nil {
+		if v, ok := p.content.path.lookup(root); ok {
+			view["content"] = p.content.project(v)
+		}
+	}
+	if p.structured != nil {
+		if v, ok := p.structured.read(root); ok {
+			view["structured"] = v
+		}
+	}
+	if p.isError != nil {
+		if v, ok := p.isError.path.lookup(root); ok {
+			view["isError"] = p.isError.flag(v)
+		}
+	}
+	if p.raised != nil {
+		if v, ok := p.raised.read(root); ok && v != nil {
+			view["raised"] = raised(v)
+		}
+	}
+	if p.meta != nil {
+		if v, ok := p.meta.read(root); ok {
+			view["meta"] = v
+		}
+	}
+	return view
+}
+
+// raised canonicalises the carried form of a raised error to {"message": …} when it has one.
+func raised(v any) map[string]any {
+	switch e := v.(type) {
+	case string:
+		return map[string]any{"message": e}
+	case map[string]any:
+		if m, ok := e["message"].(string); ok {
+			return map[string]any{"message": m}
+		}
+	}
+	return map[string]any{"value": v}
+}
+
+func (e *errorField) flag(v any) any {
+	if s, ok := v.(string); ok && (len(e.abort) > 0 || len(e.cont) > 0) {
+		switch {
+		case e.abort[s]:
+			return true
+		case e.cont[s]:
+			return false
+		}
+	}
+	return v
+}
+
+func (c *contentProjector) project(v any) any {
+	switch c.decode {
+	case "text":
+		if s, ok := v.(string); ok {
+			return []any{map[string]any{"kind": "text", "text": s}}
+		}
+	case "json":
+		if s, ok := v.(string); ok {
+			if parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits); err == nil {
+				v = parsed
+			}
+		}
+	}
+	items, ok := v.([]any)
+	if !ok {
+		// The carrier holds something other than a list where the list belongs: one unmapped block
+		// keeps it visible to the policies instead of hiding it as an empty list.
+		return []any{map[string]any{"kind": "unmapped", "carried": v}}
+	}
+	blocks := make([]any, len(items))
+	for i, item := range items {
+		blocks[i] = c.block(item)
+	}
+	return blocks
+}
+
+func (c *contentProjector) block(item any) map[string]any {
+	d, _ := c.discriminator.lookup(item)
+	typ, _ := d.(string)
+	bp, ok := c.kinds[typ]
+	if !ok {
+		return map[string]any{"kind": "unmapped", "type": d}
+	}
+	b := make(map[string]any, len(bp.fields)+1)
+	b["kind"] = bp.kind
+	for _, f := range bp.fields {
+		if v, ok := f.read(item); ok {
+			b[f.atom] = v
+		}
+	}
+	return b
+}
+
+// read looks the field up and decodes it. A value the decoder cannot read is returned as carried,
+// so a corrupted payload shows up as a difference rather than disappearing.
+func (f *field) read(v any) (any, bool) {
+	v, ok := f.path.lookup(v)
+	if !ok {
+		return nil, false
+	}
+	s, isString := v.(string)
+	if !isString {
+		return v, true
+	}
+	switch f.decode {
+	case "base64":
+		if b, ok := decodeBase64(s); ok {
+			return b, true
+		}
+	case "dataurl-payload":
+		if _, data, ok := splitDataURL(s); ok {
+			if b, ok := decodeBase64(data); ok {
+				return b, true
+			}
+		}
+	case "dataurl-mime":
+		if mime, _, ok := splitDataURL(s); ok {
+			return mime, true
+		}
+	case "json":
+		if parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits); err == nil {
+			return parsed, true
+		}
+	}
+	return v, true
+}
+
+// decodeBase64 accepts standard base64 with or without padding and returns the canonical padded
+// encoding of the same bytes: payload identity is the bytes, not their spelling.
+func decodeBase64(s string) (string, bool) {
+	enc := base64.StdEncoding
+	if len(s)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.Strict().DecodeString(s)
+	if err != nil {
+		return "", false
+	}
+	return base64.StdEncoding.EncodeToString(b), true
+}
+
+// splitDataURL splits "data:<mime>[;param…];base64,<data>" into its MIME type and base64 data.
+// Only base64 data URLs carry a payload a consumer can decode exactly.
+func splitDataURL(s string) (mime, data string, ok bool) {
+	rest, found := strings.CutPrefix(s, "data:")
+	if !found {
+		return "", "", false
+	}
+	header, data, found := strings.Cut(rest, ",")
+	if !found {
+		return "", "", false
+	}
+	params := strings.Split(header, ";")
+	if params[len(params)-1] != "base64" {
+		return "", "", false
+	}
+	return params[0], data, true
+}
