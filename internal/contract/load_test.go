@@ -55,9 +55,9 @@ func TestLoadErrors(t *testing.T) {
 			want: `unknown atom "nope"`,
 		},
 		{
-			name: "non-concrete value",
+			name:  "non-concrete value",
 			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: string, basis: []}\n"},
-			want: "source.doc",
+			want:  "source.doc",
 		},
 	}
 	for _, tc := range tests {

@@ -36,7 +36,7 @@ type field struct {
 }
 
 type errorField struct {
-	path            pointer
+	path        pointer
 	abort, cont map[string]bool
 }
 

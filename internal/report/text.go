@@ -30,13 +30,13 @@ var stageOrder = []string{"D1", "A2", "M3", "H4"}
 
 // Output implements Outputter.
 func (Text) Output(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
+	var bw strings.Builder
 	fmt.Fprintf(bw, "contractcheck: profile %s (null policy %s)\n", r.Profile, r.NullPolicy)
 	fmt.Fprintf(bw, "legend: ✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable\n")
-	writeMatrices(bw, r)
-	writeUnmet(bw, r)
-	writeBoundaries(bw, r)
-	writeDivergences(bw, r)
+	writeMatrices(&bw, r)
+	writeUnmet(&bw, r)
+	writeBoundaries(&bw, r)
+	writeDivergences(&bw, r)
 	s := r.Summary
 	fmt.Fprintf(bw, "\nsummary: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable\n",
 		s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable)
@@ -48,7 +48,16 @@ func (Text) Output(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "  %s %s %s %s %s %s: %s (requirement: %s)\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome, v.Requirement)
 		}
 	}
-	return bw.Flush()
+	// Matrix columns are padded; trailing blanks are trimmed so the output diffs cleanly.
+	out := bufio.NewWriter(w)
+	for _, line := range strings.SplitAfter(bw.String(), "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if strings.HasSuffix(line, "\n") {
+			trimmed += "\n"
+		}
+		out.WriteString(trimmed)
+	}
+	return out.Flush()
 }
 
 func laneKey(r *Result) string { return r.Lane + " " + r.LaneVersion + " " + r.Configuration }
@@ -75,23 +84,25 @@ func writeMatrices(w io.Writer, r *Report) {
 		}
 		sort.Strings(fixtures)
 		laneKeys := sortedKeys(lanes)
-		fmt.Fprintf(w, "\n%s (%s)\n", task, results[0].Role)
+		fmt.Fprintf(w, "\n%s (%s, compartment %s)\n", task, roleOf(results), results[0].Compartment)
 		width := 7
 		for _, f := range fixtures {
 			width = max(width, len(f))
 		}
+		cols := make([]int, len(laneKeys))
 		fmt.Fprintf(w, "  %-*s", width, "fixture")
-		for _, lk := range laneKeys {
-			fmt.Fprintf(w, " │ %-11s", trimTo(lk, 11))
+		for i, lk := range laneKeys {
+			cols[i] = max(11, len([]rune(lk)))
+			fmt.Fprintf(w, " │ %-*s", cols[i], lk)
 		}
 		fmt.Fprintf(w, "\n  %-*s", width, "")
-		for range laneKeys {
-			fmt.Fprintf(w, " │ %-11s", strings.Join(stageOrder, " "))
+		for i := range laneKeys {
+			fmt.Fprintf(w, " │ %-*s", cols[i], strings.Join(stageOrder, " "))
 		}
 		fmt.Fprintln(w)
 		for _, f := range fixtures {
 			fmt.Fprintf(w, "  %-*s", width, f)
-			for _, lk := range laneKeys {
+			for c, lk := range laneKeys {
 				row := make([]string, len(stageOrder))
 				for i, st := range stageOrder {
 					m, ok := cells[[3]string{f, lk, st}]
@@ -100,19 +111,20 @@ func writeMatrices(w io.Writer, r *Report) {
 					}
 					row[i] = m + " "
 				}
-				fmt.Fprintf(w, " │ %-11s", strings.Join(row, " "))
+				fmt.Fprintf(w, " │ %-*s", cols[c], strings.TrimRight(strings.Join(row, " "), " "))
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "  lanes: %s\n", strings.Join(laneKeys, "; "))
 	}
 }
 
-func trimTo(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
+// roleOf names the task's role; a primary task on a family reported apart says so.
+func roleOf(results []*Result) string {
+	roles := map[string]bool{}
+	for _, r := range results {
+		roles[r.Role] = true
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return strings.Join(sortedKeys(roles), "/")
 }
 
 func writeUnmet(w io.Writer, r *Report) {

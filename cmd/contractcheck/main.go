@@ -1,0 +1,66 @@
+// Command contractcheck checks MCP tool results against consumer contracts, stage by stage, and
+// gates CI on a profile. Each verb is one file in this directory, a thin shell over a package
+// function that the tests call directly.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// exitError carries an exit code out of a command; the message, if any, has been printed already
+// or is printed by main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the process exit code: 0 satisfied, 1 a required
+// contract unmet, 2 usage or input error, 3 the instrument failed.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return report.ExitSatisfied
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "contractcheck:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "contractcheck:", err)
+	return report.ExitInputError
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "contractcheck",
+		Short:         "Check MCP tool results against consumer contracts, stage by stage",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand())
+	return root
+}

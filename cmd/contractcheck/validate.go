@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/schema"
+)
+
+const validateLong = `Validate checks source results against the pinned MCP schema only: #/$defs/CallToolResult of the
+revision, or a JSON-RPC response envelope (a result response is unwrapped and its result validated;
+an error response is a valid source). Formats byte (base64) and uri are asserted.
+
+With no files it validates every catalogued source against the revision its catalog entry names.
+An invalid source exits 2 with the file and the JSON pointer.`
+
+const validateExample = `  contractcheck validate
+  contractcheck validate --revision 2026-07-28 result.json`
+
+func newValidateCommand() *cobra.Command {
+	var opts check.Options
+	var revision string
+	cmd := &cobra.Command{
+		Use:     "validate [FILE...]",
+		Short:   "Validate source results against the pinned MCP schema",
+		Long:    validateLong,
+		Example: validateExample,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if err := runValidate(opts, revision, files, cmd.OutOrStdout()); err != nil {
+				return &exitError{code: report.ExitInputError, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision, one of %v (default: %s, or each catalog entry's own)", schema.Revisions, schema.DefaultRevision))
+	cmd.Flags().StringVar(&opts.Contracts, "contracts", "", "directory of CUE contract files, for the fixture catalog (default: built-in)")
+	cmd.Flags().StringVar(&opts.Fixtures, "fixtures", "", "directory holding sources/<suite>/<id>.json (default: built-in)")
+	return cmd
+}
+
+func runValidate(opts check.Options, revision string, files []string, stdout io.Writer) error {
+	valid, err := check.Validate(opts, revision, files)
+	for _, v := range valid {
+		fmt.Fprintf(stdout, "ok %s (%s, %s)\n", v.File, v.Revision, v.Kind)
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+// Command direct captures the control lane: every source result read back unchanged by
+// contractcheck's own strict reader, recorded at D1, A2, M3 and H4. It writes one repetition per
+// run, so each repetition is a fresh process like every other lane's.
+//
+// Usage:
+//
+//	go run ./examples/capture/direct -repetition 1 >> fixtures/observations/direct/v1/default.jsonl
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+type record struct {
+	Fixture       string          `json:"fixture"`
+	Lane          string          `json:"lane"`
+	LaneVersion   string          `json:"laneVersion"`
+	Configuration string          `json:"configuration"`
+	Stage         string          `json:"stage"`
+	Repetition    int             `json:"repetition"`
+	State         string          `json:"state"`
+	Carrier       json.RawMessage `json:"carrier"`
+	SourceSha256  string          `json:"sourceSha256"`
+	Origin        string          `json:"origin"`
+}
+
+func main() {
+	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
+	repetition := flag.Int("repetition", 1, "repetition number written into each record")
+	flag.Parse()
+	if err := run(*fixtures, *repetition); err != nil {
+		fmt.Fprintln(os.Stderr, "direct:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, repetition int) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil {
+		return err
+	}
+	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		// Read it the way the checker does, so a source the checker would reject is not recorded.
+		if _, err := strictjson.Decode(f, data, strictjson.DefaultLimits); err != nil {
+			return err
+		}
+		var carrier bytes.Buffer
+		if err := json.Compact(&carrier, data); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		sum := sha256.Sum256(data)
+		id := filepath.Base(f[:len(f)-len(".json")])
+		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
+			err := enc.Encode(record{
+				Fixture: id, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage,
+				Repetition: repetition, State: "captured", Carrier: carrier.Bytes(),
+				SourceSha256: hex.EncodeToString(sum[:]), Origin: "captured",
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

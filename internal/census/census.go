@@ -1,0 +1,203 @@
+// Package census is step 6 of the pipeline (strict JSON → schema → contract → projector → policy →
+// census → report): it collapses repetitions into one outcome per binding, localizes where a
+// distinction was lost, counts divergences between lanes and applies the profile's gate. It is pure
+// bookkeeping over readings the policy step produced, so it is deterministic by construction: every
+// map it fills is read back in sorted order.
+package census
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Binding is a task evaluated at a position: the unit that has one outcome.
+type Binding struct {
+	report.Position
+	Task string
+}
+
+// Reading is one repetition's reading of one binding.
+type Reading struct {
+	Binding
+	Repetition  int
+	Origin      string
+	Outcome     string
+	Readout     map[string]any
+	Diagnostics []report.Diagnostic
+	Error       string
+}
+
+// Census accumulates readings. Add is not safe for concurrent use: one collector owns it.
+type Census struct {
+	model       *contract.Model
+	profileName string
+	profile     contract.Profile
+	bindings    map[Binding]*collected
+}
+
+type collected struct {
+	first    Reading
+	variants map[string]*report.Variant // by fingerprint
+	reps     map[int]bool
+}
+
+// New starts a census for a profile of a model.
+func New(m *contract.Model, profileName string) (*Census, error) {
+	p, ok := m.Profiles[profileName]
+	if !ok {
+		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
+	}
+	return &Census{model: m, profileName: profileName, profile: p, bindings: map[Binding]*collected{}}, nil
+}
+
+// Add records one reading. A second reading of the same repetition is an input error: the
+// observation records repeat themselves.
+func (c *Census) Add(r Reading) error {
+	col, ok := c.bindings[r.Binding]
+	if !ok {
+		col = &collected{first: r, variants: map[string]*report.Variant{}, reps: map[int]bool{}}
+		c.bindings[r.Binding] = col
+	}
+	if col.reps[r.Repetition] {
+		return fmt.Errorf("%s %s %s %s %s: repetition %d recorded twice", r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition)
+	}
+	col.reps[r.Repetition] = true
+	fp, err := fingerprint(r)
+	if err != nil {
+		return err
+	}
+	v, ok := col.variants[fp]
+	if !ok {
+		v = &report.Variant{Outcome: r.Outcome, Readout: r.Readout, Diagnostics: r.Diagnostics}
+		col.variants[fp] = v
+	}
+	v.Repetitions = append(v.Repetitions, r.Repetition)
+	return nil
+}
+
+// fingerprint is what repetitions must agree on: the state and every readout. An execution
+// failure's message is not compared: it may carry a port or a process id.
+func fingerprint(r Reading) (string, error) {
+	b, err := strictjson.Marshal(map[string]any{"o": r.Outcome, "r": nilToEmpty(r.Readout), "d": diagnosticsValue(r.Diagnostics)})
+	if err != nil {
+		return "", fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+	}
+	return string(b), nil
+}
+
+func nilToEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func diagnosticsValue(ds []report.Diagnostic) []any {
+	out := make([]any, len(ds))
+	for i, d := range ds {
+		out[i] = d
+	}
+	return out
+}
+
+// Report collapses the readings and computes localizations, divergences and the gate.
+func (c *Census) Report() *report.Report {
+	r := &report.Report{
+		ReportVersion: report.Version,
+		Profile:       c.profileName,
+		NullPolicy:    c.profile.NullPolicy,
+		Results:       []report.Result{},
+		Localizations: []report.Localization{},
+		Gate:          report.Gate{Satisfied: true, Violations: []report.Violation{}},
+	}
+	for _, b := range c.sortedBindings() {
+		res := c.collapse(b)
+		c.gate(r, &res)
+		r.Summary.Add(res.Outcome)
+		r.Results = append(r.Results, res)
+	}
+	r.Localizations = c.localize(r.Results)
+	r.Divergences = c.divergences(r.Results)
+	return r
+}
+
+func (c *Census) sortedBindings() []Binding {
+	keys := make([]Binding, 0, len(c.bindings))
+	for b := range c.bindings {
+		keys = append(keys, b)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.Position != b.Position {
+			return a.Position.Less(b.Position, contract.StageIndex)
+		}
+		return a.Task < b.Task
+	})
+	return keys
+}
+
+// collapse turns a binding's readings into one result: the common reading when every repetition
+// agrees, else outcome unstable with each variant. No majority vote.
+func (c *Census) collapse(b Binding) report.Result {
+	col := c.bindings[b]
+	fixture := c.model.Fixtures[b.Fixture]
+	task := c.model.Tasks[b.Task]
+	res := report.Result{
+		Fixture: b.Fixture, Suite: fixture.Suite, Family: fixture.Family,
+		Lane: b.Lane, LaneVersion: b.LaneVersion, Configuration: b.Configuration, Stage: b.Stage,
+		Task: b.Task, Role: c.role(b), Compartment: task.Compartment,
+		Origin: col.first.Origin, Repetitions: len(col.reps),
+	}
+	if len(col.variants) == 1 {
+		res.Outcome = col.first.Outcome
+		res.Readout = col.first.Readout
+		res.Diagnostics = col.first.Diagnostics
+		res.Error = col.first.Error
+		return res
+	}
+	res.Outcome = report.Unstable
+	fps := make([]string, 0, len(col.variants))
+	for fp := range col.variants {
+		fps = append(fps, fp)
+	}
+	sort.Strings(fps)
+	for _, fp := range fps {
+		v := *col.variants[fp]
+		sort.Ints(v.Repetitions)
+		res.Variants = append(res.Variants, v)
+	}
+	sort.Slice(res.Variants, func(i, j int) bool { return res.Variants[i].Repetitions[0] < res.Variants[j].Repetitions[0] })
+	return res
+}
+
+// role is "guard" for guard tasks, "apart" for primary tasks on a family reported apart, else "primary".
+func (c *Census) role(b Binding) string {
+	if c.model.Tasks[b.Task].Role == "guard" {
+		return "guard"
+	}
+	if c.model.Families[c.model.Fixtures[b.Fixture].Family].Census == "apart" {
+		return "apart"
+	}
+	return "primary"
+}
+
+func (c *Census) gate(r *report.Report, res *report.Result) {
+	for _, req := range c.profile.Require {
+		if !req.Selects(res.Lane, res.Configuration, res.Task) {
+			continue
+		}
+		res.Required = true
+		if !req.Allows(res.Outcome) {
+			r.Gate.Satisfied = false
+			r.Gate.Violations = append(r.Gate.Violations, report.Violation{
+				Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
+				Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc,
+			})
+		}
+	}
+}

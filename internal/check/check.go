@@ -1,0 +1,388 @@
+// Package check drives the whole pipeline for `contractcheck check`: it loads the contract model,
+// the policies and the schemas once, validates every source, streams the observation records
+// through the projector and the prepared task queries in parallel, and hands the readings to the
+// census, which returns the report.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/schema"
+)
+
+// Options selects the inputs of a check. Empty directories mean the built-in data.
+type Options struct {
+	Profile      string
+	Contracts    string // directory of .cue files
+	Policies     string // directory of .rego files
+	Fixtures     string // directory holding sources/<suite>/<id>.json (and observations/ by default)
+	Observations string // directory of .jsonl observation records, searched recursively
+	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// DefaultProfile is the profile a check uses when none is named.
+const DefaultProfile = "strict"
+
+// InputError is bad input: a usage error, malformed JSON, a schema-invalid source or record, a
+// CUE or Rego error. It maps to exit code 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(err error) error {
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) {
+		return err
+	}
+	return &InputError{Err: err}
+}
+
+// Instrument is everything a check needs before it reads a record, loaded once: the contract
+// model, the validator, the compiled projectors, the prepared queries and the validated sources.
+type Instrument struct {
+	Model     *contract.Model
+	Profile   contract.Profile
+	Validator *schema.Validator
+	Sources   map[string]*Source
+	queries   map[string]*policy.Query                    // by task id
+	stages    map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
+	inputs    map[inputKey]*ast.Term                      // task/fixture/contract/source part of each input
+	profile   string
+}
+
+type laneStage struct{ lane, stage string }
+
+type inputKey struct{ fixture, task, stage string }
+
+// Load builds the instrument for a profile from the selected directories.
+func Load(ctx context.Context, opts Options) (*Instrument, error) {
+	if opts.Profile == "" {
+		opts.Profile = DefaultProfile
+	}
+	cd := dirOr(opts.Contracts, "contracts")
+	m, err := contract.Load(cd.FS, cd.Root, cd.Display)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+	}
+	prof, ok := m.Profiles[opts.Profile]
+	if !ok {
+		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
+	}
+	sd := Builtin("schemas")
+	sfs, err := fs.Sub(sd.FS, sd.Root)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	pd := dirOr(opts.Policies, "policies")
+	eng, err := policy.Load(pd.FS, pd.Root, pd.Display)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("load policies: %w", err))
+	}
+	in := &Instrument{Model: m, Profile: prof, Validator: v, profile: opts.Profile,
+		queries: map[string]*policy.Query{}, stages: map[laneStage]map[string]*project.Projector{},
+		inputs: map[inputKey]*ast.Term{}}
+	for _, id := range contract.SortedKeys(m.Tasks) {
+		q, err := eng.Prepare(ctx, m.Tasks[id].Policy)
+		if err != nil {
+			return nil, inputErr(fmt.Errorf("task %s: %w", id, err))
+		}
+		in.queries[id] = q
+	}
+	if err := in.compileLanes(); err != nil {
+		return nil, inputErr(err)
+	}
+	if in.Sources, err = LoadSources(v, m, dirOr(opts.Fixtures, "fixtures")); err != nil {
+		return nil, inputErr(err)
+	}
+	if err := in.prepareInputs(); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// LoadSources reads and validates every catalogued source under fixtures/sources.
+func LoadSources(v *schema.Validator, m *contract.Model, fixtures Dir) (map[string]*Source, error) {
+	out := map[string]*Source{}
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		p, display := fixtures.Path("sources/" + f.Suite + "/" + id + ".json")
+		s, err := LoadSource(v, fixtures.FS, p, display, id, f.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", id, err)
+		}
+		out[id] = s
+	}
+	return out, nil
+}
+
+func (in *Instrument) compileLanes() error {
+	for _, lane := range contract.SortedKeys(in.Model.Lanes) {
+		for _, st := range contract.SortedKeys(in.Model.Lanes[lane].Stages) {
+			sd := in.Model.Lanes[lane].Stages[st]
+			ps := map[string]*project.Projector{}
+			for _, name := range contract.SortedKeys(sd.Compartments) {
+				p, err := project.Compile(fmt.Sprintf("lanes.%s.stages.%s.compartments.%s", lane, st, name), sd.Compartments[name])
+				if err != nil {
+					return err
+				}
+				ps[name] = p
+			}
+			in.stages[laneStage{lane, st}] = ps
+		}
+	}
+	return nil
+}
+
+// prepareInputs builds, once per fixture, task and stage, the constant part of the policy input:
+// the task, the fixture, the contract and the source view.
+func (in *Instrument) prepareInputs() error {
+	src, err := project.Compile("source", in.Model.Source)
+	if err != nil {
+		return inputErr(err)
+	}
+	optional := in.Model.OptionalAtoms()
+	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
+		f := in.Model.Fixtures[id]
+		view := src.Project(in.Sources[id].Doc)
+		for _, task := range in.Model.ProfileTasks(in.Profile, f) {
+			for _, st := range contract.Stages[1:] {
+				meta := map[string]any{"mode": "preserve"}
+				if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && contains(w.Stages, st) {
+					meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
+				}
+				val, err := policy.Input(map[string]any{
+					"task":    task,
+					"fixture": map[string]any{"id": id, "family": f.Family},
+					"contract": map[string]any{
+						"atoms": in.Model.Tasks[task].Atoms, "optional": optional,
+						"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
+					},
+					"source": view,
+				})
+				if err != nil {
+					return fmt.Errorf("fixture %s: %w", id, err)
+				}
+				in.inputs[inputKey{id, task, st}] = ast.NewTerm(val)
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Run loads the instrument and checks every observation record under the selected directory.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	in, err := Load(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	obs := dirOr(opts.Observations, "fixtures")
+	if opts.Observations == "" {
+		if opts.Fixtures != "" {
+			obs = dirOr(opts.Fixtures, "")
+		}
+		obs.Root, obs.Display = joinDir(obs.Root, "observations"), joinDir(obs.Display, "observations")
+	}
+	files, err := RecordFiles(obs)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return in.Check(ctx, obs, files, opts.Workers)
+}
+
+func joinDir(a, b string) string {
+	if a == "" || a == "." {
+		return b
+	}
+	return a + "/" + b
+}
+
+// RecordFiles lists the .jsonl files below a directory, sorted, so records are read in one order.
+func RecordFiles(d Dir) ([]string, error) {
+	var files []string
+	err := fs.WalkDir(d.FS, d.Root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("observation records: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// job is one validated record on its way to a worker.
+type job struct {
+	seq int
+	rec *Record
+}
+
+// Check streams the records of files through the instrument and returns the census report. Records
+// are read and validated in order by one goroutine, evaluated by workers, and collected by one
+// census; the report does not depend on the number of workers.
+func (in *Instrument) Check(ctx context.Context, d Dir, files []string, workers int) (*report.Report, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cen, err := census.New(in.Model, in.profile)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan job, 4*workers)
+	readings := make(chan []census.Reading, 4*workers)
+	var (
+		errMu    sync.Mutex
+		firstErr error
+		errSeq   = -1
+	)
+	fail := func(seq int, err error) {
+		errMu.Lock()
+		defer errMu.Unlock()
+		if errSeq == -1 || seq < errSeq { // the earliest record's error, whatever the scheduling
+			firstErr, errSeq = err, seq
+		}
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				rs, err := in.Evaluate(ctx, j.rec)
+				if err != nil {
+					fail(j.seq, err)
+					continue
+				}
+				readings <- rs
+			}
+		}()
+	}
+	collected := make(chan error, 1)
+	go func() {
+		var cerr error
+		for rs := range readings {
+			for _, r := range rs {
+				if cerr == nil {
+					cerr = cen.Add(r)
+				}
+			}
+		}
+		collected <- cerr
+	}()
+	seq := 0
+	readErr := func() error {
+		defer close(jobs)
+		for _, f := range files {
+			err := in.readFile(ctx, d, f, func(rec *Record) {
+				seq++
+				select {
+				case jobs <- job{seq, rec}:
+				case <-ctx.Done():
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	wg.Wait()
+	close(readings)
+	cerr := <-collected
+	switch {
+	case readErr != nil && !errors.Is(readErr, context.Canceled):
+		return nil, inputErr(readErr)
+	case firstErr != nil:
+		return nil, inputErr(firstErr)
+	case cerr != nil:
+		return nil, inputErr(cerr)
+	}
+	return cen.Report(), nil
+}
+
+// Evaluate projects one record's carrier through each compartment its tasks read and evaluates
+// every task of the profile on it. A record that was not captured gives its state as the outcome
+// of every task: never an unmet.
+func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Reading, error) {
+	f := in.Model.Fixtures[rec.Fixture]
+	tasks := in.Model.ProfileTasks(in.Profile, f)
+	out := make([]census.Reading, 0, len(tasks))
+	views := map[string]*ast.Term{}
+	for _, task := range tasks {
+		r := census.Reading{
+			Binding: census.Binding{Position: report.Position{Fixture: rec.Fixture, Lane: rec.Lane,
+				LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}, Task: task},
+			Repetition: rec.Repetition, Origin: rec.Origin, Outcome: rec.State, Error: rec.Error,
+		}
+		if rec.State != "captured" {
+			out = append(out, r)
+			continue
+		}
+		comp := in.Model.Tasks[task].Compartment
+		view, ok := views[comp]
+		if !ok {
+			tree := project.View{}
+			if p, bound := in.stages[laneStage{rec.Lane, rec.Stage}][comp]; bound {
+				tree = p.Project(rec.Carrier)
+			}
+			val, err := policy.Input(tree)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+			}
+			view = ast.NewTerm(val)
+			views[comp] = view
+		}
+		base := in.inputs[inputKey{rec.Fixture, task, rec.Stage}]
+		input := base.Value.(ast.Object).Copy()
+		input.Insert(ast.StringTerm("observed"), view)
+		v, err := in.queries[task].Eval(ctx, input)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: task %s: %w", rec.File, rec.Line, task, err)
+		}
+		r.Readout = v.Readout
+		r.Diagnostics = v.Diagnostics
+		if v.Pass() {
+			r.Outcome = report.Pass
+		} else {
+			r.Outcome = report.Unmet
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

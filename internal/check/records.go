@@ -1,0 +1,114 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Record is one validated observation record.
+type Record struct {
+	File          string // display name of the .jsonl file
+	Line          int
+	Fixture       string
+	Lane          string
+	LaneVersion   string
+	Configuration string
+	Stage         string
+	Repetition    int
+	State         string
+	Origin        string
+	Error         string
+	Carrier       any
+}
+
+// readFile streams one .jsonl file, validating each record before it is handed on.
+func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*Record)) error {
+	f, err := d.FS.Open(p)
+	if err != nil {
+		return fmt.Errorf("observation records: %w", err)
+	}
+	defer f.Close()
+	display := d.Display + p[len(d.Root):]
+	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, doc, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec, err := in.ParseRecord(display, line, doc)
+		if err != nil {
+			return err
+		}
+		emit(rec)
+	}
+}
+
+// ParseRecord validates one decoded record against the record schema, the contract model and the
+// source it claims to observe.
+func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, error) {
+	err := in.Validator.ValidateRecord(file, line, doc)
+	if err != nil {
+		return nil, err
+	}
+	m := doc.(map[string]any) // the schema guarantees an object with these members
+	rec := &Record{
+		File: file, Line: line,
+		Fixture: m["fixture"].(string), Lane: m["lane"].(string), LaneVersion: m["laneVersion"].(string),
+		Configuration: m["configuration"].(string), Stage: m["stage"].(string),
+		State: m["state"].(string), Origin: m["origin"].(string), Carrier: m["carrier"],
+	}
+	if e, ok := m["error"].(string); ok {
+		rec.Error = e
+	}
+	at := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
+	}
+	n, _ := m["repetition"].(json.Number) // an integer ≥ 1, by the schema
+	if rec.Repetition, err = strconv.Atoi(n.String()); err != nil {
+		return nil, at("/repetition: %s is not a repetition number", n)
+	}
+	if _, ok := in.Model.Fixtures[rec.Fixture]; !ok {
+		return nil, at("/fixture: unknown fixture %q (not in the catalog)", rec.Fixture)
+	}
+	src := in.Sources[rec.Fixture]
+	if sha := m["sourceSha256"].(string); sha != src.Sha256 {
+		return nil, at("/sourceSha256: %s does not match fixture %s (%s has sha256 %s)", sha, rec.Fixture, src.File, src.Sha256)
+	}
+	lane, ok := in.Model.Lanes[rec.Lane]
+	if !ok {
+		return nil, at("/lane: unknown lane %q (the contracts define %v)", rec.Lane, contract.SortedKeys(in.Model.Lanes))
+	}
+	if !contains(lane.Versions, rec.LaneVersion) {
+		return nil, at("/laneVersion: lane %s has no version %q (it declares %v)", rec.Lane, rec.LaneVersion, lane.Versions)
+	}
+	if _, ok := lane.Configurations[rec.Configuration]; !ok {
+		return nil, at("/configuration: lane %s has no configuration %q (it declares %v)", rec.Lane, rec.Configuration, contract.SortedKeys(lane.Configurations))
+	}
+	sd, ok := lane.Stages[rec.Stage]
+	if !ok {
+		return nil, at("/stage: lane %s does not declare stage %s", rec.Lane, rec.Stage)
+	}
+	switch {
+	case sd.Exposure == contract.Observed && (rec.State == contract.NotObservable || rec.State == contract.NotApplicable):
+		return nil, at("/state: lane %s declares stage %s observed, but the record says %s", rec.Lane, rec.Stage, rec.State)
+	case sd.Exposure != contract.Observed && rec.State != sd.Exposure:
+		return nil, at("/state: lane %s declares stage %s %s, but the record says %s", rec.Lane, rec.Stage, sd.Exposure, rec.State)
+	}
+	if lane.Origin != rec.Origin {
+		return nil, at("/origin: lane %s is %s, but the record says %s", rec.Lane, lane.Origin, rec.Origin)
+	}
+	return rec, nil
+}

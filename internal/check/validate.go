@@ -1,0 +1,82 @@
+package check
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/schema"
+)
+
+// Validated is one source that passed validation.
+type Validated struct {
+	File     string
+	Revision string
+	// Kind is "result", "result response" or "error response".
+	Kind string
+}
+
+// Validate validates source files against the pinned MCP schema. With no files it validates every
+// catalogued source of the contract set against the revision its catalog entry names; otherwise
+// each file against revision (the default revision when empty). It stops at the first invalid
+// source and returns its error: the file and the JSON pointer.
+func Validate(opts Options, revision string, files []string) ([]Validated, error) {
+	sd := Builtin("schemas")
+	sfs, err := fs.Sub(sd.FS, sd.Root)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	var out []Validated
+	if len(files) > 0 {
+		if revision == "" {
+			revision = schema.DefaultRevision
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return out, inputErr(err)
+			}
+			s, err := ParseSource(v, data, f, f, revision)
+			if err != nil {
+				return out, inputErr(err)
+			}
+			out = append(out, validated(s))
+		}
+		return out, nil
+	}
+	cd := dirOr(opts.Contracts, "contracts")
+	m, err := contract.Load(cd.FS, cd.Root, cd.Display)
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+	}
+	fixtures := dirOr(opts.Fixtures, "fixtures")
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		if revision != "" && revision != f.Revision {
+			continue
+		}
+		p, display := fixtures.Path("sources/" + f.Suite + "/" + id + ".json")
+		s, err := LoadSource(v, fixtures.FS, p, display, id, f.Revision)
+		if err != nil {
+			return out, inputErr(fmt.Errorf("fixture %s: %w", id, err))
+		}
+		out = append(out, validated(s))
+	}
+	return out, nil
+}
+
+func validated(s *Source) Validated {
+	kind := "result"
+	switch {
+	case s.Envelope && s.Result == nil:
+		kind = "error response"
+	case s.Envelope:
+		kind = "result response"
+	}
+	return Validated{File: s.File, Revision: s.Revision, Kind: kind}
+}
