@@ -30,13 +30,13 @@ var stageOrder = []string{"D1", "A2", "M3", "H4"}
 
 // Output implements Outputter.
 func (Text) Output(w io.Writer, r *Report) error {
-	var bw strings.Builder
+	bw := &strings.Builder{}
 	fmt.Fprintf(bw, "contractcheck: profile %s (null policy %s)\n", r.Profile, r.NullPolicy)
 	fmt.Fprintf(bw, "legend: ✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable\n")
-	writeMatrices(&bw, r)
-	writeUnmet(&bw, r)
-	writeBoundaries(&bw, r)
-	writeDivergences(&bw, r)
+	writeMatrices(bw, r)
+	writeUnmet(bw, r)
+	writeBoundaries(bw, r)
+	writeDivergences(bw, r)
 	s := r.Summary
 	fmt.Fprintf(bw, "\nsummary: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable\n",
 		s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable)
