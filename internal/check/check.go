@@ -63,6 +63,7 @@ type Instrument struct {
 	queries   map[string]*policy.Query                    // by task id
 	stages    map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
 	inputs    map[inputKey]*ast.Term                      // task/fixture/contract/source part of each input
+	source    *project.Projector                          // the canonical binding of W0
 	profile   string
 }
 
@@ -160,33 +161,81 @@ func (in *Instrument) prepareInputs() error {
 	if err != nil {
 		return inputErr(err)
 	}
-	optional := in.Model.OptionalAtoms()
+	in.source = src
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
 		view := src.Project(in.Sources[id].Doc)
 		for _, task := range in.Model.ProfileTasks(in.Profile, f) {
 			for _, st := range contract.Stages[1:] {
-				meta := map[string]any{"mode": "preserve"}
-				if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && contains(w.Stages, st) {
-					meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
-				}
-				val, err := policy.Input(map[string]any{
-					"task":    task,
-					"fixture": map[string]any{"id": id, "family": f.Family},
-					"contract": map[string]any{
-						"atoms": in.Model.Tasks[task].Atoms, "optional": optional,
-						"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
-					},
-					"source": view,
-				})
+				term, err := in.baseInput(id, f, task, st, view)
 				if err != nil {
-					return fmt.Errorf("fixture %s: %w", id, err)
+					return err
 				}
-				in.inputs[inputKey{id, task, st}] = ast.NewTerm(val)
+				in.inputs[inputKey{id, task, st}] = term
 			}
 		}
 	}
 	return nil
+}
+
+// baseInput is the policy input without the observed view: the task, the fixture, the contract
+// (atoms, null policy, and the result-metadata policy the profile asks for at this stage) and
+// the source view.
+func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source project.View) (*ast.Term, error) {
+	meta := map[string]any{"mode": "preserve"}
+	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && contains(w.Stages, stage) {
+		meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
+	}
+	val, err := policy.Input(map[string]any{
+		"task":    task,
+		"fixture": map[string]any{"id": id, "family": f.Family},
+		"contract": map[string]any{
+			"atoms": in.Model.Tasks[task].Atoms, "optional": in.Model.OptionalAtoms(),
+			"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
+		},
+		"source": source,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", id, err)
+	}
+	return ast.NewTerm(val), nil
+}
+
+// EvaluatePair evaluates one task on a source document and a carrier observed at a lane's stage,
+// outside any record: the source is read through the canonical binding, the carrier through the
+// stage's compartment for the task. f supplies the family and private keys the contract needs.
+func (in *Instrument) EvaluatePair(ctx context.Context, task, lane, stage string, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
+	q, ok := in.queries[task]
+	if !ok {
+		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
+	}
+	base, err := in.baseInput("pair", f, task, stage, in.source.Project(source))
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	observed, err := in.observedView(lane, stage, in.Model.Tasks[task].Compartment, carrier)
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	return q.Eval(ctx, withObserved(base, observed))
+}
+
+func (in *Instrument) observedView(lane, stage, compartment string, carrier any) (*ast.Term, error) {
+	tree := project.View{}
+	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
+		tree = p.Project(carrier)
+	}
+	val, err := policy.Input(tree)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewTerm(val), nil
+}
+
+func withObserved(base, observed *ast.Term) ast.Value {
+	input := base.Value.(ast.Object).Copy()
+	input.Insert(ast.StringTerm("observed"), observed)
+	return input
 }
 
 func contains(list []string, s string) bool {
@@ -357,21 +406,13 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 		comp := in.Model.Tasks[task].Compartment
 		view, ok := views[comp]
 		if !ok {
-			tree := project.View{}
-			if p, bound := in.stages[laneStage{rec.Lane, rec.Stage}][comp]; bound {
-				tree = p.Project(rec.Carrier)
-			}
-			val, err := policy.Input(tree)
-			if err != nil {
+			var err error
+			if view, err = in.observedView(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 			}
-			view = ast.NewTerm(val)
 			views[comp] = view
 		}
-		base := in.inputs[inputKey{rec.Fixture, task, rec.Stage}]
-		input := base.Value.(ast.Object).Copy()
-		input.Insert(ast.StringTerm("observed"), view)
-		v, err := in.queries[task].Eval(ctx, input)
+		v, err := in.queries[task].Eval(ctx, withObserved(in.inputs[inputKey{rec.Fixture, task, rec.Stage}], view))
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: task %s: %w", rec.File, rec.Line, task, err)
 		}

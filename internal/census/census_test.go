@@ -1,0 +1,209 @@
+package census
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// model is a small hand-made contract model: a control lane, lane a whose M3 shares A2's carrier,
+// lane b whose D1 is not observable, and lane c.
+func model() *contract.Model {
+	observed := contract.StageDef{Exposure: contract.Observed}
+	lane := func(control bool, stages map[string]contract.StageDef) contract.Lane {
+		return contract.Lane{Control: control, Origin: "captured", Versions: []string{"1"},
+			Configurations: map[string]contract.Configuration{"default": {}}, Stages: stages}
+	}
+	return &contract.Model{
+		Tasks: map[string]contract.Task{
+			"P": {Role: "primary", Compartment: "x"},
+			"G": {Role: "guard", Compartment: "x"},
+		},
+		Families: map[string]contract.Family{"fam": {Census: "primary"}, "stress": {Census: "apart"}},
+		Fixtures: map[string]contract.Fixture{
+			"F1": {Family: "fam", Tasks: []string{"P", "G"}},
+			"F2": {Family: "stress", Tasks: []string{"P"}},
+			"F3": {Family: "fam", Tasks: []string{"P"}},
+		},
+		Lanes: map[string]contract.Lane{
+			"ctl": lane(true, map[string]contract.StageDef{"D1": observed, "A2": observed, "M3": observed, "H4": observed}),
+			"a":   lane(false, map[string]contract.StageDef{"D1": observed, "A2": observed, "M3": {Exposure: contract.Observed, SharedWith: "A2"}}),
+			"b":   lane(false, map[string]contract.StageDef{"D1": {Exposure: contract.NotObservable}, "A2": observed, "M3": observed}),
+			"c":   lane(false, map[string]contract.StageDef{"A2": observed, "M3": observed}),
+		},
+		Profiles: map[string]contract.Profile{
+			"p": {NullPolicy: "strict", Require: []contract.Requirement{{
+				Doc: "control passes", Lanes: []string{"ctl"}, Configurations: []string{"*"}, Tasks: []string{"*"}, Outcomes: []string{"pass"},
+			}}},
+		},
+	}
+}
+
+type row struct{ fixture, task, lane, stage, outcome string }
+
+// add records each row three times, as three agreeing repetitions.
+func add(t *testing.T, c *Census, rows []row) {
+	t.Helper()
+	for _, r := range rows {
+		for rep := 1; rep <= 3; rep++ {
+			reading := Reading{
+				Binding:    Binding{Position: report.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
+				Repetition: rep, Origin: "captured", Outcome: r.outcome,
+			}
+			if r.outcome == report.Unmet {
+				reading.Diagnostics = []report.Diagnostic{{"atom": "a", "path": "", "kind": "missing"}}
+			}
+			if err := c.Add(reading); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// matrix is checked by hand in the comments of TestCensusMatrix.
+var matrix = []row{
+	{"F1", "P", "ctl", "D1", "pass"}, {"F1", "P", "ctl", "A2", "pass"}, {"F1", "P", "ctl", "M3", "pass"}, {"F1", "P", "ctl", "H4", "pass"},
+	{"F1", "P", "a", "D1", "pass"}, {"F1", "P", "a", "A2", "pass"}, {"F1", "P", "a", "M3", "unmet"},
+	{"F1", "P", "b", "D1", "not_observable"}, {"F1", "P", "b", "A2", "unmet"}, {"F1", "P", "b", "M3", "unmet"},
+	{"F1", "P", "c", "A2", "pass"}, {"F1", "P", "c", "M3", "pass"},
+	{"F1", "G", "a", "D1", "pass"}, {"F1", "G", "a", "A2", "unmet"},
+	{"F1", "G", "b", "A2", "pass"},
+	{"F2", "P", "a", "A2", "unmet"}, {"F2", "P", "c", "A2", "pass"},
+	{"F3", "P", "a", "D1", "unmet"}, {"F3", "P", "a", "A2", "execution_failed"}, {"F3", "P", "a", "M3", "not_reached"},
+	{"F3", "P", "b", "D1", "not_observable"}, {"F3", "P", "b", "A2", "pass"}, {"F3", "P", "b", "M3", "unmet"},
+	{"F3", "P", "c", "A2", "pass"}, {"F3", "P", "c", "M3", "pass"},
+}
+
+func TestCensusMatrix(t *testing.T) {
+	c, err := New(model(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(t, c, matrix)
+	r := c.Report()
+
+	// F1/P: at A2 a and c pass while b is unmet; at M3 c passes while a and b are unmet; D1 and H4
+	// have one side only. F3/P: only M3 (b unmet, c pass); a's execution failure and not_reached
+	// are not captured unmets. F2 is set apart, F1/G is a guard. The control lane never counts.
+	want := report.Divergences{
+		Unique: []report.Divergence{
+			{Fixture: "F1", Task: "P", Family: "fam", Stages: []string{"A2", "M3"}},
+			{Fixture: "F3", Task: "P", Family: "fam", Stages: []string{"M3"}},
+		},
+		Manifestations: 3,
+		ByFamily:       map[string]int{"fam": 2},
+		Guard:          []report.Divergence{{Fixture: "F1", Task: "G", Family: "fam", Stages: []string{"A2"}}},
+		Apart:          []report.Divergence{{Fixture: "F2", Task: "P", Family: "stress", Stages: []string{"A2"}}},
+		// Without a: F1/P at A2 (b unmet, c pass) and M3 (b, c), F3/P at M3: 2.
+		// Without b: F1/P at M3 (a unmet, c pass) only: 1. Without c: F1/P at A2 (a pass, b unmet): 1.
+		LeaveOneOut: map[string]int{"a": 2, "b": 1, "c": 1},
+	}
+	if !reflect.DeepEqual(r.Divergences, want) {
+		t.Errorf("divergences\n got %+v\nwant %+v", r.Divergences, want)
+	}
+
+	wantLoc := []report.Localization{
+		{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "G", From: "D1", To: "A2", Kind: "transformation"},
+		{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "P", From: "A2", To: "M3", Kind: "compartment"},
+		{Fixture: "F1", Lane: "b", LaneVersion: "1", Configuration: "default", Task: "P", From: "W0", To: "A2", Kind: "interval"},
+		{Fixture: "F2", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "P", From: "W0", To: "A2", Kind: "interval"},
+		{Fixture: "F3", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "P", From: "W0", To: "D1", Kind: "transformation"},
+		{Fixture: "F3", Lane: "b", LaneVersion: "1", Configuration: "default", Task: "P", From: "A2", To: "M3", Kind: "transformation"},
+	}
+	if !reflect.DeepEqual(r.Localizations, wantLoc) {
+		t.Errorf("localizations\n got %+v\nwant %+v", r.Localizations, wantLoc)
+	}
+
+	wantSummary := report.Summary{Pass: 14, Unmet: 7, ExecutionFailed: 1, NotReached: 1, NotObservable: 2}
+	if r.Summary != wantSummary {
+		t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
+	}
+	if !r.Gate.Satisfied || r.ExitCode() != report.ExitSatisfied {
+		t.Errorf("gate %+v, exit %d: the control lane passes, so the profile is satisfied", r.Gate, r.ExitCode())
+	}
+	for _, res := range r.Results {
+		if res.Repetitions != 3 {
+			t.Errorf("%+v: %d repetitions, want 3", res.Position(), res.Repetitions)
+		}
+		if res.Required != (res.Lane == "ctl") {
+			t.Errorf("%+v: required = %v", res.Position(), res.Required)
+		}
+	}
+}
+
+func TestCensusRoles(t *testing.T) {
+	c, _ := New(model(), "p")
+	add(t, c, []row{{"F1", "P", "a", "A2", "pass"}, {"F1", "G", "a", "A2", "pass"}, {"F2", "P", "a", "A2", "pass"}})
+	got := map[string]string{}
+	for _, r := range c.Report().Results {
+		got[r.Fixture+"/"+r.Task] = r.Role
+	}
+	want := map[string]string{"F1/P": "primary", "F1/G": "guard", "F2/P": "apart"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("roles %v, want %v", got, want)
+	}
+}
+
+func TestCensusUnstable(t *testing.T) {
+	tests := []struct {
+		name     string
+		outcomes []string // by repetition
+		diag     []string // atom of a diagnostic by repetition ("" for none)
+		want     string
+		variants int
+	}{
+		{name: "agreeing repetitions collapse", outcomes: []string{"pass", "pass", "pass"}, diag: []string{"", "", ""}, want: "pass"},
+		{name: "an outcome that differs is unstable", outcomes: []string{"pass", "unmet", "pass"}, diag: []string{"", "x", ""}, want: "unstable", variants: 2},
+		{name: "same outcome, different diagnostics is unstable", outcomes: []string{"unmet", "unmet", "unmet"}, diag: []string{"x", "x", "y"}, want: "unstable", variants: 2},
+		{name: "a failure in one repetition is unstable, not dropped", outcomes: []string{"pass", "pass", "execution_failed"}, diag: []string{"", "", ""}, want: "unstable", variants: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := New(model(), "p")
+			for i, o := range tc.outcomes {
+				r := Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+					Repetition: i + 1, Outcome: o}
+				if tc.diag[i] != "" {
+					r.Diagnostics = []report.Diagnostic{{"atom": tc.diag[i]}}
+				}
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep := c.Report()
+			res := rep.Results[0]
+			if res.Outcome != tc.want || len(res.Variants) != tc.variants {
+				t.Fatalf("outcome %s with %d variants, want %s with %d", res.Outcome, len(res.Variants), tc.want, tc.variants)
+			}
+			if tc.want == "unstable" && rep.ExitCode() != report.ExitInstrument {
+				t.Errorf("exit %d, want 3", rep.ExitCode())
+			}
+		})
+	}
+}
+
+func TestCensusDuplicateRepetition(t *testing.T) {
+	c, _ := New(model(), "p")
+	r := Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
+	if err := c.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Add(r); err == nil {
+		t.Fatal("a repetition recorded twice must be an error")
+	}
+}
+
+func TestCensusGate(t *testing.T) {
+	c, _ := New(model(), "p")
+	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}, {"F1", "P", "ctl", "A2", "unmet"}, {"F1", "P", "a", "A2", "unmet"}})
+	r := c.Report()
+	want := []report.Violation{{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2", Task: "P", Outcome: "unmet", Requirement: "control passes"}}
+	if r.Gate.Satisfied || !reflect.DeepEqual(r.Gate.Violations, want) {
+		t.Errorf("gate %+v, want violations %+v", r.Gate, want)
+	}
+	if r.ExitCode() != report.ExitUnmet {
+		t.Errorf("exit %d, want 1", r.ExitCode())
+	}
+}
