@@ -1,0 +1,455 @@
+// Package policy is the policy step of the contractcheck pipeline
+// (strictjson → schema → contract → project → policy → census → report).
+//
+// It compiles the Rego policies once (Load), prepares one query per task
+// package once (Engine.Prepare), and evaluates a prepared query many times,
+// concurrently, on (source view, observed view, contract) inputs
+// (Query.Eval). Each task package defines a set "diagnostics" (empty when the
+// binding passes) and an object "readout"; see docs/design.md.
+//
+// Policies run in a sandbox: they are compiled with capabilities that leave
+// out every builtin that reads the network, the clock, randomness or the
+// runtime environment, so a policy calling http.send or time.now_ns fails to
+// load with a file:row:col error, and evaluation is deterministic.
+//
+// The custom builtin contractcheck.json_text(s) is declared in those
+// capabilities and implemented per query (rego.Function1) and per test run
+// (tester custom builtins), rather than registered globally with
+// ast.RegisterBuiltin: a global registration would leak into every other Rego
+// compiler in the process and could not be kept out of OPA's default
+// capabilities, while the per-query form works the same for prepared queries
+// and for the Rego test runner.
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// JSONTextBuiltin is the name of the custom builtin: contractcheck.json_text(s)
+// is the JSON value when the whole string s (surrounding whitespace allowed)
+// is strict JSON — exact numbers, no duplicate keys, valid UTF-8 — and is
+// undefined otherwise (also when s is not a string).
+const JSONTextBuiltin = "contractcheck.json_text"
+
+var jsonTextFunc = &rego.Function{
+	Name: JSONTextBuiltin,
+	Decl: types.NewFunction(types.Args(types.Named("s", types.S).Description("the text")),
+		types.Named("value", types.A).Description("the JSON value")),
+	Memoize: true,
+}
+
+func jsonTextImpl(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+	s, ok := a.Value.(ast.String)
+	if !ok {
+		return nil, nil
+	}
+	v, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
+	if err != nil {
+		return nil, nil // not strict JSON: undefined
+	}
+	val, err := ast.InterfaceToValue(v)
+	if err != nil {
+		return nil, nil
+	}
+	return ast.NewTerm(respellValue(val)), nil
+}
+
+// denied tells whether a builtin is left out of the sandbox: everything OPA
+// marks nondeterministic (http.send, net.lookup_ip_addr, time.now_ns,
+// rand.intn, uuid.rfc4122, opa.runtime, io.jwt.decode_verify and
+// encode_sign*, json.match_schema/verify_schema, which may fetch remote
+// references), whole families that touch the network, randomness or the
+// environment, and certificate verification, which reads the clock.
+func denied(b *ast.Builtin) bool {
+	if b.Nondeterministic {
+		return true
+	}
+	for _, p := range []string{"http.", "net.", "rand.", "uuid.", "opa.", "time.now"} {
+		if strings.HasPrefix(b.Name, p) {
+			return true
+		}
+	}
+	switch b.Name {
+	case "crypto.x509.parse_and_verify_certificates",
+		"crypto.x509.parse_and_verify_certificates_with_options",
+		"trace":
+		return true
+	}
+	return false
+}
+
+// Capabilities returns the sandbox capabilities the policies are compiled
+// with: OPA's builtins minus the denied ones, plus contractcheck.json_text,
+// and no network hosts.
+func Capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	caps.Builtins = slices.DeleteFunc(caps.Builtins, denied)
+	caps.Builtins = append(caps.Builtins, &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl})
+	caps.AllowNet = []string{}
+	return caps
+}
+
+// Engine holds the compiled policies. It is immutable after Load and safe for
+// concurrent use.
+type Engine struct {
+	caps     *ast.Capabilities
+	sources  map[string][]byte // display file name → source, for RunTests
+	compiler *ast.Compiler
+}
+
+// Load compiles every .rego file under root in fsys (test files included, so
+// that they are checked too). display is the directory file names are shown
+// under in errors, e.g. "policies" gives
+// "policies/tasks/t2.rego:12:3: rego_parse_error: ...".
+// Parse and compile errors are ast.Errors (each with file, row and column)
+// wrapped with context; use errors.As to reach them.
+func Load(fsys fs.FS, root, display string) (*Engine, error) {
+	sources := map[string][]byte{}
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, path.Clean(root)), "/")
+		if path.Clean(root) == "." {
+			rel = p
+		}
+		sources[path.Join(display, rel)] = src
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("policy: reading policies under %s: %w", display, err)
+	}
+	if len(sources) == 0 {
+		return nil, fmt.Errorf("policy: no .rego files under %s", display)
+	}
+	e := &Engine{caps: Capabilities(), sources: sources}
+	modules, err := e.parse()
+	if err != nil {
+		return nil, err
+	}
+	c := e.newCompiler()
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, &LoadError{Op: "compiling", Errors: sortErrors(c.Errors)}
+	}
+	e.compiler = c
+	return e, nil
+}
+
+func (e *Engine) newCompiler() *ast.Compiler {
+	return ast.NewCompiler().
+		WithCapabilities(e.caps).
+		WithDefaultRegoVersion(ast.RegoV1).
+		WithStrict(true).
+		WithUseTypeCheckAnnotations(true)
+}
+
+// parse parses every source afresh (the compiler takes ownership of modules).
+func (e *Engine) parse() (map[string]*ast.Module, error) {
+	names := make([]string, 0, len(e.sources))
+	for name := range e.sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	modules := make(map[string]*ast.Module, len(names))
+	var errs ast.Errors
+	for _, name := range names {
+		m, err := ast.ParseModuleWithOpts(name, string(e.sources[name]), ast.ParserOptions{
+			RegoVersion:       ast.RegoV1,
+			ProcessAnnotation: true,
+			Capabilities:      e.caps,
+		})
+		if err != nil {
+			var aerrs ast.Errors
+			if errors.As(err, &aerrs) {
+				errs = append(errs, aerrs...)
+				continue
+			}
+			return nil, fmt.Errorf("policy: parsing %s: %w", name, err)
+		}
+		modules[name] = m
+	}
+	if len(errs) > 0 {
+		return nil, &LoadError{Op: "parsing", Errors: sortErrors(errs)}
+	}
+	return modules, nil
+}
+
+// LoadError is a Rego parse or compile error. Its text has one line per
+// error, each "file:row:col: code: message" (OPA's own ast.Error text leaves
+// out the column), so editors and CI annotators can jump to it. Unwrap gives
+// the ast.Errors.
+type LoadError struct {
+	Op     string // "parsing" or "compiling"
+	Errors ast.Errors
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	b.WriteString("policy: ")
+	b.WriteString(e.Op)
+	b.WriteString(" Rego policies:")
+	for _, x := range e.Errors {
+		b.WriteString("\n")
+		if x.Location != nil {
+			fmt.Fprintf(&b, "%s:%d:%d: ", x.Location.File, x.Location.Row, x.Location.Col)
+		}
+		b.WriteString(x.Code)
+		b.WriteString(": ")
+		b.WriteString(x.Message)
+		if x.Details != nil {
+			for _, line := range x.Details.Lines() {
+				b.WriteString("\n\t")
+				b.WriteString(line)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *LoadError) Unwrap() error { return e.Errors }
+
+func sortErrors(errs ast.Errors) ast.Errors {
+	errs = slices.Clone(errs)
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].Location, errs[j].Location
+		if a == nil || b == nil {
+			return a != nil && b == nil
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Row != b.Row {
+			return a.Row < b.Row
+		}
+		return a.Col < b.Col
+	})
+	return errs
+}
+
+// Packages lists the packages of the compiled policies, sorted, without the
+// "data." prefix.
+func (e *Engine) Packages() []string {
+	seen := map[string]bool{}
+	for _, m := range e.compiler.Modules {
+		seen[strings.TrimPrefix(m.Package.Path.String(), "data.")] = true
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var pkgName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// Query is a task package's prepared query. It is safe for concurrent use.
+type Query struct {
+	pkg string
+	pq  rego.PreparedEvalQuery
+}
+
+// Prepare prepares one query for data.<pkg>.diagnostics and data.<pkg>.readout
+// (an empty readout when the package defines none). It fails when the package
+// does not exist or defines no diagnostics rule.
+func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
+	if !pkgName.MatchString(pkg) {
+		return nil, fmt.Errorf("policy: %q is not a Rego package name", pkg)
+	}
+	ref := ast.MustParseRef("data." + pkg)
+	found := false
+	for _, m := range e.compiler.Modules {
+		if m.Package.Path.Equal(ref) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("policy: package %s not found", pkg)
+	}
+	has := func(rule string) bool {
+		return len(e.compiler.GetRulesExact(ref.Append(ast.StringTerm(rule)))) > 0
+	}
+	if !has("diagnostics") {
+		return nil, fmt.Errorf("policy: package %s defines no diagnostics rule", pkg)
+	}
+	query := "d := data." + pkg + ".diagnostics; r := {}"
+	if has("readout") {
+		query = "d := data." + pkg + ".diagnostics; r := data." + pkg + ".readout"
+	}
+	pq, err := rego.New(
+		rego.Compiler(e.compiler),
+		rego.Query(query),
+		rego.Function1(jsonTextFunc, jsonTextImpl),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
+	}
+	return &Query{pkg: pkg, pq: pq}, nil
+}
+
+// Verdict is what a task policy says about one input.
+type Verdict struct {
+	// Diagnostics is the diagnostics set, in Rego's set order (sorted);
+	// empty when the binding passes. Numbers are json.Number.
+	Diagnostics []map[string]any
+	// Readout is the task's readout object (numbers as json.Number).
+	Readout map[string]any
+}
+
+// Pass reports whether the binding passes (no diagnostics).
+func (v Verdict) Pass() bool { return len(v.Diagnostics) == 0 }
+
+// Eval evaluates the prepared query on input (the policy input object of
+// docs/design.md, e.g. built with ast.InterfaceToValue from strictjson trees).
+// It is safe for concurrent use. Numbers that OPA would compare through
+// float64 are respelled first (see numbers.go), so comparisons are exact
+// decimals. A panic inside OPA (it panics, for instance,
+// comparing numbers whose exponent is beyond big.Rat, like 1e9999999 with 2) is
+// returned as an error.
+func (q *Query) Eval(ctx context.Context, input ast.Value) (v Verdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = Verdict{}, fmt.Errorf("policy: evaluating %s: OPA panicked: %v", q.pkg, r)
+		}
+	}()
+	rs, err := q.pq.Eval(ctx, rego.EvalParsedInput(respellValue(input)), rego.EvalSortSets(true))
+	if err != nil {
+		return Verdict{}, fmt.Errorf("policy: evaluating %s: %w", q.pkg, err)
+	}
+	if len(rs) != 1 {
+		return Verdict{}, fmt.Errorf("policy: evaluating %s: diagnostics or readout is undefined (%d results)", q.pkg, len(rs))
+	}
+	ds, ok := rs[0].Bindings["d"].([]any)
+	if !ok {
+		return Verdict{}, fmt.Errorf("policy: %s.diagnostics is %T, want a set", q.pkg, rs[0].Bindings["d"])
+	}
+	v.Diagnostics = make([]map[string]any, 0, len(ds))
+	for i, d := range ds {
+		m, ok := d.(map[string]any)
+		if !ok {
+			return Verdict{}, fmt.Errorf("policy: %s.diagnostics element %d is %T, want an object", q.pkg, i, d)
+		}
+		v.Diagnostics = append(v.Diagnostics, m)
+	}
+	if v.Readout, ok = rs[0].Bindings["r"].(map[string]any); !ok {
+		return Verdict{}, fmt.Errorf("policy: %s.readout is %T, want an object", q.pkg, rs[0].Bindings["r"])
+	}
+	return v, nil
+}
+
+// Input builds the policy input value from a JSON-shaped Go tree (as
+// strictjson.Decode produces: numbers as json.Number keep their digits).
+func Input(tree any) (ast.Value, error) {
+	v, err := ast.InterfaceToValue(tree)
+	if err != nil {
+		return nil, fmt.Errorf("policy: input: %w", err)
+	}
+	return v, nil
+}
+
+// TestResult is the outcome of one Rego test rule.
+type TestResult struct {
+	Package  string // e.g. "contractcheck.tasks.t2_test"
+	Name     string // the test rule name
+	Location string // file:row:col of the rule
+	Pass     bool
+	Fail     string // why it failed or errored; empty when it passed
+}
+
+// RunTests runs every test_ rule of the loaded policies with OPA's test
+// runner, in the same sandbox and with contractcheck.json_text, and with
+// builtin errors raised. Results are sorted by file, row and name.
+func (e *Engine) RunTests(ctx context.Context) ([]TestResult, error) {
+	modules, err := e.parse()
+	if err != nil {
+		return nil, err
+	}
+	runner := tester.NewRunner().
+		SetCompiler(e.newCompiler()).
+		SetDefaultRegoVersion(ast.RegoV1).
+		RaiseBuiltinErrors(true).
+		AddCustomBuiltins([]*tester.Builtin{{
+			Decl: &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
+			Func: rego.Function1(jsonTextFunc, jsonTextImpl),
+		}})
+	ch, err := runner.Run(ctx, modules)
+	if err != nil {
+		return nil, fmt.Errorf("policy: running Rego tests: %w", err)
+	}
+	var out []TestResult
+	type key struct {
+		file     string
+		row, col int
+	}
+	keys := map[int]key{}
+	for r := range ch {
+		if r.Skip {
+			continue
+		}
+		tr := TestResult{
+			Package: strings.TrimPrefix(r.Package, "data."),
+			Name:    r.Name,
+			Pass:    r.Pass(),
+		}
+		var k key
+		if r.Location != nil {
+			k = key{r.Location.File, r.Location.Row, r.Location.Col}
+			tr.Location = fmt.Sprintf("%s:%d:%d", k.file, k.row, k.col)
+		}
+		switch {
+		case r.Error != nil:
+			tr.Fail = r.Error.Error()
+		case r.Fail:
+			tr.Fail = "test failed"
+			if r.FailedAt != nil {
+				tr.Fail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
+			}
+		}
+		keys[len(out)] = k
+		out = append(out, tr)
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := keys[idx[a]], keys[idx[b]]
+		if ka.file != kb.file {
+			return ka.file < kb.file
+		}
+		if ka.row != kb.row {
+			return ka.row < kb.row
+		}
+		return out[idx[a]].Name < out[idx[b]].Name
+	})
+	sorted := make([]TestResult, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
+}

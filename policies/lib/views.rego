@@ -1,0 +1,233 @@
+# METADATA
+# title: Canonical view helpers
+# description: |
+#   Shared helpers for the task policies. A view (docs/design.md) keeps
+#   absence distinct from null: in Rego an absent key is undefined while a
+#   present null binds null, so every helper here tests presence explicitly
+#   and never uses object.get with a null default.
+#
+#   Values are compared as JSON values with numbers compared exactly as
+#   decimals (see same/2). Diagnostics carry RFC 6901 JSON pointers.
+# scope: package
+package contractcheck.lib.views
+
+# Task atoms are checked only when the contract lists them. A contract
+# without an "atoms" key checks every atom of its task.
+checked(atom) if atom in input.contract.atoms
+
+checked(_) if not has(input.contract, "atoms")
+
+# relaxed(atom) holds when the optional-null policy treats an absent value of
+# this atom as null (symmetrically on the source and the observed side).
+relaxed(atom) if {
+	input.contract.nullPolicy == "optional-null"
+	atom in input.contract.optional
+}
+
+# has(obj, key) holds when key is present in obj, whatever its value (null
+# and false included).
+has(obj, key) if {
+	is_object(obj)
+	_ = obj[key]
+}
+
+# content(view) is the view's content list; an absent (or non-array)
+# content counts as an empty list.
+#
+# Beware: OPA hoists a ref out of a negated builtin call, so
+# `not is_array(view.content)` is undefined, not true, when view.content is
+# absent. Negations here wrap such tests in a helper rule.
+content(view) := view.content if _has_content(view)
+
+content(view) := [] if not _has_content(view)
+
+_has_content(view) if is_array(view.content)
+
+# text_items(view) are the text of the view's content items of kind text, in order.
+text_items(view) := [b.text |
+	some b in content(view)
+	b.kind == "text"
+	is_string(b.text)
+]
+
+# ---------------------------------------------------------------------------
+# Exact value equality.
+#
+# OPA's == compares JSON values the way the checker needs: object key order
+# ignored, array order kept, types distinct, and numbers compared exactly as
+# decimals (int64, a 15-digit decimal fast path, else big.Rat), so
+# 12345678901234567891 != 12345678901234567000 while 1e2 == 100 and
+# 1.0 == 1. Its one inexact case is a float64 shortcut taken only when BOTH
+# numbers are spelled with a '.' and trailing zeros (e.g.
+# 0.10000000000000000000010 == 0.10 is true). The Go engine respells such
+# numbers in the input and in contractcheck.json_text results without the
+# trailing zeros, so == is exact on everything a policy reads.
+#
+# Note that OPA memoizes function calls by their arguments compared with ==:
+# a function called with 1.0 and later with 1 in one evaluation may return
+# the first call's result, so values echoed in diagnostics may show another
+# spelling of the same decimal.
+# ---------------------------------------------------------------------------
+
+# same(a, b) holds when a and b are the same JSON value: object key order
+# ignored, array order kept, types distinct, numbers compared exactly.
+same(a, b) if a == b
+
+# ---------------------------------------------------------------------------
+# JSON pointers and value diffs.
+# ---------------------------------------------------------------------------
+
+# token(t) is one RFC 6901 reference token: array indices in decimal, object
+# keys with "~" escaped as "~0" and "/" as "~1".
+token(t) := format_int(t, 10) if is_number(t)
+
+token(t) := replace(replace(t, "~", "~0"), "/", "~1") if is_string(t)
+
+# pointer(base, path) appends the walk path (an array of keys and indices)
+# to the JSON pointer base.
+pointer(base, path) := concat("", array.concat([base], [sprintf("/%s", [token(t)]) | some t in path]))
+
+# diff(expected, observed, base) is the set of minimal differences between
+# two present values, each {"path", "kind", "expected"?, "observed"?} with
+# path a JSON pointer under base. Equal values give the empty set without
+# walking them. Differing values are walked: a member or index present only
+# on the expected side is "missing", only on the observed side "added"; two
+# scalars that differ, or two values of different types, are "altered" (and
+# their members are not reported).
+diff(a, b, _) := set() if same(a, b)
+
+diff(a, b, base) := _walk_diff(a, b, base) if not same(a, b)
+
+_walk_diff(a, b, base) := (altered | missing) | added if {
+	pa := {p: x | walk(a, [p, x])}
+	pb := {p: y | walk(b, [p, y])}
+	altered := {d |
+		some p, x in pa
+		y := pb[p]
+		not _same_container(x, y)
+		not _same_scalar(x, y)
+		d := {"path": pointer(base, p), "kind": "altered", "expected": x, "observed": y}
+	}
+	missing := {d |
+		some p, x in pa
+		count(p) > 0
+		not has(pb, p)
+		q := array.slice(p, 0, count(p) - 1)
+		_same_container(pa[q], pb[q])
+		d := {"path": pointer(base, p), "kind": "missing", "expected": x}
+	}
+	added := {d |
+		some p, y in pb
+		count(p) > 0
+		not has(pa, p)
+		q := array.slice(p, 0, count(p) - 1)
+		_same_container(pa[q], pb[q])
+		d := {"path": pointer(base, p), "kind": "added", "observed": y}
+	}
+}
+
+_same_container(x, y) if {
+	is_object(x)
+	is_object(y)
+}
+
+_same_container(x, y) if {
+	is_array(x)
+	is_array(y)
+}
+
+_same_scalar(x, y) if {
+	not is_object(x)
+	not is_array(x)
+	x == y
+}
+
+# ---------------------------------------------------------------------------
+# Atoms.
+# ---------------------------------------------------------------------------
+
+# _nullish(obj, key) holds when key is absent from obj or holds null.
+_nullish(obj, key) if not has(obj, key)
+
+_nullish(obj, key) if obj[key] == null
+
+# absent_as_null(atom, s, o, key) holds when the null policy relaxes the atom
+# and both sides read as null (absent and null being the same there).
+absent_as_null(atom, s, o, key) if {
+	relaxed(atom)
+	_nullish(s, key)
+	_nullish(o, key)
+}
+
+# atom_diff(atom, s, o, key, ptr, extra) compares the member key of the
+# source object s and the observed object o, presence-aware: present only
+# in s is "missing" at ptr, present only in o is "added" at ptr, present in
+# both and different gives the minimal differences under ptr. Under
+# optional-null, an atom listed in contract.optional that is absent or null
+# on both sides is equal. Each diagnostic gets "atom" and the members of
+# extra (e.g. {"block": 2}).
+atom_diff(atom, s, o, key, _, _) := set() if absent_as_null(atom, s, o, key)
+
+atom_diff(atom, s, o, key, ptr, extra) := _atom_diff(atom, s, o, key, ptr, extra) if {
+	not absent_as_null(atom, s, o, key)
+}
+
+_atom_diff(atom, s, o, key, ptr, extra) := (missing | added) | altered if {
+	missing := {d |
+		has(s, key)
+		not has(o, key)
+		d := object.union(extra, {"atom": atom, "path": ptr, "kind": "missing", "expected": s[key]})
+	}
+	added := {d |
+		not has(s, key)
+		has(o, key)
+		d := object.union(extra, {"atom": atom, "path": ptr, "kind": "added", "observed": o[key]})
+	}
+	altered := {d |
+		has(s, key)
+		has(o, key)
+		some x in diff(s[key], o[key], ptr)
+		d := object.union(extra, object.union(x, {"atom": atom}))
+	}
+}
+
+# ---------------------------------------------------------------------------
+# Task-level readings shared by several tasks.
+# ---------------------------------------------------------------------------
+
+# structured_state(view) is "missing" (no structured key), "null", "empty"
+# ({} or []) or "populated".
+structured_state(view) := "missing" if not has(view, "structured")
+
+structured_state(view) := "null" if view.structured == null
+
+structured_state(view) := "empty" if _empty(view.structured)
+
+structured_state(view) := "populated" if {
+	has(view, "structured")
+	view.structured != null
+	not _empty(view.structured)
+}
+
+_empty(v) if v == {}
+
+_empty(v) if v == []
+
+# decision(view) is the T3 decision: "abort" when an error was raised or
+# isError is true, "continue" when isError is false, else "unknown" (isError
+# absent or null: stricter than the schema default on purpose).
+decision(view) := "abort" if _aborts(view)
+
+decision(view) := "continue" if {
+	not _aborts(view)
+	view.isError == false
+}
+
+decision(view) := "unknown" if {
+	not _aborts(view)
+	not view.isError == false
+}
+
+_aborts(view) if has(view, "raised")
+
+_aborts(view) if view.isError == true

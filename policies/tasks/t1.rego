@@ -1,0 +1,79 @@
+# METADATA
+# title: T1 content (guard)
+# description: |
+#   The observed content items equal the source content blocks in count and
+#   order, each with the same kind and primary value: text for text blocks,
+#   the payload for image and audio, the URI plus text or payload for an
+#   embedded resource, the URI for a resource link. An absent (or null)
+#   content list counts as an empty list.
+#   Atoms: block.count, block.kind, block.primary.
+# scope: package
+package contractcheck.tasks.t1
+
+import data.contractcheck.lib.views
+
+_source := views.content(input.source)
+
+_observed := views.content(input.observed)
+
+# The members that make up the primary value of a block of each kind.
+_primary_keys := {
+	"text": ["text"],
+	"image": ["payload"],
+	"audio": ["payload"],
+	"resource": ["uri", "text", "payload"],
+	"resource_link": ["uri"],
+}
+
+# primary(block) is the block's primary value: an object holding the
+# primary members present in the block (all members for an unknown kind).
+primary(block) := object.filter(block, _primary_keys[block.kind])
+
+primary(block) := block if not _known_kind(block)
+
+_known_kind(block) if _primary_keys[block.kind]
+
+# METADATA
+# title: diagnostics
+# description: The differences that make T1 unmet; empty when it passes.
+diagnostics contains d if {
+	views.checked("block.count")
+	some i, b in _source
+	i >= count(_observed)
+	d := {"atom": "block.count", "path": sprintf("/%d", [i]), "kind": "missing", "block": i, "expected": b}
+}
+
+diagnostics contains d if {
+	views.checked("block.count")
+	some i, b in _observed
+	i >= count(_source)
+	d := {"atom": "block.count", "path": sprintf("/%d", [i]), "kind": "added", "block": i, "observed": b}
+}
+
+# A differing kind is reported as block.kind (the primary values of blocks of
+# different kinds are not compared).
+diagnostics contains d if {
+	views.checked("block.kind")
+	some i, s in _source
+	o := _observed[i]
+	ks := object.get(s, "kind", null)
+	ko := object.get(o, "kind", null)
+	ks != ko
+	d := {"atom": "block.kind", "path": sprintf("/%d/kind", [i]), "kind": "altered", "block": i, "expected": ks, "observed": ko}
+}
+
+diagnostics contains d if {
+	views.checked("block.primary")
+	some i, s in _source
+	o := _observed[i]
+	object.get(s, "kind", null) == object.get(o, "kind", null)
+	ps := primary(s)
+	po := primary(o)
+	not views.same(ps, po)
+	d := {"atom": "block.primary", "path": sprintf("/%d", [i]), "kind": "altered", "block": i, "expected": ps, "observed": po}
+}
+
+# METADATA
+# title: readout
+# description: The observed block count and kinds, in order.
+readout := {"count": count(_observed), "kinds": [object.get(b, "kind", null) | some b in _observed]}
