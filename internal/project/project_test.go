@@ -1,0 +1,196 @@
+package project
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	v, err := strictjson.Decode("test", []byte(s), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// mcp is a binding shaped like the canonical one; openai is shaped like a provider request that
+// carries the content as input_text / input_image parts with data URLs, under another root.
+var (
+	mcp = contract.Compartment{
+		Unwrap: "jsonrpc",
+		Content: &contract.ContentBinding{Path: "/content", Discriminator: "/type", Kinds: map[string]contract.BlockMapping{
+			"text":  {Kind: "text", Fields: map[string]contract.Field{"text": {Path: "/text"}, "annotations": {Path: "/annotations"}}},
+			"image": {Kind: "image", Fields: map[string]contract.Field{"payload": {Path: "/data", Decode: "base64"}, "mimeType": {Path: "/mimeType"}}},
+		}},
+		Structured: &contract.Field{Path: "/structuredContent"},
+		IsError:    &contract.ErrorField{Path: "/isError"},
+		Meta:       &contract.Field{Path: "/_meta"},
+	}
+	openai = contract.Compartment{
+		Root: "/input/1",
+		Content: &contract.ContentBinding{Path: "/output", Discriminator: "/type", Kinds: map[string]contract.BlockMapping{
+			"input_text":  {Kind: "text", Fields: map[string]contract.Field{"text": {Path: "/text"}}},
+			"input_image": {Kind: "image", Fields: map[string]contract.Field{"payload": {Path: "/image_url", Decode: "dataurl-payload"}, "mimeType": {Path: "/image_url", Decode: "dataurl-mime"}}},
+		}},
+		IsError: &contract.ErrorField{Path: "/status", Abort: []string{"error"}, Continue: []string{"success"}},
+		Raised:  &contract.Field{Path: "/exception"},
+	}
+	flat = contract.Compartment{
+		Content:    &contract.ContentBinding{Path: "/output", Decode: "text"},
+		Structured: &contract.Field{Path: "/sc", Decode: "json"},
+	}
+)
+
+func TestProject(t *testing.T) {
+	tests := []struct {
+		name    string
+		binding contract.Compartment
+		carrier string
+		want    string
+	}{
+		{
+			name:    "absent stays absent and null stays null",
+			binding: mcp,
+			carrier: `{"content": [], "structuredContent": null}`,
+			want:    `{"content": [], "structured": null}`,
+		},
+		{
+			name:    "isError false is kept, not dropped as a zero value",
+			binding: mcp,
+			carrier: `{"content": [{"type": "text", "text": "a"}], "isError": false, "_meta": {}}`,
+			want:    `{"content": [{"kind": "text", "text": "a"}], "isError": false, "meta": {}}`,
+		},
+		{
+			name:    "unpadded base64 reads as the same bytes as padded",
+			binding: mcp,
+			carrier: `{"content": [{"type": "image", "data": "AAE", "mimeType": "image/png"}]}`,
+			want:    `{"content": [{"kind": "image", "payload": "AAE=", "mimeType": "image/png"}]}`,
+		},
+		{
+			name:    "undecodable base64 is kept as carried so the difference shows",
+			binding: mcp,
+			carrier: `{"content": [{"type": "image", "data": "%%%", "mimeType": "image/png"}]}`,
+			want:    `{"content": [{"kind": "image", "payload": "%%%", "mimeType": "image/png"}]}`,
+		},
+		{
+			name:    "an unknown item type becomes an unmapped block, not nothing",
+			binding: mcp,
+			carrier: `{"content": [{"type": "video", "url": "https://example.com/v"}]}`,
+			want:    `{"content": [{"kind": "unmapped", "type": "video"}]}`,
+		},
+		{
+			name:    "a JSON-RPC result response is unwrapped",
+			binding: mcp,
+			carrier: `{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}}`,
+			want:    `{"content": [], "isError": true}`,
+		},
+		{
+			name:    "a JSON-RPC error response is raised",
+			binding: mcp,
+			carrier: `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad"}}`,
+			want:    `{"raised": {"message": "bad"}}`,
+		},
+		{
+			name:    "data URLs carry payload and MIME; renamed fields and a status map onto atoms",
+			binding: openai,
+			carrier: `{"input": [{}, {"type": "function_call_output", "status": "success", "output": [
+				{"type": "input_text", "text": "t"}, {"type": "input_image", "image_url": "data:image/png;base64,AAE="}]}]}`,
+			want: `{"content": [{"kind": "text", "text": "t"}, {"kind": "image", "payload": "AAE=", "mimeType": "image/png"}], "isError": false}`,
+		},
+		{
+			name:    "a carried exception is raised",
+			binding: openai,
+			carrier: `{"input": [{}, {"output": "Error", "status": "error", "exception": "boom"}]}`,
+			want:    `{"content": [{"kind": "unmapped", "carried": "Error"}], "isError": true, "raised": {"message": "boom"}}`,
+		},
+		{
+			name:    "a missing root reads nothing",
+			binding: openai,
+			carrier: `{"input": []}`,
+			want:    `{}`,
+		},
+		{
+			name:    "a flattened string is one text item; JSON text decodes exactly",
+			binding: flat,
+			carrier: `{"output": "hello", "sc": "{\"n\": 12345678901234567891}"}`,
+			want:    `{"content": [{"kind": "text", "text": "hello"}], "structured": {"n": 12345678901234567891}}`,
+		},
+		{
+			name:    "JSON text that does not parse is kept as the string",
+			binding: flat,
+			carrier: `{"sc": "{\"a\": 1, \"a\": 2}"}`,
+			want:    `{"structured": "{\"a\": 1, \"a\": 2}"}`,
+		},
+		{
+			name:    "no recursive search: a value outside the allowlisted paths is invisible",
+			binding: flat,
+			carrier: `{"nested": {"output": "hidden", "sc": "{}"}}`,
+			want:    `{}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Compile("test", tc.binding)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := p.Project(decode(t, tc.carrier))
+			want := decode(t, tc.want)
+			if !strictjson.Equal(got, want) {
+				g, _ := json.Marshal(got)
+				t.Errorf("got  %s\nwant %s", g, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		binding contract.Compartment
+	}{
+		{name: "a pointer without a leading slash", binding: contract.Compartment{Root: "input"}},
+		{name: "a bad escape", binding: contract.Compartment{Meta: &contract.Field{Path: "/a~2b"}}},
+		{name: "an unknown decoder", binding: contract.Compartment{Meta: &contract.Field{Path: "/a", Decode: "rot13"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Compile("test", tc.binding); err == nil {
+				t.Error("want an error")
+			}
+		})
+	}
+}
+
+func TestPointer(t *testing.T) {
+	doc := decode(t, `{"a/b": {"~c": [10, 20]}, "": 1}`)
+	tests := []struct {
+		name, ptr string
+		want      any
+		ok        bool
+	}{
+		{"whole document", "", doc, true},
+		{"escaped slash and tilde", "/a~1b/~0c/1", json.Number("20"), true},
+		{"empty key", "/", json.Number("1"), true},
+		{"index out of range", "/a~1b/~0c/2", nil, false},
+		{"leading zero is not an index", "/a~1b/~0c/01", nil, false},
+		{"absent key", "/x", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parsePointer(tc.ptr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := p.lookup(doc)
+			if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("lookup(%q) = %v, %v; want %v, %v", tc.ptr, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
