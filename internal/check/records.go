@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -35,7 +36,7 @@ func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*
 		return fmt.Errorf("observation records: %w", err)
 	}
 	defer f.Close()
-	display := d.Display + p[len(d.Root):]
+	_, display := d.Path(relTo(d.Root, p))
 	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -111,4 +112,12 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 		return nil, at("/origin: lane %s is %s, but the record says %s", rec.Lane, lane.Origin, rec.Origin)
 	}
 	return rec, nil
+}
+
+// relTo returns p relative to root, both slash-separated fs paths.
+func relTo(root, p string) string {
+	if root == "." || root == "" {
+		return p
+	}
+	return strings.TrimPrefix(p, root+"/")
 }

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// cli runs the command line as a user would and returns the exit code and both streams.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// builtinCopy copies a built-in directory (contracts, policies or fixtures) into a temporary
+// directory the test may corrupt, and returns its path.
+func builtinCopy(t *testing.T, name string) string {
+	t.Helper()
+	sub, err := fs.Sub(contractcheck.Builtin, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, sub); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckBuiltinGolden(t *testing.T) {
+	code, stdout, stderr := cli(t, "check")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	golden := filepath.Join("testdata", "check.golden")
+	if *update {
+		write(t, golden, stdout)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Errorf("check output differs from %s (run go test ./cmd/contractcheck -update to accept)\n%s", golden, stdout)
+	}
+}
+
+// validRecord returns the first direct-lane record of fixture C01, which the tests then corrupt.
+func validRecord(t *testing.T) string {
+	t.Helper()
+	data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/direct/v1/default.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return line
+}
+
+func TestInputErrors(t *testing.T) {
+	rec := validRecord(t)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) []string // returns the extra arguments
+		want  []string                                // every string must appear in stderr
+	}{
+		{
+			name: "malformed JSON record",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), rec+"\n{\"fixture\": \"C01\",\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:2:", "unexpected end"},
+		},
+		{
+			name: "duplicate key in a record",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"D1","stage":"A2"`, 1)+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1:", `duplicate key "stage"`},
+		},
+		{
+			name: "record whose sourceSha256 does not match",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), replaceSha(rec)+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1:", "/sourceSha256", "does not match fixture C01"},
+		},
+		{
+			name: "unknown lane",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"lane":"direct"`, `"lane":"nope"`, 1)+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1:", `/lane: unknown lane "nope"`},
+		},
+		{
+			name: "unknown stage",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"Z9"`, 1)+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1:", "/stage"},
+		},
+		{
+			name: "schema-invalid record: captured without a carrier",
+			setup: func(t *testing.T, dir string) []string {
+				i, j := strings.Index(rec, `"carrier":`), strings.Index(rec, `,"sourceSha256"`)
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), rec[:i]+rec[j+1:]+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1", "carrier"},
+		},
+		{
+			name: "schema-invalid source",
+			setup: func(t *testing.T, dir string) []string {
+				fx := builtinCopy(t, "fixtures")
+				write(t, filepath.Join(fx, "sources", "paper", "C11.json"),
+					`{"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}`)
+				return []string{"--fixtures", fx}
+			},
+			want: []string{"sources/paper/C11.json", "/content/0/data"},
+		},
+		{
+			name: "CUE syntax error",
+			setup: func(t *testing.T, dir string) []string {
+				c := builtinCopy(t, "contracts")
+				write(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
+				return []string{"--contracts", c}
+			},
+			want: []string{"contracts/broken.cue:3:10", "expected '}'"},
+		},
+		{
+			name: "Rego syntax error",
+			setup: func(t *testing.T, dir string) []string {
+				p := builtinCopy(t, "policies")
+				write(t, filepath.Join(p, "broken.rego"), "package broken\n\nx if {\n")
+				return []string{"--policies", p}
+			},
+			want: []string{"policies/broken.rego:4", "rego_parse_error"},
+		},
+		{
+			name:  "unknown profile",
+			setup: func(t *testing.T, dir string) []string { return []string{"--profile", "nope"} },
+			want:  []string{`unknown profile "nope"`},
+		},
+		{
+			name:  "unknown format",
+			setup: func(t *testing.T, dir string) []string { return []string{"--format", "yaml"} },
+			want:  []string{`unknown format "yaml"`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"check"}, tc.setup(t, t.TempDir())...)
+			code, stdout, stderr := cli(t, args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2\nstdout %s\nstderr %s", code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not name %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// replaceSha changes one hex digit of the record's sourceSha256.
+func replaceSha(rec string) string {
+	i := strings.Index(rec, `"sourceSha256":"`) + len(`"sourceSha256":"`)
+	c := "0"
+	if rec[i] == '0' {
+		c = "1"
+	}
+	return rec[:i] + c + rec[i+1:]
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	bad := filepath.Join(dir, "bad.json")
+	write(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
+	write(t, bad, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout string
+		inStderr string
+	}{
+		{name: "every catalogued source", args: []string{"validate"}, code: 0, inStdout: "ok fixtures/sources/extended/X04.json (2025-11-25, error response)"},
+		{name: "a valid file", args: []string{"validate", good}, code: 0, inStdout: "ok " + good + " (2025-11-25, result)"},
+		{name: "an invalid uri names the pointer", args: []string{"validate", bad}, code: 2, inStderr: bad + ": /content/0/uri"},
+		{name: "array structuredContent needs 2026-07-28", args: []string{"validate", "--revision", "2025-11-25", "../../fixtures/sources/extended/X01.json"}, code: 2, inStderr: "/structuredContent"},
+		{name: "the same file at its own revision", args: []string{"validate", "--revision", "2026-07-28", "../../fixtures/sources/extended/X01.json"}, code: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.inStdout) || !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("exit %d (want %d)\nstdout %s(want %q)\nstderr %s(want %q)", code, tc.code, stdout, tc.inStdout, stderr, tc.inStderr)
+			}
+		})
+	}
+}
+
+func TestRegoTestVerb(t *testing.T) {
+	code, stdout, stderr := cli(t, "test")
+	if code != 0 || !strings.Contains(stdout, " passed, 0 failed") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	p := builtinCopy(t, "policies")
+	write(t, filepath.Join(p, "failing_test.rego"), "package failing_test\n\ntest_fails if {\n\t1 == 2\n}\n")
+	code, stdout, _ = cli(t, "test", "--policies", p)
+	if code != 1 || !strings.Contains(stdout, "FAIL failing_test.test_fails") {
+		t.Errorf("a failing Rego test: exit %d, want 1\n%s", code, stdout)
+	}
+}
