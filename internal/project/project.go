@@ -215,6 +215,9 @@ func (c *contentProjector) project(v any) any {
 			}
 		}
 	}
+	if v == nil {
+		return nil // a null list is kept as null, as carried; the policies read it as empty
+	}
 	items, ok := v.([]any)
 	if !ok {
 		// The carrier holds something other than a list where the list belongs: one unmapped block

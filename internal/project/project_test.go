@@ -60,6 +60,12 @@ func TestProject(t *testing.T) {
 			want:    `{"content": [], "structured": null}`,
 		},
 		{
+			name:    "a null content list is kept as null",
+			binding: mcp,
+			carrier: `{"content": null}`,
+			want:    `{"content": null}`,
+		},
+		{
 			name:    "isError false is kept, not dropped as a zero value",
 			binding: mcp,
 			carrier: `{"content": [{"type": "text", "text": "a"}], "isError": false, "_meta": {}}`,

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -38,11 +39,17 @@ type Limits struct {
 	// once per level, so this also bounds stack use: keep it in the
 	// thousands, not millions. (Marshal refuses nesting beyond 10000.)
 	MaxDepth int
+	// MaxExponent bounds the magnitude of a number's written exponent
+	// ("1e400" has 400). Exact decimal arithmetic downstream (the policy
+	// engine's big numbers) cannot represent unbounded exponents, and an
+	// input such as 1e999999999 would otherwise pass the reader and fail
+	// later without a position.
+	MaxExponent int
 }
 
 // DefaultLimits is generous for the contracts, sources and records the
 // checker reads, yet small enough that a runaway input is caught early.
-var DefaultLimits = Limits{MaxBytes: 16 << 20, MaxDepth: 256}
+var DefaultLimits = Limits{MaxBytes: 16 << 20, MaxDepth: 256, MaxExponent: 10000}
 
 // withDefaults replaces non-positive fields by the defaults, so a partly
 // filled Limits never disables a bound by accident.
@@ -52,6 +59,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxExponent <= 0 {
+		l.MaxExponent = DefaultLimits.MaxExponent
 	}
 	return l
 }
@@ -101,7 +111,7 @@ func Decode(file string, data []byte, lim Limits) (any, error) {
 		return nil, &SyntaxError{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf(
 			"input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes)}
 	}
-	d := decoder{file: file, maxDepth: lim.MaxDepth, lineBase: 1}
+	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, lineBase: 1}
 	v, err := d.decode(data)
 	if err != nil {
 		return nil, err
@@ -117,6 +127,8 @@ type decoder struct {
 	pos      int
 	depth    int
 	maxDepth int
+	// maxExponent bounds a number's written exponent (Limits.MaxExponent).
+	maxExponent int
 
 	// lineBase and offBase shift reported positions, so that LineReader can
 	// decode one line at a time and still report the file's line and offset.
@@ -254,7 +266,14 @@ func (d *decoder) number() (any, error) {
 		return nil, d.errAt(bad, "invalid number: %s", msg)
 	}
 	d.pos = end
-	return json.Number(d.data[start:end]), nil
+	num := d.data[start:end]
+	if e := bytes.IndexAny(num, "eE"); e >= 0 {
+		exp, err := strconv.Atoi(strings.TrimPrefix(string(num[e+1:]), "+"))
+		if err != nil || exp > d.maxExponent || exp < -d.maxExponent {
+			return nil, d.errAt(start+e+1, "number exponent %s is beyond the limit of ±%d", num[e+1:], d.maxExponent)
+		}
+	}
+	return json.Number(num), nil
 }
 
 // scanNumber matches the RFC 8259 number grammar at data[i:]. It returns the
@@ -565,7 +584,7 @@ func (d *decoder) object() (any, error) {
 // well-formed up to the duplicate; this keeps per-key offsets off the happy
 // path at the price of a second scan on the (rare) error path.
 func (d *decoder) firstKey(open int, key string) int {
-	r := decoder{data: d.data, pos: open + 1, maxDepth: d.maxDepth, depth: d.depth}
+	r := decoder{data: d.data, pos: open + 1, maxDepth: d.maxDepth, maxExponent: d.maxExponent, depth: d.depth}
 	for {
 		r.skipWS()
 		at := r.pos
