@@ -6,7 +6,9 @@
 package census
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,10 +42,17 @@ type Census struct {
 	bindings    map[Binding]*collected
 }
 
+// collected is what the census keeps of a binding: its first reading and, per distinct
+// fingerprint, the repetitions that gave it. Usually one variant: a slice beats a map.
 type collected struct {
 	first    Reading
-	variants map[string]*report.Variant // by fingerprint
-	reps     map[int]bool
+	variants []variant
+	reps     []int
+}
+
+type variant struct {
+	fingerprint [sha256.Size]byte
+	report.Variant
 }
 
 // New starts a census for a profile of a model.
@@ -60,34 +69,38 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 func (c *Census) Add(r Reading) error {
 	col, ok := c.bindings[r.Binding]
 	if !ok {
-		col = &collected{first: r, variants: map[string]*report.Variant{}, reps: map[int]bool{}}
+		col = &collected{first: r}
 		c.bindings[r.Binding] = col
 	}
-	if col.reps[r.Repetition] {
+	if slices.Contains(col.reps, r.Repetition) {
 		return fmt.Errorf("%s %s %s %s %s: repetition %d recorded twice", r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition)
 	}
-	col.reps[r.Repetition] = true
+	col.reps = append(col.reps, r.Repetition)
 	fp, err := fingerprint(r)
 	if err != nil {
 		return err
 	}
-	v, ok := col.variants[fp]
-	if !ok {
-		v = &report.Variant{Outcome: r.Outcome, Readout: r.Readout, Diagnostics: r.Diagnostics}
-		col.variants[fp] = v
+	for i := range col.variants {
+		if col.variants[i].fingerprint == fp {
+			col.variants[i].Repetitions = append(col.variants[i].Repetitions, r.Repetition)
+			return nil
+		}
 	}
-	v.Repetitions = append(v.Repetitions, r.Repetition)
+	col.variants = append(col.variants, variant{fp, report.Variant{
+		Repetitions: []int{r.Repetition}, Outcome: r.Outcome, Readout: r.Readout, Diagnostics: r.Diagnostics,
+	}})
 	return nil
 }
 
 // fingerprint is what repetitions must agree on: the state and every readout. An execution
 // failure's message is not compared: it may carry a port or a process id.
-func fingerprint(r Reading) (string, error) {
+// Only a hash of the canonical encoding is kept: the census holds every binding at once.
+func fingerprint(r Reading) ([sha256.Size]byte, error) {
 	b, err := strictjson.Marshal(map[string]any{"o": r.Outcome, "r": nilToEmpty(r.Readout), "d": diagnosticsValue(r.Diagnostics)})
 	if err != nil {
-		return "", fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+		return [sha256.Size]byte{}, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 	}
-	return string(b), nil
+	return sha256.Sum256(b), nil
 }
 
 func nilToEmpty(m map[string]any) map[string]any {
@@ -161,15 +174,9 @@ func (c *Census) collapse(b Binding) report.Result {
 		return res
 	}
 	res.Outcome = report.Unstable
-	fps := make([]string, 0, len(col.variants))
-	for fp := range col.variants {
-		fps = append(fps, fp)
-	}
-	sort.Strings(fps)
-	for _, fp := range fps {
-		v := *col.variants[fp]
+	for _, v := range col.variants {
 		sort.Ints(v.Repetitions)
-		res.Variants = append(res.Variants, v)
+		res.Variants = append(res.Variants, v.Variant)
 	}
 	sort.Slice(res.Variants, func(i, j int) bool { return res.Variants[i].Repetitions[0] < res.Variants[j].Repetitions[0] })
 	return res

@@ -30,14 +30,24 @@ func BenchmarkCheckBuiltin(b *testing.B) {
 }
 
 // BenchmarkCheckMatrix checks a generated matrix of about 100,000 bindings: a generated lane
-// "bench" with enough versions that every fixture at every stage of every version, one
-// repetition, gives the count. Every other version's carriers lose structuredContent, isError and
-// block annotations, so both passes and unmet bindings with diagnostics are evaluated. It reports
-// bindings/s and the peak heap in use.
+// "bench" with enough versions that every fixture at every stage of every version gives the
+// count. Every other version's carriers lose structuredContent, isError and block annotations, so
+// both passes and unmet bindings with diagnostics are evaluated. It reports bindings/s and the
+// peak heap in use.
+//
+// "unique": one repetition, and every version's carriers carry a result _meta entry naming the
+// version, so no two bindings have the same policy input and every one is evaluated.
+// "repeated": three identical repetitions per position, as captures are, with the versions'
+// carriers repeating too; the memoized verdicts serve the repeats.
 func BenchmarkCheckMatrix(b *testing.B) {
+	b.Run("unique", func(b *testing.B) { benchMatrix(b, 1, true) })
+	b.Run("repeated", func(b *testing.B) { benchMatrix(b, 3, false) })
+}
+
+func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	contracts, obs, bindings := generateMatrix(b, dir, 100_000)
+	contracts, obs, bindings := generateMatrix(b, dir, 100_000, repetitions, unique)
 	in, err := Load(ctx, Options{Contracts: contracts})
 	if err != nil {
 		b.Fatal(err)
@@ -51,6 +61,7 @@ func BenchmarkCheckMatrix(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
+		in.verdicts.Clear() // each iteration starts as a fresh process would
 		r, err := in.Check(ctx, d, files, 0)
 		if err != nil {
 			b.Fatal(err)
@@ -95,7 +106,7 @@ func watchHeap() func() uint64 {
 
 // generateMatrix writes a contracts directory (the built-in one plus a generated lane) and an
 // observations directory with about want bindings, and returns their paths and the exact count.
-func generateMatrix(tb testing.TB, dir string, want int) (string, string, int) {
+func generateMatrix(tb testing.TB, dir string, want, repetitions int, unique bool) (string, string, int) {
 	tb.Helper()
 	contracts := filepath.Join(dir, "contracts")
 	sub, _ := fs.Sub(contractcheck.Builtin, "contracts")
@@ -154,14 +165,19 @@ lanes: bench: {
 			if v%2 == 1 {
 				carrier = degrade(carrier)
 			}
+			if unique {
+				carrier = withVersionMeta(carrier, v)
+			}
 			for _, st := range []string{"D1", "A2", "M3", "H4"} {
-				err := enc.Encode(map[string]any{
-					"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
-					"stage": st, "repetition": 1, "state": "captured", "carrier": carrier,
-					"sourceSha256": src.Sha256, "origin": "captured",
-				})
-				if err != nil {
-					tb.Fatal(err)
+				for rep := 1; rep <= repetitions; rep++ {
+					err := enc.Encode(map[string]any{
+						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
+						"stage": st, "repetition": rep, "state": "captured", "carrier": carrier,
+						"sourceSha256": src.Sha256, "origin": "captured",
+					})
+					if err != nil {
+						tb.Fatal(err)
+					}
 				}
 			}
 		}
@@ -173,6 +189,35 @@ lanes: bench: {
 		tb.Fatal(err)
 	}
 	return contracts, obs, versions * perVersion
+}
+
+// withVersionMeta adds a result _meta entry naming the version (inside a JSON-RPC envelope's
+// result when there is one), which every compartment of the lane reads.
+func withVersionMeta(doc any, v int) any {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return doc
+	}
+	out := map[string]any{}
+	for k, x := range m {
+		out[k] = x
+	}
+	if res, ok := m["result"]; ok {
+		out["result"] = withVersionMeta(res, v)
+		return out
+	}
+	if _, isRPC := m["jsonrpc"]; isRPC {
+		return out
+	}
+	meta := map[string]any{}
+	if old, ok := m["_meta"].(map[string]any); ok {
+		for k, x := range old {
+			meta[k] = x
+		}
+	}
+	meta["bench/version"] = json.Number(fmt.Sprint(v))
+	out["_meta"] = meta
+	return out
 }
 
 // degrade drops what frameworks are seen to drop: structuredContent, isError and block annotations.

@@ -6,6 +6,7 @@ package check
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Options selects the inputs of a check. Empty directories mean the built-in data.
@@ -64,12 +66,22 @@ type Instrument struct {
 	stages    map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
 	inputs    map[inputKey]*ast.Term                      // task/fixture/contract/source part of each input
 	source    *project.Projector                          // the canonical binding of W0
-	profile   string
+	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
+	// functions of it, and repetitions and shared carriers repeat the same observed views.
+	verdicts sync.Map // verdictKey → policy.Verdict
+	profile  string
 }
 
 type laneStage struct{ lane, stage string }
 
 type inputKey struct{ fixture, task, stage string }
+
+// verdictKey identifies a policy input: its constant part and the hash of the observed view's
+// canonical encoding.
+type verdictKey struct {
+	inputKey
+	view [sha256.Size]byte
+}
 
 // Load builds the instrument for a profile from the selected directories.
 func Load(ctx context.Context, opts Options) (*Instrument, error) {
@@ -169,7 +181,7 @@ func (in *Instrument) prepareInputs() error {
 			for _, st := range contract.Stages[1:] {
 				term, err := in.baseInput(id, f, task, st, view)
 				if err != nil {
-					return err
+					return fmt.Errorf("%s: %w", in.Sources[id].File, err)
 				}
 				in.inputs[inputKey{id, task, st}] = term
 			}
@@ -213,23 +225,53 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task, lane, stage string
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	observed, err := in.observedView(lane, stage, in.Model.Tasks[task].Compartment, carrier)
+	o, err := in.observe(lane, stage, in.Model.Tasks[task].Compartment, carrier)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	return q.Eval(ctx, withObserved(base, observed))
+	val, err := policy.Input(o.tree)
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	return q.Eval(ctx, withObserved(base, ast.NewTerm(val)))
 }
 
-func (in *Instrument) observedView(lane, stage, compartment string, carrier any) (*ast.Term, error) {
+// observed is a carrier's view through one compartment, with its canonical hash; its policy
+// value is built only when a verdict is not memoized.
+type observed struct {
+	tree project.View
+	hash [sha256.Size]byte
+}
+
+func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*observed, error) {
 	tree := project.View{}
 	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
 		tree = p.Project(carrier)
 	}
-	val, err := policy.Input(tree)
+	b, err := strictjson.Marshal(tree)
 	if err != nil {
 		return nil, err
 	}
-	return ast.NewTerm(val), nil
+	return &observed{tree: tree, hash: sha256.Sum256(b)}, nil
+}
+
+// verdict evaluates a task's prepared query on the input made of the constant part k and the
+// observed view, or returns the verdict already computed for the same input.
+func (in *Instrument) verdict(ctx context.Context, k inputKey, o *observed) (policy.Verdict, error) {
+	vk := verdictKey{k, o.hash}
+	if v, ok := in.verdicts.Load(vk); ok {
+		return v.(policy.Verdict), nil
+	}
+	val, err := policy.Input(o.tree)
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	v, err := in.queries[k.task].Eval(ctx, withObserved(in.inputs[k], ast.NewTerm(val)))
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	in.verdicts.Store(vk, v)
+	return v, nil
 }
 
 func withObserved(base, observed *ast.Term) ast.Value {
@@ -392,7 +434,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 	f := in.Model.Fixtures[rec.Fixture]
 	tasks := in.Model.ProfileTasks(in.Profile, f)
 	out := make([]census.Reading, 0, len(tasks))
-	views := map[string]*ast.Term{}
+	views := map[string]*observed{}
 	for _, task := range tasks {
 		r := census.Reading{
 			Binding: census.Binding{Position: report.Position{Fixture: rec.Fixture, Lane: rec.Lane,
@@ -407,12 +449,12 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 		view, ok := views[comp]
 		if !ok {
 			var err error
-			if view, err = in.observedView(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
+			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 			}
 			views[comp] = view
 		}
-		v, err := in.queries[task].Eval(ctx, withObserved(in.inputs[inputKey{rec.Fixture, task, rec.Stage}], view))
+		v, err := in.verdict(ctx, inputKey{rec.Fixture, task, rec.Stage}, view)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: task %s: %w", rec.File, rec.Line, task, err)
 		}
