@@ -2,9 +2,12 @@ package contract
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"cuelang.org/go/cue/format"
 )
 
 func TestLoadBuiltin(t *testing.T) {
@@ -74,5 +77,26 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestContractsFormatted keeps the built-in CUE as `cue fmt` writes it: the data is the product.
+func TestContractsFormatted(t *testing.T) {
+	files, err := filepath.Glob("../../contracts/*.cue")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no contracts: %v", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := format.Source(src)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if string(got) != string(src) {
+			t.Errorf("%s is not cue fmt-formatted", f)
+		}
 	}
 }
