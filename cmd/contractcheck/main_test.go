@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -236,5 +237,36 @@ func TestRegoTestVerb(t *testing.T) {
 	code, stdout, _ = cli(t, "test", "--policies", p)
 	if code != 1 || !strings.Contains(stdout, "FAIL failing_test.test_fails") {
 		t.Errorf("a failing Rego test: exit %d, want 1\n%s", code, stdout)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	rec := validRecord(t) // C01 at D1, repetition 1
+	rep := func(n int, r string) string {
+		return strings.Replace(r, `"repetition":1`, fmt.Sprintf(`"repetition":%d`, n), 1)
+	}
+	altered := strings.Replace(rec, `"text":"Shipment`, `"text":"Parcel`, 1)
+	if altered == rec {
+		t.Fatal("the C01 record no longer holds the text this test alters")
+	}
+	tests := []struct {
+		name    string
+		records []string
+		code    int
+		stdout  string
+	}{
+		{name: "agreeing repetitions of the control pass", records: []string{rep(1, rec), rep(2, rec), rep(3, rec)}, code: 0, stdout: "gate: profile strict satisfied"},
+		{name: "a repetition that disagrees is unstable: the instrument failed", records: []string{rep(1, rec), rep(2, altered), rep(3, rec)}, code: 3, stdout: "repetitions [2]: unmet"},
+		{name: "an unmet control is a required contract unmet", records: []string{rep(1, altered)}, code: 1, stdout: "gate: profile strict NOT satisfied"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := filepath.Join(t.TempDir(), "obs")
+			write(t, filepath.Join(obs, "direct.jsonl"), strings.Join(tc.records, "\n")+"\n")
+			code, stdout, stderr := cli(t, "check", "--observations", obs)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) {
+				t.Errorf("exit %d (want %d), stdout lacks %q:\n%s\n%s", code, tc.code, tc.stdout, stdout, stderr)
+			}
+		})
 	}
 }
