@@ -270,3 +270,29 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmeFindings keeps the README's findings table what the tool prints: it is produced, not
+// typed.
+func TestReadmeFindings(t *testing.T) {
+	code, stdout, stderr := cli(t, "check", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const begin, end = "<!-- findings:begin -->\n", "<!-- findings:end -->"
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README.md has no findings block")
+	}
+	if *update {
+		s = s[:i+len(begin)] + stdout + s[j:]
+		write(t, "../../README.md", s)
+	}
+	if got := s[i+len(begin) : strings.Index(s, end)]; got != stdout {
+		t.Errorf("README findings differ from `check --format markdown` (go test ./cmd/contractcheck -run Readme -update):\n%s", stdout)
+	}
+}

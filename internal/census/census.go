@@ -136,6 +136,7 @@ func (c *Census) Report() *report.Report {
 	}
 	r.Localizations = c.localize(r.Results)
 	r.Divergences = c.divergences(r.Results)
+	r.Upgrades = c.upgrades(r.Results)
 	return r
 }
 
@@ -195,7 +196,7 @@ func (c *Census) role(b Binding) string {
 
 func (c *Census) gate(r *report.Report, res *report.Result) {
 	for _, req := range c.profile.Require {
-		if !req.Selects(res.Lane, res.Configuration, res.Task) {
+		if !req.Selects(res.Lane, res.LaneVersion, res.Configuration, res.Task) {
 			continue
 		}
 		res.Required = true

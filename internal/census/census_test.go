@@ -35,7 +35,7 @@ func model() *contract.Model {
 		},
 		Profiles: map[string]contract.Profile{
 			"p": {NullPolicy: "strict", Require: []contract.Requirement{{
-				Doc: "control passes", Lanes: []string{"ctl"}, Configurations: []string{"*"}, Tasks: []string{"*"}, Outcomes: []string{"pass"},
+				Doc: "control passes", Lanes: []string{"ctl"}, Versions: []string{"*"}, Configurations: []string{"*"}, Tasks: []string{"*"}, Outcomes: []string{"pass"},
 			}}},
 		},
 	}
@@ -205,5 +205,43 @@ func TestCensusGate(t *testing.T) {
 	}
 	if r.ExitCode() != report.ExitUnmet {
 		t.Errorf("exit %d, want 1", r.ExitCode())
+	}
+}
+
+func TestCensusUpgrades(t *testing.T) {
+	m := model()
+	a := m.Lanes["a"]
+	a.Versions = []string{"1", "2", "10"} // declared order is the upgrade path, not string order
+	m.Lanes["a"] = a
+	c, _ := New(m, "p")
+	at := func(version, fixture, task, stage, outcome string, rep int) Reading {
+		r := Reading{Binding: Binding{Position: report.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
+			Repetition: rep, Outcome: outcome}
+		if outcome == report.Unmet {
+			r.Diagnostics = []report.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
+		}
+		return r
+	}
+	for _, r := range []Reading{
+		at("1", "F1", "P", "A2", "unmet", 1), at("2", "F1", "P", "A2", "pass", 1), at("10", "F1", "P", "A2", "pass", 1),
+		at("1", "F1", "G", "A2", "pass", 1), at("2", "F1", "G", "A2", "pass", 1), at("10", "F1", "G", "A2", "unmet", 1),
+		at("1", "F3", "P", "D1", "pass", 1), // absent at version 2: not a change
+	} {
+		if err := c.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := c.Report().Upgrades
+	diag := []report.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
+	want := []report.Upgrade{
+		{Lane: "a", Configuration: "default", From: "1", To: "2", Changes: []report.Change{
+			{Fixture: "F1", Stage: "A2", Task: "P", Before: "unmet", After: "pass", DiagnosticsBefore: diag},
+		}},
+		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: []report.Change{
+			{Fixture: "F1", Stage: "A2", Task: "G", Before: "pass", After: "unmet", DiagnosticsAfter: diag},
+		}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("upgrades\n got %+v\nwant %+v", got, want)
 	}
 }

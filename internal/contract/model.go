@@ -158,14 +158,16 @@ type Withhold struct {
 type Requirement struct {
 	Doc            string   `json:"doc"`
 	Lanes          []string `json:"lanes"`
+	Versions       []string `json:"versions"`
 	Configurations []string `json:"configurations"`
 	Tasks          []string `json:"tasks"`
 	Outcomes       []string `json:"outcomes"`
 }
 
-// Selects reports whether the requirement applies to a binding of lane, configuration and task.
-func (r Requirement) Selects(lane, configuration, task string) bool {
-	return matches(r.Lanes, lane) && matches(r.Configurations, configuration) && matches(r.Tasks, task)
+// Selects reports whether the requirement applies to a binding of lane, version, configuration
+// and task.
+func (r Requirement) Selects(lane, version, configuration, task string) bool {
+	return matches(r.Lanes, lane) && matches(r.Versions, version) && matches(r.Configurations, configuration) && matches(r.Tasks, task)
 }
 
 // Allows reports whether outcome satisfies the requirement.

@@ -24,7 +24,29 @@ type Report struct {
 	Results       []Result       `json:"results"`
 	Localizations []Localization `json:"localizations"`
 	Divergences   Divergences    `json:"divergences"`
+	Upgrades      []Upgrade      `json:"upgrades"`
 	Gate          Gate           `json:"gate"`
+}
+
+// Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
+// version to the next (in the lane's declared version order).
+type Upgrade struct {
+	Lane          string   `json:"lane"`
+	Configuration string   `json:"configuration"`
+	From          string   `json:"from"`
+	To            string   `json:"to"`
+	Changes       []Change `json:"changes"`
+}
+
+// Change is one binding whose outcome differs between two versions of a lane.
+type Change struct {
+	Fixture           string       `json:"fixture"`
+	Stage             string       `json:"stage"`
+	Task              string       `json:"task"`
+	Before            string       `json:"before"`
+	After             string       `json:"after"`
+	DiagnosticsBefore []Diagnostic `json:"diagnosticsBefore,omitempty"`
+	DiagnosticsAfter  []Diagnostic `json:"diagnosticsAfter,omitempty"`
 }
 
 // Summary counts results by outcome.
@@ -218,8 +240,9 @@ type Outputter interface {
 }
 
 var outputters = map[string]Outputter{
-	"text": Text{},
-	"json": JSON{},
+	"text":     Text{},
+	"json":     JSON{},
+	"markdown": Markdown{},
 }
 
 // Formats lists the output formats, sorted; it also feeds the --format flag's help.

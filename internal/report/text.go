@@ -37,6 +37,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 	writeUnmet(bw, r)
 	writeBoundaries(bw, r)
 	writeDivergences(bw, r)
+	writeUpgrades(bw, r)
 	s := r.Summary
 	fmt.Fprintf(bw, "\nsummary: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable\n",
 		s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable)
@@ -228,4 +229,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func writeUpgrades(w io.Writer, r *Report) {
+	for _, u := range r.Upgrades {
+		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
+		for _, c := range u.Changes {
+			fmt.Fprintf(w, "  %s %s %s: %s → %s\n", c.Fixture, c.Stage, c.Task, c.Before, c.After)
+			for _, d := range c.DiagnosticsBefore {
+				fmt.Fprintf(w, "      before: %s\n", FormatDiagnostic(d))
+			}
+			for _, d := range c.DiagnosticsAfter {
+				fmt.Fprintf(w, "      after:  %s\n", FormatDiagnostic(d))
+			}
+		}
+	}
 }

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Markdown writes the findings for a README or a pull-request comment: a table of lanes by task
+// (passes out of captured bindings), the divergence census, and what each upgrade changed.
+type Markdown struct{}
+
+// Output implements Outputter.
+func (Markdown) Output(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
+	writeFindings(bw, r)
+	d := r.Divergences
+	fmt.Fprintf(bw, "\nUnique divergences: **%d**, manifestations: **%d**", len(d.Unique), d.Manifestations)
+	if len(d.ByFamily) > 0 {
+		var parts []string
+		for _, f := range sortedKeys(d.ByFamily) {
+			parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+		}
+		fmt.Fprintf(bw, " (by family: %s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
+	if len(d.LeaveOneOut) > 0 {
+		var parts []string
+		for _, l := range sortedKeys(d.LeaveOneOut) {
+			parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
+		}
+		fmt.Fprintf(bw, " Leave one lane out: %s.", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(bw)
+	for _, u := range r.Upgrades {
+		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
+		if len(u.Changes) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n| fixture | stage | task | before | after | diagnostics |\n|---|---|---|---|---|---|\n")
+		for _, c := range u.Changes {
+			var ds []string
+			for _, d := range c.DiagnosticsBefore {
+				ds = append(ds, "before: `"+strings.ReplaceAll(FormatDiagnostic(d), "|", `\|`)+"`")
+			}
+			for _, d := range c.DiagnosticsAfter {
+				ds = append(ds, "after: `"+strings.ReplaceAll(FormatDiagnostic(d), "|", `\|`)+"`")
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", c.Fixture, c.Stage, c.Task, c.Before, c.After, strings.Join(ds, "<br>"))
+		}
+	}
+	return bw.Flush()
+}
+
+func writeFindings(w io.Writer, r *Report) {
+	type row struct{ lane, version, configuration, origin string }
+	type cell struct{ pass, captured int }
+	cells := map[row]map[string]*cell{}
+	var rows []row
+	tasks := map[string]bool{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		k := row{res.Lane, res.LaneVersion, res.Configuration, res.Origin}
+		if cells[k] == nil {
+			cells[k] = map[string]*cell{}
+			rows = append(rows, k)
+		}
+		tasks[res.Task] = true
+		c := cells[k][res.Task]
+		if c == nil {
+			c = &cell{}
+			cells[k][res.Task] = c
+		}
+		switch res.Outcome {
+		case Pass:
+			c.pass++
+			c.captured++
+		case Unmet, Unstable:
+			c.captured++
+		}
+	}
+	taskIDs := sortedKeys(tasks)
+	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(taskIDs, " | "))
+	fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", len(taskIDs)))
+	// Results are sorted by fixture first; the rows go by lane, version and configuration.
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.lane != b.lane {
+			return a.lane < b.lane
+		}
+		if a.version != b.version {
+			return a.version < b.version
+		}
+		return a.configuration < b.configuration
+	})
+	for _, k := range rows {
+		var cols []string
+		for _, t := range taskIDs {
+			c := cells[k][t]
+			if c == nil || c.captured == 0 {
+				cols = append(cols, "–")
+				continue
+			}
+			cols = append(cols, fmt.Sprintf("%d/%d", c.pass, c.captured))
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", k.lane, k.version, k.configuration, k.origin, strings.Join(cols, " | "))
+	}
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// sample is a small report with one of everything a reader looks for: a pass, an unmet binding
+// with diagnostics, an unstable one, a failure, a boundary, a divergence, an upgrade and a gate
+// violation.
+func sample() *Report {
+	diag := Diagnostic{"atom": "structured.value", "path": "/n", "kind": "altered",
+		"expected": json.Number("12345678901234567891"), "observed": json.Number("12345678901234567000")}
+	r := &Report{
+		ReportVersion: Version, Profile: "strict", NullPolicy: "strict",
+		Results: []Result{
+			{Fixture: "C02", Suite: "paper", Family: "structured-stress", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1",
+				Task: "T2", Role: "apart", Compartment: "structured", Outcome: Unmet, Origin: "captured", Repetitions: 3,
+				Readout: map[string]any{"state": "populated"}, Diagnostics: []Diagnostic{diag}},
+			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "A2",
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 3},
+			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "M3",
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Unstable, Origin: "captured", Repetitions: 3,
+				Variants: []Variant{{Repetitions: []int{1, 3}, Outcome: Pass}, {Repetitions: []int{2}, Outcome: Unmet, Diagnostics: []Diagnostic{diag}}}},
+			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "H4",
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: ExecutionFailed, Origin: "captured", Repetitions: 3, Error: "connection refused"},
+			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "A2",
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 3, Required: true},
+		},
+		Localizations: []Localization{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: Transformation}},
+		Divergences: Divergences{
+			Unique:   []Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
+			ByFamily: map[string]int{"structured": 1}, Manifestations: 1, Guard: []Divergence{},
+			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"adk-go": 0, "go-sdk": 1},
+		},
+		Upgrades: []Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: []Change{
+			{Fixture: "C11", Stage: "A2", Task: "T4", Before: Unmet, After: Pass, DiagnosticsBefore: []Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
+		}}},
+		Gate: Gate{Satisfied: false, Violations: []Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: Unmet, Requirement: "go-sdk keeps exact numbers"}}},
+	}
+	for _, res := range r.Results {
+		r.Summary.Add(res.Outcome)
+	}
+	return r
+}
+
+func TestOutputGolden(t *testing.T) {
+	for _, format := range Formats() {
+		t.Run(format, func(t *testing.T) {
+			out, err := Get(format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := out.Output(&buf, sample()); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", format+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s output differs from %s (go test ./internal/report -update to accept):\n%s", format, golden, buf.String())
+			}
+		})
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		name      string
+		unstable  int
+		satisfied bool
+		want      int
+	}{
+		{name: "satisfied", satisfied: true, want: ExitSatisfied},
+		{name: "unmet", satisfied: false, want: ExitUnmet},
+		{name: "unstable wins over unmet", unstable: 1, satisfied: false, want: ExitInstrument},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Summary: Summary{Unstable: tc.unstable}, Gate: Gate{Satisfied: tc.satisfied}}
+			if got := r.ExitCode(); got != tc.want {
+				t.Errorf("exit %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGetUnknown(t *testing.T) {
+	if _, err := Get("yaml"); err == nil {
+		t.Error("want an error for an unknown format")
+	}
+}
