@@ -152,6 +152,15 @@ func (in *Instrument) compileLanes() error {
 	for _, lane := range contract.SortedKeys(in.Model.Lanes) {
 		for _, st := range contract.SortedKeys(in.Model.Lanes[lane].Stages) {
 			sd := in.Model.Lanes[lane].Stages[st]
+			if sd.Carrier != "" {
+				// Compile the carrier schema now, so a missing or broken one is reported before any record.
+				if err := in.Validator.ValidateCarrier(sd.Carrier, "", 0, nil); err != nil {
+					var ve *schema.ValidationError
+					if !errors.As(err, &ve) {
+						return fmt.Errorf("lanes.%s.stages.%s.carrier: %w", lane, st, err)
+					}
+				}
+			}
 			ps := map[string]*project.Projector{}
 			for _, name := range contract.SortedKeys(sd.Compartments) {
 				p, err := project.Compile(fmt.Sprintf("lanes.%s.stages.%s.compartments.%s", lane, st, name), sd.Compartments[name])

@@ -108,6 +108,11 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 	case sd.Exposure != contract.Observed && rec.State != sd.Exposure:
 		return nil, at("/state: lane %s declares stage %s %s, but the record says %s", rec.Lane, rec.Stage, sd.Exposure, rec.State)
 	}
+	if rec.State == "captured" && sd.Carrier != "" {
+		if err := in.Validator.ValidateCarrier(sd.Carrier, file, line, rec.Carrier); err != nil {
+			return nil, err
+		}
+	}
 	if lane.Origin != rec.Origin {
 		return nil, at("/origin: lane %s is %s, but the record says %s", rec.Lane, lane.Origin, rec.Origin)
 	}

@@ -89,6 +89,7 @@ type StageDef struct {
 	Exposure     string                 `json:"exposure"`
 	Doc          string                 `json:"doc"`
 	SharedWith   string                 `json:"sharedWith,omitempty"`
+	Carrier      string                 `json:"carrier,omitempty"`
 	Compartments map[string]Compartment `json:"compartments"`
 }
 

@@ -89,6 +89,7 @@ type Validator struct {
 	revisions map[string]*revision
 	record    *jsonschema.Schema
 	report    *jsonschema.Schema
+	carriers  sync.Map // schema path → *jsonschema.Schema, compiled on first use
 }
 
 // New compiles the project's own schemas (observation record, report) and
@@ -265,6 +266,31 @@ var recordFalseMessages = map[string]string{
 func (v *Validator) ValidateRecord(file string, line int, doc any) error {
 	if err := v.record.Validate(doc); err != nil {
 		return convert(err, file, line, "", recordFalseMessages)
+	}
+	return nil
+}
+
+// CarrierSchemaDir is where carrier schemas live inside the schemas directory: framework carriers
+// and provider request bodies, one file each.
+const CarrierSchemaDir = "carriers/"
+
+// ValidateCarrier validates a captured carrier against a carrier schema (a path inside the schemas
+// directory, e.g. "carriers/gemini-function-response.schema.json"). Pointers in the error are
+// prefixed with /carrier, so they point into the record on the given line.
+func (v *Validator) ValidateCarrier(schemaPath, file string, line int, carrier any) error {
+	var s *jsonschema.Schema
+	if c, ok := v.carriers.Load(schemaPath); ok {
+		s = c.(*jsonschema.Schema)
+	} else {
+		compiled, err := v.compile(schemaPath, "")
+		if err != nil {
+			return err
+		}
+		v.carriers.Store(schemaPath, compiled)
+		s = compiled
+	}
+	if err := s.Validate(carrier); err != nil {
+		return convert(err, file, line, "/carrier", nil)
 	}
 	return nil
 }

@@ -81,6 +81,10 @@ type Writer struct {
 }
 
 func (w *Writer) write(f Fixture, stage, state string, carrier json.RawMessage, errMsg string) error {
+	return w.writeBasis(f, stage, state, carrier, errMsg, nil)
+}
+
+func (w *Writer) writeBasis(f Fixture, stage, state string, carrier json.RawMessage, errMsg string, basis []Basis) error {
 	origin := w.Origin
 	if origin == "" {
 		origin = "captured"
@@ -88,7 +92,7 @@ func (w *Writer) write(f Fixture, stage, state string, carrier json.RawMessage, 
 	b, err := json.Marshal(Record{
 		Fixture: f.ID, Lane: w.Lane, LaneVersion: w.LaneVersion, Configuration: w.Configuration,
 		Stage: stage, Repetition: w.Repetition, State: state, Carrier: carrier, Error: errMsg,
-		SourceSha256: f.Sha256, Origin: origin,
+		SourceSha256: f.Sha256, Origin: origin, Basis: basis,
 	})
 	if err != nil {
 		return fmt.Errorf("record %s %s: %w", f.ID, stage, err)
@@ -128,4 +132,21 @@ func (w *Writer) NotReached(f Fixture, stage string) error {
 // NotObservable writes a stage with no public seam.
 func (w *Writer) NotObservable(f Fixture, stage string) error {
 	return w.write(f, stage, "not_observable", nil, "")
+}
+
+// Reconstructed writes a record of a reconstructed lane: any state, with the rules' basis. A
+// carrier is written only for state "captured" and an error only for "execution_failed".
+func (w *Writer) Reconstructed(f Fixture, stage, state string, carrier any, errMsg string, basis []Basis) error {
+	var raw json.RawMessage
+	if state == "captured" {
+		b, err := json.Marshal(carrier)
+		if err != nil {
+			return fmt.Errorf("record %s %s: carrier: %w", f.ID, stage, err)
+		}
+		raw = b
+	}
+	if state == "execution_failed" && errMsg == "" {
+		errMsg = "execution failed"
+	}
+	return w.writeBasis(f, stage, state, raw, errMsg, basis)
 }

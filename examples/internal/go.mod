@@ -1,0 +1,3 @@
+module github.com/contractcheck/contractcheck/examples/internal
+
+go 1.26

@@ -1,0 +1,129 @@
+// Command reconstruct derives the carriers of frameworks that cannot run here (the study's Python
+// frameworks: PyPI is out of reach) by applying each framework's conversion rules, rule by rule, to
+// every fixture. Every record it writes has origin "reconstructed" and a basis per rule: the file,
+// the function and the version of the framework source the rule follows.
+//
+// Usage:
+//
+//	reconstruct -fixtures fixtures/sources -out fixtures/observations [LANE...]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/contractcheck/contractcheck/examples/internal/record"
+)
+
+// Stage is what a lane's rules make of a fixture at one stage.
+type Stage struct {
+	Stage string
+	// State is "captured" (a reconstructed carrier), "execution_failed" (the framework raises:
+	// Err says what), "not_reached", "not_observable" or "not_applicable".
+	State   string
+	Carrier any
+	Err     string
+	Basis   []record.Basis
+}
+
+// Lane is one reconstructed framework: its version, configurations and rules.
+type Lane struct {
+	ID      string
+	Version string
+	// Configurations lists the configurations and the fixtures each applies to (nil: every fixture).
+	Configurations map[string]func(id string) bool
+	// Reconstruct applies the framework's rules to one fixture under one configuration and returns
+	// every stage the lane declares, in order. src is the fixture decoded with json.Number numbers.
+	Reconstruct func(configuration string, f record.Fixture, src map[string]any) []Stage
+}
+
+// lanes is the registry; each framework's file adds itself in an init function.
+var lanes = map[string]*Lane{}
+
+func register(l *Lane) { lanes[l.ID] = l }
+
+func main() {
+	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
+	out := flag.String("out", "fixtures/observations", "observations directory to write <lane>/<version>/<configuration>.jsonl into")
+	flag.Parse()
+	if err := run(*fixtures, *out, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "reconstruct:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, out string, only []string) error {
+	fs, err := record.Fixtures(dir)
+	if err != nil {
+		return err
+	}
+	ids := only
+	if len(ids) == 0 {
+		for id := range lanes {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+	}
+	for _, id := range ids {
+		l, ok := lanes[id]
+		if !ok {
+			return fmt.Errorf("unknown lane %q", id)
+		}
+		if err := write(l, fs, out); err != nil {
+			return fmt.Errorf("lane %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func write(l *Lane, fs []record.Fixture, out string) error {
+	configs := make([]string, 0, len(l.Configurations))
+	for c := range l.Configurations {
+		configs = append(configs, c)
+	}
+	sort.Strings(configs)
+	for _, cfg := range configs {
+		var buf bytes.Buffer
+		w := &record.Writer{W: &buf, Lane: l.ID, LaneVersion: l.Version, Configuration: cfg, Repetition: 1, Origin: "reconstructed"}
+		applies := l.Configurations[cfg]
+		for _, f := range fs {
+			if applies != nil && !applies(f.ID) {
+				continue
+			}
+			src, err := decode(f.Bytes)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+			for _, st := range l.Reconstruct(cfg, f, src) {
+				if err := w.Reconstructed(f, st.Stage, st.State, st.Carrier, st.Err, st.Basis); err != nil {
+					return err
+				}
+			}
+		}
+		path := filepath.Join(out, l.ID, l.Version, cfg+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decode reads a fixture with exact numbers, as a Python framework's json.loads would keep them
+// (Python ints are arbitrary precision; floats are not, which a rule must model where it matters).
+func decode(b []byte) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
