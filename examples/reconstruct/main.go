@@ -50,7 +50,14 @@ func register(l *Lane) { lanes[l.ID] = l }
 func main() {
 	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
 	out := flag.String("out", "fixtures/observations", "observations directory to write <lane>/<version>/<configuration>.jsonl into")
+	list := flag.Bool("list", false, "print the reconstructed lanes, one per line, and exit")
 	flag.Parse()
+	if *list {
+		for _, id := range sortedIDs() {
+			fmt.Println(id)
+		}
+		return
+	}
 	if err := run(*fixtures, *out, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "reconstruct:", err)
 		os.Exit(1)
@@ -64,10 +71,7 @@ func run(dir, out string, only []string) error {
 	}
 	ids := only
 	if len(ids) == 0 {
-		for id := range lanes {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids = sortedIDs()
 	}
 	for _, id := range ids {
 		l, ok := lanes[id]
@@ -79,6 +83,15 @@ func run(dir, out string, only []string) error {
 		}
 	}
 	return nil
+}
+
+func sortedIDs() []string {
+	ids := make([]string, 0, len(lanes))
+	for id := range lanes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func write(l *Lane, fs []record.Fixture, out string) error {
