@@ -129,6 +129,11 @@ func (w *Writer) NotReached(f Fixture, stage string) error {
 	return w.write(f, stage, "not_reached", nil, "")
 }
 
+// NotApplicable writes a stage that has no meaning for the lane.
+func (w *Writer) NotApplicable(f Fixture, stage string) error {
+	return w.write(f, stage, "not_applicable", nil, "")
+}
+
 // NotObservable writes a stage with no public seam.
 func (w *Writer) NotObservable(f Fixture, stage string) error {
 	return w.write(f, stage, "not_observable", nil, "")

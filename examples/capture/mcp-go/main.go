@@ -1,0 +1,204 @@
+// Command mcp-go captures lane mcp-go: github.com/mark3labs/mcp-go as a client of the raw fixture
+// server.
+//
+// For every fixture it starts examples/internal/rawmcp on a pair of pipes, connects an
+// mcp-go client to it through the library's stdio transport over existing streams
+// (transport.NewIO, newline-delimited JSON-RPC) with default options, initializes, calls the
+// fixture tool once and records, at stage D1, the *mcp.CallToolResult that (*client.Client).CallTool
+// returned (mcp.ParseCallToolResult), re-encoded by the library (json.Marshal, which runs
+// mcp.CallToolResult.MarshalJSON and the content structs' tags). There is no server-side SDK: the
+// bytes the client decodes are the fixture's W0 bytes.
+//
+// When CallTool returns an error:
+//   - if the tools/call response the transport handed the client carried a JSON-RPC "error"
+//     member (client/client.go (*Client).sendRequest turns it into the returned Go error with
+//     mcp/errors.go (*JSONRPCErrorDetails).AsError), D1 is captured as the Go error the application
+//     receives: {"error": {"message": err.Error()}}, which the lane binds as `raised` (T3 abort).
+//     The response is seen by a pass-through wrapper of the *transport.Stdio that changes nothing;
+//     mcp-go's error for an unmapped code is a bare errors.New(message), which the error value
+//     alone cannot tell from a decode failure;
+//   - otherwise (a decode failure in ParseCallToolResult, a transport failure) D1 is
+//     execution_failed with the error text.
+//
+// A2, M3 and H4 have no meaning for an MCP library (no application, model or provider) and are
+// recorded not_applicable. One repetition per run; capture.sh runs three fresh processes.
+//
+// Usage:
+//
+//	go run . -fixtures ../../../fixtures/sources -repetition 1 >> default.jsonl
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
+	"github.com/contractcheck/contractcheck/examples/internal/record"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+const (
+	lane      = "mcp-go"
+	sdkModule = "github.com/mark3labs/mcp-go"
+)
+
+func main() {
+	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
+	repetition := flag.Int("repetition", 1, "repetition number written into each record")
+	flag.Parse()
+	if err := run(*fixtures, *repetition, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-go:", err)
+		os.Exit(1)
+	}
+}
+
+// moduleVersion is the library version linked into this binary: the lane version.
+func moduleVersion(path string) (string, error) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", errors.New("no build information in the binary")
+	}
+	for _, d := range info.Deps {
+		if d.Path == path {
+			if d.Replace != nil {
+				return "", fmt.Errorf("%s is replaced by %s: not a published version", path, d.Replace.Path)
+			}
+			return d.Version, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not linked into the binary", path)
+}
+
+func run(dir string, repetition int, out io.Writer) error {
+	version, err := moduleVersion(sdkModule)
+	if err != nil {
+		return err
+	}
+	fs, err := record.Fixtures(dir)
+	if err != nil {
+		return err
+	}
+	w := &record.Writer{W: out, Lane: lane, LaneVersion: version, Configuration: "default", Repetition: repetition}
+	for _, f := range fs {
+		carrier, callErr := capture(f.Bytes, version)
+		if callErr != nil {
+			err = w.Failed(f, "D1", callErr)
+		} else {
+			err = w.Captured(f, "D1", carrier)
+		}
+		if err != nil {
+			return err
+		}
+		for _, stage := range []string{"A2", "M3", "H4"} {
+			if err := w.NotApplicable(f, stage); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// observedStdio is mcp-go's own stdio transport, unchanged (every method, including the
+// bidirectional ones, is promoted from *transport.Stdio), that remembers whether the tools/call
+// response carried a JSON-RPC error.
+type observedStdio struct {
+	*transport.Stdio
+	mu          sync.Mutex
+	toolRPCFail bool
+}
+
+func (o *observedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := o.Stdio.SendRequest(ctx, req)
+	if req.Method == string(mcp.MethodToolsCall) && err == nil && resp != nil && resp.Error != nil {
+		o.mu.Lock()
+		o.toolRPCFail = true
+		o.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (o *observedStdio) rpcFailed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.toolRPCFail
+}
+
+// raisedCarrier is the D1 carrier of a CallTool that returned the server's JSON-RPC error.
+type raisedCarrier struct {
+	Error struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// capture serves one fixture to a fresh mcp-go client and returns the D1 carrier, or the error
+// that makes D1 execution_failed.
+func capture(fixture []byte, version string) (any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// Two pipes: client → server and server → client.
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	srv := &rawmcp.Server{Fixture: fixture}
+	served := make(chan error, 1)
+	go func() {
+		err := srv.Serve(serverIn, serverOut)
+		serverOut.Close()
+		serverIn.Close()
+		served <- err
+	}()
+
+	tr := &observedStdio{Stdio: transport.NewIO(clientIn, clientOut, nil)}
+	c := client.NewClient(tr)
+	finish := func() error {
+		c.Close() // closes clientOut: the server sees the end of its input
+		clientOut.Close()
+		if err := <-served; err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			return fmt.Errorf("raw server: %w", err)
+		}
+		return nil
+	}
+	if err := c.Start(ctx); err != nil {
+		finish()
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "contractcheck-capture", Version: version}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		finish()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = rawmcp.ToolName
+	res, callErr := c.CallTool(ctx, req)
+	if err := finish(); err != nil {
+		return nil, err
+	}
+	if srv.Calls != 1 {
+		return nil, fmt.Errorf("the client sent %d tools/call requests, want 1", srv.Calls)
+	}
+	if callErr != nil {
+		if tr.rpcFailed() {
+			var c raisedCarrier
+			c.Error.Message = callErr.Error()
+			return c, nil
+		}
+		return nil, callErr
+	}
+	// The library's value re-encoded by the library: this is the carrier.
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("re-encoding the decoded result: %w", err)
+	}
+	return json.RawMessage(b), nil
+}
