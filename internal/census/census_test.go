@@ -222,10 +222,14 @@ func TestCensusUpgrades(t *testing.T) {
 		}
 		return r
 	}
+	differently := at("10", "F2", "P", "A2", "unmet", 1)
+	differently.Diagnostics = []report.Diagnostic{{"atom": "block.kind", "kind": "altered"}}
 	for _, r := range []Reading{
 		at("1", "F1", "P", "A2", "unmet", 1), at("2", "F1", "P", "A2", "pass", 1), at("10", "F1", "P", "A2", "pass", 1),
 		at("1", "F1", "G", "A2", "pass", 1), at("2", "F1", "G", "A2", "pass", 1), at("10", "F1", "G", "A2", "unmet", 1),
-		at("1", "F3", "P", "D1", "pass", 1), // absent at version 2: not a change
+		at("1", "F3", "P", "D1", "pass", 1),                                        // absent at version 2: not a change
+		at("1", "F2", "P", "A2", "unmet", 1), at("2", "F2", "P", "A2", "unmet", 1), // same failure: not a change
+		differently, // unmet at 10 as at 2, but for another reason: a change
 	} {
 		if err := c.Add(r); err != nil {
 			t.Fatal(err)
@@ -239,6 +243,8 @@ func TestCensusUpgrades(t *testing.T) {
 		}},
 		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: []report.Change{
 			{Fixture: "F1", Stage: "A2", Task: "G", Before: "pass", After: "unmet", DiagnosticsAfter: diag},
+			{Fixture: "F2", Stage: "A2", Task: "P", Before: "unmet", After: "unmet", DiagnosticsBefore: diag,
+				DiagnosticsAfter: []report.Diagnostic{{"atom": "block.kind", "kind": "altered"}}},
 		}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -1,13 +1,17 @@
 package census
 
 import (
+	"bytes"
+
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // upgrades compares consecutive versions of every lane observed at more than one version, per
-// configuration: each binding present at both versions whose outcome differs is a change. The
-// versions are taken in the order the lane declares them, which is the upgrade path.
+// configuration: each binding present at both versions whose outcome or diagnostics differ is a
+// change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
+// The versions are taken in the order the lane declares them, which is the upgrade path.
 func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 	type at struct{ lane, version, configuration string }
 	type binding struct{ fixture, stage, task string }
@@ -41,7 +45,7 @@ func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 						continue
 					}
 					b, ok := before[binding{r.Fixture, r.Stage, r.Task}]
-					if !ok || b.Outcome == r.Outcome {
+					if !ok || (b.Outcome == r.Outcome && sameDiagnostics(b.Diagnostics, r.Diagnostics)) {
 						continue
 					}
 					u.Changes = append(u.Changes, report.Change{
@@ -54,4 +58,10 @@ func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 		}
 	}
 	return out
+}
+
+func sameDiagnostics(a, b []report.Diagnostic) bool {
+	x, errA := strictjson.Marshal(diagnosticsValue(a))
+	y, errB := strictjson.Marshal(diagnosticsValue(b))
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

@@ -110,6 +110,7 @@ type Compartment struct {
 type ContentBinding struct {
 	Path          string                  `json:"path"`
 	Decode        string                  `json:"decode"`
+	Types         []string                `json:"types,omitempty"`
 	Discriminator string                  `json:"discriminator"`
 	Kinds         map[string]BlockMapping `json:"kinds"`
 }
@@ -122,8 +123,9 @@ type BlockMapping struct {
 
 // Field binds one atom to one path, with a decoder.
 type Field struct {
-	Path   string `json:"path"`
-	Decode string `json:"decode"`
+	Path   string   `json:"path"`
+	Decode string   `json:"decode"`
+	Types  []string `json:"types,omitempty"`
 }
 
 // ErrorField binds the explicit error flag.

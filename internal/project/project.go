@@ -33,6 +33,7 @@ type Projector struct {
 type field struct {
 	path   pointer
 	decode string
+	types  map[string]bool // nil: any type
 }
 
 type errorField struct {
@@ -43,6 +44,7 @@ type errorField struct {
 type contentProjector struct {
 	path          pointer
 	decode        string
+	types         map[string]bool
 	discriminator pointer
 	kinds         map[string]blockProjector
 }
@@ -66,7 +68,7 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 		return fail(err)
 	}
 	if c.Content != nil {
-		cp := &contentProjector{decode: c.Content.Decode, kinds: map[string]blockProjector{}}
+		cp := &contentProjector{decode: c.Content.Decode, types: typeSet(c.Content.Types), kinds: map[string]blockProjector{}}
 		if cp.path, err = parsePointer(c.Content.Path); err != nil {
 			return fail(err)
 		}
@@ -118,7 +120,31 @@ func compileField(f *contract.Field) (*field, error) {
 	default:
 		return nil, fmt.Errorf("unknown decoder %q", f.Decode)
 	}
-	return &field{path: ptr, decode: f.Decode}, nil
+	return &field{path: ptr, decode: f.Decode, types: typeSet(f.Types)}, nil
+}
+
+func typeSet(types []string) map[string]bool {
+	if len(types) == 0 {
+		return nil
+	}
+	return set(types)
+}
+
+// jsonType names the JSON type of a strictjson value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
 }
 
 func set(values []string) map[string]bool {
@@ -150,7 +176,7 @@ func (p *Projector) Project(carrier any) View {
 		}
 	}
 	if p.content != nil {
-		if v, ok := p.content.path.lookup(root); ok {
+		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[jsonType(v)]) {
 			view["content"] = p.content.project(v)
 		}
 	}
@@ -252,7 +278,7 @@ func (c *contentProjector) block(item any) map[string]any {
 // so a corrupted payload shows up as a difference rather than disappearing.
 func (f *field) read(v any) (any, bool) {
 	v, ok := f.path.lookup(v)
-	if !ok {
+	if !ok || (f.types != nil && !f.types[jsonType(v)]) {
 		return nil, false
 	}
 	s, isString := v.(string)

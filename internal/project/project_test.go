@@ -200,3 +200,33 @@ func TestPointer(t *testing.T) {
 		})
 	}
 }
+
+func TestProjectTypes(t *testing.T) {
+	// One key filled with the structured value when there is one, else with the text, as some
+	// frameworks do: the binding reads each slot only for the types it can hold.
+	shared := contract.Compartment{
+		Content:    &contract.ContentBinding{Path: "/output", Decode: "text", Types: []string{"string"}},
+		Structured: &contract.Field{Path: "/output", Types: []string{"object", "array", "number", "boolean", "null"}},
+	}
+	tests := []struct {
+		name, carrier, want string
+	}{
+		{name: "a string is text, not structure", carrier: `{"output": "hello"}`, want: `{"content": [{"kind": "text", "text": "hello"}]}`},
+		{name: "an object is structure, not text", carrier: `{"output": {"a": 1}}`, want: `{"structured": {"a": 1}}`},
+		{name: "null is a null structured slot", carrier: `{"output": null}`, want: `{"structured": null}`},
+		{name: "absent is neither", carrier: `{}`, want: `{}`},
+	}
+	p, err := Compile("shared", shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := p.Project(decode(t, tc.carrier))
+			if !strictjson.Equal(got, decode(t, tc.want)) {
+				g, _ := json.Marshal(got)
+				t.Errorf("got  %s\nwant %s", g, tc.want)
+			}
+		})
+	}
+}
