@@ -1,3 +1,0 @@
-module github.com/contractcheck/contractcheck/examples/capture/internal
-
-go 1.26
