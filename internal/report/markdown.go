@@ -40,16 +40,9 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		if len(u.Changes) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "\n| fixture | stage | task | before | after | diagnostics |\n|---|---|---|---|---|---|\n")
-		for _, c := range u.Changes {
-			var ds []string
-			for _, d := range c.DiagnosticsBefore {
-				ds = append(ds, "before: `"+strings.ReplaceAll(FormatDiagnostic(d), "|", `\|`)+"`")
-			}
-			for _, d := range c.DiagnosticsAfter {
-				ds = append(ds, "after: `"+strings.ReplaceAll(FormatDiagnostic(d), "|", `\|`)+"`")
-			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", c.Fixture, c.Stage, c.Task, c.Before, c.After, strings.Join(ds, "<br>"))
+		fmt.Fprintf(bw, "\n| fixture | task | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n")
+		for _, g := range groupChanges(u.Changes) {
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", g.fixture, g.task, strings.Join(g.stages, " "), g.before, g.after, g.atoms)
 		}
 	}
 	return bw.Flush()
@@ -108,4 +101,41 @@ func writeFindings(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", k.lane, k.version, k.configuration, k.origin, strings.Join(cols, " | "))
 	}
+}
+
+// changeGroup is the changes of one fixture and task that read the same at several stages.
+type changeGroup struct {
+	fixture, task, before, after, atoms string
+	stages                              []string
+}
+
+// groupChanges folds the stages of a fixture and task whose change reads the same, and names only
+// the atoms and kinds involved: the full diagnostics are in the text and JSON reports.
+func groupChanges(changes []Change) []changeGroup {
+	var out []changeGroup
+	index := map[[5]string]int{}
+	for _, c := range changes {
+		ds := c.DiagnosticsAfter
+		if len(ds) == 0 {
+			ds = c.DiagnosticsBefore
+		}
+		seen := map[string]bool{}
+		var atoms []string
+		for _, d := range ds {
+			a := fmt.Sprintf("%v %v", d["atom"], d["kind"])
+			if !seen[a] {
+				seen[a] = true
+				atoms = append(atoms, "`"+a+"`")
+			}
+		}
+		sort.Strings(atoms)
+		k := [5]string{c.Fixture, c.Task, c.Before, c.After, strings.Join(atoms, ", ")}
+		if i, ok := index[k]; ok {
+			out[i].stages = append(out[i].stages, c.Stage)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, changeGroup{fixture: k[0], task: k[1], before: k[2], after: k[3], atoms: k[4], stages: []string{c.Stage}})
+	}
+	return out
 }
