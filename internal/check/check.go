@@ -245,6 +245,20 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task, lane, stage string
 	return q.Eval(ctx, withObserved(base, ast.NewTerm(val)))
 }
 
+// SourceView is a catalogued fixture's W0 result through the canonical binding.
+func (in *Instrument) SourceView(fixture string) project.View {
+	return in.source.Project(in.Sources[fixture].Doc)
+}
+
+// View is a carrier through the compartment of a lane's stage; a compartment the stage does not
+// bind reads as an empty view.
+func (in *Instrument) View(lane, stage, compartment string, carrier any) project.View {
+	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
+		return p.Project(carrier)
+	}
+	return project.View{}
+}
+
 // observed is a carrier's view through one compartment, with its canonical hash; its policy
 // value is built only when a verdict is not memoized.
 type observed struct {
@@ -253,10 +267,7 @@ type observed struct {
 }
 
 func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*observed, error) {
-	tree := project.View{}
-	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
-		tree = p.Project(carrier)
-	}
+	tree := in.View(lane, stage, compartment, carrier)
 	b, err := strictjson.Marshal(tree)
 	if err != nil {
 		return nil, err
@@ -304,18 +315,26 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := dirOr(opts.Observations, "fixtures")
-	if opts.Observations == "" {
-		if opts.Fixtures != "" {
-			obs = dirOr(opts.Fixtures, "")
-		}
-		obs.Root, obs.Display = joinDir(obs.Root, "observations"), joinDir(obs.Display, "observations")
-	}
+	obs := ObservationsDir(opts)
 	files, err := RecordFiles(obs)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	return in.Check(ctx, obs, files, opts.Workers)
+}
+
+// ObservationsDir is the directory of observation records the options select: --observations,
+// else <fixtures>/observations, else the built-in records.
+func ObservationsDir(opts Options) Dir {
+	if opts.Observations != "" {
+		return UserDir(opts.Observations)
+	}
+	obs := Builtin("fixtures")
+	if opts.Fixtures != "" {
+		obs = UserDir(opts.Fixtures)
+	}
+	obs.Root, obs.Display = joinDir(obs.Root, "observations"), joinDir(obs.Display, "observations")
+	return obs
 }
 
 func joinDir(a, b string) string {

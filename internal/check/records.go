@@ -29,6 +29,26 @@ type Record struct {
 	Carrier       any
 }
 
+// ReadRecords streams the records of files below d in order, validating each before emit sees it;
+// it stops at the first bad record or the first error emit returns.
+func (in *Instrument) ReadRecords(ctx context.Context, d Dir, files []string, emit func(*Record) error) error {
+	for _, f := range files {
+		var emitErr error
+		err := in.readFile(ctx, d, f, func(r *Record) {
+			if emitErr == nil {
+				emitErr = emit(r)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if emitErr != nil {
+			return emitErr
+		}
+	}
+	return nil
+}
+
 // readFile streams one .jsonl file, validating each record before it is handed on.
 func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*Record)) error {
 	f, err := d.FS.Open(p)
