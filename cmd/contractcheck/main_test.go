@@ -162,6 +162,29 @@ func TestInputErrors(t *testing.T) {
 			want: []string{"policies/broken.rego:4", "rego_parse_error"},
 		},
 		{
+			name: "carrier that violates its stage's carrier schema",
+			setup: func(t *testing.T, dir string) []string {
+				data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/openai-agents/0.22.0/default.jsonl")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var h4 string
+				for _, l := range strings.Split(string(data), "\n") {
+					if strings.Contains(l, `"stage":"H4"`) && strings.Contains(l, `"type":"function_call_output"`) {
+						h4 = l
+						break
+					}
+				}
+				bad := strings.Replace(h4, `"type":"function_call_output"`, `"type":"function_call"`, 1)
+				if bad == h4 || h4 == "" {
+					t.Fatal("no openai-agents H4 record to corrupt")
+				}
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1:", "/carrier/type"},
+		},
+		{
 			name:  "unknown profile",
 			setup: func(t *testing.T, dir string) []string { return []string{"--profile", "nope"} },
 			want:  []string{`unknown profile "nope"`},
