@@ -510,14 +510,30 @@ const (
 		 "annotations": {"audience": ["user"], "priority": 0.9}}]}`
 )
 
+// benchTextOnly is benchStructured with the structured slot dropped: the value
+// survives only as JSON text.
+const benchTextOnly = `{"content": [{"kind": "text", "text": "{\"status\": \"ok\", \"temperature\": 21.5, \"count\": 12345678901234567891, \"tags\": [\"a\", \"b\", \"c\"], \"nested\": {\"flag\": true, \"none\": null, \"list\": [1, 2, {\"k\": \"v\"}]}}"}]}`
+
+// benchMeta carries a result-level _meta.
+const benchMeta = `{"isError": false, "meta": {"com.example/private": "k", "trace": {"id": "abc", "spans": [1, 2, 3]}}}`
+
 func BenchmarkEval(b *testing.B) {
 	e := loadReal(b)
 	ctx := context.Background()
-	cases := []struct{ name, pkg, src, obs string }{
-		{"T2/pass", "contractcheck.tasks.t2", benchStructured, benchStructured},
-		{"T2/unmet", "contractcheck.tasks.t2", benchStructured, `{"structured": {"status": "fine"}}`},
-		{"T4/pass", "contractcheck.tasks.t4", benchRich, benchRich},
-		{"T4/unmet", "contractcheck.tasks.t4", benchRich, benchRichAlt},
+	cases := []struct{ name, pkg, src, obs, np, meta string }{
+		{"T2/pass", "contractcheck.tasks.t2", benchStructured, benchStructured, "", ""},
+		{"T2/unmet", "contractcheck.tasks.t2", benchStructured, `{"structured": {"status": "fine"}}`, "", ""},
+		{"T4/pass", "contractcheck.tasks.t4", benchRich, benchRich, "", ""},
+		{"T4/unmet", "contractcheck.tasks.t4", benchRich, benchRichAlt, "", ""},
+		{"T1/pass", "contractcheck.tasks.t1", benchRich, benchRich, "", ""},
+		{"T1/unmet", "contractcheck.tasks.t1", benchRich, benchRichAlt, "", ""},
+		{"T2/text-only", "contractcheck.tasks.t2", benchStructured, benchTextOnly, "optional-null", ""},
+		{"T3/pass", "contractcheck.tasks.t3", `{"isError": false}`, `{"isError": false}`, "", ""},
+		{"T3/unmet", "contractcheck.tasks.t3", `{"isError": false}`, `{"raised": {"message": "boom"}}`, "", ""},
+		{"T4/pass-optional-null", "contractcheck.tasks.t4", benchRich, benchRich, "optional-null", ""},
+		{"T4/unmet-optional-null", "contractcheck.tasks.t4", benchRich, benchRichAlt, "optional-null", ""},
+		{"T5/preserve-pass", "contractcheck.tasks.t5", benchMeta, benchMeta, "", ""},
+		{"T5/withhold-unmet", "contractcheck.tasks.t5", benchMeta, benchMeta, "", `{"mode": "withhold", "keys": ["com.example/private"]}`},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -525,7 +541,11 @@ func BenchmarkEval(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			in := input(b, "strict", "", c.src, c.obs)
+			np := c.np
+			if np == "" {
+				np = "strict"
+			}
+			in := input(b, np, c.meta, c.src, c.obs)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

@@ -36,12 +36,11 @@ has(obj, key) if {
 #
 # Beware: OPA hoists a ref out of a negated builtin call, so
 # `not is_array(view.content)` is undefined, not true, when view.content is
-# absent. Negations here wrap such tests in a helper rule.
-content(view) := view.content if _has_content(view)
-
-content(view) := [] if not _has_content(view)
-
-_has_content(view) if is_array(view.content)
+# absent. Negations here wrap such tests in a helper rule, or (as here) are
+# replaced by an else branch.
+content(view) := view.content if {
+	is_array(view.content)
+} else := []
 
 # text_items(view) are the text of the view's content items of kind text, in order.
 text_items(view) := [b.text |
@@ -79,13 +78,17 @@ same(a, b) if a == b
 
 # token(t) is one RFC 6901 reference token: array indices in decimal, object
 # keys with "~" escaped as "~0" and "/" as "~1".
-token(t) := format_int(t, 10) if is_number(t)
-
-token(t) := replace(replace(t, "~", "~0"), "/", "~1") if is_string(t)
+token(t) := format_int(t, 10) if {
+	is_number(t)
+} else := t if {
+	is_string(t)
+	not contains(t, "~")
+	not contains(t, "/")
+} else := replace(replace(t, "~", "~0"), "/", "~1") if is_string(t)
 
 # pointer(base, path) appends the walk path (an array of keys and indices)
 # to the JSON pointer base.
-pointer(base, path) := concat("", array.concat([base], [sprintf("/%s", [token(t)]) | some t in path]))
+pointer(base, path) := concat("/", array.concat([base], [token(t) | some t in path]))
 
 # diff(expected, observed, base) is the set of minimal differences between
 # two present values, each {"path", "kind", "expected"?, "observed"?} with
@@ -94,38 +97,55 @@ pointer(base, path) := concat("", array.concat([base], [sprintf("/%s", [token(t)
 # on the expected side is "missing", only on the observed side "added"; two
 # scalars that differ, or two values of different types, are "altered" (and
 # their members are not reported).
-diff(a, b, _) := set() if same(a, b)
+diff(a, b, base) := set() if {
+	a == b
+} else := _walk_diff(a, b, base)
 
-diff(a, b, base) := _walk_diff(a, b, base) if not same(a, b)
-
+# _walk_diff(a, b, base) is diff for two values that differ. Both values are
+# walked into sets of [path, value] pairs, and the set differences (computed
+# by the engine, not in Rego) keep only the nodes that differ: a pair is
+# dropped when the other side holds an equal value (compared exactly) at the
+# same path. The nodes left on both sides (the root among them) are the
+# paths to the differences; the Rego iteration below only visits those and
+# their members, not the whole values.
 _walk_diff(a, b, base) := (altered | missing) | added if {
-	pa := {p: x | walk(a, [p, x])}
-	pb := {p: y | walk(b, [p, y])}
+	ea := {x | walk(a, x)}
+	eb := {y | walk(b, y)}
+	da := {p: x | some [p, x] in (ea - eb)}
+	db := {p: y | some [p, y] in (eb - ea)}
+	both := object.keys(da) & object.keys(db)
+
+	# Two differing values at the same path are reported unless both are
+	# objects or both are arrays (their members are compared instead). The
+	# set difference may keep equal numbers it cannot hash alike (beyond
+	# float64), so x != y is tested again.
 	altered := {d |
-		some p, x in pa
-		y := pb[p]
+		some p in both
+		x := da[p]
+		y := db[p]
 		not _same_container(x, y)
-		not _same_scalar(x, y)
+		x != y
 		d := {"path": pointer(base, p), "kind": "altered", "expected": x, "observed": y}
 	}
+
+	# Members and indices of two containers of the same kind that only one
+	# side holds. Values are read from x and y themselves (not returned by
+	# a memoized function), so they keep the spelling of their own side.
 	missing := {d |
-		some p, x in pa
-		count(p) > 0
-		not has(pb, p)
-		q := array.slice(p, 0, count(p) - 1)
-		_same_container(pa[q], pb[q])
-		d := {"path": pointer(base, p), "kind": "missing", "expected": x}
+		some p in both
+		x := da[p]
+		some k in _only(x, db[p])
+		d := {"path": pointer(base, array.concat(p, [k])), "kind": "missing", "expected": x[k]}
 	}
 	added := {d |
-		some p, y in pb
-		count(p) > 0
-		not has(pa, p)
-		q := array.slice(p, 0, count(p) - 1)
-		_same_container(pa[q], pb[q])
-		d := {"path": pointer(base, p), "kind": "added", "observed": y}
+		some p in both
+		y := db[p]
+		some k in _only(y, da[p])
+		d := {"path": pointer(base, array.concat(p, [k])), "kind": "added", "observed": y[k]}
 	}
 }
 
+# _same_container(x, y) holds when x and y are both objects or both arrays.
 _same_container(x, y) if {
 	is_object(x)
 	is_object(y)
@@ -136,10 +156,17 @@ _same_container(x, y) if {
 	is_array(y)
 }
 
-_same_scalar(x, y) if {
-	not is_object(x)
-	not is_array(x)
-	x == y
+# _only(x, y) is the set of keys (or indices) that x holds and y does not,
+# when x and y are both objects or both arrays.
+_only(x, y) := object.keys(x) - object.keys(y) if {
+	is_object(x)
+	is_object(y)
+}
+
+_only(x, y) := numbers.range(count(y), count(x) - 1) if {
+	is_array(x)
+	is_array(y)
+	count(x) > count(y)
 }
 
 # ---------------------------------------------------------------------------
@@ -166,30 +193,25 @@ absent_as_null(atom, s, o, key) if {
 # optional-null, an atom listed in contract.optional that is absent or null
 # on both sides is equal. Each diagnostic gets "atom" and the members of
 # extra (e.g. {"block": 2}).
-atom_diff(atom, s, o, key, _, _) := set() if absent_as_null(atom, s, o, key)
+atom_diff(atom, s, o, key, ptr, extra) := set() if {
+	absent_as_null(atom, s, o, key)
+} else := _atom_diff(atom, s, o, key, ptr, extra)
 
-atom_diff(atom, s, o, key, ptr, extra) := _atom_diff(atom, s, o, key, ptr, extra) if {
-	not absent_as_null(atom, s, o, key)
-}
-
-_atom_diff(atom, s, o, key, ptr, extra) := (missing | added) | altered if {
-	missing := {d |
-		has(s, key)
-		not has(o, key)
-		d := object.union(extra, {"atom": atom, "path": ptr, "kind": "missing", "expected": s[key]})
-	}
-	added := {d |
-		not has(s, key)
-		has(o, key)
-		d := object.union(extra, {"atom": atom, "path": ptr, "kind": "added", "observed": o[key]})
-	}
-	altered := {d |
-		has(s, key)
-		has(o, key)
-		some x in diff(s[key], o[key], ptr)
-		d := object.union(extra, object.union(x, {"atom": atom}))
-	}
-}
+# _atom_diff is atom_diff when the null policy does not relax the member:
+# one diagnostic when it is present on one side only, the minimal value
+# differences when present on both, none when absent from both.
+_atom_diff(atom, s, o, key, ptr, extra) := {object.union(extra, {"atom": atom, "path": ptr, "kind": "missing", "expected": s[key]})} if {
+	has(s, key)
+	not has(o, key)
+} else := {object.union(extra, {"atom": atom, "path": ptr, "kind": "added", "observed": o[key]})} if {
+	not has(s, key)
+	has(o, key)
+} else := {object.union(extra, object.union(x, {"atom": atom})) |
+	some x in diff(s[key], o[key], ptr)
+} if {
+	has(s, key)
+	has(o, key)
+} else := set()
 
 # ---------------------------------------------------------------------------
 # Task-level readings shared by several tasks.
@@ -197,37 +219,24 @@ _atom_diff(atom, s, o, key, ptr, extra) := (missing | added) | altered if {
 
 # structured_state(view) is "missing" (no structured key), "null", "empty"
 # ({} or []) or "populated".
-structured_state(view) := "missing" if not has(view, "structured")
-
-structured_state(view) := "null" if view.structured == null
-
-structured_state(view) := "empty" if _empty(view.structured)
-
-structured_state(view) := "populated" if {
-	has(view, "structured")
-	view.structured != null
-	not _empty(view.structured)
-}
-
-_empty(v) if v == {}
-
-_empty(v) if v == []
+structured_state(view) := "missing" if {
+	not has(view, "structured")
+} else := "null" if {
+	view.structured == null
+} else := "empty" if {
+	view.structured in {{}, []}
+} else := "populated"
 
 # decision(view) is the T3 decision: "abort" when an error was raised or
 # isError is true, "continue" when isError is false, else "unknown" (isError
 # absent or null: stricter than the schema default on purpose).
-decision(view) := "abort" if _aborts(view)
-
-decision(view) := "continue" if {
-	not _aborts(view)
+decision(view) := "abort" if {
+	_aborts(view)
+} else := "continue" if {
 	view.isError == false
-}
+} else := "unknown"
 
-decision(view) := "unknown" if {
-	not _aborts(view)
-	not view.isError == false
-}
-
+# _aborts(view) holds when the view raised an error or isError is true.
 _aborts(view) if has(view, "raised")
 
 _aborts(view) if view.isError == true

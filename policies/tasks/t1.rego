@@ -16,6 +16,10 @@ _source := views.content(input.source)
 
 _observed := views.content(input.observed)
 
+# _differ holds unless both content lists are equal, in which case no block
+# is missing, added or altered and T1 has nothing to report.
+_differ if _source != _observed
+
 # The members that make up the primary value of a block of each kind.
 _primary_keys := {
 	"text": ["text"],
@@ -37,25 +41,33 @@ _known_kind(block) if _primary_keys[block.kind]
 # title: diagnostics
 # description: The differences that make T1 unmet; empty when it passes.
 diagnostics contains d if {
+	_differ
 	views.checked("block.count")
+	obs := _observed
 	some i, b in _source
-	i >= count(_observed)
+	i >= count(obs)
 	d := {"atom": "block.count", "path": sprintf("/%d", [i]), "kind": "missing", "block": i, "expected": b}
 }
 
 diagnostics contains d if {
+	_differ
 	views.checked("block.count")
+	src := _source
 	some i, b in _observed
-	i >= count(_source)
+	i >= count(src)
 	d := {"atom": "block.count", "path": sprintf("/%d", [i]), "kind": "added", "block": i, "observed": b}
 }
 
 # A differing kind is reported as block.kind (the primary values of blocks of
-# different kinds are not compared).
+# different kinds are not compared). Equal blocks have equal kinds and equal
+# primary values, so only differing blocks are read.
 diagnostics contains d if {
+	_differ
 	views.checked("block.kind")
+	obs := _observed
 	some i, s in _source
-	o := _observed[i]
+	o := obs[i]
+	s != o
 	ks := object.get(s, "kind", null)
 	ko := object.get(o, "kind", null)
 	ks != ko
@@ -63,13 +75,16 @@ diagnostics contains d if {
 }
 
 diagnostics contains d if {
+	_differ
 	views.checked("block.primary")
+	obs := _observed
 	some i, s in _source
-	o := _observed[i]
+	o := obs[i]
+	s != o
 	object.get(s, "kind", null) == object.get(o, "kind", null)
 	ps := primary(s)
 	po := primary(o)
-	not views.same(ps, po)
+	ps != po
 	d := {"atom": "block.primary", "path": sprintf("/%d", [i]), "kind": "altered", "block": i, "expected": ps, "observed": po}
 }
 

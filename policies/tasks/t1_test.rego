@@ -138,3 +138,22 @@ test_readout if {
 	t1.readout == {"count": 2, "kinds": ["text", "image"]} with input as _in({}, {"content": [_text, _image]}, "strict")
 	t1.readout == {"count": 0, "kinds": []} with input as _in({}, {}, "strict")
 }
+
+# Equal content lists take the fast path: nothing to report under either
+# null policy, nulls and unknown kinds included.
+test_identical_content_passes if {
+	c := {"content": array.concat(_all, [{"kind": "text", "text": null, "_meta": null}, {"kind": "x", "n": 1}])}
+	every np in _policies {
+		diags(c, c, np) == set()
+		diags(c, object.union(c, {"isError": true}), np) == set()
+	}
+}
+
+# Equal blocks in otherwise differing lists are skipped; the differing
+# block is still reported.
+test_differing_block_among_equal_ones if {
+	diags({"content": [_text, _image]}, {"content": [_text, _audio]}, "strict") == {{
+		"atom": "block.kind", "path": "/1/kind", "kind": "altered", "block": 1,
+		"expected": "image", "observed": "audio",
+	}}
+}

@@ -23,40 +23,36 @@ json_items(view) := [x |
 # type(view) is the JSON type of the structured slot; undefined when missing.
 type(view) := type_name(view.structured) if views.has(view, "structured")
 
-# relation(view) is the text relation between the slot and the JSON text items.
-relation(view) := "neither" if {
+# relation(view, items) is the text relation between the slot and the JSON
+# text items of the view (json_items(view)).
+relation(view, items) := "neither" if {
 	not views.has(view, "structured")
-	count(json_items(view)) == 0
-}
-
-relation(view) := "text_only" if {
+	count(items) == 0
+} else := "text_only" if {
 	not views.has(view, "structured")
-	count(json_items(view)) > 0
-}
+} else := "structure_only" if {
+	count(items) == 0
+} else := "conflicting" if {
+	some x in items
+	x != view.structured
+} else := "equivalent"
 
-relation(view) := "structure_only" if {
-	views.has(view, "structured")
-	count(json_items(view)) == 0
-}
-
-relation(view) := "equivalent" if {
-	views.has(view, "structured")
-	items := json_items(view)
-	count(items) > 0
-	every x in items {
-		views.same(x, view.structured)
-	}
-}
-
-relation(view) := "conflicting" if {
-	views.has(view, "structured")
-	some x in json_items(view)
-	not views.same(x, view.structured)
-}
-
+# The readings of each view, computed once per evaluation.
 _state_s := views.structured_state(input.source)
 
 _state_o := views.structured_state(input.observed)
+
+_type_s := type(input.source)
+
+_type_o := type(input.observed)
+
+_relation_s := relation(input.source, json_items(input.source))
+
+_relation_o := relation(input.observed, json_items(input.observed))
+
+# _differ holds unless the two views are equal, in which case every reading
+# is the same on both sides and T2 has nothing to report.
+_differ if input.source != input.observed
 
 # _state_kind(source_state, observed_state) is the diagnostic kind of a state
 # difference: "missing" when the observed slot is absent, "added" when the
@@ -77,6 +73,7 @@ _state_kind(s, o) := "altered" if {
 #   present) its type, then (same type) its value at the minimal differing
 #   JSON pointers, and the text relation. Empty when T2 passes.
 diagnostics contains d if {
+	_differ
 	views.checked("structured.state")
 	_state_s != _state_o
 	d := {
@@ -86,32 +83,31 @@ diagnostics contains d if {
 }
 
 diagnostics contains d if {
+	_differ
 	views.checked("structured.type")
-	ts := type(input.source)
-	to := type(input.observed)
-	ts != to
-	d := {"atom": "structured.type", "path": "", "kind": "altered", "expected": ts, "observed": to}
+	_type_s != _type_o
+	d := {"atom": "structured.type", "path": "", "kind": "altered", "expected": _type_s, "observed": _type_o}
 }
 
 diagnostics contains d if {
+	_differ
 	views.checked("structured.value")
-	type(input.source) == type(input.observed)
+	_type_s == _type_o
 	some x in views.diff(input.source.structured, input.observed.structured, "")
 	d := object.union(x, {"atom": "structured.value"})
 }
 
 diagnostics contains d if {
+	_differ
 	views.checked("structured.relation")
-	rs := relation(input.source)
-	ro := relation(input.observed)
-	rs != ro
-	d := {"atom": "structured.relation", "path": "", "kind": "altered", "expected": rs, "observed": ro}
+	_relation_s != _relation_o
+	d := {"atom": "structured.relation", "path": "", "kind": "altered", "expected": _relation_s, "observed": _relation_o}
 }
 
 # METADATA
 # title: readout
 # description: The observed state, type (omitted when missing) and relation.
 readout := object.union(
-	{"state": _state_o, "relation": relation(input.observed)},
-	{"type": t | t := type(input.observed)},
+	{"state": _state_o, "relation": _relation_o},
+	{"type": t | t := _type_o},
 )

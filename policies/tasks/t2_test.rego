@@ -232,3 +232,14 @@ test_only_listed_atoms if {
 	inp := object.union(_in(_populated_equivalent, _missing_text_only, "strict"), {"contract": {"atoms": ["structured.value"]}})
 	t2.diagnostics == set() with input as inp
 }
+
+# Equal views take the fast path: nothing to report, and the readout is still
+# the observed view's.
+test_identical_views_pass if {
+	every v in _views {
+		every np in _policies {
+			diags(v, v, np) == set()
+		}
+	}
+	t2.readout == {"state": "populated", "type": "object", "relation": "conflicting"} with input as _in(_populated_conflicting, _populated_conflicting, "strict")
+}

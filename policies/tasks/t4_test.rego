@@ -192,3 +192,23 @@ test_readout if {
 	r := t4.readout with input as _in({}, _view(_bare), "strict")
 	r == {"count": 2, "kinds": ["text", "resource_link"]}
 }
+
+# Equal content lists take the fast path under both null policies, nulls
+# included (strict would report absent vs null, but nothing differs here).
+test_identical_content_passes if {
+	c := {"content": [_first, object.union(_block("title", null), {"_meta": null, "annotations": {"priority": 1.0}})]}
+	every np in _policies {
+		diags(c, c, np) == set()
+	}
+}
+
+# Blocks that are not both objects take the general presence tests: every
+# member of the object side is reported.
+test_non_object_block if {
+	diags({"content": [_first, "x"]}, _view(_bare), "strict") == {{
+		"atom": "block.kind", "block": 1, "path": "/1/kind", "kind": "added", "observed": "resource_link",
+	}}
+	diags(_view(_bare), {"content": [_first, ["x"]]}, "strict") == {{
+		"atom": "block.kind", "block": 1, "path": "/1/kind", "kind": "missing", "expected": "resource_link",
+	}}
+}

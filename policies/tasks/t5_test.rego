@@ -103,3 +103,17 @@ test_readout if {
 	s := t5.readout with input as _in({}, {}, "strict", _preserve)
 	s == {"mode": "preserve", "present": false}
 }
+
+# T5 withhold reads the observed meta alone: identical source and observed
+# views still report a withheld key (no equal-views shortcut applies).
+test_withhold_identical_views_still_report if {
+	every np in _policies {
+		withhold(_meta, _meta, np, _withhold) == {{
+			"atom": "result._meta", "path": "/com.example~1private", "kind": "added",
+			"observed": {"token": "s3cr3t"},
+		}}
+		withhold(_meta, _meta, np, {"mode": "withhold"}) == {{
+			"atom": "result._meta", "path": "", "kind": "added", "observed": _meta.meta,
+		}}
+	}
+}
