@@ -62,5 +62,6 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand())
+	root.AddCommand(newCompareCommand())
 	return root
 }

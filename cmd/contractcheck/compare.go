@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/compare"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+const compareLong = `Compare puts decoder policies and null policies side by side on the same captured carriers.
+
+Decoder policies: every declared target field of every structured fixture (a JSON pointer into
+structuredContent) is read at every lane, configuration and captured stage, through the stage's
+structured compartment, by each selected decoder policy: native-slot (only the dedicated slot),
+slot-or-json-text (any present slot, else every text item parsed whole as strict JSON), or a Rego
+package of your own defining readout (docs/design.md). Each readout is match, missing, wrong,
+ambiguous, unparseable or introduced; repetitions collapse as in check.
+
+Null policies: the check runs under --profile and under --null-profile (strict and optional-null by
+default); the bindings whose outcome differs, the atoms that changed and the divergence census
+under each are reported. Configurations of one lane version are compared too.
+
+Exit codes: 0 the comparison was made; 2 usage or input error; 3 the instrument failed
+(repetitions disagree).`
+
+const compareExample = `  contractcheck compare
+  contractcheck compare --decoder slot-or-json-text --format json --output compare.json
+  contractcheck compare --policies ./my-policies --decoder native-slot,my.decoders.first_item`
+
+// compareParams are the flags of compare.
+type compareParams struct {
+	compare.Options
+	format string
+	output string
+}
+
+func newCompareCommand() *cobra.Command {
+	p := compareParams{format: "text"}
+	cmd := &cobra.Command{
+		Use:     "compare",
+		Short:   "Compare decoder policies and null policies on the same captured carriers",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			code, err := runCompare(cmd.Context(), p, cmd.OutOrStdout())
+			if err != nil || code != report.ExitSatisfied {
+				return &exitError{code: code, err: err}
+			}
+			return nil
+		},
+	}
+	addInputFlags(cmd, &p.Options.Options)
+	cmd.Flags().StringVar(&p.Observations, "observations", "", "directory of .jsonl observation records (default: <fixtures>/observations)")
+	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
+	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
+	cmd.Flags().StringVar(&p.format, "format", "text", "output format: "+strings.Join(compare.Formats(), ", "))
+	cmd.Flags().StringVar(&p.output, "output", "", "write the report to this file instead of standard output")
+	return cmd
+}
+
+// runCompare runs a compare and writes its report; it returns the exit code the report calls for.
+func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, error) {
+	out, err := compare.Get(p.format)
+	if err != nil {
+		return report.ExitInputError, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r, err := compare.Run(ctx, p.Options)
+	if err != nil {
+		return report.ExitInputError, err
+	}
+	if p.output == "" {
+		err = out.Output(stdout, r)
+	} else {
+		err = writeFile(p.output, func(w io.Writer) error { return out.Output(w, r) })
+	}
+	if err != nil {
+		return report.ExitInputError, err
+	}
+	return r.ExitCode(), nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write report: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+)
+
+// c04Record returns the control lane's first record of the conflict fixture C04.
+func c04Record(t *testing.T) string {
+	t.Helper()
+	data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/direct/v1/default.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"fixture":"C04"`) && strings.Contains(l, `"stage":"D1"`) && strings.Contains(l, `"repetition":1`) {
+			return l
+		}
+	}
+	t.Fatal("no C04 D1 record in the control lane")
+	return ""
+}
+
+func TestCompare(t *testing.T) {
+	rec := c04Record(t)
+	rep2 := strings.Replace(rec, `"repetition":1`, `"repetition":2`, 1)
+	altered := strings.Replace(rep2, `"structuredContent":{"decision":"deny"`, `"structuredContent":{"decision":"allow"`, 1)
+	if altered == rep2 {
+		t.Fatal("the C04 record no longer holds the decision this test alters")
+	}
+	tests := []struct {
+		name     string
+		records  []string // written as the only observation records, when set
+		args     []string
+		code     int
+		inStdout []string
+		inStderr string
+	}{
+		{name: "built-in text", code: 0, inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null"}},
+		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 1`, `"slot-or-json-text"`}},
+		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
+		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 3, captured 3, unstable 0"}},
+		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},
+		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: `unknown decoder policy "nope"`},
+		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: `unknown format "yaml"`},
+		{name: "unknown null profile", args: []string{"--null-profile", "nope"}, code: 2, inStderr: `unknown profile "nope"`},
+		{name: "null profile is the profile", args: []string{"--null-profile", "strict"}, code: 2, inStderr: "is the profile itself"},
+		{name: "malformed record", records: []string{rec, `{"fixture": "C04",`}, code: 2, inStderr: "obs/x.jsonl:2:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"compare"}, tc.args...)
+			if tc.records != nil {
+				obs := filepath.Join(t.TempDir(), "obs")
+				write(t, filepath.Join(obs, "x.jsonl"), strings.Join(tc.records, "\n")+"\n")
+				args = append(args, "--observations", obs)
+			}
+			code, stdout, stderr := cli(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.inStdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			if !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.inStderr, stderr)
+			}
+		})
+	}
+}
+
+// TestCompareCustomDecoder selects a decoder policy of the user's, in their --policies directory.
+func TestCompareCustomDecoder(t *testing.T) {
+	p := builtinCopy(t, "policies")
+	write(t, filepath.Join(p, "decoders", "always_missing.rego"), `package contractcheck.decoders.always_missing
+
+import data.contractcheck.lib.decoders
+
+readout := decoders.readout(decoders.expected, {})
+`)
+	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| `always-missing` | 0 | ") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,359 @@
+// Package compare is the pipeline run behind `contractcheck compare`: it drives the same steps as
+// check (strictjson → schema → contract → project → policy → census) over one set of captured
+// carriers, and puts policies side by side instead of gating. Decoder policies (Rego packages
+// under contractcheck.decoders, each defining readout) read every declared target field of every
+// structured fixture at every position through the stage's structured compartment; repetitions
+// collapse as in check. The check itself runs under two profiles that differ in null policy, and
+// the census of each is compared. The result is a compare report (compareVersion 1) written by the
+// outputters of this package.
+package compare
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// DecoderPrefix is the package prefix of decoder policies: contractcheck.decoders.<name>, the
+// name's dashes written as underscores.
+const DecoderPrefix = "contractcheck.decoders."
+
+// Compartment is the compartment decoder policies read: the stage's structured binding (its slot
+// and its content list).
+const Compartment = "structured"
+
+// DefaultNullProfile is the profile the base profile is compared with for null-policy sensitivity.
+const DefaultNullProfile = "optional-null"
+
+// Options selects the inputs of a compare. Profile is the base profile (strict by default);
+// NullProfile the profile it is compared with. Decoders are decoder names (native-slot) or Rego
+// package paths (my.decoders.first_item); none means every contractcheck.decoders package.
+type Options struct {
+	check.Options
+	NullProfile string
+	Decoders    []string
+}
+
+// InputError is bad input; it maps to exit code 2.
+type InputError = check.InputError
+
+func inputErr(err error) error {
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) {
+		return err
+	}
+	return &InputError{Err: err}
+}
+
+// decoder is a selected decoder policy with its prepared query.
+type decoder struct {
+	Decoder
+	q *policy.ReadoutQuery
+}
+
+// Run loads the instrument under both profiles, reads every observation record once, and builds
+// the compare report.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Profile == "" {
+		opts.Profile = check.DefaultProfile
+	}
+	if opts.NullProfile == "" {
+		opts.NullProfile = DefaultNullProfile
+	}
+	if opts.NullProfile == opts.Profile {
+		return nil, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
+	}
+	base, err := check.Load(ctx, opts.Options)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	otherOpts := opts.Options
+	otherOpts.Profile = opts.NullProfile
+	other, err := check.Load(ctx, otherOpts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	decs, err := loadDecoders(ctx, opts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	obs := check.ObservationsDir(opts.Options)
+	files, err := check.RecordFiles(obs)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	var recs []*check.Record
+	if err := base.ReadRecords(ctx, obs, files, func(r *check.Record) error {
+		recs = append(recs, r)
+		return nil
+	}); err != nil {
+		return nil, inputErr(err)
+	}
+	return compare(ctx, base, other, decs, recs, opts)
+}
+
+// policiesDir is the policy directory the options select.
+func policiesDir(opts Options) check.Dir {
+	if opts.Policies != "" {
+		return check.UserDir(opts.Policies)
+	}
+	return check.Builtin("policies")
+}
+
+// loadDecoders compiles the policies and prepares the readout query of each selected decoder.
+func loadDecoders(ctx context.Context, opts Options) ([]decoder, error) {
+	pd := policiesDir(opts)
+	eng, err := policy.Load(pd.FS, pd.Root, pd.Display)
+	if err != nil {
+		return nil, fmt.Errorf("load policies: %w", err)
+	}
+	available := AvailableDecoders(eng)
+	names := opts.Decoders
+	if len(names) == 0 {
+		for _, d := range available {
+			names = append(names, d.Name)
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no decoder policy (no package %s<name>)", pd.Display, DecoderPrefix)
+		}
+	}
+	var out []decoder
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		d := Decoder{Name: n, Package: DecoderPrefix + strings.ReplaceAll(n, "-", "_")}
+		if strings.Contains(n, ".") {
+			d.Package = n
+		}
+		if !eng.HasPackage(d.Package) {
+			var known []string
+			for _, a := range available {
+				known = append(known, a.Name)
+			}
+			return nil, fmt.Errorf("unknown decoder policy %q: no package %s under %s (decoders: %s; or name a Rego package)", n, d.Package, pd.Display, strings.Join(known, ", "))
+		}
+		q, err := eng.PrepareReadout(ctx, d.Package)
+		if err != nil {
+			return nil, fmt.Errorf("decoder %s: %w", n, err)
+		}
+		out = append(out, decoder{d, q})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no decoder policy selected")
+	}
+	return out, nil
+}
+
+// AvailableDecoders lists the decoder policies of an engine: every package
+// contractcheck.decoders.<name> (tests left out), sorted by name.
+func AvailableDecoders(eng *policy.Engine) []Decoder {
+	var out []Decoder
+	for _, p := range eng.Packages() {
+		rest, ok := strings.CutPrefix(p, DecoderPrefix)
+		if !ok || strings.Contains(rest, ".") || strings.HasSuffix(rest, "_test") {
+			continue
+		}
+		out = append(out, Decoder{Name: strings.ReplaceAll(rest, "_", "-"), Package: p})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// evaluated is what one record gives: the readings of both check runs and one decoder reading per
+// declared target.
+type evaluated struct {
+	base, other []census.Reading
+	targets     []targetReading
+}
+
+type targetReading struct {
+	target   string
+	readouts map[string]map[string]any // by decoder name; nil unless captured
+}
+
+// memoKey identifies a decoder input: decoder, fixture, target and the observed view's hash.
+type memoKey struct {
+	decoder, fixture, target string
+	view                     [sha256.Size]byte
+}
+
+type evaluator struct {
+	base, other *check.Instrument
+	decoders    []decoder
+	sources     map[string]*ast.Term // fixture → source view term
+	memo        sync.Map             // memoKey → map[string]any
+}
+
+func compare(ctx context.Context, base, other *check.Instrument, decs []decoder, recs []*check.Record, opts Options) (*Report, error) {
+	ev := &evaluator{base: base, other: other, decoders: decs, sources: map[string]*ast.Term{}}
+	for _, id := range contract.SortedKeys(base.Model.Fixtures) {
+		if len(base.Model.Fixtures[id].Targets) == 0 {
+			continue
+		}
+		v, err := policy.Input(base.SourceView(id))
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", id, err)
+		}
+		ev.sources[id] = ast.NewTerm(v)
+	}
+	results := make([]evaluated, len(recs))
+	errs := make([]error, len(recs))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = ev.evaluate(ctx, recs[i])
+			}
+		}()
+	}
+	for i := range recs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs { // the first record's error, in record order
+		if err != nil {
+			return nil, inputErr(err)
+		}
+	}
+	cb, err := census.New(base.Model, opts.Profile)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	co, err := census.New(other.Model, opts.NullProfile)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	col := newCollector(base.Model)
+	for i, rec := range recs {
+		for _, r := range results[i].base {
+			if err := cb.Add(r); err != nil {
+				return nil, inputErr(err)
+			}
+		}
+		for _, r := range results[i].other {
+			if err := co.Add(r); err != nil {
+				return nil, inputErr(err)
+			}
+		}
+		for _, t := range results[i].targets {
+			if err := col.add(rec, t); err != nil {
+				return nil, inputErr(err)
+			}
+		}
+	}
+	rb, ro := cb.Report(), co.Report()
+	names := make([]string, len(decs))
+	r := &Report{CompareVersion: Version, Profile: opts.Profile, Decoders: make([]Decoder, len(decs))}
+	for i, d := range decs {
+		r.Decoders[i] = d.Decoder
+		names[i] = d.Name
+	}
+	r.Readouts = col.collapse(ev.base)
+	r.Summary = summarize(r.Readouts)
+	r.Summary.CheckUnstable = rb.Summary.Unstable + ro.Summary.Unstable
+	r.Matches = matches(r.Readouts, names)
+	r.Totals = totals(base.Model, r.Readouts, names)
+	r.Configurations = configurations(base.Model, rb, r.Readouts, names)
+	r.NullPolicies = sensitivity(base.Model, rb, ro)
+	return r, nil
+}
+
+// evaluate runs both check instruments and every decoder on one record.
+func (ev *evaluator) evaluate(ctx context.Context, rec *check.Record) (evaluated, error) {
+	var out evaluated
+	var err error
+	if out.base, err = ev.base.Evaluate(ctx, rec); err != nil {
+		return out, err
+	}
+	if out.other, err = ev.other.Evaluate(ctx, rec); err != nil {
+		return out, err
+	}
+	f := ev.base.Model.Fixtures[rec.Fixture]
+	if len(f.Targets) == 0 {
+		return out, nil
+	}
+	var view project.View
+	var viewTerm *ast.Term
+	var hash [sha256.Size]byte
+	if rec.State == "captured" {
+		view = ev.base.View(rec.Lane, rec.Stage, Compartment, rec.Carrier)
+		b, err := strictjson.Marshal(view)
+		if err != nil {
+			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+		}
+		hash = sha256.Sum256(b)
+		v, err := policy.Input(view)
+		if err != nil {
+			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+		}
+		viewTerm = ast.NewTerm(v)
+	}
+	for _, target := range f.Targets {
+		tr := targetReading{target: target}
+		if viewTerm != nil {
+			tr.readouts = map[string]map[string]any{}
+			for _, d := range ev.decoders {
+				ro, err := ev.readout(ctx, d, rec.Fixture, f.Family, target, viewTerm, hash)
+				if err != nil {
+					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, target, err)
+				}
+				tr.readouts[d.Name] = ro
+			}
+		}
+		out.targets = append(out.targets, tr)
+	}
+	return out, nil
+}
+
+func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, target string, observed *ast.Term, hash [sha256.Size]byte) (map[string]any, error) {
+	k := memoKey{d.Name, fixture, target, hash}
+	if v, ok := ev.memo.Load(k); ok {
+		return v.(map[string]any), nil
+	}
+	input := ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("decoder"), ast.StringTerm(d.Name)},
+		[2]*ast.Term{ast.StringTerm("fixture"), ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("id"), ast.StringTerm(fixture)},
+			[2]*ast.Term{ast.StringTerm("family"), ast.StringTerm(family)})},
+		[2]*ast.Term{ast.StringTerm("target"), ast.StringTerm(target)},
+		[2]*ast.Term{ast.StringTerm("source"), ev.sources[fixture]},
+		[2]*ast.Term{ast.StringTerm("observed"), observed},
+	)
+	ro, err := d.q.Eval(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	kind, _ := ro["kind"].(string)
+	if !slices.Contains(Kinds, kind) {
+		return nil, fmt.Errorf("readout kind %v is not one of %s", ro["kind"], strings.Join(Kinds, ", "))
+	}
+	ev.memo.Store(k, ro)
+	return ro, nil
+}

@@ -1,0 +1,393 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+var (
+	builtinOnce   sync.Once
+	builtinReport *Report
+	builtinErr    error
+)
+
+// builtin runs the built-in compare once for the tests that read it.
+func builtin(t *testing.T) *Report {
+	t.Helper()
+	builtinOnce.Do(func() { builtinReport, builtinErr = Run(context.Background(), Options{}) })
+	if builtinErr != nil {
+		t.Fatal(builtinErr)
+	}
+	return builtinReport
+}
+
+// newEvaluator builds an evaluator over the built-in instrument with the built-in decoders.
+func newEvaluator(t *testing.T) *evaluator {
+	t.Helper()
+	ctx := context.Background()
+	in, err := check.Load(ctx, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decs, err := loadDecoders(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &evaluator{base: in, decoders: decs, sources: map[string]*ast.Term{}}
+	for _, id := range []string{"C04", "C06"} {
+		v, err := policy.Input(in.SourceView(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.sources[id] = ast.NewTerm(v)
+	}
+	return ev
+}
+
+// readouts reads target in a hand-made carrier, observed at the control lane's D1 (the whole
+// CallToolResult), with every built-in decoder.
+func (ev *evaluator) readouts(t *testing.T, fixture, target, carrier string) map[string]map[string]any {
+	t.Helper()
+	doc, err := strictjson.Decode("carrier", []byte(carrier), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := ev.base.View("direct", "D1", Compartment, doc)
+	b, _ := strictjson.Marshal(view)
+	v, err := policy.Input(view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]any{}
+	for _, d := range ev.decoders {
+		ro, err := ev.readout(context.Background(), d, fixture, "structured-stress", target, ast.NewTerm(v), sha256.Sum256(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[d.Name] = ro
+	}
+	return out
+}
+
+func enc(t *testing.T, v any) string {
+	t.Helper()
+	if m, ok := v.(map[string]map[string]any); ok {
+		v = readoutsValue(m)
+	}
+	b, err := strictjson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestReadoutKinds produces every readout kind from a hand-made carrier of C04 (structured
+// decision "deny") or C06 (an explicit null field).
+func TestReadoutKinds(t *testing.T) {
+	ev := newEvaluator(t)
+	text := func(ts ...string) string {
+		var items []string
+		for _, s := range ts {
+			items = append(items, `{"type":"text","text":`+enc(t, s)+`}`)
+		}
+		return `{"content":[` + strings.Join(items, ",") + `]}`
+	}
+	tests := []struct {
+		name, fixture, target, carrier string
+		native, text                   string // expected readouts, canonical JSON
+	}{
+		{"match in the slot", "C04", "/decision", `{"content":[],"structuredContent":{"decision":"deny"}}`,
+			`{"kind":"match","observed":"deny"}`, `{"kind":"match","observed":"deny"}`},
+		{"match of an explicit null", "C06", "/reorderPoint", `{"content":[],"structuredContent":{"reorderPoint":null}}`,
+			`{"kind":"match","observed":null}`, `{"kind":"match","observed":null}`},
+		{"correct absence is a match", "C04", "/notInSource", `{"content":[],"structuredContent":{"decision":"deny"}}`,
+			`{"kind":"match"}`, `{"kind":"match"}`},
+		{"missing: no slot, no text", "C04", "/decision", `{"content":[]}`,
+			`{"kind":"missing"}`, `{"kind":"missing"}`},
+		{"missing: the null slot is preferred over the text", "C04", "/decision", `{"content":[{"type":"text","text":"{\"decision\":\"deny\"}"}],"structuredContent":null}`,
+			`{"kind":"missing"}`, `{"kind":"missing"}`},
+		{"missing: an explicit null dropped", "C06", "/reorderPoint", `{"content":[],"structuredContent":{"onHand":1}}`,
+			`{"kind":"missing"}`, `{"kind":"missing"}`},
+		{"wrong in the slot", "C04", "/exposureEur", `{"content":[],"structuredContent":{"exposureEur":"18250.5"}}`,
+			`{"kind":"wrong","observed":"18250.5"}`, `{"kind":"wrong","observed":"18250.5"}`},
+		{"text only: native missing, text match", "C04", "/decision", text(`{"decision": "deny"}`),
+			`{"kind":"missing"}`, `{"kind":"match","observed":"deny"}`},
+		{"ambiguous: unequal typed candidates", "C04", "/exposureEur", text(`{"exposureEur":18250.5}`, `{"exposureEur":"18250.5"}`),
+			`{"kind":"missing"}`, `{"candidates":[18250.5,"18250.5"],"kind":"ambiguous"}`},
+		{"unparseable: prose-wrapped", "C04", "/decision", text(`Result: {"decision":"deny"}`),
+			`{"kind":"missing"}`, `{"kind":"unparseable"}`},
+		{"unparseable: concatenated", "C04", "/decision", text(`{"decision":"deny"}{"decision":"deny"}`),
+			`{"kind":"missing"}`, `{"kind":"unparseable"}`},
+		{"unparseable: duplicate key", "C04", "/decision", text(`{"decision":"deny","decision":"deny"}`),
+			`{"kind":"missing"}`, `{"kind":"unparseable"}`},
+		{"unparseable: every text item must parse", "C04", "/decision", text(`{"decision":"deny"}`, `done.`),
+			`{"kind":"missing"}`, `{"kind":"unparseable"}`},
+		{"introduced: a value where the source has none", "C04", "/notInSource", `{"content":[],"structuredContent":{"notInSource":false}}`,
+			`{"kind":"introduced","observed":false}`, `{"kind":"introduced","observed":false}`},
+		{"introduced through text", "C04", "/notInSource", text(`{"notInSource":1}`),
+			`{"kind":"match"}`, `{"kind":"introduced","observed":1}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ev.readouts(t, tc.fixture, tc.target, tc.carrier)
+			if g := enc(t, got["native-slot"]); g != tc.native {
+				t.Errorf("native-slot: %s, want %s", g, tc.native)
+			}
+			if g := enc(t, got["slot-or-json-text"]); g != tc.text {
+				t.Errorf("slot-or-json-text: %s, want %s", g, tc.text)
+			}
+		})
+	}
+}
+
+// TestConflictFixture reads C04 (structured "deny", text JSON "allow") with both decoder policies:
+// by hand, and in the built-in records.
+func TestConflictFixture(t *testing.T) {
+	ev := newEvaluator(t)
+	src, err := fs.ReadFile(contractcheck.Builtin, "fixtures/sources/paper/C04.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := ev.readouts(t, "C04", "/decision", string(src))
+	if g := enc(t, both); g != `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"}}` {
+		t.Errorf("the whole source: %s (the slot must win over the text)", g)
+	}
+	textOnly := ev.readouts(t, "C04", "/decision", `{"content":[{"type":"text","text":"{\"decision\":\"allow\",\"orderId\":\"SO-20931\"}"}]}`)
+	if g := enc(t, textOnly); g != `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"}}` {
+		t.Errorf("the text alone: %s", g)
+	}
+
+	r := builtin(t)
+	want := map[string]string{
+		"direct default D1":                       `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"}}`,
+		"openai-agents default A2":                `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"}}`,
+		"openai-agents use-structured-content A2": `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"match","observed":"deny"}}`,
+	}
+	for _, rd := range r.Readouts {
+		k := rd.Lane + " " + rd.Configuration + " " + rd.Stage
+		if w, ok := want[k]; ok && rd.Fixture == "C04" && rd.Target == "/decision" {
+			if g := enc(t, rd.Readouts); g != w {
+				t.Errorf("C04 /decision at %s: %s, want %s", k, g, w)
+			}
+			delete(want, k)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no C04 reading at %v", want)
+	}
+}
+
+// TestBuiltinControlAndTotals: the control lane matches every target under both built-in
+// decoders, and the totals add up.
+func TestBuiltinControlAndTotals(t *testing.T) {
+	r := builtin(t)
+	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"native-slot", "slot-or-json-text"}) {
+		t.Fatalf("decoders %v", got)
+	}
+	n := 0
+	for _, rd := range r.Readouts {
+		if rd.Lane != "direct" {
+			continue
+		}
+		n++
+		if rd.State != "captured" || rd.Repetitions != 3 || rd.Kind("native-slot") != Match || rd.Kind("slot-or-json-text") != Match {
+			t.Errorf("direct %s %s %s: %s in %d repetitions %v", rd.Fixture, rd.Stage, rd.Target, rd.State, rd.Repetitions, rd.Readouts)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no control readings")
+	}
+	for _, tot := range r.Totals {
+		sum := 0
+		for _, k := range Kinds {
+			sum += tot.Kinds[k]
+		}
+		if sum != tot.Total || tot.Total == 0 {
+			t.Errorf("%s: kinds sum to %d, total %d", tot.Decoder, sum, tot.Total)
+		}
+	}
+	if r.ExitCode() != 0 {
+		t.Errorf("exit %d", r.ExitCode())
+	}
+	if len(r.NullPolicies.Changes) == 0 || r.NullPolicies.Base.NullPolicy != "strict" || r.NullPolicies.Other.NullPolicy != "optional-null" {
+		t.Errorf("null policies: %+v", r.NullPolicies.Base)
+	}
+	for _, c := range r.NullPolicies.Changes {
+		if len(c.Atoms) == 0 {
+			t.Errorf("%+v names no atom", c)
+		}
+	}
+}
+
+// TestDeterministicAndValid runs the built-in compare with one worker and with many: every format
+// gives the same bytes, and the JSON validates against the compare report schema.
+func TestDeterministicAndValid(t *testing.T) {
+	outputs := map[string][][]byte{}
+	for _, workers := range []int{1, 8} {
+		o := Options{}
+		o.Workers = workers
+		r, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Formats() {
+			out, _ := Get(f)
+			var buf bytes.Buffer
+			if err := out.Output(&buf, r); err != nil {
+				t.Fatal(err)
+			}
+			outputs[f] = append(outputs[f], buf.Bytes())
+		}
+	}
+	for f, outs := range outputs {
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("%s output differs between runs", f)
+		}
+	}
+	doc, err := strictjson.Decode("compare.json", outputs["json"][0], strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.ValidateCompareReport(doc); err != nil {
+		t.Fatalf("the compare report does not validate: %v", err)
+	}
+	doc.(map[string]any)["compareVersion"] = 2
+	if err := v.ValidateCompareReport(doc); err == nil || !strings.Contains(err.Error(), "/compareVersion") {
+		t.Errorf("compareVersion 2 validates: %v", err)
+	}
+}
+
+// policiesWith copies the built-in policies and adds files from testdata.
+func policiesWith(t *testing.T, files ...string) string {
+	t.Helper()
+	sub, err := fs.Sub(contractcheck.Builtin, "policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "policies")
+	if err := os.CopyFS(dir, sub); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "decoders", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestCustomDecoder runs a decoder policy written in testdata beside a built-in one.
+func TestCustomDecoder(t *testing.T) {
+	dir := policiesWith(t, "first_text_item.rego")
+	for _, names := range [][]string{{"native-slot", "first-text-item"}, {"native-slot", "contractcheck.decoders.first_text_item"}} {
+		o := Options{Decoders: names}
+		o.Policies = dir
+		r, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		custom := names[1]
+		if r.Decoders[1].Package != "contractcheck.decoders.first_text_item" {
+			t.Fatalf("decoders %+v", r.Decoders)
+		}
+		found := 0
+		for _, rd := range r.Readouts {
+			if rd.Fixture != "C04" || rd.Target != "/decision" || rd.State != "captured" {
+				continue
+			}
+			switch rd.Lane + " " + rd.Configuration + " " + rd.Stage {
+			case "direct default D1", "openai-agents default A2":
+				found++
+				// The first text item is the conflicting JSON text: "allow".
+				if g := enc(t, rd.Readouts[custom]); g != `{"kind":"wrong","observed":"allow"}` {
+					t.Errorf("%s at %s %s: %s", custom, rd.Lane, rd.Stage, g)
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("found %d C04 readings", found)
+		}
+	}
+	// With no --decoder, every contractcheck.decoders package is compared.
+	o := Options{}
+	o.Policies = dir
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"first-text-item", "native-slot", "slot-or-json-text"}) {
+		t.Errorf("default decoders %v", got)
+	}
+}
+
+func TestDecoderErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		decoders []string
+		want     string
+	}{
+		{"unknown name", []string{"nope"}, `unknown decoder policy "nope"`},
+		{"package without readout", []string{"contractcheck.lib.views"}, "defines no readout rule"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(context.Background(), Options{Decoders: tc.decoders})
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want an input error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	doc := map[string]any{"a/b": []any{nil, map[string]any{"~": true}}}
+	tests := []struct {
+		ptr   string
+		want  any
+		found bool
+	}{
+		{"", doc, true},
+		{"/a~1b/0", nil, true},
+		{"/a~1b/1/~0", true, true},
+		{"/a~1b/2", nil, false},
+		{"/a~1b/01", nil, false},
+		{"/x", nil, false},
+		{"/a~1b/0/x", nil, false},
+	}
+	for _, tc := range tests {
+		got, found := lookup(doc, tc.ptr)
+		if found != tc.found || (found && !reflect.DeepEqual(got, tc.want)) {
+			t.Errorf("lookup(%q) = %v, %v", tc.ptr, got, found)
+		}
+	}
+}

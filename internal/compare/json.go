@@ -1,0 +1,18 @@
+package compare
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// JSON writes the report as indented JSON with compareVersion 1. Maps are written with sorted keys
+// and numbers verbatim (json.Number), so the same report gives the same bytes.
+type JSON struct{}
+
+// Output implements Outputter.
+func (JSON) Output(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,181 @@
+package compare
+
+import (
+	"encoding/json"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// Version is the compareVersion written into every JSON compare report; it changes only when the
+// report's shape changes incompatibly.
+const Version = 1
+
+// Readout kinds a decoder policy returns (SPEC §3).
+const (
+	Match       = "match"
+	Missing     = "missing"
+	Wrong       = "wrong"
+	Ambiguous   = "ambiguous"
+	Unparseable = "unparseable"
+	Introduced  = "introduced"
+)
+
+// Kinds lists the readout kinds in report order.
+var Kinds = []string{Match, Missing, Wrong, Ambiguous, Unparseable, Introduced}
+
+// Report is the outcome of a compare: decoder policies and null policies side by side on the same
+// captured carriers.
+type Report struct {
+	CompareVersion int                 `json:"compareVersion"`
+	Profile        string              `json:"profile"`
+	Decoders       []Decoder           `json:"decoders"`
+	Summary        Summary             `json:"summary"`
+	Readouts       []Reading           `json:"readouts"`
+	Matches        []MatchCell         `json:"matches"`
+	Totals         []Totals            `json:"totals"`
+	Configurations []ConfigurationDiff `json:"configurations"`
+	NullPolicies   NullSensitivity     `json:"nullPolicies"`
+}
+
+// Decoder is one selected decoder policy: its name and its Rego package.
+type Decoder struct {
+	Name    string `json:"name"`
+	Package string `json:"package"`
+}
+
+// Summary counts the target readings and the positions whose repetitions disagree.
+type Summary struct {
+	Readings int `json:"readings"` // (position, target) pairs
+	Captured int `json:"captured"` // of which captured and stable
+	Unstable int `json:"unstable"` // of which repetitions disagree
+	// CheckUnstable counts the unstable task bindings of the two check runs.
+	CheckUnstable int `json:"checkUnstable"`
+}
+
+// Value is a JSON value that may be null; a nil *Value is absent.
+type Value struct{ V any }
+
+// MarshalJSON writes the value itself.
+func (v Value) MarshalJSON() ([]byte, error) { return json.Marshal(v.V) }
+
+// Reading is one declared target field of a structured fixture read at one position by every
+// selected decoder policy, repetitions collapsed.
+type Reading struct {
+	report.Position
+	Family      string `json:"family"`
+	Target      string `json:"target"`
+	State       string `json:"state"` // the record state, or unstable
+	Origin      string `json:"origin"`
+	Repetitions int    `json:"repetitions"`
+	// Expected is the source's value at the target; absent when the source has none there.
+	Expected *Value `json:"expected,omitempty"`
+	// Readouts holds, when captured, each decoder's readout by decoder name.
+	Readouts map[string]map[string]any `json:"readouts,omitempty"`
+	Error    string                    `json:"error,omitempty"`
+	Variants []Variant                 `json:"variants,omitempty"`
+}
+
+// Variant is one of the disagreeing repetitions of an unstable reading.
+type Variant struct {
+	Repetitions []int                     `json:"repetitions"`
+	State       string                    `json:"state"`
+	Readouts    map[string]map[string]any `json:"readouts,omitempty"`
+}
+
+// MatchCell counts, for one decoder, lane version, configuration and stage, the captured target
+// readings and the matches among them.
+type MatchCell struct {
+	Decoder       string `json:"decoder"`
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	Match         int    `json:"match"`
+	Captured      int    `json:"captured"`
+}
+
+// Totals counts one decoder's readouts by kind over the framework lanes (control lanes left out).
+type Totals struct {
+	Decoder string         `json:"decoder"`
+	Kinds   map[string]int `json:"kinds"`
+	Total   int            `json:"total"`
+}
+
+// ConfigurationDiff lists, for a lane version with more than one configuration, what changes
+// from one configuration to another where both have a result.
+type ConfigurationDiff struct {
+	Lane        string          `json:"lane"`
+	LaneVersion string          `json:"laneVersion"`
+	From        string          `json:"from"`
+	To          string          `json:"to"`
+	Tasks       []TaskChange    `json:"tasks"`
+	Decoders    []DecoderChange `json:"decoders"`
+}
+
+// TaskChange is a binding whose outcome differs between two configurations (or two null policies).
+type TaskChange struct {
+	Fixture           string              `json:"fixture"`
+	Stage             string              `json:"stage"`
+	Task              string              `json:"task"`
+	Role              string              `json:"role"`
+	Before            string              `json:"before"`
+	After             string              `json:"after"`
+	DiagnosticsBefore []report.Diagnostic `json:"diagnosticsBefore,omitempty"`
+	DiagnosticsAfter  []report.Diagnostic `json:"diagnosticsAfter,omitempty"`
+}
+
+// DecoderChange is a target reading whose readout kind differs between two configurations.
+type DecoderChange struct {
+	Fixture string `json:"fixture"`
+	Stage   string `json:"stage"`
+	Target  string `json:"target"`
+	Decoder string `json:"decoder"`
+	Before  string `json:"before"`
+	After   string `json:"after"`
+}
+
+// NullSensitivity compares the check under two profiles that differ in null policy (by default
+// strict and optional-null).
+type NullSensitivity struct {
+	Base  NullRun `json:"base"`
+	Other NullRun `json:"other"`
+	// Tasks are the tasks with an optional atom, the ones a null policy can affect.
+	Tasks []string `json:"tasks"`
+	// Changes are the bindings whose outcome differs between the two runs, with the atoms whose
+	// diagnostics changed.
+	Changes []NullChange `json:"changes"`
+	// OnlyBase and OnlyOther are the unique primary divergences found under one run only.
+	OnlyBase  []report.Divergence `json:"onlyBase"`
+	OnlyOther []report.Divergence `json:"onlyOther"`
+}
+
+// NullRun is the divergence census of one profile.
+type NullRun struct {
+	Profile        string         `json:"profile"`
+	NullPolicy     string         `json:"nullPolicy"`
+	Unique         int            `json:"unique"`
+	Manifestations int            `json:"manifestations"`
+	ByFamily       map[string]int `json:"byFamily"`
+	Guard          int            `json:"guard"`
+	Apart          int            `json:"apart"`
+	LeaveOneOut    map[string]int `json:"leaveOneOut"`
+	Pass           int            `json:"pass"`
+	Unmet          int            `json:"unmet"`
+}
+
+// NullChange is a binding whose outcome differs between the two null policies.
+type NullChange struct {
+	report.Position
+	Task         string   `json:"task"`
+	BaseOutcome  string   `json:"baseOutcome"`
+	OtherOutcome string   `json:"otherOutcome"`
+	Atoms        []string `json:"atoms"`
+}
+
+// ExitCode is 3 when repetitions disagree (in the decoder readings or in either check run), else 0.
+func (r *Report) ExitCode() int {
+	if r.Summary.Unstable > 0 || r.Summary.CheckUnstable > 0 {
+		return report.ExitInstrument
+	}
+	return report.ExitSatisfied
+}

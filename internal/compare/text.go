@@ -1,0 +1,348 @@
+package compare
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Text writes the report for a reader at a terminal: the match matrix per decoder policy, the
+// totals by readout kind, every reading that is not a match for some decoder (stages folded), the
+// configuration comparison and the null-policy sensitivity.
+type Text struct{}
+
+var stages = contract.Stages[1:]
+
+// Output implements Outputter.
+func (Text) Output(w io.Writer, r *Report) error {
+	b := &strings.Builder{}
+	ns := r.NullPolicies
+	fmt.Fprintf(b, "contractcheck compare: decoder policies %s; null policies %s (profile %s) vs %s (profile %s)\n",
+		strings.Join(decoderNames(r), ", "), ns.Base.NullPolicy, ns.Base.Profile, ns.Other.NullPolicy, ns.Other.Profile)
+	fmt.Fprintf(b, "target readings: %d, captured %d, unstable %d\n", r.Summary.Readings, r.Summary.Captured, r.Summary.Unstable)
+
+	fmt.Fprintf(b, "\nMatches per decoder policy (matches/captured target readings; – none captured)\n")
+	for _, d := range decoderNames(r) {
+		fmt.Fprintf(b, "%s\n", d)
+		rows := matchRows(r, d)
+		tw := newTable(append([]string{"lane", "version", "configuration"}, stages...))
+		for _, row := range rows {
+			tw.add(append([]string{row.lane, row.version, row.configuration}, row.cells...))
+		}
+		tw.write(b, "  ")
+	}
+
+	fmt.Fprintf(b, "\nTotals by readout kind (framework lanes; control lanes left out)\n")
+	tw := newTable(append(append([]string{"decoder"}, Kinds...), "total"))
+	for _, t := range r.Totals {
+		row := []string{t.Decoder}
+		for _, k := range Kinds {
+			row = append(row, fmt.Sprint(t.Kinds[k]))
+		}
+		tw.add(append(row, fmt.Sprint(t.Total)))
+	}
+	tw.write(b, "  ")
+
+	fmt.Fprintf(b, "\nReadings that are not a match for every decoder (stages with the same readouts folded)\n")
+	for _, g := range foldReadings(r) {
+		fmt.Fprintf(b, "  %s %s %s %s %s %s: %s\n", g.fixture, g.target, g.lane, g.version, g.configuration,
+			strings.Join(g.stages, " "), g.text)
+	}
+	for _, rd := range r.Readouts {
+		if rd.State == report.Unstable {
+			fmt.Fprintf(b, "  UNSTABLE %s %s %s %s %s %s:", rd.Fixture, rd.Target, rd.Lane, rd.LaneVersion, rd.Configuration, rd.Stage)
+			for _, v := range rd.Variants {
+				fmt.Fprintf(b, " repetitions %v: %s %s;", v.Repetitions, v.State, readoutsText(r, v.Readouts))
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	fmt.Fprintf(b, "\nConfiguration comparison (where both configurations have a result and it differs)\n")
+	if len(r.Configurations) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, c := range r.Configurations {
+		fmt.Fprintf(b, "  %s %s: %s → %s\n", c.Lane, c.LaneVersion, c.From, c.To)
+		for _, g := range foldTaskChanges(c.Tasks) {
+			fmt.Fprintf(b, "    %s %s (%s) %s: %s → %s%s\n", g.fixture, g.task, g.role, strings.Join(g.stages, " "), g.before, g.after, atomsSuffix(g.atoms))
+		}
+		for _, g := range foldDecoderChanges(c.Decoders) {
+			fmt.Fprintf(b, "    %s %s %s %s: %s → %s\n", g.fixture, g.target, g.decoder, strings.Join(g.stages, " "), g.before, g.after)
+		}
+	}
+
+	fmt.Fprintf(b, "\nNull-policy sensitivity: %s vs %s (tasks with optional atoms: %s)\n", ns.Base.Profile, ns.Other.Profile, strings.Join(ns.Tasks, ", "))
+	fmt.Fprintf(b, "  bindings whose outcome differs: %d\n", len(ns.Changes))
+	for _, c := range ns.Changes {
+		fmt.Fprintf(b, "    %s %s %s %s %s %s: %s → %s%s\n", c.Fixture, c.Task, c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.BaseOutcome, c.OtherOutcome, atomsSuffix(c.Atoms))
+	}
+	tw = newTable([]string{"", ns.Base.Profile, ns.Other.Profile})
+	for _, row := range nullRows(ns) {
+		tw.add(row)
+	}
+	tw.write(b, "  ")
+	for _, d := range ns.OnlyBase {
+		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", ns.Base.Profile, d.Fixture, d.Task, d.Family, strings.Join(d.Stages, " "))
+	}
+	for _, d := range ns.OnlyOther {
+		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", ns.Other.Profile, d.Fixture, d.Task, d.Family, strings.Join(d.Stages, " "))
+	}
+	if r.ExitCode() != report.ExitSatisfied {
+		fmt.Fprintf(b, "\nrepetitions disagree: %d target readings, %d task bindings unstable\n", r.Summary.Unstable, r.Summary.CheckUnstable)
+	}
+	bw := bufio.NewWriter(w)
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if strings.HasSuffix(line, "\n") {
+			trimmed += "\n"
+		}
+		bw.WriteString(trimmed)
+	}
+	return bw.Flush()
+}
+
+func decoderNames(r *Report) []string {
+	out := make([]string, len(r.Decoders))
+	for i, d := range r.Decoders {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// matchRow is one lane version and configuration of a decoder's match matrix.
+type matchRow struct {
+	lane, version, configuration string
+	cells                        []string // per stage
+}
+
+func matchRows(r *Report, decoder string) []matchRow {
+	var rows []matchRow
+	index := map[laneConfig]int{}
+	for _, c := range r.Matches {
+		if c.Decoder != decoder {
+			continue
+		}
+		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
+		i, ok := index[k]
+		if !ok {
+			i = len(rows)
+			index[k] = i
+			cells := make([]string, len(stages))
+			for j := range cells {
+				cells[j] = "–"
+			}
+			rows = append(rows, matchRow{c.Lane, c.LaneVersion, c.Configuration, cells})
+		}
+		rows[i].cells[contract.StageIndex(c.Stage)-1] = fmt.Sprintf("%d/%d", c.Match, c.Captured)
+	}
+	return rows
+}
+
+// short writes a JSON value compactly.
+func short(v any) string {
+	b, err := strictjson.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// readoutText is one readout: its kind, and the value read or the candidates.
+func readoutText(ro map[string]any) string {
+	s, _ := ro["kind"].(string)
+	if v, ok := ro["observed"]; ok {
+		s += " " + short(v)
+	}
+	if v, ok := ro["candidates"]; ok {
+		s += " " + short(v)
+	}
+	return s
+}
+
+func readoutsText(r *Report, ros map[string]map[string]any) string {
+	var parts []string
+	for _, d := range decoderNames(r) {
+		if ro, ok := ros[d]; ok {
+			parts = append(parts, d+" "+readoutText(ro))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// readingGroup is a run of stages of one (fixture, target, lane version, configuration) whose
+// readouts are the same.
+type readingGroup struct {
+	fixture, target, lane, version, configuration string
+	stages                                        []string
+	text                                          string
+}
+
+// foldReadings groups the captured readings that are not a match for every decoder.
+func foldReadings(r *Report) []readingGroup {
+	var out []readingGroup
+	index := map[string]int{}
+	for _, rd := range r.Readouts {
+		if rd.State != "captured" {
+			continue
+		}
+		all := true
+		for _, d := range r.Decoders {
+			all = all && rd.Kind(d.Name) == Match
+		}
+		if all {
+			continue
+		}
+		exp := "absent"
+		if rd.Expected != nil {
+			exp = short(rd.Expected.V)
+		}
+		text := "expected " + exp + "; " + readoutsText(r, rd.Readouts)
+		k := strings.Join([]string{rd.Fixture, rd.Target, rd.Lane, rd.LaneVersion, rd.Configuration, text}, "\x00")
+		if i, ok := index[k]; ok {
+			out[i].stages = append(out[i].stages, rd.Stage)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, readingGroup{rd.Fixture, rd.Target, rd.Lane, rd.LaneVersion, rd.Configuration, []string{rd.Stage}, text})
+	}
+	return out
+}
+
+type taskGroup struct {
+	fixture, task, role, before, after string
+	atoms                              []string
+	stages                             []string
+}
+
+// foldTaskChanges groups task changes by fixture, task and outcomes, stages in order.
+func foldTaskChanges(cs []TaskChange) []taskGroup {
+	var out []taskGroup
+	index := map[string]int{}
+	for _, c := range cs {
+		atoms := diagnosticAtoms(c.DiagnosticsAfter)
+		if len(atoms) == 0 {
+			atoms = diagnosticAtoms(c.DiagnosticsBefore)
+		}
+		k := strings.Join([]string{c.Fixture, c.Task, c.Before, c.After, strings.Join(atoms, ",")}, "\x00")
+		if i, ok := index[k]; ok {
+			out[i].stages = append(out[i].stages, c.Stage)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, taskGroup{c.Fixture, c.Task, c.Role, c.Before, c.After, atoms, []string{c.Stage}})
+	}
+	return out
+}
+
+// diagnosticAtoms names each diagnostic by atom and kind, sorted and unique.
+func diagnosticAtoms(ds []report.Diagnostic) []string {
+	seen := map[string]bool{}
+	for _, d := range ds {
+		seen[fmt.Sprintf("%v %v", d["atom"], d["kind"])] = true
+	}
+	out := make([]string, 0, len(seen))
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func atomsSuffix(atoms []string) string {
+	if len(atoms) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(atoms, ", ") + ")"
+}
+
+type decoderGroup struct {
+	fixture, target, decoder, before, after string
+	stages                                  []string
+}
+
+func foldDecoderChanges(cs []DecoderChange) []decoderGroup {
+	var out []decoderGroup
+	index := map[string]int{}
+	for _, c := range cs {
+		k := strings.Join([]string{c.Fixture, c.Target, c.Decoder, c.Before, c.After}, "\x00")
+		if i, ok := index[k]; ok {
+			out[i].stages = append(out[i].stages, c.Stage)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, decoderGroup{c.Fixture, c.Target, c.Decoder, c.Before, c.After, []string{c.Stage}})
+	}
+	return out
+}
+
+// nullRows are the divergence census rows of the two null-policy runs.
+func nullRows(ns NullSensitivity) [][]string {
+	a, b := ns.Base, ns.Other
+	rows := [][]string{
+		{"pass / unmet", fmt.Sprintf("%d / %d", a.Pass, a.Unmet), fmt.Sprintf("%d / %d", b.Pass, b.Unmet)},
+		{"unique divergences", fmt.Sprint(a.Unique), fmt.Sprint(b.Unique)},
+		{"manifestations", fmt.Sprint(a.Manifestations), fmt.Sprint(b.Manifestations)},
+		{"guard divergences", fmt.Sprint(a.Guard), fmt.Sprint(b.Guard)},
+		{"reported apart", fmt.Sprint(a.Apart), fmt.Sprint(b.Apart)},
+	}
+	for _, lane := range unionKeys(a.LeaveOneOut, b.LeaveOneOut) {
+		rows = append(rows, []string{"without " + lane, count(a.LeaveOneOut, lane), count(b.LeaveOneOut, lane)})
+	}
+	return rows
+}
+
+func count(m map[string]int, k string) string {
+	if v, ok := m[k]; ok {
+		return fmt.Sprint(v)
+	}
+	return "–"
+}
+
+func unionKeys(a, b map[string]int) []string {
+	seen := map[string]bool{}
+	for k := range a {
+		seen[k] = true
+	}
+	for k := range b {
+		seen[k] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// table pads columns to their widest cell.
+type table struct {
+	rows [][]string
+}
+
+func newTable(header []string) *table { return &table{rows: [][]string{header}} }
+
+func (t *table) add(row []string) { t.rows = append(t.rows, row) }
+
+func (t *table) write(b *strings.Builder, indent string) {
+	widths := map[int]int{}
+	for _, row := range t.rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, row := range t.rows {
+		b.WriteString(indent)
+		for i, c := range row {
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))+2))
+		}
+		b.WriteString("\n")
+	}
+}
