@@ -61,7 +61,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand())
+	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
 	root.AddCommand(newCompareCommand())
 	return root
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/challenge"
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+const challengeLong = `Challenge runs a suite of faults and controls against the oracle (the selected contract set:
+built-in unless --contracts and --policies say otherwise) and reports the faults detected, the
+controls accepted and every misclassified case with its diagnostics. Beside the oracle it scores
+two baselines on the same cases: schema-only (accepts any schema-valid carrier) and a
+channel-insensitive recursive search (finds a source value anywhere in the carrier).
+
+SUITE is a suite directory (cases/ and sources/, see fixtures/challenge/README.md) or the name of
+a built-in suite: ` + "`alpha`, `beta`" + `.
+
+Every case is validated before anything runs: the case against
+schemas/contractcheck/challenge-case.schema.json, its source against the MCP schema of its
+fixture's revision, its record as check validates observation records.
+
+--score reports the mutation score by operator (for each fault operator, whether the contract set
+detects it or is blind to it) and exits 0 whatever the classification: use it to see what a custom
+contract set cannot distinguish.
+
+Exit codes: 0 every case classified as expected (or --score); 2 usage or input error; 3 a case
+misclassified by the oracle.`
+
+const challengeExample = `  contractcheck challenge alpha
+  contractcheck challenge ./my-suite --format json --output challenge.json
+  contractcheck challenge beta --contracts ./my-contracts --policies ./my-policies --score`
+
+type challengeParams struct {
+	check.Options
+	format string
+	output string
+	score  bool
+}
+
+func newChallengeCommand() *cobra.Command {
+	var p challengeParams
+	cmd := &cobra.Command{
+		Use:     "challenge SUITE",
+		Short:   "Run a fault/control suite against the oracle and two baselines",
+		Long:    challengeLong,
+		Example: challengeExample,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code, err := runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout())
+			if err != nil || code != report.ExitSatisfied {
+				return &exitError{code: code, err: err}
+			}
+			return nil
+		},
+	}
+	addInputFlags(cmd, &p.Options)
+	cmd.Flags().StringVar(&p.format, "format", "text", "output format: "+strings.Join(challenge.Formats, ", "))
+	cmd.Flags().StringVar(&p.output, "output", "", "write the report to this file instead of standard output")
+	cmd.Flags().BoolVar(&p.score, "score", false, "report the mutation score by operator and exit 0 whatever the classification")
+	return cmd
+}
+
+func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
+	if !hasString(challenge.Formats, p.format) {
+		return report.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r, err := challenge.Run(ctx, challenge.Options{Options: p.Options, Suite: suite})
+	if err != nil {
+		return report.ExitInputError, err
+	}
+	w := stdout
+	if p.output != "" {
+		f, err := os.Create(p.output)
+		if err != nil {
+			return report.ExitInputError, fmt.Errorf("write report: %w", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := r.Write(w, p.format); err != nil {
+		return report.ExitInputError, fmt.Errorf("write report: %w", err)
+	}
+	if len(r.Misclassified()) > 0 && !p.score {
+		return report.ExitInstrument, nil
+	}
+	return report.ExitSatisfied, nil
+}
+
+func hasString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
