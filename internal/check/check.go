@@ -97,14 +97,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
-	sd := Builtin("schemas")
-	sfs, err := fs.Sub(sd.FS, sd.Root)
+	v, err := BuiltinValidator()
 	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
+		return nil, err
 	}
 	pd := dirOr(opts.Policies, "policies")
 	eng, err := policy.Load(pd.FS, pd.Root, pd.Display)

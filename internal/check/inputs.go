@@ -43,6 +43,21 @@ func dirOr(user, builtin string) Dir {
 	return UserDir(user)
 }
 
+// BuiltinValidator compiles the validator over the built-in schemas: the pinned MCP schemas, the
+// carrier schemas and the project's own.
+func BuiltinValidator() (*schema.Validator, error) {
+	sd := Builtin("schemas")
+	sfs, err := fs.Sub(sd.FS, sd.Root)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	return v, nil
+}
+
 // Source is a validated W0 result: its bytes' hash and the validated document.
 type Source struct {
 	ID     string

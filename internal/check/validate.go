@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -22,14 +21,9 @@ type Validated struct {
 // each file against revision (the default revision when empty). It stops at the first invalid
 // source and returns its error: the file and the JSON pointer.
 func Validate(opts Options, revision string, files []string) ([]Validated, error) {
-	sd := Builtin("schemas")
-	sfs, err := fs.Sub(sd.FS, sd.Root)
+	v, err := BuiltinValidator()
 	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
+		return nil, err
 	}
 	var out []Validated
 	if len(files) > 0 {

@@ -1,8 +1,9 @@
 package compare
 
 import (
-	"encoding/json"
 	"io"
+
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // JSON writes the report as indented JSON with compareVersion 1. Maps are written with sorted keys
@@ -10,9 +11,4 @@ import (
 type JSON struct{}
 
 // Output implements Outputter.
-func (JSON) Output(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (JSON) Output(w io.Writer, r *Report) error { return report.WriteJSON(w, r) }

@@ -1,38 +1,18 @@
 package compare
 
-import (
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
+import "github.com/contractcheck/contractcheck/internal/report"
 
 // Outputter writes a compare report in one format.
-type Outputter interface {
-	Output(w io.Writer, r *Report) error
-}
+type Outputter = report.Formatter[*Report]
 
-var outputters = map[string]Outputter{
+var outputters = report.Registry[*Report]{
 	"text":     Text{},
 	"json":     JSON{},
 	"markdown": Markdown{},
 }
 
 // Formats lists the output formats, sorted.
-func Formats() []string {
-	out := make([]string, 0, len(outputters))
-	for f := range outputters {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
-}
+func Formats() []string { return outputters.Names() }
 
 // Get returns the outputter for a format.
-func Get(format string) (Outputter, error) {
-	o, ok := outputters[format]
-	if !ok {
-		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
-	}
-	return o, nil
-}
+func Get(format string) (Outputter, error) { return outputters.Get(format) }

@@ -1,18 +1,9 @@
 package report
 
-import (
-	"encoding/json"
-	"io"
-)
+import "io"
 
-// JSON writes the report as indented JSON with reportVersion 1. Maps are written with sorted keys
-// and numbers verbatim (json.Number), so the same report gives the same bytes.
+// JSON writes the report as indented JSON with reportVersion 1 (see WriteJSON).
 type JSON struct{}
 
 // Output implements Outputter.
-func (JSON) Output(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (JSON) Output(w io.Writer, r *Report) error { return WriteJSON(w, r) }

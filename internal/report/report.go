@@ -3,13 +3,6 @@
 // behind one small Outputter interface, one file each.
 package report
 
-import (
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
-
 // Version is the reportVersion written into every JSON report; it changes only when the report's
 // shape changes incompatibly.
 const Version = 1
@@ -234,32 +227,18 @@ func (r *Report) ExitCode() int {
 	return ExitSatisfied
 }
 
-// Outputter writes a report in one format.
-type Outputter interface {
-	Output(w io.Writer, r *Report) error
-}
+// Outputter writes a check report in one format.
+type Outputter = Formatter[*Report]
 
-var outputters = map[string]Outputter{
+// outputters are the check report's formats.
+var outputters = Registry[*Report]{
 	"text":     Text{},
 	"json":     JSON{},
 	"markdown": Markdown{},
 }
 
-// Formats lists the output formats, sorted; it also feeds the --format flag's help.
-func Formats() []string {
-	out := make([]string, 0, len(outputters))
-	for f := range outputters {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
-}
+// Formats lists the check report's formats, sorted.
+func Formats() []string { return outputters.Names() }
 
 // Get returns the outputter for a format.
-func Get(format string) (Outputter, error) {
-	o, ok := outputters[format]
-	if !ok {
-		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
-	}
-	return o, nil
-}
+func Get(format string) (Outputter, error) { return outputters.Get(format) }
