@@ -1,0 +1,102 @@
+// Lane adk-js: @google/adk's MCPToolset (StdioConnectionParams: an MCP SDK 1.x stdio client that
+// spawns the raw MCP server, lib/rawmcp-server.mjs, for every tool listing and every call) inside
+// an LlmAgent run by an InMemoryRunner, whose Gemini model (@google/genai) talks to the local fake
+// provider.
+//
+// Stages, per fixture:
+//   D1 not_observable: MCPTool.runAsync (tools/mcp/mcp_tool.js) returns the MCP SDK's decoded
+//      CallToolResult to the flow at once; no public seam shows it apart from the A2 event.
+//   A2 the function-response Event the run yields (runner.runEphemeral): its content's
+//      functionResponse part, with the event's own fields.
+//   M3 the FunctionResponse in the LlmRequest contents handed to Gemini.generateContentAsync on
+//      the call after the tool ran.
+//   H4 the Part holding the functionResponse in the second generateContent request body.
+//
+//   node adk.mjs --repetition 1 --out records.jsonl
+import './lib/env.mjs';
+import { Gemini, InMemoryRunner, LlmAgent, LogLevel, MCPToolset, setLogLevel } from '@google/adk';
+import { geminiFunctionResponse, h4 } from './lib/h4.mjs';
+import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, writer } from './lib/lane.mjs';
+import { startProvider } from './lib/provider.mjs';
+import { plain } from './lib/record.mjs';
+
+const LANE = 'adk-js';
+const MODEL = 'gemini-2.5-flash';
+
+setLogLevel(LogLevel.WARN);
+
+// LocalGemini is the Gemini model class pointed at the local provider (getHttpOptions adds the
+// base URL the GoogleGenAI client is built with), with a window on the requests handed to it.
+class LocalGemini extends Gemini {
+  constructor(params, baseUrl) {
+    super(params);
+    this.localBaseUrl = baseUrl;
+    this.requests = [];
+  }
+
+  getHttpOptions() {
+    return { ...super.getHttpOptions(), baseUrl: this.localBaseUrl };
+  }
+
+  async *generateContentAsync(llmRequest, stream, abortSignal) {
+    this.requests.push(plain(llmRequest.contents));
+    yield* super.generateContentAsync(llmRequest, stream, abortSignal);
+  }
+}
+
+function functionResponses(contents) {
+  const found = [];
+  for (const c of contents ?? []) for (const p of c?.parts ?? []) if (p?.functionResponse) found.push(p.functionResponse);
+  return found;
+}
+
+async function capture(f, provider) {
+  provider.reset();
+  const calls = callLog();
+  const o = {};
+  const model = new LocalGemini({ model: MODEL, apiKey: 'test' }, provider.url);
+  const toolset = new MCPToolset({ type: 'StdioConnectionParams', serverParams: { command: process.execPath, args: [SERVER, f.path, calls.path] } });
+  try {
+    await bounded(PER_FIXTURE_MS, async () => {
+      const agent = new LlmAgent({ name: 'capture', description: 'Calls fixture_tool once and answers.', instruction: 'Call fixture_tool, then answer.', model, tools: [toolset] });
+      const runner = new InMemoryRunner({ agent, appName: 'contractcheck' });
+      for await (const event of runner.runEphemeral({ userId: 'user', newMessage: { role: 'user', parts: [{ text: 'Call fixture_tool.' }] } })) {
+        if (o.a2 === undefined && functionResponses([event.content]).length > 0) o.a2 = plain(event);
+        if (event.errorCode || event.errorMessage) o.runError ??= new Error(`event error ${event.errorCode ?? ''}: ${event.errorMessage ?? ''}`);
+      }
+    });
+  } catch (err) {
+    o.runError = err;
+  } finally {
+    await toolset.close?.().catch(() => {});
+  }
+  const second = model.requests[1];
+  if (second) {
+    const frs = functionResponses(second);
+    if (frs.length === 1) o.m3 = frs[0];
+  }
+  const h = h4(provider.bodies(), geminiFunctionResponse);
+  o.h4 = h.carrier;
+  o.h4Missing = h.missing;
+  o.toolCalls = calls.count();
+  calls.remove();
+  return o;
+}
+
+const { fixtures, repetition, configuration, out } = options(['default']);
+const w = writer(LANE, installedVersion('@google/adk'), configuration, repetition, out);
+const provider = await startProvider();
+try {
+  for (const f of fixtures) {
+    const o = await capture(f, provider);
+    w.notObservable(f, 'D1');
+    w.stages(f, [
+      { stage: 'A2', carrier: o.a2, missing: `no function-response event in the run (the MCP server answered ${o.toolCalls} tools/call)` },
+      { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function response' },
+      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+    ], errorText(o.runError));
+  }
+} finally {
+  await provider.close();
+}
+finish();

@@ -1,0 +1,146 @@
+// Lane langchain-mcp-adapters-js: @langchain/mcp-adapters' MultiServerMCPClient (an MCP SDK 1.x
+// stdio client) loads fixture_tool from the raw MCP server (lib/rawmcp-server.mjs); a ChatOpenAI
+// (@langchain/openai) pointed at the local fake provider asks for the call; LangGraph's ToolNode
+// (the prebuilt agents' tool executor, handleToolErrors true) runs it; the ToolMessage goes back
+// to the same chat model.
+//
+// Stages, per fixture:
+//   D1 not_observable: the tool's func (mcp-adapters tools.js _callTool) hands the decoded result
+//      straight to _convertCallToolResult; only an afterToolCall hook could see it, which the lane
+//      does not set.
+//   A2 the ToolMessage ToolNode returns: {type, content, artifact, status, tool_call_id, name, …}.
+//   M3 the same ToolMessage object as the integration class's _generate receives it in its message list,
+//      recorded with the same fields: a shared carrier (the lane checks it is the same object).
+//      ChatOpenAI._generate hands it to ChatOpenAICompletions or ChatOpenAIResponses._generate.
+//   H4 the tool's output in the second request body: the role "tool" message of
+//      POST /v1/chat/completions, or the function_call_output item of POST /v1/responses, in an
+//      envelope {api, item, output} that names the API and copies the item's content/output.
+//
+//   node langchain-mcp-adapters.mjs --repetition 1 --configuration default --out records.jsonl
+import './lib/env.mjs';
+import { HumanMessage } from '@langchain/core/messages';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
+import { chatToolMessage, h4, responsesToolOutput } from './lib/h4.mjs';
+import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, writer } from './lib/lane.mjs';
+import { startProvider } from './lib/provider.mjs';
+import { plain } from './lib/record.mjs';
+
+const LANE = 'langchain-mcp-adapters-js';
+const MODEL = 'gpt-4.1';
+
+// toolMessageCarrier is the ToolMessage's own fields, in a fixed order; absent ones are left out.
+export function toolMessageCarrier(m) {
+  return plain({
+    type: m.type,
+    content: m.content,
+    artifact: m.artifact,
+    status: m.status,
+    tool_call_id: m.tool_call_id,
+    name: m.name,
+    id: m.id,
+    metadata: m.metadata,
+    additional_kwargs: m.additional_kwargs,
+    response_metadata: m.response_metadata,
+  });
+}
+
+// The integration classes ChatOpenAI delegates to (chat_models/index.js ChatOpenAI._generate),
+// with a window on the message lists they are handed: the model class's request. They are
+// passed in the fields, so the copies bindTools/withConfig make share them. (The callbacks'
+// handleChatModelStart sees a copy formatted for tracing instead.)
+const seen = [];
+class CapturingCompletions extends ChatOpenAICompletions {
+  async _generate(messages, options, runManager) {
+    seen.push(messages);
+    return super._generate(messages, options, runManager);
+  }
+}
+class CapturingResponses extends ChatOpenAIResponses {
+  async _generate(messages, options, runManager) {
+    seen.push(messages);
+    return super._generate(messages, options, runManager);
+  }
+}
+
+// The H4 carrier is an envelope, the same for both APIs, so one binding reads both: the API, the
+// item exactly as the body holds it, and the value the API carries the tool output in (a Chat
+// Completions tool message's content, a Responses function_call_output's output), copied
+// unchanged from the item.
+function chatEnvelope(body) {
+  const item = chatToolMessage(body);
+  return { api: 'chat.completions', item, output: item.content };
+}
+function responsesEnvelope(body) {
+  const item = responsesToolOutput(body);
+  return { api: 'responses', item, output: item.output };
+}
+
+async function capture(f, configuration, provider) {
+  provider.reset();
+  const calls = callLog();
+  const o = {};
+  const mcp = new MultiServerMCPClient({
+    mcpServers: { 'contractcheck-fixture': { transport: 'stdio', command: process.execPath, args: [SERVER, f.path, calls.path] } },
+    useStandardContentBlocks: configuration === 'use-standard-content-blocks',
+  });
+  seen.length = 0;
+  const fields = {
+    model: MODEL,
+    apiKey: 'test',
+    configuration: { baseURL: `${provider.url}/v1` },
+    maxRetries: 0,
+    useResponsesApi: configuration === 'use-responses-api',
+  };
+  const model = new ChatOpenAI({ ...fields, completions: new CapturingCompletions(fields), responses: new CapturingResponses(fields) });
+  try {
+    await bounded(PER_FIXTURE_MS, async () => {
+      const tools = await mcp.getTools();
+      const llm = model.bindTools(tools);
+      const human = new HumanMessage('Call fixture_tool.');
+      const ai = await llm.invoke([human]);
+      const { messages } = await new ToolNode(tools).invoke({ messages: [human, ai] });
+      const toolMessage = messages.find((m) => m.getType?.() === 'tool');
+      if (!toolMessage) throw new Error('ToolNode returned no ToolMessage');
+      o.a2 = toolMessageCarrier(toolMessage);
+      o.toolMessage = toolMessage;
+      await llm.invoke([human, ai, toolMessage]);
+    });
+  } catch (err) {
+    o.runError = err;
+  } finally {
+    await mcp.close().catch(() => {});
+  }
+  // The message list handed to the integration on the second call, even when the integration
+  // then failed to convert it.
+  const handed = seen[1]?.find((m) => m.getType?.() === 'tool');
+  if (handed !== undefined) {
+    if (handed === o.toolMessage) o.m3 = toolMessageCarrier(handed);
+    else o.runError ??= new Error('the chat model received a different ToolMessage object than ToolNode returned');
+  }
+  const h = h4(provider.bodies(), configuration === 'use-responses-api' ? responsesEnvelope : chatEnvelope);
+  o.h4 = h.carrier;
+  o.h4Missing = h.missing;
+  o.toolCalls = calls.count();
+  calls.remove();
+  return o;
+}
+
+const { fixtures, repetition, configuration, out } = options(['default', 'use-responses-api', 'use-standard-content-blocks']);
+const w = writer(LANE, installedVersion('@langchain/mcp-adapters'), configuration, repetition, out);
+const provider = await startProvider();
+try {
+  for (const f of fixtures) {
+    const o = await capture(f, configuration, provider);
+    w.notObservable(f, 'D1');
+    w.stages(f, [
+      { stage: 'A2', carrier: o.a2, missing: `no ToolMessage (the MCP server answered ${o.toolCalls} tools/call)` },
+      { stage: 'M3', carrier: o.m3, missing: 'the chat model was never handed the ToolMessage' },
+      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+    ], errorText(o.runError));
+  }
+} finally {
+  await provider.close();
+}
+finish();

@@ -1,0 +1,92 @@
+// Lane openai-agents-js: @openai/agents (agents-core's MCPServerStdio, an MCP SDK 1.x stdio
+// client) calling the raw MCP server (lib/rawmcp-server.mjs, spawned as the MCP server process),
+// inside a Runner run whose OpenAIResponsesModel talks to the local fake provider.
+//
+// Stages, per fixture:
+//   D1 not_observable: invoke() (agents-core mcp.mjs mcpToFunctionTool) calls
+//      MCPServerStdio.callTool/callToolResult and converts at once; the lane does not wrap them.
+//   A2 the run's RunToolCallOutputItem (result.newItems): {type, rawItem, output}.
+//   M3 the function_call_result item of the ModelRequest.input the runner hands to
+//      OpenAIResponsesModel.getResponse on the turn after the tool call.
+//   H4 the function_call_output item of the second POST /v1/responses body.
+//
+//   node openai-agents.mjs --repetition 1 --configuration default --out records.jsonl
+import './lib/env.mjs';
+import OpenAI from 'openai';
+import { Agent, MCPServerStdio, OpenAIResponsesModel, Runner, setTracingDisabled } from '@openai/agents';
+import { h4, responsesToolOutput } from './lib/h4.mjs';
+import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, STRUCTURED, writer } from './lib/lane.mjs';
+import { startProvider } from './lib/provider.mjs';
+import { plain } from './lib/record.mjs';
+
+const LANE = 'openai-agents-js';
+const MODEL = 'gpt-4.1';
+
+setTracingDisabled(true);
+
+// CapturingModel is OpenAIResponsesModel with a window on the requests the runner hands it.
+class CapturingModel extends OpenAIResponsesModel {
+  requests = [];
+  async getResponse(request) {
+    this.requests.push(plain(request.input));
+    return super.getResponse(request);
+  }
+}
+
+async function capture(f, configuration, provider) {
+  provider.reset();
+  const calls = callLog();
+  const o = {};
+  const server = new MCPServerStdio({
+    name: 'contractcheck-fixture',
+    command: process.execPath,
+    args: [SERVER, f.path, calls.path],
+    useStructuredContent: configuration === 'use-structured-content',
+  });
+  const client = new OpenAI({ apiKey: 'test', baseURL: `${provider.url}/v1`, maxRetries: 0 });
+  const model = new CapturingModel(client, MODEL);
+  try {
+    await bounded(PER_FIXTURE_MS, async () => {
+      await server.connect();
+      const agent = new Agent({ name: 'capture', instructions: 'Call fixture_tool, then answer.', model, mcpServers: [server] });
+      const runner = new Runner({ tracingDisabled: true, traceIncludeSensitiveData: false });
+      const result = await runner.run(agent, 'Call fixture_tool.', { maxTurns: 3 });
+      const item = result.newItems.find((i) => i.type === 'tool_call_output_item');
+      if (item) o.a2 = plain({ type: item.type, rawItem: item.rawItem, output: item.output });
+    });
+  } catch (err) {
+    o.runError = err;
+  } finally {
+    await server.close().catch(() => {});
+  }
+  const input = model.requests[1];
+  if (input) {
+    const items = input.filter((i) => i?.type === 'function_call_result');
+    if (items.length === 1) o.m3 = items[0];
+  }
+  const h = h4(provider.bodies(), responsesToolOutput);
+  o.h4 = h.carrier;
+  o.h4Missing = h.missing;
+  o.toolCalls = calls.count();
+  calls.remove();
+  return o;
+}
+
+const { fixtures, repetition, configuration, out } = options(['default', 'use-structured-content']);
+const w = writer(LANE, installedVersion('@openai/agents'), configuration, repetition, out);
+const provider = await startProvider();
+try {
+  for (const f of fixtures) {
+    if (configuration !== 'default' && !STRUCTURED.has(f.id)) continue;
+    const o = await capture(f, configuration, provider);
+    w.notObservable(f, 'D1');
+    w.stages(f, [
+      { stage: 'A2', carrier: o.a2, missing: `no tool_call_output_item in the run (the MCP server answered ${o.toolCalls} tools/call)` },
+      { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function_call_result' },
+      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+    ], errorText(o.runError));
+  }
+} finally {
+  await provider.close();
+}
+finish();
