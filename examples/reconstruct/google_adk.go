@@ -39,11 +39,11 @@ func reconstructGoogleADK(_ string, f record.Fixture, _ map[string]any) []Stage 
 	d1 := Stage{Stage: "D1", State: "not_observable", Basis: []record.Basis{adkBasis(
 		"McpTool._run_async_impl awaits session.call_tool and dumps the CallToolResult at once; no public seam shows the decoded object.",
 		"src/google/adk/tools/mcp_tool/mcp_tool.py", "McpTool._run_async_impl")}}
-	basis := []record.Basis{lcMCPBasis(
+	basis := []record.Basis{mcp1Basis(
 		"ClientSession.send_request raises McpError(error.message) for a JSON-RPC error response and otherwise validates the result with CallToolResult.model_validate (a ValidationError propagates).",
 		"src/mcp/shared/session.py, src/mcp/types.py", "BaseSession.send_request, CallToolResult")}
-	src, err := lcDecodeOrdered(f.Bytes)
-	var response *lcDict
+	src, err := pyLoads(f.Bytes)
+	var response *pyDict
 	if err == nil {
 		response, err = sendRequest(src)
 	}
@@ -76,11 +76,11 @@ func reconstructGoogleADK(_ string, f record.Fixture, _ map[string]any) []Stage 
 }
 
 // mcpToolRunAsyncImpl is the end of McpTool._run_async_impl: the validated result is already the
-// model_dump(exclude_none=True, mode="json") that lcMCPCallToolResult returns.
-func mcpToolRunAsyncImpl(response *lcDict) *lcDict { return response }
+// model_dump(exclude_none=True, mode="json") that mcp1CallToolResult returns.
+func mcpToolRunAsyncImpl(response *pyDict) *pyDict { return response }
 
 // buildFunctionResponsePart is the Part of the generateContent request body that carries the
 // function response (__build_response_event, then remove_client_function_call_id).
-func buildFunctionResponsePart(result *lcDict) *lcDict {
-	return newLCDict().Set("functionResponse", newLCDict().Set("name", adkToolName).Set("response", result))
+func buildFunctionResponsePart(result *pyDict) *pyDict {
+	return newPyDict().set("functionResponse", newPyDict().set("name", adkToolName).set("response", result))
 }

@@ -31,7 +31,7 @@ func TestLCMCPCallToolResultDump(t *testing.T) {
 		{"null isError is rejected", `{"content":[],"isError":null}`, "", "isError\n  Input should be a valid boolean"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := lcMCPCallToolResult(lcMust(t, tc.src))
+			got, err := mcp1CallToolResult(mustLoad(t, tc.src))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error = %v, want it to contain %q", err, tc.err)

@@ -56,10 +56,6 @@ func lcCoreBasis(rule, file, function string) record.Basis {
 	return record.Basis{Rule: rule, File: file, Function: function, Version: lcCoreVersion}
 }
 
-func lcMCPBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: lcMCPVersion}
-}
-
 // lcFailure is an exception the tool call raises and nothing in the adapter turns into a
 // ToolMessage: it propagates out of the tool (only ToolException reaches handle_tool_error).
 type lcFailure struct {
@@ -95,14 +91,14 @@ func reconstructLangChain(cfg string, f record.Fixture, _ map[string]any) []Stag
 }
 
 // lcToolMessage runs the rules from the served bytes to the ToolMessage the tool returns.
-func lcToolMessage(cfg string, f record.Fixture) (*lcDict, []record.Basis, error) {
-	src, err := lcDecodeOrdered(f.Bytes)
+func lcToolMessage(cfg string, f record.Fixture) (*pyDict, []record.Basis, error) {
+	src, err := pyLoads(f.Bytes)
 	if err != nil {
 		return nil, nil, &lcFailure{msg: err.Error()}
 	}
 	basis := []record.Basis{}
 	result, err := sendRequest(src)
-	basis = append(basis, lcMCPBasis(
+	basis = append(basis, mcp1Basis(
 		"ClientSession.send_request raises McpError(error.message) for a JSON-RPC error response and otherwise validates the result with CallToolResult.model_validate (a ValidationError propagates): isError defaults to False, structuredContent must be an object or null, numbers in Any-typed values become Python int (exact) or float (IEEE double), AnyUrl fields are normalised, unknown fields are kept as extras.",
 		"src/mcp/shared/session.py, src/mcp/types.py", "BaseSession.send_request, CallToolResult"))
 	if err != nil {
@@ -153,39 +149,32 @@ func lcToolMessage(cfg string, f record.Fixture) (*lcDict, []record.Basis, error
 
 // sendRequest is ClientSession.call_tool up to the validated result (served bytes → Python
 // objects): a JSON-RPC error response raises McpError with the error's message.
-func sendRequest(src any) (*lcDict, error) {
+func sendRequest(src any) (*pyDict, error) {
 	served := src
-	if env, ok := src.(*lcDict); ok {
-		if _, rpc := env.Get("jsonrpc"); rpc {
-			if e, isErr := env.Get("error"); isErr {
+	if env, ok := src.(*pyDict); ok {
+		if _, rpc := env.get("jsonrpc"); rpc {
+			if e, isErr := env.get("error"); isErr {
 				msg := ""
-				if ed, ok := e.(*lcDict); ok {
-					msg, _ = lcString(ed, "message")
+				if ed, ok := e.(*pyDict); ok {
+					msg, _ = pyString(ed, "message")
 				}
 				return nil, fmt.Errorf("%s", msg)
 			}
-			served, _ = env.Get("result")
+			served, _ = env.get("result")
 		}
 	}
-	return lcMCPCallToolResult(served)
+	return mcp1CallToolResult(served)
 }
 
 // appendStructuredContent is the documented interceptor.
-func appendStructuredContent(result *lcDict) *lcDict {
-	sc, _ := result.Get("structuredContent")
-	if !lcPyTruthy(sc) {
+func appendStructuredContent(result *pyDict) *pyDict {
+	sc, _ := result.get("structuredContent")
+	if !pyTruthy(sc) {
 		return result
 	}
-	out := newLCDict()
-	for _, k := range result.Keys() {
-		v, _ := result.Get(k)
-		if k == "content" {
-			blocks := append(append([]any{}, v.([]any)...), newLCDict().Set("type", "text").Set("text", lcPyJSONDumps(sc)))
-			v = blocks
-		}
-		out.Set(k, v)
-	}
-	return out
+	content := pyGet(result, "content").([]any)
+	return result.copy().set("content", append(append([]any{}, content...),
+		newPyDict().set("type", "text").set("text", pyJSONDumps(sc, true, pyDefaultSeparators))))
 }
 
 // lcToolExecutionError is _MCPToolExecutionError: it carries the converted blocks.
@@ -197,9 +186,9 @@ func (e *lcToolExecutionError) Error() string { return summarizeToolError(e.cont
 func summarizeToolError(content []any) string {
 	var parts []string
 	for _, b := range content {
-		d := b.(*lcDict)
-		if t, _ := lcString(d, "type"); t == "text" {
-			s, _ := lcString(d, "text")
+		d := b.(*pyDict)
+		if t, _ := pyString(d, "type"); t == "text" {
+			s, _ := pyString(d, "text")
 			parts = append(parts, s)
 		}
 	}
@@ -221,55 +210,55 @@ func handleMCPToolError(e *lcToolExecutionError) []any {
 }
 
 // convertCallToolResult is _convert_call_tool_result: (content blocks, artifact or nil).
-func convertCallToolResult(result *lcDict) ([]any, any, error) {
-	raw, _ := result.Get("content")
+func convertCallToolResult(result *pyDict) ([]any, any, error) {
+	raw, _ := result.get("content")
 	blocks := raw.([]any)
 	content := make([]any, 0, len(blocks))
 	for i, b := range blocks {
-		lc, err := convertMCPContentToLCBlock(b.(*lcDict), i+1)
+		lc, err := convertMCPContentToLCBlock(b.(*pyDict), i+1)
 		if err != nil {
 			return nil, nil, err
 		}
 		content = append(content, lc)
 	}
-	if isErr, _ := result.Get("isError"); isErr == true {
+	if isErr, _ := result.get("isError"); isErr == true {
 		return nil, nil, &lcToolExecutionError{content: content}
 	}
-	if sc, ok := result.Get("structuredContent"); ok && sc != nil {
-		return content, newLCDict().Set("structured_content", sc), nil
+	if sc, ok := result.get("structuredContent"); ok && sc != nil {
+		return content, newPyDict().set("structured_content", sc), nil
 	}
 	return content, nil, nil
 }
 
 // convertMCPContentToLCBlock is _convert_mcp_content_to_lc_block; pos numbers the placeholder id.
-func convertMCPContentToLCBlock(b *lcDict, pos int) (*lcDict, error) {
-	typ, _ := lcString(b, "type")
+func convertMCPContentToLCBlock(b *pyDict, pos int) (*pyDict, error) {
+	typ, _ := pyString(b, "type")
 	switch typ {
 	case "text":
-		text, _ := lcString(b, "text")
+		text, _ := pyString(b, "text")
 		return createTextBlock(text, pos), nil
 	case "image":
-		data, _ := lcString(b, "data")
-		mime, _ := lcString(b, "mimeType")
+		data, _ := pyString(b, "data")
+		mime, _ := pyString(b, "mimeType")
 		return createMediaBlock("image", "", data, mime, pos)
 	case "audio":
-		mime, _ := lcString(b, "mimeType")
+		mime, _ := pyString(b, "mimeType")
 		return nil, fmt.Errorf("AudioContent conversion to LangChain content blocks is not yet supported. Received audio with mime type: %s", mime)
 	case "resource_link":
-		uri, _ := lcString(b, "uri")
-		mime, _ := lcString(b, "mimeType") // `content.mimeType or None`: "" counts as None
+		uri, _ := pyString(b, "uri")
+		mime, _ := pyString(b, "mimeType") // `content.mimeType or None`: "" counts as None
 		if strings.HasPrefix(mime, "image/") {
 			return createMediaBlock("image", uri, "", mime, pos)
 		}
 		return createMediaBlock("file", uri, "", mime, pos)
 	case "resource":
-		rv, _ := b.Get("resource")
-		r := rv.(*lcDict)
-		if text, ok := lcString(r, "text"); ok {
+		rv, _ := b.get("resource")
+		r := rv.(*pyDict)
+		if text, ok := pyString(r, "text"); ok {
 			return createTextBlock(text, pos), nil
 		}
-		blob, _ := lcString(r, "blob")
-		mime, _ := lcString(r, "mimeType")
+		blob, _ := pyString(r, "blob")
+		mime, _ := pyString(r, "mimeType")
 		if strings.HasPrefix(mime, "image/") {
 			return createMediaBlock("image", "", blob, mime, pos)
 		}
@@ -282,28 +271,28 @@ func convertMCPContentToLCBlock(b *lcDict, pos int) (*lcDict, error) {
 func lcBlockID(pos int) string { return fmt.Sprintf("lc_00000000-0000-4000-8000-%012d", pos) }
 
 // createTextBlock is create_text_block(text).
-func createTextBlock(text string, pos int) *lcDict {
-	return newLCDict().Set("type", "text").Set("text", text).Set("id", lcBlockID(pos))
+func createTextBlock(text string, pos int) *pyDict {
+	return newPyDict().set("type", "text").set("text", text).set("id", lcBlockID(pos))
 }
 
 // createMediaBlock is create_image_block / create_file_block with url or base64 and mime_type
 // ("" is None).
-func createMediaBlock(kind, url, base64, mime string, pos int) (*lcDict, error) {
+func createMediaBlock(kind, url, base64, mime string, pos int) (*pyDict, error) {
 	if url == "" && base64 == "" {
 		return nil, fmt.Errorf("Must provide one of: url, base64, or file_id")
 	}
 	if base64 != "" && mime == "" {
 		return nil, fmt.Errorf("mime_type is required when using base64 data")
 	}
-	b := newLCDict().Set("type", kind).Set("id", lcBlockID(pos))
+	b := newPyDict().set("type", kind).set("id", lcBlockID(pos))
 	if url != "" {
-		b.Set("url", url)
+		b.set("url", url)
 	}
 	if base64 != "" {
-		b.Set("base64", base64)
+		b.set("base64", base64)
 	}
 	if mime != "" {
-		b.Set("mime_type", mime)
+		b.set("mime_type", mime)
 	}
 	return b, nil
 }
@@ -313,23 +302,23 @@ var lcToolMessageBlockTypes = map[string]bool{"text": true, "image_url": true, "
 	"search_result": true, "custom_tool_call_output": true, "document": true, "file": true}
 
 // formatOutput is _format_output followed by ToolMessage.model_dump().
-func formatOutput(content []any, artifact any, status string) *lcDict {
+func formatOutput(content []any, artifact any, status string) *pyDict {
 	var c any = content
 	for _, b := range content {
-		t, _ := lcString(b.(*lcDict), "type")
+		t, _ := pyString(b.(*pyDict), "type")
 		if !lcToolMessageBlockTypes[t] {
-			c = lcPyJSONDumps(content) // _stringify uses ensure_ascii=False; no fixture reaches it
+			c = pyJSONDumps(content, false, pyDefaultSeparators) // _stringify: json.dumps(ensure_ascii=False); no fixture reaches it
 			break
 		}
 	}
-	return newLCDict().
-		Set("content", c).
-		Set("additional_kwargs", newLCDict()).
-		Set("response_metadata", newLCDict()).
-		Set("type", "tool").
-		Set("name", lcToolName).
-		Set("id", nil).
-		Set("tool_call_id", lcToolCallID).
-		Set("artifact", artifact).
-		Set("status", status)
+	return newPyDict().
+		set("content", c).
+		set("additional_kwargs", newPyDict()).
+		set("response_metadata", newPyDict()).
+		set("type", "tool").
+		set("name", lcToolName).
+		set("id", nil).
+		set("tool_call_id", lcToolCallID).
+		set("artifact", artifact).
+		set("status", status)
 }

@@ -2,14 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/examples/internal/record"
 )
 
-// lcJSON marshals a reconstructed value for comparison with an expected JSON text.
+// lcJSON marshals a reconstructed value (Python values marshal as pyRaw writes them) for
+// comparison with an expected JSON text.
 func lcJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -17,91 +17,6 @@ func lcJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func lcMust(t *testing.T, s string) any {
-	t.Helper()
-	v, err := lcDecodeOrdered([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func TestLCPyFloatRepr(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		in   float64
-		want string
-	}{
-		{"shortest digits", 0.1, "0.1"},
-		{"integral float keeps .0", 18250.0, "18250.0"},
-		{"small switches to exponent at 1e-5", 2.5e-7, "2.5e-07"},
-		{"1e-4 stays fixed", 0.0001, "0.0001"},
-		{"1e-5 is scientific", 0.00001, "1e-05"},
-		{"1e15 stays fixed", 1e15, "1000000000000000.0"},
-		{"1e16 is scientific", 1e16, "1e+16"},
-		{"large with digits", 123456789012345678901.0, "1.2345678901234568e+20"},
-		{"negative zero", math.Copysign(0, -1), "-0.0"},
-		{"negative", -412.8, "-412.8"},
-		{"subnormal", 5e-324, "5e-324"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := lcPyFloatRepr(tc.in); got != tc.want {
-				t.Errorf("lcPyFloatRepr(%v) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestLCPyNumber(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"int beyond 2^53 stays exact", "9007199254740993", "9007199254740993"},
-		{"int beyond int64 stays exact", "-9223372036854775809", "-9223372036854775809"},
-		{"negative zero int", "-0", "0"},
-		{"float rounds through a double", "0.1000000000000000055511151231257827", "0.1"},
-		{"exponent literal is a float", "2.5E-7", "2.5e-07"},
-		{"exponent without a point is a float", "1E2", "100.0"},
-		{"float with zero fraction", "6.0", "6.0"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := string(lcPyNumber(json.Number(tc.in))); got != tc.want {
-				t.Errorf("lcPyNumber(%s) = %s, want %s", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestLCPyJSONDumps(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"separators", `{"a":1,"b":[true,null]}`, `{"a": 1, "b": [true, null]}`},
-		{"key order kept", `{"z":1,"a":2}`, `{"z": 1, "a": 2}`},
-		{"ensure_ascii", `{"s":"Café — 📦"}`, `{"s": "Caf\u00e9 \u2014 \ud83d\udce6"}`},
-		{"escapes", `{"s":"a\"b\\c\n\t\u0001/"}`, `{"s": "a\"b\\c\n\t\u0001/"}`},
-		{"floats by repr", `{"x":2.5E-7,"y":0.1000000000000000055511151231257827,"n":12345678901234567891}`, `{"x": 2.5e-07, "y": 0.1, "n": 12345678901234567891}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := lcPyJSONDumps(lcPyValue(lcMust(t, tc.in))); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestLCPydanticURL(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"bare host gets a slash", "https://example.com", "https://example.com/"},
-		{"path unchanged", "https://files.example.com/a/b.pdf", "https://files.example.com/a/b.pdf"},
-		{"scheme and host lowercased", "HTTPS://Docs.Example.COM/x", "https://docs.example.com/x"},
-		{"query on bare host", "https://example.com?q=1", "https://example.com/?q=1"},
-		{"non-special scheme untouched", "urn:isbn:0451450523", "urn:isbn:0451450523"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := lcPydanticURL(tc.in); got != tc.want {
-				t.Errorf("lcPydanticURL(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
 }
 
 func TestConvertMCPContentToLCBlock(t *testing.T) {
@@ -126,12 +41,12 @@ func TestConvertMCPContentToLCBlock(t *testing.T) {
 			"mime_type is required when using base64 data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := lcMCPCallToolResult(lcMust(t, `{"content":[`+tc.block+`]}`))
+			res, err := mcp1CallToolResult(mustLoad(t, `{"content":[`+tc.block+`]}`))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, _ := res.Get("content")
-			got, err := convertMCPContentToLCBlock(c.([]any)[0].(*lcDict), 1)
+			c, _ := res.get("content")
+			got, err := convertMCPContentToLCBlock(c.([]any)[0].(*pyDict), 1)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Fatalf("error = %v, want %q", err, tc.err)
@@ -198,7 +113,7 @@ func TestLCToolMessage(t *testing.T) {
 				t.Error("no basis")
 			}
 			for k, want := range tc.want {
-				v, _ := msg.Get(k)
+				v, _ := msg.get(k)
 				if got := lcJSON(t, v); got != want {
 					t.Errorf("%s = %s, want %s", k, got, want)
 				}

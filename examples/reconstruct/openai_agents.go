@@ -259,11 +259,6 @@ func callToolResultModelValidate(r *pyDict) (*oaCallToolResult, []pydanticError)
 	return ctr, nil
 }
 
-func pyGet(d *pyDict, k string) any {
-	v, _ := d.get(k)
-	return v
-}
-
 // mcpV2AnnotationsDump is Annotations.model_dump(mode="json"): audience, priority (a float: an
 // int priority is coerced), last_modified; None when the block has none.
 func mcpV2AnnotationsDump(v any) any {
@@ -316,27 +311,6 @@ func mcpV2BlockDump(b *pyDict) *pyDict {
 		}
 		return pyD("type", "resource", "resource", rd, "annotations", ann, "meta", meta)
 	}
-}
-
-// pyTruthy is bool(v) for JSON-shaped values.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case pyInt:
-		return x != "0"
-	case pyFloat:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case *pyDict:
-		return len(x.keys) > 0
-	}
-	return true
 }
 
 // invokeMCPTool is MCPUtil.invoke_mcp_tool after the call returned.

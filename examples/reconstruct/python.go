@@ -1,9 +1,9 @@
 package main
 
 // Python emulation shared by the reconstructed lanes: Python values as json.loads builds them,
-// json.dumps, repr, pydantic's URL normalisation, pydantic-core's JSON float spelling and the
-// text of a pydantic ValidationError. Each helper follows CPython or pydantic behaviour closely
-// enough for the fixtures' values; where it is an approximation the comment says so.
+// json.dumps, repr, truthiness, pydantic's URL normalisation, pydantic-core's JSON float spelling
+// and the text of a pydantic ValidationError. Each helper follows CPython or pydantic behaviour
+// closely enough for the fixtures' values; where it is an approximation the comment says so.
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"net/url"
@@ -63,6 +64,34 @@ func pyD(kv ...any) *pyDict {
 	return d
 }
 
+// MarshalJSON writes the dict as pyRaw does, keys in insertion order, so a *pyDict carrier or a
+// value holding one marshals as the Python object it stands for.
+func (d *pyDict) MarshalJSON() ([]byte, error) { return pyRaw(d), nil }
+
+// MarshalJSON writes the int's exact digits.
+func (i pyInt) MarshalJSON() ([]byte, error) { return []byte(i), nil }
+
+// MarshalJSON writes the float as float.__repr__ (NaN and infinities are not JSON: an error).
+func (f pyFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return nil, fmt.Errorf("pyFloat %v has no JSON spelling", float64(f))
+	}
+	return []byte(pyFloatRepr(float64(f))), nil
+}
+
+// pyGet is d.get(k): the value, or nil (None) when k is absent or d is nil.
+func pyGet(d *pyDict, k string) any {
+	v, _ := d.get(k)
+	return v
+}
+
+// pyString reads a str value: the string, and whether k is present and holds a str.
+func pyString(d *pyDict, k string) (string, bool) {
+	v, ok := d.get(k)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
 // copy is dict(d): a shallow copy.
 func (d *pyDict) copy() *pyDict {
 	c := newPyDict()
@@ -74,8 +103,9 @@ func (d *pyDict) copy() *pyDict {
 
 // pyLoads is json.loads: objects become insertion-ordered dicts (a repeated key keeps its first
 // position and its last value), a number with a fraction or an exponent becomes a float (rounded
-// to the nearest double, as float() does; strconv.ParseFloat rounds the same way), any other
-// number an exact int.
+// to the nearest double, as float() does; strconv.ParseFloat rounds the same way; out of range it
+// is ±inf, as float() gives), any other number an exact int ("-0" is 0). Anything but whitespace
+// after the value is an error, as json.loads raises "Extra data".
 func pyLoads(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -83,7 +113,7 @@ func pyLoads(b []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("Extra data")
 	}
 	return v, nil
@@ -489,6 +519,27 @@ func pyTypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// pyTruthy is bool(v) for JSON-shaped values.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case pyInt:
+		return x != "0"
+	case pyFloat:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case *pyDict:
+		return len(x.keys) > 0
+	}
+	return true
+}
+
 // pydanticError is one line error of a pydantic ValidationError.
 type pydanticError struct {
 	loc   string // dotted location, by alias
@@ -524,9 +575,10 @@ func pydanticValidationError(title, pydanticMinor string, errs ...pydanticError)
 
 // pydanticURL is str(pydantic.AnyUrl(s)) (pydantic-core's Url, built on the WHATWG parser of the
 // Rust url crate) for the URLs a tool result carries: scheme and host lowercased, a default port
-// dropped, and an empty path of a special scheme (http, https, ws, wss, ftp, file) written as "/"
-// — the trailing slash that "https://example.com" gains. Other URLs are returned unchanged; an
-// unparseable one is reported as an error (pydantic raises url_parsing).
+// (or an empty one) dropped, and an empty path of a special scheme (http, https, ws, wss, ftp,
+// file) written as "/" — the trailing slash that "https://example.com" gains. Other URLs are
+// returned with only the scheme lowercased; an unparseable one is reported as an error with
+// pydantic's url_parsing message. Percent-encoding and IDNA normalisation are not modelled.
 func pydanticURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" {
@@ -538,11 +590,11 @@ func pydanticURL(s string) (string, error) {
 	if !isSpecial || u.Opaque != "" {
 		return u.Scheme + s[len(u.Scheme):], nil
 	}
-	host := strings.ToLower(u.Hostname())
-	if p := u.Port(); p != "" && p != port {
-		host += ":" + p
+	host := strings.ToLower(u.Host) // keeps an IPv6 literal's brackets
+	if p := u.Port(); p == port {
+		host = strings.TrimSuffix(host, ":"+p)
 	}
-	u.Host = host
+	u.Host = strings.TrimSuffix(host, ":")
 	if u.Path == "" {
 		u.Path = "/"
 		u.RawPath = ""

@@ -23,14 +23,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +44,7 @@ import (
 	"google.golang.org/adk/tool/mcptoolset"
 	"google.golang.org/genai"
 
+	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
 	"github.com/contractcheck/contractcheck/examples/internal/record"
 )
@@ -57,19 +56,11 @@ const (
 	perFixture = 30 * time.Second
 )
 
-func main() {
-	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
-	repetition := flag.Int("repetition", 1, "repetition number written into each record")
-	flag.Parse()
-	if err := run(*fixtures, *repetition); err != nil {
-		fmt.Fprintln(os.Stderr, "adk-go:", err)
-		os.Exit(1)
-	}
-}
+func main() { harness.Main(lane, run) }
 
 func run(dir string, repetition int) error {
 	clearProviderEnv()
-	version, err := adkVersion()
+	version, err := harness.ModuleVersion("google.golang.org/adk")
 	if err != nil {
 		return err
 	}
@@ -99,23 +90,6 @@ func clearProviderEnv() {
 			os.Unsetenv(name)
 		}
 	}
-}
-
-// adkVersion is the version of google.golang.org/adk linked into this binary.
-func adkVersion() (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", errors.New("no build info")
-	}
-	for _, d := range info.Deps {
-		if d.Path == "google.golang.org/adk" {
-			if d.Replace != nil {
-				return "", fmt.Errorf("google.golang.org/adk is replaced by %s", d.Replace.Path)
-			}
-			return d.Version, nil
-		}
-	}
-	return "", errors.New("google.golang.org/adk is not in the build")
 }
 
 // observed holds what one fixture's run showed at each stage; a nil carrier was not reached.

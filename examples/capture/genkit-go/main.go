@@ -32,11 +32,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
 	"github.com/contractcheck/contractcheck/examples/internal/record"
 	"github.com/firebase/genkit/go/ai"
@@ -55,31 +55,21 @@ const (
 )
 
 func main() {
-	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
 	server := flag.String("server", "", "path of the stdioserver binary (built from ./stdioserver)")
-	repetition := flag.Int("repetition", 1, "repetition number written into each record")
-	flag.Parse()
-	if err := run(*fixtures, *server, *repetition); err != nil {
-		fmt.Fprintln(os.Stderr, "genkit-go:", err)
-		os.Exit(1)
-	}
+	harness.Main(lane, func(fixtures string, repetition int) error { return run(fixtures, *server, repetition) })
 }
 
-// genkitVersion is the Genkit module version this binary was built with.
+// genkitVersion is the Genkit module version this binary was built with (a replacement's version
+// when the module is replaced).
 func genkitVersion() (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", errors.New("no build info")
+	d, err := harness.Dependency("github.com/firebase/genkit/go")
+	if err != nil {
+		return "", err
 	}
-	for _, d := range info.Deps {
-		if d.Path == "github.com/firebase/genkit/go" {
-			if d.Replace != nil {
-				return d.Replace.Version, nil
-			}
-			return d.Version, nil
-		}
+	if d.Replace != nil {
+		return d.Replace.Version, nil
 	}
-	return "", errors.New("github.com/firebase/genkit/go is not a dependency")
+	return d.Version, nil
 }
 
 func run(dir, server string, repetition int) error {

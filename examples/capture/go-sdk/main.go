@@ -28,15 +28,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"runtime/debug"
 	"time"
 
+	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
-	"github.com/contractcheck/contractcheck/examples/internal/record"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,68 +42,7 @@ const (
 	sdkModule = "github.com/modelcontextprotocol/go-sdk"
 )
 
-func main() {
-	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
-	repetition := flag.Int("repetition", 1, "repetition number written into each record")
-	flag.Parse()
-	if err := run(*fixtures, *repetition, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "go-sdk:", err)
-		os.Exit(1)
-	}
-}
-
-// moduleVersion is the SDK version linked into this binary: the lane version.
-func moduleVersion(path string) (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", errors.New("no build information in the binary")
-	}
-	for _, d := range info.Deps {
-		if d.Path == path {
-			if d.Replace != nil {
-				return "", fmt.Errorf("%s is replaced by %s: not a published version", path, d.Replace.Path)
-			}
-			return d.Version, nil
-		}
-	}
-	return "", fmt.Errorf("%s is not linked into the binary", path)
-}
-
-func run(dir string, repetition int, out io.Writer) error {
-	version, err := moduleVersion(sdkModule)
-	if err != nil {
-		return err
-	}
-	fs, err := record.Fixtures(dir)
-	if err != nil {
-		return err
-	}
-	w := &record.Writer{W: out, Lane: lane, LaneVersion: version, Configuration: "default", Repetition: repetition}
-	for _, f := range fs {
-		carrier, callErr := capture(f.Bytes, version)
-		if callErr != nil {
-			err = w.Failed(f, "D1", callErr)
-		} else {
-			err = w.Captured(f, "D1", carrier)
-		}
-		if err != nil {
-			return err
-		}
-		for _, stage := range []string{"A2", "M3", "H4"} {
-			if err := w.NotApplicable(f, stage); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// raisedCarrier is the D1 carrier of a CallTool that returned the server's JSON-RPC error.
-type raisedCarrier struct {
-	Error struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
+func main() { harness.MainD1(lane, sdkModule, capture) }
 
 // capture serves one fixture to a fresh SDK client session and returns the D1 carrier, or the
 // error that makes D1 execution_failed.
@@ -115,40 +50,26 @@ func capture(fixture []byte, version string) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	// Two pipes: client → server and server → client.
-	serverIn, clientOut := io.Pipe()
-	clientIn, serverOut := io.Pipe()
-	srv := &rawmcp.Server{Fixture: fixture}
-	served := make(chan error, 1)
-	go func() {
-		err := srv.Serve(serverIn, serverOut)
-		serverOut.Close()
-		serverIn.Close()
-		served <- err
-	}()
+	pipes := harness.Serve(fixture)
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "contractcheck-capture", Version: version}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: pipes.In, Writer: pipes.Out}, nil)
 	if err != nil {
-		clientOut.Close()
-		<-served
+		pipes.Close()
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	res, callErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: rawmcp.ToolName})
 	cs.Close()
-	clientOut.Close()
-	if err := <-served; err != nil && !errors.Is(err, io.ErrClosedPipe) {
-		return nil, fmt.Errorf("raw server: %w", err)
+	if err := pipes.Close(); err != nil {
+		return nil, err
 	}
-	if srv.Calls != 1 {
-		return nil, fmt.Errorf("the client sent %d tools/call requests, want 1", srv.Calls)
+	if err := pipes.CalledOnce(); err != nil {
+		return nil, err
 	}
 	if callErr != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(callErr, &rpcErr) {
-			var c raisedCarrier
-			c.Error.Message = callErr.Error()
-			return c, nil
+			return harness.RaisedBy(callErr), nil
 		}
 		return nil, callErr
 	}

@@ -31,17 +31,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
-	"github.com/contractcheck/contractcheck/examples/internal/record"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -52,61 +47,7 @@ const (
 	sdkModule = "github.com/mark3labs/mcp-go"
 )
 
-func main() {
-	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
-	repetition := flag.Int("repetition", 1, "repetition number written into each record")
-	flag.Parse()
-	if err := run(*fixtures, *repetition, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp-go:", err)
-		os.Exit(1)
-	}
-}
-
-// moduleVersion is the library version linked into this binary: the lane version.
-func moduleVersion(path string) (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", errors.New("no build information in the binary")
-	}
-	for _, d := range info.Deps {
-		if d.Path == path {
-			if d.Replace != nil {
-				return "", fmt.Errorf("%s is replaced by %s: not a published version", path, d.Replace.Path)
-			}
-			return d.Version, nil
-		}
-	}
-	return "", fmt.Errorf("%s is not linked into the binary", path)
-}
-
-func run(dir string, repetition int, out io.Writer) error {
-	version, err := moduleVersion(sdkModule)
-	if err != nil {
-		return err
-	}
-	fs, err := record.Fixtures(dir)
-	if err != nil {
-		return err
-	}
-	w := &record.Writer{W: out, Lane: lane, LaneVersion: version, Configuration: "default", Repetition: repetition}
-	for _, f := range fs {
-		carrier, callErr := capture(f.Bytes, version)
-		if callErr != nil {
-			err = w.Failed(f, "D1", callErr)
-		} else {
-			err = w.Captured(f, "D1", carrier)
-		}
-		if err != nil {
-			return err
-		}
-		for _, stage := range []string{"A2", "M3", "H4"} {
-			if err := w.NotApplicable(f, stage); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
+func main() { harness.MainD1(lane, sdkModule, capture) }
 
 // observedStdio is mcp-go's own stdio transport, unchanged (every method, including the
 // bidirectional ones, is promoted from *transport.Stdio), that remembers whether the tools/call
@@ -133,40 +74,19 @@ func (o *observedStdio) rpcFailed() bool {
 	return o.toolRPCFail
 }
 
-// raisedCarrier is the D1 carrier of a CallTool that returned the server's JSON-RPC error.
-type raisedCarrier struct {
-	Error struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 // capture serves one fixture to a fresh mcp-go client and returns the D1 carrier, or the error
 // that makes D1 execution_failed.
 func capture(fixture []byte, version string) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	// Two pipes: client → server and server → client.
-	serverIn, clientOut := io.Pipe()
-	clientIn, serverOut := io.Pipe()
-	srv := &rawmcp.Server{Fixture: fixture}
-	served := make(chan error, 1)
-	go func() {
-		err := srv.Serve(serverIn, serverOut)
-		serverOut.Close()
-		serverIn.Close()
-		served <- err
-	}()
+	pipes := harness.Serve(fixture)
 
-	tr := &observedStdio{Stdio: transport.NewIO(clientIn, clientOut, nil)}
+	tr := &observedStdio{Stdio: transport.NewIO(pipes.In, pipes.Out, nil)}
 	c := client.NewClient(tr)
 	finish := func() error {
-		c.Close() // closes clientOut: the server sees the end of its input
-		clientOut.Close()
-		if err := <-served; err != nil && !errors.Is(err, io.ErrClosedPipe) {
-			return fmt.Errorf("raw server: %w", err)
-		}
-		return nil
+		c.Close() // closes pipes.Out: the server sees the end of its input
+		return pipes.Close()
 	}
 	if err := c.Start(ctx); err != nil {
 		finish()
@@ -184,14 +104,12 @@ func capture(fixture []byte, version string) (any, error) {
 	if err := finish(); err != nil {
 		return nil, err
 	}
-	if srv.Calls != 1 {
-		return nil, fmt.Errorf("the client sent %d tools/call requests, want 1", srv.Calls)
+	if err := pipes.CalledOnce(); err != nil {
+		return nil, err
 	}
 	if callErr != nil {
 		if tr.rpcFailed() {
-			var c raisedCarrier
-			c.Error.Message = callErr.Error()
-			return c, nil
+			return harness.RaisedBy(callErr), nil
 		}
 		return nil, callErr
 	}
