@@ -12,9 +12,10 @@
 // runtime environment, so a policy calling http.send or time.now_ns fails to
 // load with a file:row:col error, and evaluation is deterministic.
 //
-// The custom builtin contractcheck.json_text(s) is declared in those
-// capabilities and implemented per query (rego.Function1) and per test run
-// (tester custom builtins), rather than registered globally with
+// The custom builtins contractcheck.json_text(s) and
+// contractcheck.diff(expected, observed, base) (diff.go) are declared in
+// those capabilities and implemented per query (rego.Function1,
+// rego.Function3) and per test run (tester custom builtins), rather than registered globally with
 // ast.RegisterBuiltin: a global registration would leak into every other Rego
 // compiler in the process and could not be kept out of OPA's default
 // capabilities, while the per-query form works the same for prepared queries
@@ -94,12 +95,14 @@ func denied(b *ast.Builtin) bool {
 }
 
 // Capabilities returns the sandbox capabilities the policies are compiled
-// with: OPA's builtins minus the denied ones, plus contractcheck.json_text,
-// and no network hosts.
+// with: OPA's builtins minus the denied ones, plus contractcheck.json_text
+// and contractcheck.diff, and no network hosts.
 func Capabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	caps.Builtins = slices.DeleteFunc(caps.Builtins, denied)
-	caps.Builtins = append(caps.Builtins, &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl})
+	caps.Builtins = append(caps.Builtins,
+		&ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
+		&ast.Builtin{Name: diffFunc.Name, Decl: diffFunc.Decl})
 	caps.AllowNet = []string{}
 	return caps
 }
@@ -304,6 +307,7 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 		rego.Compiler(e.compiler),
 		rego.Query(query),
 		rego.Function1(jsonTextFunc, jsonTextImpl),
+		rego.Function3(diffFunc, diffImpl),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {
@@ -382,7 +386,7 @@ type TestResult struct {
 }
 
 // RunTests runs every test_ rule of the loaded policies with OPA's test
-// runner, in the same sandbox and with contractcheck.json_text, and with
+// runner, in the same sandbox and with the custom builtins, and with
 // builtin errors raised. Results are sorted by file, row and name.
 func (e *Engine) RunTests(ctx context.Context) ([]TestResult, error) {
 	modules, err := e.parse()
@@ -396,6 +400,9 @@ func (e *Engine) RunTests(ctx context.Context) ([]TestResult, error) {
 		AddCustomBuiltins([]*tester.Builtin{{
 			Decl: &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
 			Func: rego.Function1(jsonTextFunc, jsonTextImpl),
+		}, {
+			Decl: &ast.Builtin{Name: diffFunc.Name, Decl: diffFunc.Decl},
+			Func: rego.Function3(diffFunc, diffImpl),
 		}})
 	ch, err := runner.Run(ctx, modules)
 	if err != nil {

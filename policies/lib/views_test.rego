@@ -153,3 +153,21 @@ test_diff_array_indices if {
 	}
 	views.diff({"a": [1, 2]}, {"a": {"0": 1}}, "") == {{"path": "/a", "kind": "altered", "expected": [1, 2], "observed": {"0": 1}}}
 }
+
+# diff is the Go builtin contractcheck.diff, also callable directly: keys
+# are escaped as RFC 6901 tokens and equal decimals are not reported. (Each
+# reported value keeps its own side's number spelling; == cannot tell
+# spellings apart, so internal/policy/diff_test.go checks that.)
+test_diff_escaped_keys_and_spellings if {
+	got := views.diff(
+		{"a/b": {"c~d": 1.0}, "n": 1e2, "gone": 2.50},
+		{"a/b": {"c~d": 2}, "n": 100, "é": [1.50]},
+		"/m",
+	)
+	got == {
+		{"path": "/m/a~1b/c~0d", "kind": "altered", "expected": 1.0, "observed": 2},
+		{"path": "/m/gone", "kind": "missing", "expected": 2.50},
+		{"path": "/m/é", "kind": "added", "observed": [1.50]},
+	}
+	contractcheck.diff({"a/b": {"c~d": 1.0}}, {"a/b": {"c~d": 2}}, "") == {{"path": "/a~1b/c~0d", "kind": "altered", "expected": 1, "observed": 2}}
+}
