@@ -16,6 +16,7 @@ func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 	type at struct{ lane, version, configuration string }
 	type binding struct{ fixture, stage, task string }
 	byVersion := map[at]map[binding]*report.Result{}
+	inOrder := map[at][]*report.Result{} // each version's results in report order
 	for i := range results {
 		r := &results[i]
 		k := at{r.Lane, r.LaneVersion, r.Configuration}
@@ -23,6 +24,7 @@ func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 			byVersion[k] = map[binding]*report.Result{}
 		}
 		byVersion[k][binding{r.Fixture, r.Stage, r.Task}] = r
+		inOrder[k] = append(inOrder[k], r)
 	}
 	out := []report.Upgrade{}
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
@@ -37,13 +39,9 @@ func (c *Census) upgrades(results []report.Result) []report.Upgrade {
 			for i := 1; i < len(observed); i++ {
 				before := byVersion[at{laneID, observed[i-1], cfg}]
 				u := report.Upgrade{Lane: laneID, Configuration: cfg, From: observed[i-1], To: observed[i], Changes: []report.Change{}}
-				// results are sorted by position and task, so walking the later version's
-				// results in report order keeps the changes in that order too.
-				for j := range results {
-					r := &results[j]
-					if r.Lane != laneID || r.LaneVersion != observed[i] || r.Configuration != cfg {
-						continue
-					}
+				// Walking the later version's results in report order keeps the changes in
+				// that order too.
+				for _, r := range inOrder[at{laneID, observed[i], cfg}] {
 					b, ok := before[binding{r.Fixture, r.Stage, r.Task}]
 					if !ok || (b.Outcome == r.Outcome && sameDiagnostics(b.Diagnostics, r.Diagnostics)) {
 						continue
