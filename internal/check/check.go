@@ -289,10 +289,14 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, o *observed) (pol
 	return v, nil
 }
 
+// withObserved is the base input with the observed view added. The base's members are shared,
+// not copied: terms are immutable once built, and a deep copy per evaluation showed in profiles.
 func withObserved(base, observed *ast.Term) ast.Value {
-	input := base.Value.(ast.Object).Copy()
-	input.Insert(ast.StringTerm("observed"), observed)
-	return input
+	obj := base.Value.(ast.Object)
+	items := make([][2]*ast.Term, 0, obj.Len()+1)
+	obj.Foreach(func(k, v *ast.Term) { items = append(items, [2]*ast.Term{k, v}) })
+	items = append(items, [2]*ast.Term{ast.StringTerm("observed"), observed})
+	return ast.NewObject(items...)
 }
 
 func contains(list []string, s string) bool {
