@@ -130,23 +130,6 @@ func typeSet(types []string) map[string]bool {
 	return set(types)
 }
 
-// jsonType names the JSON type of a strictjson value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "number"
-}
-
 func set(values []string) map[string]bool {
 	m := make(map[string]bool, len(values))
 	for _, v := range values {
@@ -176,7 +159,7 @@ func (p *Projector) Project(carrier any) View {
 		}
 	}
 	if p.content != nil {
-		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[jsonType(v)]) {
+		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
 			view["content"] = p.content.project(v)
 		}
 	}
@@ -278,7 +261,7 @@ func (c *contentProjector) block(item any) map[string]any {
 // so a corrupted payload shows up as a difference rather than disappearing.
 func (f *field) read(v any) (any, bool) {
 	v, ok := f.path.lookup(v)
-	if !ok || (f.types != nil && !f.types[jsonType(v)]) {
+	if !ok || (f.types != nil && !f.types[strictjson.TypeName(v)]) {
 		return nil, false
 	}
 	s, isString := v.(string)

@@ -27,6 +27,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // DefaultRevision is the MCP protocol revision pinned by the project.
@@ -218,7 +220,7 @@ func (v *Validator) ValidateSource(file, revision string, doc any) (*Source, err
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", jsonType(doc))}
+		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
 	}
 	if _, ok := obj["jsonrpc"]; !ok {
 		if err := r.callToolResult.Validate(obj); err != nil {
@@ -302,24 +304,6 @@ func (v *Validator) ValidateReport(doc any) error {
 		return convert(err, "", 0, "", nil)
 	}
 	return nil
-}
-
-// jsonType names the JSON type of a decoded value, for messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return "number"
-	}
 }
 
 // errorsAs is errors.As for the library's error type.

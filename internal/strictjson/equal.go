@@ -143,3 +143,21 @@ func (d *decimal) parse(s string) bool {
 	d.digits = trimmed
 	return true
 }
+
+// TypeName names the JSON type of a decoded value: "null", "boolean", "string", "array", "object"
+// or "number" (json.Number and the numeric convenience types).
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
+}

@@ -622,3 +622,25 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+func TestTypeName(t *testing.T) {
+	tests := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{name: "null", in: nil, want: "null"},
+		{name: "boolean", in: false, want: "boolean"},
+		{name: "string", in: "", want: "string"},
+		{name: "array", in: []any{}, want: "array"},
+		{name: "object", in: map[string]any{}, want: "object"},
+		{name: "number", in: json.Number("1e2"), want: "number"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := TypeName(tc.in); got != tc.want {
+				t.Errorf("TypeName(%v) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
