@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,8 +61,7 @@ func newChallengeCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
-	cmd.Flags().StringVar(&p.format, "format", "text", "output format: "+strings.Join(challenge.Formats, ", "))
-	cmd.Flags().StringVar(&p.output, "output", "", "write the report to this file instead of standard output")
+	addOutputFlags(cmd, &p.format, &p.output, challenge.Formats)
 	cmd.Flags().BoolVar(&p.score, "score", false, "report the mutation score by operator and exit 0 whatever the classification")
 	return cmd
 }
@@ -79,17 +77,8 @@ func runChallenge(ctx context.Context, p challengeParams, suite string, stdout i
 	if err != nil {
 		return report.ExitInputError, err
 	}
-	w := stdout
-	if p.output != "" {
-		f, err := os.Create(p.output)
-		if err != nil {
-			return report.ExitInputError, fmt.Errorf("write report: %w", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	if err := r.Write(w, p.format); err != nil {
-		return report.ExitInputError, fmt.Errorf("write report: %w", err)
+	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return r.Write(w, p.format) }); err != nil {
+		return report.ExitInputError, err
 	}
 	if len(r.Misclassified()) > 0 && !p.score {
 		return report.ExitInstrument, nil

@@ -53,8 +53,8 @@ func newCheckCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
-	cmd.Flags().StringVar(&p.Observations, "observations", "", "directory of .jsonl observation records (default: <fixtures>/observations)")
-	addOutputFlags(cmd, &p.format, &p.output)
+	addObservationsFlag(cmd, &p.Observations)
+	addOutputFlags(cmd, &p.format, &p.output, report.Formats())
 	return cmd
 }
 
@@ -66,8 +66,14 @@ func addInputFlags(cmd *cobra.Command, o *check.Options) {
 	cmd.Flags().StringVar(&o.Fixtures, "fixtures", "", "directory holding sources/<suite>/<id>.json (default: built-in)")
 }
 
-func addOutputFlags(cmd *cobra.Command, format, output *string) {
-	cmd.Flags().StringVar(format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
+// addObservationsFlag binds --observations for the verbs that read observation records.
+func addObservationsFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "observations", "", "directory of .jsonl observation records (default: <fixtures>/observations)")
+}
+
+// addOutputFlags binds --format (one of formats) and --output for the verbs that write a report.
+func addOutputFlags(cmd *cobra.Command, format, output *string, formats []string) {
+	cmd.Flags().StringVar(format, "format", "text", "output format: "+strings.Join(formats, ", "))
 	cmd.Flags().StringVar(output, "output", "", "write the report to this file instead of standard output")
 }
 
@@ -84,21 +90,22 @@ func runCheck(ctx context.Context, p checkParams, stdout io.Writer) (int, error)
 	if err != nil {
 		return report.ExitInputError, err
 	}
-	if err := writeReport(out, r, p.output, stdout); err != nil {
+	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err
 	}
 	return r.ExitCode(), nil
 }
 
-func writeReport(out report.Outputter, r *report.Report, path string, stdout io.Writer) error {
+// writeOutput writes a report to the file at path, or to stdout when path is empty.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" {
-		return out.Output(stdout, r)
+		return write(stdout)
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if err := out.Output(f, r); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("write report: %w", err)
 	}

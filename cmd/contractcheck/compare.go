@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -57,11 +54,10 @@ func newCompareCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options)
-	cmd.Flags().StringVar(&p.Observations, "observations", "", "directory of .jsonl observation records (default: <fixtures>/observations)")
+	addObservationsFlag(cmd, &p.Observations)
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
-	cmd.Flags().StringVar(&p.format, "format", "text", "output format: "+strings.Join(compare.Formats(), ", "))
-	cmd.Flags().StringVar(&p.output, "output", "", "write the report to this file instead of standard output")
+	addOutputFlags(cmd, &p.format, &p.output, compare.Formats())
 	return cmd
 }
 
@@ -78,25 +74,8 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 	if err != nil {
 		return report.ExitInputError, err
 	}
-	if p.output == "" {
-		err = out.Output(stdout, r)
-	} else {
-		err = writeFile(p.output, func(w io.Writer) error { return out.Output(w, r) })
-	}
-	if err != nil {
+	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err
 	}
 	return r.ExitCode(), nil
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report: %w", err)
-	}
-	return f.Close()
 }
