@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ func newChallengeCommand() *cobra.Command {
 }
 
 func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
-	if !hasString(challenge.Formats, p.format) {
+	if !slices.Contains(challenge.Formats, p.format) {
 		return report.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
 	}
 	if ctx == nil {
@@ -84,13 +85,4 @@ func runChallenge(ctx context.Context, p challengeParams, suite string, stdout i
 		return report.ExitInstrument, nil
 	}
 	return report.ExitSatisfied, nil
-}
-
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -148,12 +149,8 @@ func (in *Instrument) compileLanes() error {
 		for _, st := range contract.SortedKeys(in.Model.Lanes[lane].Stages) {
 			sd := in.Model.Lanes[lane].Stages[st]
 			if sd.Carrier != "" {
-				// Compile the carrier schema now, so a missing or broken one is reported before any record.
-				if err := in.Validator.ValidateCarrier(sd.Carrier, "", 0, nil); err != nil {
-					var ve *schema.ValidationError
-					if !errors.As(err, &ve) {
-						return fmt.Errorf("lanes.%s.stages.%s.carrier: %w", lane, st, err)
-					}
+				if err := in.Validator.CompileCarrier(sd.Carrier); err != nil {
+					return fmt.Errorf("lanes.%s.stages.%s.carrier: %w", lane, st, err)
 				}
 			}
 			ps := map[string]*project.Projector{}
@@ -199,7 +196,7 @@ func (in *Instrument) prepareInputs() error {
 // the source view.
 func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source project.View) (*ast.Term, error) {
 	meta := map[string]any{"mode": "preserve"}
-	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && contains(w.Stages, stage) {
+	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && slices.Contains(w.Stages, stage) {
 		meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
 	}
 	val, err := policy.Input(map[string]any{
@@ -297,15 +294,6 @@ func withObserved(base, observed *ast.Term) ast.Value {
 	obj.Foreach(func(k, v *ast.Term) { items = append(items, [2]*ast.Term{k, v}) })
 	items = append(items, [2]*ast.Term{ast.StringTerm("observed"), observed})
 	return ast.NewObject(items...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Run loads the instrument and checks every observation record under the selected directory.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,7 +113,7 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 	if !ok {
 		return nil, at("/lane: unknown lane %q (the contracts define %v)", rec.Lane, contract.SortedKeys(in.Model.Lanes))
 	}
-	if !contains(lane.Versions, rec.LaneVersion) {
+	if !slices.Contains(lane.Versions, rec.LaneVersion) {
 		return nil, at("/laneVersion: lane %s has no version %q (it declares %v)", rec.Lane, rec.LaneVersion, lane.Versions)
 	}
 	if _, ok := lane.Configurations[rec.Configuration]; !ok {

@@ -280,21 +280,34 @@ const CarrierSchemaDir = "carriers/"
 // directory, e.g. "carriers/gemini-function-response.schema.json"). Pointers in the error are
 // prefixed with /carrier, so they point into the record on the given line.
 func (v *Validator) ValidateCarrier(schemaPath, file string, line int, carrier any) error {
-	var s *jsonschema.Schema
-	if c, ok := v.carriers.Load(schemaPath); ok {
-		s = c.(*jsonschema.Schema)
-	} else {
-		compiled, err := v.compile(schemaPath, "")
-		if err != nil {
-			return err
-		}
-		v.carriers.Store(schemaPath, compiled)
-		s = compiled
+	s, err := v.carrier(schemaPath)
+	if err != nil {
+		return err
 	}
 	if err := s.Validate(carrier); err != nil {
 		return convert(err, file, line, "/carrier", nil)
 	}
 	return nil
+}
+
+// CompileCarrier compiles a carrier schema ahead of use, so a missing or broken one is reported
+// before any record is read.
+func (v *Validator) CompileCarrier(schemaPath string) error {
+	_, err := v.carrier(schemaPath)
+	return err
+}
+
+// carrier returns a carrier schema, compiled on first use.
+func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
+	if c, ok := v.carriers.Load(schemaPath); ok {
+		return c.(*jsonschema.Schema), nil
+	}
+	compiled, err := v.compile(schemaPath, "")
+	if err != nil {
+		return nil, err
+	}
+	v.carriers.Store(schemaPath, compiled)
+	return compiled, nil
 }
 
 // ValidateReport validates a decoded JSON report. A violation is a
