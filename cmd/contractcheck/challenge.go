@@ -76,7 +76,7 @@ func runChallenge(ctx context.Context, p challengeParams, suite string, stdout i
 	}
 	r, err := challenge.Run(ctx, challenge.Options{Options: p.Options, Suite: suite})
 	if err != nil {
-		return report.ExitInputError, err
+		return check.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return r.Write(w, p.format) }); err != nil {
 		return report.ExitInputError, err

@@ -54,11 +54,13 @@ func TestMutateThenChallenge(t *testing.T) {
 	p := filepath.Join(contracts, "tasks.cue")
 	data, _ := os.ReadFile(p)
 	write(t, p, strings.Replace(string(data), `"block.mimeType", "block.uri",`, `"block.mimeType",`, 1))
-	code, stdout, _ = cli(t, "challenge", dir, "--contracts", contracts)
+	// The fork replaces the built-in contracts: it runs without the built-in layer.
+	fork := []string{"--no-builtin", "--contracts", contracts, "--policies", builtinCopy(t, "policies"), "--fixtures", builtinCopy(t, "fixtures")}
+	code, stdout, _ = cli(t, append([]string{"challenge", dir}, fork...)...)
 	if code != 3 || !strings.Contains(stdout, "Misclassified by the oracle: 1") {
 		t.Errorf("exit %d, want 3\n%s", code, stdout)
 	}
-	code, stdout, _ = cli(t, "challenge", dir, "--contracts", contracts, "--score")
+	code, stdout, _ = cli(t, append([]string{"challenge", dir, "--score"}, fork...)...)
 	if code != 0 || !strings.Contains(stdout, "drop-uri") || !strings.Contains(stdout, "blind (0/1)") {
 		t.Errorf("exit %d, want 0 and drop-uri blind\n%s", code, stdout)
 	}

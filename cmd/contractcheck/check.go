@@ -21,12 +21,21 @@ Rego policy against the W0 source. Repetitions collapse when they agree; unmet b
 diagnostics; a pass followed by an unmet is localized; divergences between lanes are counted.
 
 With no flags it runs the built-in profile (strict) on the built-in contracts, policies and data.
+Contracts, policies, carrier schemas and fixtures are layers: each --contracts, --policies,
+--schemas or --fixtures directory adds to the built-in layer (--no-builtin starts empty), so a
+custom task or profile is a directory of its own beside the built-ins (contractcheck init).
 
-Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage or input error;
-3 the instrument failed (repetitions disagree).`
+The gate is never satisfied by nothing: a profile without requirements, a requirement that
+selects no binding and a run without records are errors (exit 2), and any unstable binding fails
+the instrument (exit 3).
+
+Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage or input error,
+or the gate selected nothing; 3 the instrument failed (repetitions disagree, a policy failed or
+broke the policy interface).`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json
+  contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer
   contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures`
 
 // checkParams are the flags of check.
@@ -45,7 +54,7 @@ func newCheckCommand() *cobra.Command {
 		Example: checkExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runCheck(cmd.Context(), p, cmd.OutOrStdout())
+			code, err := runCheck(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != report.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
@@ -61,14 +70,21 @@ func newCheckCommand() *cobra.Command {
 // addInputFlags binds the flags every verb that reads the contract set shares.
 func addInputFlags(cmd *cobra.Command, o *check.Options) {
 	cmd.Flags().StringVar(&o.Profile, "profile", check.DefaultProfile, "profile (named contract set) to check")
-	cmd.Flags().StringVar(&o.Contracts, "contracts", "", "directory of CUE contract files (default: built-in)")
-	cmd.Flags().StringVar(&o.Policies, "policies", "", "directory of Rego policies (default: built-in)")
-	cmd.Flags().StringVar(&o.Fixtures, "fixtures", "", "directory holding sources/<suite>/<id>.json (default: built-in)")
+	addLayerFlags(cmd, o)
+	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json and observations/, added to the built-in fixtures (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
+	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
+}
+
+// addLayerFlags binds the repeatable --contracts and --policies layers.
+func addLayerFlags(cmd *cobra.Command, o *check.Options) {
+	cmd.Flags().StringArrayVar(&o.Contracts, "contracts", nil, "directory of CUE contract files, added to the built-in contracts (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies (repeatable)")
 }
 
 // addObservationsFlag binds --observations for the verbs that read observation records.
-func addObservationsFlag(cmd *cobra.Command, dir *string) {
-	cmd.Flags().StringVar(dir, "observations", "", "directory of .jsonl observation records (default: <fixtures>/observations)")
+func addObservationsFlag(cmd *cobra.Command, dirs *[]string) {
+	cmd.Flags().StringArrayVar(dirs, "observations", nil, "directory of .jsonl observation records (repeatable; default: the observations/ of each fixture layer)")
 }
 
 // addOutputFlags binds --format (one of formats) and --output for the verbs that write a report.
@@ -77,8 +93,9 @@ func addOutputFlags(cmd *cobra.Command, format, output *string, formats []string
 	cmd.Flags().StringVar(output, "output", "", "write the report to this file instead of standard output")
 }
 
-// runCheck runs a check and writes its report; it returns the exit code the report calls for.
-func runCheck(ctx context.Context, p checkParams, stdout io.Writer) (int, error) {
+// runCheck runs a check and writes its report; it returns the exit code the report calls for and,
+// when the gate selected nothing or the instrument failed, the error that says why.
+func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int, error) {
 	out, err := report.Get(p.format)
 	if err != nil {
 		return report.ExitInputError, err
@@ -88,12 +105,12 @@ func runCheck(ctx context.Context, p checkParams, stdout io.Writer) (int, error)
 	}
 	r, err := check.Run(ctx, p.Options)
 	if err != nil {
-		return report.ExitInputError, err
+		return check.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err
 	}
-	return r.ExitCode(), nil
+	return r.ExitCode(), r.GateError()
 }
 
 // writeOutput writes a report to the file at path, or to stdout when path is empty.

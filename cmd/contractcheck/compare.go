@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
@@ -72,7 +73,7 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 	}
 	r, err := compare.Run(ctx, p.Options)
 	if err != nil {
-		return report.ExitInputError, err
+		return check.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err

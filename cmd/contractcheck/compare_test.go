@@ -75,9 +75,10 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// TestCompareCustomDecoder selects a decoder policy of the user's, in their --policies directory.
+// TestCompareCustomDecoder selects a decoder policy of the user's, in a --policies layer beside the
+// built-in policies.
 func TestCompareCustomDecoder(t *testing.T) {
-	p := builtinCopy(t, "policies")
+	p := filepath.Join(t.TempDir(), "policies")
 	write(t, filepath.Join(p, "decoders", "always_missing.rego"), `package contractcheck.decoders.always_missing
 
 import data.contractcheck.lib.decoders

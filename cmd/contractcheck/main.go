@@ -62,6 +62,6 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
-	root.AddCommand(newCompareCommand())
+	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand())
 	return root
 }

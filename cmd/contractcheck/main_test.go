@@ -136,17 +136,17 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "schema-invalid source",
 			setup: func(t *testing.T, dir string) []string {
-				fx := builtinCopy(t, "fixtures")
-				write(t, filepath.Join(fx, "sources", "paper", "C11.json"),
+				write(t, filepath.Join(dir, "contracts", "u01.cue"), "package contracts\n\nfixtures: U01: {suite: \"mine\", family: \"rich\", revision: \"2025-11-25\", tasks: [\"T4\"], doc: \"An image.\", targets: []}\n")
+				write(t, filepath.Join(dir, "fixtures", "sources", "mine", "U01.json"),
 					`{"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}`)
-				return []string{"--fixtures", fx}
+				return []string{"--contracts", filepath.Join(dir, "contracts"), "--fixtures", filepath.Join(dir, "fixtures")}
 			},
-			want: []string{"sources/paper/C11.json", "/content/0/data"},
+			want: []string{"fixtures/sources/mine/U01.json", "/content/0/data"},
 		},
 		{
 			name: "CUE syntax error",
 			setup: func(t *testing.T, dir string) []string {
-				c := builtinCopy(t, "contracts")
+				c := filepath.Join(dir, "contracts")
 				write(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
 				return []string{"--contracts", c}
 			},
@@ -155,7 +155,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "Rego syntax error",
 			setup: func(t *testing.T, dir string) []string {
-				p := builtinCopy(t, "policies")
+				p := filepath.Join(dir, "policies")
 				write(t, filepath.Join(p, "broken.rego"), "package broken\n\nx if {\n")
 				return []string{"--policies", p}
 			},
@@ -234,7 +234,7 @@ func TestValidate(t *testing.T) {
 		inStdout string
 		inStderr string
 	}{
-		{name: "every catalogued source", args: []string{"validate"}, code: 0, inStdout: "ok fixtures/sources/extended/X04.json (2025-11-25, error response)"},
+		{name: "every catalogued source", args: []string{"validate"}, code: 0, inStdout: "ok builtin:fixtures/sources/extended/X04.json (2025-11-25, error response)"},
 		{name: "a valid file", args: []string{"validate", good}, code: 0, inStdout: "ok " + good + " (2025-11-25, result)"},
 		{name: "an invalid uri names the pointer", args: []string{"validate", bad}, code: 2, inStderr: bad + ": /content/0/uri"},
 		{name: "array structuredContent needs 2026-07-28", args: []string{"validate", "--revision", "2025-11-25", "../../fixtures/sources/extended/X01.json"}, code: 2, inStderr: "/structuredContent"},
@@ -255,11 +255,11 @@ func TestRegoTestVerb(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, " passed, 0 failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	p := builtinCopy(t, "policies")
+	p := filepath.Join(t.TempDir(), "policies")
 	write(t, filepath.Join(p, "failing_test.rego"), "package failing_test\n\ntest_fails if {\n\t1 == 2\n}\n")
 	code, stdout, _ = cli(t, "test", "--policies", p)
-	if code != 1 || !strings.Contains(stdout, "FAIL failing_test.test_fails") {
-		t.Errorf("a failing Rego test: exit %d, want 1\n%s", code, stdout)
+	if code != 1 || !strings.Contains(stdout, "FAIL failing_test.test_fails") || strings.Contains(stdout, "contractcheck.tasks") {
+		t.Errorf("a failing Rego test in a layer: exit %d, want 1 and only the layer's tests\n%s", code, stdout)
 	}
 }
 

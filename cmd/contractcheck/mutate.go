@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
@@ -96,7 +97,7 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 		}
 	}
 	if err != nil {
-		return report.ExitInputError, err
+		return check.ExitCode(err), err
 	}
 	faults := 0
 	for _, c := range sum.Cases {

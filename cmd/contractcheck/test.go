@@ -13,43 +13,65 @@ import (
 )
 
 const testLong = `Test runs the Rego unit tests (rules named test_…) of a contract set's policies, in the same sandbox
-and with the same custom builtins as check. It exits 1 when a test fails and 2 when the policies do
-not compile.`
+and with the same custom builtins as check.
+
+Policies are layers, as in check: every layer is loaded, so a user's tests can call built-in rules.
+With --policies, the tests of the given layers run; without, the built-in tests run.
+
+It exits 1 when a test fails and 2 when the policies do not compile.`
+
+const testExample = `  contractcheck test
+  contractcheck init my-layer && contractcheck test --policies my-layer`
+
+// testParams are the flags of test.
+type testParams struct {
+	check.Options
+}
 
 func newTestCommand() *cobra.Command {
-	var dir string
+	var p testParams
 	cmd := &cobra.Command{
-		Use:   "test",
-		Short: "Run the Rego unit tests of the policies",
-		Long:  testLong,
-		Args:  cobra.NoArgs,
+		Use:     "test",
+		Short:   "Run the Rego unit tests of the policies",
+		Long:    testLong,
+		Example: testExample,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runTest(cmd.Context(), dir, cmd.OutOrStdout())
+			code, err := runTest(cmd.Context(), p, cmd.OutOrStdout())
 			if err != nil || code != 0 {
 				return &exitError{code: code, err: err}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "policies", "", "directory of Rego policies (default: built-in)")
+	cmd.Flags().StringArrayVar(&p.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies; its tests run (repeatable)")
+	cmd.Flags().BoolVar(&p.NoBuiltin, "no-builtin", false, "leave the built-in policies out")
 	return cmd
 }
 
-func runTest(ctx context.Context, dir string, stdout io.Writer) (int, error) {
+func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d := check.Builtin("policies")
-	if dir != "" {
-		d = check.UserDir(dir)
-	}
-	eng, err := policy.Load(d.FS, d.Root, d.Display)
+	layers := p.PolicyLayers()
+	eng, err := policy.Load(layers, policy.LoadOptions{Tests: true})
 	if err != nil {
 		return report.ExitInputError, err
 	}
-	results, err := eng.RunTests(ctx)
+	var opts policy.TestOptions
+	if len(p.Policies) > 0 {
+		for i := range layers {
+			if !layers[i].Builtin {
+				opts.Layers = append(opts.Layers, i)
+			}
+		}
+	}
+	results, err := eng.RunTests(ctx, opts)
 	if err != nil {
 		return report.ExitInputError, err
+	}
+	if len(results) == 0 {
+		return report.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")
 	}
 	failed := 0
 	for _, r := range results {

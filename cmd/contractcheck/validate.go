@@ -37,8 +37,9 @@ func newValidateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision, one of %v (default: %s, or each catalog entry's own)", schema.Revisions, schema.DefaultRevision))
-	cmd.Flags().StringVar(&opts.Contracts, "contracts", "", "directory of CUE contract files, for the fixture catalog (default: built-in)")
-	cmd.Flags().StringVar(&opts.Fixtures, "fixtures", "", "directory holding sources/<suite>/<id>.json (default: built-in)")
+	cmd.Flags().StringArrayVar(&opts.Contracts, "contracts", nil, "directory of CUE contract files for the fixture catalog, added to the built-in contracts (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
+	cmd.Flags().BoolVar(&opts.NoBuiltin, "no-builtin", false, "leave the built-in contracts and fixtures out")
 	return cmd
 }
 

@@ -32,6 +32,11 @@ type Reading struct {
 	Readout     map[string]any
 	Diagnostics []report.Diagnostic
 	Error       string
+	// File and Line locate the observation record the reading came from; Seq is the record's
+	// place in the order the run read the records.
+	File string
+	Line int
+	Seq  int
 }
 
 // Census accumulates readings. Add is not safe for concurrent use: one collector owns it.
@@ -48,6 +53,7 @@ type collected struct {
 	first    Reading
 	variants []variant
 	reps     []int
+	records  []report.RecordRef // each repetition's record, in the order of reps
 }
 
 type variant struct {
@@ -72,10 +78,12 @@ func (c *Census) Add(r Reading) error {
 		col = &collected{first: r}
 		c.bindings[r.Binding] = col
 	}
-	if slices.Contains(col.reps, r.Repetition) {
-		return fmt.Errorf("%s %s %s %s %s: repetition %d recorded twice", r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition)
+	if i := slices.Index(col.reps, r.Repetition); i >= 0 {
+		first := col.records[i]
+		return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition, first.File, first.Line)
 	}
 	col.reps = append(col.reps, r.Repetition)
+	col.records = append(col.records, report.RecordRef{File: r.File, Line: r.Line, Repetition: r.Repetition})
 	fp, err := fingerprint(r)
 	if err != nil {
 		return err
@@ -126,16 +134,16 @@ func (c *Census) Report() *report.Report {
 		NullPolicy:    c.profile.NullPolicy,
 		Results:       []report.Result{},
 		Localizations: []report.Localization{},
-		Gate:          report.Gate{Satisfied: true, Violations: []report.Violation{}},
 	}
 	for _, b := range c.sortedBindings() {
 		res := c.collapse(b)
-		c.gate(r, &res)
 		r.Summary.Add(res.Outcome)
 		r.Results = append(r.Results, res)
 	}
+	r.Gate = c.gate(r.Results)
 	r.Localizations = c.localize(r.Results)
-	r.Divergences = c.divergences(r.Results)
+	r.Divergences = c.divergences(r.Results, func(*report.Result) bool { return true })
+	r.CapturedDivergences = c.divergences(r.Results, func(res *report.Result) bool { return res.Origin == "captured" })
 	r.Upgrades = c.upgrades(r.Results)
 	return r
 }
@@ -165,7 +173,7 @@ func (c *Census) collapse(b Binding) report.Result {
 		Fixture: b.Fixture, Suite: fixture.Suite, Family: fixture.Family,
 		Lane: b.Lane, LaneVersion: b.LaneVersion, Configuration: b.Configuration, Stage: b.Stage,
 		Task: b.Task, Role: c.role(b), Compartment: task.Compartment,
-		Origin: col.first.Origin, Repetitions: len(col.reps),
+		Origin: col.first.Origin, Repetitions: len(col.reps), Records: col.refs(),
 	}
 	if len(col.variants) == 1 {
 		res.Outcome = col.first.Outcome
@@ -183,6 +191,13 @@ func (c *Census) collapse(b Binding) report.Result {
 	return res
 }
 
+// refs locates the binding's records in repetition order.
+func (col *collected) refs() []report.RecordRef {
+	out := slices.Clone(col.records)
+	sort.Slice(out, func(i, j int) bool { return out[i].Repetition < out[j].Repetition })
+	return out
+}
+
 // role is "guard" for guard tasks, "apart" for primary tasks on a family reported apart, else "primary".
 func (c *Census) role(b Binding) string {
 	if c.model.Tasks[b.Task].Role == "guard" {
@@ -192,20 +207,4 @@ func (c *Census) role(b Binding) string {
 		return "apart"
 	}
 	return "primary"
-}
-
-func (c *Census) gate(r *report.Report, res *report.Result) {
-	for _, req := range c.profile.Require {
-		if !req.Selects(res.Lane, res.LaneVersion, res.Configuration, res.Task) {
-			continue
-		}
-		res.Required = true
-		if !req.Allows(res.Outcome) {
-			r.Gate.Satisfied = false
-			r.Gate.Violations = append(r.Gate.Violations, report.Violation{
-				Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
-				Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc,
-			})
-		}
-	}
 }

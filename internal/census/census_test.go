@@ -2,6 +2,7 @@ package census
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -50,7 +51,7 @@ func add(t *testing.T, c *Census, rows []row) {
 		for rep := 1; rep <= 3; rep++ {
 			reading := Reading{
 				Binding:    Binding{Position: report.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
-				Repetition: rep, Origin: "captured", Outcome: r.outcome,
+				Repetition: rep, Origin: "captured", Outcome: r.outcome, File: "obs/" + r.lane + ".jsonl", Line: rep,
 			}
 			if r.outcome == report.Unmet {
 				reading.Diagnostics = []report.Diagnostic{{"atom": "a", "path": "", "kind": "missing"}}
@@ -196,15 +197,91 @@ func TestCensusDuplicateRepetition(t *testing.T) {
 }
 
 func TestCensusGate(t *testing.T) {
-	c, _ := New(model(), "p")
-	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}, {"F1", "P", "ctl", "A2", "unmet"}, {"F1", "P", "a", "A2", "unmet"}})
-	r := c.Report()
-	want := []report.Violation{{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2", Task: "P", Outcome: "unmet", Requirement: "control passes"}}
-	if r.Gate.Satisfied || !reflect.DeepEqual(r.Gate.Violations, want) {
-		t.Errorf("gate %+v, want violations %+v", r.Gate, want)
+	rows := []row{{"F1", "P", "ctl", "D1", "pass"}, {"F1", "P", "ctl", "A2", "unmet"}, {"F1", "P", "a", "A2", "unmet"},
+		{"F1", "P", "b", "D1", "not_observable"}, {"F1", "P", "b", "A2", "pass"}}
+	req := func(doc string, edit func(*contract.Requirement)) contract.Requirement {
+		r := contract.Requirement{Doc: doc, Name: "profiles.p.require[0]", Outcomes: []string{"pass"}}
+		edit(&r)
+		return r
 	}
-	if r.ExitCode() != report.ExitUnmet {
-		t.Errorf("exit %d, want 1", r.ExitCode())
+	tests := []struct {
+		name       string
+		require    []contract.Requirement
+		verdict    string
+		exit       int
+		violations []string // lane stage of each violation
+		unmatched  string   // a substring of the first requirement's Unmatched
+	}{
+		{name: "a required unmet binding fails the gate",
+			require: []contract.Requirement{req("control passes", func(r *contract.Requirement) { r.Lanes = []string{"ctl"} })},
+			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"ctl A2"}},
+		{name: "a stage selector gates only that stage",
+			require: []contract.Requirement{req("control passes at D1", func(r *contract.Requirement) { r.Lanes, r.Stages = []string{"ctl"}, []string{"D1"} })},
+			verdict: report.VerdictSatisfied, exit: report.ExitSatisfied},
+		{name: "globs select lanes",
+			require: []contract.Requirement{req("every non-control lane", func(r *contract.Requirement) { r.Lanes = []string{"[ab]"} })},
+			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"a A2"}},
+		{name: "not_observable is exempt by default",
+			require: []contract.Requirement{req("b passes", func(r *contract.Requirement) { r.Lanes = []string{"b"} })},
+			verdict: report.VerdictSatisfied, exit: report.ExitSatisfied},
+		{name: "unobserved count holds not_observable to the outcomes",
+			require: []contract.Requirement{req("b passes everywhere", func(r *contract.Requirement) { r.Lanes, r.Unobserved = []string{"b"}, "count" })},
+			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"b D1"}},
+		{name: "a requirement selecting only exempt bindings gates nothing",
+			require: []contract.Requirement{req("b at D1", func(r *contract.Requirement) { r.Lanes, r.Stages = []string{"b"}, []string{"D1"} })},
+			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: "all 1 selected bindings are not_applicable or not_observable"},
+		{name: "a lane with no binding selects nothing",
+			require: []contract.Requirement{req("c passes", func(r *contract.Requirement) { r.Lanes = []string{"c"} })},
+			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: `no binding of this run matches lanes ["c"] (seen: a, b, ctl)`},
+		{name: "the selector that empties the selection is named",
+			require: []contract.Requirement{req("ctl at v9", func(r *contract.Requirement) { r.Lanes, r.Versions = []string{"ctl"}, []string{"9"} })},
+			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: `no binding with lanes ["ctl"] matches versions ["9"] (seen: 1)`},
+		{name: "a profile without requirements selects nothing",
+			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := model()
+			m.Profiles["p"] = contract.Profile{NullPolicy: "strict", Require: tc.require}
+			c, _ := New(m, "p")
+			add(t, c, rows)
+			r := c.Report()
+			if r.Gate.Verdict != tc.verdict || r.ExitCode() != tc.exit || r.Gate.Satisfied != (tc.verdict == report.VerdictSatisfied) {
+				t.Errorf("verdict %s exit %d satisfied %v, want %s exit %d", r.Gate.Verdict, r.ExitCode(), r.Gate.Satisfied, tc.verdict, tc.exit)
+			}
+			var got []string
+			for _, v := range r.Gate.Violations {
+				got = append(got, v.Lane+" "+v.Stage)
+				if len(v.Records) != 3 || (v.Outcome == report.Unmet && v.Diagnostics == nil) {
+					t.Errorf("violation %+v: want its three records and diagnostics", v)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.violations) {
+				t.Errorf("violations %v, want %v", got, tc.violations)
+			}
+			if tc.unmatched != "" && !strings.Contains(r.Gate.Requirements[0].Unmatched, tc.unmatched) {
+				t.Errorf("unmatched %q, want it to contain %q", r.Gate.Requirements[0].Unmatched, tc.unmatched)
+			}
+			if tc.exit == report.ExitInputError && r.GateError() == nil {
+				t.Error("a gate that selected nothing must explain itself")
+			}
+		})
+	}
+}
+
+func TestCensusUnstableFailsTheInstrument(t *testing.T) {
+	c, _ := New(model(), "p")
+	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}})
+	if err := c.Add(Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
+		Repetition: 4, Origin: "captured", Outcome: "unmet"}); err != nil {
+		t.Fatal(err)
+	}
+	r := c.Report()
+	if r.Gate.Verdict != report.VerdictInstrumentFailed || r.Gate.Satisfied || r.ExitCode() != report.ExitInstrument {
+		t.Errorf("verdict %s satisfied %v exit %d, want instrument_failed, false, 3", r.Gate.Verdict, r.Gate.Satisfied, r.ExitCode())
+	}
+	if err := r.GateError(); err == nil || !strings.Contains(err.Error(), "instrument failed") {
+		t.Errorf("gate error %v", err)
 	}
 }
 

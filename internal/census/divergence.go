@@ -12,13 +12,15 @@ import (
 // that changes an outcome is a divergence; control lanes are left out, since they pass by
 // construction. Primary tasks on primary families form the census; guard tasks and families
 // reported apart are listed separately. The leave-one-lane-out recount drops every version and
-// configuration of one lane and counts the unique primary divergences that remain.
-func (c *Census) divergences(results []report.Result) report.Divergences {
+// configuration of one lane and counts the unique primary divergences that remain. Only the
+// results keep selects are counted: every result, or those of captured carriers, so that a
+// reconstructed carrier never silently changes a headline number.
+func (c *Census) divergences(results []report.Result, keep func(*report.Result) bool) report.Divergences {
 	var counted []*report.Result
 	lanes := map[string]bool{}
 	for i := range results {
 		r := &results[i]
-		if c.model.Lanes[r.Lane].Control || (r.Outcome != report.Pass && r.Outcome != report.Unmet) {
+		if !keep(r) || c.model.Lanes[r.Lane].Control || (r.Outcome != report.Pass && r.Outcome != report.Unmet) {
 			continue
 		}
 		counted = append(counted, r)

@@ -122,7 +122,9 @@ func TestCustomContractBlind(t *testing.T) {
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := run(t, Options{Suite: "alpha", Options: check.Options{Contracts: contracts}})
+	// A fork of the contracts runs without the built-in layer, beside copies of the rest.
+	r := run(t, Options{Suite: "alpha", Options: check.Options{NoBuiltin: true, Contracts: []string{contracts},
+		Policies: []string{copyBuiltin(t, "policies")}, Fixtures: []string{copyBuiltin(t, "fixtures")}}})
 	verdict := map[string]string{}
 	for _, sc := range r.Score() {
 		verdict[sc.Operator] = sc.Verdicts["oracle"]

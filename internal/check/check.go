@@ -7,18 +7,13 @@ package check
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io/fs"
-	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
@@ -26,35 +21,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
-
-// Options selects the inputs of a check. Empty directories mean the built-in data.
-type Options struct {
-	Profile      string
-	Contracts    string // directory of .cue files
-	Policies     string // directory of .rego files
-	Fixtures     string // directory holding sources/<suite>/<id>.json (and observations/ by default)
-	Observations string // directory of .jsonl observation records, searched recursively
-	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
-	Workers int
-}
-
-// DefaultProfile is the profile a check uses when none is named.
-const DefaultProfile = "strict"
-
-// InputError is bad input: a usage error, malformed JSON, a schema-invalid source or record, a
-// CUE or Rego error. It maps to exit code 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErr(err error) error {
-	var ie *InputError
-	if err == nil || errors.As(err, &ie) {
-		return err
-	}
-	return &InputError{Err: err}
-}
 
 // Instrument is everything a check needs before it reads a record, loaded once: the contract
 // model, the validator, the compiled projectors, the prepared queries and the validated sources.
@@ -67,6 +33,8 @@ type Instrument struct {
 	stages    map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
 	inputs    map[inputKey]*ast.Term                      // task/fixture/contract/source part of each input
 	source    *project.Projector                          // the canonical binding of W0
+	engine    *policy.Engine
+	opts      Options
 	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
 	// functions of it, and repetitions and shared carriers repeat the same observed views.
 	verdicts sync.Map // verdictKey → policy.Verdict
@@ -77,20 +45,20 @@ type laneStage struct{ lane, stage string }
 
 type inputKey struct{ fixture, task, stage string }
 
-// verdictKey identifies a policy input: its constant part and the hash of the observed view's
-// canonical encoding.
+// verdictKey identifies a policy input: its constant part, the lane it was observed in and the
+// hash of the observed view's canonical encoding.
 type verdictKey struct {
 	inputKey
-	view [sha256.Size]byte
+	lane, version, configuration string
+	view                         [sha256.Size]byte
 }
 
-// Load builds the instrument for a profile from the selected directories.
+// Load builds the instrument for a profile from the selected layers.
 func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if opts.Profile == "" {
 		opts.Profile = DefaultProfile
 	}
-	cd := dirOr(opts.Contracts, "contracts")
-	m, err := contract.Load(cd.FS, cd.Root, cd.Display)
+	m, err := contract.Load(opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
@@ -98,16 +66,15 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
-	v, err := BuiltinValidator()
+	v, err := NewValidator(opts.SchemaLayers())
 	if err != nil {
-		return nil, err
+		return nil, inputErr(err)
 	}
-	pd := dirOr(opts.Policies, "policies")
-	eng, err := policy.Load(pd.FS, pd.Root, pd.Display)
+	eng, err := policy.Load(opts.PolicyLayers(), policy.LoadOptions{})
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load policies: %w", err))
 	}
-	in := &Instrument{Model: m, Profile: prof, Validator: v, profile: opts.Profile,
+	in := &Instrument{Model: m, Profile: prof, Validator: v, profile: opts.Profile, engine: eng, opts: opts,
 		queries: map[string]*policy.Query{}, stages: map[laneStage]map[string]*project.Projector{},
 		inputs: map[inputKey]*ast.Term{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {
@@ -120,8 +87,11 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if err := in.compileLanes(); err != nil {
 		return nil, inputErr(err)
 	}
-	if in.Sources, err = LoadSources(v, m, dirOr(opts.Fixtures, "fixtures")); err != nil {
+	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers()); err != nil {
 		return nil, inputErr(err)
+	}
+	if err := m.ResolveTasks(blockKinds(in.Sources)); err != nil {
+		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
 	if err := in.prepareInputs(); err != nil {
 		return nil, err
@@ -129,20 +99,12 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	return in, nil
 }
 
-// LoadSources reads and validates every catalogued source under fixtures/sources.
-func LoadSources(v *schema.Validator, m *contract.Model, fixtures Dir) (map[string]*Source, error) {
-	out := map[string]*Source{}
-	for _, id := range contract.SortedKeys(m.Fixtures) {
-		f := m.Fixtures[id]
-		p, display := fixtures.Path("sources/" + f.Suite + "/" + id + ".json")
-		s, err := LoadSource(v, fixtures.FS, p, display, id, f.Revision)
-		if err != nil {
-			return nil, fmt.Errorf("fixture %s: %w", id, err)
-		}
-		out[id] = s
-	}
-	return out, nil
-}
+// Engine is the compiled policy set the instrument evaluates: the verbs beyond check (compare)
+// prepare their own queries on it rather than compiling the policies again.
+func (in *Instrument) Engine() *policy.Engine { return in.engine }
+
+// Options are the options the instrument was loaded with.
+func (in *Instrument) Options() Options { return in.opts }
 
 func (in *Instrument) compileLanes() error {
 	for _, lane := range contract.SortedKeys(in.Model.Lanes) {
@@ -191,9 +153,9 @@ func (in *Instrument) prepareInputs() error {
 	return nil
 }
 
-// baseInput is the policy input without the observed view: the task, the fixture, the contract
-// (atoms, null policy, and the result-metadata policy the profile asks for at this stage) and
-// the source view.
+// baseInput is the policy input without the observation's position and view: the task, the
+// stage, the fixture, the contract (atoms, null policy, and the result-metadata policy the profile
+// asks for at this stage) and the source view.
 func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source project.View) (*ast.Term, error) {
 	meta := map[string]any{"mode": "preserve"}
 	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && slices.Contains(w.Stages, stage) {
@@ -201,7 +163,8 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 	}
 	val, err := policy.Input(map[string]any{
 		"task":    task,
-		"fixture": map[string]any{"id": id, "family": f.Family},
+		"stage":   stage,
+		"fixture": map[string]any{"id": id, "family": f.Family, "suite": f.Suite},
 		"contract": map[string]any{
 			"atoms": in.Model.Tasks[task].Atoms, "optional": in.Model.OptionalAtoms(),
 			"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
@@ -214,19 +177,20 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 	return ast.NewTerm(val), nil
 }
 
-// EvaluatePair evaluates one task on a source document and a carrier observed at a lane's stage,
-// outside any record: the source is read through the canonical binding, the carrier through the
-// stage's compartment for the task. f supplies the family and private keys the contract needs.
-func (in *Instrument) EvaluatePair(ctx context.Context, task, lane, stage string, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
+// EvaluatePair evaluates one task on a source document and a carrier observed at a position
+// (its fixture is only a name here), outside any record: the source is read through the canonical
+// binding, the carrier through the stage's compartment for the task. f supplies the family and
+// private keys the contract needs.
+func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos report.Position, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
 	q, ok := in.queries[task]
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
 	}
-	base, err := in.baseInput("pair", f, task, stage, in.source.Project(source))
+	base, err := in.baseInput(pos.Fixture, f, task, pos.Stage, in.source.Project(source))
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	o, err := in.observe(lane, stage, in.Model.Tasks[task].Compartment, carrier)
+	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, carrier)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -234,7 +198,14 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task, lane, stage string
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	return q.Eval(ctx, withObserved(base, ast.NewTerm(val)))
+	v, err := q.Eval(ctx, withObserved(base, pos, ast.NewTerm(val)))
+	if err != nil {
+		return policy.Verdict{}, instrumentErr(err)
+	}
+	if err := in.checkVerdict(task, v); err != nil {
+		return policy.Verdict{}, err
+	}
+	return v, nil
 }
 
 // SourceView is a catalogued fixture's W0 result through the canonical binding.
@@ -242,8 +213,8 @@ func (in *Instrument) SourceView(fixture string) project.View {
 	return in.source.Project(in.Sources[fixture].Doc)
 }
 
-// View is a carrier through the compartment of a lane's stage; a compartment the stage does not
-// bind reads as an empty view.
+// View is a carrier through the compartment of a lane's stage; a compartment the stage declares
+// unbound (its carrier has no place for it) reads as an empty view.
 func (in *Instrument) View(lane, stage, compartment string, carrier any) project.View {
 	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
 		return p.Project(carrier)
@@ -267,10 +238,12 @@ func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*ob
 	return &observed{tree: tree, hash: sha256.Sum256(b)}, nil
 }
 
-// verdict evaluates a task's prepared query on the input made of the constant part k and the
-// observed view, or returns the verdict already computed for the same input.
-func (in *Instrument) verdict(ctx context.Context, k inputKey, o *observed) (policy.Verdict, error) {
-	vk := verdictKey{k, o.hash}
+// verdict evaluates a task's prepared query on the input made of the constant part k, the
+// record's position and the observed view, or returns the verdict already computed for the same
+// input. A failing evaluation, or a verdict that breaks the policy interface, is an
+// InstrumentError naming the policy's files.
+func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Position, o *observed) (policy.Verdict, error) {
+	vk := verdictKey{k, pos.Lane, pos.LaneVersion, pos.Configuration, o.hash}
 	if v, ok := in.verdicts.Load(vk); ok {
 		return v.(policy.Verdict), nil
 	}
@@ -278,209 +251,38 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, o *observed) (pol
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	v, err := in.queries[k.task].Eval(ctx, withObserved(in.inputs[k], ast.NewTerm(val)))
+	v, err := in.queries[k.task].Eval(ctx, withObserved(in.inputs[k], pos, ast.NewTerm(val)))
 	if err != nil {
+		return policy.Verdict{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
+	}
+	if err := in.checkVerdict(k.task, v); err != nil {
 		return policy.Verdict{}, err
 	}
 	in.verdicts.Store(vk, v)
 	return v, nil
 }
 
-// withObserved is the base input with the observed view added. The base's members are shared,
-// not copied: terms are immutable once built, and a deep copy per evaluation showed in profiles.
-func withObserved(base, observed *ast.Term) ast.Value {
+// checkVerdict holds a verdict to the policy interface (docs/design.md): every diagnostic names
+// an atom of the task's contract, a JSON pointer and a kind, and carries nothing else.
+func (in *Instrument) checkVerdict(task string, v policy.Verdict) error {
+	if err := policy.CheckDiagnostics(v.Diagnostics, in.Model.Tasks[task].Atoms); err != nil {
+		q := in.queries[task]
+		return instrumentErr(fmt.Errorf("%s: package %s breaks the policy interface: %w", strings.Join(q.Files(), ", "), q.Package(), err))
+	}
+	return nil
+}
+
+// withObserved is the base input with the observation's lane, version, configuration and
+// observed view added. The base's members are shared, not copied: terms are immutable once built,
+// and a deep copy per evaluation showed in profiles.
+func withObserved(base *ast.Term, pos report.Position, observed *ast.Term) ast.Value {
 	obj := base.Value.(ast.Object)
-	items := make([][2]*ast.Term, 0, obj.Len()+1)
+	items := make([][2]*ast.Term, 0, obj.Len()+4)
 	obj.Foreach(func(k, v *ast.Term) { items = append(items, [2]*ast.Term{k, v}) })
-	items = append(items, [2]*ast.Term{ast.StringTerm("observed"), observed})
+	items = append(items,
+		[2]*ast.Term{ast.StringTerm("lane"), ast.StringTerm(pos.Lane)},
+		[2]*ast.Term{ast.StringTerm("laneVersion"), ast.StringTerm(pos.LaneVersion)},
+		[2]*ast.Term{ast.StringTerm("configuration"), ast.StringTerm(pos.Configuration)},
+		[2]*ast.Term{ast.StringTerm("observed"), observed})
 	return ast.NewObject(items...)
-}
-
-// Run loads the instrument and checks every observation record under the selected directory.
-func Run(ctx context.Context, opts Options) (*report.Report, error) {
-	in, err := Load(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	obs := ObservationsDir(opts)
-	files, err := RecordFiles(obs)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	return in.Check(ctx, obs, files, opts.Workers)
-}
-
-// ObservationsDir is the directory of observation records the options select: --observations,
-// else <fixtures>/observations, else the built-in records.
-func ObservationsDir(opts Options) Dir {
-	if opts.Observations != "" {
-		return UserDir(opts.Observations)
-	}
-	obs := Builtin("fixtures")
-	if opts.Fixtures != "" {
-		obs = UserDir(opts.Fixtures)
-	}
-	obs.Root, obs.Display = joinDir(obs.Root, "observations"), joinDir(obs.Display, "observations")
-	return obs
-}
-
-func joinDir(a, b string) string {
-	if a == "" || a == "." {
-		return b
-	}
-	return a + "/" + b
-}
-
-// RecordFiles lists the .jsonl files below a directory, sorted, so records are read in one order.
-func RecordFiles(d Dir) ([]string, error) {
-	var files []string
-	err := fs.WalkDir(d.FS, d.Root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("observation records: %w", err)
-	}
-	sort.Strings(files)
-	return files, nil
-}
-
-// job is one validated record on its way to a worker.
-type job struct {
-	seq int
-	rec *Record
-}
-
-// Check streams the records of files through the instrument and returns the census report. Records
-// are read and validated in order by one goroutine, evaluated by workers, and collected by one
-// census; the report does not depend on the number of workers.
-func (in *Instrument) Check(ctx context.Context, d Dir, files []string, workers int) (*report.Report, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	cen, err := census.New(in.Model, in.profile)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan job, 4*workers)
-	readings := make(chan []census.Reading, 4*workers)
-	var (
-		errMu    sync.Mutex
-		firstErr error
-		errSeq   = -1
-	)
-	fail := func(seq int, err error) {
-		errMu.Lock()
-		defer errMu.Unlock()
-		if errSeq == -1 || seq < errSeq { // the earliest record's error, whatever the scheduling
-			firstErr, errSeq = err, seq
-		}
-		cancel()
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				rs, err := in.Evaluate(ctx, j.rec)
-				if err != nil {
-					fail(j.seq, err)
-					continue
-				}
-				readings <- rs
-			}
-		}()
-	}
-	collected := make(chan error, 1)
-	go func() {
-		var cerr error
-		for rs := range readings {
-			for _, r := range rs {
-				if cerr == nil {
-					cerr = cen.Add(r)
-				}
-			}
-		}
-		collected <- cerr
-	}()
-	seq := 0
-	readErr := func() error {
-		defer close(jobs)
-		for _, f := range files {
-			err := in.readFile(ctx, d, f, func(rec *Record) {
-				seq++
-				select {
-				case jobs <- job{seq, rec}:
-				case <-ctx.Done():
-				}
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}()
-	wg.Wait()
-	close(readings)
-	cerr := <-collected
-	switch {
-	case readErr != nil && !errors.Is(readErr, context.Canceled):
-		return nil, inputErr(readErr)
-	case firstErr != nil:
-		return nil, inputErr(firstErr)
-	case cerr != nil:
-		return nil, inputErr(cerr)
-	}
-	return cen.Report(), nil
-}
-
-// Evaluate projects one record's carrier through each compartment its tasks read and evaluates
-// every task of the profile on it. A record that was not captured gives its state as the outcome
-// of every task: never an unmet.
-func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Reading, error) {
-	f := in.Model.Fixtures[rec.Fixture]
-	tasks := in.Model.ProfileTasks(in.Profile, f)
-	out := make([]census.Reading, 0, len(tasks))
-	views := map[string]*observed{}
-	for _, task := range tasks {
-		r := census.Reading{
-			Binding: census.Binding{Position: report.Position{Fixture: rec.Fixture, Lane: rec.Lane,
-				LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}, Task: task},
-			Repetition: rec.Repetition, Origin: rec.Origin, Outcome: rec.State, Error: rec.Error,
-		}
-		if rec.State != "captured" {
-			out = append(out, r)
-			continue
-		}
-		comp := in.Model.Tasks[task].Compartment
-		view, ok := views[comp]
-		if !ok {
-			var err error
-			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
-			}
-			views[comp] = view
-		}
-		v, err := in.verdict(ctx, inputKey{rec.Fixture, task, rec.Stage}, view)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: task %s: %w", rec.File, rec.Line, task, err)
-		}
-		r.Readout = v.Readout
-		r.Diagnostics = v.Diagnostics
-		if v.Pass() {
-			r.Outcome = report.Pass
-		} else {
-			r.Outcome = report.Unmet
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }

@@ -3,59 +3,155 @@ package check
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
+	"sort"
+	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Dir is a directory of inputs: a file system and the name its files are shown under in messages.
-type Dir struct {
-	FS      fs.FS
-	Root    string // the directory inside FS
-	Display string // how file names are prefixed in messages, e.g. "contracts"
-}
-
-// Path returns the fs path and the display name of a file below the directory.
-func (d Dir) Path(rel string) (string, string) {
-	return path.Join(d.Root, rel), path.Join(d.Display, rel)
-}
+// Dir is a directory of inputs (see package layer).
+type Dir = layer.Dir
 
 // Builtin returns the embedded directory name (contracts, policies, schemas or fixtures).
-func Builtin(name string) Dir {
-	return Dir{FS: contractcheck.Builtin, Root: name, Display: name}
-}
+func Builtin(name string) Dir { return layer.Builtin(name) }
 
 // UserDir is a directory of the user's, shown under the name it was given.
-func UserDir(dir string) Dir {
-	return Dir{FS: os.DirFS(dir), Root: ".", Display: path.Clean(dir)}
+func UserDir(dir string) Dir { return layer.User(dir) }
+
+// Options selects the inputs of a run. Each kind of input is read as layers: the built-in layer
+// (unless NoBuiltin), then the user's directories in order, each adding to the ones before.
+type Options struct {
+	Profile      string
+	Contracts    []string // directories of .cue files
+	Policies     []string // directories of .rego files
+	Schemas      []string // directories holding carriers/<name>.schema.json
+	Fixtures     []string // directories holding sources/<suite>/<id>.json (and observations/)
+	Observations []string // directories of .jsonl observation records, searched recursively
+	// NoBuiltin leaves the built-in contracts, policies, schemas and fixtures out.
+	NoBuiltin bool
+	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
+	Workers int
 }
 
-// dirOr returns the user's directory when one is given, else the built-in one.
-func dirOr(user, builtin string) Dir {
-	if user == "" {
-		return Builtin(builtin)
+// DefaultProfile is the profile a check uses when none is named.
+const DefaultProfile = "strict"
+
+// ContractLayers are the CUE layers the options select.
+func (o Options) ContractLayers() []Dir { return layer.Stack("contracts", o.NoBuiltin, o.Contracts) }
+
+// PolicyLayers are the Rego layers the options select.
+func (o Options) PolicyLayers() []Dir { return layer.Stack("policies", o.NoBuiltin, o.Policies) }
+
+// SchemaLayers are the user's carrier-schema layers (the pinned MCP schemas and the project's own
+// are always the built-in ones).
+func (o Options) SchemaLayers() []Dir { return layer.Stack("schemas", true, o.Schemas) }
+
+// FixtureLayers are the fixture layers the options select.
+func (o Options) FixtureLayers() []Dir { return layer.Stack("fixtures", o.NoBuiltin, o.Fixtures) }
+
+// ObservationDirs are the directories of observation records the options select: every
+// --observations directory, else the observations/ directory of each fixture layer that has one.
+func (o Options) ObservationDirs() ([]Dir, error) {
+	if len(o.Observations) > 0 {
+		var out []Dir
+		for _, p := range o.Observations {
+			d := layer.User(p)
+			if err := d.Check("--observations"); err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+		return out, nil
 	}
-	return UserDir(user)
+	var out []Dir
+	for _, d := range o.FixtureLayers() {
+		obs := d.Sub("observations")
+		if st, err := fs.Stat(obs.FS, obs.Root); err == nil && st.IsDir() {
+			out = append(out, obs)
+		}
+	}
+	return out, nil
 }
 
-// BuiltinValidator compiles the validator over the built-in schemas: the pinned MCP schemas, the
-// carrier schemas and the project's own.
-func BuiltinValidator() (*schema.Validator, error) {
-	sd := Builtin("schemas")
-	sfs, err := fs.Sub(sd.FS, sd.Root)
+// Inputs lists every directory a run with these options reads: what no output may be written over.
+func (o Options) Inputs() []Dir {
+	out := append(o.ContractLayers(), o.PolicyLayers()...)
+	out = append(out, o.SchemaLayers()...)
+	out = append(out, o.FixtureLayers()...)
+	if obs, err := o.ObservationDirs(); err == nil {
+		out = append(out, obs...)
+	}
+	return out
+}
+
+// NewValidator compiles the validator over the built-in schemas (the pinned MCP schemas, the
+// carrier schemas and the project's own) and the carrier schemas of the user's schema layers. A
+// carrier schema defined by two layers is an error when it is used.
+func NewValidator(users []Dir) (*schema.Validator, error) {
+	for _, d := range users {
+		if err := d.Check("--schemas"); err != nil {
+			return nil, err
+		}
+	}
+	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
-	v, err := schema.New(sfs)
+	v, err := schema.New(carrierOverlay{base: sfs, users: users})
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
 	return v, nil
+}
+
+// BuiltinValidator compiles the validator over the built-in schemas only.
+func BuiltinValidator() (*schema.Validator, error) { return NewValidator(nil) }
+
+// carrierOverlay serves the built-in schemas directory, with carrier schemas (carriers/…) also
+// found in the user's schema layers. The pinned MCP schemas and the project's own schemas cannot
+// be overlaid.
+type carrierOverlay struct {
+	base  fs.FS
+	users []Dir
+}
+
+func (o carrierOverlay) Open(name string) (fs.File, error) {
+	if !strings.HasPrefix(name, schema.CarrierSchemaDir) {
+		return o.base.Open(name)
+	}
+	var found []string
+	var file fs.File
+	if f, err := o.base.Open(name); err == nil {
+		found, file = append(found, layer.BuiltinPrefix+"schemas/"+name), f
+	}
+	for _, d := range o.users {
+		p, display := d.Path(name)
+		f, err := d.FS.Open(p)
+		if err != nil {
+			continue
+		}
+		if file != nil {
+			f.Close()
+		} else {
+			file = f
+		}
+		found = append(found, display)
+	}
+	switch {
+	case len(found) > 1:
+		file.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("defined by more than one layer: %s", strings.Join(found, ", "))}
+	case file == nil:
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return file, nil
 }
 
 // Source is a validated W0 result: its bytes' hash and the validated document.
@@ -63,8 +159,89 @@ type Source struct {
 	ID     string
 	File   string
 	Sha256 string
+	Data   []byte // the bytes as read
 	Doc    any
 	*schema.Source
+}
+
+// LoadSources reads and validates every catalogued source: fixture id of suite s is the file
+// sources/s/id.json of exactly one fixture layer.
+func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir) (map[string]*Source, error) {
+	for _, d := range layers {
+		if err := d.Check("--fixtures"); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]*Source{}
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		rel := "sources/" + f.Suite + "/" + id + ".json"
+		var at []Dir
+		for _, d := range layers {
+			p, _ := d.Path(rel)
+			if _, err := fs.Stat(d.FS, p); err == nil {
+				at = append(at, d)
+			}
+		}
+		switch len(at) {
+		case 0:
+			var where []string
+			for _, d := range layers {
+				_, display := d.Path(rel)
+				where = append(where, display)
+			}
+			return nil, fmt.Errorf("%sfixture %s: no source file (looked for %s)", prefix(f.Pos), id, strings.Join(where, ", "))
+		case 1:
+		default:
+			_, a := at[0].Path(rel)
+			_, b := at[1].Path(rel)
+			return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
+		}
+		p, display := at[0].Path(rel)
+		s, err := LoadSource(v, at[0].FS, p, display, id, f.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", id, err)
+		}
+		out[id] = s
+	}
+	return out, nil
+}
+
+func prefix(pos string) string {
+	if pos == "" {
+		return ""
+	}
+	return pos + ": "
+}
+
+// blockKinds lists, per fixture, the kinds of the content blocks of its W0 result, sorted: what a
+// task's appliesTo.blockKinds selects on.
+func blockKinds(sources map[string]*Source) map[string][]string {
+	out := map[string][]string{}
+	for id, s := range sources {
+		var kinds []string
+		if s.Result != nil {
+			items, _ := s.Result["content"].([]any)
+			for _, it := range items {
+				obj, _ := it.(map[string]any)
+				if k, ok := obj["type"].(string); ok && !contains(kinds, k) {
+					kinds = append(kinds, k)
+				}
+			}
+		}
+		sort.Strings(kinds)
+		out[id] = kinds
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadSource reads, hashes, decodes and validates one source file against a revision.
@@ -87,11 +264,12 @@ func ParseSource(v *schema.Validator, data []byte, display, id, revision string)
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	return &Source{ID: id, File: display, Sha256: hex.EncodeToString(sum[:]), Doc: doc, Source: s}, nil
+	return &Source{ID: id, File: display, Sha256: hex.EncodeToString(sum[:]), Data: data, Doc: doc, Source: s}, nil
 }
 
 func unwrapPathError(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err

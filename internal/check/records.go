@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -30,15 +29,14 @@ type Record struct {
 	Carrier       any
 }
 
-// ReadRecords streams the records of files below d in order, validating each before emit sees it;
+// ReadRecords streams the records of files in order, validating each before emit sees it;
 // it stops at the first bad record or the first error emit returns.
-func (in *Instrument) ReadRecords(ctx context.Context, d Dir, files []string, emit func(*Record) error) error {
+func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit func(*Record) error) error {
 	for _, f := range files {
 		var emitErr error
-		err := in.readFile(ctx, d, f, func(r *Record) {
-			if emitErr == nil {
-				emitErr = emit(r)
-			}
+		err := in.readFile(ctx, f, func(r *Record) bool {
+			emitErr = emit(r)
+			return emitErr == nil
 		})
 		if err != nil {
 			return err
@@ -50,14 +48,15 @@ func (in *Instrument) ReadRecords(ctx context.Context, d Dir, files []string, em
 	return nil
 }
 
-// readFile streams one .jsonl file, validating each record before it is handed on.
-func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*Record)) error {
-	f, err := d.FS.Open(p)
+// readFile streams one .jsonl file, validating each record before it is handed on; it stops
+// when emit returns false.
+func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
+	f, err := rf.Dir.FS.Open(rf.Path)
+	display := rf.Display()
 	if err != nil {
-		return fmt.Errorf("observation records: %w", err)
+		return fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}
 	defer f.Close()
-	_, display := d.Path(relTo(d.Root, p))
 	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -74,7 +73,9 @@ func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*
 		if err != nil {
 			return err
 		}
-		emit(rec)
+		if !emit(rec) {
+			return nil
+		}
 	}
 }
 
@@ -138,12 +139,4 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 		return nil, at("/origin: lane %s is %s, but the record says %s", rec.Lane, lane.Origin, rec.Origin)
 	}
 	return rec, nil
-}
-
-// relTo returns p relative to root, both slash-separated fs paths.
-func relTo(root, p string) string {
-	if root == "." || root == "" {
-		return p
-	}
-	return strings.TrimPrefix(p, root+"/")
 }

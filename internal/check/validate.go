@@ -43,23 +43,22 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 		}
 		return out, nil
 	}
-	cd := dirOr(opts.Contracts, "contracts")
-	m, err := contract.Load(cd.FS, cd.Root, cd.Display)
+	m, err := contract.Load(opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
-	fixtures := dirOr(opts.Fixtures, "fixtures")
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
 		if revision != "" && revision != f.Revision {
-			continue
+			delete(m.Fixtures, id)
 		}
-		p, display := fixtures.Path("sources/" + f.Suite + "/" + id + ".json")
-		s, err := LoadSource(v, fixtures.FS, p, display, id, f.Revision)
-		if err != nil {
-			return out, inputErr(fmt.Errorf("fixture %s: %w", id, err))
-		}
-		out = append(out, validated(s))
+	}
+	sources, err := LoadSources(v, m, opts.FixtureLayers())
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	for _, id := range contract.SortedKeys(sources) {
+		out = append(out, validated(sources[id]))
 	}
 	return out, nil
 }

@@ -11,7 +11,6 @@ package compare
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -52,13 +51,7 @@ type Options struct {
 // InputError is bad input; it maps to exit code 2.
 type InputError = check.InputError
 
-func inputErr(err error) error {
-	var ie *InputError
-	if err == nil || errors.As(err, &ie) {
-		return err
-	}
-	return &InputError{Err: err}
-}
+func inputErr(err error) error { return check.AsInput(err) }
 
 // decoder is a selected decoder policy with its prepared query.
 type decoder struct {
@@ -88,17 +81,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	decs, err := loadDecoders(ctx, opts)
+	decs, err := loadDecoders(ctx, base.Engine(), opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	obs := check.ObservationsDir(opts.Options)
-	files, err := check.RecordFiles(obs)
+	files, err := opts.RecordFiles()
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	var recs []*check.Record
-	if err := base.ReadRecords(ctx, obs, files, func(r *check.Record) error {
+	if err := base.ReadRecords(ctx, files, func(r *check.Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
@@ -107,21 +99,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return compare(ctx, base, other, decs, recs, opts)
 }
 
-// policiesDir is the policy directory the options select.
-func policiesDir(opts Options) check.Dir {
-	if opts.Policies != "" {
-		return check.UserDir(opts.Policies)
-	}
-	return check.Builtin("policies")
-}
-
-// loadDecoders compiles the policies and prepares the readout query of each selected decoder.
-func loadDecoders(ctx context.Context, opts Options) ([]decoder, error) {
-	pd := policiesDir(opts)
-	eng, err := policy.Load(pd.FS, pd.Root, pd.Display)
-	if err != nil {
-		return nil, fmt.Errorf("load policies: %w", err)
-	}
+// loadDecoders prepares, on the instrument's compiled policies, the readout query of each
+// selected decoder.
+func loadDecoders(ctx context.Context, eng *policy.Engine, opts Options) ([]decoder, error) {
 	available := AvailableDecoders(eng)
 	names := opts.Decoders
 	if len(names) == 0 {
@@ -129,7 +109,7 @@ func loadDecoders(ctx context.Context, opts Options) ([]decoder, error) {
 			names = append(names, d.Name)
 		}
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: no decoder policy (no package %s<name>)", pd.Display, DecoderPrefix)
+			return nil, fmt.Errorf("no decoder policy in the policy layers (no package %s<name>)", DecoderPrefix)
 		}
 	}
 	var out []decoder
@@ -149,7 +129,7 @@ func loadDecoders(ctx context.Context, opts Options) ([]decoder, error) {
 			for _, a := range available {
 				known = append(known, a.Name)
 			}
-			return nil, fmt.Errorf("unknown decoder policy %q: no package %s under %s (decoders: %s; or name a Rego package)", n, d.Package, pd.Display, strings.Join(known, ", "))
+			return nil, fmt.Errorf("unknown decoder policy %q: no package %s in the policy layers (decoders: %s; or name a Rego package)", n, d.Package, strings.Join(known, ", "))
 		}
 		q, err := eng.PrepareReadout(ctx, d.Package)
 		if err != nil {

@@ -3,7 +3,6 @@ package contract
 import (
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
@@ -12,7 +11,13 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"github.com/contractcheck/contractcheck/internal/layer"
 )
+
+// Package is the CUE package every contract file belongs to: all layers unify as one package.
+const Package = "contracts"
 
 // Error is a contract-model error with the CUE positions it concerns.
 type Error struct {
@@ -22,40 +27,61 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// Load reads every .cue file directly under root in fsys as one CUE package, checks it against the
-// closed definitions, decodes it and checks the cross-references CUE cannot (a task's atoms exist, a
-// fixture's tasks and family exist, …). display prefixes file names in messages (e.g. "contracts").
-func Load(fsys fs.FS, root, display string) (*Model, error) {
-	entries, err := fs.ReadDir(fsys, root)
-	if err != nil {
-		return nil, fmt.Errorf("load contracts: %w", err)
+// topLevel lists the fields a contract file may define at the top level. Hidden fields (_x) and
+// definitions (#X) are a layer's own helpers and are allowed.
+var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "source"}
+
+// Load reads the .cue files directly under each layer's directory as one CUE package, checks it
+// against the closed definitions, decodes it and checks the cross-references CUE cannot (a task's
+// atoms exist, a fixture's tasks and family exist, a requirement selects known lanes, …). Every
+// error names the file, line and column of the value at fault, in the layer that wrote it.
+func Load(layers []layer.Dir) (*Model, error) {
+	if len(layers) == 0 {
+		return nil, &Error{Msg: "no contract layers (--no-builtin needs at least one --contracts directory)"}
 	}
-	inst := build.NewContext().NewInstance(display, nil)
-	n := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
-			continue
+	inst := build.NewContext().NewInstance(Package, nil)
+	order := map[string]int{} // file display name → layer index
+	for i, d := range layers {
+		if err := d.Check("--contracts"); err != nil {
+			return nil, &Error{Msg: err.Error()}
 		}
-		src, err := fs.ReadFile(fsys, path.Join(root, e.Name()))
+		entries, err := fs.ReadDir(d.FS, d.Root)
 		if err != nil {
-			return nil, fmt.Errorf("load contracts: %w", err)
+			return nil, &Error{Msg: fmt.Sprintf("%s: %v", d.Display, unwrapPath(err))}
 		}
-		name := path.Join(display, e.Name())
-		f, err := parser.ParseFile(name, src, parser.ParseComments)
-		if err != nil {
-			return nil, cueError(err)
+		n := 0
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+				continue
+			}
+			p, name := d.Path(e.Name())
+			src, err := fs.ReadFile(d.FS, p)
+			if err != nil {
+				return nil, &Error{Msg: fmt.Sprintf("%s: %v", name, unwrapPath(err))}
+			}
+			f, err := parser.ParseFile(name, src, parser.ParseComments)
+			if err != nil {
+				return nil, cueError(err)
+			}
+			if pkg := f.PackageName(); pkg != Package {
+				return nil, &Error{Msg: fmt.Sprintf("%s: package %q, want package %s (every contract layer is one CUE package)", name, pkg, Package)}
+			}
+			if err := inst.AddSyntax(f); err != nil {
+				return nil, cueError(err)
+			}
+			order[name] = i
+			n++
 		}
-		if err := inst.AddSyntax(f); err != nil {
-			return nil, cueError(err)
+		if n == 0 {
+			return nil, &Error{Msg: fmt.Sprintf("%s: no .cue files", d.Display)}
 		}
-		n++
-	}
-	if n == 0 {
-		return nil, &Error{Msg: fmt.Sprintf("%s: no .cue files", display)}
 	}
 	v := cuecontext.New().BuildInstance(inst)
 	if err := v.Err(); err != nil {
 		return nil, cueError(err)
+	}
+	if err := checkTopLevel(v, order); err != nil {
+		return nil, err
 	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		return nil, cueError(err)
@@ -64,10 +90,41 @@ func Load(fsys fs.FS, root, display string) (*Model, error) {
 	if err := v.Decode(&m); err != nil {
 		return nil, cueError(err)
 	}
-	if err := m.check(v); err != nil {
+	ref := &referrer{v: v, order: order}
+	m.locate(ref)
+	if err := m.check(ref); err != nil {
 		return nil, err
 	}
 	return &m, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// checkTopLevel rejects a regular top-level field the model does not know (a misspelt `profile:`
+// would otherwise load and be ignored).
+func checkTopLevel(v cue.Value, order map[string]int) error {
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return cueError(err)
+	}
+	var errs []string
+	for it.Next() {
+		name := it.Selector().String()
+		if !it.Selector().IsString() || contains(topLevel, name) {
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("%s%s: unknown top-level field (a contract file defines %s)", prefix(pick(positions(it.Value()), order)), name, strings.Join(topLevel, ", ")))
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return &Error{Msg: strings.Join(errs, "\n")}
+	}
+	return nil
 }
 
 // cueError formats CUE errors as "file:line:col: path: message", one per line, the way compilers
@@ -103,79 +160,73 @@ func compact(lines []string) []string {
 	return out
 }
 
-// check verifies the references between parts of the model, naming the CUE position of the referrer.
-func (m *Model) check(v cue.Value) error {
-	var errs []string
-	at := func(p ...string) string {
-		sel := make([]cue.Selector, len(p))
-		for i, s := range p {
+// referrer finds where a value of the model was written: the position in the latest layer that
+// contributes to it, so an error about a user's reference points into the user's file, not at the
+// built-in definition it is unified with.
+type referrer struct {
+	v     cue.Value
+	order map[string]int
+}
+
+// at returns "file:line:col: " for the value at a path of string labels and list indices, or ""
+// when CUE knows no position.
+func (r *referrer) at(p ...any) string {
+	return prefix(r.pos(p...))
+}
+
+func (r *referrer) pos(p ...any) token.Pos {
+	sel := make([]cue.Selector, len(p))
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			sel[i] = cue.Index(s)
+		case string:
 			sel[i] = cue.Str(s)
 		}
-		if pos := v.LookupPath(cue.MakePath(sel...)).Pos(); pos.IsValid() {
-			return pos.String() + ": "
+	}
+	return pick(positions(r.v.LookupPath(cue.MakePath(sel...))), r.order)
+}
+
+// positions lists the positions of every conjunct of a value.
+func positions(v cue.Value) []token.Pos {
+	var out []token.Pos
+	op, args := v.Expr()
+	if op == cue.AndOp {
+		for _, a := range args {
+			out = append(out, positions(a)...)
 		}
+		return out
+	}
+	if p := v.Pos(); p.IsValid() {
+		out = append(out, p)
+	}
+	return out
+}
+
+// pick chooses, among a value's positions, the one in the latest layer; within a layer the first
+// outside a definition file's closed schema (model.cue), else the first.
+func pick(ps []token.Pos, order map[string]int) token.Pos {
+	best, bestLayer := token.NoPos, -1
+	for _, p := range ps {
+		l, ok := order[p.Filename()]
+		if !ok {
+			continue
+		}
+		if l > bestLayer {
+			best, bestLayer = p, l
+		}
+	}
+	if !best.IsValid() && len(ps) > 0 {
+		return ps[0]
+	}
+	return best
+}
+
+func prefix(p token.Pos) string {
+	if !p.IsValid() {
 		return ""
 	}
-	for _, id := range sortedKeys(m.Tasks) {
-		for _, a := range m.Tasks[id].Atoms {
-			if _, ok := m.Atoms[a]; !ok {
-				errs = append(errs, fmt.Sprintf("%stasks.%s: unknown atom %q", at("tasks", id, "atoms"), id, a))
-			}
-		}
-	}
-	for _, id := range sortedKeys(m.Fixtures) {
-		f := m.Fixtures[id]
-		if _, ok := m.Families[f.Family]; !ok {
-			errs = append(errs, fmt.Sprintf("%sfixtures.%s: unknown family %q", at("fixtures", id, "family"), id, f.Family))
-		}
-		for _, t := range f.Tasks {
-			if _, ok := m.Tasks[t]; !ok {
-				errs = append(errs, fmt.Sprintf("%sfixtures.%s: unknown task %q", at("fixtures", id, "tasks"), id, t))
-			}
-		}
-	}
-	for _, id := range sortedKeys(m.Lanes) {
-		l := m.Lanes[id]
-		if len(l.Configurations) == 0 {
-			errs = append(errs, fmt.Sprintf("%slanes.%s: no configurations", at("lanes", id), id))
-		}
-		for _, st := range sortedKeys(l.Stages) {
-			sd := l.Stages[st]
-			if sd.SharedWith != "" {
-				other, ok := l.Stages[sd.SharedWith]
-				if !ok || StageIndex(sd.SharedWith) >= StageIndex(st) || other.Exposure != Observed {
-					errs = append(errs, fmt.Sprintf("%slanes.%s.stages.%s: sharedWith %q must name an earlier observed stage", at("lanes", id, "stages", st, "sharedWith"), id, st, sd.SharedWith))
-				}
-			}
-			if sd.Exposure == Observed && len(sd.Compartments) == 0 {
-				errs = append(errs, fmt.Sprintf("%slanes.%s.stages.%s: an observed stage binds no compartment", at("lanes", id, "stages", st), id, st))
-			}
-		}
-	}
-	for _, id := range sortedKeys(m.Profiles) {
-		p := m.Profiles[id]
-		for _, t := range p.Tasks {
-			if _, ok := m.Tasks[t]; !ok {
-				errs = append(errs, fmt.Sprintf("%sprofiles.%s: unknown task %q", at("profiles", id, "tasks"), id, t))
-			}
-		}
-		for _, r := range p.Require {
-			for _, l := range r.Lanes {
-				if _, ok := m.Lanes[l]; !ok && l != "*" {
-					errs = append(errs, fmt.Sprintf("%sprofiles.%s: requirement names unknown lane %q", at("profiles", id, "require"), id, l))
-				}
-			}
-			for _, t := range r.Tasks {
-				if _, ok := m.Tasks[t]; !ok && t != "*" {
-					errs = append(errs, fmt.Sprintf("%sprofiles.%s: requirement names unknown task %q", at("profiles", id, "require"), id, t))
-				}
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return &Error{Msg: strings.Join(errs, "\n")}
-	}
-	return nil
+	return p.String() + ": "
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -192,3 +243,12 @@ func sortedKeys[V any](m map[string]V) []string {
 func SortedKeys[V any](m map[string]V) []string { return sortedKeys(m) }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

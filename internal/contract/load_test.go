@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestLoadBuiltin(t *testing.T) {
-	m, err := Load(os.DirFS("../../contracts"), ".", "contracts")
+	m, err := Load([]layer.Dir{layer.FS(os.DirFS("../../contracts"), ".", "contracts")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestLoadErrors(t *testing.T) {
 			for n, s := range tc.files {
 				fsys[n] = &fstest.MapFile{Data: []byte(s)}
 			}
-			_, err := Load(fsys, ".", "contracts")
+			_, err := Load([]layer.Dir{layer.FS(fsys, ".", "contracts")})
 			if err == nil {
 				t.Fatal("want an error")
 			}

@@ -4,6 +4,12 @@
 // policy engine and the census read. CUE errors keep their file:line:col.
 package contract
 
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
 // Stages lists the stages in pipeline order; W0 is the source itself.
 var Stages = []string{"W0", "D1", "A2", "M3", "H4"}
 
@@ -43,6 +49,35 @@ type Task struct {
 	Policy      string   `json:"policy"`
 	Compartment string   `json:"compartment"`
 	Atoms       []string `json:"atoms"`
+	// AppliesTo selects fixtures the task is evaluated on beside those that name it.
+	AppliesTo *FixtureSelector `json:"appliesTo,omitempty"`
+}
+
+// FixtureSelector selects catalogued fixtures by id, suite, family and the kinds of block their
+// W0 content holds; entries are names or globs.
+type FixtureSelector struct {
+	Fixtures   []string `json:"fixtures,omitempty"`
+	Suites     []string `json:"suites,omitempty"`
+	Families   []string `json:"families,omitempty"`
+	BlockKinds []string `json:"blockKinds,omitempty"`
+}
+
+// Selects reports whether a fixture with the given id, catalog entry and W0 block kinds is selected.
+func (s FixtureSelector) Selects(id string, f Fixture, kinds []string) bool {
+	if s.Fixtures != nil && !Matches(s.Fixtures, id) ||
+		s.Suites != nil && !Matches(s.Suites, f.Suite) ||
+		s.Families != nil && !Matches(s.Families, f.Family) {
+		return false
+	}
+	if s.BlockKinds == nil {
+		return true
+	}
+	for _, k := range kinds {
+		if Matches(s.BlockKinds, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // Family groups fixtures that exercise one distinction.
@@ -60,6 +95,8 @@ type Fixture struct {
 	Doc         string   `json:"doc"`
 	Targets     []string `json:"targets"`
 	PrivateMeta []string `json:"privateMeta,omitempty"`
+	// Pos is where the catalog entry is written, "file:line:col" or "".
+	Pos string `json:"-"`
 }
 
 // Lane is one framework: its versions, configurations and the stages it exposes.
@@ -91,6 +128,9 @@ type StageDef struct {
 	SharedWith   string                 `json:"sharedWith,omitempty"`
 	Carrier      string                 `json:"carrier,omitempty"`
 	Compartments map[string]Compartment `json:"compartments"`
+	// Unbound gives, for each compartment a task reads that the carrier has no place for, the
+	// reason; such a compartment reads as an empty view.
+	Unbound map[string]string `json:"unbound,omitempty"`
 }
 
 // Compartment is the part of a carrier a consumer reads, as allowlisted paths.
@@ -163,33 +203,119 @@ type Requirement struct {
 	Lanes          []string `json:"lanes"`
 	Versions       []string `json:"versions"`
 	Configurations []string `json:"configurations"`
+	Stages         []string `json:"stages"`
+	Suites         []string `json:"suites"`
+	Fixtures       []string `json:"fixtures"`
 	Tasks          []string `json:"tasks"`
 	Outcomes       []string `json:"outcomes"`
+	// Unobserved is "exempt" (not_applicable and not_observable bindings are left out of the
+	// requirement) or "count" (they are held to Outcomes).
+	Unobserved string `json:"unobserved"`
+	// Name is how messages and reports refer to the requirement: profiles.<id>.require[<i>].
+	Name string `json:"-"`
+	// Pos is where the requirement is written, "file:line:col", or "" when CUE knows no position.
+	Pos string `json:"-"`
 }
 
-// Selects reports whether the requirement applies to a binding of lane, version, configuration
-// and task.
-func (r Requirement) Selects(lane, version, configuration, task string) bool {
-	return matches(r.Lanes, lane) && matches(r.Versions, version) && matches(r.Configurations, configuration) && matches(r.Tasks, task)
+// Selection is what a requirement's selectors see of a binding.
+type Selection struct {
+	Fixture, Suite, Lane, LaneVersion, Configuration, Stage, Task string
+}
+
+// Selector is one named selector of a requirement and its entries, in the order a message about
+// a selector that matched nothing walks them.
+type Selector struct {
+	Name    string
+	Entries []string
+	Of      func(Selection) string
+}
+
+// Selectors lists the requirement's selectors, from the widest to the narrowest.
+func (r Requirement) Selectors() []Selector {
+	return []Selector{
+		{"lanes", r.Lanes, func(s Selection) string { return s.Lane }},
+		{"versions", r.Versions, func(s Selection) string { return s.LaneVersion }},
+		{"configurations", r.Configurations, func(s Selection) string { return s.Configuration }},
+		{"stages", r.Stages, func(s Selection) string { return s.Stage }},
+		{"suites", r.Suites, func(s Selection) string { return s.Suite }},
+		{"fixtures", r.Fixtures, func(s Selection) string { return s.Fixture }},
+		{"tasks", r.Tasks, func(s Selection) string { return s.Task }},
+	}
+}
+
+// Selects reports whether the requirement applies to a binding. A selector with no entries (a
+// requirement built in Go rather than CUE, where every selector defaults to ["*"]) selects all.
+func (r Requirement) Selects(s Selection) bool {
+	for _, sel := range r.Selectors() {
+		if len(sel.Entries) > 0 && !Matches(sel.Entries, sel.Of(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Exempts reports whether an outcome is left out of the requirement: not_applicable and
+// not_observable, unless the requirement counts them.
+func (r Requirement) Exempts(outcome string) bool {
+	return r.Unobserved != "count" && (outcome == NotApplicable || outcome == NotObservable)
 }
 
 // Allows reports whether outcome satisfies the requirement.
 func (r Requirement) Allows(outcome string) bool {
-	for _, o := range r.Outcomes {
-		if o == outcome {
+	return contains(r.Outcomes, outcome)
+}
+
+// Matches reports whether v matches one of the entries: a name, "*", or a path.Match glob.
+func Matches(entries []string, v string) bool {
+	for _, e := range entries {
+		if e == v || e == "*" {
+			return true
+		}
+		if ok, err := path.Match(e, v); err == nil && ok {
 			return true
 		}
 	}
 	return false
 }
 
-func matches(selectors []string, v string) bool {
-	for _, s := range selectors {
-		if s == "*" || s == v {
-			return true
+// IsGlob reports whether an entry is a glob rather than a name.
+func IsGlob(e string) bool { return strings.ContainsAny(e, "*?[") }
+
+// ResolveTasks completes each fixture's task list with the tasks whose appliesTo selects it,
+// given the kinds of block each fixture's W0 content holds: the fixture's own tasks first, then the
+// selected ones by id. A fixture no task applies to is an error: it would never be checked.
+func (m *Model) ResolveTasks(kinds map[string][]string) error {
+	var errs []string
+	for _, id := range sortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		tasks := append([]string(nil), f.Tasks...)
+		for _, t := range sortedKeys(m.Tasks) {
+			if sel := m.Tasks[t].AppliesTo; sel != nil && !contains(tasks, t) && sel.Selects(id, f, kinds[id]) {
+				tasks = append(tasks, t)
+			}
+		}
+		if len(tasks) == 0 {
+			errs = append(errs, fmt.Sprintf("%sfixtures.%s: no task applies to the fixture (name tasks, or select it with a task's appliesTo)", prefixPos(f.Pos), id))
+		}
+		f.Tasks = tasks
+		m.Fixtures[id] = f
+	}
+	if len(errs) > 0 {
+		return &Error{Msg: strings.Join(errs, "\n")}
+	}
+	return nil
+}
+
+// Compartments lists the compartments the model's tasks read, sorted.
+func (m *Model) Compartments() []string {
+	var out []string
+	for _, t := range m.Tasks {
+		if !contains(out, t.Compartment) {
+			out = append(out, t.Compartment)
 		}
 	}
-	return false
+	sortStrings(out)
+	return out
 }
 
 // ProfileTasks returns the tasks a profile evaluates for a fixture, in the fixture's order.

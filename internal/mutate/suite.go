@@ -201,15 +201,8 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, &check.InputError{Err: err}
 		}
 	} else {
-		fd := check.Builtin("fixtures")
-		if opts.Options.Fixtures != "" {
-			fd = check.UserDir(opts.Options.Fixtures)
-		}
-		p, display := fd.Path("sources/" + f.Suite + "/" + opts.Fixture + ".json")
-		if srcBytes, err = fs.ReadFile(fd.FS, p); err != nil {
-			return nil, &check.InputError{Err: fmt.Errorf("%s: %w", display, err)}
-		}
 		src = in.Sources[opts.Fixture]
+		srcBytes = src.Data
 		srcName = opts.Fixture
 		if record, err = findRecord(in, opts); err != nil {
 			return nil, err
@@ -309,16 +302,16 @@ func controlRecord(opts Options, lane contract.Lane, data []byte, src *check.Sou
 // findRecord reads the first captured record of the fixture at the lane stage (repetition 1) from
 // the observation records, keeping its bytes' order and spellings.
 func findRecord(in *check.Instrument, opts Options) (*Node, error) {
-	d := check.ObservationsDir(opts.Options)
-	files, err := check.RecordFiles(d)
+	files, err := opts.Options.RecordFiles()
 	if err != nil {
 		return nil, &check.InputError{Err: err}
 	}
-	for _, p := range files {
-		data, err := fs.ReadFile(d.FS, p)
+	for _, rf := range files {
+		data, err := fs.ReadFile(rf.Dir.FS, rf.Path)
 		if err != nil {
 			return nil, &check.InputError{Err: err}
 		}
+		p := rf.Display()
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(nil, len(data)+1)
 		line := 0
@@ -360,7 +353,7 @@ func basePasses(ctx context.Context, in *check.Instrument, env *Env, src *check.
 	carrier, _ := record.Get("carrier")
 	var failed []string
 	for _, t := range env.Tasks {
-		v, err := in.EvaluatePair(ctx, t, env.Lane, env.Stage, env.Fixture, src.Doc, carrier.Tree())
+		v, err := in.EvaluatePair(ctx, t, env.Position(record), env.Fixture, src.Doc, carrier.Tree())
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"reflect"
 	"sort"
 	"testing"
@@ -116,7 +117,7 @@ func TestDiffBuiltinInQuery(t *testing.T) {
 
 diagnostics := contractcheck.diff(input.expected, input.observed, "/v")
 `)}}
-	e, err := Load(fsys, "p", "policies")
+	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -38,6 +37,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/types"
 
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -112,44 +112,64 @@ func Capabilities() *ast.Capabilities {
 type Engine struct {
 	caps     *ast.Capabilities
 	sources  map[string][]byte // display file name → source, for RunTests
+	layer    map[string]int    // display file name → index of its layer
 	compiler *ast.Compiler
 }
 
-// Load compiles every .rego file under root in fsys (test files included, so
-// that they are checked too). display is the directory file names are shown
-// under in errors, e.g. "policies" gives
-// "policies/tasks/t2.rego:12:3: rego_parse_error: ...".
-// Parse and compile errors are ast.Errors (each with file, row and column)
-// wrapped with context; use errors.As to reach them.
-func Load(fsys fs.FS, root, display string) (*Engine, error) {
-	sources := map[string][]byte{}
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+// LoadOptions says which files of the layers Load compiles.
+type LoadOptions struct {
+	// Tests compiles the _test.rego files too (the test verb); check leaves them out.
+	Tests bool
+}
+
+// Load compiles every .rego file below each layer's directory as one set of modules. A file is
+// named in errors under its layer's display name, e.g.
+// "builtin:policies/tasks/t2.rego:12:3: rego_parse_error: ...". A package declared in two layers
+// is an error naming both files: a user's package never silently shadows or extends a built-in
+// one. Parse and compile errors are ast.Errors (each with file, row and column) wrapped in a
+// LoadError; use errors.As to reach them.
+func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
+	if len(layers) == 0 {
+		return nil, fmt.Errorf("policy: no policy layers (--no-builtin needs at least one --policies directory)")
+	}
+	e := &Engine{caps: Capabilities(), sources: map[string][]byte{}, layer: map[string]int{}}
+	for i, d := range layers {
+		if err := d.Check("--policies"); err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".rego") {
+		n := 0
+		err := fs.WalkDir(d.FS, d.Root, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() || !strings.HasSuffix(p, ".rego") {
+				return nil
+			}
+			n++
+			if !opts.Tests && strings.HasSuffix(p, "_test.rego") {
+				return nil
+			}
+			src, err := fs.ReadFile(d.FS, p)
+			if err != nil {
+				return err
+			}
+			_, name := d.Path(d.Rel(p))
+			e.sources[name] = src
+			e.layer[name] = i
 			return nil
-		}
-		src, err := fs.ReadFile(fsys, p)
+		})
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("policy: reading policies under %s: %w", d.Display, unwrapPath(err))
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, path.Clean(root)), "/")
-		if path.Clean(root) == "." {
-			rel = p
+		if n == 0 {
+			return nil, fmt.Errorf("policy: no .rego files under %s", d.Display)
 		}
-		sources[path.Join(display, rel)] = src
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("policy: reading policies under %s: %w", display, err)
 	}
-	if len(sources) == 0 {
-		return nil, fmt.Errorf("policy: no .rego files under %s", display)
-	}
-	e := &Engine{caps: Capabilities(), sources: sources}
 	modules, err := e.parse()
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkShadowing(modules); err != nil {
 		return nil, err
 	}
 	c := e.newCompiler()
@@ -159,6 +179,62 @@ func Load(fsys fs.FS, root, display string) (*Engine, error) {
 	}
 	e.compiler = c
 	return e, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkShadowing rejects a package declared by files of two layers, naming one file of each.
+func (e *Engine) checkShadowing(modules map[string]*ast.Module) error {
+	first := map[string]string{} // package → first file declaring it, in name order
+	var errs ast.Errors
+	for _, name := range sortedNames(modules) {
+		pkg := strings.TrimPrefix(modules[name].Package.Path.String(), "data.")
+		other, seen := first[pkg]
+		if !seen {
+			first[pkg] = name
+			continue
+		}
+		if e.layer[other] == e.layer[name] {
+			continue
+		}
+		a, b := other, name
+		if e.layer[a] > e.layer[b] {
+			a, b = b, a
+		}
+		errs = append(errs, &ast.Error{Code: "rego_package_shadowed", Location: modules[b].Package.Location,
+			Message: fmt.Sprintf("package %s is already declared by %s (another layer): a layer adds packages, it cannot extend or replace another layer's; name yours differently", pkg, a)})
+	}
+	if len(errs) > 0 {
+		return &LoadError{Op: "loading", Errors: sortErrors(errs)}
+	}
+	return nil
+}
+
+func sortedNames(modules map[string]*ast.Module) []string {
+	names := make([]string, 0, len(modules))
+	for n := range modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Files lists the files that declare a package, sorted: how a message names a policy.
+func (e *Engine) Files(pkg string) []string {
+	var out []string
+	for name, m := range e.compiler.Modules {
+		if strings.TrimPrefix(m.Package.Path.String(), "data.") == pkg {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (e *Engine) newCompiler() *ast.Compiler {
@@ -271,9 +347,16 @@ var pkgName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_
 
 // Query is a task package's prepared query. It is safe for concurrent use.
 type Query struct {
-	pkg string
-	pq  rego.PreparedEvalQuery
+	pkg   string
+	files []string
+	pq    rego.PreparedEvalQuery
 }
+
+// Package is the Rego package the query evaluates.
+func (q *Query) Package() string { return q.pkg }
+
+// Files lists the files that declare the query's package.
+func (q *Query) Files() []string { return q.files }
 
 // Prepare prepares one query for data.<pkg>.diagnostics and data.<pkg>.readout
 // (an empty readout when the package defines none). It fails when the package
@@ -313,7 +396,7 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &Query{pkg: pkg, pq: pq}, nil
+	return &Query{pkg: pkg, files: e.Files(pkg), pq: pq}, nil
 }
 
 // Verdict is what a task policy says about one input.
@@ -385,10 +468,18 @@ type TestResult struct {
 	Fail     string // why it failed or errored; empty when it passed
 }
 
-// RunTests runs every test_ rule of the loaded policies with OPA's test
+// TestOptions selects the tests RunTests runs.
+type TestOptions struct {
+	// Layers lists the indices of the layers whose test files run; nil runs every layer's.
+	Layers []int
+}
+
+// RunTests runs the test_ rules of the loaded policies with OPA's test
 // runner, in the same sandbox and with the custom builtins, and with
-// builtin errors raised. Results are sorted by file, row and name.
-func (e *Engine) RunTests(ctx context.Context) ([]TestResult, error) {
+// builtin errors raised. Every layer's modules are loaded (a user's tests may
+// call built-in rules); only the selected layers' tests run. Results are
+// sorted by file, row and name.
+func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, error) {
 	modules, err := e.parse()
 	if err != nil {
 		return nil, err
@@ -416,6 +507,9 @@ func (e *Engine) RunTests(ctx context.Context) ([]TestResult, error) {
 	keys := map[int]key{}
 	for r := range ch {
 		if r.Skip {
+			continue
+		}
+		if opts.Layers != nil && r.Location != nil && !slices.Contains(opts.Layers, e.layer[r.Location.File]) {
 			continue
 		}
 		tr := TestResult{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"io/fs"
 	"os"
 	"reflect"
@@ -23,7 +24,7 @@ var moduleFS = os.DirFS("../..")
 
 func loadReal(t testing.TB) *Engine {
 	t.Helper()
-	e, err := Load(moduleFS, "policies", "policies")
+	e, err := Load([]layer.Dir{layer.FS(moduleFS, "policies", "policies")}, LoadOptions{Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func loadReal(t testing.TB) *Engine {
 
 func TestRegoUnitTests(t *testing.T) {
 	e := loadReal(t)
-	results, err := e.RunTests(context.Background())
+	results, err := e.RunTests(context.Background(), TestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"p/bad.rego": {Data: []byte(tt.src)}}
-			_, err := Load(fsys, "p", "policies")
+			_, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}
@@ -178,7 +179,7 @@ func TestPrepareErrors(t *testing.T) {
 	}
 	// A package without readout gets an empty readout.
 	fsys := fstest.MapFS{"p/c.rego": {Data: []byte("package custom\n\ndiagnostics contains {\"atom\": \"x\"} if input.bad\n")}}
-	e2, err := Load(fsys, "p", "policies")
+	e2, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +435,7 @@ diagnostics contains {"s": s, "v": v} if {
 	v := contractcheck.json_text(s)
 }
 `)}}
-	e, err := Load(fsys, "p", "policies")
+	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}

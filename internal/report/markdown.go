@@ -17,24 +17,29 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
 	writeFindings(bw, r)
-	d := r.Divergences
-	fmt.Fprintf(bw, "\nUnique divergences: **%d**, manifestations: **%d**", len(d.Unique), d.Manifestations)
-	if len(d.ByFamily) > 0 {
-		var parts []string
-		for _, f := range sortedKeys(d.ByFamily) {
-			parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+	for _, c := range []struct {
+		label string
+		d     Divergences
+	}{{"Captured lanes only (no reconstructed carrier)", r.CapturedDivergences}, {"All lanes, reconstructed ones included", r.Divergences}} {
+		d := c.d
+		fmt.Fprintf(bw, "\n%s: unique divergences **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
+		if len(d.ByFamily) > 0 {
+			var parts []string
+			for _, f := range sortedKeys(d.ByFamily) {
+				parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+			}
+			fmt.Fprintf(bw, " (by family: %s)", strings.Join(parts, ", "))
 		}
-		fmt.Fprintf(bw, " (by family: %s)", strings.Join(parts, ", "))
-	}
-	fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
-	if len(d.LeaveOneOut) > 0 {
-		var parts []string
-		for _, l := range sortedKeys(d.LeaveOneOut) {
-			parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
+		fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
+		if len(d.LeaveOneOut) > 0 {
+			var parts []string
+			for _, l := range sortedKeys(d.LeaveOneOut) {
+				parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
+			}
+			fmt.Fprintf(bw, " Leave one lane out: %s.", strings.Join(parts, ", "))
 		}
-		fmt.Fprintf(bw, " Leave one lane out: %s.", strings.Join(parts, ", "))
+		fmt.Fprintln(bw)
 	}
-	fmt.Fprintln(bw)
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
 		if len(u.Changes) == 0 {

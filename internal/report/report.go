@@ -3,6 +3,11 @@
 // behind one small Outputter interface, one file each.
 package report
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Version is the reportVersion written into every JSON report; it changes only when the report's
 // shape changes incompatibly.
 const Version = 1
@@ -17,8 +22,11 @@ type Report struct {
 	Results       []Result       `json:"results"`
 	Localizations []Localization `json:"localizations"`
 	Divergences   Divergences    `json:"divergences"`
-	Upgrades      []Upgrade      `json:"upgrades"`
-	Gate          Gate           `json:"gate"`
+	// CapturedDivergences is the same census over the bindings of captured carriers only: the
+	// numbers that do not rest on any reconstruction.
+	CapturedDivergences Divergences `json:"capturedDivergences"`
+	Upgrades            []Upgrade   `json:"upgrades"`
+	Gate                Gate        `json:"gate"`
 }
 
 // Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
@@ -131,6 +139,15 @@ type Result struct {
 	Diagnostics   []Diagnostic   `json:"diagnostics,omitempty"`
 	Error         string         `json:"error,omitempty"`
 	Variants      []Variant      `json:"variants,omitempty"`
+	// Records locates the observation record of each repetition, in repetition order.
+	Records []RecordRef `json:"records,omitempty"`
+}
+
+// RecordRef locates one observation record: the .jsonl file (as the run named it) and the line.
+type RecordRef struct {
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Repetition int    `json:"repetition"`
 }
 
 // Position returns the result's position.
@@ -191,20 +208,56 @@ type Divergence struct {
 
 // Gate is the profile's verdict.
 type Gate struct {
-	Satisfied  bool        `json:"satisfied"`
-	Violations []Violation `json:"violations"`
+	// Verdict is satisfied, unmet, selected_nothing or instrument_failed.
+	Verdict string `json:"verdict"`
+	// Satisfied is true exactly when the verdict is satisfied.
+	Satisfied bool `json:"satisfied"`
+	// Requirements says, per requirement of the profile, what it selected.
+	Requirements []RequirementResult `json:"requirements"`
+	Violations   []Violation         `json:"violations"`
+}
+
+// Verdicts of a gate.
+const (
+	// VerdictSatisfied: every requirement gated at least one binding and none was violated.
+	VerdictSatisfied = "satisfied"
+	// VerdictUnmet: a required binding's outcome is not allowed.
+	VerdictUnmet = "unmet"
+	// VerdictSelectedNothing: the profile has no requirement, or a requirement gated no binding; a
+	// gate is never satisfied by nothing.
+	VerdictSelectedNothing = "selected_nothing"
+	// VerdictInstrumentFailed: repetitions disagree somewhere; no verdict can be trusted.
+	VerdictInstrumentFailed = "instrument_failed"
+)
+
+// RequirementResult is what one requirement of the profile selected.
+type RequirementResult struct {
+	// Name is profiles.<profile>.require[<i>]; Position is where it is written.
+	Name     string `json:"name"`
+	Doc      string `json:"doc"`
+	Position string `json:"position,omitempty"`
+	// Selected counts the bindings its selectors match; Exempt those left out as not_applicable or
+	// not_observable; Violations those whose outcome it does not allow.
+	Selected   int `json:"selected"`
+	Exempt     int `json:"exempt"`
+	Violations int `json:"violations"`
+	// Unmatched explains a requirement that gated no binding.
+	Unmatched string `json:"unmatched,omitempty"`
 }
 
 // Violation is a required binding whose outcome the profile does not allow.
 type Violation struct {
-	Fixture       string `json:"fixture"`
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Task          string `json:"task"`
-	Outcome       string `json:"outcome"`
-	Requirement   string `json:"requirement"`
+	Fixture         string       `json:"fixture"`
+	Lane            string       `json:"lane"`
+	LaneVersion     string       `json:"laneVersion"`
+	Configuration   string       `json:"configuration"`
+	Stage           string       `json:"stage"`
+	Task            string       `json:"task"`
+	Outcome         string       `json:"outcome"`
+	Requirement     string       `json:"requirement"`
+	RequirementName string       `json:"requirementName"`
+	Diagnostics     []Diagnostic `json:"diagnostics,omitempty"`
+	Records         []RecordRef  `json:"records,omitempty"`
 }
 
 // Exit codes of a check, as SPEC §5 defines them.
@@ -215,16 +268,45 @@ const (
 	ExitInstrument = 3
 )
 
-// ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions), 1
-// when a required contract is unmet, 0 otherwise.
+// ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions), 2
+// when the gate selected nothing (a profile with no requirement, or a requirement that gated no
+// binding), 1 when a required contract is unmet, 0 when the profile is satisfied.
 func (r *Report) ExitCode() int {
 	switch {
-	case r.Summary.Unstable > 0:
+	case r.Summary.Unstable > 0 || r.Gate.Verdict == VerdictInstrumentFailed:
 		return ExitInstrument
+	case r.Gate.Verdict == VerdictSelectedNothing:
+		return ExitInputError
 	case !r.Gate.Satisfied:
 		return ExitUnmet
 	}
 	return ExitSatisfied
+}
+
+// GateError explains a verdict that is not a plain pass or fail, for the message beside the exit
+// code: the unstable bindings, or the requirements that gated nothing. It is nil otherwise.
+func (r *Report) GateError() error {
+	switch r.Gate.Verdict {
+	case VerdictInstrumentFailed:
+		return fmt.Errorf("the instrument failed: %d bindings are unstable (their repetitions disagree); no verdict can be given", r.Summary.Unstable)
+	case VerdictSelectedNothing:
+		if len(r.Gate.Requirements) == 0 {
+			return fmt.Errorf("profile %s requires nothing: a gate that selects no binding cannot pass (add a requirement)", r.Profile)
+		}
+		var lines []string
+		for _, q := range r.Gate.Requirements {
+			if q.Unmatched == "" {
+				continue
+			}
+			at := ""
+			if q.Position != "" {
+				at = q.Position + ": "
+			}
+			lines = append(lines, fmt.Sprintf("%s%s (%q) gates no binding: %s", at, q.Name, q.Doc, q.Unmatched))
+		}
+		return fmt.Errorf("profile %s: a requirement selected nothing, so the gate cannot pass:\n%s", r.Profile, strings.Join(lines, "\n"))
+	}
+	return nil
 }
 
 // Outputter writes a check report in one format.

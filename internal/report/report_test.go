@@ -17,12 +17,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func sample() *Report {
 	diag := Diagnostic{"atom": "structured.value", "path": "/n", "kind": "altered",
 		"expected": json.Number("12345678901234567891"), "observed": json.Number("12345678901234567000")}
+	recs := []RecordRef{{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 7, Repetition: 1},
+		{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 8, Repetition: 2}, {File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 9, Repetition: 3}}
 	r := &Report{
 		ReportVersion: Version, Profile: "strict", NullPolicy: "strict",
 		Results: []Result{
 			{Fixture: "C02", Suite: "paper", Family: "structured-stress", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1",
 				Task: "T2", Role: "apart", Compartment: "structured", Outcome: Unmet, Origin: "captured", Repetitions: 3,
-				Readout: map[string]any{"state": "populated"}, Diagnostics: []Diagnostic{diag}},
+				Readout: map[string]any{"state": "populated"}, Diagnostics: []Diagnostic{diag}, Records: recs},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "A2",
 				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 3},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "M3",
@@ -39,10 +41,15 @@ func sample() *Report {
 			ByFamily: map[string]int{"structured": 1}, Manifestations: 1, Guard: []Divergence{},
 			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"adk-go": 0, "go-sdk": 1},
 		},
+		CapturedDivergences: Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{},
+			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"go-sdk": 0}},
 		Upgrades: []Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: []Change{
 			{Fixture: "C11", Stage: "A2", Task: "T4", Before: Unmet, After: Pass, DiagnosticsBefore: []Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
 		}}},
-		Gate: Gate{Satisfied: false, Violations: []Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: Unmet, Requirement: "go-sdk keeps exact numbers"}}},
+		Gate: Gate{Verdict: VerdictInstrumentFailed, Satisfied: false,
+			Requirements: []RequirementResult{{Name: "profiles.strict.require[0]", Doc: "go-sdk keeps exact numbers", Position: "contracts/profiles.cue:12:3", Selected: 1, Violations: 1}},
+			Violations: []Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: Unmet,
+				Requirement: "go-sdk keeps exact numbers", RequirementName: "profiles.strict.require[0]", Diagnostics: []Diagnostic{diag}, Records: recs}}},
 	}
 	for _, res := range r.Results {
 		r.Summary.Add(res.Outcome)
@@ -80,18 +87,20 @@ func TestOutputGolden(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	tests := []struct {
-		name      string
-		unstable  int
-		satisfied bool
-		want      int
+		name     string
+		unstable int
+		verdict  string
+		want     int
 	}{
-		{name: "satisfied", satisfied: true, want: ExitSatisfied},
-		{name: "unmet", satisfied: false, want: ExitUnmet},
-		{name: "unstable wins over unmet", unstable: 1, satisfied: false, want: ExitInstrument},
+		{name: "satisfied", verdict: VerdictSatisfied, want: ExitSatisfied},
+		{name: "unmet", verdict: VerdictUnmet, want: ExitUnmet},
+		{name: "selected nothing is a usage error", verdict: VerdictSelectedNothing, want: ExitInputError},
+		{name: "unstable wins over unmet", unstable: 1, verdict: VerdictUnmet, want: ExitInstrument},
+		{name: "instrument failed", unstable: 1, verdict: VerdictInstrumentFailed, want: ExitInstrument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Summary: Summary{Unstable: tc.unstable}, Gate: Gate{Satisfied: tc.satisfied}}
+			r := &Report{Summary: Summary{Unstable: tc.unstable}, Gate: Gate{Verdict: tc.verdict, Satisfied: tc.verdict == VerdictSatisfied}}
 			if got := r.ExitCode(); got != tc.want {
 				t.Errorf("exit %d, want %d", got, tc.want)
 			}

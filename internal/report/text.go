@@ -41,14 +41,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 	s := r.Summary
 	fmt.Fprintf(bw, "\nsummary: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable\n",
 		s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable)
-	if r.Gate.Satisfied {
-		fmt.Fprintf(bw, "gate: profile %s satisfied\n", r.Profile)
-	} else {
-		fmt.Fprintf(bw, "gate: profile %s NOT satisfied (%d violations)\n", r.Profile, len(r.Gate.Violations))
-		for _, v := range r.Gate.Violations {
-			fmt.Fprintf(bw, "  %s %s %s %s %s %s: %s (requirement: %s)\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome, v.Requirement)
-		}
-	}
+	writeGate(bw, r)
 	// Matrix columns are padded; trailing blanks are trimmed so the output diffs cleanly.
 	out := bufio.NewWriter(w)
 	for _, line := range strings.SplitAfter(bw.String(), "\n") {
@@ -195,8 +188,10 @@ func writeBoundaries(w io.Writer, r *Report) {
 }
 
 func writeDivergences(w io.Writer, r *Report) {
+	c := r.CapturedDivergences
+	fmt.Fprintf(w, "\ndivergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
 	d := r.Divergences
-	fmt.Fprintf(w, "\ndivergences: %d unique, %d manifestations", len(d.Unique), d.Manifestations)
+	fmt.Fprintf(w, "divergences, all lanes (reconstructed included): %d unique, %d manifestations", len(d.Unique), d.Manifestations)
 	if len(d.ByFamily) > 0 {
 		var parts []string
 		for _, f := range sortedKeys(d.ByFamily) {
@@ -243,5 +238,34 @@ func writeUpgrades(w io.Writer, r *Report) {
 				fmt.Fprintf(w, "      after:  %s\n", FormatDiagnostic(d))
 			}
 		}
+	}
+}
+
+// writeGate writes the gate's verdict as the last lines: what each requirement gated, then the
+// violations. A run whose instrument failed, or whose gate selected nothing, never reads as
+// satisfied.
+func writeGate(w io.Writer, r *Report) {
+	g := r.Gate
+	gated := 0
+	for _, q := range g.Requirements {
+		gated += q.Selected - q.Exempt
+	}
+	switch g.Verdict {
+	case VerdictSatisfied:
+		fmt.Fprintf(w, "gate: profile %s satisfied (%d requirements, %d bindings gated)\n", r.Profile, len(g.Requirements), gated)
+	case VerdictUnmet:
+		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations)\n", r.Profile, len(g.Violations))
+	case VerdictSelectedNothing:
+		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", r.Profile)
+		for _, q := range g.Requirements {
+			if q.Unmatched != "" {
+				fmt.Fprintf(w, "  %s: %s\n", q.Name, q.Unmatched)
+			}
+		}
+	case VerdictInstrumentFailed:
+		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, r.Profile)
+	}
+	for _, v := range g.Violations {
+		fmt.Fprintf(w, "  %s %s %s %s %s %s: %s (requirement: %s)\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome, v.Requirement)
 	}
 }

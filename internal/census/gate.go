@@ -1,0 +1,135 @@
+package census
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// gate applies the profile's requirements to the collapsed results. Each requirement counts the
+// bindings it selects, the ones it exempts (not_applicable and not_observable, unless it counts
+// them) and the ones whose outcome it does not allow. The verdict is never "satisfied" on nothing:
+// a profile without requirements, or a requirement that gates no binding, gives "selected_nothing"
+// with the selector that matched nothing; any unstable binding gives "instrument_failed".
+func (c *Census) gate(results []report.Result) report.Gate {
+	g := report.Gate{Violations: []report.Violation{}, Requirements: []report.RequirementResult{}}
+	reqs := c.profile.Require
+	for _, req := range reqs {
+		g.Requirements = append(g.Requirements, report.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
+	}
+	unstable := 0
+	for i := range results {
+		res := &results[i]
+		if res.Outcome == report.Unstable {
+			unstable++
+		}
+		sel := selection(res)
+		for k, req := range reqs {
+			if !req.Selects(sel) {
+				continue
+			}
+			st := &g.Requirements[k]
+			st.Selected++
+			if req.Exempts(res.Outcome) {
+				st.Exempt++
+				continue
+			}
+			res.Required = true
+			if !req.Allows(res.Outcome) {
+				st.Violations++
+				g.Violations = append(g.Violations, report.Violation{
+					Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
+					Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
+					Diagnostics: res.Diagnostics, Records: res.Records,
+				})
+			}
+		}
+	}
+	nothing := len(reqs) == 0
+	for k, req := range reqs {
+		if st := &g.Requirements[k]; st.Selected == st.Exempt {
+			st.Unmatched = whyNothing(req, results)
+			nothing = true
+		}
+	}
+	switch {
+	case unstable > 0:
+		g.Verdict = report.VerdictInstrumentFailed
+	case nothing:
+		g.Verdict = report.VerdictSelectedNothing
+	case len(g.Violations) > 0:
+		g.Verdict = report.VerdictUnmet
+	default:
+		g.Verdict = report.VerdictSatisfied
+	}
+	g.Satisfied = g.Verdict == report.VerdictSatisfied
+	return g
+}
+
+func selection(r *report.Result) contract.Selection {
+	return contract.Selection{Fixture: r.Fixture, Suite: r.Suite, Lane: r.Lane, LaneVersion: r.LaneVersion,
+		Configuration: r.Configuration, Stage: r.Stage, Task: r.Task}
+}
+
+// whyNothing explains a requirement that gates no binding: the first selector, from the widest,
+// after which no binding is left, with the values the bindings before it had; or, when bindings
+// were selected, that every one is exempt.
+func whyNothing(req contract.Requirement, results []report.Result) string {
+	cands := make([]contract.Selection, 0, len(results))
+	for i := range results {
+		cands = append(cands, selection(&results[i]))
+	}
+	var applied []string
+	for _, sel := range req.Selectors() {
+		var kept []contract.Selection
+		seen := map[string]bool{}
+		for _, s := range cands {
+			seen[sel.Of(s)] = true
+			if len(sel.Entries) == 0 || contract.Matches(sel.Entries, sel.Of(s)) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			scope := "no binding of this run"
+			if len(applied) > 0 {
+				scope = "no binding with " + strings.Join(applied, " ")
+			}
+			return fmt.Sprintf("%s matches %s %s (seen: %s)", scope, sel.Name, quoted(sel.Entries), sample(seen))
+		}
+		if len(sel.Entries) > 0 && !(len(sel.Entries) == 1 && sel.Entries[0] == "*") {
+			applied = append(applied, sel.Name+" "+quoted(sel.Entries))
+		}
+		cands = kept
+	}
+	if len(results) == 0 {
+		return "the run has no bindings"
+	}
+	return fmt.Sprintf("all %d selected bindings are not_applicable or not_observable, which the requirement exempts (unobserved: \"exempt\")", len(cands))
+}
+
+func quoted(entries []string) string {
+	q := make([]string, len(entries))
+	for i, e := range entries {
+		q[i] = fmt.Sprintf("%q", e)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// sample lists up to eight of the values seen, sorted.
+func sample(seen map[string]bool) string {
+	vals := make([]string, 0, len(seen))
+	for v := range seen {
+		vals = append(vals, v)
+	}
+	sort.Strings(vals)
+	if len(vals) == 0 {
+		return "none"
+	}
+	if len(vals) > 8 {
+		return strings.Join(vals[:8], ", ") + fmt.Sprintf(", … %d more", len(vals)-8)
+	}
+	return strings.Join(vals, ", ")
+}

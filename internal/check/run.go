@@ -1,0 +1,245 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// Run loads the instrument and checks every observation record of the selected directories.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	in, err := Load(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	files, err := opts.RecordFiles()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return in.Check(ctx, files, opts.Workers)
+}
+
+// RecordFile is one .jsonl file of observation records: its directory and its fs path there.
+type RecordFile struct {
+	Dir  Dir
+	Path string
+}
+
+// Display is the file's name in messages and reports.
+func (f RecordFile) Display() string {
+	_, d := f.Dir.Path(f.Dir.Rel(f.Path))
+	return d
+}
+
+// RecordFiles lists the .jsonl files below the options' observation directories, sorted within
+// each directory, so records are always read in one order.
+func (o Options) RecordFiles() ([]RecordFile, error) {
+	dirs, err := o.ObservationDirs()
+	if err != nil {
+		return nil, err
+	}
+	var out []RecordFile
+	for _, d := range dirs {
+		files, err := RecordFiles(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+// RecordFiles lists the .jsonl files below a directory, sorted.
+func RecordFiles(d Dir) ([]RecordFile, error) {
+	var files []string
+	err := fs.WalkDir(d.FS, d.Root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("observation records under %s: %w", d.Display, unwrapPathError(err))
+	}
+	sort.Strings(files)
+	out := make([]RecordFile, len(files))
+	for i, f := range files {
+		out[i] = RecordFile{Dir: d, Path: f}
+	}
+	return out, nil
+}
+
+// job is one validated record on its way to a worker.
+type job struct {
+	seq int
+	rec *Record
+}
+
+// failure keeps the error of the earliest record, whatever the scheduling: records after the
+// earliest failure so far are skipped, records before it still run, so the error reported is the
+// one a sequential run would report.
+type failure struct {
+	mu  sync.Mutex
+	seq atomic.Int64 // the earliest failing record so far; 0 while none failed
+	err error
+}
+
+func (f *failure) fail(seq int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if cur := f.seq.Load(); cur == 0 || int64(seq) < cur {
+		f.seq.Store(int64(seq))
+		f.err = err
+	}
+}
+
+// after reports whether a record comes after the earliest failure, so it need not be evaluated.
+func (f *failure) after(seq int) bool {
+	cur := f.seq.Load()
+	return cur != 0 && int64(seq) > cur
+}
+
+// Check streams the records of files through the instrument and returns the census report. Records
+// are read and validated in order by one goroutine, evaluated by workers, and collected by one
+// census; the report, and the error when there is one, do not depend on the number of workers.
+// No records at all is an input error: a gate has nothing to decide on.
+func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*report.Report, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cen, err := census.New(in.Model, in.profile)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	jobs := make(chan job, 4*workers)
+	readings := make(chan []census.Reading, 4*workers)
+	var failed failure
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if failed.after(j.seq) {
+					continue
+				}
+				rs, err := in.Evaluate(ctx, j.rec)
+				if err != nil {
+					failed.fail(j.seq, err)
+					continue
+				}
+				for i := range rs {
+					rs[i].Seq = j.seq
+				}
+				readings <- rs
+			}
+		}()
+	}
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for rs := range readings {
+			for _, r := range rs {
+				if err := cen.Add(r); err != nil {
+					failed.fail(r.Seq, inputErr(err))
+				}
+			}
+		}
+	}()
+	seq := 0
+	func() {
+		defer close(jobs)
+		for _, f := range files {
+			err := in.readFile(ctx, f, func(rec *Record) bool {
+				seq++
+				if failed.after(seq) {
+					return false
+				}
+				jobs <- job{seq, rec}
+				return true
+			})
+			if err != nil {
+				failed.fail(seq+1, inputErr(err))
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(readings)
+	<-collected
+	if failed.err != nil {
+		return nil, inputErr(failed.err)
+	}
+	if seq == 0 {
+		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", describeFiles(in.opts)))
+	}
+	return cen.Report(), nil
+}
+
+// describeFiles names the observation directories a run read, for the message about no records.
+func describeFiles(o Options) string {
+	dirs, err := o.ObservationDirs()
+	if err != nil || len(dirs) == 0 {
+		return "any observation directory (none selected)"
+	}
+	var names []string
+	for _, d := range dirs {
+		names = append(names, d.Display)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Evaluate projects one record's carrier through each compartment its tasks read and evaluates
+// every task of the profile on it. A record that was not captured gives its state as the outcome
+// of every task: never an unmet.
+func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Reading, error) {
+	f := in.Model.Fixtures[rec.Fixture]
+	tasks := in.Model.ProfileTasks(in.Profile, f)
+	out := make([]census.Reading, 0, len(tasks))
+	views := map[string]*observed{}
+	pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
+	for _, task := range tasks {
+		r := census.Reading{
+			Binding:    census.Binding{Position: pos, Task: task},
+			Repetition: rec.Repetition, Origin: rec.Origin, Outcome: rec.State, Error: rec.Error,
+			File: rec.File, Line: rec.Line,
+		}
+		if rec.State != "captured" {
+			out = append(out, r)
+			continue
+		}
+		comp := in.Model.Tasks[task].Compartment
+		view, ok := views[comp]
+		if !ok {
+			var err error
+			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+			}
+			views[comp] = view
+		}
+		v, err := in.verdict(ctx, inputKey{rec.Fixture, task, rec.Stage}, pos, view)
+		if err != nil {
+			return nil, instrumentErr(fmt.Errorf("%s:%d: task %s (%s %s %s %s %s): %w", rec.File, rec.Line, task, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage, err))
+		}
+		r.Readout = v.Readout
+		r.Diagnostics = v.Diagnostics
+		if v.Pass() {
+			r.Outcome = report.Pass
+		} else {
+			r.Outcome = report.Unmet
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,262 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+)
+
+// locate records where profiles' requirements and catalog entries are written, for the messages
+// that name them after loading (a requirement that selects nothing, a fixture no task applies to).
+func (m *Model) locate(r *referrer) {
+	for id, p := range m.Profiles {
+		for i := range p.Require {
+			p.Require[i].Name = fmt.Sprintf("profiles.%s.require[%d]", id, i)
+			p.Require[i].Pos = strings.TrimSuffix(r.at("profiles", id, "require", i), ": ")
+		}
+	}
+	for id, f := range m.Fixtures {
+		f.Pos = strings.TrimSuffix(r.at("fixtures", id), ": ")
+		m.Fixtures[id] = f
+	}
+}
+
+func prefixPos(pos string) string {
+	if pos == "" {
+		return ""
+	}
+	return pos + ": "
+}
+
+// problems collects cross-reference errors, each prefixed with the position of the value at fault.
+type problems struct {
+	r    *referrer
+	errs []string
+}
+
+func (p *problems) add(at []any, format string, args ...any) {
+	p.errs = append(p.errs, p.r.at(at...)+fmt.Sprintf(format, args...))
+}
+
+// check verifies the references between parts of the model that CUE cannot: each error points at
+// the referring value in the file that wrote it.
+func (m *Model) check(r *referrer) error {
+	p := &problems{r: r}
+	m.checkTasks(p)
+	m.checkFixtures(p)
+	m.checkLanes(p)
+	m.checkProfiles(p)
+	if len(p.errs) > 0 {
+		return &Error{Msg: strings.Join(p.errs, "\n")}
+	}
+	return nil
+}
+
+func (m *Model) checkTasks(p *problems) {
+	for _, id := range sortedKeys(m.Tasks) {
+		t := m.Tasks[id]
+		for i, a := range t.Atoms {
+			if _, ok := m.Atoms[a]; !ok {
+				p.add([]any{"tasks", id, "atoms", i}, "tasks.%s.atoms: unknown atom %q", id, a)
+			}
+		}
+		if s := t.AppliesTo; s != nil {
+			at := []any{"tasks", id, "appliesTo"}
+			m.checkEntries(p, at, "fixtures", s.Fixtures, sortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "suites", s.Suites, m.suites())
+			m.checkEntries(p, at, "families", s.Families, sortedKeys(m.Families))
+		}
+	}
+}
+
+func (m *Model) checkFixtures(p *problems) {
+	for _, id := range sortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		if _, ok := m.Families[f.Family]; !ok {
+			p.add([]any{"fixtures", id, "family"}, "fixtures.%s.family: unknown family %q", id, f.Family)
+		}
+		for i, t := range f.Tasks {
+			if _, ok := m.Tasks[t]; !ok {
+				p.add([]any{"fixtures", id, "tasks", i}, "fixtures.%s.tasks: unknown task %q", id, t)
+			}
+		}
+	}
+}
+
+func (m *Model) checkLanes(p *problems) {
+	comps := m.Compartments()
+	for _, id := range sortedKeys(m.Lanes) {
+		l := m.Lanes[id]
+		if len(l.Configurations) == 0 {
+			p.add([]any{"lanes", id}, "lanes.%s: no configurations", id)
+		}
+		for _, st := range sortedKeys(l.Stages) {
+			sd := l.Stages[st]
+			at := []any{"lanes", id, "stages", st}
+			if sd.SharedWith != "" {
+				other, ok := l.Stages[sd.SharedWith]
+				if !ok || StageIndex(sd.SharedWith) >= StageIndex(st) || other.Exposure != Observed {
+					p.add(append(at, "sharedWith"), "lanes.%s.stages.%s: sharedWith %q must name an earlier observed stage", id, st, sd.SharedWith)
+				}
+			}
+			for _, c := range sortedKeys(sd.Compartments) {
+				if !contains(comps, c) {
+					p.add(append(at, "compartments", c), "lanes.%s.stages.%s: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
+				}
+			}
+			for _, c := range sortedKeys(sd.Unbound) {
+				switch {
+				case !contains(comps, c):
+					p.add(append(at, "unbound", c), "lanes.%s.stages.%s.unbound: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
+				case hasKey(sd.Compartments, c):
+					p.add(append(at, "unbound", c), "lanes.%s.stages.%s: compartment %q is both bound and unbound", id, st, c)
+				}
+			}
+			if sd.Exposure != Observed {
+				if len(sd.Compartments) > 0 || len(sd.Unbound) > 0 || sd.Carrier != "" {
+					p.add(at, "lanes.%s.stages.%s: a %s stage binds nothing (no compartments, unbound or carrier)", id, st, sd.Exposure)
+				}
+				continue
+			}
+			if sd.Carrier == "" {
+				p.add(at, "lanes.%s.stages.%s: an observed stage names no carrier schema (carrier: \"carriers/<name>.schema.json\"): its carriers could not be told from unrelated JSON", id, st)
+			}
+			var missing []string
+			for _, c := range comps {
+				if !hasKey(sd.Compartments, c) && !hasKey(sd.Unbound, c) {
+					missing = append(missing, c)
+				}
+			}
+			if len(missing) > 0 {
+				p.add(append(at, "compartments"), "lanes.%s.stages.%s: compartments %s are read by a task but neither bound nor listed in unbound with a reason", id, st, strings.Join(missing, ", "))
+			}
+		}
+	}
+}
+
+func (m *Model) checkProfiles(p *problems) {
+	for _, id := range sortedKeys(m.Profiles) {
+		pr := m.Profiles[id]
+		for i, t := range pr.Tasks {
+			if _, ok := m.Tasks[t]; !ok {
+				p.add([]any{"profiles", id, "tasks", i}, "profiles.%s.tasks: unknown task %q", id, t)
+			}
+		}
+		if w := pr.WithholdPrivateMeta; w != nil {
+			for i, st := range w.Stages {
+				if StageIndex(st) < 1 {
+					p.add([]any{"profiles", id, "withholdPrivateMeta", "stages", i}, "profiles.%s.withholdPrivateMeta: unknown stage %q", id, st)
+				}
+			}
+		}
+		for i, req := range pr.Require {
+			at := []any{"profiles", id, "require", i}
+			m.checkEntries(p, at, "lanes", req.Lanes, sortedKeys(m.Lanes))
+			m.checkEntries(p, at, "versions", req.Versions, m.versions(req.Lanes))
+			m.checkEntries(p, at, "configurations", req.Configurations, m.configurations(req.Lanes))
+			m.checkEntries(p, at, "stages", req.Stages, Stages[1:])
+			m.checkEntries(p, at, "suites", req.Suites, m.suites())
+			m.checkEntries(p, at, "fixtures", req.Fixtures, sortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "tasks", req.Tasks, sortedKeys(m.Tasks))
+		}
+	}
+}
+
+// checkEntries requires every selector entry to name a known value, or, for a glob, to match one:
+// a misspelt version would otherwise select nothing.
+func (m *Model) checkEntries(p *problems, at []any, field string, entries, known []string) {
+	for i, e := range entries {
+		if e == "*" {
+			continue
+		}
+		if IsGlob(e) {
+			if !anyMatch(e, known) {
+				p.add(append(append([]any{}, at...), field, i), "%s: %s glob %q matches none of %s", joined(at), field, e, list(known))
+			}
+			continue
+		}
+		if !contains(known, e) {
+			p.add(append(append([]any{}, at...), field, i), "%s: unknown %s %q (known: %s)", joined(at), strings.TrimSuffix(field, "s"), e, list(known))
+		}
+	}
+}
+
+func anyMatch(glob string, known []string) bool {
+	for _, k := range known {
+		if Matches([]string{glob}, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func joined(at []any) string {
+	var b strings.Builder
+	for i, x := range at {
+		switch x := x.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", x)
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, x)
+		}
+	}
+	return b.String()
+}
+
+func list(known []string) string {
+	if len(known) == 0 {
+		return "none"
+	}
+	return strings.Join(known, ", ")
+}
+
+// suites lists the suites of the catalog, sorted.
+func (m *Model) suites() []string {
+	var out []string
+	for _, f := range m.Fixtures {
+		if !contains(out, f.Suite) {
+			out = append(out, f.Suite)
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+// versions lists the versions of the lanes a selector names, sorted.
+func (m *Model) versions(lanes []string) []string {
+	var out []string
+	for _, id := range sortedKeys(m.Lanes) {
+		if Matches(lanes, id) {
+			for _, v := range m.Lanes[id].Versions {
+				if !contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+// configurations lists the configurations of the lanes a selector names, sorted.
+func (m *Model) configurations(lanes []string) []string {
+	var out []string
+	for _, id := range sortedKeys(m.Lanes) {
+		if Matches(lanes, id) {
+			for c := range m.Lanes[id].Configurations {
+				if !contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}

@@ -1,0 +1,202 @@
+// Package scaffold writes starting points for a user's own contract layers: `contractcheck init`
+// writes a small working layer (one custom task with its atom, CUE, Rego and Rego test, a profile
+// that requires it, a README), and `contractcheck export` writes the built-in files for reading
+// or forking. Both write a whole directory at once: into a temporary directory beside the target,
+// renamed into place at the end, so a failure leaves nothing half-written, and neither ever writes
+// into a directory that holds files.
+package scaffold
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+)
+
+//go:embed layer
+var templates embed.FS
+
+// InitOptions are the choices of an init.
+type InitOptions struct {
+	// Dir is the layer directory to create; it must not exist or be empty.
+	Dir string
+	// Task is the custom task's id (default T6).
+	Task string
+}
+
+var taskID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// layerData fills the templates.
+type layerData struct {
+	Dir, Base, Task, Atom, Package, Short, Profile string
+}
+
+// Init writes a working layer to opts.Dir and returns the files written, relative to it.
+func Init(opts InitOptions) ([]string, error) {
+	if opts.Task == "" {
+		opts.Task = "T6"
+	}
+	if !taskID.MatchString(opts.Task) {
+		return nil, fmt.Errorf("--task %q: a task id is a letter followed by letters, digits or _", opts.Task)
+	}
+	short := strings.ToLower(opts.Task)
+	d := layerData{
+		Dir: filepath.ToSlash(opts.Dir), Base: short, Task: opts.Task, Atom: "link.uri",
+		Package: "custom.tasks." + short, Short: short, Profile: "links-" + short,
+	}
+	files := map[string][]byte{}
+	err := fs.WalkDir(templates, "layer", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		src, err := templates.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		t, err := template.New(p).Parse(string(src))
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, d); err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(path.Base(p), ".tmpl")
+		name = strings.Replace(name, "task", short, 1)
+		files[name] = b.Bytes()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	return writeDir(opts.Dir, files)
+}
+
+// Parts lists the built-in directories export can write.
+var Parts = []string{"contracts", "policies", "schemas", "fixtures"}
+
+// Export writes the built-in directories named by parts (all when empty) below dir, as they are
+// embedded, and returns the files written, relative to dir.
+func Export(dir string, parts []string) ([]string, error) {
+	if len(parts) == 0 {
+		parts = Parts
+	}
+	files := map[string][]byte{}
+	for _, part := range parts {
+		if !contains(Parts, part) {
+			return nil, fmt.Errorf("export: unknown part %q (one of %s)", part, strings.Join(Parts, ", "))
+		}
+		err := fs.WalkDir(contractcheck.Builtin, part, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(contractcheck.Builtin, p)
+			if err != nil {
+				return err
+			}
+			files[p] = data
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", part, err)
+		}
+	}
+	return writeDir(dir, files)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeDir creates dir holding files (slash-separated relative names): it refuses a dir that
+// holds anything, writes everything into a temporary directory beside it, syncs it and renames it
+// into place, so dir appears whole or not at all.
+func writeDir(dir string, files map[string][]byte) ([]string, error) {
+	if dir == "" {
+		return nil, errors.New("no directory given")
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("%s: the directory is not empty; nothing was written (choose a new directory)", dir)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: %w", parent, unwrapPath(err))
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		}
+		if err := writeFile(p, files[name]); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", dir, name, unwrapPath(err))
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+	}
+	done = true
+	return names, nil
+}
+
+// writeFile writes and syncs one file.
+func writeFile(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
