@@ -185,6 +185,29 @@ func TestInputErrors(t *testing.T) {
 			want: []string{"obs/x.jsonl:1:", "/carrier/type"},
 		},
 		{
+			name: "adk-go A2 record whose carrier is unrelated",
+			setup: func(t *testing.T, dir string) []string {
+				data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/adk-go/v1.7.0/default.jsonl")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var a2 string
+				for _, l := range strings.Split(string(data), "\n") {
+					if strings.Contains(l, `"stage":"A2"`) && strings.Contains(l, `"state":"captured"`) {
+						a2 = l
+						break
+					}
+				}
+				i, j := strings.Index(a2, `"carrier":`), strings.Index(a2, `,"sourceSha256"`)
+				if a2 == "" || i < 0 || j < i {
+					t.Fatal("no adk-go A2 record to corrupt")
+				}
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), a2[:i]+`"carrier":{"completely":"unrelated"}`+a2[j:]+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1: /carrier:", "'completely' not allowed"},
+		},
+		{
 			name:  "unknown profile",
 			setup: func(t *testing.T, dir string) []string { return []string{"--profile", "nope"} },
 			want:  []string{`unknown profile "nope"`},
