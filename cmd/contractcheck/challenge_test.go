@@ -38,7 +38,7 @@ func TestChallengeBuiltinSuites(t *testing.T) {
 // --score reports the operator and exits 0.
 func TestMutateThenChallenge(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "suite")
-	code, stdout, stderr := cli(t, "mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2",
+	code, stdout, stderr := cli(t, "mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "D1",
 		"--operators", "drop-uri,alter-descriptor,key-order,drop-is-error", "--output", dir)
 	if code != 0 {
 		t.Fatalf("mutate: exit %d\n%s%s", code, stdout, stderr)
@@ -76,7 +76,7 @@ func TestChallengeInputErrors(t *testing.T) {
 		{[]string{"challenge"}, "accepts 1 arg"},
 		{[]string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2"}, "--output is required"},
 		{[]string{"mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "A2", "--output", "x"}, "does not observe stage"},
-		{[]string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--operators", "nope", "--output", "x"}, "unknown operator"},
+		{[]string{"mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "D1", "--operators", "nope", "--output", "x"}, "unknown operator"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

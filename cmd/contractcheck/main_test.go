@@ -77,6 +77,26 @@ func validRecord(t *testing.T) string {
 	return line
 }
 
+// builtinLine returns the first line of a built-in file that holds every one of subs.
+func builtinLine(t *testing.T, file string, subs ...string) string {
+	t.Helper()
+	data, err := fs.ReadFile(contractcheck.Builtin, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+lines:
+	for _, l := range strings.Split(string(data), "\n") {
+		for _, sub := range subs {
+			if !strings.Contains(l, sub) {
+				continue lines
+			}
+		}
+		return l
+	}
+	t.Fatalf("no line of %s holds %q", file, subs)
+	return ""
+}
+
 func TestInputErrors(t *testing.T) {
 	rec := validRecord(t)
 	tests := []struct {
@@ -164,25 +184,25 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "carrier that violates its stage's carrier schema",
 			setup: func(t *testing.T, dir string) []string {
-				data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/openai-agents/0.22.0/default.jsonl")
-				if err != nil {
-					t.Fatal(err)
-				}
-				var h4 string
-				for _, l := range strings.Split(string(data), "\n") {
-					if strings.Contains(l, `"stage":"H4"`) && strings.Contains(l, `"type":"function_call_output"`) {
-						h4 = l
-						break
-					}
-				}
+				h4 := builtinLine(t, "fixtures/observations/openai-agents/0.22.0/default.jsonl", `"stage":"H4"`, `"type":"function_call_output"`)
 				bad := strings.Replace(h4, `"type":"function_call_output"`, `"type":"function_call"`, 1)
-				if bad == h4 || h4 == "" {
-					t.Fatal("no openai-agents H4 record to corrupt")
-				}
 				write(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", "/carrier/type"},
+		},
+		{
+			name: "adk-go A2 record whose carrier is unrelated",
+			setup: func(t *testing.T, dir string) []string {
+				a2 := builtinLine(t, "fixtures/observations/adk-go/v1.7.0/default.jsonl", `"stage":"A2"`, `"state":"captured"`)
+				i, j := strings.Index(a2, `"carrier":`), strings.Index(a2, `,"sourceSha256"`)
+				if i < 0 || j < i {
+					t.Fatal("the adk-go A2 record has no carrier before its sourceSha256")
+				}
+				write(t, filepath.Join(dir, "obs", "x.jsonl"), a2[:i]+`"carrier":{"completely":"unrelated"}`+a2[j:]+"\n")
+				return []string{"--observations", filepath.Join(dir, "obs")}
+			},
+			want: []string{"obs/x.jsonl:1: /carrier:", "'completely' not allowed"},
 		},
 		{
 			name:  "unknown profile",
