@@ -55,7 +55,7 @@ func TestMutateThenChallenge(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	write(t, p, strings.Replace(string(data), `"block.mimeType", "block.uri",`, `"block.mimeType",`, 1))
 	// The fork replaces the built-in contracts: it runs without the built-in layer.
-	fork := []string{"--no-builtin", "--contracts", contracts, "--policies", builtinCopy(t, "policies"), "--fixtures", builtinCopy(t, "fixtures")}
+	fork := []string{"--no-builtin", "--contracts", contracts, "--policies", builtinCopy(t, "policies"), "--fixtures", builtinCopy(t, "fixtures"), "--schemas", builtinCopy(t, "schemas")}
 	code, stdout, _ = cli(t, append([]string{"challenge", dir}, fork...)...)
 	if code != 3 || !strings.Contains(stdout, "Misclassified by the oracle: 1") {
 		t.Errorf("exit %d, want 3\n%s", code, stdout)

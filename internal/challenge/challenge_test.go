@@ -124,7 +124,7 @@ func TestCustomContractBlind(t *testing.T) {
 	}
 	// A fork of the contracts runs without the built-in layer, beside copies of the rest.
 	r := run(t, Options{Suite: "alpha", Options: check.Options{NoBuiltin: true, Contracts: []string{contracts},
-		Policies: []string{copyBuiltin(t, "policies")}, Fixtures: []string{copyBuiltin(t, "fixtures")}}})
+		Policies: []string{copyBuiltin(t, "policies")}, Fixtures: []string{copyBuiltin(t, "fixtures")}, Schemas: []string{copyBuiltin(t, "schemas")}}})
 	verdict := map[string]string{}
 	for _, sc := range r.Score() {
 		verdict[sc.Operator] = sc.Verdicts["oracle"]

@@ -132,10 +132,10 @@ lanes: bench: {
 	versions: [%s]
 	configurations: default: doc: "The only configuration."
 	stages: {
-		D1: {exposure: "observed", doc: "generated", compartments: _mcpCompartments}
-		A2: {exposure: "observed", doc: "generated", compartments: _mcpCompartments}
-		M3: {exposure: "observed", doc: "generated", compartments: _mcpCompartments}
-		H4: {exposure: "observed", doc: "generated", compartments: _mcpCompartments}
+		D1: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		A2: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		M3: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		H4: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
 	}
 }
 `, strings.Join(names, ", "))

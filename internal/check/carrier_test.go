@@ -163,7 +163,7 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = in.Check(context.Background(), d, files, 2)
+			_, err = in.Check(context.Background(), files, 2)
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an input error", err)

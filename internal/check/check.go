@@ -66,7 +66,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
-	v, err := NewValidator(opts.SchemaLayers())
+	v, err := NewValidator(opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
 		return nil, inputErr(err)
 	}

@@ -91,10 +91,11 @@ func (o Options) Inputs() []Dir {
 	return out
 }
 
-// NewValidator compiles the validator over the built-in schemas (the pinned MCP schemas, the
-// carrier schemas and the project's own) and the carrier schemas of the user's schema layers. A
-// carrier schema defined by two layers is an error when it is used.
-func NewValidator(users []Dir) (*schema.Validator, error) {
+// NewValidator compiles the validator over the pinned MCP schemas and the project's own, with the
+// carrier schemas of the built-in layer (unless builtinCarriers is false, as under --no-builtin)
+// and of the user's schema layers. A carrier schema defined by two layers is an error when it is
+// used.
+func NewValidator(users []Dir, builtinCarriers bool) (*schema.Validator, error) {
 	for _, d := range users {
 		if err := d.Check("--schemas"); err != nil {
 			return nil, err
@@ -104,7 +105,7 @@ func NewValidator(users []Dir) (*schema.Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
-	v, err := schema.New(carrierOverlay{base: sfs, users: users})
+	v, err := schema.New(carrierOverlay{base: sfs, builtin: builtinCarriers, users: users})
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
@@ -112,14 +113,15 @@ func NewValidator(users []Dir) (*schema.Validator, error) {
 }
 
 // BuiltinValidator compiles the validator over the built-in schemas only.
-func BuiltinValidator() (*schema.Validator, error) { return NewValidator(nil) }
+func BuiltinValidator() (*schema.Validator, error) { return NewValidator(nil, true) }
 
 // carrierOverlay serves the built-in schemas directory, with carrier schemas (carriers/…) also
 // found in the user's schema layers. The pinned MCP schemas and the project's own schemas cannot
 // be overlaid.
 type carrierOverlay struct {
-	base  fs.FS
-	users []Dir
+	base    fs.FS
+	builtin bool // the built-in carrier schemas are part of it
+	users   []Dir
 }
 
 func (o carrierOverlay) Open(name string) (fs.File, error) {
@@ -128,8 +130,10 @@ func (o carrierOverlay) Open(name string) (fs.File, error) {
 	}
 	var found []string
 	var file fs.File
-	if f, err := o.base.Open(name); err == nil {
-		found, file = append(found, layer.BuiltinPrefix+"schemas/"+name), f
+	if o.builtin {
+		if f, err := o.base.Open(name); err == nil {
+			found, file = append(found, layer.BuiltinPrefix+"schemas/"+name), f
+		}
 	}
 	for _, d := range o.users {
 		p, display := d.Path(name)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// step is one thing the walkthrough does: write a file, or run a command and expect output.
+type step struct {
+	line    int      // where it is in the page
+	file    string   // a file to write, or
+	content string   // its content
+	args    []string // a command to run (after "contractcheck")
+	want    []string // lines its output must hold, in order ("…" lines skipped)
+	exit    int
+}
+
+// parseWalkthrough reads a page's steps: a "<!-- file: PATH -->" line followed by a fenced block
+// writes the block to PATH; in a ```console block, each "$ contractcheck …" line is a command and
+// the lines after it, up to the next command, its expected output (whole lines, in order; a "…"
+// line skips any number of lines, a "…" inside a line any text), with "[exit N]" its exit code.
+func parseWalkthrough(t *testing.T, path string) []step {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var steps []step
+	var pendingFile string
+	var cur *step
+	inConsole, inFile := false, false
+	var body strings.Builder
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		switch {
+		case inFile && strings.HasPrefix(line, "```"):
+			steps = append(steps, step{line: n, file: pendingFile, content: body.String()})
+			inFile, pendingFile = false, ""
+		case inFile:
+			body.WriteString(line + "\n")
+		case inConsole && strings.HasPrefix(line, "```"):
+			inConsole, cur = false, nil
+		case inConsole && strings.HasPrefix(line, "$ contractcheck "):
+			steps = append(steps, step{line: n, args: strings.Fields(strings.TrimPrefix(line, "$ contractcheck "))})
+			cur = &steps[len(steps)-1]
+		case inConsole && strings.HasPrefix(line, "[exit ") && cur != nil:
+			code, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(line, "[exit "), "]"))
+			if err != nil {
+				t.Fatalf("%s:%d: %q", path, n, line)
+			}
+			cur.exit = code
+		case inConsole && cur != nil:
+			cur.want = append(cur.want, line)
+		case strings.HasPrefix(line, "<!-- file: "):
+			pendingFile = strings.TrimSuffix(strings.TrimPrefix(line, "<!-- file: "), " -->")
+		case strings.HasPrefix(line, "```console"):
+			inConsole = true
+		case strings.HasPrefix(line, "```") && pendingFile != "":
+			inFile = true
+			body.Reset()
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// TestWalkthrough runs docs/writing-a-contract.md: every file it shows is written and every
+// command it shows is run, in order, in a fresh directory, with the exit code and the output lines
+// the page shows.
+func TestWalkthrough(t *testing.T) {
+	doc, err := filepath.Abs("../../docs/writing-a-contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := parseWalkthrough(t, doc)
+	if len(steps) < 8 {
+		t.Fatalf("the walkthrough has %d steps: the page's markers are off", len(steps))
+	}
+	t.Chdir(t.TempDir())
+	for _, s := range steps {
+		if s.file != "" {
+			if err := os.MkdirAll(filepath.Dir(s.file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(s.file, []byte(s.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		code, stdout, stderr := cli(t, s.args...)
+		out := stdout + stderr
+		where := fmt.Sprintf("writing-a-contract.md:%d: contractcheck %s", s.line, strings.Join(s.args, " "))
+		if code != s.exit {
+			t.Fatalf("%s: exit %d, want %d\n%s", where, code, s.exit, tail(out))
+		}
+		rest := out
+		for _, w := range s.want {
+			if w == "…" || w == "" {
+				continue
+			}
+			loc := lineMatcher(w).FindStringIndex(rest)
+			if loc == nil {
+				t.Fatalf("%s: the output lacks (in order) %q\n%s", where, w, tail(out))
+			}
+			rest = rest[loc[1]:]
+		}
+	}
+}
+
+// lineMatcher matches one whole output line as the page shows it, a "…" inside the line standing
+// for any text (a count that changes whenever a built-in file is added, say).
+func lineMatcher(w string) *regexp.Regexp {
+	parts := strings.Split(w, "…")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`(?m)^` + strings.Join(parts, ".*") + `$`)
+}
+
+// tail is the end of a long output, for a failure message.
+func tail(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > 30 {
+		lines = lines[len(lines)-30:]
+	}
+	return strings.Join(lines, "\n")
+}
