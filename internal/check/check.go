@@ -20,6 +20,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -48,9 +49,17 @@ type InputError struct{ Err error }
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
+// inputErr classes err as bad input, unless it is already classed or is the instrument failing
+// (IsInstrumentFailure), which it classes as an *InstrumentError.
 func inputErr(err error) error {
 	var ie *InputError
-	if err == nil || errors.As(err, &ie) {
+	var instr *InstrumentError
+	switch {
+	case err == nil, errors.As(err, &instr):
+		return err
+	case IsInstrumentFailure(err):
+		return &InstrumentError{Err: err}
+	case errors.As(err, &ie):
 		return err
 	}
 	return &InputError{Err: err}
@@ -90,7 +99,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		opts.Profile = DefaultProfile
 	}
 	cd := dirOr(opts.Contracts, "contracts")
-	m, err := contract.Load(cd.FS, cd.Root, cd.Display)
+	m, err := loadContracts(ctx, cd)
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
@@ -367,6 +376,7 @@ func (in *Instrument) Check(ctx context.Context, d Dir, files []string, workers 
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job, 4*workers)
@@ -379,8 +389,11 @@ func (in *Instrument) Check(ctx context.Context, d Dir, files []string, workers 
 	fail := func(seq int, err error) {
 		errMu.Lock()
 		defer errMu.Unlock()
-		if errSeq == -1 || seq < errSeq { // the earliest record's error, whatever the scheduling
-			firstErr, errSeq = err, seq
+		// An evaluation cancelled because another failed is not a failure of its own.
+		if !errors.Is(err, context.Canceled) || IsInstrumentFailure(err) {
+			if errSeq == -1 || seq < errSeq { // the earliest record's error, whatever the scheduling
+				firstErr, errSeq = err, seq
+			}
 		}
 		cancel()
 	}
@@ -431,6 +444,12 @@ func (in *Instrument) Check(ctx context.Context, d Dir, files []string, workers 
 	wg.Wait()
 	close(readings)
 	cerr := <-collected
+	if le := guard.Stopped(parent); le != nil && !IsInstrumentFailure(firstErr) {
+		return nil, &InstrumentError{Err: le} // the memory budget stopped the run
+	}
+	if err := parent.Err(); err != nil && firstErr == nil {
+		return nil, context.Cause(parent) // the caller cancelled: the census is incomplete
+	}
 	switch {
 	case readErr != nil && !errors.Is(readErr, context.Canceled):
 		return nil, inputErr(readErr)

@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -30,9 +30,10 @@ func Builtin(name string) Dir {
 	return Dir{FS: contractcheck.Builtin, Root: name, Display: name}
 }
 
-// UserDir is a directory of the user's, shown under the name it was given.
+// UserDir is a directory of the user's, shown under the name it was given. No path in it, symbolic
+// links included, leads outside it (safeio.DirFS).
 func UserDir(dir string) Dir {
-	return Dir{FS: os.DirFS(dir), Root: ".", Display: path.Clean(dir)}
+	return Dir{FS: safeio.DirFS(dir), Root: ".", Display: path.Clean(dir)}
 }
 
 // dirOr returns the user's directory when one is given, else the built-in one.
@@ -69,7 +70,7 @@ type Source struct {
 
 // LoadSource reads, hashes, decodes and validates one source file against a revision.
 func LoadSource(v *schema.Validator, fsys fs.FS, fsPath, display, id, revision string) (*Source, error) {
-	data, err := fs.ReadFile(fsys, fsPath)
+	data, err := safeio.ReadFile(fsys, fsPath, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}

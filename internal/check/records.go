@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -52,7 +53,7 @@ func (in *Instrument) ReadRecords(ctx context.Context, d Dir, files []string, em
 
 // readFile streams one .jsonl file, validating each record before it is handed on.
 func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*Record)) error {
-	f, err := d.FS.Open(p)
+	f, err := safeio.Open(d.FS, p, 0)
 	if err != nil {
 		return fmt.Errorf("observation records: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
+
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // Error is a contract-model error with the CUE positions it concerns.
@@ -36,7 +38,7 @@ func Load(fsys fs.FS, root, display string) (*Model, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
 			continue
 		}
-		src, err := fs.ReadFile(fsys, path.Join(root, e.Name()))
+		src, err := safeio.ReadFile(fsys, path.Join(root, e.Name()), safeio.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("load contracts: %w", err)
 		}
