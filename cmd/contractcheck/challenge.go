@@ -71,12 +71,15 @@ func runChallenge(ctx context.Context, p challengeParams, suite string, stdout i
 	if !slices.Contains(challenge.Formats, p.format) {
 		return report.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
 	}
+	if err := checkOutput(p.output, inputsOf(p.Options, existingDir(suite))); err != nil {
+		return report.ExitInputError, err
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	r, err := challenge.Run(ctx, challenge.Options{Options: p.Options, Suite: suite})
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return r.Write(w, p.format) }); err != nil {
 		return report.ExitInputError, err

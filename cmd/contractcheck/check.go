@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,31 +81,18 @@ func runCheck(ctx context.Context, p checkParams, stdout io.Writer) (int, error)
 	if err != nil {
 		return report.ExitInputError, err
 	}
+	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
+		return report.ExitInputError, err
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	r, err := check.Run(ctx, p.Options)
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err
 	}
 	return r.ExitCode(), nil
-}
-
-// writeOutput writes a report to the file at path, or to stdout when path is empty.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		return write(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report: %w", err)
-	}
-	return f.Close()
 }

@@ -67,12 +67,15 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 	if err != nil {
 		return report.ExitInputError, err
 	}
+	if err := checkOutput(p.output, inputsOf(p.Options.Options)); err != nil {
+		return report.ExitInputError, err
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	r, err := compare.Run(ctx, p.Options)
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err

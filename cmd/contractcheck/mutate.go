@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 const mutateLong = `Mutate writes challenge cases: from a fixture's source (W0) and one lane stage's captured record
@@ -86,6 +88,13 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 			return report.ExitInputError, fmt.Errorf("%s is required (see contractcheck mutate --help)", flag)
 		}
 	}
+	// The suite gets files under cases/ and sources/: neither may be, hold or lie in an input.
+	inputs := inputsOf(p.Options.Options, p.Source)
+	for _, sub := range []string{"cases", "sources"} {
+		if err := safeio.CheckOutputDir(filepath.Join(p.Output, sub), inputs); err != nil {
+			return report.ExitInputError, err
+		}
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -96,7 +105,7 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 		}
 	}
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	faults := 0
 	for _, c := range sum.Cases {

@@ -49,7 +49,7 @@ func runTest(ctx context.Context, dir string, stdout io.Writer) (int, error) {
 	}
 	results, err := eng.RunTests(ctx)
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	failed := 0
 	for _, r := range results {
