@@ -48,6 +48,36 @@ type collected struct {
 	first    Reading
 	variants []variant
 	reps     []int
+	// seen indexes reps once there are more than a few, so that recording N repetitions of one
+	// position costs O(N), not O(N²).
+	seen map[int]struct{}
+}
+
+// smallReps is how many repetitions a binding holds before they are indexed: captures record
+// three, and a linear scan of a few beats a map.
+const smallReps = 8
+
+// addRep records repetition n, reporting false when it was recorded already.
+func (col *collected) addRep(n int) bool {
+	if col.seen != nil {
+		if _, dup := col.seen[n]; dup {
+			return false
+		}
+		col.seen[n] = struct{}{}
+		col.reps = append(col.reps, n)
+		return true
+	}
+	if slices.Contains(col.reps, n) {
+		return false
+	}
+	col.reps = append(col.reps, n)
+	if len(col.reps) > smallReps {
+		col.seen = make(map[int]struct{}, 2*len(col.reps))
+		for _, r := range col.reps {
+			col.seen[r] = struct{}{}
+		}
+	}
+	return true
 }
 
 type variant struct {
@@ -72,10 +102,9 @@ func (c *Census) Add(r Reading) error {
 		col = &collected{first: r}
 		c.bindings[r.Binding] = col
 	}
-	if slices.Contains(col.reps, r.Repetition) {
+	if !col.addRep(r.Repetition) {
 		return fmt.Errorf("%s %s %s %s %s: repetition %d recorded twice", r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition)
 	}
-	col.reps = append(col.reps, r.Repetition)
 	fp, err := fingerprint(r)
 	if err != nil {
 		return err
