@@ -53,12 +53,12 @@ func (in *Instrument) ReadRecords(ctx context.Context, d Dir, files []string, em
 
 // readFile streams one .jsonl file, validating each record before it is handed on.
 func (in *Instrument) readFile(ctx context.Context, d Dir, p string, emit func(*Record)) error {
+	_, display := d.Path(relTo(d.Root, p))
 	f, err := safeio.Open(d.FS, p, 0)
 	if err != nil {
-		return fmt.Errorf("observation records: %w", err)
+		return fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}
 	defer f.Close()
-	_, display := d.Path(relTo(d.Root, p))
 	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
 	for {
 		if err := ctx.Err(); err != nil {

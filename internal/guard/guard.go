@@ -11,9 +11,10 @@
 // so a caller that gets a *LimitError from Go must end the process soon (the command line does).
 //
 // Memory: Watch starts a watchdog that samples the runtime's memory every few milliseconds. It
-// sets the Go soft memory limit below the budget, so the collector works harder before the budget
-// is reached, and when the memory in use still exceeds the budget it stops the computation that
-// has been running longest (the culprit: ordinary evaluations take microseconds) and cancels the
+// sets the Go soft memory limit to 90% of the budget, so the collector works harder before the
+// budget is reached, and when the memory in use exceeds the budget, or the heap still live after
+// a collection exceeds the soft limit (the collector can no longer keep up: it would only thrash),
+// it stops the computation that has been running longest (the culprit: ordinary evaluations take microseconds) and cancels the
 // whole run. Avoiding the out-of-memory crash this way is best effort: a single allocation larger
 // than the machine's memory still fails fatally before any sample sees it.
 package guard
@@ -241,12 +242,13 @@ func (w *dog) watch(ctx context.Context, budget int64, every time.Duration) (con
 	w.mu.Lock()
 	w.root = cancel
 	w.mu.Unlock()
-	prev := debug.SetMemoryLimit(budget / 10 * 9)
+	soft := budget / 10 * 9
+	prev := debug.SetMemoryLimit(soft)
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"}}
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -257,7 +259,8 @@ func (w *dog) watch(ctx context.Context, budget int64, every time.Duration) (con
 			}
 			metrics.Read(samples)
 			used := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
-			if used > budget {
+			live := int64(samples[2].Value.Uint64())
+			if used > budget || live > soft {
 				w.trip(budget)
 				return
 			}

@@ -248,6 +248,7 @@ func TestWriteTree(t *testing.T) {
 		{name: "existing directory", exists: true, files: map[string][]byte{"cases/a.json": []byte("a2"), "cases/b.json": []byte("b")}},
 		{name: "new directory, third file fails", files: map[string][]byte{"a": []byte("1"), "a/b": []byte("2"), "c": []byte("3")}, wantErr: true},
 		{name: "existing directory, second file fails", exists: true, files: map[string][]byte{"cases/z": []byte("1"), "cases/z/y": []byte("2")}, wantErr: true},
+		{name: "existing directory, a target is a directory", exists: true, files: map[string][]byte{"cases/a.json": []byte("a2"), "cases/sub": []byte("x")}, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,6 +257,7 @@ func TestWriteTree(t *testing.T) {
 			if tc.exists {
 				mustWrite(t, filepath.Join(dir, "cases", "a.json"), "a1")
 				before["cases/a.json"] = "a1"
+				must(t, os.MkdirAll(filepath.Join(dir, "cases", "sub", "deeper"), 0o755))
 			}
 			err := WriteTree(dir, tc.files)
 			if (err != nil) != tc.wantErr {

@@ -191,6 +191,18 @@ func WriteTree(dir string, files map[string][]byte) (err error) {
 	slices.Sort(names)
 	_, statErr := os.Stat(dir)
 	exists := statErr == nil
+	if exists {
+		// What would stop a file from being moved into place is found before anything moves.
+		for _, name := range names {
+			target := filepath.Join(dir, filepath.FromSlash(name))
+			if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
+				return fmt.Errorf("%s exists and is not a regular file", target)
+			}
+			if fi, err := os.Stat(filepath.Dir(target)); err == nil && !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", filepath.Dir(target))
+			}
+		}
+	}
 	var stage string
 	if exists {
 		stage, err = os.MkdirTemp(dir, ".staging-*")
