@@ -49,8 +49,9 @@ func TestNumbersAtTheReaderLimits(t *testing.T) {
 
 // BenchmarkNumberDigits measures a T2 evaluation whose structured slot holds one number of n
 // digits that differs from the source's in its last digit, the comparison OPA makes exactly
-// through big rationals. Divide by n for the cost per digit: about flat up to the reader's limit
-// of 4300 digits, then growing with n (the conversion is quadratic).
+// through big rationals. ns/digit is the cost per digit: it falls as the evaluation's fixed cost
+// is spread over more digits, and at the reader's limit of 4300 digits it is still below that of a
+// 100-digit number; past about 5000 the quadratic conversion takes over (docs/design.md, "Limits").
 func BenchmarkNumberDigits(b *testing.B) {
 	e := loadReal(b)
 	q, err := e.Prepare(context.Background(), "contractcheck.tasks.t2")

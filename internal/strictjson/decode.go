@@ -51,8 +51,8 @@ type Limits struct {
 	// downstream converts a number to a big rational, which costs time
 	// quadratic in its digits; and OPA panics on a number whose fraction
 	// digits minus exponent pass 10^6 (big.Rat refuses it), as
-	// 0.000…0001 with 10^6 zeros does. At the default, 4300, that
-	// conversion costs about as much per digit as for a 100-digit number,
+	// 0.000…0001 with 10^6 zeros does. At the default, 4300, an exact
+	// comparison costs no more per digit than for a 100-digit number,
 	// and a number with its digits plus the largest exponent stays two
 	// orders of magnitude below OPA's panic (docs/design.md, "Limits").
 	MaxDigits int
