@@ -31,8 +31,8 @@ fixture's revision, its record as check validates observation records.
 detects it or is blind to it) and exits 0 whatever the classification: use it to see what a custom
 contract set cannot distinguish.
 
-Exit codes: 0 every case classified as expected (or --score); 2 usage or input error; 3 a case
-misclassified by the oracle.`
+Exit codes: 0 every case classified as expected (or --score); 2 usage, input or output error; 3 a
+case misclassified by the oracle, or a policy or the contracts stopped at a limit.`
 
 const challengeExample = `  contractcheck challenge alpha
   contractcheck challenge ./my-suite --format json --output challenge.json

@@ -20,8 +20,9 @@ diagnostics; a pass followed by an unmet is localized; divergences between lanes
 
 With no flags it runs the built-in profile (strict) on the built-in contracts, policies and data.
 
-Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage or input error;
-3 the instrument failed (repetitions disagree).`
+Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
+error; 3 the instrument failed (repetitions disagree, or a policy or the contracts stopped at
+--eval-timeout, --load-timeout or --memory-budget).`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json

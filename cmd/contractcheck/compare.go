@@ -23,8 +23,8 @@ Null policies: the check runs under --profile and under --null-profile (strict a
 default); the bindings whose outcome differs, the atoms that changed and the divergence census
 under each are reported. Configurations of one lane version are compared too.
 
-Exit codes: 0 the comparison was made; 2 usage or input error; 3 the instrument failed
-(repetitions disagree).`
+Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
+(repetitions disagree, or a policy or the contracts stopped at a limit).`
 
 const compareExample = `  contractcheck compare
   contractcheck compare --decoder slot-or-json-text --format json --output compare.json

@@ -97,26 +97,8 @@ func ReadFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // Open opens the regular file name of fsys for streaming, after checking that it is a regular
 // file (and, with limit > 0, no larger than limit): a named pipe would block the open itself.
 func Open(fsys fs.FS, name string, limit int64) (fs.File, error) {
-	fi, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(fi, limit); err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	// The file may have been replaced between the two calls: check what was opened.
-	if fi, err = f.Stat(); err == nil {
-		err = checkRegular(fi, limit)
-	}
-	if err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	return f, nil
+	return openChecked(name, limit, func() (fs.FileInfo, error) { return fs.Stat(fsys, name) },
+		func() (fs.File, error) { return fsys.Open(name) })
 }
 
 // ReadPath reads a file named on the command line (a path of the operating system, relative to
@@ -125,25 +107,37 @@ func ReadPath(name string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = MaxFileBytes
 	}
-	fi, err := os.Stat(name)
+	f, err := openChecked(name, limit, func() (fs.FileInfo, error) { return os.Stat(name) },
+		func() (fs.File, error) { return os.Open(name) })
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f, name, limit)
+}
+
+// openChecked stats name, refuses what checkRegular refuses, opens it, and checks what was opened
+// again: the file may have been replaced between the two calls.
+func openChecked(name string, limit int64, stat func() (fs.FileInfo, error), open func() (fs.File, error)) (fs.File, error) {
+	fi, err := stat()
 	if err != nil {
 		return nil, err
 	}
 	if err := checkRegular(fi, limit); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	f, err := os.Open(name)
+	f, err := open()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err == nil {
 		err = checkRegular(fi, limit)
 	}
 	if err != nil {
+		f.Close()
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	return readAll(f, name, limit)
+	return f, nil
 }
 
 // readAll reads at most limit bytes; one more means the file grew past the limit while read.

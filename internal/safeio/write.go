@@ -78,6 +78,20 @@ func CheckOutputFile(output string, inputs []string) error {
 	if oerr == nil && ofi.IsDir() {
 		return fmt.Errorf("--output %s is a directory: name a file", output)
 	}
+	return eachInput(inputs, func(in, r string) error {
+		ifi, ierr := os.Stat(r)
+		switch {
+		case out == r, oerr == nil && ierr == nil && os.SameFile(ofi, ifi):
+			return &InputError{Output: output, Input: in}
+		case ierr == nil && ifi.IsDir() && within(out, r):
+			return &InputError{Output: output, Input: in, Inside: true}
+		}
+		return nil
+	})
+}
+
+// eachInput calls f with every non-empty input and its resolved path, until f returns an error.
+func eachInput(inputs []string, f func(in, resolved string) error) error {
 	for _, in := range inputs {
 		if in == "" {
 			continue
@@ -86,12 +100,8 @@ func CheckOutputFile(output string, inputs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
-		ifi, ierr := os.Stat(r)
-		switch {
-		case out == r, oerr == nil && ierr == nil && os.SameFile(ofi, ifi):
-			return &InputError{Output: output, Input: in}
-		case ierr == nil && ifi.IsDir() && within(out, r):
-			return &InputError{Output: output, Input: in, Inside: true}
+		if err := f(in, r); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -104,14 +114,7 @@ func CheckOutputDir(output string, inputs []string) error {
 	if err != nil {
 		return fmt.Errorf("--output %s: %w", output, err)
 	}
-	for _, in := range inputs {
-		if in == "" {
-			continue
-		}
-		r, err := resolve(in)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in, err)
-		}
+	return eachInput(inputs, func(in, r string) error {
 		switch {
 		case out == r:
 			return &InputError{Output: output, Input: in}
@@ -120,8 +123,8 @@ func CheckOutputDir(output string, inputs []string) error {
 		case within(r, out):
 			return fmt.Errorf("--output %s holds %s, an input of this run: refused (write the suite elsewhere)", output, in)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // WriteFile writes what write produces to path without ever leaving a partial file there: the
