@@ -31,8 +31,9 @@ fixture's revision, its record as check validates observation records.
 detects it or is blind to it) and exits 0 whatever the classification: use it to see what a custom
 contract set cannot distinguish.
 
-Exit codes: 0 every case classified as expected (or --score); 2 usage or input error; 3 a case
-misclassified by the oracle.`
+Exit codes: 0 every case classified as expected (or --score); 2 usage, input or output error; 3 a
+case misclassified by the oracle, a policy that failed, or a policy or the contracts stopped at a
+limit.`
 
 const challengeExample = `  contractcheck challenge alpha
   contractcheck challenge ./my-suite --format json --output challenge.json
@@ -70,6 +71,9 @@ func newChallengeCommand() *cobra.Command {
 func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
 	if !slices.Contains(challenge.Formats, p.format) {
 		return report.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
+	}
+	if err := checkOutput(p.output, inputsOf(p.Options, existingDir(suite))); err != nil {
+		return report.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,9 +27,10 @@ The gate is never satisfied by nothing: a profile without requirements, a requir
 selects no binding and a run without records are errors (exit 2), and any unstable binding fails
 the instrument (exit 3).
 
-Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage or input error,
-or the gate selected nothing; 3 the instrument failed (repetitions disagree, a policy failed or
-broke the policy interface).`
+Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
+error, or the gate selected nothing; 3 the instrument failed (repetitions disagree, a policy failed
+or broke the policy interface, or a policy or the contracts stopped at --eval-timeout,
+--load-timeout or --memory-budget).`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json
@@ -100,6 +99,9 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if err != nil {
 		return report.ExitInputError, err
 	}
+	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
+		return report.ExitInputError, err
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -111,20 +113,4 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		return report.ExitInputError, err
 	}
 	return r.ExitCode(), r.GateError()
-}
-
-// writeOutput writes a report to the file at path, or to stdout when path is empty.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		return write(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report: %w", err)
-	}
-	return f.Close()
 }

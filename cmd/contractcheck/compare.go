@@ -24,8 +24,8 @@ Null policies: the check runs under --profile and under --null-profile (strict a
 default); the bindings whose outcome differs, the atoms that changed and the divergence census
 under each are reported. Configurations of one lane version are compared too.
 
-Exit codes: 0 the comparison was made; 2 usage or input error; 3 the instrument failed
-(repetitions disagree).`
+Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
+(repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit).`
 
 const compareExample = `  contractcheck compare
   contractcheck compare --decoder slot-or-json-text --format json --output compare.json
@@ -66,6 +66,9 @@ func newCompareCommand() *cobra.Command {
 func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, error) {
 	out, err := compare.Get(p.format)
 	if err != nil {
+		return report.ExitInputError, err
+	}
+	if err := checkOutput(p.output, inputsOf(p.Options.Options)); err != nil {
 		return report.ExitInputError, err
 	}
 	if ctx == nil {

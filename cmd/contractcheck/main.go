@@ -33,9 +33,12 @@ func main() {
 }
 
 // run executes the command line and returns the process exit code: 0 satisfied, 1 a required
-// contract unmet, 2 usage or input error, 3 the instrument failed.
+// contract unmet, 2 usage, input or output error, 3 the instrument failed (repetitions disagree,
+// or a policy or the contracts stopped at a time limit or the memory budget).
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCommand()
+	stop := addLimitFlags(root)
+	defer stop()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -51,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "contractcheck:", err)
-	return report.ExitInputError
+	return failureCode(err)
 }
 
 func newRootCommand() *cobra.Command {

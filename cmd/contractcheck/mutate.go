@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 const mutateLong = `Mutate writes challenge cases: from a fixture's source (W0) and one lane stage's captured record
@@ -85,6 +87,13 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 	for flag, v := range map[string]string{"--fixture": p.Fixture, "--lane": p.Lane, "--stage": p.Stage, "--output": p.Output} {
 		if v == "" {
 			return report.ExitInputError, fmt.Errorf("%s is required (see contractcheck mutate --help)", flag)
+		}
+	}
+	// The suite gets files under cases/ and sources/: neither may be, hold or lie in an input.
+	inputs := inputsOf(p.Options.Options, p.Source)
+	for _, sub := range []string{"cases", "sources"} {
+		if err := safeio.CheckOutputDir(filepath.Join(p.Output, sub), inputs); err != nil {
+			return report.ExitInputError, err
 		}
 	}
 	if ctx == nil {

@@ -10,9 +10,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets the test binary stand in for the contractcheck command in the scripts under
-// testdata/script: testscript runs it as a subprocess named contractcheck.
+// TestMain lets the test binary stand in for the contractcheck command: in the scripts under
+// testdata/script (testscript runs it as a subprocess named contractcheck), and in the child
+// processes of TestTraps (CONTRACTCHECK_TEST_CHILD=1).
 func TestMain(m *testing.M) {
+	if os.Getenv("CONTRACTCHECK_TEST_CHILD") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"contractcheck": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

@@ -68,7 +68,7 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	}
 	results, err := eng.RunTests(ctx, opts)
 	if err != nil {
-		return report.ExitInputError, err
+		return failureCode(err), err
 	}
 	if len(results) == 0 {
 		return report.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -31,7 +30,7 @@ func newValidateCommand() *cobra.Command {
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if err := runValidate(opts, revision, files, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: report.ExitInputError, err: err}
+				return &exitError{code: failureCode(err), err: err}
 			}
 			return nil
 		},

@@ -54,6 +54,39 @@ type collected struct {
 	variants []variant
 	reps     []int
 	records  []report.RecordRef // each repetition's record, in the order of reps
+	// seen indexes reps (repetition → its index) once there are more than a few, so that
+	// recording N repetitions of one position costs O(N), not O(N²).
+	seen map[int]int
+}
+
+// smallReps is how many repetitions a binding holds before they are indexed: captures record
+// three, and a linear scan of a few beats a map.
+const smallReps = 8
+
+// repIndex returns where repetition n was recorded, or -1.
+func (col *collected) repIndex(n int) int {
+	if col.seen != nil {
+		if i, ok := col.seen[n]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.Index(col.reps, n)
+}
+
+// addRep records repetition n and its record.
+func (col *collected) addRep(n int, rec report.RecordRef) {
+	col.reps = append(col.reps, n)
+	col.records = append(col.records, rec)
+	switch {
+	case col.seen != nil:
+		col.seen[n] = len(col.reps) - 1
+	case len(col.reps) > smallReps:
+		col.seen = make(map[int]int, 2*len(col.reps))
+		for i, r := range col.reps {
+			col.seen[r] = i
+		}
+	}
 }
 
 type variant struct {
@@ -78,12 +111,11 @@ func (c *Census) Add(r Reading) error {
 		col = &collected{first: r}
 		c.bindings[r.Binding] = col
 	}
-	if i := slices.Index(col.reps, r.Repetition); i >= 0 {
+	if i := col.repIndex(r.Repetition); i >= 0 {
 		first := col.records[i]
 		return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition, first.File, first.Line)
 	}
-	col.reps = append(col.reps, r.Repetition)
-	col.records = append(col.records, report.RecordRef{File: r.File, Line: r.Line, Repetition: r.Repetition})
+	col.addRep(r.Repetition, report.RecordRef{File: r.File, Line: r.Line, Repetition: r.Repetition})
 	fp, err := fingerprint(r)
 	if err != nil {
 		return err

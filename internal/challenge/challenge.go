@@ -23,6 +23,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -170,7 +171,7 @@ func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
 			continue
 		}
 		p, display := d.Path("cases/" + e.Name())
-		data, err := fs.ReadFile(d.FS, p)
+		data, err := safeio.ReadFile(d.FS, p, strictjson.DefaultLimits.MaxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", display, unwrapPath(err))
 		}
@@ -232,7 +233,7 @@ func loadCase(in *check.Instrument, d check.Dir, display string, data []byte) (*
 	if !fs.ValidPath(path.Clean(c.SourceFile)) || strings.HasPrefix(path.Clean(c.SourceFile), "..") {
 		return nil, fmt.Errorf("%s: /source/file: %q is not a path inside the suite", display, c.SourceFile)
 	}
-	sdata, err := fs.ReadFile(d.FS, sp)
+	sdata, err := safeio.ReadFile(d.FS, sp, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: /source/file: %s: %w", display, sdisplay, unwrapPath(err))
 	}

@@ -58,7 +58,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if opts.Profile == "" {
 		opts.Profile = DefaultProfile
 	}
-	m, err := contract.Load(opts.ContractLayers())
+	m, err := loadContracts(ctx, opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
@@ -252,6 +252,9 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 		return policy.Verdict{}, err
 	}
 	v, err := in.queries[k.task].Eval(ctx, withObserved(in.inputs[k], pos, ast.NewTerm(val)))
+	if IsInstrumentFailure(err) {
+		return policy.Verdict{}, instrumentErr(err) // a limit: it names the policy and its files
+	}
 	if err != nil {
 		return policy.Verdict{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
 	}

@@ -12,6 +12,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -182,9 +183,12 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir) (map[stri
 		rel := "sources/" + f.Suite + "/" + id + ".json"
 		var at []Dir
 		for _, d := range layers {
-			p, _ := d.Path(rel)
-			if _, err := fs.Stat(d.FS, p); err == nil {
+			p, display := d.Path(rel)
+			switch _, err := fs.Stat(d.FS, p); {
+			case err == nil:
 				at = append(at, d)
+			case !errors.Is(err, fs.ErrNotExist):
+				return nil, fmt.Errorf("fixture %s: %s: %w", id, display, unwrapPathError(err))
 			}
 		}
 		switch len(at) {
@@ -250,7 +254,7 @@ func contains(list []string, s string) bool {
 
 // LoadSource reads, hashes, decodes and validates one source file against a revision.
 func LoadSource(v *schema.Validator, fsys fs.FS, fsPath, display, id, revision string) (*Source, error) {
-	data, err := fs.ReadFile(fsys, fsPath)
+	data, err := safeio.ReadFile(fsys, fsPath, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}

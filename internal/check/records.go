@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -51,8 +52,8 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 // readFile streams one .jsonl file, validating each record before it is handed on; it stops
 // when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
-	f, err := rf.Dir.FS.Open(rf.Path)
 	display := rf.Display()
+	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", display, unwrapPathError(err))
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -178,6 +179,12 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 	wg.Wait()
 	close(readings)
 	<-collected
+	if le := guard.Stopped(ctx); le != nil && !IsInstrumentFailure(failed.err) {
+		return nil, &InstrumentError{Err: le} // the memory budget stopped the run
+	}
+	if ctx.Err() != nil && !IsInstrumentFailure(failed.err) {
+		return nil, context.Cause(ctx) // the caller cancelled: the census is incomplete
+	}
 	if failed.err != nil {
 		return nil, inputErr(failed.err)
 	}

@@ -1,11 +1,15 @@
 package check
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"slices"
+	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Validated is one source that passed validation.
@@ -21,6 +25,9 @@ type Validated struct {
 // each file against revision (the default revision when empty). It stops at the first invalid
 // source and returns its error: the file and the JSON pointer.
 func Validate(opts Options, revision string, files []string) ([]Validated, error) {
+	if revision != "" && !slices.Contains(schema.Revisions, revision) {
+		return nil, inputErr(fmt.Errorf("--revision %s: unknown MCP revision (known: %s)", revision, strings.Join(schema.Revisions, ", ")))
+	}
 	v, err := BuiltinValidator()
 	if err != nil {
 		return nil, err
@@ -31,7 +38,7 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 			revision = schema.DefaultRevision
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := safeio.ReadPath(f, strictjson.DefaultLimits.MaxBytes)
 			if err != nil {
 				return out, inputErr(err)
 			}
@@ -43,7 +50,7 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 		}
 		return out, nil
 	}
-	m, err := contract.Load(opts.ContractLayers())
+	m, err := loadContracts(context.Background(), opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
@@ -59,6 +66,9 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 	}
 	for _, id := range contract.SortedKeys(sources) {
 		out = append(out, validated(sources[id]))
+	}
+	if len(out) == 0 {
+		return nil, inputErr(fmt.Errorf("--revision %s: no catalogued source has this revision: nothing to validate", revision))
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // Package is the CUE package every contract file belongs to: all layers unify as one package.
@@ -55,7 +56,7 @@ func Load(layers []layer.Dir) (*Model, error) {
 				continue
 			}
 			p, name := d.Path(e.Name())
-			src, err := fs.ReadFile(d.FS, p)
+			src, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
 			if err != nil {
 				return nil, &Error{Msg: fmt.Sprintf("%s: %v", name, unwrapPath(err))}
 			}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // BuiltinPrefix starts the display name of every built-in file.
@@ -41,13 +42,14 @@ func Builtin(name string) Dir {
 	return Dir{FS: contractcheck.Builtin, Root: name, Display: BuiltinPrefix + name, Builtin: true}
 }
 
-// User is a directory of the user's, shown under the name it was given.
+// User is a directory of the user's, shown under the name it was given. No path in it, symbolic
+// links included, leads outside it (safeio.DirFS).
 func User(dir string) Dir {
 	local, err := filepath.Abs(dir)
 	if err != nil {
 		local = dir
 	}
-	return Dir{FS: os.DirFS(dir), Root: ".", Display: filepath.ToSlash(filepath.Clean(dir)), Local: local}
+	return Dir{FS: safeio.DirFS(dir), Root: ".", Display: filepath.ToSlash(filepath.Clean(dir)), Local: local}
 }
 
 // FS is a directory of an arbitrary file system (a test's fstest.MapFS, say), shown as display.

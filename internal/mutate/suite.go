@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -189,7 +188,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 		if !lane.Control {
 			return nil, &check.InputError{Err: fmt.Errorf("--source needs a control lane (one that reads W0 back unchanged); %s is not one", opts.Lane)}
 		}
-		if srcBytes, err = os.ReadFile(opts.Source); err != nil {
+		if srcBytes, err = safeio.ReadPath(opts.Source, strictjson.DefaultLimits.MaxBytes); err != nil {
 			return nil, &check.InputError{Err: err}
 		}
 		display := filepath.ToSlash(opts.Source)
@@ -252,24 +251,23 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	return sum, nil
 }
 
+// write adds the cases and their source to the suite at dir, all or nothing (safeio.WriteTree):
+// a failure leaves the suite as it was. A source already in the suite with the same bytes is kept.
 func write(dir, srcFile string, srcBytes []byte, cases []*Case) error {
-	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "sources"), 0o755); err != nil {
-		return err
-	}
+	files := map[string][]byte{}
 	sp := filepath.Join(dir, filepath.FromSlash(srcFile))
-	if old, err := os.ReadFile(sp); err == nil && !bytes.Equal(old, srcBytes) {
+	old, err := safeio.ReadPath(sp, strictjson.DefaultLimits.MaxBytes)
+	switch {
+	case err == nil && !bytes.Equal(old, srcBytes):
 		return &check.InputError{Err: fmt.Errorf("%s exists with other content: a suite holds one source per name", sp)}
-	}
-	if err := os.WriteFile(sp, srcBytes, 0o644); err != nil {
-		return err
+	case err != nil:
+		files[srcFile] = srcBytes
 	}
 	for _, c := range cases {
-		if err := os.WriteFile(filepath.Join(dir, "cases", c.ID+".json"), c.Encode(), 0o644); err != nil {
-			return err
-		}
+		files["cases/"+c.ID+".json"] = c.Encode()
+	}
+	if err := safeio.WriteTree(dir, files); err != nil {
+		return fmt.Errorf("write suite %s: %w", dir, err)
 	}
 	return nil
 }
@@ -307,34 +305,48 @@ func findRecord(in *check.Instrument, opts Options) (*Node, error) {
 		return nil, &check.InputError{Err: err}
 	}
 	for _, rf := range files {
-		data, err := fs.ReadFile(rf.Dir.FS, rf.Path)
-		if err != nil {
-			return nil, &check.InputError{Err: err}
-		}
-		p := rf.Display()
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, len(data)+1)
-		line := 0
-		for sc.Scan() {
-			line++
-			text := sc.Bytes()
-			if len(bytes.TrimSpace(text)) == 0 || !bytes.Contains(text, []byte(`"`+opts.Fixture+`"`)) {
-				continue
-			}
-			n, err := Parse(fmt.Sprintf("%s:%d", p, line), text)
-			if err != nil {
-				return nil, &check.InputError{Err: err}
-			}
-			if !matches(n, opts) {
-				continue
-			}
-			if _, err := in.ParseRecord(p, line, n.Tree()); err != nil {
-				return nil, &check.InputError{Err: err}
-			}
-			return n, nil
+		n, err := findIn(in, rf, opts)
+		if n != nil || err != nil {
+			return n, err
 		}
 	}
 	return nil, &check.InputError{Err: fmt.Errorf("no captured record of fixture %s on lane %s (configuration %s) at stage %s", opts.Fixture, opts.Lane, opts.Configuration, opts.Stage)}
+}
+
+// findIn streams one records file for the record findRecord looks for; a line is held only up to
+// the limit check's reader puts on a record.
+func findIn(in *check.Instrument, rf check.RecordFile, opts Options) (*Node, error) {
+	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	defer f.Close()
+	p := rf.Display()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, int(strictjson.DefaultLimits.MaxBytes)+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if len(bytes.TrimSpace(text)) == 0 || !bytes.Contains(text, []byte(`"`+opts.Fixture+`"`)) {
+			continue
+		}
+		n, err := Parse(fmt.Sprintf("%s:%d", p, line), text)
+		if err != nil {
+			return nil, &check.InputError{Err: err}
+		}
+		if !matches(n, opts) {
+			continue
+		}
+		if _, err := in.ParseRecord(p, line, n.Tree()); err != nil {
+			return nil, &check.InputError{Err: err}
+		}
+		return n, nil
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &check.InputError{Err: fmt.Errorf("%s:%d: %w", p, line+1, err)}
+	}
+	return nil, nil
 }
 
 func matches(n *Node, opts Options) bool {

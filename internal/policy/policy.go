@@ -30,14 +30,19 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/types"
 
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -149,17 +154,17 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 			if !opts.Tests && strings.HasSuffix(p, "_test.rego") {
 				return nil
 			}
-			src, err := fs.ReadFile(d.FS, p)
-			if err != nil {
-				return err
-			}
 			_, name := d.Path(d.Rel(p))
+			src, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, unwrapPath(err))
+			}
 			e.sources[name] = src
 			e.layer[name] = i
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("policy: reading policies under %s: %w", d.Display, unwrapPath(err))
+			return nil, fmt.Errorf("policy: reading policies under %s: %w", d.Display, err)
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("policy: no .rego files under %s", d.Display)
@@ -278,8 +283,9 @@ func (e *Engine) parse() (map[string]*ast.Module, error) {
 
 // LoadError is a Rego parse or compile error. Its text has one line per
 // error, each "file:row:col: code: message" (OPA's own ast.Error text leaves
-// out the column), so editors and CI annotators can jump to it. Unwrap gives
-// the ast.Errors.
+// out the column), so editors and CI annotators can jump to it. A parse error
+// shows the offending token, never the line it is on: a file that is not Rego
+// at all (a secret, say) is not echoed. Unwrap gives the ast.Errors.
 type LoadError struct {
 	Op     string // "parsing" or "compiling"
 	Errors ast.Errors
@@ -298,11 +304,9 @@ func (e *LoadError) Error() string {
 		b.WriteString(x.Code)
 		b.WriteString(": ")
 		b.WriteString(x.Message)
-		if x.Details != nil {
-			for _, line := range x.Details.Lines() {
-				b.WriteString("\n\t")
-				b.WriteString(line)
-			}
+		for _, line := range detailLines(x.Details) {
+			b.WriteString("\n\t")
+			b.WriteString(line)
 		}
 	}
 	return b.String()
@@ -349,6 +353,7 @@ var pkgName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_
 type Query struct {
 	pkg   string
 	files []string
+	what  string // the package and its files, for limit errors
 	pq    rego.PreparedEvalQuery
 }
 
@@ -396,7 +401,7 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &Query{pkg: pkg, files: e.Files(pkg), pq: pq}, nil
+	return &Query{pkg: pkg, files: e.Files(pkg), what: e.describe(pkg), pq: pq}, nil
 }
 
 // Verdict is what a task policy says about one input.
@@ -415,18 +420,20 @@ func (v Verdict) Pass() bool { return len(v.Diagnostics) == 0 }
 // docs/design.md, e.g. built with ast.InterfaceToValue from strictjson trees).
 // It is safe for concurrent use. Numbers that OPA would compare through
 // float64 are respelled first (see numbers.go), so comparisons are exact
-// decimals. A panic inside OPA (it panics, for instance,
-// comparing numbers whose exponent is beyond big.Rat, like 1e9999999 with 2) is
-// returned as an error.
+// decimals. The evaluation runs under the guard's time limit and memory budget
+// (internal/guard): a limit reached is a *guard.LimitError naming the package
+// and its files. A panic inside OPA (it panics, for instance, comparing
+// numbers whose exponent is beyond big.Rat, like 1e9999999 with 2; strictjson's
+// limits keep such numbers out) is returned as an error.
 func (q *Query) Eval(ctx context.Context, input ast.Value) (v Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = Verdict{}, fmt.Errorf("policy: evaluating %s: OPA panicked: %v", q.pkg, r)
 		}
 	}()
-	rs, err := q.pq.Eval(ctx, rego.EvalParsedInput(respellValue(input)), rego.EvalSortSets(true))
+	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("policy: evaluating %s: %w", q.pkg, err)
+		return Verdict{}, err
 	}
 	if len(rs) != 1 {
 		return Verdict{}, fmt.Errorf("policy: evaluating %s: diagnostics or readout is undefined (%d results)", q.pkg, len(rs))
@@ -476,7 +483,8 @@ type TestOptions struct {
 
 // RunTests runs the test_ rules of the loaded policies with OPA's test
 // runner, in the same sandbox and with the custom builtins, and with
-// builtin errors raised. Every layer's modules are loaded (a user's tests may
+// builtin errors raised; each test has the guard's per-evaluation time limit
+// (a test over it fails). Every layer's modules are loaded (a user's tests may
 // call built-in rules); only the selected layers' tests run. Results are
 // sorted by file, row and name.
 func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, error) {
@@ -488,6 +496,7 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, 
 		SetCompiler(e.newCompiler()).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RaiseBuiltinErrors(true).
+		SetTimeout(guard.Current().Eval).
 		AddCustomBuiltins([]*tester.Builtin{{
 			Decl: &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
 			Func: rego.Function1(jsonTextFunc, jsonTextImpl),
@@ -534,6 +543,9 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, 
 		keys[len(out)] = k
 		out = append(out, tr)
 	}
+	if le := guard.Stopped(ctx); le != nil {
+		return nil, le // the memory budget stopped the run: the results are not the tests'
+	}
 	idx := make([]int, len(out))
 	for i := range idx {
 		idx[i] = i
@@ -553,4 +565,40 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, 
 		sorted[i] = out[j]
 	}
 	return sorted, nil
+}
+
+// detailLines is what an error shows below its message: for a parse error only the token at
+// the error (a word, or one character; at most 32 characters), for the type checker's errors their own lines (types and
+// rule names, not file text).
+func detailLines(d ast.ErrorDetails) []string {
+	var pd ast.ParserErrorDetail
+	switch x := d.(type) {
+	case nil:
+		return nil
+	case *ast.ParserErrorDetail:
+		pd = *x
+	case ast.ParserErrorDetail:
+		pd = x
+	default:
+		return d.Lines()
+	}
+	if pd.Idx < 0 || pd.Idx >= len(pd.Line) {
+		return nil
+	}
+	// The token: a run of letters, digits and underscores, else the one character there.
+	tok := pd.Line[pd.Idx:]
+	word := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	if i := strings.IndexFunc(tok, func(r rune) bool { return !word(r) }); i > 0 {
+		tok = tok[:i]
+	} else if i == 0 {
+		_, size := utf8.DecodeRuneInString(tok)
+		tok = tok[:size]
+	}
+	if r := []rune(tok); len(r) > 32 {
+		tok = string(r[:32]) + "…"
+	}
+	if strings.TrimSpace(tok) == "" {
+		return nil
+	}
+	return []string{"at " + strconv.Quote(tok)}
 }

@@ -12,8 +12,9 @@ import (
 // ReadoutQuery is a prepared query for one package's readout rule alone, the interface of a
 // decoder policy (docs/design.md, "Decoder policies"). It is safe for concurrent use.
 type ReadoutQuery struct {
-	pkg string
-	pq  rego.PreparedEvalQuery
+	pkg  string
+	what string // the package and its files, for limit errors
+	pq   rego.PreparedEvalQuery
 }
 
 // PrepareReadout prepares one query for data.<pkg>.readout, in the same sandbox and with the same
@@ -38,7 +39,7 @@ func (e *Engine) PrepareReadout(ctx context.Context, pkg string) (*ReadoutQuery,
 	if err != nil {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &ReadoutQuery{pkg: pkg, pq: pq}, nil
+	return &ReadoutQuery{pkg: pkg, what: e.describe(pkg), pq: pq}, nil
 }
 
 // HasPackage reports whether the compiled policies hold package pkg (without the "data." prefix).
@@ -52,16 +53,17 @@ func (e *Engine) HasPackage(pkg string) bool {
 }
 
 // Eval evaluates the readout on input, with numbers respelled as Query.Eval does; the readout must
-// be an object (numbers as json.Number). A panic inside OPA is returned as an error.
+// be an object (numbers as json.Number). It runs under the guard as Query.Eval does. A panic
+// inside OPA is returned as an error.
 func (q *ReadoutQuery) Eval(ctx context.Context, input ast.Value) (r map[string]any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r, err = nil, fmt.Errorf("policy: evaluating %s: OPA panicked: %v", q.pkg, p)
 		}
 	}()
-	rs, err := q.pq.Eval(ctx, rego.EvalParsedInput(respellValue(input)), rego.EvalSortSets(true))
+	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input)
 	if err != nil {
-		return nil, fmt.Errorf("policy: evaluating %s: %w", q.pkg, err)
+		return nil, err
 	}
 	if len(rs) != 1 {
 		return nil, fmt.Errorf("policy: evaluating %s: readout is undefined", q.pkg)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -176,7 +177,7 @@ func (l fsLoader) Load(rawURL string) (any, error) {
 	if !fs.ValidPath(name) {
 		return nil, fmt.Errorf("invalid schema path %q", name)
 	}
-	data, err := fs.ReadFile(l.fsys, name)
+	data, err := safeio.ReadFile(l.fsys, name, safeio.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

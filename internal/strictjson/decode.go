@@ -45,11 +45,22 @@ type Limits struct {
 	// input such as 1e999999999 would otherwise pass the reader and fail
 	// later without a position.
 	MaxExponent int
+	// MaxDigits bounds the digits of a number's mantissa: integer and
+	// fraction digits together, leading and trailing zeros included (the
+	// exponent's digits are bounded by MaxExponent). Exact comparison
+	// downstream converts a number to a big rational, which costs time
+	// quadratic in its digits; and OPA panics on a number whose fraction
+	// digits minus exponent pass 10^6 (big.Rat refuses it), as
+	// 0.000…0001 with 10^6 zeros does. At the default, 4300, an exact
+	// comparison costs no more per digit than for a 100-digit number,
+	// and a number with its digits plus the largest exponent stays two
+	// orders of magnitude below OPA's panic (docs/design.md, "Limits").
+	MaxDigits int
 }
 
 // DefaultLimits is generous for the contracts, sources and records the
 // checker reads, yet small enough that a runaway input is caught early.
-var DefaultLimits = Limits{MaxBytes: 16 << 20, MaxDepth: 256, MaxExponent: 10000}
+var DefaultLimits = Limits{MaxBytes: 16 << 20, MaxDepth: 256, MaxExponent: 10000, MaxDigits: 4300}
 
 // withDefaults replaces non-positive fields by the defaults, so a partly
 // filled Limits never disables a bound by accident.
@@ -62,6 +73,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxExponent <= 0 {
 		l.MaxExponent = DefaultLimits.MaxExponent
+	}
+	if l.MaxDigits <= 0 {
+		l.MaxDigits = DefaultLimits.MaxDigits
 	}
 	return l
 }
@@ -111,7 +125,7 @@ func Decode(file string, data []byte, lim Limits) (any, error) {
 		return nil, &SyntaxError{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf(
 			"input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes)}
 	}
-	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, lineBase: 1}
+	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits, lineBase: 1}
 	v, err := d.decode(data)
 	if err != nil {
 		return nil, err
@@ -129,6 +143,8 @@ type decoder struct {
 	maxDepth int
 	// maxExponent bounds a number's written exponent (Limits.MaxExponent).
 	maxExponent int
+	// maxDigits bounds a number's mantissa digits (Limits.MaxDigits).
+	maxDigits int
 
 	// lineBase and offBase shift reported positions, so that LineReader can
 	// decode one line at a time and still report the file's line and offset.
@@ -267,6 +283,18 @@ func (d *decoder) number() (any, error) {
 	}
 	d.pos = end
 	num := d.data[start:end]
+	mant := len(num)
+	if e := bytes.IndexAny(num, "eE"); e >= 0 {
+		mant = e
+	}
+	digits := 0
+	for i := 0; i < mant; i++ {
+		if isDigit(num[i]) {
+			if digits++; digits > d.maxDigits {
+				return nil, d.errAt(start+i, "number exceeds the limit of %d digits here", d.maxDigits)
+			}
+		}
+	}
 	if e := bytes.IndexAny(num, "eE"); e >= 0 {
 		exp, err := strconv.Atoi(strings.TrimPrefix(string(num[e+1:]), "+"))
 		if err != nil || exp > d.maxExponent || exp < -d.maxExponent {
@@ -584,7 +612,7 @@ func (d *decoder) object() (any, error) {
 // well-formed up to the duplicate; this keeps per-key offsets off the happy
 // path at the price of a second scan on the (rare) error path.
 func (d *decoder) firstKey(open int, key string) int {
-	r := decoder{data: d.data, pos: open + 1, maxDepth: d.maxDepth, maxExponent: d.maxExponent, depth: d.depth}
+	r := decoder{data: d.data, pos: open + 1, maxDepth: d.maxDepth, maxExponent: d.maxExponent, maxDigits: d.maxDigits, depth: d.depth}
 	for {
 		r.skipWS()
 		at := r.pos

@@ -38,7 +38,7 @@ func NewLineReader(file string, r io.Reader, lim Limits) *LineReader {
 		file: file,
 		br:   bufio.NewReaderSize(r, 64<<10),
 		lim:  lim,
-		dec:  decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent},
+		dec:  decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits},
 	}
 }
 

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/safeio"
+)
+
+// limitFlags are the global flags bounding what a user's policies and contracts may spend.
+type limitFlags struct {
+	eval, load time.Duration
+	memory     string
+}
+
+// addLimitFlags binds the resource limits as global flags of root, and starts the guard before
+// any verb runs: the limits are set and the memory watchdog watches the verb's context. The
+// returned function stops the watchdog and restores the previous limits.
+func addLimitFlags(root *cobra.Command) (stop func()) {
+	d := guard.DefaultLimits()
+	lf := &limitFlags{eval: d.Eval, load: d.Load, memory: guard.Size(d.Memory)}
+	f := root.PersistentFlags()
+	f.DurationVar(&lf.eval, "eval-timeout", lf.eval, "time limit of one policy evaluation (or one Rego test); over it the instrument fails (exit 3)")
+	f.DurationVar(&lf.load, "load-timeout", lf.load, "time limit of evaluating the CUE contracts; over it the instrument fails (exit 3)")
+	f.StringVar(&lf.memory, "memory-budget", lf.memory, "memory budget of the whole run (KiB, MiB, GiB); over it the instrument fails (exit 3)")
+	stops := []func(){}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		mem, err := guard.ParseSize(lf.memory)
+		if err != nil {
+			return &exitError{code: report.ExitInputError, err: err}
+		}
+		stops = append(stops, guard.Set(guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}))
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		ctx, stopWatch := guard.Watch(ctx)
+		stops = append(stops, stopWatch)
+		cmd.SetContext(ctx)
+		return nil
+	}
+	return func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+}
+
+// failureCode is the exit code of an error: 3 when the instrument failed (a policy failed, or a
+// policy or contract stopped at a limit), else 2 (usage, input or output error).
+func failureCode(err error) int { return check.ExitCode(err) }
+
+// inputsOf lists the directories a run of the contract set reads (the user's layers; built-in ones
+// are inside the binary) and any other input paths, for the --output check.
+func inputsOf(o check.Options, more ...string) []string {
+	var out []string
+	for _, d := range o.Inputs() {
+		if d.Local != "" {
+			out = append(out, d.Local)
+		}
+	}
+	for _, m := range more {
+		if m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkOutput refuses, before any work, an --output that is an input of the run or lies inside
+// an input directory (safeio.CheckOutputFile). No --output means standard output.
+func checkOutput(output string, inputs []string) error {
+	if output == "" {
+		return nil
+	}
+	return safeio.CheckOutputFile(output, inputs)
+}
+
+// existingDir returns p when it names a directory, else "" (a built-in suite's name).
+func existingDir(p string) string {
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return p
+	}
+	return ""
+}
+
+// writeOutput writes a report to the file at path, or to stdout when path is empty. The file is
+// replaced whole or not at all (safeio.WriteFile): a failed write leaves the previous report.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		return write(stdout)
+	}
+	if err := safeio.WriteFile(path, write); err != nil {
+		return &check.InputError{Err: fmt.Errorf("write report %s: %w", path, err)}
+	}
+	return nil
+}

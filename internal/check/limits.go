@@ -1,0 +1,32 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/guard"
+)
+
+// loadContracts evaluates the CUE contract model under the guard's load time limit and memory
+// budget. CUE evaluation cannot be cancelled: when a limit is reached, the evaluation is left
+// running and an *InstrumentError wrapping a *guard.LimitError naming the contract layers is
+// returned (the command line then exits).
+func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
+	names := make([]string, len(layers))
+	for i, d := range layers {
+		names[i] = d.Display
+	}
+	var m *contract.Model
+	err := guard.Go(ctx, "contracts ("+strings.Join(names, ", ")+")", guard.Current().Load, func() error {
+		var err error
+		m, err = contract.Load(layers)
+		return err
+	})
+	var le *guard.LimitError
+	if errors.As(err, &le) {
+		return nil, &InstrumentError{Err: le}
+	}
+	return m, err
+}

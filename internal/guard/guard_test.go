@@ -1,0 +1,121 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDo(t *testing.T) {
+	tests := []struct {
+		name    string
+		limit   time.Duration
+		f       func(context.Context) error
+		wantErr string
+	}{
+		{name: "finishes in time", limit: time.Second, f: func(context.Context) error { return nil }},
+		{name: "own error kept", limit: time.Second, f: func(context.Context) error { return errors.New("bad input") }, wantErr: "bad input"},
+		{name: "stopped at the time limit", limit: 20 * time.Millisecond, f: func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		}, wantErr: "policy p (p.rego): stopped at the time limit of 20ms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Do(context.Background(), "policy p (p.rego)", tc.limit, tc.f)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.wantErr {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestGoStopsWaiting: a computation that cannot be cancelled is left behind at the deadline.
+func TestGoStopsWaiting(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	err := Go(context.Background(), "contracts (c)", 20*time.Millisecond, func() error {
+		<-release
+		return nil
+	})
+	var le *LimitError
+	if !errors.As(err, &le) || le.What != "contracts (c)" {
+		t.Fatalf("error %v, want a *LimitError for contracts (c)", err)
+	}
+}
+
+// TestWatchStopsTheCulprit: over the budget, the longest-running computation is stopped with a
+// *LimitError naming it, and the run's context is cancelled with the same error.
+func TestWatchStopsTheCulprit(t *testing.T) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	budget := int64(ms.Sys) + 64<<20
+	ctx, stop := watchdog.watch(context.Background(), budget, time.Millisecond)
+	defer stop()
+	innocent := make(chan error, 1)
+	err := Do(ctx, "policy bomb (bomb.rego)", time.Minute, func(ctx context.Context) error {
+		go func() {
+			innocent <- Do(ctx, "policy innocent (ok.rego)", time.Minute, func(ctx context.Context) error {
+				<-ctx.Done()
+				return ctx.Err()
+			})
+		}()
+		var hold [][]byte
+		for ctx.Err() == nil {
+			hold = append(hold, make([]byte, 1<<20))
+			for i := 0; i < len(hold[len(hold)-1]); i += 4096 {
+				hold[len(hold)-1][i] = 1
+			}
+		}
+		runtime.KeepAlive(hold)
+		return ctx.Err()
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "policy bomb (bomb.rego): stopped at the memory budget of") {
+		t.Fatalf("error %v, want the bomb stopped at the memory budget", err)
+	}
+	if ierr := <-innocent; ierr == nil || !strings.Contains(ierr.Error(), "policy bomb") {
+		t.Errorf("the other computation ended with %v, want the run's cause naming the bomb", ierr)
+	}
+	if le := Stopped(ctx); le == nil || le.What != "policy bomb (bomb.rego)" {
+		t.Errorf("run cancelled with %v", context.Cause(ctx))
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     int64
+		wantErr  bool
+	}{
+		{name: "bytes", in: "1000", want: 1000},
+		{name: "GiB", in: "4GiB", want: 4 << 30},
+		{name: "MiB with space", in: "512 MiB", want: 512 << 20},
+		{name: "short unit", in: "2G", want: 2 << 30},
+		{name: "zero", in: "0", wantErr: true},
+		{name: "negative", in: "-1M", wantErr: true},
+		{name: "overflow", in: "99999999999GiB", wantErr: true},
+		{name: "words", in: "lots", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseSize(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("ParseSize(%q) = %d, %v; want %d (error %v)", tc.in, got, err, tc.want, tc.wantErr)
+			}
+			if err == nil {
+				if back, _ := ParseSize(Size(got)); back != got {
+					t.Errorf("Size(%d) = %q does not read back", got, Size(got))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
+)
+
+// The sandbox's clock: policies cannot read the time (time.now_ns is left out of the
+// capabilities), but OPA's time builtins take a time zone, and "Local" means the zone of the
+// process (the TZ variable), which would make a verdict depend on the machine. The package fixes
+// the process's local zone to UTC when it is initialized, before any goroutine of the checker
+// runs: every time.* builtin then reads "Local" as "UTC". Nothing the checker writes depends on
+// the local zone.
+func init() {
+	time.Local = time.UTC
+}
+
+// evalLimited evaluates a prepared query under the guard (internal/guard): the per-evaluation
+// time limit and the process's memory budget. A limit reached is returned as the
+// *guard.LimitError itself, naming the policy package and its files; any other error is wrapped
+// with the package.
+func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuery, input ast.Value) (rego.ResultSet, error) {
+	var rs rego.ResultSet
+	err := guard.Do(ctx, what, guard.Current().Eval, func(ctx context.Context) error {
+		var err error
+		rs, err = pq.Eval(ctx, rego.EvalParsedInput(respellValue(input)), rego.EvalSortSets(true))
+		return err
+	})
+	var le *guard.LimitError
+	if errors.As(err, &le) {
+		return nil, le
+	}
+	if err != nil {
+		return nil, fmt.Errorf("policy: evaluating %s: %w", pkg, err)
+	}
+	return rs, nil
+}
+
+// describe names a package and the files that define it, as limit errors show it:
+// "policy contractcheck.tasks.t2 (policies/tasks/t2.rego)".
+func (e *Engine) describe(pkg string) string {
+	var files []string
+	for _, m := range e.compiler.Modules {
+		if strings.TrimPrefix(m.Package.Path.String(), "data.") == pkg && m.Package.Location != nil {
+			files = append(files, m.Package.Location.File)
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	return fmt.Sprintf("policy %s (%s)", pkg, strings.Join(files, ", "))
+}

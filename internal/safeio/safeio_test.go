@@ -1,0 +1,317 @@
+package safeio
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func mustWrite(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadFile covers what a reader must refuse before reading: every case returns at once (a
+// named pipe is never opened), with an error naming the file.
+func TestReadFile(t *testing.T) {
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "secret.txt"), "root:x:0:0")
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "ok.json"), `{"a":1}`)
+	mustWrite(t, filepath.Join(dir, "big.json"), strings.Repeat(" ", 101))
+	mustWrite(t, filepath.Join(dir, "sub", "inner.json"), `[]`)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Symlink("sub/inner.json", filepath.Join(dir, "link-in.json")))
+	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link-out.json")))
+	must(t, os.Symlink("../"+filepath.Base(outside)+"/secret.txt", filepath.Join(dir, "link-rel-out.json")))
+	must(t, os.Symlink("pipe.json", filepath.Join(dir, "link-pipe.json")))
+	tests := []struct {
+		name    string
+		file    string
+		want    string // content, when no error
+		wantErr string
+	}{
+		{name: "regular file", file: "ok.json", want: `{"a":1}`},
+		{name: "file in a subdirectory", file: "sub/inner.json", want: `[]`},
+		{name: "link inside the directory", file: "link-in.json", want: `[]`},
+		{name: "over the size limit", file: "big.json", wantErr: "big.json: file is 101 bytes, over the limit of 100 bytes"},
+		{name: "named pipe", file: "pipe.json", wantErr: "pipe.json: not a regular file (a named pipe)"},
+		{name: "link to a named pipe", file: "link-pipe.json", wantErr: "not a regular file (a named pipe)"},
+		{name: "directory", file: "sub", wantErr: "not a regular file (a directory)"},
+		{name: "absolute link leaving the directory", file: "link-out.json", wantErr: "leads outside the input directory"},
+		{name: "relative link leaving the directory", file: "link-rel-out.json", wantErr: "leads outside the input directory"},
+		{name: "dot-dot path", file: "../x.json", wantErr: "invalid argument"},
+		{name: "missing", file: "nope.json", wantErr: "no such file"},
+	}
+	fsys := DirFS(dir)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var data []byte
+			var err error
+			go func() {
+				defer close(done)
+				data, err = ReadFile(fsys, tc.file, 100)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReadFile hung")
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "root:x") {
+					t.Errorf("error echoes the file: %v", err)
+				}
+				return
+			}
+			if err != nil || string(data) != tc.want {
+				t.Fatalf("got %q, %v; want %q", data, err, tc.want)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadPath refuses devices and pipes named on the command line.
+func TestReadPath(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "fifo")
+	must(t, syscall.Mkfifo(pipe, 0o644))
+	ok := filepath.Join(dir, "ok.json")
+	mustWrite(t, ok, "{}")
+	tests := []struct {
+		name, path, wantErr string
+	}{
+		{name: "regular", path: ok},
+		{name: "character device", path: "/dev/zero", wantErr: "/dev/zero: not a regular file (a character device)"},
+		{name: "named pipe", path: pipe, wantErr: "not a regular file (a named pipe)"},
+		{name: "directory", path: dir, wantErr: "not a regular file (a directory)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadPath(tc.path, 0)
+			if tc.wantErr == "" {
+				must(t, err)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+			var nr *NotRegularError
+			if !errors.As(err, &nr) {
+				t.Errorf("error %T is not a *NotRegularError", err)
+			}
+		})
+	}
+}
+
+func TestCheckOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	obs := filepath.Join(dir, "obs")
+	rec := filepath.Join(obs, "direct", "v1", "default.jsonl")
+	mustWrite(t, rec, "{}\n")
+	pol := filepath.Join(dir, "p.rego")
+	mustWrite(t, pol, "package p\n")
+	must(t, os.Symlink(obs, filepath.Join(dir, "obs-link")))
+	must(t, os.Link(pol, filepath.Join(dir, "hard.rego")))
+	mustWrite(t, filepath.Join(dir, "old-report.json"), "{}")
+	inputs := []string{obs, pol, ""}
+	tests := []struct {
+		name, output, wantErr string
+	}{
+		{name: "a record file", output: rec, wantErr: "an input directory of this run"},
+		{name: "a record file, relative with dots", output: filepath.Join(obs, "direct", "..", "direct", "v1", "default.jsonl"), wantErr: "an input directory of this run"},
+		{name: "a record file through a linked directory", output: filepath.Join(dir, "obs-link", "direct", "v1", "default.jsonl"), wantErr: "an input directory of this run"},
+		{name: "a new file in an input directory", output: filepath.Join(obs, "report.jsonl"), wantErr: "inside " + obs},
+		{name: "a policy file", output: pol, wantErr: "an input of this run"},
+		{name: "a hard link to a policy file", output: filepath.Join(dir, "hard.rego"), wantErr: "an input of this run"},
+		{name: "a directory", output: dir, wantErr: "is a directory"},
+		{name: "a new file elsewhere", output: filepath.Join(dir, "report.json")},
+		{name: "an existing file elsewhere", output: filepath.Join(dir, "old-report.json")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckOutputFile(tc.output, inputs)
+			if tc.wantErr == "" {
+				must(t, err)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheckOutputDir(t *testing.T) {
+	dir := t.TempDir()
+	fx := filepath.Join(dir, "fixtures")
+	mustWrite(t, filepath.Join(fx, "sources", "paper", "C01.json"), "{}")
+	src := filepath.Join(dir, "mine", "src.json")
+	mustWrite(t, src, "{}")
+	inputs := []string{fx, src}
+	tests := []struct {
+		name, output, wantErr string
+	}{
+		{name: "the fixtures directory", output: fx, wantErr: "an input of this run"},
+		{name: "inside the fixtures", output: filepath.Join(fx, "suite"), wantErr: "inside"},
+		{name: "holding the source", output: filepath.Join(dir, "mine"), wantErr: "holds"},
+		{name: "elsewhere", output: filepath.Join(dir, "suite")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckOutputDir(tc.output, inputs)
+			if tc.wantErr == "" {
+				must(t, err)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestWriteFile: a failed write leaves the previous file byte for byte and no temporary file.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.json")
+	must(t, os.WriteFile(p, []byte("previous report\n"), 0o640))
+	tests := []struct {
+		name    string
+		write   func(io.Writer) error
+		want    string
+		wantErr bool
+	}{
+		{name: "fails half way", write: func(w io.Writer) error {
+			io.WriteString(w, strings.Repeat("x", 100<<10))
+			return errors.New("boom")
+		}, want: "previous report\n", wantErr: true},
+		{name: "succeeds", write: func(w io.Writer) error {
+			_, err := io.WriteString(w, "new report\n")
+			return err
+		}, want: "new report\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := WriteFile(p, tc.write)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want error %v", err, tc.wantErr)
+			}
+			got, _ := os.ReadFile(p)
+			if string(got) != tc.want {
+				t.Errorf("file holds %q, want %q", got, tc.want)
+			}
+			fi, _ := os.Stat(p)
+			if fi.Mode().Perm() != 0o640 {
+				t.Errorf("mode %v, want the previous 0640", fi.Mode().Perm())
+			}
+			es, _ := os.ReadDir(dir)
+			if len(es) != 1 {
+				t.Errorf("directory holds %d entries, want only the report", len(es))
+			}
+		})
+	}
+}
+
+// TestWriteTree: all files or none.
+func TestWriteTree(t *testing.T) {
+	tests := []struct {
+		name    string
+		exists  bool
+		files   map[string][]byte
+		wantErr bool
+	}{
+		{name: "new directory", files: map[string][]byte{"cases/a.json": []byte("a"), "sources/s.json": []byte("s")}},
+		{name: "existing directory", exists: true, files: map[string][]byte{"cases/a.json": []byte("a2"), "cases/b.json": []byte("b")}},
+		{name: "new directory, third file fails", files: map[string][]byte{"a": []byte("1"), "a/b": []byte("2"), "c": []byte("3")}, wantErr: true},
+		{name: "existing directory, second file fails", exists: true, files: map[string][]byte{"cases/z": []byte("1"), "cases/z/y": []byte("2")}, wantErr: true},
+		{name: "existing directory, a target is a directory", exists: true, files: map[string][]byte{"cases/a.json": []byte("a2"), "cases/sub": []byte("x")}, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "suite")
+			before := map[string]string{}
+			if tc.exists {
+				mustWrite(t, filepath.Join(dir, "cases", "a.json"), "a1")
+				before["cases/a.json"] = "a1"
+				must(t, os.MkdirAll(filepath.Join(dir, "cases", "sub", "deeper"), 0o755))
+			}
+			err := WriteTree(dir, tc.files)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want error %v", err, tc.wantErr)
+			}
+			got := tree(t, dir)
+			want := before
+			if !tc.wantErr {
+				want = map[string]string{}
+				for k, v := range before {
+					want[k] = v
+				}
+				for k, v := range tc.files {
+					want[k] = string(v)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("tree %v, want %v", got, want)
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q", k, got[k], v)
+				}
+			}
+			parent, _ := os.ReadDir(filepath.Dir(dir))
+			for _, e := range parent {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("staging %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// tree reads every file below dir (nil when dir does not exist).
+func tree(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data, _ := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

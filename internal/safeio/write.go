@@ -1,0 +1,312 @@
+package safeio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// InputError is an output path refused because the run reads it: writing there would destroy or
+// change an input.
+type InputError struct {
+	Output string // the output path as given
+	Input  string // the input path as given
+	Inside bool   // the output lies inside the input directory (else it is the input itself)
+}
+
+func (e *InputError) Error() string {
+	if e.Inside {
+		return fmt.Sprintf("--output %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.Output, e.Input)
+	}
+	return fmt.Sprintf("--output %s is %s, an input of this run: refused (write it elsewhere)", e.Output, e.Input)
+}
+
+// resolve returns the absolute path p stands for, with every symbolic link of its existing
+// prefix resolved: a path that does not exist yet resolves through its parent.
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs, nil
+	}
+	rp, err := resolve(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rp, filepath.Base(abs)), nil
+}
+
+// within reports whether p is dir or lies below it (both resolved, cleaned).
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+// CheckOutputFile refuses an output file that is one of the inputs (after resolving symbolic
+// links and relative paths, or the same file by device and inode, as a hard link is) or lies
+// inside an input directory, where a later run would read it. Empty inputs are ignored. It also
+// refuses an output that is an existing directory.
+func CheckOutputFile(output string, inputs []string) error {
+	out, err := resolve(output)
+	if err != nil {
+		return fmt.Errorf("--output %s: %w", output, err)
+	}
+	ofi, oerr := os.Stat(out)
+	if oerr == nil && ofi.IsDir() {
+		return fmt.Errorf("--output %s is a directory: name a file", output)
+	}
+	return eachInput(inputs, func(in, r string) error {
+		ifi, ierr := os.Stat(r)
+		switch {
+		case out == r, oerr == nil && ierr == nil && os.SameFile(ofi, ifi):
+			return &InputError{Output: output, Input: in}
+		case ierr == nil && ifi.IsDir() && within(out, r):
+			return &InputError{Output: output, Input: in, Inside: true}
+		}
+		return nil
+	})
+}
+
+// eachInput calls f with every non-empty input and its resolved path, until f returns an error.
+func eachInput(inputs []string, f func(in, resolved string) error) error {
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		r, err := resolve(in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		if err := f(in, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckOutputDir refuses an output directory that is an input, lies inside an input directory,
+// or holds an input (a file written below it could replace that input).
+func CheckOutputDir(output string, inputs []string) error {
+	out, err := resolve(output)
+	if err != nil {
+		return fmt.Errorf("--output %s: %w", output, err)
+	}
+	return eachInput(inputs, func(in, r string) error {
+		switch {
+		case out == r:
+			return &InputError{Output: output, Input: in}
+		case within(out, r):
+			return &InputError{Output: output, Input: in, Inside: true}
+		case within(r, out):
+			return fmt.Errorf("--output %s holds %s, an input of this run: refused (write the suite elsewhere)", output, in)
+		}
+		return nil
+	})
+}
+
+// WriteFile writes what write produces to path without ever leaving a partial file there: the
+// bytes go to a temporary file in the directory of path (of its target, when path is a symbolic link), which is synced, given the mode of the file
+// it replaces (or 0666 less the umask) and renamed over path; the directory is then synced. When
+// anything fails, the temporary file is removed and path is as it was.
+func WriteFile(path string, write func(io.Writer) error) (err error) {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r // a link to the report is followed: its target is what the user reads
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	mode := newFileMode()
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// WriteTree writes files (slash-separated paths below dir → contents) all or nothing: every file
+// is first written and synced in a staging directory, and moved into place only when all are.
+// A new dir is staged beside it and renamed into place whole; into an existing dir, each staged
+// file is renamed over its target. A failure while staging leaves dir as it was.
+func WriteTree(dir string, files map[string][]byte) (err error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if !fs.ValidPath(name) || name == "." {
+			return fmt.Errorf("%q is not a path inside %s", name, dir)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	_, statErr := os.Stat(dir)
+	exists := statErr == nil
+	if exists {
+		// What would stop a file from being moved into place is found before anything moves.
+		for _, name := range names {
+			target := filepath.Join(dir, filepath.FromSlash(name))
+			if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
+				return fmt.Errorf("%s exists and is not a regular file", target)
+			}
+			if fi, err := os.Stat(filepath.Dir(target)); err == nil && !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", filepath.Dir(target))
+			}
+		}
+	}
+	var stage string
+	if exists {
+		stage, err = os.MkdirTemp(dir, ".staging-*")
+	} else {
+		parent := filepath.Dir(filepath.Clean(dir))
+		if err = os.MkdirAll(parent, 0o777); err != nil {
+			return err
+		}
+		stage, err = os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil || exists {
+			os.RemoveAll(stage)
+		}
+	}()
+	if err = os.Chmod(stage, 0o777&^umask()); err != nil {
+		return err
+	}
+	mode := newFileMode()
+	dirs := map[string]bool{stage: true}
+	for _, name := range names {
+		p := filepath.Join(stage, filepath.FromSlash(name))
+		if err = os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(p)] = true
+		if err = writeSynced(p, files[name], mode); err != nil {
+			return err
+		}
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	if !exists {
+		if err = os.Rename(stage, dir); err != nil {
+			return err
+		}
+		syncDir(filepath.Dir(filepath.Clean(dir)))
+		return nil
+	}
+	moved := map[string]bool{}
+	for _, name := range names {
+		target := filepath.Join(dir, filepath.FromSlash(name))
+		if err = os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
+			return err
+		}
+		if err = os.Rename(filepath.Join(stage, filepath.FromSlash(name)), target); err != nil {
+			return err
+		}
+		moved[filepath.Dir(target)] = true
+	}
+	for d := range moved {
+		syncDir(d)
+	}
+	return nil
+}
+
+func writeSynced(p string, data []byte, mode fs.FileMode) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a rename durable. It is best effort: not every system can sync a directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// newFileMode is the mode os.Create would give a new file: 0666 less the umask.
+func newFileMode() fs.FileMode { return 0o666 &^ umask() }
+
+// umask reads the process umask from /proc/self/status (Linux 4.7 and later) without changing
+// it; elsewhere it assumes the common 022.
+func umask() fs.FileMode {
+	data, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for line := range bytes.Lines(data) {
+			if v, ok := bytes.CutPrefix(line, []byte("Umask:")); ok {
+				if m, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 8, 32); err == nil {
+					return fs.FileMode(m) & 0o777
+				}
+			}
+		}
+	}
+	return 0o022
+}
