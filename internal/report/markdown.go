@@ -17,6 +17,10 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
 	writeFindings(bw, r)
+	reconstructed := ReconstructedLanes(r)
+	if len(reconstructed) > 0 {
+		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", codeList(reconstructed))
+	}
 	d := r.Divergences
 	fmt.Fprintf(bw, "\nUnique divergences: **%d**, manifestations: **%d**", len(d.Unique), d.Manifestations)
 	if len(d.ByFamily) > 0 {
@@ -34,6 +38,9 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, " Leave one lane out: %s.", strings.Join(parts, ", "))
 	}
+	if len(reconstructed) > 0 {
+		fmt.Fprintf(bw, " These counts include the reconstructed lanes %s.", codeList(reconstructed))
+	}
 	fmt.Fprintln(bw)
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
@@ -46,6 +53,15 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// codeList writes names as `a`, `b`.
+func codeList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + n + "`"
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func writeFindings(w io.Writer, r *Report) {
