@@ -6,6 +6,11 @@ for every tools/call it answers.
 
 import sys
 
+# The frameworks start this process with an environment of their own (mcp's stdio_client passes
+# only HOME, PATH and a few more), without the capture environment's PYTHONPYCACHEPREFIX: write no
+# bytecode, so nothing lands in the repository.
+sys.dont_write_bytecode = True
+
 from harness import guard  # noqa: F401  (first: nothing may leave the machine)
 from harness.rawmcp import serve
 
