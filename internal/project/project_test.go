@@ -221,13 +221,7 @@ func TestProjectTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := p.Project(decode(t, tc.carrier))
-			if !strictjson.Equal(got, decode(t, tc.want)) {
-				g, _ := json.Marshal(got)
-				t.Errorf("got  %s\nwant %s", g, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertProjects(t, p, tc.carrier, tc.want) })
 	}
 }
 
@@ -312,13 +306,7 @@ func TestProjectEmbeddedBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := p.Project(decode(t, tc.carrier))
-			if !strictjson.Equal(got, decode(t, tc.want)) {
-				g, _ := json.Marshal(got)
-				t.Errorf("got  %s\nwant %s", g, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertProjects(t, p, tc.carrier, tc.want) })
 	}
 
 	t.Run("an embedded mapping cannot embed another", func(t *testing.T) {
@@ -339,4 +327,14 @@ func TestProjectEmbeddedBlocks(t *testing.T) {
 			t.Error("want an error")
 		}
 	})
+}
+
+// assertProjects checks that the projector reads carrier as the view want.
+func assertProjects(t *testing.T, p *Projector, carrier, want string) {
+	t.Helper()
+	got := p.Project(decode(t, carrier))
+	if !strictjson.Equal(got, decode(t, want)) {
+		g, _ := json.Marshal(got)
+		t.Errorf("got  %s\nwant %s", g, want)
+	}
 }
