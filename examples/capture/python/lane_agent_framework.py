@@ -26,7 +26,7 @@ import asyncio
 from typing import Any
 
 from harness import guard  # noqa: F401  (first: nothing may leave the machine)
-from harness.lane import CallLog, bounded, clean_environment, error_text, finish, options, server_command, writer
+from harness.lane import CallLog, bounded, clean_environment, error_text, finish, installed_version, options, server_command, writer
 from harness.provider import Provider, h4
 from harness.record import Stage
 
@@ -91,8 +91,6 @@ async def capture(f: Any, provider: Provider) -> dict[str, Any]:
 
 async def main() -> None:
     opts = options(["default"], "agent-framework-core")
-    from harness.lane import installed_version
-
     w, close = writer(LANE, installed_version("agent-framework-core"), opts)
     provider = Provider()
     try:
