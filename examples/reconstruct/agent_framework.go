@@ -2,8 +2,10 @@ package main
 
 // Lane agent-framework: Microsoft Agent Framework for Python, core and OpenAI integration at the
 // python-1.13.0 tag (agent-framework-core 1.13.0 and agent-framework-openai; 1.17.0 is not in the
-// repository snapshot, 1.13.0 is its newest release), with the MCP Python SDK its lock file pins
-// (mcp 1.28.1; core requires mcp>=1.24.0,<2) and openai-python 2.45.0. Each rule below is one
+// repository snapshot, 1.13.0 is its newest release), with the MCP Python SDK 1.29.0 (core
+// requires mcp>=1.24.0,<2) and openai-python 3.0.0: the versions examples/capture/python runs, so
+// that the reconstruction can be checked against the capture (reality_test.go); the lane's
+// observations are the captured ones. Each rule below is one
 // Python function, applied to the fixture as MCPStdioTool would receive it from contractcheck's
 // raw fixture server, invoked by the function-invocation loop of an Agent on OpenAIChatClient (the
 // Responses API client) with the default FunctionInvocationConfiguration (include_detailed_errors
@@ -20,10 +22,11 @@ import (
 
 const (
 	afVersion       = "1.13.0"
-	afMCPVersion    = "mcp 1.28.1 (agent-framework python-1.13.0 uv.lock)"
-	afOpenAIVersion = "openai 2.45.0 (agent-framework python-1.13.0 uv.lock)"
-	// afPydanticMinor is the pydantic the python-1.13.0 lock file pins (2.13.4).
-	afPydanticMinor = "2.13"
+	afMCPVersion    = "mcp 1.29.0"
+	afOpenAIVersion = "openai 3.0.0"
+	// afPydanticMinor is the pydantic of the capture environment (Debian's 2.14.1): it names the
+	// error URL of a ValidationError.
+	afPydanticMinor = "2.14"
 	afCallID        = "call_fixture_tool_1"
 	afFCID          = "fc_fixture_tool_1"
 	afToolName      = "fixture_tool"
@@ -35,6 +38,7 @@ func init() {
 		Version:        afVersion,
 		Configurations: map[string]func(string) bool{"default": nil},
 		Reconstruct:    reconstructAgentFramework,
+		CapturedBy:     "examples/capture/agent-framework",
 	})
 }
 
@@ -86,7 +90,7 @@ func reconstructAgentFramework(_ string, f record.Fixture, _ map[string]any) []S
 	return []Stage{d1, a2, m3, h}
 }
 
-// afCallToolWithRetries is MCPTool._call_tool_with_retries around mcp 1.28.1
+// afCallToolWithRetries is MCPTool._call_tool_with_retries around mcp 1.29.0
 // ClientSession.call_tool: a JSON-RPC error response is McpError, an invalid result a pydantic
 // ValidationError, an isError result a ToolExecutionException with the joined text; otherwise the
 // parser (_parse_tool_result_from_mcp) turns the result into a list of Content.
@@ -147,7 +151,7 @@ func afCallToolWithRetries(result, rpcErr *pyDict) ([]*pyDict, *afException, []r
 	return items, nil, bases
 }
 
-// mcpV1CallToolResultValidate checks the fields mcp 1.28.1 CallToolResult types.
+// mcpV1CallToolResultValidate checks the fields mcp 1.29.0 CallToolResult types.
 func mcpV1CallToolResultValidate(r *pyDict) []pydanticError {
 	var errs []pydanticError
 	c, ok := r.get("content")

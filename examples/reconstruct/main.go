@@ -1,7 +1,13 @@
-// Command reconstruct derives the carriers of frameworks that cannot run here (the study's Python
-// frameworks: PyPI is out of reach) by applying each framework's conversion rules, rule by rule, to
-// every fixture. Every record it writes has origin "reconstructed" and a basis per rule: the file,
-// the function and the version of the framework source the rule follows.
+// Command reconstruct derives the carriers of frameworks that cannot run here (langchain-mcp-adapters
+// 0.3.2 and google-adk at the study's version: their sources cannot be had) by applying each
+// framework's conversion rules, rule by rule, to every fixture. Every record it writes has origin
+// "reconstructed" and a basis per rule: the file, the function and the version of the framework
+// source the rule follows.
+//
+// The reconstructions of openai-agents and agent-framework are kept beside them, but their lanes
+// are captured by running the frameworks (examples/capture/python): they are not written by
+// default or listed by -list, and reality_test.go checks them record by record against the
+// captured carriers, as a measure of how far a reconstruction can be trusted.
 //
 // Usage:
 //
@@ -40,6 +46,10 @@ type Lane struct {
 	// Reconstruct applies the framework's rules to one fixture under one configuration and returns
 	// every stage the lane declares, in order. src is the fixture decoded with json.Number numbers.
 	Reconstruct func(configuration string, f record.Fixture, src map[string]any) []Stage
+	// CapturedBy, when set, names the capture program whose records are the lane's observations:
+	// the reconstruction is only checked against them (reality_test.go), never written unless
+	// named on the command line.
+	CapturedBy string
 }
 
 // lanes is the registry; each framework's file adds itself in an init function.
@@ -53,7 +63,7 @@ func main() {
 	list := flag.Bool("list", false, "print the reconstructed lanes, one per line, and exit")
 	flag.Parse()
 	if *list {
-		for _, id := range sortedIDs() {
+		for _, id := range reconstructedIDs() {
 			fmt.Println(id)
 		}
 		return
@@ -71,7 +81,7 @@ func run(dir, out string, only []string) error {
 	}
 	ids := only
 	if len(ids) == 0 {
-		ids = sortedIDs()
+		ids = reconstructedIDs()
 	}
 	for _, id := range ids {
 		l, ok := lanes[id]
@@ -85,10 +95,14 @@ func run(dir, out string, only []string) error {
 	return nil
 }
 
-func sortedIDs() []string {
+// reconstructedIDs lists, sorted, the lanes whose observations are reconstructed: every
+// registered lane that no capture program covers.
+func reconstructedIDs() []string {
 	ids := make([]string, 0, len(lanes))
-	for id := range lanes {
-		ids = append(ids, id)
+	for id, l := range lanes {
+		if l.CapturedBy == "" {
+			ids = append(ids, id)
+		}
 	}
 	sort.Strings(ids)
 	return ids

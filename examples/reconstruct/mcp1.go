@@ -110,7 +110,7 @@ var mcp1BlockModels = map[string]string{
 // raises, as str() shows it. Validation stops at the first error (pydantic reports every error of
 // the input: the fixtures' invalid results have one).
 func mcp1CallToolResult(result any) (*pyDict, error) {
-	return mcp1ModelDump("CallToolResult", "", result)
+	return mcp1ExcludeNone.callToolResult(result)
 }
 
 // mcp1PydanticMinor names the pydantic in a ValidationError's documentation URL: a fresh install
@@ -118,16 +118,35 @@ func mcp1CallToolResult(result any) (*pyDict, error) {
 // 2.13.4 for Python 3.14 and later).
 const mcp1PydanticMinor = "2.13"
 
-// mcp1Invalid is the ValidationError for one error of CallToolResult.
-func mcp1Invalid(loc, msg, typ string, input any) error {
-	return errors.New(pydanticValidationError("CallToolResult", mcp1PydanticMinor,
+// mcp1Dump says how the models are dumped and which pydantic a ValidationError names.
+type mcp1Dump struct {
+	// excludeNone is model_dump(exclude_none=True): a field holding None is left out. Without it
+	// every declared field is dumped, None included (an absent optional field reads None), and
+	// extra fields are kept as given, None included.
+	excludeNone bool
+	// pydanticMinor is the pydantic minor version in a ValidationError's documentation URL.
+	pydanticMinor string
+}
+
+// mcp1ExcludeNone is the dump the langchain-mcp-adapters and google-adk lanes read.
+var mcp1ExcludeNone = mcp1Dump{excludeNone: true, pydanticMinor: mcp1PydanticMinor}
+
+// callToolResult validates a result as CallToolResult.model_validate does and returns its dump,
+// or the ValidationError, as str() shows it.
+func (o mcp1Dump) callToolResult(result any) (*pyDict, error) {
+	return o.model("CallToolResult", "", result)
+}
+
+// invalid is the ValidationError for one error of CallToolResult.
+func (o mcp1Dump) invalid(loc, msg, typ string, input any) error {
+	return errors.New(pydanticValidationError("CallToolResult", o.pydanticMinor,
 		pydanticError{loc: strings.TrimPrefix(loc, "."), msg: msg, typ: typ, input: input}))
 }
 
-func mcp1ModelDump(model, loc string, v any) (*pyDict, error) {
+func (o mcp1Dump) model(model, loc string, v any) (*pyDict, error) {
 	in, ok := v.(*pyDict)
 	if !ok {
-		return nil, mcp1Invalid(loc, "Input should be a valid dictionary or instance of "+model, "model_type", v)
+		return nil, o.invalid(loc, "Input should be a valid dictionary or instance of "+model, "model_type", v)
 	}
 	out := newPyDict()
 	declared := map[string]bool{}
@@ -137,18 +156,20 @@ func mcp1ModelDump(model, loc string, v any) (*pyDict, error) {
 		floc := strings.TrimPrefix(loc+"."+f.alias, ".")
 		if !present {
 			if f.required {
-				return nil, mcp1Invalid(floc, "Field required", "missing", in)
+				return nil, o.invalid(floc, "Field required", "missing", in)
 			}
 			if f.kind == "bool=false" {
 				out.set(f.name, false)
+			} else if !o.excludeNone {
+				out.set(f.name, nil)
 			}
 			continue
 		}
-		val, err := mcp1FieldValue(floc, f, raw)
+		val, err := o.fieldValue(floc, f, raw)
 		if err != nil {
 			return nil, err
 		}
-		if val != nil {
+		if val != nil || !o.excludeNone {
 			out.set(f.name, val)
 		}
 	}
@@ -156,16 +177,16 @@ func mcp1ModelDump(model, loc string, v any) (*pyDict, error) {
 		if declared[k] {
 			continue
 		}
-		if x := pyGet(in, k); x != nil {
+		if x := pyGet(in, k); x != nil || !o.excludeNone {
 			out.set(k, x)
 		}
 	}
 	return out, nil
 }
 
-func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
+func (o mcp1Dump) fieldValue(loc string, f mcp1Field, raw any) (any, error) {
 	bad := func(msg, typ string) (any, error) {
-		return nil, mcp1Invalid(loc, msg, typ, raw)
+		return nil, o.invalid(loc, msg, typ, raw)
 	}
 	if raw == nil {
 		if f.kind == "str" || f.kind == "url" || f.kind == "bool=false" || f.kind == "content" || f.kind == "resource" {
@@ -220,7 +241,7 @@ func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
 		}
 		return a, nil
 	case "annotations?":
-		return mcp1ModelDump("Annotations", loc, raw)
+		return o.model("Annotations", loc, raw)
 	case "icons?":
 		a, ok := raw.([]any)
 		if !ok {
@@ -228,7 +249,7 @@ func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
 		}
 		out := make([]any, len(a))
 		for i, x := range a {
-			d, err := mcp1ModelDump("Icon", fmt.Sprintf("%s.%d", loc, i), x)
+			d, err := o.model("Icon", fmt.Sprintf("%s.%d", loc, i), x)
 			if err != nil {
 				return nil, err
 			}
@@ -241,9 +262,9 @@ func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
 			return bad("Input should be a valid dictionary", "model_type")
 		}
 		if _, text := d.get("text"); text {
-			return mcp1ModelDump("TextResourceContents", loc, d)
+			return o.model("TextResourceContents", loc, d)
 		}
-		return mcp1ModelDump("BlobResourceContents", loc, d)
+		return o.model("BlobResourceContents", loc, d)
 	case "content":
 		a, ok := raw.([]any)
 		if !ok {
@@ -254,14 +275,14 @@ func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
 			bloc := fmt.Sprintf("%s.%d", loc, i)
 			d, ok := x.(*pyDict)
 			if !ok {
-				return nil, mcp1Invalid(bloc, "Input should be a valid dictionary", "model_type", x)
+				return nil, o.invalid(bloc, "Input should be a valid dictionary", "model_type", x)
 			}
 			ts, _ := pyString(d, "type")
 			model, known := mcp1BlockModels[ts]
 			if !known {
-				return nil, mcp1Invalid(bloc, "Input does not match any ContentBlock member (unknown type)", "union_tag_invalid", d)
+				return nil, o.invalid(bloc, "Input does not match any ContentBlock member (unknown type)", "union_tag_invalid", d)
 			}
-			blk, err := mcp1ModelDump(model, bloc, d)
+			blk, err := o.model(model, bloc, d)
 			if err != nil {
 				return nil, err
 			}
@@ -269,5 +290,5 @@ func mcp1FieldValue(loc string, f mcp1Field, raw any) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("mcp1FieldValue: unknown kind %q", f.kind)
+	return nil, fmt.Errorf("mcp1Dump.fieldValue: unknown kind %q", f.kind)
 }

@@ -1,12 +1,14 @@
 package main
 
-// Lane openai-agents: openai-agents-python 0.22.0 with the MCP Python SDK its lock file pins
-// (mcp 2.0.0) as its client and openai-python 3.0.0 as its provider SDK. Each rule below is one
-// Python function, applied to the fixture as the framework would receive it from contractcheck's
-// raw fixture server over MCPServerStdio (name "contractcheck-fixture", default options: no
-// custom-data extractor, no meta resolver, failure_error_function left unset so the agent's
-// default_tool_error_function applies) and an OpenAIResponsesModel pointed at a local provider
-// that answers with one function_call (call_id "call_fixture_tool_1") to fixture_tool.
+// Lane openai-agents: openai-agents-python 0.22.0 with the MCP Python SDK 1.29.0 as its client and
+// openai-python 3.0.0 as its provider SDK: the versions examples/capture/python runs, so that the
+// reconstruction can be checked against the capture (reality_test.go); the lane's observations
+// are the captured ones. Each rule below is one Python function, applied to the fixture as the
+// framework would receive it from contractcheck's raw fixture server over MCPServerStdio (name
+// "contractcheck-fixture", default options: no custom-data extractor, no meta resolver,
+// failure_error_function left unset so the agent's default_tool_error_function applies) and an
+// OpenAIResponsesModel pointed at a local provider that answers with one function_call (call_id
+// "call_fixture_tool_1") to fixture_tool.
 
 import (
 	"fmt"
@@ -16,17 +18,14 @@ import (
 
 const (
 	oaVersion       = "0.22.0"
-	oaMCPVersion    = "mcp 2.0.0 (openai-agents 0.22.0 uv.lock)"
-	oaOpenAIVersion = "openai 3.0.0 (openai-agents 0.22.0 uv.lock)"
-	// oaPydanticMinor is the pydantic the 0.22.0 lock file pins (2.12.3): it names the error URL.
-	oaPydanticMinor = "2.12"
+	oaMCPVersion    = "mcp 1.29.0"
+	oaOpenAIVersion = "openai 3.0.0"
+	// oaPydanticMinor is the pydantic of the capture environment (Debian's 2.14.1): it names the
+	// error URL of a ValidationError.
+	oaPydanticMinor = "2.14"
 	oaServerName    = "contractcheck-fixture"
 	oaToolName      = "fixture_tool"
 	oaCallID        = "call_fixture_tool_1"
-	// oaNegotiated is the protocol version the mcp 2.0.0 client settles on with the raw server:
-	// Client(mode="auto") probes server/discover (2026-07-28), the server answers -32601, and
-	// negotiate_auto falls back to initialize at LATEST_HANDSHAKE_VERSION.
-	oaNegotiated = "2025-11-25"
 )
 
 // oaStructuredFixtures are the fixtures of the families the use-structured-content configuration
@@ -49,6 +48,7 @@ func init() {
 			"use-structured-content": func(id string) bool { return oaStructuredFixtures[id] },
 		},
 		Reconstruct: reconstructOpenAIAgents,
+		CapturedBy:  "examples/capture/openai-agents",
 	})
 }
 
@@ -98,11 +98,11 @@ func reconstructOpenAIAgents(cfg string, f record.Fixture, _ map[string]any) []S
 	if rpcErr != nil {
 		exc, b := mcpErrorFromErrorData(rpcErr)
 		d1Basis = append(d1Basis, b)
-		failure = &oaFailure{pyType: "MCPError", msg: exc.(*pyDict).m["message"].(string)}
+		failure = &oaFailure{pyType: "McpError", msg: exc.(*pyDict).m["message"].(string)}
 		d1 = Stage{Stage: "D1", State: "captured", Carrier: pyRaw(pyD("exception", exc)), Basis: d1Basis}
 	} else {
 		var b []record.Basis
-		ctr, failure, b = mcpV2CallTool(result)
+		ctr, failure, b = mcpCallTool(result)
 		d1Basis = append(d1Basis, b...)
 		if failure != nil {
 			d1 = Stage{Stage: "D1", State: "execution_failed", Err: failure.pyType + ": " + failure.msg, Basis: d1Basis}
@@ -144,7 +144,7 @@ func reconstructOpenAIAgents(cfg string, f record.Fixture, _ map[string]any) []S
 	}
 }
 
-// oaCallToolResult is mcp_types.CallToolResult (the version-superset model mcp 2.0.0 returns).
+// oaCallToolResult is mcp's CallToolResult (mcp 1.29.0, src/mcp/types.py) as call_tool returns it.
 type oaCallToolResult struct {
 	dump       *pyDict // model_dump(mode="json")
 	content    []*pyDict
@@ -152,171 +152,48 @@ type oaCallToolResult struct {
 	isError    bool
 }
 
-// mcpErrorFromErrorData is MCPError.from_error_data (mcp 2.0.0, src/mcp/shared/exceptions.py):
-// the JSON-RPC error member becomes MCPError(code, message, data); str(e) is the message. The D1
-// carrier holds the exception as {"exception": {"type", "code", "message", "data"}}.
+// oaMCPDump is how openai-agents' D1 is dumped: model_dump(mode="json"), every declared field,
+// None kept; ValidationErrors name the capture environment's pydantic.
+var oaMCPDump = mcp1Dump{excludeNone: false, pydanticMinor: oaPydanticMinor}
+
+// mcpErrorFromErrorData is McpError(ErrorData) (mcp 1.29.0, src/mcp/shared/exceptions.py): the
+// JSON-RPC error member becomes the exception's error; str(e) is the message. The D1 carrier holds
+// the exception as {"exception": {"type", "code", "message", "data"}}.
 func mcpErrorFromErrorData(e *pyDict) (any, record.Basis) {
 	msg, _ := e.get("message")
 	code, _ := e.get("code")
 	data, _ := e.get("data")
-	exc := pyD("type", "MCPError", "code", code, "message", msg, "data", data)
+	exc := pyD("type", "McpError", "code", code, "message", msg, "data", data)
 	return exc, oaMCPBasis(
-		"A JSON-RPC error response to tools/call is raised as MCPError(code, message, data); MCPError.__str__ returns the message. The carrier holds the raised exception as {\"exception\": {\"type\": \"MCPError\", \"code\", \"message\", \"data\"}}: no CallToolResult exists.",
-		"src/mcp/shared/exceptions.py", "MCPError.from_error_data, MCPError.__str__")
+		"A JSON-RPC error response to tools/call is raised as McpError(ErrorData); McpError.__init__ passes error.message to Exception, so str(e) is the message. The carrier holds the raised exception as {\"exception\": {\"type\": \"McpError\", \"code\", \"message\", \"data\"}}: no CallToolResult exists.",
+		"src/mcp/shared/session.py, src/mcp/shared/exceptions.py", "BaseSession.send_request, McpError")
 }
 
-// mcpV2CallTool is ClientSession.call_tool of mcp 2.0.0 on a session negotiated at 2025-11-25:
-// send_request validates the raw result against the negotiated version's wire model
-// (mcp_types.methods.validate_server_result), then the discriminated call-tool adapter validates it
-// into the version-superset mcp_types.CallToolResult (by alias: by_name=False).
-func mcpV2CallTool(result *pyDict) (*oaCallToolResult, *oaFailure, []record.Basis) {
+// mcpCallTool is ClientSession.call_tool of mcp 1.29.0: send_request validates the result with
+// CallToolResult.model_validate (camelCase fields, extra="allow").
+func mcpCallTool(result *pyDict) (*oaCallToolResult, *oaFailure, []record.Basis) {
 	bases := []record.Basis{
-		oaMCPBasis("The stdio transport parses each line with pydantic (jsonrpc_message_adapter.validate_json): JSON integers become exact Python ints, numbers with a fraction or an exponent Python floats (IEEE doubles).",
-			"src/mcp/client/stdio.py", "stdio_client (stdout_reader)"),
+		oaMCPBasis("The stdio transport validates each line as a JSONRPCMessage with pydantic's JSON parser: JSON integers become exact Python ints, numbers with a fraction or an exponent Python floats (IEEE doubles).",
+			"src/mcp/client/stdio/__init__.py", "stdio_client (stdout_reader)"),
+		oaMCPBasis("send_request validates the result as CallToolResult (pydantic, extra=\"allow\"): content a list of TextContent, ImageContent, AudioContent, ResourceLink or EmbeddedResource; structuredContent dict[str, Any] | None (any other JSON value raises ValidationError before a result exists); isError bool defaulting to False; meta aliased from _meta; resource URIs pydantic AnyUrl; an int annotation priority a float. The D1 carrier is its model_dump(mode=\"json\"): field names (the wire's camelCase names, meta for _meta), every declared field present (None when absent, isError False), extra fields kept after the declared ones.",
+			"src/mcp/types.py, src/mcp/shared/session.py", "CallToolResult, TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, Annotations, Icon, TextResourceContents, BlobResourceContents, BaseSession.send_request"),
 	}
-	if errs := validateServerResult(result); len(errs) > 0 {
-		bases = append(bases, oaMCPBasis(
-			"send_request validates the result against the wire model of the negotiated version (2025-11-25 here: Client(mode=\"auto\") falls back to initialize when server/discover is unknown); v2025_11_25.CallToolResult types structuredContent as dict[str, Any] | None, so any other JSON value raises pydantic.ValidationError before a CallToolResult exists.",
-			"src/mcp/client/session.py, src/mcp-types/mcp_types/methods.py", "ClientSession.send_request, validate_server_result, serialize_server_result"))
-		return nil, &oaFailure{pyType: "ValidationError", msg: pydanticValidationError("CallToolResult", oaPydanticMinor, errs...)}, bases
+	dump, err := oaMCPDump.callToolResult(result)
+	if err != nil {
+		return nil, &oaFailure{pyType: "ValidationError", msg: err.Error()}, bases
 	}
-	ctr, errs := callToolResultModelValidate(result)
-	bases = append(bases, oaMCPBasis(
-		"The version-superset mcp_types.CallToolResult (MCPModel: alias_generator=to_camel, extra ignored) holds meta (_meta, None when absent), content, structured_content (Any, default None: absent and null merge), is_error (bool, default False: absent becomes False) and result_type (default \"complete\"). Content blocks are TextContent, ImageContent, AudioContent, ResourceLink and EmbeddedResource with snake_case fields (mime_type, last_modified, meta) and every optional field defaulting to None; uri is a plain str (no URL normalisation in mcp 2.x). The D1 carrier is its model_dump(mode=\"json\") (field names, not aliases; None kept; floats as Python floats).",
-		"src/mcp-types/mcp_types/_types.py", "CallToolResult, TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, Annotations, Icon, TextResourceContents, BlobResourceContents"))
-	if len(errs) > 0 {
-		return nil, &oaFailure{pyType: "ValidationError", msg: pydanticValidationError("CallToolResult", oaPydanticMinor, errs...)}, bases
+	ctr := &oaCallToolResult{dump: dump, structured: pyGet(dump, "structuredContent")}
+	ctr.isError, _ = pyGet(dump, "isError").(bool)
+	for _, b := range pyGet(dump, "content").([]any) {
+		ctr.content = append(ctr.content, b.(*pyDict))
 	}
 	return ctr, nil, bases
-}
-
-// validateServerResult checks the fields v2025_11_25.CallToolResult types (extra="ignore"):
-// content a list, structuredContent a dict or null, isError a bool or null, _meta a dict or null.
-// Content blocks are checked for a known type only.
-func validateServerResult(r *pyDict) []pydanticError {
-	var errs []pydanticError
-	c, ok := r.get("content")
-	switch {
-	case !ok:
-		errs = append(errs, pydanticError{loc: "content", msg: "Field required", typ: "missing", input: r})
-	default:
-		if l, isList := c.([]any); !isList {
-			errs = append(errs, pydanticError{loc: "content", msg: "Input should be a valid list", typ: "list_type", input: c})
-		} else {
-			for i, b := range l {
-				bd, _ := b.(*pyDict)
-				t, _ := bd.get("type")
-				switch t {
-				case "text", "image", "audio", "resource_link", "resource":
-				default:
-					errs = append(errs, pydanticError{loc: fmt.Sprintf("content.%d", i), msg: "Input tag does not match any of the expected tags", typ: "union_tag_invalid", input: b})
-				}
-			}
-		}
-	}
-	if sc, ok := r.get("structuredContent"); ok && sc != nil {
-		if _, isDict := sc.(*pyDict); !isDict {
-			errs = append(errs, pydanticError{loc: "structuredContent", msg: "Input should be a valid dictionary", typ: "dict_type", input: sc})
-		}
-	}
-	if ie, ok := r.get("isError"); ok && ie != nil {
-		if _, isBool := ie.(bool); !isBool {
-			errs = append(errs, pydanticError{loc: "isError", msg: "Input should be a valid boolean", typ: "bool_type", input: ie})
-		}
-	}
-	if m, ok := r.get("_meta"); ok && m != nil {
-		if _, isDict := m.(*pyDict); !isDict {
-			errs = append(errs, pydanticError{loc: "_meta", msg: "Input should be a valid dictionary", typ: "dict_type", input: m})
-		}
-	}
-	return errs
-}
-
-// callToolResultModelValidate builds mcp_types.CallToolResult from the wire dict and dumps it.
-func callToolResultModelValidate(r *pyDict) (*oaCallToolResult, []pydanticError) {
-	ctr := &oaCallToolResult{}
-	meta, _ := r.get("_meta")
-	sc, _ := r.get("structuredContent")
-	ie, hasIE := r.get("isError")
-	if hasIE && ie == nil {
-		// is_error: bool = False in the superset model: an explicit null is not a bool.
-		return nil, []pydanticError{{loc: "isError", msg: "Input should be a valid boolean", typ: "bool_type", input: nil}}
-	}
-	ctr.isError, _ = ie.(bool)
-	ctr.structured = sc
-	rt, ok := r.get("resultType")
-	if !ok {
-		rt = "complete"
-	}
-	c, _ := r.get("content")
-	blocks := []any{}
-	for _, b := range c.([]any) {
-		d := mcpV2BlockDump(b.(*pyDict))
-		ctr.content = append(ctr.content, d)
-		blocks = append(blocks, d)
-	}
-	ctr.dump = pyD("meta", meta, "content", blocks, "structured_content", sc, "is_error", ctr.isError, "result_type", rt)
-	return ctr, nil
-}
-
-// mcpV2AnnotationsDump is Annotations.model_dump(mode="json"): audience, priority (a float: an
-// int priority is coerced), last_modified; None when the block has none.
-func mcpV2AnnotationsDump(v any) any {
-	a, ok := v.(*pyDict)
-	if !ok {
-		return nil
-	}
-	p := pyGet(a, "priority")
-	if i, isInt := p.(pyInt); isInt {
-		p = pyNumber(string(i) + ".0")
-	}
-	return pyD("audience", pyGet(a, "audience"), "priority", p, "last_modified", pyGet(a, "lastModified"))
-}
-
-// mcpV2IconsDump is [Icon.model_dump(mode="json")]: src, mime_type, sizes, theme.
-func mcpV2IconsDump(v any) any {
-	l, ok := v.([]any)
-	if !ok {
-		return nil
-	}
-	out := []any{}
-	for _, e := range l {
-		i := e.(*pyDict)
-		out = append(out, pyD("src", pyGet(i, "src"), "mime_type", pyGet(i, "mimeType"), "sizes", pyGet(i, "sizes"), "theme", pyGet(i, "theme")))
-	}
-	return out
-}
-
-// mcpV2BlockDump is model_dump(mode="json") of one superset content block, fields in declaration
-// order (inherited fields first).
-func mcpV2BlockDump(b *pyDict) *pyDict {
-	ann := mcpV2AnnotationsDump(pyGet(b, "annotations"))
-	meta := pyGet(b, "_meta")
-	switch pyGet(b, "type") {
-	case "text":
-		return pyD("type", "text", "text", pyGet(b, "text"), "annotations", ann, "meta", meta)
-	case "image", "audio":
-		return pyD("type", pyGet(b, "type"), "data", pyGet(b, "data"), "mime_type", pyGet(b, "mimeType"), "annotations", ann, "meta", meta)
-	case "resource_link":
-		return pyD("name", pyGet(b, "name"), "title", pyGet(b, "title"), "uri", pyGet(b, "uri"),
-			"description", pyGet(b, "description"), "mime_type", pyGet(b, "mimeType"), "size", pyGet(b, "size"),
-			"icons", mcpV2IconsDump(pyGet(b, "icons")), "annotations", ann, "meta", meta, "type", "resource_link")
-	default: // resource
-		r := pyGet(b, "resource").(*pyDict)
-		rd := pyD("uri", pyGet(r, "uri"), "mime_type", pyGet(r, "mimeType"), "meta", pyGet(r, "_meta"))
-		if t, ok := r.get("text"); ok {
-			rd.set("text", t)
-		} else {
-			rd.set("blob", pyGet(r, "blob"))
-		}
-		return pyD("type", "resource", "resource", rd, "annotations", ann, "meta", meta)
-	}
 }
 
 // invokeMCPTool is MCPUtil.invoke_mcp_tool after the call returned.
 func invokeMCPTool(ctr *oaCallToolResult, useStructuredContent bool) (any, record.Basis) {
 	basis := oaBasis(
-		"With use_structured_content and a truthy structured_content ({} and [] are falsy) on a result not flagged is_error, the tool output is json.dumps(structured_content) (ensure_ascii=True, separators \", \" and \": \", floats as repr). Otherwise each content block becomes one item: text → {\"type\": \"text\", \"text\"}; image → {\"type\": \"image\", \"image_url\": \"data:<mime_type>;base64,<data>\"}; any other block → {\"type\": \"text\", \"text\": item.model_dump_json()} (compact, UTF-8, field names not aliases, every None present). One item is returned as itself, otherwise the list (an empty content list gives []). is_error, meta and structured_content reach only the custom-data extractor (none configured).",
+		"With use_structured_content and a truthy structuredContent ({} is falsy) on a result not flagged isError, the tool output is json.dumps(structuredContent) (ensure_ascii=True, separators \", \" and \": \", floats as repr). Otherwise each content block becomes one item: text → {\"type\": \"text\", \"text\"}; image → {\"type\": \"image\", \"image_url\": \"data:<mimeType>;base64,<data>\"}; any other block → {\"type\": \"text\", \"text\": item.model_dump_json()} (compact, UTF-8, field names not aliases — mimeType, meta — every None present). One item is returned as itself, otherwise the list (an empty content list gives []). isError, meta and structuredContent reach only the custom-data extractor (none configured).",
 		"src/agents/mcp/util.py", "MCPUtil.invoke_mcp_tool")
 	if useStructuredContent && pyTruthy(ctr.structured) && !ctr.isError {
 		return pyJSONDumps(ctr.structured, true, pyDefaultSeparators), basis
@@ -327,7 +204,7 @@ func invokeMCPTool(ctr *oaCallToolResult, useStructuredContent bool) (any, recor
 		case "text":
 			items = append(items, pyD("type", "text", "text", pyGet(b, "text")))
 		case "image":
-			items = append(items, pyD("type", "image", "image_url", fmt.Sprintf("data:%s;base64,%s", pyGet(b, "mime_type"), pyGet(b, "data"))))
+			items = append(items, pyD("type", "image", "image_url", fmt.Sprintf("data:%s;base64,%s", pyGet(b, "mimeType"), pyGet(b, "data"))))
 		default:
 			items = append(items, pyD("type", "text", "text", pydanticDumpJSON(b)))
 		}
@@ -344,12 +221,12 @@ func invokeMCPTool(ctr *oaCallToolResult, useStructuredContent bool) (any, recor
 func oaFailureToolOutput(e *oaFailure) (any, []record.Basis) {
 	msg := e.msg
 	bases := []record.Basis{}
-	if e.pyType != "MCPError" {
+	if e.pyType != "McpError" {
 		msg = fmt.Sprintf("Error invoking MCP tool %s on server '%s': %s", oaToolName, oaServerName, e.msg)
 		bases = append(bases, oaBasis("An exception other than MCPError, UserError or MCPToolCancellationError from server.call_tool is raised as AgentsException(\"Error invoking MCP tool <name> on server '<server>': <e>\").",
 			"src/agents/mcp/util.py", "MCPUtil.invoke_mcp_tool"))
 	} else {
-		bases = append(bases, oaBasis("An MCPError from server.call_tool is logged and re-raised unchanged for the FunctionTool failure pipeline.",
+		bases = append(bases, oaBasis("An McpError (the SDK's MCPError, agents/mcp/_compat.py) from server.call_tool is logged and re-raised unchanged for the FunctionTool failure pipeline.",
 			"src/agents/mcp/util.py", "MCPUtil.invoke_mcp_tool"))
 	}
 	out := defaultToolErrorFunction(msg)

@@ -13,8 +13,8 @@ func TestOpenAIAgentsRules(t *testing.T) {
 			want: `{"type":"text","text":"hi"}`},
 		{name: "image becomes a data URL", result: `{"content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA","mimeType":"image/png"}]}`,
 			want: `[{"type":"text","text":"a"},{"type":"image","image_url":"data:image/png;base64,AAAA"}]`},
-		{name: "resource link is its model_dump_json with snake_case names and nulls", result: `{"content":[{"type":"resource_link","uri":"https://e.com","name":"n"}]}`,
-			want: `{"type":"text","text":"{\"name\":\"n\",\"title\":null,\"uri\":\"https://e.com\",\"description\":null,\"mime_type\":null,\"size\":null,\"icons\":null,\"annotations\":null,\"meta\":null,\"type\":\"resource_link\"}"}`},
+		{name: "resource link is its model_dump_json: field names, nulls, the URL normalised", result: `{"content":[{"type":"resource_link","uri":"https://e.com","name":"n"}]}`,
+			want: `{"type":"text","text":"{\"name\":\"n\",\"title\":null,\"uri\":\"https://e.com/\",\"description\":null,\"mimeType\":null,\"size\":null,\"icons\":null,\"annotations\":null,\"meta\":null,\"type\":\"resource_link\"}"}`},
 		{name: "empty content is an empty list", result: `{"content":[]}`, want: `[]`},
 		{name: "structured content replaces the text, ensure_ascii and default separators", structured: true,
 			result: `{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":"Zoë","v":2.5E-7}}`,
@@ -29,7 +29,7 @@ func TestOpenAIAgentsRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r, _ := mcpServed(mustLoad(t, c.result))
-			ctr, fail, _ := mcpV2CallTool(r)
+			ctr, fail, _ := mcpCallTool(r)
 			if fail != nil {
 				t.Fatalf("unexpected failure %v", fail)
 			}
@@ -43,7 +43,7 @@ func TestOpenAIAgentsRules(t *testing.T) {
 
 func TestOpenAIAgentsArrayStructuredContentFailsValidation(t *testing.T) {
 	r, _ := mcpServed(mustLoad(t, `{"content":[],"structuredContent":[1,2]}`))
-	_, fail, _ := mcpV2CallTool(r)
+	_, fail, _ := mcpCallTool(r)
 	if fail == nil || fail.pyType != "ValidationError" {
 		t.Fatalf("want a ValidationError, got %v", fail)
 	}

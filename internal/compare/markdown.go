@@ -18,6 +18,9 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 	ns := r.NullPolicies
 	fmt.Fprintf(bw, "Decoder policies %s on %d captured target readings (%d unstable); null policies `%s` vs `%s`.\n",
 		code(decoderNames(r)), r.Summary.Captured, r.Summary.Unstable, ns.Base.Profile, ns.Other.Profile)
+	if lanes := reconstructedLanes(r); len(lanes) > 0 {
+		fmt.Fprintf(bw, "\nEvery table and total below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.\n", code(lanes))
+	}
 
 	fmt.Fprintf(bw, "\nMatches per decoder policy: matches out of the captured target readings; `–` when none was captured.\n")
 	for _, d := range decoderNames(r) {

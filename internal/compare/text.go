@@ -26,6 +26,9 @@ func (Text) Output(w io.Writer, r *Report) error {
 	fmt.Fprintf(b, "contractcheck compare: decoder policies %s; null policies %s (profile %s) vs %s (profile %s)\n",
 		strings.Join(decoderNames(r), ", "), ns.Base.NullPolicy, ns.Base.Profile, ns.Other.NullPolicy, ns.Other.Profile)
 	fmt.Fprintf(b, "target readings: %d, captured %d, unstable %d\n", r.Summary.Readings, r.Summary.Captured, r.Summary.Unstable)
+	if lanes := reconstructedLanes(r); len(lanes) > 0 {
+		fmt.Fprintf(b, "every table and total includes the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(lanes, ", "))
+	}
 
 	fmt.Fprintf(b, "\nMatches per decoder policy (matches/captured target readings; – none captured)\n")
 	for _, d := range decoderNames(r) {

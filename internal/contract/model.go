@@ -159,6 +159,16 @@ type ContentBinding struct {
 type BlockMapping struct {
 	Kind   string           `json:"kind"`
 	Fields map[string]Field `json:"fields"`
+	// Embedded, when set, reads an item whose string at Embedded.Path is the JSON of a content
+	// block as the block it holds.
+	Embedded *EmbeddedBlock `json:"embedded,omitempty"`
+}
+
+// EmbeddedBlock decodes an item's string that holds the JSON text of a content block.
+type EmbeddedBlock struct {
+	Path          string                  `json:"path"`
+	Discriminator string                  `json:"discriminator"`
+	Kinds         map[string]BlockMapping `json:"kinds"`
 }
 
 // Field binds one atom to one path, with a decoder.

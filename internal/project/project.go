@@ -50,8 +50,17 @@ type contentProjector struct {
 }
 
 type blockProjector struct {
-	kind   string
-	fields []namedField // sorted by atom name, so views are built in one order
+	kind     string
+	fields   []namedField // sorted by atom name, so views are built in one order
+	embedded *embeddedProjector
+}
+
+// embeddedProjector reads an item whose string at path is the JSON text of a content block: the
+// decoded object's discriminator selects the mapping it is read with.
+type embeddedProjector struct {
+	path          pointer
+	discriminator pointer
+	kinds         map[string]blockProjector
 }
 
 type namedField struct {
@@ -75,17 +84,8 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 		if cp.discriminator, err = parsePointer(c.Content.Discriminator); err != nil {
 			return fail(err)
 		}
-		for typ, m := range c.Content.Kinds {
-			bp := blockProjector{kind: m.Kind}
-			for atom, f := range m.Fields {
-				cf, err := compileField(&f)
-				if err != nil {
-					return fail(fmt.Errorf("kind %s, atom %s: %w", typ, atom, err))
-				}
-				bp.fields = append(bp.fields, namedField{atom: atom, field: *cf})
-			}
-			sort.Slice(bp.fields, func(i, j int) bool { return bp.fields[i].atom < bp.fields[j].atom })
-			cp.kinds[typ] = bp
+		if cp.kinds, err = compileKinds(c.Content.Kinds, true); err != nil {
+			return fail(err)
 		}
 		p.content = cp
 	}
@@ -108,6 +108,42 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 		p.isError = ef
 	}
 	return p, nil
+}
+
+// compileKinds compiles the block mappings of a content binding; embedded is whether a mapping
+// may itself read embedded blocks (only at the top: an embedded block holds no further one).
+func compileKinds(kinds map[string]contract.BlockMapping, embedded bool) (map[string]blockProjector, error) {
+	out := make(map[string]blockProjector, len(kinds))
+	for typ, m := range kinds {
+		bp := blockProjector{kind: m.Kind}
+		for atom, f := range m.Fields {
+			cf, err := compileField(&f)
+			if err != nil {
+				return nil, fmt.Errorf("kind %s, atom %s: %w", typ, atom, err)
+			}
+			bp.fields = append(bp.fields, namedField{atom: atom, field: *cf})
+		}
+		sort.Slice(bp.fields, func(i, j int) bool { return bp.fields[i].atom < bp.fields[j].atom })
+		if e := m.Embedded; e != nil {
+			if !embedded {
+				return nil, fmt.Errorf("kind %s: an embedded block mapping cannot embed another", typ)
+			}
+			ep := &embeddedProjector{}
+			var err error
+			if ep.path, err = parsePointer(e.Path); err != nil {
+				return nil, fmt.Errorf("kind %s, embedded: %w", typ, err)
+			}
+			if ep.discriminator, err = parsePointer(e.Discriminator); err != nil {
+				return nil, fmt.Errorf("kind %s, embedded: %w", typ, err)
+			}
+			if ep.kinds, err = compileKinds(e.Kinds, false); err != nil {
+				return nil, fmt.Errorf("kind %s, embedded: %w", typ, err)
+			}
+			bp.embedded = ep
+		}
+		out[typ] = bp
+	}
+	return out, nil
 }
 
 func compileField(f *contract.Field) (*field, error) {
@@ -247,6 +283,17 @@ func (c *contentProjector) block(item any) map[string]any {
 	if !ok {
 		return map[string]any{"kind": "unmapped", "type": d}
 	}
+	if bp.embedded != nil {
+		if b, ok := bp.embedded.block(item); ok {
+			return b
+		}
+	}
+	return bp.project(item)
+}
+
+// project reads one item with the mapping's fields: an absent path leaves the atom absent, a null
+// is kept as null.
+func (bp *blockProjector) project(item any) map[string]any {
 	b := make(map[string]any, len(bp.fields)+1)
 	b["kind"] = bp.kind
 	for _, f := range bp.fields {
@@ -255,6 +302,32 @@ func (c *contentProjector) block(item any) map[string]any {
 		}
 	}
 	return b
+}
+
+// block reads the item as the content block its string at e.path holds, when that string is
+// strict JSON of an object whose discriminator is a string e.kinds maps. Otherwise ok is false and
+// the item is read as carried: text that only looks like a block stays text.
+func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
+	v, found := e.path.lookup(item)
+	s, isString := v.(string)
+	if !found || !isString {
+		return nil, false
+	}
+	parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
+	if err != nil {
+		return nil, false
+	}
+	obj, isObject := parsed.(map[string]any)
+	if !isObject {
+		return nil, false
+	}
+	d, _ := e.discriminator.lookup(obj)
+	typ, _ := d.(string)
+	bp, mapped := e.kinds[typ]
+	if !mapped {
+		return nil, false
+	}
+	return bp.project(obj), true
 }
 
 // read looks the field up and decodes it. A value the decoder cannot read is returned as carried,

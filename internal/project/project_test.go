@@ -221,12 +221,120 @@ func TestProjectTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := p.Project(decode(t, tc.carrier))
-			if !strictjson.Equal(got, decode(t, tc.want)) {
-				g, _ := json.Marshal(got)
-				t.Errorf("got  %s\nwant %s", g, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertProjects(t, p, tc.carrier, tc.want) })
+	}
+}
+
+// TestProjectEmbeddedBlocks covers a framework that carries a content block it has no part for as
+// a text part holding the block's JSON (openai-agents' input_text with model_dump_json()): the
+// binding reads such an item as the typed block, and leaves every other text item as text.
+func TestProjectEmbeddedBlocks(t *testing.T) {
+	embedded := contract.Compartment{
+		Content: &contract.ContentBinding{Path: "/output", Discriminator: "/type", Kinds: map[string]contract.BlockMapping{
+			"input_text": {
+				Kind:   "text",
+				Fields: map[string]contract.Field{"text": {Path: "/text"}},
+				Embedded: &contract.EmbeddedBlock{Path: "/text", Discriminator: "/type", Kinds: map[string]contract.BlockMapping{
+					"resource_link": {Kind: "resource_link", Fields: map[string]contract.Field{
+						"uri": {Path: "/uri"}, "name": {Path: "/name"}, "title": {Path: "/title"}, "mimeType": {Path: "/mimeType"},
+						"size": {Path: "/size"}, "annotations": {Path: "/annotations"}, "_meta": {Path: "/meta"},
+					}},
+					"audio": {Kind: "audio", Fields: map[string]contract.Field{"payload": {Path: "/data", Decode: "base64"}, "mimeType": {Path: "/mimeType"}}},
+					"resource": {Kind: "resource", Fields: map[string]contract.Field{
+						"uri": {Path: "/resource/uri"}, "text": {Path: "/resource/text"}, "payload": {Path: "/resource/blob", Decode: "base64"},
+						"mimeType": {Path: "/resource/mimeType"}, "resourceMeta": {Path: "/resource/meta"},
+					}},
+				}},
+			},
+		}},
+	}
+	text := func(s string) string {
+		b, _ := json.Marshal(s)
+		return `{"output": [{"type": "input_text", "text": ` + string(b) + `}]}`
+	}
+	tests := []struct {
+		name, carrier, want string
+	}{
+		{
+			name:    "a resource link's JSON reads as the link: null fields stay null, absent ones absent, numbers exact",
+			carrier: text(`{"name":"m.pdf","title":null,"uri":"https://x.example/m.pdf","mimeType":"application/pdf","size":12345678901234567891,"annotations":null,"meta":{"k":1},"type":"resource_link"}`),
+			want:    `{"content": [{"kind": "resource_link", "name": "m.pdf", "title": null, "uri": "https://x.example/m.pdf", "mimeType": "application/pdf", "size": 12345678901234567891, "annotations": null, "_meta": {"k": 1}}]}`,
+		},
+		{
+			name:    "an audio block's payload is decoded like any base64 payload",
+			carrier: text(`{"type":"audio","data":"AAE","mimeType":"audio/wav"}`),
+			want:    `{"content": [{"kind": "audio", "payload": "AAE=", "mimeType": "audio/wav"}]}`,
+		},
+		{
+			name:    "an embedded resource keeps its contents' fields",
+			carrier: text(`{"type":"resource","resource":{"uri":"file:///a.md","mimeType":"text/markdown","text":"# A","meta":null}}`),
+			want:    `{"content": [{"kind": "resource", "uri": "file:///a.md", "mimeType": "text/markdown", "text": "# A", "resourceMeta": null}]}`,
+		},
+		{
+			name:    "plain text stays text",
+			carrier: text(`Dock 3 is open.`),
+			want:    `{"content": [{"kind": "text", "text": "Dock 3 is open."}]}`,
+		},
+		{
+			name:    "JSON of a kind the binding does not embed stays text",
+			carrier: text(`{"type":"text","text":"x"}`),
+			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"text\",\"text\":\"x\"}"}]}`,
+		},
+		{
+			name:    "a JSON object without a string discriminator stays text",
+			carrier: text(`{"type":7,"uri":"https://x.example/"}`),
+			want:    `{"content": [{"kind": "text", "text": "{\"type\":7,\"uri\":\"https://x.example/\"}"}]}`,
+		},
+		{
+			name:    "a JSON array stays text",
+			carrier: text(`[{"type":"resource_link"}]`),
+			want:    `{"content": [{"kind": "text", "text": "[{\"type\":\"resource_link\"}]"}]}`,
+		},
+		{
+			name:    "JSON that is not strict (a duplicate key) stays text",
+			carrier: text(`{"type":"resource_link","uri":"a","uri":"b"}`),
+			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"resource_link\",\"uri\":\"a\",\"uri\":\"b\"}"}]}`,
+		},
+		{
+			name:    "a text that is not a string is read as carried",
+			carrier: `{"output": [{"type": "input_text", "text": null}]}`,
+			want:    `{"content": [{"kind": "text", "text": null}]}`,
+		},
+	}
+	p, err := Compile("embedded", embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { assertProjects(t, p, tc.carrier, tc.want) })
+	}
+
+	t.Run("an embedded mapping cannot embed another", func(t *testing.T) {
+		nested := contract.Compartment{Content: &contract.ContentBinding{Path: "/c", Kinds: map[string]contract.BlockMapping{
+			"t": {Kind: "text", Embedded: &contract.EmbeddedBlock{Path: "/text", Kinds: map[string]contract.BlockMapping{
+				"u": {Kind: "text", Embedded: &contract.EmbeddedBlock{Path: "/text"}},
+			}}},
+		}}}
+		if _, err := Compile("nested", nested); err == nil {
+			t.Error("want an error")
+		}
+	})
+	t.Run("a bad embedded pointer is a compile error", func(t *testing.T) {
+		bad := contract.Compartment{Content: &contract.ContentBinding{Path: "/c", Kinds: map[string]contract.BlockMapping{
+			"t": {Kind: "text", Embedded: &contract.EmbeddedBlock{Path: "text"}},
+		}}}
+		if _, err := Compile("bad", bad); err == nil {
+			t.Error("want an error")
+		}
+	})
+}
+
+// assertProjects checks that the projector reads carrier as the view want.
+func assertProjects(t *testing.T, p *Projector, carrier, want string) {
+	t.Helper()
+	got := p.Project(decode(t, carrier))
+	if !strictjson.Equal(got, decode(t, want)) {
+		g, _ := json.Marshal(got)
+		t.Errorf("got  %s\nwant %s", g, want)
 	}
 }

@@ -17,12 +17,24 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
 	writeFindings(bw, r)
-	for _, c := range []struct {
+	reconstructed := ReconstructedLanes(r)
+	if len(reconstructed) > 0 {
+		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", codeList(reconstructed))
+	}
+	type census struct {
 		label string
 		d     Divergences
-	}{{"Captured lanes only (no reconstructed carrier)", r.CapturedDivergences}, {"All lanes, reconstructed ones included", r.Divergences}} {
+	}
+	// With every lane captured the two censuses are one; otherwise both are given, so that a
+	// reconstructed carrier never moves a headline number unsaid.
+	censuses := []census{{"Unique divergences", r.Divergences}}
+	if len(reconstructed) > 0 {
+		censuses = []census{{"Captured lanes only (no reconstructed carrier): unique divergences", r.CapturedDivergences},
+			{"All lanes, the reconstructed " + codeList(reconstructed) + " included: unique divergences", r.Divergences}}
+	}
+	for _, c := range censuses {
 		d := c.d
-		fmt.Fprintf(bw, "\n%s: unique divergences **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
+		fmt.Fprintf(bw, "\n%s **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
 			var parts []string
 			for _, f := range sortedKeys(d.ByFamily) {
@@ -51,6 +63,15 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// codeList writes names as `a`, `b`.
+func codeList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + n + "`"
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func writeFindings(w io.Writer, r *Report) {

@@ -215,6 +215,9 @@ func writeDivergences(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "  leave one lane out: %s\n", strings.Join(parts, ", "))
 	}
+	if lanes := ReconstructedLanes(r); len(lanes) > 0 {
+		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(lanes, ", "))
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Captures lane mcp-python into $1 (an observations directory): the Python program in ../python runs
+# each configuration three times, each a fresh process inside the Python environment that
+# scripts/python-env builds. See ../python/README.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+exec "$here/../python/run-lane.sh" mcp-python "$1"

@@ -1,0 +1,21 @@
+package report
+
+import "sort"
+
+// ReconstructedLanes lists, sorted, the lanes with results whose carriers were reconstructed from
+// the framework's source rather than captured by running it. Every table and count that includes
+// them says so.
+func ReconstructedLanes(r *Report) []string {
+	seen := map[string]bool{}
+	for i := range r.Results {
+		if r.Results[i].Origin == "reconstructed" {
+			seen[r.Results[i].Lane] = true
+		}
+	}
+	lanes := make([]string, 0, len(seen))
+	for l := range seen {
+		lanes = append(lanes, l)
+	}
+	sort.Strings(lanes)
+	return lanes
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestReconstructedLanesAreNamed checks that the findings table and the divergence counts say
+// which of their lanes are reconstructed, in every human-readable format, and say nothing when
+// every lane was captured.
+func TestReconstructedLanesAreNamed(t *testing.T) {
+	result := func(lane, origin string) Result {
+		return Result{Fixture: "C05", Suite: "paper", Family: "structured", Lane: lane, LaneVersion: "1", Configuration: "default",
+			Stage: "A2", Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: origin, Repetitions: 3}
+	}
+	mixed := &Report{Results: []Result{result("b-lane", "reconstructed"), result("a-lane", "captured"), result("c-lane", "reconstructed")}}
+	captured := &Report{Results: []Result{result("a-lane", "captured")}}
+	tests := []struct {
+		name, format string
+		report       *Report
+		want         []string
+		absent       string
+	}{
+		{name: "markdown marks the table and the counts", format: "markdown", report: mixed, want: []string{
+			"Rows of origin `reconstructed` (`b-lane`, `c-lane`) are carriers derived from the framework's source",
+			"Captured lanes only (no reconstructed carrier): unique divergences **0**",
+			"All lanes, the reconstructed `b-lane`, `c-lane` included: unique divergences **0**",
+		}},
+		{name: "text marks the counts", format: "text", report: mixed, want: []string{
+			"these counts include the reconstructed lanes b-lane, c-lane",
+		}},
+		{name: "markdown without reconstructed lanes says nothing", format: "markdown", report: captured, absent: "reconstructed"},
+		{name: "text without reconstructed lanes says nothing", format: "text", report: captured, absent: "reconstructed lanes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Get(tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := out.Output(&buf, tc.report); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(buf.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, buf.String())
+				}
+			}
+			if tc.absent != "" && strings.Contains(buf.String(), tc.absent) {
+				t.Errorf("output mentions %q:\n%s", tc.absent, buf.String())
+			}
+		})
+	}
+	if got := ReconstructedLanes(mixed); strings.Join(got, ",") != "b-lane,c-lane" {
+		t.Errorf("ReconstructedLanes = %v", got)
+	}
+}
