@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"io"
 	"strings"
 
@@ -40,8 +42,11 @@ const checkExample = `  contractcheck check
 // checkParams are the flags of check.
 type checkParams struct {
 	check.Options
-	format string
-	output string
+	format  string
+	output  string
+	details bool
+	// getenv reads the environment the text style follows (os.Getenv when nil).
+	getenv func(string) string
 }
 
 func newCheckCommand() *cobra.Command {
@@ -63,7 +68,21 @@ func newCheckCommand() *cobra.Command {
 	addInputFlags(cmd, &p.Options)
 	addObservationsFlag(cmd, &p.Observations)
 	addOutputFlags(cmd, &p.format, &p.output, report.Formats())
+	addScopeFlags(cmd, &p.Scope)
+	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	return cmd
+}
+
+// addScopeFlags binds the filters that restrict a run to some bindings (names or globs).
+func addScopeFlags(cmd *cobra.Command, s *report.Scope) {
+	f := cmd.Flags()
+	f.StringArrayVar(&s.Lanes, "lane", nil, "only this lane (repeatable; names or globs)")
+	f.StringArrayVar(&s.Versions, "version", nil, "only this lane version (repeatable; names or globs)")
+	f.StringArrayVar(&s.Configurations, "configuration", nil, "only this configuration (repeatable; names or globs)")
+	f.StringArrayVar(&s.Stages, "stage", nil, "only this stage: D1, A2, M3, H4 (repeatable; names or globs)")
+	f.StringArrayVar(&s.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
+	f.StringArrayVar(&s.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
+	f.StringArrayVar(&s.Tasks, "task", nil, "only this task (repeatable; names or globs)")
 }
 
 // addInputFlags binds the flags every verb that reads the contract set shares.
@@ -95,7 +114,15 @@ func addOutputFlags(cmd *cobra.Command, format, output *string, formats []string
 // runCheck runs a check and writes its report; it returns the exit code the report calls for and,
 // when the gate selected nothing or the instrument failed, the error that says why.
 func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int, error) {
-	out, err := report.Get(p.format)
+	getenv := p.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	style := report.StyleFor(stdout, getenv)
+	if p.output != "" {
+		style.Color = false // a file is read later, not on this terminal
+	}
+	out, err := report.New(p.format, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()})
 	if err != nil {
 		return report.ExitInputError, err
 	}
@@ -111,6 +138,10 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
 		return report.ExitInputError, err
+	}
+	if p.output != "" {
+		// The report went to a file: the verdict still reaches the log.
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", r.Verdict(), p.output)
 	}
 	return r.ExitCode(), r.GateError()
 }

@@ -59,6 +59,7 @@ func newCompareCommand() *cobra.Command {
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
 	addOutputFlags(cmd, &p.format, &p.output, compare.Formats())
+	addScopeFlags(cmd, &p.Scope)
 	return cmd
 }
 

@@ -48,21 +48,43 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
+// TestCheckBuiltinGolden keeps the built-in check's text, the summary and the details, what the
+// goldens hold; the summary is what a CI log shows, so it stays short and within 120 columns.
 func TestCheckBuiltinGolden(t *testing.T) {
-	code, stdout, stderr := cli(t, "check")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %s", code, stderr)
-	}
-	golden := filepath.Join("testdata", "check.golden")
-	if *update {
-		write(t, golden, stdout)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stdout != string(want) {
-		t.Errorf("check output differs from %s (run go test ./cmd/contractcheck -update to accept)\n%s", golden, stdout)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{name: "summary", args: []string{"check"}, golden: "check.golden"},
+		{name: "details", args: []string{"check", "--details"}, golden: "check-details.golden"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %s", code, stderr)
+			}
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				write(t, golden, stdout)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stdout != string(want) {
+				t.Errorf("check output differs from %s (run go test ./cmd/contractcheck -update to accept)\n%s", golden, stdout)
+			}
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			if tc.name == "summary" && len(lines) > 150 {
+				t.Errorf("the summary is %d lines, more than 150", len(lines))
+			}
+			for i, l := range lines {
+				if n := len([]rune(l)); n > 120 {
+					t.Errorf("line %d is %d columns wide, more than 120: %q", i+1, n, l)
+				}
+			}
+		})
 	}
 }
 
@@ -299,7 +321,7 @@ func TestExitCodes(t *testing.T) {
 		stdout  string
 	}{
 		{name: "agreeing repetitions of the control pass", records: []string{rep(1, rec), rep(2, rec), rep(3, rec)}, code: 0, stdout: "gate: profile strict satisfied"},
-		{name: "a repetition that disagrees is unstable: the instrument failed", records: []string{rep(1, rec), rep(2, altered), rep(3, rec)}, code: 3, stdout: "repetitions [2]: unmet"},
+		{name: "a repetition that disagrees is unstable: the instrument failed", records: []string{rep(1, rec), rep(2, altered), rep(3, rec)}, code: 3, stdout: "gate: the instrument failed (1 unstable bindings)"},
 		{name: "an unmet control is a required contract unmet", records: []string{rep(1, altered)}, code: 1, stdout: "gate: profile strict NOT satisfied"},
 	}
 	for _, tc := range tests {

@@ -17,6 +17,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CONTRACTCHECK_TEST_CHILD") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The text report follows the locale (ASCII without UTF-8): the goldens are in UTF-8.
+	os.Setenv("LC_ALL", "C.UTF-8")
 	testscript.Main(m, map[string]func(){
 		"contractcheck": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
@@ -29,6 +31,10 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("LC_ALL", "C.UTF-8")
+			return nil
+		},
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
 	})
 }

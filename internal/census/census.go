@@ -45,7 +45,13 @@ type Census struct {
 	profileName string
 	profile     contract.Profile
 	bindings    map[Binding]*collected
+	scope       *report.Scope // what the run was restricted to, nil when it was not
 }
+
+// Restrict records that the run was restricted to a scope: the report says so, and a requirement
+// that gates nothing within it is out of scope rather than an error, as long as another one gates
+// something.
+func (c *Census) Restrict(s report.Scope) { c.scope = &s }
 
 // collected is what the census keeps of a binding: its first reading and, per distinct
 // fingerprint, the repetitions that gave it. Usually one variant: a slice beats a map.
@@ -164,6 +170,7 @@ func (c *Census) Report() *report.Report {
 		ReportVersion: report.Version,
 		Profile:       c.profileName,
 		NullPolicy:    c.profile.NullPolicy,
+		Scope:         c.scope,
 		Results:       []report.Result{},
 		Localizations: []report.Localization{},
 	}

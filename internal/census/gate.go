@@ -13,7 +13,9 @@ import (
 // bindings it selects, the ones it exempts (not_applicable and not_observable, unless it counts
 // them) and the ones whose outcome it does not allow. The verdict is never "satisfied" on nothing:
 // a profile without requirements, or a requirement that gates no binding, gives "selected_nothing"
-// with the selector that matched nothing; any unstable binding gives "instrument_failed".
+// with the selector that matched nothing; any unstable binding gives "instrument_failed". In a run
+// restricted to a scope, a requirement that gates nothing is out of scope, and the gate selects
+// nothing only when no requirement gates a binding.
 func (c *Census) gate(results []report.Result) report.Gate {
 	g := report.Gate{Violations: []report.Violation{}, Requirements: []report.RequirementResult{}}
 	reqs := c.profile.Require
@@ -38,6 +40,7 @@ func (c *Census) gate(results []report.Result) report.Gate {
 				continue
 			}
 			res.Required = true
+			res.RequiredBy = append(res.RequiredBy, req.Name)
 			if !req.Allows(res.Outcome) {
 				st.Violations++
 				g.Violations = append(g.Violations, report.Violation{
@@ -49,11 +52,22 @@ func (c *Census) gate(results []report.Result) report.Gate {
 		}
 	}
 	nothing := len(reqs) == 0
+	inScope := 0
 	for k, req := range reqs {
-		if st := &g.Requirements[k]; st.Selected == st.Exempt {
-			st.Unmatched = whyNothing(req, results)
+		st := &g.Requirements[k]
+		if st.Selected > st.Exempt {
+			inScope++
+			continue
+		}
+		st.Unmatched = whyNothing(req, results)
+		if c.scope != nil {
+			st.OutOfScope = true // the run was restricted away from it
+		} else {
 			nothing = true
 		}
+	}
+	if c.scope != nil && inScope == 0 {
+		nothing = true
 	}
 	switch {
 	case unstable > 0:

@@ -93,6 +93,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if err := m.ResolveTasks(blockKinds(in.Sources)); err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
+	if err := checkScope(m, opts.Scope); err != nil {
+		return nil, inputErr(err)
+	}
 	if err := in.prepareInputs(); err != nil {
 		return nil, err
 	}

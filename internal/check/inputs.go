@@ -12,6 +12,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -37,6 +38,8 @@ type Options struct {
 	Observations []string // directories of .jsonl observation records, searched recursively
 	// NoBuiltin leaves the built-in contracts, policies, schemas and fixtures out.
 	NoBuiltin bool
+	// Scope restricts the run to the bindings it matches (check --lane, --stage, …).
+	Scope report.Scope
 	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
 	Workers int
 }

@@ -30,12 +30,16 @@ type Record struct {
 	Carrier       any
 }
 
-// ReadRecords streams the records of files in order, validating each before emit sees it;
-// it stops at the first bad record or the first error emit returns.
+// ReadRecords streams the records of files in order, validating each before emit sees it, and
+// passes on those within the run's scope; it stops at the first bad record or the first error
+// emit returns.
 func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit func(*Record) error) error {
 	for _, f := range files {
 		var emitErr error
 		err := in.readFile(ctx, f, func(r *Record) bool {
+			if !in.inScope(r) {
+				return true
+			}
 			emitErr = emit(r)
 			return emitErr == nil
 		})

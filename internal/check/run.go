@@ -123,6 +123,9 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	if scoped(in.opts.Scope) {
+		cen.Restrict(in.opts.Scope)
+	}
 	jobs := make(chan job, 4*workers)
 	readings := make(chan []census.Reading, 4*workers)
 	var failed failure
@@ -163,6 +166,9 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		defer close(jobs)
 		for _, f := range files {
 			err := in.readFile(ctx, f, func(rec *Record) bool {
+				if !in.inScope(rec) {
+					return true
+				}
 				seq++
 				if failed.after(seq) {
 					return false
@@ -189,6 +195,9 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		return nil, inputErr(failed.err)
 	}
 	if seq == 0 {
+		if scoped(in.opts.Scope) {
+			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", describeFiles(in.opts)))
+		}
 		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", describeFiles(in.opts)))
 	}
 	return cen.Report(), nil
@@ -212,7 +221,7 @@ func describeFiles(o Options) string {
 // of every task: never an unmet.
 func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Reading, error) {
 	f := in.Model.Fixtures[rec.Fixture]
-	tasks := in.Model.ProfileTasks(in.Profile, f)
+	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
 	out := make([]census.Reading, 0, len(tasks))
 	views := map[string]*observed{}
 	pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}

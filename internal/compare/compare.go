@@ -25,6 +25,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -223,10 +224,16 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 		}
 	}
 	cb, err := census.New(base.Model, opts.Profile)
+	if err == nil && scoped(opts.Scope) {
+		cb.Restrict(opts.Scope)
+	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	co, err := census.New(other.Model, opts.NullProfile)
+	if err == nil && scoped(opts.Scope) {
+		co.Restrict(opts.Scope)
+	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -250,7 +257,7 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	}
 	rb, ro := cb.Report(), co.Report()
 	names := make([]string, len(decs))
-	r := &Report{CompareVersion: Version, Profile: opts.Profile, Decoders: make([]Decoder, len(decs))}
+	r := &Report{CompareVersion: Version, Profile: opts.Profile, Scope: rb.Scope, Decoders: make([]Decoder, len(decs))}
 	for i, d := range decs {
 		r.Decoders[i] = d.Decoder
 		names[i] = d.Name
@@ -336,4 +343,9 @@ func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, ta
 	}
 	ev.memo.Store(k, ro)
 	return ro, nil
+}
+
+// scoped reports whether the comparison is restricted to some bindings.
+func scoped(s report.Scope) bool {
+	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) > 0
 }

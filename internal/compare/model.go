@@ -26,8 +26,10 @@ var Kinds = []string{Match, Missing, Wrong, Ambiguous, Unparseable, Introduced}
 // Report is the outcome of a compare: decoder policies and null policies side by side on the same
 // captured carriers.
 type Report struct {
-	CompareVersion int                 `json:"compareVersion"`
-	Profile        string              `json:"profile"`
+	CompareVersion int    `json:"compareVersion"`
+	Profile        string `json:"profile"`
+	// Scope is what the comparison was restricted to (--lane, --stage, …); absent when it was not.
+	Scope          *report.Scope       `json:"scope,omitempty"`
 	Decoders       []Decoder           `json:"decoders"`
 	Summary        Summary             `json:"summary"`
 	Readouts       []Reading           `json:"readouts"`

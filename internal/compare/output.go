@@ -6,13 +6,13 @@ import "github.com/contractcheck/contractcheck/internal/report"
 type Outputter = report.Formatter[*Report]
 
 var outputters = report.Registry[*Report]{
-	"text":     Text{},
-	"json":     JSON{},
-	"markdown": Markdown{},
+	"text":     report.Fixed[*Report](Text{}),
+	"json":     report.Fixed[*Report](JSON{}),
+	"markdown": report.Fixed[*Report](Markdown{}),
 }
 
 // Formats lists the output formats, sorted.
 func Formats() []string { return outputters.Names() }
 
 // Get returns the outputter for a format.
-func Get(format string) (Outputter, error) { return outputters.Get(format) }
+func Get(format string) (Outputter, error) { return outputters.Get(format, report.Options{}) }

@@ -28,7 +28,8 @@ func TestReconstructedLanesAreNamed(t *testing.T) {
 			"All lanes, the reconstructed `b-lane`, `c-lane` included: unique divergences **0**",
 		}},
 		{name: "text marks the counts", format: "text", report: mixed, want: []string{
-			"these counts include the reconstructed lanes b-lane, c-lane",
+			"divergences, captured lanes only: 0 unique",
+			"divergences, all lanes (the reconstructed b-lane, c-lane included): 0 unique",
 		}},
 		{name: "markdown without reconstructed lanes says nothing", format: "markdown", report: captured, absent: "reconstructed"},
 		{name: "text without reconstructed lanes says nothing", format: "text", report: captured, absent: "reconstructed lanes"},

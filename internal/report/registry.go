@@ -13,9 +13,28 @@ type Formatter[R any] interface {
 	Output(w io.Writer, r R) error
 }
 
+// Options tunes how a report is written; each format reads what applies to it.
+type Options struct {
+	// Details writes everything a format can show (text: the matrices and every diagnostic;
+	// table: every binding).
+	Details bool
+	// Style lays text out for its reader (colour, ASCII, width).
+	Style Style
+	// ToolVersion names the contractcheck build in formats that record it (SARIF).
+	ToolVersion string
+	// MaxAnnotations bounds the warnings of the github format (0: its default).
+	MaxAnnotations int
+}
+
+// Factory makes a format's writer for a set of options.
+type Factory[R any] func(Options) Formatter[R]
+
+// Fixed is the factory of a format that takes no options.
+func Fixed[R any](f Formatter[R]) Factory[R] { return func(Options) Formatter[R] { return f } }
+
 // Registry holds the formats of one kind of report by name: adding a format is one new file and
 // one entry.
-type Registry[R any] map[string]Formatter[R]
+type Registry[R any] map[string]Factory[R]
 
 // Names lists the formats, sorted; it also feeds a --format flag's help.
 func (g Registry[R]) Names() []string {
@@ -27,13 +46,13 @@ func (g Registry[R]) Names() []string {
 	return out
 }
 
-// Get returns the formatter for a format name.
-func (g Registry[R]) Get(format string) (Formatter[R], error) {
-	o, ok := g[format]
+// Get returns the formatter for a format name, made with the options.
+func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
+	f, ok := g[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(g.Names(), ", "))
 	}
-	return o, nil
+	return f(o), nil
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping: maps come out with sorted keys and

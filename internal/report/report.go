@@ -18,6 +18,8 @@ type Report struct {
 	ReportVersion int            `json:"reportVersion"`
 	Profile       string         `json:"profile"`
 	NullPolicy    string         `json:"nullPolicy"`
+	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
+	Scope *Scope `json:"scope,omitempty"`
 	Summary       Summary        `json:"summary"`
 	Results       []Result       `json:"results"`
 	Localizations []Localization `json:"localizations"`
@@ -27,6 +29,18 @@ type Report struct {
 	CapturedDivergences Divergences `json:"capturedDivergences"`
 	Upgrades            []Upgrade   `json:"upgrades"`
 	Gate                Gate        `json:"gate"`
+}
+
+// Scope restricts a run to the bindings every listed selector matches (names or globs); an empty
+// list restricts nothing.
+type Scope struct {
+	Lanes          []string `json:"lanes,omitempty"`
+	Versions       []string `json:"versions,omitempty"`
+	Configurations []string `json:"configurations,omitempty"`
+	Stages         []string `json:"stages,omitempty"`
+	Suites         []string `json:"suites,omitempty"`
+	Fixtures       []string `json:"fixtures,omitempty"`
+	Tasks          []string `json:"tasks,omitempty"`
 }
 
 // Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
@@ -135,6 +149,8 @@ type Result struct {
 	Origin        string         `json:"origin"`
 	Repetitions   int            `json:"repetitions"`
 	Required      bool           `json:"required"`
+	// RequiredBy names the requirements that gate the binding (profiles.<p>.require[<i>]).
+	RequiredBy []string `json:"requiredBy,omitempty"`
 	Readout       map[string]any `json:"readout,omitempty"`
 	Diagnostics   []Diagnostic   `json:"diagnostics,omitempty"`
 	Error         string         `json:"error,omitempty"`
@@ -243,6 +259,9 @@ type RequirementResult struct {
 	Violations int `json:"violations"`
 	// Unmatched explains a requirement that gated no binding.
 	Unmatched string `json:"unmatched,omitempty"`
+	// OutOfScope marks a requirement that gated no binding because the run was restricted
+	// (check --lane, …): it does not fail the gate while another requirement gates something.
+	OutOfScope bool `json:"outOfScope,omitempty"`
 }
 
 // Violation is a required binding whose outcome the profile does not allow.
@@ -283,6 +302,14 @@ func (r *Report) ExitCode() int {
 	return ExitSatisfied
 }
 
+// Verdict says in one line what the run found: the gate's verdict and the counts, for a log that
+// does not show the report itself.
+func (r *Report) Verdict() string {
+	s := r.Summary
+	return fmt.Sprintf("profile %s %s: %d bindings (%d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable), %d violations",
+		r.Profile, verdictText(r), len(r.Results), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
+}
+
 // GateError explains a verdict that is not a plain pass or fail, for the message beside the exit
 // code: the unstable bindings, or the requirements that gated nothing. It is nil otherwise.
 func (r *Report) GateError() error {
@@ -294,6 +321,9 @@ func (r *Report) GateError() error {
 			return fmt.Errorf("profile %s requires nothing: a gate that selects no binding cannot pass (add a requirement)", r.Profile)
 		}
 		var lines []string
+		if scope := r.ScopeText(); scope != "" {
+			lines = append(lines, "the run is restricted to "+scope+", and no requirement gates a binding within it")
+		}
 		for _, q := range r.Gate.Requirements {
 			if q.Unmatched == "" {
 				continue
@@ -312,15 +342,23 @@ func (r *Report) GateError() error {
 // Outputter writes a check report in one format.
 type Outputter = Formatter[*Report]
 
-// outputters are the check report's formats.
+// outputters are the check report's formats: adding one is a new file and a line here.
 var outputters = Registry[*Report]{
-	"text":     Text{},
-	"json":     JSON{},
-	"markdown": Markdown{},
+	"text":     func(o Options) Outputter { return Text{Details: o.Details, Style: o.Style} },
+	"json":     Fixed[*Report](JSON{}),
+	"markdown": Fixed[*Report](Markdown{}),
+	"junit":    func(o Options) Outputter { return JUnit{} },
+	"github":   func(o Options) Outputter { return GitHub{Max: o.MaxAnnotations} },
+	"sarif":    func(o Options) Outputter { return SARIF{ToolVersion: o.ToolVersion} },
+	"tap":      Fixed[*Report](TAP{}),
+	"table":    func(o Options) Outputter { return Table{All: o.Details, Style: o.Style} },
 }
 
 // Formats lists the check report's formats, sorted.
 func Formats() []string { return outputters.Names() }
 
-// Get returns the outputter for a format.
-func Get(format string) (Outputter, error) { return outputters.Get(format) }
+// Get returns the outputter for a format, with default options.
+func Get(format string) (Outputter, error) { return outputters.Get(format, Options{}) }
+
+// New returns the outputter for a format with options.
+func New(format string, o Options) (Outputter, error) { return outputters.Get(format, o) }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -10,10 +9,18 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Text writes the report for a reader at a terminal: per task a matrix of fixtures by lane and
-// stage, then every unmet binding with its diagnostics, the boundaries, the divergence census and
-// the gate.
-type Text struct{}
+// Text writes the report for a person reading a CI log or a terminal. By default it is a summary:
+// per lane, version and configuration the task pass counts, the divergence census, the gate's
+// verdict with each violation and the record it comes from, the verdict last. With Details it
+// first gives, per task, a matrix of fixtures by lane and stage, every unmet binding with its
+// diagnostics, the boundaries, the divergences and the upgrade changes. Every line fits the
+// style's width.
+type Text struct {
+	Details bool
+	Style   Style
+	// MaxViolations bounds the violations listed without Details (0: 20); the JSON report lists all.
+	MaxViolations int
+}
 
 // marks are the matrix cells, one per outcome.
 var marks = map[string]string{
@@ -26,37 +33,231 @@ var marks = map[string]string{
 	Unstable:        "~",
 }
 
+const legend = "✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable"
+
 var stageOrder = []string{"D1", "A2", "M3", "H4"}
 
 // Output implements Outputter.
-func (Text) Output(w io.Writer, r *Report) error {
-	bw := &strings.Builder{}
-	fmt.Fprintf(bw, "contractcheck: profile %s (null policy %s)\n", r.Profile, r.NullPolicy)
-	fmt.Fprintf(bw, "legend: ✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable\n")
-	writeMatrices(bw, r)
-	writeUnmet(bw, r)
-	writeBoundaries(bw, r)
-	writeDivergences(bw, r)
-	writeUpgrades(bw, r)
-	s := r.Summary
-	fmt.Fprintf(bw, "\nsummary: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable\n",
-		s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable)
-	writeGate(bw, r)
-	// Matrix columns are padded; trailing blanks are trimmed so the output diffs cleanly.
-	out := bufio.NewWriter(w)
-	for _, line := range strings.SplitAfter(bw.String(), "\n") {
-		trimmed := strings.TrimRight(line, " \n")
-		if strings.HasSuffix(line, "\n") {
-			trimmed += "\n"
-		}
-		out.WriteString(trimmed)
+func (t Text) Output(w io.Writer, r *Report) error {
+	var b strings.Builder
+	width := t.Style.Width
+	if width <= 0 {
+		width = DefaultWidth
 	}
-	return out.Flush()
+	fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", r.Profile, r.NullPolicy)
+	if s := r.ScopeText(); s != "" {
+		fmt.Fprintf(&b, "restricted to %s\n", s)
+	}
+	if t.Details {
+		fmt.Fprintf(&b, "legend: %s\n", legend)
+		writeMatrices(&b, r, width)
+		writeUnmet(&b, r)
+		writeBoundaries(&b, r)
+		writeDivergenceList(&b, r)
+		writeUpgrades(&b, r)
+	}
+	writeSummary(&b, r, width)
+	limit := t.MaxViolations
+	if limit <= 0 {
+		limit = 20
+	}
+	if t.Details {
+		limit = len(r.Gate.Violations)
+	}
+	writeGate(&b, r, limit)
+	return t.Style.write(w, b.String())
+}
+
+// writeSummary writes the findings table, the census and the counts a reader looks for first.
+func writeSummary(w io.Writer, r *Report, width int) {
+	s := r.Summary
+	fmt.Fprintln(w)
+	wrapList(w, fmt.Sprintf("%d bindings: ", len(r.Results)), []string{fmt.Sprintf("%d pass", s.Pass), fmt.Sprintf("%d unmet", s.Unmet),
+		fmt.Sprintf("%d execution_failed", s.ExecutionFailed), fmt.Sprintf("%d not_reached", s.NotReached), fmt.Sprintf("%d not_applicable", s.NotApplicable),
+		fmt.Sprintf("%d not_observable", s.NotObservable), fmt.Sprintf("%d unstable", s.Unstable)}, width)
+	tasks, rows := Findings(r)
+	if len(rows) > 0 {
+		writeFindingsTable(w, tasks, rows, width)
+	}
+	c, d := r.CapturedDivergences, r.Divergences
+	fmt.Fprintln(w)
+	if reconstructed := ReconstructedLanes(r); len(reconstructed) > 0 {
+		fmt.Fprintf(w, "divergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
+		fmt.Fprintf(w, "divergences, all lanes (the reconstructed %s included): %d unique, %d manifestations; guard %d; apart %d\n",
+			strings.Join(reconstructed, ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
+	} else {
+		fmt.Fprintf(w, "divergences: %d unique, %d manifestations; guard %d; apart %d\n", len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
+	}
+	if len(d.ByFamily) > 0 {
+		var parts []string
+		for _, f := range sortedKeys(d.ByFamily) {
+			parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+		}
+		wrapList(w, "  manifestations by family: ", parts, width)
+	}
+	if len(r.Localizations) > 0 {
+		kinds := map[string]int{}
+		for _, l := range r.Localizations {
+			kinds[l.Kind]++
+		}
+		var parts []string
+		for _, k := range sortedKeys(kinds) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+		}
+		fmt.Fprintf(w, "boundaries: %d (%s)\n", len(r.Localizations), strings.Join(parts, ", "))
+	}
+	for _, u := range r.Upgrades {
+		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
+	}
+	if s.Unmet+s.ExecutionFailed+s.Unstable > 0 {
+		fmt.Fprintf(w, "every diagnostic: --details, or --format json\n")
+	}
+}
+
+// writeFindingsTable writes one row per lane, version and configuration with each task's
+// pass/captured count; the label column gives way when the width is short.
+func writeFindingsTable(w io.Writer, tasks []string, rows []FindingRow, width int) {
+	cols := make([]int, len(tasks))
+	for i, t := range tasks {
+		cols[i] = len([]rune(t))
+		for _, row := range rows {
+			cols[i] = max(cols[i], len([]rune(row.Cells[t].String())))
+		}
+	}
+	cells := 0
+	for _, c := range cols {
+		cells += c + 2
+	}
+	label := len("lane version configuration")
+	reconstructed := false
+	for _, row := range rows {
+		label = max(label, len([]rune(row.Label()))+2)
+		reconstructed = reconstructed || row.Origin == "reconstructed"
+	}
+	label = min(label, max(20, width-2-cells))
+	fmt.Fprintf(w, "\n  %-*s", label, "lane version configuration")
+	for i, t := range tasks {
+		fmt.Fprintf(w, "  %*s", cols[i], t)
+	}
+	fmt.Fprintln(w)
+	for _, row := range rows {
+		name := row.Label()
+		if row.Origin == "reconstructed" {
+			name += " *"
+		}
+		fmt.Fprintf(w, "  %-*s", label, cut(name, label))
+		for i, t := range tasks {
+			fmt.Fprintf(w, "  %*s", cols[i], row.Cells[t].String())
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  each cell: bindings that pass / captured (pass, unmet or unstable); – none captured\n")
+	if reconstructed {
+		fmt.Fprintf(w, "  * reconstructed from the framework's source, not captured: counted in \"all lanes\" only\n")
+	}
+}
+
+// wrapList writes prefix and the items separated by commas, breaking lines between items (never
+// inside one) so that each fits the width; continuation lines are indented under the first item.
+func wrapList(w io.Writer, prefix string, items []string, width int) {
+	indent := strings.Repeat(" ", len([]rune(prefix)))
+	line := prefix
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case line == prefix:
+			line += it
+		case len([]rune(line))+1+len([]rune(it)) > width:
+			fmt.Fprintln(w, line)
+			line = indent + it
+		default:
+			line += " " + it
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// cut shortens s to n characters, the last an ellipsis.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// writeGate writes the gate's verdict as the last lines: the verdict, then each violation with the
+// record it comes from, at most limit of them. A run whose instrument failed, or whose gate
+// selected nothing, never reads as satisfied.
+func writeGate(w io.Writer, r *Report, limit int) {
+	g := r.Gate
+	gated := 0
+	for _, q := range g.Requirements {
+		gated += q.Selected - q.Exempt
+	}
+	fmt.Fprintln(w)
+	for i, v := range g.Violations {
+		if i == limit {
+			fmt.Fprintf(w, "  … and %d more violations (--details, or --format json, lists them all)\n", len(g.Violations)-limit)
+			break
+		}
+		if i == 0 {
+			fmt.Fprintf(w, "violations:\n")
+		}
+		line := fmt.Sprintf("  ✗ %s %s %s %s %s %s: %s", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome)
+		if atoms := Atoms(v.Diagnostics); len(atoms) > 0 {
+			line += " — " + strings.Join(atoms, ", ")
+		}
+		fmt.Fprintln(w, line)
+		if at := RecordAt(v.Records); at != "" {
+			fmt.Fprintf(w, "      record %s\n", at)
+		}
+		fmt.Fprintf(w, "      required by %s: %s\n", v.RequirementName, oneLine(v.Requirement))
+	}
+	if scope := r.ScopeText(); scope != "" {
+		for _, q := range g.Requirements {
+			if q.OutOfScope {
+				fmt.Fprintf(w, "  %s is out of the run's scope (%s)\n", q.Name, scope)
+			}
+		}
+	}
+	switch g.Verdict {
+	case VerdictSatisfied:
+		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", r.Profile, plural(len(g.Requirements), "requirement"), gated)
+	case VerdictUnmet:
+		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations, %d bindings gated)\n", r.Profile, len(g.Violations), gated)
+	case VerdictSelectedNothing:
+		for _, q := range g.Requirements {
+			if q.Unmatched != "" {
+				fmt.Fprintf(w, "  %s: %s\n", q.Name, q.Unmatched)
+			}
+		}
+		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", r.Profile)
+		return
+	case VerdictInstrumentFailed:
+		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, r.Profile)
+	}
 }
 
 func laneKey(r *Result) string { return r.Lane + " " + r.LaneVersion + " " + r.Configuration }
 
-func writeMatrices(w io.Writer, r *Report) {
+// writeMatrices writes, per task, the fixtures by lane: each cell is one lane's stages D1 A2 M3 H4,
+// one mark each. Lanes are numbered in a legend so that the columns stay narrow; when they do not
+// fit the width, the matrix is split into column groups.
+func writeMatrices(w io.Writer, r *Report, width int) {
 	byTask := map[string][]*Result{}
 	for i := range r.Results {
 		res := &r.Results[i]
@@ -78,38 +279,54 @@ func writeMatrices(w io.Writer, r *Report) {
 		}
 		sort.Strings(fixtures)
 		laneKeys := sortedKeys(lanes)
-		fmt.Fprintf(w, "\n%s (%s, compartment %s)\n", task, roleOf(results), results[0].Compartment)
-		width := 7
+		fmt.Fprintf(w, "\n%s (%s, compartment %s): each cell is a lane's D1 A2 M3 H4\n", task, roleOf(results), results[0].Compartment)
+		writeLegend(w, laneKeys, width)
+		fw := len("fixture")
 		for _, f := range fixtures {
-			width = max(width, len(f))
+			fw = max(fw, len(f))
 		}
-		cols := make([]int, len(laneKeys))
-		fmt.Fprintf(w, "  %-*s", width, "fixture")
-		for i, lk := range laneKeys {
-			cols[i] = max(11, len([]rune(lk)))
-			fmt.Fprintf(w, " │ %-*s", cols[i], lk)
-		}
-		fmt.Fprintf(w, "\n  %-*s", width, "")
-		for i := range laneKeys {
-			fmt.Fprintf(w, " │ %-*s", cols[i], strings.Join(stageOrder, " "))
-		}
-		fmt.Fprintln(w)
-		for _, f := range fixtures {
-			fmt.Fprintf(w, "  %-*s", width, f)
-			for c, lk := range laneKeys {
-				row := make([]string, len(stageOrder))
-				for i, st := range stageOrder {
-					m, ok := cells[[3]string{f, lk, st}]
-					if !ok {
-						m = " "
-					}
-					row[i] = m + " "
-				}
-				fmt.Fprintf(w, " │ %-*s", cols[c], strings.TrimRight(strings.Join(row, " "), " "))
+		per := max(1, (width-2-fw)/5)
+		for start := 0; start < len(laneKeys); start += per {
+			end := min(len(laneKeys), start+per)
+			fmt.Fprintf(w, "  %-*s", fw, "fixture")
+			for i := start; i < end; i++ {
+				fmt.Fprintf(w, " %4d", i+1)
 			}
 			fmt.Fprintln(w)
+			for _, f := range fixtures {
+				fmt.Fprintf(w, "  %-*s", fw, f)
+				for _, lk := range laneKeys[start:end] {
+					var cell strings.Builder
+					for _, st := range stageOrder {
+						m, ok := cells[[3]string{f, lk, st}]
+						if !ok {
+							m = " "
+						}
+						cell.WriteString(m)
+					}
+					fmt.Fprintf(w, " %s", cell.String())
+				}
+				fmt.Fprintln(w)
+			}
 		}
 	}
+}
+
+// writeLegend numbers the lanes, as many to a line as the width allows.
+func writeLegend(w io.Writer, laneKeys []string, width int) {
+	line := " "
+	for i, lk := range laneKeys {
+		item := fmt.Sprintf(" %d %s", i+1, lk)
+		if i < len(laneKeys)-1 {
+			item += " ·"
+		}
+		if len([]rune(line))+len([]rune(item)) > width && line != " " {
+			fmt.Fprintln(w, line)
+			line = " "
+		}
+		line += item
+	}
+	fmt.Fprintln(w, line)
 }
 
 // roleOf names the task's role; a primary task on a family reported apart says so.
@@ -132,9 +349,13 @@ func writeUnmet(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "\nunmet, failed and unstable bindings:\n")
 			header = true
 		}
-		fmt.Fprintf(w, "  %s %s %s %s %s %s [%s]: %s\n", res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task, res.Compartment, res.Outcome)
+		fmt.Fprintf(w, "  %s %s %s %s %s %s [%s]: %s", res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task, res.Compartment, res.Outcome)
+		if at := RecordAt(res.Records); at != "" {
+			fmt.Fprintf(w, " (%s)", at)
+		}
+		fmt.Fprintln(w)
 		if res.Error != "" {
-			fmt.Fprintf(w, "      error: %s\n", res.Error)
+			fmt.Fprintf(w, "      error: %s\n", oneLine(res.Error))
 		}
 		for _, d := range res.Diagnostics {
 			fmt.Fprintf(w, "      %s\n", FormatDiagnostic(d))
@@ -170,11 +391,7 @@ func short(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	s := string(b)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
-	}
-	return s
+	return cut(string(b), 120)
 }
 
 func writeBoundaries(w io.Writer, r *Report) {
@@ -187,19 +404,11 @@ func writeBoundaries(w io.Writer, r *Report) {
 	}
 }
 
-func writeDivergences(w io.Writer, r *Report) {
-	c := r.CapturedDivergences
-	fmt.Fprintf(w, "\ndivergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
+// writeDivergenceList writes each divergence of the census over all lanes and the
+// leave-one-lane-out recounts of both censuses.
+func writeDivergenceList(w io.Writer, r *Report) {
 	d := r.Divergences
-	fmt.Fprintf(w, "divergences, all lanes (reconstructed included): %d unique, %d manifestations", len(d.Unique), d.Manifestations)
-	if len(d.ByFamily) > 0 {
-		var parts []string
-		for _, f := range sortedKeys(d.ByFamily) {
-			parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
-		}
-		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
-	}
-	fmt.Fprintf(w, "; guard %d; apart %d\n", len(d.Guard), len(d.Apart))
+	fmt.Fprintf(w, "\ndivergences (all lanes):\n")
 	for _, list := range []struct {
 		name string
 		divs []Divergence
@@ -208,12 +417,11 @@ func writeDivergences(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  %s %s %s (%s) at %s\n", list.name, v.Fixture, v.Task, v.Family, strings.Join(v.Stages, " "))
 		}
 	}
-	if len(d.LeaveOneOut) > 0 {
-		var parts []string
-		for _, l := range sortedKeys(d.LeaveOneOut) {
-			parts = append(parts, fmt.Sprintf("%s %d", l, d.LeaveOneOut[l]))
-		}
-		fmt.Fprintf(w, "  leave one lane out: %s\n", strings.Join(parts, ", "))
+	if l := leaveOneOut(d); l != "" {
+		fmt.Fprintf(w, "  leave one lane out (all lanes): %s\n", l)
+	}
+	if l := leaveOneOut(r.CapturedDivergences); l != "" {
+		fmt.Fprintf(w, "  leave one lane out (captured lanes): %s\n", l)
 	}
 	if lanes := ReconstructedLanes(r); len(lanes) > 0 {
 		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(lanes, ", "))
@@ -241,34 +449,5 @@ func writeUpgrades(w io.Writer, r *Report) {
 				fmt.Fprintf(w, "      after:  %s\n", FormatDiagnostic(d))
 			}
 		}
-	}
-}
-
-// writeGate writes the gate's verdict as the last lines: what each requirement gated, then the
-// violations. A run whose instrument failed, or whose gate selected nothing, never reads as
-// satisfied.
-func writeGate(w io.Writer, r *Report) {
-	g := r.Gate
-	gated := 0
-	for _, q := range g.Requirements {
-		gated += q.Selected - q.Exempt
-	}
-	switch g.Verdict {
-	case VerdictSatisfied:
-		fmt.Fprintf(w, "gate: profile %s satisfied (%d requirements, %d bindings gated)\n", r.Profile, len(g.Requirements), gated)
-	case VerdictUnmet:
-		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations)\n", r.Profile, len(g.Violations))
-	case VerdictSelectedNothing:
-		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", r.Profile)
-		for _, q := range g.Requirements {
-			if q.Unmatched != "" {
-				fmt.Fprintf(w, "  %s: %s\n", q.Name, q.Unmatched)
-			}
-		}
-	case VerdictInstrumentFailed:
-		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, r.Profile)
-	}
-	for _, v := range g.Violations {
-		fmt.Fprintf(w, "  %s %s %s %s %s %s: %s (requirement: %s)\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome, v.Requirement)
 	}
 }

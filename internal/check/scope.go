@@ -1,0 +1,89 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// scoped reports whether a run is restricted at all.
+func scoped(s report.Scope) bool {
+	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) > 0
+}
+
+// checkScope refuses a filter entry that names nothing the model knows (or a glob that matches
+// nothing), the way a requirement's selectors are checked: a misspelt --lane would otherwise
+// filter everything out.
+func checkScope(m *contract.Model, s report.Scope) error {
+	var lanes, versions, configurations, suites, fixtures, tasks []string
+	for _, id := range contract.SortedKeys(m.Lanes) {
+		lanes = append(lanes, id)
+		l := m.Lanes[id]
+		versions = appendNew(versions, l.Versions...)
+		configurations = appendNew(configurations, contract.SortedKeys(l.Configurations)...)
+	}
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		fixtures = append(fixtures, id)
+		suites = appendNew(suites, m.Fixtures[id].Suite)
+	}
+	tasks = contract.SortedKeys(m.Tasks)
+	var errs []string
+	for _, f := range []struct {
+		flag           string
+		entries, known []string
+	}{{"--lane", s.Lanes, lanes}, {"--version", s.Versions, versions}, {"--configuration", s.Configurations, configurations},
+		{"--stage", s.Stages, contract.Stages[1:]}, {"--suite", s.Suites, suites}, {"--fixture", s.Fixtures, fixtures}, {"--task", s.Tasks, tasks}} {
+		for _, e := range f.entries {
+			if !anyMatches(e, f.known) {
+				errs = append(errs, fmt.Sprintf("%s %q matches nothing the contracts define (known: %s)", f.flag, e, strings.Join(f.known, ", ")))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+func anyMatches(entry string, known []string) bool {
+	for _, k := range known {
+		if contract.Matches([]string{entry}, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func appendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if !contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+// inScope reports whether a record's position is within the run's scope; tasks are filtered
+// where they are evaluated.
+func (in *Instrument) inScope(rec *Record) bool {
+	s := in.opts.Scope
+	match := func(entries []string, v string) bool { return len(entries) == 0 || contract.Matches(entries, v) }
+	return match(s.Lanes, rec.Lane) && match(s.Versions, rec.LaneVersion) && match(s.Configurations, rec.Configuration) &&
+		match(s.Stages, rec.Stage) && match(s.Fixtures, rec.Fixture) && match(s.Suites, in.Model.Fixtures[rec.Fixture].Suite)
+}
+
+// tasksInScope narrows a fixture's tasks to the scope's.
+func (in *Instrument) tasksInScope(tasks []string) []string {
+	if len(in.opts.Scope.Tasks) == 0 {
+		return tasks
+	}
+	var out []string
+	for _, t := range tasks {
+		if contract.Matches(in.opts.Scope.Tasks, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// FindingRow is one lane at one version and configuration in the findings table: per task, the
+// bindings that pass out of those captured (pass, unmet or unstable).
+type FindingRow struct {
+	Lane, LaneVersion, Configuration, Origin string
+	Cells                                    map[string]FindingCell
+}
+
+// FindingCell counts one task's bindings of a row.
+type FindingCell struct{ Pass, Captured int }
+
+// String is the cell as the tables show it: "pass/captured", or "–" when nothing was captured.
+func (c FindingCell) String() string {
+	if c.Captured == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d/%d", c.Pass, c.Captured)
+}
+
+// Label names the row: lane, version and configuration.
+func (r FindingRow) Label() string { return r.Lane + " " + r.LaneVersion + " " + r.Configuration }
+
+// Findings tallies the results into the findings table: the tasks in order and one row per lane,
+// version and configuration, sorted. A row's origin is "reconstructed" when any of its carriers
+// was reconstructed.
+func Findings(r *Report) ([]string, []FindingRow) {
+	type key struct{ lane, version, configuration string }
+	index := map[key]int{}
+	var rows []FindingRow
+	tasks := map[string]bool{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		k := key{res.Lane, res.LaneVersion, res.Configuration}
+		j, ok := index[k]
+		if !ok {
+			j = len(rows)
+			index[k] = j
+			rows = append(rows, FindingRow{Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
+				Origin: res.Origin, Cells: map[string]FindingCell{}})
+		}
+		if res.Origin == "reconstructed" {
+			rows[j].Origin = "reconstructed"
+		}
+		tasks[res.Task] = true
+		c := rows[j].Cells[res.Task]
+		switch res.Outcome {
+		case Pass:
+			c.Pass++
+			c.Captured++
+		case Unmet, Unstable:
+			c.Captured++
+		}
+		rows[j].Cells[res.Task] = c
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Lane != b.Lane {
+			return a.Lane < b.Lane
+		}
+		if a.LaneVersion != b.LaneVersion {
+			return a.LaneVersion < b.LaneVersion
+		}
+		return a.Configuration < b.Configuration
+	})
+	return sortedKeys(tasks), rows
+}
+
+// familyCounts writes a census's manifestations by family, "a 1, b 2".
+func familyCounts(d Divergences) string {
+	var parts []string
+	for _, f := range sortedKeys(d.ByFamily) {
+		parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// leaveOneOut writes a census's leave-one-lane-out recount, "without a 3, without b 4".
+func leaveOneOut(d Divergences) string {
+	var parts []string
+	for _, l := range sortedKeys(d.LeaveOneOut) {
+		parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ScopeText says what a run was restricted to, "" when it was not.
+func (r *Report) ScopeText() string {
+	if r.Scope == nil {
+		return ""
+	}
+	var parts []string
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"lanes", r.Scope.Lanes}, {"versions", r.Scope.Versions}, {"configurations", r.Scope.Configurations},
+		{"stages", r.Scope.Stages}, {"suites", r.Scope.Suites}, {"fixtures", r.Scope.Fixtures}, {"tasks", r.Scope.Tasks}} {
+		if len(f.vals) > 0 {
+			parts = append(parts, f.name+" "+strings.Join(f.vals, ","))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RecordAt is where a result's first record is, "file:line", or "" when none is known.
+func RecordAt(refs []RecordRef) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", refs[0].File, refs[0].Line)
+}
+
+// Atoms lists the distinct "atom kind" pairs of diagnostics, in order of first appearance.
+func Atoms(ds []Diagnostic) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range ds {
+		a := fmt.Sprintf("%v %v", d["atom"], d["kind"])
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// GitHub writes GitHub Actions workflow commands: an ::error annotation at the record's .jsonl file
+// and line for every violation of the gate, a ::warning for each binding that did not pass but no
+// requirement gates, at most Max of each, and a ::notice summing up (the verdict, the counts, and
+// how many annotations were left out). A record inside the binary (builtin:…) has no file in the
+// repository; its annotation names it in the message instead.
+type GitHub struct {
+	// Max bounds the errors and, separately, the warnings written (0: 50).
+	Max int
+}
+
+// Output implements Outputter.
+func (g GitHub) Output(w io.Writer, r *Report) error {
+	max := g.Max
+	if max <= 0 {
+		max = 50
+	}
+	var b strings.Builder
+	errors, warnings := 0, 0
+	for i := range r.Gate.Violations {
+		v := &r.Gate.Violations[i]
+		errors++
+		if errors > max {
+			continue
+		}
+		title := fmt.Sprintf("contractcheck %s %s: %s %s %s %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
+		msg := v.Outcome
+		if atoms := Atoms(v.Diagnostics); len(atoms) > 0 {
+			msg += ": " + strings.Join(atoms, ", ")
+		}
+		msg += fmt.Sprintf(" (%s: %s)", v.RequirementName, v.Requirement)
+		annotate(&b, "error", v.Records, title, msg)
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+			continue
+		}
+		warnings++
+		if warnings > max {
+			continue
+		}
+		title := fmt.Sprintf("contractcheck %s %s: %s %s %s %s (not gated)", res.Task, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage)
+		annotate(&b, "warning", res.Records, title, failureMessage(res))
+	}
+	summary := fmt.Sprintf("contractcheck profile %s: %s; %d bindings, %d violations, %d unrequired findings",
+		r.Profile, verdictText(r), len(r.Results), errors, warnings)
+	if errors > max || warnings > max {
+		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, max), min(warnings, max))
+	}
+	fmt.Fprintf(&b, "::notice title=contractcheck::%s\n", escapeData(summary))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// verdictText is the gate's verdict in words.
+func verdictText(r *Report) string {
+	switch r.Gate.Verdict {
+	case VerdictSatisfied:
+		return "satisfied"
+	case VerdictUnmet:
+		return "NOT satisfied"
+	case VerdictSelectedNothing:
+		return "selected nothing (no verdict)"
+	case VerdictInstrumentFailed:
+		return "the instrument failed (no verdict)"
+	}
+	return r.Gate.Verdict
+}
+
+// annotate writes one workflow command located at the first record, when it is a file of the
+// repository.
+func annotate(b *strings.Builder, level string, records []RecordRef, title, msg string) {
+	props := []string{}
+	if len(records) > 0 {
+		rec := records[0]
+		if strings.HasPrefix(rec.File, BuiltinPrefix) {
+			msg += fmt.Sprintf(" [record %s:%d]", rec.File, rec.Line)
+		} else {
+			props = append(props, "file="+escapeProperty(rec.File), fmt.Sprintf("line=%d", rec.Line))
+		}
+	}
+	props = append(props, "title="+escapeProperty(title))
+	fmt.Fprintf(b, "::%s %s::%s\n", level, strings.Join(props, ","), escapeData(msg))
+}
+
+// BuiltinPrefix starts the name of a file embedded in the binary.
+const BuiltinPrefix = "builtin:"
+
+// escapeData escapes a workflow command's message, as the Actions toolkit does.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

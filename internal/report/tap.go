@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TAP writes the gate as TAP version 14: one test point per binding a requirement gates ("not ok"
+// when a requirement does not allow its outcome, with a YAML block of the outcome, the diagnostics
+// and the record), comments counting the bindings no requirement gates, and the verdict. A gate
+// that selected nothing has a failing test point saying so.
+type TAP struct{}
+
+// Output implements Outputter.
+func (TAP) Output(w io.Writer, r *Report) error {
+	violated := map[string]bool{}
+	for _, v := range r.Gate.Violations {
+		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
+	}
+	var b strings.Builder
+	n := 0
+	point := func(ok bool, desc string, yaml []string) {
+		n++
+		status := "ok"
+		if !ok {
+			status = "not ok"
+		}
+		fmt.Fprintf(&b, "%s %d - %s\n", status, n, desc)
+		if len(yaml) > 0 {
+			b.WriteString("  ---\n")
+			for _, l := range yaml {
+				b.WriteString("  " + l + "\n")
+			}
+			b.WriteString("  ...\n")
+		}
+	}
+	unrequired := 0
+	for i := range r.Results {
+		res := &r.Results[i]
+		if !res.Required {
+			if res.Outcome != Pass && res.Outcome != NotApplicable && res.Outcome != NotObservable {
+				unrequired++
+			}
+			continue
+		}
+		id := bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)
+		if !violated[id] {
+			point(true, id, nil)
+			continue
+		}
+		yaml := []string{"outcome: " + yamlString(res.Outcome), "requiredBy: " + yamlString(strings.Join(res.RequiredBy, ", "))}
+		if at := RecordAt(res.Records); at != "" {
+			yaml = append(yaml, "at: "+yamlString(at))
+		}
+		if len(res.Diagnostics) > 0 {
+			yaml = append(yaml, "diagnostics:")
+			for _, d := range res.Diagnostics {
+				yaml = append(yaml, "  - "+yamlString(FormatDiagnostic(d)))
+			}
+		}
+		if res.Error != "" {
+			yaml = append(yaml, "error: "+yamlString(oneLine(res.Error)))
+		}
+		point(false, id, yaml)
+	}
+	for _, q := range r.Gate.Requirements {
+		if q.Unmatched != "" {
+			point(false, q.Name+" selects a binding", []string{"unmatched: " + yamlString(q.Unmatched)})
+		}
+	}
+	fmt.Fprintf(w, "TAP version 14\n1..%d\n%s", n, b.String())
+	fmt.Fprintf(w, "# %d bindings did not pass but no requirement gates them (--format json lists them)\n", unrequired)
+	fmt.Fprintf(w, "# gate: profile %s %s\n", r.Profile, verdictText(r))
+	return nil
+}
+
+// yamlString quotes a string for YAML (double-quoted, JSON escapes are valid YAML).
+func yamlString(s string) string { return fmt.Sprintf("%q", s) }
