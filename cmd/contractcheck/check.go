@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"

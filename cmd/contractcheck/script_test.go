@@ -35,7 +35,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LC_ALL", "C.UTF-8")
 			return nil
 		},
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
 	})
 }
 

@@ -15,11 +15,11 @@ const Version = 1
 // Report is the outcome of a check: every binding's outcome, the localizations, the divergence
 // census and the profile's gate.
 type Report struct {
-	ReportVersion int            `json:"reportVersion"`
-	Profile       string         `json:"profile"`
-	NullPolicy    string         `json:"nullPolicy"`
+	ReportVersion int    `json:"reportVersion"`
+	Profile       string `json:"profile"`
+	NullPolicy    string `json:"nullPolicy"`
 	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
-	Scope *Scope `json:"scope,omitempty"`
+	Scope         *Scope         `json:"scope,omitempty"`
 	Summary       Summary        `json:"summary"`
 	Results       []Result       `json:"results"`
 	Localizations []Localization `json:"localizations"`
@@ -135,26 +135,26 @@ func (p Position) Less(q Position, stageIndex func(string) int) bool {
 
 // Result is the collapsed outcome of one binding: a task evaluated at a position.
 type Result struct {
-	Fixture       string         `json:"fixture"`
-	Suite         string         `json:"suite"`
-	Family        string         `json:"family"`
-	Lane          string         `json:"lane"`
-	LaneVersion   string         `json:"laneVersion"`
-	Configuration string         `json:"configuration"`
-	Stage         string         `json:"stage"`
-	Task          string         `json:"task"`
-	Role          string         `json:"role"`
-	Compartment   string         `json:"compartment"`
-	Outcome       string         `json:"outcome"`
-	Origin        string         `json:"origin"`
-	Repetitions   int            `json:"repetitions"`
-	Required      bool           `json:"required"`
+	Fixture       string `json:"fixture"`
+	Suite         string `json:"suite"`
+	Family        string `json:"family"`
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	Task          string `json:"task"`
+	Role          string `json:"role"`
+	Compartment   string `json:"compartment"`
+	Outcome       string `json:"outcome"`
+	Origin        string `json:"origin"`
+	Repetitions   int    `json:"repetitions"`
+	Required      bool   `json:"required"`
 	// RequiredBy names the requirements that gate the binding (profiles.<p>.require[<i>]).
-	RequiredBy []string `json:"requiredBy,omitempty"`
-	Readout       map[string]any `json:"readout,omitempty"`
-	Diagnostics   []Diagnostic   `json:"diagnostics,omitempty"`
-	Error         string         `json:"error,omitempty"`
-	Variants      []Variant      `json:"variants,omitempty"`
+	RequiredBy  []string       `json:"requiredBy,omitempty"`
+	Readout     map[string]any `json:"readout,omitempty"`
+	Diagnostics []Diagnostic   `json:"diagnostics,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	Variants    []Variant      `json:"variants,omitempty"`
 	// Records locates the observation record of each repetition, in repetition order.
 	Records []RecordRef `json:"records,omitempty"`
 }
