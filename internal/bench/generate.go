@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
@@ -37,6 +38,10 @@ type Options struct {
 	Bindings    int  // at least this many bindings
 	Repetitions int  // records per position (1 when 0)
 	Unique      bool // no two bindings share a policy input
+	// Conftest, when set, is a directory to write each record to as a JSON file of its own, with
+	// data.json listing the fixtures whose source holds structuredContent: conftest's inputs for
+	// the same decision (internal/bench/conftest).
+	Conftest string
 }
 
 // Generate writes a set below dir.
@@ -115,6 +120,26 @@ profiles: bench: {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	enc := json.NewEncoder(w)
+	if o.Conftest != "" {
+		if err := os.MkdirAll(filepath.Join(o.Conftest, "records"), 0o755); err != nil {
+			f.Close()
+			return Set{}, err
+		}
+		var structured []string
+		for _, id := range contract.SortedKeys(m.Fixtures) {
+			// The fixtures contractcheck decides T2 on, whose source has the slot.
+			if doc, ok := sources[id].doc.(map[string]any); ok && slices.Contains(m.Fixtures[id].Tasks, "T2") {
+				if _, has := doc["structuredContent"]; has {
+					structured = append(structured, id)
+				}
+			}
+		}
+		data, _ := json.Marshal(map[string]any{"structured": structured})
+		if err := os.WriteFile(filepath.Join(o.Conftest, "data.json"), data, 0o644); err != nil {
+			f.Close()
+			return Set{}, err
+		}
+	}
 	for v := range versions {
 		for _, id := range contract.SortedKeys(m.Fixtures) {
 			src := sources[id]
@@ -127,16 +152,24 @@ profiles: bench: {
 			}
 			for _, st := range []string{"D1", "A2", "M3", "H4"} {
 				for rep := 1; rep <= o.Repetitions; rep++ {
-					err := enc.Encode(map[string]any{
+					rec := map[string]any{
 						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
 						"stage": st, "repetition": rep, "state": "captured", "carrier": carrier,
 						"sourceSha256": src.sha, "origin": "captured",
-					})
-					if err != nil {
+					}
+					if err := enc.Encode(rec); err != nil {
 						f.Close()
 						return Set{}, err
 					}
 					set.Records++
+					if o.Conftest != "" {
+						data, _ := json.Marshal(rec)
+						name := filepath.Join(o.Conftest, "records", fmt.Sprintf("%07d.json", set.Records))
+						if err := os.WriteFile(name, data, 0o644); err != nil {
+							f.Close()
+							return Set{}, err
+						}
+					}
 				}
 			}
 		}

@@ -3,9 +3,15 @@
 // distinction was lost, counts divergences between lanes and applies the profile's gate. It is pure
 // bookkeeping over readings the policy step produced, so it is deterministic by construction: every
 // map it fills is read back in sorted order.
+//
+// It holds a million bindings in little memory: names are interned, a binding is six name ids and
+// a list of repetitions, and what repetitions read (outcome, readout, diagnostics) is kept once per
+// distinct reading. The report's results and upgrade changes are made from this compact form when
+// they are read, one at a time (report.Results), never all at once.
 package census
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"slices"
@@ -32,11 +38,9 @@ type Reading struct {
 	Readout     map[string]any
 	Diagnostics []report.Diagnostic
 	Error       string
-	// File and Line locate the observation record the reading came from; Seq is the record's
-	// place in the order the run read the records.
+	// File and Line locate the observation record the reading came from.
 	File string
 	Line int
-	Seq  int
 }
 
 // Census accumulates readings. Add is not safe for concurrent use: one collector owns it.
@@ -44,61 +48,47 @@ type Census struct {
 	model       *contract.Model
 	profileName string
 	profile     contract.Profile
-	bindings    map[Binding]*collected
 	scope       *report.Scope // what the run was restricted to, nil when it was not
+
+	names    interner
+	table    bindingTable
+	keys     []key  // by slot
+	slots    []slot // by slot
+	reps     []rep  // every repetition of every binding, linked per slot
+	variants variants
+	// many indexes the repetitions of a slot with more than a few, so that recording N
+	// repetitions of one position costs O(N), not O(N²).
+	many map[int32]map[int32]int32
 }
+
+// key is a binding as interned names.
+type key struct{ fixture, lane, version, configuration, stage, task int32 }
+
+// slot is what the census keeps of a binding: its repetitions, as a list through reps.
+type slot struct {
+	last int32 // the last repetition recorded, an index into reps
+	n    int32
+}
+
+// rep is one repetition's reading of a binding, with the record it came from.
+type rep struct {
+	prev    int32 // the slot's previous repetition, -1 for the first
+	number  int32
+	file    int32 // interned
+	line    int32
+	variant int32 // what it read
+	origin  int32 // interned
+	err     int32 // interned execution failure message, -1 for none
+}
+
+// smallReps is how many repetitions a binding holds before they are indexed: captures record
+// three, and a walk of a few beats a map.
+const smallReps = 8
 
 // Restrict records that the run was restricted to a scope: the report says so, and a requirement
 // that gates nothing within it is out of scope rather than an error, as long as another one gates
 // something.
 func (c *Census) Restrict(s report.Scope) { c.scope = &s }
-
-// collected is what the census keeps of a binding: its first reading and, per distinct
-// fingerprint, the repetitions that gave it. Usually one variant: a slice beats a map.
-type collected struct {
-	first    Reading
-	variants []variant
-	reps     []int
-	records  []report.RecordRef // each repetition's record, in the order of reps
-	// seen indexes reps (repetition → its index) once there are more than a few, so that
-	// recording N repetitions of one position costs O(N), not O(N²).
-	seen map[int]int
-}
-
-// smallReps is how many repetitions a binding holds before they are indexed: captures record
-// three, and a linear scan of a few beats a map.
-const smallReps = 8
-
-// repIndex returns where repetition n was recorded, or -1.
-func (col *collected) repIndex(n int) int {
-	if col.seen != nil {
-		if i, ok := col.seen[n]; ok {
-			return i
-		}
-		return -1
-	}
-	return slices.Index(col.reps, n)
-}
-
-// addRep records repetition n and its record.
-func (col *collected) addRep(n int, rec report.RecordRef) {
-	col.reps = append(col.reps, n)
-	col.records = append(col.records, rec)
-	switch {
-	case col.seen != nil:
-		col.seen[n] = len(col.reps) - 1
-	case len(col.reps) > smallReps:
-		col.seen = make(map[int]int, 2*len(col.reps))
-		for i, r := range col.reps {
-			col.seen[r] = i
-		}
-	}
-}
-
-type variant struct {
-	fingerprint [sha256.Size]byte
-	report.Variant
-}
 
 // New starts a census for a profile of a model.
 func New(m *contract.Model, profileName string) (*Census, error) {
@@ -106,41 +96,280 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
-	return &Census{model: m, profileName: profileName, profile: p, bindings: map[Binding]*collected{}}, nil
+	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
+		many: map[int32]map[int32]int32{}}
+	c.table.init()
+	return c, nil
 }
 
 // Add records one reading. A second reading of the same repetition is an input error: the
 // observation records repeat themselves.
 func (c *Census) Add(r Reading) error {
-	col, ok := c.bindings[r.Binding]
-	if !ok {
-		col = &collected{first: r}
-		c.bindings[r.Binding] = col
+	k := key{c.names.id(r.Fixture), c.names.id(r.Lane), c.names.id(r.LaneVersion), c.names.id(r.Configuration),
+		c.names.id(r.Stage), c.names.id(r.Task)}
+	s, found := c.table.find(k, c.keys)
+	if !found {
+		s = int32(len(c.slots))
+		c.keys = append(c.keys, k)
+		c.slots = append(c.slots, slot{last: -1})
+		c.table.insert(k, s, c.keys)
 	}
-	if i := col.repIndex(r.Repetition); i >= 0 {
-		first := col.records[i]
-		return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage, r.Repetition, first.File, first.Line)
+	number := int32(r.Repetition)
+	if prev := c.repIndex(s, number); prev >= 0 {
+		first := c.reps[prev]
+		return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane,
+			r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(first.file), first.line)
 	}
-	col.addRep(r.Repetition, report.RecordRef{File: r.File, Line: r.Line, Repetition: r.Repetition})
-	fp, err := fingerprint(r)
+	v, err := c.variants.intern(r)
 	if err != nil {
 		return err
 	}
-	for i := range col.variants {
-		if col.variants[i].fingerprint == fp {
-			col.variants[i].Repetitions = append(col.variants[i].Repetitions, r.Repetition)
-			return nil
-		}
+	errID := int32(-1)
+	if r.Error != "" {
+		errID = c.names.id(r.Error)
 	}
-	col.variants = append(col.variants, variant{fp, report.Variant{
-		Repetitions: []int{r.Repetition}, Outcome: r.Outcome, Readout: r.Readout, Diagnostics: r.Diagnostics,
-	}})
+	sl := &c.slots[s]
+	c.reps = append(c.reps, rep{prev: sl.last, number: number, file: c.names.id(r.File), line: int32(r.Line), variant: v,
+		origin: c.names.id(r.Origin), err: errID})
+	sl.last = int32(len(c.reps) - 1)
+	sl.n++
+	switch idx := c.many[s]; {
+	case idx != nil:
+		idx[number] = sl.last
+	case sl.n > smallReps:
+		idx = make(map[int32]int32, 2*sl.n)
+		for i := sl.last; i >= 0; i = c.reps[i].prev {
+			idx[c.reps[i].number] = i
+		}
+		c.many[s] = idx
+	}
 	return nil
 }
 
-// fingerprint is what repetitions must agree on: the state and every readout. An execution
-// failure's message is not compared: it may carry a port or a process id.
-// Only a hash of the canonical encoding is kept: the census holds every binding at once.
+// repIndex returns where a slot's repetition number was recorded, or -1.
+func (c *Census) repIndex(s, number int32) int32 {
+	if idx := c.many[s]; idx != nil {
+		if i, ok := idx[number]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
+		if c.reps[i].number == number {
+			return i
+		}
+	}
+	return -1
+}
+
+// repsOf lists a slot's repetitions in repetition order.
+func (c *Census) repsOf(s int32) []rep {
+	out := make([]rep, 0, c.slots[s].n)
+	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
+		out = append(out, c.reps[i])
+	}
+	slices.SortFunc(out, func(a, b rep) int { return int(a.number) - int(b.number) })
+	return out
+}
+
+// collapsed is a binding's outcome when its repetitions agree: the reading's variant; -1 when
+// they disagree (unstable).
+func (c *Census) collapsed(s int32) int32 {
+	v := int32(-1)
+	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
+		switch rv := c.reps[i].variant; {
+		case v == -1:
+			v = rv
+		case v != rv:
+			return -1
+		}
+	}
+	return v
+}
+
+// outcome is a slot's collapsed outcome.
+func (c *Census) outcome(s int32) string {
+	v := c.collapsed(s)
+	if v < 0 {
+		return report.Unstable
+	}
+	return c.variants.list[v].outcome
+}
+
+// first is the reading of a slot's lowest repetition: its origin and error stand for the binding.
+func (c *Census) first(s int32) rep {
+	best := c.reps[c.slots[s].last]
+	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
+		if c.reps[i].number < best.number {
+			best = c.reps[i]
+		}
+	}
+	return best
+}
+
+// Report collapses the readings and computes localizations, divergences and the gate.
+func (c *Census) Report() *report.Report {
+	order := c.sorted()
+	results := &compactResults{c: c, order: order}
+	r := &report.Report{
+		ReportVersion: report.Version,
+		Profile:       c.profileName,
+		NullPolicy:    c.profile.NullPolicy,
+		Scope:         c.scope,
+		Results:       results,
+	}
+	for _, s := range order {
+		r.Summary.Add(c.outcome(s))
+	}
+	r.Gate = c.gate(order)
+	r.Localizations = c.localize(order)
+	r.Divergences = c.divergences(order, func(int32) bool { return true })
+	capturedID := c.names.lookup("captured")
+	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.first(s).origin == capturedID })
+	r.Upgrades = c.upgrades(order)
+	return r
+}
+
+// sorted orders the slots by fixture, lane, version, configuration, stage (in pipeline order) and
+// task, as positions sort.
+func (c *Census) sorted() []int32 {
+	rank := c.names.ranks()
+	stage := make(map[int32]int, 4)
+	order := make([]int32, len(c.slots))
+	for i := range order {
+		order[i] = int32(i)
+		st := c.keys[i].stage
+		if _, ok := stage[st]; !ok {
+			stage[st] = contract.StageIndex(c.names.str(st))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		a, b := c.keys[x], c.keys[y]
+		switch {
+		case a.fixture != b.fixture:
+			return rank[a.fixture] - rank[b.fixture]
+		case a.lane != b.lane:
+			return rank[a.lane] - rank[b.lane]
+		case a.version != b.version:
+			return rank[a.version] - rank[b.version]
+		case a.configuration != b.configuration:
+			return rank[a.configuration] - rank[b.configuration]
+		case a.stage != b.stage:
+			return stage[a.stage] - stage[b.stage]
+		}
+		return rank[a.task] - rank[b.task]
+	})
+	return order
+}
+
+// selection is what requirements see of a slot.
+func (c *Census) selection(s int32) contract.Selection {
+	k := c.keys[s]
+	fixture := c.names.str(k.fixture)
+	return contract.Selection{Fixture: fixture, Suite: c.model.Fixtures[fixture].Suite, Lane: c.names.str(k.lane),
+		LaneVersion: c.names.str(k.version), Configuration: c.names.str(k.configuration), Stage: c.names.str(k.stage), Task: c.names.str(k.task)}
+}
+
+// role is "guard" for guard tasks, "apart" for primary tasks on a family reported apart, else "primary".
+func (c *Census) role(fixture, task string) string {
+	if c.model.Tasks[task].Role == "guard" {
+		return "guard"
+	}
+	if c.model.Families[c.model.Fixtures[fixture].Family].Census == "apart" {
+		return "apart"
+	}
+	return "primary"
+}
+
+// result makes a slot's report result: the common reading when every repetition agrees, else
+// outcome unstable with each variant (no majority vote).
+func (c *Census) result(s int32) report.Result {
+	k := c.keys[s]
+	sel := c.selection(s)
+	fixture := c.model.Fixtures[sel.Fixture]
+	reps := c.repsOf(s)
+	first := reps[0]
+	res := report.Result{
+		Fixture: sel.Fixture, Suite: fixture.Suite, Family: fixture.Family,
+		Lane: sel.Lane, LaneVersion: sel.LaneVersion, Configuration: sel.Configuration, Stage: sel.Stage,
+		Task: sel.Task, Role: c.role(sel.Fixture, sel.Task), Compartment: c.model.Tasks[sel.Task].Compartment,
+		Origin: c.names.str(first.origin), Repetitions: len(reps), Records: make([]report.RecordRef, len(reps)),
+	}
+	for i, rp := range reps {
+		res.Records[i] = report.RecordRef{File: c.names.str(rp.file), Line: int(rp.line), Repetition: int(rp.number)}
+	}
+	if v := c.collapsed(s); v >= 0 {
+		vd := c.variants.list[v]
+		res.Outcome, res.Readout, res.Diagnostics = vd.outcome, vd.readout, vd.diagnostics
+		if first.err >= 0 {
+			res.Error = c.names.str(first.err)
+		}
+	} else {
+		res.Outcome = report.Unstable
+		byVariant := map[int32]int{}
+		for _, rp := range reps {
+			i, ok := byVariant[rp.variant]
+			if !ok {
+				vd := c.variants.list[rp.variant]
+				i = len(res.Variants)
+				byVariant[rp.variant] = i
+				res.Variants = append(res.Variants, report.Variant{Outcome: vd.outcome, Readout: vd.readout, Diagnostics: vd.diagnostics})
+			}
+			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
+		}
+	}
+	res.RequiredBy = c.requiredBy(sel, res.Outcome)
+	res.Required = len(res.RequiredBy) > 0
+	_ = k
+	return res
+}
+
+// compactResults are the report's results, made from the census when read.
+type compactResults struct {
+	c     *Census
+	order []int32
+}
+
+func (r *compactResults) Len() int               { return len(r.order) }
+func (r *compactResults) At(i int) report.Result { return r.c.result(r.order[i]) }
+
+// variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
+// reading (the fingerprint repetitions must agree on).
+type variants struct {
+	index map[[sha256.Size]byte]int32
+	list  []variantData
+}
+
+type variantData struct {
+	outcome     string
+	readout     map[string]any
+	diagnostics []report.Diagnostic
+	diagnosed   [sha256.Size]byte // the diagnostics' own hash, which upgrades compare
+}
+
+func newVariants() variants { return variants{index: map[[sha256.Size]byte]int32{}} }
+
+// intern returns the id of the reading's variant. An execution failure's message is not part of
+// it: it may carry a port or a process id.
+func (vs *variants) intern(r Reading) (int32, error) {
+	fp, err := fingerprint(r)
+	if err != nil {
+		return 0, err
+	}
+	if id, ok := vs.index[fp]; ok {
+		return id, nil
+	}
+	d, err := strictjson.Marshal(diagnosticsValue(r.Diagnostics))
+	if err != nil {
+		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+	}
+	id := int32(len(vs.list))
+	vs.list = append(vs.list, variantData{outcome: r.Outcome, readout: r.Readout, diagnostics: r.Diagnostics, diagnosed: sha256.Sum256(d)})
+	vs.index[fp] = id
+	return id, nil
+}
+
+// fingerprint is what repetitions must agree on: the state and every readout.
 func fingerprint(r Reading) ([sha256.Size]byte, error) {
 	b, err := strictjson.Marshal(map[string]any{"o": r.Outcome, "r": nilToEmpty(r.Readout), "d": diagnosticsValue(r.Diagnostics)})
 	if err != nil {
@@ -164,86 +393,108 @@ func diagnosticsValue(ds []report.Diagnostic) []any {
 	return out
 }
 
-// Report collapses the readings and computes localizations, divergences and the gate.
-func (c *Census) Report() *report.Report {
-	r := &report.Report{
-		ReportVersion: report.Version,
-		Profile:       c.profileName,
-		NullPolicy:    c.profile.NullPolicy,
-		Scope:         c.scope,
-		Results:       []report.Result{},
-		Localizations: []report.Localization{},
-	}
-	for _, b := range c.sortedBindings() {
-		res := c.collapse(b)
-		r.Summary.Add(res.Outcome)
-		r.Results = append(r.Results, res)
-	}
-	r.Gate = c.gate(r.Results)
-	r.Localizations = c.localize(r.Results)
-	r.Divergences = c.divergences(r.Results, func(*report.Result) bool { return true })
-	r.CapturedDivergences = c.divergences(r.Results, func(res *report.Result) bool { return res.Origin == "captured" })
-	r.Upgrades = c.upgrades(r.Results)
-	return r
+// interner holds each name once and gives it a dense id.
+type interner struct {
+	ids  map[string]int32
+	strs []string
 }
 
-func (c *Census) sortedBindings() []Binding {
-	keys := make([]Binding, 0, len(c.bindings))
-	for b := range c.bindings {
-		keys = append(keys, b)
+func newInterner() interner { return interner{ids: map[string]int32{}} }
+
+func (n *interner) id(s string) int32 {
+	if id, ok := n.ids[s]; ok {
+		return id
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.Position != b.Position {
-			return a.Position.Less(b.Position, contract.StageIndex)
+	id := int32(len(n.strs))
+	n.ids[s] = id
+	n.strs = append(n.strs, s)
+	return id
+}
+
+// lookup is a name's id, or -1 when the census never saw it.
+func (n *interner) lookup(s string) int32 {
+	if id, ok := n.ids[s]; ok {
+		return id
+	}
+	return -1
+}
+
+func (n *interner) str(id int32) string { return n.strs[id] }
+
+// ranks gives each id its place in byte order of the names.
+func (n *interner) ranks() []int {
+	ids := make([]int32, len(n.strs))
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	sort.Slice(ids, func(i, j int) bool { return n.strs[ids[i]] < n.strs[ids[j]] })
+	rank := make([]int, len(ids))
+	for r, id := range ids {
+		rank[id] = r
+	}
+	return rank
+}
+
+// bindingTable finds a binding's slot: open addressing over slot indices, the keys themselves
+// held once, in the census's keys.
+type bindingTable struct {
+	cells []int32 // slot+1, 0 for empty
+	used  int
+}
+
+func (t *bindingTable) init() { t.cells = make([]int32, 1024) }
+
+func hashKey(k key) uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range [6]int32{k.fixture, k.lane, k.version, k.configuration, k.stage, k.task} {
+		h ^= uint64(uint32(x))
+		h *= 1099511628211
+		h ^= h >> 29
+	}
+	return h
+}
+
+func (t *bindingTable) find(k key, keys []key) (int32, bool) {
+	mask := uint64(len(t.cells) - 1)
+	for i := hashKey(k) & mask; ; i = (i + 1) & mask {
+		c := t.cells[i]
+		if c == 0 {
+			return 0, false
 		}
-		return a.Task < b.Task
-	})
-	return keys
+		if keys[c-1] == k {
+			return c - 1, true
+		}
+	}
 }
 
-// collapse turns a binding's readings into one result: the common reading when every repetition
-// agrees, else outcome unstable with each variant. No majority vote.
-func (c *Census) collapse(b Binding) report.Result {
-	col := c.bindings[b]
-	fixture := c.model.Fixtures[b.Fixture]
-	task := c.model.Tasks[b.Task]
-	res := report.Result{
-		Fixture: b.Fixture, Suite: fixture.Suite, Family: fixture.Family,
-		Lane: b.Lane, LaneVersion: b.LaneVersion, Configuration: b.Configuration, Stage: b.Stage,
-		Task: b.Task, Role: c.role(b), Compartment: task.Compartment,
-		Origin: col.first.Origin, Repetitions: len(col.reps), Records: col.refs(),
+func (t *bindingTable) insert(k key, s int32, keys []key) {
+	if 2*(t.used+1) > len(t.cells) {
+		old := t.cells
+		t.cells = make([]int32, 2*len(old))
+		t.used = 0
+		for _, c := range old {
+			if c != 0 {
+				t.place(keys[c-1], c-1)
+			}
+		}
 	}
-	if len(col.variants) == 1 {
-		res.Outcome = col.first.Outcome
-		res.Readout = col.first.Readout
-		res.Diagnostics = col.first.Diagnostics
-		res.Error = col.first.Error
-		return res
-	}
-	res.Outcome = report.Unstable
-	for _, v := range col.variants {
-		sort.Ints(v.Repetitions)
-		res.Variants = append(res.Variants, v.Variant)
-	}
-	sort.Slice(res.Variants, func(i, j int) bool { return res.Variants[i].Repetitions[0] < res.Variants[j].Repetitions[0] })
-	return res
+	t.place(k, s)
 }
 
-// refs locates the binding's records in repetition order.
-func (col *collected) refs() []report.RecordRef {
-	out := slices.Clone(col.records)
-	sort.Slice(out, func(i, j int) bool { return out[i].Repetition < out[j].Repetition })
-	return out
+func (t *bindingTable) place(k key, s int32) {
+	mask := uint64(len(t.cells) - 1)
+	i := hashKey(k) & mask
+	for t.cells[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.cells[i] = s + 1
+	t.used++
 }
 
-// role is "guard" for guard tasks, "apart" for primary tasks on a family reported apart, else "primary".
-func (c *Census) role(b Binding) string {
-	if c.model.Tasks[b.Task].Role == "guard" {
-		return "guard"
+// sameDiagnostics reports whether two variants' diagnostics are the same.
+func (c *Census) sameDiagnostics(a, b int32) bool {
+	if a < 0 || b < 0 {
+		return a == b
 	}
-	if c.model.Families[c.model.Fixtures[b.Fixture].Family].Census == "apart" {
-		return "apart"
-	}
-	return "primary"
+	return bytes.Equal(c.variants.list[a].diagnosed[:], c.variants.list[b].diagnosed[:])
 }

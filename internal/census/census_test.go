@@ -124,7 +124,7 @@ func TestCensusMatrix(t *testing.T) {
 	if !r.Gate.Satisfied || r.ExitCode() != report.ExitSatisfied {
 		t.Errorf("gate %+v, exit %d: the control lane passes, so the profile is satisfied", r.Gate, r.ExitCode())
 	}
-	for _, res := range r.Results {
+	for _, res := range r.Each() {
 		if res.Repetitions != 3 {
 			t.Errorf("%+v: %d repetitions, want 3", res.Position(), res.Repetitions)
 		}
@@ -138,7 +138,7 @@ func TestCensusRoles(t *testing.T) {
 	c, _ := New(model(), "p")
 	add(t, c, []row{{"F1", "P", "a", "A2", "pass"}, {"F1", "G", "a", "A2", "pass"}, {"F2", "P", "a", "A2", "pass"}})
 	got := map[string]string{}
-	for _, r := range c.Report().Results {
+	for _, r := range c.Report().Each() {
 		got[r.Fixture+"/"+r.Task] = r.Role
 	}
 	want := map[string]string{"F1/P": "primary", "F1/G": "guard", "F2/P": "apart"}
@@ -174,7 +174,7 @@ func TestCensusUnstable(t *testing.T) {
 				}
 			}
 			rep := c.Report()
-			res := rep.Results[0]
+			res := rep.Results.At(0)
 			if res.Outcome != tc.want || len(res.Variants) != tc.variants {
 				t.Fatalf("outcome %s with %d variants, want %s with %d", res.Outcome, len(res.Variants), tc.want, tc.variants)
 			}
@@ -312,13 +312,21 @@ func TestCensusUpgrades(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := c.Report().Upgrades
+	var got []report.Upgrade
+	for _, u := range c.Report().Upgrades {
+		var changes report.ChangeList
+		for _, ch := range u.Each() {
+			changes = append(changes, ch)
+		}
+		u.Changes = changes
+		got = append(got, u)
+	}
 	diag := []report.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
 	want := []report.Upgrade{
-		{Lane: "a", Configuration: "default", From: "1", To: "2", Changes: []report.Change{
+		{Lane: "a", Configuration: "default", From: "1", To: "2", Changes: report.ChangeList{
 			{Fixture: "F1", Stage: "A2", Task: "P", Before: "unmet", After: "pass", DiagnosticsBefore: diag},
 		}},
-		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: []report.Change{
+		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: report.ChangeList{
 			{Fixture: "F1", Stage: "A2", Task: "G", Before: "pass", After: "unmet", DiagnosticsAfter: diag},
 			{Fixture: "F2", Stage: "A2", Task: "P", Before: "unmet", After: "unmet", DiagnosticsBefore: diag,
 				DiagnosticsAfter: []report.Diagnostic{{"atom": "block.kind", "kind": "altered"}}},

@@ -13,25 +13,75 @@ import (
 // construction. Primary tasks on primary families form the census; guard tasks and families
 // reported apart are listed separately. The leave-one-lane-out recount drops every version and
 // configuration of one lane and counts the unique primary divergences that remain. Only the
-// results keep selects are counted: every result, or those of captured carriers, so that a
+// bindings keep selects are counted: every one, or those of captured carriers, so that a
 // reconstructed carrier never silently changes a headline number.
-func (c *Census) divergences(results []report.Result, keep func(*report.Result) bool) report.Divergences {
-	var counted []*report.Result
-	lanes := map[string]bool{}
-	for i := range results {
-		r := &results[i]
-		if !keep(r) || c.model.Lanes[r.Lane].Control || (r.Outcome != report.Pass && r.Outcome != report.Unmet) {
+func (c *Census) divergences(order []int32, keep func(int32) bool) report.Divergences {
+	// Per (fixture, task, stage), which lanes pass and which are unmet there: one pass over the
+	// bindings serves the census and every leave-one-lane-out recount.
+	type pairStage struct{ fixture, task, stage int32 }
+	type seen struct{ pass, unmet map[int32]bool }
+	at := map[pairStage]*seen{}
+	lanes := map[int32]bool{}
+	for _, s := range order {
+		k := c.keys[s]
+		if !keep(s) || c.model.Lanes[c.names.str(k.lane)].Control {
 			continue
 		}
-		counted = append(counted, r)
-		lanes[r.Lane] = true
+		outcome := c.outcome(s)
+		if outcome != report.Pass && outcome != report.Unmet {
+			continue
+		}
+		ps := pairStage{k.fixture, k.task, k.stage}
+		x, ok := at[ps]
+		if !ok {
+			x = &seen{pass: map[int32]bool{}, unmet: map[int32]bool{}}
+			at[ps] = x
+		}
+		if outcome == report.Pass {
+			x.pass[k.lane] = true
+		} else {
+			x.unmet[k.lane] = true
+		}
+		lanes[k.lane] = true
+	}
+	// find lists the divergences, leaving out one lane when without is not -1.
+	find := func(without int32) []report.Divergence {
+		has := func(ls map[int32]bool) bool {
+			for l := range ls {
+				if l != without {
+					return true
+				}
+			}
+			return false
+		}
+		type pair struct{ fixture, task int32 }
+		stages := map[pair][]string{}
+		for ps, x := range at {
+			if has(x.pass) && has(x.unmet) {
+				p := pair{ps.fixture, ps.task}
+				stages[p] = append(stages[p], c.names.str(ps.stage))
+			}
+		}
+		out := make([]report.Divergence, 0, len(stages))
+		for p, sts := range stages {
+			sort.Slice(sts, func(i, j int) bool { return contract.StageIndex(sts[i]) < contract.StageIndex(sts[j]) })
+			fixture := c.names.str(p.fixture)
+			out = append(out, report.Divergence{Fixture: fixture, Task: c.names.str(p.task), Family: c.model.Fixtures[fixture].Family, Stages: sts})
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].Fixture != out[j].Fixture {
+				return out[i].Fixture < out[j].Fixture
+			}
+			return out[i].Task < out[j].Task
+		})
+		return out
 	}
 	d := report.Divergences{
 		Unique: []report.Divergence{}, ByFamily: map[string]int{}, Guard: []report.Divergence{},
 		Apart: []report.Divergence{}, LeaveOneOut: map[string]int{},
 	}
-	for _, div := range c.find(counted, "") {
-		switch c.role(Binding{Position: report.Position{Fixture: div.Fixture}, Task: div.Task}) {
+	for _, div := range find(-1) {
+		switch c.role(div.Fixture, div.Task) {
 		case "guard":
 			d.Guard = append(d.Guard, div)
 		case "apart":
@@ -44,55 +94,12 @@ func (c *Census) divergences(results []report.Result, keep func(*report.Result) 
 	}
 	for lane := range lanes {
 		n := 0
-		for _, div := range c.find(counted, lane) {
-			if c.role(Binding{Position: report.Position{Fixture: div.Fixture}, Task: div.Task}) == "primary" {
+		for _, div := range find(lane) {
+			if c.role(div.Fixture, div.Task) == "primary" {
 				n++
 			}
 		}
-		d.LeaveOneOut[lane] = n
+		d.LeaveOneOut[c.names.str(lane)] = n
 	}
 	return d
-}
-
-// find lists the divergences among results, leaving out lane when it is not "".
-func (c *Census) find(results []*report.Result, without string) []report.Divergence {
-	type pairStage struct{ fixture, task, stage string }
-	type seen struct{ pass, unmet bool }
-	at := map[pairStage]*seen{}
-	for _, r := range results {
-		if r.Lane == without {
-			continue
-		}
-		k := pairStage{r.Fixture, r.Task, r.Stage}
-		s, ok := at[k]
-		if !ok {
-			s = &seen{}
-			at[k] = s
-		}
-		if r.Outcome == report.Pass {
-			s.pass = true
-		} else {
-			s.unmet = true
-		}
-	}
-	type pair struct{ fixture, task string }
-	stages := map[pair][]string{}
-	for k, s := range at {
-		if s.pass && s.unmet {
-			p := pair{k.fixture, k.task}
-			stages[p] = append(stages[p], k.stage)
-		}
-	}
-	out := make([]report.Divergence, 0, len(stages))
-	for p, sts := range stages {
-		sort.Slice(sts, func(i, j int) bool { return contract.StageIndex(sts[i]) < contract.StageIndex(sts[j]) })
-		out = append(out, report.Divergence{Fixture: p.fixture, Task: p.task, Family: c.model.Fixtures[p.fixture].Family, Stages: sts})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Fixture != out[j].Fixture {
-			return out[i].Fixture < out[j].Fixture
-		}
-		return out[i].Task < out[j].Task
-	})
-	return out
 }

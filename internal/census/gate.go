@@ -16,33 +16,32 @@ import (
 // with the selector that matched nothing; any unstable binding gives "instrument_failed". In a run
 // restricted to a scope, a requirement that gates nothing is out of scope, and the gate selects
 // nothing only when no requirement gates a binding.
-func (c *Census) gate(results []report.Result) report.Gate {
+func (c *Census) gate(order []int32) report.Gate {
 	g := report.Gate{Violations: []report.Violation{}, Requirements: []report.RequirementResult{}}
 	reqs := c.profile.Require
 	for _, req := range reqs {
 		g.Requirements = append(g.Requirements, report.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
 	}
 	unstable := 0
-	for i := range results {
-		res := &results[i]
-		if res.Outcome == report.Unstable {
+	for _, s := range order {
+		outcome := c.outcome(s)
+		if outcome == report.Unstable {
 			unstable++
 		}
-		sel := selection(res)
+		sel := c.selection(s)
 		for k, req := range reqs {
 			if !req.Selects(sel) {
 				continue
 			}
 			st := &g.Requirements[k]
 			st.Selected++
-			if req.Exempts(res.Outcome) {
+			if req.Exempts(outcome) {
 				st.Exempt++
 				continue
 			}
-			res.Required = true
-			res.RequiredBy = append(res.RequiredBy, req.Name)
-			if !req.Allows(res.Outcome) {
+			if !req.Allows(outcome) {
 				st.Violations++
+				res := c.result(s)
 				g.Violations = append(g.Violations, report.Violation{
 					Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
 					Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
@@ -59,7 +58,7 @@ func (c *Census) gate(results []report.Result) report.Gate {
 			inScope++
 			continue
 		}
-		st.Unmatched = whyNothing(req, results)
+		st.Unmatched = c.whyNothing(req, order)
 		if c.scope != nil {
 			st.OutOfScope = true // the run was restricted away from it
 		} else {
@@ -83,30 +82,50 @@ func (c *Census) gate(results []report.Result) report.Gate {
 	return g
 }
 
-func selection(r *report.Result) contract.Selection {
-	return contract.Selection{Fixture: r.Fixture, Suite: r.Suite, Lane: r.Lane, LaneVersion: r.LaneVersion,
-		Configuration: r.Configuration, Stage: r.Stage, Task: r.Task}
+// requiredBy names the requirements that gate a binding with this selection and outcome.
+func (c *Census) requiredBy(sel contract.Selection, outcome string) []string {
+	var out []string
+	for _, req := range c.profile.Require {
+		if req.Selects(sel) && !req.Exempts(outcome) {
+			out = append(out, req.Name)
+		}
+	}
+	return out
 }
 
 // whyNothing explains a requirement that gates no binding: the first selector, from the widest,
 // after which no binding is left, with the values the bindings before it had; or, when bindings
 // were selected, that every one is exempt.
-func whyNothing(req contract.Requirement, results []report.Result) string {
-	cands := make([]contract.Selection, 0, len(results))
-	for i := range results {
-		cands = append(cands, selection(&results[i]))
+func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
+	matches := func(sel contract.Selector, s contract.Selection) bool {
+		return len(sel.Entries) == 0 || contract.Matches(sel.Entries, sel.Of(s))
 	}
+	selectors := req.Selectors()
 	var applied []string
-	for _, sel := range req.Selectors() {
-		var kept []contract.Selection
+	for n, sel := range selectors {
+		// The bindings every earlier selector keeps: what this one sees, and what it keeps.
 		seen := map[string]bool{}
-		for _, s := range cands {
-			seen[sel.Of(s)] = true
-			if len(sel.Entries) == 0 || contract.Matches(sel.Entries, sel.Of(s)) {
-				kept = append(kept, s)
+		kept := 0
+		for _, s := range order {
+			x := c.selection(s)
+			ok := true
+			for _, before := range selectors[:n] {
+				if !matches(before, x) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			if len(seen) < 64 {
+				seen[sel.Of(x)] = true
+			}
+			if matches(sel, x) {
+				kept++
 			}
 		}
-		if len(kept) == 0 {
+		if kept == 0 {
 			scope := "no binding of this run"
 			if len(applied) > 0 {
 				scope = "no binding with " + strings.Join(applied, " ")
@@ -116,12 +135,11 @@ func whyNothing(req contract.Requirement, results []report.Result) string {
 		if len(sel.Entries) > 0 && !(len(sel.Entries) == 1 && sel.Entries[0] == "*") {
 			applied = append(applied, sel.Name+" "+quoted(sel.Entries))
 		}
-		cands = kept
+		if n == len(selectors)-1 {
+			return fmt.Sprintf("all %d selected bindings are not_applicable or not_observable, which the requirement exempts (unobserved: \"exempt\")", kept)
+		}
 	}
-	if len(results) == 0 {
-		return "the run has no bindings"
-	}
-	return fmt.Sprintf("all %d selected bindings are not_applicable or not_observable, which the requirement exempts (unobserved: \"exempt\")", len(cands))
+	return "the run has no bindings"
 }
 
 func quoted(entries []string) string {

@@ -10,42 +10,42 @@ import (
 // an unobservable stage makes it an interval; two readouts of one shared carrier are a compartment
 // boundary; otherwise it is a transformation between successive objects. Results arrive sorted by
 // position, so each series is already in stage order.
-func (c *Census) localize(results []report.Result) []report.Localization {
+func (c *Census) localize(slots []int32) []report.Localization {
 	out := []report.Localization{}
-	type series struct {
-		lane, version, configuration, task, fixture string
-	}
-	byKey := map[series][]*report.Result{}
+	type series struct{ lane, version, configuration, task, fixture int32 }
+	byKey := map[series][]int32{}
 	var order []series
-	for i := range results {
-		r := &results[i]
-		k := series{r.Lane, r.LaneVersion, r.Configuration, r.Task, r.Fixture}
-		if _, ok := byKey[k]; !ok {
-			order = append(order, k)
+	for _, s := range slots {
+		k := c.keys[s]
+		sk := series{k.lane, k.version, k.configuration, k.task, k.fixture}
+		if _, ok := byKey[sk]; !ok {
+			order = append(order, sk)
 		}
-		byKey[k] = append(byKey[k], r)
+		byKey[sk] = append(byKey[sk], s)
 	}
-	for _, k := range order {
-		lane := c.model.Lanes[k.lane]
+	for _, sk := range order {
+		lane := c.model.Lanes[c.names.str(sk.lane)]
 		last := "W0" // the last stage that passed, "" when the chain is broken
 		gap := false // an unobservable or unrecorded stage lies after last
 		prev := 0    // index of the previous stage in the series
-		for _, r := range byKey[k] {
-			idx := contract.StageIndex(r.Stage)
+		for _, s := range byKey[sk] {
+			stage := c.names.str(c.keys[s].stage)
+			idx := contract.StageIndex(stage)
 			if idx > prev+1 {
 				gap = true // a stage with no record hides the change as much as an unobservable one
 			}
 			prev = idx
-			switch r.Outcome {
+			switch c.outcome(s) {
 			case report.Pass:
-				last, gap = r.Stage, false
+				last, gap = stage, false
 			case report.NotObservable, report.NotApplicable:
 				gap = true
 			case report.Unmet:
 				if last != "" {
 					out = append(out, report.Localization{
-						Fixture: k.fixture, Lane: k.lane, LaneVersion: k.version, Configuration: k.configuration,
-						Task: k.task, From: last, To: r.Stage, Kind: boundaryKind(lane, last, r.Stage, gap),
+						Fixture: c.names.str(sk.fixture), Lane: c.names.str(sk.lane), LaneVersion: c.names.str(sk.version),
+						Configuration: c.names.str(sk.configuration), Task: c.names.str(sk.task),
+						From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
 					})
 				}
 				last, gap = "", false

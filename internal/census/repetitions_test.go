@@ -51,7 +51,7 @@ func TestManyRepetitions(t *testing.T) {
 				t.Fatal(addErr)
 			}
 			res := c.Report().Results
-			if len(res) != 1 || res[0].Repetitions != len(tc.reps) || res[0].Outcome != report.Pass {
+			if res.Len() != 1 || res.At(0).Repetitions != len(tc.reps) || res.At(0).Outcome != report.Pass {
 				t.Errorf("results %+v, want one pass of %d repetitions", res, len(tc.reps))
 			}
 		})

@@ -1,65 +1,99 @@
 package census
 
 import (
-	"bytes"
-
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // upgrades compares consecutive versions of every lane observed at more than one version, per
 // configuration: each binding present at both versions whose outcome or diagnostics differ is a
 // change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
-// The versions are taken in the order the lane declares them, which is the upgrade path.
-func (c *Census) upgrades(results []report.Result) []report.Upgrade {
-	type at struct{ lane, version, configuration string }
-	type binding struct{ fixture, stage, task string }
-	byVersion := map[at]map[binding]*report.Result{}
-	inOrder := map[at][]*report.Result{} // each version's results in report order
-	for i := range results {
-		r := &results[i]
-		k := at{r.Lane, r.LaneVersion, r.Configuration}
-		if byVersion[k] == nil {
-			byVersion[k] = map[binding]*report.Result{}
-		}
-		byVersion[k][binding{r.Fixture, r.Stage, r.Task}] = r
-		inOrder[k] = append(inOrder[k], r)
+// The versions are taken in the order the lane declares them, which is the upgrade path. A change
+// is kept as the two bindings' slots and made into a report.Change when read.
+func (c *Census) upgrades(order []int32) []report.Upgrade {
+	type at struct{ lane, version, configuration int32 }
+	observed := map[at]bool{}
+	for _, s := range order {
+		k := c.keys[s]
+		observed[at{k.lane, k.version, k.configuration}] = true
 	}
+	// previous maps a (lane, version, configuration) to the version observed before it on the
+	// lane's declared path, and to the upgrade it belongs to.
+	type step struct {
+		from    int32
+		upgrade int
+	}
+	previous := map[at]step{}
 	out := []report.Upgrade{}
+	var pairs [][][2]int32
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
 		lane := c.model.Lanes[laneID]
+		l := c.names.lookup(laneID)
+		if l < 0 {
+			continue
+		}
 		for _, cfg := range contract.SortedKeys(lane.Configurations) {
-			var observed []string
+			cf := c.names.lookup(cfg)
+			if cf < 0 {
+				continue
+			}
+			var versions []int32
 			for _, v := range lane.Versions {
-				if byVersion[at{laneID, v, cfg}] != nil {
-					observed = append(observed, v)
+				if id := c.names.lookup(v); id >= 0 && observed[at{l, id, cf}] {
+					versions = append(versions, id)
 				}
 			}
-			for i := 1; i < len(observed); i++ {
-				before := byVersion[at{laneID, observed[i-1], cfg}]
-				u := report.Upgrade{Lane: laneID, Configuration: cfg, From: observed[i-1], To: observed[i], Changes: []report.Change{}}
-				// Walking the later version's results in report order keeps the changes in
-				// that order too.
-				for _, r := range inOrder[at{laneID, observed[i], cfg}] {
-					b, ok := before[binding{r.Fixture, r.Stage, r.Task}]
-					if !ok || (b.Outcome == r.Outcome && sameDiagnostics(b.Diagnostics, r.Diagnostics)) {
-						continue
-					}
-					u.Changes = append(u.Changes, report.Change{
-						Fixture: r.Fixture, Stage: r.Stage, Task: r.Task, Before: b.Outcome, After: r.Outcome,
-						DiagnosticsBefore: b.Diagnostics, DiagnosticsAfter: r.Diagnostics,
-					})
-				}
-				out = append(out, u)
+			for i := 1; i < len(versions); i++ {
+				previous[at{l, versions[i], cf}] = step{versions[i-1], len(out)}
+				out = append(out, report.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
+				pairs = append(pairs, nil)
 			}
 		}
+	}
+	// Walking the later version's bindings in report order keeps the changes in that order too.
+	for _, s := range order {
+		k := c.keys[s]
+		st, ok := previous[at{k.lane, k.version, k.configuration}]
+		if !ok {
+			continue
+		}
+		before := k
+		before.version = st.from
+		b, found := c.table.find(before, c.keys)
+		if !found {
+			continue
+		}
+		vb, va := c.collapsed(b), c.collapsed(s)
+		if c.outcome(b) == c.outcome(s) && c.sameDiagnostics(vb, va) {
+			continue
+		}
+		pairs[st.upgrade] = append(pairs[st.upgrade], [2]int32{b, s})
+	}
+	for i := range out {
+		out[i].Changes = &compactChanges{c: c, pairs: pairs[i]}
 	}
 	return out
 }
 
-func sameDiagnostics(a, b []report.Diagnostic) bool {
-	x, errA := strictjson.Marshal(diagnosticsValue(a))
-	y, errB := strictjson.Marshal(diagnosticsValue(b))
-	return errA == nil && errB == nil && bytes.Equal(x, y)
+// compactChanges are an upgrade's changes, made from the census when read.
+type compactChanges struct {
+	c     *Census
+	pairs [][2]int32 // before, after slots
+}
+
+func (ch *compactChanges) Len() int { return len(ch.pairs) }
+
+func (ch *compactChanges) At(i int) report.Change {
+	c := ch.c
+	b, a := ch.pairs[i][0], ch.pairs[i][1]
+	k := c.keys[a]
+	out := report.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
+		Before: c.outcome(b), After: c.outcome(a)}
+	if v := c.collapsed(b); v >= 0 {
+		out.DiagnosticsBefore = c.variants.list[v].diagnostics
+	}
+	if v := c.collapsed(a); v >= 0 {
+		out.DiagnosticsAfter = c.variants.list[v].diagnostics
+	}
+	return out
 }

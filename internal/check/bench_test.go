@@ -6,10 +6,14 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/bench"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // BenchmarkCheckBuiltin is `contractcheck check` on the built-in data, instrument load included.
@@ -64,8 +68,8 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(r.Results) != bindings {
-			b.Fatalf("%d results, want %d", len(r.Results), bindings)
+		if r.Len() != bindings {
+			b.Fatalf("%d results, want %d", r.Len(), bindings)
 		}
 	}
 	b.StopTimer()
@@ -110,3 +114,61 @@ var benchBindings = func() int {
 	}
 	return 100_000
 }()
+
+// BenchmarkPolicyFloor is the floor of a binding's cost: the prepared task queries alone,
+// evaluated on policy inputs built beforehand (the distinct inputs of a generated set of about
+// 20,000 bindings), on every core. Beside BenchmarkCheckMatrix it tells what the rest of the
+// pipeline (reading, validating, projecting, the census, the report) adds to OPA's evaluation.
+func BenchmarkPolicyFloor(b *testing.B) {
+	ctx := context.Background()
+	set, err := bench.Generate(b.TempDir(), bench.Options{Bindings: 20_000, Unique: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, err := RecordFiles(UserDir(set.Observations))
+	if err != nil {
+		b.Fatal(err)
+	}
+	type prepared struct {
+		q     *policy.Query
+		input ast.Value
+	}
+	var inputs []prepared
+	err = in.ReadRecords(ctx, files, func(rec *Record) error {
+		pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
+		for _, task := range in.Model.ProfileTasks(in.Profile, in.Model.Fixtures[rec.Fixture]) {
+			o, err := in.observe(rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, rec.Carrier)
+			if err != nil {
+				return err
+			}
+			val, err := policy.Input(o.tree)
+			if err != nil {
+				return err
+			}
+			k := inputKey{rec.Fixture, task, rec.Stage}
+			inputs = append(inputs, prepared{in.queries[task], withObserved(in.inputs[k], pos, ast.NewTerm(val))})
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			p := inputs[int(next.Add(1))%len(inputs)]
+			if _, err := p.q.Eval(ctx, p.input); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
+}

@@ -37,7 +37,7 @@ type Instrument struct {
 	opts      Options
 	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
 	// functions of it, and repetitions and shared carriers repeat the same observed views.
-	verdicts sync.Map // verdictKey → policy.Verdict
+	verdicts memo
 	profile  string
 }
 
@@ -114,6 +114,24 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// WithProfile is the instrument for another profile of the same contract set: the model, the
+// schemas, the compiled policies, the projectors and the sources are shared, not loaded again;
+// only the profile's part of each policy input is prepared anew.
+func (in *Instrument) WithProfile(name string) (*Instrument, error) {
+	prof, ok := in.Model.Profiles[name]
+	if !ok {
+		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
+	}
+	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
+		queries: in.queries, stages: in.stages, inputs: map[inputKey]*ast.Term{}, source: in.source,
+		engine: in.engine, opts: in.opts, profile: name}
+	out.opts.Profile = name
+	if err := out.prepareInputs(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Engine is the compiled policy set the instrument evaluates: the verbs beyond check (compare)
@@ -261,8 +279,8 @@ func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*ob
 // InstrumentError naming the policy's files.
 func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Position, o *observed) (policy.Verdict, error) {
 	vk := verdictKey{k, pos.Lane, pos.LaneVersion, pos.Configuration, o.hash}
-	if v, ok := in.verdicts.Load(vk); ok {
-		return v.(policy.Verdict), nil
+	if v, ok := in.verdicts.get(vk); ok {
+		return v, nil
 	}
 	val, err := policy.Input(o.tree)
 	if err != nil {
@@ -278,7 +296,7 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 	if err := in.checkVerdict(k.task, v); err != nil {
 		return policy.Verdict{}, err
 	}
-	in.verdicts.Store(vk, v)
+	in.verdicts.put(vk, v)
 	return v, nil
 }
 

@@ -29,7 +29,7 @@ func TestDirectLaneIsTheControl(t *testing.T) {
 				t.Fatal(err)
 			}
 			seen := map[string]bool{}
-			for _, res := range r.Results {
+			for _, res := range r.Each() {
 				if res.Lane != "direct" {
 					continue
 				}

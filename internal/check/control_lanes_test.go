@@ -37,7 +37,7 @@ func TestMCPPythonControl(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	passes := 0
-	for _, res := range r.Results {
+	for _, res := range r.Each() {
 		if res.Lane != "mcp-python" || res.Stage != "D1" {
 			continue
 		}
@@ -88,7 +88,7 @@ func TestPythonLanesCaptured(t *testing.T) {
 	}
 	type key struct{ lane, version, configuration, stage string }
 	seen := map[key]int{}
-	for _, res := range r.Results {
+	for _, res := range r.Each() {
 		if res.Lane != "openai-agents" && res.Lane != "agent-framework" {
 			continue
 		}

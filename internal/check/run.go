@@ -81,44 +81,120 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 	return out, nil
 }
 
-// job is one validated record on its way to a worker.
-type job struct {
-	seq int
-	rec *Record
-}
-
-// failure keeps the error of the earliest record, whatever the scheduling: records after the
-// earliest failure so far are skipped, records before it still run, so the error reported is the
-// one a sequential run would report.
-type failure struct {
-	mu  sync.Mutex
-	seq atomic.Int64 // the earliest failing record so far; 0 while none failed
-	err error
-}
-
-func (f *failure) fail(seq int, err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if cur := f.seq.Load(); cur == 0 || int64(seq) < cur {
-		f.seq.Store(int64(seq))
-		f.err = err
-	}
-}
-
-// after reports whether a record comes after the earliest failure, so it need not be evaluated.
-func (f *failure) after(seq int) bool {
-	cur := f.seq.Load()
-	return cur != 0 && int64(seq) > cur
-}
-
-// Check streams the records of files through the instrument and returns the census report. Records
-// are read and validated in order by one goroutine, evaluated by workers, and collected by one
-// census; the report, and the error when there is one, do not depend on the number of workers.
-// No records at all is an input error: a gate has nothing to decide on.
-func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*report.Report, error) {
+// Stream is the one evaluation loop of every verb that reads observation records (check,
+// compare): the records of files are read and validated in order by one goroutine, within the run's
+// scope, evaluated by workers (eval), and handed to collect one at a time in record order, whatever
+// the workers' scheduling. The first error in record order (a bad record, a failing evaluation, a
+// collect error) stops the stream and is returned, so the error, like everything collected, does
+// not depend on the number of workers. At most a few records per worker are in flight: memory does
+// not grow with the number of records. It returns how many records were collected.
+func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, workers int,
+	eval func(context.Context, *Record) (T, error), collect func(*Record, T) error) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	type job struct {
+		seq int
+		rec *Record
+	}
+	type done struct {
+		seq int
+		rec *Record
+		v   T
+		err error
+	}
+	window := 8 * workers
+	tokens := make(chan struct{}, window) // one per record read and not yet collected
+	jobs := make(chan job, window)
+	results := make(chan done, window+1)
+	stop := make(chan struct{})
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				d := done{seq: j.seq, rec: j.rec}
+				if !stopped.Load() {
+					d.v, d.err = eval(ctx, j.rec)
+				}
+				results <- d
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() { // the reader
+		defer wg.Done()
+		defer close(jobs)
+		seq := 0
+		for _, f := range files {
+			err := in.readFile(ctx, f, func(rec *Record) bool {
+				if !in.inScope(rec) {
+					return true
+				}
+				select {
+				case tokens <- struct{}{}:
+				case <-stop:
+					return false
+				}
+				seq++
+				jobs <- job{seq, rec}
+				return true
+			})
+			if err != nil {
+				select {
+				case tokens <- struct{}{}:
+					results <- done{seq: seq + 1, err: inputErr(err)}
+				case <-stop:
+				}
+				return
+			}
+			if stopped.Load() {
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int]done{}
+	next, collected := 1, 0
+	var firstErr error
+	for d := range results {
+		pending[d.seq] = d
+		for {
+			d, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-tokens
+			if firstErr != nil {
+				continue
+			}
+			err := d.err
+			if err == nil {
+				err = collect(d.rec, d.v)
+			}
+			if err != nil {
+				firstErr = err
+				stopped.Store(true)
+				close(stop)
+				continue
+			}
+			collected++
+		}
+	}
+	return collected, firstErr
+}
+
+// Check streams the records of files through the instrument (Stream) and returns the census
+// report; the report, and the error when there is one, do not depend on the number of workers.
+// No records at all is an input error: a gate has nothing to decide on.
+func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*report.Report, error) {
 	cen, err := census.New(in.Model, in.profile)
 	if err != nil {
 		return nil, inputErr(err)
@@ -126,75 +202,24 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 	if scoped(in.opts.Scope) {
 		cen.Restrict(in.opts.Scope)
 	}
-	jobs := make(chan job, 4*workers)
-	readings := make(chan []census.Reading, 4*workers)
-	var failed failure
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if failed.after(j.seq) {
-					continue
-				}
-				rs, err := in.Evaluate(ctx, j.rec)
-				if err != nil {
-					failed.fail(j.seq, err)
-					continue
-				}
-				for i := range rs {
-					rs[i].Seq = j.seq
-				}
-				readings <- rs
-			}
-		}()
-	}
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for rs := range readings {
-			for _, r := range rs {
-				if err := cen.Add(r); err != nil {
-					failed.fail(r.Seq, inputErr(err))
-				}
+	n, err := Stream(ctx, in, files, workers, in.Evaluate, func(_ *Record, rs []census.Reading) error {
+		for _, r := range rs {
+			if err := cen.Add(r); err != nil {
+				return inputErr(err)
 			}
 		}
-	}()
-	seq := 0
-	func() {
-		defer close(jobs)
-		for _, f := range files {
-			err := in.readFile(ctx, f, func(rec *Record) bool {
-				if !in.inScope(rec) {
-					return true
-				}
-				seq++
-				if failed.after(seq) {
-					return false
-				}
-				jobs <- job{seq, rec}
-				return true
-			})
-			if err != nil {
-				failed.fail(seq+1, inputErr(err))
-				return
-			}
-		}
-	}()
-	wg.Wait()
-	close(readings)
-	<-collected
-	if le := guard.Stopped(ctx); le != nil && !IsInstrumentFailure(failed.err) {
+		return nil
+	})
+	if le := guard.Stopped(ctx); le != nil && !IsInstrumentFailure(err) {
 		return nil, &InstrumentError{Err: le} // the memory budget stopped the run
 	}
-	if ctx.Err() != nil && !IsInstrumentFailure(failed.err) {
+	if ctx.Err() != nil && !IsInstrumentFailure(err) {
 		return nil, context.Cause(ctx) // the caller cancelled: the census is incomplete
 	}
-	if failed.err != nil {
-		return nil, inputErr(failed.err)
+	if err != nil {
+		return nil, inputErr(err)
 	}
-	if seq == 0 {
+	if n == 0 {
 		if scoped(in.opts.Scope) {
 			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", describeFiles(in.opts)))
 		}

@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -72,13 +71,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.NullProfile == opts.Profile {
 		return nil, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
 	}
+	// One load serves both profiles: only the profile's part of each policy input differs.
 	base, err := check.Load(ctx, opts.Options)
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	otherOpts := opts.Options
-	otherOpts.Profile = opts.NullProfile
-	other, err := check.Load(ctx, otherOpts)
+	other, err := base.WithProfile(opts.NullProfile)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -90,14 +88,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	var recs []*check.Record
-	if err := base.ReadRecords(ctx, files, func(r *check.Record) error {
-		recs = append(recs, r)
-		return nil
-	}); err != nil {
-		return nil, inputErr(err)
-	}
-	return compare(ctx, base, other, decs, recs, opts)
+	return compare(ctx, base, other, decs, files, opts)
 }
 
 // loadDecoders prepares, on the instrument's compiled policies, the readout query of each
@@ -184,7 +175,7 @@ type evaluator struct {
 	memo        sync.Map             // memoKey → map[string]any
 }
 
-func compare(ctx context.Context, base, other *check.Instrument, decs []decoder, recs []*check.Record, opts Options) (*Report, error) {
+func compare(ctx context.Context, base, other *check.Instrument, decs []decoder, files []check.RecordFile, opts Options) (*Report, error) {
 	ev := &evaluator{base: base, other: other, decoders: decs, sources: map[string]*ast.Term{}}
 	for _, id := range contract.SortedKeys(base.Model.Fixtures) {
 		if len(base.Model.Fixtures[id].Targets) == 0 {
@@ -196,64 +187,41 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 		}
 		ev.sources[id] = ast.NewTerm(v)
 	}
-	results := make([]evaluated, len(recs))
-	errs := make([]error, len(recs))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = ev.evaluate(ctx, recs[i])
-			}
-		}()
-	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs { // the first record's error, in record order
-		if err != nil {
-			return nil, inputErr(err)
-		}
-	}
 	cb, err := census.New(base.Model, opts.Profile)
-	if err == nil && scoped(opts.Scope) {
-		cb.Restrict(opts.Scope)
-	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	co, err := census.New(other.Model, opts.NullProfile)
-	if err == nil && scoped(opts.Scope) {
-		co.Restrict(opts.Scope)
-	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	if scoped(opts.Scope) {
+		cb.Restrict(opts.Scope)
+		co.Restrict(opts.Scope)
+	}
 	col := newCollector(base.Model)
-	for i, rec := range recs {
-		for _, r := range results[i].base {
+	// The records stream once through check's loop (check.Stream), both profiles and every decoder
+	// evaluated on each, and are collected in record order.
+	_, err = check.Stream(ctx, base, files, opts.Workers, ev.evaluate, func(rec *check.Record, e evaluated) error {
+		for _, r := range e.base {
 			if err := cb.Add(r); err != nil {
-				return nil, inputErr(err)
+				return err
 			}
 		}
-		for _, r := range results[i].other {
+		for _, r := range e.other {
 			if err := co.Add(r); err != nil {
-				return nil, inputErr(err)
+				return err
 			}
 		}
-		for _, t := range results[i].targets {
+		for _, t := range e.targets {
 			if err := col.add(rec, t); err != nil {
-				return nil, inputErr(err)
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, inputErr(err)
 	}
 	rb, ro := cb.Report(), co.Report()
 	names := make([]string, len(decs))

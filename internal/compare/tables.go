@@ -263,8 +263,7 @@ func totals(m *contract.Model, rs []Reading, decoders []string) []Totals {
 func configurations(m *contract.Model, rb *report.Report, rs []Reading, decoders []string) []ConfigurationDiff {
 	type taskKey struct{ lane, version, configuration, fixture, stage, task string }
 	results := map[taskKey]*report.Result{}
-	for i := range rb.Results {
-		r := &rb.Results[i]
+	for _, r := range rb.Each() {
 		results[taskKey{r.Lane, r.LaneVersion, r.Configuration, r.Fixture, r.Stage, r.Task}] = r
 	}
 	type readKey struct{ lane, version, configuration, fixture, stage, target string }
@@ -343,12 +342,10 @@ func sensitivity(m *contract.Model, rb, ro *report.Report) NullSensitivity {
 		task string
 	}
 	other := map[key]*report.Result{}
-	for i := range ro.Results {
-		r := &ro.Results[i]
+	for _, r := range ro.Each() {
 		other[key{r.Position(), r.Task}] = r
 	}
-	for i := range rb.Results { // in the census's sorted order
-		a := &rb.Results[i]
+	for _, a := range rb.Each() { // in the census's sorted order
 		b := other[key{a.Position(), a.Task}]
 		if b == nil || a.Outcome == b.Outcome {
 			continue

@@ -35,8 +35,7 @@ func Findings(r *Report) ([]string, []FindingRow) {
 	index := map[key]int{}
 	var rows []FindingRow
 	tasks := map[string]bool{}
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		k := key{res.Lane, res.LaneVersion, res.Configuration}
 		j, ok := index[k]
 		if !ok {

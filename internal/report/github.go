@@ -38,8 +38,7 @@ func (g GitHub) Output(w io.Writer, r *Report) error {
 		msg += fmt.Sprintf(" (%s: %s)", v.RequirementName, v.Requirement)
 		annotate(&b, "error", v.Records, title, msg)
 	}
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
 			continue
 		}
@@ -51,7 +50,7 @@ func (g GitHub) Output(w io.Writer, r *Report) error {
 		annotate(&b, "warning", res.Records, title, failureMessage(res))
 	}
 	summary := fmt.Sprintf("contractcheck profile %s: %s; %d bindings, %d violations, %d unrequired findings",
-		r.Profile, verdictText(r), len(r.Results), errors, warnings)
+		r.Profile, verdictText(r), r.Len(), errors, warnings)
 	if errors > max || warnings > max {
 		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, max), min(warnings, max))
 	}

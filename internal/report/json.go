@@ -1,9 +1,131 @@
 package report
 
-import "io"
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+)
 
-// JSON writes the report as indented JSON with reportVersion 1 (see WriteJSON).
+// JSON writes the report as indented JSON with reportVersion 1 (see WriteJSON). The results and
+// the upgrade changes are written one at a time, as they are made, so writing a report of a
+// million bindings holds one binding at a time; the bytes are those WriteJSON would write.
 type JSON struct{}
 
 // Output implements Outputter.
-func (JSON) Output(w io.Writer, r *Report) error { return WriteJSON(w, r) }
+func (JSON) Output(w io.Writer, r *Report) error {
+	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
+	s.raw("{\n")
+	s.field("reportVersion", r.ReportVersion, false)
+	s.field("profile", r.Profile, false)
+	s.field("nullPolicy", r.NullPolicy, false)
+	if r.Scope != nil {
+		s.field("scope", r.Scope, false)
+	}
+	s.field("summary", r.Summary, false)
+	s.raw(`  "results": `)
+	s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
+	s.raw(",\n")
+	s.field("localizations", r.Localizations, false)
+	s.field("divergences", r.Divergences, false)
+	s.field("capturedDivergences", r.CapturedDivergences, false)
+	s.raw(`  "upgrades": `)
+	if r.Upgrades == nil {
+		s.raw("null")
+	} else {
+		s.array(len(r.Upgrades), "    ", func(i int) any { return streamedUpgrade(r.Upgrades[i]) })
+	}
+	s.raw(",\n")
+	s.field("gate", r.Gate, true)
+	s.raw("}\n")
+	if s.err != nil {
+		return s.err
+	}
+	return s.w.Flush()
+}
+
+// jsonStream writes indented JSON piece by piece, keeping the first error.
+type jsonStream struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (s *jsonStream) raw(text string) {
+	if s.err == nil {
+		_, s.err = s.w.WriteString(text)
+	}
+}
+
+// value writes v indented as a member at the given prefix, without HTML escaping.
+func (s *jsonStream) value(v any, prefix string) {
+	if s.err != nil {
+		return
+	}
+	if sv, ok := v.(streamedUpgrade); ok {
+		sv.write(s, prefix)
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if s.err = enc.Encode(v); s.err != nil {
+		return
+	}
+	_, s.err = s.w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// field writes a top-level member.
+func (s *jsonStream) field(name string, v any, last bool) {
+	s.raw("  " + quote(name) + ": ")
+	s.value(v, "  ")
+	if !last {
+		s.raw(",")
+	}
+	s.raw("\n")
+}
+
+// array writes n elements, each made by at, as an indented array whose elements start at indent.
+func (s *jsonStream) array(n int, indent string, at func(int) any) {
+	if n == 0 {
+		s.raw("[]")
+		return
+	}
+	s.raw("[")
+	for i := range n {
+		if i > 0 {
+			s.raw(",")
+		}
+		s.raw("\n" + indent)
+		s.value(at(i), indent)
+	}
+	s.raw("\n" + indent[:len(indent)-2] + "]")
+}
+
+// streamedUpgrade writes an upgrade with its changes one at a time.
+type streamedUpgrade Upgrade
+
+func (u streamedUpgrade) write(s *jsonStream, prefix string) {
+	in := prefix + "  "
+	s.raw("{\n")
+	for _, f := range []struct{ name, v string }{{"lane", u.Lane}, {"configuration", u.Configuration}, {"from", u.From}, {"to", u.To}} {
+		s.raw(in + quote(f.name) + ": " + quote(f.v) + ",\n")
+	}
+	s.raw(in + `"changes": `)
+	up := Upgrade(u)
+	if up.Changes == nil {
+		s.raw("null")
+	} else {
+		s.array(up.Count(), in+"  ", func(i int) any { return up.Changes.At(i) })
+	}
+	s.raw("\n" + prefix + "}")
+}
+
+// quote is a JSON string without HTML escaping.
+func quote(v string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

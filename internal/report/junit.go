@@ -72,8 +72,7 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
 				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: VerdictSelectedNothing}})
 		}
-		for i := range r.Results {
-			res := &r.Results[i]
+		for _, res := range r.Each() {
 			if !contains(res.RequiredBy, q.Name) {
 				continue
 			}
@@ -86,8 +85,7 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 		doc.Suites = append(doc.Suites, s)
 	}
 	unrequired := junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile}
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
 			continue
 		}

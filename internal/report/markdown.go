@@ -53,12 +53,12 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw)
 	}
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
-		if len(u.Changes) == 0 {
+		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
+		if u.Count() == 0 {
 			continue
 		}
 		fmt.Fprintf(bw, "\n| fixture | task | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n")
-		for _, g := range groupChanges(u.Changes) {
+		for _, g := range groupChanges(u) {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", g.fixture, g.task, strings.Join(g.stages, " "), g.before, g.after, g.atoms)
 		}
 	}
@@ -80,8 +80,7 @@ func writeFindings(w io.Writer, r *Report) {
 	cells := map[row]map[string]*cell{}
 	var rows []row
 	tasks := map[string]bool{}
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		k := row{res.Lane, res.LaneVersion, res.Configuration, res.Origin}
 		if cells[k] == nil {
 			cells[k] = map[string]*cell{}
@@ -137,10 +136,10 @@ type changeGroup struct {
 
 // groupChanges folds the stages of a fixture and task whose change reads the same, and names only
 // the atoms and kinds involved: the full diagnostics are in the text and JSON reports.
-func groupChanges(changes []Change) []changeGroup {
+func groupChanges(u Upgrade) []changeGroup {
 	var out []changeGroup
 	index := map[[5]string]int{}
-	for _, c := range changes {
+	for _, c := range u.Each() {
 		ds := c.DiagnosticsAfter
 		if len(ds) == 0 {
 			ds = c.DiagnosticsBefore

@@ -7,9 +7,9 @@ import "sort"
 // them says so.
 func ReconstructedLanes(r *Report) []string {
 	seen := map[string]bool{}
-	for i := range r.Results {
-		if r.Results[i].Origin == "reconstructed" {
-			seen[r.Results[i].Lane] = true
+	for _, res := range r.Each() {
+		if res.Origin == "reconstructed" {
+			seen[res.Lane] = true
 		}
 	}
 	lanes := make([]string, 0, len(seen))

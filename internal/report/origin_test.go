@@ -14,8 +14,8 @@ func TestReconstructedLanesAreNamed(t *testing.T) {
 		return Result{Fixture: "C05", Suite: "paper", Family: "structured", Lane: lane, LaneVersion: "1", Configuration: "default",
 			Stage: "A2", Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: origin, Repetitions: 3}
 	}
-	mixed := &Report{Results: []Result{result("b-lane", "reconstructed"), result("a-lane", "captured"), result("c-lane", "reconstructed")}}
-	captured := &Report{Results: []Result{result("a-lane", "captured")}}
+	mixed := &Report{Results: ResultList{result("b-lane", "reconstructed"), result("a-lane", "captured"), result("c-lane", "reconstructed")}}
+	captured := &Report{Results: ResultList{result("a-lane", "captured")}}
 	tests := []struct {
 		name, format string
 		report       *Report

@@ -21,7 +21,7 @@ type Report struct {
 	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
 	Scope         *Scope         `json:"scope,omitempty"`
 	Summary       Summary        `json:"summary"`
-	Results       []Result       `json:"results"`
+	Results       Results        `json:"results"`
 	Localizations []Localization `json:"localizations"`
 	Divergences   Divergences    `json:"divergences"`
 	// CapturedDivergences is the same census over the bindings of captured carriers only: the
@@ -46,11 +46,11 @@ type Scope struct {
 // Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
 // version to the next (in the lane's declared version order).
 type Upgrade struct {
-	Lane          string   `json:"lane"`
-	Configuration string   `json:"configuration"`
-	From          string   `json:"from"`
-	To            string   `json:"to"`
-	Changes       []Change `json:"changes"`
+	Lane          string  `json:"lane"`
+	Configuration string  `json:"configuration"`
+	From          string  `json:"from"`
+	To            string  `json:"to"`
+	Changes       Changes `json:"changes"`
 }
 
 // Change is one binding whose outcome differs between two versions of a lane.
@@ -307,7 +307,7 @@ func (r *Report) ExitCode() int {
 func (r *Report) Verdict() string {
 	s := r.Summary
 	return fmt.Sprintf("profile %s %s: %d bindings (%d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable), %d violations",
-		r.Profile, verdictText(r), len(r.Results), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
+		r.Profile, verdictText(r), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
 }
 
 // GateError explains a verdict that is not a plain pass or fail, for the message beside the exit

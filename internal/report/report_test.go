@@ -21,7 +21,7 @@ func sample() *Report {
 		{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 8, Repetition: 2}, {File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 9, Repetition: 3}}
 	r := &Report{
 		ReportVersion: Version, Profile: "strict", NullPolicy: "strict",
-		Results: []Result{
+		Results: ResultList{
 			{Fixture: "C02", Suite: "paper", Family: "structured-stress", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1",
 				Task: "T2", Role: "apart", Compartment: "structured", Outcome: Unmet, Origin: "captured", Repetitions: 3,
 				Readout: map[string]any{"state": "populated"}, Diagnostics: []Diagnostic{diag}, Records: recs},
@@ -43,7 +43,7 @@ func sample() *Report {
 		},
 		CapturedDivergences: Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{},
 			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"go-sdk": 0}},
-		Upgrades: []Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: []Change{
+		Upgrades: []Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: ChangeList{
 			{Fixture: "C11", Stage: "A2", Task: "T4", Before: Unmet, After: Pass, DiagnosticsBefore: []Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
 		}}},
 		Gate: Gate{Verdict: VerdictInstrumentFailed, Satisfied: false,
@@ -51,7 +51,7 @@ func sample() *Report {
 			Violations: []Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: Unmet,
 				Requirement: "go-sdk keeps exact numbers", RequirementName: "profiles.strict.require[0]", Diagnostics: []Diagnostic{diag}, Records: recs}}},
 	}
-	for _, res := range r.Results {
+	for _, res := range r.Each() {
 		r.Summary.Add(res.Outcome)
 	}
 	return r
@@ -111,5 +111,22 @@ func TestExitCode(t *testing.T) {
 func TestGetUnknown(t *testing.T) {
 	if _, err := Get("yaml"); err == nil {
 		t.Error("want an error for an unknown format")
+	}
+}
+
+// TestJSONStreamsWhatWriteJSONWrites: the JSON format writes results and changes one at a time,
+// and its bytes are those of encoding the whole report at once.
+func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
+	for _, r := range []*Report{sample(), {ReportVersion: Version, Profile: "p", Results: ResultList{}, Upgrades: []Upgrade{{Lane: "l", Changes: ChangeList{}}}}} {
+		var streamed, whole bytes.Buffer
+		if err := (JSON{}).Output(&streamed, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&whole, r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
+			t.Errorf("streamed:\n%s\nwhole:\n%s", streamed.String(), whole.String())
+		}
 	}
 }

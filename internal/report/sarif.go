@@ -96,8 +96,7 @@ func (s SARIF) Output(w io.Writer, r *Report) error {
 	var found []pending
 	rules := map[string]bool{}
 	builtin := false
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		if res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
 			continue
 		}

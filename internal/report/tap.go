@@ -36,8 +36,7 @@ func (TAP) Output(w io.Writer, r *Report) error {
 		}
 	}
 	unrequired := 0
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		if !res.Required {
 			if res.Outcome != Pass && res.Outcome != NotApplicable && res.Outcome != NotObservable {
 				unrequired++

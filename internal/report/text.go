@@ -72,7 +72,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 func writeSummary(w io.Writer, r *Report, width int) {
 	s := r.Summary
 	fmt.Fprintln(w)
-	wrapList(w, fmt.Sprintf("%d bindings: ", len(r.Results)), []string{fmt.Sprintf("%d pass", s.Pass), fmt.Sprintf("%d unmet", s.Unmet),
+	wrapList(w, fmt.Sprintf("%d bindings: ", r.Len()), []string{fmt.Sprintf("%d pass", s.Pass), fmt.Sprintf("%d unmet", s.Unmet),
 		fmt.Sprintf("%d execution_failed", s.ExecutionFailed), fmt.Sprintf("%d not_reached", s.NotReached), fmt.Sprintf("%d not_applicable", s.NotApplicable),
 		fmt.Sprintf("%d not_observable", s.NotObservable), fmt.Sprintf("%d unstable", s.Unstable)}, width)
 	tasks, rows := Findings(r)
@@ -107,7 +107,7 @@ func writeSummary(w io.Writer, r *Report, width int) {
 		fmt.Fprintf(w, "boundaries: %d (%s)\n", len(r.Localizations), strings.Join(parts, ", "))
 	}
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
+		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
 	}
 	if s.Unmet+s.ExecutionFailed+s.Unstable > 0 {
 		fmt.Fprintf(w, "every diagnostic: --details, or --format json\n")
@@ -259,8 +259,7 @@ func laneKey(r *Result) string { return r.Lane + " " + r.LaneVersion + " " + r.C
 // fit the width, the matrix is split into column groups.
 func writeMatrices(w io.Writer, r *Report, width int) {
 	byTask := map[string][]*Result{}
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		byTask[res.Task] = append(byTask[res.Task], res)
 	}
 	for _, task := range sortedKeys(byTask) {
@@ -340,8 +339,7 @@ func roleOf(results []*Result) string {
 
 func writeUnmet(w io.Writer, r *Report) {
 	header := false
-	for i := range r.Results {
-		res := &r.Results[i]
+	for _, res := range r.Each() {
 		if res.Outcome != Unmet && res.Outcome != Unstable && res.Outcome != ExecutionFailed {
 			continue
 		}
@@ -439,8 +437,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func writeUpgrades(w io.Writer, r *Report) {
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
-		for _, c := range u.Changes {
+		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
+		for _, c := range u.Each() {
 			fmt.Fprintf(w, "  %s %s %s: %s → %s\n", c.Fixture, c.Stage, c.Task, c.Before, c.After)
 			for _, d := range c.DiagnosticsBefore {
 				fmt.Fprintf(w, "      before: %s\n", FormatDiagnostic(d))

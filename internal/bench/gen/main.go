@@ -19,12 +19,13 @@ func main() {
 	out := flag.String("out", "", "directory to write the set to (required)")
 	reps := flag.Int("repetitions", 1, "records per position")
 	unique := flag.Bool("unique", true, "no two bindings share a policy input")
+	conftest := flag.String("conftest", "", "also write each record as a JSON file below this directory, with conftest's data.json")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gen: -out is required")
 		os.Exit(2)
 	}
-	set, err := bench.Generate(*out, bench.Options{Bindings: *n, Repetitions: *reps, Unique: *unique})
+	set, err := bench.Generate(*out, bench.Options{Bindings: *n, Repetitions: *reps, Unique: *unique, Conftest: *conftest})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

@@ -1,0 +1,51 @@
+package check
+
+import (
+	"sync"
+
+	"github.com/contractcheck/contractcheck/internal/policy"
+)
+
+// memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
+// and the stages sharing one carrier come close together in the records, so recent verdicts are
+// the ones asked for again.
+const memoGeneration = 1 << 15
+
+// memo keeps recent verdicts by policy input, in two generations: a lookup looks in both, a new
+// verdict goes in the current one, and a full current generation becomes the previous one (the
+// old previous one is dropped). It holds at most two generations, however many bindings a check
+// evaluates. Safe for concurrent use.
+type memo struct {
+	mu       sync.Mutex
+	current  map[verdictKey]policy.Verdict
+	previous map[verdictKey]policy.Verdict
+}
+
+func (m *memo) get(k verdictKey) (policy.Verdict, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.current[k]; ok {
+		return v, true
+	}
+	v, ok := m.previous[k]
+	return v, ok
+}
+
+func (m *memo) put(k verdictKey, v policy.Verdict) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.current == nil {
+		m.current = make(map[verdictKey]policy.Verdict, 1024)
+	}
+	if len(m.current) >= memoGeneration {
+		m.previous, m.current = m.current, make(map[verdictKey]policy.Verdict, 1024)
+	}
+	m.current[k] = v
+}
+
+// Clear forgets every verdict.
+func (m *memo) Clear() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.current, m.previous = nil, nil
+}

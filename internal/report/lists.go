@@ -1,0 +1,100 @@
+package report
+
+import (
+	"encoding/json"
+	"iter"
+)
+
+// Results are a report's bindings, in report order. A census of a million bindings does not hold
+// them as Result values: each is made when it is read (At), from the census's compact form, so a
+// report's memory does not grow with its bindings. ResultList is the plain form.
+type Results interface {
+	Len() int
+	At(i int) Result
+}
+
+// ResultList is Results held as values.
+type ResultList []Result
+
+// Len implements Results.
+func (l ResultList) Len() int { return len(l) }
+
+// At implements Results.
+func (l ResultList) At(i int) Result { return l[i] }
+
+// Changes are an upgrade's changed bindings, in report order; like Results, they may be made
+// when read. ChangeList is the plain form.
+type Changes interface {
+	Len() int
+	At(i int) Change
+}
+
+// ChangeList is Changes held as values.
+type ChangeList []Change
+
+// Len implements Changes.
+func (l ChangeList) Len() int { return len(l) }
+
+// At implements Changes.
+func (l ChangeList) At(i int) Change { return l[i] }
+
+// Each walks the report's results in order; each is a fresh value the caller may keep.
+func (r *Report) Each() iter.Seq2[int, *Result] {
+	return func(yield func(int, *Result) bool) {
+		if r.Results == nil {
+			return
+		}
+		for i := range r.Results.Len() {
+			res := r.Results.At(i)
+			if !yield(i, &res) {
+				return
+			}
+		}
+	}
+}
+
+// Len is how many results the report has.
+func (r *Report) Len() int {
+	if r.Results == nil {
+		return 0
+	}
+	return r.Results.Len()
+}
+
+// Each walks the upgrade's changes in order.
+func (u Upgrade) Each() iter.Seq2[int, Change] {
+	return func(yield func(int, Change) bool) {
+		if u.Changes == nil {
+			return
+		}
+		for i := range u.Changes.Len() {
+			if !yield(i, u.Changes.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Count is how many changes the upgrade has.
+func (u Upgrade) Count() int {
+	if u.Changes == nil {
+		return 0
+	}
+	return u.Changes.Len()
+}
+
+// MarshalJSON writes the upgrade with its changes as an array, however they are held.
+func (u Upgrade) MarshalJSON() ([]byte, error) {
+	changes := make([]Change, 0, u.Count())
+	for _, c := range u.Each() {
+		changes = append(changes, c)
+	}
+	type plain struct {
+		Lane          string   `json:"lane"`
+		Configuration string   `json:"configuration"`
+		From          string   `json:"from"`
+		To            string   `json:"to"`
+		Changes       []Change `json:"changes"`
+	}
+	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
+}
