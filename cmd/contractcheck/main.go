@@ -71,6 +71,6 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
-	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand())
+	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand(), newCapabilitiesCommand())
 	return root
 }
