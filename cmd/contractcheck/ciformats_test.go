@@ -141,6 +141,14 @@ func TestFailingProfileInCIFormats(t *testing.T) {
 		}
 	})
 
+	t.Run("markdown", func(t *testing.T) {
+		code, stdout, stderr := cli(t, append(args, "--format", "markdown")...)
+		row := "| C01 | `direct` | v1 | default | M3 | T1 | unmet | `block.primary altered` | `" + file + ":" + line + "` | direct keeps C01 whole |"
+		if code != 1 || !strings.Contains(stdout, "**Gate:** profile `keep-c01` **NOT satisfied** (1 violation, 4 bindings gated).") || !strings.Contains(stdout, row) {
+			t.Errorf("exit %d, want 1, the gate and the violation at its record\n%s%s", code, stdout, stderr)
+		}
+	})
+
 	t.Run("the verdict on stderr with --output", func(t *testing.T) {
 		code, stdout, stderr := cli(t, append(args, "--format", "json", "--output", "report.json")...)
 		if code != 1 || stdout != "" || !strings.Contains(stderr, "profile keep-c01 NOT satisfied") || !strings.Contains(stderr, "report written to report.json") {
