@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/resultcache"
 )
 
 const checkLong = `Check runs the selected profile's contracts on every observation record and gates on the result.
@@ -45,6 +50,7 @@ type checkParams struct {
 	format  string
 	output  string
 	details bool
+	noCache bool
 	// locked compares the inputs with lockFile before the run and refuses any drift.
 	locked   bool
 	lockFile string
@@ -74,6 +80,7 @@ func newCheckCommand() *cobra.Command {
 	addOutputFlags(cmd, &p.format, &p.output, report.Formats())
 	addScopeFlags(cmd, &p.Scope)
 	addLockFlags(cmd, &p.locked, &p.lockFile)
+	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	return cmd
 }
@@ -144,16 +151,57 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// An unchanged re-run replays the stored output (internal/resultcache).
+	cacheDir := ""
+	if !p.noCache && !slices.Contains(p.Observations, check.StdinArg) { // standard input is read once, never replayed
+		cacheDir = contract.CacheDir()
+	}
+	key, cacheable := "", false
+	if cacheDir != "" {
+		keyOpts := p.Options
+		keyOpts.Workers = 0 // the report does not depend on it
+		key, cacheable, _ = resultcache.Key(struct {
+			Options check.Options
+			Format  string
+			Details bool
+			Style   report.Style
+		}{keyOpts, p.format, p.details, style}, resultcache.Inputs{Dirs: p.Inputs()})
+	}
+	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
+		return replay(e, p.output, " (inputs unchanged: replayed from the cache)", stdout, stderr)
+	}
 	r, err := check.Run(ctx, p.Options)
 	if err != nil {
 		return check.ExitCode(err), err
 	}
-	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
 		return report.ExitInputError, err
 	}
-	if p.output != "" {
-		// The report went to a file: the verdict still reaches the log.
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", r.Verdict(), p.output)
+	e := resultcache.Entry{Key: key, Exit: r.ExitCode(), Report: buf.Bytes(), Stderr: r.Verdict()}
+	if gerr := r.GateError(); gerr != nil {
+		e.GateError = gerr.Error()
 	}
-	return r.ExitCode(), r.GateError()
+	if cacheable {
+		resultcache.Put(cacheDir, e)
+	}
+	return replay(&e, p.output, "", stdout, stderr)
+}
+
+// replay writes a run's output: the report to standard output or the --output file (then the
+// verdict to stderr, so the log still shows it), and returns its exit code and gate error.
+func replay(e *resultcache.Entry, output, note string, stdout, stderr io.Writer) (int, error) {
+	if err := writeOutput(output, stdout, func(w io.Writer) error {
+		_, err := w.Write(e.Report)
+		return err
+	}); err != nil {
+		return report.ExitInputError, err
+	}
+	if output != "" {
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s%s\n", e.Stderr, output, note)
+	}
+	if e.GateError != "" {
+		return e.Exit, errors.New(e.GateError)
+	}
+	return e.Exit, nil
 }

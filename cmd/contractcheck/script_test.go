@@ -19,9 +19,31 @@ func TestMain(m *testing.M) {
 	}
 	// The text report follows the locale (ASCII without UTF-8): the goldens are in UTF-8.
 	os.Setenv("LC_ALL", "C.UTF-8")
-	testscript.Main(m, map[string]func(){
+	// The model and result caches of the tests are their own (a script's are in its $WORK).
+	var tm testscript.TestingM = m
+	if os.Getenv("CONTRACTCHECK_CACHE") == "" {
+		cache, err := os.MkdirTemp("", "contractcheck-test-cache-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("CONTRACTCHECK_CACHE", cache)
+		tm = cleanup{m, cache}
+	}
+	testscript.Main(tm, map[string]func(){
 		"contractcheck": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
+}
+
+// cleanup runs the tests, then removes their cache directory (testscript.Main exits the process).
+type cleanup struct {
+	m   *testing.M
+	dir string
+}
+
+func (c cleanup) Run() int {
+	code := c.m.Run()
+	os.RemoveAll(c.dir)
+	return code
 }
 
 // TestScripts runs the command-line scripts under testdata/script (the txtar style CUE tests its
@@ -33,6 +55,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("LC_ALL", "C.UTF-8")
+			env.Setenv("CONTRACTCHECK_CACHE", env.WorkDir+"/.cache")
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},

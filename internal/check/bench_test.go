@@ -1,19 +1,15 @@
 package check
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/bench"
 )
 
 // BenchmarkCheckBuiltin is `contractcheck check` on the built-in data, instrument load included.
@@ -45,8 +41,12 @@ func BenchmarkCheckMatrix(b *testing.B) {
 func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	contracts, obs, bindings := generateMatrix(b, dir, 100_000, repetitions, unique)
-	in, err := Load(ctx, Options{Contracts: []string{contracts}})
+	set, err := bench.Generate(dir, bench.Options{Bindings: benchBindings, Repetitions: repetitions, Unique: unique})
+	if err != nil {
+		b.Fatal(err)
+	}
+	obs, bindings := set.Observations, set.Bindings
+	in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,146 +102,11 @@ func watchHeap() func() uint64 {
 	}
 }
 
-// generateMatrix writes a contracts directory (the built-in one plus a generated lane) and an
-// observations directory with about want bindings, and returns their paths and the exact count.
-func generateMatrix(tb testing.TB, dir string, want, repetitions int, unique bool) (string, string, int) {
-	tb.Helper()
-	contracts := filepath.Join(dir, "contracts")
-	if err := os.MkdirAll(contracts, 0o755); err != nil {
-		tb.Fatal(err)
+// benchBindings is the size of BenchmarkCheckMatrix's sets; CONTRACTCHECK_BENCH_BINDINGS changes
+// it (scripts/bench runs the command line on larger sets).
+var benchBindings = func() int {
+	if n, err := strconv.Atoi(os.Getenv("CONTRACTCHECK_BENCH_BINDINGS")); err == nil && n > 0 {
+		return n
 	}
-	in, err := Load(context.Background(), Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	perVersion := 0
-	m := in.Model
-	for _, f := range m.Fixtures {
-		perVersion += 4 * len(f.Tasks)
-	}
-	versions := (want + perVersion - 1) / perVersion
-	var names []string
-	for v := range versions {
-		names = append(names, fmt.Sprintf("%q", fmt.Sprintf("v%d", v)))
-	}
-	lane := fmt.Sprintf(`package contracts
-
-lanes: bench: {
-	doc:    "A generated lane for the benchmark: every stage reads the whole result."
-	origin: "captured"
-	versions: [%s]
-	configurations: default: doc: "The only configuration."
-	stages: {
-		D1: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
-		A2: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
-		M3: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
-		H4: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
-	}
-}
-`, strings.Join(names, ", "))
-	if err := os.WriteFile(filepath.Join(contracts, "bench.cue"), []byte(lane), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	obs := filepath.Join(dir, "observations")
-	if err := os.MkdirAll(obs, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(obs, "bench.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for v := range versions {
-		for _, id := range contract.SortedKeys(m.Fixtures) {
-			src := in.Sources[id]
-			carrier := src.Doc
-			if v%2 == 1 {
-				carrier = degrade(carrier)
-			}
-			if unique {
-				carrier = withVersionMeta(carrier, v)
-			}
-			for _, st := range []string{"D1", "A2", "M3", "H4"} {
-				for rep := 1; rep <= repetitions; rep++ {
-					err := enc.Encode(map[string]any{
-						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
-						"stage": st, "repetition": rep, "state": "captured", "carrier": carrier,
-						"sourceSha256": src.Sha256, "origin": "captured",
-					})
-					if err != nil {
-						tb.Fatal(err)
-					}
-				}
-			}
-		}
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return contracts, obs, versions * perVersion
-}
-
-// withVersionMeta adds a result _meta entry naming the version (inside a JSON-RPC envelope's
-// result when there is one), which every compartment of the lane reads.
-func withVersionMeta(doc any, v int) any {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return doc
-	}
-	out := map[string]any{}
-	for k, x := range m {
-		out[k] = x
-	}
-	if res, ok := m["result"]; ok {
-		out["result"] = withVersionMeta(res, v)
-		return out
-	}
-	if _, isRPC := m["jsonrpc"]; isRPC {
-		return out
-	}
-	meta := map[string]any{}
-	if old, ok := m["_meta"].(map[string]any); ok {
-		for k, x := range old {
-			meta[k] = x
-		}
-	}
-	meta["bench/version"] = json.Number(fmt.Sprint(v))
-	out["_meta"] = meta
-	return out
-}
-
-// degrade drops what frameworks are seen to drop: structuredContent, isError and block annotations.
-func degrade(doc any) any {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return doc
-	}
-	out := map[string]any{}
-	for k, v := range m {
-		if k != "structuredContent" && k != "isError" {
-			out[k] = v
-		}
-	}
-	if content, ok := m["content"].([]any); ok {
-		blocks := make([]any, len(content))
-		for i, c := range content {
-			if b, ok := c.(map[string]any); ok {
-				nb := map[string]any{}
-				for k, v := range b {
-					if k != "annotations" {
-						nb[k] = v
-					}
-				}
-				blocks[i] = nb
-			} else {
-				blocks[i] = c
-			}
-		}
-		out["content"] = blocks
-	}
-	return out
-}
+	return 100_000
+}()

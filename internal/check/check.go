@@ -58,21 +58,34 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if opts.Profile == "" {
 		opts.Profile = DefaultProfile
 	}
-	m, err := loadContracts(ctx, opts.ContractLayers())
-	if err != nil {
-		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+	// The contract model, the schemas and the policies do not depend on one another: they load
+	// side by side. Errors are reported in this order whichever finishes first.
+	var (
+		wg   sync.WaitGroup
+		m    *contract.Model
+		v    *schema.Validator
+		eng  *policy.Engine
+		errs [3]error
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); m, errs[0] = loadContracts(ctx, opts.ContractLayers()) }()
+	go func() { defer wg.Done(); v, errs[1] = NewValidator(opts.SchemaLayers(), !opts.NoBuiltin) }()
+	go func() {
+		defer wg.Done()
+		eng, errs[2] = policy.Load(opts.PolicyLayers(), policy.LoadOptions{})
+	}()
+	wg.Wait()
+	switch {
+	case errs[0] != nil:
+		return nil, inputErr(fmt.Errorf("load contracts: %w", errs[0]))
+	case errs[1] != nil:
+		return nil, inputErr(errs[1])
+	case errs[2] != nil:
+		return nil, inputErr(fmt.Errorf("load policies: %w", errs[2]))
 	}
 	prof, ok := m.Profiles[opts.Profile]
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
-	}
-	v, err := NewValidator(opts.SchemaLayers(), !opts.NoBuiltin)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	eng, err := policy.Load(opts.PolicyLayers(), policy.LoadOptions{})
-	if err != nil {
-		return nil, inputErr(fmt.Errorf("load policies: %w", err))
 	}
 	in := &Instrument{Model: m, Profile: prof, Validator: v, profile: opts.Profile, engine: eng, opts: opts,
 		queries: map[string]*policy.Query{}, stages: map[laneStage]map[string]*project.Projector{},
@@ -87,6 +100,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if err := in.compileLanes(); err != nil {
 		return nil, inputErr(err)
 	}
+	var err error
 	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers()); err != nil {
 		return nil, inputErr(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/guard"
 )
 
-// loadContracts evaluates the CUE contract model under the guard's load time limit and memory
-// budget. CUE evaluation cannot be cancelled: when a limit is reached, the evaluation is left
+// loadContracts reads the contract layers and evaluates their CUE model (or takes it from the
+// model cache, contract.LoadCached) under the guard's load time limit and memory budget. CUE evaluation cannot be cancelled: when a limit is reached, the evaluation is left
 // running and an *InstrumentError wrapping a *guard.LimitError naming the contract layers is
 // returned (the command line then exits).
 func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
@@ -18,10 +18,14 @@ func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
 	for i, d := range layers {
 		names[i] = d.Display
 	}
+	srcs, err := contract.ReadLayers(layers)
+	if err != nil {
+		return nil, err
+	}
 	var m *contract.Model
-	err := guard.Go(ctx, "contracts ("+strings.Join(names, ", ")+")", guard.Current().Load, func() error {
+	err = guard.Go(ctx, "contracts ("+strings.Join(names, ", ")+")", guard.Current().Load, func() error {
 		var err error
-		m, err = contract.Load(layers)
+		m, err = contract.LoadCached(srcs, contract.CacheDir())
 		return err
 	})
 	var le *guard.LimitError

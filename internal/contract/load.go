@@ -37,11 +37,27 @@ var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "prof
 // atoms exist, a fixture's tasks and family exist, a requirement selects known lanes, …). Every
 // error names the file, line and column of the value at fault, in the layer that wrote it.
 func Load(layers []layer.Dir) (*Model, error) {
+	srcs, err := ReadLayers(layers)
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(srcs)
+}
+
+// Source is one .cue file of a contract layer: its display name, its layer's index and its bytes.
+type Source struct {
+	Name  string
+	Layer int
+	Data  []byte
+}
+
+// ReadLayers reads the .cue files directly under each layer's directory, in layer order and, within
+// a layer, in name order. A user layer that does not exist, or holds no .cue file, is an error.
+func ReadLayers(layers []layer.Dir) ([]Source, error) {
 	if len(layers) == 0 {
 		return nil, &Error{Msg: "no contract layers (--no-builtin needs at least one --contracts directory)"}
 	}
-	inst := build.NewContext().NewInstance(Package, nil)
-	order := map[string]int{} // file display name → layer index
+	var out []Source
 	for i, d := range layers {
 		if err := d.Check("--contracts"); err != nil {
 			return nil, &Error{Msg: err.Error()}
@@ -60,22 +76,33 @@ func Load(layers []layer.Dir) (*Model, error) {
 			if err != nil {
 				return nil, &Error{Msg: fmt.Sprintf("%s: %v", name, unwrapPath(err))}
 			}
-			f, err := parser.ParseFile(name, src, parser.ParseComments)
-			if err != nil {
-				return nil, cueError(err)
-			}
-			if pkg := f.PackageName(); pkg != Package {
-				return nil, &Error{Msg: fmt.Sprintf("%s: package %q, want package %s (every contract layer is one CUE package)", name, pkg, Package)}
-			}
-			if err := inst.AddSyntax(f); err != nil {
-				return nil, cueError(err)
-			}
-			order[name] = i
+			out = append(out, Source{Name: name, Layer: i, Data: src})
 			n++
 		}
 		if n == 0 {
 			return nil, &Error{Msg: fmt.Sprintf("%s: no .cue files", d.Display)}
 		}
+	}
+	return out, nil
+}
+
+// Evaluate unifies the sources as one CUE package, checks it against the closed definitions,
+// decodes it and checks the cross-references CUE cannot.
+func Evaluate(srcs []Source) (*Model, error) {
+	inst := build.NewContext().NewInstance(Package, nil)
+	order := map[string]int{} // file display name → layer index
+	for _, src := range srcs {
+		f, err := parser.ParseFile(src.Name, src.Data, parser.ParseComments)
+		if err != nil {
+			return nil, cueError(err)
+		}
+		if pkg := f.PackageName(); pkg != Package {
+			return nil, &Error{Msg: fmt.Sprintf("%s: package %q, want package %s (every contract layer is one CUE package)", src.Name, pkg, Package)}
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return nil, cueError(err)
+		}
+		order[src.Name] = src.Layer
 	}
 	v := cuecontext.New().BuildInstance(inst)
 	if err := v.Err(); err != nil {

@@ -130,7 +130,7 @@ type StageDef struct {
 	Compartments map[string]Compartment `json:"compartments"`
 	// Unbound gives, for each compartment a task reads that the carrier has no place for, the
 	// reason; such a compartment reads as an empty view.
-	Unbound map[string]string `json:"unbound,omitempty"`
+	Unbound map[string]string `json:"unbound"`
 }
 
 // Compartment is the part of a carrier a consumer reads, as allowlisted paths.

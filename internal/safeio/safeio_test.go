@@ -353,3 +353,22 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// TestWriteFileToADevice writes to /dev/null as to a device: the device is still there afterwards,
+// not replaced by a regular file.
+func TestWriteFileToADevice(t *testing.T) {
+	before, err := os.Stat(os.DevNull)
+	if err != nil {
+		t.Skip("no", os.DevNull)
+	}
+	if err := WriteFile(os.DevNull, func(w io.Writer) error {
+		_, err := io.WriteString(w, "the report\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(os.DevNull)
+	if err != nil || after.Mode() != before.Mode() || after.Mode().IsRegular() {
+		t.Fatalf("%s is now %v (was %v): it was replaced", os.DevNull, after.Mode(), before.Mode())
+	}
+}

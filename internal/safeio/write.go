@@ -144,6 +144,11 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a directory", path)
 		}
+		if !fi.Mode().IsRegular() {
+			// A device or a pipe (/dev/null, /dev/stdout) is written to, never renamed over:
+			// replacing it would destroy it, and there is no file to leave half-written.
+			return writeDevice(path, write)
+		}
 		mode = fi.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
@@ -177,6 +182,24 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// writeDevice writes to a file that is not a regular one, as it is.
+func writeDevice(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // WriteTree writes files (slash-separated paths below dir → contents) all or nothing: every file

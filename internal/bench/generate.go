@@ -1,0 +1,210 @@
+// Package bench generates binding sets for measuring contractcheck: a contracts layer adding a lane
+// "bench" whose every stage reads the whole result, and observation records of the built-in
+// fixtures at as many versions of that lane as it takes to reach a number of bindings. Every other
+// version's carriers lose what frameworks are seen to lose (structuredContent, isError, block
+// annotations), so passes and unmet bindings with diagnostics are both evaluated. With Unique,
+// every version's carriers carry a result _meta entry naming the version, so that no two bindings
+// share a policy input and none is served by the verdict memo; repetitions repeat each record.
+package bench
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Set is a generated binding set on disk.
+type Set struct {
+	Contracts    string // the contracts layer adding lane "bench"
+	Observations string // the directory of its records
+	Bindings     int    // the bindings a check of it evaluates
+	Records      int
+}
+
+// Options size a set.
+type Options struct {
+	Bindings    int  // at least this many bindings
+	Repetitions int  // records per position (1 when 0)
+	Unique      bool // no two bindings share a policy input
+}
+
+// Generate writes a set below dir.
+func Generate(dir string, o Options) (Set, error) {
+	if o.Repetitions <= 0 {
+		o.Repetitions = 1
+	}
+	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin("contracts")})
+	if err != nil {
+		return Set{}, err
+	}
+	m, err := contract.LoadCached(srcs, "")
+	if err != nil {
+		return Set{}, err
+	}
+	type source struct {
+		doc any
+		sha string
+	}
+	sources := map[string]source{}
+	perVersion := 0
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/sources/"+f.Suite+"/"+id+".json")
+		if err != nil {
+			return Set{}, err
+		}
+		doc, err := strictjson.Decode(id, data, strictjson.DefaultLimits)
+		if err != nil {
+			return Set{}, err
+		}
+		sum := sha256.Sum256(data)
+		sources[id] = source{doc, hex.EncodeToString(sum[:])}
+		perVersion += 4 * len(f.Tasks)
+	}
+	versions := (o.Bindings + perVersion - 1) / perVersion
+	set := Set{Contracts: filepath.Join(dir, "contracts"), Observations: filepath.Join(dir, "observations"), Bindings: versions * perVersion}
+	var names []string
+	for v := range versions {
+		names = append(names, fmt.Sprintf("%q", fmt.Sprintf("v%d", v)))
+	}
+	lane := fmt.Sprintf(`package contracts
+
+// A generated lane for measuring: every stage reads the whole result.
+lanes: bench: {
+	doc:    "A generated lane for the benchmark: every stage reads the whole result."
+	origin: "captured"
+	versions: [%s]
+	configurations: default: doc: "The only configuration."
+	stages: {
+		D1: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		A2: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		M3: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+		H4: {exposure: "observed", doc: "generated", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
+	}
+}
+
+// bench gates the generated lane, so that the gate has something to decide on.
+profiles: bench: {
+	doc:        "The generated lane's bindings end in pass or unmet."
+	nullPolicy: "strict"
+	require: [{doc: "Every binding of the generated lane is captured.", lanes: ["bench"], outcomes: ["pass", "unmet"]}]
+}
+`, strings.Join(names, ", "))
+	for _, d := range []string{set.Contracts, set.Observations} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return Set{}, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(set.Contracts, "bench.cue"), []byte(lane), 0o644); err != nil {
+		return Set{}, err
+	}
+	f, err := os.Create(filepath.Join(set.Observations, "bench.jsonl"))
+	if err != nil {
+		return Set{}, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(w)
+	for v := range versions {
+		for _, id := range contract.SortedKeys(m.Fixtures) {
+			src := sources[id]
+			carrier := src.doc
+			if v%2 == 1 {
+				carrier = degrade(carrier)
+			}
+			if o.Unique {
+				carrier = withVersionMeta(carrier, v)
+			}
+			for _, st := range []string{"D1", "A2", "M3", "H4"} {
+				for rep := 1; rep <= o.Repetitions; rep++ {
+					err := enc.Encode(map[string]any{
+						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
+						"stage": st, "repetition": rep, "state": "captured", "carrier": carrier,
+						"sourceSha256": src.sha, "origin": "captured",
+					})
+					if err != nil {
+						f.Close()
+						return Set{}, err
+					}
+					set.Records++
+				}
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return Set{}, err
+	}
+	return set, f.Close()
+}
+
+// withVersionMeta adds a result _meta entry naming the version (inside a JSON-RPC envelope's
+// result when there is one), which every compartment of the lane reads.
+func withVersionMeta(doc any, v int) any {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return doc
+	}
+	out := map[string]any{}
+	for k, x := range m {
+		out[k] = x
+	}
+	if res, ok := m["result"]; ok {
+		out["result"] = withVersionMeta(res, v)
+		return out
+	}
+	if _, isRPC := m["jsonrpc"]; isRPC {
+		return out
+	}
+	meta := map[string]any{}
+	if old, ok := m["_meta"].(map[string]any); ok {
+		for k, x := range old {
+			meta[k] = x
+		}
+	}
+	meta["bench/version"] = json.Number(fmt.Sprint(v))
+	out["_meta"] = meta
+	return out
+}
+
+// degrade drops what frameworks are seen to drop: structuredContent, isError and block annotations.
+func degrade(doc any) any {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return doc
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		if k != "structuredContent" && k != "isError" {
+			out[k] = v
+		}
+	}
+	if content, ok := m["content"].([]any); ok {
+		blocks := make([]any, len(content))
+		for i, c := range content {
+			if b, ok := c.(map[string]any); ok {
+				nb := map[string]any{}
+				for k, v := range b {
+					if k != "annotations" {
+						nb[k] = v
+					}
+				}
+				blocks[i] = nb
+			} else {
+				blocks[i] = c
+			}
+		}
+		out["content"] = blocks
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package contract
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed" // the built-in model, evaluated when the binary is built
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/contractcheck/contractcheck/internal/safeio"
+)
+
+// Evaluating the CUE model is the slowest part of a check's start (a third of a second for the
+// built-in layer), and its result depends on nothing but the .cue files. So the evaluated model is
+// cached as JSON, keyed by the sha256 of the files: the built-in layer's model is computed when
+// the binary is built (go generate, builtin_model.json) and embedded; a model with user layers is
+// cached in the user's cache directory after its first evaluation. A cached model is a model
+// that passed every check; its positions (where requirements and catalog entries are written) are
+// kept, so messages read the same.
+
+//go:generate go run ./gen
+
+// cacheFormat names the cached model's encoding; it changes whenever that encoding does, and is
+// part of every key.
+const cacheFormat = "contractcheck-model-v1"
+
+// BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
+//
+//go:embed builtin_model.json
+var BuiltinModel []byte
+
+// cached is a model as it is stored: the model, the positions its JSON encoding leaves out, and
+// the key it was evaluated for.
+type cached struct {
+	Format       string                     `json:"format"`
+	Key          string                     `json:"key"`
+	Model        *Model                     `json:"model"`
+	Requirements map[string][]requirementAt `json:"requirements"`
+	Fixtures     map[string]string          `json:"fixtures"`
+}
+
+type requirementAt struct {
+	Name string `json:"name"`
+	Pos  string `json:"pos"`
+}
+
+// Key is the cache key of a set of sources: the sha256 of the cache format and of each file's
+// layer, name and bytes, in order.
+func Key(srcs []Source) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", cacheFormat)
+	for _, s := range srcs {
+		fmt.Fprintf(h, "%d %q %d\n", s.Layer, s.Name, len(s.Data))
+		h.Write(s.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Encode is the cached form of a model evaluated from sources with the key.
+func Encode(m *Model, key string) ([]byte, error) {
+	c := cached{Format: cacheFormat, Key: key, Model: m, Requirements: map[string][]requirementAt{}, Fixtures: map[string]string{}}
+	for id, p := range m.Profiles {
+		rs := make([]requirementAt, len(p.Require))
+		for i, r := range p.Require {
+			rs[i] = requirementAt{r.Name, r.Pos}
+		}
+		c.Requirements[id] = rs
+	}
+	for id, f := range m.Fixtures {
+		c.Fixtures[id] = f.Pos
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode the contract model: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// decode reads a cached model, and reports false unless it is one for key.
+func decode(data []byte, key string) (*Model, bool) {
+	var c cached
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || c.Format != cacheFormat || c.Key != key || c.Model == nil {
+		return nil, false
+	}
+	m := c.Model
+	for id, p := range m.Profiles {
+		at := c.Requirements[id]
+		if len(at) != len(p.Require) {
+			return nil, false
+		}
+		for i := range p.Require {
+			p.Require[i].Name, p.Require[i].Pos = at[i].Name, at[i].Pos
+		}
+	}
+	for id, f := range m.Fixtures {
+		f.Pos = c.Fixtures[id]
+		m.Fixtures[id] = f
+	}
+	return m, true
+}
+
+// CacheDir is where models with user layers are cached: $CONTRACTCHECK_CACHE, else
+// contractcheck/ under the user's cache directory. CONTRACTCHECK_CACHE=off turns caching off
+// (the built-in model, evaluated at build time, is used all the same).
+func CacheDir() string {
+	switch v := os.Getenv("CONTRACTCHECK_CACHE"); v {
+	case "off":
+		return ""
+	case "":
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(d, "contractcheck")
+	default:
+		return v
+	}
+}
+
+// LoadCached is Load with the evaluated model cached: the sources are read and hashed; the
+// built-in model embedded at build time, or a model cached in dir (when not ""), is used when its
+// key matches; otherwise the sources are evaluated and, when dir is set, the model is cached
+// there. A cache that cannot be read or written is passed over: it never changes a result.
+func LoadCached(srcs []Source, dir string) (*Model, error) {
+	key := Key(srcs)
+	if m, ok := decode(BuiltinModel, key); ok {
+		return m, nil
+	}
+	path := ""
+	if dir != "" {
+		path = filepath.Join(dir, "models", key+".json")
+		if data, err := safeio.ReadPath(path, safeio.MaxFileBytes); err == nil {
+			if m, ok := decode(data, key); ok {
+				return m, nil
+			}
+		}
+	}
+	m, err := Evaluate(srcs)
+	if err != nil || path == "" {
+		return m, err
+	}
+	if data, err := Encode(m, key); err == nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			_ = safeio.WriteFile(path, func(w io.Writer) error {
+				_, err := w.Write(data)
+				return err
+			})
+		}
+	}
+	return m, nil
+}

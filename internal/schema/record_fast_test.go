@@ -1,0 +1,116 @@
+package schema
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// TestRecordFastPathAgreesWithTheSchema holds the Go check of the record envelope to the record
+// schema, both ways, over the record corpus, every built-in observation record, and variants of
+// them with one member changed or removed: the fast path never accepts a record the schema
+// rejects, and accepts every record the schema accepts (else it would be no faster).
+func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
+	v := newValidator(t)
+	var docs []any
+	add := func(name string, data []byte) {
+		doc, err := strictjson.Decode(name, data, strictjson.DefaultLimits)
+		if err == nil {
+			docs = append(docs, doc)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "record", "*"))
+	obs, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*", "*", "*.jsonl"))
+	for _, f := range append(files, obs...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(f, ".jsonl") {
+			add(f, data)
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			add(f, sc.Bytes())
+		}
+	}
+	variants := []func(map[string]any){
+		func(m map[string]any) { delete(m, "fixture") },
+		func(m map[string]any) { m["fixture"] = "" },
+		func(m map[string]any) { m["lane"] = "Bad_Lane" },
+		func(m map[string]any) { m["lane"] = "-x" },
+		func(m map[string]any) { m["configuration"] = 7 },
+		func(m map[string]any) { m["stage"] = "W0" },
+		func(m map[string]any) { m["repetition"] = strictjsonNumber("0") },
+		func(m map[string]any) { m["repetition"] = strictjsonNumber("2.0") },
+		func(m map[string]any) { m["repetition"] = strictjsonNumber("1.5") },
+		func(m map[string]any) { m["repetition"] = strictjsonNumber("1e1") },
+		func(m map[string]any) { m["repetition"] = strictjsonNumber("-1") },
+		func(m map[string]any) { m["repetition"] = "1" },
+		func(m map[string]any) { m["state"] = "captured" },
+		func(m map[string]any) { m["state"] = "execution_failed" },
+		func(m map[string]any) { m["state"] = "not_reached" },
+		func(m map[string]any) { m["error"] = "" },
+		func(m map[string]any) { m["error"] = "boom" },
+		func(m map[string]any) { delete(m, "carrier") },
+		func(m map[string]any) { m["carrier"] = nil },
+		func(m map[string]any) { m["sourceSha256"] = strings.Repeat("A", 64) },
+		func(m map[string]any) { m["sourceSha256"] = strings.Repeat("a", 63) },
+		func(m map[string]any) { m["origin"] = "reconstructed" },
+		func(m map[string]any) { m["origin"] = "invented" },
+		func(m map[string]any) { m["basis"] = []any{} },
+		func(m map[string]any) {
+			m["basis"] = []any{map[string]any{"rule": "r", "file": "f", "function": "g", "version": "1"}}
+		},
+		func(m map[string]any) {
+			m["basis"] = []any{map[string]any{"rule": "r", "file": "f", "function": "g", "version": ""}}
+		},
+		func(m map[string]any) { m["notes"] = "a note" },
+		func(m map[string]any) { m["notes"] = 1 },
+		func(m map[string]any) { m["extra"] = true },
+	}
+	base := len(docs)
+	for _, d := range docs[:base] {
+		m, ok := d.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, change := range variants {
+			c := make(map[string]any, len(m))
+			for k, x := range m {
+				c[k] = x
+			}
+			change(c)
+			docs = append(docs, c)
+		}
+	}
+	accepted := 0
+	for i, d := range docs {
+		fast := recordConforms(d)
+		schemaOK := v.record.Validate(d) == nil
+		if fast != schemaOK {
+			t.Errorf("record %d: fast path %v, schema %v: %v", i, fast, schemaOK, d)
+		}
+		if fast {
+			accepted++
+		}
+	}
+	if accepted < 1000 {
+		t.Errorf("only %d of %d records accepted: the corpus is too small to hold the fast path to the schema", accepted, len(docs))
+	}
+}
+
+func strictjsonNumber(s string) any {
+	doc, err := strictjson.Decode("n", []byte(s), strictjson.DefaultLimits)
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}
