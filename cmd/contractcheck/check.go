@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,9 @@ type checkParams struct {
 	output  string
 	details bool
 	noCache bool
+	// locked compares the inputs with lockFile before the run and refuses any drift.
+	locked   bool
+	lockFile string
 	// getenv reads the environment the text style follows (os.Getenv when nil).
 	getenv func(string) string
 }
@@ -63,6 +67,7 @@ func newCheckCommand() *cobra.Command {
 		Example: checkExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.locked = lockedRun(cmd, p.locked)
 			code, err := runCheck(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != report.ExitSatisfied {
 				return &exitError{code: code, err: err}
@@ -71,9 +76,10 @@ func newCheckCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
-	addObservationsFlag(cmd, &p.Observations)
+	addObservationsFlag(cmd, &p.Options)
 	addOutputFlags(cmd, &p.format, &p.output, report.Formats())
 	addScopeFlags(cmd, &p.Scope)
+	addLockFlags(cmd, &p.locked, &p.lockFile)
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	return cmd
@@ -106,9 +112,11 @@ func addLayerFlags(cmd *cobra.Command, o *check.Options) {
 	cmd.Flags().StringArrayVar(&o.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies (repeatable)")
 }
 
-// addObservationsFlag binds --observations for the verbs that read observation records.
-func addObservationsFlag(cmd *cobra.Command, dirs *[]string) {
-	cmd.Flags().StringArrayVar(dirs, "observations", nil, "directory of .jsonl observation records (repeatable; default: the observations/ of each fixture layer)")
+// addObservationsFlag binds --observations for the verbs that read observation records; "-" is
+// standard input, which the command's input stream supplies.
+func addObservationsFlag(cmd *cobra.Command, o *check.Options) {
+	cmd.Flags().StringArrayVar(&o.Observations, "observations", nil, "directory of .jsonl observation records, or - for JSONL on standard input (repeatable; default: the observations/ of each fixture layer)")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = check.NewStdin(cmd.InOrStdin()) }
 }
 
 // addOutputFlags binds --format (one of formats) and --output for the verbs that write a report.
@@ -135,12 +143,17 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
 		return report.ExitInputError, err
 	}
+	if p.locked {
+		if err := verifyLock(p.lockFile, p.Options); err != nil {
+			return check.ExitCode(err), err
+		}
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	// An unchanged re-run replays the stored output (internal/resultcache).
 	cacheDir := ""
-	if !p.noCache {
+	if !p.noCache && !slices.Contains(p.Observations, check.StdinArg) { // standard input is read once, never replayed
 		cacheDir = contract.CacheDir()
 	}
 	key, cacheable := "", false

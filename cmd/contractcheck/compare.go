@@ -55,7 +55,7 @@ func newCompareCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options)
-	addObservationsFlag(cmd, &p.Observations)
+	addObservationsFlag(cmd, &p.Options.Options)
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
 	addOutputFlags(cmd, &p.format, &p.output, compare.Formats())

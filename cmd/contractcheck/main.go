@@ -36,10 +36,16 @@ func main() {
 // contract unmet, 2 usage, input or output error, 3 the instrument failed (repetitions disagree,
 // or a policy or the contracts stopped at a time limit or the memory budget).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWithStdin(args, os.Stdin, stdout, stderr)
+}
+
+// runWithStdin is run with standard input read from stdin (`validate -`, `--observations -`).
+func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand()
 	stop := addLimitFlags(root)
 	defer stop()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
@@ -65,6 +71,6 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
-	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand())
+	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand(), newCapabilitiesCommand())
 	return root
 }

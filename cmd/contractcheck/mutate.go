@@ -57,7 +57,7 @@ func newMutateCommand() *cobra.Command {
 	}
 	addInputFlags(cmd, &p.Options.Options)
 	f := cmd.Flags()
-	addObservationsFlag(cmd, &p.Observations)
+	addObservationsFlag(cmd, &p.Options.Options)
 	f.StringVar(&p.Fixture, "fixture", "", "fixture id of the source (required)")
 	f.StringVar(&p.Lane, "lane", "", "lane whose record is mutated (required)")
 	f.StringVar(&p.Stage, "stage", "", "stage of the record: D1, A2, M3 or H4 (required)")

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,21 +20,33 @@ and with the same custom builtins as check.
 Policies are layers, as in check: every layer is loaded, so a user's tests can call built-in rules.
 With --policies, the tests of the given layers run; without, the built-in tests run.
 
-It exits 1 when a test fails and 2 when the policies do not compile.`
+A failing test shows the expression that failed and the values of its variables (as opa test
+--var-values); -v lists every test, and what each printed. --run REGEX runs only the tests whose
+full name (data.<package>.<rule>) matches. --coverage reports, per policy file of the tested
+layers (the _test.rego files left out) and in total, the lines the tests evaluated, and the
+lines they did not. --format json writes all of it as one JSON document.
+
+It exits 1 when a test fails and 2 when the policies do not compile or no test ran.`
 
 const testExample = `  contractcheck test
-  contractcheck init my-layer && contractcheck test --policies my-layer`
+  contractcheck test -v --run 'data.contractcheck.tasks.t2_test.test_key_'
+  contractcheck test --coverage
+  contractcheck init my-layer && contractcheck test --policies my-layer --coverage --format json`
 
 // testParams are the flags of test.
 type testParams struct {
 	check.Options
+	verbose  bool
+	run      string
+	coverage bool
+	format   string
 }
 
 func newTestCommand() *cobra.Command {
-	var p testParams
+	p := testParams{format: "text"}
 	cmd := &cobra.Command{
 		Use:     "test",
-		Short:   "Run the Rego unit tests of the policies",
+		Short:   "Run the Rego unit tests of the policies (-v, --run, --coverage)",
 		Long:    testLong,
 		Example: testExample,
 		Args:    cobra.NoArgs,
@@ -44,12 +58,20 @@ func newTestCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&p.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies; its tests run (repeatable)")
-	cmd.Flags().BoolVar(&p.NoBuiltin, "no-builtin", false, "leave the built-in policies out")
+	f := cmd.Flags()
+	f.StringArrayVar(&p.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies; its tests run (repeatable)")
+	f.BoolVar(&p.NoBuiltin, "no-builtin", false, "leave the built-in policies out")
+	f.BoolVarP(&p.verbose, "verbose", "v", false, "list every test and what it printed, not only the failures")
+	f.StringVar(&p.run, "run", "", "run only the tests whose full name (data.<package>.<rule>) matches this regular expression")
+	f.BoolVar(&p.coverage, "coverage", false, "report the lines of the tested policies the tests evaluated, per file and in total")
+	f.StringVar(&p.format, "format", p.format, "output format: text, json")
 	return cmd
 }
 
 func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
+	if p.format != "text" && p.format != "json" {
+		return report.ExitInputError, fmt.Errorf("--format %s: unknown format (text, json)", p.format)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -58,36 +80,98 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	if err != nil {
 		return report.ExitInputError, err
 	}
-	var opts policy.TestOptions
+	opts := policy.TestOptions{Run: p.run, Coverage: p.coverage}
 	if len(p.Policies) > 0 {
+		opts.Layers = []int{}
 		for i := range layers {
 			if !layers[i].Builtin {
 				opts.Layers = append(opts.Layers, i)
 			}
 		}
 	}
-	results, err := eng.RunTests(ctx, opts)
+	run, err := eng.RunTests(ctx, opts)
 	if err != nil {
 		return failureCode(err), err
 	}
-	if len(results) == 0 {
+	if len(run.Results) == 0 {
+		if p.run != "" {
+			return report.ExitInputError, fmt.Errorf("--run %q matches no test_ rule of the selected policy layers: nothing was tested", p.run)
+		}
 		return report.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")
 	}
-	failed := 0
-	for _, r := range results {
-		status := "PASS"
-		if !r.Pass {
-			status = "FAIL"
-			failed++
+	failed := run.Failed()
+	if p.format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		doc := struct {
+			*policy.TestRun
+			Passed int `json:"passed"`
+			Failed int `json:"failed"`
+		}{run, len(run.Results) - failed, failed}
+		if err := enc.Encode(doc); err != nil {
+			return report.ExitInputError, err
 		}
-		fmt.Fprintf(stdout, "%s %s.%s (%s)\n", status, r.Package, r.Name, r.Location)
-		if r.Fail != "" {
-			fmt.Fprintf(stdout, "    %s\n", r.Fail)
-		}
+	} else {
+		writeTestText(stdout, run, p.verbose)
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", len(results)-failed, failed)
 	if failed > 0 {
 		return report.ExitUnmet, nil
 	}
 	return report.ExitSatisfied, nil
+}
+
+// writeTestText writes the tests that failed (every test with verbose), each failure with the
+// expression that failed and its variables, the counts, and the coverage when there is one.
+func writeTestText(w io.Writer, run *policy.TestRun, verbose bool) {
+	for _, r := range run.Results {
+		if r.Pass && !verbose {
+			continue
+		}
+		status := "PASS"
+		if !r.Pass {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %s.%s (%s)\n", status, r.Package, r.Name, r.Location)
+		if r.Fail != "" {
+			fmt.Fprintf(w, "%s\n", indent(r.Fail, "    "))
+		}
+		if r.FailedAt != "" {
+			fmt.Fprintf(w, "%s\n", indent(r.FailedAt, "    "))
+		}
+		if out := strings.TrimRight(r.Output, "\n"); out != "" && (verbose || !r.Pass) {
+			fmt.Fprintf(w, "    printed:\n%s\n", indent(out, "      "))
+		}
+	}
+	failed := run.Failed()
+	fmt.Fprintf(w, "%d passed, %d failed\n", len(run.Results)-failed, failed)
+	if c := run.Coverage; c != nil {
+		fmt.Fprintf(w, "coverage: %.2f%% (%d of %d lines) in %d policy %s\n", c.Percent, c.CoveredLines, c.CoveredLines+c.NotCoveredLines,
+			len(c.Files), plural(len(c.Files), "file", "files"))
+		for _, f := range c.Files {
+			var not []string
+			for _, r := range f.NotCovered {
+				not = append(not, r.String())
+			}
+			missed := ""
+			switch {
+			case len(not) == 1 && f.NotCovered[0].Start == f.NotCovered[0].End:
+				missed = "; not covered: line " + not[0]
+			case len(not) > 0:
+				missed = "; not covered: lines " + strings.Join(not, ", ")
+			}
+			fmt.Fprintf(w, "  %6.2f%%  %s (%d of %d lines%s)\n", f.Percent, f.File, f.CoveredLines, f.CoveredLines+f.NotCoveredLines, missed)
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -15,21 +15,27 @@ revision, or a JSON-RPC response envelope (a result response is unwrapped and it
 an error response is a valid source). Formats byte (base64) and uri are asserted.
 
 With no files it validates every catalogued source against the revision its catalog entry names.
-An invalid source exits 2 with the file and the JSON pointer.`
+The file - is standard input (named <stdin> in messages; at most 16 MiB).
+
+Every source is validated, a bad one does not stop the others: each valid one is listed on
+standard output, each invalid one on standard error with the file and the JSON pointer (or
+line:col), and the command exits 2 when any is invalid.`
 
 const validateExample = `  contractcheck validate
-  contractcheck validate --revision 2026-07-28 result.json`
+  contractcheck validate --revision 2026-07-28 result.json
+  contractcheck validate - < result.json`
 
 func newValidateCommand() *cobra.Command {
 	var opts check.Options
 	var revision string
 	cmd := &cobra.Command{
-		Use:     "validate [FILE...]",
+		Use:     "validate [FILE...|-]",
 		Short:   "Validate source results against the pinned MCP schema",
 		Long:    validateLong,
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			if err := runValidate(opts, revision, files, cmd.OutOrStdout()); err != nil {
+			opts.Stdin = check.NewStdin(cmd.InOrStdin())
+			if err := runValidate(opts, revision, files, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return &exitError{code: failureCode(err), err: err}
 			}
 			return nil
@@ -42,9 +48,15 @@ func newValidateCommand() *cobra.Command {
 	return cmd
 }
 
-func runValidate(opts check.Options, revision string, files []string, stdout io.Writer) error {
-	valid, err := check.Validate(opts, revision, files)
-	for _, v := range valid {
+// runValidate validates and lists every source: the valid ones on stdout, the invalid ones, each
+// with its error, on stderr. The error returned says how many were invalid.
+func runValidate(opts check.Options, revision string, files []string, stdout, stderr io.Writer) error {
+	results, err := check.Validate(opts, revision, files)
+	for _, v := range results {
+		if v.Err != nil {
+			fmt.Fprintf(stderr, "contractcheck: %v\n", v.Err)
+			continue
+		}
 		fmt.Fprintf(stdout, "ok %s (%s, %s)\n", v.File, v.Revision, v.Kind)
 	}
 	return err

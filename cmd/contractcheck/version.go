@@ -1,27 +1,52 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/buildinfo"
 )
 
+const versionLong = `Version prints what this binary is: the module version, or the VCS revision of a development
+build (and whether its work tree was modified); the Go toolchain; the versions of OPA, CUE and the
+JSON Schema validator linked in, which decide verdicts; the versions of the files it writes and
+reads; and the sha256 of each pinned MCP schema, one per revision.`
+
 func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, the report version and the pinned MCP revision",
+		Short: "Print the version, the libraries, the report versions and the pinned MCP schemas' sha256",
+		Long:  versionLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := toolVersion()
-			fmt.Fprintf(cmd.OutOrStdout(), "contractcheck %s\nreportVersion %d\nMCP revision %s (selectable: %v)\n",
-				v, report.Version, schema.DefaultRevision, schema.Revisions)
-			return nil
+			bi, _ := debug.ReadBuildInfo()
+			return runVersion(bi, format, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	return cmd
+}
+
+// runVersion describes the build bi records.
+func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
+	info, err := buildinfo.FromBuildInfo(bi)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "text":
+		return info.WriteText(stdout)
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	return &exitError{code: 2, err: fmt.Errorf("--format %s: unknown format (text, json)", format)}
 }
 
 // toolVersion is the version of this build: the module version, or "(devel)".
@@ -29,5 +54,15 @@ func toolVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		return bi.Main.Version
 	}
-	return "(devel)"
+	return buildinfo.Devel
+}
+
+// lockToolVersion is the version a lock records: the module version, or for a development build
+// the VCS revision it was built from.
+func lockToolVersion() string {
+	info, err := buildinfo.Read()
+	if err != nil {
+		return toolVersion()
+	}
+	return info.Tool()
 }

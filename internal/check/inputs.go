@@ -42,6 +42,9 @@ type Options struct {
 	Scope report.Scope
 	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
 	Workers int
+	// Stdin is standard input, for an Observations entry "-" (StdinArg) or `validate -`; nil
+	// when the caller has none.
+	Stdin *Stdin
 }
 
 // DefaultProfile is the profile a check uses when none is named.
@@ -61,11 +64,24 @@ func (o Options) SchemaLayers() []Dir { return layer.Stack("schemas", true, o.Sc
 func (o Options) FixtureLayers() []Dir { return layer.Stack("fixtures", o.NoBuiltin, o.Fixtures) }
 
 // ObservationDirs are the directories of observation records the options select: every
-// --observations directory, else the observations/ directory of each fixture layer that has one.
+// --observations directory (standard input for "-", a directory of one file), else the observations/ directory of each fixture layer that has one.
 func (o Options) ObservationDirs() ([]Dir, error) {
 	if len(o.Observations) > 0 {
 		var out []Dir
+		stdin := false
 		for _, p := range o.Observations {
+			if p == StdinArg {
+				if stdin {
+					return nil, fmt.Errorf("--observations %s is given twice: standard input is read once", StdinArg)
+				}
+				stdin = true
+				d, err := o.stdinDir()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, d)
+				continue
+			}
 			d := layer.User(p)
 			if err := d.Check("--observations"); err != nil {
 				return nil, err
@@ -182,40 +198,49 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir) (map[stri
 	}
 	out := map[string]*Source{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
-		f := m.Fixtures[id]
-		rel := "sources/" + f.Suite + "/" + id + ".json"
-		var at []Dir
-		for _, d := range layers {
-			p, display := d.Path(rel)
-			switch _, err := fs.Stat(d.FS, p); {
-			case err == nil:
-				at = append(at, d)
-			case !errors.Is(err, fs.ErrNotExist):
-				return nil, fmt.Errorf("fixture %s: %s: %w", id, display, unwrapPathError(err))
-			}
-		}
-		switch len(at) {
-		case 0:
-			var where []string
-			for _, d := range layers {
-				_, display := d.Path(rel)
-				where = append(where, display)
-			}
-			return nil, fmt.Errorf("%sfixture %s: no source file (looked for %s)", prefix(f.Pos), id, strings.Join(where, ", "))
-		case 1:
-		default:
-			_, a := at[0].Path(rel)
-			_, b := at[1].Path(rel)
-			return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
-		}
-		p, display := at[0].Path(rel)
-		s, err := LoadSource(v, at[0].FS, p, display, id, f.Revision)
+		s, err := loadFixtureSource(v, id, m.Fixtures[id], layers)
 		if err != nil {
-			return nil, fmt.Errorf("fixture %s: %w", id, err)
+			return nil, err
 		}
 		out[id] = s
 	}
 	return out, nil
+}
+
+// loadFixtureSource reads and validates the source of one catalogued fixture: the file
+// sources/<suite>/<id>.json of exactly one fixture layer.
+func loadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layers []Dir) (*Source, error) {
+	rel := "sources/" + f.Suite + "/" + id + ".json"
+	var at []Dir
+	for _, d := range layers {
+		p, display := d.Path(rel)
+		switch _, err := fs.Stat(d.FS, p); {
+		case err == nil:
+			at = append(at, d)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, unwrapPathError(err))
+		}
+	}
+	switch len(at) {
+	case 0:
+		var where []string
+		for _, d := range layers {
+			_, display := d.Path(rel)
+			where = append(where, display)
+		}
+		return nil, fmt.Errorf("%sfixture %s: no source file (looked for %s)", prefix(f.Pos), id, strings.Join(where, ", "))
+	case 1:
+	default:
+		_, a := at[0].Path(rel)
+		_, b := at[1].Path(rel)
+		return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
+	}
+	p, display := at[0].Path(rel)
+	s, err := LoadSource(v, at[0].FS, p, display, id, f.Revision)
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", id, err)
+	}
+	return s, nil
 }
 
 func prefix(pos string) string {

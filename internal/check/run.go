@@ -49,6 +49,10 @@ func (o Options) RecordFiles() ([]RecordFile, error) {
 	}
 	var out []RecordFile
 	for _, d := range dirs {
+		if isStdin(d) {
+			out = append(out, RecordFile{Dir: d, Path: StdinName})
+			continue
+		}
 		files, err := RecordFiles(d)
 		if err != nil {
 			return nil, err
@@ -236,6 +240,10 @@ func describeFiles(o Options) string {
 	}
 	var names []string
 	for _, d := range dirs {
+		if isStdin(d) {
+			names = append(names, StdinName)
+			continue
+		}
 		names = append(names, d.Display)
 	}
 	return strings.Join(names, ", ")

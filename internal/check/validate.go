@@ -12,18 +12,24 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Validated is one source that passed validation.
+// Validated is one source validated: it passed when Err is nil.
 type Validated struct {
 	File     string
 	Revision string
-	// Kind is "result", "result response" or "error response".
+	// Kind is "result", "result response" or "error response" (empty when the source is invalid).
 	Kind string
+	// Err says why the source is invalid (the file and the JSON pointer, or line:col); nil when
+	// it passed.
+	Err error
 }
 
 // Validate validates source files against the pinned MCP schema. With no files it validates every
 // catalogued source of the contract set against the revision its catalog entry names; otherwise
-// each file against revision (the default revision when empty). It stops at the first invalid
-// source and returns its error: the file and the JSON pointer.
+// each file against revision (the default revision when empty); the file "-" (StdinArg) is
+// standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:
+// the results list each in order, and the error, an *InputError, says how many are invalid (nil
+// when none is). An error that stops validation altogether (an unknown revision, contracts that
+// do not load) returns no results.
 func Validate(opts Options, revision string, files []string) ([]Validated, error) {
 	if revision != "" && !slices.Contains(schema.Revisions, revision) {
 		return nil, inputErr(fmt.Errorf("--revision %s: unknown MCP revision (known: %s)", revision, strings.Join(schema.Revisions, ", ")))
@@ -37,40 +43,95 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 		if revision == "" {
 			revision = schema.DefaultRevision
 		}
+		if n := countArg(files, StdinArg); n > 1 {
+			return nil, inputErr(fmt.Errorf("%s is given %d times: standard input is read once", StdinArg, n))
+		}
 		for _, f := range files {
-			data, err := safeio.ReadPath(f, strictjson.DefaultLimits.MaxBytes)
+			s, err := validateFile(v, opts.Stdin, f, revision)
 			if err != nil {
-				return out, inputErr(err)
-			}
-			s, err := ParseSource(v, data, f, f, revision)
-			if err != nil {
-				return out, inputErr(err)
+				out = append(out, Validated{File: displayArg(f), Revision: revision, Err: inputErr(err)})
+				continue
 			}
 			out = append(out, validated(s))
 		}
-		return out, nil
+		return out, invalidCount(out)
 	}
 	m, err := loadContracts(context.Background(), opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
+	layers := opts.FixtureLayers()
+	for _, d := range layers {
+		if err := d.Check("--fixtures"); err != nil {
+			return nil, inputErr(err)
+		}
+	}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
 		if revision != "" && revision != f.Revision {
-			delete(m.Fixtures, id)
+			continue
 		}
-	}
-	sources, err := LoadSources(v, m, opts.FixtureLayers())
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	for _, id := range contract.SortedKeys(sources) {
-		out = append(out, validated(sources[id]))
+		s, err := loadFixtureSource(v, id, f, layers)
+		if err != nil {
+			out = append(out, Validated{File: "fixture " + id, Revision: f.Revision, Err: inputErr(err)})
+			continue
+		}
+		out = append(out, validated(s))
 	}
 	if len(out) == 0 {
 		return nil, inputErr(fmt.Errorf("--revision %s: no catalogued source has this revision: nothing to validate", revision))
 	}
-	return out, nil
+	return out, invalidCount(out)
+}
+
+// validateFile reads one source named on the command line (or standard input) and validates it.
+func validateFile(v *schema.Validator, stdin *Stdin, f, revision string) (*Source, error) {
+	if f != StdinArg {
+		data, err := safeio.ReadPath(f, strictjson.DefaultLimits.MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		return ParseSource(v, data, f, f, revision)
+	}
+	if stdin == nil {
+		return nil, fmt.Errorf("%s: standard input is not available to this command", StdinName)
+	}
+	data, err := stdin.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	return ParseSource(v, data, StdinName, StdinName, revision)
+}
+
+func displayArg(f string) string {
+	if f == StdinArg {
+		return StdinName
+	}
+	return f
+}
+
+func countArg(args []string, a string) int {
+	n := 0
+	for _, x := range args {
+		if x == a {
+			n++
+		}
+	}
+	return n
+}
+
+// invalidCount is the error of a validation with invalid sources: how many of how many.
+func invalidCount(out []Validated) error {
+	bad := 0
+	for _, v := range out {
+		if v.Err != nil {
+			bad++
+		}
+	}
+	if bad == 0 {
+		return nil
+	}
+	return inputErr(fmt.Errorf("%d of %d sources are invalid", bad, len(out)))
 }
 
 func validated(s *Source) Validated {

@@ -37,10 +37,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/types"
 
-	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -464,107 +462,6 @@ func Input(tree any) (ast.Value, error) {
 		return nil, fmt.Errorf("policy: input: %w", err)
 	}
 	return v, nil
-}
-
-// TestResult is the outcome of one Rego test rule.
-type TestResult struct {
-	Package  string // e.g. "contractcheck.tasks.t2_test"
-	Name     string // the test rule name
-	Location string // file:row:col of the rule
-	Pass     bool
-	Fail     string // why it failed or errored; empty when it passed
-}
-
-// TestOptions selects the tests RunTests runs.
-type TestOptions struct {
-	// Layers lists the indices of the layers whose test files run; nil runs every layer's.
-	Layers []int
-}
-
-// RunTests runs the test_ rules of the loaded policies with OPA's test
-// runner, in the same sandbox and with the custom builtins, and with
-// builtin errors raised; each test has the guard's per-evaluation time limit
-// (a test over it fails). Every layer's modules are loaded (a user's tests may
-// call built-in rules); only the selected layers' tests run. Results are
-// sorted by file, row and name.
-func (e *Engine) RunTests(ctx context.Context, opts TestOptions) ([]TestResult, error) {
-	modules, err := e.parse()
-	if err != nil {
-		return nil, err
-	}
-	runner := tester.NewRunner().
-		SetCompiler(e.newCompiler()).
-		SetDefaultRegoVersion(ast.RegoV1).
-		RaiseBuiltinErrors(true).
-		SetTimeout(guard.Current().Eval).
-		AddCustomBuiltins([]*tester.Builtin{{
-			Decl: &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
-			Func: rego.Function1(jsonTextFunc, jsonTextImpl),
-		}, {
-			Decl: &ast.Builtin{Name: diffFunc.Name, Decl: diffFunc.Decl},
-			Func: rego.Function3(diffFunc, diffImpl),
-		}})
-	ch, err := runner.Run(ctx, modules)
-	if err != nil {
-		return nil, fmt.Errorf("policy: running Rego tests: %w", err)
-	}
-	var out []TestResult
-	type key struct {
-		file     string
-		row, col int
-	}
-	keys := map[int]key{}
-	for r := range ch {
-		if r.Skip {
-			continue
-		}
-		if opts.Layers != nil && r.Location != nil && !slices.Contains(opts.Layers, e.layer[r.Location.File]) {
-			continue
-		}
-		tr := TestResult{
-			Package: strings.TrimPrefix(r.Package, "data."),
-			Name:    r.Name,
-			Pass:    r.Pass(),
-		}
-		var k key
-		if r.Location != nil {
-			k = key{r.Location.File, r.Location.Row, r.Location.Col}
-			tr.Location = fmt.Sprintf("%s:%d:%d", k.file, k.row, k.col)
-		}
-		switch {
-		case r.Error != nil:
-			tr.Fail = r.Error.Error()
-		case r.Fail:
-			tr.Fail = "test failed"
-			if r.FailedAt != nil {
-				tr.Fail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
-			}
-		}
-		keys[len(out)] = k
-		out = append(out, tr)
-	}
-	if le := guard.Stopped(ctx); le != nil {
-		return nil, le // the memory budget stopped the run: the results are not the tests'
-	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ka, kb := keys[idx[a]], keys[idx[b]]
-		if ka.file != kb.file {
-			return ka.file < kb.file
-		}
-		if ka.row != kb.row {
-			return ka.row < kb.row
-		}
-		return out[idx[a]].Name < out[idx[b]].Name
-	})
-	sorted := make([]TestResult, len(out))
-	for i, j := range idx {
-		sorted[i] = out[j]
-	}
-	return sorted, nil
 }
 
 // detailLines is what an error shows below its message: for a parse error only the token at

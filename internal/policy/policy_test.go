@@ -33,10 +33,11 @@ func loadReal(t testing.TB) *Engine {
 
 func TestRegoUnitTests(t *testing.T) {
 	e := loadReal(t)
-	results, err := e.RunTests(context.Background(), TestOptions{})
+	run, err := e.RunTests(context.Background(), TestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	results := run.Results
 	if len(results) < 50 {
 		t.Fatalf("only %d Rego tests found", len(results))
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // Markdown writes the findings for a README or a pull-request comment: a table of lanes by task
-// (passes out of captured bindings), the divergence census, and what each upgrade changed.
+// (passes out of captured bindings), the divergence census, what each upgrade changed, and the
+// gate: its verdict and a table of its violations, each at its record.
 type Markdown struct{}
 
 // Output implements Outputter.
@@ -62,6 +63,7 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", g.fixture, g.task, strings.Join(g.stages, " "), g.before, g.after, g.atoms)
 		}
 	}
+	writeMarkdownGate(bw, r)
 	return bw.Flush()
 }
 

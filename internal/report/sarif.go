@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -156,9 +157,9 @@ func (s SARIF) Output(w io.Writer, r *Report) error {
 				"configuration": res.Configuration, "stage": res.Stage, "task": res.Task, "outcome": res.Outcome, "origin": res.Origin}}
 		if len(res.Records) > 0 {
 			rec := res.Records[0]
-			loc := sarifArtifactLoc{URI: rec.File}
+			loc := sarifArtifactLoc{URI: uriReference(rec.File)}
 			if rest, ok := strings.CutPrefix(rec.File, BuiltinPrefix); ok {
-				loc = sarifArtifactLoc{URI: rest, URIBaseID: "BUILTIN"}
+				loc = sarifArtifactLoc{URI: uriReference(rest), URIBaseID: "BUILTIN"}
 			}
 			out.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: loc, Region: sarifRegion{StartLine: rec.Line}}}}
 		}
@@ -166,4 +167,10 @@ func (s SARIF) Output(w io.Writer, r *Report) error {
 	}
 	sort.SliceStable(run.Results, func(i, j int) bool { return run.Results[i].Level == "error" && run.Results[j].Level != "error" })
 	return WriteJSON(w, sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// uriReference is a record file's path as the URI reference SARIF's artifactLocation.uri is: a
+// space, a '#' or a '%' in a directory name is percent-encoded.
+func uriReference(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
 }

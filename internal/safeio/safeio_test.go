@@ -316,6 +316,44 @@ func tree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// TestReadStream reads a stream whole within its bound and cuts off one that goes past it,
+// endless ones included, naming the stream.
+func TestReadStream(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		r      io.Reader
+		limit  int64
+		want   string
+		tooBig bool
+	}{
+		{name: "within the bound", r: strings.NewReader("abc"), limit: 3, want: "abc"},
+		{name: "empty", r: strings.NewReader(""), limit: 3, want: ""},
+		{name: "one byte over", r: strings.NewReader("abcd"), limit: 3, tooBig: true},
+		{name: "endless", r: zeros{}, limit: 1 << 10, tooBig: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadStream(tc.r, "<stdin>", tc.limit)
+			var tl *TooLargeError
+			switch {
+			case tc.tooBig && !errors.As(err, &tl):
+				t.Fatalf("err = %v, want a *TooLargeError", err)
+			case tc.tooBig && !strings.HasPrefix(err.Error(), "read <stdin>: "):
+				t.Errorf("err = %q, want it to name <stdin>", err)
+			case !tc.tooBig && (err != nil || string(got) != tc.want):
+				t.Errorf("ReadStream = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// zeros is an endless stream, as /dev/zero piped into standard input.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
 // TestWriteFileToADevice writes to /dev/null as to a device: the device is still there afterwards,
 // not replaced by a regular file.
 func TestWriteFileToADevice(t *testing.T) {

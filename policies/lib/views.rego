@@ -136,7 +136,10 @@ atom_diff(atom, s, o, key, ptr, extra) := set() if {
 # _atom_diff is atom_diff when the null policy does not relax the member:
 # one diagnostic when it is present on one side only, the minimal value
 # differences when present on both, none when absent from both.
-_atom_diff(atom, s, o, key, ptr, extra) := {object.union(extra, {"atom": atom, "path": ptr, "kind": "missing", "expected": s[key]})} if {
+_atom_diff(atom, s, o, key, ptr, extra) := {object.union(
+	extra,
+	{"atom": atom, "path": ptr, "kind": "missing", "expected": s[key]},
+)} if {
 	has(s, key)
 	not has(o, key)
 } else := {object.union(extra, {"atom": atom, "path": ptr, "kind": "added", "observed": o[key]})} if {

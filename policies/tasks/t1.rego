@@ -40,6 +40,7 @@ _known_kind(block) if _primary_keys[block.kind]
 # METADATA
 # title: diagnostics
 # description: The differences that make T1 unmet; empty when it passes.
+# scope: document
 diagnostics contains d if {
 	_differ
 	views.checked("block.count")
@@ -71,7 +72,10 @@ diagnostics contains d if {
 	ks := object.get(s, "kind", null)
 	ko := object.get(o, "kind", null)
 	ks != ko
-	d := {"atom": "block.kind", "path": sprintf("/%d/kind", [i]), "kind": "altered", "block": i, "expected": ks, "observed": ko}
+	d := {
+		"atom": "block.kind", "path": sprintf("/%d/kind", [i]), "kind": "altered",
+		"block": i, "expected": ks, "observed": ko,
+	}
 }
 
 diagnostics contains d if {
@@ -85,7 +89,10 @@ diagnostics contains d if {
 	ps := primary(s)
 	po := primary(o)
 	ps != po
-	d := {"atom": "block.primary", "path": sprintf("/%d", [i]), "kind": "altered", "block": i, "expected": ps, "observed": po}
+	d := {
+		"atom": "block.primary", "path": sprintf("/%d", [i]), "kind": "altered",
+		"block": i, "expected": ps, "observed": po,
+	}
 }
 
 # METADATA

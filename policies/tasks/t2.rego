@@ -72,6 +72,7 @@ _state_kind(s, o) := "altered" if {
 #   The differences that make T2 unmet: the slot's state, then (both slots
 #   present) its type, then (same type) its value at the minimal differing
 #   JSON pointers, and the text relation. Empty when T2 passes.
+# scope: document
 diagnostics contains d if {
 	_differ
 	views.checked("structured.state")

@@ -32,7 +32,7 @@ _differ if _source != _observed
 _member_names := {m | some m in members}
 
 # The atoms the null policy relaxes (see views.relaxed).
-_relaxed := {atom |
+_relaxed contains atom if {
 	input.contract.nullPolicy == "optional-null"
 	some atom in input.contract.optional
 }
@@ -43,6 +43,7 @@ _relaxed := {atom |
 #   Missing and added blocks (block.count), and per block present on both
 #   sides the missing, added or altered atoms, with the block index and the
 #   JSON pointer of the difference (e.g. /2/uri, /2/annotations/priority).
+# scope: document
 diagnostics contains d if {
 	_differ
 	views.checked("block.count")

@@ -141,9 +141,15 @@ test_meta_key_escaped if {
 	diags(src, obs, "strict") == {{"atom": "block._meta", "path": "/1/_meta/a~1b~0c", "kind": "missing", "block": 1, "expected": 1}}
 }
 
-_optional_members := {m | some m, _ in _values; concat(".", ["block", m]) in _optional}
+_optional_members contains m if {
+	some m, _ in _values
+	concat(".", ["block", m]) in _optional
+}
 
-_required_members := {m | some m, _ in _values; not concat(".", ["block", m]) in _optional}
+_required_members contains m if {
+	some m, _ in _values
+	not concat(".", ["block", m]) in _optional
+}
 
 # Under strict, absent and null differ for every atom.
 test_strict_absent_vs_null if {

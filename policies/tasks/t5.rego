@@ -25,6 +25,7 @@ _keys := object.get(input.contract, ["metaPolicy", "keys"], [])
 #   preserve: the minimal differences between the source and observed meta.
 #   withhold: every withheld key (or the whole meta) present in the observed
 #   meta, as "added". Empty when T5 passes.
+# scope: document
 diagnostics contains d if {
 	mode == "preserve"
 	views.checked(_atom)

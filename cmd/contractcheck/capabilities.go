@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/policy"
+)
+
+const capabilitiesLong = `Capabilities prints the capabilities of the sandbox the policies run in, as OPA's capabilities
+JSON: OPA's builtins without those that read the network, the clock, randomness or the
+environment, plus contractcheck.json_text and contractcheck.diff. Give it to the tools that read
+Rego, so that they accept the custom builtins and refuse what the sandbox refuses:
+
+  opa check --v1-compatible --strict --capabilities policies/capabilities.json my-policies/
+  regal lint my-policies/        (with capabilities: from: file: in .regal/config.yaml)
+
+The repository ships the same file as policies/capabilities.json; contractcheck export writes it
+with the built-in policies.`
+
+func newCapabilitiesCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "capabilities",
+		Short:   "Print the policy sandbox's capabilities (OPA capabilities JSON, with the custom builtins)",
+		Long:    capabilitiesLong,
+		Example: "  contractcheck capabilities > capabilities.json\n  opa check --v1-compatible --strict --capabilities capabilities.json my-policies/",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := policy.CapabilitiesJSON()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/lock"
+)
+
+const lockLong = `Lock writes contractcheck.lock: the tool version, the layer options, and the sha256 of every
+contract, policy, schema, source and record file a check with the same flags reads (built-in files
+by the hash of the bytes embedded in the binary, named builtin:…). Commit it; then
+
+  contractcheck check --locked        (or --frozen)
+
+computes the same again before it runs and refuses any drift with exit 2, naming each file that
+changed, appeared or disappeared, a different tool version, or different layer flags.
+
+The lock is JSON (schemas/contractcheck/lock.schema.json), one file a line, sorted, and written
+whole or not at all. It takes the input flags of check; the filters (--lane, --task, …) and the
+profile do not change which files a run reads, so they are not part of it.`
+
+const lockExample = `  contractcheck lock
+  contractcheck lock --contracts my-layer --policies my-layer --observations captures
+  contractcheck check --locked --contracts my-layer --policies my-layer --observations captures`
+
+// lockParams are the flags of lock.
+type lockParams struct {
+	check.Options
+	output string
+}
+
+func newLockCommand() *cobra.Command {
+	p := lockParams{output: lock.FileName}
+	cmd := &cobra.Command{
+		Use:     "lock",
+		Short:   "Pin the hashes of every contract, policy, schema, source and record file a check reads",
+		Long:    lockLong,
+		Example: lockExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := runLock(p, cmd.OutOrStdout()); err != nil {
+				return &exitError{code: failureCode(err), err: err}
+			}
+			return nil
+		},
+	}
+	addInputFlags(cmd, &p.Options)
+	addObservationsFlag(cmd, &p.Options)
+	cmd.Flags().StringVar(&p.output, "output", p.output, "the lock file to write")
+	return cmd
+}
+
+func runLock(p lockParams, stdout io.Writer) error {
+	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
+		return check.AsInput(err)
+	}
+	l, err := lock.Compute(p.Options, lockToolVersion())
+	if err != nil {
+		return check.AsInput(err)
+	}
+	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return lock.Encode(w, l) }); err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	for _, f := range l.Files {
+		counts[f.Kind]++
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d files (%d contracts, %d policies, %d schemas, %d sources, %d records), contractcheck %s\n",
+		p.output, len(l.Files), counts[lock.Contract], counts[lock.Policy], counts[lock.Schema], counts[lock.Source], counts[lock.Record], l.Tool)
+	return nil
+}
+
+// addLockFlags binds --locked, its alias --frozen, and --lock FILE (naming one implies --locked).
+func addLockFlags(cmd *cobra.Command, locked *bool, file *string) {
+	f := cmd.Flags()
+	f.BoolVar(locked, "locked", false, "refuse to run (exit 2) when any input file, the tool version or the layer flags differ from the lock file")
+	f.BoolVar(locked, "frozen", false, "the same as --locked")
+	f.StringVar(file, "lock", lock.FileName, "the lock file --locked compares with (naming one implies --locked)")
+}
+
+// lockedRun says whether a command's run is locked: --locked, --frozen, or a --lock file named.
+func lockedRun(cmd *cobra.Command, locked bool) bool {
+	return locked || cmd.Flags().Changed("lock")
+}
+
+// verifyLock compares the inputs of a run with the lock file (exit 2 on drift).
+func verifyLock(file string, o check.Options) error {
+	return lock.Verify(file, o, lockToolVersion())
+}
