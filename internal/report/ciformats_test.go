@@ -66,13 +66,14 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 		t.Fatalf("%s has sha256 %x, not the one PROVENANCE.md names", sarifSchemaFile, sum)
 	}
 	spaced := sample()
-	for i := range spaced.Results {
-		for j := range spaced.Results[i].Records {
-			spaced.Results[i].Records[j].File = "my captures/go sdk#1/default.jsonl"
+	results := spaced.Results.(ResultList)
+	for i := range results {
+		for j := range results[i].Records {
+			results[i].Records[j].File = "my captures/go sdk#1/default.jsonl"
 		}
 	}
 	builtin := sample()
-	builtin.Results[0].Records = []RecordRef{{File: BuiltinPrefix + "fixtures/observations/go-sdk/v1.8.0/default.jsonl", Line: 3, Repetition: 1}}
+	builtin.Results.(ResultList)[0].Records = []RecordRef{{File: BuiltinPrefix + "fixtures/observations/go-sdk/v1.8.0/default.jsonl", Line: 3, Repetition: 1}}
 	for _, tc := range []struct {
 		name string
 		r    *Report
@@ -228,7 +229,7 @@ func first(s string, _ bool) string { return s }
 // skipped, the required pass is a plain testcase.
 func TestJUnitShape(t *testing.T) {
 	r := sample()
-	r.Results[0].Required, r.Results[0].RequiredBy = true, []string{"profiles.strict.require[0]"}
+	r.Results.(ResultList)[0].Required, r.Results.(ResultList)[0].RequiredBy = true, []string{"profiles.strict.require[0]"}
 	var buf bytes.Buffer
 	if err := (JUnit{}).Output(&buf, r); err != nil {
 		t.Fatal(err)
