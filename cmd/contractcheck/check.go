@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -168,37 +167,50 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		}{keyOpts, p.format, p.details, style}, resultcache.Inputs{Dirs: p.Inputs()})
 	}
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
-		return replay(e, p.output, " (inputs unchanged: replayed from the cache)", stdout, stderr)
+		return replay(e, p.output, stdout, stderr)
 	}
 	r, err := check.Run(ctx, p.Options)
 	if err != nil {
 		return check.ExitCode(err), err
 	}
-	var buf bytes.Buffer
-	if err := out.Output(&buf, r); err != nil {
+	// The report is written as it is made; a copy of it goes to the cache on the way.
+	var rec *resultcache.Recorder
+	if cacheable {
+		rec = resultcache.Record(cacheDir, key)
+	}
+	if err := writeOutput(p.output, stdout, func(w io.Writer) error {
+		if rec != nil {
+			w = io.MultiWriter(w, rec)
+		}
+		return out.Output(w, r)
+	}); err != nil {
+		rec.Abort()
 		return report.ExitInputError, err
 	}
-	e := resultcache.Entry{Key: key, Exit: r.ExitCode(), Report: buf.Bytes(), Stderr: r.Verdict()}
-	if gerr := r.GateError(); gerr != nil {
-		e.GateError = gerr.Error()
+	gerr := r.GateError()
+	gateError := ""
+	if gerr != nil {
+		gateError = gerr.Error()
 	}
-	if cacheable {
-		resultcache.Put(cacheDir, e)
+	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
+	if p.output != "" {
+		// The report went to a file: the verdict still reaches the log.
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", r.Verdict(), p.output)
 	}
-	return replay(&e, p.output, "", stdout, stderr)
+	return r.ExitCode(), gerr
 }
 
-// replay writes a run's output: the report to standard output or the --output file (then the
-// verdict to stderr, so the log still shows it), and returns its exit code and gate error.
-func replay(e *resultcache.Entry, output, note string, stdout, stderr io.Writer) (int, error) {
+// replay writes a stored run's output: the report to standard output or the --output file (then
+// the verdict to stderr, saying it was replayed), and returns its exit code and gate error.
+func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int, error) {
 	if err := writeOutput(output, stdout, func(w io.Writer) error {
-		_, err := w.Write(e.Report)
+		_, err := e.WriteTo(w)
 		return err
 	}); err != nil {
 		return report.ExitInputError, err
 	}
 	if output != "" {
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s%s\n", e.Stderr, output, note)
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s (inputs unchanged: replayed from the cache)\n", e.Stderr, output)
 	}
 	if e.GateError != "" {
 		return e.Exit, errors.New(e.GateError)

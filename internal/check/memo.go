@@ -9,7 +9,7 @@ import (
 // memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
 // and the stages sharing one carrier come close together in the records, so recent verdicts are
 // the ones asked for again.
-const memoGeneration = 1 << 15
+const memoGeneration = 1 << 12
 
 // memo keeps recent verdicts by policy input, in two generations: a lookup looks in both, a new
 // verdict goes in the current one, and a full current generation becomes the previous one (the

@@ -10,12 +10,12 @@
 package resultcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -34,16 +34,23 @@ const format = "contractcheck-result-v1"
 // maxEntries bounds the entries kept: the oldest are removed beyond it.
 const maxEntries = 64
 
-// Entry is a stored run: its exit code, what it wrote as the report, its verdict line (for stderr
-// when the report goes to a file) and the error its gate gave, if any.
+// Entry is a stored run: its exit code, its verdict line (for stderr when the report goes to a
+// file), the error its gate gave, if any, and the report it wrote, kept in a file of its own
+// beside the entry and copied out when replayed (never held in memory).
 type Entry struct {
 	Format    string `json:"format"`
 	Key       string `json:"key"`
 	Exit      int    `json:"exit"`
-	Report    []byte `json:"-"` // stored after the JSON header line, as written
 	Stderr    string `json:"stderr,omitempty"`
 	GateError string `json:"gateError,omitempty"`
+	Size      int64  `json:"size"`
+	Sha256    string `json:"sha256"`
+	body      string // the report's file
 }
+
+// MaxReport bounds the reports kept: a larger one (the JSON report of a million bindings) is
+// written as usual and not kept.
+const MaxReport = 64 << 20
 
 // Inputs is what a run reads: the layers of each kind (built-in ones are covered by the build's
 // identity) and the observation directories or files.
@@ -131,50 +138,128 @@ func buildIdentity() (string, bool) {
 // Dir is where entries are kept below a cache directory.
 func Dir(cacheDir string) string { return filepath.Join(cacheDir, "results") }
 
-// Get returns the stored entry for key, if any. An entry is a JSON header line followed by the
-// report's bytes as written.
+// Get returns the stored entry for key, if any: its metadata, and the report file checked
+// against the size and sha256 the metadata gives.
 func Get(cacheDir, key string) (*Entry, bool) {
-	if cacheDir == "" {
+	if cacheDir == "" || key == "" {
 		return nil, false
 	}
-	data, err := safeio.ReadPath(filepath.Join(Dir(cacheDir), key+".json"), 1<<30)
+	data, err := safeio.ReadPath(filepath.Join(Dir(cacheDir), key+".json"), 1<<20)
 	if err != nil {
 		return nil, false
 	}
-	header, body, found := bytes.Cut(data, []byte("\n"))
 	var e Entry
-	if err := json.Unmarshal(header, &e); err != nil || !found || e.Format != format || e.Key != key {
+	if err := json.Unmarshal(data, &e); err != nil || e.Format != format || e.Key != key {
 		return nil, false
 	}
-	e.Report = body
+	e.body = filepath.Join(Dir(cacheDir), key+".report")
+	f, err := safeio.OpenPath(e.body, MaxReport)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil || n != e.Size || hex.EncodeToString(h.Sum(nil)) != e.Sha256 {
+		return nil, false
+	}
 	return &e, true
 }
 
-// Put stores an entry, whole or not at all, and removes the oldest entries beyond the bound.
-// Failing to store is not an error of the run.
-func Put(cacheDir string, e Entry) {
-	if cacheDir == "" {
-		return
+// WriteTo copies the stored report to w.
+func (e *Entry) WriteTo(w io.Writer) (int64, error) {
+	f, err := safeio.OpenPath(e.body, MaxReport)
+	if err != nil {
+		return 0, err
 	}
-	e.Format = format
+	defer f.Close()
+	return io.Copy(w, f)
+}
+
+// Recorder keeps a copy of a report as it is written, for the cache. A nil Recorder records
+// nothing.
+type Recorder struct {
+	dir, key string
+	f        *os.File
+	h        hash.Hash
+	n        int64
+	over     bool // the report passed MaxReport: it will not be kept
+}
+
+// Record starts keeping the report of a run with key (nil when there is no cache).
+func Record(cacheDir, key string) *Recorder {
+	if cacheDir == "" || key == "" {
+		return nil
+	}
 	dir := Dir(cacheDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, "."+key+".report.tmp-*")
+	if err != nil {
+		return nil
+	}
+	return &Recorder{dir: dir, key: key, f: f, h: sha256.New()}
+}
+
+// Write keeps p, until the report passes MaxReport. It never fails: a copy that cannot be kept
+// is dropped, and the report it copies is written all the same.
+func (r *Recorder) Write(p []byte) (int, error) {
+	if r == nil || r.over {
+		return len(p), nil
+	}
+	r.n += int64(len(p))
+	if r.n > MaxReport {
+		r.over = true
+		return len(p), nil
+	}
+	if _, err := r.f.Write(p); err != nil {
+		r.over = true
+		return len(p), nil
+	}
+	r.h.Write(p)
+	return len(p), nil
+}
+
+// Commit stores the entry, the report first and its metadata last, so that an entry is found
+// whole or not at all; then removes the oldest entries beyond the bound.
+func (r *Recorder) Commit(exit int, stderr, gateError string) {
+	if r == nil {
 		return
 	}
-	header, err := json.Marshal(e)
+	tmp := r.f.Name()
+	defer os.Remove(tmp)
+	if err := r.f.Sync(); err != nil || r.over {
+		r.f.Close()
+		return
+	}
+	if err := r.f.Close(); err != nil {
+		return
+	}
+	if err := os.Rename(tmp, filepath.Join(r.dir, r.key+".report")); err != nil {
+		return
+	}
+	e := Entry{Format: format, Key: r.key, Exit: exit, Stderr: stderr, GateError: gateError, Size: r.n, Sha256: hex.EncodeToString(r.h.Sum(nil))}
+	meta, err := json.Marshal(e)
 	if err != nil {
 		return
 	}
-	if err := safeio.WriteFile(filepath.Join(dir, e.Key+".json"), func(w io.Writer) error {
-		if _, err := w.Write(append(header, '\n')); err != nil {
-			return err
-		}
-		_, err := io.Copy(w, bytes.NewReader(e.Report))
+	if err := safeio.WriteFile(filepath.Join(r.dir, r.key+".json"), func(w io.Writer) error {
+		_, err := w.Write(meta)
 		return err
 	}); err != nil {
 		return
 	}
-	prune(dir)
+	prune(r.dir)
+}
+
+// Abort drops the copy.
+func (r *Recorder) Abort() {
+	if r == nil {
+		return
+	}
+	r.f.Close()
+	os.Remove(r.f.Name())
 }
 
 // prune removes the oldest entries beyond maxEntries.
@@ -196,5 +281,6 @@ func prune(dir string) {
 	sort.Slice(all, func(i, j int) bool { return all[i].mod > all[j].mod })
 	for _, a := range all[min(len(all), maxEntries):] {
 		os.Remove(filepath.Join(dir, a.name))
+		os.Remove(filepath.Join(dir, strings.TrimSuffix(a.name, ".json")+".report"))
 	}
 }

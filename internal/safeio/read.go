@@ -116,6 +116,13 @@ func ReadPath(name string, limit int64) ([]byte, error) {
 	return readAll(f, name, limit)
 }
 
+// OpenPath opens a file named by a path of the operating system for streaming, with the checks
+// of Open.
+func OpenPath(name string, limit int64) (fs.File, error) {
+	return openChecked(name, limit, func() (fs.FileInfo, error) { return os.Stat(name) },
+		func() (fs.File, error) { return os.Open(name) })
+}
+
 // openChecked stats name, refuses what checkRegular refuses, opens it, and checks what was opened
 // again: the file may have been replaced between the two calls.
 func openChecked(name string, limit int64, stat func() (fs.FileInfo, error), open func() (fs.File, error)) (fs.File, error) {
