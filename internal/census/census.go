@@ -184,6 +184,7 @@ func (c *Census) Report() *report.Report {
 	r.Divergences = c.divergences(r.Results, func(*report.Result) bool { return true })
 	r.CapturedDivergences = c.divergences(r.Results, func(res *report.Result) bool { return res.Origin == "captured" })
 	r.Upgrades = c.upgrades(r.Results)
+	r.Reported = c.reported(r.Results)
 	return r
 }
 

@@ -52,6 +52,7 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	writeReportedMarkdown(bw, r.Reported)
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, len(u.Changes))
 		if len(u.Changes) == 0 {
