@@ -59,7 +59,7 @@ func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report
 	for i := range results {
 		r := &results[i]
 		if r.Lane != fb.Lane || (r.LaneVersion != fb.From && r.LaneVersion != fb.To) ||
-			!fb.Selects(r.Configuration, "*", "*", "*") {
+			(len(fb.Configurations) > 0 && !contract.Matches(fb.Configurations, r.Configuration)) {
 			continue
 		}
 		k := key{r.Configuration, r.Fixture, r.Stage, r.Task}

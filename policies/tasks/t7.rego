@@ -35,6 +35,6 @@ diagnostics contains d if {
 readout := {"validated": _validated, "rejected": count(_rejected)}
 
 # _validated holds when the binding names a provider schema: the view then has a rejected list.
-_validated := true if {
+_validated if {
 	is_array(input.observed.rejected)
 } else := false

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFixedByProfile gates the reported fixes on the captured records: the built-in profile
+// reported-fixes (buggy → fixed) is satisfied, and the same clauses named the other way round
+// (fixed → buggy), or on a pair where the loss remains, are unmet.
+func TestFixedByProfile(t *testing.T) {
+	code, stdout, stderr := cli(t, "check", "--profile", "reported-fixes", "--format", "json")
+	if code != 0 {
+		t.Fatalf("reported-fixes: exit %d, want 0: %s", code, stderr)
+	}
+	var rep struct {
+		Gate struct {
+			Verdict string `json:"verdict"`
+			FixedBy []struct {
+				Name, Status string
+				Before       int
+			} `json:"fixedBy"`
+		} `json:"gate"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Gate.Verdict != "satisfied" || len(rep.Gate.FixedBy) != 3 {
+		t.Fatalf("verdict %s with %d fixedBy results, want satisfied with 3", rep.Gate.Verdict, len(rep.Gate.FixedBy))
+	}
+	for _, f := range rep.Gate.FixedBy {
+		if f.Status != "fixed" || f.Before == 0 {
+			t.Errorf("%s: %s with %d bindings to fix, want fixed with some", f.Name, f.Status, f.Before)
+		}
+	}
+
+	layer := filepath.Join(t.TempDir(), "reversed")
+	write(t, filepath.Join(layer, "reversed.cue"), `package contracts
+
+profiles: {
+	"fixes-reversed": {
+		doc:        "The reported fixes named from the fixed to the buggy version."
+		nullPolicy: "strict"
+		require: [_controlPasses]
+		fixedBy: [{doc: "mcp-go backwards", lane: "mcp-go", from: "v0.38.0", to: "v0.37.0", fixtures: ["R02"], tasks: ["T2"], atoms: ["structured.state"]},
+			{doc: "adk-go backwards", lane: "adk-go", from: "v1.7.0", to: "v1.6.1", fixtures: ["R04"], atoms: ["block.count"]}]
+	}
+	"fix-not-landed": {
+		doc:        "mcp-go #566 is open: isError false is still dropped from v0.38.0 to v1.2.1."
+		nullPolicy: "strict"
+		require: [_controlPasses]
+		fixedBy: [{doc: "mcp-go #566", lane: "mcp-go", from: "v0.38.0", to: "v1.2.1", fixtures: ["R03"], tasks: ["T3"], atoms: ["error.decision"]}]
+	}
+}
+`)
+	for _, profile := range []string{"fixes-reversed", "fix-not-landed"} {
+		code, stdout, stderr := cli(t, "check", "--contracts", layer, "--profile", profile)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1 (unmet): %s%s", profile, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "fixed-by ✗") || !strings.Contains(stdout, "not fixed") {
+			t.Errorf("%s: the text report does not show the unmet clause:\n%s", profile, stdout)
+		}
+	}
+}
+
+// TestReportedTable checks that `check --suite reported` gives, per report, each captured side's
+// outcome: the buggy side unmet on the report's atoms and the fixed side pass where both run.
+func TestReportedTable(t *testing.T) {
+	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
+	if code > 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Reported []struct {
+			Fixture string
+			Buggy   struct{ Version, Outcome string }
+			Fixed   struct{ Version, Outcome string }
+		} `json:"reported"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Reported {
+		got[r.Fixture] = r.Buggy.Outcome + " → " + r.Fixed.Outcome
+	}
+	for fixture, want := range map[string]string{
+		"R02": "unmet → pass", // mcp-go #522
+		"R04": "unmet → pass", // adk-go #1352
+		"R07": "unmet → pass", // openai-agents-js #1070
+		"R03": "unmet → not captured",
+		"R11": "not captured → pass",
+	} {
+		if got[fixture] != want {
+			t.Errorf("%s: %q, want %q", fixture, got[fixture], want)
+		}
+	}
+	if len(rep.Reported) < 10 {
+		t.Errorf("%d reported losses, want at least 10", len(rep.Reported))
+	}
+}
