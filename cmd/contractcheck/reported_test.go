@@ -51,7 +51,7 @@ profiles: {
 		doc:        "openai-agents-js #1070 is fixed from 0.5.4 to 0.14.3, but the upgrade regresses T1 on empty content."
 		nullPolicy: "strict"
 		require: [_controlPasses]
-		fixedBy: [{doc: "openai-agents-js #1070", lane: "openai-agents-js", from: "0.5.4", to: "0.14.3", configurations: ["default"], fixtures: ["R07"], tasks: ["T7"], atoms: ["request.accepted"]}]
+		fixedBy: [{doc: "openai-agents-js #1070", lane: "openai-agents-js", from: "0.5.4", to: "0.14.3", configurations: ["default"], fixtures: ["R07"], tasks: ["TP"], atoms: ["request.accepted"]}]
 	}
 	"fix-not-landed": {
 		doc:        "mcp-go #566 is open: isError false is still dropped from v0.38.0 to v1.2.1."

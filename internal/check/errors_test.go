@@ -25,7 +25,7 @@ func TestEarliestErrorWhateverTheScheduling(t *testing.T) {
 	}
 	write(filepath.Join(dir, "c", "t7.cue"), `package contracts
 
-tasks: T9: {doc: "Fails on every text block but the control lane's.", role: "guard", policy: "custom.t7", compartment: "content", atoms: ["block.text"], appliesTo: {}}
+tasks: T7: {doc: "Fails on every text block but the control lane's.", role: "guard", policy: "custom.t7", compartment: "content", atoms: ["block.text"], appliesTo: {}}
 `)
 	// to_number fails on any text that is not a number: every text-bearing binding outside the
 	// control lane is an evaluation error.
@@ -46,7 +46,7 @@ diagnostics contains {"atom": "block.text", "path": "", "kind": "missing"} if {
 		if !errors.As(err, &ins) || ExitCode(err) != 3 {
 			t.Fatalf("workers %d: got %v (exit %d), want an instrument error (exit 3)", workers, err, ExitCode(err))
 		}
-		if !strings.Contains(err.Error(), "task T9") || !strings.Contains(err.Error(), "/t7.rego") {
+		if !strings.Contains(err.Error(), "task T7") || !strings.Contains(err.Error(), "/t7.rego") {
 			t.Errorf("workers %d: %v does not name the task, the binding and the policy file", workers, err)
 		}
 		if first == "" {

@@ -1,5 +1,5 @@
 # METADATA
-# title: T7 provider acceptance (guard)
+# title: TP provider acceptance (guard)
 # description: |
 #   The request body's parts are ones the provider accepts: every part whose
 #   lane binding names the provider's published request schema (accepts in
@@ -10,7 +10,7 @@
 #   the readout says so ("validated": false), and the task cannot see a
 #   rejection there.
 # scope: package
-package contractcheck.tasks.t7
+package contractcheck.tasks.tp
 
 import data.contractcheck.lib.views
 

@@ -1,5 +1,5 @@
 # METADATA
-# title: T6 media delivery (primary)
+# title: TM media delivery (primary)
 # description: |
 #   Each image and audio block of the source reaches the model as media: the
 #   observed block at the same index is delivered as a provider media part
@@ -11,7 +11,7 @@
 #   Atom: block.delivery. Evaluated at M3 and H4, where the carrier is what
 #   the model receives.
 # scope: package
-package contractcheck.tasks.t6
+package contractcheck.tasks.tm
 
 import data.contractcheck.lib.views
 
