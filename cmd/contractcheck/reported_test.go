@@ -111,3 +111,60 @@ func TestReportedTable(t *testing.T) {
 		t.Errorf("%d reported losses, want at least 10", len(rep.Reported))
 	}
 }
+
+// TestReportedModelFeatures shows each model feature the reports needed, on its fixture: the slot
+// inside a JSON text (R01 at langchain-mcp-adapters-js M3: the structured value is read inside the
+// content string, and found rounded), block.delivery (R06 at adk-go v1.7.0: the image reaches the
+// model as text) and provider acceptance (R07 at openai-agents-js 0.5.4: the Responses API's schema
+// refuses raw base64 as an image_url, and accepts 0.14.3's data URL).
+func TestReportedModelFeatures(t *testing.T) {
+	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
+	if code > 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Results []struct {
+			Fixture, Lane, LaneVersion, Configuration, Stage, Task, Outcome string
+			Diagnostics                                                     []map[string]any
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	find := func(fixture, lane, version, stage, task string) (string, []string) {
+		for _, r := range rep.Results {
+			if r.Fixture == fixture && r.Lane == lane && r.LaneVersion == version && r.Configuration == "default" && r.Stage == stage && r.Task == task {
+				var ds []string
+				for _, d := range r.Diagnostics {
+					ds = append(ds, d["atom"].(string)+" "+d["kind"].(string))
+				}
+				return r.Outcome, ds
+			}
+		}
+		t.Fatalf("no result for %s %s %s %s %s", fixture, lane, version, stage, task)
+		return "", nil
+	}
+	contains := func(ds []string, want string) bool {
+		for _, d := range ds {
+			if d == want {
+				return true
+			}
+		}
+		return false
+	}
+	if _, ds := find("R01", "langchain-mcp-adapters-js", "1.1.4", "M3", "T2"); !contains(ds, "structured.value altered") || contains(ds, "structured.state missing") {
+		t.Errorf("R01 langchain-mcp-adapters-js M3 T2: %v, want the rounded value read inside the JSON text (structured.value altered), not a missing slot", ds)
+	}
+	if _, ds := find("R06", "adk-go", "v1.7.0", "H4", "TM"); !contains(ds, "block.delivery altered") {
+		t.Errorf("R06 adk-go v1.7.0 H4 TM: %v, want block.delivery altered (the image reaches the model as text)", ds)
+	}
+	if o, _ := find("R06", "direct", "v1", "H4", "TM"); o != "pass" {
+		t.Errorf("R06 direct H4 TM: %s, want pass", o)
+	}
+	if _, ds := find("R07", "openai-agents-js", "0.5.4", "H4", "TP"); !contains(ds, "request.accepted altered") {
+		t.Errorf("R07 openai-agents-js 0.5.4 H4 TP: %v, want request.accepted altered", ds)
+	}
+	if o, _ := find("R07", "openai-agents-js", "0.14.3", "H4", "TP"); o != "pass" {
+		t.Errorf("R07 openai-agents-js 0.14.3 H4 TP: %s, want pass", o)
+	}
+}

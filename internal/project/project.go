@@ -326,6 +326,10 @@ func (c *contentProjector) project(v any) any {
 // blocks the provider's request schema refuses) when any declares accepts. The lists sit beside
 // "content", not in it, so the content tasks read the blocks as before.
 func (c *contentProjector) delivered(view View, v any) {
+	if _, ok := v.(string); ok && c.decode == "text" {
+		view["delivery"] = []any{"text"} // a content flattened into one string reaches the model as text
+		return
+	}
 	if !c.declares {
 		return
 	}

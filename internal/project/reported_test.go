@@ -31,22 +31,22 @@ func TestProjectInnerPointer(t *testing.T) {
 		{
 			name:    "a JSON text holding the slots: both read, numbers exact",
 			carrier: `{"content": "{\"type\":\"text\",\"text\":\"x\",\"structuredContent\":{\"id\":9007199254740993},\"meta\":{\"k\":null}}"}`,
-			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"text\",\"text\":\"x\",\"structuredContent\":{\"id\":9007199254740993},\"meta\":{\"k\":null}}"}], "structured": {"id": 9007199254740993}, "meta": {"k": null}}`,
+			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"text\",\"text\":\"x\",\"structuredContent\":{\"id\":9007199254740993},\"meta\":{\"k\":null}}"}], "delivery": ["text"], "structured": {"id": 9007199254740993}, "meta": {"k": null}}`,
 		},
 		{
 			name:    "a null slot inside the text stays null",
 			carrier: `{"content": "{\"structuredContent\":null}"}`,
-			want:    `{"content": [{"kind": "text", "text": "{\"structuredContent\":null}"}], "structured": null}`,
+			want:    `{"content": [{"kind": "text", "text": "{\"structuredContent\":null}"}], "delivery": ["text"], "structured": null}`,
 		},
 		{
 			name:    "prose holds no slot: absent, not the prose",
 			carrier: `{"content": "Pickup cancelled."}`,
-			want:    `{"content": [{"kind": "text", "text": "Pickup cancelled."}]}`,
+			want:    `{"content": [{"kind": "text", "text": "Pickup cancelled."}], "delivery": ["text"]}`,
 		},
 		{
 			name:    "JSON without the slot: absent",
 			carrier: `{"content": "{\"type\":\"text\",\"text\":\"x\"}"}`,
-			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"text\",\"text\":\"x\"}"}]}`,
+			want:    `{"content": [{"kind": "text", "text": "{\"type\":\"text\",\"text\":\"x\"}"}], "delivery": ["text"]}`,
 		},
 		{
 			name:    "a list, not a JSON text: absent",
@@ -102,7 +102,7 @@ func TestProjectDelivery(t *testing.T) {
 		t.Errorf("rejected %v, want block 1 only", got["rejected"])
 	}
 	flat := p.Project(decode(t, `{"output": "one string"}`))
-	if _, ok := flat["delivery"]; ok {
-		t.Errorf("a flattened string has a delivery list: %v", flat)
+	if want := []any{"text"}; !reflect.DeepEqual(flat["delivery"], want) {
+		t.Errorf("a content flattened into one string: delivery %v, want %v", flat["delivery"], want)
 	}
 }
