@@ -168,3 +168,36 @@ func TestReportedModelFeatures(t *testing.T) {
 		t.Errorf("R07 openai-agents-js 0.14.3 H4 TP: %s, want pass", o)
 	}
 }
+
+// TestVersionOrigins lets one lane mix a captured version with a documented reconstructed one: a
+// record's origin must be its version's, as the lane's versionOrigins says.
+func TestVersionOrigins(t *testing.T) {
+	dir := t.TempDir()
+	layer := filepath.Join(dir, "origins")
+	write(t, filepath.Join(layer, "origins.cue"), "package contracts\n\nlanes: \"go-sdk\": versionOrigins: \"v1.7.0\": \"reconstructed\"\n")
+	rec := builtinLine(t, "fixtures/observations/go-sdk/v1.7.0/default.jsonl", `"fixture":"R01"`, `"stage":"D1"`, `"repetition":1`)
+	tests := []struct {
+		name, record string
+		code         int
+		want         string
+	}{
+		{name: "the version's own origin is accepted", record: strings.Replace(rec, `"origin":"captured"`, `"origin":"reconstructed","basis":[{"rule":"structuredContent decodes through float64","file":"mcp/protocol.go","function":"CallToolResult.UnmarshalJSON","version":"v1.7.0"}]`, 1), code: 0},
+		{name: "the lane's origin is refused for an overridden version", record: rec, code: 2, want: "/origin: lane go-sdk v1.7.0 is reconstructed, but the record says captured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := filepath.Join(t.TempDir(), "obs")
+			write(t, filepath.Join(obs, "go-sdk.jsonl"), tt.record+"\n")
+			code, stdout, stderr := cli(t, "check", "--contracts", layer, "--observations", obs, "--format", "json")
+			if tt.code == 0 {
+				if code > 2 || !strings.Contains(stdout, `"origin": "reconstructed"`) {
+					t.Errorf("exit %d; the reconstructed record was not read as such: %s", code, stderr)
+				}
+				return
+			}
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
