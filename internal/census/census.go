@@ -227,6 +227,7 @@ func (c *Census) Report() *report.Report {
 	capturedID := c.names.lookup("captured")
 	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.first(s).origin == capturedID })
 	r.Upgrades = c.upgrades(order)
+	r.Reported = c.reported(r)
 	return r
 }
 
@@ -322,6 +323,18 @@ func (c *Census) result(s int32) report.Result {
 	res.Required = len(res.RequiredBy) > 0
 	_ = k
 	return res
+}
+
+// resultsWhere makes the results of the slots whose key keep selects, in report order: for the
+// parts of a report that need whole results of a few bindings.
+func (c *Census) resultsWhere(order []int32, keep func(key) bool) []report.Result {
+	var out []report.Result
+	for _, s := range order {
+		if keep(c.keys[s]) {
+			out = append(out, c.result(s))
+		}
+	}
+	return out
 }
 
 // compactResults are the report's results, made from the census when read.

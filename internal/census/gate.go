@@ -50,8 +50,10 @@ func (c *Census) gate(order []int32) report.Gate {
 			}
 		}
 	}
-	nothing := len(reqs) == 0
-	inScope := 0
+	nothing := len(reqs) == 0 && len(c.profile.FixedBy) == 0
+	fixes := c.fixedBy(order)
+	g.FixedBy = fixes.results
+	inScope := fixes.inScope
 	for k, req := range reqs {
 		st := &g.Requirements[k]
 		if st.Selected > st.Exempt {
@@ -65,7 +67,7 @@ func (c *Census) gate(order []int32) report.Gate {
 			nothing = true
 		}
 	}
-	if c.scope != nil && inScope == 0 {
+	if c.scope != nil && inScope == 0 || fixes.nothing {
 		nothing = true
 	}
 	switch {
@@ -73,7 +75,7 @@ func (c *Census) gate(order []int32) report.Gate {
 		g.Verdict = report.VerdictInstrumentFailed
 	case nothing:
 		g.Verdict = report.VerdictSelectedNothing
-	case len(g.Violations) > 0:
+	case len(g.Violations) > 0 || fixes.unmet:
 		g.Verdict = report.VerdictUnmet
 	default:
 		g.Verdict = report.VerdictSatisfied

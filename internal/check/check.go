@@ -152,7 +152,7 @@ func (in *Instrument) compileLanes() error {
 			}
 			ps := map[string]*project.Projector{}
 			for _, name := range contract.SortedKeys(sd.Compartments) {
-				p, err := project.Compile(fmt.Sprintf("lanes.%s.stages.%s.compartments.%s", lane, st, name), sd.Compartments[name])
+				p, err := project.CompileWith(fmt.Sprintf("lanes.%s.stages.%s.compartments.%s", lane, st, name), sd.Compartments[name], project.Options{Accepts: in.Validator.Accepts})
 				if err != nil {
 					return err
 				}

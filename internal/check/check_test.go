@@ -41,6 +41,9 @@ func TestDirectLaneIsTheControl(t *testing.T) {
 			for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 				for _, task := range in.Model.Fixtures[id].Tasks {
 					for _, st := range []string{"D1", "A2", "M3", "H4"} {
+						if !in.Model.Tasks[task].AtStage(st) {
+							continue // a task with stages has no binding elsewhere
+						}
 						if !seen[id+"/"+st+"/"+task] {
 							t.Errorf("direct lane has no result for %s %s %s", id, st, task)
 						}

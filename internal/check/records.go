@@ -140,8 +140,8 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 			return nil, err
 		}
 	}
-	if lane.Origin != rec.Origin {
-		return nil, at("/origin: lane %s is %s, but the record says %s", rec.Lane, lane.Origin, rec.Origin)
+	if want := lane.OriginOf(rec.LaneVersion); want != rec.Origin {
+		return nil, at("/origin: lane %s %s is %s, but the record says %s", rec.Lane, rec.LaneVersion, want, rec.Origin)
 	}
 	return rec, nil
 }

@@ -259,6 +259,9 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 	views := map[string]*observed{}
 	pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
 	for _, task := range tasks {
+		if !in.Model.Tasks[task].AtStage(rec.Stage) {
+			continue // the task decides nothing at this stage
+		}
 		r := census.Reading{
 			Binding:    census.Binding{Position: pos, Task: task},
 			Repetition: rec.Repetition, Origin: rec.Origin, Outcome: rec.State, Error: rec.Error,

@@ -26,7 +26,7 @@ import (
 
 // cacheFormat names the cached model's encoding; it changes whenever that encoding does, and is
 // part of every key.
-const cacheFormat = "contractcheck-model-v1"
+const cacheFormat = "contractcheck-model-v2"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //
@@ -40,6 +40,7 @@ type cached struct {
 	Key          string                     `json:"key"`
 	Model        *Model                     `json:"model"`
 	Requirements map[string][]requirementAt `json:"requirements"`
+	FixedBy      map[string][]requirementAt `json:"fixedBy"`
 	Fixtures     map[string]string          `json:"fixtures"`
 }
 
@@ -62,13 +63,19 @@ func Key(srcs []Source) string {
 
 // Encode is the cached form of a model evaluated from sources with the key.
 func Encode(m *Model, key string) ([]byte, error) {
-	c := cached{Format: cacheFormat, Key: key, Model: m, Requirements: map[string][]requirementAt{}, Fixtures: map[string]string{}}
+	c := cached{Format: cacheFormat, Key: key, Model: m, Requirements: map[string][]requirementAt{},
+		FixedBy: map[string][]requirementAt{}, Fixtures: map[string]string{}}
 	for id, p := range m.Profiles {
 		rs := make([]requirementAt, len(p.Require))
 		for i, r := range p.Require {
 			rs[i] = requirementAt{r.Name, r.Pos}
 		}
 		c.Requirements[id] = rs
+		fs := make([]requirementAt, len(p.FixedBy))
+		for i, f := range p.FixedBy {
+			fs[i] = requirementAt{f.Name, f.Pos}
+		}
+		c.FixedBy[id] = fs
 	}
 	for id, f := range m.Fixtures {
 		c.Fixtures[id] = f.Pos
@@ -98,6 +105,13 @@ func decode(data []byte, key string) (*Model, bool) {
 		}
 		for i := range p.Require {
 			p.Require[i].Name, p.Require[i].Pos = at[i].Name, at[i].Pos
+		}
+		fat := c.FixedBy[id]
+		if len(fat) != len(p.FixedBy) {
+			return nil, false
+		}
+		for i := range p.FixedBy {
+			p.FixedBy[i].Name, p.FixedBy[i].Pos = fat[i].Name, fat[i].Pos
 		}
 	}
 	for id, f := range m.Fixtures {

@@ -13,6 +13,10 @@ func (m *Model) locate(r *referrer) {
 			p.Require[i].Name = fmt.Sprintf("profiles.%s.require[%d]", id, i)
 			p.Require[i].Pos = strings.TrimSuffix(r.at("profiles", id, "require", i), ": ")
 		}
+		for i := range p.FixedBy {
+			p.FixedBy[i].Name = fmt.Sprintf("profiles.%s.fixedBy[%d]", id, i)
+			p.FixedBy[i].Pos = strings.TrimSuffix(r.at("profiles", id, "fixedBy", i), ": ")
+		}
 	}
 	for id, f := range m.Fixtures {
 		f.Pos = strings.TrimSuffix(r.at("fixtures", id), ": ")
@@ -45,6 +49,7 @@ func (m *Model) check(r *referrer) error {
 	m.checkFixtures(p)
 	m.checkLanes(p)
 	m.checkProfiles(p)
+	m.checkReported(p)
 	if len(p.errs) > 0 {
 		return &Error{Msg: strings.Join(p.errs, "\n")}
 	}

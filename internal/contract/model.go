@@ -51,6 +51,13 @@ type Task struct {
 	Atoms       []string `json:"atoms"`
 	// AppliesTo selects fixtures the task is evaluated on beside those that name it.
 	AppliesTo *FixtureSelector `json:"appliesTo,omitempty"`
+	// Stages, when set, are the only stages the task is evaluated at.
+	Stages []string `json:"stages,omitempty"`
+}
+
+// AtStage reports whether the task is evaluated at a stage.
+func (t Task) AtStage(stage string) bool {
+	return len(t.Stages) == 0 || contains(t.Stages, stage)
 }
 
 // FixtureSelector selects catalogued fixtures by id, suite, family and the kinds of block their
@@ -95,8 +102,25 @@ type Fixture struct {
 	Doc         string   `json:"doc"`
 	Targets     []string `json:"targets"`
 	PrivateMeta []string `json:"privateMeta,omitempty"`
+	// Report cites the public report the fixture reproduces, when it does.
+	Report *Report `json:"report,omitempty"`
 	// Pos is where the catalog entry is written, "file:line:col" or "".
 	Pos string `json:"-"`
+}
+
+// Report cites a publicly reported loss a fixture reproduces.
+type Report struct {
+	URL           string   `json:"url"`
+	Fix           []string `json:"fix"`
+	Lane          string   `json:"lane"`
+	Buggy         string   `json:"buggy,omitempty"`
+	Fixed         string   `json:"fixed,omitempty"`
+	Configuration string   `json:"configuration"`
+	Stages        []string `json:"stages"`
+	Tasks         []string `json:"tasks"`
+	Atoms         []string `json:"atoms"`
+	Loses         string   `json:"loses"`
+	NotRun        string   `json:"notRun,omitempty"`
 }
 
 // Lane is one framework: its versions, configurations and the stages it exposes.
@@ -104,9 +128,19 @@ type Lane struct {
 	Doc            string                   `json:"doc"`
 	Control        bool                     `json:"control"`
 	Origin         string                   `json:"origin"`
+	VersionOrigins map[string]string        `json:"versionOrigins"`
 	Versions       []string                 `json:"versions"`
 	Configurations map[string]Configuration `json:"configurations"`
 	Stages         map[string]StageDef      `json:"stages"`
+}
+
+// OriginOf returns the origin of a version's carriers: its own when the lane overrides it, else
+// the lane's.
+func (l Lane) OriginOf(version string) string {
+	if o, ok := l.VersionOrigins[version]; ok {
+		return o
+	}
+	return l.Origin
 }
 
 // Configuration is a documented setting of a lane.
@@ -159,6 +193,10 @@ type ContentBinding struct {
 type BlockMapping struct {
 	Kind   string           `json:"kind"`
 	Fields map[string]Field `json:"fields"`
+	// Delivery says how an item of the mapping reaches the model, when it is declared.
+	Delivery string `json:"delivery,omitempty"`
+	// Accepts names the provider request schema an item is validated against, when declared.
+	Accepts string `json:"accepts,omitempty"`
 	// Embedded, when set, reads an item whose string at Embedded.Path is the JSON of a content
 	// block as the block it holds.
 	Embedded *EmbeddedBlock `json:"embedded,omitempty"`
@@ -176,6 +214,8 @@ type Field struct {
 	Path   string   `json:"path"`
 	Decode string   `json:"decode"`
 	Types  []string `json:"types,omitempty"`
+	// Inner, when set, is a pointer followed inside the decoded value.
+	Inner *string `json:"inner,omitempty"`
 }
 
 // ErrorField binds the explicit error flag.
@@ -200,6 +240,38 @@ type Profile struct {
 	Tasks               []string      `json:"tasks"`
 	WithholdPrivateMeta *Withhold     `json:"withholdPrivateMeta,omitempty"`
 	Require             []Requirement `json:"require"`
+	FixedBy             []FixedBy     `json:"fixedBy"`
+}
+
+// FixedBy is a profile clause that gates a fix: from one version of a lane to another, the named
+// atoms' diagnostics disappear at the selected bindings and nothing that passed becomes unmet.
+type FixedBy struct {
+	Doc            string   `json:"doc"`
+	Lane           string   `json:"lane"`
+	From           string   `json:"from"`
+	To             string   `json:"to"`
+	Configurations []string `json:"configurations"`
+	Stages         []string `json:"stages"`
+	Fixtures       []string `json:"fixtures"`
+	Tasks          []string `json:"tasks"`
+	Atoms          []string `json:"atoms"`
+	// Name is how messages and reports refer to the clause: profiles.<id>.fixedBy[<i>].
+	Name string `json:"-"`
+	// Pos is where the clause is written, "file:line:col", or "".
+	Pos string `json:"-"`
+}
+
+// Selects reports whether the clause compares a binding at (configuration, stage, fixture, task).
+func (f FixedBy) Selects(configuration, stage, fixture, task string) bool {
+	for _, s := range []struct {
+		entries []string
+		v       string
+	}{{f.Configurations, configuration}, {f.Stages, stage}, {f.Fixtures, fixture}, {f.Tasks, task}} {
+		if len(s.entries) > 0 && !Matches(s.entries, s.v) {
+			return false
+		}
+	}
+	return true
 }
 
 // Withhold names the stages private result _meta must not reach.

@@ -2,10 +2,13 @@ package project
 
 import (
 	"fmt"
+	"io/fs"
 	"sync"
 	"testing"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/schema"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -26,6 +29,16 @@ func builtinProjectors(tb testing.TB) map[string]*Projector {
 			builtin.err = err
 			return
 		}
+		schemas, err := fs.Sub(contractcheck.Builtin, "schemas")
+		if err != nil {
+			builtin.err = err
+			return
+		}
+		v, err := schema.New(schemas)
+		if err != nil {
+			builtin.err = err
+			return
+		}
 		ps := map[string]*Projector{}
 		if ps["source"], err = Compile("source", m.Source); err != nil {
 			builtin.err = err
@@ -35,7 +48,7 @@ func builtinProjectors(tb testing.TB) map[string]*Projector {
 			for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
 				for name, c := range m.Lanes[lane].Stages[st].Compartments {
 					key := fmt.Sprintf("%s.%s.%s", lane, st, name)
-					if ps[key], err = Compile(key, c); err != nil {
+					if ps[key], err = CompileWith(key, c, Options{Accepts: v.Accepts}); err != nil {
 						builtin.err = err
 						return
 					}

@@ -7,8 +7,10 @@ package project
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -34,6 +36,7 @@ type field struct {
 	path   pointer
 	decode string
 	types  map[string]bool // nil: any type
+	inner  *pointer        // followed inside the decoded value, when set
 }
 
 type errorField struct {
@@ -43,6 +46,7 @@ type errorField struct {
 
 type contentProjector struct {
 	path          pointer
+	declares      bool // a mapping declares a delivery or a provider schema
 	decode        string
 	types         map[string]bool
 	discriminator pointer
@@ -53,6 +57,8 @@ type blockProjector struct {
 	kind     string
 	fields   []namedField // sorted by atom name, so views are built in one order
 	embedded *embeddedProjector
+	delivery string          // how the item reaches the model, "" when undeclared
+	accept   func(any) error // the provider's request schema for the item, nil when undeclared
 }
 
 // embeddedProjector reads an item whose string at path is the JSON text of a content block: the
@@ -68,8 +74,20 @@ type namedField struct {
 	field
 }
 
+// Options are what a compartment binding may need beyond itself.
+type Options struct {
+	// Accepts compiles a provider request schema named by a block mapping's accepts into a
+	// validator of one carried item; a binding that names one fails to compile without it.
+	Accepts func(schema string) (func(any) error, error)
+}
+
 // Compile checks and compiles a compartment binding. name is used in errors.
 func Compile(name string, c contract.Compartment) (*Projector, error) {
+	return CompileWith(name, c, Options{})
+}
+
+// CompileWith compiles a compartment binding with options.
+func CompileWith(name string, c contract.Compartment, opts Options) (*Projector, error) {
 	var err error
 	p := &Projector{jsonrpc: c.Unwrap == "jsonrpc"}
 	fail := func(e error) (*Projector, error) { return nil, fmt.Errorf("compartment %s: %w", name, e) }
@@ -84,8 +102,13 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 		if cp.discriminator, err = parsePointer(c.Content.Discriminator); err != nil {
 			return fail(err)
 		}
-		if cp.kinds, err = compileKinds(c.Content.Kinds, true); err != nil {
+		if cp.kinds, err = compileKinds(c.Content.Kinds, true, opts); err != nil {
 			return fail(err)
+		}
+		for _, bp := range cp.kinds {
+			if bp.delivery != "" || bp.accept != nil {
+				cp.declares = true
+			}
 		}
 		p.content = cp
 	}
@@ -112,10 +135,20 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 
 // compileKinds compiles the block mappings of a content binding; embedded is whether a mapping
 // may itself read embedded blocks (only at the top: an embedded block holds no further one).
-func compileKinds(kinds map[string]contract.BlockMapping, embedded bool) (map[string]blockProjector, error) {
+func compileKinds(kinds map[string]contract.BlockMapping, embedded bool, opts Options) (map[string]blockProjector, error) {
 	out := make(map[string]blockProjector, len(kinds))
 	for typ, m := range kinds {
-		bp := blockProjector{kind: m.Kind}
+		bp := blockProjector{kind: m.Kind, delivery: m.Delivery}
+		if m.Accepts != "" {
+			if opts.Accepts == nil {
+				return nil, fmt.Errorf("kind %s: accepts %s: no provider schemas are available to this binding", typ, m.Accepts)
+			}
+			accept, err := opts.Accepts(m.Accepts)
+			if err != nil {
+				return nil, fmt.Errorf("kind %s: accepts: %w", typ, err)
+			}
+			bp.accept = accept
+		}
 		for atom, f := range m.Fields {
 			cf, err := compileField(&f)
 			if err != nil {
@@ -136,7 +169,7 @@ func compileKinds(kinds map[string]contract.BlockMapping, embedded bool) (map[st
 			if ep.discriminator, err = parsePointer(e.Discriminator); err != nil {
 				return nil, fmt.Errorf("kind %s, embedded: %w", typ, err)
 			}
-			if ep.kinds, err = compileKinds(e.Kinds, false); err != nil {
+			if ep.kinds, err = compileKinds(e.Kinds, false, opts); err != nil {
 				return nil, fmt.Errorf("kind %s, embedded: %w", typ, err)
 			}
 			bp.embedded = ep
@@ -156,7 +189,18 @@ func compileField(f *contract.Field) (*field, error) {
 	default:
 		return nil, fmt.Errorf("unknown decoder %q", f.Decode)
 	}
-	return &field{path: ptr, decode: f.Decode, types: typeSet(f.Types)}, nil
+	out := &field{path: ptr, decode: f.Decode, types: typeSet(f.Types)}
+	if f.Inner != nil {
+		if f.Decode != "json" {
+			return nil, fmt.Errorf("inner %q needs decode \"json\" (a pointer is followed inside a decoded JSON text), not %q", *f.Inner, f.Decode)
+		}
+		inner, err := parsePointer(*f.Inner)
+		if err != nil {
+			return nil, fmt.Errorf("inner: %w", err)
+		}
+		out.inner = &inner
+	}
+	return out, nil
 }
 
 func typeSet(types []string) map[string]bool {
@@ -197,6 +241,7 @@ func (p *Projector) Project(carrier any) View {
 	if p.content != nil {
 		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
 			view["content"] = p.content.project(v)
+			p.content.delivered(view, v)
 		}
 	}
 	if p.structured != nil {
@@ -276,6 +321,83 @@ func (c *contentProjector) project(v any) any {
 	return blocks
 }
 
+// delivered adds the view's "delivery" list (per block, how it reaches the model, null where its
+// mapping declares nothing) when any mapping declares a delivery, and its "rejected" list (the
+// blocks the provider's request schema refuses) when any declares accepts. The lists sit beside
+// "content", not in it, so the content tasks read the blocks as before.
+func (c *contentProjector) delivered(view View, v any) {
+	if _, ok := v.(string); ok && c.decode == "text" {
+		view["delivery"] = []any{"text"} // a content flattened into one string reaches the model as text
+		return
+	}
+	if !c.declares {
+		return
+	}
+	items, ok := c.items(v)
+	if !ok {
+		return
+	}
+	deliveries := make([]any, len(items))
+	rejected := []any{}
+	anyDelivery, anyAccept := false, false
+	for i, item := range items {
+		bp, embedded, ok := c.mapping(item)
+		if !ok {
+			continue
+		}
+		if bp.delivery != "" {
+			deliveries[i] = bp.delivery
+			anyDelivery = true
+		} else if embedded {
+			deliveries[i] = "text" // a block serialised into a text item
+		}
+		if bp.accept != nil {
+			anyAccept = true
+			if err := bp.accept(item); err != nil {
+				rejected = append(rejected, map[string]any{"block": json.Number(strconv.Itoa(i)), "error": err.Error()})
+			}
+		}
+	}
+	if anyDelivery {
+		view["delivery"] = deliveries
+	}
+	if anyAccept {
+		view["rejected"] = rejected
+	}
+}
+
+// items reads the content value as the list of carried items, decoding as the binding says.
+func (c *contentProjector) items(v any) ([]any, bool) {
+	if c.decode == "json" {
+		if s, ok := v.(string); ok {
+			parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
+			if err != nil {
+				return nil, false
+			}
+			v = parsed
+		}
+	}
+	items, ok := v.([]any)
+	return items, ok
+}
+
+// mapping returns the mapping the item is read with (the top-level one: its delivery and
+// accepts describe the carried item) and whether the item held an embedded block.
+func (c *contentProjector) mapping(item any) (blockProjector, bool, bool) {
+	d, _ := c.discriminator.lookup(item)
+	typ, _ := d.(string)
+	bp, ok := c.kinds[typ]
+	if !ok {
+		return blockProjector{}, false, false
+	}
+	if bp.embedded != nil {
+		if _, ok := bp.embedded.block(item); ok {
+			return bp, true, true
+		}
+	}
+	return bp, false, true
+}
+
 func (c *contentProjector) block(item any) map[string]any {
 	d, _ := c.discriminator.lookup(item)
 	typ, _ := d.(string)
@@ -336,6 +458,18 @@ func (f *field) read(v any) (any, bool) {
 	v, ok := f.path.lookup(v)
 	if !ok || (f.types != nil && !f.types[strictjson.TypeName(v)]) {
 		return nil, false
+	}
+	if f.inner != nil {
+		// A slot inside a JSON text exists only when the text is strict JSON holding it.
+		s, isString := v.(string)
+		if !isString {
+			return nil, false
+		}
+		parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
+		if err != nil {
+			return nil, false
+		}
+		return f.inner.lookup(parsed)
 	}
 	s, isString := v.(string)
 	if !isString {

@@ -124,7 +124,7 @@ func TestProject(t *testing.T) {
 			name:    "a flattened string is one text item; JSON text decodes exactly",
 			binding: flat,
 			carrier: `{"output": "hello", "sc": "{\"n\": 12345678901234567891}"}`,
-			want:    `{"content": [{"kind": "text", "text": "hello"}], "structured": {"n": 12345678901234567891}}`,
+			want:    `{"content": [{"kind": "text", "text": "hello"}], "delivery": ["text"], "structured": {"n": 12345678901234567891}}`,
 		},
 		{
 			name:    "JSON text that does not parse is kept as the string",
@@ -211,7 +211,7 @@ func TestProjectTypes(t *testing.T) {
 	tests := []struct {
 		name, carrier, want string
 	}{
-		{name: "a string is text, not structure", carrier: `{"output": "hello"}`, want: `{"content": [{"kind": "text", "text": "hello"}]}`},
+		{name: "a string is text, not structure", carrier: `{"output": "hello"}`, want: `{"content": [{"kind": "text", "text": "hello"}], "delivery": ["text"]}`},
 		{name: "an object is structure, not text", carrier: `{"output": {"a": 1}}`, want: `{"structured": {"a": 1}}`},
 		{name: "null is a null structured slot", carrier: `{"output": null}`, want: `{"structured": null}`},
 		{name: "absent is neither", carrier: `{}`, want: `{}`},

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // JSON writes the report as indented JSON with reportVersion 1 (see WriteJSON). The results and
@@ -15,29 +17,42 @@ type JSON struct{}
 // Output implements Outputter.
 func (JSON) Output(w io.Writer, r *Report) error {
 	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
-	s.raw("{\n")
-	s.field("reportVersion", r.ReportVersion, false)
-	s.field("profile", r.Profile, false)
-	s.field("nullPolicy", r.NullPolicy, false)
-	if r.Scope != nil {
-		s.field("scope", r.Scope, false)
+	s.raw("{")
+	v := reflect.ValueOf(r).Elem()
+	t := v.Type()
+	first := true
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fv := v.Field(i)
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		if !first {
+			s.raw(",")
+		}
+		first = false
+		s.raw("\n  " + quote(name) + ": ")
+		switch f.Name {
+		case "Results":
+			s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
+		case "Upgrades":
+			if r.Upgrades == nil {
+				s.raw("null")
+			} else {
+				s.array(len(r.Upgrades), "    ", func(i int) any { return streamedUpgrade(r.Upgrades[i]) })
+			}
+		default:
+			s.value(fv.Interface(), "  ")
+		}
 	}
-	s.field("summary", r.Summary, false)
-	s.raw(`  "results": `)
-	s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
-	s.raw(",\n")
-	s.field("localizations", r.Localizations, false)
-	s.field("divergences", r.Divergences, false)
-	s.field("capturedDivergences", r.CapturedDivergences, false)
-	s.raw(`  "upgrades": `)
-	if r.Upgrades == nil {
-		s.raw("null")
-	} else {
-		s.array(len(r.Upgrades), "    ", func(i int) any { return streamedUpgrade(r.Upgrades[i]) })
-	}
-	s.raw(",\n")
-	s.field("gate", r.Gate, true)
-	s.raw("}\n")
+	s.raw("\n}\n")
 	if s.err != nil {
 		return s.err
 	}
@@ -73,16 +88,6 @@ func (s *jsonStream) value(v any, prefix string) {
 		return
 	}
 	_, s.err = s.w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
-
-// field writes a top-level member.
-func (s *jsonStream) field(name string, v any, last bool) {
-	s.raw("  " + quote(name) + ": ")
-	s.value(v, "  ")
-	if !last {
-		s.raw(",")
-	}
-	s.raw("\n")
 }
 
 // array writes n elements, each made by at, as an indented array whose elements start at indent.

@@ -53,6 +53,7 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	writeReportedMarkdown(bw, r.Reported)
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
 		if u.Count() == 0 {

@@ -29,6 +29,9 @@ type Report struct {
 	CapturedDivergences Divergences `json:"capturedDivergences"`
 	Upgrades            []Upgrade   `json:"upgrades"`
 	Gate                Gate        `json:"gate"`
+	// Reported gives, per fixture citing a public report, the buggy and the fixed side's outcome
+	// (absent when the run has none).
+	Reported []Reported `json:"reported,omitempty"`
 }
 
 // Scope restricts a run to the bindings every listed selector matches (names or globs); an empty
@@ -231,6 +234,9 @@ type Gate struct {
 	// Requirements says, per requirement of the profile, what it selected.
 	Requirements []RequirementResult `json:"requirements"`
 	Violations   []Violation         `json:"violations"`
+	// FixedBy says, per fixedBy clause of the profile, whether the fix landed (absent when the
+	// profile has none).
+	FixedBy []FixResult `json:"fixedBy,omitempty"`
 }
 
 // Verdicts of a gate.

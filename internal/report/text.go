@@ -64,6 +64,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 	if t.Details {
 		limit = len(r.Gate.Violations)
 	}
+	writeReportedText(&b, r.Reported)
 	writeGate(&b, r, limit)
 	return t.Style.write(w, b.String())
 }
@@ -227,6 +228,7 @@ func writeGate(w io.Writer, r *Report, limit int) {
 		}
 		fmt.Fprintf(w, "      required by %s: %s\n", v.RequirementName, oneLine(v.Requirement))
 	}
+	writeFixes(w, g.FixedBy)
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
 			if q.OutOfScope {
@@ -238,7 +240,7 @@ func writeGate(w io.Writer, r *Report, limit int) {
 	case VerdictSatisfied:
 		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", r.Profile, plural(len(g.Requirements), "requirement"), gated)
 	case VerdictUnmet:
-		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations, %d bindings gated)\n", r.Profile, len(g.Violations), gated)
+		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", r.Profile, len(g.Violations), unmetFixes(g.FixedBy), gated)
 	case VerdictSelectedNothing:
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Captures lane go-sdk into $1 (an observations directory): three repetitions, each a fresh process.
-# The lane version is the go-sdk module version this module requires (go.mod).
+# Captures lane go-sdk into $1 (an observations directory): for each pinned go-sdk version, one
+# build of main.go against go.<version>.mod and three repetitions, each a fresh process. The lane
+# version each program records is the go-sdk module version it was built with (build information).
+# v1.7.0 is the version go-sdk #1236 was reported at (fixture R01); v1.8.0 is the lane's pin.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 capture_init "$@"
-version=$(cd "$here" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)
-(cd "$here" && go build -o "$bin/go-sdk" .)
-capture_reps go-sdk "$version" "$bin/go-sdk" -fixtures "$root/fixtures/sources"
+for version in v1.7.0 v1.8.0; do
+  (cd "$here" && go build -modfile="go.$version.mod" -o "$bin/go-sdk-$version" .)
+  capture_reps go-sdk "$version" "$bin/go-sdk-$version" -fixtures "$root/fixtures/sources"
+done

@@ -13,11 +13,15 @@
 //   node openai-agents.mjs --repetition 1 --configuration default --out records.jsonl
 import './lib/env.mjs';
 import OpenAI from 'openai';
-import { Agent, MCPServerStdio, OpenAIResponsesModel, Runner, setTracingDisabled } from '@openai/agents';
 import { h4, responsesToolOutput } from './lib/h4.mjs';
 import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, STRUCTURED, writer } from './lib/lane.mjs';
 import { startProvider } from './lib/provider.mjs';
 import { plain } from './lib/record.mjs';
+
+// PKG is the installed package the run imports: @openai/agents, or an npm alias of another
+// release of it (run-lane.sh sets CAPTURE_PACKAGE; the lane version is that package's version).
+const PKG = process.env.CAPTURE_PACKAGE || '@openai/agents';
+const { Agent, MCPServerStdio, OpenAIResponsesModel, Runner, setTracingDisabled } = await import(PKG);
 
 const LANE = 'openai-agents-js';
 const MODEL = 'gpt-4.1';
@@ -73,7 +77,7 @@ async function capture(f, configuration, provider) {
 }
 
 const { fixtures, repetition, configuration, out } = options(['default', 'use-structured-content']);
-const w = writer(LANE, installedVersion('@openai/agents'), configuration, repetition, out);
+const w = writer(LANE, installedVersion(PKG), configuration, repetition, out);
 const provider = await startProvider();
 try {
   for (const f of fixtures) {

@@ -14,9 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
 case $lane in
-  openai-agents-js) script=openai-agents.mjs; pkg=@openai/agents; configs=(default use-structured-content) ;;
-  langchain-mcp-adapters-js) script=langchain-mcp-adapters.mjs; pkg=@langchain/mcp-adapters; configs=(default use-responses-api use-standard-content-blocks) ;;
-  adk-js) script=adk.mjs; pkg=@google/adk; configs=(default) ;;
+  # openai-agents-js also runs @openai/agents 0.5.4 (installed as openai-agents-0.5.4), the buggy
+  # side of openai-agents-js #1070 (fixture R07).
+  openai-agents-js) script=openai-agents.mjs; pkgs=(openai-agents-0.5.4 @openai/agents); configs=(default use-structured-content) ;;
+  langchain-mcp-adapters-js) script=langchain-mcp-adapters.mjs; pkgs=(@langchain/mcp-adapters); configs=(default use-responses-api use-standard-content-blocks) ;;
+  adk-js) script=adk.mjs; pkgs=(@google/adk); configs=(default) ;;
   *) echo "run-lane.sh: unknown lane $lane" >&2; exit 2 ;;
 esac
 
@@ -32,20 +34,23 @@ if [ "${CAPTURE_IN_NETNS:-}" != 1 ]; then
   echo "capture: $lane without a network namespace (unshare -n unavailable); the guard still refuses non-loopback connections" >&2
 fi
 
-version=$(node -p "require('./node_modules/$pkg/package.json').version")
-mkdir -p "$out/$lane/$version"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for config in "${configs[@]}"; do
-  file="$out/$lane/$version/$config.jsonl"
-  : > "$file"
-  for rep in 1 2 3; do
-    # stderr (framework logs) is kept only to show why a process failed
-    node --import ./lib/guard.mjs "$script" --repetition "$rep" --configuration "$config" --out "$file" 2> "$log" || {
-      status=$?
-      cat "$log" >&2
-      echo "capture: $lane $config repetition $rep failed (exit $status)" >&2
-      exit $status
-    }
+for pkg in "${pkgs[@]}"; do
+  version=$(node -p "require('./node_modules/$pkg/package.json').version")
+  mkdir -p "$out/$lane/$version"
+  for config in "${configs[@]}"; do
+    file="$out/$lane/$version/$config.jsonl"
+    : > "$file"
+    for rep in 1 2 3; do
+      # stderr (framework logs) is kept only to show why a process failed; CAPTURE_PACKAGE names
+      # the installed package (or npm alias) the lane program imports
+      CAPTURE_PACKAGE=$pkg node --import ./lib/guard.mjs "$script" --repetition "$rep" --configuration "$config" --out "$file" 2> "$log" || {
+        status=$?
+        cat "$log" >&2
+        echo "capture: $lane $pkg $config repetition $rep failed (exit $status)" >&2
+        exit $status
+      }
+    done
   done
 done

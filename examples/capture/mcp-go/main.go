@@ -32,6 +32,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,7 +84,9 @@ func capture(fixture []byte, version string) (any, error) {
 
 	pipes := harness.Serve(fixture)
 
-	tr := &observedStdio{Stdio: transport.NewIO(pipes.In, pipes.Out, nil)}
+	// An empty stderr, not nil: before v0.38.0, (*Stdio).Close closes stderr unconditionally and
+	// panics on nil (transport/stdio.go). The raw server writes no logs.
+	tr := &observedStdio{Stdio: transport.NewIO(pipes.In, pipes.Out, io.NopCloser(strings.NewReader("")))}
 	c := client.NewClient(tr)
 	finish := func() error {
 		c.Close() // closes pipes.Out: the server sees the end of its input
@@ -94,6 +98,11 @@ func capture(fixture []byte, version string) (any, error) {
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ClientInfo = mcp.Implementation{Name: "contractcheck-capture", Version: version}
+	if strings.HasPrefix(version, "v0.") {
+		// Before v1 the caller names the protocol version (the library's examples set
+		// LATEST_PROTOCOL_VERSION); from v1 an empty one lets the client negotiate.
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		finish()
 		return nil, fmt.Errorf("initialize: %w", err)

@@ -17,7 +17,7 @@ export const PER_FIXTURE_MS = 30_000;
  * and X09): the only ones a configuration that changes only how structuredContent is carried is
  * applied to, as in the reconstructed Python lanes.
  */
-export const STRUCTURED = new Set(['C01', 'C02', 'C03', 'C04', 'C05', 'C06', 'X01', 'X02', 'X03', 'X08', 'X09', 'X12']);
+export const STRUCTURED = new Set(['C01', 'C02', 'C03', 'C04', 'C05', 'C06', 'X01', 'X02', 'X03', 'X08', 'X09', 'X12', 'R09']);
 
 /** installedVersion reads the version of an installed package from its package.json. */
 export function installedVersion(name) {

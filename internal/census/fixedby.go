@@ -1,0 +1,146 @@
+package census
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// fixes is what the profile's fixedBy clauses contribute to the gate.
+type fixes struct {
+	results []report.FixResult
+	// unmet: a clause's fix did not land or something regressed; nothing: a clause selected no
+	// binding (outside a restricted run); inScope counts the clauses that selected something.
+	unmet, nothing bool
+	inScope        int
+}
+
+// fixedBy evaluates each fixedBy clause on the collapsed results, on top of what the upgrade view
+// compares: the same (configuration, fixture, stage, task) at two versions of one lane. A clause
+// is fixed when at `from` some selected binding names one of its atoms, at `to` none does (and
+// each of those runs), and no binding that passed at `from` fails to pass at `to`. A clause whose
+// versions have no selected bindings selects nothing; one with nothing to fix at `from` is unmet,
+// since a gate never passes on nothing.
+func (c *Census) fixedBy(order []int32) fixes {
+	var out fixes
+	for _, fb := range c.profile.FixedBy {
+		// Only the two versions' bindings are made into results.
+		lane, from, to := c.names.lookup(fb.Lane), c.names.lookup(fb.From), c.names.lookup(fb.To)
+		results := c.resultsWhere(order, func(k key) bool {
+			return k.lane == lane && (k.version == from || k.version == to)
+		})
+		fr := c.fixedByOne(fb, results)
+		switch fr.Status {
+		case report.FixUnmet:
+			out.unmet = true
+			out.inScope++
+		case report.FixSelectedNothing:
+			if c.scope != nil {
+				fr.OutOfScope = true
+			} else {
+				out.nothing = true
+			}
+		default:
+			out.inScope++
+		}
+		out.results = append(out.results, fr)
+	}
+	return out
+}
+
+func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report.FixResult {
+	fr := report.FixResult{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos, Lane: fb.Lane, From: fb.From, To: fb.To,
+		Atoms: fb.Atoms, Remaining: []report.FixBinding{}, Regressions: []report.FixBinding{}}
+	type key struct{ configuration, fixture, stage, task string }
+	side := map[string]map[key]*report.Result{fb.From: {}, fb.To: {}}
+	var order []key // the `to` side's bindings in report order
+	// Regressions are looked for in every binding of the two versions (of the selected
+	// configurations): a fix at one fixture must not break another.
+	all := map[string]map[key]*report.Result{fb.From: {}, fb.To: {}}
+	var allOrder []key
+	for i := range results {
+		r := &results[i]
+		if r.Lane != fb.Lane || (r.LaneVersion != fb.From && r.LaneVersion != fb.To) ||
+			(len(fb.Configurations) > 0 && !contract.Matches(fb.Configurations, r.Configuration)) {
+			continue
+		}
+		k := key{r.Configuration, r.Fixture, r.Stage, r.Task}
+		all[r.LaneVersion][k] = r
+		if r.LaneVersion == fb.To {
+			allOrder = append(allOrder, k)
+		}
+		if !fb.Selects(r.Configuration, r.Stage, r.Fixture, r.Task) {
+			continue
+		}
+		side[r.LaneVersion][k] = r
+		if r.LaneVersion == fb.To {
+			order = append(order, k)
+		}
+	}
+	for _, v := range []string{fb.From, fb.To} {
+		if len(side[v]) == 0 {
+			fr.Status = report.FixSelectedNothing
+			fr.Unmatched = fmt.Sprintf("no binding of lane %s version %s matches configurations %s, stages %s, fixtures %s, tasks %s",
+				fb.Lane, v, quoted(fb.Configurations), quoted(fb.Stages), quoted(fb.Fixtures), quoted(fb.Tasks))
+			return fr
+		}
+	}
+	for _, k := range order {
+		before, ok := side[fb.From][k]
+		if !ok {
+			continue
+		}
+		after := side[fb.To][k]
+		fr.Compared++
+		b := report.FixBinding{Fixture: k.fixture, Configuration: k.configuration, Stage: k.stage, Task: k.task,
+			Before: before.Outcome, After: after.Outcome,
+			AtomsBefore: namedAtoms(before, fb.Atoms), AtomsAfter: namedAtoms(after, fb.Atoms)}
+		if len(b.AtomsBefore) > 0 {
+			fr.Before++
+		}
+		ran := after.Outcome == report.Pass || after.Outcome == report.Unmet
+		if len(b.AtomsAfter) > 0 || (len(b.AtomsBefore) > 0 && !ran) {
+			fr.Remaining = append(fr.Remaining, b)
+		}
+	}
+	for _, k := range allOrder {
+		before, ok := all[fb.From][k]
+		after := all[fb.To][k]
+		if ok && before.Outcome == report.Pass && after.Outcome != report.Pass && !isUnobserved(after.Outcome) {
+			fr.Regressions = append(fr.Regressions, report.FixBinding{Fixture: k.fixture, Configuration: k.configuration,
+				Stage: k.stage, Task: k.task, Before: before.Outcome, After: after.Outcome})
+		}
+	}
+	switch {
+	case fr.Compared == 0:
+		fr.Status = report.FixSelectedNothing
+		fr.Unmatched = fmt.Sprintf("versions %s and %s of lane %s have no selected binding in common", fb.From, fb.To, fb.Lane)
+	case fr.Before == 0:
+		fr.Status = report.FixUnmet
+		fr.Unmatched = fmt.Sprintf("no selected binding names %s at %s: there is nothing the upgrade could be shown to fix", quoted(fb.Atoms), fb.From)
+	case len(fr.Remaining) > 0 || len(fr.Regressions) > 0:
+		fr.Status = report.FixUnmet
+	default:
+		fr.Status = report.FixFixed
+	}
+	return fr
+}
+
+// namedAtoms lists, sorted, the atoms among atoms that a result's diagnostics name.
+func namedAtoms(r *report.Result, atoms []string) []string {
+	var out []string
+	for _, d := range r.Diagnostics {
+		if a, ok := d["atom"].(string); ok && slices.Contains(atoms, a) && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isUnobserved(outcome string) bool {
+	return outcome == contract.NotApplicable || outcome == contract.NotObservable
+}

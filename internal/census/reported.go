@@ -1,0 +1,96 @@
+package census
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// reported gives, per fixture whose catalog entry cites a public report, the outcome of the buggy
+// and the fixed version at the report's stages and tasks, and which of the report's atoms each
+// names. A fixture the run has no results for is left out.
+func (c *Census) reported(r *report.Report) []report.Reported {
+	// Only the cited fixtures' bindings are made into results.
+	cited := map[int32]bool{}
+	for id, f := range c.model.Fixtures {
+		if f.Report != nil {
+			if n := c.names.lookup(id); n >= 0 {
+				cited[n] = true
+			}
+		}
+	}
+	order := r.Results.(*compactResults).order
+	results := c.resultsWhere(order, func(k key) bool { return cited[k.fixture] })
+	var out []report.Reported
+	for _, id := range contract.SortedKeys(c.model.Fixtures) {
+		rep := c.model.Fixtures[id].Report
+		if rep == nil {
+			continue
+		}
+		var mine []*report.Result
+		for i := range results {
+			r := &results[i]
+			if r.Fixture == id && r.Lane == rep.Lane && r.Configuration == rep.Configuration &&
+				slices.Contains(rep.Stages, r.Stage) && slices.Contains(rep.Tasks, r.Task) {
+				mine = append(mine, r)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		out = append(out, report.Reported{
+			Fixture: id, URL: rep.URL, Lane: rep.Lane, Configuration: rep.Configuration, Atoms: rep.Atoms,
+			Buggy: side(mine, rep.Buggy, rep.Atoms), Fixed: side(mine, rep.Fixed, rep.Atoms), NotRun: rep.NotRun,
+		})
+	}
+	return out
+}
+
+func side(results []*report.Result, version string, atoms []string) report.Side {
+	s := report.Side{Version: version, Outcome: "not captured"}
+	if version == "" {
+		return s
+	}
+	outcomes := map[string]bool{}
+	named, others := map[string]bool{}, map[string]bool{}
+	for _, r := range results {
+		if r.LaneVersion != version {
+			continue
+		}
+		outcomes[r.Outcome] = true
+		for _, d := range r.Diagnostics {
+			a, _ := d["atom"].(string)
+			if slices.Contains(atoms, a) {
+				named[a] = true
+			} else if a != "" {
+				others[a] = true
+			}
+		}
+	}
+	switch len(outcomes) {
+	case 0:
+		return s
+	case 1:
+		for o := range outcomes {
+			s.Outcome = o
+		}
+	default:
+		s.Outcome = "mixed"
+		if outcomes[report.Unmet] {
+			s.Outcome = report.Unmet
+		}
+	}
+	s.Atoms, s.Others = keys(named), keys(others)
+	return s
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
