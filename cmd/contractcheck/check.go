@@ -157,10 +157,12 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
 		return replay(e, p.output, " (inputs unchanged: replayed from the cache)", stdout, stderr)
 	}
-	r, err := check.Run(ctx, p.Options)
+	r, views, err := check.RunWithViews(ctx, p.Options)
 	if err != nil {
 		return check.ExitCode(err), err
 	}
+	// The html format shows the views the policies compared, which the report does not carry.
+	out, _ = report.New(p.format, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion(), Views: views})
 	var buf bytes.Buffer
 	if err := out.Output(&buf, r); err != nil {
 		return report.ExitInputError, err
