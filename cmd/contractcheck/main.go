@@ -66,6 +66,6 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
 	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand())
-	root.AddCommand(newBundleCommand())
+	root.AddCommand(newBundleCommand(), newReproduceCommand())
 	return root
 }

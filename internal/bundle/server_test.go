@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -71,9 +70,8 @@ func opaBinary(t testing.TB) string {
 
 // server is a running `opa run --server` fed a bundle.
 type server struct {
-	url  string
-	cmd  *exec.Cmd
-	logs bytes.Buffer
+	url string
+	cmd *exec.Cmd
 }
 
 // startServer writes the built-in contract set's bundle and starts a stock OPA server on a free
@@ -93,36 +91,26 @@ func startServer(t testing.TB, profile string) *server {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	s := &server{url: "http://" + addr}
-	s.cmd = exec.Command(opa, "run", "--server", "--addr", addr, "--log-level", "error", "--bundle", path)
-	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		s.cmd.Wait()
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(s.url + "/health?bundles")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("opa run --server did not become healthy within 60 s: %v\n%s", err, s.logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	s, _ := run(t, opa, "--log-level", "error", "--bundle", path)
+	return s
+}
+
+// lockedBuffer is a server's output, written by its process while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // decide posts one input to data.contractcheck.decision and returns the decision, numbers kept
