@@ -157,12 +157,10 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
 		return replay(e, p.output, " (inputs unchanged: replayed from the cache)", stdout, stderr)
 	}
-	r, views, err := check.RunWithViews(ctx, p.Options)
+	r, err := runFor(ctx, p, &out, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()})
 	if err != nil {
 		return check.ExitCode(err), err
 	}
-	// The html format shows the views the policies compared, which the report does not carry.
-	out, _ = report.New(p.format, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion(), Views: views})
 	var buf bytes.Buffer
 	if err := out.Output(&buf, r); err != nil {
 		return report.ExitInputError, err
@@ -193,4 +191,19 @@ func replay(e *resultcache.Entry, output, note string, stdout, stderr io.Writer)
 		return e.Exit, errors.New(e.GateError)
 	}
 	return e.Exit, nil
+}
+
+// runFor runs the check; for the html format, which shows the views the policies compared (the
+// report does not carry them), it keeps the instrument's views and makes the format with them.
+func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*report.Report, error) {
+	if p.format != "html" {
+		return check.Run(ctx, p.Options)
+	}
+	r, views, err := check.RunWithViews(ctx, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	o.Views = views
+	*out, err = report.New(p.format, o)
+	return r, err
 }
