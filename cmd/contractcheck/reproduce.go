@@ -20,7 +20,7 @@ binding's first captured record, evaluates the task on it, and writes to DIR
 
   testdata/w0.json  the tool result as the fixture has it, byte for byte
   a test            in the framework's language and conventions (go test for a Go SDK, node --test
-                    for a TypeScript framework): a raw MCP server (no SDK) that serves the W0 bytes,
+                    for a TypeScript framework, unittest for Python): a raw MCP server that serves the W0 bytes,
                     the seam the lane's capture program reads, and the consumer decision the loss
                     breaks as assertions ("structuredContent.sequence 9007199254740993 must reach D1
                     exactly"), held once on the direct reading of what was sent (it passes) and once

@@ -50,14 +50,17 @@ func issue(o Options, m *contract.Model, task contract.Task, sd contract.StageDe
 		fmt.Fprintf(&b, "- `%s` %s (%s): %s\n", x.File, x.Function, x.Version, oneLine(x.Rule))
 	}
 	fmt.Fprintf(&b, "\n## Reproduce\n\nThe directory this file is in holds the test (%s): the W0 bytes in `testdata/w0.json`, the raw server, and the seam the capture program reads (`%s` in contractcheck). `%s` runs it: the direct reading passes, %s's fails.\n",
-		map[string]string{"go": "go test", "js": "node --test"}[s.language], s.capture, runCommand(s), s.framework)
+		map[string]string{"go": "go test", "js": "node --test", "python": "unittest"}[s.language], s.capture, runCommand(s), s.framework)
 	fmt.Fprintf(&b, "\nFound by contractcheck on the captured record %s:%d.\n", rec.File, rec.Line)
 	return []byte(b.String())
 }
 
 func runCommand(s seam) string {
-	if s.language == "go" {
+	switch s.language {
+	case "go":
 		return "go mod tidy && go test ./..."
+	case "python":
+		return "pip install -r requirements.txt && python3 -m unittest -v"
 	}
 	return "npm install && node --test"
 }
@@ -94,6 +97,11 @@ func readme(o Options, s seam, r *Reproduction) []byte {
 		b.WriteString("| `rawmcp-server.mjs` | the raw MCP server (stdio) |\n")
 		fmt.Fprintf(&b, "| `package.json` | pins %s %s and the packages the seam imports: `%s` |\n", s.module, o.Version, r.Run)
 		fmt.Fprintf(&b, "\nIn %s's own repository, copy the three files and `testdata/` beside its tests and run `node --test repro.test.mjs`.\n", s.module)
+	case "python":
+		fmt.Fprintf(&b, "| `test_repro.py` | unittest: the checks on the direct reading (`test_direct_reading`, passes) and on the framework's (`test_%s_%s`, fails while the loss exists), with the seam |\n", strings.ReplaceAll(o.Lane, "-", "_"), strings.ToLower(o.Stage))
+		b.WriteString("| `rawmcp_server.py` | the raw MCP server (stdio) |\n")
+		fmt.Fprintf(&b, "| `requirements.txt` | pins %s %s: `%s` |\n", s.module, o.Version, r.Run)
+		fmt.Fprintf(&b, "\nIn the %s SDK's own repository, copy `test_repro.py`, `rawmcp_server.py` and `testdata/` beside its tests; pytest collects the unittest case as it is.\n", s.module)
 	}
 	b.WriteString("\n`ISSUE.md` is the issue body: what was sent, what arrived, which consumer decision it breaks, and the stage.\n")
 	return []byte(b.String())

@@ -1,7 +1,7 @@
 // Package reproduce turns an unmet binding into a regression test a framework's maintainers can
 // run (contractcheck reproduce): the W0 bytes, a raw MCP server that serves them, the seam the
 // lane's capture program reads, in the framework's language and test conventions (go test for a
-// Go SDK, node --test for a TypeScript framework), and the consumer decision the loss breaks as
+// Go SDK, node --test for a TypeScript framework, unittest for Python), and the consumer decision the loss breaks as
 // assertions that fail while the loss exists and pass on the direct reading of what was sent;
 // with a markdown issue body saying what was sent, what arrived, which decision it breaks, and
 // the stage.
@@ -164,6 +164,28 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		}
 		r.Files["package.json"] = packageJSON(o, s)
 		r.Run = "npm install && node --test"
+	case "python":
+		d.TestNamePy = "test_" + strings.ReplaceAll(o.Lane, "-", "_") + "_" + strings.ToLower(o.Stage)
+		for _, p := range []struct {
+			dst    *string
+			checks []Check
+		}{{&d.DirectJS, direct}, {&d.ObservedJS, observed}} {
+			js, err := jsChecks(p.checks)
+			if err != nil {
+				return nil, err
+			}
+			// The checks sit in a triple-quoted raw string: a quote inside one is written as its
+			// JSON escape, so no run of quotes can end the string.
+			*p.dst = strings.ReplaceAll(js, "'", `\u0027`)
+		}
+		if r.Files["test_repro.py"], err = render("test_repro.py.tmpl", d); err != nil {
+			return nil, err
+		}
+		if r.Files["rawmcp_server.py"], err = templates.ReadFile("templates/rawmcp_server.py"); err != nil {
+			return nil, err
+		}
+		r.Files["requirements.txt"] = []byte(fmt.Sprintf("%s==%s\n", s.module, o.Version))
+		r.Run = "pip install -r requirements.txt && python3 -m unittest -v"
 	}
 	r.Files["ISSUE.md"] = issue(o, m, task, sd, binding, diags, src.Data, rec, observed)
 	r.Files["README.md"] = readme(o, s, r)
@@ -236,7 +258,7 @@ type data struct {
 	seam
 	Title, TaskDoc, Framework, SeamDoc, CarrierDoc, Package, Seam, TestName, Command string
 	Std, Imports, Direct, Observed                                                   []string
-	TestNameJS, ConfigurationJS, DirectJS, ObservedJS                                string
+	TestNameJS, ConfigurationJS, DirectJS, ObservedJS, TestNamePy                    string
 }
 
 func render(name string, d data) ([]byte, error) {

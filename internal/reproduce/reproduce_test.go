@@ -228,3 +228,51 @@ func TestExportedJSTestRunsUnderNode(t *testing.T) {
 		}
 	}
 }
+
+// pythonRoot is the Python capture environment scripts/python-env builds (docs/capturing.md).
+func pythonRoot() string {
+	if r := os.Getenv("CONTRACTCHECK_PYTHON_ROOT"); r != "" {
+		return r
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(cache, "contractcheck", "python-root")
+}
+
+// TestExportedPythonTestRunsInThePythonEnvironment writes the mcp-python reproduction of C02 and
+// runs it with python3 -m unittest inside the Python capture environment (mcp 1.29.0): the direct
+// reading passes, the SDK's fails where the float lost the digits.
+func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
+	root := pythonRoot()
+	if _, err := os.Stat(filepath.Join(root, "usr", "bin", "python3")); err != nil || os.Geteuid() != 0 {
+		msg := "no Python capture environment (scripts/python-env builds it, as root; CI does before go test)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	name := "contractcheck-repro-" + strings.ReplaceAll(t.Name(), "/", "-")
+	dir := filepath.Join(root, "tmp", name)
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := safeio.WriteTree(dir, generate(t, opts("C02", "mcp-python", "1.29.0", "D1", "T2")).Files); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "python-env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, ".", nil, script, "run", "sh", "-c", "cd /tmp/"+name+" && python3 -m unittest -v")
+	for _, want := range []string{
+		"test_direct_reading (test_repro.Reproduction.test_direct_reading) ... ok",
+		"structuredContent.unitCostRatio 0.1000000000000000055511151231257827 must reach D1 exactly: got 0.1",
+		"FAILED (failures=1)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("python3 -m unittest: the output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -7,7 +7,7 @@ type seam struct {
 	lane string
 	// stages lists the stages the seam gives; a stage sharing another's carrier is read there.
 	stages []string
-	// language is go or js.
+	// language is go, js or python.
 	language string
 	// framework names what is under test, in messages.
 	framework string
@@ -135,6 +135,13 @@ func (o *observedIO) rpcFailed() bool {
 	defer o.mu.Unlock()
 	return o.failed
 }`,
+	},
+	"mcp-python": {
+		lane: "mcp-python", stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
+		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
+		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
+			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
+			"(model_dump by alias, only the fields set).",
 	},
 	"langchain-mcp-adapters-js": {
 		lane: "langchain-mcp-adapters-js", stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
