@@ -169,7 +169,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
 		return replay(e, p.output, stdout, stderr)
 	}
-	r, err := check.Run(ctx, p.Options)
+	r, err := runFor(ctx, p, &out, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()})
 	if err != nil {
 		return check.ExitCode(err), err
 	}
@@ -216,4 +216,19 @@ func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int,
 		return e.Exit, errors.New(e.GateError)
 	}
 	return e.Exit, nil
+}
+
+// runFor runs the check; for the html format, which shows the views the policies compared (the
+// report does not carry them), it keeps the instrument's views and makes the format with them.
+func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*report.Report, error) {
+	if p.format != "html" {
+		return check.Run(ctx, p.Options)
+	}
+	r, views, err := check.RunWithViews(ctx, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	o.Views = views
+	*out, err = report.New(p.format, o)
+	return r, err
 }

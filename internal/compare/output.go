@@ -9,6 +9,7 @@ var outputters = report.Registry[*Report]{
 	"text":     report.Fixed[*Report](Text{}),
 	"json":     report.Fixed[*Report](JSON{}),
 	"markdown": report.Fixed[*Report](Markdown{}),
+	"html":     report.Fixed[*Report](HTML{}),
 }
 
 // Formats lists the output formats, sorted.

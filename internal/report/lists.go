@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"iter"
 )
@@ -97,4 +98,45 @@ func (u Upgrade) MarshalJSON() ([]byte, error) {
 		Changes       []Change `json:"changes"`
 	}
 	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
+}
+
+// UnmarshalJSON reads a JSON report (reportVersion 1): its results and upgrade changes become
+// lists held as values.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	type plain Report
+	var aux struct {
+		*plain
+		Results  ResultList `json:"results"`
+		Upgrades []Upgrade  `json:"upgrades"`
+	}
+	aux.plain = (*plain)(r)
+	if err := decodeNumbers(data, &aux); err != nil {
+		return err
+	}
+	r.Results = aux.Results
+	r.Upgrades = aux.Upgrades
+	return nil
+}
+
+// UnmarshalJSON reads an upgrade with its changes as a list held as values.
+func (u *Upgrade) UnmarshalJSON(data []byte) error {
+	var aux struct {
+		Lane          string     `json:"lane"`
+		Configuration string     `json:"configuration"`
+		From          string     `json:"from"`
+		To            string     `json:"to"`
+		Changes       ChangeList `json:"changes"`
+	}
+	if err := decodeNumbers(data, &aux); err != nil {
+		return err
+	}
+	*u = Upgrade{Lane: aux.Lane, Configuration: aux.Configuration, From: aux.From, To: aux.To, Changes: aux.Changes}
+	return nil
+}
+
+// decodeNumbers decodes JSON keeping every number's digits (json.Number), as the report holds them.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

@@ -24,6 +24,8 @@ type Options struct {
 	ToolVersion string
 	// MaxAnnotations bounds the warnings of the github format (0: its default).
 	MaxAnnotations int
+	// Views gives the html format the canonical views and binding rules (nil: left out).
+	Views Views
 }
 
 // Factory makes a format's writer for a set of options.

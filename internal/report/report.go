@@ -358,6 +358,7 @@ var outputters = Registry[*Report]{
 	"sarif":    func(o Options) Outputter { return SARIF{ToolVersion: o.ToolVersion} },
 	"tap":      Fixed[*Report](TAP{}),
 	"table":    func(o Options) Outputter { return Table{All: o.Details, Style: o.Style} },
+	"html":     func(o Options) Outputter { return HTML{Views: o.Views} },
 }
 
 // Formats lists the check report's formats, sorted.

@@ -130,3 +130,22 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestReportReadsBack: a JSON report decodes into a Report whose JSON is the same bytes.
+func TestReportReadsBack(t *testing.T) {
+	var first bytes.Buffer
+	if err := (JSON{}).Output(&first, sample()); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(first.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	var second bytes.Buffer
+	if err := (JSON{}).Output(&second, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first.Bytes(), second.Bytes()) {
+		t.Errorf("read back:\n%s\nwant:\n%s", second.String(), first.String())
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/reproduce"
+	"github.com/contractcheck/contractcheck/internal/safeio"
+)
+
+const reproduceLong = `Reproduce turns an unmet binding into a test the framework's maintainers can run: it finds the
+binding's first captured record, evaluates the task on it, and writes to DIR
+
+  testdata/w0.json  the tool result as the fixture has it, byte for byte
+  a test            in the framework's language and conventions (go test for a Go SDK, node --test
+                    for a TypeScript framework, unittest for Python): a raw MCP server that serves the W0 bytes,
+                    the seam the lane's capture program reads, and the consumer decision the loss
+                    breaks as assertions ("structuredContent.sequence 9007199254740993 must reach D1
+                    exactly"), held once on the direct reading of what was sent (it passes) and once
+                    on what the framework hands the application (it fails while the loss exists)
+  ISSUE.md          an issue body: what was sent, what arrived, which consumer decision it breaks,
+                    and the stage, with the binding's basis
+  README.md         what to run, where it was written or in the framework's own tests
+
+DIR is written whole or not at all, and never into an input of the run.
+
+Lanes and stages with a seam: ` + "%s" + `.
+
+Exit codes: 0 written; 2 usage, input or output error (the binding passes, was not captured, or
+its lane has no seam); 3 the instrument failed.`
+
+type reproduceParams struct {
+	reproduce.Options
+	output string
+}
+
+func newReproduceCommand() *cobra.Command {
+	var p reproduceParams
+	cmd := &cobra.Command{
+		Use:   "reproduce --fixture F --lane L --version V --stage S --task T --output DIR",
+		Short: "Write a regression test for an unmet binding, in the framework's own test conventions",
+		Long:  fmt.Sprintf(reproduceLong, strings.Join(reproduce.Supported(), ", ")),
+		Example: `  contractcheck reproduce --fixture C02 --lane go-sdk --version v1.8.0 --stage D1 --task T2 --output repro-go-sdk
+  contractcheck reproduce --fixture C02 --lane langchain-mcp-adapters-js --version 1.1.4 --stage A2 --task T2 --output repro-lc`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			code, err := runReproduce(cmd.Context(), p, cmd.OutOrStdout())
+			if err != nil || code != report.ExitSatisfied {
+				return &exitError{code: code, err: err}
+			}
+			return nil
+		},
+	}
+	addInputFlags(cmd, &p.Options.Options)
+	addObservationsFlag(cmd, &p.Options.Options)
+	f := cmd.Flags()
+	f.StringVar(&p.Fixture, "fixture", "", "fixture id (required)")
+	f.StringVar(&p.Lane, "lane", "", "lane (required)")
+	f.StringVar(&p.Version, "version", "", "lane version (required)")
+	f.StringVar(&p.Configuration, "configuration", "default", "lane configuration")
+	f.StringVar(&p.Stage, "stage", "", "stage: D1, A2, M3 or H4 (required)")
+	f.StringVar(&p.Task, "task", "", "task whose consumer decision the loss breaks (required)")
+	f.StringVar(&p.output, "output", "", "directory to write the reproduction into (required)")
+	return cmd
+}
+
+func runReproduce(ctx context.Context, p reproduceParams, stdout io.Writer) (int, error) {
+	if p.output == "" {
+		return report.ExitInputError, errors.New("--output is required (see contractcheck reproduce --help)")
+	}
+	if err := safeio.CheckOutputDir(p.output, inputsOf(p.Options.Options)); err != nil {
+		return report.ExitInputError, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p.Command = fmt.Sprintf("contractcheck reproduce --fixture %s --lane %s --version %s --configuration %s --stage %s --task %s",
+		p.Fixture, p.Lane, p.Version, p.Configuration, p.Stage, p.Task)
+	r, err := reproduce.Generate(ctx, p.Options)
+	if err != nil {
+		return check.ExitCode(err), err
+	}
+	if err := safeio.WriteTree(p.output, r.Files); err != nil {
+		return report.ExitInputError, &check.InputError{Err: fmt.Errorf("write %s: %w", p.output, err)}
+	}
+	fmt.Fprintf(stdout, "wrote %d files to %s (%s, from %s); run it there: %s\n", len(r.Files), p.output, r.Language, r.Record, r.Run)
+	for _, c := range r.Observed {
+		fmt.Fprintf(stdout, "  %s\n", c.Message)
+	}
+	return report.ExitSatisfied, nil
+}

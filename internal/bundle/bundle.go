@@ -1,0 +1,410 @@
+// Package bundle writes the contract set as a standard OPA bundle (contractcheck bundle), so that
+// a stock OPA, with no custom build, evaluates the same decisions as contractcheck check where
+// results flow: a sidecar beside an agent service, a central decision service (docs/opa.md).
+//
+// The bundle holds the task policies of the selected layers, their calls to the checker's custom
+// builtins (contractcheck.diff, contractcheck.json_text) rewritten to pure-Rego equivalents; the
+// projector as Rego over the contract model's data (rego/project.rego); the evaluated contract
+// model and every catalogued source's canonical view as data (data.contractcheck.contracts); a
+// dispatch from task ids to policy packages generated from the model; and one entry point,
+// data.contractcheck.decision (rego/decision.rego). The bytes depend only on the inputs: the same
+// layers and profile give the same bundle and revision.
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/safeio"
+)
+
+// Rego is the bundle's own Rego: the projector, the JSON pointer reader, the strict JSON reader,
+// the diff and the decision, each with its _test.rego (the tests are not put in a bundle).
+//
+//go:embed rego/*.rego
+var Rego embed.FS
+
+// MaxPointerTokens is the deepest JSON pointer the bundle's projector reads (rego/pointer.rego);
+// Build refuses a binding with a deeper one.
+const MaxPointerTokens = 16
+
+// DataPath is where the contract model, the profile and the source views are in the bundle's
+// data: data.contractcheck.contracts.
+const DataPath = "contractcheck/contracts"
+
+// reserved are the packages the bundle's own Rego declares: a policy layer may not declare them.
+var reserved = []string{"contractcheck", "contractcheck.bundle"}
+
+// File is one file of a bundle: its path inside the bundle (slash-separated, from the bundle's
+// root) and its bytes.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Bundle is an OPA bundle in memory: its manifest's revision and roots, and its files, the
+// manifest among them, sorted by path.
+type Bundle struct {
+	Revision string
+	Roots    []string
+	Profile  string
+	Files    []File
+}
+
+// manifest is the .manifest file (OPA's bundle format).
+type manifest struct {
+	Revision    string         `json:"revision"`
+	Roots       []string       `json:"roots"`
+	RegoVersion int            `json:"rego_version"`
+	Metadata    map[string]any `json:"metadata"`
+}
+
+// contracts is the bundle's data at DataPath.
+type contracts struct {
+	Profile string          `json:"profile"`
+	Model   *contract.Model `json:"model"`
+	Sources map[string]any  `json:"sources"`
+}
+
+// Build loads the contract set as check does (every layer validated, the profile known) and
+// makes its bundle for opts.Profile.
+func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
+	if opts.Profile == "" {
+		opts.Profile = check.DefaultProfile
+	}
+	in, err := check.Load(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPointers(in.Model); err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	var files []File
+	modules := map[string]*ast.Module{}
+	policies, err := policyFiles(opts.PolicyLayers(), modules)
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	files = append(files, policies...)
+	own, err := fs.Glob(Rego, "rego/*.rego")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range own {
+		if strings.HasSuffix(name, "_test.rego") {
+			continue
+		}
+		data, err := Rego.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		p := "contractcheck/bundle/" + path.Base(name)
+		if modules[p], err = ast.ParseModuleWithOpts(p, string(data), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+			return nil, fmt.Errorf("bundle: %w", err)
+		}
+		files = append(files, File{Path: p, Data: data})
+	}
+	dispatch, err := Dispatch(in.Model, modules)
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	const dispatchPath = "contractcheck/bundle/tasks.rego"
+	if modules[dispatchPath], err = ast.ParseModuleWithOpts(dispatchPath, string(dispatch), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+		return nil, fmt.Errorf("bundle: the generated dispatch: %w", err)
+	}
+	files = append(files, File{Path: dispatchPath, Data: dispatch})
+	if err := compileStock(modules); err != nil {
+		return nil, err
+	}
+	sources := map[string]any{}
+	for id := range in.Model.Fixtures {
+		sources[id] = in.SourceView(id)
+	}
+	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources})
+	if err != nil {
+		return nil, fmt.Errorf("bundle: data: %w", err)
+	}
+	files = append(files, File{Path: DataPath + "/data.json", Data: data})
+	b := &Bundle{Roots: roots(modules), Profile: opts.Profile}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%d\x00", f.Path, len(f.Data))
+		h.Write(f.Data)
+	}
+	b.Revision = hex.EncodeToString(h.Sum(nil))[:32]
+	m, err := marshal(manifest{Revision: b.Revision, Roots: b.Roots, RegoVersion: 1,
+		Metadata: map[string]any{"contractcheck": map[string]any{"profile": opts.Profile, "entrypoint": "contractcheck/decision"}}})
+	if err != nil {
+		return nil, err
+	}
+	b.Files = append([]File{{Path: ".manifest", Data: m}}, files...)
+	return b, nil
+}
+
+// policyFiles reads every policy file of the layers (tests left out), rewrites the calls to the
+// checker's custom builtins and formats it; modules receives each parsed, rewritten module. A
+// layer's files go under policies/<n>/, n the layer's index (0 the built-in one when it is read).
+func policyFiles(layers []layer.Dir, modules map[string]*ast.Module) ([]File, error) {
+	var out []File
+	for i, d := range layers {
+		err := fs.WalkDir(d.FS, d.Root, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() || !strings.HasSuffix(p, ".rego") || strings.HasSuffix(p, "_test.rego") {
+				return nil
+			}
+			rel := d.Rel(p)
+			_, display := d.Path(rel)
+			src, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
+			if err != nil {
+				return fmt.Errorf("%s: %w", display, err)
+			}
+			m, err := ast.ParseModuleWithOpts(display, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true, Capabilities: policy.Capabilities()})
+			if err != nil {
+				return err
+			}
+			pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+			for _, r := range reserved {
+				if pkg == r || strings.HasPrefix(pkg, "contractcheck.bundle.") {
+					return fmt.Errorf("%s: package %s is reserved for the bundle's own Rego (name yours differently)", display, pkg)
+				}
+			}
+			RewriteBuiltins(m)
+			formatted, err := format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
+			if err != nil {
+				return fmt.Errorf("%s: %w", display, err)
+			}
+			bp := fmt.Sprintf("policies/%d/%s", i, rel)
+			if modules[bp], err = ast.ParseModuleWithOpts(bp, string(formatted), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+				return fmt.Errorf("%s rewritten: %w", display, err)
+			}
+			out = append(out, File{Path: bp, Data: formatted})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bundle: policies under %s: %w", d.Display, err)
+		}
+	}
+	return out, nil
+}
+
+// Replacements maps each custom builtin of the checker to the pure-Rego function the bundle
+// calls instead (rego/diff.rego, rego/json.rego).
+var Replacements = map[string]ast.Ref{
+	policy.DiffBuiltin:     ast.MustParseRef("data.contractcheck.bundle.diff.diff"),
+	policy.JSONTextBuiltin: ast.MustParseRef("data.contractcheck.bundle.json.text"),
+}
+
+// RewriteBuiltins replaces, in a module, every call to a custom builtin of the checker by a call
+// to its pure-Rego equivalent (Replacements), so that a stock OPA evaluates the module.
+func RewriteBuiltins(m *ast.Module) {
+	ast.WalkTerms(m, func(t *ast.Term) bool {
+		call, ok := t.Value.(ast.Call)
+		if !ok || len(call) == 0 {
+			return false
+		}
+		if ref, ok := call[0].Value.(ast.Ref); ok {
+			if to, found := Replacements[ref.String()]; found {
+				call[0] = ast.NewTerm(to.Copy()).SetLocation(call[0].Location)
+			}
+		}
+		return false
+	})
+	ast.WalkExprs(m, func(e *ast.Expr) bool {
+		rewriteExpr(e)
+		return false
+	})
+}
+
+// rewriteExpr rewrites a call written as an expression (x := contractcheck.json_text(t) is an
+// expression whose operands are terms; a bare call is the expression's own operator).
+func rewriteExpr(e *ast.Expr) {
+	terms, ok := e.Terms.([]*ast.Term)
+	if !ok || len(terms) == 0 {
+		return
+	}
+	if ref, ok := terms[0].Value.(ast.Ref); ok {
+		if to, found := Replacements[ref.String()]; found {
+			terms[0] = ast.NewTerm(to.Copy()).SetLocation(terms[0].Location)
+		}
+	}
+}
+
+// Dispatch generates the module contractcheck.bundle.tasks: verdict(task, x) evaluates the
+// task's policy package (the model's tasks.<id>.policy) with x as its input and gives its
+// diagnostics and readout ({} when the package defines none, as check does).
+func Dispatch(m *contract.Model, modules map[string]*ast.Module) ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("# Generated by contractcheck bundle from the contract model: do not edit.\n")
+	b.WriteString("# verdict(task, x) evaluates the task's policy package with x as its input.\n")
+	b.WriteString("package contractcheck.bundle.tasks\n\n")
+	for _, id := range contract.SortedKeys(m.Tasks) {
+		pkg := m.Tasks[id].Policy
+		ref, err := ast.ParseRef("data." + pkg)
+		if err != nil {
+			return nil, fmt.Errorf("tasks.%s.policy: %q is not a Rego package name", id, pkg)
+		}
+		found, readout := false, false
+		for _, mod := range modules {
+			if !mod.Package.Path.Equal(ref) {
+				continue
+			}
+			found = true
+			for _, r := range mod.Rules {
+				readout = readout || r.Head.Name == "readout" || r.Head.Ref().String() == "readout"
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("tasks.%s.policy: package %s not found in the policies", id, pkg)
+		}
+		// One expression under one with: the package's rules are evaluated once for both.
+		r := "{}"
+		if readout {
+			r = ref.String() + ".readout"
+		}
+		fmt.Fprintf(&b, "verdict(%q, x) := v if {\n\tv := {\"diagnostics\": %s.diagnostics, \"readout\": %s} with input as x\n}\n\n", id, ref, r)
+	}
+	out, err := format.SourceWithOpts("tasks.rego", []byte(b.String()), format.Opts{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, fmt.Errorf("the generated dispatch: %w", err)
+	}
+	return out, nil
+}
+
+// compileStock compiles the bundle's modules with the capabilities of a stock OPA of this
+// version: nothing in the bundle may need the checker's custom builtins.
+func compileStock(modules map[string]*ast.Module) error {
+	c := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
+	c.Compile(modules)
+	if c.Failed() {
+		return fmt.Errorf("bundle: the bundle does not compile on a stock OPA: %v", c.Errors)
+	}
+	return nil
+}
+
+// roots are the bundle's roots: the first segment of every package, and of the data path.
+func roots(modules map[string]*ast.Module) []string {
+	seen := map[string]bool{strings.Split(DataPath, "/")[0]: true}
+	for _, m := range modules {
+		if s, ok := m.Package.Path[1].Value.(ast.String); ok {
+			seen[string(s)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkPointers refuses a binding with a pointer deeper than the bundle's projector reads.
+func checkPointers(m *contract.Model) error {
+	var errs []string
+	check := func(where, p string) {
+		if n := strings.Count(p, "/"); n > MaxPointerTokens {
+			errs = append(errs, fmt.Sprintf("%s: pointer %q has %d tokens; the bundle's projector reads at most %d", where, p, n, MaxPointerTokens))
+		}
+	}
+	var kinds func(where string, ks map[string]contract.BlockMapping)
+	kinds = func(where string, ks map[string]contract.BlockMapping) {
+		for _, t := range contract.SortedKeys(ks) {
+			bm := ks[t]
+			for _, a := range contract.SortedKeys(bm.Fields) {
+				check(where+".kinds."+t+".fields."+a+".path", bm.Fields[a].Path)
+			}
+			if e := bm.Embedded; e != nil {
+				check(where+".kinds."+t+".embedded.path", e.Path)
+				check(where+".kinds."+t+".embedded.discriminator", e.Discriminator)
+				kinds(where+".kinds."+t+".embedded", e.Kinds)
+			}
+		}
+	}
+	compartment := func(where string, c contract.Compartment) {
+		check(where+".root", c.Root)
+		if c.Content != nil {
+			check(where+".content.path", c.Content.Path)
+			check(where+".content.discriminator", c.Content.Discriminator)
+			kinds(where+".content", c.Content.Kinds)
+		}
+		for name, f := range map[string]*contract.Field{"structured": c.Structured, "raised": c.Raised, "meta": c.Meta} {
+			if f != nil {
+				check(where+"."+name+".path", f.Path)
+			}
+		}
+		if c.IsError != nil {
+			check(where+".isError.path", c.IsError.Path)
+		}
+	}
+	compartment("source", m.Source)
+	for _, l := range contract.SortedKeys(m.Lanes) {
+		for _, st := range contract.SortedKeys(m.Lanes[l].Stages) {
+			sd := m.Lanes[l].Stages[st]
+			for _, name := range contract.SortedKeys(sd.Compartments) {
+				compartment(fmt.Sprintf("lanes.%s.stages.%s.compartments.%s", l, st, name), sd.Compartments[name])
+			}
+		}
+	}
+	sort.Strings(errs)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// marshal writes v as JSON without HTML escaping, maps with sorted keys, json.Number verbatim.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteTarGz writes the bundle as the gzipped tarball OPA loads (opa run --bundle): its files
+// under /, in order, with fixed times, owners and modes, so the same bundle gives the same bytes.
+func (b *Bundle) WriteTarGz(w io.Writer) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(gz)
+	for _, f := range b.Files {
+		hdr := &tar.Header{Name: "/" + f.Path, Mode: 0o644, Size: int64(len(f.Data)), ModTime: time.Unix(0, 0).UTC(),
+			Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return fmt.Errorf("bundle: %s: %w", f.Path, err)
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return fmt.Errorf("bundle: %s: %w", f.Path, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}

@@ -1,0 +1,365 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	opabundle "github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/format"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+var (
+	builtOnce sync.Once
+	built     *Bundle
+	builtErr  error
+)
+
+// builtin is the built-in contract set's bundle under the strict profile, built once.
+func builtin(t *testing.T) *Bundle {
+	t.Helper()
+	builtOnce.Do(func() { built, builtErr = Build(context.Background(), check.Options{}) })
+	if builtErr != nil {
+		t.Fatal(builtErr)
+	}
+	return built
+}
+
+func (b *Bundle) file(t *testing.T, p string) []byte {
+	t.Helper()
+	for _, f := range b.Files {
+		if f.Path == p {
+			return f.Data
+		}
+	}
+	t.Fatalf("the bundle has no %s", p)
+	return nil
+}
+
+// modules parses the bundle's Rego files.
+func (b *Bundle) modules(t *testing.T) map[string]*ast.Module {
+	t.Helper()
+	out := map[string]*ast.Module{}
+	for _, f := range b.Files {
+		if !strings.HasSuffix(f.Path, ".rego") {
+			continue
+		}
+		m, err := ast.ParseModuleWithOpts(f.Path, string(f.Data), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Path] = m
+	}
+	return out
+}
+
+// TestRego runs the _test.rego files beside the bundle's Rego with OPA's test runner, against
+// the built-in bundle's policies and data, with stock OPA's capabilities (no custom builtin).
+func TestRego(t *testing.T) {
+	b := builtin(t)
+	modules := b.modules(t)
+	tests, err := fs.Glob(Rego, "rego/*_test.rego")
+	if err != nil || len(tests) == 0 {
+		t.Fatalf("no Rego tests: %v", err)
+	}
+	for _, name := range tests {
+		src, err := Rego.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if modules[name], err = ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := strictjson.Decode("data.json", b.file(t, DataPath+"/data.json"), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := inmem.NewFromObject(map[string]any{"contractcheck": map[string]any{"contracts": data}})
+	runner := tester.NewRunner().SetStore(store).SetDefaultRegoVersion(ast.RegoV1).RaiseBuiltinErrors(true).
+		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1))
+	ch, err := runner.Run(context.Background(), modules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r := range ch {
+		n++
+		if !r.Pass() {
+			msg := "failed"
+			if r.Error != nil {
+				msg = r.Error.Error()
+			} else if r.FailedAt != nil {
+				msg = "failed at " + r.FailedAt.Location.String() + ": " + r.FailedAt.String()
+			}
+			t.Errorf("%s.%s: %s", r.Package, r.Name, msg)
+		}
+	}
+	if n < 30 {
+		t.Errorf("%d Rego tests ran, want the bundle's whole suite", n)
+	}
+}
+
+// TestRegoFormatted keeps the bundle's Rego, its tests and the generated dispatch as opa fmt
+// writes them, and compiles the bundle's own Rego inside the policies' sandbox (no network,
+// clock, randomness or environment).
+func TestRegoFormatted(t *testing.T) {
+	files, err := fs.Glob(Rego, "rego/*.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := builtin(t)
+	sources := map[string][]byte{"contractcheck/bundle/tasks.rego": b.file(t, "contractcheck/bundle/tasks.rego")}
+	for _, name := range files {
+		if sources[name], err = Rego.ReadFile(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, src := range sources {
+		got, err := format.SourceWithOpts(name, src, format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(got, src) {
+			t.Errorf("%s is not formatted as opa fmt writes it", name)
+		}
+	}
+	modules := b.modules(t)
+	caps := policy.Capabilities()
+	c := ast.NewCompiler().WithCapabilities(caps).WithDefaultRegoVersion(ast.RegoV1)
+	c.Compile(modules)
+	if c.Failed() {
+		t.Errorf("the bundle does not compile in the policies' sandbox: %v", c.Errors)
+	}
+}
+
+// TestBundleLoads reads the tarball with OPA's own bundle reader: the manifest's revision and
+// roots, the data and the modules are where OPA looks for them; the same inputs give the same
+// bytes.
+func TestBundleLoads(t *testing.T) {
+	b := builtin(t)
+	var one, two bytes.Buffer
+	if err := b.WriteTarGz(&one); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Build(context.Background(), check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.WriteTarGz(&two); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one.Bytes(), two.Bytes()) {
+		t.Error("two builds of the same contract set differ")
+	}
+	ob, err := opabundle.NewReader(bytes.NewReader(one.Bytes())).WithRegoVersion(ast.RegoV1).Read()
+	if err != nil {
+		t.Fatalf("OPA cannot read the bundle: %v", err)
+	}
+	contracts, _ := ob.Data["contractcheck"].(map[string]any)["contracts"].(map[string]any)
+	sources, _ := contracts["sources"].(map[string]any)
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"revision", ob.Manifest.Revision == b.Revision && len(b.Revision) == 32},
+		{"roots", ob.Manifest.Roots != nil && reflect.DeepEqual(*ob.Manifest.Roots, []string{"contractcheck"})},
+		{"profile in the data", contracts["profile"] == "strict"},
+		{"every catalogued source's view", len(sources) == 30 && sources["C02"] != nil},
+		{"the task policies, rewritten", hasModule(ob, "/policies/0/tasks/t2.rego", "data.contractcheck.bundle.json.text(t)")},
+		{"the generated dispatch", hasModule(ob, "/contractcheck/bundle/tasks.rego", `verdict("T5", x)`)},
+		{"no Rego test in the bundle", !hasModule(ob, "/contractcheck/bundle/diff_test.rego", "")},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Error("does not hold")
+			}
+		})
+	}
+}
+
+func hasModule(b opabundle.Bundle, path, text string) bool {
+	for _, m := range b.Modules {
+		if m.Path == path && strings.Contains(string(m.Raw), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRewriteBuiltins rewrites every call of the checker's custom builtins, wherever it is.
+func TestRewriteBuiltins(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"function head", "package p\n\nf(a, b) := contractcheck.diff(a, b, \"\")\n", `data.contractcheck.bundle.diff.diff(a, b, "")`},
+		{"assignment", "package p\n\nx if {\n\ty := contractcheck.json_text(input.s)\n\ty == 1\n}\n", "y := data.contractcheck.bundle.json.text(input.s)"},
+		{"comprehension", "package p\n\nxs := [x | some t in input.ts; x := contractcheck.json_text(t)]\n", "x := data.contractcheck.bundle.json.text(t)"},
+		{"bare call", "package p\n\nok if {\n\tcontractcheck.json_text(input.s)\n}\n", "data.contractcheck.bundle.json.text(input.s)"},
+		{"other calls kept", "package p\n\nn := count(input.a)\n", "n := count(input.a)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ast.ParseModuleWithOpts("p.rego", tc.src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			RewriteBuiltins(m)
+			out, err := format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "contractcheck.json_text") || strings.Contains(string(out), "contractcheck.diff(") {
+				t.Errorf("rewritten:\n%s\nwant %q", out, tc.want)
+			}
+		})
+	}
+}
+
+// TestBuildRefuses checks what the bundle cannot carry: a policy layer declaring a package of the
+// bundle's own, and a binding whose pointer is deeper than the Rego projector reads.
+func TestBuildRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) string {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(full)
+	}
+	reservedLayer := write("reserved/x.rego", "package contractcheck.bundle.mine\n\nx := 1\n")
+	_, err := Build(context.Background(), check.Options{Policies: []string{reservedLayer}})
+	if err == nil || !strings.Contains(err.Error(), "reserved") || !strings.Contains(err.Error(), "x.rego") {
+		t.Errorf("a reserved package: %v", err)
+	}
+	m := &contract.Model{Lanes: map[string]contract.Lane{"deep": {Stages: map[string]contract.StageDef{"D1": {
+		Compartments: map[string]contract.Compartment{"structured": {Structured: &contract.Field{Path: strings.Repeat("/a", 17)}}}}}}}}
+	if err := checkPointers(m); err == nil || !strings.Contains(err.Error(), "lanes.deep.stages.D1.compartments.structured.structured.path") {
+		t.Errorf("a deep pointer: %v", err)
+	}
+	m.Lanes["deep"].Stages["D1"].Compartments["structured"].Structured.Path = strings.Repeat("/a", 16)
+	if err := checkPointers(m); err != nil {
+		t.Errorf("16 tokens: %v", err)
+	}
+}
+
+// TestProjectorAgrees holds the Rego projector to the Go one (internal/project): every catalogued
+// source through the canonical binding, and every captured built-in record through every
+// compartment its lane stage binds, give the same canonical view.
+func TestProjectorAgrees(t *testing.T) {
+	b := builtin(t)
+	ctx := context.Background()
+	in, err := check.Load(ctx, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := b.modules(t)
+	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
+	if compiler.Compile(modules); compiler.Failed() {
+		t.Fatal(compiler.Errors)
+	}
+	pq, err := rego.New(rego.Compiler(compiler), rego.Query("v := data.contractcheck.bundle.project.view(input.binding, input.carrier)")).PrepareForEval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func(binding contract.Compartment, carrier any) (string, error) {
+		var c any
+		raw, _ := json.Marshal(binding)
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return "", err
+		}
+		input, err := ast.InterfaceToValue(map[string]any{"binding": c, "carrier": carrier})
+		if err != nil {
+			return "", err
+		}
+		rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+		if err != nil || len(rs) != 1 {
+			return "", err
+		}
+		out, err := strictjson.Marshal(normalizeRego(rs[0].Bindings["v"]))
+		return string(out), err
+	}
+	canon := func(v any) string {
+		out, _ := strictjson.Marshal(v)
+		return string(out)
+	}
+	type job struct {
+		what, lane, stage, comp string
+		carrier                 any
+		binding                 contract.Compartment
+	}
+	var jobs []job
+	for _, id := range contract.SortedKeys(in.Sources) {
+		jobs = append(jobs, job{what: "source " + id, carrier: in.Sources[id].Doc, binding: in.Model.Source})
+	}
+	seen := map[string]bool{} // repetitions mostly repeat a carrier: each is projected once
+	for _, r := range captured(t, in) {
+		key := r.Lane + " " + r.Stage + " " + canon(r.Carrier)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		for _, comp := range contract.SortedKeys(in.Model.Lanes[r.Lane].Stages[r.Stage].Compartments) {
+			jobs = append(jobs, job{what: r.File + ":" + strconv.Itoa(r.Line), lane: r.Lane, stage: r.Stage, comp: comp, carrier: r.Carrier,
+				binding: in.Model.Lanes[r.Lane].Stages[r.Stage].Compartments[comp]})
+		}
+	}
+	var mu sync.Mutex
+	var bad []string
+	var wg sync.WaitGroup
+	ch := make(chan job)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				var want string
+				if j.lane == "" {
+					want = canon(in.SourceView(strings.TrimPrefix(j.what, "source ")))
+				} else {
+					want = canon(in.View(j.lane, j.stage, j.comp, j.carrier))
+				}
+				got, err := view(j.binding, j.carrier)
+				if err != nil || got != want {
+					mu.Lock()
+					bad = append(bad, j.what+" "+j.comp+": Rego "+got+"\n\tGo   "+want)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	t.Logf("%d views compared", len(jobs))
+	if len(bad) > 0 {
+		t.Fatalf("%d of %d views differ:\n%s", len(bad), len(jobs), strings.Join(bad[:min(10, len(bad))], "\n"))
+	}
+}
+
+// normalizeRego turns rego's result values (json.Number numbers) into a strictjson tree.
+func normalizeRego(v any) any { return normalize(v) }

@@ -1,0 +1,164 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+)
+
+// TestOPAOperations runs what docs/opa.md tells an operator to do with a stock OPA: sign the
+// bundle (opa build --signing-key) and run it with --verification-key, which refuses the unsigned
+// bundle; and keep carriers out of the decision log with a mask policy beside the bundle.
+func TestOPAOperations(t *testing.T) {
+	opa := opaBinary(t)
+	dir := t.TempDir()
+	b, err := Build(context.Background(), check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned := filepath.Join(dir, "contracts.tar.gz")
+	var buf bytes.Buffer
+	if err := b.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, unsigned, buf.Bytes())
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	private, public := filepath.Join(dir, "private.pem"), filepath.Join(dir, "public.pem")
+	writeFile(t, private, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	writeFile(t, public, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
+	tree := filepath.Join(dir, "tree")
+	if out, err := exec.Command("tar", "-xzf", unsigned, "-C", mkdir(t, tree)).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v %s", err, out)
+	}
+	signed := filepath.Join(dir, "signed.tar.gz")
+	if out, err := exec.Command(opa, "build", "--bundle", tree, "--signing-key", private, "--signing-alg", "RS256", "-o", signed).CombinedOutput(); err != nil {
+		t.Fatalf("opa build --signing-key: %v\n%s", err, out)
+	}
+	mask := mkdir(t, filepath.Join(dir, "mask"))
+	writeFile(t, filepath.Join(mask, ".manifest"), []byte(`{"roots": ["system/log"]}`))
+	writeFile(t, filepath.Join(mask, "mask.rego"), []byte("package system.log\n\nmask contains \"/input/carrier\"\n"))
+
+	input := map[string]any{"fixture": "C02", "lane": "go-sdk", "laneVersion": "v1.8.0", "configuration": "default", "stage": "D1",
+		"carrier": map[string]any{"content": []any{}, "structuredContent": map[string]any{"sequence": json.Number("9007199254740992")}}}
+
+	t.Run("signed bundle verified", func(t *testing.T) {
+		s, logs := run(t, opa, "--bundle", signed, "--verification-key", public, "--signing-alg", "RS256")
+		d, err := s.decide(&http.Client{Timeout: time.Minute}, input)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, logs.String())
+		}
+		if d["profile"] != "strict" {
+			t.Errorf("decision %v", d)
+		}
+	})
+	t.Run("unsigned bundle refused", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, opa, "run", "--server", "--addr", freeAddr(t), "--bundle", unsigned, "--verification-key", public).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), ".signatures.json") {
+			t.Errorf("opa run with a verification key on the unsigned bundle: %v\n%s", err, out)
+		}
+	})
+	t.Run("carriers masked in the decision log", func(t *testing.T) {
+		s, logs := run(t, opa, "--bundle", unsigned, "--bundle", mask, "--set", "decision_logs.console=true")
+		if _, err := s.decide(&http.Client{Timeout: time.Minute}, input); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			sc := bufio.NewScanner(strings.NewReader(logs.String()))
+			for sc.Scan() {
+				var entry map[string]any
+				if json.Unmarshal(sc.Bytes(), &entry) != nil || entry["decision_id"] == nil {
+					continue
+				}
+				in, _ := entry["input"].(map[string]any)
+				if _, has := in["carrier"]; has || in["fixture"] != "C02" || !strings.Contains(sc.Text(), `"erased":["/input/carrier"]`) {
+					t.Errorf("decision log entry %s", sc.Text())
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no decision in the console log:\n%s", logs.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}
+
+// run starts opa run --server with the arguments and waits until it is healthy.
+func run(t testing.TB, opa string, args ...string) (*server, *lockedBuffer) {
+	t.Helper()
+	addr := freeAddr(t)
+	s := &server{url: "http://" + addr}
+	logs := &lockedBuffer{}
+	s.cmd = exec.Command(opa, append([]string{"run", "--server", "--addr", addr}, args...)...)
+	s.cmd.Stdout, s.cmd.Stderr = logs, logs
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(s.url + "/health?bundles"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, logs
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opa run --server %v did not become healthy:\n%s", args, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func writeFile(t *testing.T, p string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdir(t *testing.T, p string) string {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,180 @@
+# METADATA
+# title: The contract set's decision on one carrier
+# description: |
+#   The bundle's one entry point, POST /v1/data/contractcheck/decision, with the input
+#   {"fixture", "lane", "laneVersion", "configuration", "stage", "carrier"} (and optionally "task",
+#   one task id): the carrier observed at that position is projected through the lane stage's
+#   compartment bindings and every task of the bundle's profile that applies to the fixture is
+#   evaluated on it against the fixture's source view, as contractcheck check does for a captured
+#   record. The decision names the position and gives, per task, the outcome (pass when the
+#   diagnostics are empty, else unmet), the diagnostics and the readout; an input the contract model
+#   does not know gives {"errors": [...]} instead.
+package contractcheck
+
+import data.contractcheck.bundle.json as jsontext
+import data.contractcheck.bundle.project
+import data.contractcheck.bundle.tasks
+import data.contractcheck.contracts
+
+# The model's parts are read through references, never bound whole: a reference reads only the
+# member it names from the store, a bound document is copied into every decision.
+_profile := contracts.model.profiles[contracts.profile]
+
+# decision is the contract set's verdict on the input's carrier.
+decision := {"errors": sort(errors)} if {
+	count(errors) > 0
+} else := {
+	"profile": contracts.profile,
+	"fixture": input.fixture,
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"stage": input.stage,
+	"results": [result(t) | some t in _tasks],
+}
+
+# errors says what in the input the contract model does not know.
+errors contains sprintf("input.%s must be a string", [k]) if {
+	some k in ["fixture", "lane", "laneVersion", "configuration", "stage"]
+	not is_string(object.get(input, k, null))
+}
+
+errors contains "input.carrier is missing: post the carrier observed at the position" if not _has(input, "carrier")
+
+errors contains sprintf("unknown fixture %q (not in the catalog)", [input.fixture]) if {
+	is_string(input.fixture)
+	not contracts.model.fixtures[input.fixture]
+}
+
+errors contains sprintf("unknown lane %q", [input.lane]) if {
+	is_string(input.lane)
+	not contracts.model.lanes[input.lane]
+}
+
+errors contains sprintf("lane %s has no version %q (it declares %v)", [input.lane, input.laneVersion, _versions]) if {
+	not input.laneVersion in _versions
+}
+
+errors contains sprintf("lane %s has no configuration %q", [input.lane, input.configuration]) if {
+	_lane_known
+	not contracts.model.lanes[input.lane].configurations[input.configuration]
+}
+
+errors contains sprintf("lane %s does not declare stage %q", [input.lane, input.stage]) if {
+	_lane_known
+	not contracts.model.lanes[input.lane].stages[input.stage]
+}
+
+errors contains sprintf("lane %s declares stage %s %s: it has no carrier to check", [input.lane, input.stage, _exposure]) if {
+	_exposure != "observed"
+}
+
+errors contains sprintf("task %q is not evaluated on fixture %s under profile %s", [input.task, input.fixture, contracts.profile]) if {
+	_has(input, "task")
+	_ = _fixture
+	not input.task in _profile_tasks
+}
+
+_lane_known if contracts.model.lanes[input.lane]
+
+_versions := contracts.model.lanes[input.lane].versions
+
+_exposure := contracts.model.lanes[input.lane].stages[input.stage].exposure
+
+_fixture := contracts.model.fixtures[input.fixture]
+
+# _profile_tasks are the tasks the profile evaluates on the fixture, in the fixture's order.
+_profile_tasks := _fixture.tasks if count(_profile_list) == 0
+
+_profile_tasks := [t | some t in _fixture.tasks; t in _profile_list] if count(_profile_list) > 0
+
+_profile_list := object.get(_profile, "tasks", []) if object.get(_profile, "tasks", []) != null
+
+_profile_list := [] if object.get(_profile, "tasks", []) == null
+
+_tasks := [t | some t in _profile_tasks; _selected(t)]
+
+_selected(_) if not _has(input, "task")
+
+_selected(t) if t == input.task
+
+# result evaluates one task: its policy package, through the dispatch the bundle writer generated
+# (contractcheck.bundle.tasks), on the policy input check builds (docs/design.md).
+result(t) := {
+	"task": t,
+	"outcome": _outcome(v.diagnostics),
+	"diagnostics": v.diagnostics,
+	"readout": v.readout,
+} if {
+	v := tasks.verdict(t, policy_input(t))
+} else := {"task": t, "outcome": "instrument_failed", "error": sprintf("the policy of task %s gave no diagnostics or readout", [t])}
+
+_outcome(ds) := "pass" if count(ds) == 0
+
+_outcome(ds) := "unmet" if count(ds) > 0
+
+# policy_input is the input of task t's policy for the posted carrier.
+policy_input(t) := {
+	"task": t,
+	"stage": input.stage,
+	"fixture": {"id": input.fixture, "family": _fixture.family, "suite": _fixture.suite},
+	"contract": {
+		"atoms": contracts.model.tasks[t].atoms,
+		"optional": _optional,
+		"nullPolicy": _profile.nullPolicy,
+		"metaPolicy": _meta_policy,
+	},
+	"source": _source,
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"observed": _observed[contracts.model.tasks[t].compartment],
+}
+
+# _source is the fixture's source view (the bundle's data) and _carrier the posted carrier, each
+# with its numbers respelled as check respells the policy input (internal/policy/numbers.go). They
+# are respelled here, before any function sees them: OPA's memo of function calls compares
+# arguments as it compares numbers, so a function given an unrespelled value could answer for
+# another value that differs only in such a number.
+_source := json.patch(contracts.sources[input.fixture], [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
+	walk(contracts.sources[input.fixture], [p, n])
+	is_number(n)
+	s := json.marshal(n)
+	r := jsontext.number(s)
+	r != s
+])
+
+_carrier := json.patch(input.carrier, [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
+	walk(input.carrier, [p, n])
+	is_number(n)
+	s := json.marshal(n)
+	r := jsontext.number(s)
+	r != s
+])
+
+# _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
+# (once per decision, whichever tasks share it).
+_observed[comp] := observed(comp) if {
+	some t in _tasks
+	comp := contracts.model.tasks[t].compartment
+}
+
+# observed is the carrier through the stage's binding of a compartment; a compartment the stage
+# leaves unbound reads as the empty view.
+observed(compartment) := project.view(binding, _carrier) if {
+	binding := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
+} else := {}
+
+_optional := sort([a | some a, x in contracts.model.atoms; x.optional])
+
+_meta_policy := {"mode": "withhold", "keys": _fixture.privateMeta} if {
+	w := object.get(_profile, "withholdPrivateMeta", null)
+	w != null
+	count(object.get(_fixture, "privateMeta", [])) > 0
+	input.stage in w.stages
+} else := {"mode": "preserve"}
+
+_has(obj, key) if {
+	is_object(obj)
+	_ = obj[key]
+}

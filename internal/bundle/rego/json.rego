@@ -1,0 +1,151 @@
+# METADATA
+# title: Strict JSON text and exact numbers
+# description: |
+#   The pure-Rego equivalent of the checker's custom builtin contractcheck.json_text
+#   (internal/policy/policy.go) and of the projector's "json" decoder (internal/strictjson): a string
+#   is read as JSON only when the whole of it is one JSON value, surrounding whitespace allowed, with
+#   no duplicate object key, no unpaired surrogate escape, nesting at most 256 deep, no number over
+#   4300 digits or with an exponent beyond ±10000. Numbers keep their spelling, respelled where OPA
+#   would otherwise compare them through float64 (internal/policy/numbers.go), so == stays exact.
+package contractcheck.bundle.json
+
+# text is the JSON value the whole string s holds when s is strict JSON; undefined otherwise.
+text(s) := respelled(s, v) if {
+	is_string(s)
+	json.is_valid(s)
+	v := json.unmarshal(s)
+	strict(s, v)
+}
+
+# strict holds when the JSON text s, decoded as v, is what the strict reader accepts beyond the
+# grammar json.is_valid checks.
+strict(s, v) if {
+	_unique_keys(s, v)
+	not _unpaired_surrogate(s)
+	_depth(v) <= 256
+	every n in [n | walk(v, [_, n]); is_number(n)] {
+		_number_ok(json.marshal(n))
+	}
+}
+
+# A duplicate key is kept once by the decoder, so the text has more members than the value. In
+# valid JSON every ':' outside a string ends an object key: the members written are the text's
+# colons less those inside strings, which are the decoded strings' colons less the ones written as
+# a \u003a escape.
+_unique_keys(s, v) if {
+	decoded := sum([count(o) | walk(v, [_, o]); is_object(o)])
+	in_strings := sum([strings.count(x, ":") | walk(v, [_, x]); is_string(x)]) + sum([strings.count(k, ":") |
+		walk(v, [_, o])
+		is_object(o)
+		some k, _ in o
+	])
+	(strings.count(s, ":") - in_strings) + _escaped_colons(s) == decoded
+}
+
+_escaped_colons(s) := 0 if {
+	not regex.match(`\\u003[aA]`, s)
+} else := count(regex.find_n(`\\u003[aA]`, regex.replace(s, `\\\\`, ""), -1))
+
+# An escaped backslash pairs off first; a high surrogate escape must then be followed by a low
+# one, and a low one preceded by a high one.
+_unpaired_surrogate(s) if {
+	regex.match(`\\u[dD][89a-fA-F]`, s)
+	t := regex.replace(regex.replace(s, `\\\\`, ""), `\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}`, "")
+	regex.match(`\\u[dD][89a-fA-F][0-9a-fA-F]{2}`, t)
+}
+
+# _depth is the deepest nesting of arrays and objects: a scalar 0, [] 1.
+_depth(v) := max([d | walk(v, [p, x]); _container(x); d := count(p) + 1]) if _container(v)
+
+_depth(v) := 0 if not _container(v)
+
+_container(x) if is_object(x)
+
+_container(x) if is_array(x)
+
+# _number_ok holds for a number of at most 4300 digits (integer and fraction) with an exponent
+# within ±10000.
+_number_ok(n) if {
+	parts := split(lower(n), "e")
+	mantissa := trim_left(parts[0], "-")
+	count(replace(mantissa, ".", "")) <= 4300
+	_exponent_ok(parts)
+}
+
+_exponent_ok(parts) if count(parts) == 1
+
+_exponent_ok(parts) if {
+	count(parts) == 2
+	digits := trim_left(trim_left(parts[1], "+-"), "0")
+	count(digits) <= 5
+	_bounded(digits)
+}
+
+_bounded("") := true
+
+_bounded(d) if {
+	d != ""
+	to_number(d) <= 10000
+}
+
+# respelled is v, the value of the JSON text s, with every number OPA would compare through
+# float64 spelled so that it compares exactly (the same decimal, see number): numbers with more
+# than 15 significant digits and trailing zeros after a decimal point. The text is an argument so
+# that OPA's memo of function calls, which compares arguments as OPA compares numbers, keeps two
+# values that differ only in such a number apart. A value not read from a text is respelled with
+# patches (decision.rego), never passed to a function before.
+respelled(s, v) := json.patch(v, patches(s, v))
+
+# patches replaces each number of v, the value of the JSON text s, whose spelling number changes.
+patches(_, v) := [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
+	walk(v, [p, n])
+	is_number(n)
+	spelled := json.marshal(n)
+	r := number(spelled)
+	r != spelled
+]
+
+# number is the spelling of the JSON number s that OPA compares exactly (the port of respell in
+# internal/policy/numbers.go): s itself unless it has a '.', trailing '.'/'0' characters and more
+# than 15 significant digits or an exponent; then without the trailing zeros, or as digits and an
+# exponent without a '.'.
+number(s) := s if {
+	not contains(s, ".")
+} else := s if {
+	t := trim_right(s, ".0")
+	_unchanged(s, t)
+} else := s if {
+	not contains(lower(s), "e")
+	count(_significant(s)) <= 15
+} else := concat("", [_sign(s), _int_part(s), ".", trim_right(_frac_part(s), "0")]) if {
+	not contains(lower(s), "e")
+} else := _exponent_form(s)
+
+_unchanged(s, t) if t == s
+
+_unchanged(_, t) if not contains(t, ".")
+
+_mantissa(s) := trim_left(split(lower(s), "e")[0], "-")
+
+_sign(s) := "-" if startswith(s, "-")
+
+_sign(s) := "" if not startswith(s, "-")
+
+_int_part(s) := split(_mantissa(s), ".")[0]
+
+_frac_part(s) := f if {
+	parts := split(_mantissa(s), ".")
+	count(parts) == 2
+	f := parts[1]
+} else := ""
+
+_significant(s) := trim_left(concat("", [_int_part(s), _frac_part(s)]), "0")
+
+_exponent_form(s) := "0" if {
+	trim_right(_significant(s), "0") == ""
+} else := concat("", [_sign(s), digits, "e", format_int(e, 10)]) if {
+	sig := _significant(s)
+	digits := trim_right(sig, "0")
+	exp := to_number(trim_left(split(lower(s), "e")[1], "+"))
+	e := (exp - count(_frac_part(s))) + (count(sig) - count(digits))
+}

@@ -1,0 +1,221 @@
+# METADATA
+# title: The projector
+# description: |
+#   The projector (internal/project) as Rego over the contract model's data: view(binding, carrier)
+#   executes a compartment binding of the model (lanes.<lane>.stages.<stage>.compartments.<name>)
+#   on a carrier and returns the canonical view the task policies read (docs/design.md, "The
+#   canonical view"). It reads only the binding's allowlisted pointers, keeps an absent value apart
+#   from a present null, applies the decoders (base64, dataurl-payload, dataurl-mime, json, and the
+#   content list's json and text), the types selections and the embedded-block decoding, and never
+#   searches recursively.
+package contractcheck.bundle.project
+
+import data.contractcheck.bundle.json as jsontext
+import data.contractcheck.bundle.pointer
+
+# view is the canonical view of carrier through the compartment binding c.
+view(c, carrier) := {} if {
+	not _defined(carrier, c.root)
+} else := {"raised": raised(_envelope(c, carrier).error)} if {
+	_jsonrpc_error(c, carrier)
+} else := {} if {
+	_jsonrpc(c, carrier)
+	not _has(_envelope(c, carrier), "result")
+} else := _parts(c, _root(c, carrier))
+
+_defined(doc, ptr) if _ = pointer.lookup(doc, ptr)
+
+_envelope(c, carrier) := pointer.lookup(carrier, c.root)
+
+# _jsonrpc holds when the binding unwraps JSON-RPC and the root is an envelope.
+_jsonrpc(c, carrier) if {
+	c.unwrap == "jsonrpc"
+	env := _envelope(c, carrier)
+	is_object(env)
+	_has(env, "jsonrpc")
+}
+
+_jsonrpc_error(c, carrier) if {
+	_jsonrpc(c, carrier)
+	_has(_envelope(c, carrier), "error")
+}
+
+_root(c, carrier) := _envelope(c, carrier).result if {
+	_jsonrpc(c, carrier)
+} else := _envelope(c, carrier)
+
+_parts(c, root) := object.union_n([
+	_content(c, root),
+	_field_part("structured", c, root),
+	_is_error(c, root),
+	_raised(c, root),
+	_field_part("meta", c, root),
+])
+
+_content(c, root) := {"content": content(c.content, v)} if {
+	_has(c, "content")
+	c.content != null
+	v := pointer.lookup(root, c.content.path)
+	_type_ok(c.content, v)
+} else := {}
+
+_field_part(name, c, root) := {name: v} if {
+	f := object.get(c, name, null)
+	f != null
+	v := read(f, root)
+} else := {}
+
+_is_error(c, root) := {"isError": _flag(f, v)} if {
+	f := object.get(c, "isError", null)
+	f != null
+	v := pointer.lookup(root, f.path)
+} else := {}
+
+_raised(c, root) := {"raised": raised(v)} if {
+	f := object.get(c, "raised", null)
+	f != null
+	v := read(f, root)
+	v != null
+} else := {}
+
+# raised is the canonical form of a raised error: {"message": …} when it has one.
+raised(v) := {"message": v} if {
+	is_string(v)
+} else := {"message": v.message} if {
+	is_object(v)
+	is_string(v.message)
+} else := {"value": v}
+
+# _flag maps an error flag carried as a string onto true (abort) or false (continue).
+_flag(f, v) if {
+	is_string(v)
+	v in _list(f, "abort")
+} else := false if {
+	is_string(v)
+	not v in _list(f, "abort")
+	v in _list(f, "continue")
+} else := v
+
+_list(obj, key) := object.get(obj, key, []) if object.get(obj, key, []) != null
+
+_list(obj, key) := [] if object.get(obj, key, []) == null
+
+# content reads the content list v with the content binding cb.
+content(cb, v) := [{"kind": "text", "text": v}] if {
+	cb.decode == "text"
+	is_string(v)
+} else := _items(cb, x) if {
+	cb.decode == "json"
+	is_string(v)
+	x := jsontext.text(v)
+} else := _items(cb, v)
+
+_items(_, null) := null
+
+_items(cb, v) := [_block(cb, item) | some item in v] if is_array(v)
+
+# A value other than a list where the list belongs stays visible as one unmapped block.
+_items(_, v) := [{"kind": "unmapped", "carried": v}] if {
+	v != null
+	not is_array(v)
+}
+
+_block(cb, item) := {"kind": "unmapped", "type": _discriminator(cb, item)} if {
+	not _mapping(cb, item)
+} else := b if {
+	m := _mapping(cb, item)
+	b := embedded(m, item)
+} else := block(_mapping(cb, item), item)
+
+_discriminator(cb, item) := d if {
+	d := pointer.lookup(item, cb.discriminator)
+} else := null
+
+_mapping(cb, item) := m if {
+	d := pointer.lookup(item, cb.discriminator)
+	is_string(d)
+	m := cb.kinds[d]
+}
+
+# block reads an item with a block mapping: the kind, and each field the item has.
+block(m, item) := object.union({"kind": m.kind}, {atom: v |
+	some atom, f in object.get(m, "fields", {})
+	v := read(f, item)
+})
+
+# embedded reads the item as the content block its string at m.embedded.path holds, when that
+# string is strict JSON of an object whose discriminator the embedded kinds map; undefined
+# otherwise (the item is then read as carried).
+embedded(m, item) := block(em, obj) if {
+	e := object.get(m, "embedded", null)
+	e != null
+	s := pointer.lookup(item, e.path)
+	is_string(s)
+	obj := jsontext.text(s)
+	is_object(obj)
+	d := pointer.lookup(obj, e.discriminator)
+	is_string(d)
+	em := e.kinds[d]
+}
+
+# read looks a field up and decodes it; a value the decoder cannot read is kept as carried.
+read(f, doc) := _decode(object.get(f, "decode", "none"), v) if {
+	v := pointer.lookup(doc, f.path)
+	_type_ok(f, v)
+}
+
+_type_ok(f, _) if object.get(f, "types", null) == null
+
+_type_ok(f, v) if type_name(v) in object.get(f, "types", [])
+
+_decode(d, v) := v if {
+	not is_string(v)
+} else := x if {
+	d == "base64"
+	x := canonical_base64(v)
+} else := x if {
+	d == "dataurl-payload"
+	[_, payload] := dataurl(v)
+	x := canonical_base64(payload)
+} else := mime if {
+	d == "dataurl-mime"
+	[mime, _] := dataurl(v)
+} else := x if {
+	d == "json"
+	x := jsontext.text(v)
+} else := v
+
+# canonical_base64 decodes standard base64, padded or not, strictly (zero padding bits), and gives the
+# canonical padded encoding of the same bytes; undefined when s is not base64. As Go's decoder,
+# it skips carriage returns and newlines, and reads s unpadded when its length is not a multiple
+# of four.
+canonical_base64(s) := padded if {
+	t := replace(replace(s, "\r", ""), "\n", "")
+	padded := _padded(t, (count(s) % 4) == 0)
+	regex.match(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, padded)
+	base64.encode(base64.decode(padded)) == padded
+}
+
+_padded(t, true) := t if count(t) % 4 == 0
+
+_padded(t, false) := concat("", [t, substring("==", 0, (4 - (count(t) % 4)) % 4)]) if {
+	not contains(t, "=")
+	count(t) % 4 != 1
+}
+
+# dataurl splits "data:<mime>[;param…];base64,<data>" into [mime, data]; only base64 data URLs
+# carry a payload a consumer can decode exactly.
+dataurl(s) := [params[0], payload] if {
+	startswith(s, "data:")
+	rest := substring(s, 5, -1)
+	i := indexof(rest, ",")
+	i >= 0
+	params := split(substring(rest, 0, i), ";")
+	params[count(params) - 1] == "base64"
+	payload := substring(rest, i + 1, -1)
+}
+
+_has(obj, key) if {
+	is_object(obj)
+	_ = obj[key]
+}

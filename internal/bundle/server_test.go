@@ -1,0 +1,426 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// opaVersion is the OPA release the server tests run: the one go.mod requires, built from the Go
+// module proxy exactly as its own go.mod pins its dependencies (a stock OPA, no custom build).
+const opaVersion = "v1.22.3"
+
+var (
+	opaOnce sync.Once
+	opaPath string
+	opaErr  error
+	opaDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if opaDir != "" {
+		os.RemoveAll(opaDir)
+	}
+	os.Exit(code)
+}
+
+// opaBinary builds the stock OPA once per test process (go install
+// github.com/open-policy-agent/opa@v1.22.3 into a temporary GOBIN), or takes $CONTRACTCHECK_OPA.
+func opaBinary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("CONTRACTCHECK_OPA"); p != "" {
+		return p
+	}
+	opaOnce.Do(func() {
+		opaDir, opaErr = os.MkdirTemp("", "contractcheck-opa-")
+		if opaErr != nil {
+			return
+		}
+		start := time.Now()
+		cmd := exec.Command("go", "install", "github.com/open-policy-agent/opa@"+opaVersion)
+		cmd.Env = append(os.Environ(), "GOBIN="+opaDir, "GOFLAGS=", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			opaErr = fmt.Errorf("go install github.com/open-policy-agent/opa@%s (the Go module proxy must be reachable, or set CONTRACTCHECK_OPA to an opa binary): %v\n%s", opaVersion, err, out)
+			return
+		}
+		opaPath = filepath.Join(opaDir, "opa")
+		fmt.Fprintf(os.Stderr, "built opa %s in %s\n", opaVersion, time.Since(start).Round(time.Second))
+	})
+	if opaErr != nil {
+		t.Fatal(opaErr)
+	}
+	return opaPath
+}
+
+// server is a running `opa run --server` fed a bundle.
+type server struct {
+	url string
+	cmd *exec.Cmd
+}
+
+// startServer writes the built-in contract set's bundle and starts a stock OPA server on a free
+// loopback port with it, waiting until the bundle is activated.
+func startServer(t testing.TB, profile string) *server {
+	t.Helper()
+	opa := opaBinary(t)
+	b, err := Build(context.Background(), check.Options{Profile: profile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "contracts.tar.gz")
+	var buf bytes.Buffer
+	if err := b.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := run(t, opa, "--log-level", "error", "--bundle", path)
+	return s
+}
+
+// lockedBuffer is a server's output, written by its process while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// decide posts one input to data.contractcheck.decision and returns the decision, numbers kept
+// as written.
+func (s *server) decide(client *http.Client, input map[string]any) (map[string]any, error) {
+	body, err := json.Marshal(map[string]any{"input": input})
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Post(s.url+"/v1/data/contractcheck/decision", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+	}
+	doc, err := strictjson.Decode("response", data, strictjson.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := doc.(map[string]any)["result"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("no decision: %s", data)
+	}
+	return res, nil
+}
+
+// captured reads every captured built-in observation record with the instrument.
+func captured(t testing.TB, in *check.Instrument) []*check.Record {
+	t.Helper()
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*check.Record
+	err = in.ReadRecords(context.Background(), files, func(r *check.Record) error {
+		if r.State == "captured" {
+			recs = append(recs, r)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func inputOf(r *check.Record) map[string]any {
+	return map[string]any{"fixture": r.Fixture, "lane": r.Lane, "laneVersion": r.LaneVersion,
+		"configuration": r.Configuration, "stage": r.Stage, "carrier": r.Carrier}
+}
+
+// canonical is a value's canonical JSON (sorted keys, numbers as written); a list of diagnostics
+// is sorted first, as a set.
+func canonical(v any, set bool) string {
+	if items, ok := v.([]any); ok && set {
+		ss := make([]string, len(items))
+		for i, x := range items {
+			ss[i] = canonical(x, false)
+		}
+		sort.Strings(ss)
+		return "[" + strings.Join(ss, ",") + "]"
+	}
+	b, err := strictjson.Marshal(normalize(v))
+	if err != nil {
+		return fmt.Sprintf("unprintable %v", err)
+	}
+	return string(b)
+}
+
+// normalize turns the Go values of a verdict ([]map[string]any) into a JSON tree.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, m := range x {
+			out[i] = normalize(m)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+// compare holds one record's decision to check's readings, binding for binding, and returns
+// the mismatches.
+func compare(rec *check.Record, readings []census.Reading, decision map[string]any) []string {
+	at := fmt.Sprintf("%s:%d (%s %s %s %s %s)", rec.File, rec.Line, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage)
+	if errs, ok := decision["errors"]; ok {
+		return []string{fmt.Sprintf("%s: the decision is errors %v", at, errs)}
+	}
+	results, _ := decision["results"].([]any)
+	byTask := map[string]map[string]any{}
+	for _, r := range results {
+		m, _ := r.(map[string]any)
+		task, _ := m["task"].(string)
+		byTask[task] = m
+	}
+	var out []string
+	if len(results) != len(readings) {
+		out = append(out, fmt.Sprintf("%s: %d task results, check has %d bindings", at, len(results), len(readings)))
+	}
+	for _, want := range readings {
+		got, ok := byTask[want.Task]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s %s: no result from OPA", at, want.Task))
+			continue
+		}
+		if got["outcome"] != want.Outcome {
+			out = append(out, fmt.Sprintf("%s %s: outcome %v, check %s", at, want.Task, got["outcome"], want.Outcome))
+		}
+		if g, w := canonical(got["diagnostics"], true), canonical(want.Diagnostics, true); g != w {
+			out = append(out, fmt.Sprintf("%s %s: diagnostics\n\tOPA   %s\n\tcheck %s", at, want.Task, g, w))
+		}
+		if g, w := canonical(got["readout"], false), canonical(want.Readout, false); g != w {
+			out = append(out, fmt.Sprintf("%s %s: readout\n\tOPA   %s\n\tcheck %s", at, want.Task, g, w))
+		}
+	}
+	return out
+}
+
+// TestStockOPAAgreesWithCheck starts a stock OPA server on the built-in contract set's bundle,
+// posts every built-in captured observation record and requires each decision to equal what
+// check evaluates on the same record, binding for binding: outcome, diagnostics and readout.
+// The other built-in profiles differ from strict in the null policy (optional-null) and the
+// result-metadata policy (withhold-private-meta): their bundles are held to check on every
+// record whose bindings the profile changes, and on the fixtures with private metadata.
+func TestStockOPAAgreesWithCheck(t *testing.T) {
+	ctx := context.Background()
+	strict, err := check.Load(ctx, check.Options{Profile: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := captured(t, strict)
+	if len(recs) == 0 {
+		t.Fatal("no captured record to post: a comparison on nothing proves nothing")
+	}
+	for _, profile := range []string{"strict", "optional-null", "withhold-private-meta"} {
+		t.Run(profile, func(t *testing.T) {
+			in := strict
+			if profile != "strict" {
+				if in, err = check.Load(ctx, check.Options{Profile: profile}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var posted []*check.Record
+			for _, r := range recs {
+				if profile == "strict" || len(strict.Model.Fixtures[r.Fixture].PrivateMeta) > 0 || changes(t, strict, in, r) {
+					posted = append(posted, r)
+				}
+			}
+			if len(posted) == 0 {
+				t.Fatalf("profile %s changes no binding of the built-in records: nothing to compare", profile)
+			}
+			s := startServer(t, profile)
+			var (
+				mu         sync.Mutex
+				mismatches []string
+				bindings   int
+				wg         sync.WaitGroup
+			)
+			jobs := make(chan *check.Record)
+			client := &http.Client{Timeout: time.Minute}
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for rec := range jobs {
+						readings, err := in.Evaluate(ctx, rec)
+						var out []string
+						if err != nil {
+							out = []string{fmt.Sprintf("%s:%d: check: %v", rec.File, rec.Line, err)}
+						} else if d, err := s.decide(client, inputOf(rec)); err != nil {
+							out = []string{fmt.Sprintf("%s:%d: OPA: %v", rec.File, rec.Line, err)}
+						} else {
+							out = compare(rec, readings, d)
+						}
+						mu.Lock()
+						bindings += len(readings)
+						mismatches = append(mismatches, out...)
+						mu.Unlock()
+					}
+				}()
+			}
+			for _, r := range posted {
+				jobs <- r
+			}
+			close(jobs)
+			wg.Wait()
+			t.Logf("%d of %d captured records posted, %d bindings compared", len(posted), len(recs), bindings)
+			if len(mismatches) > 0 {
+				sort.Strings(mismatches)
+				shown := mismatches[:min(len(mismatches), 25)]
+				t.Fatalf("%d of %d bindings differ between the stock OPA server and check (first %d):\n%s", len(mismatches), bindings, len(shown), strings.Join(shown, "\n"))
+			}
+		})
+	}
+}
+
+// changes reports whether check's readings of a record differ between two instruments.
+func changes(t *testing.T, a, b *check.Instrument, r *check.Record) bool {
+	t.Helper()
+	ra, err := a.Evaluate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.Evaluate(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ra) != len(rb) {
+		return true
+	}
+	for i := range ra {
+		if ra[i].Outcome != rb[i].Outcome || canonical(ra[i].Diagnostics, true) != canonical(rb[i].Diagnostics, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestServerRefusesUnknownInput posts inputs the contract model does not know: the decision is
+// a list of errors, never an outcome.
+func TestServerRefusesUnknownInput(t *testing.T) {
+	s := startServer(t, "strict")
+	client := &http.Client{Timeout: time.Minute}
+	base := map[string]any{"fixture": "C01", "lane": "go-sdk", "laneVersion": "v1.8.0", "configuration": "default", "stage": "D1", "carrier": map[string]any{}}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range base {
+			m[kk] = vv
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	tests := []struct {
+		name  string
+		input map[string]any
+		want  string
+	}{
+		{"unknown fixture", with("fixture", "C99"), `unknown fixture "C99"`},
+		{"unknown lane", with("lane", "nope"), `unknown lane "nope"`},
+		{"unknown version", with("laneVersion", "v0"), `lane go-sdk has no version "v0"`},
+		{"unknown configuration", with("configuration", "x"), `lane go-sdk has no configuration "x"`},
+		{"stage not observed", with("stage", "A2"), "lane go-sdk declares stage A2 not_applicable"},
+		{"no carrier", with("carrier", nil), "input.carrier is missing"},
+		{"task not evaluated", with("task", "T5"), `task "T5" is not evaluated on fixture C01`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := s.decide(client, tc.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs, _ := d["errors"].([]any)
+			if _, has := d["results"]; has || !strings.Contains(fmt.Sprint(errs), tc.want) {
+				t.Errorf("decision %v, want errors naming %q", d, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkServerDecisions measures the stock OPA server's decisions per second on the built-in
+// captured records, posted round-robin by as many clients as GOMAXPROCS.
+func BenchmarkServerDecisions(b *testing.B) {
+	s := startServer(b, "strict")
+	in, err := check.Load(context.Background(), check.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := captured(b, in)
+	inputs := make([]map[string]any, len(recs))
+	for i, r := range recs {
+		inputs[i] = inputOf(r)
+	}
+	var next sync.Mutex
+	i := 0
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		client := &http.Client{Timeout: time.Minute}
+		for pb.Next() {
+			next.Lock()
+			input := inputs[i%len(inputs)]
+			i++
+			next.Unlock()
+			if _, err := s.decide(client, input); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+}

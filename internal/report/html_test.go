@@ -1,0 +1,190 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeViews stands for the check's instrument: a source view per fixture, an observed view per
+// binding with a record, and one binding rule.
+type fakeViews struct{ err error }
+
+func (f fakeViews) SourceView(fixture string) (any, error) {
+	return map[string]any{"structured": map[string]any{"n": json.Number("12345678901234567891")}, "content": []any{
+		map[string]any{"kind": "text", "text": "from " + fixture + " </script><script>alert(1)</script>"}}}, nil
+}
+
+func (f fakeViews) ObservedView(r *Result) (any, bool, error) {
+	if f.err != nil {
+		return nil, false, f.err
+	}
+	if len(r.Records) == 0 {
+		return nil, false, nil
+	}
+	return map[string]any{"structured": map[string]any{"n": json.Number("12345678901234567000")}}, true, nil
+}
+
+func (f fakeViews) Binding(lane, stage, compartment string) (Binding, bool) {
+	return Binding{Exposure: "observed", Doc: lane + " " + stage + " " + compartment,
+		Rule:  map[string]any{"root": "", "structured": map[string]any{"path": "/structuredContent"}},
+		Basis: []Basis{{Rule: "the SDK decodes numbers as float64", File: "mcp/content.go", Function: "UnmarshalJSON", Version: "v1.8.0"}}}, true
+}
+
+// pageData extracts the JSON the page's script reads.
+func pageData(t *testing.T, page string) htmlData {
+	t.Helper()
+	m := regexp.MustCompile(`<script type="application/json" id="cc-data">(.*)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no cc-data script in the page")
+	}
+	var d htmlData
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatalf("cc-data is not JSON: %v", err)
+	}
+	return d
+}
+
+func TestHTMLWithViews(t *testing.T) {
+	r := sample()
+	var buf bytes.Buffer
+	if err := (HTML{Views: fakeViews{}}).Output(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	golden := filepath.Join("testdata", "html-views.golden")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("html output differs from %s (go test ./internal/report -update to accept)", golden)
+	}
+	var again bytes.Buffer
+	if err := (HTML{Views: fakeViews{}}).Output(&again, r); err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
+		t.Errorf("a second output differs (err %v)", err)
+	}
+
+	cells := regexp.MustCompile(`<td id="b-(\d+)" class="([^"]*)" data-i="(\d+)" data-outcome="([^"]*)"`).FindAllStringSubmatch(page, -1)
+	if len(cells) != r.Len() {
+		t.Fatalf("%d heatmap cells, want one per result (%d)", len(cells), r.Len())
+	}
+	seen := map[int]bool{}
+	for _, c := range cells {
+		i, _ := strconv.Atoi(c[3])
+		res := r.Results.At(i)
+		seen[i] = true
+		if c[4] != res.Outcome || !strings.Contains(c[2], "o-"+res.Outcome) {
+			t.Errorf("cell %d: outcome %q class %q, want %s", i, c[4], c[2], res.Outcome)
+		}
+		if strings.Contains(c[2], " req") != res.Required {
+			t.Errorf("cell %d: class %q, required %v", i, c[2], res.Required)
+		}
+		if strings.Contains(c[2], " bnd") != (res.Fixture == "C02" && res.Stage == "D1") {
+			t.Errorf("cell %d: class %q: only the localized C02 D1 binding ends a boundary", i, c[2])
+		}
+	}
+	if len(seen) != r.Len() {
+		t.Errorf("cells cover %d results, want %d", len(seen), r.Len())
+	}
+	for _, l := range regexp.MustCompile(`href="#b-(\d+)"`).FindAllStringSubmatch(page, -1) {
+		if i, _ := strconv.Atoi(l[1]); i >= r.Len() {
+			t.Errorf("link to #b-%d: no such cell", i)
+		}
+	}
+	if strings.Contains(page, "<script>alert(1)") {
+		t.Error("a view's text ended the data script: it must be escaped")
+	}
+
+	d := pageData(t, page)
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"one result per binding, in report order", len(d.Results) == r.Len() && d.Results[0].Fixture == "C02" && d.Results[0].Task == "T2"},
+		{"exact digits in the source view", strings.Contains(compactJSON(d.Views[d.Sources["C02"]]), `"n\": 12345678901234567891`)},
+		{"observed view of a binding with records", d.Results[0].Observed >= 0 && strings.Contains(compactJSON(d.Views[d.Results[0].Observed]), "12345678901234567000")},
+		{"no observed view without records", d.Results[3].Observed == -1},
+		{"diagnostic pointer in the view", len(d.Results[0].Diagnostics) == 1 && d.Results[0].Diagnostics[0].Pointer == "/structured/n"},
+		{"diagnostic values keep their digits", d.Results[0].Diagnostics[0].Expected == "12345678901234567891"},
+		{"records by file and line", len(d.Results[0].Records) == 3 && d.Files[d.Results[0].Records[1][0]] == "obs/go-sdk/v1.8.0/default.jsonl" && d.Results[0].Records[1][1] == 8},
+		{"binding rule and basis", d.Bindings["go-sdk|D1|structured"].Rule >= 0 && d.Bindings["go-sdk|D1|structured"].Basis[0].File == "mcp/content.go"},
+		{"boundary noted on its binding", len(d.Results[0].Boundaries) == 1 && strings.Contains(d.Results[0].Boundaries[0], "W0 → D1")},
+		{"unstable variants kept", len(d.Results[2].Variants) == 2},
+		{"views available", d.NoViews == ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.ok {
+				t.Error("does not hold")
+			}
+		})
+	}
+}
+
+func TestHTMLWithoutViewsSaysSo(t *testing.T) {
+	var buf bytes.Buffer
+	if err := (HTML{}).Output(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, buf.String())
+	if d.NoViews == "" || len(d.Views) != 0 || d.Results[0].Observed != -1 {
+		t.Errorf("without views: noViews %q, %d views, observed %d", d.NoViews, len(d.Views), d.Results[0].Observed)
+	}
+}
+
+func TestHTMLViewError(t *testing.T) {
+	err := (HTML{Views: fakeViews{err: errors.New("record file changed")}}).Output(&bytes.Buffer{}, sample())
+	if err == nil || !strings.Contains(err.Error(), "record file changed") || !strings.Contains(err.Error(), "T2 C02 go-sdk") {
+		t.Errorf("error %v, want the provider's error naming the binding", err)
+	}
+}
+
+func TestViewPointer(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Diagnostic
+		want string
+	}{
+		{"block atom under the content list", Diagnostic{"atom": "block.annotations", "path": "/2/annotations/priority"}, "/content/2/annotations/priority"},
+		{"structured value under the slot", Diagnostic{"atom": "structured.value", "path": "/sequence"}, "/structured/sequence"},
+		{"structured state is the slot", Diagnostic{"atom": "structured.state", "path": ""}, "/structured"},
+		{"result meta under meta", Diagnostic{"atom": "result._meta", "path": "/com.example~1private"}, "/meta/com.example~1private"},
+		{"other atoms are the view's own", Diagnostic{"atom": "error.decision", "path": "/isError"}, "/isError"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ViewPointer(tc.d); got != tc.want {
+				t.Errorf("ViewPointer = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestJSONLines(t *testing.T) {
+	v := map[string]any{"b": []any{json.Number("1.50"), nil}, "a/x": map[string]any{}, "c": "t~"}
+	got := jsonLines(v)
+	want := []jsonLine{
+		{0, "", "{"}, {1, "/a~1x", `"a/x": {},`}, {1, "/b", `"b": [`}, {2, "/b/0", "1.50,"}, {2, "/b/1", "null"},
+		{1, "/b", "],"}, {1, "/c", `"c": "t~"`}, {0, "", "}"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

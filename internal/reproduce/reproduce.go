@@ -1,0 +1,376 @@
+// Package reproduce turns an unmet binding into a regression test a framework's maintainers can
+// run (contractcheck reproduce): the W0 bytes, a raw MCP server that serves them, the seam the
+// lane's capture program reads, in the framework's language and test conventions (go test for a
+// Go SDK, node --test for a TypeScript framework, unittest for Python), and the consumer decision the loss breaks as
+// assertions that fail while the loss exists and pass on the direct reading of what was sent;
+// with a markdown issue body saying what was sent, what arrived, which decision it breaks, and
+// the stage.
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// Options select the binding to reproduce and the contract set that reports it.
+type Options struct {
+	check.Options
+	Fixture, Lane, Version, Configuration, Stage, Task string
+	// Command is the command line to name in the files (for their provenance).
+	Command string
+}
+
+// Reproduction is what Generate writes: files by slash-separated path, and a summary.
+type Reproduction struct {
+	Files map[string][]byte
+	// Language is go or js; Run is the command that runs the test where it was written.
+	Language, Run string
+	// Direct and Observed are the checks on the direct reading and on the framework's carrier.
+	Direct, Observed []Check
+	// Record is where the captured carrier the plan was read from is (file:line).
+	Record string
+}
+
+// Supported lists the lanes and stages reproduce writes a test for, "lane stage" each, sorted.
+func Supported() []string {
+	var out []string
+	for _, s := range seams {
+		for _, st := range s.stages {
+			out = append(out, s.lane+" "+st)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Generate loads the contract set, finds the binding's first captured record, evaluates the task
+// on it, and writes the reproduction of its diagnostics. A binding that passes, or that was not
+// captured, has nothing to reproduce: an input error.
+func Generate(ctx context.Context, o Options) (*Reproduction, error) {
+	if o.Configuration == "" {
+		o.Configuration = "default"
+	}
+	for flag, v := range map[string]string{"--fixture": o.Fixture, "--lane": o.Lane, "--version": o.Version, "--stage": o.Stage, "--task": o.Task} {
+		if v == "" {
+			return nil, &check.InputError{Err: fmt.Errorf("%s is required (see contractcheck reproduce --help)", flag)}
+		}
+	}
+	s, ok := seams[o.Lane]
+	if !ok || !slices.Contains(s.stages, o.Stage) {
+		return nil, &check.InputError{Err: fmt.Errorf("no reproduction for lane %s at stage %s: reproduce writes tests for %s", o.Lane, o.Stage, strings.Join(Supported(), ", "))}
+	}
+	in, err := check.Load(ctx, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	m := in.Model
+	task, ok := m.Tasks[o.Task]
+	if !ok {
+		return nil, &check.InputError{Err: fmt.Errorf("unknown task %q (the contracts define %s)", o.Task, strings.Join(contract.SortedKeys(m.Tasks), ", "))}
+	}
+	src, ok := in.Sources[o.Fixture]
+	if !ok {
+		return nil, &check.InputError{Err: fmt.Errorf("unknown fixture %q", o.Fixture)}
+	}
+	rec, err := firstRecord(ctx, in, o)
+	if err != nil {
+		return nil, err
+	}
+	readings, err := in.Evaluate(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	var diags []map[string]any
+	found := false
+	for _, r := range readings {
+		if r.Task != o.Task {
+			continue
+		}
+		found = true
+		if r.Outcome != report.Unmet {
+			return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s %s %s is %s at %s:%d: nothing is lost to reproduce", o.Task, o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, r.Outcome, rec.File, rec.Line)}
+		}
+		diags = r.Diagnostics
+	}
+	if !found {
+		return nil, &check.InputError{Err: fmt.Errorf("task %s is not evaluated on fixture %s under profile %s", o.Task, o.Fixture, in.Options().Profile)}
+	}
+	sd := m.Lanes[o.Lane].Stages[o.Stage]
+	binding, bound := sd.Compartments[task.Compartment]
+	if !bound {
+		return nil, &check.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
+	}
+	envelope, err := envelopeOf(src.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.File, err)
+	}
+	sourceView := in.SourceView(o.Fixture)
+	direct, observed, err := plan(diags, sourceView, newReading(m.Source, envelope), newReading(binding, rec.Carrier), o.Stage)
+	if err != nil {
+		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
+	}
+	d := data{Options: o, seam: s, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
+		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: s.code, Command: o.Command}
+	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
+		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
+	switch s.language {
+	case "go":
+		d.TestName = "Test" + goName(o.Lane) + o.Stage
+		for _, c := range direct {
+			d.Direct = append(d.Direct, goCheck(c))
+		}
+		for _, c := range observed {
+			d.Observed = append(d.Observed, goCheck(c))
+		}
+		src, err := render("repro_test.go.tmpl", d)
+		if err != nil {
+			return nil, err
+		}
+		if r.Files["repro_test.go"], err = format.Source(src); err != nil {
+			return nil, fmt.Errorf("reproduce: the generated test does not parse: %w", err)
+		}
+		r.Files["go.mod"] = []byte(fmt.Sprintf("module contractcheck.example/repro/%s-%s-%s\n\ngo 1.25\n\nrequire %s %s\n", strings.ToLower(o.Fixture), o.Lane, strings.ToLower(o.Stage), s.module, o.Version))
+		r.Run = "go mod tidy && go test ./..."
+	case "js":
+		d.TestNameJS = strconv.Quote(fmt.Sprintf("%s %s %s: the consumer decision on what %s hands the application", o.Lane, o.Version, o.Stage, s.framework))
+		d.ConfigurationJS = strconv.Quote(o.Configuration)
+		if d.DirectJS, err = jsChecks(direct); err != nil {
+			return nil, err
+		}
+		if d.ObservedJS, err = jsChecks(observed); err != nil {
+			return nil, err
+		}
+		if r.Files["repro.test.mjs"], err = render("repro.test.mjs.tmpl", d); err != nil {
+			return nil, err
+		}
+		if r.Files["rawmcp-server.mjs"], err = templates.ReadFile("templates/rawmcp-server.mjs"); err != nil {
+			return nil, err
+		}
+		r.Files["package.json"] = packageJSON(o, s)
+		r.Run = "npm install && node --test"
+	case "python":
+		d.TestNamePy = "test_" + strings.ReplaceAll(o.Lane, "-", "_") + "_" + strings.ToLower(o.Stage)
+		for _, p := range []struct {
+			dst    *string
+			checks []Check
+		}{{&d.DirectJS, direct}, {&d.ObservedJS, observed}} {
+			js, err := jsChecks(p.checks)
+			if err != nil {
+				return nil, err
+			}
+			// The checks sit in a triple-quoted raw string: a quote inside one is written as its
+			// JSON escape, so no run of quotes can end the string.
+			*p.dst = strings.ReplaceAll(js, "'", `\u0027`)
+		}
+		if r.Files["test_repro.py"], err = render("test_repro.py.tmpl", d); err != nil {
+			return nil, err
+		}
+		if r.Files["rawmcp_server.py"], err = templates.ReadFile("templates/rawmcp_server.py"); err != nil {
+			return nil, err
+		}
+		r.Files["requirements.txt"] = []byte(fmt.Sprintf("%s==%s\n", s.module, o.Version))
+		r.Run = "pip install -r requirements.txt && python3 -m unittest -v"
+	}
+	r.Files["ISSUE.md"] = issue(o, m, task, sd, binding, diags, src.Data, rec, observed)
+	r.Files["README.md"] = readme(o, s, r)
+	return r, nil
+}
+
+// firstRecord finds the binding's record of the lowest repetition among the captured ones.
+func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.Record, error) {
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	var best *check.Record
+	var states []string
+	err = in.ReadRecords(ctx, files, func(r *check.Record) error {
+		if r.Fixture != o.Fixture || r.Lane != o.Lane || r.LaneVersion != o.Version || r.Configuration != o.Configuration || r.Stage != o.Stage {
+			return nil
+		}
+		states = append(states, r.State)
+		if r.State == "captured" && (best == nil || r.Repetition < best.Repetition) {
+			best = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	if best == nil {
+		what := "no record"
+		if len(states) > 0 {
+			what = "records of state " + strings.Join(states, ", ")
+		}
+		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s %s has %s: a reproduction needs a captured carrier", o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, what)}
+	}
+	return best, nil
+}
+
+// envelopeOf is the JSON-RPC response the raw server sends for a W0 document: the document as the
+// result, or an envelope's own result or error member.
+func envelopeOf(w0 []byte) (any, error) {
+	doc, err := decode(w0)
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]any{"jsonrpc": "2.0", "id": json.Number("1"), "result": doc}
+	if m, ok := doc.(map[string]any); ok {
+		if _, rpc := m["jsonrpc"]; rpc {
+			delete(env, "result")
+			if e, isErr := m["error"]; isErr {
+				env["error"] = e
+			} else {
+				env["result"] = m["result"]
+			}
+		}
+	}
+	return env, nil
+}
+
+func decode(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// data is what the templates read.
+type data struct {
+	Options
+	seam
+	Title, TaskDoc, Framework, SeamDoc, CarrierDoc, Package, Seam, TestName, Command string
+	Std, Imports, Direct, Observed                                                   []string
+	TestNameJS, ConfigurationJS, DirectJS, ObservedJS, TestNamePy                    string
+}
+
+func render(name string, d data) ([]byte, error) {
+	t, err := template.ParseFS(templates, "templates/"+name)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, d); err != nil {
+		return nil, fmt.Errorf("reproduce: %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// goCheck writes a check as a Go composite literal.
+func goCheck(c Check) string {
+	var parts []string
+	str := func(name, v string) {
+		if v != "" {
+			parts = append(parts, name+": "+strconv.Quote(v))
+		}
+	}
+	t := c.Target
+	str("pointer", t.Pointer)
+	str("list", t.List)
+	str("listDecode", t.ListDecode)
+	if t.Item {
+		parts = append(parts, fmt.Sprintf("index: %d", t.Index), "item: true")
+	}
+	str("discriminator", t.Discriminator)
+	str("field", t.Field)
+	str("decode", t.Decode)
+	str("rest", t.Rest)
+	str("isError", t.IsError)
+	for _, l := range []struct {
+		name string
+		vals []string
+	}{{"abort", t.Abort}, {"cont", t.Continue}} {
+		if len(l.vals) > 0 {
+			q := make([]string, len(l.vals))
+			for i, v := range l.vals {
+				q[i] = strconv.Quote(v)
+			}
+			parts = append(parts, l.name+": []string{"+strings.Join(q, ", ")+"}")
+		}
+	}
+	str("raised", t.Raised)
+	str("unbound", t.Unbound)
+	return fmt.Sprintf("{message: %q, op: %q, target: target{%s}, want: %s}", c.Message, c.Op, strings.Join(parts, ", "), goString(c.Want))
+}
+
+// goString quotes as a raw string when it reads better (JSON with quotes), else interpreted.
+func goString(s string) string {
+	if strings.Contains(s, `"`) && !strings.Contains(s, "`") && !strings.ContainsAny(s, "\r\n") {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
+
+func jsChecks(cs []Check) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(cs); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+func goName(lane string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range lane {
+		if r == '-' || r == '_' {
+			up = true
+			continue
+		}
+		if up && r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
+		}
+		up = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func title(o Options, checks []Check) string {
+	return fmt.Sprintf("%s %s at %s: %s", o.Lane, o.Version, o.Stage, checks[0].Message)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// packageJSON pins the framework at the lane version, and the packages the seam imports at the
+// versions the capture package pins.
+func packageJSON(o Options, s seam) []byte {
+	deps := map[string]string{s.module: o.Version}
+	for name, v := range jsPins {
+		if name != s.module {
+			deps[name] = v
+		}
+	}
+	doc := map[string]any{"name": "repro-" + strings.ToLower(o.Fixture) + "-" + o.Lane, "private": true, "type": "module",
+		"engines": map[string]string{"node": ">=20.10"}, "scripts": map[string]string{"test": "node --test"}, "dependencies": deps}
+	b, _ := json.MarshalIndent(doc, "", "  ")
+	return append(b, '\n')
+}
+
+// jsPins are the versions examples/capture/js/package.json pins for the packages a JS seam
+// imports beside the framework.
+var jsPins = map[string]string{
+	"@langchain/core":           "1.4.0",
+	"@langchain/langgraph":      "1.7.3",
+	"@modelcontextprotocol/sdk": "1.32.2",
+}
