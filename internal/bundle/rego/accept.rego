@@ -18,13 +18,14 @@ import data.contractcheck.bundle.pointer
 # (internal/schema/formats.go, validateURI): a scheme; then only RFC 3986 characters or
 # percent-encoded octets, "#" at most once, "[" and "]" only in the authority; and a host that
 # has at most one ":" unless it is an IP literal in brackets. Go's url.Parse, which the checker
-# also runs, is json.match_schema's own "uri" check.
+# also runs, is json.match_schema's own "uri" check: it refuses a "[" in a host that is not an IP
+# literal, so the pattern need not.
 uri_pattern := concat("", [
 	`^[A-Za-z][A-Za-z0-9+.\-]*:`,
 	`(?://`,
 	`(?:(?:[A-Za-z0-9\-._~:!$&'()*+,;=@]|%[0-9A-Fa-f]{2})*@)?`,
 	`(?:\[(?:[A-Za-z0-9\-._~:!$&'()*+,;=\[\]]|%[0-9A-Fa-f]{2})*`,
-	`|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)?)`,
+	`|(?:[A-Za-z0-9\-._~!$&'()*+,;=\]]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9\-._~!$&'()*+,;=\]]|%[0-9A-Fa-f]{2})*)?)`,
 	`(?:[/?]`, _tail, `|#`, _chars, `)?`,
 	`|(?:/(?:`, _first, _tail, `|#`, _chars, `)?|`, _first, _tail, `|#`, _chars, `)?`,
 	`)$`,
@@ -242,7 +243,7 @@ quote(s) := concat("", ["'", substring(q, 1, count(q) - 2), "'"]) if {
 uri_error(s) := e if {
 	is_string(s)
 	e := _uri_rule(s)
-} else := sprintf("parse %q: url.Parse refuses it", [s]) if {
+} else := sprintf("parse %q: url.Parse refuses it", [split(s, "#")[0]]) if {
 	is_string(s)
 	not _parses(s)
 } else := "an IPv6 address must be enclosed in brackets" if {
