@@ -295,6 +295,11 @@ func TestBuildRefuses(t *testing.T) {
 	if err := checkPointers(m); err != nil {
 		t.Errorf("16 tokens: %v", err)
 	}
+	inner := strings.Repeat("/b", 17)
+	m.Lanes["deep"].Stages["D1"].Compartments["structured"].Structured.Inner = &inner
+	if err := checkPointers(m); err == nil || !strings.Contains(err.Error(), "compartments.structured.structured.inner") {
+		t.Errorf("a deep inner pointer: %v", err)
+	}
 }
 
 // TestProjectorAgrees holds the Rego projector to the Go one (internal/project): every catalogued
