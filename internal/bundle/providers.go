@@ -3,6 +3,7 @@ package bundle
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -194,7 +195,7 @@ func checkProviderSchema(doc any) error {
 		add("", "%d subschemas deep; the bundle's validator follows at most %d", d+1, MaxSchemaDepth)
 	}
 	sort.Strings(errs)
-	errs = compactStrings(errs)
+	errs = slices.Compact(errs)
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
@@ -239,14 +240,4 @@ func resolve(root map[string]any, ref string) (map[string]any, bool) {
 
 func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-}
-
-func compactStrings(ss []string) []string {
-	out := ss[:0]
-	for i, s := range ss {
-		if i == 0 || s != ss[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
