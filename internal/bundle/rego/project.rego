@@ -16,10 +16,6 @@ import data.contractcheck.bundle.accept
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.pointer
 
-# providers are the providers' published request schemas a block mapping may name (accepts), by
-# path under the schemas directory: the bundle's data holds the pinned files as they are.
-providers := data.contractcheck.contracts.providers
-
 # view is the canonical view of carrier through the compartment binding c.
 view(c, carrier) := {} if {
 	not _defined(carrier, c.root)
@@ -203,11 +199,13 @@ _rejections(cb, items) := {"rejected": [r | some i, item in items; r := _rejecti
 } else := {}
 
 # _rejection is item i's entry in "rejected" when the provider's request schema its mapping names
-# refuses it: the block's index and the validator's error (rego/accept.rego).
+# refuses it: the block's index and the validator's error (rego/accept.rego). The bundle's data
+# holds the pinned schemas by their path under the schemas directory; the one named is read
+# through a reference, not the whole set bound.
 _rejection(cb, i, item) := {"block": i, "error": e} if {
 	m := _mapping(cb, item)
 	_declared(m, "accepts")
-	e := accept.rejection(providers[m.accepts], item)
+	e := accept.rejection(data.contractcheck.contracts.providers[m.accepts], item)
 }
 
 # block reads an item with a block mapping: the kind, and each field the item has.
