@@ -21,8 +21,8 @@ carrier (docs/opa.md).
 
 The bundle holds the task policies of the selected layers (their calls to contractcheck.diff and
 contractcheck.json_text rewritten to pure-Rego equivalents), the projector as Rego over the contract
-model, the evaluated contract model and every catalogued source's canonical view as data, and a
-.manifest with a revision (a digest of the contents) and the roots. The same inputs give the same
+model, the evaluated contract model, every catalogued source's canonical view and the provider
+request schemas the model names as data, and a .manifest with a revision (a digest of the contents) and the roots. The same inputs give the same
 bytes.
 
 Exit codes: 0 written; 2 usage, input or output error; 3 the instrument failed (a policy or the

@@ -5,7 +5,8 @@
 // The bundle holds the task policies of the selected layers, their calls to the checker's custom
 // builtins (contractcheck.diff, contractcheck.json_text) rewritten to pure-Rego equivalents; the
 // projector as Rego over the contract model's data (rego/project.rego); the evaluated contract
-// model and every catalogued source's canonical view as data (data.contractcheck.contracts); a
+// model, every catalogued source's canonical view and the provider request schemas the model names
+// as data (data.contractcheck.contracts); a
 // dispatch from task ids to policy packages generated from the model; and one entry point,
 // data.contractcheck.decision (rego/decision.rego). The bytes depend only on the inputs: the same
 // layers and profile give the same bundle and revision.
@@ -48,8 +49,9 @@ var Rego embed.FS
 // Build refuses a binding with a deeper one.
 const MaxPointerTokens = 16
 
-// DataPath is where the contract model, the profile and the source views are in the bundle's
-// data: data.contractcheck.contracts.
+// DataPath is where the contract model, the profile, the source views and the provider request
+// schemas the model's block mappings name (accepts) are in the bundle's data:
+// data.contractcheck.contracts.
 const DataPath = "contractcheck/contracts"
 
 // reserved are the packages the bundle's own Rego declares: a policy layer may not declare them.
@@ -81,9 +83,10 @@ type manifest struct {
 
 // contracts is the bundle's data at DataPath.
 type contracts struct {
-	Profile string          `json:"profile"`
-	Model   *contract.Model `json:"model"`
-	Sources map[string]any  `json:"sources"`
+	Profile   string          `json:"profile"`
+	Model     *contract.Model `json:"model"`
+	Sources   map[string]any  `json:"sources"`
+	Providers map[string]any  `json:"providers"`
 }
 
 // Build loads the contract set as check does (every layer validated, the profile known) and
@@ -140,7 +143,11 @@ func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
 	for id := range in.Model.Fixtures {
 		sources[id] = in.SourceView(id)
 	}
-	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources})
+	providers, err := providerSchemas(in.Model)
+	if err != nil {
+		return nil, &check.InputError{Err: err}
+	}
+	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers})
 	if err != nil {
 		return nil, fmt.Errorf("bundle: data: %w", err)
 	}
@@ -328,12 +335,18 @@ func checkPointers(m *contract.Model) error {
 			errs = append(errs, fmt.Sprintf("%s: pointer %q has %d tokens; the bundle's projector reads at most %d", where, p, n, MaxPointerTokens))
 		}
 	}
+	field := func(where string, f contract.Field) {
+		check(where+".path", f.Path)
+		if f.Inner != nil {
+			check(where+".inner", *f.Inner)
+		}
+	}
 	var kinds func(where string, ks map[string]contract.BlockMapping)
 	kinds = func(where string, ks map[string]contract.BlockMapping) {
 		for _, t := range contract.SortedKeys(ks) {
 			bm := ks[t]
 			for _, a := range contract.SortedKeys(bm.Fields) {
-				check(where+".kinds."+t+".fields."+a+".path", bm.Fields[a].Path)
+				field(where+".kinds."+t+".fields."+a, bm.Fields[a])
 			}
 			if e := bm.Embedded; e != nil {
 				check(where+".kinds."+t+".embedded.path", e.Path)
@@ -351,7 +364,7 @@ func checkPointers(m *contract.Model) error {
 		}
 		for name, f := range map[string]*contract.Field{"structured": c.Structured, "raised": c.Raised, "meta": c.Meta} {
 			if f != nil {
-				check(where+"."+name+".path", f.Path)
+				field(where+"."+name, *f)
 			}
 		}
 		if c.IsError != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -143,12 +144,21 @@ func TestRegoFormatted(t *testing.T) {
 		}
 	}
 	modules := b.modules(t)
-	caps := policy.Capabilities()
-	c := ast.NewCompiler().WithCapabilities(caps).WithDefaultRegoVersion(ast.RegoV1)
+	c := ast.NewCompiler().WithCapabilities(bundleCapabilities()).WithDefaultRegoVersion(ast.RegoV1)
 	c.Compile(modules)
 	if c.Failed() {
-		t.Errorf("the bundle does not compile in the policies' sandbox: %v", c.Errors)
+		t.Errorf("the bundle does not compile in the policies' sandbox with json.match_schema: %v", c.Errors)
 	}
+}
+
+// bundleCapabilities are the policies' sandbox and json.match_schema, the one stock builtin the
+// bundle adds (rego/accept.rego): it validates against the schemas in the bundle's data, whose
+// references are local (internal/bundle: checkProviderSchema), so it reaches nothing outside.
+func bundleCapabilities() *ast.Capabilities {
+	caps := policy.Capabilities()
+	out := *caps
+	out.Builtins = append([]*ast.Builtin{ast.JSONMatchSchema}, caps.Builtins...)
+	return &out
 }
 
 // TestBundleLoads reads the tarball with OPA's own bundle reader: the manifest's revision and
@@ -176,6 +186,8 @@ func TestBundleLoads(t *testing.T) {
 	}
 	contracts, _ := ob.Data["contractcheck"].(map[string]any)["contracts"].(map[string]any)
 	sources, _ := contracts["sources"].(map[string]any)
+	model, _ := contracts["model"].(map[string]any)
+	fixtures, _ := model["fixtures"].(map[string]any)
 	checks := []struct {
 		name string
 		ok   bool
@@ -183,7 +195,8 @@ func TestBundleLoads(t *testing.T) {
 		{"revision", ob.Manifest.Revision == b.Revision && len(b.Revision) == 32},
 		{"roots", ob.Manifest.Roots != nil && reflect.DeepEqual(*ob.Manifest.Roots, []string{"contractcheck"})},
 		{"profile in the data", contracts["profile"] == "strict"},
-		{"every catalogued source's view", len(sources) == 30 && sources["C02"] != nil},
+		{"every catalogued source's view", len(sources) == len(fixtures) && len(sources) >= 40 && sources["C02"] != nil && sources["R06"] != nil},
+		{"the provider schemas the model names", hasProviders(contracts)},
 		{"the task policies, rewritten", hasModule(ob, "/policies/0/tasks/t2.rego", "data.contractcheck.bundle.json.text(t)")},
 		{"the generated dispatch", hasModule(ob, "/contractcheck/bundle/tasks.rego", `verdict("T5", x)`)},
 		{"no Rego test in the bundle", !hasModule(ob, "/contractcheck/bundle/diff_test.rego", "")},
@@ -195,6 +208,25 @@ func TestBundleLoads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasProviders holds when the bundle's data holds the pinned provider request schemas, as pinned.
+func hasProviders(contracts map[string]any) bool {
+	providers, _ := contracts["providers"].(map[string]any)
+	if len(providers) == 0 {
+		return false
+	}
+	for name, doc := range providers {
+		raw, err := contractcheck.Builtin.ReadFile("schemas/" + name)
+		if err != nil {
+			return false
+		}
+		pinned, err := strictjson.Decode(name, raw, strictjson.DefaultLimits)
+		if err != nil || canonical(pinned, false) != canonical(normalize(doc), false) {
+			return false
+		}
+	}
+	return providers["providers/openai-responses-input-image.schema.json"] != nil
 }
 
 func hasModule(b opabundle.Bundle, path, text string) bool {
@@ -263,6 +295,11 @@ func TestBuildRefuses(t *testing.T) {
 	if err := checkPointers(m); err != nil {
 		t.Errorf("16 tokens: %v", err)
 	}
+	inner := strings.Repeat("/b", 17)
+	m.Lanes["deep"].Stages["D1"].Compartments["structured"].Structured.Inner = &inner
+	if err := checkPointers(m); err == nil || !strings.Contains(err.Error(), "compartments.structured.structured.inner") {
+		t.Errorf("a deep inner pointer: %v", err)
+	}
 }
 
 // TestProjectorAgrees holds the Rego projector to the Go one (internal/project): every catalogued
@@ -280,7 +317,12 @@ func TestProjectorAgrees(t *testing.T) {
 	if compiler.Compile(modules); compiler.Failed() {
 		t.Fatal(compiler.Errors)
 	}
-	pq, err := rego.New(rego.Compiler(compiler), rego.Query("v := data.contractcheck.bundle.project.view(input.binding, input.carrier)")).PrepareForEval(ctx)
+	data, err := strictjson.Decode("data.json", b.file(t, DataPath+"/data.json"), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := inmem.NewFromObject(map[string]any{"contractcheck": map[string]any{"contracts": data}})
+	pq, err := rego.New(rego.Compiler(compiler), rego.Store(store), rego.Query("v := data.contractcheck.bundle.project.view(input.binding, input.carrier)")).PrepareForEval(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

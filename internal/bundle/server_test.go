@@ -378,6 +378,8 @@ func TestServerRefusesUnknownInput(t *testing.T) {
 		{"stage not observed", with("stage", "A2"), "lane go-sdk declares stage A2 not_applicable"},
 		{"no carrier", with("carrier", nil), "input.carrier is missing"},
 		{"task not evaluated", with("task", "T5"), `task "T5" is not evaluated on fixture C01`},
+		{"task not at the stage", map[string]any{"fixture": "R06", "lane": "openai-agents-js", "laneVersion": "0.5.4", "configuration": "default",
+			"stage": "M3", "carrier": map[string]any{}, "task": "TP"}, `task "TP" is not evaluated at stage M3 (only at H4)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,8 +4,8 @@
 #   The bundle's one entry point, POST /v1/data/contractcheck/decision, with the input
 #   {"fixture", "lane", "laneVersion", "configuration", "stage", "carrier"} (and optionally "task",
 #   one task id): the carrier observed at that position is projected through the lane stage's
-#   compartment bindings and every task of the bundle's profile that applies to the fixture is
-#   evaluated on it against the fixture's source view, as contractcheck check does for a captured
+#   compartment bindings and every task of the bundle's profile that applies to the fixture (and
+#   is evaluated at the stage) is evaluated on it against the fixture's source view, as contractcheck check does for a captured
 #   record. The decision names the position and gives, per task, the outcome (pass when the
 #   diagnostics are empty, else unmet), the diagnostics and the readout; an input the contract model
 #   does not know gives {"errors": [...]} instead.
@@ -75,6 +75,11 @@ errors contains sprintf("task %q is not evaluated on fixture %s under profile %s
 	not input.task in _profile_tasks
 }
 
+errors contains sprintf("task %q is not evaluated at stage %s (only at %s)", [input.task, input.stage, concat(", ", contracts.model.tasks[input.task].stages)]) if {
+	input.task in _profile_tasks
+	not at_stage(input.task)
+}
+
 _lane_known if contracts.model.lanes[input.lane]
 
 _versions := contracts.model.lanes[input.lane].versions
@@ -92,7 +97,13 @@ _profile_list := object.get(_profile, "tasks", []) if object.get(_profile, "task
 
 _profile_list := [] if object.get(_profile, "tasks", []) == null
 
-_tasks := [t | some t in _profile_tasks; _selected(t)]
+_tasks := [t | some t in _profile_tasks; _selected(t); at_stage(t)]
+
+# at_stage holds when task t is evaluated at the input's stage: a task with stages is evaluated
+# only at those (check has no binding for it at the others).
+at_stage(t) if count(object.get(contracts.model.tasks[t], "stages", [])) == 0
+
+at_stage(t) if input.stage in object.get(contracts.model.tasks[t], "stages", [])
 
 _selected(_) if not _has(input, "task")
 

@@ -37,3 +37,28 @@ test_decision_errors if {
 	"input.carrier is missing: post the carrier observed at the position" in e.errors
 	"input.fixture must be a string" in e.errors
 }
+
+# R06 through openai-agents-js 0.5.4: TM is evaluated at M3 and H4, TP at H4 only.
+_oajs := {"fixture": "R06", "lane": "openai-agents-js", "laneVersion": "0.5.4", "configuration": "default"}
+
+_raw_base64 := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+test_decision_task_stages if {
+	h4 := {"type": "function_call_output", "call_id": "c", "status": "completed", "output": [{"type": "input_image", "image_url": _raw_base64}]}
+	d := contractcheck.decision with input as object.union(_oajs, {"stage": "H4", "carrier": h4})
+	[r.task | some r in d.results] == ["T1", "T4", "TM", "TP"]
+	some tp in d.results
+	tp.task == "TP"
+	tp.outcome == "unmet"
+	tp.readout == {"validated": true, "rejected": 1}
+	[x.observed | some x in tp.diagnostics] == ["/image_url: got string, want null; also /image_url: not a valid \"uri\": no scheme (not an absolute URI)"]
+
+	a2 := {"type": "tool_call_output_item", "rawItem": {}, "output": {"type": "image", "data": _raw_base64, "mimeType": "image/png"}}
+	e := contractcheck.decision with input as object.union(_oajs, {"stage": "A2", "carrier": a2})
+	[r.task | some r in e.results] == ["T1", "T4"]
+}
+
+test_decision_task_not_at_stage if {
+	d := contractcheck.decision with input as object.union(_oajs, {"stage": "A2", "carrier": {}, "task": "TP"})
+	d.errors == ["task \"TP\" is not evaluated at stage A2 (only at H4)"]
+}

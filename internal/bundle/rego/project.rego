@@ -6,10 +6,13 @@
 #   on a carrier and returns the canonical view the task policies read (docs/design.md, "The
 #   canonical view"). It reads only the binding's allowlisted pointers, keeps an absent value apart
 #   from a present null, applies the decoders (base64, dataurl-payload, dataurl-mime, json, and the
-#   content list's json and text), the types selections and the embedded-block decoding, and never
-#   searches recursively.
+#   content list's json and text), the types selections, a slot inside a JSON text (inner) and the
+#   embedded-block decoding, and never searches recursively. Beside the content it says how each
+#   carried item reaches the model (delivery) and which items the provider's request schema
+#   refuses (rejected), where the binding declares them.
 package contractcheck.bundle.project
 
+import data.contractcheck.bundle.accept
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.pointer
 
@@ -52,7 +55,7 @@ _parts(c, root) := object.union_n([
 	_field_part("meta", c, root),
 ])
 
-_content(c, root) := {"content": content(c.content, v)} if {
+_content(c, root) := object.union({"content": content(c.content, v)}, delivered(c.content, v)) if {
 	_has(c, "content")
 	c.content != null
 	v := pointer.lookup(root, c.content.path)
@@ -137,6 +140,74 @@ _mapping(cb, item) := m if {
 	m := cb.kinds[d]
 }
 
+# delivered is what the view says beside "content" about how the content list v reaches the model
+# (internal/project, contentProjector.delivered): "delivery", per carried item, the delivery its
+# mapping declares ("text" for an item holding an embedded block, null where nothing is declared),
+# when any item's mapping declares one; and "rejected", the items the provider's request schema
+# refuses, when any item's mapping names one (accepts). A content flattened into one string
+# reaches the model as text. {} when the binding declares neither.
+delivered(cb, v) := {"delivery": ["text"]} if {
+	cb.decode == "text"
+	is_string(v)
+} else := object.union(_deliveries(cb, items), _rejections(cb, items)) if {
+	_declares(cb)
+	items := _carried(cb, v)
+} else := {}
+
+# _declares holds when a top-level mapping of the content binding declares a delivery or names a
+# provider schema.
+_declares(cb) if {
+	some m in cb.kinds
+	_declared(m, "delivery")
+}
+
+_declares(cb) if {
+	some m in cb.kinds
+	_declared(m, "accepts")
+}
+
+_declared(m, key) if object.get(m, key, "") != ""
+
+# _carried is the content value as the list of carried items, decoded as the binding says;
+# undefined when it is not a list.
+_carried(cb, v) := items if {
+	items := _decoded(cb, v)
+	is_array(items)
+}
+
+_decoded(cb, v) := jsontext.text(v) if {
+	cb.decode == "json"
+	is_string(v)
+} else := v
+
+_deliveries(cb, items) := {"delivery": [_delivery(cb, item) | some item in items]} if {
+	some item in items
+	_declared(_mapping(cb, item), "delivery")
+} else := {}
+
+_delivery(cb, item) := m.delivery if {
+	m := _mapping(cb, item)
+	_declared(m, "delivery")
+} else := "text" if {
+	# a block serialised into a text item
+	_ = embedded(_mapping(cb, item), item)
+} else := null
+
+_rejections(cb, items) := {"rejected": [r | some i, item in items; r := _rejection(cb, i, item)]} if {
+	some item in items
+	_declared(_mapping(cb, item), "accepts")
+} else := {}
+
+# _rejection is item i's entry in "rejected" when the provider's request schema its mapping names
+# refuses it: the block's index and the validator's error (rego/accept.rego). The bundle's data
+# holds the pinned schemas by their path under the schemas directory; the one named is read
+# through a reference, not the whole set bound.
+_rejection(cb, i, item) := {"block": i, "error": e} if {
+	m := _mapping(cb, item)
+	_declared(m, "accepts")
+	e := accept.rejection(data.contractcheck.contracts.providers[m.accepts], item)
+}
+
 # block reads an item with a block mapping: the kind, and each field the item has.
 block(m, item) := object.union({"kind": m.kind}, {atom: v |
 	some atom, f in object.get(m, "fields", {})
@@ -158,11 +229,18 @@ embedded(m, item) := block(em, obj) if {
 	em := e.kinds[d]
 }
 
-# read looks a field up and decodes it; a value the decoder cannot read is kept as carried.
-read(f, doc) := _decode(object.get(f, "decode", "none"), v) if {
+# read looks a field up and decodes it; a value the decoder cannot read is kept as carried. With
+# inner, the field is a slot inside a JSON text: it is there only when the value is a string of
+# strict JSON holding something at the inner pointer.
+read(f, doc) := x if {
 	v := pointer.lookup(doc, f.path)
 	_type_ok(f, v)
+	x := _read(f, v)
 }
+
+_read(f, v) := _decode(object.get(f, "decode", "none"), v) if object.get(f, "inner", null) == null
+
+_read(f, v) := pointer.lookup(jsontext.text(v), f.inner) if object.get(f, "inner", null) != null
 
 _type_ok(f, _) if object.get(f, "types", null) == null
 

@@ -99,3 +99,85 @@ test_embedded_blocks if {
 	project.content(_embedding, [{"type": "input_text", "text": "plain words"}]) == [{"kind": "text", "text": "plain words"}]
 	project.content(_embedding, [{"type": "input_text", "text": "{\"type\": \"resource_link\", \"uri\": \"a\", \"uri\": \"b\"}"}])[0].kind == "text"
 }
+
+_image_url := "providers/openai-responses-input-image.schema.json"
+
+# A request body's parts as a provider lane binds them: each mapping says how its part reaches the
+# model, and the image part names the provider's request schema.
+_parts := {
+	"path": "/output",
+	"decode": "none",
+	"discriminator": "/type",
+	"kinds": {
+		"input_image": {"kind": "image", "delivery": "data-url", "accepts": _image_url, "fields": {"payload": {"path": "/image_url", "decode": "dataurl-payload"}}},
+		"input_text": {
+			"kind": "text", "fields": {"text": {"path": "/text", "decode": "none"}},
+			"embedded": {"path": "/text", "discriminator": "/type", "kinds": {"audio": {"kind": "audio", "fields": {}}}},
+		},
+	},
+}
+
+_request(items) := project.view({"root": "", "content": _parts}, {"output": items})
+
+test_delivery_per_item if {
+	v := _request([
+		{"type": "input_image", "image_url": "data:image/png;base64,QUJD"},
+		{"type": "input_text", "text": "plain"},
+		{"type": "input_text", "text": "{\"type\": \"audio\", \"data\": \"QUJD\"}"},
+		{"type": "input_video"},
+	])
+	v.delivery == ["data-url", null, "text", null]
+	v.content[2] == {"kind": "audio"}
+	v.rejected == []
+}
+
+test_delivery_only_when_declared if {
+	# no item's mapping declares a delivery: no list, though the binding declares one
+	v := _request([{"type": "input_text", "text": "plain"}])
+	not v.delivery
+	v.content == [{"kind": "text", "text": "plain"}]
+
+	# no mapping declares anything: neither list
+	w := project.view({"root": "", "content": object.union(_parts, {"kinds": {"input_text": _parts.kinds.input_text}})}, {"output": []})
+	w == {"content": []}
+
+	# not a list: neither
+	u := _request("not a list")
+	not u.delivery
+	not u.rejected
+}
+
+test_flattened_content_is_text if {
+	v := project.view({"root": "", "content": {"path": "/out", "decode": "text", "discriminator": "", "kinds": {}}}, {"out": "one string"})
+	v.delivery == ["text"]
+	v.content == [{"kind": "text", "text": "one string"}]
+}
+
+test_delivery_of_a_json_list if {
+	cb := object.union(_parts, {"decode": "json"})
+	v := project.view({"root": "", "content": cb}, {"output": "[{\"type\": \"input_image\", \"image_url\": \"data:image/png;base64,QUJD\"}]"})
+	v.delivery == ["data-url"]
+	w := project.view({"root": "", "content": cb}, {"output": "[not json"})
+	not w.delivery
+}
+
+test_rejected_parts if {
+	v := _request([
+		{"type": "input_text", "text": "t"},
+		{"type": "input_image", "image_url": "iVBORw0KGgo="},
+		{"type": "input_image", "image_url": "data:image/png;base64,QUJD", "detail": "auto"},
+	])
+	v.rejected == [{"block": 1, "error": "/image_url: got string, want null; also /image_url: not a valid \"uri\": no scheme (not an absolute URI)"}]
+	v.delivery == [null, "data-url", "data-url"]
+}
+
+test_inner_slot if {
+	f := {"path": "/content", "decode": "json", "inner": "/structuredContent"}
+	project.read(f, {"content": "{\"structuredContent\": {\"n\": 1}}"}) == {"n": 1}
+	project.read(f, {"content": "{\"structuredContent\": null}"}) == null
+	not project.read(f, {"content": "{\"other\": 1}"})
+	not project.read(f, {"content": "not json"})
+	not project.read(f, {"content": {"structuredContent": 1}})
+	not project.read(f, {})
+	project.view({"root": "", "structured": f}, {"content": "{\"structuredContent\": [1]}"}) == {"structured": [1]}
+}
