@@ -62,6 +62,7 @@ func Generate(dir string, o Options) (Set, error) {
 		sha string
 	}
 	sources := map[string]source{}
+	kinds := map[string][]string{}
 	perVersion := 0
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
@@ -75,7 +76,21 @@ func Generate(dir string, o Options) (Set, error) {
 		}
 		sum := sha256.Sum256(data)
 		sources[id] = source{doc, hex.EncodeToString(sum[:])}
-		perVersion += 4 * len(f.Tasks)
+		kinds[id] = contentKinds(doc)
+	}
+	// The tasks a check evaluates: those each fixture names, those whose appliesTo selects it,
+	// each at the stages it is evaluated at.
+	if err := m.ResolveTasks(kinds); err != nil {
+		return Set{}, err
+	}
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		for _, t := range m.Fixtures[id].Tasks {
+			for _, st := range benchStages {
+				if m.Tasks[t].AtStage(st) {
+					perVersion++
+				}
+			}
+		}
 	}
 	versions := (o.Bindings + perVersion - 1) / perVersion
 	set := Set{Contracts: filepath.Join(dir, "contracts"), Observations: filepath.Join(dir, "observations"), Bindings: versions * perVersion}
@@ -150,7 +165,7 @@ profiles: bench: {
 			if o.Unique {
 				carrier = withVersionMeta(carrier, v)
 			}
-			for _, st := range []string{"D1", "A2", "M3", "H4"} {
+			for _, st := range benchStages {
 				for rep := 1; rep <= o.Repetitions; rep++ {
 					rec := map[string]any{
 						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
@@ -179,6 +194,28 @@ profiles: bench: {
 		return Set{}, err
 	}
 	return set, f.Close()
+}
+
+// benchStages are the generated lane's stages.
+var benchStages = []string{"D1", "A2", "M3", "H4"}
+
+// contentKinds lists the kinds of block a source's result content holds, sorted (a JSON-RPC
+// envelope's result; none for an error response), as a check resolves task selectors with.
+func contentKinds(doc any) []string {
+	m, _ := doc.(map[string]any)
+	if _, isRPC := m["jsonrpc"]; isRPC {
+		m, _ = m["result"].(map[string]any)
+	}
+	items, _ := m["content"].([]any)
+	var kinds []string
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		if k, ok := obj["type"].(string); ok && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // withVersionMeta adds a result _meta entry naming the version (inside a JSON-RPC envelope's
