@@ -22,9 +22,9 @@ media_deliveries := {"media", "data-url", "file-reference"}
 
 _media_kinds := {"image", "audio"}
 
-_deliveries := input.observed.delivery if {
-	is_array(input.observed.delivery)
-} else := []
+default _deliveries := []
+
+_deliveries := input.observed.delivery if is_array(input.observed.delivery)
 
 # _delivery(i) is the delivery of observed block i, null when none is known.
 _delivery(i) := d if {
@@ -34,6 +34,7 @@ _delivery(i) := d if {
 
 # METADATA
 # title: diagnostics
+# scope: document
 # description: |
 #   Per source image or audio block i, a "missing" diagnostic when observed
 #   block i has no delivery, an "altered" one when it is delivered otherwise

@@ -16,9 +16,9 @@ import data.contractcheck.lib.views
 
 _atom := "request.accepted"
 
-_rejected := input.observed.rejected if {
-	is_array(input.observed.rejected)
-} else := []
+default _rejected := []
+
+_rejected := input.observed.rejected if is_array(input.observed.rejected)
 
 # METADATA
 # title: diagnostics
@@ -35,6 +35,6 @@ diagnostics contains d if {
 readout := {"validated": _validated, "rejected": count(_rejected)}
 
 # _validated holds when the binding names a provider schema: the view then has a rejected list.
-_validated if {
-	is_array(input.observed.rejected)
-} else := false
+default _validated := false
+
+_validated if is_array(input.observed.rejected)
