@@ -12,17 +12,28 @@ import (
 // and the fixed version at the report's stages and tasks, and which of the report's atoms each
 // names. A fixture the run has no results for is left out.
 func (c *Census) reported(r *report.Report) []report.Reported {
-	// Only the cited fixtures' bindings are made into results.
-	cited := map[int32]bool{}
+	// Only the bindings a report reads are made into results: its fixture, lane, configuration,
+	// stages and tasks (a set with thousands of versions of the lane makes this most of them).
+	type citedKey struct{ fixture, lane, configuration, stage, task int32 }
+	cited := map[citedKey]bool{}
 	for id, f := range c.model.Fixtures {
-		if f.Report != nil {
-			if n := c.names.lookup(id); n >= 0 {
-				cited[n] = true
+		rep := f.Report
+		if rep == nil {
+			continue
+		}
+		for _, st := range rep.Stages {
+			for _, t := range rep.Tasks {
+				ck := citedKey{c.names.lookup(id), c.names.lookup(rep.Lane), c.names.lookup(rep.Configuration), c.names.lookup(st), c.names.lookup(t)}
+				if !slices.Contains([]int32{ck.fixture, ck.lane, ck.configuration, ck.stage, ck.task}, -1) {
+					cited[ck] = true
+				}
 			}
 		}
 	}
 	order := r.Results.(*compactResults).order
-	results := c.resultsWhere(order, func(k key) bool { return cited[k.fixture] })
+	results := c.resultsWhere(order, func(k key) bool {
+		return cited[citedKey{k.fixture, k.lane, k.configuration, k.stage, k.task}]
+	})
 	var out []report.Reported
 	for _, id := range contract.SortedKeys(c.model.Fixtures) {
 		rep := c.model.Fixtures[id].Report
