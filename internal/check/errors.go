@@ -11,7 +11,10 @@ import (
 // CUE or Rego error. It maps to exit code 2.
 type InputError struct{ Err error }
 
+// Error returns the message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // InstrumentError is the instrument failing on valid input: a policy whose evaluation fails, or
@@ -20,7 +23,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 // input is not to blame.
 type InstrumentError struct{ Err error }
 
+// Error returns the message.
 func (e *InstrumentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *InstrumentError) Unwrap() error { return e.Err }
 
 // IsInstrumentFailure reports whether err, however wrapped (an *InputError included), is the

@@ -26,6 +26,7 @@ type Error struct {
 	Msg string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Msg }
 
 // topLevel lists the fields a contract file may define at the top level. Hidden fields (_x) and

@@ -136,6 +136,7 @@ type LimitError struct {
 	Limit string
 }
 
+// Error returns the message.
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s: stopped at %s", e.What, e.Limit)
 }

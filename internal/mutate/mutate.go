@@ -89,6 +89,7 @@ type M struct {
 // NotApplicable says why an operator cannot apply to a carrier.
 type NotApplicable struct{ Reason string }
 
+// Error returns the message.
 func (e *NotApplicable) Error() string { return e.Reason }
 
 func na(format string, args ...any) error { return &NotApplicable{fmt.Sprintf(format, args...)} }

@@ -289,6 +289,7 @@ type LoadError struct {
 	Errors ast.Errors
 }
 
+// Error returns the message.
 func (e *LoadError) Error() string {
 	var b strings.Builder
 	b.WriteString("policy: ")
@@ -310,6 +311,7 @@ func (e *LoadError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *LoadError) Unwrap() error { return e.Errors }
 
 func sortErrors(errs ast.Errors) ast.Errors {

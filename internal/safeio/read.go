@@ -35,6 +35,7 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
+// Error returns the message.
 func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("not a regular file (%s): only regular files are read", kind(e.Mode))
 }
@@ -44,6 +45,7 @@ type TooLargeError struct {
 	Size, Limit int64
 }
 
+// Error returns the message.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("file is %d bytes, over the limit of %d bytes", e.Size, e.Limit)
 }

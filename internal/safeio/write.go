@@ -22,6 +22,7 @@ type InputError struct {
 	Inside bool   // the output lies inside the input directory (else it is the input itself)
 }
 
+// Error returns the message.
 func (e *InputError) Error() string {
 	if e.Inside {
 		return fmt.Sprintf("--output %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.Output, e.Input)
