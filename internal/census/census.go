@@ -285,7 +285,6 @@ func (c *Census) role(fixture, task string) string {
 // result makes a slot's report result: the common reading when every repetition agrees, else
 // outcome unstable with each variant (no majority vote).
 func (c *Census) result(s int32) report.Result {
-	k := c.keys[s]
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
@@ -321,7 +320,6 @@ func (c *Census) result(s int32) report.Result {
 	}
 	res.RequiredBy = c.requiredBy(sel, res.Outcome)
 	res.Required = len(res.RequiredBy) > 0
-	_ = k
 	return res
 }
 
