@@ -240,8 +240,7 @@ func (p *Projector) Project(carrier any) View {
 	}
 	if p.content != nil {
 		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
-			view["content"] = p.content.project(v)
-			p.content.delivered(view, v)
+			p.content.project(view, v)
 		}
 	}
 	if p.structured != nil {
@@ -292,57 +291,45 @@ func (e *errorField) flag(v any) any {
 	return v
 }
 
-func (c *contentProjector) project(v any) any {
+// project reads the content value into the view: its "content" blocks and, beside them, the
+// "delivery" list (per block, how it reaches the model, null where its mapping declares nothing)
+// when any mapping declares a delivery, and the "rejected" list (the blocks the provider's request
+// schema refuses) when any declares accepts. The lists sit beside "content", not in it, so the
+// content tasks read the blocks as before.
+func (c *contentProjector) project(view View, v any) {
 	switch c.decode {
 	case "text":
 		if s, ok := v.(string); ok {
-			return []any{map[string]any{"kind": "text", "text": s}}
+			view["content"] = []any{map[string]any{"kind": "text", "text": s}}
+			view["delivery"] = []any{"text"} // a content flattened into one string reaches the model as text
+			return
 		}
 	case "json":
-		if s, ok := v.(string); ok {
-			if parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits); err == nil {
-				v = parsed
-			}
+		if parsed, ok := decodeText(v); ok {
+			v = parsed
 		}
 	}
 	if v == nil {
-		return nil // a null list is kept as null, as carried; the policies read it as empty
+		view["content"] = nil // a null list is kept as null, as carried; the policies read it as empty
+		return
 	}
 	items, ok := v.([]any)
 	if !ok {
 		// The carrier holds something other than a list where the list belongs: one unmapped block
 		// keeps it visible to the policies instead of hiding it as an empty list.
-		return []any{map[string]any{"kind": "unmapped", "carried": v}}
+		view["content"] = []any{map[string]any{"kind": "unmapped", "carried": v}}
+		return
 	}
 	blocks := make([]any, len(items))
-	for i, item := range items {
-		blocks[i] = c.block(item)
+	var deliveries, rejected []any
+	if c.declares {
+		deliveries, rejected = make([]any, len(items)), []any{}
 	}
-	return blocks
-}
-
-// delivered adds the view's "delivery" list (per block, how it reaches the model, null where its
-// mapping declares nothing) when any mapping declares a delivery, and its "rejected" list (the
-// blocks the provider's request schema refuses) when any declares accepts. The lists sit beside
-// "content", not in it, so the content tasks read the blocks as before.
-func (c *contentProjector) delivered(view View, v any) {
-	if _, ok := v.(string); ok && c.decode == "text" {
-		view["delivery"] = []any{"text"} // a content flattened into one string reaches the model as text
-		return
-	}
-	if !c.declares {
-		return
-	}
-	items, ok := c.items(v)
-	if !ok {
-		return
-	}
-	deliveries := make([]any, len(items))
-	rejected := []any{}
 	anyDelivery, anyAccept := false, false
 	for i, item := range items {
-		bp, embedded, ok := c.mapping(item)
-		if !ok {
+		b, bp, embedded, mapped := c.block(item)
+		blocks[i] = b
+		if !c.declares || !mapped {
 			continue
 		}
 		if bp.delivery != "" {
@@ -358,6 +345,7 @@ func (c *contentProjector) delivered(view View, v any) {
 			}
 		}
 	}
+	view["content"] = blocks
 	if anyDelivery {
 		view["delivery"] = deliveries
 	}
@@ -366,51 +354,32 @@ func (c *contentProjector) delivered(view View, v any) {
 	}
 }
 
-// items reads the content value as the list of carried items, decoding as the binding says.
-func (c *contentProjector) items(v any) ([]any, bool) {
-	if c.decode == "json" {
-		if s, ok := v.(string); ok {
-			parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
-			if err != nil {
-				return nil, false
-			}
-			v = parsed
-		}
-	}
-	items, ok := v.([]any)
-	return items, ok
-}
-
-// mapping returns the mapping the item is read with (the top-level one: its delivery and
-// accepts describe the carried item) and whether the item held an embedded block.
-func (c *contentProjector) mapping(item any) (blockProjector, bool, bool) {
+// block reads one item as a block, with the mapping its discriminator selects (the top-level
+// one: its delivery and accepts describe the carried item, mapped false when there is none), and
+// whether the item held an embedded block.
+func (c *contentProjector) block(item any) (b map[string]any, bp blockProjector, embedded, mapped bool) {
 	d, _ := c.discriminator.lookup(item)
 	typ, _ := d.(string)
 	bp, ok := c.kinds[typ]
 	if !ok {
-		return blockProjector{}, false, false
-	}
-	if bp.embedded != nil {
-		if _, ok := bp.embedded.block(item); ok {
-			return bp, true, true
-		}
-	}
-	return bp, false, true
-}
-
-func (c *contentProjector) block(item any) map[string]any {
-	d, _ := c.discriminator.lookup(item)
-	typ, _ := d.(string)
-	bp, ok := c.kinds[typ]
-	if !ok {
-		return map[string]any{"kind": "unmapped", "type": d}
+		return map[string]any{"kind": "unmapped", "type": d}, bp, false, false
 	}
 	if bp.embedded != nil {
 		if b, ok := bp.embedded.block(item); ok {
-			return b
+			return b, bp, true, true
 		}
 	}
-	return bp.project(item)
+	return bp.project(item), bp, false, true
+}
+
+// decodeText reads v as strict JSON when it is a string.
+func decodeText(v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
+	return parsed, err == nil
 }
 
 // project reads one item with the mapping's fields: an absent path leaves the atom absent, a null
@@ -431,12 +400,11 @@ func (bp *blockProjector) project(item any) map[string]any {
 // the item is read as carried: text that only looks like a block stays text.
 func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
 	v, found := e.path.lookup(item)
-	s, isString := v.(string)
-	if !found || !isString {
+	if !found {
 		return nil, false
 	}
-	parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
-	if err != nil {
+	parsed, ok := decodeText(v)
+	if !ok {
 		return nil, false
 	}
 	obj, isObject := parsed.(map[string]any)
@@ -461,12 +429,8 @@ func (f *field) read(v any) (any, bool) {
 	}
 	if f.inner != nil {
 		// A slot inside a JSON text exists only when the text is strict JSON holding it.
-		s, isString := v.(string)
-		if !isString {
-			return nil, false
-		}
-		parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits)
-		if err != nil {
+		parsed, ok := decodeText(v)
+		if !ok {
 			return nil, false
 		}
 		return f.inner.lookup(parsed)
@@ -491,7 +455,7 @@ func (f *field) read(v any) (any, bool) {
 			return mime, true
 		}
 	case "json":
-		if parsed, err := strictjson.Decode("", []byte(s), strictjson.DefaultLimits); err == nil {
+		if parsed, ok := decodeText(s); ok {
 			return parsed, true
 		}
 	}
