@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -48,13 +47,10 @@ func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuer
 // describe names a package and the files that define it, as limit errors show it:
 // "policy contractcheck.tasks.t2 (policies/tasks/t2.rego)".
 func (e *Engine) describe(pkg string) string {
-	var files []string
-	for _, m := range e.compiler.Modules {
-		if strings.TrimPrefix(m.Package.Path.String(), "data.") == pkg && m.Package.Location != nil {
-			files = append(files, m.Package.Location.File)
-		}
-	}
-	slices.Sort(files)
-	files = slices.Compact(files)
+	return describeFiles(pkg, e.Files(pkg))
+}
+
+// describeFiles is describe for a package whose files are already listed.
+func describeFiles(pkg string, files []string) string {
 	return fmt.Sprintf("policy %s (%s)", pkg, strings.Join(files, ", "))
 }

@@ -401,7 +401,8 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &Query{pkg: pkg, files: e.Files(pkg), what: e.describe(pkg), pq: pq}, nil
+	files := e.Files(pkg)
+	return &Query{pkg: pkg, files: files, what: describeFiles(pkg, files), pq: pq}, nil
 }
 
 // Verdict is what a task policy says about one input.
