@@ -38,7 +38,6 @@ type Instrument struct {
 	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
 	// functions of it, and repetitions and shared carriers repeat the same observed views.
 	verdicts memo
-	profile  string
 }
 
 type laneStage struct{ lane, stage string }
@@ -87,7 +86,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
-	in := &Instrument{Model: m, Profile: prof, Validator: v, profile: opts.Profile, engine: eng, opts: opts,
+	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts,
 		queries: map[string]*policy.Query{}, stages: map[laneStage]map[string]*project.Projector{},
 		inputs: map[inputKey]*ast.Term{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {
@@ -110,6 +109,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if err := checkScope(m, opts.Scope); err != nil {
 		return nil, inputErr(err)
 	}
+	if in.source, err = project.Compile("source", m.Source); err != nil {
+		return nil, inputErr(err)
+	}
 	if err := in.prepareInputs(); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
 		queries: in.queries, stages: in.stages, inputs: map[inputKey]*ast.Term{}, source: in.source,
-		engine: in.engine, opts: in.opts, profile: name}
+		engine: in.engine, opts: in.opts}
 	out.opts.Profile = name
 	if err := out.prepareInputs(); err != nil {
 		return nil, err
@@ -164,19 +166,17 @@ func (in *Instrument) compileLanes() error {
 	return nil
 }
 
-// prepareInputs builds, once per fixture, task and stage, the constant part of the policy input:
-// the task, the fixture, the contract and the source view.
+// prepareInputs builds, once per fixture, task and stage the task is evaluated at, the constant
+// part of the policy input: the task, the fixture, the contract and the source view.
 func (in *Instrument) prepareInputs() error {
-	src, err := project.Compile("source", in.Model.Source)
-	if err != nil {
-		return inputErr(err)
-	}
-	in.source = src
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
-		view := src.Project(in.Sources[id].Doc)
+		view := in.source.Project(in.Sources[id].Doc)
 		for _, task := range in.Model.ProfileTasks(in.Profile, f) {
 			for _, st := range contract.Stages[1:] {
+				if !in.Model.Tasks[task].AtStage(st) {
+					continue // Evaluate gives the task no binding there
+				}
 				term, err := in.baseInput(id, f, task, st, view)
 				if err != nil {
 					return fmt.Errorf("%s: %w", in.Sources[id].File, err)

@@ -199,7 +199,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 // report; the report, and the error when there is one, do not depend on the number of workers.
 // No records at all is an input error: a gate has nothing to decide on.
 func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*report.Report, error) {
-	cen, err := census.New(in.Model, in.profile)
+	cen, err := census.New(in.Model, in.opts.Profile)
 	if err != nil {
 		return nil, inputErr(err)
 	}
