@@ -162,7 +162,7 @@ func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
 	casesDir := path.Join(d.Root, "cases")
 	es, err := fs.ReadDir(d.FS, casesDir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path.Join(d.Display, "cases"), unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", path.Join(d.Display, "cases"), safeio.PathCause(err))
 	}
 	var out []*loaded
 	ids := map[string]string{}
@@ -173,7 +173,7 @@ func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
 		p, display := d.Path("cases/" + e.Name())
 		data, err := safeio.ReadFile(d.FS, p, strictjson.DefaultLimits.MaxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", display, unwrapPath(err))
+			return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
 		}
 		lc, err := loadCase(in, d, display, data)
 		if err != nil {
@@ -189,14 +189,6 @@ func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
 		return nil, fmt.Errorf("%s: the suite holds no case", path.Join(d.Display, "cases"))
 	}
 	return out, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func loadCase(in *check.Instrument, d check.Dir, display string, data []byte) (*loaded, error) {
@@ -235,7 +227,7 @@ func loadCase(in *check.Instrument, d check.Dir, display string, data []byte) (*
 	}
 	sdata, err := safeio.ReadFile(d.FS, sp, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: /source/file: %s: %w", display, sdisplay, unwrapPath(err))
+		return nil, fmt.Errorf("%s: /source/file: %s: %w", display, sdisplay, safeio.PathCause(err))
 	}
 	source, err := check.ParseSource(in.Validator, sdata, sdisplay, c.Fixture, f.Revision)
 	if err != nil {

@@ -218,7 +218,7 @@ func loadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 		case err == nil:
 			at = append(at, d)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, unwrapPathError(err))
+			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
 		}
 	}
 	switch len(at) {
@@ -284,7 +284,7 @@ func contains(list []string, s string) bool {
 func LoadSource(v *schema.Validator, fsys fs.FS, fsPath, display, id, revision string) (*Source, error) {
 	data, err := safeio.ReadFile(fsys, fsPath, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
 	}
 	return ParseSource(v, data, display, id, revision)
 }
@@ -301,12 +301,4 @@ func ParseSource(v *schema.Validator, data []byte, display, id, revision string)
 	}
 	sum := sha256.Sum256(data)
 	return &Source{ID: id, File: display, Sha256: hex.EncodeToString(sum[:]), Data: data, Doc: doc, Source: s}, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -59,7 +59,7 @@ func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Re
 	display := rf.Display()
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
-		return fmt.Errorf("%s: %w", display, unwrapPathError(err))
+		return fmt.Errorf("%s: %w", display, safeio.PathCause(err))
 	}
 	defer f.Close()
 	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)

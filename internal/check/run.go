@@ -13,6 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // Run loads the instrument and checks every observation record of the selected directories.
@@ -75,7 +76,7 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("observation records under %s: %w", d.Display, unwrapPathError(err))
+		return nil, fmt.Errorf("observation records under %s: %w", d.Display, safeio.PathCause(err))
 	}
 	sort.Strings(files)
 	out := make([]RecordFile, len(files))

@@ -47,7 +47,7 @@ func (o Options) stdinDir() (Dir, error) {
 	}
 	data, err := o.Stdin.Bytes()
 	if err != nil {
-		return Dir{}, inputErr(fmt.Errorf("--observations %s: %w", StdinArg, unwrapPathError(err)))
+		return Dir{}, inputErr(fmt.Errorf("--observations %s: %w", StdinArg, safeio.PathCause(err)))
 	}
 	return layer.FS(stdinFS{data}, ".", ""), nil
 }

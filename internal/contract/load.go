@@ -65,7 +65,7 @@ func ReadLayers(layers []layer.Dir) ([]Source, error) {
 		}
 		entries, err := fs.ReadDir(d.FS, d.Root)
 		if err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("%s: %v", d.Display, unwrapPath(err))}
+			return nil, &Error{Msg: fmt.Sprintf("%s: %v", d.Display, safeio.PathCause(err))}
 		}
 		n := 0
 		for _, e := range entries {
@@ -75,7 +75,7 @@ func ReadLayers(layers []layer.Dir) ([]Source, error) {
 			p, name := d.Path(e.Name())
 			src, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
 			if err != nil {
-				return nil, &Error{Msg: fmt.Sprintf("%s: %v", name, unwrapPath(err))}
+				return nil, &Error{Msg: fmt.Sprintf("%s: %v", name, safeio.PathCause(err))}
 			}
 			out = append(out, Source{Name: name, Layer: i, Data: src})
 			n++
@@ -125,13 +125,6 @@ func Evaluate(srcs []Source) (*Model, error) {
 		return nil, err
 	}
 	return &m, nil
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // checkTopLevel rejects a regular top-level field the model does not know (a misspelt `profile:`

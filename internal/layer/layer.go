@@ -114,19 +114,9 @@ func (d Dir) Check(what string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s %s: no such directory", what, d.Display)
 	case err != nil:
-		return fmt.Errorf("%s %s: %w", what, d.Display, unwrapPath(err))
+		return fmt.Errorf("%s %s: %w", what, d.Display, safeio.PathCause(err))
 	case !st.IsDir():
 		return fmt.Errorf("%s %s: not a directory", what, d.Display)
 	}
 	return nil
-}
-
-// unwrapPath drops the *fs.PathError wrapper, whose path is the fs-internal one (".", say), not
-// the one the user gave.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -21,7 +21,7 @@ func Read(path string) (*Lock, error) {
 		return nil, fmt.Errorf("lock file %s: no such file (write it with contractcheck lock)", path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock file %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("lock file %s: %w", path, safeio.PathCause(err))
 	}
 	doc, err := strictjson.Decode(path, data, strictjson.DefaultLimits)
 	if err != nil {

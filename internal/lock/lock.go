@@ -26,7 +26,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -101,7 +100,7 @@ func Compute(o check.Options, tool string) (*Lock, error) {
 		sum, err := hashFile(d.FS, p, limit)
 		_, display := d.Path(d.Rel(p))
 		if err != nil {
-			return fmt.Errorf("%s: %w", display, unwrapPath(err))
+			return fmt.Errorf("%s: %w", display, safeio.PathCause(err))
 		}
 		l.Files = append(l.Files, File{Path: display, Kind: kind, Sha256: sum})
 		return nil
@@ -112,7 +111,7 @@ func Compute(o check.Options, tool string) (*Lock, error) {
 		}
 		entries, err := fs.ReadDir(d.FS, d.Root)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Display, unwrapPath(err))
+			return nil, fmt.Errorf("%s: %w", d.Display, safeio.PathCause(err))
 		}
 		for _, e := range entries {
 			if !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") {
@@ -154,7 +153,7 @@ func Compute(o check.Options, tool string) (*Lock, error) {
 	for _, rf := range records {
 		sum, err := hashFile(rf.Dir.FS, rf.Path, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rf.Display(), unwrapPath(err))
+			return nil, fmt.Errorf("%s: %w", rf.Display(), safeio.PathCause(err))
 		}
 		l.Files = append(l.Files, File{Path: rf.Display(), Kind: Record, Sha256: sum})
 	}
@@ -194,7 +193,7 @@ func walk(d layer.Dir, what, sub string, keep func(string) bool, add func(string
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", d.Display, unwrapPath(err))
+		return fmt.Errorf("%s: %w", d.Display, safeio.PathCause(err))
 	}
 	for _, p := range files {
 		if err := add(p); err != nil {
@@ -225,14 +224,6 @@ func hashFile(fsys fs.FS, name string, limit int64) (string, error) {
 		return "", &safeio.TooLargeError{Size: n, Limit: limit}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Encode writes the lock as indented JSON with a final newline: deterministic, and a diff of two

@@ -155,7 +155,7 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 			_, name := d.Path(d.Rel(p))
 			src, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, unwrapPath(err))
+				return fmt.Errorf("%s: %w", name, safeio.PathCause(err))
 			}
 			e.sources[name] = src
 			e.layer[name] = i
@@ -182,14 +182,6 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 	}
 	e.compiler = c
 	return e, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // checkShadowing rejects a package declared by files of two layers, naming one file of each.

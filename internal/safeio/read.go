@@ -232,3 +232,14 @@ func escapes(err error) error {
 	}
 	return err
 }
+
+// PathCause is the error inside an *fs.PathError (however wrapped), else err itself: for a
+// message that names the file as the user gave it, where the PathError's path is the fs-internal
+// one ("." or a path inside an fs.FS root) and would only repeat or confuse it.
+func PathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -21,6 +21,7 @@ import (
 	"text/template"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 //go:embed layer
@@ -133,15 +134,15 @@ func writeDir(dir string, files map[string][]byte) ([]string, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s: the directory is not empty; nothing was written (choose a new directory)", dir)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: %w", parent, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", parent, safeio.PathCause(err))
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
 	done := false
 	defer func() {
@@ -157,20 +158,20 @@ func writeDir(dir string, files map[string][]byte) ([]string, error) {
 	for _, name := range names {
 		p := filepath.Join(tmp, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+			return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 		}
 		if err := writeFile(p, files[name]); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", dir, name, unwrapPath(err))
+			return nil, fmt.Errorf("%s: %s: %w", dir, name, safeio.PathCause(err))
 		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
 	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
 	done = true
 	return names, nil
@@ -191,12 +192,4 @@ func writeFile(p string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
