@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -260,7 +261,7 @@ func blockKinds(sources map[string]*Source) map[string][]string {
 			items, _ := s.Result["content"].([]any)
 			for _, it := range items {
 				obj, _ := it.(map[string]any)
-				if k, ok := obj["type"].(string); ok && !contains(kinds, k) {
+				if k, ok := obj["type"].(string); ok && !slices.Contains(kinds, k) {
 					kinds = append(kinds, k)
 				}
 			}
@@ -269,15 +270,6 @@ func blockKinds(sources map[string]*Source) map[string][]string {
 		out[id] = kinds
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // LoadSource reads, hashes, decodes and validates one source file against a revision.

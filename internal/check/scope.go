@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -36,7 +37,7 @@ func checkScope(m *contract.Model, s report.Scope) error {
 	}{{"--lane", s.Lanes, lanes}, {"--version", s.Versions, versions}, {"--configuration", s.Configurations, configurations},
 		{"--stage", s.Stages, contract.Stages[1:]}, {"--suite", s.Suites, suites}, {"--fixture", s.Fixtures, fixtures}, {"--task", s.Tasks, tasks}} {
 		for _, e := range f.entries {
-			if !anyMatches(e, f.known) {
+			if !contract.AnyMatch(e, f.known) {
 				errs = append(errs, fmt.Sprintf("%s %q matches nothing the contracts define (known: %s)", f.flag, e, strings.Join(f.known, ", ")))
 			}
 		}
@@ -47,18 +48,9 @@ func checkScope(m *contract.Model, s report.Scope) error {
 	return nil
 }
 
-func anyMatches(entry string, known []string) bool {
-	for _, k := range known {
-		if contract.Matches([]string{entry}, k) {
-			return true
-		}
-	}
-	return false
-}
-
 func appendNew(list []string, vals ...string) []string {
 	for _, v := range vals {
-		if !contains(list, v) {
+		if !slices.Contains(list, v) {
 			list = append(list, v)
 		}
 	}

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -104,13 +105,13 @@ func (m *Model) checkLanes(p *problems) {
 				}
 			}
 			for _, c := range sortedKeys(sd.Compartments) {
-				if !contains(comps, c) {
+				if !slices.Contains(comps, c) {
 					p.add(append(at, "compartments", c), "lanes.%s.stages.%s: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
 				}
 			}
 			for _, c := range sortedKeys(sd.Unbound) {
 				switch {
-				case !contains(comps, c):
+				case !slices.Contains(comps, c):
 					p.add(append(at, "unbound", c), "lanes.%s.stages.%s.unbound: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
 				case hasKey(sd.Compartments, c):
 					p.add(append(at, "unbound", c), "lanes.%s.stages.%s: compartment %q is both bound and unbound", id, st, c)
@@ -174,18 +175,20 @@ func (m *Model) checkEntries(p *problems, at []any, field string, entries, known
 			continue
 		}
 		if IsGlob(e) {
-			if !anyMatch(e, known) {
+			if !AnyMatch(e, known) {
 				p.add(append(append([]any{}, at...), field, i), "%s: %s glob %q matches none of %s", joined(at), field, e, list(known))
 			}
 			continue
 		}
-		if !contains(known, e) {
+		if !slices.Contains(known, e) {
 			p.add(append(append([]any{}, at...), field, i), "%s: unknown %s %q (known: %s)", joined(at), strings.TrimSuffix(field, "s"), e, list(known))
 		}
 	}
 }
 
-func anyMatch(glob string, known []string) bool {
+// AnyMatch reports whether a selector entry (a name or a glob, as Matches reads it) matches
+// any of the known names.
+func AnyMatch(glob string, known []string) bool {
 	for _, k := range known {
 		if Matches([]string{glob}, k) {
 			return true
@@ -221,7 +224,7 @@ func list(known []string) string {
 func (m *Model) suites() []string {
 	var out []string
 	for _, f := range m.Fixtures {
-		if !contains(out, f.Suite) {
+		if !slices.Contains(out, f.Suite) {
 			out = append(out, f.Suite)
 		}
 	}
@@ -235,7 +238,7 @@ func (m *Model) versions(lanes []string) []string {
 	for _, id := range sortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
 			for _, v := range m.Lanes[id].Versions {
-				if !contains(out, v) {
+				if !slices.Contains(out, v) {
 					out = append(out, v)
 				}
 			}
@@ -251,7 +254,7 @@ func (m *Model) configurations(lanes []string) []string {
 	for _, id := range sortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
 			for c := range m.Lanes[id].Configurations {
-				if !contains(out, c) {
+				if !slices.Contains(out, c) {
 					out = append(out, c)
 				}
 			}

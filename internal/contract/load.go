@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -137,7 +138,7 @@ func checkTopLevel(v cue.Value, order map[string]int) error {
 	var errs []string
 	for it.Next() {
 		name := it.Selector().String()
-		if !it.Selector().IsString() || contains(topLevel, name) {
+		if !it.Selector().IsString() || slices.Contains(topLevel, name) {
 			continue
 		}
 		errs = append(errs, fmt.Sprintf("%s%s: unknown top-level field (a contract file defines %s)", prefix(pick(positions(it.Value()), order)), name, strings.Join(topLevel, ", ")))
@@ -265,12 +266,3 @@ func sortedKeys[V any](m map[string]V) []string {
 func SortedKeys[V any](m map[string]V) []string { return sortedKeys(m) }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -7,6 +7,7 @@ package contract
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -57,7 +58,7 @@ type Task struct {
 
 // AtStage reports whether the task is evaluated at a stage.
 func (t Task) AtStage(stage string) bool {
-	return len(t.Stages) == 0 || contains(t.Stages, stage)
+	return len(t.Stages) == 0 || slices.Contains(t.Stages, stage)
 }
 
 // FixtureSelector selects catalogued fixtures by id, suite, family and the kinds of block their
@@ -344,7 +345,7 @@ func (r Requirement) Exempts(outcome string) bool {
 
 // Allows reports whether outcome satisfies the requirement.
 func (r Requirement) Allows(outcome string) bool {
-	return contains(r.Outcomes, outcome)
+	return slices.Contains(r.Outcomes, outcome)
 }
 
 // Matches reports whether v matches one of the entries: a name, "*", or a path.Match glob.
@@ -372,7 +373,7 @@ func (m *Model) ResolveTasks(kinds map[string][]string) error {
 		f := m.Fixtures[id]
 		tasks := append([]string(nil), f.Tasks...)
 		for _, t := range sortedKeys(m.Tasks) {
-			if sel := m.Tasks[t].AppliesTo; sel != nil && !contains(tasks, t) && sel.Selects(id, f, kinds[id]) {
+			if sel := m.Tasks[t].AppliesTo; sel != nil && !slices.Contains(tasks, t) && sel.Selects(id, f, kinds[id]) {
 				tasks = append(tasks, t)
 			}
 		}
@@ -392,7 +393,7 @@ func (m *Model) ResolveTasks(kinds map[string][]string) error {
 func (m *Model) Compartments() []string {
 	var out []string
 	for _, t := range m.Tasks {
-		if !contains(out, t.Compartment) {
+		if !slices.Contains(out, t.Compartment) {
 			out = append(out, t.Compartment)
 		}
 	}

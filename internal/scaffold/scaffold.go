@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -94,7 +95,7 @@ func Export(dir string, parts []string) ([]string, error) {
 	}
 	files := map[string][]byte{}
 	for _, part := range parts {
-		if !contains(Parts, part) {
+		if !slices.Contains(Parts, part) {
 			return nil, fmt.Errorf("export: unknown part %q (one of %s)", part, strings.Join(Parts, ", "))
 		}
 		err := fs.WalkDir(contractcheck.Builtin, part, func(p string, e fs.DirEntry, err error) error {
@@ -113,15 +114,6 @@ func Export(dir string, parts []string) ([]string, error) {
 		}
 	}
 	return writeDir(dir, files)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writeDir creates dir holding files (slash-separated relative names): it refuses a dir that
