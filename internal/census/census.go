@@ -11,7 +11,6 @@
 package census
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"slices"
@@ -227,7 +226,7 @@ func (c *Census) Report() *report.Report {
 	capturedID := c.names.lookup("captured")
 	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.first(s).origin == capturedID })
 	r.Upgrades = c.upgrades(order)
-	r.Reported = c.reported(r)
+	r.Reported = c.reported(order)
 	return r
 }
 
@@ -507,5 +506,5 @@ func (c *Census) sameDiagnostics(a, b int32) bool {
 	if a < 0 || b < 0 {
 		return a == b
 	}
-	return bytes.Equal(c.variants.list[a].diagnosed[:], c.variants.list[b].diagnosed[:])
+	return c.variants.list[a].diagnosed == c.variants.list[b].diagnosed
 }

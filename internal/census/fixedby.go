@@ -51,6 +51,7 @@ func (c *Census) fixedBy(order []int32) fixes {
 	return out
 }
 
+// fixedByOne decides one clause on the results of its lane's two versions (fixedBy selects them).
 func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report.FixResult {
 	fr := report.FixResult{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos, Lane: fb.Lane, From: fb.From, To: fb.To,
 		Atoms: fb.Atoms, Remaining: []report.FixBinding{}, Regressions: []report.FixBinding{}}
@@ -63,8 +64,7 @@ func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report
 	var allOrder []key
 	for i := range results {
 		r := &results[i]
-		if r.Lane != fb.Lane || (r.LaneVersion != fb.From && r.LaneVersion != fb.To) ||
-			(len(fb.Configurations) > 0 && !contract.Matches(fb.Configurations, r.Configuration)) {
+		if len(fb.Configurations) > 0 && !contract.Matches(fb.Configurations, r.Configuration) {
 			continue
 		}
 		k := key{r.Configuration, r.Fixture, r.Stage, r.Task}

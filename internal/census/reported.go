@@ -2,7 +2,6 @@ package census
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -11,7 +10,7 @@ import (
 // reported gives, per fixture whose catalog entry cites a public report, the outcome of the buggy
 // and the fixed version at the report's stages and tasks, and which of the report's atoms each
 // names. A fixture the run has no results for is left out.
-func (c *Census) reported(r *report.Report) []report.Reported {
+func (c *Census) reported(order []int32) []report.Reported {
 	// Only the bindings a report reads are made into results: its fixture, lane, configuration,
 	// stages and tasks (a set with thousands of versions of the lane makes this most of them).
 	type citedKey struct{ fixture, lane, configuration, stage, task int32 }
@@ -30,7 +29,6 @@ func (c *Census) reported(r *report.Report) []report.Reported {
 			}
 		}
 	}
-	order := r.Results.(*compactResults).order
 	results := c.resultsWhere(order, func(k key) bool {
 		return cited[citedKey{k.fixture, k.lane, k.configuration, k.stage, k.task}]
 	})
@@ -93,15 +91,6 @@ func side(results []*report.Result, version string, atoms []string) report.Side 
 			s.Outcome = report.Unmet
 		}
 	}
-	s.Atoms, s.Others = keys(named), keys(others)
+	s.Atoms, s.Others = contract.SortedKeys(named), contract.SortedKeys(others)
 	return s
-}
-
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
