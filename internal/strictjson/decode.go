@@ -283,8 +283,9 @@ func (d *decoder) number() (any, error) {
 	}
 	d.pos = end
 	num := d.data[start:end]
+	e := bytes.IndexAny(num, "eE")
 	mant := len(num)
-	if e := bytes.IndexAny(num, "eE"); e >= 0 {
+	if e >= 0 {
 		mant = e
 	}
 	digits := 0
@@ -295,7 +296,7 @@ func (d *decoder) number() (any, error) {
 			}
 		}
 	}
-	if e := bytes.IndexAny(num, "eE"); e >= 0 {
+	if e >= 0 {
 		exp, err := strconv.Atoi(strings.TrimPrefix(string(num[e+1:]), "+"))
 		if err != nil || exp > d.maxExponent || exp < -d.maxExponent {
 			return nil, d.errAt(start+e+1, "number exponent %s is beyond the limit of ±%d", num[e+1:], d.maxExponent)
