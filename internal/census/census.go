@@ -86,8 +86,12 @@ const smallReps = 8
 
 // Restrict records that the run was restricted to a scope: the report says so, and a requirement
 // that gates nothing within it is out of scope rather than an error, as long as another one gates
-// something.
-func (c *Census) Restrict(s report.Scope) { c.scope = &s }
+// something. A zero scope restricts nothing and is not recorded.
+func (c *Census) Restrict(s report.Scope) {
+	if !s.IsZero() {
+		c.scope = &s
+	}
+}
 
 // New starts a census for a profile of a model.
 func New(m *contract.Model, profileName string) (*Census, error) {

@@ -204,9 +204,7 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if scoped(in.opts.Scope) {
-		cen.Restrict(in.opts.Scope)
-	}
+	cen.Restrict(in.opts.Scope)
 	n, err := Stream(ctx, in, files, workers, in.Evaluate, func(_ *Record, rs []census.Reading) error {
 		for _, r := range rs {
 			if err := cen.Add(r); err != nil {
@@ -225,7 +223,7 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		return nil, inputErr(err)
 	}
 	if n == 0 {
-		if scoped(in.opts.Scope) {
+		if !in.opts.Scope.IsZero() {
 			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", describeFiles(in.opts)))
 		}
 		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", describeFiles(in.opts)))

@@ -9,11 +9,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
-// scoped reports whether a run is restricted at all.
-func scoped(s report.Scope) bool {
-	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) > 0
-}
-
 // checkScope refuses a filter entry that names nothing the model knows (or a glob that matches
 // nothing), the way a requirement's selectors are checked: a misspelt --lane would otherwise
 // filter everything out.

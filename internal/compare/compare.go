@@ -24,7 +24,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -195,10 +194,8 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if scoped(opts.Scope) {
-		cb.Restrict(opts.Scope)
-		co.Restrict(opts.Scope)
-	}
+	cb.Restrict(opts.Scope)
+	co.Restrict(opts.Scope)
 	col := newCollector(base.Model)
 	// The records stream once through check's loop (check.Stream), both profiles and every decoder
 	// evaluated on each, and are collected in record order.
@@ -311,9 +308,4 @@ func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, ta
 	}
 	ev.memo.Store(k, ro)
 	return ro, nil
-}
-
-// scoped reports whether the comparison is restricted to some bindings.
-func scoped(s report.Scope) bool {
-	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) > 0
 }

@@ -46,6 +46,11 @@ type Scope struct {
 	Tasks          []string `json:"tasks,omitempty"`
 }
 
+// IsZero reports whether the scope restricts nothing: every binding is within it.
+func (s Scope) IsZero() bool {
+	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) == 0
+}
+
 // Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
 // version to the next (in the lane's declared version order).
 type Upgrade struct {
