@@ -22,7 +22,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -287,7 +286,7 @@ func evaluate(ctx context.Context, in *check.Instrument, srcProj *project.Projec
 	for _, t := range tasks {
 		tr := TaskResult{Task: t, Outcome: NotEvaluated}
 		if _, ok := in.Model.Tasks[t]; ok {
-			v, err := in.EvaluatePair(ctx, t, report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}, f, lc.source.Doc, rec.Carrier)
+			v, err := in.EvaluatePair(ctx, t, rec.Position(), f, lc.source.Doc, rec.Carrier)
 			if err != nil {
 				return nil, fmt.Errorf("%s: task %s: %w", lc.file, t, err)
 			}

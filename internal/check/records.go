@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -28,6 +29,11 @@ type Record struct {
 	Origin        string
 	Error         string
 	Carrier       any
+}
+
+// Position is where the record observed its fixture: lane, version, configuration and stage.
+func (r *Record) Position() report.Position {
+	return report.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
 }
 
 // ReadRecords streams the records of files in order, validating each before emit sees it, and

@@ -256,7 +256,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
 	out := make([]census.Reading, 0, len(tasks))
 	views := map[string]*observed{}
-	pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
+	pos := rec.Position()
 	for _, task := range tasks {
 		if !in.Model.Tasks[task].AtStage(rec.Stage) {
 			continue // the task decides nothing at this stage

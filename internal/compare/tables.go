@@ -44,8 +44,7 @@ func newCollector(m *contract.Model) *collector {
 }
 
 func (c *collector) add(rec *check.Record, t targetReading) error {
-	k := readingKey{report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion,
-		Configuration: rec.Configuration, Stage: rec.Stage}, t.target}
+	k := readingKey{rec.Position(), t.target}
 	cr, ok := c.readings[k]
 	if !ok {
 		cr = &collectedReading{origin: rec.Origin, err: rec.Error, family: c.model.Fixtures[rec.Fixture].Family}
