@@ -18,15 +18,24 @@ import (
 
 // Run loads the instrument and checks every observation record of the selected directories.
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
-	in, err := Load(ctx, opts)
+	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	return in.Check(ctx, files, opts.Workers)
+}
+
+// loadRun loads the instrument and lists the record files of a run.
+func loadRun(ctx context.Context, opts Options) (*Instrument, []RecordFile, error) {
+	in, err := Load(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	files, err := opts.RecordFiles()
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, nil, inputErr(err)
 	}
-	return in.Check(ctx, files, opts.Workers)
+	return in, files, nil
 }
 
 // RecordFile is one .jsonl file of observation records: its directory and its fs path there.

@@ -15,13 +15,9 @@ import (
 // (report.Views): the instrument's canonical views and binding rules, and the records read again
 // on demand.
 func RunWithViews(ctx context.Context, opts Options) (*report.Report, report.Views, error) {
-	in, err := Load(ctx, opts)
+	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, nil, err
-	}
-	files, err := opts.RecordFiles()
-	if err != nil {
-		return nil, nil, inputErr(err)
 	}
 	r, err := in.Check(ctx, files, opts.Workers)
 	if err != nil {
@@ -108,9 +104,7 @@ func (v *views) Binding(lane, stage, compartment string) (report.Binding, bool) 
 	docs := []string{strings.TrimSpace(sd.Doc)}
 	if c, bound := sd.Compartments[compartment]; bound {
 		docs = append(docs, strings.TrimSpace(c.Doc))
-		rule := c
-		rule.Doc, rule.Basis = "", nil
-		b.Rule = ruleJSON(rule)
+		b.Rule = ruleJSON(c)
 		for _, x := range c.Basis {
 			b.Basis = append(b.Basis, report.Basis{Rule: x.Rule, File: x.File, Function: x.Function, Version: x.Version})
 		}
@@ -119,7 +113,7 @@ func (v *views) Binding(lane, stage, compartment string) (report.Binding, bool) 
 	return b, true
 }
 
-// ruleJSON is a compartment binding as a JSON tree, its empty members left out.
+// ruleJSON is a compartment binding as a JSON tree, its empty members, doc and basis left out.
 func ruleJSON(c contract.Compartment) any {
 	data, err := json.Marshal(c)
 	if err != nil {
