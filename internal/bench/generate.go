@@ -134,7 +134,6 @@ profiles: bench: {
 		return Set{}, err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
 	if o.Conftest != "" {
 		if err := os.MkdirAll(filepath.Join(o.Conftest, "records"), 0o755); err != nil {
 			f.Close()
@@ -172,13 +171,16 @@ profiles: bench: {
 						"stage": st, "repetition": rep, "state": "captured", "carrier": carrier,
 						"sourceSha256": src.sha, "origin": "captured",
 					}
-					if err := enc.Encode(rec); err != nil {
+					data, err := json.Marshal(rec)
+					if err == nil {
+						_, err = w.Write(append(data, '\n'))
+					}
+					if err != nil {
 						f.Close()
 						return Set{}, err
 					}
 					set.Records++
 					if o.Conftest != "" {
-						data, _ := json.Marshal(rec)
 						name := filepath.Join(o.Conftest, "records", fmt.Sprintf("%07d.json", set.Records))
 						if err := os.WriteFile(name, data, 0o644); err != nil {
 							f.Close()
