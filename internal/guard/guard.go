@@ -185,10 +185,7 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 		case err := <-done:
 			return err
 		case <-ctx.Done():
-			if le := Stopped(ctx); le != nil {
-				return le
-			}
-			return ctx.Err()
+			return ctx.Err() // Do returns why ctx ended instead: the *LimitError, or the cause
 		}
 	})
 }
