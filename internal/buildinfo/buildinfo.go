@@ -86,23 +86,7 @@ func Read() (Info, error) {
 // FromBuildInfo describes the build bi records (nil: nothing recorded) with this binary's report
 // versions and embedded schemas.
 func FromBuildInfo(bi *debug.BuildInfo) (Info, error) {
-	info := Info{Version: Devel}
-	if bi != nil {
-		if v := bi.Main.Version; v != "" {
-			info.Version = v
-		}
-		info.Go = bi.GoVersion
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				info.Revision = s.Value
-			case "vcs.time":
-				info.Time = s.Value
-			case "vcs.modified":
-				info.Modified = s.Value == "true"
-			}
-		}
-	}
+	info := build(bi)
 	for _, l := range Libraries {
 		info.Libraries = append(info.Libraries, Library{Name: l.Name, Path: l.Path, Version: depVersion(bi, l.Path)})
 	}
@@ -124,6 +108,40 @@ func FromBuildInfo(bi *debug.BuildInfo) (Info, error) {
 	}
 	return info, nil
 }
+
+// build is what bi records of the build itself (nil: nothing recorded): version, revision, commit
+// time, modified, toolchain.
+func build(bi *debug.BuildInfo) Info {
+	info := Info{Version: Devel}
+	if bi != nil {
+		if v := bi.Main.Version; v != "" {
+			info.Version = v
+		}
+		info.Go = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				info.Revision = s.Value
+			case "vcs.time":
+				info.Time = s.Value
+			case "vcs.modified":
+				info.Modified = s.Value == "true"
+			}
+		}
+	}
+	return info
+}
+
+// Tool is Read().Tool() without the rest of Read: it hashes no schema, so it is what the lock's
+// tool version should cost.
+func Tool() string {
+	bi, _ := debug.ReadBuildInfo()
+	return ToolOf(bi)
+}
+
+// ToolOf is the Tool of the build bi records (nil: nothing recorded), as FromBuildInfo(bi).Tool()
+// gives it.
+func ToolOf(bi *debug.BuildInfo) string { return build(bi).Tool() }
 
 // depVersion is the version of the module path linked into the build, following a replace.
 func depVersion(bi *debug.BuildInfo, path string) string {

@@ -32,6 +32,9 @@ func TestTool(t *testing.T) {
 			if got := info.Tool(); got != tc.tool {
 				t.Errorf("Tool() = %q, want %q", got, tc.tool)
 			}
+			if got := ToolOf(tc.bi); got != tc.tool {
+				t.Errorf("ToolOf = %q, want %q", got, tc.tool)
+			}
 			if got := info.Libraries[0].Version; info.Libraries[0].Name != "OPA" || got != tc.opa {
 				t.Errorf("OPA %q, want %q", got, tc.opa)
 			}
@@ -39,5 +42,16 @@ func TestTool(t *testing.T) {
 				t.Errorf("%d pinned MCP schemas, want 3", len(info.Schemas))
 			}
 		})
+	}
+}
+
+// TestToolIsRead: Tool gives the running binary's Read().Tool().
+func TestToolIsRead(t *testing.T) {
+	info, err := Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Tool(), info.Tool(); got != want {
+		t.Errorf("Tool() = %q, Read().Tool() = %q", got, want)
 	}
 }

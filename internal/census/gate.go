@@ -100,7 +100,7 @@ func (c *Census) requiredBy(sel contract.Selection, outcome string) []string {
 // were selected, that every one is exempt.
 func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
 	matches := func(sel contract.Selector, s contract.Selection) bool {
-		return len(sel.Entries) == 0 || contract.Matches(sel.Entries, sel.Of(s))
+		return sel.Keeps(s)
 	}
 	selectors := req.Selectors()
 	var applied []string

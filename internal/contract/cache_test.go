@@ -19,7 +19,7 @@ func TestBuiltinModelIsCurrent(t *testing.T) {
 	}
 	key := Key(srcs)
 	cachedModel, ok := decode(BuiltinModel, key)
-	if !ok {
+	if !ok || !headedFor(BuiltinModel, key) {
 		t.Fatal("builtin_model.json is not the model of the built-in contracts: run go generate ./internal/contract")
 	}
 	evaluated, err := Evaluate(srcs)

@@ -12,19 +12,20 @@ func (m *Model) locate(r *referrer) {
 	for id, p := range m.Profiles {
 		for i := range p.Require {
 			p.Require[i].Name = fmt.Sprintf("profiles.%s.require[%d]", id, i)
-			p.Require[i].Pos = strings.TrimSuffix(r.at("profiles", id, "require", i), ": ")
+			p.Require[i].Pos = r.where("profiles", id, "require", i)
 		}
 		for i := range p.FixedBy {
 			p.FixedBy[i].Name = fmt.Sprintf("profiles.%s.fixedBy[%d]", id, i)
-			p.FixedBy[i].Pos = strings.TrimSuffix(r.at("profiles", id, "fixedBy", i), ": ")
+			p.FixedBy[i].Pos = r.where("profiles", id, "fixedBy", i)
 		}
 	}
 	for id, f := range m.Fixtures {
-		f.Pos = strings.TrimSuffix(r.at("fixtures", id), ": ")
+		f.Pos = r.where("fixtures", id)
 		m.Fixtures[id] = f
 	}
 }
 
+// prefixPos is a position string as a message prefix, "file:line:col: ", or "" for no position.
 func prefixPos(pos string) string {
 	if pos == "" {
 		return ""

@@ -191,10 +191,15 @@ type referrer struct {
 	order map[string]int
 }
 
-// at returns "file:line:col: " for the value at a path of string labels and list indices, or ""
+// where returns "file:line:col" for the value at a path of string labels and list indices, or ""
 // when CUE knows no position.
+func (r *referrer) where(p ...any) string {
+	return where(r.pos(p...))
+}
+
+// at is where's position as a message prefix, "file:line:col: ", or "".
 func (r *referrer) at(p ...any) string {
-	return prefix(r.pos(p...))
+	return prefixPos(r.where(p...))
 }
 
 func (r *referrer) pos(p ...any) token.Pos {
@@ -245,12 +250,16 @@ func pick(ps []token.Pos, order map[string]int) token.Pos {
 	return best
 }
 
-func prefix(p token.Pos) string {
+// where returns "file:line:col" for a position, or "" when it is not valid.
+func where(p token.Pos) string {
 	if !p.IsValid() {
 		return ""
 	}
-	return p.String() + ": "
+	return p.String()
 }
+
+// prefix is a position as a message prefix, "file:line:col: ", or "".
+func prefix(p token.Pos) string { return prefixPos(where(p)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -313,9 +313,16 @@ type Selector struct {
 	Of      func(Selection) string
 }
 
-// Selectors lists the requirement's selectors, from the widest to the narrowest.
-func (r Requirement) Selectors() []Selector {
-	return []Selector{
+// Keeps reports whether the selector keeps a binding: it has no entries (a requirement built in
+// Go rather than CUE, where every selector defaults to ["*"]), or one of them matches.
+func (s Selector) Keeps(x Selection) bool {
+	return len(s.Entries) == 0 || Matches(s.Entries, s.Of(x))
+}
+
+// Selectors lists the requirement's selectors, from the widest to the narrowest. It returns an
+// array rather than a slice so that Selects, called per binding and requirement, allocates nothing.
+func (r Requirement) Selectors() [7]Selector {
+	return [7]Selector{
 		{"lanes", r.Lanes, func(s Selection) string { return s.Lane }},
 		{"versions", r.Versions, func(s Selection) string { return s.LaneVersion }},
 		{"configurations", r.Configurations, func(s Selection) string { return s.Configuration }},
@@ -330,7 +337,7 @@ func (r Requirement) Selectors() []Selector {
 // requirement built in Go rather than CUE, where every selector defaults to ["*"]) selects all.
 func (r Requirement) Selects(s Selection) bool {
 	for _, sel := range r.Selectors() {
-		if len(sel.Entries) > 0 && !Matches(sel.Entries, sel.Of(s)) {
+		if !sel.Keeps(s) {
 			return false
 		}
 	}

@@ -104,15 +104,16 @@ var current atomic.Pointer[Limits]
 // Set replaces the limits (zero fields take the defaults) and returns a function restoring the
 // previous ones.
 func Set(l Limits) (restore func()) {
-	d := DefaultLimits()
+	// The fields one at a time, as DefaultLimits has them: the memory default reads the cgroup
+	// limit and /proc/meminfo, needless when a budget is given.
 	if l.Eval <= 0 {
-		l.Eval = d.Eval
+		l.Eval = DefaultEval
 	}
 	if l.Load <= 0 {
-		l.Load = d.Load
+		l.Load = DefaultLoad
 	}
 	if l.Memory <= 0 {
-		l.Memory = d.Memory
+		l.Memory = defaultMemory()
 	}
 	prev := current.Swap(&l)
 	return func() { current.Store(prev) }
@@ -185,10 +186,7 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 		case err := <-done:
 			return err
 		case <-ctx.Done():
-			if le := Stopped(ctx); le != nil {
-				return le
-			}
-			return ctx.Err()
+			return ctx.Err() // Do returns why ctx ended instead: the *LimitError, or the cause
 		}
 	})
 }

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -27,7 +29,13 @@ func Read(path string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := check.BuiltinValidator()
+	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	// Only the lock schema: check.BuiltinValidator would also compile the record and report
+	// schemas, which reading a lock never uses.
+	v, err := schema.NewLockValidator(sfs)
 	if err != nil {
 		return nil, err
 	}

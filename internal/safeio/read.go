@@ -109,8 +109,7 @@ func ReadPath(name string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = MaxFileBytes
 	}
-	f, err := openChecked(name, limit, func() (fs.FileInfo, error) { return os.Stat(name) },
-		func() (fs.File, error) { return os.Open(name) })
+	f, err := OpenPath(name, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	mode := newFileMode()
+	var mode fs.FileMode
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a directory", path)
@@ -151,6 +151,8 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 			return writeDevice(path, write)
 		}
 		mode = fi.Mode().Perm()
+	} else {
+		mode = newFileMode() // reads the umask from /proc: only for a new file
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {

@@ -1,5 +1,12 @@
 package schema
 
+import (
+	"fmt"
+	"io/fs"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
 // LockSchemaPath is the path of the lock file's schema inside the schemas/ directory.
 const LockSchemaPath = "contractcheck/lock.schema.json"
 
@@ -11,6 +18,29 @@ func (v *Validator) ValidateLock(file string, doc any) error {
 	if err != nil {
 		return err
 	}
+	return validateLock(s, file, doc)
+}
+
+// LockValidator validates lock files only. Reading a lock needs nothing else, and New would also
+// compile the record and report schemas and look for every MCP revision's schema.
+type LockValidator struct{ schema *jsonschema.Schema }
+
+// NewLockValidator compiles the lock file's schema from fsys, rooted at the schemas/ directory as
+// for New.
+func NewLockValidator(fsys fs.FS) (*LockValidator, error) {
+	s, err := newCompiler(fsys).Compile(baseURL + LockSchemaPath)
+	if err != nil {
+		return nil, fmt.Errorf("schema: compiling %s: %w", LockSchemaPath, err)
+	}
+	return &LockValidator{schema: s}, nil
+}
+
+// ValidateLock validates a decoded lock file, as Validator.ValidateLock does.
+func (l *LockValidator) ValidateLock(file string, doc any) error {
+	return validateLock(l.schema, file, doc)
+}
+
+func validateLock(s *jsonschema.Schema, file string, doc any) error {
 	if err := s.Validate(doc); err != nil {
 		return convert(err, file, 0, "", nil)
 	}

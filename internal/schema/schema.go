@@ -107,14 +107,7 @@ type Validator struct {
 // padded base64 and "uri" an absolute RFC 3986 URI; both are implemented
 // here (see validateByte and validateURI).
 func New(fsys fs.FS) (*Validator, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(fsLoader{fsys})
-	c.AssertFormat()
-	c.RegisterFormat(&jsonschema.Format{Name: "byte", Validate: validateByte})
-	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: validateURI})
-
-	v := &Validator{compiler: c, revisions: make(map[string]*revision, len(Revisions))}
+	v := &Validator{compiler: newCompiler(fsys), revisions: make(map[string]*revision, len(Revisions))}
 	for _, rev := range Revisions {
 		if _, err := fs.Stat(fsys, MCPSchemaPath(rev)); err != nil {
 			return nil, fmt.Errorf("schema: MCP revision %s: %w", rev, err)
@@ -129,6 +122,17 @@ func New(fsys fs.FS) (*Validator, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// newCompiler returns a compiler that loads schemas from fsys only and asserts formats (see New).
+func newCompiler(fsys fs.FS) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(fsLoader{fsys})
+	c.AssertFormat()
+	c.RegisterFormat(&jsonschema.Format{Name: "byte", Validate: validateByte})
+	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: validateURI})
+	return c
 }
 
 // compile compiles the schema at path#fragment inside the schemas directory.
