@@ -59,10 +59,4 @@ func toolVersion() string {
 
 // lockToolVersion is the version a lock records: the module version, or for a development build
 // the VCS revision it was built from.
-func lockToolVersion() string {
-	info, err := buildinfo.Read()
-	if err != nil {
-		return toolVersion()
-	}
-	return info.Tool()
-}
+func lockToolVersion() string { return buildinfo.Tool() }
