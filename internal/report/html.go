@@ -587,18 +587,10 @@ func (p *htmlPage) divergences() {
 		d := c.d
 		p.printf("<div id=\"%s\">\n<h3>%s: %d unique, %d manifestations</h3>\n", c.id, esc(c.label), len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
-			var parts []string
-			for _, f := range sortedKeys(d.ByFamily) {
-				parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
-			}
-			p.printf("<p>By family: %s.</p>\n", esc(strings.Join(parts, ", ")))
+			p.printf("<p>By family: %s.</p>\n", esc(familyCounts(d)))
 		}
 		if len(d.LeaveOneOut) > 0 {
-			var parts []string
-			for _, l := range sortedKeys(d.LeaveOneOut) {
-				parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
-			}
-			p.printf("<p>Leave one lane out: %s.</p>\n", esc(strings.Join(parts, ", ")))
+			p.printf("<p>Leave one lane out: %s.</p>\n", esc(leaveOneOut(d)))
 		}
 		for _, list := range []struct {
 			name string
