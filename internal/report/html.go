@@ -237,11 +237,11 @@ func (h HTML) data(r *Report) (*htmlData, error) {
 		Files: []string{}, Bindings: map[string]htmlBinding{}, Rules: [][][3]any{}}
 	viewIndex, ruleIndex, fileIndex := map[string]int{}, map[string]int{}, map[string]int{}
 	intern := func(list *[][][3]any, index map[string]int, v any) int {
-		lines := jsonLines(v)
 		key := compactJSON(v)
 		if i, ok := index[key]; ok {
 			return i
 		}
+		lines := jsonLines(v)
 		rows := make([][3]any, len(lines))
 		for i, l := range lines {
 			rows[i] = [3]any{l.indent, l.pointer, l.text}
