@@ -218,10 +218,13 @@ func (h HTML) Output(w io.Writer, r *Report) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	p := &htmlPage{w: bw, r: r, index: map[bindingKey]int{}, bounds: map[int][]string{}}
+	p := &htmlPage{w: bw, r: r, index: map[bindingKey]int{}, bounds: map[int][]string{}, atStage: map[stageKey][]int{}}
 	for i := range results(r) {
-		p.index[keyOf(&results(r)[i])] = i
+		res := &results(r)[i]
+		p.index[keyOf(res)] = i
 		p.bounds[i] = data.Results[i].Boundaries
+		k := stageKey{res.Fixture, res.Task, res.Stage}
+		p.atStage[k] = append(p.atStage[k], i)
 	}
 	p.write(data)
 	if p.err != nil {
@@ -344,8 +347,13 @@ type htmlPage struct {
 	index map[bindingKey]int
 	// bounds holds, per result, the localizations that end at it.
 	bounds map[int][]string
-	err    error
+	// atStage holds, per fixture, task and stage, the indices of its results in report order.
+	atStage map[stageKey][]int
+	err     error
 }
+
+// stageKey is a fixture and task at one stage, across lanes.
+type stageKey struct{ fixture, task, stage string }
 
 func (p *htmlPage) printf(format string, args ...any) {
 	if p.err == nil {
@@ -620,9 +628,9 @@ func (p *htmlPage) manifestation(dv Divergence, stage string, capturedOnly bool)
 	var unmet []string
 	pass := 0
 	var ids []string
-	for i := range results(p.r) {
+	for _, i := range p.atStage[stageKey{dv.Fixture, dv.Task, stage}] {
 		res := &results(p.r)[i]
-		if res.Fixture != dv.Fixture || res.Task != dv.Task || res.Stage != stage || (capturedOnly && res.Origin == "reconstructed") {
+		if capturedOnly && res.Origin == "reconstructed" {
 			continue
 		}
 		switch res.Outcome {
