@@ -218,11 +218,10 @@ func (h HTML) Output(w io.Writer, r *Report) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	p := &htmlPage{w: bw, r: r, index: map[bindingKey]int{}, bounds: map[int][]string{}, atStage: map[stageKey][]int{}}
+	p := &htmlPage{w: bw, r: r, data: data, index: map[bindingKey]int{}, atStage: map[stageKey][]int{}}
 	for i := range results(r) {
 		res := &results(r)[i]
 		p.index[keyOf(res)] = i
-		p.bounds[i] = data.Results[i].Boundaries
 		k := stageKey{res.Fixture, res.Task, res.Stage}
 		p.atStage[k] = append(p.atStage[k], i)
 	}
@@ -345,8 +344,9 @@ type htmlPage struct {
 	w     *bufio.Writer
 	r     *Report
 	index map[bindingKey]int
-	// bounds holds, per result, the localizations that end at it.
-	bounds map[int][]string
+	// data is the drill-down's data, a result per result in report order: its Boundaries are
+	// the localizations that end at it.
+	data *htmlData
 	// atStage holds, per fixture, task and stage, the indices of its results in report order.
 	atStage map[stageKey][]int
 	err     error
@@ -559,7 +559,7 @@ func (p *htmlPage) cell(i int, cls string) {
 		cls += " req"
 		title += " (required)"
 	}
-	if b := p.bounds[i]; len(b) > 0 {
+	if b := p.data.Results[i].Boundaries; len(b) > 0 {
 		cls += " bnd"
 		title += "; " + strings.Join(b, "; ")
 	}
