@@ -18,9 +18,10 @@ import (
 type Text struct {
 	Details bool
 	Style   Style
-	// MaxViolations bounds the violations listed without Details (0: 20); the JSON report lists all.
-	MaxViolations int
 }
+
+// maxViolations bounds the violations listed without Details; the JSON report lists all.
+const maxViolations = 20
 
 // marks are the matrix cells, one per outcome.
 var marks = map[string]string{
@@ -57,10 +58,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 		writeUpgrades(&b, r)
 	}
 	writeSummary(&b, r, width)
-	limit := t.MaxViolations
-	if limit <= 0 {
-		limit = 20
-	}
+	limit := maxViolations
 	if t.Details {
 		limit = len(r.Gate.Violations)
 	}
