@@ -354,7 +354,7 @@ var outputters = Registry[*Report]{
 	"json":     Fixed[*Report](JSON{}),
 	"markdown": Fixed[*Report](Markdown{}),
 	"junit":    func(o Options) Outputter { return JUnit{} },
-	"github":   func(o Options) Outputter { return GitHub{Max: o.MaxAnnotations} },
+	"github":   Fixed[*Report](GitHub{}),
 	"sarif":    func(o Options) Outputter { return SARIF{ToolVersion: o.ToolVersion} },
 	"tap":      Fixed[*Report](TAP{}),
 	"table":    func(o Options) Outputter { return Table{All: o.Details, Style: o.Style} },
