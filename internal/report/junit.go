@@ -133,6 +133,15 @@ func bindingID(fixture, lane, version, configuration, stage, task string) string
 	return strings.Join([]string{fixture, lane, version, configuration, stage, task}, " ")
 }
 
+// violatedBindings is the set of bindings, by bindingID, that violate a requirement of the gate.
+func violatedBindings(r *Report) map[string]bool {
+	violated := map[string]bool{}
+	for _, v := range r.Gate.Violations {
+		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
+	}
+	return violated
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
