@@ -35,7 +35,7 @@ func (GitHub) Output(w io.Writer, r *Report) error {
 		annotate(&b, "error", v.Records, title, msg)
 	}
 	for _, res := range r.Each() {
-		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		if res.Required || noFinding(res.Outcome) {
 			continue
 		}
 		warnings++

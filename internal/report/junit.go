@@ -94,7 +94,7 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 				doc.Suites[j].Cases = append(doc.Suites[j].Cases, c)
 			}
 		}
-		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		if res.Required || noFinding(res.Outcome) {
 			continue
 		}
 		c := testcase(res)
@@ -131,6 +131,12 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 
 func bindingID(fixture, lane, version, configuration, stage, task string) string {
 	return strings.Join([]string{fixture, lane, version, configuration, stage, task}, " ")
+}
+
+// noFinding says whether an outcome is nothing to show when no requirement gates it: pass,
+// not_applicable or not_observable.
+func noFinding(outcome string) bool {
+	return outcome == Pass || outcome == NotApplicable || outcome == NotObservable
 }
 
 // violatedBindings is the set of bindings, by bindingID, that violate a requirement of the gate.

@@ -95,7 +95,7 @@ func (s SARIF) Output(w io.Writer, r *Report) error {
 	rules := map[string]bool{}
 	builtin := false
 	for _, res := range r.Each() {
-		if res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		if noFinding(res.Outcome) {
 			continue
 		}
 		level := "note"

@@ -21,7 +21,7 @@ func (t Table) Output(w io.Writer, r *Report) error {
 	header := []string{"GATE", "FIXTURE", "LANE", "VERSION", "CONFIGURATION", "STAGE", "TASK", "OUTCOME", "RECORD", "ATOMS"}
 	rows := [][]string{header}
 	for _, res := range r.Each() {
-		if !t.All && !res.Required && (res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable) {
+		if !t.All && !res.Required && noFinding(res.Outcome) {
 			continue
 		}
 		gate := "-"

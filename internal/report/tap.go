@@ -35,7 +35,7 @@ func (TAP) Output(w io.Writer, r *Report) error {
 	unrequired := 0
 	for _, res := range r.Each() {
 		if !res.Required {
-			if res.Outcome != Pass && res.Outcome != NotApplicable && res.Outcome != NotObservable {
+			if !noFinding(res.Outcome) {
 				unrequired++
 			}
 			continue
