@@ -80,7 +80,7 @@ func writeSummary(w io.Writer, r *Report, width int) {
 	}
 	c, d := r.CapturedDivergences, r.Divergences
 	fmt.Fprintln(w)
-	if reconstructed := ReconstructedLanes(r); len(reconstructed) > 0 {
+	if reconstructed := reconstructedRows(rows); len(reconstructed) > 0 {
 		fmt.Fprintf(w, "divergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
 		fmt.Fprintf(w, "divergences, all lanes (the reconstructed %s included): %d unique, %d manifestations; guard %d; apart %d\n",
 			strings.Join(reconstructed, ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
