@@ -51,16 +51,12 @@ func writeMarkdownGate(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "\n… and %d more violations (`--format json` lists them all).\n", len(g.Violations)-markdownViolations)
 			break
 		}
-		atoms := make([]string, 0, len(v.Diagnostics))
-		for _, a := range Atoms(v.Diagnostics) {
-			atoms = append(atoms, "`"+a+"`")
-		}
 		record := ""
 		if at := RecordAt(v.Records); at != "" {
 			record = "`" + at + "`"
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task,
-			v.Outcome, strings.Join(atoms, ", "), record, mdCell(oneLine(v.Requirement)))
+			v.Outcome, codeList(Atoms(v.Diagnostics)), record, mdCell(oneLine(v.Requirement)))
 	}
 }
 
