@@ -14,10 +14,7 @@ const markdownViolations = 50
 // table of the violations, each with the record it comes from and the requirement it breaks.
 func writeMarkdownGate(w io.Writer, r *Report) {
 	g := r.Gate
-	gated := 0
-	for _, q := range g.Requirements {
-		gated += q.Selected - q.Exempt
-	}
+	gated := g.Gated()
 	fmt.Fprintln(w)
 	switch g.Verdict {
 	case VerdictSatisfied:

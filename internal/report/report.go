@@ -239,6 +239,15 @@ type Gate struct {
 	FixedBy []FixResult `json:"fixedBy,omitempty"`
 }
 
+// Gated is how many bindings the gate's requirements select, less those they exempt.
+func (g Gate) Gated() int {
+	n := 0
+	for _, q := range g.Requirements {
+		n += q.Selected - q.Exempt
+	}
+	return n
+}
+
 // Verdicts of a gate.
 const (
 	// VerdictSatisfied: every requirement gated at least one binding and none was violated.

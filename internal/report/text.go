@@ -203,10 +203,7 @@ func cut(s string, n int) string {
 // selected nothing, never reads as satisfied.
 func writeGate(w io.Writer, r *Report, limit int) {
 	g := r.Gate
-	gated := 0
-	for _, q := range g.Requirements {
-		gated += q.Selected - q.Exempt
-	}
+	gated := g.Gated()
 	fmt.Fprintln(w)
 	for i, v := range g.Violations {
 		if i == limit {
