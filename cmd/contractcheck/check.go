@@ -135,7 +135,8 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if p.output != "" {
 		style.Color = false // a file is read later, not on this terminal
 	}
-	out, err := report.New(p.format, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()})
+	opts := report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()}
+	out, err := report.New(p.format, opts)
 	if err != nil {
 		return report.ExitInputError, err
 	}
@@ -169,7 +170,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
 		return replay(e, p.output, stdout, stderr)
 	}
-	r, err := runFor(ctx, p, &out, report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()})
+	r, err := runFor(ctx, p, &out, opts)
 	if err != nil {
 		return check.ExitCode(err), err
 	}

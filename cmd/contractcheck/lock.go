@@ -43,7 +43,7 @@ func newLockCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := runLock(p, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: failureCode(err), err: err}
+				return &exitError{code: check.ExitCode(err), err: err}
 			}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -60,7 +61,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "contractcheck:", err)
-	return failureCode(err)
+	return check.ExitCode(err)
 }
 
 func newRootCommand() *cobra.Command {

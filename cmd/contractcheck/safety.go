@@ -54,10 +54,6 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 	}
 }
 
-// failureCode is the exit code of an error: 3 when the instrument failed (a policy failed, or a
-// policy or contract stopped at a limit), else 2 (usage, input or output error).
-func failureCode(err error) int { return check.ExitCode(err) }
-
 // inputsOf lists the directories a run of the contract set reads (the user's layers; built-in ones
 // are inside the binary) and any other input paths, for the --output check.
 func inputsOf(o check.Options, more ...string) []string {

@@ -91,7 +91,7 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	}
 	run, err := eng.RunTests(ctx, opts)
 	if err != nil {
-		return failureCode(err), err
+		return check.ExitCode(err), err
 	}
 	if len(run.Results) == 0 {
 		if p.run != "" {

@@ -36,7 +36,7 @@ func newValidateCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts.Stdin = check.NewStdin(cmd.InOrStdin())
 			if err := runValidate(opts, revision, files, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: failureCode(err), err: err}
+				return &exitError{code: check.ExitCode(err), err: err}
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -149,11 +150,7 @@ func matchCells(r *Report, decoder string) []matchCellRow {
 			index[k] = j
 			rows = append(rows, matchCellRow{c.Lane, c.LaneVersion, c.Configuration, make([]*MatchCell, len(stages))})
 		}
-		for s, st := range stages {
-			if st == c.Stage {
-				rows[j].cells[s] = c
-			}
-		}
+		rows[j].cells[contract.StageIndex(c.Stage)-1] = c
 	}
 	return rows
 }
@@ -181,14 +178,6 @@ func writeReadingMaps(w io.Writer, r *Report) {
 	for c := range cols {
 		cl = append(cl, c)
 	}
-	stageIdx := func(s string) int {
-		for i, x := range stages {
-			if x == s {
-				return i
-			}
-		}
-		return len(stages)
-	}
 	sort.Slice(cl, func(i, j int) bool {
 		a, b := cl[i], cl[j]
 		if a.lane != b.lane {
@@ -200,7 +189,7 @@ func writeReadingMaps(w io.Writer, r *Report) {
 		if a.configuration != b.configuration {
 			return a.configuration < b.configuration
 		}
-		return stageIdx(a.stage) < stageIdx(b.stage)
+		return contract.StageIndex(a.stage) < contract.StageIndex(b.stage)
 	})
 	var rl []row
 	for k := range rows {

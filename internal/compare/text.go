@@ -126,24 +126,17 @@ type matchRow struct {
 }
 
 func matchRows(r *Report, decoder string) []matchRow {
-	var rows []matchRow
-	index := map[laneConfig]int{}
-	for _, c := range r.Matches {
-		if c.Decoder != decoder {
-			continue
-		}
-		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
-		i, ok := index[k]
-		if !ok {
-			i = len(rows)
-			index[k] = i
-			cells := make([]string, len(stages))
-			for j := range cells {
-				cells[j] = "–"
+	cellRows := matchCells(r, decoder)
+	rows := make([]matchRow, len(cellRows))
+	for i, c := range cellRows {
+		cells := make([]string, len(c.cells))
+		for j, m := range c.cells {
+			cells[j] = "–"
+			if m != nil {
+				cells[j] = fmt.Sprintf("%d/%d", m.Match, m.Captured)
 			}
-			rows = append(rows, matchRow{c.Lane, c.LaneVersion, c.Configuration, cells})
 		}
-		rows[i].cells[contract.StageIndex(c.Stage)-1] = fmt.Sprintf("%d/%d", c.Match, c.Captured)
+		rows[i] = matchRow{c.lane, c.version, c.configuration, cells}
 	}
 	return rows
 }

@@ -19,10 +19,10 @@ import (
 var sarifSchemaFile = filepath.Join("testdata", "sarif", "sarif-schema-2.1.0.json")
 
 // ValidateSARIF validates a SARIF log against the pinned SARIF 2.1.0 schema, formats asserted
-// (a result's uri must be a URI reference). schemaFile is the schema's path from the caller.
-func validateSARIF(t *testing.T, schemaFile string, log []byte) {
+// (a result's uri must be a URI reference).
+func validateSARIF(t *testing.T, log []byte) {
 	t.Helper()
-	data, err := os.ReadFile(schemaFile)
+	data, err := os.ReadFile(sarifSchemaFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 			if err := (SARIF{ToolVersion: "v1.2.3"}).Output(&buf, tc.r); err != nil {
 				t.Fatal(err)
 			}
-			validateSARIF(t, sarifSchemaFile, buf.Bytes())
+			validateSARIF(t, buf.Bytes())
 			for _, m := range regexp.MustCompile(`"uri": "([^"]*)"`).FindAllStringSubmatch(buf.String(), -1) {
 				if strings.ContainsAny(m[1], " #") {
 					t.Errorf("uri %q is not escaped as a URI reference", m[1])

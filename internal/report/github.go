@@ -8,26 +8,22 @@ import (
 
 // GitHub writes GitHub Actions workflow commands: an ::error annotation at the record's .jsonl file
 // and line for every violation of the gate, a ::warning for each binding that did not pass but no
-// requirement gates, at most Max of each, and a ::notice summing up (the verdict, the counts, and
+// requirement gates, at most 50 of each, and a ::notice summing up (the verdict, the counts, and
 // how many annotations were left out). A record inside the binary (builtin:…) has no file in the
 // repository; its annotation names it in the message instead.
-type GitHub struct {
-	// Max bounds the errors and, separately, the warnings written (0: 50).
-	Max int
-}
+type GitHub struct{}
+
+// maxAnnotations bounds the errors and, separately, the warnings written.
+const maxAnnotations = 50
 
 // Output implements Outputter.
-func (g GitHub) Output(w io.Writer, r *Report) error {
-	max := g.Max
-	if max <= 0 {
-		max = 50
-	}
+func (GitHub) Output(w io.Writer, r *Report) error {
 	var b strings.Builder
 	errors, warnings := 0, 0
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]
 		errors++
-		if errors > max {
+		if errors > maxAnnotations {
 			continue
 		}
 		title := fmt.Sprintf("contractcheck %s %s: %s %s %s %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
@@ -39,11 +35,11 @@ func (g GitHub) Output(w io.Writer, r *Report) error {
 		annotate(&b, "error", v.Records, title, msg)
 	}
 	for _, res := range r.Each() {
-		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		if res.Required || noFinding(res.Outcome) {
 			continue
 		}
 		warnings++
-		if warnings > max {
+		if warnings > maxAnnotations {
 			continue
 		}
 		title := fmt.Sprintf("contractcheck %s %s: %s %s %s %s (not gated)", res.Task, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage)
@@ -51,8 +47,8 @@ func (g GitHub) Output(w io.Writer, r *Report) error {
 	}
 	summary := fmt.Sprintf("contractcheck profile %s: %s; %d bindings, %d violations, %d unrequired findings",
 		r.Profile, verdictText(r), r.Len(), errors, warnings)
-	if errors > max || warnings > max {
-		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, max), min(warnings, max))
+	if errors > maxAnnotations || warnings > maxAnnotations {
+		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, maxAnnotations), min(warnings, maxAnnotations))
 	}
 	fmt.Fprintf(&b, "::notice title=contractcheck::%s\n", escapeData(summary))
 	_, err := io.WriteString(w, b.String())

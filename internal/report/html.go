@@ -218,10 +218,12 @@ func (h HTML) Output(w io.Writer, r *Report) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	p := &htmlPage{w: bw, r: r, index: map[bindingKey]int{}, bounds: map[int][]string{}}
+	p := &htmlPage{w: bw, r: r, data: data, index: map[bindingKey]int{}, atStage: map[stageKey][]int{}}
 	for i := range results(r) {
-		p.index[keyOf(&results(r)[i])] = i
-		p.bounds[i] = data.Results[i].Boundaries
+		res := &results(r)[i]
+		p.index[keyOf(res)] = i
+		k := stageKey{res.Fixture, res.Task, res.Stage}
+		p.atStage[k] = append(p.atStage[k], i)
 	}
 	p.write(data)
 	if p.err != nil {
@@ -237,11 +239,11 @@ func (h HTML) data(r *Report) (*htmlData, error) {
 		Files: []string{}, Bindings: map[string]htmlBinding{}, Rules: [][][3]any{}}
 	viewIndex, ruleIndex, fileIndex := map[string]int{}, map[string]int{}, map[string]int{}
 	intern := func(list *[][][3]any, index map[string]int, v any) int {
-		lines := jsonLines(v)
 		key := compactJSON(v)
 		if i, ok := index[key]; ok {
 			return i
 		}
+		lines := jsonLines(v)
 		rows := make([][3]any, len(lines))
 		for i, l := range lines {
 			rows[i] = [3]any{l.indent, l.pointer, l.text}
@@ -342,10 +344,16 @@ type htmlPage struct {
 	w     *bufio.Writer
 	r     *Report
 	index map[bindingKey]int
-	// bounds holds, per result, the localizations that end at it.
-	bounds map[int][]string
-	err    error
+	// data is the drill-down's data, a result per result in report order: its Boundaries are
+	// the localizations that end at it.
+	data *htmlData
+	// atStage holds, per fixture, task and stage, the indices of its results in report order.
+	atStage map[stageKey][]int
+	err     error
 }
+
+// stageKey is a fixture and task at one stage, across lanes.
+type stageKey struct{ fixture, task, stage string }
 
 func (p *htmlPage) printf(format string, args ...any) {
 	if p.err == nil {
@@ -551,7 +559,7 @@ func (p *htmlPage) cell(i int, cls string) {
 		cls += " req"
 		title += " (required)"
 	}
-	if b := p.bounds[i]; len(b) > 0 {
+	if b := p.data.Results[i].Boundaries; len(b) > 0 {
 		cls += " bnd"
 		title += "; " + strings.Join(b, "; ")
 	}
@@ -587,18 +595,10 @@ func (p *htmlPage) divergences() {
 		d := c.d
 		p.printf("<div id=\"%s\">\n<h3>%s: %d unique, %d manifestations</h3>\n", c.id, esc(c.label), len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
-			var parts []string
-			for _, f := range sortedKeys(d.ByFamily) {
-				parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
-			}
-			p.printf("<p>By family: %s.</p>\n", esc(strings.Join(parts, ", ")))
+			p.printf("<p>By family: %s.</p>\n", esc(familyCounts(d)))
 		}
 		if len(d.LeaveOneOut) > 0 {
-			var parts []string
-			for _, l := range sortedKeys(d.LeaveOneOut) {
-				parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
-			}
-			p.printf("<p>Leave one lane out: %s.</p>\n", esc(strings.Join(parts, ", ")))
+			p.printf("<p>Leave one lane out: %s.</p>\n", esc(leaveOneOut(d)))
 		}
 		for _, list := range []struct {
 			name string
@@ -628,9 +628,9 @@ func (p *htmlPage) manifestation(dv Divergence, stage string, capturedOnly bool)
 	var unmet []string
 	pass := 0
 	var ids []string
-	for i := range results(p.r) {
+	for _, i := range p.atStage[stageKey{dv.Fixture, dv.Task, stage}] {
 		res := &results(p.r)[i]
-		if res.Fixture != dv.Fixture || res.Task != dv.Task || res.Stage != stage || (capturedOnly && res.Origin == "reconstructed") {
+		if capturedOnly && res.Origin == "reconstructed" {
 			continue
 		}
 		switch res.Outcome {

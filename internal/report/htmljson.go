@@ -45,7 +45,7 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 		}
 		sort.Strings(keys)
 		for i, k := range keys {
-			layoutJSON(out, x[k], ptr+"/"+pointerToken(k), scalarJSON(k)+": ", indent+1, i < len(keys)-1)
+			layoutJSON(out, x[k], ptr+"/"+pointerToken(k), compactJSON(k)+": ", indent+1, i < len(keys)-1)
 		}
 		*out = append(*out, jsonLine{indent, ptr, "}" + end})
 	case []any:
@@ -59,7 +59,7 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 		}
 		*out = append(*out, jsonLine{indent, ptr, "]" + end})
 	default:
-		*out = append(*out, jsonLine{indent, ptr, label + scalarJSON(x) + end})
+		*out = append(*out, jsonLine{indent, ptr, label + compactJSON(x) + end})
 	}
 }
 
@@ -68,9 +68,9 @@ func pointerToken(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-// scalarJSON writes a scalar (or, as a fallback, any value) as compact JSON without HTML
-// escaping; json.Number keeps its spelling.
-func scalarJSON(v any) string {
+// compactJSON writes a JSON-shaped value (or, as a fallback, any value) on one line without HTML
+// escaping, keys sorted; json.Number keeps its spelling.
+func compactJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -79,9 +79,6 @@ func scalarJSON(v any) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
-
-// compactJSON writes a JSON-shaped value on one line, keys sorted, numbers as spelled.
-func compactJSON(v any) string { return scalarJSON(v) }
 
 // HTMLStyle is the style sheet of the HTML reports, for the other verbs' html formats (compare)
 // so that every page contractcheck writes reads alike.

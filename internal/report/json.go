@@ -38,7 +38,7 @@ func (JSON) Output(w io.Writer, r *Report) error {
 			s.raw(",")
 		}
 		first = false
-		s.raw("\n  " + quote(name) + ": ")
+		s.raw("\n  " + compactJSON(name) + ": ")
 		switch f.Name {
 		case "Results":
 			s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
@@ -114,7 +114,7 @@ func (u streamedUpgrade) write(s *jsonStream, prefix string) {
 	in := prefix + "  "
 	s.raw("{\n")
 	for _, f := range []struct{ name, v string }{{"lane", u.Lane}, {"configuration", u.Configuration}, {"from", u.From}, {"to", u.To}} {
-		s.raw(in + quote(f.name) + ": " + quote(f.v) + ",\n")
+		s.raw(in + compactJSON(f.name) + ": " + compactJSON(f.v) + ",\n")
 	}
 	s.raw(in + `"changes": `)
 	up := Upgrade(u)
@@ -124,13 +124,4 @@ func (u streamedUpgrade) write(s *jsonStream, prefix string) {
 		s.array(up.Count(), in+"  ", func(i int) any { return up.Changes.At(i) })
 	}
 	s.raw("\n" + prefix + "}")
-}
-
-// quote is a JSON string without HTML escaping.
-func quote(v string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

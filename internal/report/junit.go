@@ -62,6 +62,10 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 		v := &r.Gate.Violations[i]
 		violated[v.RequirementName+"\x00"+bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = v
 	}
+	// The suites first, each requirement's at its place; then one pass over the results adds each
+	// to the suites of the requirements that select it, and to "unrequired" when none does and it
+	// did not pass, so every suite's cases stay in report order.
+	suites := map[string][]int{} // requirement name → its suites' indices in doc.Suites
 	for _, q := range r.Gate.Requirements {
 		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
 		if q.Position != "" {
@@ -72,21 +76,25 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
 				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: VerdictSelectedNothing}})
 		}
-		for _, res := range r.Each() {
-			if !contains(res.RequiredBy, q.Name) {
-				continue
-			}
-			c := testcase(res)
-			if v := violated[q.Name+"\x00"+bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)]; v != nil {
-				c.Failure = &junitMessage{Message: failureMessage(res), Type: res.Outcome, Text: failureText(res, q.Doc)}
-			}
-			s.Cases = append(s.Cases, c)
-		}
+		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
 		doc.Suites = append(doc.Suites, s)
 	}
 	unrequired := junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile}
 	for _, res := range r.Each() {
-		if res.Required || res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		for k, name := range res.RequiredBy {
+			if contains(res.RequiredBy[:k], name) {
+				continue // a name listed twice selects the binding once
+			}
+			for _, j := range suites[name] {
+				q := r.Gate.Requirements[j]
+				c := testcase(res)
+				if v := violated[q.Name+"\x00"+bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)]; v != nil {
+					c.Failure = &junitMessage{Message: failureMessage(res), Type: res.Outcome, Text: failureText(res, q.Doc)}
+				}
+				doc.Suites[j].Cases = append(doc.Suites[j].Cases, c)
+			}
+		}
+		if res.Required || noFinding(res.Outcome) {
 			continue
 		}
 		c := testcase(res)
@@ -123,6 +131,21 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 
 func bindingID(fixture, lane, version, configuration, stage, task string) string {
 	return strings.Join([]string{fixture, lane, version, configuration, stage, task}, " ")
+}
+
+// noFinding says whether an outcome is nothing to show when no requirement gates it: pass,
+// not_applicable or not_observable.
+func noFinding(outcome string) bool {
+	return outcome == Pass || outcome == NotApplicable || outcome == NotObservable
+}
+
+// violatedBindings is the set of bindings, by bindingID, that violate a requirement of the gate.
+func violatedBindings(r *Report) map[string]bool {
+	violated := map[string]bool{}
+	for _, v := range r.Gate.Violations {
+		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
+	}
+	return violated
 }
 
 func contains(list []string, s string) bool {

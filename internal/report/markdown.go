@@ -37,19 +37,11 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		d := c.d
 		fmt.Fprintf(bw, "\n%s **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
-			var parts []string
-			for _, f := range sortedKeys(d.ByFamily) {
-				parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
-			}
-			fmt.Fprintf(bw, " (by family: %s)", strings.Join(parts, ", "))
+			fmt.Fprintf(bw, " (by family: %s)", familyCounts(d))
 		}
 		fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
 		if len(d.LeaveOneOut) > 0 {
-			var parts []string
-			for _, l := range sortedKeys(d.LeaveOneOut) {
-				parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
-			}
-			fmt.Fprintf(bw, " Leave one lane out: %s.", strings.Join(parts, ", "))
+			fmt.Fprintf(bw, " Leave one lane out: %s.", leaveOneOut(d))
 		}
 		fmt.Fprintln(bw)
 	}

@@ -14,10 +14,7 @@ const markdownViolations = 50
 // table of the violations, each with the record it comes from and the requirement it breaks.
 func writeMarkdownGate(w io.Writer, r *Report) {
 	g := r.Gate
-	gated := 0
-	for _, q := range g.Requirements {
-		gated += q.Selected - q.Exempt
-	}
+	gated := g.Gated()
 	fmt.Fprintln(w)
 	switch g.Verdict {
 	case VerdictSatisfied:
@@ -51,16 +48,12 @@ func writeMarkdownGate(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "\n… and %d more violations (`--format json` lists them all).\n", len(g.Violations)-markdownViolations)
 			break
 		}
-		atoms := make([]string, 0, len(v.Diagnostics))
-		for _, a := range Atoms(v.Diagnostics) {
-			atoms = append(atoms, "`"+a+"`")
-		}
 		record := ""
 		if at := RecordAt(v.Records); at != "" {
 			record = "`" + at + "`"
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task,
-			v.Outcome, strings.Join(atoms, ", "), record, mdCell(oneLine(v.Requirement)))
+			v.Outcome, codeList(Atoms(v.Diagnostics)), record, mdCell(oneLine(v.Requirement)))
 	}
 }
 

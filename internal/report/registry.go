@@ -22,8 +22,6 @@ type Options struct {
 	Style Style
 	// ToolVersion names the contractcheck build in formats that record it (SARIF).
 	ToolVersion string
-	// MaxAnnotations bounds the warnings of the github format (0: its default).
-	MaxAnnotations int
 	// Views gives the html format the canonical views and binding rules (nil: left out).
 	Views Views
 }

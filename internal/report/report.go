@@ -244,6 +244,15 @@ type Gate struct {
 	FixedBy []FixResult `json:"fixedBy,omitempty"`
 }
 
+// Gated is how many bindings the gate's requirements select, less those they exempt.
+func (g Gate) Gated() int {
+	n := 0
+	for _, q := range g.Requirements {
+		n += q.Selected - q.Exempt
+	}
+	return n
+}
+
 // Verdicts of a gate.
 const (
 	// VerdictSatisfied: every requirement gated at least one binding and none was violated.
@@ -359,7 +368,7 @@ var outputters = Registry[*Report]{
 	"json":     Fixed[*Report](JSON{}),
 	"markdown": Fixed[*Report](Markdown{}),
 	"junit":    func(o Options) Outputter { return JUnit{} },
-	"github":   func(o Options) Outputter { return GitHub{Max: o.MaxAnnotations} },
+	"github":   Fixed[*Report](GitHub{}),
 	"sarif":    func(o Options) Outputter { return SARIF{ToolVersion: o.ToolVersion} },
 	"tap":      Fixed[*Report](TAP{}),
 	"table":    func(o Options) Outputter { return Table{All: o.Details, Style: o.Style} },

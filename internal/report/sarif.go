@@ -86,10 +86,7 @@ const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // Output implements Outputter.
 func (s SARIF) Output(w io.Writer, r *Report) error {
-	violated := map[string]bool{}
-	for _, v := range r.Gate.Violations {
-		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
-	}
+	violated := violatedBindings(r)
 	type pending struct {
 		rule, level, text string
 		res               *Result
@@ -98,7 +95,7 @@ func (s SARIF) Output(w io.Writer, r *Report) error {
 	rules := map[string]bool{}
 	builtin := false
 	for _, res := range r.Each() {
-		if res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable {
+		if noFinding(res.Outcome) {
 			continue
 		}
 		level := "note"

@@ -17,14 +17,11 @@ type Table struct {
 
 // Output implements Outputter.
 func (t Table) Output(w io.Writer, r *Report) error {
-	violated := map[string]bool{}
-	for _, v := range r.Gate.Violations {
-		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
-	}
+	violated := violatedBindings(r)
 	header := []string{"GATE", "FIXTURE", "LANE", "VERSION", "CONFIGURATION", "STAGE", "TASK", "OUTCOME", "RECORD", "ATOMS"}
 	rows := [][]string{header}
 	for _, res := range r.Each() {
-		if !t.All && !res.Required && (res.Outcome == Pass || res.Outcome == NotApplicable || res.Outcome == NotObservable) {
+		if !t.All && !res.Required && noFinding(res.Outcome) {
 			continue
 		}
 		gate := "-"

@@ -14,10 +14,7 @@ type TAP struct{}
 
 // Output implements Outputter.
 func (TAP) Output(w io.Writer, r *Report) error {
-	violated := map[string]bool{}
-	for _, v := range r.Gate.Violations {
-		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
-	}
+	violated := violatedBindings(r)
 	var b strings.Builder
 	n := 0
 	point := func(ok bool, desc string, yaml []string) {
@@ -38,7 +35,7 @@ func (TAP) Output(w io.Writer, r *Report) error {
 	unrequired := 0
 	for _, res := range r.Each() {
 		if !res.Required {
-			if res.Outcome != Pass && res.Outcome != NotApplicable && res.Outcome != NotObservable {
+			if !noFinding(res.Outcome) {
 				unrequired++
 			}
 			continue

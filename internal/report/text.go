@@ -18,9 +18,10 @@ import (
 type Text struct {
 	Details bool
 	Style   Style
-	// MaxViolations bounds the violations listed without Details (0: 20); the JSON report lists all.
-	MaxViolations int
 }
+
+// maxViolations bounds the violations listed without Details; the JSON report lists all.
+const maxViolations = 20
 
 // marks are the matrix cells, one per outcome.
 var marks = map[string]string{
@@ -57,10 +58,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 		writeUpgrades(&b, r)
 	}
 	writeSummary(&b, r, width)
-	limit := t.MaxViolations
-	if limit <= 0 {
-		limit = 20
-	}
+	limit := maxViolations
 	if t.Details {
 		limit = len(r.Gate.Violations)
 	}
@@ -82,7 +80,7 @@ func writeSummary(w io.Writer, r *Report, width int) {
 	}
 	c, d := r.CapturedDivergences, r.Divergences
 	fmt.Fprintln(w)
-	if reconstructed := ReconstructedLanes(r); len(reconstructed) > 0 {
+	if reconstructed := reconstructedRows(rows); len(reconstructed) > 0 {
 		fmt.Fprintf(w, "divergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
 		fmt.Fprintf(w, "divergences, all lanes (the reconstructed %s included): %d unique, %d manifestations; guard %d; apart %d\n",
 			strings.Join(reconstructed, ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
@@ -205,10 +203,7 @@ func cut(s string, n int) string {
 // selected nothing, never reads as satisfied.
 func writeGate(w io.Writer, r *Report, limit int) {
 	g := r.Gate
-	gated := 0
-	for _, q := range g.Requirements {
-		gated += q.Selected - q.Exempt
-	}
+	gated := g.Gated()
 	fmt.Fprintln(w)
 	for i, v := range g.Violations {
 		if i == limit {
