@@ -116,10 +116,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if !bound {
 		return nil, &check.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
 	}
-	envelope, err := envelopeOf(src.Data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.File, err)
-	}
+	envelope := envelopeOf(src.Doc)
 	sourceView := in.SourceView(o.Fixture)
 	direct, observed, err := plan(diags, sourceView, newReading(m.Source, envelope), newReading(binding, rec.Carrier), o.Stage)
 	if err != nil {
@@ -224,12 +221,9 @@ func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.R
 }
 
 // envelopeOf is the JSON-RPC response the raw server sends for a W0 document: the document as the
-// result, or an envelope's own result or error member.
-func envelopeOf(w0 []byte) (any, error) {
-	doc, err := decode(w0)
-	if err != nil {
-		return nil, err
-	}
+// result, or an envelope's own result or error member. doc is the document as check.Load decoded
+// it (strictjson: numbers as json.Number).
+func envelopeOf(doc any) any {
 	env := map[string]any{"jsonrpc": "2.0", "id": json.Number("1"), "result": doc}
 	if m, ok := doc.(map[string]any); ok {
 		if _, rpc := m["jsonrpc"]; rpc {
@@ -241,15 +235,7 @@ func envelopeOf(w0 []byte) (any, error) {
 			}
 		}
 	}
-	return env, nil
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
+	return env
 }
 
 // data is what the templates read.
