@@ -50,9 +50,9 @@ type Reproduction struct {
 // Supported lists the lanes and stages reproduce writes a test for, "lane stage" each, sorted.
 func Supported() []string {
 	var out []string
-	for _, s := range seams {
+	for lane, s := range seams {
 		for _, st := range s.stages {
-			out = append(out, s.lane+" "+st)
+			out = append(out, lane+" "+st)
 		}
 	}
 	sort.Strings(out)
@@ -122,7 +122,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if err != nil {
 		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
 	}
-	d := data{Options: o, seam: s, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
+	d := data{Options: o, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
 		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: s.code, Command: o.Command}
 	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
 		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
@@ -241,7 +241,6 @@ func envelopeOf(doc any) any {
 // data is what the templates read.
 type data struct {
 	Options
-	seam
 	Title, TaskDoc, Framework, SeamDoc, CarrierDoc, Package, Seam, TestName, Command string
 	Std, Imports, Direct, Observed                                                   []string
 	TestNameJS, ConfigurationJS, DirectJS, ObservedJS, TestNamePy                    string

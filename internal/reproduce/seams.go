@@ -4,7 +4,6 @@ package reproduce
 // language and test conventions of the framework: the code that calls the framework against the
 // raw server and returns the carrier the lane binding reads.
 type seam struct {
-	lane string
 	// stages lists the stages the seam gives; a stage sharing another's carrier is read there.
 	stages []string
 	// language is go, js or python.
@@ -25,10 +24,10 @@ type seam struct {
 	capture string
 }
 
-// seams lists the lanes reproduce writes a test for, by lane.
+// seams lists the lanes reproduce writes a test for, by lane: the key is the lane's id.
 var seams = map[string]seam{
 	"go-sdk": {
-		lane: "go-sdk", stages: []string{"D1"}, language: "go", framework: "the go-sdk client",
+		stages: []string{"D1"}, language: "go", framework: "the go-sdk client",
 		module: "github.com/modelcontextprotocol/go-sdk", pkg: "mcp_test", capture: "examples/capture/go-sdk/main.go",
 		std: []string{`"errors"`}, imports: []string{`"github.com/modelcontextprotocol/go-sdk/jsonrpc"`, `"github.com/modelcontextprotocol/go-sdk/mcp"`},
 		doc: "A go-sdk client (mcp.NewClient, default options) connects to it over mcp.IOTransport and " +
@@ -68,7 +67,7 @@ func frameworkCall(t *testing.T) any {
 }`,
 	},
 	"mcp-go": {
-		lane: "mcp-go", stages: []string{"D1"}, language: "go", framework: "the mcp-go client",
+		stages: []string{"D1"}, language: "go", framework: "the mcp-go client",
 		module: "github.com/mark3labs/mcp-go", pkg: "client_test", capture: "examples/capture/mcp-go/main.go",
 		std: []string{`"sync"`}, imports: []string{`"github.com/mark3labs/mcp-go/client"`, `"github.com/mark3labs/mcp-go/client/transport"`, `"github.com/mark3labs/mcp-go/mcp"`},
 		doc: "An mcp-go client (client.NewClient over transport.NewIO) initializes and calls the tool; the " +
@@ -137,14 +136,14 @@ func (o *observedIO) rpcFailed() bool {
 }`,
 	},
 	"mcp-python": {
-		lane: "mcp-python", stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
+		stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
 		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
 		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
 			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
 			"(model_dump by alias, only the fields set).",
 	},
 	"langchain-mcp-adapters-js": {
-		lane: "langchain-mcp-adapters-js", stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
+		stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
 		module: "@langchain/mcp-adapters", capture: "examples/capture/js/langchain-mcp-adapters.mjs",
 		doc: "MultiServerMCPClient (@langchain/mcp-adapters, an MCP SDK stdio client) loads fixture_tool " +
 			"from it; LangGraph's ToolNode runs the tool call; the ToolMessage it returns is what the " +
