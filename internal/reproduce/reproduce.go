@@ -184,7 +184,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		r.Files["requirements.txt"] = []byte(fmt.Sprintf("%s==%s\n", s.module, o.Version))
 		r.Run = "pip install -r requirements.txt && python3 -m unittest -v"
 	}
-	r.Files["ISSUE.md"] = issue(o, m, task, sd, binding, diags, src.Data, rec, observed)
+	r.Files["ISSUE.md"] = issue(o, s, r.Run, m, task, sd, binding, diags, src.Data, rec, observed)
 	r.Files["README.md"] = readme(o, s, r)
 	return r, nil
 }
