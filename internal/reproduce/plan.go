@@ -92,7 +92,7 @@ func at(doc any, ptr string) (any, bool) {
 		return doc, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapeToken(tok)
 		switch n := doc.(type) {
 		case map[string]any:
 			v, ok := n[tok]
@@ -333,8 +333,13 @@ func blockIndex(d map[string]any) int {
 	return i
 }
 
+// pointerToken escapes an object key as an RFC 6901 reference token; unescapeToken undoes it.
 func pointerToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapeToken(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
 // dotted writes a pointer as a property path: /a/0/b as .a.0.b.
@@ -344,7 +349,7 @@ func dotted(ptr string) string {
 	}
 	parts := strings.Split(ptr[1:], "/")
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		parts[i] = unescapeToken(p)
 	}
 	return "." + strings.Join(parts, ".")
 }
