@@ -126,6 +126,15 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: s.code, Command: o.Command}
 	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
 		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
+	if s.language != "go" {
+		// The JS and Python tests read the checks as JSON.
+		if d.DirectJS, err = jsChecks(direct); err != nil {
+			return nil, err
+		}
+		if d.ObservedJS, err = jsChecks(observed); err != nil {
+			return nil, err
+		}
+	}
 	switch s.language {
 	case "go":
 		d.TestName = "Test" + goName(o.Lane) + o.Stage
@@ -147,12 +156,6 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	case "js":
 		d.TestNameJS = strconv.Quote(fmt.Sprintf("%s %s %s: the consumer decision on what %s hands the application", o.Lane, o.Version, o.Stage, s.framework))
 		d.ConfigurationJS = strconv.Quote(o.Configuration)
-		if d.DirectJS, err = jsChecks(direct); err != nil {
-			return nil, err
-		}
-		if d.ObservedJS, err = jsChecks(observed); err != nil {
-			return nil, err
-		}
 		if r.Files["repro.test.mjs"], err = render("repro.test.mjs.tmpl", d); err != nil {
 			return nil, err
 		}
@@ -163,18 +166,10 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		r.Run = "npm install && node --test"
 	case "python":
 		d.TestNamePy = "test_" + strings.ReplaceAll(o.Lane, "-", "_") + "_" + strings.ToLower(o.Stage)
-		for _, p := range []struct {
-			dst    *string
-			checks []Check
-		}{{&d.DirectJS, direct}, {&d.ObservedJS, observed}} {
-			js, err := jsChecks(p.checks)
-			if err != nil {
-				return nil, err
-			}
-			// The checks sit in a triple-quoted raw string: a quote inside one is written as its
-			// JSON escape, so no run of quotes can end the string.
-			*p.dst = strings.ReplaceAll(js, "'", `\u0027`)
-		}
+		// The checks sit in a triple-quoted raw string: a quote inside one is written as its JSON
+		// escape, so no run of quotes can end the string.
+		d.DirectJS = strings.ReplaceAll(d.DirectJS, "'", `\u0027`)
+		d.ObservedJS = strings.ReplaceAll(d.ObservedJS, "'", `\u0027`)
 		if r.Files["test_repro.py"], err = render("test_repro.py.tmpl", d); err != nil {
 			return nil, err
 		}
