@@ -25,6 +25,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -193,10 +194,8 @@ func policyFiles(layers []layer.Dir, modules map[string]*ast.Module) ([]File, er
 				return err
 			}
 			pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-			for _, r := range reserved {
-				if pkg == r || strings.HasPrefix(pkg, "contractcheck.bundle.") {
-					return fmt.Errorf("%s: package %s is reserved for the bundle's own Rego (name yours differently)", display, pkg)
-				}
+			if slices.Contains(reserved, pkg) || strings.HasPrefix(pkg, "contractcheck.bundle.") {
+				return fmt.Errorf("%s: package %s is reserved for the bundle's own Rego (name yours differently)", display, pkg)
 			}
 			RewriteBuiltins(m)
 			formatted, err := format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
@@ -310,12 +309,7 @@ func roots(modules map[string]*ast.Module) []string {
 			seen[string(s)] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for r := range seen {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
+	return contract.SortedKeys(seen)
 }
 
 // checkPointers refuses a binding with a pointer deeper than the bundle's projector reads.

@@ -189,7 +189,8 @@ func canonical(v any, set bool) string {
 	return string(b)
 }
 
-// normalize turns the Go values of a verdict ([]map[string]any) into a JSON tree.
+// normalize turns the Go values of a verdict ([]map[string]any), or rego's result values
+// (json.Number numbers), into a JSON tree strictjson writes.
 func normalize(v any) any {
 	switch x := v.(type) {
 	case []map[string]any:
