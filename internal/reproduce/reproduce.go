@@ -122,8 +122,12 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if err != nil {
 		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
 	}
+	code := s.code
+	if s.codeFor != nil {
+		code = s.codeFor(o.Version)
+	}
 	d := data{Options: o, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
-		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: s.code, Command: o.Command}
+		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: code, Command: o.Command}
 	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
 		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
 	if s.language != "go" {

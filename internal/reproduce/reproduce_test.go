@@ -147,7 +147,8 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 
 // TestExportedGoTestsFailAtThePinnedVersions writes the go-sdk and mcp-go reproductions of losses
 // check reports and runs them with go test against the pinned versions (go-sdk v1.8.0, mcp-go
-// v1.2.1): the direct reading passes, the framework's fails with the consumer decision's message.
+// v1.2.1), and mcp-go's before v1 (v0.37.0, the side of mcp-go #522 fixture R02 records): the
+// direct reading passes, the framework's fails with the consumer decision's message.
 func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the frameworks: not in -short")
@@ -163,6 +164,10 @@ func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 			[]string{"the error decision must reach D1 as continue (W0 says the call succeeded: isError false): got unknown"}},
 		{"mcp-go drops a resource link's icons", "TestMcpGoD1", opts("C13", "mcp-go", "v1.2.1", "D1", "T4"),
 			[]string{"content[0].icons must reach D1: it is absent"}},
+		// Before v1 the seam names the protocol version and gives the IO transport a stderr, as
+		// the capture program does: without them Initialize fails and Close panics.
+		{"mcp-go v0.37.0 drops structuredContent (mcp-go #522)", "TestMcpGoD1", opts("R02", "mcp-go", "v0.37.0", "D1", "T2"),
+			[]string{"structuredContent must reach D1 as sent: it is absent"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

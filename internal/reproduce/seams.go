@@ -1,5 +1,7 @@
 package reproduce
 
+import "strings"
+
 // seam is how a lane's carrier is had at a stage, as the lane's capture program has it, in the
 // language and test conventions of the framework: the code that calls the framework against the
 // raw server and returns the carrier the lane binding reads.
@@ -18,8 +20,10 @@ type seam struct {
 	std, imports []string
 	// doc says what the seam calls and what it reads, for the file's comment.
 	doc string
-	// code is the seam: Go func frameworkCall(t *testing.T) any, or a JS function.
-	code string
+	// code is the seam: Go func frameworkCall(t *testing.T) any, or a JS function; codeFor, when
+	// set, writes it for a lane version instead.
+	code    string
+	codeFor func(version string) string
 	// capture names the capture program the seam follows.
 	capture string
 }
@@ -73,7 +77,36 @@ func frameworkCall(t *testing.T) any {
 		doc: "An mcp-go client (client.NewClient over transport.NewIO) initializes and calls the tool; the " +
 			"*mcp.CallToolResult CallTool returns is what the application reads, re-encoded here by the " +
 			"library itself (json.Marshal).",
-		code: `// frameworkCall is lane mcp-go's D1 seam, as examples/capture/mcp-go has it: the result CallTool
+		codeFor: mcpGoSeam,
+	},
+	"mcp-python": {
+		stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
+		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
+		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
+			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
+			"(model_dump by alias, only the fields set).",
+	},
+	"langchain-mcp-adapters-js": {
+		stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
+		module: "@langchain/mcp-adapters", capture: "examples/capture/js/langchain-mcp-adapters.mjs",
+		doc: "MultiServerMCPClient (@langchain/mcp-adapters, an MCP SDK stdio client) loads fixture_tool " +
+			"from it; LangGraph's ToolNode runs the tool call; the ToolMessage it returns is what the " +
+			"application reads (A2), and the same object is what the chat model is handed (M3).",
+	},
+}
+
+// mcpGoSeam is lane mcp-go's D1 seam for a version, as examples/capture/mcp-go has it: before v1
+// the caller names the protocol version (the library's examples set LATEST_PROTOCOL_VERSION, and
+// Initialize fails without one); from v1 an empty one lets the client negotiate.
+func mcpGoSeam(version string) string {
+	protocol := ""
+	if strings.HasPrefix(version, "v0.") {
+		protocol = "\tinit.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION\n"
+	}
+	return mcpGoSeamStart + protocol + mcpGoSeamEnd
+}
+
+const mcpGoSeamStart = `// frameworkCall is lane mcp-go's D1 seam, as examples/capture/mcp-go has it: the result CallTool
 // returns, re-encoded by the library (json.Marshal); when the tools/call response was a JSON-RPC
 // error, {"error": {"message": err.Error()}}.
 func frameworkCall(t *testing.T) any {
@@ -81,7 +114,9 @@ func frameworkCall(t *testing.T) any {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	in, out := serve(t)
-	tr := &observedIO{Stdio: transport.NewIO(in, out, nil)}
+	// An empty stderr, not nil: before v0.38.0, (*Stdio).Close closes stderr unconditionally and
+	// panics on nil (transport/stdio.go). The raw server writes no logs.
+	tr := &observedIO{Stdio: transport.NewIO(in, out, io.NopCloser(strings.NewReader("")))}
 	c := client.NewClient(tr)
 	defer c.Close()
 	if err := c.Start(ctx); err != nil {
@@ -89,7 +124,9 @@ func frameworkCall(t *testing.T) any {
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ClientInfo = mcp.Implementation{Name: "repro", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+`
+
+const mcpGoSeamEnd = `	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	req := mcp.CallToolRequest{}
@@ -133,20 +170,4 @@ func (o *observedIO) rpcFailed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.failed
-}`,
-	},
-	"mcp-python": {
-		stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
-		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
-		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
-			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
-			"(model_dump by alias, only the fields set).",
-	},
-	"langchain-mcp-adapters-js": {
-		stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
-		module: "@langchain/mcp-adapters", capture: "examples/capture/js/langchain-mcp-adapters.mjs",
-		doc: "MultiServerMCPClient (@langchain/mcp-adapters, an MCP SDK stdio client) loads fixture_tool " +
-			"from it; LangGraph's ToolNode runs the tool call; the ToolMessage it returns is what the " +
-			"application reads (A2), and the same object is what the chat model is handed (M3).",
-	},
-}
+}`
