@@ -6,6 +6,10 @@
 #   capture_reps LANE VERSION COMMAND...
 #                         writes $out/LANE/VERSION/default.jsonl afresh with three repetitions, each
 #                         a fresh process: COMMAND... -repetition N
+#   capture_modfiles LANE VERSION...
+#                         for each VERSION, builds the lane's directory against go.VERSION.mod into
+#                         $bin/LANE-VERSION and captures it: capture_reps LANE VERSION with
+#                         -fixtures $root/fixtures/sources
 
 capture_init() {
   out=$1
@@ -23,5 +27,14 @@ capture_reps() {
   : > "$file"
   for rep in 1 2 3; do
     "$@" -repetition "$rep" >> "$file"
+  done
+}
+
+capture_modfiles() {
+  local lane=$1 version
+  shift
+  for version in "$@"; do
+    (cd "$here" && go build -modfile="go.$version.mod" -o "$bin/$lane-$version" .)
+    capture_reps "$lane" "$version" "$bin/$lane-$version" -fixtures "$root/fixtures/sources"
   done
 }

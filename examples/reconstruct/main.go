@@ -98,11 +98,20 @@ func run(dir, out string, only []string) error {
 // reconstructedIDs lists, sorted, the lanes whose observations are reconstructed: every
 // registered lane that no capture program covers.
 func reconstructedIDs() []string {
-	ids := make([]string, 0, len(lanes))
-	for id, l := range lanes {
-		if l.CapturedBy == "" {
+	var ids []string
+	for _, id := range sortedLaneIDs() {
+		if lanes[id].CapturedBy == "" {
 			ids = append(ids, id)
 		}
+	}
+	return ids
+}
+
+// sortedLaneIDs lists every registered lane, sorted.
+func sortedLaneIDs() []string {
+	ids := make([]string, 0, len(lanes))
+	for id := range lanes {
+		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	return ids

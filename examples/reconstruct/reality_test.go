@@ -227,12 +227,3 @@ func TestOnlyUncapturedLanesAreReconstructed(t *testing.T) {
 		}
 	}
 }
-
-func sortedLaneIDs() []string {
-	ids := make([]string, 0, len(lanes))
-	for id := range lanes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}

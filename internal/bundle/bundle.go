@@ -25,6 +25,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -193,10 +194,8 @@ func policyFiles(layers []layer.Dir, modules map[string]*ast.Module) ([]File, er
 				return err
 			}
 			pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-			for _, r := range reserved {
-				if pkg == r || strings.HasPrefix(pkg, "contractcheck.bundle.") {
-					return fmt.Errorf("%s: package %s is reserved for the bundle's own Rego (name yours differently)", display, pkg)
-				}
+			if slices.Contains(reserved, pkg) || strings.HasPrefix(pkg, "contractcheck.bundle.") {
+				return fmt.Errorf("%s: package %s is reserved for the bundle's own Rego (name yours differently)", display, pkg)
 			}
 			RewriteBuiltins(m)
 			formatted, err := format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
@@ -225,38 +224,29 @@ var Replacements = map[string]ast.Ref{
 }
 
 // RewriteBuiltins replaces, in a module, every call to a custom builtin of the checker by a call
-// to its pure-Rego equivalent (Replacements), so that a stock OPA evaluates the module.
+// to its pure-Rego equivalent (Replacements), so that a stock OPA evaluates the module. A call's
+// operator is the first element of a call term (contractcheck.json_text(t) as an operand) or the
+// first term of an expression (a bare call; x := contractcheck.json_text(t) is an expression
+// whose operator is :=); a reference to a builtin anywhere else (a with target or value) is left
+// as written.
 func RewriteBuiltins(m *ast.Module) {
-	ast.WalkTerms(m, func(t *ast.Term) bool {
-		call, ok := t.Value.(ast.Call)
-		if !ok || len(call) == 0 {
-			return false
+	ast.NewGenericVisitor(func(x any) bool {
+		var ops []*ast.Term
+		switch x := x.(type) {
+		case *ast.Term:
+			ops, _ = x.Value.(ast.Call)
+		case *ast.Expr:
+			ops, _ = x.Terms.([]*ast.Term)
 		}
-		if ref, ok := call[0].Value.(ast.Ref); ok {
-			if to, found := Replacements[ref.String()]; found {
-				call[0] = ast.NewTerm(to.Copy()).SetLocation(call[0].Location)
+		if len(ops) > 0 {
+			if ref, ok := ops[0].Value.(ast.Ref); ok {
+				if to, found := Replacements[ref.String()]; found {
+					ops[0] = ast.NewTerm(to.Copy()).SetLocation(ops[0].Location)
+				}
 			}
 		}
 		return false
-	})
-	ast.WalkExprs(m, func(e *ast.Expr) bool {
-		rewriteExpr(e)
-		return false
-	})
-}
-
-// rewriteExpr rewrites a call written as an expression (x := contractcheck.json_text(t) is an
-// expression whose operands are terms; a bare call is the expression's own operator).
-func rewriteExpr(e *ast.Expr) {
-	terms, ok := e.Terms.([]*ast.Term)
-	if !ok || len(terms) == 0 {
-		return
-	}
-	if ref, ok := terms[0].Value.(ast.Ref); ok {
-		if to, found := Replacements[ref.String()]; found {
-			terms[0] = ast.NewTerm(to.Copy()).SetLocation(terms[0].Location)
-		}
-	}
+	}).Walk(m)
 }
 
 // Dispatch generates the module contractcheck.bundle.tasks: verdict(task, x) evaluates the
@@ -319,12 +309,7 @@ func roots(modules map[string]*ast.Module) []string {
 			seen[string(s)] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for r := range seen {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
+	return contract.SortedKeys(seen)
 }
 
 // checkPointers refuses a binding with a pointer deeper than the bundle's projector reads.

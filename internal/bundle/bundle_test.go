@@ -340,7 +340,7 @@ func TestProjectorAgrees(t *testing.T) {
 		if err != nil || len(rs) != 1 {
 			return "", err
 		}
-		out, err := strictjson.Marshal(normalizeRego(rs[0].Bindings["v"]))
+		out, err := strictjson.Marshal(normalize(rs[0].Bindings["v"]))
 		return string(out), err
 	}
 	canon := func(v any) string {
@@ -402,6 +402,3 @@ func TestProjectorAgrees(t *testing.T) {
 		t.Fatalf("%d of %d views differ:\n%s", len(bad), len(jobs), strings.Join(bad[:min(10, len(bad))], "\n"))
 	}
 }
-
-// normalizeRego turns rego's result values (json.Number numbers) into a strictjson tree.
-func normalizeRego(v any) any { return normalize(v) }

@@ -16,14 +16,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/version"
+
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// opaVersion is the OPA release the server tests run: the one go.mod requires, built from the Go
-// module proxy exactly as its own go.mod pins its dependencies (a stock OPA, no custom build).
-const opaVersion = "v1.22.3"
+// opaVersion is the OPA release the server tests run: the one go.mod requires (the version
+// package of the OPA module this test links), built from the Go module proxy exactly as its own
+// go.mod pins its dependencies (a stock OPA, no custom build).
+var opaVersion = "v" + version.Version
 
 var (
 	opaOnce sync.Once
@@ -41,7 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 // opaBinary builds the stock OPA once per test process (go install
-// github.com/open-policy-agent/opa@v1.22.3 into a temporary GOBIN), or takes $CONTRACTCHECK_OPA.
+// github.com/open-policy-agent/opa@<opaVersion> into a temporary GOBIN), or takes $CONTRACTCHECK_OPA.
 func opaBinary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("CONTRACTCHECK_OPA"); p != "" {
@@ -186,7 +189,8 @@ func canonical(v any, set bool) string {
 	return string(b)
 }
 
-// normalize turns the Go values of a verdict ([]map[string]any) into a JSON tree.
+// normalize turns the Go values of a verdict ([]map[string]any), or rego's result values
+// (json.Number numbers), into a JSON tree strictjson writes.
 func normalize(v any) any {
 	switch x := v.(type) {
 	case []map[string]any:

@@ -14,11 +14,11 @@ import (
 const maxQuote = 4000
 
 // issue writes the markdown issue body: what was sent, what arrived, which consumer decision it
-// breaks, the stage, and how to run the reproduction.
-func issue(o Options, m *contract.Model, task contract.Task, sd contract.StageDef, binding contract.Compartment,
+// breaks, the stage, and how to run the reproduction (run, the command Generate stored in
+// Reproduction.Run).
+func issue(o Options, s seam, run string, m *contract.Model, task contract.Task, sd contract.StageDef, binding contract.Compartment,
 	diags []map[string]any, w0 []byte, rec *check.Record, checks []Check) []byte {
 	var b strings.Builder
-	s := seams[o.Lane]
 	fmt.Fprintf(&b, "# %s %s drops what a consumer needs at %s: %s\n\n", s.module, o.Version, o.Stage, checks[0].Message)
 	fmt.Fprintf(&b, "## What was sent\n\nA tool returned this result (fixture %s, %s), served byte for byte by a raw MCP server (no SDK):\n\n", o.Fixture, oneLine(m.Fixtures[o.Fixture].Doc))
 	fmt.Fprintf(&b, "```json\n%s\n```\n\n", quote(w0))
@@ -50,19 +50,9 @@ func issue(o Options, m *contract.Model, task contract.Task, sd contract.StageDe
 		fmt.Fprintf(&b, "- `%s` %s (%s): %s\n", x.File, x.Function, x.Version, oneLine(x.Rule))
 	}
 	fmt.Fprintf(&b, "\n## Reproduce\n\nThe directory this file is in holds the test (%s): the W0 bytes in `testdata/w0.json`, the raw server, and the seam the capture program reads (`%s` in contractcheck). `%s` runs it: the direct reading passes, %s's fails.\n",
-		map[string]string{"go": "go test", "js": "node --test", "python": "unittest"}[s.language], s.capture, runCommand(s), s.framework)
+		map[string]string{"go": "go test", "js": "node --test", "python": "unittest"}[s.language], s.capture, run, s.framework)
 	fmt.Fprintf(&b, "\nFound by contractcheck on the captured record %s:%d.\n", rec.File, rec.Line)
 	return []byte(b.String())
-}
-
-func runCommand(s seam) string {
-	switch s.language {
-	case "go":
-		return "go mod tidy && go test ./..."
-	case "python":
-		return "pip install -r requirements.txt && python3 -m unittest -v"
-	}
-	return "npm install && node --test"
 }
 
 // quote lays a JSON document out indented, cut at maxQuote bytes.

@@ -92,7 +92,7 @@ func at(doc any, ptr string) (any, bool) {
 		return doc, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapeToken(tok)
 		switch n := doc.(type) {
 		case map[string]any:
 			v, ok := n[tok]
@@ -144,7 +144,8 @@ func (r reading) field(i int, atom, rest string) Target {
 	if cb == nil {
 		return Target{Unbound: "the binding reads no content list"}
 	}
-	t := Target{List: r.root + cb.Path, ListDecode: cb.Decode, Index: i, Item: true, Rest: rest, Discriminator: cb.Discriminator}
+	t := itemTarget(r, i)
+	t.Rest = rest
 	list, _ := r.items()
 	if cb.Decode == "text" {
 		if v, ok := at(r.doc, t.List); ok {
@@ -226,8 +227,7 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 		case atom == "block.count":
 			n := len(contentOf(sourceView))
 			add(fmt.Sprintf("content must reach %s with its %d items", stage, n), OpCount, strconv.Itoa(n),
-				Target{List: src.root + src.c.Content.Path, ListDecode: src.c.Content.Decode},
-				listTarget(lane))
+				listTarget(src), listTarget(lane))
 		case atom == "block.kind":
 			i := blockIndex(d)
 			want, _ := expected.(string)
@@ -237,7 +237,7 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 		case atom == "block.primary":
 			i := blockIndex(d)
 			exp, _ := expected.(map[string]any)
-			for _, member := range sortedKeys(exp) {
+			for _, member := range contract.SortedKeys(exp) {
 				add(fmt.Sprintf("%s must reach %s", valued(fmt.Sprintf("content[%d].%s", i, member), exp[member]), stage), OpEqual, exact(exp[member]),
 					src.field(i, member, ""), lane.field(i, member, ""))
 			}
@@ -333,8 +333,13 @@ func blockIndex(d map[string]any) int {
 	return i
 }
 
+// pointerToken escapes an object key as an RFC 6901 reference token; unescapeToken undoes it.
 func pointerToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescapeToken(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
 // dotted writes a pointer as a property path: /a/0/b as .a.0.b.
@@ -344,7 +349,7 @@ func dotted(ptr string) string {
 	}
 	parts := strings.Split(ptr[1:], "/")
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		parts[i] = unescapeToken(p)
 	}
 	return "." + strings.Join(parts, ".")
 }
@@ -384,13 +389,4 @@ func decisionWords(d string) string {
 		return "the call succeeded: isError false"
 	}
 	return "nothing about an error"
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -50,9 +50,9 @@ type Reproduction struct {
 // Supported lists the lanes and stages reproduce writes a test for, "lane stage" each, sorted.
 func Supported() []string {
 	var out []string
-	for _, s := range seams {
+	for lane, s := range seams {
 		for _, st := range s.stages {
-			out = append(out, s.lane+" "+st)
+			out = append(out, lane+" "+st)
 		}
 	}
 	sort.Strings(out)
@@ -116,19 +116,29 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if !bound {
 		return nil, &check.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
 	}
-	envelope, err := envelopeOf(src.Data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.File, err)
-	}
+	envelope := envelopeOf(src.Doc)
 	sourceView := in.SourceView(o.Fixture)
 	direct, observed, err := plan(diags, sourceView, newReading(m.Source, envelope), newReading(binding, rec.Carrier), o.Stage)
 	if err != nil {
 		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
 	}
-	d := data{Options: o, seam: s, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
-		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: s.code, Command: o.Command}
+	code := s.code
+	if s.codeFor != nil {
+		code = s.codeFor(o.Version)
+	}
+	d := data{Options: o, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
+		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: code, Command: o.Command}
 	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
 		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
+	if s.language != "go" {
+		// The JS and Python tests read the checks as JSON.
+		if d.DirectJS, err = jsChecks(direct); err != nil {
+			return nil, err
+		}
+		if d.ObservedJS, err = jsChecks(observed); err != nil {
+			return nil, err
+		}
+	}
 	switch s.language {
 	case "go":
 		d.TestName = "Test" + goName(o.Lane) + o.Stage
@@ -150,12 +160,6 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	case "js":
 		d.TestNameJS = strconv.Quote(fmt.Sprintf("%s %s %s: the consumer decision on what %s hands the application", o.Lane, o.Version, o.Stage, s.framework))
 		d.ConfigurationJS = strconv.Quote(o.Configuration)
-		if d.DirectJS, err = jsChecks(direct); err != nil {
-			return nil, err
-		}
-		if d.ObservedJS, err = jsChecks(observed); err != nil {
-			return nil, err
-		}
 		if r.Files["repro.test.mjs"], err = render("repro.test.mjs.tmpl", d); err != nil {
 			return nil, err
 		}
@@ -166,18 +170,10 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		r.Run = "npm install && node --test"
 	case "python":
 		d.TestNamePy = "test_" + strings.ReplaceAll(o.Lane, "-", "_") + "_" + strings.ToLower(o.Stage)
-		for _, p := range []struct {
-			dst    *string
-			checks []Check
-		}{{&d.DirectJS, direct}, {&d.ObservedJS, observed}} {
-			js, err := jsChecks(p.checks)
-			if err != nil {
-				return nil, err
-			}
-			// The checks sit in a triple-quoted raw string: a quote inside one is written as its
-			// JSON escape, so no run of quotes can end the string.
-			*p.dst = strings.ReplaceAll(js, "'", `\u0027`)
-		}
+		// The checks sit in a triple-quoted raw string: a quote inside one is written as its JSON
+		// escape, so no run of quotes can end the string.
+		d.DirectJS = strings.ReplaceAll(d.DirectJS, "'", `\u0027`)
+		d.ObservedJS = strings.ReplaceAll(d.ObservedJS, "'", `\u0027`)
 		if r.Files["test_repro.py"], err = render("test_repro.py.tmpl", d); err != nil {
 			return nil, err
 		}
@@ -187,7 +183,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		r.Files["requirements.txt"] = []byte(fmt.Sprintf("%s==%s\n", s.module, o.Version))
 		r.Run = "pip install -r requirements.txt && python3 -m unittest -v"
 	}
-	r.Files["ISSUE.md"] = issue(o, m, task, sd, binding, diags, src.Data, rec, observed)
+	r.Files["ISSUE.md"] = issue(o, s, r.Run, m, task, sd, binding, diags, src.Data, rec, observed)
 	r.Files["README.md"] = readme(o, s, r)
 	return r, nil
 }
@@ -224,12 +220,9 @@ func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.R
 }
 
 // envelopeOf is the JSON-RPC response the raw server sends for a W0 document: the document as the
-// result, or an envelope's own result or error member.
-func envelopeOf(w0 []byte) (any, error) {
-	doc, err := decode(w0)
-	if err != nil {
-		return nil, err
-	}
+// result, or an envelope's own result or error member. doc is the document as check.Load decoded
+// it (strictjson: numbers as json.Number).
+func envelopeOf(doc any) any {
 	env := map[string]any{"jsonrpc": "2.0", "id": json.Number("1"), "result": doc}
 	if m, ok := doc.(map[string]any); ok {
 		if _, rpc := m["jsonrpc"]; rpc {
@@ -241,21 +234,12 @@ func envelopeOf(w0 []byte) (any, error) {
 			}
 		}
 	}
-	return env, nil
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
+	return env
 }
 
 // data is what the templates read.
 type data struct {
 	Options
-	seam
 	Title, TaskDoc, Framework, SeamDoc, CarrierDoc, Package, Seam, TestName, Command string
 	Std, Imports, Direct, Observed                                                   []string
 	TestNameJS, ConfigurationJS, DirectJS, ObservedJS, TestNamePy                    string

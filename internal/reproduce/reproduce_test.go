@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,7 +147,8 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 
 // TestExportedGoTestsFailAtThePinnedVersions writes the go-sdk and mcp-go reproductions of losses
 // check reports and runs them with go test against the pinned versions (go-sdk v1.8.0, mcp-go
-// v1.2.1): the direct reading passes, the framework's fails with the consumer decision's message.
+// v1.2.1), and mcp-go's before v1 (v0.37.0, the side of mcp-go #522 fixture R02 records): the
+// direct reading passes, the framework's fails with the consumer decision's message.
 func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the frameworks: not in -short")
@@ -162,6 +164,10 @@ func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 			[]string{"the error decision must reach D1 as continue (W0 says the call succeeded: isError false): got unknown"}},
 		{"mcp-go drops a resource link's icons", "TestMcpGoD1", opts("C13", "mcp-go", "v1.2.1", "D1", "T4"),
 			[]string{"content[0].icons must reach D1: it is absent"}},
+		// Before v1 the seam names the protocol version and gives the IO transport a stderr, as
+		// the capture program does: without them Initialize fails and Close panics.
+		{"mcp-go v0.37.0 drops structuredContent (mcp-go #522)", "TestMcpGoD1", opts("R02", "mcp-go", "v0.37.0", "D1", "T2"),
+			[]string{"structuredContent must reach D1 as sent: it is absent"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,25 +235,29 @@ func TestExportedJSTestRunsUnderNode(t *testing.T) {
 	}
 }
 
-// pythonRoot is the Python capture environment scripts/python-env builds (docs/capturing.md).
-func pythonRoot() string {
-	if r := os.Getenv("CONTRACTCHECK_PYTHON_ROOT"); r != "" {
-		return r
+// pythonRoot is the directory of the Python capture environment scripts/python-env builds
+// (docs/capturing.md), as the script's root command prints it.
+func pythonRoot(script string) (string, error) {
+	out, err := exec.Command(script, "root").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s root: %w", script, err)
 	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(cache, "contractcheck", "python-root")
+	return strings.TrimSpace(string(out)), nil
 }
 
 // TestExportedPythonTestRunsInThePythonEnvironment writes the mcp-python reproduction of C02 and
 // runs it with python3 -m unittest inside the Python capture environment (mcp 1.29.0): the direct
 // reading passes, the SDK's fails where the float lost the digits.
 func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
-	root := pythonRoot()
-	if _, err := os.Stat(filepath.Join(root, "usr", "bin", "python3")); err != nil || os.Geteuid() != 0 {
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "python-env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := pythonRoot(script)
+	if err == nil {
+		_, err = os.Stat(filepath.Join(root, "usr", "bin", "python3"))
+	}
+	if err != nil || os.Geteuid() != 0 {
 		msg := "no Python capture environment (scripts/python-env builds it, as root; CI does before go test)"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
@@ -259,10 +269,6 @@ func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
 	os.RemoveAll(dir)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := safeio.WriteTree(dir, generate(t, opts("C02", "mcp-python", "1.29.0", "D1", "T2")).Files); err != nil {
-		t.Fatal(err)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "python-env"))
-	if err != nil {
 		t.Fatal(err)
 	}
 	out := run(t, ".", nil, script, "run", "sh", "-c", "cd /tmp/"+name+" && python3 -m unittest -v")

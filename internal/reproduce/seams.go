@@ -1,10 +1,11 @@
 package reproduce
 
+import "strings"
+
 // seam is how a lane's carrier is had at a stage, as the lane's capture program has it, in the
 // language and test conventions of the framework: the code that calls the framework against the
 // raw server and returns the carrier the lane binding reads.
 type seam struct {
-	lane string
 	// stages lists the stages the seam gives; a stage sharing another's carrier is read there.
 	stages []string
 	// language is go, js or python.
@@ -19,16 +20,18 @@ type seam struct {
 	std, imports []string
 	// doc says what the seam calls and what it reads, for the file's comment.
 	doc string
-	// code is the seam: Go func frameworkCall(t *testing.T) any, or a JS function.
-	code string
+	// code is the seam: Go func frameworkCall(t *testing.T) any, or a JS function; codeFor, when
+	// set, writes it for a lane version instead.
+	code    string
+	codeFor func(version string) string
 	// capture names the capture program the seam follows.
 	capture string
 }
 
-// seams lists the lanes reproduce writes a test for, by lane.
+// seams lists the lanes reproduce writes a test for, by lane: the key is the lane's id.
 var seams = map[string]seam{
 	"go-sdk": {
-		lane: "go-sdk", stages: []string{"D1"}, language: "go", framework: "the go-sdk client",
+		stages: []string{"D1"}, language: "go", framework: "the go-sdk client",
 		module: "github.com/modelcontextprotocol/go-sdk", pkg: "mcp_test", capture: "examples/capture/go-sdk/main.go",
 		std: []string{`"errors"`}, imports: []string{`"github.com/modelcontextprotocol/go-sdk/jsonrpc"`, `"github.com/modelcontextprotocol/go-sdk/mcp"`},
 		doc: "A go-sdk client (mcp.NewClient, default options) connects to it over mcp.IOTransport and " +
@@ -68,13 +71,42 @@ func frameworkCall(t *testing.T) any {
 }`,
 	},
 	"mcp-go": {
-		lane: "mcp-go", stages: []string{"D1"}, language: "go", framework: "the mcp-go client",
+		stages: []string{"D1"}, language: "go", framework: "the mcp-go client",
 		module: "github.com/mark3labs/mcp-go", pkg: "client_test", capture: "examples/capture/mcp-go/main.go",
 		std: []string{`"sync"`}, imports: []string{`"github.com/mark3labs/mcp-go/client"`, `"github.com/mark3labs/mcp-go/client/transport"`, `"github.com/mark3labs/mcp-go/mcp"`},
 		doc: "An mcp-go client (client.NewClient over transport.NewIO) initializes and calls the tool; the " +
 			"*mcp.CallToolResult CallTool returns is what the application reads, re-encoded here by the " +
 			"library itself (json.Marshal).",
-		code: `// frameworkCall is lane mcp-go's D1 seam, as examples/capture/mcp-go has it: the result CallTool
+		codeFor: mcpGoSeam,
+	},
+	"mcp-python": {
+		stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
+		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
+		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
+			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
+			"(model_dump by alias, only the fields set).",
+	},
+	"langchain-mcp-adapters-js": {
+		stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
+		module: "@langchain/mcp-adapters", capture: "examples/capture/js/langchain-mcp-adapters.mjs",
+		doc: "MultiServerMCPClient (@langchain/mcp-adapters, an MCP SDK stdio client) loads fixture_tool " +
+			"from it; LangGraph's ToolNode runs the tool call; the ToolMessage it returns is what the " +
+			"application reads (A2), and the same object is what the chat model is handed (M3).",
+	},
+}
+
+// mcpGoSeam is lane mcp-go's D1 seam for a version, as examples/capture/mcp-go has it: before v1
+// the caller names the protocol version (the library's examples set LATEST_PROTOCOL_VERSION, and
+// Initialize fails without one); from v1 an empty one lets the client negotiate.
+func mcpGoSeam(version string) string {
+	protocol := ""
+	if strings.HasPrefix(version, "v0.") {
+		protocol = "\tinit.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION\n"
+	}
+	return mcpGoSeamStart + protocol + mcpGoSeamEnd
+}
+
+const mcpGoSeamStart = `// frameworkCall is lane mcp-go's D1 seam, as examples/capture/mcp-go has it: the result CallTool
 // returns, re-encoded by the library (json.Marshal); when the tools/call response was a JSON-RPC
 // error, {"error": {"message": err.Error()}}.
 func frameworkCall(t *testing.T) any {
@@ -82,7 +114,9 @@ func frameworkCall(t *testing.T) any {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	in, out := serve(t)
-	tr := &observedIO{Stdio: transport.NewIO(in, out, nil)}
+	// An empty stderr, not nil: before v0.38.0, (*Stdio).Close closes stderr unconditionally and
+	// panics on nil (transport/stdio.go). The raw server writes no logs.
+	tr := &observedIO{Stdio: transport.NewIO(in, out, io.NopCloser(strings.NewReader("")))}
 	c := client.NewClient(tr)
 	defer c.Close()
 	if err := c.Start(ctx); err != nil {
@@ -90,7 +124,9 @@ func frameworkCall(t *testing.T) any {
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ClientInfo = mcp.Implementation{Name: "repro", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+`
+
+const mcpGoSeamEnd = `	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	req := mcp.CallToolRequest{}
@@ -134,20 +170,4 @@ func (o *observedIO) rpcFailed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.failed
-}`,
-	},
-	"mcp-python": {
-		lane: "mcp-python", stages: []string{"D1"}, language: "python", framework: "the MCP Python SDK's ClientSession",
-		module: "mcp", capture: "examples/capture/python/lane_mcp_python.py",
-		doc: "The MCP Python SDK's stdio_client spawns it; ClientSession initializes and calls the tool; " +
-			"the CallToolResult call_tool returns is what the application reads, dumped as sent " +
-			"(model_dump by alias, only the fields set).",
-	},
-	"langchain-mcp-adapters-js": {
-		lane: "langchain-mcp-adapters-js", stages: []string{"A2", "M3"}, language: "js", framework: "@langchain/mcp-adapters",
-		module: "@langchain/mcp-adapters", capture: "examples/capture/js/langchain-mcp-adapters.mjs",
-		doc: "MultiServerMCPClient (@langchain/mcp-adapters, an MCP SDK stdio client) loads fixture_tool " +
-			"from it; LangGraph's ToolNode runs the tool call; the ToolMessage it returns is what the " +
-			"application reads (A2), and the same object is what the chat model is handed (M3).",
-	},
-}
+}`

@@ -5,7 +5,4 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 capture_init "$@"
-for version in v1.0.0 v1.6.1 v1.7.0; do
-  (cd "$here" && go build -modfile="go.$version.mod" -o "$bin/adk-go-$version" .)
-  capture_reps adk-go "$version" "$bin/adk-go-$version" -fixtures "$root/fixtures/sources"
-done
+capture_modfiles adk-go v1.0.0 v1.6.1 v1.7.0

@@ -6,7 +6,4 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 capture_init "$@"
-for version in v1.7.0 v1.8.0; do
-  (cd "$here" && go build -modfile="go.$version.mod" -o "$bin/go-sdk-$version" .)
-  capture_reps go-sdk "$version" "$bin/go-sdk-$version" -fixtures "$root/fixtures/sources"
-done
+capture_modfiles go-sdk v1.7.0 v1.8.0

@@ -6,7 +6,4 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 capture_init "$@"
-for version in v0.37.0 v0.38.0 v1.2.1; do
-  (cd "$here" && go build -modfile="go.$version.mod" -o "$bin/mcp-go-$version" .)
-  capture_reps mcp-go "$version" "$bin/mcp-go-$version" -fixtures "$root/fixtures/sources"
-done
+capture_modfiles mcp-go v0.37.0 v0.38.0 v1.2.1
