@@ -164,7 +164,7 @@ func checkProviderSchema(doc any) error {
 					continue
 				}
 				for _, name := range contract.SortedKeys(props) {
-					child(at+"/properties/"+escape(name), props[name])
+					child(at+"/properties/"+strictjson.EscapeToken(name), props[name])
 				}
 			case "anyOf":
 				alts, ok := val.([]any)
@@ -230,14 +230,10 @@ func resolve(root map[string]any, ref string) (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if cur, ok = obj[strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")]; !ok {
+		if cur, ok = obj[strictjson.UnescapeToken(tok)]; !ok {
 			return nil, false
 		}
 	}
 	obj, ok := cur.(map[string]any)
 	return obj, ok
-}
-
-func escape(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

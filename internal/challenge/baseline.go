@@ -100,7 +100,7 @@ func faultProbes(c *mutate.Case, src project.View) []probe {
 			}
 			if v, ok := pointerGet(slot, c.Path); ok {
 				toks := strings.Split(c.Path, "/")
-				out = append(out, probe{key: unescape(toks[len(toks)-1]), value: v, label: "structured" + c.Path})
+				out = append(out, probe{key: strictjson.UnescapeToken(toks[len(toks)-1]), value: v, label: "structured" + c.Path})
 			}
 		case atom == "error.decision":
 			out = append(out, errorProbes(src)...)
@@ -192,14 +192,12 @@ func found(v any, p probe, depth int) bool {
 	return false
 }
 
-func unescape(t string) string { return strings.NewReplacer("~1", "/", "~0", "~").Replace(t) }
-
 func pointerGet(v any, ptr string) (any, bool) {
 	if ptr == "" {
 		return v, true
 	}
 	for _, t := range strings.Split(ptr[1:], "/") {
-		t = unescape(t)
+		t = strictjson.UnescapeToken(t)
 		switch x := v.(type) {
 		case map[string]any:
 			e, ok := x[t]

@@ -136,7 +136,7 @@ func lookup(v any, ptr string) (any, bool) {
 		return nil, false
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = strictjson.UnescapeToken(tok)
 		switch x := v.(type) {
 		case map[string]any:
 			var ok bool

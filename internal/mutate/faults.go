@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // rich faults target T4 (the complete block atom) and fall back on T1 (kind, primary value,
@@ -418,7 +419,7 @@ func absentToNull(m *M) error {
 		}
 		k := free[m.Rand.IntN(len(free))]
 		v.Set(k, &Node{Kind: Null})
-		m.Path = "/" + escapeToken(k)
+		m.Path = "/" + strictjson.EscapeToken(k)
 		m.What = fmt.Sprintf("added the absent member %s to the structured object as null", m.Path)
 	default:
 		return na("the structured slot is neither absent nor an object")
@@ -443,7 +444,7 @@ func members(v *Node, ok func(*Node) bool) []member {
 		switch n.Kind {
 		case Object:
 			for i, k := range n.Keys {
-				p := ptr + "/" + escapeToken(k)
+				p := ptr + "/" + strictjson.EscapeToken(k)
 				if ok(n.Vals[i]) {
 					out = append(out, member{ptr: p, parent: n, key: k, value: n.Vals[i]})
 				}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Operators find what they change the way the projector reads it: through the lane stage's
@@ -17,7 +18,7 @@ func tokens(ptr string) []string {
 	}
 	parts := strings.Split(ptr[1:], "/")
 	for i, p := range parts {
-		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
+		parts[i] = strictjson.UnescapeToken(p)
 	}
 	return parts
 }
@@ -66,7 +67,7 @@ func parentOf(n *Node, ptr string) (*Node, string, bool) {
 func escapeAll(ts []string) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = escapeToken(t)
+		out[i] = strictjson.EscapeToken(t)
 	}
 	return out
 }

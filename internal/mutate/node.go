@@ -210,13 +210,9 @@ func (n *Node) Walk(ptr string, f func(ptr string, n *Node)) {
 		}
 	case Object:
 		for i, k := range n.Keys {
-			n.Vals[i].Walk(ptr+"/"+escapeToken(k), f)
+			n.Vals[i].Walk(ptr+"/"+strictjson.EscapeToken(k), f)
 		}
 	}
-}
-
-func escapeToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // Style is how a node is written. The zero style is compact JSON with minimal escapes.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // pointer is a parsed RFC 6901 JSON pointer: its reference tokens, unescaped.
@@ -22,7 +24,7 @@ func parsePointer(s string) (pointer, error) {
 		if strings.Contains(strings.ReplaceAll(strings.ReplaceAll(p, "~0", ""), "~1", ""), "~") {
 			return nil, fmt.Errorf("JSON pointer %q: bad escape in %q", s, p)
 		}
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		parts[i] = strictjson.UnescapeToken(p)
 	}
 	return parts, nil
 }

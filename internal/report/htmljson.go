@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // jsonLine is one line of a JSON value laid out for reading: its indentation, the RFC 6901
@@ -45,7 +47,7 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 		}
 		sort.Strings(keys)
 		for i, k := range keys {
-			layoutJSON(out, x[k], ptr+"/"+pointerToken(k), compactJSON(k)+": ", indent+1, i < len(keys)-1)
+			layoutJSON(out, x[k], ptr+"/"+strictjson.EscapeToken(k), compactJSON(k)+": ", indent+1, i < len(keys)-1)
 		}
 		*out = append(*out, jsonLine{indent, ptr, "}" + end})
 	case []any:
@@ -61,11 +63,6 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 	default:
 		*out = append(*out, jsonLine{indent, ptr, label + compactJSON(x) + end})
 	}
-}
-
-// pointerToken escapes an object key as an RFC 6901 reference token.
-func pointerToken(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // compactJSON writes a JSON-shaped value (or, as a fallback, any value) on one line without HTML

@@ -92,7 +92,7 @@ func at(doc any, ptr string) (any, bool) {
 		return doc, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapeToken(tok)
+		tok = strictjson.UnescapeToken(tok)
 		switch n := doc.(type) {
 		case map[string]any:
 			v, ok := n[tok]
@@ -244,7 +244,7 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 		case strings.HasPrefix(atom, "block."):
 			i := blockIndex(d)
 			name := strings.TrimPrefix(atom, "block.")
-			rest := strings.TrimPrefix(path, fmt.Sprintf("/%d/%s", i, pointerToken(name)))
+			rest := strings.TrimPrefix(path, fmt.Sprintf("/%d/%s", i, strictjson.EscapeToken(name)))
 			label := fmt.Sprintf("content[%d].%s%s", i, name, dotted(rest))
 			if kind == "added" {
 				add(fmt.Sprintf("%s must not appear at %s (W0 has none)", label, stage), OpAbsent, "", src.field(i, name, rest), lane.field(i, name, rest))
@@ -333,15 +333,6 @@ func blockIndex(d map[string]any) int {
 	return i
 }
 
-// pointerToken escapes an object key as an RFC 6901 reference token; unescapeToken undoes it.
-func pointerToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func unescapeToken(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-}
-
 // dotted writes a pointer as a property path: /a/0/b as .a.0.b.
 func dotted(ptr string) string {
 	if ptr == "" {
@@ -349,7 +340,7 @@ func dotted(ptr string) string {
 	}
 	parts := strings.Split(ptr[1:], "/")
 	for i, p := range parts {
-		parts[i] = unescapeToken(p)
+		parts[i] = strictjson.UnescapeToken(p)
 	}
 	return "." + strings.Join(parts, ".")
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -222,8 +223,7 @@ func pointer(tokens []string) string {
 	for _, t := range tokens {
 		sb.WriteByte('/')
 		if strings.ContainsAny(t, "~/") {
-			t = strings.ReplaceAll(t, "~", "~0")
-			t = strings.ReplaceAll(t, "/", "~1")
+			t = strictjson.EscapeToken(t)
 		}
 		sb.WriteString(t)
 	}

@@ -50,7 +50,7 @@ func (e *marshalError) Error() string {
 	var b strings.Builder
 	for i := len(e.path) - 1; i >= 0; i-- {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(e.path[i]))
+		b.WriteString(EscapeToken(e.path[i]))
 	}
 	ptr := b.String()
 	if ptr == "" {
