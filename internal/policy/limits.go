@@ -31,7 +31,7 @@ func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuer
 	var rs rego.ResultSet
 	err := guard.Do(ctx, what, guard.Current().Eval, func(ctx context.Context) error {
 		var err error
-		rs, err = pq.Eval(ctx, rego.EvalParsedInput(respellValue(input)), rego.EvalSortSets(true))
+		rs, err = pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalSortSets(true))
 		return err
 	})
 	var le *guard.LimitError

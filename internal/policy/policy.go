@@ -410,10 +410,12 @@ type Verdict struct {
 func (v Verdict) Pass() bool { return len(v.Diagnostics) == 0 }
 
 // Eval evaluates the prepared query on input (the policy input object of
-// docs/design.md, e.g. built with ast.InterfaceToValue from strictjson trees).
-// It is safe for concurrent use. Numbers that OPA would compare through
-// float64 are respelled first (see numbers.go), so comparisons are exact
-// decimals. The evaluation runs under the guard's time limit and memory budget
+// docs/design.md). It is safe for concurrent use. The input's numbers must
+// be spelled as Input spells them (see numbers.go), so that comparisons are
+// exact decimals: build it with Input, or compose it of values Input built
+// and strings, as check does to share an input's constant part between
+// evaluations. Eval does not walk the input again: respelling a whole input
+// on every evaluation was a third of an evaluation's time. The evaluation runs under the guard's time limit and memory budget
 // (internal/guard): a limit reached is a *guard.LimitError naming the package
 // and its files. A panic inside OPA (it panics, for instance, comparing
 // numbers whose exponent is beyond big.Rat, like 1e9999999 with 2; strictjson's
@@ -450,13 +452,15 @@ func (q *Query) Eval(ctx context.Context, input ast.Value) (v Verdict, err error
 }
 
 // Input builds the policy input value from a JSON-shaped Go tree (as
-// strictjson.Decode produces: numbers as json.Number keep their digits).
+// strictjson.Decode produces: numbers as json.Number keep their digits),
+// with the numbers OPA would compare through float64 respelled (see
+// numbers.go), as Eval requires.
 func Input(tree any) (ast.Value, error) {
 	v, err := ast.InterfaceToValue(tree)
 	if err != nil {
 		return nil, fmt.Errorf("policy: input: %w", err)
 	}
-	return v, nil
+	return respellValue(v), nil
 }
 
 // detailLines is what an error shows below its message: for a parse error only the token at

@@ -52,7 +52,7 @@ func (e *Engine) HasPackage(pkg string) bool {
 	return false
 }
 
-// Eval evaluates the readout on input, with numbers respelled as Query.Eval does; the readout must
+// Eval evaluates the readout on input, whose numbers are spelled as Query.Eval requires; the readout must
 // be an object (numbers as json.Number). It runs under the guard as Query.Eval does. A panic
 // inside OPA is returned as an error.
 func (q *ReadoutQuery) Eval(ctx context.Context, input ast.Value) (r map[string]any, err error) {
