@@ -347,6 +347,7 @@ type Query struct {
 	files []string
 	what  string // the package and its files, for limit errors
 	pq    rego.PreparedEvalQuery
+	reads inputReads // what of the input its rules may read
 }
 
 // Package is the Rego package the query evaluates.
@@ -394,7 +395,8 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
 	files := e.Files(pkg)
-	return &Query{pkg: pkg, files: files, what: describeFiles(pkg, files), pq: pq}, nil
+	reads := readsOf(e.compiler, ref.Append(ast.StringTerm("diagnostics")), ref.Append(ast.StringTerm("readout")))
+	return &Query{pkg: pkg, files: files, what: describeFiles(pkg, files), pq: pq, reads: reads}, nil
 }
 
 // Verdict is what a task policy says about one input.

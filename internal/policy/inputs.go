@@ -1,0 +1,80 @@
+package policy
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/util"
+)
+
+// inputReads is what a query's rules may read of the input: the top-level keys named by
+// input.<key> refs, or everything (all) when a rule reads the input any other way (a bare
+// `input`, input[k] with a variable key, `with input as …`).
+type inputReads struct {
+	all  bool
+	keys map[string]bool
+}
+
+// readsOf collects the input reads of the rules at refs and of every rule they may depend on,
+// following the compiler's rule dependency graph (which holds, for a ref with a variable, every
+// rule the ref might select). It over-approximates: a rule reachable from the query is counted
+// even when no evaluation reaches it.
+func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
+	r := inputReads{keys: map[string]bool{}}
+	seen := map[util.T]bool{}
+	var queue []util.T
+	for _, ref := range refs {
+		for _, rule := range c.GetRules(ref) {
+			if !seen[rule] {
+				seen[rule] = true
+				queue = append(queue, rule)
+			}
+		}
+	}
+	var visit func(t *ast.Term) bool
+	visit = func(t *ast.Term) bool {
+		switch v := t.Value.(type) {
+		case ast.Ref:
+			if !v[0].Equal(ast.InputRootDocument) {
+				return false
+			}
+			if len(v) < 2 {
+				r.all = true
+				return true
+			}
+			if s, ok := v[1].Value.(ast.String); ok {
+				r.keys[string(s)] = true
+			} else {
+				r.all = true
+			}
+			for _, x := range v[1:] {
+				ast.WalkTerms(x, visit)
+			}
+			return true
+		case ast.Var:
+			if v.Equal(ast.InputRootDocument.Value) {
+				r.all = true
+			}
+		}
+		return false
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		ast.WalkTerms(n.(*ast.Rule), visit)
+		for d := range c.Graph.Dependencies(n) {
+			if !seen[d] {
+				seen[d] = true
+				queue = append(queue, d)
+			}
+		}
+	}
+	return r
+}
+
+// MayRead reports whether an evaluation of the query may read the input's top-level member
+// key: some rule the query may reach reads input.<key>, or reads the input in a way that does not
+// name its key. When it reports false for a key, two inputs that differ only in that member get
+// the same verdict (the policies are pure functions of their input), which lets check share a
+// verdict across lanes, versions and configurations that observed the same view.
+func (q *Query) MayRead(key string) bool {
+	return q.reads.all || q.reads.keys[key]
+}
