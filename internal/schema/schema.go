@@ -146,6 +146,20 @@ func (v *Validator) compile(path, fragment string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+// Preload compiles the definitions of the named MCP revisions now rather than on first use, so
+// that a caller can pay for them on a goroutine of its own while it loads other things (check
+// loads the contracts and the policies meanwhile). The built-in lanes read all three revisions
+// (the control lane's carrier is a source at any of them): compiling their schemas is most of
+// what validation costs a run before its first record.
+func (v *Validator) Preload(revisions ...string) error {
+	for _, rev := range revisions {
+		if _, err := v.load(rev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // load returns a revision with its definitions compiled.
 func (v *Validator) load(rev string) (*revision, error) {
 	r, ok := v.revisions[rev]
