@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +31,33 @@ func (e *exitError) Error() string {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := cpuProfile(os.Getenv("CONTRACTCHECK_CPUPROFILE"))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// cpuProfile writes a CPU profile of the whole run to file when it is set (the environment
+// variable CONTRACTCHECK_CPUPROFILE, for `go tool pprof`; docs/design.md). It is for the people
+// who work on contractcheck, so a profile that cannot be written is a warning, not a failure.
+func cpuProfile(file string) (stop func()) {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", err)
+		}
+	}
 }
 
 // run executes the command line and returns the process exit code: 0 satisfied, 1 a required
