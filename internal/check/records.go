@@ -62,6 +62,31 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 // readFile streams one .jsonl file, validating each record before it is handed on; it stops
 // when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
+	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
+	var bad error
+	err := readLines(ctx, rf, func(display string, l strictjson.Line) bool {
+		doc, err := dec.Decode(l)
+		if err != nil {
+			bad = err
+			return false
+		}
+		rec, err := in.ParseRecord(display, l.Number, doc)
+		if err != nil {
+			bad = err
+			return false
+		}
+		return emit(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return bad
+}
+
+// readLines streams the non-blank lines of one .jsonl file, undecoded, with the file's display
+// name; it stops when emit returns false. Decoding is the caller's: Stream's workers decode the
+// lines one goroutine reads.
+func readLines(ctx context.Context, rf RecordFile, emit func(display string, l strictjson.Line) bool) error {
 	display := rf.Display()
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
@@ -73,18 +98,14 @@ func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Re
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, doc, err := lr.Next()
+		l, err := lr.NextLine()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		rec, err := in.ParseRecord(display, line, doc)
-		if err != nil {
-			return err
-		}
-		if !emit(rec) {
+		if !emit(display, l) {
 			return nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Run loads the instrument and checks every observation record of the selected directories.
@@ -96,29 +97,31 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 }
 
 // Stream is the one evaluation loop of every verb that reads observation records (check,
-// compare): the records of files are read and validated in order by one goroutine, within the run's
-// scope, evaluated by workers (eval), and handed to collect one at a time in record order, whatever
-// the workers' scheduling. The first error in record order (a bad record, a failing evaluation, a
-// collect error) stops the stream and is returned, so the error, like everything collected, does
-// not depend on the number of workers. At most a few records per worker are in flight: memory does
-// not grow with the number of records. It returns how many records were collected.
+// compare): the lines of files are read in order by one goroutine, and decoded, validated,
+// restricted to the run's scope and evaluated (eval) by workers, which hand the records to collect
+// one at a time in record order, whatever the workers' scheduling. The first error in record
+// order (a bad record, a failing evaluation, a collect error) stops the stream and is returned,
+// so the error, like everything collected, does not depend on the number of workers. At most a
+// few records per worker are in flight: memory does not grow with the number of records. It
+// returns how many records were collected.
 func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, workers int,
 	eval func(context.Context, *Record) (T, error), collect func(*Record, T) error) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type job struct {
-		seq int
-		rec *Record
+		seq  int
+		file string // its display name
+		line strictjson.Line
 	}
 	type done struct {
 		seq int
-		rec *Record
+		rec *Record // nil for a record outside the run's scope
 		v   T
 		err error
 	}
 	window := 8 * workers
-	tokens := make(chan struct{}, window) // one per record read and not yet collected
+	tokens := make(chan struct{}, window) // one per line read and not yet collected
 	jobs := make(chan job, window)
 	results := make(chan done, window+1)
 	stop := make(chan struct{})
@@ -128,10 +131,11 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 			for j := range jobs {
-				d := done{seq: j.seq, rec: j.rec}
+				d := done{seq: j.seq}
 				if !stopped.Load() {
-					d.v, d.err = eval(ctx, j.rec)
+					d.rec, d.v, d.err = streamEval(ctx, in, dec, j.file, j.line, eval)
 				}
 				results <- d
 			}
@@ -143,17 +147,14 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		defer close(jobs)
 		seq := 0
 		for _, f := range files {
-			err := in.readFile(ctx, f, func(rec *Record) bool {
-				if !in.inScope(rec) {
-					return true
-				}
+			err := readLines(ctx, f, func(display string, l strictjson.Line) bool {
 				select {
 				case tokens <- struct{}{}:
 				case <-stop:
 					return false
 				}
 				seq++
-				jobs <- job{seq, rec}
+				jobs <- job{seq, display, l}
 				return true
 			})
 			if err != nil {
@@ -186,8 +187,8 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			delete(pending, next)
 			next++
 			<-tokens
-			if firstErr != nil {
-				continue
+			if firstErr != nil || (d.err == nil && d.rec == nil) {
+				continue // stopped, or out of scope
 			}
 			err := d.err
 			if err == nil {
@@ -203,6 +204,26 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		}
 	}
 	return collected, firstErr
+}
+
+// streamEval decodes and validates one line of a record file and evaluates the record when it
+// is within the run's scope; a record outside it is a nil record and no error.
+func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
+	eval func(context.Context, *Record) (T, error)) (*Record, T, error) {
+	var zero T
+	doc, err := dec.Decode(l)
+	if err != nil {
+		return nil, zero, inputErr(err)
+	}
+	rec, err := in.ParseRecord(file, l.Number, doc)
+	if err != nil {
+		return nil, zero, inputErr(err)
+	}
+	if !in.inScope(rec) {
+		return nil, zero, nil
+	}
+	v, err := eval(ctx, rec)
+	return rec, v, err
 }
 
 // Check streams the records of files through the instrument (Stream) and returns the census
@@ -292,13 +313,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 		if err != nil {
 			return nil, instrumentErr(fmt.Errorf("%s:%d: task %s (%s %s %s %s %s): %w", rec.File, rec.Line, task, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage, err))
 		}
-		r.Readout = v.Readout
-		r.Diagnostics = v.Diagnostics
-		if v.Pass() {
-			r.Outcome = report.Pass
-		} else {
-			r.Outcome = report.Unmet
-		}
+		r.Readout, r.Diagnostics, r.Outcome, r.Fingerprint = v.Readout, v.Diagnostics, v.outcome, v.fingerprint
 		out = append(out, r)
 	}
 	return out, nil

@@ -46,9 +46,47 @@ func NewLineReader(file string, r io.Reader, lim Limits) *LineReader {
 // the input it returns io.EOF (with line 0). A line longer than MaxBytes is
 // an error naming the line; it is skipped without being held in memory.
 func (lr *LineReader) Next() (line int, v any, err error) {
+	text, line, start, err := lr.next()
+	if err != nil {
+		return line, nil, err
+	}
+	lr.dec.lineBase, lr.dec.offBase = line, start
+	v, err = lr.dec.decode(text)
+	lr.dec.data = nil // do not pin the line buffer between calls
+	if err != nil {
+		return line, nil, err
+	}
+	return line, v, nil
+}
+
+// Line is one non-blank line of a JSON Lines file, read but not decoded, so
+// that one goroutine can read a file while others decode its lines (a
+// LineDecoder each). It owns a copy of its bytes.
+type Line struct {
+	// Number is the line's 1-based number in the file.
+	Number int
+	file   string
+	start  int64 // the line's byte offset in the file
+	text   []byte
+}
+
+// NextLine returns the next non-blank line without decoding it, with the
+// errors Next returns for it: io.EOF at the end, a line over MaxBytes, a read
+// error.
+func (lr *LineReader) NextLine() (Line, error) {
+	text, line, start, err := lr.next()
+	if err != nil {
+		return Line{Number: line}, err
+	}
+	return Line{Number: line, file: lr.file, start: start, text: append([]byte(nil), text...)}, nil
+}
+
+// next returns the text of the next non-blank line (valid until the next
+// read), its number and its offset.
+func (lr *LineReader) next() (text []byte, line int, start int64, err error) {
 	for {
 		if lr.err != nil {
-			return 0, nil, lr.err
+			return nil, 0, 0, lr.err
 		}
 		text, size, start, ok := lr.readLine()
 		if !ok {
@@ -56,20 +94,34 @@ func (lr *LineReader) Next() (line int, v any, err error) {
 		}
 		line = lr.line
 		if size > lr.lim.MaxBytes {
-			return line, nil, &SyntaxError{File: lr.file, Line: line, Col: 1, Offset: start,
+			return nil, line, start, &SyntaxError{File: lr.file, Line: line, Col: 1, Offset: start,
 				Msg: fmt.Sprintf("line %d is %d bytes, over the limit of %d bytes", line, size, lr.lim.MaxBytes)}
 		}
 		if blank(text) {
 			continue
 		}
-		lr.dec.lineBase, lr.dec.offBase = line, start
-		v, err := lr.dec.decode(text)
-		lr.dec.data = nil // do not pin the line buffer between calls
-		if err != nil {
-			return line, nil, err
-		}
-		return line, v, nil
+		return text, line, start, nil
 	}
+}
+
+// LineDecoder decodes Lines as LineReader.Next would have, errors naming the
+// line's file, line, column and offset. It keeps its buffers and interned keys
+// from one line to the next: use one per goroutine.
+type LineDecoder struct{ dec decoder }
+
+// NewLineDecoder returns a LineDecoder applying lim (the limits the lines
+// were read with).
+func NewLineDecoder(lim Limits) *LineDecoder {
+	lim = lim.withDefaults()
+	return &LineDecoder{dec: decoder{maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits}}
+}
+
+// Decode decodes one line.
+func (d *LineDecoder) Decode(l Line) (any, error) {
+	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
+	v, err := d.dec.decode(l.text)
+	d.dec.data = nil
+	return v, err
 }
 
 // readLine reads one line without its '\n'. size is the line's full length

@@ -359,6 +359,28 @@ func readAll(t *testing.T, lr *LineReader) []record {
 	return nil
 }
 
+// readAllLines is readAll through NextLine, each line decoded by dec.
+func readAllLines(t *testing.T, lr *LineReader, dec *LineDecoder) []record {
+	t.Helper()
+	var got []record
+	for i := 0; i < 100; i++ {
+		l, err := lr.NextLine()
+		if err == io.EOF {
+			return got
+		}
+		r := record{line: l.Number}
+		if err == nil {
+			r.v, err = dec.Decode(l)
+		}
+		if err != nil {
+			r.err = err.Error()
+		}
+		got = append(got, r)
+	}
+	t.Fatal("reader does not reach EOF")
+	return nil
+}
+
 func TestLineReader(t *testing.T) {
 	long := `["` + strings.Repeat("x", 200<<10) + `"]` // longer than bufio's buffer
 	tests := []struct {
@@ -452,6 +474,15 @@ func TestLineReader(t *testing.T) {
 			got := readAll(t, NewLineReader(file, r, tt.lim))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %#v\nwant %#v", got, tt.want)
+			}
+			// Reading lines on one goroutine and decoding them with a LineDecoder
+			// gives the same values and the same errors, positions included.
+			r = strings.NewReader(tt.in)
+			if tt.file != "" {
+				r = strings.NewReader(string(readTestdata(t, tt.file)))
+			}
+			if got := readAllLines(t, NewLineReader(file, r, tt.lim), NewLineDecoder(tt.lim)); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("NextLine and LineDecoder: got %#v\nwant %#v", got, tt.want)
 			}
 			// Chunking of the underlying reader must not matter.
 			if tt.file == "" {
