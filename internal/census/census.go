@@ -40,6 +40,10 @@ type Reading struct {
 	// File and Line locate the observation record the reading came from.
 	File string
 	Line int
+	// Fingerprint is Fingerprint of the reading's outcome, readout and diagnostics when the
+	// caller computed it already (check computes it once per verdict, on its workers, however
+	// many readings share the verdict); Add computes it when it is zero.
+	Fingerprint [sha256.Size]byte
 }
 
 // Census accumulates readings. Add is not safe for concurrent use: one collector owns it.
@@ -366,9 +370,12 @@ func newVariants() variants { return variants{index: map[[sha256.Size]byte]int32
 // intern returns the id of the reading's variant. An execution failure's message is not part of
 // it: it may carry a port or a process id.
 func (vs *variants) intern(r Reading) (int32, error) {
-	fp, err := fingerprint(r)
-	if err != nil {
-		return 0, err
+	fp := r.Fingerprint
+	if fp == ([sha256.Size]byte{}) {
+		var err error
+		if fp, err = Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+			return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+		}
 	}
 	if id, ok := vs.index[fp]; ok {
 		return id, nil
@@ -383,11 +390,12 @@ func (vs *variants) intern(r Reading) (int32, error) {
 	return id, nil
 }
 
-// fingerprint is what repetitions must agree on: the state and every readout.
-func fingerprint(r Reading) ([sha256.Size]byte, error) {
-	b, err := strictjson.Marshal(map[string]any{"o": r.Outcome, "r": nilToEmpty(r.Readout), "d": diagnosticsValue(r.Diagnostics)})
+// Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,
+// hashed in their canonical encoding. Readings with the same fingerprint are one variant.
+func Fingerprint(outcome string, readout map[string]any, diagnostics []report.Diagnostic) ([sha256.Size]byte, error) {
+	b, err := strictjson.Marshal(map[string]any{"o": outcome, "r": nilToEmpty(readout), "d": diagnosticsValue(diagnostics)})
 	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+		return [sha256.Size]byte{}, err
 	}
 	return sha256.Sum256(b), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
@@ -331,11 +332,20 @@ func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*ob
 	return &observed{tree: tree, hash: sha256.Sum256(b)}, nil
 }
 
+// judged is a verdict with the outcome it gives and the census fingerprint of the reading it
+// makes (census.Fingerprint), computed once per distinct policy input and shared, like the
+// verdict, by every binding that has that input.
+type judged struct {
+	policy.Verdict
+	outcome     string
+	fingerprint [sha256.Size]byte
+}
+
 // verdict evaluates a task's prepared query on the input made of the constant part k, the
 // record's position and the observed view, or returns the verdict already computed for the same
 // input. A failing evaluation, or a verdict that breaks the policy interface, is an
 // InstrumentError naming the policy's files.
-func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Position, o *observed) (policy.Verdict, error) {
+func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Position, o *observed) (judged, error) {
 	vk := verdictKey{inputKey: k, view: o.hash}
 	if in.positional[k.task] {
 		vk.lane, vk.version, vk.configuration = pos.Lane, pos.LaneVersion, pos.Configuration
@@ -345,20 +355,27 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 	}
 	val, err := o.value()
 	if err != nil {
-		return policy.Verdict{}, err
+		return judged{}, err
 	}
 	v, err := in.queries[k.task].Eval(ctx, withObserved(in.inputs[k], pos, val))
 	if IsInstrumentFailure(err) {
-		return policy.Verdict{}, instrumentErr(err) // a limit: it names the policy and its files
+		return judged{}, instrumentErr(err) // a limit: it names the policy and its files
 	}
 	if err != nil {
-		return policy.Verdict{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
+		return judged{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
 	}
 	if err := in.checkVerdict(k.task, v); err != nil {
-		return policy.Verdict{}, err
+		return judged{}, err
 	}
-	in.verdicts.put(vk, v)
-	return v, nil
+	j := judged{Verdict: v, outcome: report.Unmet}
+	if v.Pass() {
+		j.outcome = report.Pass
+	}
+	if j.fingerprint, err = census.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
+		return judged{}, fmt.Errorf("fingerprint: %w", err)
+	}
+	in.verdicts.put(vk, j)
+	return j, nil
 }
 
 // checkVerdict holds a verdict to the policy interface (docs/design.md): every diagnostic names

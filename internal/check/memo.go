@@ -2,8 +2,6 @@ package check
 
 import (
 	"sync"
-
-	"github.com/contractcheck/contractcheck/internal/policy"
 )
 
 // memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
@@ -17,11 +15,11 @@ const memoGeneration = 1 << 12
 // evaluates. Safe for concurrent use.
 type memo struct {
 	mu       sync.Mutex
-	current  map[verdictKey]policy.Verdict
-	previous map[verdictKey]policy.Verdict
+	current  map[verdictKey]judged
+	previous map[verdictKey]judged
 }
 
-func (m *memo) get(k verdictKey) (policy.Verdict, bool) {
+func (m *memo) get(k verdictKey) (judged, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if v, ok := m.current[k]; ok {
@@ -31,14 +29,14 @@ func (m *memo) get(k verdictKey) (policy.Verdict, bool) {
 	return v, ok
 }
 
-func (m *memo) put(k verdictKey, v policy.Verdict) {
+func (m *memo) put(k verdictKey, v judged) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.current == nil {
-		m.current = make(map[verdictKey]policy.Verdict, 1024)
+		m.current = make(map[verdictKey]judged, 1024)
 	}
 	if len(m.current) >= memoGeneration {
-		m.previous, m.current = m.current, make(map[verdictKey]policy.Verdict, 1024)
+		m.previous, m.current = m.current, make(map[verdictKey]judged, 1024)
 	}
 	m.current[k] = v
 }
