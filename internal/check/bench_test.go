@@ -200,7 +200,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 			if !in.Model.Tasks[task].AtStage(rec.Stage) {
 				continue
 			}
-			o, err := in.observe(rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, rec.Carrier)
+			o, err := in.observe(rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, rec.Carrier, nil)
 			if err != nil {
 				return err
 			}

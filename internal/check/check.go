@@ -43,6 +43,20 @@ type Instrument struct {
 	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
 	// functions of it, and repetitions and shared carriers repeat the same observed views.
 	verdicts memo
+	// validCarriers and views remember, by a carrier's bytes, that it satisfied a carrier schema
+	// and what it reads as through a compartment: repetitions repeat their carriers byte for byte.
+	validCarriers spanCache[string, struct{}]
+	views         spanCache[viewKey, observedView]
+}
+
+// viewKey is what a carrier's view depends on besides the carrier: where it was observed and
+// through which compartment it is read.
+type viewKey struct{ lane, stage, compartment string }
+
+// observedView is a view with the hash of its canonical encoding.
+type observedView struct {
+	tree project.View
+	hash [sha256.Size]byte
 }
 
 type laneStage struct{ lane, stage string }
@@ -270,7 +284,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos report.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, carrier)
+	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, carrier, nil)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -323,13 +337,22 @@ func (o *observed) value() (*ast.Term, error) {
 	return o.term, nil
 }
 
-func (in *Instrument) observe(lane, stage, compartment string, carrier any) (*observed, error) {
+// observe reads a carrier through a compartment of a lane's stage; carrierBytes, when known, are
+// the carrier as written, and a carrier read through the same compartment before is not projected
+// and hashed again (views are never modified once made).
+func (in *Instrument) observe(lane, stage, compartment string, carrier any, carrierBytes []byte) (*observed, error) {
+	k := viewKey{lane, stage, compartment}
+	if v, ok := in.views.get(k, carrierBytes); ok {
+		return &observed{tree: v.tree, hash: v.hash}, nil
+	}
 	tree := in.View(lane, stage, compartment, carrier)
 	b, err := strictjson.Marshal(tree)
 	if err != nil {
 		return nil, err
 	}
-	return &observed{tree: tree, hash: sha256.Sum256(b)}, nil
+	o := &observed{tree: tree, hash: sha256.Sum256(b)}
+	in.views.put(k, carrierBytes, observedView{o.tree, o.hash})
+	return o, nil
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it

@@ -211,11 +211,11 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval func(context.Context, *Record) (T, error)) (*Record, T, error) {
 	var zero T
-	doc, err := dec.Decode(l)
+	doc, span, err := dec.DecodeSpan(l, "carrier")
 	if err != nil {
 		return nil, zero, inputErr(err)
 	}
-	rec, err := in.ParseRecord(file, l.Number, doc)
+	rec, err := in.parseRecord(file, l.Number, doc, span)
 	if err != nil {
 		return nil, zero, inputErr(err)
 	}
@@ -304,7 +304,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 		view, ok := views[comp]
 		if !ok {
 			var err error
-			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier); err != nil {
+			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier, rec.carrierBytes); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 			}
 			views[comp] = view

@@ -154,6 +154,11 @@ type decoder struct {
 	stack   []any             // pending array elements, shared by all arrays to avoid regrowth
 	scratch []byte            // unescaped string bytes, reused
 	keys    map[string]string // interned object keys: records repeat the same keys
+
+	// spanKey names a member of the top-level object whose value's bytes
+	// (data[spanStart:spanEnd]) the decoder records (LineDecoder.DecodeSpan).
+	spanKey            string
+	spanStart, spanEnd int
 }
 
 // decode parses one whole document held in data.
@@ -587,9 +592,17 @@ func (d *decoder) object() (any, error) {
 			return nil, d.unexpected("':' after object key")
 		}
 		d.pos++
+		spanned := d.depth == 1 && d.spanKey != "" && k == d.spanKey
+		if spanned {
+			d.skipWS()
+			d.spanStart = d.pos
+		}
 		v, err := d.value()
 		if err != nil {
 			return nil, err
+		}
+		if spanned {
+			d.spanEnd = d.pos
 		}
 		m[k] = v
 		d.skipWS()

@@ -118,10 +118,28 @@ func NewLineDecoder(lim Limits) *LineDecoder {
 
 // Decode decodes one line.
 func (d *LineDecoder) Decode(l Line) (any, error) {
-	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
-	v, err := d.dec.decode(l.text)
-	d.dec.data = nil
+	v, _, err := d.DecodeSpan(l, "")
 	return v, err
+}
+
+// DecodeSpan decodes one line and also returns the bytes of the value of the
+// member key of the line's top-level object, as written (nil when the line is
+// not an object or has no such member; key "" asks for none). Two lines with
+// the same bytes there hold the same value, whatever else differs: check
+// validates and projects a carrier that repeats byte for byte only once. The
+// bytes belong to the line.
+func (d *LineDecoder) DecodeSpan(l Line, key string) (v any, span []byte, err error) {
+	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
+	d.dec.spanKey, d.dec.spanStart, d.dec.spanEnd = key, 0, 0
+	v, err = d.dec.decode(l.text)
+	d.dec.data = nil
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.dec.spanEnd > d.dec.spanStart {
+		span = l.text[d.dec.spanStart:d.dec.spanEnd:d.dec.spanEnd]
+	}
+	return v, span, nil
 }
 
 // readLine reads one line without its '\n'. size is the line's full length

@@ -675,3 +675,40 @@ func TestTypeName(t *testing.T) {
 		})
 	}
 }
+
+// DecodeSpan returns the bytes of one member of the top-level object as written, and only of
+// the top-level object; the value decodes as Decode would.
+func TestDecodeSpan(t *testing.T) {
+	tests := []struct {
+		name, line, key, want string
+		found                 bool
+	}{
+		{name: "object member", line: `{"a": 1, "carrier": {"x": [1, 2.50]} , "b": 2}`, key: "carrier", want: `{"x": [1, 2.50]}`, found: true},
+		{name: "scalar member", line: `{"carrier":"s"}`, key: "carrier", want: `"s"`, found: true},
+		{name: "null member", line: `{"carrier": null}`, key: "carrier", want: `null`, found: true},
+		{name: "nested only", line: `{"a": {"carrier": 1}}`, key: "carrier"},
+		{name: "missing", line: `{"a": 1}`, key: "carrier"},
+		{name: "not an object", line: `[{"carrier": 1}]`, key: "carrier"},
+		{name: "no key asked", line: `{"carrier": 1}`, key: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lr := NewLineReader("in.jsonl", strings.NewReader(tc.line+"\n"), DefaultLimits)
+			l, err := lr.NextLine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, span, err := NewLineDecoder(DefaultLimits).DecodeSpan(l, tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := Decode("in.jsonl", []byte(tc.line), DefaultLimits)
+			if !reflect.DeepEqual(v, want) {
+				t.Errorf("value %#v, want %#v", v, want)
+			}
+			if (span != nil) != tc.found || string(span) != tc.want {
+				t.Errorf("span %q (found %v), want %q (found %v)", span, span != nil, tc.want, tc.found)
+			}
+		})
+	}
+}
