@@ -7,13 +7,16 @@ package check
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -79,10 +82,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	}
 	// The contract model, the schemas and the policies do not depend on one another: they load
 	// side by side. Errors are reported in this order whichever finishes first.
-	// The carrier schemas the model's lanes name are compiled on the validator's goroutine once
-	// the model is there (with the built-in schemas, the MCP revisions the built-in lanes read
-	// are compiled while the model loads); a failure among them is reported after everything
-	// Load reported before it compiled them here.
+	// The carrier schemas of a user's layers that the model's lanes name are compiled on the
+	// validator's goroutine once the model is there; a failure among them is reported after
+	// everything Load reports before. Built-in carrier schemas compile on first use.
 	var (
 		wg         sync.WaitGroup
 		m          *contract.Model
@@ -103,14 +105,8 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		if v, errs[1] = NewValidator(opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
 			return
 		}
-		if !opts.NoBuiltin {
-			if errs[1] = v.Preload(schema.Revisions...); errs[1] != nil {
-				errs[1] = fmt.Errorf("load schemas: %w", errs[1])
-				return
-			}
-		}
 		if m := <-models; m != nil {
-			carrierErr = compileCarriers(v, m)
+			carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin)
 		}
 	}()
 	go func() {
@@ -192,11 +188,15 @@ func (in *Instrument) Engine() *policy.Engine { return in.engine }
 func (in *Instrument) Options() Options { return in.opts }
 
 // compileCarriers compiles the carrier schema of every lane stage, so that a missing or broken
-// one is reported before any record is read.
-func compileCarriers(v *schema.Validator, m *contract.Model) error {
+// one is reported before any record is read; a built-in carrier schema no user layer redefines is
+// only checked to be there (builtinCarrier): it compiles on first use, and the built-in ones are
+// all compiled by a test (TestEveryObservedStageNamesACarrierSchema). A run whose records come
+// from a few lanes compiles only their schemas (the control lane's alone reads the schemas of
+// three MCP revisions).
+func compileCarriers(v *schema.Validator, m *contract.Model, users []Dir, builtin bool) error {
 	for _, lane := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
-			if c := m.Lanes[lane].Stages[st].Carrier; c != "" {
+			if c := m.Lanes[lane].Stages[st].Carrier; c != "" && !builtinCarrier(c, users, builtin) {
 				if err := v.CompileCarrier(c); err != nil {
 					return fmt.Errorf("lanes.%s.stages.%s.carrier: %w", lane, st, err)
 				}
@@ -204,6 +204,22 @@ func compileCarriers(v *schema.Validator, m *contract.Model) error {
 		}
 	}
 	return nil
+}
+
+// builtinCarrier reports whether the carrier schema at path (inside the schemas directory) is a
+// built-in one that no user schema layer defines too.
+func builtinCarrier(path string, users []Dir, builtin bool) bool {
+	if !builtin {
+		return false
+	}
+	for _, d := range users {
+		p, _ := d.Path(path)
+		if _, err := fs.Stat(d.FS, p); !errors.Is(err, fs.ErrNotExist) {
+			return false // defined there (or unreadable): compile it now, and say so if it fails
+		}
+	}
+	_, err := fs.Stat(contractcheck.Builtin, "schemas/"+path)
+	return err == nil
 }
 
 // compileLanes compiles the compartment projectors of every lane stage.

@@ -237,7 +237,11 @@ func loadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 		return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
 	}
 	p, display := at[0].Path(rel)
-	s, err := LoadSource(v, at[0].FS, p, display, id, f.Revision)
+	data, err := safeio.ReadFile(at[0].FS, p, strictjson.DefaultLimits.MaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
+	}
+	s, err := parseSource(v, data, display, id, f.Revision, at[0].Builtin)
 	if err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", id, err)
 	}
@@ -272,25 +276,27 @@ func blockKinds(sources map[string]*Source) map[string][]string {
 	return out
 }
 
-// LoadSource reads, hashes, decodes and validates one source file against a revision.
-func LoadSource(v *schema.Validator, fsys fs.FS, fsPath, display, id, revision string) (*Source, error) {
-	data, err := safeio.ReadFile(fsys, fsPath, strictjson.DefaultLimits.MaxBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
-	}
-	return ParseSource(v, data, display, id, revision)
-}
-
 // ParseSource decodes, validates and hashes the bytes of one source.
 func ParseSource(v *schema.Validator, data []byte, display, id, revision string) (*Source, error) {
+	return parseSource(v, data, display, id, revision, false)
+}
+
+// parseSource is ParseSource for bytes read from a built-in fixture layer when builtin is set:
+// those the build validated (builtin_sources.go) are not validated again.
+func parseSource(v *schema.Validator, data []byte, display, id, revision string, builtin bool) (*Source, error) {
 	doc, err := strictjson.Decode(display, data, strictjson.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
-	s, err := v.ValidateSource(display, revision, doc)
+	sum := sha256.Sum256(data)
+	sha := hex.EncodeToString(sum[:])
+	read := v.ValidateSource
+	if builtin && validatedAtBuild(id, revision, sha) {
+		read = v.KnownSource
+	}
+	s, err := read(display, revision, doc)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	return &Source{ID: id, File: display, Sha256: hex.EncodeToString(sum[:]), Data: data, Doc: doc, Source: s}, nil
+	return &Source{ID: id, File: display, Sha256: sha, Data: data, Doc: doc, Source: s}, nil
 }

@@ -146,20 +146,6 @@ func (v *Validator) compile(path, fragment string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// Preload compiles the definitions of the named MCP revisions now rather than on first use, so
-// that a caller can pay for them on a goroutine of its own while it loads other things (check
-// loads the contracts and the policies meanwhile). The built-in lanes read all three revisions
-// (the control lane's carrier is a source at any of them): compiling their schemas is most of
-// what validation costs a run before its first record.
-func (v *Validator) Preload(revisions ...string) error {
-	for _, rev := range revisions {
-		if _, err := v.load(rev); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // load returns a revision with its definitions compiled.
 func (v *Validator) load(rev string) (*revision, error) {
 	r, ok := v.revisions[rev]
@@ -230,20 +216,47 @@ type Source struct {
 // A schema violation is a *ValidationError naming file and JSON pointer; an
 // unknown revision is a plain error listing the known ones.
 func (v *Validator) ValidateSource(file, revision string, doc any) (*Source, error) {
+	return v.source(file, revision, doc, true)
+}
+
+// KnownSource reads a source document the way ValidateSource does, without validating it: for
+// a document already known to be valid at that revision (check's built-in sources, validated
+// when the binary is built), so that reading it compiles no MCP schema. The errors that do not
+// need a schema (not an object, both result and error, an unknown revision) are still returned.
+func (v *Validator) KnownSource(file, revision string, doc any) (*Source, error) {
+	return v.source(file, revision, doc, false)
+}
+
+// source is ValidateSource, validating against the revision's schemas when validate is set.
+func (v *Validator) source(file, revision string, doc any, validate bool) (*Source, error) {
 	if revision == "" {
 		revision = DefaultRevision
 	}
-	r, err := v.load(revision)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	r, ok := v.revisions[revision]
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown MCP schema revision %q (known: %s)", file, revision, strings.Join(Revisions, ", "))
+	}
+	if validate {
+		if _, err := v.load(revision); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	check := func(s **jsonschema.Schema, x any, prefix string) error {
+		if !validate {
+			return nil
+		}
+		if err := (*s).Validate(x); err != nil {
+			return convert(err, file, 0, prefix, nil)
+		}
+		return nil
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
 		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
 	}
 	if _, ok := obj["jsonrpc"]; !ok {
-		if err := r.callToolResult.Validate(obj); err != nil {
-			return nil, convert(err, file, 0, "", nil)
+		if err := check(&r.callToolResult, obj, ""); err != nil {
+			return nil, err
 		}
 		return &Source{Revision: revision, Result: obj}, nil
 	}
@@ -257,18 +270,18 @@ func (v *Validator) ValidateSource(file, revision string, doc any) (*Source, err
 		return nil, &ValidationError{File: file, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
 	}
 	if hasError {
-		if err := r.errorResponse.Validate(obj); err != nil {
-			return nil, convert(err, file, 0, "", nil)
+		if err := check(&r.errorResponse, obj, ""); err != nil {
+			return nil, err
 		}
 		rpcErr, _ := obj["error"].(map[string]any) // an object: the schema says so
 		return &Source{Revision: revision, RPCError: rpcErr, Envelope: true}, nil
 	}
-	if err := r.resultResponse.Validate(obj); err != nil {
-		return nil, convert(err, file, 0, "", nil)
+	if err := check(&r.resultResponse, obj, ""); err != nil {
+		return nil, err
 	}
 	result, _ := obj["result"].(map[string]any) // an object: the schema says so
-	if err := r.callToolResult.Validate(result); err != nil {
-		return nil, convert(err, file, 0, "/result", nil)
+	if err := check(&r.callToolResult, result, "/result"); err != nil {
+		return nil, err
 	}
 	return &Source{Revision: revision, Result: result, Envelope: true}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -178,6 +179,11 @@ func TestValidateSource(t *testing.T) {
 			}
 			if src.Revision != rev || src.Envelope != tc.envelope || (src.RPCError != nil) != tc.rpcError || (src.Result == nil) != tc.rpcError {
 				t.Errorf("source %+v, want revision %s, envelope %v, rpc error %v", src, rev, tc.envelope, tc.rpcError)
+			}
+			// A source known to be valid reads the same without being validated.
+			known, err := v.KnownSource(file, tc.revision, decodeFile(t, file))
+			if err != nil || !reflect.DeepEqual(known, src) {
+				t.Errorf("KnownSource = %+v, %v; want %+v", known, err, src)
 			}
 		})
 	}
