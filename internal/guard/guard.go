@@ -47,9 +47,9 @@ type Limits struct {
 	// Memory is the budget, in bytes, of the memory the Go runtime holds for the whole process.
 	Memory int64
 	// Target is the memory, in bytes, the collector aims to keep the Go runtime under while the
-	// watchdog runs, well below the budget: the Go soft memory limit follows the larger of Target
-	// and one and a half times the live heap (gcLimit), so a run that needs more is paced as with
-	// GOGC=50 rather than collected without end. Zero means DefaultTarget, or no target when
+	// watchdog runs, well below the budget: the Go soft memory limit is Target unless that leaves
+	// the heap less than half the live heap to grow into (gcLimit), so a run that needs more is
+	// paced as with GOGC=50 rather than collected without end. Zero means DefaultTarget, or no target when
 	// GOMEMLIMIT is set; a negative Target means none (the soft limit is then the budget's).
 	Target int64
 }
@@ -225,17 +225,23 @@ func Watch(ctx context.Context) (context.Context, func()) {
 	return watchdog.watch(ctx, l.Memory, l.Target, 5*time.Millisecond)
 }
 
-// gcLimit is the Go soft memory limit for a live heap: the larger of the target and one and a
-// half times the live heap, in whole MiB, never above soft (the budget's); soft alone when there
-// is no target.
-func gcLimit(target, soft, live int64) int64 {
+// gcLimit is the Go soft memory limit for a live heap: the target, unless that leaves the heap
+// less than half the live heap (and at least minHeadroom) to grow into before a collection,
+// counting the memory the runtime holds besides heap objects (overhead: free and fragmented
+// heap pages, stacks, metadata); in whole MiB, never above soft (the budget's). Without a target
+// it is soft. A limit the live heap nearly fills makes the collector run without end: this one
+// never paces the heap tighter than GOGC=50.
+func gcLimit(target, soft, live, overhead int64) int64 {
 	if target <= 0 {
 		return soft
 	}
-	limit := max(target, live+live/2)
+	limit := max(target, overhead+live+max(live/2, minHeadroom))
 	limit = (limit + 1<<20 - 1) &^ (1<<20 - 1)
 	return min(limit, soft)
 }
+
+// minHeadroom is the least heap growth gcLimit leaves between collections.
+const minHeadroom = 16 << 20
 
 // task is a computation the watchdog may stop.
 type task struct {
@@ -280,13 +286,14 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 	w.root = cancel
 	w.mu.Unlock()
 	soft := budget / 10 * 9
-	limit := gcLimit(target, soft, 0)
+	limit := gcLimit(target, soft, 0, 0)
 	prev := debug.SetMemoryLimit(limit)
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"}}
+		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"},
+			{Name: "/memory/classes/heap/objects:bytes"}}
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -302,7 +309,8 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 				w.trip(budget)
 				return
 			}
-			if l := gcLimit(target, soft, live); l != limit {
+			overhead := used - int64(samples[3].Value.Uint64())
+			if l := gcLimit(target, soft, live, overhead); l != limit {
 				limit = l
 				debug.SetMemoryLimit(limit)
 			}
