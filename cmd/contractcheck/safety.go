@@ -37,7 +37,11 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 		if err != nil {
 			return &exitError{code: report.ExitInputError, err: err}
 		}
-		stops = append(stops, guard.Set(guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}))
+		l := guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}
+		if cmd.Flags().Changed("memory-budget") {
+			l.Target = -1 // the user chose the memory the run may hold: no default target below it
+		}
+		stops = append(stops, guard.Set(l))
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()

@@ -55,34 +55,18 @@ type Census struct {
 
 	names    interner
 	table    bindingTable
-	keys     []key  // by slot
-	slots    []slot // by slot
-	reps     []rep  // every repetition of every binding, linked per slot
+	recs     paged[record]   // every observation record read
+	slots    paged[slot]     // every binding
+	extra    paged[extraRep] // every repetition of a binding after its first
+	lastRec  lastRecord
 	variants variants
-	// many indexes the repetitions of a slot with more than a few, so that recording N
-	// repetitions of one position costs O(N), not O(N²).
+	// many indexes the repetitions of a slot with more than a few (repetition number to record),
+	// so that recording N repetitions of one position costs O(N), not O(N²).
 	many map[int32]map[int32]int32
 }
 
 // key is a binding as interned names.
 type key struct{ fixture, lane, version, configuration, stage, task int32 }
-
-// slot is what the census keeps of a binding: its repetitions, as a list through reps.
-type slot struct {
-	last int32 // the last repetition recorded, an index into reps
-	n    int32
-}
-
-// rep is one repetition's reading of a binding, with the record it came from.
-type rep struct {
-	prev    int32 // the slot's previous repetition, -1 for the first
-	number  int32
-	file    int32 // interned
-	line    int32
-	variant int32 // what it read
-	origin  int32 // interned
-	err     int32 // interned execution failure message, -1 for none
-}
 
 // smallReps is how many repetitions a binding holds before they are indexed: captures record
 // three, and a walk of a few beats a map.
@@ -104,77 +88,75 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
-		many: map[int32]map[int32]int32{}}
+		many: map[int32]map[int32]int32{}, lastRec: lastRecord{id: -1}}
 	c.table.init()
 	return c, nil
 }
 
 // Add records one reading. A second reading of the same repetition is an input error: the
-// observation records repeat themselves.
+// observation records repeat themselves. Readings of one record are expected one after another
+// (Add keeps what they share once); any order is correct.
 func (c *Census) Add(r Reading) error {
-	k := key{c.names.id(r.Fixture), c.names.id(r.Lane), c.names.id(r.LaneVersion), c.names.id(r.Configuration),
-		c.names.id(r.Stage), c.names.id(r.Task)}
-	s, found := c.table.find(k, c.keys)
-	if !found {
-		s = int32(len(c.slots))
-		c.keys = append(c.keys, k)
-		c.slots = append(c.slots, slot{last: -1})
-		c.table.insert(k, s, c.keys)
-	}
+	rec := c.recordOf(r)
+	rc := c.recs.at(rec)
+	k := key{rc.fixture, rc.lane, rc.version, rc.configuration, rc.stage, c.names.id(r.Task)}
+	s, found := c.table.find(k, c)
 	number := int32(r.Repetition)
-	if prev := c.repIndex(s, number); prev >= 0 {
-		first := c.reps[prev]
-		return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane,
-			r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(first.file), first.line)
+	n := int32(0) // the slot's repetitions, when they are not indexed
+	if found {
+		prev := int32(-1)
+		if idx := c.many[s]; idx != nil {
+			if i, ok := idx[number]; ok {
+				prev = i
+			}
+		} else {
+			c.reps(s, func(rec, _ int32) bool {
+				n++
+				if c.recs.at(rec).number == number {
+					prev = rec
+					return false
+				}
+				return true
+			})
+		}
+		if prev >= 0 {
+			first := c.recs.at(prev)
+			return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane,
+				r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(first.file), first.line)
+		}
 	}
 	v, err := c.variants.intern(r)
 	if err != nil {
 		return err
 	}
-	errID := int32(-1)
-	if r.Error != "" {
-		errID = c.names.id(r.Error)
+	if !found {
+		s = c.slots.add(slot{rec: rec, task: k.task, variant: v, more: -1})
+		c.table.insert(s, c)
+		return nil
 	}
-	sl := &c.slots[s]
-	c.reps = append(c.reps, rep{prev: sl.last, number: number, file: c.names.id(r.File), line: int32(r.Line), variant: v,
-		origin: c.names.id(r.Origin), err: errID})
-	sl.last = int32(len(c.reps) - 1)
-	sl.n++
+	sl := c.slots.at(s)
+	sl.more = c.extra.add(extraRep{prev: sl.more, rec: rec, variant: v})
 	switch idx := c.many[s]; {
 	case idx != nil:
-		idx[number] = sl.last
-	case sl.n > smallReps:
-		idx = make(map[int32]int32, 2*sl.n)
-		for i := sl.last; i >= 0; i = c.reps[i].prev {
-			idx[c.reps[i].number] = i
-		}
+		idx[number] = rec
+	case n+1 > smallReps:
+		idx = make(map[int32]int32, 2*(n+1))
+		c.reps(s, func(rec, _ int32) bool {
+			idx[c.recs.at(rec).number] = rec
+			return true
+		})
 		c.many[s] = idx
 	}
 	return nil
 }
 
-// repIndex returns where a slot's repetition number was recorded, or -1.
-func (c *Census) repIndex(s, number int32) int32 {
-	if idx := c.many[s]; idx != nil {
-		if i, ok := idx[number]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
-		if c.reps[i].number == number {
-			return i
-		}
-	}
-	return -1
-}
-
 // repsOf lists a slot's repetitions in repetition order.
 func (c *Census) repsOf(s int32) []rep {
-	out := make([]rep, 0, c.slots[s].n)
-	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
-		out = append(out, c.reps[i])
-	}
+	var out []rep
+	c.reps(s, func(rec, variant int32) bool {
+		out = append(out, rep{rec: rec, number: c.recs.at(rec).number, variant: variant})
+		return true
+	})
 	slices.SortFunc(out, func(a, b rep) int { return int(a.number) - int(b.number) })
 	return out
 }
@@ -182,14 +164,14 @@ func (c *Census) repsOf(s int32) []rep {
 // collapsed is a binding's outcome when its repetitions agree: the reading's variant; -1 when
 // they disagree (unstable).
 func (c *Census) collapsed(s int32) int32 {
-	v := int32(-1)
-	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
-		switch rv := c.reps[i].variant; {
-		case v == -1:
-			v = rv
-		case v != rv:
+	sl := c.slots.at(s)
+	v := sl.variant
+	for i := sl.more; i >= 0; {
+		e := c.extra.at(i)
+		if e.variant != v {
 			return -1
 		}
+		i = e.prev
 	}
 	return v
 }
@@ -203,13 +185,16 @@ func (c *Census) outcome(s int32) string {
 	return c.variants.list[v].outcome
 }
 
-// first is the reading of a slot's lowest repetition: its origin and error stand for the binding.
-func (c *Census) first(s int32) rep {
-	best := c.reps[c.slots[s].last]
-	for i := c.slots[s].last; i >= 0; i = c.reps[i].prev {
-		if c.reps[i].number < best.number {
-			best = c.reps[i]
+// first is the record of a slot's lowest repetition: its origin and error stand for the binding.
+func (c *Census) first(s int32) *record {
+	sl := c.slots.at(s)
+	best := c.recs.at(sl.rec)
+	for i := sl.more; i >= 0; {
+		e := c.extra.at(i)
+		if r := c.recs.at(e.rec); r.number < best.number {
+			best = r
 		}
+		i = e.prev
 	}
 	return best
 }
@@ -243,16 +228,16 @@ func (c *Census) Report() *report.Report {
 func (c *Census) sorted() []int32 {
 	rank := c.names.ranks()
 	stage := make(map[int32]int, 4)
-	order := make([]int32, len(c.slots))
+	order := make([]int32, c.slots.len())
 	for i := range order {
 		order[i] = int32(i)
-		st := c.keys[i].stage
+		st := c.recs.at(c.slots.at(int32(i)).rec).stage
 		if _, ok := stage[st]; !ok {
 			stage[st] = contract.StageIndex(c.names.str(st))
 		}
 	}
 	slices.SortFunc(order, func(x, y int32) int {
-		a, b := c.keys[x], c.keys[y]
+		a, b := c.key(x), c.key(y)
 		switch {
 		case a.fixture != b.fixture:
 			return rank[a.fixture] - rank[b.fixture]
@@ -272,7 +257,7 @@ func (c *Census) sorted() []int32 {
 
 // selection is what requirements see of a slot.
 func (c *Census) selection(s int32) contract.Selection {
-	k := c.keys[s]
+	k := c.key(s)
 	fixture := c.names.str(k.fixture)
 	return contract.Selection{Fixture: fixture, Suite: c.model.Fixtures[fixture].Suite, Lane: c.names.str(k.lane),
 		LaneVersion: c.names.str(k.version), Configuration: c.names.str(k.configuration), Stage: c.names.str(k.stage), Task: c.names.str(k.task)}
@@ -295,7 +280,7 @@ func (c *Census) result(s int32) report.Result {
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
-	first := reps[0]
+	first := c.recs.at(reps[0].rec)
 	res := report.Result{
 		Fixture: sel.Fixture, Suite: fixture.Suite, Family: fixture.Family,
 		Lane: sel.Lane, LaneVersion: sel.LaneVersion, Configuration: sel.Configuration, Stage: sel.Stage,
@@ -303,7 +288,8 @@ func (c *Census) result(s int32) report.Result {
 		Origin: c.names.str(first.origin), Repetitions: len(reps), Records: make([]report.RecordRef, len(reps)),
 	}
 	for i, rp := range reps {
-		res.Records[i] = report.RecordRef{File: c.names.str(rp.file), Line: int(rp.line), Repetition: int(rp.number)}
+		rc := c.recs.at(rp.rec)
+		res.Records[i] = report.RecordRef{File: c.names.str(rc.file), Line: int(rc.line), Repetition: int(rp.number)}
 	}
 	if v := c.collapsed(s); v >= 0 {
 		vd := c.variants.list[v]
@@ -335,7 +321,7 @@ func (c *Census) result(s int32) report.Result {
 func (c *Census) resultsWhere(order []int32, keep func(key) bool) []report.Result {
 	var out []report.Result
 	for _, s := range order {
-		if keep(c.keys[s]) {
+		if keep(c.key(s)) {
 			out = append(out, c.result(s))
 		}
 	}
@@ -458,7 +444,7 @@ func (n *interner) ranks() []int {
 }
 
 // bindingTable finds a binding's slot: open addressing over slot indices, the keys themselves
-// held once, in the census's keys.
+// made from the census's slots and records.
 type bindingTable struct {
 	cells []int32 // slot+1, 0 for empty
 	used  int
@@ -476,31 +462,32 @@ func hashKey(k key) uint64 {
 	return h
 }
 
-func (t *bindingTable) find(k key, keys []key) (int32, bool) {
+func (t *bindingTable) find(k key, c *Census) (int32, bool) {
 	mask := uint64(len(t.cells) - 1)
 	for i := hashKey(k) & mask; ; i = (i + 1) & mask {
-		c := t.cells[i]
-		if c == 0 {
+		cell := t.cells[i]
+		if cell == 0 {
 			return 0, false
 		}
-		if keys[c-1] == k {
-			return c - 1, true
+		if c.key(cell-1) == k {
+			return cell - 1, true
 		}
 	}
 }
 
-func (t *bindingTable) insert(k key, s int32, keys []key) {
+// insert adds slot s, whose key find did not find.
+func (t *bindingTable) insert(s int32, c *Census) {
 	if 2*(t.used+1) > len(t.cells) {
 		old := t.cells
 		t.cells = make([]int32, 2*len(old))
 		t.used = 0
-		for _, c := range old {
-			if c != 0 {
-				t.place(keys[c-1], c-1)
+		for _, cell := range old {
+			if cell != 0 {
+				t.place(c.key(cell-1), cell-1)
 			}
 		}
 	}
-	t.place(k, s)
+	t.place(c.key(s), s)
 }
 
 func (t *bindingTable) place(k key, s int32) {

@@ -23,7 +23,7 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 	at := map[pairStage]*seen{}
 	lanes := map[int32]bool{}
 	for _, s := range order {
-		k := c.keys[s]
+		k := c.key(s)
 		if !keep(s) || c.model.Lanes[c.names.str(k.lane)].Control {
 			continue
 		}

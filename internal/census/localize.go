@@ -1,6 +1,8 @@
 package census
 
 import (
+	"slices"
+
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
@@ -9,49 +11,67 @@ import (
 // version, configuration and task. W0, the source, always passes. The kind says what lies between:
 // an unobservable stage makes it an interval; two readouts of one shared carrier are a compartment
 // boundary; otherwise it is a transformation between successive objects. Results arrive sorted by
-// position, so each series is already in stage order.
+// position, so each series is already in stage order, and the series of one fixture, lane,
+// version and configuration lie in one run of slots: they are walked a run at a time, in the
+// order their tasks first appear, and nothing is kept per binding.
 func (c *Census) localize(slots []int32) []report.Localization {
 	out := []report.Localization{}
-	type series struct{ lane, version, configuration, task, fixture int32 }
-	byKey := map[series][]int32{}
-	var order []series
-	for _, s := range slots {
-		k := c.keys[s]
-		sk := series{k.lane, k.version, k.configuration, k.task, k.fixture}
-		if _, ok := byKey[sk]; !ok {
-			order = append(order, sk)
+	var tasks []int32
+	for start := 0; start < len(slots); {
+		k0 := c.key(slots[start])
+		end := start + 1
+		tasks = append(tasks[:0], k0.task)
+		for ; end < len(slots); end++ {
+			k := c.key(slots[end])
+			if k.fixture != k0.fixture || k.lane != k0.lane || k.version != k0.version || k.configuration != k0.configuration {
+				break
+			}
+			if !slices.Contains(tasks, k.task) {
+				tasks = append(tasks, k.task)
+			}
 		}
-		byKey[sk] = append(byKey[sk], s)
+		for _, task := range tasks {
+			out = c.localizeSeries(out, k0, task, slots[start:end])
+		}
+		start = end
 	}
-	for _, sk := range order {
-		lane := c.model.Lanes[c.names.str(sk.lane)]
-		last := "W0" // the last stage that passed, "" when the chain is broken
-		gap := false // an unobservable or unrecorded stage lies after last
-		prev := 0    // index of the previous stage in the series
-		for _, s := range byKey[sk] {
-			stage := c.names.str(c.keys[s].stage)
-			idx := contract.StageIndex(stage)
-			if idx > prev+1 {
-				gap = true // a stage with no record hides the change as much as an unobservable one
+	return out
+}
+
+// localizeSeries adds the localizations of one series: the slots of run (one fixture, lane,
+// version and configuration) whose task is task, in stage order.
+func (c *Census) localizeSeries(out []report.Localization, k0 key, task int32, run []int32) []report.Localization {
+	lane := c.model.Lanes[c.names.str(k0.lane)]
+	last := "W0" // the last stage that passed, "" when the chain is broken
+	gap := false // an unobservable or unrecorded stage lies after last
+	prev := 0    // index of the previous stage in the series
+	for _, s := range run {
+		k := c.key(s)
+		if k.task != task {
+			continue
+		}
+		stage := c.names.str(k.stage)
+		idx := contract.StageIndex(stage)
+		if idx > prev+1 {
+			gap = true // a stage with no record hides the change as much as an unobservable one
+		}
+		prev = idx
+		switch c.outcome(s) {
+		case report.Pass:
+			last, gap = stage, false
+		case report.NotObservable, report.NotApplicable:
+			gap = true
+		case report.Unmet:
+			if last != "" {
+				out = append(out, report.Localization{
+					Fixture: c.names.str(k0.fixture), Lane: c.names.str(k0.lane), LaneVersion: c.names.str(k0.version),
+					Configuration: c.names.str(k0.configuration), Task: c.names.str(task),
+					From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
+				})
 			}
-			prev = idx
-			switch c.outcome(s) {
-			case report.Pass:
-				last, gap = stage, false
-			case report.NotObservable, report.NotApplicable:
-				gap = true
-			case report.Unmet:
-				if last != "" {
-					out = append(out, report.Localization{
-						Fixture: c.names.str(sk.fixture), Lane: c.names.str(sk.lane), LaneVersion: c.names.str(sk.version),
-						Configuration: c.names.str(sk.configuration), Task: c.names.str(sk.task),
-						From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
-					})
-				}
-				last, gap = "", false
-			default: // execution_failed, not_reached, unstable: nothing can be bounded across them
-				last, gap = "", false
-			}
+			last, gap = "", false
+		default: // execution_failed, not_reached, unstable: nothing can be bounded across them
+			last, gap = "", false
 		}
 	}
 	return out

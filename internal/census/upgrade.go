@@ -14,7 +14,7 @@ func (c *Census) upgrades(order []int32) []report.Upgrade {
 	type at struct{ lane, version, configuration int32 }
 	observed := map[at]bool{}
 	for _, s := range order {
-		k := c.keys[s]
+		k := c.key(s)
 		observed[at{k.lane, k.version, k.configuration}] = true
 	}
 	// previous maps a (lane, version, configuration) to the version observed before it on the
@@ -52,14 +52,14 @@ func (c *Census) upgrades(order []int32) []report.Upgrade {
 	}
 	// Walking the later version's bindings in report order keeps the changes in that order too.
 	for _, s := range order {
-		k := c.keys[s]
+		k := c.key(s)
 		st, ok := previous[at{k.lane, k.version, k.configuration}]
 		if !ok {
 			continue
 		}
 		before := k
 		before.version = st.from
-		b, found := c.table.find(before, c.keys)
+		b, found := c.table.find(before, c)
 		if !found {
 			continue
 		}
@@ -86,7 +86,7 @@ func (ch *compactChanges) Len() int { return len(ch.pairs) }
 func (ch *compactChanges) At(i int) report.Change {
 	c := ch.c
 	b, a := ch.pairs[i][0], ch.pairs[i][1]
-	k := c.keys[a]
+	k := c.key(a)
 	out := report.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
 		Before: c.outcome(b), After: c.outcome(a)}
 	if v := c.collapsed(b); v >= 0 {

@@ -16,7 +16,10 @@
 // a collection exceeds the soft limit (the collector can no longer keep up: it would only thrash),
 // it stops the computation that has been running longest (the culprit: ordinary evaluations take microseconds) and cancels the
 // whole run. Avoiding the out-of-memory crash this way is best effort: a single allocation larger
-// than the machine's memory still fails fatally before any sample sees it.
+// than the machine's memory still fails fatally before any sample sees it. Below the budget, a
+// memory target (Limits.Target, by default DefaultTarget) lowers the soft limit while the live
+// heap is small, so that a large run's peak is not twice its live heap; the limit follows the
+// live heap up, so the target never makes the collector thrash or the watchdog trip.
 package guard
 
 import (
@@ -43,6 +46,12 @@ type Limits struct {
 	Load time.Duration
 	// Memory is the budget, in bytes, of the memory the Go runtime holds for the whole process.
 	Memory int64
+	// Target is the memory, in bytes, the collector aims to keep the Go runtime under while the
+	// watchdog runs, well below the budget: the Go soft memory limit is Target unless that leaves
+	// the heap less than half the live heap to grow into (gcLimit), so a run that needs more is
+	// paced as with GOGC=50 rather than collected without end. Zero means DefaultTarget, or no target when
+	// GOMEMLIMIT is set; a negative Target means none (the soft limit is then the budget's).
+	Target int64
 }
 
 // Default time limits: an evaluation of the built-in policies takes microseconds to milliseconds,
@@ -53,13 +62,26 @@ const (
 	DefaultLoad = 60 * time.Second
 	// DefaultMemory is the budget unless the machine has less to give (DefaultLimits).
 	DefaultMemory = 4 << 30
+	// DefaultTarget is the memory target unless the user chose a limit (GOMEMLIMIT or a
+	// budget). With the binary's own pages (about 30 MB) it keeps a check of a million bindings
+	// under 150 MB of resident memory; a run whose live heap is under half of it (most runs) never
+	// meets it, since the collector's own goal (GOGC=100) is lower.
+	DefaultTarget = 112 << 20
 )
 
 // DefaultLimits returns the default limits: DefaultEval, DefaultLoad, and a memory budget of
 // GOMEMLIMIT when it is set, else DefaultMemory, or three quarters of the memory the machine
 // (or its cgroup) has when that is less.
 func DefaultLimits() Limits {
-	return Limits{Eval: DefaultEval, Load: DefaultLoad, Memory: defaultMemory()}
+	return Limits{Eval: DefaultEval, Load: DefaultLoad, Memory: defaultMemory(), Target: defaultTarget()}
+}
+
+// defaultTarget is DefaultTarget, or none (-1) when GOMEMLIMIT sets the soft limit.
+func defaultTarget() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return -1
+	}
+	return DefaultTarget
 }
 
 func defaultMemory() int64 {
@@ -114,6 +136,9 @@ func Set(l Limits) (restore func()) {
 	}
 	if l.Memory <= 0 {
 		l.Memory = defaultMemory()
+	}
+	if l.Target == 0 {
+		l.Target = defaultTarget()
 	}
 	prev := current.Swap(&l)
 	return func() { current.Store(prev) }
@@ -196,8 +221,27 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 // restores the soft memory limit. One watchdog runs at a time: a second Watch while one runs
 // returns ctx and a stop that does nothing.
 func Watch(ctx context.Context) (context.Context, func()) {
-	return watchdog.watch(ctx, Current().Memory, 5*time.Millisecond)
+	l := Current()
+	return watchdog.watch(ctx, l.Memory, l.Target, 5*time.Millisecond)
 }
+
+// gcLimit is the Go soft memory limit for a live heap: the target, unless that leaves the heap
+// less than half the live heap (and at least minHeadroom) to grow into before a collection,
+// counting the memory the runtime holds besides heap objects (overhead: free and fragmented
+// heap pages, stacks, metadata); in whole MiB, never above soft (the budget's). Without a target
+// it is soft. A limit the live heap nearly fills makes the collector run without end: this one
+// never paces the heap tighter than GOGC=50.
+func gcLimit(target, soft, live, overhead int64) int64 {
+	if target <= 0 {
+		return soft
+	}
+	limit := max(target, overhead+live+max(live/2, minHeadroom))
+	limit = (limit + 1<<20 - 1) &^ (1<<20 - 1)
+	return min(limit, soft)
+}
+
+// minHeadroom is the least heap growth gcLimit leaves between collections.
+const minHeadroom = 16 << 20
 
 // task is a computation the watchdog may stop.
 type task struct {
@@ -233,7 +277,7 @@ func (w *dog) begin(ctx context.Context, what string) (context.Context, func()) 
 	}
 }
 
-func (w *dog) watch(ctx context.Context, budget int64, every time.Duration) (context.Context, func()) {
+func (w *dog) watch(ctx context.Context, budget, target int64, every time.Duration) (context.Context, func()) {
 	if !w.running.CompareAndSwap(false, true) {
 		return ctx, func() {}
 	}
@@ -242,12 +286,14 @@ func (w *dog) watch(ctx context.Context, budget int64, every time.Duration) (con
 	w.root = cancel
 	w.mu.Unlock()
 	soft := budget / 10 * 9
-	prev := debug.SetMemoryLimit(soft)
+	limit := gcLimit(target, soft, 0, 0)
+	prev := debug.SetMemoryLimit(limit)
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"}}
+		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"},
+			{Name: "/memory/classes/heap/objects:bytes"}}
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -262,6 +308,11 @@ func (w *dog) watch(ctx context.Context, budget int64, every time.Duration) (con
 			if used > budget || live > soft {
 				w.trip(budget)
 				return
+			}
+			overhead := used - int64(samples[3].Value.Uint64())
+			if l := gcLimit(target, soft, live, overhead); l != limit {
+				limit = l
+				debug.SetMemoryLimit(limit)
 			}
 		}
 	}()

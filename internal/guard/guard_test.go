@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestWatchStopsTheCulprit(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	budget := int64(ms.Sys) + 64<<20
-	ctx, stop := watchdog.watch(context.Background(), budget, time.Millisecond)
+	ctx, stop := watchdog.watch(context.Background(), budget, -1, time.Millisecond)
 	defer stop()
 	innocent := make(chan error, 1)
 	err := Do(ctx, "policy bomb (bomb.rego)", time.Minute, func(ctx context.Context) error {
@@ -117,5 +118,51 @@ func TestParseSize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGCLimit: the soft limit is the target while the live heap is small, rises to leave the heap
+// half the live heap (at least minHeadroom) beyond what the runtime holds besides objects, and
+// never passes the budget's soft limit; without a target it is the budget's.
+func TestGCLimit(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name                         string
+		target, soft, live, overhead int64
+		want                         int64
+	}{
+		{name: "small heap: the target", target: 112 * mib, soft: 3600 * mib, live: 20 * mib, overhead: 20 * mib, want: 112 * mib},
+		{name: "at the target", target: 112 * mib, soft: 3600 * mib, live: 60 * mib, overhead: 22 * mib, want: 112 * mib},
+		{name: "overhead leaves too little room", target: 112 * mib, soft: 3600 * mib, live: 64 * mib, overhead: 44 * mib, want: 140 * mib},
+		{name: "large heap: half of it to grow", target: 112 * mib, soft: 3600 * mib, live: 200 * mib, overhead: 20 * mib, want: 320 * mib},
+		{name: "small heap, large overhead: at least minHeadroom", target: 16 * mib, soft: 3600 * mib, live: 8 * mib, overhead: 10 * mib, want: 34 * mib},
+		{name: "rounded up to a MiB", target: 112 * mib, soft: 3600 * mib, live: 100 * mib, overhead: 1, want: 151 * mib},
+		{name: "never above the budget's", target: 112 * mib, soft: 90 * mib, live: 20 * mib, overhead: 20 * mib, want: 90 * mib},
+		{name: "large heap near the budget", target: 112 * mib, soft: 400 * mib, live: 300 * mib, overhead: 20 * mib, want: 400 * mib},
+		{name: "no target", target: -1, soft: 3600 * mib, live: 20 * mib, overhead: 20 * mib, want: 3600 * mib},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := gcLimit(tc.target, tc.soft, tc.live, tc.overhead); got != tc.want {
+				t.Errorf("gcLimit(%d, %d, %d, %d) = %d MiB, want %d MiB", tc.target/mib, tc.soft/mib, tc.live/mib, tc.overhead/mib, got/mib, tc.want/mib)
+			}
+		})
+	}
+}
+
+// TestWatchSetsTheTarget: while the watchdog runs, the Go soft memory limit is the target (the
+// test's heap is far below it), and stopping the watchdog restores the previous limit.
+func TestWatchSetsTheTarget(t *testing.T) {
+	const target = 512 << 20
+	prev := debug.SetMemoryLimit(-1)
+	_, stop := watchdog.watch(context.Background(), 8<<30, target, time.Millisecond)
+	time.Sleep(10 * time.Millisecond)
+	got := debug.SetMemoryLimit(-1)
+	stop()
+	if got != target {
+		t.Errorf("soft limit %d MiB while watching, want the target %d MiB", got>>20, target>>20)
+	}
+	if after := debug.SetMemoryLimit(-1); after != prev {
+		t.Errorf("soft limit %d after the watchdog stopped, want %d restored", after, prev)
 	}
 }

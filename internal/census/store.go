@@ -1,0 +1,129 @@
+package census
+
+// How the census keeps a million bindings (docs/design.md, "Where a million bindings' memory
+// goes"): what one observation record says of all its bindings (position, file, line, origin,
+// repetition, execution failure) is kept once per record; a binding is its first repetition's
+// record, its task and what that repetition read, and a further repetition is three numbers. The
+// tables grow by whole pages, so growing never copies them: a copy of a table of tens of
+// megabytes, beside the old one until the next collection, was the run's highest point.
+
+// pageBits sets the page size of paged tables: 16,384 elements.
+const (
+	pageBits = 14
+	pageSize = 1 << pageBits
+	pageMask = pageSize - 1
+)
+
+// paged is an append-only table kept in pages of pageSize elements. The first page grows as a
+// slice does, so that a small census stays small; later pages are allocated whole, and no
+// element ever moves.
+type paged[T any] struct {
+	pages [][]T
+	n     int32
+}
+
+// add appends v and returns its index.
+func (p *paged[T]) add(v T) int32 {
+	if len(p.pages) == 0 || len(p.pages[len(p.pages)-1]) == pageSize {
+		var page []T
+		if len(p.pages) > 0 {
+			page = make([]T, 0, pageSize)
+		}
+		p.pages = append(p.pages, page)
+	}
+	last := &p.pages[len(p.pages)-1]
+	*last = append(*last, v)
+	p.n++
+	return p.n - 1
+}
+
+// at is the element at index i, in place.
+func (p *paged[T]) at(i int32) *T { return &p.pages[i>>pageBits][i&pageMask] }
+
+// len is how many elements the table holds.
+func (p *paged[T]) len() int32 { return p.n }
+
+// record is what one observation record says of each of its bindings, as interned names.
+type record struct {
+	fixture, lane, version, configuration, stage int32 // the position
+	file, line                                   int32 // where the record is
+	origin                                       int32
+	err                                          int32 // the execution failure's message, -1 for none
+	number                                       int32 // the repetition
+}
+
+// slot is a binding: the record of its first repetition (which gives its position), its task,
+// what that repetition read, and its further repetitions, a list through the census's extra.
+type slot struct {
+	rec     int32
+	task    int32
+	variant int32
+	more    int32 // the last further repetition recorded, an index into extra; -1 for none
+}
+
+// extraRep is a further repetition of a binding: its record and what it read.
+type extraRep struct {
+	prev    int32 // the binding's previous further repetition, -1 for none
+	rec     int32
+	variant int32
+}
+
+// rep is one repetition of a binding as the report reads it.
+type rep struct {
+	rec     int32
+	number  int32
+	variant int32
+}
+
+// lastRecord is the record the previous reading came from, as the reading spelled it: readings
+// arrive record by record, so a reading that matches it belongs to the same record.
+type lastRecord struct {
+	id                                                       int32
+	fixture, lane, version, configuration, stage, file, orig string
+	err                                                      string
+	line, number                                             int
+}
+
+// recordOf returns the record a reading came from, adding it unless the previous reading came
+// from the same one.
+func (c *Census) recordOf(r Reading) int32 {
+	l := &c.lastRec
+	if l.id >= 0 && l.line == r.Line && l.number == r.Repetition && l.file == r.File && l.fixture == r.Fixture &&
+		l.lane == r.Lane && l.version == r.LaneVersion && l.configuration == r.Configuration && l.stage == r.Stage &&
+		l.orig == r.Origin && l.err == r.Error {
+		return l.id
+	}
+	errID := int32(-1)
+	if r.Error != "" {
+		errID = c.names.id(r.Error)
+	}
+	id := c.recs.add(record{fixture: c.names.id(r.Fixture), lane: c.names.id(r.Lane), version: c.names.id(r.LaneVersion),
+		configuration: c.names.id(r.Configuration), stage: c.names.id(r.Stage), file: c.names.id(r.File), line: int32(r.Line),
+		origin: c.names.id(r.Origin), err: errID, number: int32(r.Repetition)})
+	*l = lastRecord{id: id, fixture: r.Fixture, lane: r.Lane, version: r.LaneVersion, configuration: r.Configuration,
+		stage: r.Stage, file: r.File, orig: r.Origin, err: r.Error, line: r.Line, number: r.Repetition}
+	return id
+}
+
+// key is a binding's key: its position and task as interned names.
+func (c *Census) key(s int32) key {
+	sl := c.slots.at(s)
+	rc := c.recs.at(sl.rec)
+	return key{rc.fixture, rc.lane, rc.version, rc.configuration, rc.stage, sl.task}
+}
+
+// reps calls f with each repetition of a slot, the first recorded first and then the others from
+// the last recorded back, until f returns false.
+func (c *Census) reps(s int32, f func(rec, variant int32) bool) {
+	sl := c.slots.at(s)
+	if !f(sl.rec, sl.variant) {
+		return
+	}
+	for i := sl.more; i >= 0; {
+		e := c.extra.at(i)
+		if !f(e.rec, e.variant) {
+			return
+		}
+		i = e.prev
+	}
+}

@@ -1,0 +1,176 @@
+package census
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// TestPagedKeepsElements: a paged table never moves what it holds as it grows, past the first
+// page and across several, and reads back what was added.
+func TestPagedKeepsElements(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int
+	}{
+		{name: "within the first page", n: 100},
+		{name: "the first page full", n: pageSize},
+		{name: "one past a page", n: pageSize + 1},
+		{name: "several pages", n: 3*pageSize + 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var p paged[int32]
+			var first, mid *int32
+			for i := range tc.n {
+				if got := p.add(int32(i)); got != int32(i) {
+					t.Fatalf("add %d returned index %d", i, got)
+				}
+				if i == pageSize { // the first page is full, and the second just begun
+					first, mid = p.at(0), p.at(pageSize)
+				}
+			}
+			if p.len() != int32(tc.n) {
+				t.Fatalf("len %d, want %d", p.len(), tc.n)
+			}
+			for i := range tc.n {
+				if *p.at(int32(i)) != int32(i) {
+					t.Fatalf("element %d reads %d", i, *p.at(int32(i)))
+				}
+			}
+			// The first page grows as a slice does until it is full; from then on no element
+			// moves: every later page is allocated whole.
+			if tc.n > pageSize && (mid != p.at(pageSize) || first != p.at(0)) {
+				t.Errorf("an element moved as the table grew")
+			}
+			if got, want := len(p.pages), (tc.n+pageSize-1)/pageSize; got != want {
+				t.Errorf("%d pages, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestCensusSharesRecords: the readings of one record are kept as one record however many tasks
+// it has, a reading from another record is not folded into it, and each binding still reads back
+// the file, line and repetition of its own record.
+func TestCensusSharesRecords(t *testing.T) {
+	at := func(stage, task string, line, rep int) Reading {
+		return Reading{
+			Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: stage}, Task: task},
+			Repetition: rep, Origin: "captured", Outcome: report.Pass, File: "obs/a.jsonl", Line: line,
+		}
+	}
+	tests := []struct {
+		name     string
+		readings []Reading
+		records  int32
+		extra    int32
+	}{
+		{name: "two tasks of one record", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1)}, records: 1},
+		{name: "two records of two stages", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("M3", "P", 2, 1), at("M3", "G", 2, 1)}, records: 2},
+		{name: "a second repetition", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("A2", "P", 2, 2), at("A2", "G", 2, 2)}, records: 2, extra: 2},
+		{name: "records interleaved", readings: []Reading{at("A2", "P", 1, 1), at("M3", "P", 2, 1), at("A2", "G", 1, 1)}, records: 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tc.readings {
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.recs.len() != tc.records || c.extra.len() != tc.extra {
+				t.Errorf("%d records and %d further repetitions kept, want %d and %d", c.recs.len(), c.extra.len(), tc.records, tc.extra)
+			}
+			res := c.Report().Results
+			for i := range res.Len() {
+				r := res.At(i)
+				for _, ref := range r.Records {
+					found := false
+					for _, in := range tc.readings {
+						found = found || in.Stage == r.Stage && in.Task == r.Task && in.Line == ref.Line && in.Repetition == ref.Repetition && in.File == ref.File
+					}
+					if !found {
+						t.Errorf("%s %s reads record %+v, which none of its readings came from", r.Stage, r.Task, ref)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCensusMemory adds a million bindings, two per record as a generated set has them, and
+// reports the heap the census keeps per binding (after a collection) and the peak heap in use
+// while it is filled: growing a table must not copy it (docs/design.md).
+func BenchmarkCensusMemory(b *testing.B) {
+	const bindings = 1_000_000
+	versions := make([]string, bindings/8)
+	for i := range versions {
+		versions[i] = fmt.Sprintf("v%d", i)
+	}
+	stages := []string{"D1", "A2", "M3", "H4"}
+	var kept, peak uint64
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		stop := watchPeak()
+		c, err := New(model(), "p")
+		if err != nil {
+			b.Fatal(err)
+		}
+		line := 0
+		for _, v := range versions {
+			for _, st := range stages {
+				line++
+				for _, task := range []string{"P", "G"} {
+					r := Reading{
+						Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+						Repetition: 1, Origin: "captured", Outcome: report.Pass, File: "obs/bench.jsonl", Line: line,
+					}
+					if err := c.Add(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+		peak = stop() - before.HeapInuse
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		kept = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(c)
+	}
+	b.ReportMetric(float64(kept)/bindings, "kept-B/binding")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// watchPeak samples the heap in use every few milliseconds until the returned function is
+// called, which returns the peak.
+func watchPeak() func() uint64 {
+	done := make(chan uint64)
+	go func() {
+		var ms runtime.MemStats
+		var peak uint64
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-done:
+				done <- peak
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 {
+		done <- 0
+		return <-done
+	}
+}
