@@ -42,6 +42,14 @@ func (JSON) Output(w io.Writer, r *Report) error {
 		switch f.Name {
 		case "Results":
 			s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
+		case "Localizations":
+			// One at a time too: at a million bindings they are a hundred thousand, and the
+			// whole list marshalled and indented at once held tens of megabytes twice over.
+			if r.Localizations == nil {
+				s.raw("null")
+			} else {
+				s.array(len(r.Localizations), "    ", func(i int) any { return r.Localizations[i] })
+			}
 		case "Upgrades":
 			if r.Upgrades == nil {
 				s.raw("null")
@@ -63,6 +71,10 @@ func (JSON) Output(w io.Writer, r *Report) error {
 type jsonStream struct {
 	w   *bufio.Writer
 	err error
+	// buf and encs are reused from one value to the next: a 1M-binding report writes a million
+	// results, and an encoder and a buffer made for each were most of what writing it allocated.
+	buf  bytes.Buffer
+	encs map[string]*json.Encoder // by prefix, each writing into buf
 }
 
 func (s *jsonStream) raw(text string) {
@@ -80,14 +92,21 @@ func (s *jsonStream) value(v any, prefix string) {
 		sv.write(s, prefix)
 		return
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
+	enc, ok := s.encs[prefix]
+	if !ok {
+		if s.encs == nil {
+			s.encs = map[string]*json.Encoder{}
+		}
+		enc = json.NewEncoder(&s.buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(prefix, "  ")
+		s.encs[prefix] = enc
+	}
+	s.buf.Reset()
 	if s.err = enc.Encode(v); s.err != nil {
 		return
 	}
-	_, s.err = s.w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	_, s.err = s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
 }
 
 // array writes n elements, each made by at, as an indented array whose elements start at indent.
