@@ -220,7 +220,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 				return err
 			}
 			k := inputKey{rec.Fixture, task, rec.Stage}
-			inputs = append(inputs, prepared{in.queries[task], withObserved(in.inputs[k], pos, ast.NewTerm(val))})
+			inputs = append(inputs, prepared{in.queries[task], withObserved(in.inputs[k].term, pos, ast.NewTerm(val))})
 		}
 		return nil
 	})
