@@ -3,8 +3,10 @@
 // fixtures at as many versions of that lane as it takes to reach a number of bindings. Every other
 // version's carriers lose what frameworks are seen to lose (structuredContent, isError, block
 // annotations), so passes and unmet bindings with diagnostics are both evaluated. With Unique,
-// every version's carriers carry a result _meta entry naming the version, so that no two bindings
-// share a policy input and none is served by the verdict memo; repetitions repeat each record.
+// every carrier carries result _meta entries naming its version and stage, so that no two
+// bindings share a policy input and none is served by the verdict memo (but for the one fixture
+// whose source is a JSON-RPC error response, which has no result to carry them); repetitions
+// repeat each record.
 package bench
 
 import (
@@ -161,10 +163,11 @@ profiles: bench: {
 			if v%2 == 1 {
 				carrier = degrade(carrier)
 			}
-			if o.Unique {
-				carrier = withVersionMeta(carrier, v)
-			}
 			for _, st := range benchStages {
+				carrier := carrier
+				if o.Unique {
+					carrier = withPositionMeta(carrier, v, st)
+				}
 				for rep := 1; rep <= o.Repetitions; rep++ {
 					rec := map[string]any{
 						"fixture": id, "lane": "bench", "laneVersion": fmt.Sprintf("v%d", v), "configuration": "default",
@@ -220,9 +223,11 @@ func contentKinds(doc any) []string {
 	return kinds
 }
 
-// withVersionMeta adds a result _meta entry naming the version (inside a JSON-RPC envelope's
-// result when there is one), which every compartment of the lane reads.
-func withVersionMeta(doc any, v int) any {
+// withPositionMeta adds result _meta entries naming the version and the stage (inside a JSON-RPC
+// envelope's result when there is one), which every compartment of the lane reads: a policy
+// shares a verdict between positions whose inputs it cannot tell apart, and none reads the
+// version or the stage themselves. A JSON-RPC error response has no result to carry them.
+func withPositionMeta(doc any, v int, stage string) any {
 	m, ok := doc.(map[string]any)
 	if !ok {
 		return doc
@@ -232,7 +237,7 @@ func withVersionMeta(doc any, v int) any {
 		out[k] = x
 	}
 	if res, ok := m["result"]; ok {
-		out["result"] = withVersionMeta(res, v)
+		out["result"] = withPositionMeta(res, v, stage)
 		return out
 	}
 	if _, isRPC := m["jsonrpc"]; isRPC {
@@ -245,6 +250,7 @@ func withVersionMeta(doc any, v int) any {
 		}
 	}
 	meta["bench/version"] = json.Number(fmt.Sprint(v))
+	meta["bench/stage"] = stage
 	out["_meta"] = meta
 	return out
 }

@@ -122,6 +122,7 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuClock()-cpu)/1e3/float64(bindings*b.N), "cpu-µs/binding")
+	b.ReportMetric(float64(in.verdicts.evaluations())/float64(bindings), "evals/binding")
 	b.ReportMetric(float64(bindings)*float64(b.N)/b.Elapsed().Seconds(), "bindings/s")
 	b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 	// What the report holds, the census, is what grows with the run (docs/design.md).

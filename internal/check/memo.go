@@ -17,6 +17,7 @@ type memo struct {
 	mu       sync.Mutex
 	current  map[verdictKey]judged
 	previous map[verdictKey]judged
+	puts     int // verdicts put since the last Clear: the evaluations made
 }
 
 func (m *memo) get(k verdictKey) (judged, bool) {
@@ -39,11 +40,19 @@ func (m *memo) put(k verdictKey, v judged) {
 		m.previous, m.current = m.current, make(map[verdictKey]judged, 1024)
 	}
 	m.current[k] = v
+	m.puts++
+}
+
+// evaluations is how many verdicts were put since the last Clear.
+func (m *memo) evaluations() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.puts
 }
 
 // Clear forgets every verdict.
 func (m *memo) Clear() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.current, m.previous = nil, nil
+	m.current, m.previous, m.puts = nil, nil, 0
 }
