@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // JSON writes the report as indented JSON with reportVersion 1 (see WriteJSON). The results and
@@ -41,7 +43,7 @@ func (JSON) Output(w io.Writer, r *Report) error {
 		s.raw("\n  " + compactJSON(name) + ": ")
 		switch f.Name {
 		case "Results":
-			s.array(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
+			s.parallelArray(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
 		case "Localizations":
 			// One at a time too: at a million bindings they are a hundred thousand, and the
 			// whole list marshalled and indented at once held tens of megabytes twice over.
@@ -107,6 +109,85 @@ func (s *jsonStream) value(v any, prefix string) {
 		return
 	}
 	_, s.err = s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+}
+
+// elementEncoder encodes array elements, each as the bytes array writes for it: the separator,
+// the newline and indent, and the value indented at indent.
+type elementEncoder struct {
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	indent string
+}
+
+func newElementEncoder(indent string) *elementEncoder {
+	e := &elementEncoder{indent: indent}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	e.enc.SetIndent(indent, "  ")
+	return e
+}
+
+// encode appends element i, v, to out.
+func (e *elementEncoder) encode(out []byte, i int, v any) ([]byte, error) {
+	if i > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, '\n')
+	out = append(out, e.indent...)
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return out, err
+	}
+	return append(out, bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))...), nil
+}
+
+// parallelBatch is how many elements parallelArray hands a worker at a time.
+const parallelBatch = 256
+
+// parallelArray is array for an at that is safe for concurrent use and elements that take long
+// to encode (a million results): the elements of each batch are made and encoded by as many
+// goroutines as there are processors, and written in order, so the bytes are array's.
+func (s *jsonStream) parallelArray(n int, indent string, at func(int) any) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 2*parallelBatch || workers < 2 {
+		s.array(n, indent, at)
+		return
+	}
+	s.raw("[")
+	encs := make([]*elementEncoder, workers)
+	outs := make([][]byte, workers)
+	errs := make([]error, workers)
+	for w := range encs {
+		encs[w] = newElementEncoder(indent)
+	}
+	for start := 0; start < n && s.err == nil; start += workers * parallelBatch {
+		var wg sync.WaitGroup
+		for w := range workers {
+			from := start + w*parallelBatch
+			to := min(from+parallelBatch, n)
+			outs[w] = outs[w][:0]
+			if from >= to {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := from; i < to && errs[w] == nil; i++ {
+					outs[w], errs[w] = encs[w].encode(outs[w], i, at(i))
+				}
+			}()
+		}
+		wg.Wait()
+		for w := range workers {
+			if s.err == nil {
+				s.err = errs[w]
+			}
+			if s.err == nil {
+				_, s.err = s.w.Write(outs[w])
+			}
+		}
+	}
+	s.raw("\n" + indent[:len(indent)-2] + "]")
 }
 
 // array writes n elements, each made by at, as an indented array whose elements start at indent.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,7 +118,19 @@ func TestGetUnknown(t *testing.T) {
 // TestJSONStreamsWhatWriteJSONWrites: the JSON format writes results and changes one at a time,
 // and its bytes are those of encoding the whole report at once.
 func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
-	for _, r := range []*Report{sample(), {ReportVersion: Version, Profile: "p", Results: ResultList{}, Upgrades: []Upgrade{{Lane: "l", Changes: ChangeList{}}}}} {
+	// Enough results for the results to be encoded by several goroutines, in batches that do not
+	// divide them evenly, each one different.
+	many := sample()
+	base := many.Results.(ResultList)[0]
+	list := ResultList{}
+	for i := range 5*parallelBatch + 7 {
+		r := base
+		r.Fixture = fmt.Sprintf("F%04d", i)
+		r.Readout = map[string]any{"n": json.Number(fmt.Sprint(i)), "text": "<&>\u2028"}
+		list = append(list, r)
+	}
+	many.Results = list
+	for _, r := range []*Report{sample(), many, {ReportVersion: Version, Profile: "p", Results: ResultList{}, Upgrades: []Upgrade{{Lane: "l", Changes: ChangeList{}}}}} {
 		var streamed, whole bytes.Buffer
 		if err := (JSON{}).Output(&streamed, r); err != nil {
 			t.Fatal(err)
