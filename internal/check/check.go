@@ -37,7 +37,7 @@ type Instrument struct {
 	// positional holds the tasks whose policies may read the observation's lane, version or
 	// configuration; the others' verdicts are shared by every position that observed the same
 	// view. With the stages and fixtures a policy cannot tell apart (base.class), the built-in
-	// check evaluates 918 inputs where each position's own would be 5,080.
+	// check evaluates 918 inputs for the 5,080 bindings it decides.
 	positional map[string]bool
 	stages     map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
 	inputs     map[inputKey]base                           // task/fixture/contract/source part of each input
