@@ -264,14 +264,18 @@ func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	name := "contractcheck-repro-" + strings.ReplaceAll(t.Name(), "/", "-")
-	dir := filepath.Join(root, "tmp", name)
-	os.RemoveAll(dir)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	// A folder of its own under the environment's /tmp: two runs of the test at once (two
+	// checkouts on one machine) must not write over each other's reproduction.
+	parent, err := os.MkdirTemp(filepath.Join(root, "tmp"), "contractcheck-repro-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "repro")
 	if err := safeio.WriteTree(dir, generate(t, opts("C02", "mcp-python", "1.29.0", "D1", "T2")).Files); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, ".", nil, script, "run", "sh", "-c", "cd /tmp/"+name+" && python3 -m unittest -v")
+	out := run(t, ".", nil, script, "run", "sh", "-c", "cd /tmp/"+filepath.Base(parent)+"/repro && python3 -m unittest -v")
 	for _, want := range []string{
 		"test_direct_reading (test_repro.Reproduction.test_direct_reading) ... ok",
 		"structuredContent.unitCostRatio 0.1000000000000000055511151231257827 must reach D1 exactly: got 0.1",
