@@ -69,57 +69,18 @@ func codeList(names []string) string {
 	return strings.Join(quoted, ", ")
 }
 
+// writeFindings writes the findings table (Findings): one row per lane, version and
+// configuration, a column per task.
 func writeFindings(w io.Writer, r *Report) {
-	type row struct{ lane, version, configuration, origin string }
-	type cell struct{ pass, captured int }
-	cells := map[row]map[string]*cell{}
-	var rows []row
-	tasks := map[string]bool{}
-	for _, res := range r.Each() {
-		k := row{res.Lane, res.LaneVersion, res.Configuration, res.Origin}
-		if cells[k] == nil {
-			cells[k] = map[string]*cell{}
-			rows = append(rows, k)
-		}
-		tasks[res.Task] = true
-		c := cells[k][res.Task]
-		if c == nil {
-			c = &cell{}
-			cells[k][res.Task] = c
-		}
-		switch res.Outcome {
-		case Pass:
-			c.pass++
-			c.captured++
-		case Unmet, Unstable:
-			c.captured++
-		}
-	}
-	taskIDs := sortedKeys(tasks)
+	taskIDs, rows := Findings(r)
 	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(taskIDs, " | "))
 	fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", len(taskIDs)))
-	// Results are sorted by fixture first; the rows go by lane, version and configuration.
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.lane != b.lane {
-			return a.lane < b.lane
+	for _, row := range rows {
+		cols := make([]string, len(taskIDs))
+		for i, t := range taskIDs {
+			cols[i] = row.Cells[t].String()
 		}
-		if a.version != b.version {
-			return a.version < b.version
-		}
-		return a.configuration < b.configuration
-	})
-	for _, k := range rows {
-		var cols []string
-		for _, t := range taskIDs {
-			c := cells[k][t]
-			if c == nil || c.captured == 0 {
-				cols = append(cols, "–")
-				continue
-			}
-			cols = append(cols, fmt.Sprintf("%d/%d", c.pass, c.captured))
-		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", k.lane, k.version, k.configuration, k.origin, strings.Join(cols, " | "))
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", row.Lane, row.LaneVersion, row.Configuration, row.Origin, strings.Join(cols, " | "))
 	}
 }
 
