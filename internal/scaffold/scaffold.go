@@ -116,9 +116,9 @@ func Export(dir string, parts []string) ([]string, error) {
 	return writeDir(dir, files)
 }
 
-// writeDir creates dir holding files (slash-separated relative names): it refuses a dir that
-// holds anything, writes everything into a temporary directory beside it, syncs it and renames it
-// into place, so dir appears whole or not at all.
+// writeDir creates dir holding files (slash-separated relative names), all or nothing
+// (safeio.WriteTree): it refuses a dir that holds anything, so that nothing of the user's is
+// overwritten. It returns the names written, sorted.
 func writeDir(dir string, files map[string][]byte) ([]string, error) {
 	if dir == "" {
 		return nil, errors.New("no directory given")
@@ -128,60 +128,13 @@ func writeDir(dir string, files map[string][]byte) ([]string, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: %w", parent, safeio.PathCause(err))
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
+	if err := safeio.WriteTree(dir, files); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
 	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
-		}
-		if err := writeFile(p, files[name]); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", dir, name, safeio.PathCause(err))
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
-	}
-	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, safeio.PathCause(err))
-	}
-	done = true
 	return names, nil
-}
-
-// writeFile writes and syncs one file.
-func writeFile(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
