@@ -221,7 +221,7 @@ func set(values []string) map[string]bool {
 // Project reads the compartment out of a carrier.
 func (p *Projector) Project(carrier any) View {
 	view := View{}
-	root, ok := p.root.lookup(carrier)
+	root, ok := p.root.Lookup(carrier)
 	if !ok {
 		return view
 	}
@@ -239,7 +239,7 @@ func (p *Projector) Project(carrier any) View {
 		}
 	}
 	if p.content != nil {
-		if v, ok := p.content.path.lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
+		if v, ok := p.content.path.Lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
 			p.content.project(view, v)
 		}
 	}
@@ -249,7 +249,7 @@ func (p *Projector) Project(carrier any) View {
 		}
 	}
 	if p.isError != nil {
-		if v, ok := p.isError.path.lookup(root); ok {
+		if v, ok := p.isError.path.Lookup(root); ok {
 			view["isError"] = p.isError.flag(v)
 		}
 	}
@@ -358,7 +358,7 @@ func (c *contentProjector) project(view View, v any) {
 // one: its delivery and accepts describe the carried item, mapped false when there is none), and
 // whether the item held an embedded block.
 func (c *contentProjector) block(item any) (b map[string]any, bp blockProjector, embedded, mapped bool) {
-	d, _ := c.discriminator.lookup(item)
+	d, _ := c.discriminator.Lookup(item)
 	typ, _ := d.(string)
 	bp, ok := c.kinds[typ]
 	if !ok {
@@ -399,7 +399,7 @@ func (bp *blockProjector) project(item any) map[string]any {
 // strict JSON of an object whose discriminator is a string e.kinds maps. Otherwise ok is false and
 // the item is read as carried: text that only looks like a block stays text.
 func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
-	v, found := e.path.lookup(item)
+	v, found := e.path.Lookup(item)
 	if !found {
 		return nil, false
 	}
@@ -411,7 +411,7 @@ func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
 	if !isObject {
 		return nil, false
 	}
-	d, _ := e.discriminator.lookup(obj)
+	d, _ := e.discriminator.Lookup(obj)
 	typ, _ := d.(string)
 	bp, mapped := e.kinds[typ]
 	if !mapped {
@@ -423,7 +423,7 @@ func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
 // read looks the field up and decodes it. A value the decoder cannot read is returned as carried,
 // so a corrupted payload shows up as a difference rather than disappearing.
 func (f *field) read(v any) (any, bool) {
-	v, ok := f.path.lookup(v)
+	v, ok := f.path.Lookup(v)
 	if !ok || (f.types != nil && !f.types[strictjson.TypeName(v)]) {
 		return nil, false
 	}
@@ -433,7 +433,7 @@ func (f *field) read(v any) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return f.inner.lookup(parsed)
+		return f.inner.Lookup(parsed)
 	}
 	s, isString := v.(string)
 	if !isString {

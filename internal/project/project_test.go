@@ -193,7 +193,7 @@ func TestPointer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := p.lookup(doc)
+			got, ok := p.Lookup(doc)
 			if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("lookup(%q) = %v, %v; want %v, %v", tc.ptr, got, ok, tc.want, tc.ok)
 			}

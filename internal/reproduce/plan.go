@@ -87,30 +87,14 @@ func lookup(doc any, ptr string) any {
 	return v
 }
 
+// at follows an RFC 6901 pointer as the projector does (strictjson.Pointer); false when absent
+// or not a pointer.
 func at(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
+	p, err := strictjson.ParsePointer(ptr)
+	if err != nil {
+		return nil, false
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strictjson.UnescapeToken(tok)
-		switch n := doc.(type) {
-		case map[string]any:
-			v, ok := n[tok]
-			if !ok {
-				return nil, false
-			}
-			doc = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
-				return nil, false
-			}
-			doc = n[i]
-		default:
-			return nil, false
-		}
-	}
-	return doc, true
+	return p.Lookup(doc)
 }
 
 // items is the content list of the reading's document, decoded as the binding decodes it.
