@@ -167,6 +167,25 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s: stopped at %s", e.What, e.Limit)
 }
 
+// lastTimeLimit is the last time limit timeLimit spelled: every evaluation of a run has the same
+// one, and formatting it for each of a million evaluations showed in profiles.
+var lastTimeLimit atomic.Pointer[timeLimitText]
+
+type timeLimitText struct {
+	d    time.Duration
+	text string
+}
+
+// timeLimit names the time limit d, "the time limit of 5s".
+func timeLimit(d time.Duration) string {
+	if l := lastTimeLimit.Load(); l != nil && l.d == d {
+		return l.text
+	}
+	l := &timeLimitText{d, fmt.Sprintf("the time limit of %s", d)}
+	lastTimeLimit.Store(l)
+	return l.text
+}
+
 // Stopped returns the *LimitError that ended ctx, or nil when ctx is live or ended otherwise.
 func Stopped(ctx context.Context) *LimitError {
 	var le *LimitError
@@ -183,7 +202,7 @@ func Stopped(ctx context.Context) *LimitError {
 func Do(ctx context.Context, what string, d time.Duration, f func(context.Context) error) error {
 	if d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &LimitError{What: what, Limit: fmt.Sprintf("the time limit of %s", d)})
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &LimitError{What: what, Limit: timeLimit(d)})
 		defer cancel()
 	}
 	ctx, end := watchdog.begin(ctx, what)
