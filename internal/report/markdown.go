@@ -17,8 +17,9 @@ type Markdown struct{}
 func (Markdown) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
-	writeFindings(bw, r)
-	reconstructed := ReconstructedLanes(r)
+	tasks, rows := Findings(r)
+	writeFindings(bw, tasks, rows)
+	reconstructed := reconstructedRows(rows)
 	if len(reconstructed) > 0 {
 		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", codeList(reconstructed))
 	}
@@ -71,8 +72,7 @@ func codeList(names []string) string {
 
 // writeFindings writes the findings table (Findings): one row per lane, version and
 // configuration, a column per task.
-func writeFindings(w io.Writer, r *Report) {
-	taskIDs, rows := Findings(r)
+func writeFindings(w io.Writer, taskIDs []string, rows []FindingRow) {
 	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(taskIDs, " | "))
 	fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", len(taskIDs)))
 	for _, row := range rows {

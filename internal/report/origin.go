@@ -1,7 +1,5 @@
 package report
 
-import "sort"
-
 // ReconstructedLanes lists, sorted, the lanes with results whose carriers were reconstructed from
 // the framework's source rather than captured by running it. Every table and count that includes
 // them says so.
@@ -12,12 +10,7 @@ func ReconstructedLanes(r *Report) []string {
 			seen[res.Lane] = true
 		}
 	}
-	lanes := make([]string, 0, len(seen))
-	for l := range seen {
-		lanes = append(lanes, l)
-	}
-	sort.Strings(lanes)
-	return lanes
+	return sortedKeys(seen)
 }
 
 // reconstructedRows is ReconstructedLanes read from the findings rows, which already say which
@@ -29,10 +22,5 @@ func reconstructedRows(rows []FindingRow) []string {
 			seen[row.Lane] = true
 		}
 	}
-	lanes := make([]string, 0, len(seen))
-	for l := range seen {
-		lanes = append(lanes, l)
-	}
-	sort.Strings(lanes)
-	return lanes
+	return sortedKeys(seen)
 }
