@@ -44,8 +44,9 @@ type Instrument struct {
 	source     *project.Projector                          // the canonical binding of W0
 	engine     *policy.Engine
 	opts       Options
-	// verdicts memoizes policy verdicts by the whole input: the sandboxed policies are pure
-	// functions of it, and repetitions and shared carriers repeat the same observed views.
+	// verdicts memoizes policy verdicts by what of the input the policy can read (verdictKey):
+	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
+	// stages a policy cannot tell apart repeat the same inputs.
 	verdicts memo
 	// validCarriers and views remember, by a carrier's bytes, that it satisfied a carrier schema
 	// and what it reads as through a compartment: repetitions repeat their carriers byte for byte.
@@ -328,11 +329,11 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos report.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	val, err := policy.Input(o.tree)
+	val, err := o.value()
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	v, err := q.Eval(ctx, withObserved(b.term, pos, ast.NewTerm(val)))
+	v, err := q.Eval(ctx, withObserved(b.term, pos, val))
 	if err != nil {
 		return policy.Verdict{}, instrumentErr(err)
 	}
@@ -360,8 +361,7 @@ func (in *Instrument) View(lane, stage, compartment string, carrier any) project
 // value is built only when a verdict is not memoized, and once for all the record's tasks that
 // read the compartment. It belongs to one record's evaluation: not safe for concurrent use.
 type observed struct {
-	tree project.View
-	hash [sha256.Size]byte
+	observedView
 	term *ast.Term
 }
 
@@ -383,16 +383,16 @@ func (o *observed) value() (*ast.Term, error) {
 func (in *Instrument) observe(lane, stage, compartment string, carrier any, carrierBytes []byte) (*observed, error) {
 	k := viewKey{lane, stage, compartment}
 	if v, ok := in.views.get(k, carrierBytes); ok {
-		return &observed{tree: v.tree, hash: v.hash}, nil
+		return &observed{observedView: v}, nil
 	}
 	tree := in.View(lane, stage, compartment, carrier)
 	b, err := strictjson.Marshal(tree)
 	if err != nil {
 		return nil, err
 	}
-	o := &observed{tree: tree, hash: sha256.Sum256(b)}
-	in.views.put(k, carrierBytes, observedView{o.tree, o.hash})
-	return o, nil
+	v := observedView{tree: tree, hash: sha256.Sum256(b)}
+	in.views.put(k, carrierBytes, v)
+	return &observed{observedView: v}, nil
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it
