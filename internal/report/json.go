@@ -73,10 +73,34 @@ func (JSON) Output(w io.Writer, r *Report) error {
 type jsonStream struct {
 	w   *bufio.Writer
 	err error
-	// buf and encs are reused from one value to the next: a 1M-binding report writes a million
-	// results, and an encoder and a buffer made for each were most of what writing it allocated.
-	buf  bytes.Buffer
-	encs map[string]*json.Encoder // by prefix, each writing into buf
+	// encs are reused from one value to the next: a 1M-binding report writes a million results,
+	// and an encoder and a buffer made for each were most of what writing it allocated.
+	encs map[string]*indentEncoder // by prefix
+}
+
+// indentEncoder encodes values indented at one prefix, without HTML escaping, into a buffer it
+// reuses.
+type indentEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newIndentEncoder(prefix string) *indentEncoder {
+	e := &indentEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	e.enc.SetIndent(prefix, "  ")
+	return e
+}
+
+// encode returns v's encoding without the encoder's final newline; the bytes are valid until the
+// next call.
+func (e *indentEncoder) encode(v any) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
 }
 
 func (s *jsonStream) raw(text string) {
@@ -97,48 +121,37 @@ func (s *jsonStream) value(v any, prefix string) {
 	enc, ok := s.encs[prefix]
 	if !ok {
 		if s.encs == nil {
-			s.encs = map[string]*json.Encoder{}
+			s.encs = map[string]*indentEncoder{}
 		}
-		enc = json.NewEncoder(&s.buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent(prefix, "  ")
+		enc = newIndentEncoder(prefix)
 		s.encs[prefix] = enc
 	}
-	s.buf.Reset()
-	if s.err = enc.Encode(v); s.err != nil {
-		return
+	b, err := enc.encode(v)
+	if s.err = err; err == nil {
+		_, s.err = s.w.Write(b)
 	}
-	_, s.err = s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
 }
 
 // elementEncoder encodes array elements, each as the bytes array writes for it: the separator,
 // the newline and indent, and the value indented at indent.
 type elementEncoder struct {
-	buf    bytes.Buffer
-	enc    *json.Encoder
+	*indentEncoder
 	indent string
 }
 
 func newElementEncoder(indent string) *elementEncoder {
-	e := &elementEncoder{indent: indent}
-	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetEscapeHTML(false)
-	e.enc.SetIndent(indent, "  ")
-	return e
+	return &elementEncoder{newIndentEncoder(indent), indent}
 }
 
-// encode appends element i, v, to out.
-func (e *elementEncoder) encode(out []byte, i int, v any) ([]byte, error) {
+// encodeElement appends element i, v, to out.
+func (e *elementEncoder) encodeElement(out []byte, i int, v any) ([]byte, error) {
 	if i > 0 {
 		out = append(out, ',')
 	}
 	out = append(out, '\n')
 	out = append(out, e.indent...)
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return out, err
-	}
-	return append(out, bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))...), nil
+	b, err := e.encode(v)
+	return append(out, b...), err
 }
 
 // parallelBatch is how many elements parallelArray hands a worker at a time.
@@ -173,7 +186,7 @@ func (s *jsonStream) parallelArray(n int, indent string, at func(int) any) {
 			go func() {
 				defer wg.Done()
 				for i := from; i < to && errs[w] == nil; i++ {
-					outs[w], errs[w] = encs[w].encode(outs[w], i, at(i))
+					outs[w], errs[w] = encs[w].encodeElement(outs[w], i, at(i))
 				}
 			}()
 		}
