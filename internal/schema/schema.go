@@ -241,11 +241,11 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	check := func(s **jsonschema.Schema, x any, prefix string) error {
+	check := func(s *jsonschema.Schema, x any, prefix string) error {
 		if !validate {
 			return nil
 		}
-		if err := (*s).Validate(x); err != nil {
+		if err := s.Validate(x); err != nil {
 			return convert(err, file, 0, prefix, nil)
 		}
 		return nil
@@ -255,7 +255,7 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
 	}
 	if _, ok := obj["jsonrpc"]; !ok {
-		if err := check(&r.callToolResult, obj, ""); err != nil {
+		if err := check(r.callToolResult, obj, ""); err != nil {
 			return nil, err
 		}
 		return &Source{Revision: revision, Result: obj}, nil
@@ -270,17 +270,17 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 		return nil, &ValidationError{File: file, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
 	}
 	if hasError {
-		if err := check(&r.errorResponse, obj, ""); err != nil {
+		if err := check(r.errorResponse, obj, ""); err != nil {
 			return nil, err
 		}
 		rpcErr, _ := obj["error"].(map[string]any) // an object: the schema says so
 		return &Source{Revision: revision, RPCError: rpcErr, Envelope: true}, nil
 	}
-	if err := check(&r.resultResponse, obj, ""); err != nil {
+	if err := check(r.resultResponse, obj, ""); err != nil {
 		return nil, err
 	}
 	result, _ := obj["result"].(map[string]any) // an object: the schema says so
-	if err := check(&r.callToolResult, result, "/result"); err != nil {
+	if err := check(r.callToolResult, result, "/result"); err != nil {
 		return nil, err
 	}
 	return &Source{Revision: revision, Result: result, Envelope: true}, nil

@@ -27,7 +27,7 @@ type LineReader struct {
 	off  int64 // byte offset of the next line
 	buf  []byte
 	err  error // sticky: io.EOF or a wrapped read error
-	dec  decoder
+	dec  *LineDecoder
 }
 
 // NewLineReader returns a LineReader over r. file is used only in error
@@ -38,7 +38,7 @@ func NewLineReader(file string, r io.Reader, lim Limits) *LineReader {
 		file: file,
 		br:   bufio.NewReaderSize(r, 64<<10),
 		lim:  lim,
-		dec:  decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits},
+		dec:  NewLineDecoder(lim),
 	}
 }
 
@@ -50,13 +50,9 @@ func (lr *LineReader) Next() (line int, v any, err error) {
 	if err != nil {
 		return line, nil, err
 	}
-	lr.dec.lineBase, lr.dec.offBase = line, start
-	v, err = lr.dec.decode(text)
-	lr.dec.data = nil // do not pin the line buffer between calls
-	if err != nil {
-		return line, nil, err
-	}
-	return line, v, nil
+	// The line is decoded in bufio's buffer, uncopied: it stays valid until the next read.
+	v, _, err = lr.dec.DecodeSpan(Line{Number: line, file: lr.file, start: start, text: text}, "")
+	return line, v, err
 }
 
 // Line is one non-blank line of a JSON Lines file, read but not decoded, so
@@ -132,7 +128,7 @@ func (d *LineDecoder) DecodeSpan(l Line, key string) (v any, span []byte, err er
 	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
 	d.dec.spanKey, d.dec.spanStart, d.dec.spanEnd = key, 0, 0
 	v, err = d.dec.decode(l.text)
-	d.dec.data = nil
+	d.dec.data = nil // do not pin the line between calls
 	if err != nil {
 		return nil, nil, err
 	}
