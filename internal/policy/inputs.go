@@ -21,12 +21,15 @@ func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
 	r := inputReads{keys: map[string]bool{}}
 	seen := map[util.T]bool{}
 	var queue []util.T
+	enqueue := func(rule util.T) {
+		if !seen[rule] {
+			seen[rule] = true
+			queue = append(queue, rule)
+		}
+	}
 	for _, ref := range refs {
 		for _, rule := range c.GetRules(ref) {
-			if !seen[rule] {
-				seen[rule] = true
-				queue = append(queue, rule)
-			}
+			enqueue(rule)
 		}
 	}
 	var visit func(t *ast.Term) bool
@@ -61,10 +64,7 @@ func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
 		queue = queue[1:]
 		ast.WalkTerms(n.(*ast.Rule), visit)
 		for d := range c.Graph.Dependencies(n) {
-			if !seen[d] {
-				seen[d] = true
-				queue = append(queue, d)
-			}
+			enqueue(d)
 		}
 	}
 	return r
