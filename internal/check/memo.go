@@ -2,6 +2,7 @@ package check
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
@@ -9,50 +10,70 @@ import (
 // the ones asked for again.
 const memoGeneration = 1 << 12
 
-// memo keeps recent verdicts by policy input, in two generations: a lookup looks in both, a new
-// verdict goes in the current one, and a full current generation becomes the previous one (the
-// old previous one is dropped). It holds at most two generations, however many bindings a check
-// evaluates. Safe for concurrent use.
-type memo struct {
-	mu       sync.Mutex
-	current  map[verdictKey]judged
-	previous map[verdictKey]judged
-	puts     int // verdicts put since the last Clear: the evaluations made
+// generations keeps recent entries in two generations: a lookup looks in both, a new entry goes
+// in the current one, and a full current generation becomes the previous one (the old previous
+// one is dropped). It holds at most two generations, however many entries a check puts. Safe for
+// concurrent use; the zero value is empty. The verdict memo and the carrier caches are made of it.
+type generations[K comparable, V any] struct {
+	mu                sync.Mutex
+	current, previous map[K]V
 }
 
-func (m *memo) get(k verdictKey) (judged, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.current[k]; ok {
+func (g *generations[K, V]) get(k K) (V, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if v, ok := g.current[k]; ok {
 		return v, true
 	}
-	v, ok := m.previous[k]
+	v, ok := g.previous[k]
 	return v, ok
 }
 
+// put stores v for k in the current generation, which becomes the previous one once it holds
+// size entries.
+func (g *generations[K, V]) put(k K, v V, size int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.current == nil {
+		g.current = make(map[K]V, min(size, 1024))
+	}
+	if len(g.current) >= size {
+		g.previous, g.current = g.current, make(map[K]V, min(size, 1024))
+	}
+	g.current[k] = v
+}
+
+// clear forgets every entry.
+func (g *generations[K, V]) clear() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.current, g.previous = nil, nil
+}
+
+// len is how many entries the two generations hold.
+func (g *generations[K, V]) len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.current) + len(g.previous)
+}
+
+// memo keeps recent verdicts by policy input (generations of memoGeneration verdicts), and counts
+// the verdicts put: the evaluations made.
+type memo struct {
+	generations[verdictKey, judged]
+	puts atomic.Int64 // verdicts put since the last Clear
+}
+
 func (m *memo) put(k verdictKey, v judged) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.current == nil {
-		m.current = make(map[verdictKey]judged, 1024)
-	}
-	if len(m.current) >= memoGeneration {
-		m.previous, m.current = m.current, make(map[verdictKey]judged, 1024)
-	}
-	m.current[k] = v
-	m.puts++
+	m.generations.put(k, v, memoGeneration)
+	m.puts.Add(1)
 }
 
 // evaluations is how many verdicts were put since the last Clear.
-func (m *memo) evaluations() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.puts
-}
+func (m *memo) evaluations() int { return int(m.puts.Load()) }
 
 // Clear forgets every verdict.
 func (m *memo) Clear() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.current, m.previous, m.puts = nil, nil, 0
+	m.clear()
+	m.puts.Store(0)
 }

@@ -15,13 +15,13 @@ const spanGeneration = 1 << 10
 // projecting it through a compartment), so a carrier that repeats byte for byte (the repetitions
 // of a capture, the stages that share one carrier) is read once. Entries are keyed by what the
 // computation depends on besides the bytes (K) and by the bytes themselves, compared exactly: a
-// hash collision is a miss, never a wrong answer. It keeps two generations, like the verdict
-// memo, so its size is bounded whatever the number of records. Safe for concurrent use.
+// hash collision is a miss, never a wrong answer. It keeps two generations (generations), like
+// the verdict memo, so its size is bounded whatever the number of records. Safe for concurrent
+// use.
 type spanCache[K comparable, V any] struct {
-	once              sync.Once
-	seed              maphash.Seed
-	mu                sync.Mutex
-	current, previous map[spanKey[K]]spanEntry[V]
+	once    sync.Once
+	seed    maphash.Seed
+	entries generations[spanKey[K], spanEntry[V]]
 }
 
 type spanKey[K comparable] struct {
@@ -45,13 +45,8 @@ func (c *spanCache[K, V]) get(k K, span []byte) (V, bool) {
 	if span == nil {
 		return zero, false
 	}
-	key := c.key(k, span)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, g := range []map[spanKey[K]]spanEntry[V]{c.current, c.previous} {
-		if e, ok := g[key]; ok && bytes.Equal(e.span, span) {
-			return e.v, true
-		}
+	if e, ok := c.entries.get(c.key(k, span)); ok && bytes.Equal(e.span, span) {
+		return e.v, true
 	}
 	return zero, false
 }
@@ -61,14 +56,5 @@ func (c *spanCache[K, V]) put(k K, span []byte, v V) {
 	if span == nil {
 		return
 	}
-	key := c.key(k, span)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.current == nil {
-		c.current = make(map[spanKey[K]]spanEntry[V], spanGeneration)
-	}
-	if len(c.current) >= spanGeneration {
-		c.previous, c.current = c.current, make(map[spanKey[K]]spanEntry[V], spanGeneration)
-	}
-	c.current[key] = spanEntry[V]{span, v}
+	c.entries.put(c.key(k, span), spanEntry[V]{span, v}, spanGeneration)
 }
