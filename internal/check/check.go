@@ -260,7 +260,10 @@ func (in *Instrument) compileLanes() error {
 func (in *Instrument) prepareInputs() error {
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
-		view := in.source.Project(in.Sources[id].Doc)
+		view, err := sourceOf(in.source.Project(in.Sources[id].Doc))
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Sources[id].File, err)
+		}
 		for _, task := range in.Model.ProfileTasks(in.Profile, f) {
 			for _, st := range contract.Stages[1:] {
 				if !in.Model.Tasks[task].AtStage(st) {
@@ -277,10 +280,20 @@ func (in *Instrument) prepareInputs() error {
 	return nil
 }
 
+// sourceOf is a fixture's source view with its hash, as bases take it: made once per fixture, its
+// canonical encoding and its policy value serve every task and stage.
+func sourceOf(view project.View) (*observed, error) {
+	v, err := viewOf(view)
+	if err != nil {
+		return nil, err
+	}
+	return &observed{observedView: v}, nil
+}
+
 // baseInput is the policy input without the observation's position and view: the task, the
 // stage, the fixture, the contract (atoms, null policy, and the result-metadata policy the profile
 // asks for at this stage) and the source view.
-func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source project.View) (base, error) {
+func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source *observed) (base, error) {
 	meta := map[string]any{"mode": "preserve"}
 	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && slices.Contains(w.Stages, stage) {
 		meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
@@ -293,15 +306,21 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 			"atoms": in.Model.Tasks[task].Atoms, "optional": in.Model.OptionalAtoms(),
 			"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
 		},
-		"source": source,
 	}
 	val, err := policy.Input(doc)
 	if err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
+	src, err := source.value()
+	if err != nil {
+		return base{}, fmt.Errorf("fixture %s: %w", id, err)
+	}
+	val.(ast.Object).Insert(ast.StringTerm("source"), src)
+	// The class hashes the members the policy may read; the source by its own hash.
+	q := in.queries[task]
 	read := map[string]any{}
 	for k, v := range doc {
-		if in.queries[task].MayRead(k) {
+		if q.MayRead(k) {
 			read[k] = v
 		}
 	}
@@ -309,7 +328,14 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 	if err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
-	return base{term: ast.NewTerm(val), class: sha256.Sum256(enc)}, nil
+	h := sha256.New()
+	h.Write(enc)
+	if q.MayRead("source") {
+		h.Write(source.hash[:])
+	}
+	b := base{term: ast.NewTerm(val)}
+	h.Sum(b.class[:0])
+	return b, nil
 }
 
 // EvaluatePair evaluates one task on a source document and a carrier observed at a position
@@ -321,7 +347,11 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos report.
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
 	}
-	b, err := in.baseInput(pos.Fixture, f, task, pos.Stage, in.source.Project(source))
+	src, err := sourceOf(in.source.Project(source))
+	if err != nil {
+		return policy.Verdict{}, err
+	}
+	b, err := in.baseInput(pos.Fixture, f, task, pos.Stage, src)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -385,14 +415,21 @@ func (in *Instrument) observe(lane, stage, compartment string, carrier any, carr
 	if v, ok := in.views.get(k, carrierBytes); ok {
 		return &observed{observedView: v}, nil
 	}
-	tree := in.View(lane, stage, compartment, carrier)
-	b, err := strictjson.Marshal(tree)
+	v, err := viewOf(in.View(lane, stage, compartment, carrier))
 	if err != nil {
 		return nil, err
 	}
-	v := observedView{tree: tree, hash: sha256.Sum256(b)}
 	in.views.put(k, carrierBytes, v)
 	return &observed{observedView: v}, nil
+}
+
+// viewOf is a view with the hash of its canonical encoding.
+func viewOf(tree project.View) (observedView, error) {
+	b, err := strictjson.Marshal(tree)
+	if err != nil {
+		return observedView{}, err
+	}
+	return observedView{tree: tree, hash: sha256.Sum256(b)}, nil
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it
