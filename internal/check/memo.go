@@ -7,8 +7,10 @@ import (
 
 // memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
 // and the stages sharing one carrier come close together in the records, so recent verdicts are
-// the ones asked for again.
-const memoGeneration = 1 << 12
+// the ones asked for again. A verdict holds its readout and diagnostics as Go values (about a
+// kilobyte); 1,024 serve the built-in check and a three-repetition matrix with as few evaluations
+// as 4,096 did.
+const memoGeneration = 1 << 10
 
 // generations keeps recent entries in two generations: a lookup looks in both, a new entry goes
 // in the current one, and a full current generation becomes the previous one (the old previous
