@@ -11,8 +11,10 @@
 package census
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -292,8 +294,8 @@ func (c *Census) result(s int32) report.Result {
 		res.Records[i] = report.RecordRef{File: c.names.str(rc.file), Line: int(rc.line), Repetition: int(rp.number)}
 	}
 	if v := c.collapsed(s); v >= 0 {
-		vd := c.variants.list[v]
-		res.Outcome, res.Readout, res.Diagnostics = vd.outcome, vd.readout, vd.diagnostics
+		vd := &c.variants.list[v]
+		res.Outcome, res.Readout, res.Diagnostics = vd.outcome, vd.readoutValue(), vd.diagnosticsValue()
 		if first.err >= 0 {
 			res.Error = c.names.str(first.err)
 		}
@@ -303,10 +305,10 @@ func (c *Census) result(s int32) report.Result {
 		for _, rp := range reps {
 			i, ok := byVariant[rp.variant]
 			if !ok {
-				vd := c.variants.list[rp.variant]
+				vd := &c.variants.list[rp.variant]
 				i = len(res.Variants)
 				byVariant[rp.variant] = i
-				res.Variants = append(res.Variants, report.Variant{Outcome: vd.outcome, Readout: vd.readout, Diagnostics: vd.diagnostics})
+				res.Variants = append(res.Variants, report.Variant{Outcome: vd.outcome, Readout: vd.readoutValue(), Diagnostics: vd.diagnosticsValue()})
 			}
 			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
 		}
@@ -344,10 +346,15 @@ type variants struct {
 	list  []variantData
 }
 
+// variantData is one distinct reading. The readout and diagnostics are kept in their canonical
+// encoding (strictjson.Marshal), nil for none, and decoded when a result is made: as Go maps a
+// reading costs about a kilobyte, and a run whose diagnostics name each version (a _meta entry
+// carrying it) has a distinct reading per version and stage, a third of the census at a million
+// bindings (docs/design.md, "Speed and memory").
 type variantData struct {
 	outcome     string
-	readout     map[string]any
-	diagnostics []report.Diagnostic
+	readout     []byte
+	diagnostics []byte
 	diagnosed   [sha256.Size]byte // the diagnostics' own hash, which upgrades compare
 }
 
@@ -370,10 +377,54 @@ func (vs *variants) intern(r Reading) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 	}
+	vd := variantData{outcome: r.Outcome, diagnosed: sha256.Sum256(d)}
+	if r.Diagnostics != nil {
+		vd.diagnostics = bytes.Clone(d) // Marshal's buffer has room to spare: keep only the bytes
+	}
+	if r.Readout != nil {
+		b, err := strictjson.Marshal(r.Readout)
+		if err != nil {
+			return 0, fmt.Errorf("readout %s %s: %w", r.Fixture, r.Task, err)
+		}
+		vd.readout = bytes.Clone(b)
+	}
 	id := int32(len(vs.list))
-	vs.list = append(vs.list, variantData{outcome: r.Outcome, readout: r.Readout, diagnostics: r.Diagnostics, diagnosed: sha256.Sum256(d)})
+	vs.list = append(vs.list, vd)
 	vs.index[fp] = id
 	return id, nil
+}
+
+// unbounded decodes what Marshal wrote, whatever its size: the bytes are the census's own.
+var unbounded = strictjson.Limits{MaxBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxExponent: math.MaxInt, MaxDigits: math.MaxInt}
+
+// readoutValue is a variant's readout as the policy gave it, nil for none.
+func (vd *variantData) readoutValue() map[string]any {
+	if vd.readout == nil {
+		return nil
+	}
+	return decodeOwn(vd.readout).(map[string]any)
+}
+
+// diagnosticsValue is a variant's diagnostics as the policy gave them, nil for none.
+func (vd *variantData) diagnosticsValue() []report.Diagnostic {
+	if vd.diagnostics == nil {
+		return nil
+	}
+	list := decodeOwn(vd.diagnostics).([]any)
+	out := make([]report.Diagnostic, len(list))
+	for i, d := range list {
+		out[i] = d.(report.Diagnostic)
+	}
+	return out
+}
+
+// decodeOwn decodes bytes the census encoded itself; they cannot fail to decode.
+func decodeOwn(b []byte) any {
+	v, err := strictjson.Decode("", b, unbounded)
+	if err != nil {
+		panic(fmt.Sprintf("census: decode its own encoding: %v", err))
+	}
+	return v
 }
 
 // Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,

@@ -1,6 +1,7 @@
 package census
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -334,5 +335,72 @@ func TestCensusUpgrades(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("upgrades\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestReadingsComeBackAsRead holds the census's compact form of a reading (its canonical encoding)
+// to what a report reads back: the same readout and diagnostics, numbers spelled as the policy
+// gave them, and none kept apart from empty ones, for a binding that agrees and for the variants
+// of an unstable one.
+func TestReadingsComeBackAsRead(t *testing.T) {
+	tests := []struct {
+		name        string
+		outcome     string
+		readout     map[string]any
+		diagnostics []report.Diagnostic
+	}{
+		{name: "pass with an empty readout", outcome: report.Pass, readout: map[string]any{}, diagnostics: []report.Diagnostic{}},
+		{name: "execution failure reads nothing", outcome: report.ExecutionFailed},
+		{name: "numbers as written", outcome: report.Unmet,
+			readout: map[string]any{"count": json.Number("1.0"), "big": json.Number("1E400"), "keys": []any{"a/b", "é", nil, true}},
+			diagnostics: []report.Diagnostic{
+				{"atom": "result._meta", "kind": "added", "path": "/bench~1version", "observed": json.Number("20")},
+				{"atom": "x", "kind": "altered", "path": "", "expected": map[string]any{"deep": []any{[]any{}, map[string]any{}}}, "observed": nil},
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos := report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}
+			other := report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}
+			readings := []Reading{
+				{Binding: Binding{Position: pos, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
+				{Binding: Binding{Position: other, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
+				{Binding: Binding{Position: other, Task: "P"}, Repetition: 2, Outcome: report.NotReached},
+			}
+			for i, r := range readings {
+				r.Origin, r.File, r.Line = "captured", "obs.jsonl", i+1
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := c.Report()
+			var agreed, unstable *report.Result
+			for _, res := range r.Each() {
+				switch res.Stage {
+				case "D1":
+					agreed = res
+				case "A2":
+					unstable = res
+				}
+			}
+			if agreed == nil || unstable == nil || unstable.Outcome != report.Unstable || len(unstable.Variants) != 2 {
+				t.Fatalf("want an agreed D1 and an unstable A2 with two variants, got %+v and %+v", agreed, unstable)
+			}
+			for _, got := range []struct {
+				readout     map[string]any
+				diagnostics []report.Diagnostic
+			}{{agreed.Readout, agreed.Diagnostics}, {unstable.Variants[0].Readout, unstable.Variants[0].Diagnostics}} {
+				if !reflect.DeepEqual(got.readout, tc.readout) || (got.readout == nil) != (tc.readout == nil) {
+					t.Errorf("readout %#v, want %#v", got.readout, tc.readout)
+				}
+				if !reflect.DeepEqual(got.diagnostics, tc.diagnostics) || (got.diagnostics == nil) != (tc.diagnostics == nil) {
+					t.Errorf("diagnostics %#v, want %#v", got.diagnostics, tc.diagnostics)
+				}
+			}
+		})
 	}
 }

@@ -90,10 +90,10 @@ func (ch *compactChanges) At(i int) report.Change {
 	out := report.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
 		Before: c.outcome(b), After: c.outcome(a)}
 	if v := c.collapsed(b); v >= 0 {
-		out.DiagnosticsBefore = c.variants.list[v].diagnostics
+		out.DiagnosticsBefore = c.variants.list[v].diagnosticsValue()
 	}
 	if v := c.collapsed(a); v >= 0 {
-		out.DiagnosticsAfter = c.variants.list[v].diagnostics
+		out.DiagnosticsAfter = c.variants.list[v].diagnosticsValue()
 	}
 	return out
 }
