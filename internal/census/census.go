@@ -57,7 +57,9 @@ type Census struct {
 
 	names    interner
 	table    bindingTable
-	recs     paged[record]   // every observation record read
+	recs     paged[record] // every observation record read
+	groups   []group       // what records share (record.group)
+	groupIDs map[group]int32
 	slots    paged[slot]     // every binding
 	extra    paged[extraRep] // every repetition of a binding after its first
 	lastRec  lastRecord
@@ -90,7 +92,7 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
-		many: map[int32]map[int32]int32{}, lastRec: lastRecord{id: -1}}
+		many: map[int32]map[int32]int32{}, groupIDs: map[group]int32{}, lastRec: lastRecord{id: -1}}
 	c.table.init()
 	return c, nil
 }
@@ -100,8 +102,7 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 // (Add keeps what they share once); any order is correct.
 func (c *Census) Add(r Reading) error {
 	rec := c.recordOf(r)
-	rc := c.recs.at(rec)
-	k := key{rc.fixture, rc.lane, rc.version, rc.configuration, rc.stage, c.names.id(r.Task)}
+	k := c.keyOf(c.recs.at(rec), c.names.id(r.Task))
 	s, found := c.table.find(k, c)
 	number := int32(r.Repetition)
 	n := int32(0) // the slot's repetitions, when they are not indexed
@@ -124,7 +125,7 @@ func (c *Census) Add(r Reading) error {
 		if prev >= 0 {
 			first := c.recs.at(prev)
 			return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane,
-				r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(first.file), first.line)
+				r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(c.groupOf(first).file), first.line)
 		}
 	}
 	v, err := c.variants.intern(r)
@@ -219,7 +220,7 @@ func (c *Census) Report() *report.Report {
 	r.Localizations = c.localize(order)
 	r.Divergences = c.divergences(order, func(int32) bool { return true })
 	capturedID := c.names.lookup("captured")
-	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.first(s).origin == capturedID })
+	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.groupOf(c.first(s)).origin == capturedID })
 	r.Upgrades = c.upgrades(order)
 	r.Reported = c.reported(order)
 	return r
@@ -233,7 +234,7 @@ func (c *Census) sorted() []int32 {
 	order := make([]int32, c.slots.len())
 	for i := range order {
 		order[i] = int32(i)
-		st := c.recs.at(c.slots.at(int32(i)).rec).stage
+		st := c.groupOf(c.recs.at(c.slots.at(int32(i)).rec)).stage
 		if _, ok := stage[st]; !ok {
 			stage[st] = contract.StageIndex(c.names.str(st))
 		}
@@ -282,7 +283,7 @@ func (c *Census) result(s int32) report.Result {
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
-	first := c.recs.at(reps[0].rec)
+	first := c.groupOf(c.recs.at(reps[0].rec))
 	res := report.Result{
 		Fixture: sel.Fixture, Suite: fixture.Suite, Family: fixture.Family,
 		Lane: sel.Lane, LaneVersion: sel.LaneVersion, Configuration: sel.Configuration, Stage: sel.Stage,
@@ -291,7 +292,7 @@ func (c *Census) result(s int32) report.Result {
 	}
 	for i, rp := range reps {
 		rc := c.recs.at(rp.rec)
-		res.Records[i] = report.RecordRef{File: c.names.str(rc.file), Line: int(rc.line), Repetition: int(rp.number)}
+		res.Records[i] = report.RecordRef{File: c.names.str(c.groupOf(rc).file), Line: int(rc.line), Repetition: int(rp.number)}
 	}
 	if v := c.collapsed(s); v >= 0 {
 		vd := &c.variants.list[v]

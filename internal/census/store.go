@@ -1,11 +1,13 @@
 package census
 
-// How the census keeps a million bindings (docs/design.md, "Where a million bindings' memory
-// goes"): what one observation record says of all its bindings (position, file, line, origin,
-// repetition, execution failure) is kept once per record; a binding is its first repetition's
-// record, its task and what that repetition read, and a further repetition is three numbers. The
-// tables grow by whole pages, so growing never copies them: a copy of a table of tens of
-// megabytes, beside the old one until the next collection, was the run's highest point.
+// How the census keeps a million bindings (docs/design.md, "Speed and memory"): what one
+// observation record says of all its bindings is kept once per record, 16 bytes (its version,
+// line and repetition, and a group for the names it shares with the records of its file at the
+// same position but version: fixture, lane, configuration, stage, origin, execution failure); a
+// binding is its first repetition's record, its task and what that repetition read, and a
+// further repetition is three numbers. The tables grow by whole pages, so growing never copies
+// them: a copy of a table of tens of megabytes, beside the old one until the next collection,
+// was the run's highest point.
 
 // pageBits sets the page size of paged tables: 16,384 elements.
 const (
@@ -43,13 +45,24 @@ func (p *paged[T]) at(i int32) *T { return &p.pages[i>>pageBits][i&pageMask] }
 // len is how many elements the table holds.
 func (p *paged[T]) len() int32 { return p.n }
 
-// record is what one observation record says of each of its bindings, as interned names.
+// record is one observation record: its group, its lane version, where it is in its file and its
+// repetition, 16 bytes.
 type record struct {
-	fixture, lane, version, configuration, stage int32 // the position
-	file, line                                   int32 // where the record is
-	origin                                       int32
-	err                                          int32 // the execution failure's message, -1 for none
-	number                                       int32 // the repetition
+	group   int32 // an index into the census's groups
+	version int32
+	line    int32
+	number  int32 // the repetition
+}
+
+// group is what a record shares with the other records of its file at the same fixture, lane,
+// configuration and stage, whatever their version: a million records of a few hundred
+// positions per version keep these names once per group instead of once per record (a record
+// was 40 bytes).
+type group struct {
+	fixture, lane, configuration, stage int32 // the position but its version
+	file                                int32
+	origin                              int32
+	err                                 int32 // the execution failure's message, -1 for none
 }
 
 // slot is a binding: the record of its first repetition (which gives its position), its task,
@@ -97,9 +110,15 @@ func (c *Census) recordOf(r Reading) int32 {
 	if r.Error != "" {
 		errID = c.names.id(r.Error)
 	}
-	id := c.recs.add(record{fixture: c.names.id(r.Fixture), lane: c.names.id(r.Lane), version: c.names.id(r.LaneVersion),
-		configuration: c.names.id(r.Configuration), stage: c.names.id(r.Stage), file: c.names.id(r.File), line: int32(r.Line),
-		origin: c.names.id(r.Origin), err: errID, number: int32(r.Repetition)})
+	g := group{fixture: c.names.id(r.Fixture), lane: c.names.id(r.Lane), configuration: c.names.id(r.Configuration),
+		stage: c.names.id(r.Stage), file: c.names.id(r.File), origin: c.names.id(r.Origin), err: errID}
+	gid, ok := c.groupIDs[g]
+	if !ok {
+		gid = int32(len(c.groups))
+		c.groups = append(c.groups, g)
+		c.groupIDs[g] = gid
+	}
+	id := c.recs.add(record{group: gid, version: c.names.id(r.LaneVersion), line: int32(r.Line), number: int32(r.Repetition)})
 	*l = lastRecord{id: id, fixture: r.Fixture, lane: r.Lane, version: r.LaneVersion, configuration: r.Configuration,
 		stage: r.Stage, file: r.File, orig: r.Origin, err: r.Error, line: r.Line, number: r.Repetition}
 	return id
@@ -108,9 +127,17 @@ func (c *Census) recordOf(r Reading) int32 {
 // key is a binding's key: its position and task as interned names.
 func (c *Census) key(s int32) key {
 	sl := c.slots.at(s)
-	rc := c.recs.at(sl.rec)
-	return key{rc.fixture, rc.lane, rc.version, rc.configuration, rc.stage, sl.task}
+	return c.keyOf(c.recs.at(sl.rec), sl.task)
 }
+
+// keyOf is the key of a record's binding for a task.
+func (c *Census) keyOf(rc *record, task int32) key {
+	g := &c.groups[rc.group]
+	return key{g.fixture, g.lane, rc.version, g.configuration, g.stage, task}
+}
+
+// groupOf is a record's group.
+func (c *Census) groupOf(rc *record) *group { return &c.groups[rc.group] }
 
 // reps calls f with each repetition of a slot, the first recorded first and then the others from
 // the last recorded back, until f returns false.

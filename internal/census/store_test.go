@@ -2,6 +2,7 @@ package census
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -99,6 +100,68 @@ func TestCensusSharesRecords(t *testing.T) {
 					if !found {
 						t.Errorf("%s %s reads record %+v, which none of its readings came from", r.Stage, r.Task, ref)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestCensusGroupsRecords: records that differ only in version, line or repetition share a group;
+// one that differs in its file, origin, execution failure or any part of its position but the
+// version has a group of its own, and every binding reads back its own record's names.
+func TestCensusGroupsRecords(t *testing.T) {
+	base := Reading{
+		Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+		Repetition: 1, Origin: "captured", Outcome: report.ExecutionFailed, File: "obs/a.jsonl", Line: 1,
+	}
+	with := func(f func(*Reading)) Reading {
+		r := base
+		r.Line = 2
+		f(&r)
+		return r
+	}
+	tests := []struct {
+		name   string
+		second Reading
+		groups int
+	}{
+		{name: "another version", second: with(func(r *Reading) { r.LaneVersion = "2" }), groups: 1},
+		{name: "another repetition", second: with(func(r *Reading) { r.Repetition = 2 }), groups: 1},
+		{name: "another file", second: with(func(r *Reading) { r.File = "obs/b.jsonl"; r.Repetition = 2 }), groups: 2},
+		{name: "another origin", second: with(func(r *Reading) { r.Origin = "reconstructed"; r.Repetition = 2 }), groups: 2},
+		{name: "a failure message", second: with(func(r *Reading) { r.Error = "exit 1"; r.Repetition = 2 }), groups: 2},
+		{name: "another stage", second: with(func(r *Reading) { r.Stage = "M3" }), groups: 2},
+		{name: "another fixture", second: with(func(r *Reading) { r.Fixture = "F3" }), groups: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []Reading{base, tc.second} {
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(c.groups) != tc.groups {
+				t.Errorf("%d groups, want %d", len(c.groups), tc.groups)
+			}
+			for i := range c.recs.len() {
+				rc := c.recs.at(i)
+				g := c.groupOf(rc)
+				want := base
+				if rc.line == 2 {
+					want = tc.second
+				}
+				got := Reading{Binding: Binding{Position: report.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
+					LaneVersion: c.names.str(rc.version), Configuration: c.names.str(g.configuration), Stage: c.names.str(g.stage)}, Task: "P"},
+					Repetition: int(rc.number), Origin: c.names.str(g.origin), Outcome: want.Outcome, File: c.names.str(g.file), Line: int(rc.line)}
+				if g.err >= 0 {
+					got.Error = c.names.str(g.err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("record %d reads back\n%+v\nwant\n%+v", i, got, want)
 				}
 			}
 		})
