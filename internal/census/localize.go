@@ -13,9 +13,20 @@ import (
 // boundary; otherwise it is a transformation between successive objects. Results arrive sorted by
 // position, so each series is already in stage order, and the series of one fixture, lane,
 // version and configuration lie in one run of slots: they are walked a run at a time, in the
-// order their tasks first appear, and nothing is kept per binding.
+// order their tasks first appear, and nothing is kept per binding. The slots are walked twice, to
+// count the localizations and then to make them into a list of that length: a list grown by
+// appending (tens of thousands of localizations at a million bindings) left each outgrown copy as
+// free heap at the run's highest point.
 func (c *Census) localize(slots []int32) []report.Localization {
-	out := []report.Localization{}
+	n := 0
+	c.eachLocalization(slots, func(report.Localization) { n++ })
+	out := make([]report.Localization, 0, n)
+	c.eachLocalization(slots, func(l report.Localization) { out = append(out, l) })
+	return out
+}
+
+// eachLocalization calls yield with each localization of the slots, in report order.
+func (c *Census) eachLocalization(slots []int32, yield func(report.Localization)) {
 	var tasks []int32
 	for start := 0; start < len(slots); {
 		k0 := c.key(slots[start])
@@ -31,16 +42,15 @@ func (c *Census) localize(slots []int32) []report.Localization {
 			}
 		}
 		for _, task := range tasks {
-			out = c.localizeSeries(out, k0, task, slots[start:end])
+			c.localizeSeries(k0, task, slots[start:end], yield)
 		}
 		start = end
 	}
-	return out
 }
 
-// localizeSeries adds the localizations of one series: the slots of run (one fixture, lane,
+// localizeSeries yields the localizations of one series: the slots of run (one fixture, lane,
 // version and configuration) whose task is task, in stage order.
-func (c *Census) localizeSeries(out []report.Localization, k0 key, task int32, run []int32) []report.Localization {
+func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(report.Localization)) {
 	lane := c.model.Lanes[c.names.str(k0.lane)]
 	last := "W0" // the last stage that passed, "" when the chain is broken
 	gap := false // an unobservable or unrecorded stage lies after last
@@ -63,7 +73,7 @@ func (c *Census) localizeSeries(out []report.Localization, k0 key, task int32, r
 			gap = true
 		case report.Unmet:
 			if last != "" {
-				out = append(out, report.Localization{
+				yield(report.Localization{
 					Fixture: c.names.str(k0.fixture), Lane: c.names.str(k0.lane), LaneVersion: c.names.str(k0.version),
 					Configuration: c.names.str(k0.configuration), Task: c.names.str(task),
 					From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
@@ -74,7 +84,6 @@ func (c *Census) localizeSeries(out []report.Localization, k0 key, task int32, r
 			last, gap = "", false
 		}
 	}
-	return out
 }
 
 func boundaryKind(lane contract.Lane, from, to string, gap bool) string {
