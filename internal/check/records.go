@@ -39,9 +39,9 @@ func (r *Record) Position() report.Position {
 	return report.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
 }
 
-// ReadRecords streams the records of files in order, validating each before emit sees it, and
-// passes on those within the run's scope; it stops at the first bad record or the first error
-// emit returns.
+// ReadRecords streams the records of files in order and passes on those within the run's scope,
+// each validated before emit sees it; a record outside the scope is read as far as its envelope
+// (readEnvelope). It stops at the first bad record or the first error emit returns.
 func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit func(*Record) error) error {
 	for _, f := range files {
 		var emitErr error
@@ -62,8 +62,8 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 	return nil
 }
 
-// readFile streams one .jsonl file, validating each record before it is handed on; it stops
-// when emit returns false.
+// readFile streams one .jsonl file, validating each record before it is handed on (the carrier
+// only within the run's scope); it stops when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
@@ -73,7 +73,10 @@ func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Re
 			bad = err
 			return false
 		}
-		rec, err := in.parseRecord(display, l.Number, doc, span)
+		rec, err := in.readEnvelope(display, l.Number, doc, span)
+		if err == nil && in.inScope(rec) {
+			err = in.validateCarrier(rec)
+		}
 		if err != nil {
 			bad = err
 			return false
@@ -123,6 +126,21 @@ func (in *Instrument) ParseRecord(file string, line int, doc any) (*Record, erro
 // parseRecord is ParseRecord given the bytes of the record's carrier as written, if known: a
 // carrier whose bytes were validated against the stage's schema already is not validated again.
 func (in *Instrument) parseRecord(file string, line int, doc any, carrierBytes []byte) (*Record, error) {
+	rec, err := in.readEnvelope(file, line, doc, carrierBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.validateCarrier(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// readEnvelope is parseRecord without the carrier's validation: the record schema, the position
+// the contract model must know, the source's sha256, the state and the origin. A run restricted
+// to a scope reads every record this far (a record it cannot place fails it) and validates the
+// carriers of those within the scope only: the others are not read.
+func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes []byte) (*Record, error) {
 	err := in.Validator.ValidateRecord(file, line, doc)
 	if err != nil {
 		return nil, err
@@ -171,16 +189,26 @@ func (in *Instrument) parseRecord(file string, line int, doc any, carrierBytes [
 	case sd.Exposure != contract.Observed && rec.State != sd.Exposure:
 		return nil, at("/state: lane %s declares stage %s %s, but the record says %s", rec.Lane, rec.Stage, sd.Exposure, rec.State)
 	}
-	if rec.State == "captured" && sd.Carrier != "" {
-		if _, valid := in.validCarriers.get(sd.Carrier, carrierBytes); !valid {
-			if err := in.Validator.ValidateCarrier(sd.Carrier, file, line, rec.Carrier); err != nil {
-				return nil, err
-			}
-			in.validCarriers.put(sd.Carrier, carrierBytes, struct{}{})
-		}
-	}
 	if want := lane.OriginOf(rec.LaneVersion); want != rec.Origin {
 		return nil, at("/origin: lane %s %s is %s, but the record says %s", rec.Lane, rec.LaneVersion, want, rec.Origin)
 	}
 	return rec, nil
+}
+
+// validateCarrier validates a captured record's carrier against its lane stage's carrier schema
+// (readEnvelope has checked the lane and stage exist). A carrier whose bytes were validated
+// against that schema already is not validated again.
+func (in *Instrument) validateCarrier(rec *Record) error {
+	schema := in.Model.Lanes[rec.Lane].Stages[rec.Stage].Carrier
+	if rec.State != "captured" || schema == "" {
+		return nil
+	}
+	if _, valid := in.validCarriers.get(schema, rec.carrierBytes); valid {
+		return nil
+	}
+	if err := in.Validator.ValidateCarrier(schema, rec.File, rec.Line, rec.Carrier); err != nil {
+		return err
+	}
+	in.validCarriers.put(schema, rec.carrierBytes, struct{}{})
+	return nil
 }

@@ -206,8 +206,9 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 	return collected, firstErr
 }
 
-// streamEval decodes and validates one line of a record file and evaluates the record when it
-// is within the run's scope; a record outside it is a nil record and no error.
+// streamEval decodes and validates one line of a record file and, when the record is within the
+// run's scope, validates its carrier and evaluates it; a record outside it is a nil record and
+// no error.
 func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval func(context.Context, *Record) (T, error)) (*Record, T, error) {
 	var zero T
@@ -215,12 +216,15 @@ func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.Line
 	if err != nil {
 		return nil, zero, inputErr(err)
 	}
-	rec, err := in.parseRecord(file, l.Number, doc, span)
+	rec, err := in.readEnvelope(file, l.Number, doc, span)
 	if err != nil {
 		return nil, zero, inputErr(err)
 	}
 	if !in.inScope(rec) {
-		return nil, zero, nil
+		return nil, zero, nil // its carrier is not read: see readEnvelope
+	}
+	if err := in.validateCarrier(rec); err != nil {
+		return nil, zero, inputErr(err)
 	}
 	v, err := eval(ctx, rec)
 	return rec, v, err
