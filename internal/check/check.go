@@ -98,7 +98,8 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	// side by side. Errors are reported in this order whichever finishes first.
 	// The carrier schemas of a user's layers that the model's lanes name are compiled on the
 	// validator's goroutine once the model is there; a failure among them is reported after
-	// everything Load reports before. Built-in carrier schemas compile on first use.
+	// everything Load reports before. Built-in carrier schemas compile on first use, or before it
+	// in the background when the record files name their lanes (warmCarriers).
 	var (
 		wg         sync.WaitGroup
 		m          *contract.Model
@@ -120,7 +121,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 			return
 		}
 		if m := <-models; m != nil {
-			carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin)
+			if carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin); carrierErr == nil {
+				warmCarriers(v, m, opts)
+			}
 		}
 	}()
 	go func() {

@@ -92,7 +92,7 @@ type Validator struct {
 	revisions map[string]*revision
 	record    *jsonschema.Schema
 	report    *jsonschema.Schema
-	carriers  sync.Map // schema path → *jsonschema.Schema, compiled on first use
+	carriers  sync.Map // schema path → *carrierEntry, compiled on first use
 }
 
 // New compiles the project's own schemas (observation record, report) and
@@ -332,17 +332,23 @@ func (v *Validator) CompileCarrier(schemaPath string) error {
 	return err
 }
 
-// carrier returns a carrier schema, compiled on first use.
+// carrier returns a carrier schema, compiled on first use: once, however many goroutines ask for
+// it at the same time (a worker that needs a schema another goroutine is compiling waits for it).
 func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
-	if c, ok := v.carriers.Load(schemaPath); ok {
-		return c.(*jsonschema.Schema), nil
+	e, ok := v.carriers.Load(schemaPath)
+	if !ok {
+		e, _ = v.carriers.LoadOrStore(schemaPath, &carrierEntry{})
 	}
-	compiled, err := v.compile(schemaPath, "")
-	if err != nil {
-		return nil, err
-	}
-	v.carriers.Store(schemaPath, compiled)
-	return compiled, nil
+	ce := e.(*carrierEntry)
+	ce.once.Do(func() { ce.schema, ce.err = v.compile(schemaPath, "") })
+	return ce.schema, ce.err
+}
+
+// carrierEntry is a carrier schema compiled once, or the error compiling it gave.
+type carrierEntry struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
 }
 
 // ValidateReport validates a decoded JSON report. A violation is a
