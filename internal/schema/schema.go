@@ -90,16 +90,18 @@ type Validator struct {
 	mu        sync.Mutex // guards compiler, which is not safe for concurrent use
 	compiler  *jsonschema.Compiler
 	revisions map[string]*revision
-	record    *jsonschema.Schema
-	report    *jsonschema.Schema
-	carriers  sync.Map // schema path → *carrierEntry, compiled on first use
+	record    lazySchema // compiled when a record fails the check in Go (recordConforms)
+	report    lazySchema
+	carriers  sync.Map // schema path → *lazySchema, compiled on first use
 }
 
-// New compiles the project's own schemas (observation record, report) and
-// checks that the MCP schema of every revision in Revisions is present; a
-// revision's MCP schema is compiled once, on first use by ValidateSource
-// (compiling one takes tens of milliseconds, and most runs use one
-// revision). fsys is rooted at the schemas/ directory: it holds
+// New checks that the MCP schema of every revision in Revisions is present.
+// Every schema compiles once, on first use: a revision's MCP schema by
+// ValidateSource (compiling one takes tens of milliseconds, and most runs use
+// one revision), the observation record schema when a record fails the check
+// in Go (recordConforms), the report schema by ValidateReport; a run that
+// needs neither does not pay for them (TestOwnSchemasCompile compiles both).
+// fsys is rooted at the schemas/ directory: it holds
 // mcp/<revision>/schema.json and contractcheck/*.schema.json.
 //
 // Formats are asserted for every draft (draft 2020-12 only annotates them by
@@ -114,14 +116,21 @@ func New(fsys fs.FS) (*Validator, error) {
 		}
 		v.revisions[rev] = &revision{name: rev}
 	}
-	var err error
-	if v.record, err = v.compile(RecordSchemaPath, ""); err != nil {
-		return nil, err
-	}
-	if v.report, err = v.compile(ReportSchemaPath, ""); err != nil {
-		return nil, err
-	}
 	return v, nil
+}
+
+// lazySchema is a schema compiled on first use, once, however many goroutines ask for it at the
+// same time, or the error compiling it gave.
+type lazySchema struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// get compiles the schema at path the first time it is asked for.
+func (l *lazySchema) get(v *Validator, path string) (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = v.compile(path, "") })
+	return l.schema, l.err
 }
 
 // newCompiler returns a compiler that loads schemas from fsys only and asserts formats (see New).
@@ -301,7 +310,11 @@ func (v *Validator) ValidateRecord(file string, line int, doc any) error {
 	if recordConforms(doc) {
 		return nil // the schema, checked in Go; the schema itself names what is wrong otherwise
 	}
-	if err := v.record.Validate(doc); err != nil {
+	s, err := v.record.get(v, RecordSchemaPath)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(doc); err != nil {
 		return convert(err, file, line, "", recordFalseMessages)
 	}
 	return nil
@@ -337,24 +350,19 @@ func (v *Validator) CompileCarrier(schemaPath string) error {
 func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
 	e, ok := v.carriers.Load(schemaPath)
 	if !ok {
-		e, _ = v.carriers.LoadOrStore(schemaPath, &carrierEntry{})
+		e, _ = v.carriers.LoadOrStore(schemaPath, &lazySchema{})
 	}
-	ce := e.(*carrierEntry)
-	ce.once.Do(func() { ce.schema, ce.err = v.compile(schemaPath, "") })
-	return ce.schema, ce.err
-}
-
-// carrierEntry is a carrier schema compiled once, or the error compiling it gave.
-type carrierEntry struct {
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
+	return e.(*lazySchema).get(v, schemaPath)
 }
 
 // ValidateReport validates a decoded JSON report. A violation is a
 // *ValidationError with an empty File.
 func (v *Validator) ValidateReport(doc any) error {
-	if err := v.report.Validate(doc); err != nil {
+	s, err := v.report.get(v, ReportSchemaPath)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(doc); err != nil {
 		return convert(err, "", 0, "", nil)
 	}
 	return nil

@@ -567,9 +567,12 @@ func TestLoaderStaysInFS(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			mapFS[RecordSchemaPath] = &fstest.MapFile{Data: []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "` + tc.ref + `"}`)}
-			_, err := New(mapFS)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("New: %v, want an error containing %q", err, tc.want)
+			v, err := New(mapFS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := v.record.get(v, RecordSchemaPath); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("compiling the record schema: %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
@@ -598,4 +601,59 @@ func TestConcurrentFirstUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestOwnSchemasCompile: New no longer compiles the project's own schemas (a run that needs
+// neither pays nothing for them), so this test does: a broken record or report schema fails here,
+// not in the first run whose record fails the check in Go.
+func TestOwnSchemasCompile(t *testing.T) {
+	v, err := New(os.DirFS(schemasDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		s    *lazySchema
+		path string
+	}{
+		{name: "record", s: &v.record, path: RecordSchemaPath},
+		{name: "report", s: &v.report, path: ReportSchemaPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tc.s.get(v, tc.path); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestConcurrentFirstUseOfLazySchemas: goroutines that need a lazily compiled schema at once (the
+// record schema for records the Go check refuses, a carrier schema a warm-up is compiling) all
+// get the same compiled schema and the same verdict (run with -race).
+func TestConcurrentFirstUseOfLazySchemas(t *testing.T) {
+	v, err := New(os.DirFS(schemasDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carrier := decodeFile(t, filepath.Join("testdata", "source", "2025-11-25", "valid-text.json"))
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			if i%2 == 0 {
+				errs[i] = v.ValidateCarrier("carriers/mcp-source.schema.json", "obs.jsonl", i+1, carrier)
+			} else {
+				errs[i] = v.ValidateRecord("obs.jsonl", i+1, map[string]any{"fixture": "C01"})
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 0 && err != nil {
+			t.Errorf("carrier %d: %v", i, err)
+		}
+		if i%2 == 1 && err == nil {
+			t.Errorf("record %d: an incomplete record passed", i)
+		}
+	}
 }
