@@ -454,9 +454,11 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 	if in.positional[k.task] {
 		vk.lane, vk.version, vk.configuration = pos.Lane, pos.LaneVersion, pos.Configuration
 	}
-	if v, ok := in.verdicts.get(vk); ok {
-		return v, nil
-	}
+	return in.verdicts.do(vk, func() (judged, error) { return in.evaluate(ctx, k, b, pos, o) })
+}
+
+// evaluate is verdict's evaluation, for an input the memo does not have.
+func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos report.Position, o *observed) (judged, error) {
 	val, err := o.value()
 	if err != nil {
 		return judged{}, err
@@ -478,7 +480,6 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 	if j.fingerprint, err = census.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
 		return judged{}, fmt.Errorf("fingerprint: %w", err)
 	}
-	in.verdicts.put(vk, j)
 	return j, nil
 }
 

@@ -1,6 +1,17 @@
 package check
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+)
 
 // A verdict is shared between inputs a task's policy cannot tell apart, and only between those:
 // the built-in tasks read no stage, so a fixture's bases at two stages are one class, unless the
@@ -34,5 +45,79 @@ func TestBaseClasses(t *testing.T) {
 				t.Error("the two bases are the same input: the case tests nothing")
 			}
 		})
+	}
+}
+
+// TestMemoEvaluatesAnInputOnce: goroutines that ask for the same input at once share one
+// evaluation, an error included, and a failed evaluation is not kept (the next asker evaluates).
+func TestMemoEvaluatesAnInputOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		wantPut int
+	}{
+		{name: "a verdict", wantPut: 1},
+		{name: "an error", err: errors.New("time limit"), wantPut: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var m memo
+			k := verdictKey{task: "T1"}
+			var calls atomic.Int32
+			release := make(chan struct{})
+			eval := func() (judged, error) {
+				calls.Add(1)
+				<-release // every asker arrives while the first evaluates
+				return judged{outcome: report.Pass}, tc.err
+			}
+			var wg sync.WaitGroup
+			got := make([]error, 6)
+			for i := range got {
+				wg.Go(func() {
+					v, err := m.do(k, eval)
+					if err == nil && v.outcome != report.Pass {
+						err = fmt.Errorf("outcome %q", v.outcome)
+					}
+					got[i] = err
+				})
+			}
+			for calls.Load() == 0 {
+				runtime.Gosched()
+			}
+			time.Sleep(10 * time.Millisecond) // let the others reach the flight
+			close(release)
+			wg.Wait()
+			for i, err := range got {
+				if !errors.Is(err, tc.err) {
+					t.Errorf("asker %d: %v, want %v", i, err, tc.err)
+				}
+			}
+			if calls.Load() > int32(len(got)) || m.evaluations() != tc.wantPut {
+				t.Errorf("%d evaluations kept, want %d", m.evaluations(), tc.wantPut)
+			}
+			if tc.err == nil && calls.Load() != 1 {
+				t.Errorf("%d evaluations for one input asked for at once, want 1", calls.Load())
+			}
+		})
+	}
+}
+
+// TestEvaluationsDoNotDependOnWorkers: the built-in check evaluates as many inputs on eight
+// workers as on one (two workers at the same input wait for one evaluation).
+func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
+	in, files, err := loadRun(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int]int{}
+	for _, w := range []int{1, 8} {
+		in.verdicts.Clear()
+		if _, err := in.Check(context.Background(), files, w); err != nil {
+			t.Fatal(err)
+		}
+		counts[w] = in.verdicts.evaluations()
+	}
+	if counts[1] != counts[8] {
+		t.Errorf("%d evaluations on one worker, %d on eight", counts[1], counts[8])
 	}
 }
