@@ -7,7 +7,7 @@ const CompareReportSchemaPath = "contractcheck/compare-report.schema.json"
 // json`, compareVersion 1). The schema is compiled on first use (the compiler keeps it). A
 // violation is a *ValidationError with an empty File.
 func (v *Validator) ValidateCompareReport(doc any) error {
-	s, err := v.compile(CompareReportSchemaPath, "")
+	s, err := v.main.compile(CompareReportSchemaPath, "")
 	if err != nil {
 		return err
 	}

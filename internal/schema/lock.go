@@ -14,7 +14,7 @@ const LockSchemaPath = "contractcheck/lock.schema.json"
 // compiled on first use (the compiler keeps it). A violation is a *ValidationError naming file and
 // the JSON pointer.
 func (v *Validator) ValidateLock(file string, doc any) error {
-	s, err := v.compile(LockSchemaPath, "")
+	s, err := v.main.compile(LockSchemaPath, "")
 	if err != nil {
 		return err
 	}

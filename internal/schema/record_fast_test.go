@@ -91,7 +91,7 @@ func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 			docs = append(docs, c)
 		}
 	}
-	record, err := v.record.get(v, RecordSchemaPath)
+	record, err := v.record.get(&v.main, RecordSchemaPath)
 	if err != nil {
 		t.Fatal(err)
 	}

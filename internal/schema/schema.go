@@ -87,12 +87,33 @@ type revision struct {
 // its state on its own stack, and the lazy compilation of a revision's MCP
 // schema happens once, under a lock.
 type Validator struct {
-	mu        sync.Mutex // guards compiler, which is not safe for concurrent use
-	compiler  *jsonschema.Compiler
+	main      compiler // the MCP revisions, the project's own schemas and the carriers
 	revisions map[string]*revision
 	record    lazySchema // compiled when a record fails the check in Go (recordConforms)
 	report    lazySchema
 	carriers  sync.Map // schema path → *lazySchema, compiled on first use
+	// The provider request schemas are self-contained (their $refs stay in their file): they have
+	// a compiler of their own, so that compiling a lane's compartments while Load runs does not
+	// wait for a carrier schema compiling in the background (the control lane's takes 60 ms).
+	provider  compiler
+	providers sync.Map // schema path → *lazySchema
+}
+
+// compiler is a jsonschema.Compiler under a lock: it is not safe for concurrent use.
+type compiler struct {
+	mu sync.Mutex
+	c  *jsonschema.Compiler
+}
+
+// compile compiles the schema at path#fragment inside the schemas directory.
+func (c *compiler) compile(path, fragment string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, err := c.c.Compile(baseURL + path + fragment)
+	if err != nil {
+		return nil, fmt.Errorf("schema: compiling %s%s: %w", path, fragment, err)
+	}
+	return s, nil
 }
 
 // New checks that the MCP schema of every revision in Revisions is present.
@@ -109,7 +130,7 @@ type Validator struct {
 // padded base64 and "uri" an absolute RFC 3986 URI; both are implemented
 // here (see validateByte and validateURI).
 func New(fsys fs.FS) (*Validator, error) {
-	v := &Validator{compiler: newCompiler(fsys), revisions: make(map[string]*revision, len(Revisions))}
+	v := &Validator{main: compiler{c: newCompiler(fsys)}, provider: compiler{c: newCompiler(fsys)}, revisions: make(map[string]*revision, len(Revisions))}
 	for _, rev := range Revisions {
 		if _, err := fs.Stat(fsys, MCPSchemaPath(rev)); err != nil {
 			return nil, fmt.Errorf("schema: MCP revision %s: %w", rev, err)
@@ -127,10 +148,19 @@ type lazySchema struct {
 	err    error
 }
 
-// get compiles the schema at path the first time it is asked for.
-func (l *lazySchema) get(v *Validator, path string) (*jsonschema.Schema, error) {
-	l.once.Do(func() { l.schema, l.err = v.compile(path, "") })
+// get compiles the schema at path with c the first time it is asked for.
+func (l *lazySchema) get(c *compiler, path string) (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = c.compile(path, "") })
 	return l.schema, l.err
+}
+
+// lazyIn is the entry for path in m, made on first use.
+func lazyIn(m *sync.Map, path string) *lazySchema {
+	e, ok := m.Load(path)
+	if !ok {
+		e, _ = m.LoadOrStore(path, &lazySchema{})
+	}
+	return e.(*lazySchema)
 }
 
 // newCompiler returns a compiler that loads schemas from fsys only and asserts formats (see New).
@@ -144,17 +174,6 @@ func newCompiler(fsys fs.FS) *jsonschema.Compiler {
 	return c
 }
 
-// compile compiles the schema at path#fragment inside the schemas directory.
-func (v *Validator) compile(path, fragment string) (*jsonschema.Schema, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	s, err := v.compiler.Compile(baseURL + path + fragment)
-	if err != nil {
-		return nil, fmt.Errorf("schema: compiling %s%s: %w", path, fragment, err)
-	}
-	return s, nil
-}
-
 // load returns a revision with its definitions compiled.
 func (v *Validator) load(rev string) (*revision, error) {
 	r, ok := v.revisions[rev]
@@ -164,13 +183,13 @@ func (v *Validator) load(rev string) (*revision, error) {
 	r.once.Do(func() {
 		d := revisionDefs[rev]
 		path := MCPSchemaPath(rev)
-		if r.callToolResult, r.err = v.compile(path, d.prefix+"CallToolResult"); r.err != nil {
+		if r.callToolResult, r.err = v.main.compile(path, d.prefix+"CallToolResult"); r.err != nil {
 			return
 		}
-		if r.errorResponse, r.err = v.compile(path, d.prefix+d.errorResponse); r.err != nil {
+		if r.errorResponse, r.err = v.main.compile(path, d.prefix+d.errorResponse); r.err != nil {
 			return
 		}
-		r.resultResponse, r.err = v.compile(path, d.prefix+d.resultResponse)
+		r.resultResponse, r.err = v.main.compile(path, d.prefix+d.resultResponse)
 	})
 	return r, r.err
 }
@@ -310,7 +329,7 @@ func (v *Validator) ValidateRecord(file string, line int, doc any) error {
 	if recordConforms(doc) {
 		return nil // the schema, checked in Go; the schema itself names what is wrong otherwise
 	}
-	s, err := v.record.get(v, RecordSchemaPath)
+	s, err := v.record.get(&v.main, RecordSchemaPath)
 	if err != nil {
 		return err
 	}
@@ -348,17 +367,13 @@ func (v *Validator) CompileCarrier(schemaPath string) error {
 // carrier returns a carrier schema, compiled on first use: once, however many goroutines ask for
 // it at the same time (a worker that needs a schema another goroutine is compiling waits for it).
 func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
-	e, ok := v.carriers.Load(schemaPath)
-	if !ok {
-		e, _ = v.carriers.LoadOrStore(schemaPath, &lazySchema{})
-	}
-	return e.(*lazySchema).get(v, schemaPath)
+	return lazyIn(&v.carriers, schemaPath).get(&v.main, schemaPath)
 }
 
 // ValidateReport validates a decoded JSON report. A violation is a
 // *ValidationError with an empty File.
 func (v *Validator) ValidateReport(doc any) error {
-	s, err := v.report.get(v, ReportSchemaPath)
+	s, err := v.report.get(&v.main, ReportSchemaPath)
 	if err != nil {
 		return err
 	}
