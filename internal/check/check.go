@@ -258,18 +258,24 @@ func (in *Instrument) compileLanes() error {
 	return nil
 }
 
-// prepareInputs builds, once per fixture, task and stage the task is evaluated at, the constant
-// part of the policy input: the task, the fixture, the contract and the source view.
+// prepareInputs builds, once per fixture, task and stage the task is evaluated at within the
+// run's scope, the constant part of the policy input: the task, the fixture, the contract and the
+// source view. (Evaluate only sees records within the scope, and only evaluates tasks within it.)
 func (in *Instrument) prepareInputs() error {
+	sc := in.opts.Scope
+	within := func(entries []string, v string) bool { return len(entries) == 0 || contract.Matches(entries, v) }
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
+		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) {
+			continue
+		}
 		view, err := sourceOf(in.source.Project(in.Sources[id].Doc))
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Sources[id].File, err)
 		}
-		for _, task := range in.Model.ProfileTasks(in.Profile, f) {
+		for _, task := range in.tasksInScope(in.Model.ProfileTasks(in.Profile, f)) {
 			for _, st := range contract.Stages[1:] {
-				if !in.Model.Tasks[task].AtStage(st) {
+				if !in.Model.Tasks[task].AtStage(st) || !within(sc.Stages, st) {
 					continue // Evaluate gives the task no binding there
 				}
 				b, err := in.baseInput(id, f, task, st, view)
