@@ -102,7 +102,8 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	runtime.GC()
+	<-in.warmed // the background carrier compile's garbage is not the census's
+	settle()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
 	peak := watchHeap()
@@ -127,11 +128,19 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 	// What the report holds, the census, is what grows with the run (docs/design.md).
 	in.verdicts.Clear()
-	runtime.GC()
+	settle()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
 	b.ReportMetric((float64(held.HeapAlloc)-float64(base.HeapAlloc))/float64(bindings), "report-B/binding")
 	runtime.KeepAlive(r)
+	runtime.KeepAlive(in) // else the instrument, in base, is collected before held is read
+}
+
+// settle collects until what sync.Pools kept is gone too (a pool's objects survive one
+// collection): the heap in use is then what is reachable.
+func settle() {
+	runtime.GC()
+	runtime.GC()
 }
 
 // watchHeap samples the heap in use until the returned function is called, which returns the peak.

@@ -48,6 +48,9 @@ type Instrument struct {
 	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
 	// stages a policy cannot tell apart repeat the same inputs.
 	verdicts memo
+	// warmed is closed once the carrier schemas Load compiles in the background are compiled
+	// (warmCarriers): a benchmark that measures the heap waits for it.
+	warmed <-chan struct{}
 	// validCarriers and views remember, by a carrier's bytes, that it satisfied a carrier schema
 	// and what it reads as through a compartment: repetitions repeat their carriers byte for byte.
 	validCarriers spanCache[string, struct{}]
@@ -107,6 +110,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		eng        *policy.Engine
 		errs       [3]error
 		carrierErr error
+		warmed     = make(chan struct{}) // closed once the background carrier compile is done
 		models     = make(chan *contract.Model, 1)
 	)
 	wg.Add(3)
@@ -118,13 +122,18 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	go func() {
 		defer wg.Done()
 		if v, errs[1] = NewValidator(opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
+			close(warmed)
 			return
 		}
-		if m := <-models; m != nil {
-			if carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin); carrierErr == nil {
-				warmCarriers(v, m, opts)
-			}
+		m := <-models
+		if m != nil {
+			carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin)
 		}
+		if m == nil || carrierErr != nil {
+			close(warmed)
+			return
+		}
+		warmCarriers(v, m, opts, warmed)
 	}()
 	go func() {
 		defer wg.Done()
@@ -143,7 +152,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
-	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts,
+	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts, warmed: warmed,
 		queries: map[string]*policy.Query{}, positional: map[string]bool{}, stages: map[laneStage]map[string]*project.Projector{},
 		inputs: map[inputKey]base{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {

@@ -16,14 +16,16 @@ import (
 // revisions, about 60 ms, a fifth of a 10k-record run that the warm-up overlaps with the rest of
 // Load. It only reads: a file it cannot read or a first line it cannot decode is left to the run
 // to report, a schema that fails to compile is reported by the record that uses it, and standard
-// input is not looked at (the run reads it once).
-func warmCarriers(v *schema.Validator, m *contract.Model, opts Options) {
+// input is not looked at (the run reads it once). It closes done when it is done.
+func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done chan<- struct{}) {
 	files := opts
 	files.Observations = slices.DeleteFunc(slices.Clone(opts.Observations), func(p string) bool { return p == StdinArg })
 	if len(opts.Observations) > 0 && len(files.Observations) == 0 {
+		close(done)
 		return // standard input only
 	}
 	go func() {
+		defer close(done)
 		list, err := files.RecordFiles()
 		if err != nil {
 			return
