@@ -149,10 +149,29 @@ func openChecked(name string, limit int64, stat func() (fs.FileInfo, error), ope
 }
 
 // readAll reads at most limit bytes; one more means the file grew past the limit while read.
+// A file that says its size is read into a buffer of that size (io.ReadAll grows one from 512
+// bytes, copying: a tenth of reading a cached contract model went to it).
 func readAll(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	size := int64(512)
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			size = min(st.Size(), limit) + 1 // one more to see the end, or a file that grew
+		}
+	}
+	data := make([]byte, 0, size)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // let append pick the larger buffer
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: int64(len(data)), Limit: limit}}

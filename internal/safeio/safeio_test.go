@@ -1,6 +1,7 @@
 package safeio
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -370,5 +371,65 @@ func TestWriteFileToADevice(t *testing.T) {
 	after, err := os.Stat(os.DevNull)
 	if err != nil || after.Mode() != before.Mode() || after.Mode().IsRegular() {
 		t.Fatalf("%s is now %v (was %v): it was replaced", os.DevNull, after.Mode(), before.Mode())
+	}
+}
+
+// statReader is a reader that reports a size of its own choosing, as a file that grows or
+// shrinks while it is read does.
+type statReader struct {
+	io.Reader
+	size int64
+}
+
+func (s statReader) Stat() (fs.FileInfo, error) { return sizedInfo(s.size), nil }
+
+type sizedInfo int64
+
+func (s sizedInfo) Name() string       { return "f" }
+func (s sizedInfo) Size() int64        { return int64(s) }
+func (s sizedInfo) Mode() fs.FileMode  { return 0o644 }
+func (s sizedInfo) ModTime() time.Time { return time.Time{} }
+func (s sizedInfo) IsDir() bool        { return false }
+func (s sizedInfo) Sys() any           { return nil }
+
+// TestReadAll: every byte up to the limit is read whatever size the file says it has (the right
+// one, too small, too large, none), and one byte past the limit is a TooLargeError.
+func TestReadAll(t *testing.T) {
+	const limit = 1000
+	tests := []struct {
+		name   string
+		n      int
+		said   int64 // the size Stat reports; -1: the reader has no Stat
+		tooBig bool
+	}{
+		{name: "empty", n: 0, said: 0},
+		{name: "says its size", n: 700, said: 700},
+		{name: "grew while read", n: 900, said: 10},
+		{name: "shrank while read", n: 10, said: 900},
+		{name: "no size", n: 999, said: -1},
+		{name: "exactly the limit", n: limit, said: limit},
+		{name: "one past the limit", n: limit + 1, said: limit + 1, tooBig: true},
+		{name: "past the limit, said small", n: 5000, said: 3, tooBig: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := bytes.Repeat([]byte("x"), tc.n)
+			var r io.Reader = bytes.NewReader(want)
+			if tc.said >= 0 {
+				r = statReader{r, tc.said}
+			}
+			got, err := readAll(r, "f", limit)
+			var tl *TooLargeError
+			if tc.tooBig {
+				if !errors.As(err, &tl) {
+					t.Fatalf("error %v, want a TooLargeError", err)
+				}
+				return
+			}
+			must(t, err)
+			if !bytes.Equal(got, want) {
+				t.Errorf("read %d bytes, want %d", len(got), len(want))
+			}
+		})
 	}
 }
