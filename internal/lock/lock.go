@@ -23,8 +23,6 @@ package lock
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -211,19 +209,8 @@ func hashFile(fsys fs.FS, name string, limit int64) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	r := io.Reader(f)
-	if limit > 0 {
-		r = io.LimitReader(f, limit+1)
-	}
-	n, err := io.Copy(h, r)
-	if err != nil {
-		return "", err
-	}
-	if limit > 0 && n > limit {
-		return "", &safeio.TooLargeError{Size: n, Limit: limit}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum, _, err := safeio.Sha256(f, limit)
+	return sum, err
 }
 
 // Encode writes the lock as indented JSON with a final newline: deterministic, and a diff of two

@@ -158,9 +158,8 @@ func Get(cacheDir, key string) (*Entry, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil || n != e.Size || hex.EncodeToString(h.Sum(nil)) != e.Sha256 {
+	sum, n, err := safeio.Sha256(f, MaxReport)
+	if err != nil || n != e.Size || sum != e.Sha256 {
 		return nil, false
 	}
 	return &e, true

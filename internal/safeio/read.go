@@ -17,6 +17,8 @@
 package safeio
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -260,4 +262,21 @@ func PathCause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Sha256 reads r to its end and returns the hex sha256 of what it read and how many bytes that
+// was; with a positive limit, more than limit bytes is a TooLargeError (after limit+1 are read).
+// The lock file and the result cache hash files with it.
+func Sha256(r io.Reader, limit int64) (sum string, n int64, err error) {
+	h := sha256.New()
+	if limit > 0 {
+		r = io.LimitReader(r, limit+1)
+	}
+	if n, err = io.Copy(h, r); err != nil {
+		return "", n, err
+	}
+	if limit > 0 && n > limit {
+		return "", n, &TooLargeError{Size: n, Limit: limit}
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -433,3 +433,34 @@ func TestReadAll(t *testing.T) {
 		})
 	}
 }
+
+// TestSha256: the hash and size of what was read, and a TooLargeError past a positive limit.
+func TestSha256(t *testing.T) {
+	tests := []struct {
+		name, in string
+		limit    int64
+		want     string
+		tooBig   bool
+	}{
+		{name: "empty", in: "", want: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{name: "abc", in: "abc", want: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{name: "abc at its limit", in: "abc", limit: 3, want: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{name: "abc past its limit", in: "abc", limit: 2, tooBig: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sum, n, err := Sha256(strings.NewReader(tc.in), tc.limit)
+			var tl *TooLargeError
+			if tc.tooBig {
+				if !errors.As(err, &tl) {
+					t.Fatalf("error %v, want a TooLargeError", err)
+				}
+				return
+			}
+			must(t, err)
+			if sum != tc.want || n != int64(len(tc.in)) {
+				t.Errorf("Sha256 = %s, %d; want %s, %d", sum, n, tc.want, len(tc.in))
+			}
+		})
+	}
+}
