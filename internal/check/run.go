@@ -101,27 +101,35 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 // restricted to the run's scope and evaluated (eval) by workers, which hand the records to collect
 // one at a time in record order, whatever the workers' scheduling. The first error in record
 // order (a bad record, a failing evaluation, a collect error) stops the stream and is returned,
-// so the error, like everything collected, does not depend on the number of workers. At most a
-// few records per worker are in flight: memory does not grow with the number of records. It
-// returns how many records were collected.
+// so the error, like everything collected, does not depend on the number of workers. Lines travel
+// in batches of streamBatch (a channel hand-off and a wake-up per line were a tenth of a 10k-record
+// run), and at most a few batches per worker are in flight: memory does not grow with the number
+// of records. It returns how many records were collected.
 func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, workers int,
 	eval func(context.Context, *Record) (T, error), collect func(*Record, T) error) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type job struct {
-		seq  int
+	type line struct {
 		file string // its display name
-		line strictjson.Line
+		l    strictjson.Line
 	}
-	type done struct {
-		seq int
+	type job struct {
+		seq   int
+		lines []line
+	}
+	type result struct {
 		rec *Record // nil for a record outside the run's scope
 		v   T
 		err error
 	}
-	window := 8 * workers
-	tokens := make(chan struct{}, window) // one per line read and not yet collected
+	// done is a batch's results in line order, up to its first error (or until the stream stopped).
+	type done struct {
+		seq int
+		rs  []result
+	}
+	window := 2 * workers                 // batches
+	tokens := make(chan struct{}, window) // one per batch read and not yet collected
 	jobs := make(chan job, window)
 	results := make(chan done, window+1)
 	stop := make(chan struct{})
@@ -133,9 +141,17 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			defer wg.Done()
 			dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 			for j := range jobs {
-				d := done{seq: j.seq}
-				if !stopped.Load() {
-					d.rec, d.v, d.err = streamEval(ctx, in, dec, j.file, j.line, eval)
+				d := done{seq: j.seq, rs: make([]result, 0, len(j.lines))}
+				for _, ln := range j.lines {
+					if stopped.Load() {
+						break
+					}
+					var r result
+					r.rec, r.v, r.err = streamEval(ctx, in, dec, ln.file, ln.l, eval)
+					d.rs = append(d.rs, r)
+					if r.err != nil {
+						break // the batch's later lines come after the first error
+					}
 				}
 				results <- d
 			}
@@ -146,29 +162,42 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		defer wg.Done()
 		defer close(jobs)
 		seq := 0
+		var batch []line
+		send := func() bool {
+			if len(batch) == 0 {
+				return true
+			}
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return false
+			}
+			seq++
+			jobs <- job{seq, batch}
+			batch = make([]line, 0, streamBatch)
+			return true
+		}
 		for _, f := range files {
 			err := readLines(ctx, f, func(display string, l strictjson.Line) bool {
-				select {
-				case tokens <- struct{}{}:
-				case <-stop:
-					return false
-				}
-				seq++
-				jobs <- job{seq, display, l}
-				return true
+				batch = append(batch, line{display, l})
+				return len(batch) < streamBatch || send()
 			})
-			if err != nil {
-				select {
-				case tokens <- struct{}{}:
-					results <- done{seq: seq + 1, err: inputErr(err)}
-				case <-stop:
-				}
+			if err == nil && stopped.Load() {
 				return
 			}
-			if stopped.Load() {
+			if err != nil {
+				if !send() { // the lines read before the error come first
+					return
+				}
+				select {
+				case tokens <- struct{}{}:
+					results <- done{seq: seq + 1, rs: []result{{err: inputErr(err)}}}
+				case <-stop:
+				}
 				return
 			}
 		}
+		send()
 	}()
 	go func() {
 		wg.Wait()
@@ -187,24 +216,29 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			delete(pending, next)
 			next++
 			<-tokens
-			if firstErr != nil || (d.err == nil && d.rec == nil) {
-				continue // stopped, or out of scope
+			for _, r := range d.rs {
+				if firstErr != nil || (r.err == nil && r.rec == nil) {
+					continue // stopped, or out of scope
+				}
+				err := r.err
+				if err == nil {
+					err = collect(r.rec, r.v)
+				}
+				if err != nil {
+					firstErr = err
+					stopped.Store(true)
+					close(stop)
+					continue
+				}
+				collected++
 			}
-			err := d.err
-			if err == nil {
-				err = collect(d.rec, d.v)
-			}
-			if err != nil {
-				firstErr = err
-				stopped.Store(true)
-				close(stop)
-				continue
-			}
-			collected++
 		}
 	}
 	return collected, firstErr
 }
+
+// streamBatch is how many lines the reader hands a worker at a time.
+const streamBatch = 8
 
 // streamEval decodes and validates one line of a record file and, when the record is within the
 // run's scope, validates its carrier and evaluates it; a record outside it is a nil record and
