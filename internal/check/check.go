@@ -272,7 +272,6 @@ func (in *Instrument) compileLanes() error {
 // source view. (Evaluate only sees records within the scope, and only evaluates tasks within it.)
 func (in *Instrument) prepareInputs() error {
 	sc := in.opts.Scope
-	within := func(entries []string, v string) bool { return len(entries) == 0 || contract.Matches(entries, v) }
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
 		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) {

@@ -52,13 +52,18 @@ func appendNew(list []string, vals ...string) []string {
 	return list
 }
 
+// within reports whether v is selected by one of a scope's selector lists: an empty list
+// restricts nothing.
+func within(entries []string, v string) bool {
+	return len(entries) == 0 || contract.Matches(entries, v)
+}
+
 // inScope reports whether a record's position is within the run's scope; tasks are filtered
 // where they are evaluated.
 func (in *Instrument) inScope(rec *Record) bool {
 	s := in.opts.Scope
-	match := func(entries []string, v string) bool { return len(entries) == 0 || contract.Matches(entries, v) }
-	return match(s.Lanes, rec.Lane) && match(s.Versions, rec.LaneVersion) && match(s.Configurations, rec.Configuration) &&
-		match(s.Stages, rec.Stage) && match(s.Fixtures, rec.Fixture) && match(s.Suites, in.Model.Fixtures[rec.Fixture].Suite)
+	return within(s.Lanes, rec.Lane) && within(s.Versions, rec.LaneVersion) && within(s.Configurations, rec.Configuration) &&
+		within(s.Stages, rec.Stage) && within(s.Fixtures, rec.Fixture) && within(s.Suites, in.Model.Fixtures[rec.Fixture].Suite)
 }
 
 // tasksInScope narrows a fixture's tasks to the scope's.
@@ -68,7 +73,7 @@ func (in *Instrument) tasksInScope(tasks []string) []string {
 	}
 	var out []string
 	for _, t := range tasks {
-		if contract.Matches(in.opts.Scope.Tasks, t) {
+		if within(in.opts.Scope.Tasks, t) {
 			out = append(out, t)
 		}
 	}

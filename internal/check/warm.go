@@ -35,13 +35,13 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done cha
 		for _, f := range list {
 			lane := firstLane(f)
 			l, ok := m.Lanes[lane]
-			if !ok || seen[lane] || len(opts.Scope.Lanes) > 0 && !contract.Matches(opts.Scope.Lanes, lane) {
+			if !ok || seen[lane] || !within(opts.Scope.Lanes, lane) {
 				continue
 			}
 			seen[lane] = true
 			for _, st := range contract.SortedKeys(l.Stages) {
 				c := l.Stages[st].Carrier
-				if c != "" && !slices.Contains(paths, c) && (len(opts.Scope.Stages) == 0 || contract.Matches(opts.Scope.Stages, st)) {
+				if c != "" && !slices.Contains(paths, c) && within(opts.Scope.Stages, st) {
 					paths = append(paths, c)
 				}
 			}
