@@ -46,9 +46,6 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 	for _, f := range files {
 		var emitErr error
 		err := in.readFile(ctx, f, func(r *Record) bool {
-			if !in.inScope(r) {
-				return true
-			}
 			emitErr = emit(r)
 			return emitErr == nil
 		})
@@ -62,31 +59,44 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 	return nil
 }
 
-// readFile streams one .jsonl file, validating each record before it is handed on (the carrier
-// only within the run's scope); it stops when emit returns false.
+// readFile streams one .jsonl file and hands on its records within the run's scope, each read
+// (readRecord) before emit sees it; it stops at the first bad record or when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
 	err := readLines(ctx, rf, func(display string, l strictjson.Line) bool {
-		doc, span, err := dec.DecodeSpan(l, "carrier")
+		rec, err := in.readRecord(dec, display, l)
 		if err != nil {
 			bad = err
 			return false
 		}
-		rec, err := in.readEnvelope(display, l.Number, doc, span)
-		if err == nil && in.inScope(rec) {
-			err = in.validateCarrier(rec)
-		}
-		if err != nil {
-			bad = err
-			return false
-		}
-		return emit(rec)
+		return rec == nil || emit(rec)
 	})
 	if err != nil {
 		return err
 	}
 	return bad
+}
+
+// readRecord decodes one line of a record file and reads the record: its envelope always, its
+// carrier only when the record is within the run's scope (readEnvelope). A record outside the
+// scope is a nil record and no error. Stream's workers and ReadRecords read records with it.
+func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
+	doc, span, err := dec.DecodeSpan(l, "carrier")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := in.readEnvelope(file, l.Number, doc, span)
+	if err != nil {
+		return nil, err
+	}
+	if !in.inScope(rec) {
+		return nil, nil
+	}
+	if err := in.validateCarrier(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // readLines streams the non-blank lines of one .jsonl file, undecoded, with the file's display

@@ -240,25 +240,17 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 // streamBatch is how many lines the reader hands a worker at a time.
 const streamBatch = 8
 
-// streamEval decodes and validates one line of a record file and, when the record is within the
-// run's scope, validates its carrier and evaluates it; a record outside it is a nil record and
-// no error.
+// streamEval reads one line of a record file (readRecord) and evaluates the record when it is
+// within the run's scope; a record outside it is a nil record and no error.
 func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval func(context.Context, *Record) (T, error)) (*Record, T, error) {
 	var zero T
-	doc, span, err := dec.DecodeSpan(l, "carrier")
+	rec, err := in.readRecord(dec, file, l)
 	if err != nil {
 		return nil, zero, inputErr(err)
 	}
-	rec, err := in.readEnvelope(file, l.Number, doc, span)
-	if err != nil {
-		return nil, zero, inputErr(err)
-	}
-	if !in.inScope(rec) {
-		return nil, zero, nil // its carrier is not read: see readEnvelope
-	}
-	if err := in.validateCarrier(rec); err != nil {
-		return nil, zero, inputErr(err)
+	if rec == nil {
+		return nil, zero, nil // outside the scope: its carrier is not read
 	}
 	v, err := eval(ctx, rec)
 	return rec, v, err
