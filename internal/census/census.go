@@ -167,15 +167,13 @@ func (c *Census) repsOf(s int32) []rep {
 // collapsed is a binding's outcome when its repetitions agree: the reading's variant; -1 when
 // they disagree (unstable).
 func (c *Census) collapsed(s int32) int32 {
-	sl := c.slots.at(s)
-	v := sl.variant
-	for i := sl.more; i >= 0; {
-		e := c.extra.at(i)
-		if e.variant != v {
-			return -1
+	v := c.slots.at(s).variant
+	c.reps(s, func(_, variant int32) bool {
+		if variant != v {
+			v = -1
 		}
-		i = e.prev
-	}
+		return v >= 0
+	})
 	return v
 }
 
@@ -190,15 +188,13 @@ func (c *Census) outcome(s int32) string {
 
 // first is the record of a slot's lowest repetition: its origin and error stand for the binding.
 func (c *Census) first(s int32) *record {
-	sl := c.slots.at(s)
-	best := c.recs.at(sl.rec)
-	for i := sl.more; i >= 0; {
-		e := c.extra.at(i)
-		if r := c.recs.at(e.rec); r.number < best.number {
+	best := c.recs.at(c.slots.at(s).rec)
+	c.reps(s, func(rec, _ int32) bool {
+		if r := c.recs.at(rec); r.number < best.number {
 			best = r
 		}
-		i = e.prev
-	}
+		return true
+	})
 	return best
 }
 
