@@ -95,6 +95,15 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// mustTooLarge fails the test unless err is a *TooLargeError.
+func mustTooLarge(t *testing.T, err error) {
+	t.Helper()
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("error %v, want a *TooLargeError", err)
+	}
+}
+
 // TestReadPath refuses devices and pipes named on the command line.
 func TestReadPath(t *testing.T) {
 	dir := t.TempDir()
@@ -419,11 +428,8 @@ func TestReadAll(t *testing.T) {
 				r = statReader{r, tc.said}
 			}
 			got, err := readAll(r, "f", limit)
-			var tl *TooLargeError
 			if tc.tooBig {
-				if !errors.As(err, &tl) {
-					t.Fatalf("error %v, want a TooLargeError", err)
-				}
+				mustTooLarge(t, err)
 				return
 			}
 			must(t, err)
@@ -450,11 +456,8 @@ func TestSha256(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			sum, n, err := Sha256(strings.NewReader(tc.in), tc.limit)
-			var tl *TooLargeError
 			if tc.tooBig {
-				if !errors.As(err, &tl) {
-					t.Fatalf("error %v, want a TooLargeError", err)
-				}
+				mustTooLarge(t, err)
 				return
 			}
 			must(t, err)
