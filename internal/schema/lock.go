@@ -11,10 +11,10 @@ import (
 const LockSchemaPath = "contractcheck/lock.schema.json"
 
 // ValidateLock validates a decoded lock file (`contractcheck lock`, lockVersion 1). The schema is
-// compiled on first use (the compiler keeps it). A violation is a *ValidationError naming file and
+// compiled on first use. A violation is a *ValidationError naming file and
 // the JSON pointer.
 func (v *Validator) ValidateLock(file string, doc any) error {
-	s, err := v.main.compile(LockSchemaPath, "")
+	s, err := v.lock.get(v, LockSchemaPath)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ type LockValidator struct{ schema *jsonschema.Schema }
 // NewLockValidator compiles the lock file's schema from fsys, rooted at the schemas/ directory as
 // for New.
 func NewLockValidator(fsys fs.FS) (*LockValidator, error) {
-	s, err := newCompiler(fsys).Compile(baseURL + LockSchemaPath)
+	s, err := newCompiler(fsLoader{&docCache{fsys: fsys}}).Compile(baseURL + LockSchemaPath)
 	if err != nil {
 		return nil, fmt.Errorf("schema: compiling %s: %w", LockSchemaPath, err)
 	}

@@ -15,7 +15,7 @@ func (v *Validator) Accepts(schemaPath string) (func(any) error, error) {
 	if !strings.HasPrefix(schemaPath, ProviderSchemaDir) {
 		return nil, &ValidationError{Msg: "a provider schema is under " + ProviderSchemaDir + ", not " + schemaPath}
 	}
-	s, err := lazyIn(&v.providers, schemaPath).get(&v.provider, schemaPath)
+	s, err := lazyIn(&v.providers, schemaPath).get(v, schemaPath)
 	if err != nil {
 		return nil, err
 	}

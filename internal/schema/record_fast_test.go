@@ -91,7 +91,7 @@ func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 			docs = append(docs, c)
 		}
 	}
-	record, err := v.record.get(&v.main, RecordSchemaPath)
+	record, err := v.record.get(v, RecordSchemaPath)
 	if err != nil {
 		t.Fatal(err)
 	}

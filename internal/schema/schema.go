@@ -18,17 +18,14 @@
 package schema
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -84,36 +81,17 @@ type revision struct {
 
 // Validator validates sources, observation records and reports. It is safe
 // for concurrent use: compiled schemas are read-only, each validation keeps
-// its state on its own stack, and the lazy compilation of a revision's MCP
-// schema happens once, under a lock.
+// its state on its own stack, and every schema compiles once, on first use,
+// with a compiler of its own (see compile).
 type Validator struct {
-	main      compiler // the MCP revisions, the project's own schemas and the carriers
+	docs      *docCache
 	revisions map[string]*revision
 	record    lazySchema // compiled when a record fails the check in Go (recordConforms)
 	report    lazySchema
-	carriers  sync.Map // schema path → *lazySchema, compiled on first use
-	// The provider request schemas are self-contained (their $refs stay in their file): they have
-	// a compiler of their own, so that compiling a lane's compartments while Load runs does not
-	// wait for a carrier schema compiling in the background (the control lane's takes 60 ms).
-	provider  compiler
+	compare   lazySchema
+	lock      lazySchema
+	carriers  sync.Map // schema path → *lazySchema
 	providers sync.Map // schema path → *lazySchema
-}
-
-// compiler is a jsonschema.Compiler under a lock: it is not safe for concurrent use.
-type compiler struct {
-	mu sync.Mutex
-	c  *jsonschema.Compiler
-}
-
-// compile compiles the schema at path#fragment inside the schemas directory.
-func (c *compiler) compile(path, fragment string) (*jsonschema.Schema, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, err := c.c.Compile(baseURL + path + fragment)
-	if err != nil {
-		return nil, fmt.Errorf("schema: compiling %s%s: %w", path, fragment, err)
-	}
-	return s, nil
 }
 
 // New checks that the MCP schema of every revision in Revisions is present.
@@ -130,7 +108,7 @@ func (c *compiler) compile(path, fragment string) (*jsonschema.Schema, error) {
 // padded base64 and "uri" an absolute RFC 3986 URI; both are implemented
 // here (see validateByte and validateURI).
 func New(fsys fs.FS) (*Validator, error) {
-	v := &Validator{main: compiler{c: newCompiler(fsys)}, provider: compiler{c: newCompiler(fsys)}, revisions: make(map[string]*revision, len(Revisions))}
+	v := &Validator{docs: &docCache{fsys: fsys}, revisions: make(map[string]*revision, len(Revisions))}
 	for _, rev := range Revisions {
 		if _, err := fs.Stat(fsys, MCPSchemaPath(rev)); err != nil {
 			return nil, fmt.Errorf("schema: MCP revision %s: %w", rev, err)
@@ -148,9 +126,14 @@ type lazySchema struct {
 	err    error
 }
 
-// get compiles the schema at path with c the first time it is asked for.
-func (l *lazySchema) get(c *compiler, path string) (*jsonschema.Schema, error) {
-	l.once.Do(func() { l.schema, l.err = c.compile(path, "") })
+// get compiles the schema at path the first time it is asked for.
+func (l *lazySchema) get(v *Validator, path string) (*jsonschema.Schema, error) {
+	l.once.Do(func() {
+		var s []*jsonschema.Schema
+		if s, l.err = v.compile(path); l.err == nil {
+			l.schema = s[0]
+		}
+	})
 	return l.schema, l.err
 }
 
@@ -163,11 +146,11 @@ func lazyIn(m *sync.Map, path string) *lazySchema {
 	return e.(*lazySchema)
 }
 
-// newCompiler returns a compiler that loads schemas from fsys only and asserts formats (see New).
-func newCompiler(fsys fs.FS) *jsonschema.Compiler {
+// newCompiler returns a compiler that loads schemas with l only and asserts formats (see New).
+func newCompiler(l fsLoader) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(fsLoader{fsys})
+	c.UseLoader(l)
 	c.AssertFormat()
 	c.RegisterFormat(&jsonschema.Format{Name: "byte", Validate: validateByte})
 	c.RegisterFormat(&jsonschema.Format{Name: "uri", Validate: validateURI})
@@ -183,41 +166,12 @@ func (v *Validator) load(rev string) (*revision, error) {
 	r.once.Do(func() {
 		d := revisionDefs[rev]
 		path := MCPSchemaPath(rev)
-		if r.callToolResult, r.err = v.main.compile(path, d.prefix+"CallToolResult"); r.err != nil {
-			return
+		var s []*jsonschema.Schema
+		if s, r.err = v.compile(path+d.prefix+"CallToolResult", path+d.prefix+d.errorResponse, path+d.prefix+d.resultResponse); r.err == nil {
+			r.callToolResult, r.errorResponse, r.resultResponse = s[0], s[1], s[2]
 		}
-		if r.errorResponse, r.err = v.main.compile(path, d.prefix+d.errorResponse); r.err != nil {
-			return
-		}
-		r.resultResponse, r.err = v.main.compile(path, d.prefix+d.resultResponse)
 	})
 	return r, r.err
-}
-
-// fsLoader serves baseURL from an fs.FS and nothing else.
-type fsLoader struct{ fsys fs.FS }
-
-func (l fsLoader) Load(rawURL string) (any, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	if u.Scheme+":///" != baseURL || u.Host != "" {
-		return nil, fmt.Errorf("refusing to load %s: schemas are read only from the schemas directory", rawURL)
-	}
-	name := strings.TrimPrefix(u.Path, "/")
-	if !fs.ValidPath(name) {
-		return nil, fmt.Errorf("invalid schema path %q", name)
-	}
-	data, err := safeio.ReadFile(l.fsys, name, safeio.MaxFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return doc, nil
 }
 
 // Source is a validated source result.
@@ -329,7 +283,7 @@ func (v *Validator) ValidateRecord(file string, line int, doc any) error {
 	if recordConforms(doc) {
 		return nil // the schema, checked in Go; the schema itself names what is wrong otherwise
 	}
-	s, err := v.record.get(&v.main, RecordSchemaPath)
+	s, err := v.record.get(v, RecordSchemaPath)
 	if err != nil {
 		return err
 	}
@@ -367,13 +321,13 @@ func (v *Validator) CompileCarrier(schemaPath string) error {
 // carrier returns a carrier schema, compiled on first use: once, however many goroutines ask for
 // it at the same time (a worker that needs a schema another goroutine is compiling waits for it).
 func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
-	return lazyIn(&v.carriers, schemaPath).get(&v.main, schemaPath)
+	return lazyIn(&v.carriers, schemaPath).get(v, schemaPath)
 }
 
 // ValidateReport validates a decoded JSON report. A violation is a
 // *ValidationError with an empty File.
 func (v *Validator) ValidateReport(doc any) error {
-	s, err := v.report.get(&v.main, ReportSchemaPath)
+	s, err := v.report.get(v, ReportSchemaPath)
 	if err != nil {
 		return err
 	}

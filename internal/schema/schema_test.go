@@ -571,7 +571,7 @@ func TestLoaderStaysInFS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := v.record.get(&v.main, RecordSchemaPath); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := v.record.get(v, RecordSchemaPath); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("compiling the record schema: %v, want an error containing %q", err, tc.want)
 			}
 		})
@@ -620,7 +620,7 @@ func TestOwnSchemasCompile(t *testing.T) {
 		{name: "report", s: &v.report, path: ReportSchemaPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := tc.s.get(&v.main, tc.path); err != nil {
+			if _, err := tc.s.get(v, tc.path); err != nil {
 				t.Fatal(err)
 			}
 		})
