@@ -8,7 +8,8 @@ import (
 
 // Results are a report's bindings, in report order. A census of a million bindings does not hold
 // them as Result values: each is made when it is read (At), from the census's compact form, so a
-// report's memory does not grow with its bindings. ResultList is the plain form.
+// report's memory does not grow with its bindings. At must be safe for concurrent use: the JSON
+// format makes and encodes results on several goroutines. ResultList is the plain form.
 type Results interface {
 	Len() int
 	At(i int) Result
@@ -24,7 +25,7 @@ func (l ResultList) Len() int { return len(l) }
 func (l ResultList) At(i int) Result { return l[i] }
 
 // Changes are an upgrade's changed bindings, in report order; like Results, they may be made
-// when read. ChangeList is the plain form.
+// when read, and At must be safe for concurrent use as Results' is. ChangeList is the plain form.
 type Changes interface {
 	Len() int
 	At(i int) Change

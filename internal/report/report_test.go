@@ -3,10 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -130,6 +135,12 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 		list = append(list, r)
 	}
 	many.Results = list
+	changes := ChangeList{}
+	for i := range 3*parallelBatch + 1 {
+		changes = append(changes, Change{Fixture: fmt.Sprintf("F%04d", i), Stage: "D1", Task: "T1", Before: Pass, After: Unmet,
+			DiagnosticsAfter: []Diagnostic{{"atom": "a", "observed": json.Number(fmt.Sprint(i))}}})
+	}
+	many.Upgrades = []Upgrade{{Lane: "l", From: "v1", To: "v2", Changes: changes}}
 	for _, r := range []*Report{sample(), many, {ReportVersion: Version, Profile: "p", Results: ResultList{}, Upgrades: []Upgrade{{Lane: "l", Changes: ChangeList{}}}}} {
 		var streamed, whole bytes.Buffer
 		if err := (JSON{}).Output(&streamed, r); err != nil {
@@ -142,6 +153,44 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 			t.Errorf("streamed:\n%s\nwhole:\n%s", streamed.String(), whole.String())
 		}
 	}
+}
+
+// TestJSONStopsAtTheFirstError: a result that cannot be encoded, or a write that fails, while the
+// results are encoded on several goroutines ends the output with that error (and does not hang).
+func TestJSONStopsAtTheFirstError(t *testing.T) {
+	list := ResultList{}
+	for i := range 9 * parallelBatch {
+		list = append(list, Result{Fixture: fmt.Sprintf("F%04d", i), Outcome: Pass})
+	}
+	bad := slices.Clone(list)
+	bad[4*parallelBatch+3].Readout = map[string]any{"x": math.NaN()}
+	tests := []struct {
+		name    string
+		results ResultList
+		w       io.Writer
+		want    string
+	}{
+		{name: "unencodable result", results: bad, w: io.Discard, want: "NaN"},
+		{name: "failing write", results: list, w: &failAfter{n: 300 << 10}, want: "disk full"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{ReportVersion: Version, Profile: "p", Results: tc.results}
+			if err := (JSON{}).Output(tc.w, r); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Output: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// failAfter is a writer that fails once n bytes were written.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n -= len(p); f.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
 }
 
 // TestReportReadsBack: a JSON report decodes into a Report whose JSON is the same bytes.
