@@ -276,6 +276,16 @@ func (c *Census) role(fixture, task string) string {
 // result makes a slot's report result: the common reading when every repetition agrees, else
 // outcome unstable with each variant (no majority vote).
 func (c *Census) result(s int32) report.Result {
+	res, vd := c.resultHeld(s)
+	if vd != nil {
+		res.Readout, res.Diagnostics = vd.readoutValue(), vd.diagnosticsValue()
+	}
+	return res
+}
+
+// resultHeld is result without the common reading's readout and diagnostics, and the variant that
+// holds them in their canonical encoding (nil when the repetitions disagree).
+func (c *Census) resultHeld(s int32) (report.Result, *variantData) {
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
@@ -290,9 +300,10 @@ func (c *Census) result(s int32) report.Result {
 		rc := c.recs.at(rp.rec)
 		res.Records[i] = report.RecordRef{File: c.names.str(c.groupOf(rc).file), Line: int(rc.line), Repetition: int(rp.number)}
 	}
+	var held *variantData
 	if v := c.collapsed(s); v >= 0 {
-		vd := &c.variants.list[v]
-		res.Outcome, res.Readout, res.Diagnostics = vd.outcome, vd.readoutValue(), vd.diagnosticsValue()
+		held = &c.variants.list[v]
+		res.Outcome = held.outcome
 		if first.err >= 0 {
 			res.Error = c.names.str(first.err)
 		}
@@ -312,7 +323,7 @@ func (c *Census) result(s int32) report.Result {
 	}
 	res.RequiredBy = c.requiredBy(sel, res.Outcome)
 	res.Required = len(res.RequiredBy) > 0
-	return res
+	return res, held
 }
 
 // resultsWhere makes the results of the slots whose key keep selects, in report order: for the
@@ -335,6 +346,16 @@ type compactResults struct {
 
 func (r *compactResults) Len() int               { return len(r.order) }
 func (r *compactResults) At(i int) report.Result { return r.c.result(r.order[i]) }
+
+// AppendJSON implements report.Appender: the readout and diagnostics are written from their
+// canonical encoding, not decoded (TestAppendJSONIsAt).
+func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
+	res, vd := r.c.resultHeld(r.order[i])
+	if vd == nil {
+		return report.AppendResult(dst, &res, nil, nil)
+	}
+	return report.AppendResult(dst, &res, vd.readout, vd.diagnostics)
+}
 
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
 // reading (the fingerprint repetitions must agree on).

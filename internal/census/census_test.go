@@ -404,3 +404,69 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendJSONIsAt: the census writes each result and upgrade change from its compact form (the
+// readouts and diagnostics in their canonical encoding, not decoded) as encoding/json writes the
+// value At makes: for agreeing and unstable bindings, failures, readouts and diagnostics with
+// characters encoding/json escapes, and changes.
+func TestAppendJSONIsAt(t *testing.T) {
+	m := model()
+	a := m.Lanes["a"]
+	a.Versions = []string{"1", "2"}
+	m.Lanes["a"] = a
+	c, _ := New(m, "p")
+	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []report.Diagnostic) Reading {
+		return Reading{Binding: Binding{Position: report.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
+	}
+	odd := []report.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
+	failed := reading("2", "F3", "P", report.ExecutionFailed, 1, nil, nil)
+	failed.Error = "exit 2: \"\x01\""
+	for _, r := range []Reading{
+		reading("1", "F1", "P", report.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("1", "F1", "P", report.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("2", "F1", "P", report.Unmet, 1, map[string]any{}, odd),
+		reading("1", "F1", "G", report.Pass, 1, nil, []report.Diagnostic{}),
+		reading("1", "F1", "G", report.Unmet, 2, nil, odd), // unstable
+		reading("2", "F1", "G", report.Unmet, 1, nil, odd),
+		reading("1", "F3", "P", report.Unmet, 1, nil, []report.Diagnostic{{}}),
+		failed,
+	} {
+		if err := c.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := c.Report()
+	same := func(what string, a report.Appender, i int, v any) {
+		t.Helper()
+		got, err := a.AppendJSON(nil, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if string(got)+"\n" != want.String() {
+			t.Errorf("%s %d:\nAppendJSON %s\nAt         %s", what, i, got, want.String())
+		}
+	}
+	if r.Len() != 6 {
+		t.Fatalf("%d results, want 6", r.Len())
+	}
+	for i := range r.Len() {
+		same("result", r.Results.(report.Appender), i, r.Results.At(i))
+	}
+	changes := 0
+	for _, u := range r.Upgrades {
+		for i := range u.Count() {
+			same("change", u.Changes.(report.Appender), i, u.Changes.At(i))
+			changes++
+		}
+	}
+	if changes != 3 {
+		t.Errorf("%d changes, want 3", changes)
+	}
+}

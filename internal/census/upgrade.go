@@ -84,16 +84,43 @@ type compactChanges struct {
 func (ch *compactChanges) Len() int { return len(ch.pairs) }
 
 func (ch *compactChanges) At(i int) report.Change {
+	out, before, after := ch.held(i)
+	if before != nil {
+		out.DiagnosticsBefore = before.diagnosticsValue()
+	}
+	if after != nil {
+		out.DiagnosticsAfter = after.diagnosticsValue()
+	}
+	return out
+}
+
+// AppendJSON implements report.Appender, as compactResults' does.
+func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
+	out, before, after := ch.held(i)
+	var b, a []byte
+	if before != nil {
+		b = before.diagnostics
+	}
+	if after != nil {
+		a = after.diagnostics
+	}
+	return report.AppendChange(dst, &out, b, a), nil
+}
+
+// held is change i without its diagnostics, and the variants before and after that hold them (nil
+// where the repetitions disagree).
+func (ch *compactChanges) held(i int) (report.Change, *variantData, *variantData) {
 	c := ch.c
 	b, a := ch.pairs[i][0], ch.pairs[i][1]
 	k := c.key(a)
 	out := report.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
 		Before: c.outcome(b), After: c.outcome(a)}
+	var before, after *variantData
 	if v := c.collapsed(b); v >= 0 {
-		out.DiagnosticsBefore = c.variants.list[v].diagnosticsValue()
+		before = &c.variants.list[v]
 	}
 	if v := c.collapsed(a); v >= 0 {
-		out.DiagnosticsAfter = c.variants.list[v].diagnosticsValue()
+		after = &c.variants.list[v]
 	}
-	return out
+	return out, before, after
 }

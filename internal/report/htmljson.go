@@ -1,12 +1,9 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -68,13 +65,11 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 // compactJSON writes a JSON-shaped value (or, as a fallback, any value) on one line without HTML
 // escaping, keys sorted; json.Number keeps its spelling.
 func compactJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := marshalCompact(v)
+	if err != nil {
 		return fmt.Sprintf("%q", fmt.Sprint(v))
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // HTMLStyle is the style sheet of the HTML reports, for the other verbs' html formats (compare)

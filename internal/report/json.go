@@ -43,7 +43,7 @@ func (JSON) Output(w io.Writer, r *Report) error {
 		s.raw("\n  " + compactJSON(name) + ": ")
 		switch f.Name {
 		case "Results":
-			s.parallelArray(r.Len(), "    ", func(i int) any { return r.Results.At(i) })
+			s.parallelArray(r.Len(), "    ", elements(r.Results, r.Results.At))
 		case "Localizations":
 			// One at a time too: at a million bindings they are a hundred thousand, and the
 			// whole list marshalled and indented at once held tens of megabytes twice over.
@@ -198,22 +198,49 @@ func (s *jsonStream) value(v any, prefix string) {
 // the newline and indent, and the value indented at indent.
 type elementEncoder struct {
 	*indentEncoder
-	indent string
+	indent  string
+	compact []byte // what an Appender appended, reused
 }
 
 func newElementEncoder(indent string) *elementEncoder {
-	return &elementEncoder{newIndentEncoder(indent), indent}
+	return &elementEncoder{indentEncoder: newIndentEncoder(indent), indent: indent}
 }
 
 // encodeElement appends element i, v, to out.
 func (e *elementEncoder) encodeElement(out []byte, i int, v any) ([]byte, error) {
+	b, err := e.encode(v)
+	return append(e.start(out, i), b...), err
+}
+
+// appendElement appends element i of a to out.
+func (e *elementEncoder) appendElement(out []byte, i int, a Appender) ([]byte, error) {
+	b, err := a.AppendJSON(e.compact[:0], i)
+	if err != nil {
+		return out, err
+	}
+	e.compact = b
+	return indent(e.start(out, i), b, e.indent, "  "), nil
+}
+
+// start appends what comes before element i: the separator, the newline and the indent.
+func (e *elementEncoder) start(out []byte, i int) []byte {
 	if i > 0 {
 		out = append(out, ',')
 	}
 	out = append(out, '\n')
-	out = append(out, e.indent...)
-	b, err := e.encode(v)
-	return append(out, b...), err
+	return append(out, e.indent...)
+}
+
+// elementFunc appends element i of an array to out with one goroutine's encoder.
+type elementFunc func(e *elementEncoder, out []byte, i int) ([]byte, error)
+
+// elements are the elements of list (Results or Changes): appended by the list itself when it is
+// an Appender, else made by at and encoded.
+func elements[T any](list any, at func(int) T) elementFunc {
+	if a, ok := list.(Appender); ok {
+		return func(e *elementEncoder, out []byte, i int) ([]byte, error) { return e.appendElement(out, i, a) }
+	}
+	return func(e *elementEncoder, out []byte, i int) ([]byte, error) { return e.encodeElement(out, i, at(i)) }
 }
 
 // parallelBatch is how many elements parallelArray hands a worker at a time.
@@ -225,10 +252,22 @@ const parallelBatch = 256
 // written; they are written in order, so the bytes are array's. A worker encodes into one buffer
 // while the other waits to be written: the writes (a 1M-binding report is 0.9 GB) no longer leave
 // the encoders idle.
-func (s *jsonStream) parallelArray(n int, indent string, at func(int) any) {
+func (s *jsonStream) parallelArray(n int, indent string, el elementFunc) {
 	workers := runtime.GOMAXPROCS(0)
+	if n == 0 {
+		s.raw("[]")
+		return
+	}
 	if n < 2*parallelBatch || workers < 2 {
-		s.array(n, indent, at)
+		s.raw("[")
+		enc := newElementEncoder(indent)
+		var out []byte
+		for i := 0; i < n && s.err == nil; i++ {
+			if out, s.err = el(enc, out[:0], i); s.err == nil {
+				_, s.err = s.w.Write(out)
+			}
+		}
+		s.raw("\n" + indent[:len(indent)-2] + "]")
 		return
 	}
 	type batch struct {
@@ -256,7 +295,7 @@ func (s *jsonStream) parallelArray(n int, indent string, at func(int) any) {
 				var err error
 				out = out[:0]
 				for i := b * parallelBatch; i < min((b+1)*parallelBatch, n) && err == nil; i++ {
-					out, err = enc.encodeElement(out, i, at(i))
+					out, err = el(enc, out, i)
 				}
 				select {
 				case done[w] <- batch{out, err}:
@@ -313,7 +352,7 @@ func (u streamedUpgrade) write(s *jsonStream, prefix string) {
 	if up.Changes == nil {
 		s.raw("null")
 	} else {
-		s.parallelArray(up.Count(), in+"  ", func(i int) any { return up.Changes.At(i) })
+		s.parallelArray(up.Count(), in+"  ", elements(up.Changes, up.Changes.At))
 	}
 	s.raw("\n" + prefix + "}")
 }
