@@ -15,9 +15,12 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -198,7 +201,8 @@ func (c *Census) first(s int32) *record {
 	return best
 }
 
-// Report collapses the readings and computes localizations, divergences and the gate.
+// Report collapses the readings and computes localizations, divergences and the gate. The parts
+// read the census and nothing else, so the upgrades (the largest) are made beside the others.
 func (c *Census) Report() *report.Report {
 	order := c.sorted()
 	results := &compactResults{c: c, order: order}
@@ -209,6 +213,8 @@ func (c *Census) Report() *report.Report {
 		Scope:         c.scope,
 		Results:       results,
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { r.Upgrades = c.upgrades(order) })
 	for _, s := range order {
 		r.Summary.Add(c.outcome(s))
 	}
@@ -217,25 +223,38 @@ func (c *Census) Report() *report.Report {
 	r.Divergences = c.divergences(order, func(int32) bool { return true })
 	capturedID := c.names.lookup("captured")
 	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.groupOf(c.first(s)).origin == capturedID })
-	r.Upgrades = c.upgrades(order)
 	r.Reported = c.reported(order)
+	wg.Wait()
 	return r
 }
 
 // sorted orders the slots by fixture, lane, version, configuration, stage (in pipeline order) and
-// task, as positions sort.
+// task, as positions sort. No two slots have the same key, so the order is the one order of the
+// keys however it is found: the slots are placed by fixture first (counted, then placed, so no
+// second list), and each fixture's run is sorted by one of as many goroutines as there are
+// processors (the sort of a million slots was 0.8 s on one).
 func (c *Census) sorted() []int32 {
 	rank := c.names.ranks()
 	stage := make(map[int32]int, 4)
-	order := make([]int32, c.slots.len())
-	for i := range order {
-		order[i] = int32(i)
-		st := c.groupOf(c.recs.at(c.slots.at(int32(i)).rec)).stage
-		if _, ok := stage[st]; !ok {
-			stage[st] = contract.StageIndex(c.names.str(st))
+	starts := make([]int, len(rank)+1) // by fixture rank: where its run starts, then where it ends
+	for i := range c.slots.len() {
+		k := c.key(int32(i))
+		starts[rank[k.fixture]+1]++
+		if _, ok := stage[k.stage]; !ok {
+			stage[k.stage] = contract.StageIndex(c.names.str(k.stage))
 		}
 	}
-	slices.SortFunc(order, func(x, y int32) int {
+	for f := 1; f < len(starts); f++ {
+		starts[f] += starts[f-1]
+	}
+	order := make([]int32, c.slots.len())
+	next := slices.Clone(starts[:len(starts)-1])
+	for i := range c.slots.len() {
+		f := rank[c.key(int32(i)).fixture]
+		order[next[f]] = int32(i)
+		next[f]++
+	}
+	cmp := func(x, y int32) int {
 		a, b := c.key(x), c.key(y)
 		switch {
 		case a.fixture != b.fixture:
@@ -250,7 +269,19 @@ func (c *Census) sorted() []int32 {
 			return stage[a.stage] - stage[b.stage]
 		}
 		return rank[a.task] - rank[b.task]
-	})
+	}
+	var runs atomic.Int64 // the next fixture rank to sort
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for f := int(runs.Add(1)) - 1; f < len(starts)-1; f = int(runs.Add(1)) - 1 {
+				if run := order[starts[f]:starts[f+1]]; len(run) > 1 {
+					slices.SortFunc(run, cmp)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return order
 }
 
