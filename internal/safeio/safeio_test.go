@@ -3,6 +3,7 @@ package safeio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -206,6 +207,11 @@ func TestCheckOutputDir(t *testing.T) {
 
 // TestWriteFile: a failed write leaves the previous file byte for byte and no temporary file.
 func TestWriteFile(t *testing.T) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "%999d\n", i)
+	}
+	big := sb.String()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "report.json")
 	must(t, os.WriteFile(p, []byte("previous report\n"), 0o640))
@@ -223,7 +229,23 @@ func TestWriteFile(t *testing.T) {
 			_, err := io.WriteString(w, "new report\n")
 			return err
 		}, want: "new report\n"},
+		{name: "synced on the way, fails", write: func(w io.Writer) error {
+			for range 1000 {
+				io.WriteString(w, strings.Repeat("x", 1000))
+			}
+			return errors.New("boom")
+		}, want: "new report\n", wantErr: true},
+		{name: "synced on the way", write: func(w io.Writer) error {
+			for i := range 1000 {
+				if _, err := fmt.Fprintf(w, "%999d\n", i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, want: big},
 	}
+	defer func(n int64) { syncEvery = n }(syncEvery)
+	syncEvery = 4096 // a sync asked for every few writes of the 64 KiB buffer below WriteFile's writer
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := WriteFile(p, tc.write)

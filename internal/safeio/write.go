@@ -164,11 +164,16 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	if err = write(bw); err != nil {
-		return err
+	sw := newSyncingWriter(tmp)
+	bw := bufio.NewWriterSize(sw, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err = bw.Flush(); err != nil {
+	if serr := sw.stop(); err == nil {
+		err = serr
+	}
+	if err != nil {
 		return err
 	}
 	if err = tmp.Chmod(mode); err != nil {
@@ -185,6 +190,52 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// syncEvery is how many bytes a syncingWriter writes between two syncs (a variable for the tests).
+var syncEvery int64 = 64 << 20
+
+// syncingWriter writes to a file and has what it wrote synced as it goes, on a goroutine of its
+// own, every syncEvery bytes: the sync before the rename then has only the last part to flush. (A
+// 1M-binding report is 0.9 GB; flushing it all after the last write took 2.3 s, with the encoders
+// done and waiting.)
+type syncingWriter struct {
+	f       *os.File
+	written int64 // since the last sync asked for
+	ask     chan struct{}
+	done    chan error
+}
+
+func newSyncingWriter(f *os.File) *syncingWriter {
+	w := &syncingWriter{f: f, ask: make(chan struct{}, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for range w.ask {
+			if err == nil {
+				err = f.Sync()
+			}
+		}
+		w.done <- err
+	}()
+	return w
+}
+
+func (w *syncingWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if w.written += int64(n); w.written >= syncEvery {
+		w.written = 0
+		select {
+		case w.ask <- struct{}{}:
+		default: // a sync is under way: the next one will take these bytes too
+		}
+	}
+	return n, err
+}
+
+// stop waits for the syncs asked for and returns the first error one gave.
+func (w *syncingWriter) stop() error {
+	close(w.ask)
+	return <-w.done
 }
 
 // writeDevice writes to a file that is not a regular one, as it is.
