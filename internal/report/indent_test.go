@@ -54,3 +54,18 @@ func FuzzIndent(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkIndent lays out a result as the JSON format writes it.
+func BenchmarkIndent(b *testing.B) {
+	r := fullResult()
+	r.Variants = nil
+	src, err := marshalCompact(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	var out []byte
+	for b.Loop() {
+		out = indent(out[:0], src, "    ", "  ")
+	}
+}

@@ -112,14 +112,11 @@ func (e *indentEncoder) encode(v any) ([]byte, error) {
 // its own, after prefix and an indent per level; empty objects and arrays stay "{}" and "[]"; a
 // space after each colon. FuzzIndent holds it to json.Indent.
 func indent(dst, src []byte, prefix, indent string) []byte {
-	depth := 0
-	newline := func() {
-		dst = append(dst, '\n')
-		dst = append(dst, prefix...)
-		for range depth {
-			dst = append(dst, indent...)
-		}
-	}
+	// line is a newline, prefix and an indent per level, for the deepest level so far: a line
+	// starts with a slice of it.
+	var buf [128]byte
+	line := append(append(buf[:0], '\n'), prefix...)
+	base, depth := len(line), 0
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '"':
@@ -140,14 +137,17 @@ func indent(dst, src []byte, prefix, indent string) []byte {
 				continue
 			}
 			depth++
-			newline()
+			if len(line) < base+depth*len(indent) {
+				line = append(line, indent...)
+			}
+			dst = append(dst, line[:base+depth*len(indent)]...)
 		case '}', ']':
 			depth--
-			newline()
+			dst = append(dst, line[:base+depth*len(indent)]...)
 			dst = append(dst, c)
 		case ',':
 			dst = append(dst, c)
-			newline()
+			dst = append(dst, line[:base+depth*len(indent)]...)
 		case ':':
 			dst = append(dst, ':', ' ')
 		default:
