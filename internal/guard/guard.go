@@ -200,13 +200,21 @@ func Stopped(ctx context.Context) *LimitError {
 // its context ended, Do returns why the context ended instead of f's error: the *LimitError of
 // a limit, else the context's cause (context.Canceled when the caller cancelled).
 func Do(ctx context.Context, what string, d time.Duration, f func(context.Context) error) error {
-	if d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &LimitError{What: what, Limit: timeLimit(d)})
-		defer cancel()
+	// One context serves the time limit and the watchdog: a policy evaluation is a few dozen
+	// microseconds, and a second context for the watchdog was a third of what Do cost it.
+	watched := watchdog.running.Load()
+	if d > 0 || watched {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		if d > 0 {
+			t := time.AfterFunc(d, func() { cancel(&LimitError{What: what, Limit: timeLimit(d)}) })
+			defer t.Stop()
+		}
+		if watched {
+			defer watchdog.begin(what, cancel)()
+		}
 	}
-	ctx, end := watchdog.begin(ctx, what)
-	defer end()
 	err := f(ctx)
 	if err != nil && ctx.Err() != nil {
 		if le := Stopped(ctx); le != nil {
@@ -285,21 +293,16 @@ type dog struct {
 
 var watchdog = &dog{tasks: map[*task]struct{}{}}
 
-// begin registers a computation; without a running watchdog it costs one atomic load.
-func (w *dog) begin(ctx context.Context, what string) (context.Context, func()) {
-	if !w.running.Load() {
-		return ctx, func() {}
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
+// begin registers a computation, which cancel stops, until the returned end is called.
+func (w *dog) begin(what string, cancel context.CancelCauseFunc) (end func()) {
 	t := &task{what: what, start: time.Now(), cancel: cancel}
 	w.mu.Lock()
 	w.tasks[t] = struct{}{}
 	w.mu.Unlock()
-	return ctx, func() {
+	return func() {
 		w.mu.Lock()
 		delete(w.tasks, t)
 		w.mu.Unlock()
-		cancel(nil)
 	}
 }
 
