@@ -196,9 +196,9 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 var syncEvery int64 = 16 << 20
 
 // syncingWriter writes to a file and has what it wrote synced as it goes, on a goroutine of its
-// own, every syncEvery bytes (16 MiB): the sync before the rename then has only the last part to flush. (A
-// 1M-binding report is 0.9 GB; flushing it all after the last write took 2.3 s, with the encoders
-// done and waiting.)
+// own, every syncEvery bytes: the sync before the rename then has only the last part to flush.
+// (A 1M-binding report is 0.9 GB; flushing it all after the last write took 2.3 s, with the
+// encoders done and waiting.)
 type syncingWriter struct {
 	f       *os.File
 	written int64 // since the last sync asked for
