@@ -246,12 +246,12 @@ func elements[T any](list any, at func(int) T) elementFunc {
 // parallelBatch is how many elements parallelArray hands a worker at a time.
 const parallelBatch = 256
 
-// parallelArray is array for an at that is safe for concurrent use and elements that take long
-// to encode (a million results): batches of elements are made and encoded by as many goroutines
-// as there are processors, batch b by worker b mod workers, while the batches before are
-// written; they are written in order, so the bytes are array's. A worker encodes into one buffer
-// while the other waits to be written: the writes (a 1M-binding report is 0.9 GB) no longer leave
-// the encoders idle.
+// parallelArray writes n elements, each appended by el, as array writes them, for an el that is
+// safe for concurrent use and elements that take long to make (a million results): batches of
+// elements are made by as many goroutines as there are processors, batch b by worker b mod
+// workers, while the batches before are written, in order. A worker fills one buffer while the
+// other waits to be written: the writes (a 1M-binding report is 0.9 GB) no longer leave the
+// workers idle.
 func (s *jsonStream) parallelArray(n int, indent string, el elementFunc) {
 	workers := runtime.GOMAXPROCS(0)
 	if n == 0 {
