@@ -21,20 +21,12 @@ type Appender interface {
 // numbers as written; nil for none) instead of r.Readout and r.Diagnostics, which it does not
 // read. TestAppendResultIsJSON and FuzzAppendResult hold it to encoding/json.
 func AppendResult(dst []byte, r *Result, readout, diagnostics []byte) ([]byte, error) {
-	for i, f := range []struct{ name, v string }{
+	dst = openObject(dst, []stringMember{
 		{"fixture", r.Fixture}, {"suite", r.Suite}, {"family", r.Family}, {"lane", r.Lane},
 		{"laneVersion", r.LaneVersion}, {"configuration", r.Configuration}, {"stage", r.Stage},
 		{"task", r.Task}, {"role", r.Role}, {"compartment", r.Compartment}, {"outcome", r.Outcome},
 		{"origin", r.Origin},
-	} {
-		if i == 0 {
-			dst = append(dst, '{')
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = appendMember(dst, f.name)
-		dst = appendString(dst, f.v)
-	}
+	})
 	dst = appendMember(append(dst, ','), "repetitions")
 	dst = strconv.AppendInt(dst, int64(r.Repetitions), 10)
 	dst = appendMember(append(dst, ','), "required")
@@ -81,20 +73,25 @@ func AppendResult(dst []byte, r *Result, readout, diagnostics []byte) ([]byte, e
 // before and after given in their canonical encoding (nil for none) instead of
 // c.DiagnosticsBefore and c.DiagnosticsAfter, as AppendResult does.
 func AppendChange(dst []byte, c *Change, before, after []byte) []byte {
-	for i, f := range []struct{ name, v string }{
+	dst = openObject(dst, []stringMember{
 		{"fixture", c.Fixture}, {"stage", c.Stage}, {"task", c.Task}, {"before", c.Before}, {"after", c.After},
-	} {
-		if i == 0 {
-			dst = append(dst, '{')
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = appendMember(dst, f.name)
-		dst = appendString(dst, f.v)
-	}
+	})
 	dst = appendTree(dst, "diagnosticsBefore", before, "[]")
 	dst = appendTree(dst, "diagnosticsAfter", after, "[]")
 	return append(dst, '}')
+}
+
+// stringMember is a member whose value is a string.
+type stringMember struct{ name, v string }
+
+// openObject appends the opening brace of an object and its first members, strings all.
+func openObject(dst []byte, members []stringMember) []byte {
+	for i, m := range members {
+		dst = append(dst, "{,"[min(i, 1)])
+		dst = appendMember(dst, m.name)
+		dst = appendString(dst, m.v)
+	}
+	return dst
 }
 
 // appendMember appends a member's name and colon (names are plain ASCII).
