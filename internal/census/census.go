@@ -382,10 +382,7 @@ func (r *compactResults) At(i int) report.Result { return r.c.result(r.order[i])
 // canonical encoding, not decoded (TestAppendJSONIsAt).
 func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 	res, vd := r.c.resultHeld(r.order[i])
-	if vd == nil {
-		return report.AppendResult(dst, &res, nil, nil)
-	}
-	return report.AppendResult(dst, &res, vd.readout, vd.diagnostics)
+	return report.AppendResult(dst, &res, vd.encodedReadout(), vd.encodedDiagnostics())
 }
 
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
@@ -445,6 +442,23 @@ func (vs *variants) intern(r Reading) (int32, error) {
 
 // unbounded decodes what Marshal wrote, whatever its size: the bytes are the census's own.
 var unbounded = strictjson.Limits{MaxBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxExponent: math.MaxInt, MaxDigits: math.MaxInt}
+
+// encodedReadout is the canonical encoding of a variant's readout; nil for none, or no variant.
+func (vd *variantData) encodedReadout() []byte {
+	if vd == nil {
+		return nil
+	}
+	return vd.readout
+}
+
+// encodedDiagnostics is the canonical encoding of a variant's diagnostics; nil for none, or no
+// variant.
+func (vd *variantData) encodedDiagnostics() []byte {
+	if vd == nil {
+		return nil
+	}
+	return vd.diagnostics
+}
 
 // readoutValue is a variant's readout as the policy gave it, nil for none.
 func (vd *variantData) readoutValue() map[string]any {

@@ -97,14 +97,7 @@ func (ch *compactChanges) At(i int) report.Change {
 // AppendJSON implements report.Appender, as compactResults' does.
 func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
 	out, before, after := ch.held(i)
-	var b, a []byte
-	if before != nil {
-		b = before.diagnostics
-	}
-	if after != nil {
-		a = after.diagnostics
-	}
-	return report.AppendChange(dst, &out, b, a), nil
+	return report.AppendChange(dst, &out, before.encodedDiagnostics(), after.encodedDiagnostics()), nil
 }
 
 // held is change i without its diagnostics, and the variants before and after that hold them (nil
