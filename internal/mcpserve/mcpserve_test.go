@@ -1,0 +1,180 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// hostile is a fixture whose bytes must reach the client as written: insignificant whitespace
+// goes, numbers, escapes and key order stay.
+const hostile = `{
+  "structuredContent": {"z": 1e2, "a": 9007199254740993, "s": "\u2028 \"*/ <script>\u202e"},
+  "content": [ {"type": "text", "text": "\/ ok"} ]
+}`
+
+const errorEnvelope = `{"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": "boom"}}`
+
+const resultEnvelope = `{"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": false}}`
+
+func TestHandle(t *testing.T) {
+	one := &Server{Fixtures: []Fixture{{ID: "H1", Revision: "2025-11-25", Bytes: []byte(hostile)}}}
+	errSrv := &Server{Fixtures: []Fixture{{ID: "E1", Revision: "2025-11-25", Bytes: []byte(errorEnvelope)}}}
+	resSrv := &Server{Fixtures: []Fixture{{ID: "E2", Revision: "2025-11-25", Bytes: []byte(resultEnvelope)}}}
+	newer := &Server{Fixtures: []Fixture{{ID: "N1", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"resultType":"complete"}`)}}}
+	batch := &Server{Tool: "t", Fixtures: []Fixture{{ID: "A", Bytes: []byte(`{"content":[]}`)}, {ID: "B", Bytes: []byte(`{"content":[{"type":"text","text":"b"}]}`)}}}
+	tests := []struct {
+		name string
+		srv  *Server
+		msg  string
+		want string
+	}{
+		{"call serves the fixture compacted, numbers and escapes kept", one,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture_tool","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"z":1e2,"a":9007199254740993,"s":"\u2028 \"*/ <script>\u202e"},"content":[{"type":"text","text":"\/ ok"}]}}`},
+		{"a string id is kept", one,
+			`{"jsonrpc":"2.0","id":"x\"y","method":"ping"}`, `{"jsonrpc":"2.0","id":"x\"y","result":{}}`},
+		{"an error envelope is served as an error under the request's id", errSrv,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool"}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`},
+		{"a result envelope is served as its result", resSrv,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}`},
+		{"initialize speaks the client's revision", one,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}}`},
+		{"initialize with an unknown revision gets the fixture's", one,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}}`},
+		{"discover offers the fixture's revision first", newer,
+			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18"],"capabilities":{"tools":{}},"cacheScope":"public","ttlMs":0,"resultType":"complete"}}`},
+		{"a 2026-07-28 tools/list carries the cache fields", newer,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fixture_tool","description":"Returns the fixture result.","inputSchema":{"type":"object","properties":{}}}],"cacheScope":"public","ttlMs":0,"resultType":"complete"}}`},
+		{"batch lists the fixture argument", batch,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","description":"Returns the fixture result.","inputSchema":{"type":"object","properties":{"fixture":{"type":"string","description":"The fixture to return."}}}}]}}`},
+		{"batch serves the fixture a call names", batch,
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{"fixture":"B"}}}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"b"}]}}`},
+		{"batch refuses a call naming no fixture", batch,
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"tools/call: no fixture for arguments {}"}}`},
+		{"an unknown tool is an error", one,
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"other"}}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"unknown tool \"other\" (the server lists \"fixture_tool\")"}}`},
+		{"an unknown method is an error", one,
+			`{"jsonrpc":"2.0","id":6,"method":"resources/list"}`,
+			`{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"method not found: resources/list"}}`},
+		{"a notification gets no answer", one, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.srv.Handle([]byte(tt.msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			if len(got) > 0 && !json.Valid(got) {
+				t.Errorf("answer is not JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestCallsAreCounted(t *testing.T) {
+	var seen []Call
+	s := &Server{Fixtures: []Fixture{{ID: "F", Bytes: []byte(`{"content":[]}`)}}, OnCall: func(c Call) { seen = append(seen, c) }}
+	for range 2 {
+		if _, err := s.Handle([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool","arguments":{"q":1}}}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := s.Calls()
+	if len(calls) != 2 || len(seen) != 2 || calls[1].Index != 1 || calls[0].Fixture != "F" || string(calls[0].Arguments) != `{"q":1}` {
+		t.Errorf("calls %+v, seen %+v", calls, seen)
+	}
+}
+
+func TestNotJSONRPC(t *testing.T) {
+	s := &Server{}
+	if _, err := s.Handle([]byte(`{"jsonrpc":`)); err == nil {
+		t.Error("a truncated message was accepted")
+	}
+}
+
+func TestStreamableHTTPAndRelay(t *testing.T) {
+	s := &Server{Fixtures: []Fixture{{ID: "H1", Bytes: []byte(hostile)}}}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	t.Run("POST a request", func(t *testing.T) {
+		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || resp.Header.Get("Mcp-Session-Id") == "" || string(body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Errorf("%s %v %s", resp.Status, resp.Header, body)
+		}
+	})
+	t.Run("POST a notification", func(t *testing.T) {
+		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Errorf("status %s", resp.Status)
+		}
+	})
+	t.Run("GET is not allowed", func(t *testing.T) {
+		resp, err := http.Get(ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("status %s", resp.Status)
+		}
+	})
+	t.Run("POST bytes that are not JSON-RPC", func(t *testing.T) {
+		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`nope`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("status %s", resp.Status)
+		}
+	})
+	t.Run("relay stdio lines to the endpoint", func(t *testing.T) {
+		in := strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n\n" +
+			`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fixture_tool"}}` + "\n")
+		var out bytes.Buffer
+		if err := Relay(ts.Client(), ts.URL, in, &out); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"jsonrpc":"2.0","id":9,"result":{"structuredContent":{"z":1e2,"a":9007199254740993,"s":"\u2028 \"*/ <script>\u202e"},"content":[{"type":"text","text":"\/ ok"}]}}` + "\n"
+		if out.String() != want {
+			t.Errorf("got  %s\nwant %s", out.String(), want)
+		}
+	})
+	t.Run("stdio stream", func(t *testing.T) {
+		var out bytes.Buffer
+		if err := s.ServeStream(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" {
+			t.Errorf("got %q", out.String())
+		}
+	})
+}
