@@ -1,0 +1,550 @@
+// Package fakeprovider is the fake model provider of `contractcheck probe`: an http.Handler that
+// plays OpenAI Responses, OpenAI Chat Completions, Anthropic Messages and the Gemini API, each
+// plain and streamed (SSE), for one agent run on loopback.
+//
+// Every generation request gets the next tool call of Config.Calls (to the probe tool, under the
+// name the request's tool list gives it), and once all are issued a final text. Every request is
+// recorded with its body exactly as received, so the request that carries a tool result, the H4
+// carrier, can be read back byte for byte (Provider.Result, FindResult). The side calls SDKs make
+// (model lists, token counts) are answered plausibly; a request the provider does not understand
+// is refused with a 404 naming it and makes Provider.Err fail, never a silent empty answer.
+//
+// Answers are deterministic: ids are numbered by turn (resp_probe_1, msg_probe_1, …), tool call
+// ids are the ones configured, and timestamps are fixed (created 1700000000).
+package fakeprovider
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// API is a model provider API the fake provider speaks.
+type API string
+
+// The provider APIs, in the order APIs returns them.
+const (
+	// OpenAIResponses is the OpenAI Responses API (POST /v1/responses).
+	OpenAIResponses API = "openai-responses"
+	// OpenAIChat is the OpenAI Chat Completions API (POST /v1/chat/completions).
+	OpenAIChat API = "openai-chat"
+	// Anthropic is the Anthropic Messages API (POST /v1/messages).
+	Anthropic API = "anthropic"
+	// Gemini is the Gemini API (POST /v1beta/models/M:generateContent and :streamGenerateContent).
+	Gemini API = "gemini"
+)
+
+// APIs returns every API the fake provider speaks, in a fixed order.
+func APIs() []API { return []API{OpenAIResponses, OpenAIChat, Anthropic, Gemini} }
+
+// ParseAPI returns the API named s.
+func ParseAPI(s string) (API, error) {
+	for _, a := range APIs() {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	names := make([]string, 0, 4)
+	for _, a := range APIs() {
+		names = append(names, string(a))
+	}
+	return "", fmt.Errorf("unknown provider API %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// DummyKey is the API key value Env gives the agent for every provider.
+const DummyKey = "contractcheck-probe"
+
+// Env returns the environment (KEY=VALUE) that points each provider SDK at the fake provider
+// served at root (e.g. http://127.0.0.1:PORT/r/TOKEN), each in its SDKs' own convention: the
+// OpenAI base URL ends in /v1, the Anthropic and Gemini ones do not. The API keys are dummies.
+func Env(root string) []string {
+	root = strings.TrimRight(root, "/")
+	return []string{
+		"OPENAI_BASE_URL=" + root + "/v1",
+		"ANTHROPIC_BASE_URL=" + root,
+		"GOOGLE_GEMINI_BASE_URL=" + root,
+		"OPENAI_API_KEY=" + DummyKey,
+		"ANTHROPIC_API_KEY=" + DummyKey,
+		"GEMINI_API_KEY=" + DummyKey,
+		"GOOGLE_API_KEY=" + DummyKey,
+		"GOOGLE_GENAI_USE_VERTEXAI=false",
+	}
+}
+
+// Call is one tool call the fake model makes.
+type Call struct {
+	// ID is the call id the answer carries (Responses call_id, Chat tool_calls[].id, Anthropic
+	// tool_use id, Gemini functionCall id). Anthropic requires ids matching ^[a-zA-Z0-9_-]+$.
+	ID string
+	// Arguments is the call's arguments as JSON object text, e.g. "{}" or {"fixture":"C05"};
+	// empty means "{}".
+	Arguments string
+}
+
+// Config configures a Provider.
+type Config struct {
+	// Tool is the probe tool's MCP name, e.g. "fixture_tool". A request's tool list is searched
+	// for it: the exact name, else a name that ends in Tool after a separator (_ - . : /), e.g.
+	// "rawmcp_fixture_tool" or "mcp__srv__fixture_tool".
+	Tool string
+	// Calls are the tool calls to make, one per model turn, in order; after the last, every
+	// generation request gets a final text answer.
+	Calls []Call
+	// FinalText is the final answer's text ("Done." when empty).
+	FinalText string
+}
+
+// Answers a Request may have been given (Request.Answer), besides "call <id>".
+const (
+	// AnswerFinal is a final text answer.
+	AnswerFinal = "final"
+	// AnswerSide is an answer to a side call: a model list or a token count.
+	AnswerSide = "side"
+	// AnswerRefused is an error answer: a request the provider did not understand or accept.
+	AnswerRefused = "refused"
+)
+
+// Request is one HTTP request the provider received.
+type Request struct {
+	// Seq numbers the requests from 1 in arrival order.
+	Seq int
+	// API is the provider API the request addressed ("" when its route is unknown; an OpenAI
+	// model list counts as openai-chat).
+	API API
+	// Method is the HTTP method.
+	Method string
+	// Path is the path and query relative to the provider root, as received.
+	Path string
+	// Stream reports whether the answer was streamed.
+	Stream bool
+	// Body is the request body exactly as received (shared: do not modify); nil when it
+	// exceeded MaxBodyBytes.
+	Body []byte
+	// Answer is "call <id>", "final", "side" or "refused".
+	Answer string
+
+	generation bool // a model generation request (not a side call), whatever its answer
+}
+
+// MaxBodyBytes bounds a request body the provider reads (64 MiB).
+const MaxBodyBytes = 64 << 20
+
+// errTooLarge reports a body beyond the provider's bound.
+var errTooLarge = errors.New("the body exceeds the fake provider's limit")
+
+// Provider is the fake model provider for one agent run. It is safe for concurrent use.
+type Provider struct {
+	tool      string
+	calls     []Call
+	finalText string
+	maxBody   int64 // MaxBodyBytes; lowered by tests
+
+	mu     sync.Mutex
+	reqs   []Request
+	next   int             // index of the next call to issue
+	listed []string        // per issued call, the tool name as the request listed it
+	issued map[string]bool // call ids answered
+	turn   int             // generation answers given
+	err    error
+}
+
+// New returns a Provider for cfg. A configuration it cannot honour (no Tool, arguments that are
+// not a JSON object) is reported by Err.
+func New(cfg Config) *Provider {
+	p := &Provider{tool: cfg.Tool, finalText: cfg.FinalText, maxBody: MaxBodyBytes, issued: map[string]bool{}}
+	if p.finalText == "" {
+		p.finalText = "Done."
+	}
+	if p.tool == "" {
+		p.fail(errors.New("fake provider: Config.Tool is empty"))
+	}
+	for i, c := range cfg.Calls {
+		if c.Arguments == "" {
+			c.Arguments = "{}"
+		}
+		if c.ID == "" {
+			c.ID = "call_probe_" + strconv.Itoa(i+1)
+		}
+		if _, err := root([]byte(c.Arguments)); err != nil {
+			p.fail(fmt.Errorf("fake provider: call %s: arguments %q are not a JSON object", c.ID, c.Arguments))
+		}
+		p.calls = append(p.calls, c)
+	}
+	return p
+}
+
+// fail records err as the provider's failure unless one is recorded already. p.mu must be held
+// or p not yet shared.
+func (p *Provider) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// Requests returns every request received so far, in arrival order. The bodies are shared with
+// the provider: do not modify them.
+func (p *Provider) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.reqs)
+}
+
+// Err returns the provider's first failure: a request it did not understand, a model request
+// whose tool list has no tool matching Config.Tool, a body that is not JSON or too large, or a
+// configuration it cannot honour. It is nil when all went fine.
+func (p *Provider) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// ToolCalled reports whether an answer carrying the tool call id was sent.
+func (p *Provider) ToolCalled(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.issued[id]
+}
+
+// Result finds the first recorded model generation request that carries the result of call id
+// and returns the carrying item's exact bytes (a sub-slice of the request body, never
+// re-encoded), the request's API and its Seq. For Gemini results without an id, the call's
+// position in Config.Calls and the tool name as listed pick the functionResponse part (see
+// FindResult).
+func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	index := slices.IndexFunc(p.calls, func(c Call) bool { return c.ID == id })
+	if index < 0 {
+		return "", nil, 0, false
+	}
+	name := ""
+	if index < len(p.listed) {
+		name = p.listed[index]
+	}
+	// A result is carried after the turn that made the call: the requests before it are not
+	// searched (in a long batch run each body holds every earlier turn).
+	issued := -1
+	for i, r := range p.reqs {
+		if r.Answer == "call "+id {
+			issued = i
+			break
+		}
+	}
+	for _, r := range p.reqs[issued+1:] {
+		if !r.generation {
+			continue
+		}
+		item, found, err := findResult(r.API, r.Body, id, index, name)
+		if err == nil && found {
+			return r.API, item, r.Seq, true
+		}
+	}
+	return "", nil, 0, false
+}
+
+// kind is what a route does.
+type kind int
+
+const (
+	kindUnknown  kind = iota
+	kindGenerate      // a model turn
+	kindCount         // a token count
+	kindModels        // a model list
+	kindModel         // one model
+	kindResponsesInputTokens
+)
+
+// route is a request's destination.
+type route struct {
+	api    API
+	kind   kind
+	model  string // Gemini: the model in the path; models: the model id asked for
+	stream bool   // Gemini: streamGenerateContent
+	sse    bool   // Gemini: alt=sse
+}
+
+// geminiVersions are the API version prefixes Gemini paths may carry.
+var geminiVersions = []string{"/v1beta", "/v1alpha", "/v1"}
+
+// routeOf finds where r goes.
+func routeOf(r *http.Request) route {
+	path := r.URL.Path
+	post, get := r.Method == http.MethodPost, r.Method == http.MethodGet
+	// Gemini: [/v1beta|/v1alpha|/v1]/models/M:method, GET [/v1beta|/v1alpha]/models[/M].
+	gpath, versioned := path, ""
+	for _, v := range geminiVersions {
+		if rest, ok := strings.CutPrefix(path, v+"/"); ok {
+			gpath, versioned = "/"+rest, v
+			break
+		}
+	}
+	if rest, ok := strings.CutPrefix(gpath, "/models/"); ok && post {
+		if model, method, ok := strings.Cut(rest, ":"); ok && model != "" && !strings.Contains(model, "/") {
+			switch method {
+			case "generateContent":
+				return route{api: Gemini, kind: kindGenerate, model: model}
+			case "streamGenerateContent":
+				return route{api: Gemini, kind: kindGenerate, model: model, stream: true, sse: r.URL.Query().Get("alt") == "sse"}
+			case "countTokens":
+				return route{api: Gemini, kind: kindCount, model: model}
+			}
+		}
+	}
+	geminiGet := versioned == "/v1beta" || versioned == "/v1alpha" ||
+		r.Header.Get("x-goog-api-key") != "" || r.URL.Query().Has("key")
+	if get && geminiGet && r.Header.Get("anthropic-version") == "" {
+		if gpath == "/models" {
+			return route{api: Gemini, kind: kindModels}
+		}
+		if m, ok := strings.CutPrefix(gpath, "/models/"); ok && m != "" && !strings.Contains(m, "/") {
+			return route{api: Gemini, kind: kindModel, model: m}
+		}
+	}
+	// OpenAI and Anthropic: with or without the /v1 prefix.
+	p := path
+	if rest, ok := strings.CutPrefix(path, "/v1/"); ok {
+		p = "/" + rest
+	}
+	switch {
+	case post && p == "/responses":
+		return route{api: OpenAIResponses, kind: kindGenerate}
+	case post && p == "/responses/input_tokens":
+		return route{api: OpenAIResponses, kind: kindResponsesInputTokens}
+	case post && p == "/chat/completions":
+		return route{api: OpenAIChat, kind: kindGenerate}
+	case post && p == "/messages":
+		return route{api: Anthropic, kind: kindGenerate}
+	case post && p == "/messages/count_tokens":
+		return route{api: Anthropic, kind: kindCount}
+	case get && (p == "/models" || strings.HasPrefix(p, "/models/")):
+		id := strings.TrimPrefix(strings.TrimPrefix(p, "/models"), "/")
+		if strings.Contains(id, "/") {
+			break
+		}
+		api := OpenAIChat
+		if r.Header.Get("anthropic-version") != "" {
+			api = Anthropic
+		}
+		if id == "" {
+			return route{api: api, kind: kindModels}
+		}
+		return route{api: api, kind: kindModel, model: id}
+	}
+	return route{}
+}
+
+// plan is the answer decided for one request, written after the lock is released.
+type plan struct {
+	route
+	seq          int
+	status       int    // != 0: an error answer with this status
+	message      string // the error answer's message
+	call         *Call  // the tool call to make, nil for a final text
+	toolName     string // the tool's name as the request listed it
+	turn         int    // the generation turn, from 1
+	model        string
+	streamed     bool // Responses, Chat, Anthropic: the request asked for a stream
+	includeUsage bool // Chat: stream_options.include_usage
+	finalText    string
+	tokens       int // a plausible token count for the request
+}
+
+// ServeHTTP answers one provider request and records it.
+func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt := routeOf(r)
+	body, readErr := io.ReadAll(io.LimitReader(r.Body, p.maxBody+1))
+	if readErr == nil && int64(len(body)) > p.maxBody {
+		readErr = fmt.Errorf("%w (%d bytes)", errTooLarge, p.maxBody)
+		body = nil
+	}
+
+	p.mu.Lock()
+	pl := plan{route: rt, seq: len(p.reqs) + 1}
+	rec := Request{Seq: pl.seq, API: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
+		generation: rt.kind == kindGenerate}
+	where := fmt.Sprintf("fake provider: %s %s (request %d)", r.Method, rec.Path, pl.seq)
+	switch {
+	case rt.kind == kindUnknown:
+		pl.status, pl.message = http.StatusNotFound, fmt.Sprintf("fake provider: no route for %s %s", r.Method, rec.Path)
+	case readErr != nil:
+		pl.status, pl.message = http.StatusBadRequest, where+": read body: "+readErr.Error()
+		if errors.Is(readErr, errTooLarge) {
+			pl.status = http.StatusRequestEntityTooLarge
+		}
+	default:
+		p.decide(&pl, body, where)
+	}
+	switch {
+	case pl.status != 0:
+		rec.Answer = AnswerRefused
+		p.fail(errors.New(pl.message))
+	case rt.kind != kindGenerate:
+		rec.Answer = AnswerSide
+	case pl.call != nil:
+		rec.Answer = "call " + pl.call.ID
+	default:
+		rec.Answer = AnswerFinal
+	}
+	rec.Stream = pl.status == 0 && rt.kind == kindGenerate && (pl.streamed || rt.stream)
+	p.reqs = append(p.reqs, rec)
+	p.mu.Unlock()
+
+	write(w, pl)
+}
+
+// decide fills in pl for a request on a known route; p.mu is held.
+func (p *Provider) decide(pl *plan, body []byte, where string) {
+	pl.tokens = len(body)/4 + 1
+	pl.model = pl.route.model
+	if pl.kind == kindModels || pl.kind == kindModel {
+		return
+	}
+	ms, err := root(body)
+	if err != nil {
+		pl.status, pl.message = http.StatusBadRequest, where+": "+err.Error()
+		if len(body) > 0 && body[0] == 0x1f {
+			pl.message += " (a gzip-compressed body is not supported)"
+		}
+		return
+	}
+	if m, ok := str(body, ms, "model"); ok && pl.model == "" {
+		pl.model = m
+	}
+	if pl.model == "" {
+		pl.model = defaultModel[pl.api]
+	}
+	if pl.kind != kindGenerate {
+		return
+	}
+	if m, ok := lookup(ms, "stream"); ok && string(body[m.start:m.end]) == "true" {
+		pl.streamed = pl.api != Gemini
+	}
+	if so, ok, _ := field(body, ms, "stream_options"); ok {
+		if m, ok := lookup(so, "include_usage"); ok && string(body[m.start:m.end]) == "true" {
+			pl.includeUsage = true
+		}
+	}
+	pl.finalText = p.finalText
+	if p.next >= len(p.calls) {
+		p.turn++
+		pl.turn = p.turn
+		return
+	}
+	names, err := toolNames(pl.api, body, ms)
+	if err != nil {
+		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+err.Error()
+		return
+	}
+	name, ok := matchTool(names, p.tool)
+	if !ok {
+		listed := "the request lists no tools"
+		if len(names) > 0 {
+			q := make([]string, len(names))
+			for i, n := range names {
+				q[i] = strconv.Quote(n)
+			}
+			listed = "the request lists " + strings.Join(q, ", ")
+		}
+		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s)", where, p.tool, listed)
+		return
+	}
+	c := p.calls[p.next]
+	if _, err := root([]byte(c.Arguments)); err != nil {
+		pl.status, pl.message = http.StatusInternalServerError, fmt.Sprintf("%s: call %s: arguments %q are not a JSON object", where, c.ID, c.Arguments)
+		return
+	}
+	p.next++
+	p.listed = append(p.listed, name)
+	p.issued[c.ID] = true
+	p.turn++
+	pl.turn, pl.call, pl.toolName = p.turn, &c, name
+}
+
+// defaultModel names the model in answers to requests that name none.
+var defaultModel = map[API]string{
+	OpenAIResponses: "gpt-4.1",
+	OpenAIChat:      "gpt-4.1",
+	Anthropic:       "claude-sonnet-4-5",
+	Gemini:          "gemini-2.5-flash",
+}
+
+// toolNames lists the names of the function tools a generation request declares, in order.
+// Tools of other kinds (built-in, server-side) are skipped.
+func toolNames(api API, body []byte, ms []member) ([]string, error) {
+	tools, ok, err := elems(body, ms, "tools")
+	if err != nil || !ok {
+		return nil, err
+	}
+	var names []string
+	for _, t := range tools {
+		tm, ok, err := objectMembers(body, t[0], t[1])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		typ, hasType := str(body, tm, "type")
+		switch api {
+		case OpenAIResponses:
+			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "function") {
+				names = append(names, n)
+			}
+		case OpenAIChat:
+			if hasType && typ != "function" {
+				continue
+			}
+			if fn, ok, _ := field(body, tm, "function"); ok {
+				if n, ok := str(body, fn, "name"); ok {
+					names = append(names, n)
+				}
+			}
+		case Anthropic:
+			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "custom") {
+				names = append(names, n)
+			}
+		case Gemini:
+			for _, key := range []string{"functionDeclarations", "function_declarations"} {
+				decls, _, err := elems(body, tm, key)
+				if err != nil {
+					return nil, err
+				}
+				for _, d := range decls {
+					dm, ok, err := objectMembers(body, d[0], d[1])
+					if err != nil {
+						return nil, err
+					}
+					if n, has := str(body, dm, "name"); ok && has {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	return names, nil
+}
+
+// toolSeparators may stand between a framework's prefix and the tool's MCP name.
+const toolSeparators = "_-.:/"
+
+// matchTool finds tool among the listed names: the exact name first, else the first name that
+// ends in tool after a separator.
+func matchTool(listed []string, tool string) (string, bool) {
+	if tool == "" {
+		return "", false
+	}
+	if slices.Contains(listed, tool) {
+		return tool, true
+	}
+	for _, n := range listed {
+		if len(n) > len(tool) && strings.HasSuffix(n, tool) && strings.IndexByte(toolSeparators, n[len(n)-len(tool)-1]) >= 0 {
+			return n, true
+		}
+	}
+	return "", false
+}
