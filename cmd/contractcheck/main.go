@@ -100,6 +100,6 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
 	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand(), newCapabilitiesCommand())
-	root.AddCommand(newBundleCommand(), newReproduceCommand())
+	root.AddCommand(newBundleCommand(), newReproduceCommand(), newProbeCommand(), newServeCommand())
 	return root
 }

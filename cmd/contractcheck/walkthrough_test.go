@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -80,12 +81,26 @@ func parseWalkthrough(t *testing.T, path string) []step {
 // command it shows is run, in order, in a fresh directory, with the exit code and the output lines
 // the page shows.
 func TestWalkthrough(t *testing.T) {
-	doc, err := filepath.Abs("../../docs/writing-a-contract.md")
+	runWalkthrough(t, "writing-a-contract.md", 8)
+}
+
+// TestProbeWalkthrough runs docs/probe.md the same way: its agent is plain Python (standard
+// library only), so the test needs python3, as a user following the page does.
+func TestProbeWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("docs/probe.md's agent needs python3")
+	}
+	runWalkthrough(t, "probe.md", 6)
+}
+
+// runWalkthrough runs a page under docs/ that has at least min steps.
+func runWalkthrough(t *testing.T, page string, min int) {
+	doc, err := filepath.Abs("../../docs/" + page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := parseWalkthrough(t, doc)
-	if len(steps) < 8 {
+	if len(steps) < min {
 		t.Fatalf("the walkthrough has %d steps: the page's markers are off", len(steps))
 	}
 	t.Chdir(t.TempDir())
@@ -101,7 +116,7 @@ func TestWalkthrough(t *testing.T) {
 		}
 		code, stdout, stderr := cli(t, s.args...)
 		out := stdout + stderr
-		where := fmt.Sprintf("writing-a-contract.md:%d: contractcheck %s", s.line, strings.Join(s.args, " "))
+		where := fmt.Sprintf("%s:%d: contractcheck %s", page, s.line, strings.Join(s.args, " "))
 		if code != s.exit {
 			t.Fatalf("%s: exit %d, want %d\n%s", where, code, s.exit, tail(out))
 		}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/probe"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+const probeLong = `Probe runs your agent, in any language, against the catalogue's fixtures and records what
+reaches the model: no capture program of your own.
+
+For each selected fixture and repetition it starts, on loopback only, an MCP server that serves
+the fixture's W0 bytes exactly (Streamable HTTP, and stdio through the command in
+CONTRACTCHECK_MCP_COMMAND) and a fake model provider (OpenAI Responses, Chat Completions,
+Anthropic Messages and Gemini generateContent, plain and streamed), then runs COMMAND as a fresh
+process with the caller's environment plus:
+
+  CONTRACTCHECK_MCP_URL       the Streamable HTTP endpoint ({url} in COMMAND is replaced by it)
+  CONTRACTCHECK_MCP_COMMAND   a shell word list that starts the same server over stdio
+  CONTRACTCHECK_TOOL          the tool's name; CONTRACTCHECK_PROMPT a user prompt to send
+  CONTRACTCHECK_OBSERVE_URL   POST {"stage": "A2", "carrier": …} to report a deeper carrier
+  OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and dummy API keys
+  MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION (the conformance suite's convention)
+
+The fake model answers the first request with a call to the tool and the next with a final text.
+H4 is the provider request item that carries the tool result; D1, A2 and M3 are not_observable
+unless the command reports them. A command that exits non-zero, runs past --run-timeout, never
+calls the tool or never sends the result on gives execution_failed with the tail of its output.
+
+DIR then holds the records (<lane>/<version>/<configuration>.jsonl), probe.json and probe.cue
+(the lane, its H4 read through the provider's generic binding, and a profile "probe"):
+
+  contractcheck check --observations DIR --contracts DIR --profile probe
+
+A lane declared in a --contracts layer keeps its own bindings (and may observe D1, A2 or M3
+through the observe hook). docs/probe.md walks from an empty directory to a gated CI job.
+
+Exit codes: 0 every run reached the model; 1 a run failed (its records say why); 2 usage or
+input error; 3 the instrument failed.`
+
+type probeParams struct {
+	probe.Options
+	verbose bool
+}
+
+func newProbeCommand() *cobra.Command {
+	p := probeParams{}
+	p.Configuration = "default"
+	cmd := &cobra.Command{
+		Use:   "probe --lane NAME --version V [flags] -- COMMAND [ARGS...]",
+		Short: "Run your agent against fixture MCP servers and a fake model provider, and record what reaches the model",
+		Long:  probeLong,
+		Example: `  contractcheck probe --lane my-agent --version 1.4.0 --output probe-out -- node agent.mjs
+  contractcheck probe --lane my-agent --version 1.4.0 --provider openai-chat --suite paper --output probe-out -- python agent.py
+  contractcheck probe --lane my-agent --version 1.4.0 --append-url --output probe-out -- ./conformance-client
+  contractcheck check --observations probe-out --contracts probe-out --profile probe`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
+				return &exitError{code: report.ExitInputError, err: errors.New("probe: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 --output probe-out -- node agent.mjs")}
+			}
+			p.Command = args
+			code, err := runProbe(cmd.Context(), p, cmd.ErrOrStderr())
+			if err != nil || code != report.ExitSatisfied {
+				return &exitError{code: code, err: err}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.Lane, "lane", "", "the lane the records are for: your framework or agent (required)")
+	f.StringVar(&p.Version, "version", "", "the lane version the records are for (required)")
+	f.StringVar(&p.Configuration, "configuration", p.Configuration, "the lane configuration the records are for")
+	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
+	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
+	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
+	f.DurationVar(&p.RunTimeout, "run-timeout", 60*time.Second, "time limit of one run of the command; over it the run is execution_failed")
+	f.BoolVar(&p.AppendURL, "append-url", false, "append the MCP endpoint to COMMAND's arguments (the MCP conformance suite's convention)")
+	f.BoolVar(&p.Batch, "batch", false, "run all selected fixtures in one process per repetition: the fake model calls the tool once per fixture")
+	f.BoolVar(&p.Body, "h4-body", false, "record the whole provider request body at H4, for a lane of your own whose H4 binding reads the body")
+	f.BoolVarP(&p.verbose, "verbose", "v", false, "show the command's output")
+	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
+	addProbeInputFlags(cmd, &p.Inputs)
+	return cmd
+}
+
+// addProbeInputFlags binds the layers and the fixture selection a probe reads.
+func addProbeInputFlags(cmd *cobra.Command, o *check.Options) {
+	addLayerFlags(cmd, o)
+	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
+	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
+	cmd.Flags().StringArrayVar(&o.Scope.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
+}
+
+// runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed.
+func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error) {
+	p.Log, p.Verbose = stderr, p.verbose
+	res, err := probe.Run(ctx, p.Options)
+	if err != nil {
+		var pe *probe.Error
+		if errors.As(err, &pe) {
+			return report.ExitInputError, err
+		}
+		return check.ExitCode(err), err
+	}
+	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
+		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), p.Output)
+	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", probe.ShellJoin([]string{p.Output}), probe.ShellJoin([]string{p.Output}))
+	if res.Failed > 0 {
+		return report.ExitUnmet, nil
+	}
+	return report.ExitSatisfied, nil
+}
+
+func h4Binding(provider string) string {
+	if provider == "" {
+		return "the lane's own binding"
+	}
+	return provider
+}

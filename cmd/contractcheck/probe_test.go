@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProbeBrokenCommand: a command that fails gives execution_failed records and exit 1, and the
+// probe profile then fails the gate on them: a broken agent is never green.
+func TestProbeBrokenCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "probe-out")
+	code, _, stderr := cli(t, "probe", "--lane", "broken-agent", "--version", "0.1.0", "--provider", "anthropic",
+		"--fixture", "C09", "--repetitions", "2", "--output", out, "--", "sh", "-c", `printf 'no key\n::error::x\n' >&2; exit 3`)
+	if code != 1 {
+		t.Fatalf("probe exit %d, want 1\n%s", code, stderr)
+	}
+	for _, w := range []string{"probe: C09 repetition 2: execution_failed: the command exited with exit status 3",
+		"execution_failed for 2", "judge it: contractcheck check --observations"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if strings.Contains(stderr, "\n::error") {
+		t.Errorf("the command's output put a workflow command at the start of a line:\n%s", stderr)
+	}
+	recs, err := os.ReadFile(filepath.Join(out, "broken-agent", "0.1.0", "default.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(recs, []byte(`"state":"execution_failed"`)); n != 2 {
+		t.Errorf("%d execution_failed records, want 2:\n%s", n, recs)
+	}
+	code, stdout, stderr := cli(t, "check", "--observations", out, "--contracts", out, "--profile", "probe")
+	if code != 1 || !strings.Contains(stdout, "execution_failed") {
+		t.Errorf("check exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestProbeUsage: probe's usage errors exit 2 and write nothing.
+func TestProbeUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", []string{"--lane", "a", "--version", "1", "--output", "OUT"}, "give the agent command after --"},
+		{"arguments before --", []string{"--lane", "a", "--version", "1", "--output", "OUT", "sh", "--", "true"}, "give the agent command after --"},
+		{"no output", []string{"--lane", "a", "--version", "1", "--", "true"}, "--output is required"},
+		{"an unknown provider", []string{"--lane", "a", "--version", "1", "--provider", "x", "--output", "OUT", "--", "true"}, "--provider"},
+		{"an unknown fixture", []string{"--lane", "a", "--version", "1", "--fixture", "ZZ9", "--output", "OUT", "--", "true"}, "ZZ9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := []string{"probe"}
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			code, _, stderr := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a refused probe wrote its output")
+			}
+		})
+	}
+}
+
+// TestServe: serve answers MCP over stdio with the fixture's bytes, and refuses what it cannot do.
+func TestServe(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fixture_tool","arguments":{}}}`,
+	}, "\n") + "\n"
+	var stdout, stderr bytes.Buffer
+	code := runWithStdin([]string{"serve", "--fixture", "C05", "--stdio"}, strings.NewReader(in), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"protocolVersion":"2025-06-18"`) ||
+		!strings.HasPrefix(lines[1], `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"station\":\"EGNM\"`) {
+		t.Errorf("serve answered:\n%s", stdout.String())
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no fixture", []string{"serve", "--stdio"}, "--fixture is required"},
+		{"no transport", []string{"serve", "--fixture", "C05"}, "one of --stdio and --listen"},
+		{"beyond loopback", []string{"serve", "--fixture", "C05", "--listen", "0.0.0.0:0"}, "only a loopback address"},
+		{"unknown fixture", []string{"serve", "--fixture", "NOPE", "--stdio"}, `unknown fixture "NOPE"`},
+		{"relay off loopback", []string{"serve", "--stdio", "--probe", "http://example.com/r/x/mcp"}, "127.0.0.1 only"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := cli(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
+			}
+		})
+	}
+}

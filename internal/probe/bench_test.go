@@ -1,0 +1,79 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkProbe probes the whole built-in catalogue through the Go test agent (Chat Completions,
+// streamed, Streamable HTTP), one repetition, once starting the agent per fixture and once in
+// batch mode. Besides ns/op it reports the agent's start-up (a run of the same binary that exits
+// at once, median of 5) and, for batch mode, the goal for it, 3 × start-up + 10 ms a
+// fixture, and the run's share of that goal (of-goal ≤ 1 meets it):
+//
+//	go test ./internal/probe -run '^$' -bench Probe -count 6 | tee probe.txt; benchstat probe.txt
+func BenchmarkProbe(b *testing.B) {
+	env := []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
+	startup := agentStartup(b)
+	for _, mode := range []struct {
+		name  string
+		batch bool
+	}{{"per-fixture", false}, {"batch", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			fixtures := 0
+			for i := 0; b.Loop(); i++ {
+				o := benchOpts(b, env)
+				o.Batch = mode.batch
+				res, err := Run(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Failed != 0 || res.Captured == 0 {
+					b.Fatalf("result %+v", res)
+				}
+				fixtures = res.Captured
+			}
+			perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(float64(fixtures), "fixtures")
+			b.ReportMetric(float64(startup.Nanoseconds()), "startup-ns")
+			b.ReportMetric(perOp/float64(fixtures), "ns/fixture")
+			if mode.batch {
+				goal := 3*float64(startup.Nanoseconds()) + float64(fixtures)*float64(10*time.Millisecond)
+				b.ReportMetric(perOp/goal, "of-goal")
+			}
+		})
+	}
+}
+
+// benchOpts probes every catalogued fixture once into a fresh directory.
+func benchOpts(b *testing.B, env []string) Options {
+	return Options{
+		Lane: "bench-agent", Version: "1.0.0", Configuration: "default", Repetitions: 1,
+		Output:     filepath.Join(b.TempDir(), "out"),
+		RunTimeout: time.Minute,
+		Command:    []string{os.Args[0]},
+		Executable: os.Args[0],
+		Env:        append(slices.Clone(os.Environ()), append([]string{"CONTRACTCHECK_TESTAGENT=agent"}, env...)...),
+	}
+}
+
+// agentStartup is the median time of starting the test agent's binary and having it exit.
+func agentStartup(b *testing.B) time.Duration {
+	var ds []time.Duration
+	for range 5 {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "CONTRACTCHECK_TESTAGENT=silent")
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}

@@ -1,0 +1,320 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/safeio"
+)
+
+// record is one observation record, its fields in the order SPEC §7 shows them.
+type record struct {
+	Fixture       string          `json:"fixture"`
+	Lane          string          `json:"lane"`
+	LaneVersion   string          `json:"laneVersion"`
+	Configuration string          `json:"configuration"`
+	Stage         string          `json:"stage"`
+	Repetition    int             `json:"repetition"`
+	State         string          `json:"state"`
+	Carrier       json.RawMessage `json:"carrier,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	SourceSha256  string          `json:"sourceSha256"`
+	Origin        string          `json:"origin"`
+}
+
+// recordsFor builds the records of one fixture repetition: each stage's exposure, a captured
+// carrier where the command reported one (H4: item), and for a failed run execution_failed at
+// the first observed stage without a carrier and not_reached after it.
+func recordsFor(o *Options, lane laneDef, f fixture, rep int, obs []observation, item []byte, failure error) ([]record, error) {
+	carriers := map[string][]byte{}
+	for _, ob := range obs {
+		if _, dup := carriers[ob.Stage]; dup {
+			return nil, fmt.Errorf("the command reported stage %s more than once for %s", ob.Stage, f.id)
+		}
+		carriers[ob.Stage] = ob.Carrier
+	}
+	if failure == nil {
+		carriers["H4"] = item
+		for _, st := range Stages {
+			if lane.exposure[st] == "observed" && carriers[st] == nil {
+				failure = fmt.Errorf("lane %s observes %s, but the command reported no %s carrier (POST it to CONTRACTCHECK_OBSERVE_URL)", o.Lane, st, st)
+				break
+			}
+		}
+	}
+	var out []record
+	failed := false
+	for _, st := range Stages {
+		r := record{Fixture: f.id, Lane: o.Lane, LaneVersion: o.Version, Configuration: o.Configuration,
+			Stage: st, Repetition: rep, SourceSha256: f.sha, Origin: "captured"}
+		switch exp := lane.exposure[st]; {
+		case exp != "observed":
+			r.State = exp
+		case failed:
+			r.State = "not_reached"
+		case failure != nil && carriers[st] == nil:
+			r.State, r.Error, failed = "execution_failed", failure.Error(), true
+		default:
+			var c bytes.Buffer
+			if err := json.Compact(&c, carriers[st]); err != nil {
+				return nil, fmt.Errorf("stage %s: the carrier is not JSON: %w", st, err)
+			}
+			r.State, r.Carrier = "captured", c.Bytes()
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// encodeRecord writes one record as a JSON line: no HTML escaping, the carrier's bytes as
+// compacted (numbers and escapes kept).
+func encodeRecord(r record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// ManifestFile and LaneFile are the files a probe keeps beside its records: what it probed, and
+// the lane definitions and profile generated from that.
+const (
+	ManifestFile = "probe.json"
+	LaneFile     = "probe.cue"
+)
+
+// manifest is probe.json: every lane probed into the directory.
+type manifest struct {
+	ProbeVersion int                     `json:"probeVersion"`
+	Lanes        map[string]manifestLane `json:"lanes"`
+}
+
+// manifestLane is one probed lane: the provider its H4 follows (empty when a layer declares the
+// lane), whether H4 is the whole body, and its versions with their configurations.
+type manifestLane struct {
+	Provider string              `json:"provider,omitempty"`
+	Declared bool                `json:"declared,omitempty"`
+	Body     bool                `json:"body,omitempty"`
+	Versions map[string][]string `json:"versions"`
+}
+
+// readManifest reads the output directory's probe.json. A directory that does not exist, or is
+// empty, has none; a non-empty directory without one is not a probe's output and is refused.
+func readManifest(dir string) (*manifest, error) {
+	m := &manifest{ProbeVersion: 1, Lanes: map[string]manifestLane{}}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return m, nil
+	case err != nil:
+		return nil, inputError("probe: --output %s: %v", dir, err)
+	case len(entries) == 0:
+		return m, nil
+	}
+	data, err := safeio.ReadPath(filepath.Join(dir, ManifestFile), 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, inputError("probe: --output %s is not empty and holds no %s: refused (a probe writes into an empty directory or one an earlier probe wrote)", dir, ManifestFile)
+	}
+	if err != nil {
+		return nil, inputError("probe: %s: %v", filepath.Join(dir, ManifestFile), err)
+	}
+	if err := json.Unmarshal(data, m); err != nil || m.ProbeVersion != 1 || m.Lanes == nil {
+		return nil, inputError("probe: %s: not a probe manifest (probeVersion 1): %v", filepath.Join(dir, ManifestFile), err)
+	}
+	return m, nil
+}
+
+// write merges the records into the output directory all or nothing: the lane version's record
+// file keeps the records of fixtures this run did not probe, and probe.json and probe.cue are
+// written anew from the manifest.
+func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures []fixture, records []record) ([]string, error) {
+	if err := safeio.CheckOutputDir(o.Output, inputDirs(o)); err != nil {
+		return nil, inputError("probe: %v", err)
+	}
+	rel := o.Lane + "/" + o.Version + "/" + o.Configuration + ".jsonl"
+	probed := map[string]bool{}
+	for _, f := range fixtures {
+		probed[f.id] = true
+	}
+	var lines [][]byte
+	old, err := os.ReadFile(filepath.Join(o.Output, filepath.FromSlash(rel)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(old))
+	sc.Buffer(nil, 256<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r struct {
+			Fixture string `json:"fixture"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, inputError("probe: %s: a line that is not a record: %v", filepath.Join(o.Output, rel), err)
+		}
+		if !probed[r.Fixture] {
+			lines = append(lines, append(slices.Clone(line), '\n'))
+		}
+	}
+	for _, r := range records {
+		b, err := encodeRecord(r)
+		if err != nil {
+			return nil, fmt.Errorf("probe: encode record: %w", err)
+		}
+		lines = append(lines, b)
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return recordKey(lines[i]) < recordKey(lines[j]) })
+
+	ml := man.Lanes[o.Lane]
+	if ml.Versions == nil {
+		ml.Versions = map[string][]string{}
+	}
+	switch {
+	case lane.declared:
+		ml.Declared, ml.Provider = true, ""
+	case ml.Provider != "" && ml.Provider != provider:
+		return nil, inputError("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
+	default:
+		ml.Declared, ml.Provider = false, provider
+	}
+	if len(ml.Versions) > 0 && ml.Body != o.Body {
+		return nil, inputError("probe: lane %s was probed into %s with H4 as the %s before: keep --h4-body as it was", o.Lane, o.Output, map[bool]string{true: "whole body", false: "item"}[ml.Body])
+	}
+	ml.Body = o.Body
+	if !slices.Contains(ml.Versions[o.Version], o.Configuration) {
+		ml.Versions[o.Version] = append(ml.Versions[o.Version], o.Configuration)
+		slices.Sort(ml.Versions[o.Version])
+	}
+	man.Lanes[o.Lane] = ml
+	manData, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	files := map[string][]byte{
+		rel:          bytes.Join(lines, nil),
+		ManifestFile: append(manData, '\n'),
+		LaneFile:     laneFile(man),
+	}
+	if err := safeio.WriteTree(o.Output, files); err != nil {
+		return nil, fmt.Errorf("probe: write %s: %w", o.Output, err)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// recordKey orders records by fixture, repetition and stage.
+func recordKey(line []byte) string {
+	var r struct {
+		Fixture    string `json:"fixture"`
+		Repetition int    `json:"repetition"`
+		Stage      string `json:"stage"`
+	}
+	_ = json.Unmarshal(line, &r)
+	return fmt.Sprintf("%s\x00%09d\x00%d", r.Fixture, r.Repetition, slices.Index(Stages, r.Stage))
+}
+
+// inputDirs are the directories of the user's layers, which the output must not be or hold.
+func inputDirs(o *Options) []string {
+	var out []string
+	for _, d := range o.Inputs.Inputs() {
+		if d.Local != "" {
+			out = append(out, d.Local)
+		}
+	}
+	return out
+}
+
+// cueString quotes s as a CUE string: JSON's escaping, which CUE reads (no interpolation).
+func cueString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// laneFile is probe.cue: a lane for every probed lane no layer declares (H4 the provider's
+// generic binding, the other stages not observable) and the profile probe.
+func laneFile(m *manifest) []byte {
+	var b strings.Builder
+	b.WriteString("// Code generated by contractcheck probe from probe.json; DO NOT EDIT (a probe writes it anew).\n")
+	b.WriteString("// Judge the records with:\n//\n")
+	b.WriteString("//\tcontractcheck check --observations DIR --contracts DIR --profile probe\n//\n")
+	b.WriteString("// To bind stages the probe cannot see, or gate on your own contracts, declare the lane in a\n")
+	b.WriteString("// layer of your own and probe again (docs/probe.md).\n\n")
+	b.WriteString("package contracts\n")
+	names := make([]string, 0, len(m.Lanes))
+	for n := range m.Lanes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		l := m.Lanes[n]
+		if l.Declared {
+			continue
+		}
+		versions := make([]string, 0, len(l.Versions))
+		configs := map[string]bool{}
+		for v, cs := range l.Versions {
+			versions = append(versions, v)
+			for _, c := range cs {
+				configs[c] = true
+			}
+		}
+		slices.Sort(versions)
+		cs := make([]string, 0, len(configs))
+		for c := range configs {
+			cs = append(cs, c)
+		}
+		slices.Sort(cs)
+		// A generated lane's H4 is always the item (--h4-body needs a lane of the user's own).
+		h4 := "_providerH4[" + cueString(l.Provider) + "]"
+		fmt.Fprintf(&b, "\nlanes: %s: {\n", cueString(n))
+		fmt.Fprintf(&b, "\tdoc:    %s\n", cueString("Probed with contractcheck probe: the command ran against the fixture MCP server and a fake "+l.Provider+" provider. H4 is the provider request item that carries the tool result, read through the provider's generic binding; the other stages were not reported."))
+		b.WriteString("\torigin: \"captured\"\n")
+		b.WriteString("\tversions: [")
+		for i, v := range versions {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(cueString(v))
+		}
+		b.WriteString("]\n\tconfigurations: {\n")
+		for _, c := range cs {
+			fmt.Fprintf(&b, "\t\t%s: doc: %s\n", cueString(c), cueString("Probed as configuration "+c+"."))
+		}
+		b.WriteString("\t}\n\tstages: {\n")
+		for _, st := range []string{"D1", "A2", "M3"} {
+			fmt.Fprintf(&b, "\t\t%s: {exposure: \"not_observable\", doc: %s, compartments: {}}\n", st, cueString("Not reported by the command (contractcheck probe's observe hook)."))
+		}
+		fmt.Fprintf(&b, "\t\tH4: %s\n\t}\n}\n", h4)
+	}
+	b.WriteString("\nprofiles: probe: {\n")
+	b.WriteString("\tdoc:        \"Every probed fixture reached the model: the command ran, called the tool and sent the result on (written by contractcheck probe; gate your own contracts with a profile of your own).\"\n")
+	b.WriteString("\tnullPolicy: \"strict\"\n")
+	b.WriteString("\trequire: [{\n")
+	b.WriteString("\t\tdoc: \"Each probed lane's H4 was captured: judged pass or unmet, never execution_failed.\"\n")
+	b.WriteString("\t\tlanes: [")
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(cueString(n))
+	}
+	b.WriteString("]\n\t\tstages: [\"H4\"]\n\t\toutcomes: [\"pass\", \"unmet\"]\n\t}]\n}\n")
+	return []byte(b.String())
+}

@@ -1,0 +1,705 @@
+// Package probe runs a user's agent command against the catalogue's fixtures and records what
+// reaches the model: for each selected fixture and repetition it serves the fixture's W0 bytes
+// from an MCP server on loopback (package mcpserve, over Streamable HTTP and, through
+// `contractcheck serve --stdio --probe`, over stdio), plays the model provider on loopback
+// (package fakeprovider: OpenAI Responses, Chat Completions, Anthropic Messages and Gemini, plain
+// and streamed), runs the command as a fresh process, and writes observation records: H4 is the
+// provider request item that carries the tool result, D1, A2 and M3 are what the command
+// reports to the observe hook, or not_observable. A run that fails in any way gives
+// execution_failed with what went wrong, never a silent gap.
+//
+// The output directory is a complete input of `contractcheck check`: the records under
+// <lane>/<version>/<configuration>.jsonl, and probe.cue with the lane's definition (its H4
+// stage from the provider's generic binding, `_providerH4` in contracts/providers.cue) and a
+// profile `probe` that requires every probed fixture to reach the model.
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/mcpserve"
+)
+
+// Quiet is the environment that turns off the telemetry agent SDKs send past their provider's base
+// URL (openai-agents traces to api.openai.com whatever the base URL is): nothing of a probe is to
+// leave the machine.
+var Quiet = []string{
+	"OPENAI_AGENTS_DISABLE_TRACING=1",
+	"LANGCHAIN_TRACING_V2=false",
+	"LANGSMITH_TRACING=false",
+	"OTEL_SDK_DISABLED=true",
+	"DO_NOT_TRACK=1",
+}
+
+// Stages are the observed stages a probe writes a record for, in pipeline order.
+var Stages = []string{"D1", "A2", "M3", "H4"}
+
+// DefaultPrompt is the user prompt the command is given (CONTRACTCHECK_PROMPT).
+const DefaultPrompt = "Call fixture_tool, then answer in one sentence."
+
+// Options are what a probe runs and where it writes.
+type Options struct {
+	// Inputs selects the contract, schema and fixture layers and, through Scope.Fixtures and
+	// Scope.Suites, the fixtures probed (every catalogued fixture when both are empty).
+	Inputs check.Options
+	// Lane names the user's framework; Version and Configuration its version and setting.
+	Lane, Version, Configuration string
+	// Provider is the API whose generic H4 binding the lane gets when no layer declares it; empty
+	// means the API the command spoke to.
+	Provider string
+	// Body records the whole provider request body at H4 rather than the item that carries the
+	// tool result (for a lane whose H4 binding reads the body, as adk-go's and genkit-go's do).
+	Body bool
+	// Repetitions is how many fresh runs each fixture gets (at least 1).
+	Repetitions int
+	// Output is the directory the records and probe.cue go to.
+	Output string
+	// RunTimeout bounds one run of the command.
+	RunTimeout time.Duration
+	// Command is the agent command and its arguments; "{url}" in an argument is replaced by the
+	// MCP endpoint.
+	Command []string
+	// AppendURL appends the MCP endpoint to the command's arguments (the MCP conformance suite's
+	// convention).
+	AppendURL bool
+	// Batch runs all selected fixtures in one process per repetition: the fake model calls the
+	// tool once per fixture, naming the fixture in the call's arguments.
+	Batch bool
+	// Tool is the MCP tool's name (mcpserve.DefaultTool when empty); Prompt the user prompt.
+	Tool, Prompt string
+	// Executable is the contractcheck binary that `CONTRACTCHECK_MCP_COMMAND` starts.
+	Executable string
+	// Env is the environment the command inherits (os.Environ() when nil).
+	Env []string
+	// Log receives one line per run, and the command's output when Verbose is set.
+	Log     io.Writer
+	Verbose bool
+}
+
+// Result is what a probe did.
+type Result struct {
+	// Runs counts the command's runs; Captured and Failed the fixture repetitions whose H4 was
+	// captured or failed.
+	Runs, Captured, Failed int
+	// Files are the files written, relative to the output directory.
+	Files []string
+	// Provider is the API the lane's H4 binding follows.
+	Provider string
+}
+
+// Error is a probe input or usage error (exit 2).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func inputError(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+var (
+	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+)
+
+// fixture is one selected source.
+type fixture struct {
+	id, revision, sha string
+	data              []byte
+}
+
+// laneDef is what the probe knows of the lane: declared by a layer, or generated.
+type laneDef struct {
+	declared bool
+	// exposure of each observed stage (declared lanes); generated lanes observe H4 only.
+	exposure map[string]string
+}
+
+// Run probes the command and writes the records. The error is an *Error for bad input, or the
+// cause of an instrument failure (the loopback listener, a write).
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	in, err := check.Load(ctx, o.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	fixtures, err := selectFixtures(in, o.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	lane, err := laneOf(in.Model, o)
+	if err != nil {
+		return nil, err
+	}
+	man, err := readManifest(o.Output)
+	if err != nil {
+		return nil, err
+	}
+
+	srv, err := newHub()
+	if err != nil {
+		return nil, fmt.Errorf("probe: listen on loopback: %w", err)
+	}
+	defer srv.close()
+
+	res := &Result{}
+	var records []record
+	firstFailure := ""
+	apis := map[fakeprovider.API]bool{}
+	for rep := 1; rep <= o.Repetitions; rep++ {
+		groups := [][]fixture{}
+		if o.Batch {
+			groups = append(groups, fixtures)
+		} else {
+			for _, f := range fixtures {
+				groups = append(groups, []fixture{f})
+			}
+		}
+		for _, g := range groups {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			out := o.runOnce(ctx, srv, g, rep, lane)
+			res.Runs++
+			for _, r := range out.records {
+				if r.Stage == "H4" {
+					if r.State == "captured" {
+						res.Captured++
+					} else {
+						res.Failed++
+					}
+				}
+				if r.Error != "" && firstFailure == "" {
+					firstFailure = r.Error
+				}
+			}
+			for _, a := range out.apis {
+				apis[a] = true
+			}
+			records = append(records, out.records...)
+		}
+	}
+
+	provider := o.Provider
+	if provider == "" && !lane.declared {
+		switch len(apis) {
+		case 0:
+			why := ""
+			if firstFailure != "" {
+				why = "; the first run's failure: " + firstFailure
+			}
+			return nil, inputError("probe: the command sent no model request to the fake provider in any run, so the provider API is unknown: name it with --provider (%s)%s", apiList(), why)
+		case 1:
+			for a := range apis {
+				provider = string(a)
+			}
+		default:
+			var names []string
+			for a := range apis {
+				names = append(names, string(a))
+			}
+			slices.Sort(names)
+			return nil, inputError("probe: the command spoke to several provider APIs (%s): name the one the lane's H4 follows with --provider", strings.Join(names, ", "))
+		}
+	}
+	res.Provider = provider
+	files, err := o.write(man, lane, provider, fixtures, records)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files
+	return res, nil
+}
+
+func apiList() string {
+	var s []string
+	for _, a := range fakeprovider.APIs() {
+		s = append(s, string(a))
+	}
+	return strings.Join(s, ", ")
+}
+
+func (o *Options) normalize() error {
+	switch {
+	case len(o.Command) == 0:
+		return inputError("probe: no command: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 -- node agent.mjs")
+	case o.Lane == "":
+		return inputError("probe: --lane is required: the name of your framework or agent (lowercase letters, digits, '.', '_' and '-')")
+	case !nameRE.MatchString(o.Lane):
+		return inputError("probe: --lane %s: a lane name is lowercase letters, digits, '.', '_' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Lane))
+	case o.Version == "":
+		return inputError("probe: --version is required: the version of your framework or agent the records are for")
+	case !versionRE.MatchString(o.Version):
+		return inputError("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
+	case !nameRE.MatchString(o.Configuration):
+		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
+	case o.Repetitions < 1:
+		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
+	case o.RunTimeout <= 0:
+		return inputError("probe: --run-timeout must be positive")
+	case o.Output == "":
+		return inputError("probe: --output is required")
+	}
+	if o.Provider != "" {
+		if _, err := fakeprovider.ParseAPI(o.Provider); err != nil {
+			return inputError("probe: --provider %s: one of %s", strconv.QuoteToGraphic(o.Provider), apiList())
+		}
+	}
+	if o.Tool == "" {
+		o.Tool = mcpserve.DefaultTool
+	}
+	if o.Prompt == "" {
+		o.Prompt = DefaultPrompt
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("probe: the contractcheck binary for CONTRACTCHECK_MCP_COMMAND: %w", err)
+		}
+		o.Executable = exe
+	}
+	return nil
+}
+
+// selectFixtures lists the fixtures the scope selects, sorted by id.
+func selectFixtures(in *check.Instrument, o check.Options) ([]fixture, error) {
+	var out []fixture
+	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
+		f := in.Model.Fixtures[id]
+		if len(o.Scope.Fixtures) > 0 && !contract.Matches(o.Scope.Fixtures, id) ||
+			len(o.Scope.Suites) > 0 && !contract.Matches(o.Scope.Suites, f.Suite) {
+			continue
+		}
+		s := in.Sources[id]
+		out = append(out, fixture{id: id, revision: f.Revision, sha: s.Sha256, data: s.Data})
+	}
+	if len(out) == 0 {
+		return nil, inputError("probe: --fixture %s --suite %s select no catalogued fixture", strings.Join(o.Scope.Fixtures, ","), strings.Join(o.Scope.Suites, ","))
+	}
+	return out, nil
+}
+
+// laneOf finds the lane in the contract layers, or describes the one the probe generates.
+func laneOf(m *contract.Model, o Options) (laneDef, error) {
+	l, ok := m.Lanes[o.Lane]
+	if !ok && o.Body {
+		return laneDef{}, inputError("probe: --h4-body records the whole request body, which only a lane of your own can bind (the item's place in the body varies): declare lane %s in a --contracts layer, or leave --h4-body out", o.Lane)
+	}
+	if !ok {
+		return laneDef{exposure: map[string]string{"D1": "not_observable", "A2": "not_observable", "M3": "not_observable", "H4": "observed"}}, nil
+	}
+	const where = "the --contracts layers: "
+	if l.OriginOf(o.Version) != "captured" {
+		return laneDef{}, inputError("probe: %slane %s declares version %s %s: a probe captures carriers from running code", where, o.Lane, o.Version, l.OriginOf(o.Version))
+	}
+	if !slices.Contains(l.Versions, o.Version) {
+		return laneDef{}, inputError("probe: %slane %s declares versions %s, not %s: add it to the lane's versions", where, o.Lane, strings.Join(l.Versions, ", "), o.Version)
+	}
+	if _, ok := l.Configurations[o.Configuration]; !ok {
+		return laneDef{}, inputError("probe: %slane %s declares configurations %s, not %s", where, o.Lane, strings.Join(contract.SortedKeys(l.Configurations), ", "), o.Configuration)
+	}
+	d := laneDef{declared: true, exposure: map[string]string{}}
+	for _, st := range Stages {
+		def, ok := l.Stages[st]
+		if !ok {
+			d.exposure[st] = "not_applicable"
+			continue
+		}
+		d.exposure[st] = def.Exposure
+	}
+	if d.exposure["H4"] != "observed" {
+		return laneDef{}, inputError("probe: %slane %s does not observe H4 (%s): a probe records the provider request", where, o.Lane, d.exposure["H4"])
+	}
+	return d, nil
+}
+
+// hub is the loopback HTTP server every run's MCP endpoint, provider and observe hook hang off,
+// each under /r/<token>/.
+type hub struct {
+	ln   net.Listener
+	srv  *http.Server
+	mu   sync.Mutex
+	runs map[string]http.Handler
+}
+
+func newHub() (*hub, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	h := &hub{ln: ln, runs: map[string]http.Handler{}}
+	h.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = h.srv.Serve(ln) }()
+	return h, nil
+}
+
+func (h *hub) root() string { return "http://" + h.ln.Addr().String() }
+
+func (h *hub) close() { _ = h.srv.Close() }
+
+func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/r/")
+	token, _, _ := strings.Cut(rest, "/")
+	h.mu.Lock()
+	run := h.runs[token]
+	h.mu.Unlock()
+	if !ok || run == nil {
+		http.Error(w, "contractcheck probe: no run "+strconv.Quote(token), http.StatusNotFound)
+		return
+	}
+	http.StripPrefix("/r/"+token, run).ServeHTTP(w, r)
+}
+
+func (h *hub) add(token string, run http.Handler) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.runs[token] = run
+}
+
+func (h *hub) remove(token string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.runs, token)
+}
+
+// observation is a carrier the command reported to the observe hook.
+type observation struct {
+	Stage   string          `json:"stage"`
+	Carrier json.RawMessage `json:"carrier"`
+	CallID  string          `json:"callId"`
+	fixture string
+}
+
+// runOutcome is what one run of the command produced.
+type runOutcome struct {
+	records []record
+	apis    []fakeprovider.API
+}
+
+// runOnce runs the command once for fixtures (one, or all of them in batch mode).
+func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef) runOutcome {
+	token := newToken()
+	base := h.root() + "/r/" + token
+	mcpURL := base + "/mcp"
+
+	calls := make([]fakeprovider.Call, len(fixtures))
+	served := make([]mcpserve.Fixture, len(fixtures))
+	for i, f := range fixtures {
+		calls[i] = fakeprovider.Call{ID: "call_fixture_1", Arguments: "{}"}
+		if o.Batch {
+			args, _ := json.Marshal(map[string]string{"fixture": f.id})
+			calls[i] = fakeprovider.Call{ID: "call_" + f.id, Arguments: string(args)}
+		}
+		served[i] = mcpserve.Fixture{ID: f.id, Revision: f.revision, Bytes: f.data}
+	}
+	var (
+		mu       sync.Mutex
+		lastCall string // the fixture of the latest tools/call, for observations without a call id
+		obs      []observation
+		obsErr   error
+	)
+	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, OnCall: func(c mcpserve.Call) {
+		mu.Lock()
+		lastCall = c.Fixture
+		mu.Unlock()
+	}}
+	prov := fakeprovider.New(fakeprovider.Config{Tool: o.Tool, Calls: calls})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp)
+	mux.HandleFunc("/observe", func(w http.ResponseWriter, r *http.Request) {
+		ob, err := readObservation(r, lane, o.Lane)
+		if err != nil {
+			mu.Lock()
+			if obsErr == nil {
+				obsErr = err
+			}
+			mu.Unlock()
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		ob.fixture = lastCall
+		if ob.CallID != "" {
+			for i, c := range calls {
+				if c.ID == ob.CallID {
+					ob.fixture = fixtures[i].id
+				}
+			}
+		}
+		if len(fixtures) == 1 {
+			ob.fixture = fixtures[0].id
+		}
+		obs = append(obs, ob)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.Handle("/", prov)
+	h.add(token, mux)
+	defer h.remove(token)
+
+	scenario, revision := fixtures[0].id, fixtures[0].revision
+	if len(fixtures) > 1 {
+		scenario = "batch"
+	}
+	runErr, tail := o.execute(ctx, mcpURL, base, scenario, revision, rep)
+
+	out := runOutcome{}
+	seen := map[fakeprovider.API]bool{}
+	for _, r := range prov.Requests() {
+		if r.API != "" && !seen[r.API] && r.Answer != "side" && r.Answer != "refused" {
+			seen[r.API] = true
+			out.apis = append(out.apis, r.API)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, f := range fixtures {
+		// What the probe refused explains a failure best, then how the command ended.
+		failure := obsErr
+		if failure == nil {
+			failure = prov.Err()
+		}
+		if failure == nil {
+			failure = runErr
+		}
+		var item []byte
+		if failure == nil {
+			failure, item = o.h4(prov, mcp, calls[i], f, i)
+		}
+		if failure != nil && tail != "" {
+			failure = fmt.Errorf("%w; the command's output ended with: %s", failure, tail)
+		}
+		var fobs []observation
+		for _, ob := range obs {
+			if ob.fixture == f.id {
+				fobs = append(fobs, ob)
+			}
+		}
+		recs, err := recordsFor(o, lane, f, rep, fobs, item, failure)
+		if err != nil {
+			recs, _ = recordsFor(o, lane, f, rep, nil, nil, err)
+		}
+		out.records = append(out.records, recs...)
+		state := "captured"
+		if failure != nil {
+			state = "execution_failed: " + failure.Error()
+		} else if err != nil {
+			state = "execution_failed: " + err.Error()
+		}
+		fmt.Fprintf(o.Log, "probe: %s repetition %d: %s\n", f.id, rep, strconv.QuoteToGraphic(state)[1:len(strconv.QuoteToGraphic(state))-1])
+	}
+	return out
+}
+
+// h4 finds the provider request item (or body) that carries the result of fixture f's call.
+func (o *Options) h4(prov *fakeprovider.Provider, mcp *mcpserve.Server, call fakeprovider.Call, f fixture, index int) (error, []byte) {
+	called := false
+	for _, c := range mcp.Calls() {
+		if c.Fixture == f.id {
+			called = true
+		}
+	}
+	if !prov.ToolCalled(call.ID) {
+		n := 0
+		for _, r := range prov.Requests() {
+			if r.Answer != "side" {
+				n++
+			}
+		}
+		if n == 0 {
+			return errors.New("the command sent no model request to the fake provider (is it reading OPENAI_BASE_URL, ANTHROPIC_BASE_URL or GOOGLE_GEMINI_BASE_URL?)"), nil
+		}
+		return fmt.Errorf("the fake model never got to call the tool for %s: %d model requests before the command ended", f.id, n), nil
+	}
+	if !called {
+		return fmt.Errorf("the model called tool %s (call id %s) but the command never sent tools/call for it to the MCP server", o.Tool, call.ID), nil
+	}
+	api, item, seq, ok := prov.Result(call.ID)
+	if !ok {
+		return fmt.Errorf("the command called tool %s but sent no model request carrying its result (call id %s)", o.Tool, call.ID), nil
+	}
+	if o.Body {
+		for _, r := range prov.Requests() {
+			if r.Seq == seq {
+				item = r.Body
+			}
+		}
+	}
+	_ = api
+	return nil, item
+}
+
+// readObservation reads one POST to the observe hook.
+func readObservation(r *http.Request, lane laneDef, name string) (observation, error) {
+	var ob observation
+	if r.Method != http.MethodPost {
+		return ob, fmt.Errorf("observe: %s: POST {stage, carrier}", r.Method)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20+1))
+	if err != nil {
+		return ob, fmt.Errorf("observe: read: %w", err)
+	}
+	if len(body) > 64<<20 {
+		return ob, errors.New("observe: a carrier larger than 64 MiB")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ob); err != nil {
+		return ob, fmt.Errorf("observe: the body is not {\"stage\", \"carrier\", \"callId\"}: %w", err)
+	}
+	switch {
+	case ob.Stage == "H4":
+		return ob, errors.New("observe: H4 is the provider request the probe records itself: report D1, A2 or M3")
+	case !slices.Contains(Stages, ob.Stage):
+		return ob, fmt.Errorf("observe: stage %s: one of D1, A2, M3", strconv.QuoteToGraphic(ob.Stage))
+	case len(ob.Carrier) == 0 || string(ob.Carrier) == "null":
+		return ob, fmt.Errorf("observe: stage %s: no carrier", ob.Stage)
+	case lane.exposure[ob.Stage] != "observed":
+		return ob, fmt.Errorf("observe: the command reported stage %s, but lane %s does not observe it (%s): declare the lane and its %s binding in a --contracts layer (docs/probe.md)", ob.Stage, name, lane.exposure[ob.Stage], ob.Stage)
+	}
+	return ob, nil
+}
+
+// execute runs the command once and returns why it failed, if it did, with the tail of its output.
+func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision string, rep int) (error, string) {
+	args := make([]string, 0, len(o.Command)+1)
+	for _, a := range o.Command {
+		args = append(args, strings.ReplaceAll(a, "{url}", mcpURL))
+	}
+	if o.AppendURL {
+		args = append(args, mcpURL)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.RunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	env := slices.Clone(o.Env)
+	env = append(env, fakeprovider.Env(base)...)
+	env = append(env,
+		"CONTRACTCHECK_MCP_URL="+mcpURL,
+		"CONTRACTCHECK_MCP_COMMAND="+ShellJoin([]string{o.Executable, "serve", "--stdio", "--probe", mcpURL}),
+		"CONTRACTCHECK_TOOL="+o.Tool,
+		"CONTRACTCHECK_PROMPT="+o.Prompt,
+		"CONTRACTCHECK_OBSERVE_URL="+base+"/observe",
+		"CONTRACTCHECK_FIXTURE="+scenario,
+		"CONTRACTCHECK_REPETITION="+strconv.Itoa(rep),
+		"MCP_CONFORMANCE_SCENARIO="+scenario,
+		"MCP_CONFORMANCE_PROTOCOL_VERSION="+revision,
+	)
+	env = append(env, Quiet...)
+	cmd.Env = env
+	cmd.Stdin = nil
+	var tail tailBuffer
+	var w io.Writer = &tail
+	if o.Verbose {
+		w = io.MultiWriter(&tail, o.Log)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	err := cmd.Run()
+	text := tail.String()
+	switch {
+	case err == nil:
+		return nil, ""
+	case ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("the command did not finish within --run-timeout %s and was stopped", o.RunTimeout), text
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("the command could not start: %w", err), text
+	default:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("the command exited with %s", ee.ProcessState), text
+		}
+		return fmt.Errorf("the command failed: %w", err), text
+	}
+}
+
+func newToken() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ShellJoin quotes words for a POSIX shell (and for shlex.split and shell-words splitters).
+func ShellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && strings.IndexFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+		}) < 0 {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// tailBuffer keeps the last 2 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	cut bool
+}
+
+const tailBytes = 2048
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailBytes {
+		t.buf = slices.Clone(t.buf[len(t.buf)-tailBytes:])
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+// String is the tail as one line of valid UTF-8, its line breaks shown as ⏎.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	cut := t.cut
+	if len(b) > tailBytes {
+		b, cut = b[len(b)-tailBytes:], true
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", " ⏎ "))
+	if cut && s != "" {
+		s = "…" + s
+	}
+	return s
+}
