@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -113,12 +116,21 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		return check.ExitCode(err), err
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
-		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), p.Output)
-	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", probe.ShellJoin([]string{p.Output}), probe.ShellJoin([]string{p.Output}))
+		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
+	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
 	if res.Failed > 0 {
 		return report.ExitUnmet, nil
 	}
 	return report.ExitSatisfied, nil
+}
+
+// shownPath is a path as a terminal or CI log may show it: shell-quoted, or Go-quoted when it
+// holds a character that is not graphic (a line break, an escape, a bidi control).
+func shownPath(p string) string {
+	if strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsGraphic(r) }) {
+		return strconv.QuoteToGraphic(p)
+	}
+	return probe.ShellJoin([]string{p})
 }
 
 func h4Binding(provider string) string {
