@@ -449,7 +449,10 @@ func anthropicStream(pl plan) *sse {
 func geminiResponse(pl plan) obj {
 	part := obj{{"text", pl.finalText}}
 	if pl.call != nil {
-		part = obj{{"functionCall", obj{{"id", pl.call.ID}, {"name", pl.toolName}, {"args", json.RawMessage(pl.call.Arguments)}}}}
+		// No id, as the Gemini Developer API answers generateContent (FunctionCall.id is
+		// optional): a framework has nothing to echo, and its functionResponse is found by
+		// order and name (FindResult), as the capture programs' fake Gemini left it.
+		part = obj{{"functionCall", obj{{"name", pl.toolName}, {"args", json.RawMessage(pl.call.Arguments)}}}}
 	}
 	return obj{
 		{"candidates", []any{obj{{"content", obj{{"parts", []any{part}}, {"role", "model"}}}, {"finishReason", "STOP"}, {"index", 0}}}},

@@ -506,13 +506,16 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 			recs, _ = recordsFor(o, lane, f, rep, nil, nil, err)
 		}
 		out.records = append(out.records, recs...)
+		// The line says what the records say: H4's state, or the first failure before it.
 		state := "captured"
-		if failure != nil {
-			state = "execution_failed: " + failure.Error()
-		} else if err != nil {
-			state = "execution_failed: " + err.Error()
+		for _, r := range recs {
+			if r.State == "execution_failed" {
+				state = "execution_failed: " + r.Error
+				break
+			}
 		}
-		fmt.Fprintf(o.Log, "probe: %s repetition %d: %s\n", f.id, rep, strconv.QuoteToGraphic(state)[1:len(strconv.QuoteToGraphic(state))-1])
+		q := strconv.QuoteToGraphic(state)
+		fmt.Fprintf(o.Log, "probe: %s repetition %d: %s\n", f.id, rep, q[1:len(q)-1])
 	}
 	return out
 }

@@ -417,3 +417,31 @@ func TestUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchMatchesPerFixture: Gemini function calls carry no id, so batch mode attributes each
+// functionResponse by order and name; every fixture's H4 item must then be the one a process of
+// its own sends.
+func TestBatchMatchesPerFixture(t *testing.T) {
+	env := []string{"TESTAGENT_API=gemini", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=stdio"}
+	single := probeOpts(t, "agent", env, "C0[5-9]", "C1[0-1]")
+	if _, err := Run(context.Background(), single); err != nil {
+		t.Fatal(err)
+	}
+	batch := probeOpts(t, "agent", env, "C0[5-9]", "C1[0-1]")
+	batch.Batch = true
+	if _, err := Run(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	one, all := readRecords(t, single), readRecords(t, batch)
+	seen := map[string]bool{}
+	for _, id := range []string{"C05", "C06", "C07", "C08", "C09", "C10", "C11"} {
+		a, b := h4Of(t, one, id, 1), h4Of(t, all, id, 1)
+		if a.State != "captured" || !bytes.Equal(a.Carrier, b.Carrier) {
+			t.Errorf("%s: per fixture %s %s, batch %s %s", id, a.State, a.Carrier, b.State, b.Carrier)
+		}
+		if seen[string(b.Carrier)] {
+			t.Errorf("%s: the same H4 item as another fixture: %s", id, b.Carrier)
+		}
+		seen[string(b.Carrier)] = true
+	}
+}

@@ -83,7 +83,7 @@ func wantItem(t *testing.T, api fakeprovider.API, fixture, callID, name string) 
 			item = map[string]any{"type": "tool_result", "tool_use_id": callID, "is_error": false, "content": []any{
 				map[string]any{"type": "text", "text": "hello <b> & \u2028 \"q\""}, map[string]any{"type": "text", "text": "second"}}}
 		case fakeprovider.Gemini:
-			item = map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": map[string]any{"output": joined}}}
+			item = map[string]any{"functionResponse": map[string]any{"name": name, "response": map[string]any{"output": joined}}}
 		}
 	case "rich":
 		link := `{"type":"resource_link","uri":"file:///x.txt","name":"x"}`
@@ -102,7 +102,7 @@ func wantItem(t *testing.T, api fakeprovider.API, fixture, callID, name string) 
 				map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
 				map[string]any{"type": "text", "text": link}}}
 		case fakeprovider.Gemini:
-			item = map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": map[string]any{
+			item = map[string]any{"functionResponse": map[string]any{"name": name, "response": map[string]any{
 				"error": "see image\n" + `{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}` + "\n" + link}}}
 		}
 	case "rpc-error":
@@ -115,7 +115,7 @@ func wantItem(t *testing.T, api fakeprovider.API, fixture, callID, name string) 
 		case fakeprovider.Anthropic:
 			item = map[string]any{"type": "tool_result", "tool_use_id": callID, "is_error": true, "content": []any{map[string]any{"type": "text", "text": msg}}}
 		case fakeprovider.Gemini:
-			item = map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": map[string]any{"error": msg}}}
+			item = map[string]any{"functionResponse": map[string]any{"name": name, "response": map[string]any{"error": msg}}}
 		}
 	}
 	b, err := json.Marshal(item)
