@@ -36,16 +36,22 @@ type record struct {
 // the first observed stage without a carrier and not_reached after it.
 func recordsFor(o *Options, lane laneDef, f fixture, rep int, obs []observation, item []byte, failure error) ([]record, error) {
 	carriers := map[string][]byte{}
+	reported := map[string]string{} // stages the command reported failed, with its message
 	for _, ob := range obs {
-		if _, dup := carriers[ob.Stage]; dup {
+		_, dup := carriers[ob.Stage]
+		if _, dupErr := reported[ob.Stage]; dup || dupErr {
 			return nil, fmt.Errorf("the command reported stage %s more than once for %s", ob.Stage, f.id)
+		}
+		if ob.Error != "" {
+			reported[ob.Stage] = ob.Error
+			continue
 		}
 		carriers[ob.Stage] = ob.Carrier
 	}
 	if failure == nil {
 		carriers["H4"] = item
 		for _, st := range Stages {
-			if lane.exposure[st] == "observed" && carriers[st] == nil {
+			if _, failed := reported[st]; !failed && lane.exposure[st] == "observed" && carriers[st] == nil {
 				failure = fmt.Errorf("lane %s observes %s, but the command reported no %s carrier (POST it to CONTRACTCHECK_OBSERVE_URL)", o.Lane, st, st)
 				break
 			}
@@ -59,6 +65,8 @@ func recordsFor(o *Options, lane laneDef, f fixture, rep int, obs []observation,
 		switch exp := lane.exposure[st]; {
 		case exp != "observed":
 			r.State = exp
+		case reported[st] != "":
+			r.State, r.Error = "execution_failed", "the command reported: "+reported[st]
 		case failed:
 			r.State = "not_reached"
 		case failure != nil && carriers[st] == nil:

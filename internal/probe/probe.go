@@ -392,7 +392,10 @@ func (h *hub) remove(token string) {
 type observation struct {
 	Stage   string          `json:"stage"`
 	Carrier json.RawMessage `json:"carrier"`
-	CallID  string          `json:"callId"`
+	// Error reports that the stage failed in the agent (an SDK that rejected the result, say):
+	// the stage's record is execution_failed with it, and later stages keep what they report.
+	Error   string `json:"error"`
+	CallID  string `json:"callId"`
 	fixture string
 }
 
@@ -574,15 +577,17 @@ func readObservation(r *http.Request, lane laneDef, name string) (observation, e
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ob); err != nil {
-		return ob, fmt.Errorf("observe: the body is not {\"stage\", \"carrier\", \"callId\"}: %w", err)
+		return ob, fmt.Errorf("observe: the body is not {\"stage\", \"carrier\" or \"error\", \"callId\"}: %w", err)
 	}
 	switch {
 	case ob.Stage == "H4":
 		return ob, errors.New("observe: H4 is the provider request the probe records itself: report D1, A2 or M3")
 	case !slices.Contains(Stages, ob.Stage):
 		return ob, fmt.Errorf("observe: stage %s: one of D1, A2, M3", strconv.QuoteToGraphic(ob.Stage))
-	case len(ob.Carrier) == 0 || string(ob.Carrier) == "null":
-		return ob, fmt.Errorf("observe: stage %s: no carrier", ob.Stage)
+	case ob.Error != "" && len(ob.Carrier) > 0:
+		return ob, fmt.Errorf("observe: stage %s: a carrier or an error, not both", ob.Stage)
+	case ob.Error == "" && (len(ob.Carrier) == 0 || string(ob.Carrier) == "null"):
+		return ob, fmt.Errorf("observe: stage %s: no carrier (or error)", ob.Stage)
 	case lane.exposure[ob.Stage] != "observed":
 		return ob, fmt.Errorf("observe: the command reported stage %s, but lane %s does not observe it (%s): declare the lane and its %s binding in a --contracts layer (docs/probe.md)", ob.Stage, name, lane.exposure[ob.Stage], ob.Stage)
 	}

@@ -53,12 +53,17 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	case "observe":
-		// Reports an A2 carrier, then runs the agent.
-		body := `{"stage":"A2","carrier":{"seen":` + strings.Repeat(" ", 2) + `"yes","n":1e2}}`
-		resp, err := http.Post(os.Getenv("CONTRACTCHECK_OBSERVE_URL"), "application/json", strings.NewReader(body))
-		if err != nil || resp.StatusCode != http.StatusNoContent {
-			fmt.Fprintln(os.Stderr, "observe failed:", err, resp)
-			os.Exit(1)
+		// Reports an A2 carrier (and, when asked, that D1 failed), then runs the agent.
+		bodies := []string{`{"stage":"A2","carrier":{"seen":` + strings.Repeat(" ", 2) + `"yes","n":1e2}}`}
+		if os.Getenv("OBSERVE_D1_ERROR") != "" {
+			bodies = append(bodies, `{"stage":"D1","error":"ValidationError: structuredContent must be an object"}`)
+		}
+		for _, body := range bodies {
+			resp, err := http.Post(os.Getenv("CONTRACTCHECK_OBSERVE_URL"), "application/json", strings.NewReader(body))
+			if err != nil || resp.StatusCode != http.StatusNoContent {
+				fmt.Fprintln(os.Stderr, "observe failed:", err, resp)
+				os.Exit(1)
+			}
 		}
 		testagent.Main()
 	}
@@ -264,7 +269,7 @@ lanes: "acme-agent": {
 	versions: ["1.0.0"]
 	configurations: default: doc: "default"
 	stages: {
-		D1: {exposure: "not_observable", doc: "no seam", compartments: {}}
+		D1: {exposure: "observed", doc: "the SDK's result", carrier: "carriers/mcp-source.schema.json", compartments: _mcpCompartments}
 		A2: {exposure: "observed", doc: "the app's view", carrier: "carriers/acme-a2.schema.json", compartments: {content: _mcpResult, structured: _mcpResult, error: _mcpResult, meta: _mcpResult}}
 		M3: {exposure: "not_applicable", doc: "none", compartments: {}}
 		H4: _providerH4["openai-chat"]
@@ -282,7 +287,7 @@ lanes: "acme-agent": {
 	if err := os.WriteFile(filepath.Join(schemas, "carriers", "acme-a2.schema.json"), []byte(schema), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := probeOpts(t, "observe", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http"}, "C09")
+	o := probeOpts(t, "observe", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http", "OBSERVE_D1_ERROR=1"}, "C09")
 	o.Inputs.Contracts = []string{layer}
 	o.Inputs.Schemas = []string{schemas}
 	res, err := Run(context.Background(), o)
@@ -294,18 +299,22 @@ lanes: "acme-agent": {
 	}
 	states := map[string]string{}
 	var a2 record
-	for _, r := range readRecords(t, o) {
+	recs := readRecords(t, o)
+	for _, r := range recs {
 		states[r.Stage] = r.State
 		if r.Stage == "A2" {
 			a2 = r
 		}
 	}
-	want := map[string]string{"D1": "not_observable", "A2": "captured", "M3": "not_applicable", "H4": "captured"}
+	want := map[string]string{"D1": "execution_failed", "A2": "captured", "M3": "not_applicable", "H4": "captured"}
 	if fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Errorf("states %v, want %v", states, want)
 	}
 	if string(a2.Carrier) != `{"seen":"yes","n":1e2}` {
 		t.Errorf("A2 carrier %s", a2.Carrier)
+	}
+	if d1 := recs[0]; d1.Stage != "D1" || d1.Error != "the command reported: ValidationError: structuredContent must be an object" {
+		t.Errorf("D1 record %+v", d1)
 	}
 	lf, err := os.ReadFile(filepath.Join(o.Output, LaneFile))
 	if err != nil {
