@@ -1,0 +1,3 @@
+module github.com/contractcheck/contractcheck/examples/probe/go/observe
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/contractcheck/contractcheck/examples/probe/go/probeenv
+
+go 1.26

@@ -1,0 +1,129 @@
+// What the agent commands of this directory share: the network guard, and the environment
+// `contractcheck probe` sets for each run, read in one place. Import it first (before any
+// framework), so the guard is in place and tracing and telemetry are off before an SDK reads its
+// settings: nothing may leave the machine, and the fake provider answers only the model API.
+//
+//   CONTRACTCHECK_MCP_URL       the MCP Streamable HTTP endpoint of this run
+//   CONTRACTCHECK_MCP_COMMAND   a shell word list that starts the same server over stdio
+//   CONTRACTCHECK_TOOL          the tool's name (fixture_tool)
+//   CONTRACTCHECK_PROMPT        the user prompt to send
+//   OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and the API keys: the fake
+//   provider, read by each SDK from the environment itself.
+//
+// The examples' own switches (set by the caller; probe passes its environment through):
+//   PROBE_TRANSPORT      stdio | http (each command documents its default)
+//   PROBE_STREAM=1       stream the model's answers (SSE) instead of plain requests
+//   PROBE_CONFIGURATION  the lane configuration to run (CONTRACTCHECK_CONFIGURATION when unset)
+
+// The capture harness's guard (node builtins only), shared rather than copied.
+import { refusals } from '../../../capture/js/lib/guard.mjs';
+
+Object.assign(process.env, {
+  OPENAI_AGENTS_DISABLE_TRACING: '1',
+  OPENAI_AGENTS_DONT_LOG_MODEL_DATA: '1',
+  OPENAI_AGENTS_DONT_LOG_TOOL_DATA: '1',
+  LANGCHAIN_TRACING_V2: 'false',
+  LANGCHAIN_TRACING: 'false',
+  LANGSMITH_TRACING: 'false',
+  LANGCHAIN_CALLBACKS_BACKGROUND: 'false',
+  OTEL_SDK_DISABLED: 'true',
+  OTEL_TRACES_EXPORTER: 'none',
+  OTEL_METRICS_EXPORTER: 'none',
+  OTEL_LOGS_EXPORTER: 'none',
+});
+
+// Nothing may leave the machine: guard.mjs makes every non-loopback connection, DNS query and
+// datagram throw, and a command that attempted one fails (exit 3) even when a framework swallowed
+// the error, so probe records the run as execution_failed with the refusal in its output tail.
+process.on('exit', () => {
+  const refused = refusals();
+  if (refused.length === 0) return;
+  for (const r of refused) process.stderr.write(r + '\n');
+  process.stderr.write('a non-loopback connection was attempted: the run is void\n');
+  process.exitCode = 3;
+});
+
+/** need returns an environment variable probe sets, or exits 2 naming it. */
+export function need(name) {
+  const v = process.env[name];
+  if (v === undefined || v === '') {
+    process.stderr.write(`${name} is not set: run this command under \`contractcheck probe ... -- COMMAND\`\n`);
+    process.exit(2);
+  }
+  return v;
+}
+
+/**
+ * splitWords splits a shell word list the way sh does for a simple command without expansions:
+ * blanks separate words; '…' is literal; "…" keeps \" \\ \$ \` and drops \<newline>; outside
+ * quotes a backslash takes the next character literally. An unterminated quote throws.
+ */
+export function splitWords(s) {
+  const words = [];
+  let word = '';
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end < 0) throw new Error(`unterminated ' in ${JSON.stringify(s)}`);
+      word += s.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      i++;
+      for (; i < s.length && s[i] !== '"'; i++) {
+        if (s[i] === '\\' && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) {
+          i++;
+          if (s[i] !== '\n') word += s[i];
+        } else {
+          word += s[i];
+        }
+      }
+      if (i >= s.length) throw new Error(`unterminated " in ${JSON.stringify(s)}`);
+      inWord = true;
+    } else if (c === '\\') {
+      if (i + 1 < s.length) {
+        i++;
+        if (s[i] !== '\n') word += s[i];
+        inWord = true;
+      }
+    } else if (c === ' ' || c === '\t' || c === '\n') {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** mcpCommand is CONTRACTCHECK_MCP_COMMAND as {command, args}, for a stdio MCP client. */
+export function mcpCommand() {
+  const [command, ...args] = splitWords(need('CONTRACTCHECK_MCP_COMMAND'));
+  if (command === undefined) throw new Error('CONTRACTCHECK_MCP_COMMAND is empty');
+  return { command, args };
+}
+
+/** transport is PROBE_TRANSPORT (stdio or http), or def when unset. */
+export function transport(def) {
+  const t = process.env.PROBE_TRANSPORT || def;
+  if (t !== 'stdio' && t !== 'http') throw new Error(`PROBE_TRANSPORT must be stdio or http, not ${t}`);
+  return t;
+}
+
+/** configuration is the lane configuration to run, checked against the ones the command knows. */
+export function configuration(known) {
+  const c = process.env.PROBE_CONFIGURATION || process.env.CONTRACTCHECK_CONFIGURATION || 'default';
+  if (!known.includes(c)) throw new Error(`unknown configuration ${c} (have ${known.join(', ')})`);
+  return c;
+}
+
+/** streaming reports whether PROBE_STREAM asks for streamed model answers. */
+export const streaming = ['1', 'true', 'yes'].includes((process.env.PROBE_STREAM ?? '').toLowerCase());
+
+export const TOOL = process.env.CONTRACTCHECK_TOOL || 'fixture_tool';
+export const PROMPT = process.env.CONTRACTCHECK_PROMPT || `Call ${TOOL}, then answer.`;
