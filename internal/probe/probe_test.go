@@ -45,6 +45,16 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Hour)
 	case "silent":
 		os.Exit(0)
+	case "conformance":
+		// A client written for the MCP conformance suite: the server's URL is its last argument,
+		// the scenario and the protocol version come from the environment.
+		url := os.Args[len(os.Args)-1]
+		if url != os.Getenv("CONTRACTCHECK_MCP_URL") || os.Getenv("MCP_CONFORMANCE_SCENARIO") != os.Getenv("CONTRACTCHECK_FIXTURE") ||
+			os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION") != "2025-11-25" {
+			fmt.Fprintf(os.Stderr, "conformance: args %q, scenario %q, version %q\n", os.Args, os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"))
+			os.Exit(1)
+		}
+		testagent.Main()
 	case "no-followup":
 		// Asks the model, calls the tool, and ends without sending the result on.
 		if err := noFollowup(); err != nil {
@@ -452,5 +462,31 @@ func TestBatchMatchesPerFixture(t *testing.T) {
 			t.Errorf("%s: the same H4 item as another fixture: %s", id, b.Carrier)
 		}
 		seen[string(b.Carrier)] = true
+	}
+}
+
+// TestServerOnTheCommandLine: {url} in an argument, or --append-url, gives the agent the MCP
+// endpoint on its command line, with the conformance suite's environment beside it.
+func TestServerOnTheCommandLine(t *testing.T) {
+	env := []string{"TESTAGENT_API=anthropic", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
+	for _, tt := range []struct {
+		name    string
+		command []string
+		append  bool
+	}{
+		{"placeholder", []string{os.Args[0], "--server={url}", "{url}"}, false},
+		{"appended", []string{os.Args[0], "--verbose"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := probeOpts(t, "conformance", env, "C09")
+			o.Command, o.AppendURL = tt.command, tt.append
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h4 := h4Of(t, readRecords(t, o), "C09", 1); res.Captured != 1 || h4.State != "captured" {
+				t.Errorf("result %+v, H4 %+v", res, h4)
+			}
+		})
 	}
 }
