@@ -27,75 +27,55 @@ func findResult(api API, body []byte, callID string, callIndex int, name string)
 	if err != nil {
 		return nil, false, fmt.Errorf("find the result of %s: %w", callID, err)
 	}
-	cut := func(s [2]int) []byte { return body[s[0]:s[1]:s[1]] }
-	switch api {
-	case OpenAIResponses:
-		input, _, err := elems(body, ms, "input")
-		if err != nil {
-			return nil, false, err
-		}
-		for _, it := range input {
+	if api == Gemini {
+		return geminiResult(body, ms, callID, callIndex, name)
+	}
+	sl, known := resultSlots[api]
+	if !known {
+		return nil, false, fmt.Errorf("find the result of %s: unknown provider API %q", callID, api)
+	}
+	items, _, err := elems(body, ms, sl.list)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, it := range items {
+		candidates := [][2]int{it}
+		if sl.nested != "" {
 			im, ok, err := objectMembers(body, it[0], it[1])
-			if err != nil {
-				return nil, false, err
-			}
-			if t, _ := str(body, im, "type"); ok && t == "function_call_output" {
-				if id, _ := str(body, im, "call_id"); id == callID {
-					return cut(it), true, nil
-				}
-			}
-		}
-	case OpenAIChat:
-		msgs, _, err := elems(body, ms, "messages")
-		if err != nil {
-			return nil, false, err
-		}
-		for _, m := range msgs {
-			mm, ok, err := objectMembers(body, m[0], m[1])
-			if err != nil {
-				return nil, false, err
-			}
-			if role, _ := str(body, mm, "role"); ok && role == "tool" {
-				if id, _ := str(body, mm, "tool_call_id"); id == callID {
-					return cut(m), true, nil
-				}
-			}
-		}
-	case Anthropic:
-		msgs, _, err := elems(body, ms, "messages")
-		if err != nil {
-			return nil, false, err
-		}
-		for _, m := range msgs {
-			mm, ok, err := objectMembers(body, m[0], m[1])
 			if err != nil {
 				return nil, false, err
 			}
 			if !ok {
 				continue
 			}
-			blocks, _, err := elems(body, mm, "content")
+			if candidates, _, err = elems(body, im, sl.nested); err != nil {
+				return nil, false, err
+			}
+		}
+		for _, c := range candidates {
+			cm, ok, err := objectMembers(body, c[0], c[1])
 			if err != nil {
 				return nil, false, err
 			}
-			for _, b := range blocks {
-				bm, ok, err := objectMembers(body, b[0], b[1])
-				if err != nil {
-					return nil, false, err
-				}
-				if t, _ := str(body, bm, "type"); ok && t == "tool_result" {
-					if id, _ := str(body, bm, "tool_use_id"); id == callID {
-						return cut(b), true, nil
-					}
+			if k, _ := str(body, cm, sl.kindKey); ok && k == sl.kind {
+				if id, _ := str(body, cm, sl.idKey); id == callID {
+					return body[c[0]:c[1]:c[1]], true, nil
 				}
 			}
 		}
-	case Gemini:
-		return geminiResult(body, ms, callID, callIndex, name)
-	default:
-		return nil, false, fmt.Errorf("find the result of %s: unknown provider API %q", callID, api)
 	}
 	return nil, false, nil
+}
+
+// resultSlot is where a request body of one API carries tool results: the items of the list
+// under list (or of the list under nested in each of them), of which the one whose kindKey is
+// kind and whose idKey is the call id carries the call's result.
+type resultSlot struct{ list, nested, kindKey, kind, idKey string }
+
+var resultSlots = map[API]resultSlot{
+	OpenAIResponses: {list: "input", kindKey: "type", kind: "function_call_output", idKey: "call_id"},
+	OpenAIChat:      {list: "messages", kindKey: "role", kind: "tool", idKey: "tool_call_id"},
+	Anthropic:       {list: "messages", nested: "content", kindKey: "type", kind: "tool_result", idKey: "tool_use_id"},
 }
 
 // geminiResult is findResult for a Gemini generateContent body.
