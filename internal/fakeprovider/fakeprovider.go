@@ -134,6 +134,10 @@ type Request struct {
 // MaxBodyBytes bounds a request body the provider reads (64 MiB).
 const MaxBodyBytes = 64 << 20
 
+// MaxRunBytes bounds the request bodies one provider keeps in all (256 MiB): an agent that loops
+// on the model is refused, and fails its run, before it can take the probe past its memory.
+const MaxRunBytes = 256 << 20
+
 // errTooLarge reports a body beyond the provider's bound.
 var errTooLarge = errors.New("the body exceeds the fake provider's limit")
 
@@ -143,6 +147,8 @@ type Provider struct {
 	calls     []Call
 	finalText string
 	maxBody   int64 // MaxBodyBytes; lowered by tests
+	maxRun    int64 // MaxRunBytes; lowered by tests
+	stored    int64 // the bytes of the bodies kept
 
 	mu     sync.Mutex
 	reqs   []Request
@@ -156,7 +162,7 @@ type Provider struct {
 // New returns a Provider for cfg. A configuration it cannot honour (no Tool, arguments that are
 // not a JSON object) is reported by Err.
 func New(cfg Config) *Provider {
-	p := &Provider{tool: cfg.Tool, finalText: cfg.FinalText, maxBody: MaxBodyBytes, issued: map[string]bool{}}
+	p := &Provider{tool: cfg.Tool, finalText: cfg.FinalText, maxBody: MaxBodyBytes, maxRun: MaxRunBytes, issued: map[string]bool{}}
 	if p.finalText == "" {
 		p.finalText = "Done."
 	}
@@ -364,6 +370,11 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	p.mu.Lock()
+	if readErr == nil && p.stored+int64(len(body)) > p.maxRun {
+		readErr = fmt.Errorf("%w: the run's requests exceed %d bytes in all", errTooLarge, p.maxRun)
+		body = nil
+	}
+	p.stored += int64(len(body))
 	pl := plan{route: rt, seq: len(p.reqs) + 1}
 	rec := Request{Seq: pl.seq, API: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
 		generation: rt.kind == kindGenerate}

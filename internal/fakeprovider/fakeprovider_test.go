@@ -314,6 +314,28 @@ func TestBodyTooLarge(t *testing.T) {
 	}
 }
 
+// TestRunTooLarge: bodies that each fit but together exceed the run's budget are refused, and
+// the run fails, before the provider holds more than the budget.
+func TestRunTooLarge(t *testing.T) {
+	p := New(Config{Tool: "fixture_tool"})
+	p.maxRun = 64
+	root := serve(t, p)
+	body := `{"model":"m","input":"a prompt of forty bytes or so.."}`
+	for i, want := range []int{http.StatusOK, http.StatusRequestEntityTooLarge} {
+		resp := do(t, "POST", root+"/v1/responses", nil, body)
+		readAll(t, resp)
+		if resp.StatusCode != want {
+			t.Errorf("request %d: status %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "the run's requests exceed 64 bytes in all") {
+		t.Fatalf("Err() = %v, want the run's budget named", err)
+	}
+	if p.stored > p.maxRun {
+		t.Errorf("kept %d bytes, budget %d", p.stored, p.maxRun)
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	cases := []struct {
 		name    string

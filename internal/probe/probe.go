@@ -425,6 +425,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		mu       sync.Mutex
 		lastCall string // the fixture of the latest tools/call, for observations without a call id
 		obs      []observation
+		obsBytes int
 		obsErr   error
 	)
 	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, OnCall: func(c mcpserve.Call) {
@@ -447,6 +448,15 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 			return
 		}
 		mu.Lock()
+		if obsBytes += len(ob.Carrier); obsBytes > fakeprovider.MaxRunBytes {
+			err := fmt.Errorf("observe: the run's reported carriers exceed %d bytes in all", fakeprovider.MaxRunBytes)
+			if obsErr == nil {
+				obsErr = err
+			}
+			mu.Unlock()
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
 		ob.fixture = lastCall
 		if ob.CallID != "" {
 			for i, c := range calls {
