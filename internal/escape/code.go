@@ -1,0 +1,98 @@
+package escape
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Python returns s as a Python 3 str literal in double quotes, all ASCII: '"' and '\' escaped,
+// printable ASCII as itself, everything else as \n, \r, \t, \xXX, \uXXXX or \UXXXXXXXX. No
+// character of s can end the literal, start a comment, end a docstring or a line of source;
+// invalid UTF-8 becomes U+FFFD.
+func Python(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x100:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[r>>4])
+			b.WriteByte(hexDigits[r&0xf])
+		default:
+			writeU(&b, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// JavaScript returns s as a JavaScript string literal in double quotes, all ASCII: '"' and '\'
+// escaped, '<', '>' and '/' too (so the literal is also safe inside an HTML script element),
+// printable ASCII as itself, everything else as \n, \r, \t or \uXXXX (a surrogate pair beyond
+// the basic plane). U+2028 and U+2029, which end a line comment, are escaped like any other
+// non-ASCII character; a template's "${" and backquotes mean nothing in a double-quoted
+// literal. Invalid UTF-8 becomes U+FFFD.
+func JavaScript(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '<' || r == '>' || r == '/':
+			writeU(&b, r)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r > 0xffff:
+			r1, r2 := utf16Pair(r)
+			writeU(&b, r1)
+			writeU(&b, r2)
+		default:
+			writeU(&b, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// utf16Pair is r's UTF-16 surrogate pair.
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
+
+// Go returns s as a Go interpreted string literal, all ASCII (strconv.QuoteToASCII): no
+// character of s can end the literal or a line, and no bidi control reaches the source.
+// Each byte of invalid UTF-8 is first replaced by U+FFFD, as the other escapers replace it, so
+// that the literal holds valid UTF-8.
+func Go(s string) string {
+	if !utf8.ValidString(s) {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteRune(r)
+		}
+		s = b.String()
+	}
+	return strconv.QuoteToASCII(s)
+}

@@ -1,0 +1,18 @@
+// Package escape holds contractcheck's escapers: one function per output grammar, each the only
+// place that grammar is escaped. Every string that comes from outside the binary (a tool result,
+// a carrier, a fixture id, a teammate's layer, a diagnostic a policy wrote) passes through the
+// escaper of the sink it is written to, and nothing else is trusted to be safe there:
+//
+//   - Terminal: text for a terminal or a CI log (control, format and bidi characters made
+//     visible as \n, \t or \u202e; invalid UTF-8 as U+FFFD), and LogWriter, which keeps any line
+//     of text output from starting a CI runner's command (GitHub's ::, Azure's ##vso[ and ##[).
+//   - Markdown and MarkdownCell: inline markdown and a table cell (punctuation backslash-escaped,
+//     <, > and & as entities, | escaped, line breaks shown, never raw HTML).
+//   - TAPDescription and YAMLString: a TAP test line's description and a scalar in its YAML
+//     diagnostic block.
+//   - Python, JavaScript and Go: a string literal of generated source, ASCII only, so that no
+//     character of the data can end the literal, a comment or a line of the generated file.
+//
+// Generated code never places data in a comment or a docstring: only in string literals made
+// here, or in data files the generated code reads.
+package escape

@@ -1,0 +1,52 @@
+package escape
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// TAPDescription returns s as the description of a TAP test line ("ok 1 - description"): on
+// one line (Terminal), with '#' and '\' backslash-escaped, since an unescaped '#' starts a
+// directive (TODO, SKIP) and TAP 13 reads "\#" as a literal '#'.
+func TAPDescription(s string) string {
+	if strings.ContainsAny(s, `#\`) {
+		s = strings.NewReplacer(`\`, `\\`, `#`, `\#`).Replace(s)
+	}
+	return Terminal(s)
+}
+
+// YAMLString returns s as a YAML double-quoted scalar, such as TAP's diagnostic block holds:
+// '"' and '\' escaped, every character YAML does not count as printable (C0 and C1 controls,
+// DEL, surrogates, U+FFFE/U+FFFF) and every character Terminal would show escaped (line
+// separators, bidi and other format characters) written as \n, \t, \xXX, \uXXXX or \UXXXXXXXX;
+// invalid UTF-8 as U+FFFD. The scalar is on one line and reads back as s (but for invalid UTF-8).
+func YAMLString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == utf8.RuneError:
+			b.WriteRune(r)
+		case r < 0x100 && !visible(r):
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[r>>4])
+			b.WriteByte(hexDigits[r&0xf])
+		case !visible(r):
+			writeU(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,167 @@
+package escape
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// visible reports whether r may be written to a terminal as itself: graphic characters and
+// the space. Everything else — C0 and C1 controls (NUL, BEL, ESC, DEL, line breaks, tab),
+// U+2028 and U+2029, and format characters such as the bidi overrides and isolates (U+202A–
+// U+202E, U+2066–U+2069), zero-width characters and the byte order mark — is shown escaped.
+func visible(r rune) bool {
+	return r == ' ' || (unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r))
+}
+
+// Terminal returns s as it may be written to a terminal or a CI log: on one line, every
+// character that is not graphic shown as an escape (\n, \r, \t, else \u001b or \U000e0001),
+// invalid UTF-8 as U+FFFD. A backslash is kept as it is: the text is for reading, not for
+// parsing back.
+func Terminal(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !visible(r) })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		writeVisible(&b, r)
+	}
+	return b.String()
+}
+
+// writeVisible writes r, or its escape when it is not visible.
+func writeVisible(b *strings.Builder, r rune) {
+	switch {
+	case r == utf8.RuneError:
+		b.WriteRune(utf8.RuneError)
+	case visible(r):
+		b.WriteRune(r)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r == '\t':
+		b.WriteString(`\t`)
+	default:
+		writeU(b, r)
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeU writes r as \uXXXX, or \UXXXXXXXX beyond the basic plane.
+func writeU(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		b.WriteString(`\U`)
+		for s := 28; s >= 0; s -= 4 {
+			b.WriteByte(hexDigits[r>>s&0xf])
+		}
+		return
+	}
+	b.WriteString(`\u`)
+	for s := 12; s >= 0; s -= 4 {
+		b.WriteByte(hexDigits[r>>s&0xf])
+	}
+}
+
+// CommandStart reports whether a CI runner would read line as a command: GitHub Actions reads
+// "::name ...::" and Azure Pipelines "##vso[...]" and "##[...]", each after leading white space.
+func CommandStart(line string) bool {
+	t := strings.TrimLeft(line, lineSpace)
+	return strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##vso[") || strings.HasPrefix(t, "##[")
+}
+
+// NeutralizeLine returns line changed, when a CI runner would read it as a command, so that it
+// no longer is: its first ':' or '#' after the leading white space is written \u003a or \u0023.
+// Any other line is returned as it is.
+func NeutralizeLine(line string) string {
+	if !CommandStart(line) {
+		return line
+	}
+	i := strings.IndexAny(line, ":#")
+	esc := `\u003a`
+	if line[i] == '#' {
+		esc = `\u0023`
+	}
+	return line[:i] + esc + line[i+1:]
+}
+
+// LogWriter passes text through to w line by line, neutralizing every line a CI runner would
+// read as a command (NeutralizeLine). A text format writes through it, so that whatever a
+// string of the data holds, no line contractcheck writes starts a workflow command; the
+// formats that write workflow commands on purpose (--format github) do not.
+type LogWriter struct {
+	w    io.Writer
+	head []byte // the start of the current line, held until it decides the line
+	mid  bool   // the current line is decided and passes through to its end
+	err  error
+}
+
+// NewLogWriter returns a LogWriter over w. Call Flush after the last write.
+func NewLogWriter(w io.Writer) *LogWriter { return &LogWriter{w: w} }
+
+// decided reports whether the start of a line held so far decides whether the line is a
+// command: it has ended, or it holds, after its leading white space, as much as the longest
+// command start ("##vso[").
+func decided(head []byte) bool {
+	return head[len(head)-1] == '\n' || len(strings.TrimLeft(string(head), lineSpace)) >= len("##vso[")
+}
+
+// lineSpace is the white space a CI runner skips before a command.
+const lineSpace = " \t\v\f\r\u00a0\ufeff"
+
+// Write writes p, holding back only the start of a line until it is known.
+func (l *LogWriter) Write(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if l.mid {
+			if i < 0 {
+				_, l.err = l.w.Write(p)
+				return n, l.err
+			}
+			if _, l.err = l.w.Write(p[:i+1]); l.err != nil {
+				return 0, l.err
+			}
+			l.mid, p = false, p[i+1:]
+			continue
+		}
+		// Hold the line's start a byte at a time until it decides the line: a command start is
+		// short, and a line of data could be long.
+		l.head = append(l.head, p[0])
+		p = p[1:]
+		if decided(l.head) {
+			if l.err = l.release(); l.err != nil {
+				return 0, l.err
+			}
+		}
+	}
+	return n, nil
+}
+
+// release writes the held line start, neutralized when it starts a command; if the line has
+// not ended, the rest of it passes through as it comes.
+func (l *LogWriter) release() error {
+	head := string(l.head)
+	l.head = l.head[:0]
+	l.mid = !strings.HasSuffix(head, "\n")
+	_, err := io.WriteString(l.w, NeutralizeLine(head))
+	return err
+}
+
+// Flush writes what is held of an unfinished last line.
+func (l *LogWriter) Flush() error {
+	if l.err != nil || len(l.head) == 0 {
+		return l.err
+	}
+	l.err = l.release()
+	return l.err
+}
