@@ -66,6 +66,27 @@ func TestMutateThenChallenge(t *testing.T) {
 	}
 }
 
+// TestMutateForce: --force adds a suite to a directory that holds other files and keeps them,
+// and a second run adds to the suite the first wrote without --force.
+func TestMutateForce(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "README.md"), "# my notes\n")
+	args := []string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--operators", "key-order", "--output", dir}
+	if code, stdout, stderr := cli(t, append(args, "--force")...); code != 0 {
+		t.Fatalf("mutate --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "README.md")); err != nil || string(data) != "# my notes\n" {
+		t.Errorf("README.md = %q, %v; want it kept", data, err)
+	}
+	suite := filepath.Join(t.TempDir(), "suite")
+	args[len(args)-1] = suite
+	for run := range 2 {
+		if code, stdout, stderr := cli(t, args...); code != 0 {
+			t.Fatalf("mutate run %d into its own suite: exit %d\n%s%s", run+1, code, stdout, stderr)
+		}
+	}
+}
+
 func TestChallengeInputErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string

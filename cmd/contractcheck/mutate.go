@@ -28,7 +28,11 @@ The record must pass every task of the fixture under the selected contract set.
 
 --source replaces the catalogued source by a W0 document of your own for the fixture (its catalog
 entry gives the revision, family and tasks); it needs a control lane (direct), whose carrier is
-W0 read back unchanged.`
+W0 read back unchanged.
+
+--output must be a new or empty directory, or a suite (only cases/*.json and sources/*.json):
+anything else there is refused (exit 2) unless --force. No file is ever written through a
+symbolic link that leads out of the directory.`
 
 const mutateExample = `  contractcheck mutate --fixture C16 --lane direct --stage A2 --output ./suite
   contractcheck mutate --fixture C11 --lane agent-framework --stage A2 --operators dataurl-vs-base64 --output ./suite
@@ -66,7 +70,8 @@ func newMutateCommand() *cobra.Command {
 	f.StringVar(&p.Source, "source", "", "a W0 document of your own standing for the fixture (control lane only)")
 	f.StringSliceVar(&p.Operators, "operators", nil, "operators to apply, comma-separated (default: all)")
 	f.Uint64Var(&p.Seed, "seed", 1, "seed of the operators' choices")
-	f.StringVar(&p.Output, "output", "", "suite directory to write cases/ and sources/ into (required)")
+	f.StringVar(&p.Output, "output", "", "suite directory to write cases/ and sources/ into (required): empty, new, or a suite")
+	f.BoolVar(&p.Force, "force", false, "write into an --output that holds more than a suite (never through a symbolic link out of it)")
 	f.BoolVar(&p.list, "list", false, "list the operators and exit")
 	return cmd
 }

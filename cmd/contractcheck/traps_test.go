@@ -353,6 +353,19 @@ func TestTraps(t *testing.T) {
 				write(t, filepath.Join(fx, "README"), "a fixtures layer with no sources yet\n")
 				return []string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--fixtures", fx, "--output", filepath.Join(fx, "suite")}
 			}},
+		{name: "mutate: an --output that holds more than a suite", code: 2, want: `--output .*suite holds .*suite/README\.md, which is not part of a challenge suite .*--force`,
+			setup: func(t *testing.T, e trapEnv) []string {
+				write(t, filepath.Join(e.suite, "README.md"), "# my notes\n")
+				return mutateArgs(e)
+			}},
+		{name: "mutate: cases/ links out of the suite, with --force", code: 2, want: `suite/cases is a symbolic link that leads out of .*suite: not followed`,
+			setup: func(t *testing.T, e trapEnv) []string {
+				if err := os.Rename(filepath.Join(e.suite, "cases"), filepath.Join(e.suite, "kept")); err != nil {
+					t.Fatal(err)
+				}
+				link(t, t.TempDir(), filepath.Join(e.suite, "cases"))
+				return mutateArgs(e, "--force")
+			}},
 		{name: "mutate: a source that is a named pipe", code: 2, want: `src\.json: not a regular file \(a named pipe\)`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				return mutateArgs(e, "--source", fifo(t, filepath.Join(e.dir, "src.json")))

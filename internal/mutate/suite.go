@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -135,6 +137,9 @@ type Options struct {
 	Operators []string
 	Seed      uint64
 	Output    string
+	// Force writes into an Output that holds more than a suite (CheckOutput); files are still
+	// never written through a symbolic link that leads out of it.
+	Force bool
 }
 
 // Skip is an operator that did not apply.
@@ -159,6 +164,9 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	if opts.Output == "" {
 		return nil, &check.InputError{Err: errors.New("--output names no directory")}
+	}
+	if err := CheckOutput(opts.Output, opts.Force); err != nil {
+		return nil, err
 	}
 	in, err := check.Load(ctx, opts.Options)
 	if err != nil {
@@ -249,6 +257,42 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// CheckOutput refuses, unless force is set, an output directory that holds anything but a
+// suite: mutate writes into a directory that does not exist, an empty one, or one that holds only
+// cases/ and sources/ directories of regular .json files (a suite it made, which each run adds
+// to). A symbolic link counts as something else. The error names the first such entry.
+func CheckOutput(dir string, force bool) error {
+	if force {
+		return nil
+	}
+	top, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &check.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
+	}
+	foreign := func(p string) error {
+		return &check.InputError{Err: fmt.Errorf("--output %s holds %s, which is not part of a challenge suite (cases/*.json, sources/*.json): mutate writes only into an empty directory or a suite; --force adds to it anyway", dir, p)}
+	}
+	for _, e := range top {
+		if !e.IsDir() || (e.Name() != "cases" && e.Name() != "sources") {
+			return foreign(filepath.Join(dir, e.Name()))
+		}
+		sub := filepath.Join(dir, e.Name())
+		files, err := os.ReadDir(sub)
+		if err != nil {
+			return &check.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
+		}
+		for _, f := range files {
+			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".json") {
+				return foreign(filepath.Join(sub, f.Name()))
+			}
+		}
+	}
+	return nil
 }
 
 // write adds the cases and their source to the suite at dir, all or nothing (safeio.WriteTree):

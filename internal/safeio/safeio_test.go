@@ -324,6 +324,49 @@ func TestWriteTree(t *testing.T) {
 	}
 }
 
+// TestWriteTreeSymlinks: a symbolic link below an existing directory that leads out of it is
+// refused and nothing is written through it; a relative one that stays inside is followed (an
+// absolute link is taken as leading out, as os.Root takes it).
+func TestWriteTreeSymlinks(t *testing.T) {
+	tests := []struct {
+		name    string
+		link    string // the target cases links to
+		wantErr string
+	}{
+		{name: "cases links out of the suite", link: "../elsewhere", wantErr: "leads out of"},
+		{name: "cases links out by an absolute path", link: "/tmp", wantErr: "leads out of"},
+		{name: "cases links inside the suite", link: "real"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			top := t.TempDir()
+			dir := filepath.Join(top, "suite")
+			must(t, os.MkdirAll(filepath.Join(top, "elsewhere"), 0o755))
+			must(t, os.MkdirAll(filepath.Join(dir, "real"), 0o755))
+			must(t, os.Symlink(tc.link, filepath.Join(dir, "cases")))
+			err := WriteTree(dir, map[string][]byte{"cases/a.json": []byte("a"), "sources/s.json": []byte("s")})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+				}
+				if got := tree(t, filepath.Join(top, "elsewhere")); len(got) != 0 {
+					t.Errorf("wrote through the link: %v", got)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "sources")); err == nil {
+					t.Errorf("wrote sources/ although the write was refused")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tree(t, filepath.Join(dir, "real")); got["a.json"] != "a" {
+				t.Errorf("real/ = %v, want a.json written through the link inside the suite", got)
+			}
+		})
+	}
+}
+
 // tree reads every file below dir (nil when dir does not exist).
 func tree(t *testing.T, dir string) map[string]string {
 	out := map[string]string{}

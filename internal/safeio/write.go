@@ -260,6 +260,10 @@ func writeDevice(path string, write func(io.Writer) error) error {
 // is first written and synced in a staging directory, and moved into place only when all are.
 // A new dir is staged beside it and renamed into place whole; into an existing dir, each staged
 // file is renamed over its target. A failure while staging leaves dir as it was.
+//
+// Into an existing dir, every path is resolved inside it (os.Root): a symbolic link below dir
+// that leads out of it — a cases/ linked to another directory — is refused, not followed, and
+// a target that exists and is not a regular file is refused before anything moves.
 func WriteTree(dir string, files map[string][]byte) (err error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -271,15 +275,16 @@ func WriteTree(dir string, files map[string][]byte) (err error) {
 	slices.Sort(names)
 	_, statErr := os.Stat(dir)
 	exists := statErr == nil
+	var root *os.Root
 	if exists {
+		if root, err = os.OpenRoot(dir); err != nil {
+			return err
+		}
+		defer root.Close()
 		// What would stop a file from being moved into place is found before anything moves.
 		for _, name := range names {
-			target := filepath.Join(dir, filepath.FromSlash(name))
-			if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
-				return fmt.Errorf("%s exists and is not a regular file", target)
-			}
-			if fi, err := os.Stat(filepath.Dir(target)); err == nil && !fi.IsDir() {
-				return fmt.Errorf("%s is not a directory", filepath.Dir(target))
+			if err := checkTarget(root, dir, name); err != nil {
+				return err
 			}
 		}
 	}
@@ -326,19 +331,54 @@ func WriteTree(dir string, files map[string][]byte) (err error) {
 		syncDir(filepath.Dir(filepath.Clean(dir)))
 		return nil
 	}
+	staged := filepath.Base(stage)
 	moved := map[string]bool{}
 	for _, name := range names {
-		target := filepath.Join(dir, filepath.FromSlash(name))
-		if err = os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
-			return err
+		target := filepath.FromSlash(name)
+		if err = root.MkdirAll(filepath.Dir(target), 0o777); err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
 		}
-		if err = os.Rename(filepath.Join(stage, filepath.FromSlash(name)), target); err != nil {
-			return err
+		if err = root.Rename(filepath.Join(staged, target), target); err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
 		}
-		moved[filepath.Dir(target)] = true
+		moved[filepath.Join(dir, filepath.Dir(target))] = true
 	}
 	for d := range moved {
 		syncDir(d)
+	}
+	return nil
+}
+
+// checkTarget refuses a file of WriteTree's that could not be moved into place below root: its
+// path leads out of dir through a symbolic link, it exists and is not a regular file, or a
+// directory it needs is a file.
+func checkTarget(root *os.Root, dir, name string) error {
+	target := filepath.FromSlash(name)
+	shown := filepath.Join(dir, target)
+	// Walk the path's directories inside the root: Lstat of each, so that a link is seen.
+	for p := filepath.Dir(target); p != "."; p = filepath.Dir(p) {
+		fi, err := root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(dir, p), err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if _, err := root.Stat(p); err != nil {
+				return fmt.Errorf("%s is a symbolic link that leads out of %s: not followed", filepath.Join(dir, p), dir)
+			}
+		}
+	}
+	fi, err := root.Lstat(target)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file", shown)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", shown, err)
+	}
+	if fi, err := root.Stat(filepath.Dir(target)); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", filepath.Join(dir, filepath.Dir(target)))
 	}
 	return nil
 }
