@@ -227,6 +227,35 @@ func TestInputErrors(t *testing.T) {
 			want: []string{"obs/x.jsonl:1: /carrier:", "'completely' not allowed"},
 		},
 		{
+			name: "a lane stage naming a carrier schema that is not there",
+			setup: func(t *testing.T, dir string) []string {
+				c := filepath.Join(dir, "contracts")
+				write(t, filepath.Join(c, "mine.cue"), `package contracts
+
+lanes: mine: {
+	doc:    "A lane of one's own."
+	origin: "captured"
+	versions: ["1.0.0"]
+	configurations: default: doc: "The default."
+	stages: {
+		D1: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		A2: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		M3: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		H4: {
+			exposure: "observed"
+			doc:      "The request."
+			carrier:  "carriers/missing.schema.json"
+			compartments: {}
+			unbound: {content: "none", error: "none", meta: "none", structured: "none"}
+		}
+	}
+}
+`)
+				return []string{"--contracts", c}
+			},
+			want: []string{"contracts/mine.cue:15:4: lanes.mine.stages.H4.carrier:", "missing.schema.json"},
+		},
+		{
 			name:  "unknown profile",
 			setup: func(t *testing.T, dir string) []string { return []string{"--profile", "nope"} },
 			want:  []string{`unknown profile "nope"`},

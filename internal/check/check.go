@@ -222,9 +222,14 @@ func (in *Instrument) Options() Options { return in.opts }
 func compileCarriers(v *schema.Validator, m *contract.Model, users []Dir, builtin bool) error {
 	for _, lane := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
-			if c := m.Lanes[lane].Stages[st].Carrier; c != "" && !builtinCarrier(c, users, builtin) {
+			sd := m.Lanes[lane].Stages[st]
+			if c := sd.Carrier; c != "" && !builtinCarrier(c, users, builtin) {
 				if err := v.CompileCarrier(c); err != nil {
-					return fmt.Errorf("lanes.%s.stages.%s.carrier: %w", lane, st, err)
+					at := ""
+					if sd.CarrierPos != "" {
+						at = sd.CarrierPos + ": "
+					}
+					return fmt.Errorf("%slanes.%s.stages.%s.carrier: %w", at, lane, st, err)
 				}
 			}
 		}

@@ -26,7 +26,7 @@ import (
 
 // cacheFormat names the cached model's encoding; it changes whenever that encoding does, and is
 // part of every key.
-const cacheFormat = "contractcheck-model-v2"
+const cacheFormat = "contractcheck-model-v3"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //
@@ -42,6 +42,8 @@ type cached struct {
 	Requirements map[string][]requirementAt `json:"requirements"`
 	FixedBy      map[string][]requirementAt `json:"fixedBy"`
 	Fixtures     map[string]string          `json:"fixtures"`
+	// Carriers is where each lane stage's carrier schema is named: lane → stage → position.
+	Carriers map[string]map[string]string `json:"carriers"`
 }
 
 type requirementAt struct {
@@ -79,6 +81,17 @@ func Encode(m *Model, key string) ([]byte, error) {
 	}
 	for id, f := range m.Fixtures {
 		c.Fixtures[id] = f.Pos
+	}
+	c.Carriers = map[string]map[string]string{}
+	for id, l := range m.Lanes {
+		for st, sd := range l.Stages {
+			if sd.CarrierPos != "" {
+				if c.Carriers[id] == nil {
+					c.Carriers[id] = map[string]string{}
+				}
+				c.Carriers[id][st] = sd.CarrierPos
+			}
+		}
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -126,6 +139,20 @@ func decode(data []byte, key string) (*Model, bool) {
 	for id, f := range m.Fixtures {
 		f.Pos = c.Fixtures[id]
 		m.Fixtures[id] = f
+	}
+	for id, stages := range c.Carriers {
+		l, ok := m.Lanes[id]
+		if !ok {
+			return nil, false
+		}
+		for st, pos := range stages {
+			sd, ok := l.Stages[st]
+			if !ok {
+				return nil, false
+			}
+			sd.CarrierPos = pos
+			l.Stages[st] = sd
+		}
 	}
 	return m, true
 }

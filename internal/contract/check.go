@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// locate records where profiles' requirements and catalog entries are written, for the messages
-// that name them after loading (a requirement that selects nothing, a fixture no task applies to).
+// locate records where profiles' requirements, catalog entries and lane stages' carrier schemas
+// are written, for the messages that name them after loading (a requirement that selects nothing,
+// a fixture no task applies to, a carrier schema that is missing).
 func (m *Model) locate(r *referrer) {
 	for id, p := range m.Profiles {
 		for i := range p.Require {
@@ -22,6 +23,14 @@ func (m *Model) locate(r *referrer) {
 	for id, f := range m.Fixtures {
 		f.Pos = r.where("fixtures", id)
 		m.Fixtures[id] = f
+	}
+	for id, l := range m.Lanes {
+		for st, sd := range l.Stages {
+			if sd.Carrier != "" {
+				sd.CarrierPos = r.where("lanes", id, "stages", st, "carrier")
+				l.Stages[st] = sd
+			}
+		}
 	}
 }
 

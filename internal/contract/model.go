@@ -158,10 +158,13 @@ const (
 
 // StageDef is how a lane exposes one stage.
 type StageDef struct {
-	Exposure     string                 `json:"exposure"`
-	Doc          string                 `json:"doc"`
-	SharedWith   string                 `json:"sharedWith,omitempty"`
-	Carrier      string                 `json:"carrier,omitempty"`
+	Exposure   string `json:"exposure"`
+	Doc        string `json:"doc"`
+	SharedWith string `json:"sharedWith,omitempty"`
+	Carrier    string `json:"carrier,omitempty"`
+	// CarrierPos is where Carrier is written, "file:line:col" (empty when unknown), for the
+	// messages about a carrier schema that is missing or does not compile.
+	CarrierPos   string                 `json:"-"`
 	Compartments map[string]Compartment `json:"compartments"`
 	// Unbound gives, for each compartment a task reads that the carrier has no place for, the
 	// reason; such a compartment reads as an empty view.

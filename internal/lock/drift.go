@@ -46,6 +46,14 @@ func Read(path string) (*Lock, error) {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return nil, fmt.Errorf("lock file %s: %w", path, err)
 	}
+	// A file pinned twice would be checked against one of its hashes only: the lock is refused.
+	first := map[string]int{}
+	for i, f := range l.Files {
+		if j, ok := first[f.Path]; ok {
+			return nil, fmt.Errorf("lock file %s: /files/%d: %s is pinned twice (also at /files/%d): write the lock again with contractcheck lock", path, i, f.Path, j)
+		}
+		first[f.Path] = i
+	}
 	return &l, nil
 }
 

@@ -150,6 +150,9 @@ func TestReadBad(t *testing.T) {
 			want: "bad.lock: /lockVersion"},
 		{name: "a bad hash", content: `{"lockVersion": 1, "tool": "v1", "layers": {"noBuiltin": false, "contracts": [], "policies": [], "schemas": [], "fixtures": [], "observations": []}, "files": [{"path": "a", "kind": "record", "sha256": "xyz"}]}`,
 			want: "bad.lock: /files/0/sha256"},
+		{name: "a file pinned twice", content: `{"lockVersion": 1, "tool": "v1", "layers": {"noBuiltin": false, "contracts": [], "policies": [], "schemas": [], "fixtures": [], "observations": []}, "files": [` +
+			`{"path": "a", "kind": "record", "sha256": "` + strings.Repeat("0", 64) + `"}, {"path": "a", "kind": "record", "sha256": "` + strings.Repeat("1", 64) + `"}]}`,
+			want: "bad.lock: /files/1: a is pinned twice (also at /files/0)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, "bad.lock")
