@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -56,9 +57,11 @@ import (
 // `npm ci` in examples/probe/js for the Node lanes; root and the root scripts/python-env builds
 // for the Python lanes (python-env run gives the chroot its own loopback-only network namespace,
 // so the probe, a static contractcheck copied into the root's /tmp, runs inside with the agent);
-// the Go module proxy for the Go adapters, each built once. Lanes, and the two runs of a lane, run
-// in parallel: each has its own output directory, and each python-env run its own mount and
-// network namespace (the root's files are only read, bytecode written atomically).
+// the Go module proxy for the Go adapters, each built once. The two tests, their lanes and the
+// two runs of a lane run in parallel, as many probes at once as there are cores (probeSlots; the
+// agents' start-up is CPU-bound, and more at once only slows each): each probe has its own output
+// directory, and each python-env run its own mount and network namespace (the root's files are
+// only read, and bytecode written atomically). About 11 minutes on two cores, one repetition.
 //
 //	CONTRACTCHECK_INTEGRATION=1 go test ./cmd/contractcheck -run 'TestProbeFrameworks|TestProbePlainAgents' -timeout 60m -v
 //	CONTRACTCHECK_INTEGRATION=1 go test ./cmd/contractcheck -run 'TestProbeFrameworks/adk-js/default' -v
@@ -181,12 +184,21 @@ type probeRun struct {
 	err      error
 }
 
-// probeBoth runs the probes at once and fails the test if one could not run.
+// probeSlots bounds the probes running at once, across the tests of the tier, to the cores:
+// a probe runs one agent process at a time, and the agents' start-up is what takes the time.
+var probeSlots = make(chan struct{}, runtime.NumCPU())
+
+// probeBoth runs the probes at once (as far as probeSlots allows) and fails the test if one
+// could not run.
 func probeBoth(t *testing.T, run probeRunner, runs ...*probeRun) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for _, r := range runs {
-		wg.Go(func() { r.dir, r.err = run.probe(t, r.args, r.env) })
+		wg.Go(func() {
+			probeSlots <- struct{}{}
+			defer func() { <-probeSlots }()
+			r.dir, r.err = run.probe(t, r.args, r.env)
+		})
 	}
 	wg.Wait()
 	for _, r := range runs {
