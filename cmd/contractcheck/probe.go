@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/probe"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
@@ -124,14 +122,9 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	return report.ExitSatisfied, nil
 }
 
-// shownPath is a path as a terminal or CI log may show it: shell-quoted, or Go-quoted when it
-// holds a character that is not graphic (a line break, an escape, a bidi control).
-func shownPath(p string) string {
-	if strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsGraphic(r) }) {
-		return strconv.QuoteToGraphic(p)
-	}
-	return probe.ShellJoin([]string{p})
-}
+// shownPath is a path as a terminal or CI log may show it: a shell word on one line
+// (escape.Shell).
+func shownPath(p string) string { return escape.Shell(p) }
 
 func h4Binding(provider string) string {
 	if provider == "" {

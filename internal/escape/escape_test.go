@@ -356,3 +356,52 @@ func TestInterpreters(t *testing.T) {
 		})
 	}
 }
+
+func TestShell(t *testing.T) {
+	tests := []struct {
+		name  string
+		words []string
+		want  string
+	}{
+		{name: "plain", words: []string{"contractcheck", "check", "--output", "a/b.json"}, want: "contractcheck check --output a/b.json"},
+		{name: "space and quote", words: []string{"it's here"}, want: `'it'\''s here'`},
+		{name: "empty", words: []string{""}, want: "''"},
+		{name: "line break", words: []string{"a\nb"}, want: `$'a\nb'`},
+		{name: "escape and bidi", words: []string{"\x1b[2J\u202e'"}, want: `$'\x1b[2J\u202e\''`},
+		{name: "invalid utf-8", words: []string{"a\xffb"}, want: `$'a\xffb'`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Shell(tc.words...); got != tc.want {
+				t.Errorf("Shell(%q) = %s, want %s", tc.words, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestShellBash reads every corpus string (but those holding NUL, which no argument can hold)
+// back through bash, where it is installed.
+func TestShellBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	for _, c := range hostile.Cases() {
+		if strings.Contains(c.S, "\x00") || c.Name == "long" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			line := Shell(c.S)
+			if strings.ContainsAny(line, "\n\r") {
+				t.Fatalf("Shell(%q) = %s spans lines", short(c.S), short(line))
+			}
+			out, err := exec.Command(bash, "-c", "printf %s "+line).Output()
+			if err != nil {
+				t.Fatalf("bash: %v", err)
+			}
+			if string(out) != c.S {
+				t.Errorf("Shell(%q) = %s reads back as %q", short(c.S), short(line), short(string(out)))
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"text/template"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -38,9 +39,11 @@ type InitOptions struct {
 
 var taskID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
-// layerData fills the templates.
+// layerData fills the templates. The directory is the user's: it reaches the files only as a
+// shell word (Shell, one line, for commands in comments and code blocks), as markdown text (Title)
+// and as a markdown code span of the init command (InitCode).
 type layerData struct {
-	Dir, Base, Task, Atom, Package, Short, Profile string
+	Shell, Title, InitCode, Base, Task, Atom, Package, Short, Profile string
 }
 
 // Init writes a working layer to opts.Dir and returns the files written, relative to it.
@@ -52,8 +55,10 @@ func Init(opts InitOptions) ([]string, error) {
 		return nil, fmt.Errorf("--task %q: a task id is a letter followed by letters, digits or _", opts.Task)
 	}
 	short := strings.ToLower(opts.Task)
+	dir := filepath.ToSlash(opts.Dir)
 	d := layerData{
-		Dir: filepath.ToSlash(opts.Dir), Base: short, Task: opts.Task, Atom: "link.uri",
+		Shell: escape.Shell(dir), Title: escape.Markdown(dir), InitCode: escape.MarkdownCode(escape.Shell("contractcheck", "init", dir)),
+		Base: short, Task: opts.Task, Atom: "link.uri",
 		Package: "custom.tasks." + short, Short: short, Profile: "links-" + short,
 	}
 	files := map[string][]byte{}

@@ -1,0 +1,61 @@
+package escape
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Shell returns words as a POSIX shell command line that a user can read on one line and paste:
+// a word of only letters, digits and -_./:=@%+, as itself; a word of graphic characters in
+// single quotes ('it'\''s'); a word holding anything else (a line break, an escape, a bidi
+// control, invalid UTF-8) in bash's ANSI-C quotes, $'a\nb\u202e', so that the line stays one
+// line and shows what the word holds. (A NUL cannot be passed in a command's argument at all.)
+func Shell(words ...string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellWord(w)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellWord(w string) string {
+	if w != "" && strings.IndexFunc(w, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return w
+	}
+	if utf8.ValidString(w) && !strings.ContainsFunc(w, func(r rune) bool { return !visible(r) }) {
+		return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRuneInString(w[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[w[i]>>4])
+			b.WriteByte(hexDigits[w[i]&0xf])
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x80 && !visible(r):
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[r>>4])
+			b.WriteByte(hexDigits[r&0xf])
+		case !visible(r):
+			writeU(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
