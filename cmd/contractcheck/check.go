@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/resultcache"
 )
@@ -196,7 +197,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
 	if p.output != "" {
 		// The report went to a file: the verdict still reaches the log.
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", r.Verdict(), p.output)
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", escape.Terminal(r.Verdict()), escape.Terminal(p.output))
 	}
 	return r.ExitCode(), gerr
 }
@@ -211,7 +212,7 @@ func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int,
 		return report.ExitInputError, err
 	}
 	if output != "" {
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s (inputs unchanged: replayed from the cache)\n", e.Stderr, output)
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s (inputs unchanged: replayed from the cache)\n", escape.Terminal(e.Stderr), escape.Terminal(output))
 	}
 	if e.GateError != "" {
 		return e.Exit, errors.New(e.GateError)

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -49,13 +51,13 @@ func cpuProfile(file string) (stop func()) {
 		err = pprof.StartCPUProfile(f)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", err)
+		fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", escape.Terminal(err.Error()))
 		return func() {}
 	}
 	return func() {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", err)
+			fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", escape.Terminal(err.Error()))
 		}
 	}
 }
@@ -68,14 +70,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // runWithStdin is run with standard input read from stdin (`validate -`, `--observations -`).
+// Everything written to stderr goes through an escape.LogWriter, so that no line of it starts a
+// CI runner's command, and an error's text through escape.TerminalLines, so that no control or
+// bidi character of the data it names reaches the terminal. Standard output is each verb's: its
+// text formats write through a LogWriter of their own, and the formats that are not text for
+// a log (--format github, json, …) write as they are.
 func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	errs := newLogStream(stderr)
+	defer errs.Flush()
 	root := newRootCommand()
 	stop := addLimitFlags(root)
 	defer stop()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetErr(errs)
 	err := root.Execute()
 	if err == nil {
 		return report.ExitSatisfied
@@ -83,12 +92,42 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "contractcheck:", ee.err)
+			printError(errs, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "contractcheck:", err)
+	printError(errs, err)
 	return check.ExitCode(err)
+}
+
+// printError writes err as the command's last words: "contractcheck: " and its text, each line
+// escape.TerminalLines (line breaks and tabs kept, every other control or bidi character shown
+// escaped).
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "contractcheck: "+escape.TerminalLines(err.Error()))
+}
+
+// logStream is an escape.LogWriter that several goroutines may write to at once, as they may to
+// stderr (a probe's progress beside the output of the agent it runs).
+type logStream struct {
+	mu sync.Mutex
+	lw *escape.LogWriter
+}
+
+func newLogStream(w io.Writer) *logStream { return &logStream{lw: escape.NewLogWriter(w)} }
+
+// Write implements io.Writer.
+func (s *logStream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lw.Write(p)
+}
+
+// Flush writes what is held of an unfinished last line.
+func (s *logStream) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lw.Flush()
 }
 
 func newRootCommand() *cobra.Command {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -49,15 +50,21 @@ func newValidateCommand() *cobra.Command {
 }
 
 // runValidate validates and lists every source: the valid ones on stdout, the invalid ones, each
-// with its error, on stderr. The error returned says how many were invalid.
+// with its error, on stderr. The error returned says how many were invalid. A file name is
+// written escape.Terminal, an error escape.TerminalLines, and stdout through an
+// escape.LogWriter (stderr is one already, main's).
 func runValidate(opts check.Options, revision string, files []string, stdout, stderr io.Writer) error {
 	results, err := check.Validate(opts, revision, files)
+	out := escape.NewLogWriter(stdout)
 	for _, v := range results {
 		if v.Err != nil {
-			fmt.Fprintf(stderr, "contractcheck: %v\n", v.Err)
+			fmt.Fprintf(stderr, "contractcheck: %s\n", escape.TerminalLines(v.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(stdout, "ok %s (%s, %s)\n", v.File, v.Revision, v.Kind)
+		fmt.Fprintf(out, "ok %s (%s, %s)\n", escape.Terminal(v.File), escape.Terminal(v.Revision), escape.Terminal(v.Kind))
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		return fmt.Errorf("write the results: %w", ferr)
 	}
 	return err
 }

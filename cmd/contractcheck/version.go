@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/buildinfo"
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 const versionLong = `Version prints what this binary is: the module version, or the VCS revision of a development
@@ -32,7 +34,9 @@ func newVersionCommand() *cobra.Command {
 	return cmd
 }
 
-// runVersion describes the build bi records.
+// runVersion describes the build bi records. The text is escape.TerminalLines (the build's
+// strings — module paths and versions, the VCS revision — shown without a control character) and
+// goes through an escape.LogWriter.
 func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
 	info, err := buildinfo.FromBuildInfo(bi)
 	if err != nil {
@@ -40,7 +44,15 @@ func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
 	}
 	switch format {
 	case "text":
-		return info.WriteText(stdout)
+		var b strings.Builder
+		if err := info.WriteText(&b); err != nil {
+			return err
+		}
+		lw := escape.NewLogWriter(stdout)
+		if _, err := io.WriteString(lw, escape.TerminalLines(b.String())); err != nil {
+			return fmt.Errorf("write the version: %w", err)
+		}
+		return lw.Flush()
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -29,11 +30,17 @@ func (r *Report) Write(w io.Writer, format string) error {
 
 var classifierNames = map[string]string{"oracle": "oracle", "schemaOnly": "schema-only", "recursiveSearch": "recursive search"}
 
+// term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
+func term(s string) string { return escape.Terminal(s) }
+
+// writeText writes the report for a terminal or a CI log: every string of the suite (case ids,
+// files, descriptions, diagnostics) escape.Terminal where it meets the text, the text through an
+// escape.LogWriter, so that no line starts a CI runner's command.
 func (r *Report) writeText(w io.Writer) error {
 	var b bytes.Buffer
 	tallies := Tallies(r.Cases)
 	o := tallies["oracle"]
-	fmt.Fprintf(&b, "Challenge suite %s (profile %s): %d cases, %d faults, %d controls.\n\n", r.Suite, r.Profile, len(r.Cases), o.Faults, o.Controls)
+	fmt.Fprintf(&b, "Challenge suite %s (profile %s): %d cases, %d faults, %d controls.\n\n", term(r.Suite), term(r.Profile), len(r.Cases), o.Faults, o.Controls)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "classifier\tfaults detected\tcontrols accepted\tmisclassified")
 	for _, cl := range Classifiers {
@@ -50,7 +57,8 @@ func (r *Report) writeText(w io.Writer) error {
 		if s.Kind == mutate.Control {
 			ok, total = t.Accepted, t.Controls
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s (%d/%d)\t%s\t%s\n", s.Operator, s.Kind, s.Cases, s.Verdicts["oracle"], ok, total, s.Verdicts["schemaOnly"], s.Verdicts["recursiveSearch"])
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s (%d/%d)\t%s\t%s\n", term(s.Operator), term(s.Kind), s.Cases, term(s.Verdicts["oracle"]), ok, total,
+			term(s.Verdicts["schemaOnly"]), term(s.Verdicts["recursiveSearch"]))
 	}
 	tw.Flush()
 	mis := r.Misclassified()
@@ -59,26 +67,29 @@ func (r *Report) writeText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "\nMisclassified by the oracle: %d\n", len(mis))
 		for _, c := range mis {
-			fmt.Fprintf(&b, "\n%s (%s %s on %s %s %s; %s)\n", c.ID, c.Kind, c.Operator, c.Fixture, c.Lane, c.Stage, c.File)
-			fmt.Fprintf(&b, "  %s\n", c.Description)
+			fmt.Fprintf(&b, "\n%s (%s %s on %s %s %s; %s)\n", term(c.ID), term(c.Kind), term(c.Operator), term(c.Fixture), term(c.Lane), term(c.Stage), term(c.File))
+			fmt.Fprintf(&b, "  %s\n", term(c.Description))
 			if c.Kind == mutate.Fault {
-				fmt.Fprintf(&b, "  expected %s unmet; the oracle %s it:", strings.Join(c.Expected.Tasks, ", "), c.Oracle)
+				fmt.Fprintf(&b, "  expected %s unmet; the oracle %s it:", term(strings.Join(c.Expected.Tasks, ", ")), term(c.Oracle))
 			} else {
-				fmt.Fprintf(&b, "  expected every task to pass; the oracle %s it:", c.Oracle)
+				fmt.Fprintf(&b, "  expected every task to pass; the oracle %s it:", term(c.Oracle))
 			}
 			for _, t := range c.Tasks {
-				fmt.Fprintf(&b, " %s %s", t.Task, t.Outcome)
+				fmt.Fprintf(&b, " %s %s", term(t.Task), term(t.Outcome))
 			}
 			b.WriteString("\n")
 			for _, t := range c.Tasks {
 				for _, d := range t.Diagnostics {
-					fmt.Fprintf(&b, "    %s %s\n", t.Task, diagnostic(d))
+					fmt.Fprintf(&b, "    %s %s\n", term(t.Task), term(diagnostic(d)))
 				}
 			}
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	lw := escape.NewLogWriter(w)
+	if _, err := lw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return lw.Flush()
 }
 
 func diagnostic(d map[string]any) string {

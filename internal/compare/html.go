@@ -3,12 +3,12 @@ package compare
 import (
 	"bufio"
 	"fmt"
-	"html"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -33,7 +33,7 @@ var kindMarks = map[string]string{Match: "✓", Missing: "✗", Wrong: "≠", Am
 // Output implements Outputter.
 func (HTML) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	e := html.EscapeString
+	e := escape.HTML
 	ns := r.NullPolicies
 	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>contractcheck compare: profile %s</title>\n<style>\n%s%s</style>\n</head>\n<body>\n", e(r.Profile), report.HTMLStyle(), compareCSS)
 	fmt.Fprintf(bw, "<header>\n<h1>contractcheck compare</h1>\n<p class=\"meta\">profile <code>%s</code> · decoder policies %s · %d target readings, %d captured, %d unstable · null policies <code>%s</code> vs <code>%s</code></p>\n",
@@ -158,7 +158,7 @@ func matchCells(r *Report, decoder string) []matchCellRow {
 // writeReadingMaps writes, per decoder, every target reading: rows fixture and target, columns
 // lane · version · configuration · stage, cells coloured by readout kind.
 func writeReadingMaps(w io.Writer, r *Report) {
-	e := html.EscapeString
+	e := escape.HTML
 	type col struct{ lane, version, configuration, stage string }
 	type row struct{ fixture, target string }
 	cols := map[col]bool{}

@@ -5,28 +5,47 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // Markdown writes the report's tables for a pull request or a README: matches per decoder policy
 // by lane × configuration × stage, totals by readout kind, the configuration comparison and the
-// null-policy sensitivity. Every single reading is in the text and JSON formats.
+// null-policy sensitivity. Every single reading is in the text and JSON formats. A string of the
+// data is written as escape.MarkdownText where it is text and escape.MarkdownCode where it is
+// code, so that none can end a table cell or a line, or hold raw HTML; the whole goes through an
+// escape.LogWriter.
 type Markdown struct{}
+
+// md is escape.MarkdownText: a string of the data as markdown text inside a line or a cell.
+func md(s string) string { return escape.MarkdownText(s) }
+
+// mdCode is escape.MarkdownCode: a string of the data as an inline code span.
+func mdCode(s string) string { return escape.MarkdownCode(s) }
 
 // Output implements Outputter.
 func (Markdown) Output(w io.Writer, r *Report) error {
+	lw := escape.NewLogWriter(w)
+	if err := writeMarkdown(lw, r); err != nil {
+		return err
+	}
+	return lw.Flush()
+}
+
+func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	ns := r.NullPolicies
-	fmt.Fprintf(bw, "Decoder policies %s on %d captured target readings (%d unstable); null policies `%s` vs `%s`.\n",
-		code(decoderNames(r)), r.Summary.Captured, r.Summary.Unstable, ns.Base.Profile, ns.Other.Profile)
+	fmt.Fprintf(bw, "Decoder policies %s on %d captured target readings (%d unstable); null policies %s vs %s.\n",
+		code(decoderNames(r)), r.Summary.Captured, r.Summary.Unstable, mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
 	if lanes := reconstructedLanes(r); len(lanes) > 0 {
 		fmt.Fprintf(bw, "\nEvery table and total below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.\n", code(lanes))
 	}
 
 	fmt.Fprintf(bw, "\nMatches per decoder policy: matches out of the captured target readings; `–` when none was captured.\n")
 	for _, d := range decoderNames(r) {
-		fmt.Fprintf(bw, "\n`%s`\n\n| lane | version | configuration | %s |\n|---|---|---|%s\n", d, strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
+		fmt.Fprintf(bw, "\n%s\n\n| lane | version | configuration | %s |\n|---|---|---|%s\n", mdCode(d), strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
 		for _, row := range matchRows(r, d) {
-			fmt.Fprintf(bw, "| `%s` | %s | %s | %s |\n", row.lane, row.version, row.configuration, strings.Join(row.cells, " | "))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", mdCode(row.lane), md(row.version), md(row.configuration), strings.Join(row.cells, " | "))
 		}
 	}
 
@@ -36,39 +55,45 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		for i, k := range Kinds {
 			cells[i] = fmt.Sprint(t.Kinds[k])
 		}
-		fmt.Fprintf(bw, "| `%s` | %s | %d |\n", t.Decoder, strings.Join(cells, " | "), t.Total)
+		fmt.Fprintf(bw, "| %s | %s | %d |\n", mdCode(t.Decoder), strings.Join(cells, " | "), t.Total)
 	}
 
 	for _, c := range r.Configurations {
-		fmt.Fprintf(bw, "\nConfiguration `%s` %s: %s → %s.\n\n| fixture | what | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n",
-			c.Lane, c.LaneVersion, c.From, c.To)
+		fmt.Fprintf(bw, "\nConfiguration %s %s: %s → %s.\n\n| fixture | what | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n",
+			mdCode(c.Lane), md(c.LaneVersion), md(c.From), md(c.To))
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", g.fixture, g.task, g.role, strings.Join(g.stages, " "), g.before, g.after, code(g.atoms))
+			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), g.before, g.after, code(g.atoms))
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
-			fmt.Fprintf(bw, "| %s | `%s` %s | %s | %s | %s | |\n", g.fixture, g.decoder, g.target, strings.Join(g.stages, " "), g.before, g.after)
+			fmt.Fprintf(bw, "| %s | %s %s | %s | %s | %s | |\n", md(g.fixture), mdCode(g.decoder), md(g.target), md(strings.Join(g.stages, " ")), md(g.before), md(g.after))
 		}
 	}
 
-	fmt.Fprintf(bw, "\nNull-policy sensitivity, `%s` vs `%s` (tasks with optional atoms: %s): %d bindings change.\n",
-		ns.Base.Profile, ns.Other.Profile, strings.Join(ns.Tasks, ", "), len(ns.Changes))
+	tasks := make([]string, len(ns.Tasks))
+	for i, t := range ns.Tasks {
+		tasks[i] = md(t)
+	}
+	fmt.Fprintf(bw, "\nNull-policy sensitivity, %s vs %s (tasks with optional atoms: %s): %d bindings change.\n",
+		mdCode(ns.Base.Profile), mdCode(ns.Other.Profile), strings.Join(tasks, ", "), len(ns.Changes))
 	if len(ns.Changes) > 0 {
-		fmt.Fprintf(bw, "\n| fixture | task | lane | version | configuration | stage | %s | %s | atoms |\n|---|---|---|---|---|---|---|---|---|\n", ns.Base.Profile, ns.Other.Profile)
+		fmt.Fprintf(bw, "\n| fixture | task | lane | version | configuration | stage | %s | %s | atoms |\n|---|---|---|---|---|---|---|---|---|\n", md(ns.Base.Profile), md(ns.Other.Profile))
 		for _, c := range ns.Changes {
-			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n", c.Fixture, c.Task, c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.BaseOutcome, c.OtherOutcome, code(c.Atoms))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(c.Fixture), md(c.Task), mdCode(c.Lane), md(c.LaneVersion), md(c.Configuration), md(c.Stage),
+				c.BaseOutcome, c.OtherOutcome, code(c.Atoms))
 		}
 	}
-	fmt.Fprintf(bw, "\n| | `%s` | `%s` |\n|---|---|---|\n", ns.Base.Profile, ns.Other.Profile)
+	fmt.Fprintf(bw, "\n| | %s | %s |\n|---|---|---|\n", mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
 	for _, row := range nullRows(ns) {
-		fmt.Fprintf(bw, "| %s | %s | %s |\n", row[0], row[1], row[2])
+		fmt.Fprintf(bw, "| %s | %s | %s |\n", md(row[0]), md(row[1]), md(row[2]))
 	}
 	return bw.Flush()
 }
 
+// code writes names as `a`, `b` (escape.MarkdownCode each).
 func code(xs []string) string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = "`" + x + "`"
+		out[i] = mdCode(x)
 	}
 	return strings.Join(out, ", ")
 }

@@ -8,14 +8,29 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Text writes the report for a reader at a terminal: the match matrix per decoder policy, the
 // totals by readout kind, every reading that is not a match for some decoder (stages folded), the
-// configuration comparison and the null-policy sensitivity.
+// configuration comparison and the null-policy sensitivity. Every string of the data is written
+// through escape.Terminal where it meets the text (tables are measured on the escaped cells),
+// and the text through an escape.LogWriter: no line starts a CI runner's command.
 type Text struct{}
+
+// term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
+func term(s string) string { return escape.Terminal(s) }
+
+// terms is term of each string.
+func terms(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = term(x)
+	}
+	return out
+}
 
 var stages = contract.Stages[1:]
 
@@ -24,19 +39,19 @@ func (Text) Output(w io.Writer, r *Report) error {
 	b := &strings.Builder{}
 	ns := r.NullPolicies
 	fmt.Fprintf(b, "contractcheck compare: decoder policies %s; null policies %s (profile %s) vs %s (profile %s)\n",
-		strings.Join(decoderNames(r), ", "), ns.Base.NullPolicy, ns.Base.Profile, ns.Other.NullPolicy, ns.Other.Profile)
+		strings.Join(terms(decoderNames(r)), ", "), term(ns.Base.NullPolicy), term(ns.Base.Profile), term(ns.Other.NullPolicy), term(ns.Other.Profile))
 	fmt.Fprintf(b, "target readings: %d, captured %d, unstable %d\n", r.Summary.Readings, r.Summary.Captured, r.Summary.Unstable)
 	if lanes := reconstructedLanes(r); len(lanes) > 0 {
-		fmt.Fprintf(b, "every table and total includes the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(lanes, ", "))
+		fmt.Fprintf(b, "every table and total includes the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(terms(lanes), ", "))
 	}
 
 	fmt.Fprintf(b, "\nMatches per decoder policy (matches/captured target readings; – none captured)\n")
 	for _, d := range decoderNames(r) {
-		fmt.Fprintf(b, "%s\n", d)
+		fmt.Fprintf(b, "%s\n", term(d))
 		rows := matchRows(r, d)
 		tw := newTable(append([]string{"lane", "version", "configuration"}, stages...))
 		for _, row := range rows {
-			tw.add(append([]string{row.lane, row.version, row.configuration}, row.cells...))
+			tw.add(append(terms([]string{row.lane, row.version, row.configuration}), row.cells...))
 		}
 		tw.write(b, "  ")
 	}
@@ -44,7 +59,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 	fmt.Fprintf(b, "\nTotals by readout kind (framework lanes; control lanes left out)\n")
 	tw := newTable(append(append([]string{"decoder"}, Kinds...), "total"))
 	for _, t := range r.Totals {
-		row := []string{t.Decoder}
+		row := []string{term(t.Decoder)}
 		for _, k := range Kinds {
 			row = append(row, fmt.Sprint(t.Kinds[k]))
 		}
@@ -54,14 +69,14 @@ func (Text) Output(w io.Writer, r *Report) error {
 
 	fmt.Fprintf(b, "\nReadings that are not a match for every decoder (stages with the same readouts folded)\n")
 	for _, g := range foldReadings(r) {
-		fmt.Fprintf(b, "  %s %s %s %s %s %s: %s\n", g.fixture, g.target, g.lane, g.version, g.configuration,
-			strings.Join(g.stages, " "), g.text)
+		fmt.Fprintf(b, "  %s %s %s %s %s %s: %s\n", term(g.fixture), term(g.target), term(g.lane), term(g.version), term(g.configuration),
+			strings.Join(terms(g.stages), " "), term(g.text))
 	}
 	for _, rd := range r.Readouts {
 		if rd.State == report.Unstable {
-			fmt.Fprintf(b, "  UNSTABLE %s %s %s %s %s %s:", rd.Fixture, rd.Target, rd.Lane, rd.LaneVersion, rd.Configuration, rd.Stage)
+			fmt.Fprintf(b, "  UNSTABLE %s %s %s %s %s %s:", term(rd.Fixture), term(rd.Target), term(rd.Lane), term(rd.LaneVersion), term(rd.Configuration), term(rd.Stage))
 			for _, v := range rd.Variants {
-				fmt.Fprintf(b, " repetitions %v: %s %s;", v.Repetitions, v.State, readoutsText(r, v.Readouts))
+				fmt.Fprintf(b, " repetitions %v: %s %s;", v.Repetitions, term(v.State), term(readoutsText(r, v.Readouts)))
 			}
 			b.WriteString("\n")
 		}
@@ -72,35 +87,38 @@ func (Text) Output(w io.Writer, r *Report) error {
 		b.WriteString("  none\n")
 	}
 	for _, c := range r.Configurations {
-		fmt.Fprintf(b, "  %s %s: %s → %s\n", c.Lane, c.LaneVersion, c.From, c.To)
+		fmt.Fprintf(b, "  %s %s: %s → %s\n", term(c.Lane), term(c.LaneVersion), term(c.From), term(c.To))
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(b, "    %s %s (%s) %s: %s → %s%s\n", g.fixture, g.task, g.role, strings.Join(g.stages, " "), g.before, g.after, atomsSuffix(g.atoms))
+			fmt.Fprintf(b, "    %s %s (%s) %s: %s → %s%s\n", term(g.fixture), term(g.task), term(g.role), strings.Join(terms(g.stages), " "),
+				term(g.before), term(g.after), atomsSuffix(terms(g.atoms)))
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
-			fmt.Fprintf(b, "    %s %s %s %s: %s → %s\n", g.fixture, g.target, g.decoder, strings.Join(g.stages, " "), g.before, g.after)
+			fmt.Fprintf(b, "    %s %s %s %s: %s → %s\n", term(g.fixture), term(g.target), term(g.decoder), strings.Join(terms(g.stages), " "), term(g.before), term(g.after))
 		}
 	}
 
-	fmt.Fprintf(b, "\nNull-policy sensitivity: %s vs %s (tasks with optional atoms: %s)\n", ns.Base.Profile, ns.Other.Profile, strings.Join(ns.Tasks, ", "))
+	fmt.Fprintf(b, "\nNull-policy sensitivity: %s vs %s (tasks with optional atoms: %s)\n", term(ns.Base.Profile), term(ns.Other.Profile), strings.Join(terms(ns.Tasks), ", "))
 	fmt.Fprintf(b, "  bindings whose outcome differs: %d\n", len(ns.Changes))
 	for _, c := range ns.Changes {
-		fmt.Fprintf(b, "    %s %s %s %s %s %s: %s → %s%s\n", c.Fixture, c.Task, c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.BaseOutcome, c.OtherOutcome, atomsSuffix(c.Atoms))
+		fmt.Fprintf(b, "    %s %s %s %s %s %s: %s → %s%s\n", term(c.Fixture), term(c.Task), term(c.Lane), term(c.LaneVersion), term(c.Configuration), term(c.Stage),
+			term(c.BaseOutcome), term(c.OtherOutcome), atomsSuffix(terms(c.Atoms)))
 	}
-	tw = newTable([]string{"", ns.Base.Profile, ns.Other.Profile})
+	tw = newTable(terms([]string{"", ns.Base.Profile, ns.Other.Profile}))
 	for _, row := range nullRows(ns) {
-		tw.add(row)
+		tw.add(terms(row))
 	}
 	tw.write(b, "  ")
 	for _, d := range ns.OnlyBase {
-		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", ns.Base.Profile, d.Fixture, d.Task, d.Family, strings.Join(d.Stages, " "))
+		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", term(ns.Base.Profile), term(d.Fixture), term(d.Task), term(d.Family), strings.Join(terms(d.Stages), " "))
 	}
 	for _, d := range ns.OnlyOther {
-		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", ns.Other.Profile, d.Fixture, d.Task, d.Family, strings.Join(d.Stages, " "))
+		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", term(ns.Other.Profile), term(d.Fixture), term(d.Task), term(d.Family), strings.Join(terms(d.Stages), " "))
 	}
 	if r.ExitCode() != report.ExitSatisfied {
 		fmt.Fprintf(b, "\nrepetitions disagree: %d target readings, %d task bindings unstable\n", r.Summary.Unstable, r.Summary.CheckUnstable)
 	}
-	bw := bufio.NewWriter(w)
+	lw := escape.NewLogWriter(w)
+	bw := bufio.NewWriter(lw)
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		trimmed := strings.TrimRight(line, " \n")
 		if strings.HasSuffix(line, "\n") {
@@ -108,7 +126,10 @@ func (Text) Output(w io.Writer, r *Report) error {
 		}
 		bw.WriteString(trimmed)
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return lw.Flush()
 }
 
 func decoderNames(r *Report) []string {

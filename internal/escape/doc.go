@@ -6,8 +6,14 @@
 //   - Terminal: text for a terminal or a CI log (control, format and bidi characters made
 //     visible as \n, \t or \u202e; invalid UTF-8 as U+FFFD), and LogWriter, which keeps any line
 //     of text output from starting a CI runner's command (GitHub's ::, Azure's ##vso[ and ##[).
+//     TerminalLines is Terminal for a message of several lines (line breaks and tabs kept), and
+//     CutPoint says where escaped text may be shortened without cutting an escape in two.
 //   - Markdown and MarkdownCell: inline markdown and a table cell (punctuation backslash-escaped,
-//     <, > and & as entities, | escaped, line breaks shown, never raw HTML).
+//     <, > and & as entities, | escaped, line breaks shown, never raw HTML). MarkdownText is the
+//     same grammar escaping only what can start inline markup (a name reads as itself in the
+//     source too), MarkdownURL a link's destination.
+//   - HTML: text or an attribute value of a page (html.EscapeString, and line breaks as
+//     references, so that no line of a page starts a CI runner's command).
 //   - TAPDescription and YAMLString: a TAP test line's description and a scalar in its YAML
 //     diagnostic block.
 //   - Python, JavaScript and Go: a string literal of generated source, ASCII only, so that no

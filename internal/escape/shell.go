@@ -7,7 +7,7 @@ import (
 
 // Shell returns words as a POSIX shell command line that a user can read on one line and paste:
 // a word of only letters, digits and -_./:=@%+, as itself; a word of graphic characters in
-// single quotes ('it'\''s'); a word holding anything else (a line break, an escape, a bidi
+// single quotes ('it'\”s'); a word holding anything else (a line break, an escape, a bidi
 // control, invalid UTF-8) in bash's ANSI-C quotes, $'a\nb\u202e', so that the line stays one
 // line and shows what the word holds. (A NUL cannot be passed in a command's argument at all.)
 func Shell(words ...string) string {

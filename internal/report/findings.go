@@ -71,23 +71,28 @@ func Findings(r *Report) ([]string, []FindingRow) {
 	return sortedKeys(tasks), rows
 }
 
-// familyCounts writes a census's manifestations by family, "a 1, b 2".
-func familyCounts(d Divergences) string {
+// familyCounts writes a census's manifestations by family, "a 1, b 2", each family name escaped
+// by esc for the format's grammar.
+func familyCounts(d Divergences, esc func(string) string) string {
 	var parts []string
 	for _, f := range sortedKeys(d.ByFamily) {
-		parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+		parts = append(parts, fmt.Sprintf("%s %d", esc(f), d.ByFamily[f]))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// leaveOneOut writes a census's leave-one-lane-out recount, "without a 3, without b 4".
-func leaveOneOut(d Divergences) string {
+// leaveOneOut writes a census's leave-one-lane-out recount, "without a 3, without b 4", each
+// lane name escaped by esc for the format's grammar.
+func leaveOneOut(d Divergences, esc func(string) string) string {
 	var parts []string
 	for _, l := range sortedKeys(d.LeaveOneOut) {
-		parts = append(parts, fmt.Sprintf("without %s %d", l, d.LeaveOneOut[l]))
+		parts = append(parts, fmt.Sprintf("without %s %d", esc(l), d.LeaveOneOut[l]))
 	}
 	return strings.Join(parts, ", ")
 }
+
+// asIs is the escaper of a format that escapes a whole text itself (HTML).
+func asIs(s string) string { return s }
 
 // ScopeText says what a run was restricted to, "" when it was not.
 func (r *Report) ScopeText() string {

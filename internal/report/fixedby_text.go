@@ -7,7 +7,7 @@ import (
 )
 
 // writeFixes writes one block per fixedBy clause: its status, then the bindings where an atom
-// remains and those that regressed.
+// remains and those that regressed; each string of the data escape.Terminal.
 func writeFixes(w io.Writer, fixes []FixResult) {
 	for _, f := range fixes {
 		mark := "✓"
@@ -15,17 +15,18 @@ func writeFixes(w io.Writer, fixes []FixResult) {
 			mark = "✗"
 		}
 		fmt.Fprintf(w, "fixed-by %s %s %s → %s (%s): %s — %d of %d compared bindings named them before\n",
-			mark, f.Lane, f.From, f.To, strings.Join(f.Atoms, ", "), f.Status, f.Before, f.Compared)
+			mark, term(f.Lane), term(f.From), term(f.To), strings.Join(terms(f.Atoms), ", "), term(f.Status), f.Before, f.Compared)
 		if f.Unmatched != "" {
-			fmt.Fprintf(w, "      %s\n", f.Unmatched)
+			fmt.Fprintf(w, "      %s\n", term(f.Unmatched))
 		}
 		for _, b := range f.Remaining {
-			fmt.Fprintf(w, "      remains: %s %s %s %s: %s → %s %s\n", b.Fixture, b.Configuration, b.Stage, b.Task, b.Before, b.After, strings.Join(b.AtomsAfter, ", "))
+			fmt.Fprintf(w, "      remains: %s %s %s %s: %s → %s %s\n", term(b.Fixture), term(b.Configuration), term(b.Stage), term(b.Task),
+				term(b.Before), term(b.After), strings.Join(terms(b.AtomsAfter), ", "))
 		}
 		for _, b := range f.Regressions {
-			fmt.Fprintf(w, "      regressed: %s %s %s %s: %s → %s\n", b.Fixture, b.Configuration, b.Stage, b.Task, b.Before, b.After)
+			fmt.Fprintf(w, "      regressed: %s %s %s %s: %s → %s\n", term(b.Fixture), term(b.Configuration), term(b.Stage), term(b.Task), term(b.Before), term(b.After))
 		}
-		fmt.Fprintf(w, "      %s: %s\n", f.Name, oneLine(f.Doc))
+		fmt.Fprintf(w, "      %s: %s\n", term(f.Name), term(oneLine(f.Doc)))
 	}
 }
 

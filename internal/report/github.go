@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // GitHub writes GitHub Actions workflow commands: an ::error annotation at the record's .jsonl file
@@ -11,6 +13,12 @@ import (
 // requirement gates, at most 50 of each, and a ::notice summing up (the verdict, the counts, and
 // how many annotations were left out). A record inside the binary (builtin:…) has no file in the
 // repository; its annotation names it in the message instead.
+//
+// Every line is a command of this format. Its message and title are escape.TerminalLines (a
+// control or bidi character of the data shown escaped, as the log would otherwise render or
+// hide it; line breaks kept) and then escaped as the Actions toolkit escapes a command's data
+// and properties (escapeData, escapeProperty): a line break of the data is %0A, so no line of
+// the data can start a command of its own. A file property is the record's path as it is.
 type GitHub struct{}
 
 // maxAnnotations bounds the errors and, separately, the warnings written.
@@ -50,7 +58,7 @@ func (GitHub) Output(w io.Writer, r *Report) error {
 	if errors > maxAnnotations || warnings > maxAnnotations {
 		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, maxAnnotations), min(warnings, maxAnnotations))
 	}
-	fmt.Fprintf(&b, "::notice title=contractcheck::%s\n", escapeData(summary))
+	fmt.Fprintf(&b, "::notice title=contractcheck::%s\n", escapeData(escape.TerminalLines(summary)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -82,8 +90,8 @@ func annotate(b *strings.Builder, level string, records []RecordRef, title, msg 
 			props = append(props, "file="+escapeProperty(rec.File), fmt.Sprintf("line=%d", rec.Line))
 		}
 	}
-	props = append(props, "title="+escapeProperty(title))
-	fmt.Fprintf(b, "::%s %s::%s\n", level, strings.Join(props, ","), escapeData(msg))
+	props = append(props, "title="+escapeProperty(escape.TerminalLines(title)))
+	fmt.Fprintf(b, "::%s %s::%s\n", level, strings.Join(props, ","), escapeData(escape.TerminalLines(msg)))
 }
 
 // BuiltinPrefix starts the name of a file embedded in the binary.

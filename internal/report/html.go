@@ -5,11 +5,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // Views gives the HTML report what a Report does not carry: the canonical views a binding's
@@ -367,7 +368,9 @@ func (p *htmlPage) raw(s string) {
 	}
 }
 
-var esc = html.EscapeString
+// esc writes a string of the data as HTML text or attribute: escape.HTML (markup characters and
+// line breaks as references).
+var esc = escape.HTML
 
 func (p *htmlPage) write(data *htmlData) {
 	r := p.r
@@ -595,10 +598,10 @@ func (p *htmlPage) divergences() {
 		d := c.d
 		p.printf("<div id=\"%s\">\n<h3>%s: %d unique, %d manifestations</h3>\n", c.id, esc(c.label), len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
-			p.printf("<p>By family: %s.</p>\n", esc(familyCounts(d)))
+			p.printf("<p>By family: %s.</p>\n", esc(familyCounts(d, asIs)))
 		}
 		if len(d.LeaveOneOut) > 0 {
-			p.printf("<p>Leave one lane out: %s.</p>\n", esc(leaveOneOut(d)))
+			p.printf("<p>Leave one lane out: %s.</p>\n", esc(leaveOneOut(d, asIs)))
 		}
 		for _, list := range []struct {
 			name string

@@ -6,17 +6,32 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // Markdown writes the findings for a README or a pull-request comment: a table of lanes by task
 // (passes out of captured bindings), the divergence census, what each upgrade changed, and the
-// gate: its verdict and a table of its violations, each at its record.
+// gate: its verdict and a table of its violations, each at its record. A string of the data is
+// written as escape.MarkdownText where it is text and escape.MarkdownCode where it is code, so
+// that none can end a table cell or a line, or hold raw HTML; the whole goes through an
+// escape.LogWriter.
 type Markdown struct{}
+
+// md is escape.MarkdownText: a string of the data as markdown text inside a line or a cell.
+func md(s string) string { return escape.MarkdownText(s) }
+
+// mdCode is escape.MarkdownCode: a string of the data as an inline code span.
+func mdCode(s string) string { return escape.MarkdownCode(s) }
 
 // Output implements Outputter.
 func (Markdown) Output(w io.Writer, r *Report) error {
+	return writeLog(w, func(w io.Writer) error { return writeMarkdown(w, r) })
+}
+
+func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Profile `%s` (null policy `%s`). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", r.Profile, r.NullPolicy)
+	fmt.Fprintf(bw, "Profile %s (null policy %s). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", mdCode(r.Profile), mdCode(r.NullPolicy))
 	tasks, rows := Findings(r)
 	writeFindings(bw, tasks, rows)
 	reconstructed := reconstructedRows(rows)
@@ -38,34 +53,34 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 		d := c.d
 		fmt.Fprintf(bw, "\n%s **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
 		if len(d.ByFamily) > 0 {
-			fmt.Fprintf(bw, " (by family: %s)", familyCounts(d))
+			fmt.Fprintf(bw, " (by family: %s)", familyCounts(d, md))
 		}
 		fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
 		if len(d.LeaveOneOut) > 0 {
-			fmt.Fprintf(bw, " Leave one lane out: %s.", leaveOneOut(d))
+			fmt.Fprintf(bw, " Leave one lane out: %s.", leaveOneOut(d, md))
 		}
 		fmt.Fprintln(bw)
 	}
 	writeReportedMarkdown(bw, r.Reported)
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(bw, "\nUpgrade `%s` %s → %s (%s): %d bindings changed.\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
+		fmt.Fprintf(bw, "\nUpgrade %s %s → %s (%s): %d bindings changed.\n", mdCode(u.Lane), md(u.From), md(u.To), md(u.Configuration), u.Count())
 		if u.Count() == 0 {
 			continue
 		}
 		fmt.Fprintf(bw, "\n| fixture | task | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n")
 		for _, g := range groupChanges(u) {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", g.fixture, g.task, strings.Join(g.stages, " "), g.before, g.after, g.atoms)
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(strings.Join(g.stages, " ")), g.before, g.after, g.atoms)
 		}
 	}
 	writeMarkdownGate(bw, r)
 	return bw.Flush()
 }
 
-// codeList writes names as `a`, `b`.
+// codeList writes names as `a`, `b` (escape.MarkdownCode each).
 func codeList(names []string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
-		quoted[i] = "`" + n + "`"
+		quoted[i] = mdCode(n)
 	}
 	return strings.Join(quoted, ", ")
 }
@@ -73,14 +88,18 @@ func codeList(names []string) string {
 // writeFindings writes the findings table (Findings): one row per lane, version and
 // configuration, a column per task.
 func writeFindings(w io.Writer, taskIDs []string, rows []FindingRow) {
-	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(taskIDs, " | "))
+	header := make([]string, len(taskIDs))
+	for i, t := range taskIDs {
+		header[i] = md(t)
+	}
+	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(header, " | "))
 	fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", len(taskIDs)))
 	for _, row := range rows {
 		cols := make([]string, len(taskIDs))
 		for i, t := range taskIDs {
 			cols[i] = row.Cells[t].String()
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", row.Lane, row.LaneVersion, row.Configuration, row.Origin, strings.Join(cols, " | "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCode(row.Lane), md(row.LaneVersion), md(row.Configuration), md(row.Origin), strings.Join(cols, " | "))
 	}
 }
 
@@ -91,7 +110,8 @@ type changeGroup struct {
 }
 
 // groupChanges folds the stages of a fixture and task whose change reads the same, and names only
-// the atoms and kinds involved: the full diagnostics are in the text and JSON reports.
+// the atoms and kinds involved: the full diagnostics are in the text and JSON reports. The atoms
+// are markdown code spans; the other fields are as the report holds them.
 func groupChanges(u Upgrade) []changeGroup {
 	var out []changeGroup
 	index := map[[5]string]int{}
@@ -106,7 +126,7 @@ func groupChanges(u Upgrade) []changeGroup {
 			a := fmt.Sprintf("%v %v", d["atom"], d["kind"])
 			if !seen[a] {
 				seen[a] = true
-				atoms = append(atoms, "`"+a+"`")
+				atoms = append(atoms, mdCode(a))
 			}
 		}
 		sort.Strings(atoms)

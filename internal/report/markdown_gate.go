@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 )
 
 // markdownViolations bounds the violations the markdown gate lists: a pull-request comment or a
@@ -15,27 +14,28 @@ const markdownViolations = 50
 func writeMarkdownGate(w io.Writer, r *Report) {
 	g := r.Gate
 	gated := g.Gated()
+	profile := mdCode(r.Profile)
 	fmt.Fprintln(w)
 	switch g.Verdict {
 	case VerdictSatisfied:
-		fmt.Fprintf(w, "**Gate:** profile `%s` satisfied (%s, %d bindings gated).\n", r.Profile, plural(len(g.Requirements), "requirement"), gated)
+		fmt.Fprintf(w, "**Gate:** profile %s satisfied (%s, %d bindings gated).\n", profile, plural(len(g.Requirements), "requirement"), gated)
 	case VerdictUnmet:
-		fmt.Fprintf(w, "**Gate:** profile `%s` **NOT satisfied** (%s, %d bindings gated).\n", r.Profile, plural(len(g.Violations), "violation"), gated)
+		fmt.Fprintf(w, "**Gate:** profile %s **NOT satisfied** (%s, %d bindings gated).\n", profile, plural(len(g.Violations), "violation"), gated)
 	case VerdictSelectedNothing:
-		fmt.Fprintf(w, "**Gate:** profile `%s` selected nothing: no verdict.\n", r.Profile)
+		fmt.Fprintf(w, "**Gate:** profile %s selected nothing: no verdict.\n", profile)
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {
-				fmt.Fprintf(w, "\n- `%s`: %s\n", q.Name, mdCell(q.Unmatched))
+				fmt.Fprintf(w, "\n- %s: %s\n", mdCode(q.Name), md(q.Unmatched))
 			}
 		}
 		return
 	case VerdictInstrumentFailed:
-		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile `%s`.\n", r.Summary.Unstable, r.Profile)
+		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile %s.\n", r.Summary.Unstable, profile)
 	}
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
 			if q.OutOfScope {
-				fmt.Fprintf(w, "\n`%s` is out of the run's scope (%s).\n", q.Name, mdCell(scope))
+				fmt.Fprintf(w, "\n%s is out of the run's scope (%s).\n", mdCode(q.Name), md(scope))
 			}
 		}
 	}
@@ -50,12 +50,9 @@ func writeMarkdownGate(w io.Writer, r *Report) {
 		}
 		record := ""
 		if at := RecordAt(v.Records); at != "" {
-			record = "`" + at + "`"
+			record = mdCode(at)
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task,
-			v.Outcome, codeList(Atoms(v.Diagnostics)), record, mdCell(oneLine(v.Requirement)))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(v.Fixture), mdCode(v.Lane), md(v.LaneVersion), md(v.Configuration), md(v.Stage), md(v.Task),
+			v.Outcome, codeList(Atoms(v.Diagnostics)), record, md(oneLine(v.Requirement)))
 	}
 }
-
-// mdCell keeps text inside one markdown table cell: a '|' would end it.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // DefaultWidth is the width a text report fits when nothing says otherwise: what a CI log shows
@@ -88,8 +90,24 @@ var colourOf = strings.NewReplacer(
 )
 
 // write writes text line by line: trailing blanks trimmed, each line cut to the width with an
-// ellipsis (a value is cut, never wrapped into the next line), then spelled in ASCII or coloured.
+// ellipsis (a value is cut, never wrapped into the next line, and never inside an escape), then
+// spelled in ASCII or coloured; through an escape.LogWriter, so that no line starts a CI
+// runner's command.
 func (s Style) write(w io.Writer, text string) error {
+	return writeLog(w, func(w io.Writer) error { return s.writeLines(w, text) })
+}
+
+// writeLog runs write on a LogWriter over w (escape.LogWriter: every line that would start a CI
+// runner's command is neutralized) and flushes it: the last guard of every text format.
+func writeLog(w io.Writer, write func(io.Writer) error) error {
+	lw := escape.NewLogWriter(w)
+	if err := write(lw); err != nil {
+		return err
+	}
+	return lw.Flush()
+}
+
+func (s Style) writeLines(w io.Writer, text string) error {
 	width := s.Width
 	if width <= 0 {
 		width = DefaultWidth
@@ -117,7 +135,8 @@ func (s Style) write(w io.Writer, text string) error {
 }
 
 // fit cuts a line to width characters, the last being an ellipsis. In ASCII the ellipsis is three
-// dots and every rune that is spelled longer in ASCII is counted at its ASCII length.
+// dots and every rune that is spelled longer in ASCII is counted at its ASCII length. An escape
+// of the line (escape.Terminal's \u202e or \n) is kept whole or left out, never cut in two.
 func fit(line string, width int, ascii bool) string {
 	n := 0
 	for i, r := range line {
@@ -132,6 +151,7 @@ func fit(line string, width int, ascii bool) string {
 				_, size := lastRune(cut)
 				cut = cut[:len(cut)-size]
 			}
+			cut = cut[:escape.CutPoint(line, len(cut))]
 			return strings.TrimRight(cut, " ") + ell
 		}
 	}

@@ -9,7 +9,9 @@ import (
 // Table writes one row per binding that did not pass or that a requirement gates (every binding
 // with All): the gate's result for it (FAIL, ok, not gated), its position, task, outcome, the
 // record it comes from, and the atoms its diagnostics name. Columns are aligned; rows are never
-// cut, so the table stays a table for grep and awk.
+// cut, so the table stays a table for grep and awk. Every cell is written through
+// escape.Terminal (a cell holds no line break, tab or control), the table through an
+// escape.LogWriter.
 type Table struct {
 	All   bool
 	Style Style
@@ -31,8 +33,8 @@ func (t Table) Output(w io.Writer, r *Report) error {
 		case res.Required:
 			gate = "ok"
 		}
-		rows = append(rows, []string{gate, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task,
-			res.Outcome, RecordAt(res.Records), strings.Join(Atoms(res.Diagnostics), ", ")})
+		rows = append(rows, terms([]string{gate, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task,
+			res.Outcome, RecordAt(res.Records), strings.Join(Atoms(res.Diagnostics), ", ")}))
 	}
 	widths := make([]int, len(header))
 	for _, row := range rows {
@@ -51,7 +53,7 @@ func (t Table) Output(w io.Writer, r *Report) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "gate: profile %s %s\n", r.Profile, verdictText(r))
+	fmt.Fprintf(&b, "gate: profile %s %s\n", term(r.Profile), verdictText(r))
 	// Rows are records for grep and for tools, not for a narrow terminal: never cut.
 	return Style{ASCII: t.Style.ASCII, Width: 1 << 20}.write(w, b.String())
 }

@@ -4,16 +4,25 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // TAP writes the gate as TAP version 14: one test point per binding a requirement gates ("not ok"
 // when a requirement does not allow its outcome, with a YAML block of the outcome, the diagnostics
 // and the record), comments counting the bindings no requirement gates, and the verdict. A gate
-// that selected nothing has a failing test point saying so.
+// that selected nothing has a failing test point saying so. A test point's description is
+// escape.TAPDescription of the binding, each value of its YAML block escape.YAMLString, a
+// comment's data escape.Terminal: no string of the data can end a line, start a directive or
+// break the block; the whole goes through an escape.LogWriter.
 type TAP struct{}
 
 // Output implements Outputter.
 func (TAP) Output(w io.Writer, r *Report) error {
+	return writeLog(w, func(w io.Writer) error { return writeTAP(w, r) })
+}
+
+func writeTAP(w io.Writer, r *Report) error {
 	violated := violatedBindings(r)
 	var b strings.Builder
 	n := 0
@@ -23,7 +32,7 @@ func (TAP) Output(w io.Writer, r *Report) error {
 		if !ok {
 			status = "not ok"
 		}
-		fmt.Fprintf(&b, "%s %d - %s\n", status, n, desc)
+		fmt.Fprintf(&b, "%s %d - %s\n", status, n, escape.TAPDescription(desc))
 		if len(yaml) > 0 {
 			b.WriteString("  ---\n")
 			for _, l := range yaml {
@@ -67,9 +76,10 @@ func (TAP) Output(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "TAP version 14\n1..%d\n%s", n, b.String())
 	fmt.Fprintf(w, "# %d bindings did not pass but no requirement gates them (--format json lists them)\n", unrequired)
-	fmt.Fprintf(w, "# gate: profile %s %s\n", r.Profile, verdictText(r))
+	fmt.Fprintf(w, "# gate: profile %s %s\n", term(r.Profile), verdictText(r))
 	return nil
 }
 
-// yamlString quotes a string for YAML (double-quoted, JSON escapes are valid YAML).
-func yamlString(s string) string { return fmt.Sprintf("%q", s) }
+// yamlString quotes a string for the YAML block: escape.YAMLString, a double-quoted scalar on
+// one line that reads back as the string.
+func yamlString(s string) string { return escape.YAMLString(s) }

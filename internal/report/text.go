@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -14,7 +15,8 @@ import (
 // verdict with each violation and the record it comes from, the verdict last. With Details it
 // first gives, per task, a matrix of fixtures by lane and stage, every unmet binding with its
 // diagnostics, the boundaries, the divergences and the upgrade changes. Every line fits the
-// style's width.
+// style's width. Every string of the data is written through escape.Terminal where it meets the
+// text, and the text through an escape.LogWriter: no line starts a CI runner's command.
 type Text struct {
 	Details bool
 	Style   Style
@@ -45,9 +47,9 @@ func (t Text) Output(w io.Writer, r *Report) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", r.Profile, r.NullPolicy)
+	fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", term(r.Profile), term(r.NullPolicy))
 	if s := r.ScopeText(); s != "" {
-		fmt.Fprintf(&b, "restricted to %s\n", s)
+		fmt.Fprintf(&b, "restricted to %s\n", term(s))
 	}
 	if t.Details {
 		fmt.Fprintf(&b, "legend: %s\n", legend)
@@ -83,14 +85,14 @@ func writeSummary(w io.Writer, r *Report, width int) {
 	if reconstructed := reconstructedRows(rows); len(reconstructed) > 0 {
 		fmt.Fprintf(w, "divergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
 		fmt.Fprintf(w, "divergences, all lanes (the reconstructed %s included): %d unique, %d manifestations; guard %d; apart %d\n",
-			strings.Join(reconstructed, ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
+			strings.Join(terms(reconstructed), ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
 	} else {
 		fmt.Fprintf(w, "divergences: %d unique, %d manifestations; guard %d; apart %d\n", len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
 	}
 	if len(d.ByFamily) > 0 {
 		var parts []string
 		for _, f := range sortedKeys(d.ByFamily) {
-			parts = append(parts, fmt.Sprintf("%s %d", f, d.ByFamily[f]))
+			parts = append(parts, fmt.Sprintf("%s %d", term(f), d.ByFamily[f]))
 		}
 		wrapList(w, "  manifestations by family: ", parts, width)
 	}
@@ -101,12 +103,12 @@ func writeSummary(w io.Writer, r *Report, width int) {
 		}
 		var parts []string
 		for _, k := range sortedKeys(kinds) {
-			parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+			parts = append(parts, fmt.Sprintf("%s %d", term(k), kinds[k]))
 		}
 		fmt.Fprintf(w, "boundaries: %d (%s)\n", len(r.Localizations), strings.Join(parts, ", "))
 	}
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
+		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", term(u.Lane), term(u.From), term(u.To), term(u.Configuration), u.Count())
 	}
 	if s.Unmet+s.ExecutionFailed+s.Unstable > 0 {
 		fmt.Fprintf(w, "every diagnostic: --details, or --format json\n")
@@ -114,13 +116,15 @@ func writeSummary(w io.Writer, r *Report, width int) {
 }
 
 // writeFindingsTable writes one row per lane, version and configuration with each task's
-// pass/captured count; the label column gives way when the width is short.
-func writeFindingsTable(w io.Writer, tasks []string, rows []FindingRow, width int) {
+// pass/captured count; the label column gives way when the width is short. The columns are
+// measured on the names as they are written, escaped.
+func writeFindingsTable(w io.Writer, taskIDs []string, rows []FindingRow, width int) {
+	tasks := terms(taskIDs)
 	cols := make([]int, len(tasks))
 	for i, t := range tasks {
 		cols[i] = len([]rune(t))
 		for _, row := range rows {
-			cols[i] = max(cols[i], len([]rune(row.Cells[t].String())))
+			cols[i] = max(cols[i], len([]rune(row.Cells[taskIDs[i]].String())))
 		}
 	}
 	cells := 0
@@ -130,7 +134,7 @@ func writeFindingsTable(w io.Writer, tasks []string, rows []FindingRow, width in
 	label := len("lane version configuration")
 	reconstructed := false
 	for _, row := range rows {
-		label = max(label, len([]rune(row.Label()))+2)
+		label = max(label, len([]rune(term(row.Label())))+2)
 		reconstructed = reconstructed || row.Origin == "reconstructed"
 	}
 	label = min(label, max(20, width-2-cells))
@@ -140,12 +144,12 @@ func writeFindingsTable(w io.Writer, tasks []string, rows []FindingRow, width in
 	}
 	fmt.Fprintln(w)
 	for _, row := range rows {
-		name := row.Label()
+		name := term(row.Label())
 		if row.Origin == "reconstructed" {
 			name += " *"
 		}
-		fmt.Fprintf(w, "  %-*s", label, cut(name, label))
-		for i, t := range tasks {
+		fmt.Fprintf(w, "  %-*s", label, cutEscaped(name, label))
+		for i, t := range taskIDs {
 			fmt.Fprintf(w, "  %*s", cols[i], row.Cells[t].String())
 		}
 		fmt.Fprintln(w)
@@ -198,6 +202,31 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// cutEscaped is cut for text escape.Terminal wrote: an escape of s (\u202e, \n) is left whole or
+// left out, never cut in two.
+func cutEscaped(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	return s[:escape.CutPoint(s, len(string(r[:n-1])))] + "…"
+}
+
+// term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
+func term(s string) string { return escape.Terminal(s) }
+
+// terms is term of each string.
+func terms(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = term(x)
+	}
+	return out
+}
+
 // writeGate writes the gate's verdict as the last lines: the verdict, then each violation with the
 // record it comes from, at most limit of them. A run whose instrument failed, or whose gate
 // selected nothing, never reads as satisfied.
@@ -213,43 +242,47 @@ func writeGate(w io.Writer, r *Report, limit int) {
 		if i == 0 {
 			fmt.Fprintf(w, "violations:\n")
 		}
-		line := fmt.Sprintf("  ✗ %s %s %s %s %s %s: %s", v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task, v.Outcome)
+		line := fmt.Sprintf("  ✗ %s %s %s %s %s %s: %s", term(v.Fixture), term(v.Lane), term(v.LaneVersion), term(v.Configuration), term(v.Stage), term(v.Task), term(v.Outcome))
 		if atoms := Atoms(v.Diagnostics); len(atoms) > 0 {
-			line += " — " + strings.Join(atoms, ", ")
+			line += " — " + strings.Join(terms(atoms), ", ")
 		}
 		fmt.Fprintln(w, line)
 		if at := RecordAt(v.Records); at != "" {
-			fmt.Fprintf(w, "      record %s\n", at)
+			fmt.Fprintf(w, "      record %s\n", term(at))
 		}
-		fmt.Fprintf(w, "      required by %s: %s\n", v.RequirementName, oneLine(v.Requirement))
+		fmt.Fprintf(w, "      required by %s: %s\n", term(v.RequirementName), term(oneLine(v.Requirement)))
 	}
 	writeFixes(w, g.FixedBy)
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
 			if q.OutOfScope {
-				fmt.Fprintf(w, "  %s is out of the run's scope (%s)\n", q.Name, scope)
+				fmt.Fprintf(w, "  %s is out of the run's scope (%s)\n", term(q.Name), term(scope))
 			}
 		}
 	}
+	profile := term(r.Profile)
 	switch g.Verdict {
 	case VerdictSatisfied:
-		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", r.Profile, plural(len(g.Requirements), "requirement"), gated)
+		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", profile, plural(len(g.Requirements), "requirement"), gated)
 	case VerdictUnmet:
-		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", r.Profile, len(g.Violations), unmetFixes(g.FixedBy), gated)
+		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", profile, len(g.Violations), unmetFixes(g.FixedBy), gated)
 	case VerdictSelectedNothing:
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {
-				fmt.Fprintf(w, "  %s: %s\n", q.Name, q.Unmatched)
+				fmt.Fprintf(w, "  %s: %s\n", term(q.Name), term(q.Unmatched))
 			}
 		}
-		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", r.Profile)
+		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", profile)
 		return
 	case VerdictInstrumentFailed:
-		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, r.Profile)
+		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, profile)
 	}
 }
 
-func laneKey(r *Result) string { return r.Lane + " " + r.LaneVersion + " " + r.Configuration }
+// laneKey names a result's lane, version and configuration, escaped for the text.
+func laneKey(r *Result) string {
+	return term(r.Lane) + " " + term(r.LaneVersion) + " " + term(r.Configuration)
+}
 
 // writeMatrices writes, per task, the fixtures by lane: each cell is one lane's stages D1 A2 M3 H4,
 // one mark each. Lanes are numbered in a legend so that the columns stay narrow; when they do not
@@ -266,20 +299,21 @@ func writeMatrices(w io.Writer, r *Report, width int) {
 		var fixtures []string
 		seen := map[string]bool{}
 		for _, res := range results {
+			fixture := term(res.Fixture)
 			lanes[laneKey(res)] = true
-			cells[[3]string{res.Fixture, laneKey(res), res.Stage}] = marks[res.Outcome]
-			if !seen[res.Fixture] {
-				seen[res.Fixture] = true
-				fixtures = append(fixtures, res.Fixture)
+			cells[[3]string{fixture, laneKey(res), res.Stage}] = marks[res.Outcome]
+			if !seen[fixture] {
+				seen[fixture] = true
+				fixtures = append(fixtures, fixture)
 			}
 		}
 		sort.Strings(fixtures)
 		laneKeys := sortedKeys(lanes)
-		fmt.Fprintf(w, "\n%s (%s, compartment %s): each cell is a lane's D1 A2 M3 H4\n", task, roleOf(results), results[0].Compartment)
+		fmt.Fprintf(w, "\n%s (%s, compartment %s): each cell is a lane's D1 A2 M3 H4\n", term(task), term(roleOf(results)), term(results[0].Compartment))
 		writeLegend(w, laneKeys, width)
 		fw := len("fixture")
 		for _, f := range fixtures {
-			fw = max(fw, len(f))
+			fw = max(fw, len([]rune(f)))
 		}
 		per := max(1, (width-2-fw)/5)
 		for start := 0; start < len(laneKeys); start += per {
@@ -344,27 +378,30 @@ func writeUnmet(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "\nunmet, failed and unstable bindings:\n")
 			header = true
 		}
-		fmt.Fprintf(w, "  %s %s %s %s %s %s [%s]: %s", res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task, res.Compartment, res.Outcome)
+		fmt.Fprintf(w, "  %s %s %s %s %s %s [%s]: %s", term(res.Fixture), term(res.Lane), term(res.LaneVersion), term(res.Configuration),
+			term(res.Stage), term(res.Task), term(res.Compartment), term(res.Outcome))
 		if at := RecordAt(res.Records); at != "" {
-			fmt.Fprintf(w, " (%s)", at)
+			fmt.Fprintf(w, " (%s)", term(at))
 		}
 		fmt.Fprintln(w)
 		if res.Error != "" {
-			fmt.Fprintf(w, "      error: %s\n", oneLine(res.Error))
+			fmt.Fprintf(w, "      error: %s\n", term(oneLine(res.Error)))
 		}
 		for _, d := range res.Diagnostics {
-			fmt.Fprintf(w, "      %s\n", FormatDiagnostic(d))
+			fmt.Fprintf(w, "      %s\n", term(FormatDiagnostic(d)))
 		}
 		for _, v := range res.Variants {
-			fmt.Fprintf(w, "      repetitions %v: %s\n", v.Repetitions, v.Outcome)
+			fmt.Fprintf(w, "      repetitions %v: %s\n", v.Repetitions, term(v.Outcome))
 			for _, d := range v.Diagnostics {
-				fmt.Fprintf(w, "        %s\n", FormatDiagnostic(d))
+				fmt.Fprintf(w, "        %s\n", term(FormatDiagnostic(d)))
 			}
 		}
 	}
 }
 
-// FormatDiagnostic renders a diagnostic on one line: atom, path, kind, expected and observed.
+// FormatDiagnostic renders a diagnostic on one line: atom, path, kind, expected and observed. The
+// strings are the policy's as they are (expected and observed as JSON): a format escapes the
+// result for its own grammar (escape.Terminal for text, escape.YAMLString for TAP).
 func FormatDiagnostic(d Diagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v", d["atom"])
@@ -395,7 +432,8 @@ func writeBoundaries(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "\nboundaries (a pass followed by an unmet):\n")
 	for _, l := range r.Localizations {
-		fmt.Fprintf(w, "  %s %s %s %s %s: %s → %s (%s)\n", l.Fixture, l.Lane, l.LaneVersion, l.Configuration, l.Task, l.From, l.To, l.Kind)
+		fmt.Fprintf(w, "  %s %s %s %s %s: %s → %s (%s)\n", term(l.Fixture), term(l.Lane), term(l.LaneVersion), term(l.Configuration), term(l.Task),
+			term(l.From), term(l.To), term(l.Kind))
 	}
 }
 
@@ -409,17 +447,17 @@ func writeDivergenceList(w io.Writer, r *Report) {
 		divs []Divergence
 	}{{"primary", d.Unique}, {"guard", d.Guard}, {"apart", d.Apart}} {
 		for _, v := range list.divs {
-			fmt.Fprintf(w, "  %s %s %s (%s) at %s\n", list.name, v.Fixture, v.Task, v.Family, strings.Join(v.Stages, " "))
+			fmt.Fprintf(w, "  %s %s %s (%s) at %s\n", list.name, term(v.Fixture), term(v.Task), term(v.Family), strings.Join(terms(v.Stages), " "))
 		}
 	}
-	if l := leaveOneOut(d); l != "" {
+	if l := leaveOneOut(d, term); l != "" {
 		fmt.Fprintf(w, "  leave one lane out (all lanes): %s\n", l)
 	}
-	if l := leaveOneOut(r.CapturedDivergences); l != "" {
+	if l := leaveOneOut(r.CapturedDivergences, term); l != "" {
 		fmt.Fprintf(w, "  leave one lane out (captured lanes): %s\n", l)
 	}
 	if lanes := ReconstructedLanes(r); len(lanes) > 0 {
-		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(lanes, ", "))
+		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(terms(lanes), ", "))
 	}
 }
 
@@ -434,14 +472,14 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func writeUpgrades(w io.Writer, r *Report) {
 	for _, u := range r.Upgrades {
-		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", u.Lane, u.From, u.To, u.Configuration, u.Count())
+		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", term(u.Lane), term(u.From), term(u.To), term(u.Configuration), u.Count())
 		for _, c := range u.Each() {
-			fmt.Fprintf(w, "  %s %s %s: %s → %s\n", c.Fixture, c.Stage, c.Task, c.Before, c.After)
+			fmt.Fprintf(w, "  %s %s %s: %s → %s\n", term(c.Fixture), term(c.Stage), term(c.Task), term(c.Before), term(c.After))
 			for _, d := range c.DiagnosticsBefore {
-				fmt.Fprintf(w, "      before: %s\n", FormatDiagnostic(d))
+				fmt.Fprintf(w, "      before: %s\n", term(FormatDiagnostic(d)))
 			}
 			for _, d := range c.DiagnosticsAfter {
-				fmt.Fprintf(w, "      after:  %s\n", FormatDiagnostic(d))
+				fmt.Fprintf(w, "      after:  %s\n", term(FormatDiagnostic(d)))
 			}
 		}
 	}

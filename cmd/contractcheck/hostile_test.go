@@ -1,0 +1,837 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/html"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/hostile"
+)
+
+// The hostile strings of a layer written by writeHostileLayer, where a test looks for them.
+const (
+	// hostileFixture is a fixture id: the catalog takes any key, and a record names it.
+	hostileFixture = "HX\n::error file=X::fixture\x1b[31m\u202e|<b>*"
+	// hostileTask is a task id, for the same reason.
+	hostileTask = "T\n::warning::task\x07\u2028|<i>"
+	// hostileFamily is a family name, which the divergence census counts by.
+	hostileFamily = "fam\n##vso[task.complete]\x00\u2066|<u>"
+	// hostileRecordFile is the name of a .jsonl file of records, which every finding cites.
+	hostileRecordFile = "rec\n::error file=X::file\x1b]0;t\x07\u202e|<s>.jsonl"
+)
+
+// issueKey is the carrier key of issue 25's report: workflow commands on their own lines, then
+// ESC, BEL, NUL and U+202E.
+const issueKey = "k\n::error file=X::pwned\n::add-mask::secret\n::stop-commands::tok\x1b[2J\x07\x00\u202e"
+
+// hostileLayer is a contract, policy and fixture layer and its records, as check and compare read
+// them (--contracts, --policies, --fixtures, --observations).
+type hostileLayer struct {
+	contracts, policies, fixtures, observations string
+	// versions are lane hx's versions, "v1" first, and atoms the atoms of task HX: both from the
+	// corpus (hostile.ID), in its order; carrierKeys the keys of the records' structuredContent.
+	versions, atoms, carrierKeys []string
+	// targets are the carrier keys that are targets of the fixtures, which compare reads.
+	targets []string
+	// failed is the version whose record failed, with the error failedError.
+	failed, failedError string
+	// sourceSha256 is the hash of every fixture's source, as a record names it.
+	sourceSha256 string
+}
+
+// layerArgs are the flags that read the layer, with profile "hostile".
+func (l *hostileLayer) args(verb string, more ...string) []string {
+	args := []string{verb, "--contracts", l.contracts, "--policies", l.policies, "--fixtures", l.fixtures,
+		"--observations", l.observations, "--profile", "hostile"}
+	if verb == "check" {
+		args = append(args, "--no-cache")
+	}
+	return append(args, more...)
+}
+
+// cueString writes s as a CUE string literal in ASCII: '"' and '\\' escaped, every other
+// character that is not printable ASCII as \uXXXX or \UXXXXXXXX (CUE refuses some raw, such as a
+// byte order mark, and "\(" would start an interpolation: '(' is kept, '\\' escaped). Invalid
+// UTF-8 becomes U+FFFD, as neither CUE nor JSON text can hold it.
+func cueString(t *testing.T, s string) string { return literal(t, s, false) }
+
+// regoString writes s as a Rego string literal: cueString's, but for a character beyond the
+// basic plane, which Rego reads only as itself (it has no \U escape).
+func regoString(t *testing.T, s string) string { return literal(t, s, true) }
+
+func literal(t *testing.T, s string, rego bool) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r > 0xffff && rego:
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func cueList(t *testing.T, xs []string) string {
+	quoted := make([]string, len(xs))
+	for i, x := range xs {
+		quoted[i] = cueString(t, x)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// writeHostileLayer writes a layer that puts the strings of cases in every place a layer and its
+// records can hold one: lane hx's versions, atom names, a task's diagnostics (atom, path, expected
+// and observed), a task id, a fixture id, a family name, a requirement's and a fixedBy clause's
+// doc, a fixture's report (URL and atoms), the source's text and structuredContent keys, the
+// records' carrier keys, values and texts, a record's execution error and the record file's name.
+// The control lane (direct) reads the same fixtures unchanged, so the divergence census names
+// them too.
+func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
+	t.Helper()
+	dir := t.TempDir()
+	l := &hostileLayer{
+		contracts: filepath.Join(dir, "contracts"), policies: filepath.Join(dir, "policies"),
+		fixtures: filepath.Join(dir, "fixtures"), observations: filepath.Join(dir, "observations"),
+		versions: []string{"v1"},
+	}
+	var all string
+	for _, c := range cases {
+		id := validUTF8(hostile.ID(c, 48))
+		l.versions = append(l.versions, "v-"+id)
+		// CUE reads a label in NFC but a string as it is: an atom named with a combining
+		// character would name no atom (TestHostileRestrictedPlaces), so its atom is composed.
+		l.atoms = append(l.atoms, "hx."+strings.ReplaceAll(id, "e\u0301", "\u00e9"))
+		l.carrierKeys = append(l.carrierKeys, id)
+		if c.Name == "all" {
+			all = c.S
+		}
+	}
+	if all == "" {
+		all = cases[len(cases)-1].S
+	}
+	l.carrierKeys = append(l.carrierKeys, issueKey)
+	// The error of the failed record holds the whole of every string, the long one too; a
+	// diagnostic, repeated at every binding, holds them cut (capped).
+	var whole strings.Builder
+	for _, c := range cases {
+		whole.WriteString(c.S)
+	}
+	l.failed, l.failedError = l.versions[len(l.versions)-1], "the lane failed: "+whole.String()
+
+	// The sources: a text and a structuredContent that the records change.
+	structured := map[string]any{"a": json.Number("1")}
+	for _, k := range l.carrierKeys {
+		structured[k] = "source " + k
+	}
+	source, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "source text " + all}}, "structuredContent": structured})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(source)
+	l.sourceSha256 = hex.EncodeToString(sum[:])
+	fixtureIDs := []string{"HX1", hostileFixture}
+	for _, id := range fixtureIDs {
+		write(t, filepath.Join(l.fixtures, "sources", "hostile", id+".json"), string(source))
+	}
+
+	// The contracts.
+	var b strings.Builder
+	fmt.Fprintf(&b, "package contracts\n\nlanes: hx: {\n\tdoc: %s\n\torigin: \"captured\"\n\tversions: %s\n", cueString(t, "A lane whose versions hold "+all), cueList(t, l.versions))
+	b.WriteString("\tconfigurations: default: doc: \"The only configuration.\"\n\tstages: {\n")
+	b.WriteString("\t\tD1: {exposure: \"observed\", doc: \"The carrier as recorded.\", carrier: _mcpSourceCarrier, compartments: _mcpCompartments}\n")
+	for _, st := range []string{"A2", "M3", "H4"} {
+		fmt.Fprintf(&b, "\t\t%s: {exposure: \"not_observable\", doc: \"No seam.\", compartments: {}}\n", st)
+	}
+	b.WriteString("\t}\n}\n\n")
+	for _, a := range l.atoms {
+		fmt.Fprintf(&b, "atoms: %s: doc: %s\n", cueString(t, a), cueString(t, "The atom "+a))
+	}
+	tasks := []string{"T1", "T2", "HX", hostileTask}
+	// A fixture's tasks and a profile's are task ids (#TaskID), which the hostile task's id is
+	// not: it selects the fixtures itself, and the profile evaluates every task.
+	for _, id := range tasks[2:] {
+		fmt.Fprintf(&b, "\ntasks: %s: {\n\tdoc: %s\n\trole: \"primary\"\n\tpolicy: \"hostile.hx\"\n\tcompartment: \"structured\"\n\tatoms: %s\n\tappliesTo: fixtures: [\"HX*\"]\n}\n",
+			cueString(t, id), cueString(t, "Diagnostics that hold "+all), cueList(t, l.atoms))
+	}
+	fmt.Fprintf(&b, "\nfamilies: %s: {doc: %s, census: \"primary\"}\n", cueString(t, hostileFamily), cueString(t, all))
+	targets := []string{"/a"}
+	l.targets = l.carrierKeys[:min(4, len(l.carrierKeys))]
+	for _, k := range l.targets {
+		targets = append(targets, "/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+	}
+	for i, id := range fixtureIDs {
+		family := "structured"
+		if i > 0 {
+			family = hostileFamily
+		}
+		fmt.Fprintf(&b, "\nfixtures: %s: {\n\tsuite: \"hostile\"\n\tfamily: %s\n\trevision: \"2025-06-18\"\n\ttasks: %s\n\tdoc: %s\n\ttargets: %s\n",
+			cueString(t, id), cueString(t, family), cueList(t, tasks[:2]), cueString(t, all), cueList(t, targets))
+		if i == 0 {
+			fmt.Fprintf(&b, "\treport: {\n\t\turl: %s\n\t\tfix: []\n\t\tlane: \"hx\"\n\t\tbuggy: \"v1\"\n\t\tfixed: %s\n\t\tstages: [\"D1\"]\n\t\ttasks: [\"HX\"]\n\t\tatoms: %s\n\t\tloses: %s\n\t}\n",
+				cueString(t, "https://github.com/o/r/issues/1) [x](javascript:alert(1)) "+all), cueString(t, l.versions[1]), cueList(t, l.atoms[:min(2, len(l.atoms))]), cueString(t, all))
+		}
+		b.WriteString("}\n")
+	}
+	fmt.Fprintf(&b, "\nprofiles: hostile: {\n\tdoc: %s\n\tnullPolicy: \"strict\"\n\trequire: [{doc: %s, lanes: [\"hx\"], outcomes: [\"pass\"]}]\n",
+		cueString(t, all), cueString(t, "Hostile requirement "+all))
+	fmt.Fprintf(&b, "\tfixedBy: [{doc: %s, lane: \"hx\", from: \"v1\", to: %s, atoms: %s}]\n}\n",
+		cueString(t, "Hostile fix "+all), cueString(t, l.versions[1]), cueList(t, l.atoms[:1]))
+	write(t, filepath.Join(l.contracts, "hostile.cue"), b.String())
+
+	// The policy: a diagnostic per atom, its path and expected value the case's string, and one
+	// per carrier key that the source does not hold as it is.
+	var p strings.Builder
+	p.WriteString("package hostile.hx\n\n_atoms := [\n")
+	for _, a := range l.atoms {
+		fmt.Fprintf(&p, "\t%s,\n", regoString(t, a))
+	}
+	p.WriteString("]\n\n_strings := [\n")
+	for _, c := range cases {
+		fmt.Fprintf(&p, "\t%s,\n", regoString(t, capped(c.S)))
+	}
+	p.WriteString("]\n\n")
+	p.WriteString("diagnostics contains d if {\n\tsome i, a in _atoms\n\td := {\"atom\": a, \"path\": concat(\"\", [\"/\", _strings[i]]), \"kind\": \"missing\", \"expected\": _strings[i]}\n}\n\n")
+	p.WriteString("diagnostics contains d if {\n\tsome k, v in object.get(input.observed, \"structured\", {})\n\tk != \"a\"\n\td := {\"atom\": _atoms[0], \"path\": concat(\"/\", [\"\", k]), \"kind\": \"altered\", \"expected\": k, \"observed\": v}\n}\n")
+	write(t, filepath.Join(l.policies, "hostile.rego"), p.String())
+
+	// The records: the control lane reads each source back; lane hx, at each version, changes
+	// the text and every value of structuredContent; its last version failed.
+	var hx, direct strings.Builder
+	record := func(w *strings.Builder, fixture, lane, version string, carrier any, failed string) {
+		rec := map[string]any{"fixture": fixture, "lane": lane, "laneVersion": version, "configuration": "default", "stage": "D1",
+			"repetition": 1, "sourceSha256": hex.EncodeToString(sum[:]), "origin": "captured"}
+		if failed != "" {
+			rec["state"], rec["error"] = "execution_failed", failed
+		} else {
+			rec["state"], rec["carrier"] = "captured", carrier
+		}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	var src any
+	if err := json.Unmarshal(source, &src); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]any{"a": json.Number("1")}
+	for _, k := range l.carrierKeys {
+		changed[k] = "observed " + k
+	}
+	for _, id := range fixtureIDs {
+		record(&direct, id, "direct", "v1", src, "")
+		for i, v := range l.versions {
+			if i > 0 && id != "HX1" {
+				break
+			}
+			failed := ""
+			if v == l.failed {
+				failed = l.failedError
+			}
+			carrier := map[string]any{"content": []any{map[string]any{"type": "text", "text": "observed " + all}}, "structuredContent": changed}
+			record(&hx, id, "hx", v, carrier, failed)
+		}
+	}
+	write(t, filepath.Join(l.observations, hostileRecordFile), hx.String())
+	write(t, filepath.Join(l.observations, "direct.jsonl"), direct.String())
+	return l
+}
+
+// forbidden names the first character of s a terminal or a CI log must not receive: a C0
+// control but for '\n' (and '\t' when tabs), DEL, a C1 control, a line or paragraph separator, a
+// bidi mark, embedding, override or isolate; or invalid UTF-8. It returns "" when there is none.
+func forbidden(s string, tabs bool) string {
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
+			return fmt.Sprintf("invalid UTF-8 at byte %d", i)
+		case r == '\n' || (tabs && r == '\t'):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0), r == 0x2028 || r == 0x2029,
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e || r == 0x200f || r == 0x061c:
+			return fmt.Sprintf("%U at byte %d", r, i)
+		}
+	}
+	return ""
+}
+
+// assertTerminalSafe holds text written to a terminal or a CI log to its rule: no line starts a
+// CI runner's command, and no character that is not graphic reaches it but line breaks.
+func assertTerminalSafe(t *testing.T, sink, out string, tabs bool) {
+	t.Helper()
+	for n, line := range strings.Split(out, "\n") {
+		if escape.CommandStart(line) {
+			t.Errorf("%s: line %d starts a CI command: %q", sink, n+1, shorten(line))
+		}
+		if f := forbidden(line, tabs); f != "" {
+			t.Errorf("%s: line %d holds %s: %q", sink, n+1, f, shorten(line))
+		}
+	}
+}
+
+// shorten cuts a line for a failure message.
+func shorten(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+// TestCheckDetailsCarrierKeyIsEscaped is issue 25's report: `check --details` printed a carrier
+// key holding workflow commands on lines of their own, ESC, BEL, NUL and U+202E as it was, so
+// that the commands started lines of the CI log and the controls reached the terminal. Each
+// text format and the error output now show the key escaped, on the line of its finding.
+func TestCheckDetailsCarrierKeyIsEscaped(t *testing.T) {
+	l := writeHostileLayer(t, []hostile.Case{{Name: "issue", S: issueKey}})
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{name: "text details", args: []string{"--details"}},
+		{name: "text", args: nil},
+		{name: "table details", args: []string{"--format", "table", "--details"}},
+		{name: "tap", args: []string{"--format", "tap"}},
+		{name: "markdown", args: []string{"--format", "markdown"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, l.args("check", tc.args...)...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (violations); stderr:\n%s", code, stderr)
+			}
+			assertTerminalSafe(t, "stdout", stdout, false)
+			assertTerminalSafe(t, "stderr", stderr, false)
+		})
+	}
+	// The key is on the line of its diagnostic, every character of it visible (on a line wide
+	// enough to hold it: a text line is cut at the width).
+	t.Setenv("COLUMNS", "5000")
+	_, stdout, _ := cli(t, l.args("check", "--details")...)
+	if want := `/k\n::error file=X::pwned\n::add-mask::secret\n::stop-commands::tok\u001b[2J\u0007\u0000\u202e altered`; !strings.Contains(stdout, want) {
+		t.Errorf("check --details does not show the key escaped on its line (%s):\n%s", want, stdout)
+	}
+}
+
+// capped is s cut to 4 KiB: long enough for every line it reaches to be cut at the width, short
+// enough that the reports of a few hundred bindings stay small.
+func capped(s string) string {
+	if len(s) > 4096 {
+		return s[:4096]
+	}
+	return s
+}
+
+// validUTF8 is s with each byte of invalid UTF-8 replaced by U+FFFD, as encoding/json writes it
+// (and so as the layer holds it).
+func validUTF8(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// sinkCheck holds one format's output to its grammar.
+type sinkCheck func(t *testing.T, l *hostileLayer, out string)
+
+// TestHostileStringsEveryFormat writes the whole hostile corpus into a layer (writeHostileLayer)
+// and runs check in every format, with and without --details, and compare in every format. Each
+// output is held to its grammar: text, table and stderr show no control or bidi character and no
+// line a CI runner reads as a command; TAP parses as TAP; a markdown table keeps its columns and
+// no raw HTML; JSON and SARIF parse and give the strings back; JUnit and HTML parse as XML and
+// HTML with no element of the data; --format github writes only its own workflow commands, their
+// properties and messages escaped as the Actions toolkit reads them.
+func TestHostileStringsEveryFormat(t *testing.T) {
+	l := writeHostileLayer(t, hostile.Cases())
+	text := func(t *testing.T, _ *hostileLayer, out string) { assertTerminalSafe(t, "stdout", out, false) }
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		exit  int
+		check sinkCheck
+	}{
+		{name: "check text", args: l.args("check"), exit: 1, check: text},
+		{name: "check text details", args: l.args("check", "--details"), exit: 1, check: text},
+		{name: "check table", args: l.args("check", "--format", "table"), exit: 1, check: assertTable},
+		{name: "check table details", args: l.args("check", "--format", "table", "--details"), exit: 1, check: assertTable},
+		{name: "check tap", args: l.args("check", "--format", "tap"), exit: 1, check: assertTAP},
+		{name: "check markdown", args: l.args("check", "--format", "markdown"), exit: 1, check: assertMarkdown},
+		{name: "check json", args: l.args("check", "--format", "json"), exit: 1, check: assertJSONStrings(true, false)},
+		{name: "check sarif", args: l.args("check", "--format", "sarif"), exit: 1, check: assertJSONStrings(false, false)},
+		{name: "check junit", args: l.args("check", "--format", "junit"), exit: 1, check: assertJUnit},
+		{name: "check github", args: l.args("check", "--format", "github"), exit: 1, check: assertGitHub},
+		{name: "check html", args: l.args("check", "--format", "html"), exit: 1, check: assertHTML(2)},
+		{name: "compare text", args: l.args("compare"), check: text},
+		{name: "compare markdown", args: l.args("compare", "--format", "markdown"), check: assertMarkdown},
+		{name: "compare json", args: l.args("compare", "--format", "json"), check: assertJSONStrings(false, true)},
+		{name: "compare html", args: l.args("compare", "--format", "html"), check: assertHTML(0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.exit, shorten(stderr))
+			}
+			assertTerminalSafe(t, "stderr", stderr, true)
+			tc.check(t, l, stdout)
+		})
+	}
+}
+
+// assertTable: the table is text, and, its rows never cut, shows every version as
+// escape.Terminal writes it.
+func assertTable(t *testing.T, l *hostileLayer, out string) {
+	t.Helper()
+	assertTerminalSafe(t, "stdout", out, false)
+	for _, v := range l.versions {
+		if !strings.Contains(out, escape.Terminal(v)) {
+			t.Errorf("the table does not show version %q as %q", v, escape.Terminal(v))
+		}
+	}
+}
+
+var (
+	tapTestLine = regexp.MustCompile(`^(not )?ok \d+( - (.*))?$`)
+	tapPlan     = regexp.MustCompile(`^1\.\.(\d+)$`)
+)
+
+// assertTAP parses the output as TAP 14: the version, a plan, test points whose description
+// holds no unescaped '#', comments, and YAML blocks (indented "---" to "...") that
+// go.yaml.in/yaml/v3 parses; the plan counts the test points, and each block's record is the
+// record file's path, read back whole.
+func assertTAP(t *testing.T, l *hostileLayer, out string) {
+	t.Helper()
+	assertTerminalSafe(t, "stdout", out, false)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "TAP version 14" {
+		t.Fatalf("no TAP version line: %q", shorten(out))
+	}
+	plan, points, blocks, ats := -1, 0, 0, 0
+	for i := 1; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case tapPlan.MatchString(line):
+			plan, _ = strconv.Atoi(tapPlan.FindStringSubmatch(line)[1])
+		case tapTestLine.MatchString(line):
+			points++
+			desc := tapTestLine.FindStringSubmatch(line)[3]
+			for j := 0; j < len(desc); j++ {
+				if desc[j] == '\\' {
+					j++
+				} else if desc[j] == '#' {
+					t.Errorf("line %d: the description holds an unescaped '#' (a directive): %q", i+1, shorten(line))
+					break
+				}
+			}
+		case strings.HasPrefix(line, "#"):
+		case line == "  ---":
+			var block []string
+			for i++; i < len(lines) && lines[i] != "  ..."; i++ {
+				if !strings.HasPrefix(lines[i], "  ") {
+					t.Fatalf("line %d: a YAML block line not indented: %q", i+1, shorten(lines[i]))
+				}
+				block = append(block, lines[i][2:])
+			}
+			if i == len(lines) {
+				t.Fatalf("a YAML block has no end")
+			}
+			var doc map[string]any
+			if err := yaml.Unmarshal([]byte(strings.Join(block, "\n")), &doc); err != nil {
+				t.Fatalf("line %d: the YAML block does not parse: %v\n%s", i+1, err, shorten(strings.Join(block, "\n")))
+			}
+			blocks++
+			if at, ok := doc["at"].(string); ok {
+				ats++
+				if !strings.Contains(at, hostileRecordFile+":") && !strings.HasSuffix(filepath.Dir(at), "observations") {
+					t.Errorf("line %d: at %q is not a record of the layer", i+1, at)
+				}
+				if strings.Contains(at, "rec") && !strings.Contains(at, hostileRecordFile) {
+					t.Errorf("line %d: at %q does not read back as the record file %q", i+1, at, hostileRecordFile)
+				}
+			}
+		default:
+			t.Errorf("line %d is not TAP: %q", i+1, shorten(line))
+		}
+	}
+	if plan != points {
+		t.Errorf("the plan says %d test points, the output has %d", plan, points)
+	}
+	if blocks == 0 || ats == 0 {
+		t.Errorf("no failing test point with a record (%d YAML blocks)", blocks)
+	}
+}
+
+// mdCells splits a markdown table row into its cells as GitHub does: at each '|' that no
+// backslash escapes.
+func mdCells(row string) int {
+	n := 0
+	for i := 0; i < len(row); i++ {
+		if row[i] == '\\' {
+			i++
+		} else if row[i] == '|' {
+			n++
+		}
+	}
+	return n
+}
+
+// outsideCode is a markdown line with its code spans taken out.
+func outsideCode(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] == '\\' && i+1 < len(line) {
+			b.WriteString(line[i : i+2])
+			i += 2
+			continue
+		}
+		if line[i] != '`' {
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		run := 0
+		for i+run < len(line) && line[i+run] == '`' {
+			run++
+		}
+		fence := strings.Repeat("`", run)
+		end := strings.Index(line[i+run:], fence)
+		for end >= 0 && i+run+end+run < len(line) && line[i+run+end+run] == '`' {
+			next := strings.Index(line[i+run+end+run:], fence)
+			if next < 0 {
+				end = -1
+				break
+			}
+			end += run + next
+		}
+		if end < 0 {
+			b.WriteString(fence) // not a code span: literal backquotes
+			i += run
+			continue
+		}
+		i += run + end + run
+	}
+	return b.String()
+}
+
+// assertMarkdown: text for a log too; every row of a table has the header's cells; no raw
+// '<' outside code spans.
+func assertMarkdown(t *testing.T, _ *hostileLayer, out string) {
+	t.Helper()
+	assertTerminalSafe(t, "stdout", out, false)
+	cells := -1
+	for n, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cells = -1
+		} else if cells < 0 {
+			cells = mdCells(line)
+		} else if got := mdCells(line); got != cells {
+			t.Errorf("line %d: a table row of %d cells under a header of %d: %q", n+1, got-1, cells-1, shorten(line))
+		}
+		if strings.Contains(outsideCode(line), "<") {
+			t.Errorf("line %d: raw '<' outside code: %q", n+1, shorten(line))
+		}
+	}
+}
+
+// jsonStrings collects every key and string value of a JSON document.
+func jsonStrings(v any, into map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		into[x] = true
+	case []any:
+		for _, e := range x {
+			jsonStrings(e, into)
+		}
+	case map[string]any:
+		for k, e := range x {
+			into[k] = true
+			jsonStrings(e, into)
+		}
+	}
+}
+
+// assertJSONStrings parses the output with encoding/json and finds the layer's hostile strings
+// in it: as whole strings (exact), or inside longer ones (a message that names them); the
+// carrier keys that are targets only, when targets (compare reads the targets, not the carrier).
+func assertJSONStrings(exact, targets bool) sinkCheck {
+	return func(t *testing.T, l *hostileLayer, out string) {
+		t.Helper()
+		var doc any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("the output is not JSON: %v", err)
+		}
+		all := map[string]bool{}
+		jsonStrings(doc, all)
+		keys := l.carrierKeys
+		if targets {
+			keys = l.targets
+		}
+		want := append(append([]string{hostileFixture}, l.versions...), keys...)
+		if exact {
+			want = append(append(want, hostileTask, hostileFamily), l.atoms...)
+		}
+		for _, s := range want {
+			s = validUTF8(s)
+			if all[s] {
+				continue
+			}
+			found := false
+			for got := range all {
+				if !exact && strings.Contains(got, s) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("the JSON does not give %q back", shorten(s))
+			}
+		}
+	}
+}
+
+// xmlText is s as encoding/xml writes it: each character XML 1.0 does not allow as U+FFFD.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == 0x09 || r == 0x0a || r == 0x0d || (r >= 0x20 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd) || (r >= 0x10000 && r <= 0x10ffff) {
+			return r
+		}
+		return 0xfffd
+	}, validUTF8(s))
+}
+
+// assertJUnit parses the output with encoding/xml to its end and finds every version of the
+// layer in a test case, as XML 1.0 can hold it.
+func assertJUnit(t *testing.T, l *hostileLayer, out string) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(out))
+	var texts []string
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the JUnit XML does not parse: %v", err)
+		}
+		switch x := tok.(type) {
+		case xml.StartElement:
+			for _, a := range x.Attr {
+				texts = append(texts, a.Value)
+			}
+		case xml.CharData:
+			texts = append(texts, string(x))
+		}
+	}
+	joined := strings.Join(texts, "\x00")
+	for _, v := range l.versions {
+		if !strings.Contains(joined, xmlText(v)) {
+			t.Errorf("the JUnit XML does not give version %q back", v)
+		}
+	}
+}
+
+// githubLine is a workflow command as --format github writes one.
+var githubLine = regexp.MustCompile(`^::(error|warning|notice) ([^:]*)::(.*)$`)
+
+// githubUnescape reads a command's escaped text back: %25, %0D, %0A, and in a property %3A and
+// %2C. Any other '%' is an error: the toolkit writes no other.
+func githubUnescape(s string, property bool) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("a dangling %% in %q", s)
+		}
+		switch code := s[i+1 : i+3]; {
+		case code == "25":
+			b.WriteByte('%')
+		case code == "0D":
+			b.WriteByte('\r')
+		case code == "0A":
+			b.WriteByte('\n')
+		case property && code == "3A":
+			b.WriteByte(':')
+		case property && code == "2C":
+			b.WriteByte(',')
+		default:
+			return "", fmt.Errorf("%%%s is not an escape of the toolkit in %q", code, s)
+		}
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// assertGitHub: every line is one of the commands the format writes (error, warning, notice),
+// its properties name=value without a raw ',' or ':', its message without a raw line break, and
+// both read back with the toolkit's escapes; the hostile line breaks and commands of the data are
+// inside them, read back whole.
+func assertGitHub(t *testing.T, l *hostileLayer, out string) {
+	t.Helper()
+	// A file property is a path of the repository as it is; the rest is for the log, and shows
+	// no control or bidi character.
+	fileProperty := regexp.MustCompile(`^(::\w+ )file=[^,]*,`)
+	var unescaped []string
+	for n, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		m := githubLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("line %d is not a workflow command of the format: %q", n+1, shorten(line))
+			continue
+		}
+		if f := forbidden(fileProperty.ReplaceAllString(line, "${1}file=,"), true); f != "" {
+			t.Errorf("line %d holds %s: %q", n+1, f, shorten(line))
+		}
+		for _, p := range strings.Split(m[2], ",") {
+			name, value, ok := strings.Cut(p, "=")
+			if !ok || (name != "file" && name != "line" && name != "title") {
+				t.Errorf("line %d: property %q is not one the format writes", n+1, shorten(p))
+				continue
+			}
+			v, err := githubUnescape(value, true)
+			if err != nil {
+				t.Errorf("line %d: %v", n+1, err)
+			}
+			unescaped = append(unescaped, v)
+		}
+		msg, err := githubUnescape(m[3], false)
+		if err != nil {
+			t.Errorf("line %d: %v", n+1, err)
+		}
+		unescaped = append(unescaped, msg)
+	}
+	joined := strings.Join(unescaped, "\x00")
+	for _, s := range []string{hostileRecordFile, l.versions[1], "\n::error file=X::"} {
+		if !strings.Contains(joined, validUTF8(s)) {
+			t.Errorf("no annotation reads back as holding %q", s)
+		}
+	}
+}
+
+// assertHTML parses the page with golang.org/x/net/html: it holds the page's own scripts only,
+// and no element or event handler of the data (the corpus holds <script>, <img onerror=…>); and
+// no line of it, printed to a CI log, starts a command (the data's line breaks are references).
+func assertHTML(scripts int) sinkCheck {
+	return func(t *testing.T, _ *hostileLayer, out string) {
+		t.Helper()
+		doc, err := html.Parse(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("the HTML does not parse: %v", err)
+		}
+		n := 0
+		var walk func(*html.Node)
+		walk = func(node *html.Node) {
+			if node.Type == html.ElementNode {
+				switch node.Data {
+				case "script":
+					n++
+					if node.FirstChild != nil && strings.Contains(node.FirstChild.Data, `alert("x")`) {
+						t.Errorf("a script holds the data's script")
+					}
+				case "img", "iframe", "object", "embed":
+					t.Errorf("an element <%s> of the data", node.Data)
+				}
+				for _, a := range node.Attr {
+					if strings.HasPrefix(a.Key, "on") {
+						t.Errorf("an event handler %s=%q of the data", a.Key, shorten(a.Val))
+					}
+				}
+			}
+			for c := node.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+		for i, line := range strings.Split(out, "\n") {
+			if escape.CommandStart(line) {
+				t.Errorf("line %d of the page starts a CI command: %q", i+1, shorten(line))
+			}
+		}
+		if n != scripts {
+			t.Errorf("%d script elements, want the page's own %d", n, scripts)
+		}
+	}
+}
+
+// TestHostileRestrictedPlaces covers the places that cannot hold a hostile string: the
+// run refuses it with exit 2, naming the file and line (of the record, or of the contract), and
+// the message that names the string is as safe for the log as any other output.
+func TestHostileRestrictedPlaces(t *testing.T) {
+	bad := "x\n::error file=X::pwned\x1b[31m\x07\x00\u202e"
+	record := func(l *hostileLayer, field string, value any) string {
+		rec := map[string]any{"fixture": "HX1", "lane": "hx", "laneVersion": "v1", "configuration": "default", "stage": "D1",
+			"repetition": 1, "state": "captured", "carrier": map[string]any{"content": []any{}}, "origin": "captured",
+			"sourceSha256": l.sourceSha256}
+		rec[field] = value
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	for _, tc := range []struct {
+		name string
+		// edit changes the layer; the run must fail at the file:line that at matches.
+		edit func(t *testing.T, l *hostileLayer)
+		at   string
+	}{
+		{name: "lane name", at: `bad\.jsonl:1: /lane`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "lane", bad))
+		}},
+		{name: "configuration", at: `bad\.jsonl:1: /configuration`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "configuration", bad))
+		}},
+		{name: "unknown fixture id", at: `bad\.jsonl:1: /fixture`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "fixture", bad))
+		}},
+		{name: "undeclared lane version", at: `bad\.jsonl:1: /laneVersion`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "laneVersion", bad))
+		}},
+		{name: "invalid UTF-8 in a record", at: `bad\.jsonl:1`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
+		}},
+		{name: "atom name with a combining character", at: `hostile2\.cue:\d+:\d+: `, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile2.cue"), "package contracts\n\natoms: \"hx.e\\u0301\": doc: \"Decomposed.\"\n\n"+
+				"tasks: HY: {doc: \"x\", role: \"guard\", policy: \"hostile.hx\", compartment: \"structured\", atoms: [\"hx.e\\u0301\"]}\n")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := writeHostileLayer(t, []hostile.Case{{Name: "newline", S: "k\n::error::x"}})
+			tc.edit(t, l)
+			code, stdout, stderr := cli(t, l.args("check")...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", code, shorten(stderr))
+			}
+			if !regexp.MustCompile(tc.at).MatchString(stderr) {
+				t.Errorf("stderr names no %s:\n%s", tc.at, shorten(stderr))
+			}
+			assertTerminalSafe(t, "stdout", stdout, false)
+			assertTerminalSafe(t, "stderr", stderr, true)
+		})
+	}
+}

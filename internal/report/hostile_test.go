@@ -1,0 +1,313 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/html"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/hostile"
+)
+
+// hostileSample is the sample report with s in every string a layer, a record or a policy can
+// fill: names, versions, record files, diagnostics, errors, requirement and fixedBy docs, the
+// reported loss, the scope; its gate is unmet, or selected nothing (unmatched messages shown).
+func hostileSample(s string, selectedNothing bool) *Report {
+	diag := Diagnostic{"atom": "atom " + s, "path": "/" + s, "kind": "altered " + s, "expected": s, "observed": map[string]any{s: s}}
+	recs := []RecordRef{{File: "obs/" + s + ".jsonl", Line: 7, Repetition: 1}}
+	res := func(stage, outcome string, required bool) Result {
+		return Result{Fixture: "F" + s, Suite: "suite " + s, Family: "family " + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s,
+			Stage: stage, Task: "T" + s, Role: "primary", Compartment: "comp " + s, Outcome: outcome, Origin: "captured", Repetitions: 2,
+			Diagnostics: []Diagnostic{diag}, Records: recs, Error: "error " + s, Required: required, RequiredBy: []string{"profiles.p.require[0]"},
+			Variants: []Variant{{Repetitions: []int{1}, Outcome: Pass}, {Repetitions: []int{2}, Outcome: Unmet, Diagnostics: []Diagnostic{diag}}}}
+	}
+	div := Divergence{Fixture: "F" + s, Task: "T" + s, Family: "family " + s, Stages: []string{"D1"}}
+	divs := Divergences{Unique: []Divergence{div}, Guard: []Divergence{div}, Apart: []Divergence{div}, Manifestations: 3,
+		ByFamily: map[string]int{"family " + s: 3}, LeaveOneOut: map[string]int{"lane " + s: 0}}
+	r := &Report{
+		ReportVersion: Version, Profile: "p" + s, NullPolicy: "strict",
+		Scope:   &Scope{Lanes: []string{"lane " + s}, Fixtures: []string{"F" + s}},
+		Results: ResultList{res("D1", Unmet, true), res("A2", Pass, true), res("M3", Unstable, false), res("H4", ExecutionFailed, false)},
+		Localizations: []Localization{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Task: "T" + s,
+			From: "W0", To: "D1", Kind: Transformation}},
+		Divergences: divs, CapturedDivergences: divs,
+		Upgrades: []Upgrade{{Lane: "lane " + s, Configuration: "cfg " + s, From: "v" + s, To: "w" + s, Changes: ChangeList{
+			{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Before: Pass, After: Unmet, DiagnosticsBefore: []Diagnostic{diag}, DiagnosticsAfter: []Diagnostic{diag}}}}},
+		Reported: []Reported{{Fixture: "F" + s, URL: "https://github.com/o/r/issues/1" + s, Lane: "lane " + s, Configuration: "cfg " + s,
+			Atoms: []string{"atom " + s}, Buggy: Side{Version: "v" + s, Outcome: Unmet, Atoms: []string{"atom " + s}}, Fixed: Side{Version: "w" + s, Outcome: Pass}}},
+		Gate: Gate{Verdict: VerdictUnmet,
+			Requirements: []RequirementResult{{Name: "profiles.p.require[0]", Doc: "doc " + s, Selected: 2, Violations: 1, OutOfScope: true}},
+			Violations: []Violation{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s,
+				Outcome: Unmet, Requirement: "doc " + s, RequirementName: "profiles.p.require[0]", Diagnostics: []Diagnostic{diag}, Records: recs}},
+			FixedBy: []FixResult{{Name: "profiles.p.fixedBy[0]", Doc: "fix " + s, Lane: "lane " + s, From: "v" + s, To: "w" + s,
+				Atoms: []string{"atom " + s}, Status: FixUnmet, Unmatched: "unmatched " + s,
+				Remaining:   []FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s, Before: Unmet, After: Unmet, AtomsAfter: []string{"atom " + s}}},
+				Regressions: []FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "A2", Task: "T" + s, Before: Pass, After: Unmet}}}}},
+	}
+	if selectedNothing {
+		r.Gate.Verdict = VerdictSelectedNothing
+		r.Gate.Requirements[0].Unmatched = "no binding matches lanes [" + s + "]"
+		r.Gate.Requirements[0].OutOfScope = false
+	}
+	for _, res := range r.Each() {
+		r.Summary.Add(res.Outcome)
+	}
+	return r
+}
+
+// terminalSafe names the first line of out that starts a CI runner's command, or the first
+// character a terminal must not receive (a control but for '\n', and '\t' when tabs; DEL, C1,
+// a line separator, a bidi control), or "" when there is none.
+func terminalSafe(out string, tabs bool) string {
+	for n, line := range strings.Split(out, "\n") {
+		if escape.CommandStart(line) {
+			return fmt.Sprintf("line %d starts a CI command: %q", n+1, line)
+		}
+		for i, r := range line {
+			switch {
+			case r == '\t' && tabs:
+			case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || r == 0x061c || r == 0x200e || r == 0x200f ||
+				(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+				return fmt.Sprintf("line %d holds %U at byte %d: %q", n+1, r, i, line)
+			case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\ufffd"):
+				return fmt.Sprintf("line %d holds invalid UTF-8 at byte %d", n+1, i)
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	tapLine   = regexp.MustCompile(`^(TAP version 14|1\.\.\d+|(not )?ok \d+ - .*|#.*)$`)
+	ghCommand = regexp.MustCompile(`^::(error|warning|notice) ([^:\r]*)::([^\r]*)$`)
+)
+
+// mdRowCells counts a markdown table row's cell separators: the '|' no backslash escapes.
+func mdRowCells(row string) int {
+	n := 0
+	for i := 0; i < len(row); i++ {
+		if row[i] == '\\' {
+			i++
+		} else if row[i] == '|' {
+			n++
+		}
+	}
+	return n
+}
+
+// withoutCode is a markdown line with its inline code spans (as escape.MarkdownCode writes them)
+// left out.
+func withoutCode(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		switch {
+		case line[i] == '\\' && i+1 < len(line):
+			b.WriteString(line[i : i+2])
+			i += 2
+		case line[i] == '`':
+			run := 1
+			for i+run < len(line) && line[i+run] == '`' {
+				run++
+			}
+			fence := strings.Repeat("`", run)
+			end := strings.Index(line[i+run:], fence+" ")
+			if rest := line[i+run:]; end < 0 && strings.HasSuffix(rest, fence) {
+				end = len(rest) - run
+			}
+			if j := strings.Index(line[i+run:], fence); j >= 0 && (end < 0 || j < end) {
+				end = j
+			}
+			if end < 0 {
+				b.WriteString(fence)
+				i += run
+				continue
+			}
+			i += run + end + run
+		default:
+			b.WriteByte(line[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// checkGrammar holds one format's output to its grammar; it returns what is wrong, or "".
+func checkGrammar(format, out string) string {
+	switch format {
+	case "text", "table":
+		return terminalSafe(out, false)
+	case "tap":
+		if bad := terminalSafe(out, false); bad != "" {
+			return bad
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		for i := 0; i < len(lines); i++ {
+			if lines[i] != "  ---" {
+				if !tapLine.MatchString(lines[i]) {
+					return fmt.Sprintf("line %d is not TAP: %q", i+1, lines[i])
+				}
+				continue
+			}
+			var block []string
+			for i++; i < len(lines) && lines[i] != "  ..."; i++ {
+				block = append(block, strings.TrimPrefix(lines[i], "  "))
+			}
+			var doc map[string]any
+			if err := yaml.Unmarshal([]byte(strings.Join(block, "\n")), &doc); err != nil {
+				return fmt.Sprintf("a YAML block does not parse: %v", err)
+			}
+		}
+	case "markdown":
+		if bad := terminalSafe(out, false); bad != "" {
+			return bad
+		}
+		cells := -1
+		for n, line := range strings.Split(out, "\n") {
+			switch {
+			case !strings.HasPrefix(line, "|"):
+				cells = -1
+			case cells < 0:
+				cells = mdRowCells(line)
+			case mdRowCells(line) != cells:
+				return fmt.Sprintf("line %d: a row of %d cells under a header of %d: %q", n+1, mdRowCells(line)-1, cells-1, line)
+			}
+			if strings.Contains(withoutCode(line), "<") {
+				return fmt.Sprintf("line %d: raw '<' outside code: %q", n+1, line)
+			}
+		}
+	case "github":
+		for n, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			m := ghCommand.FindStringSubmatch(line)
+			if m == nil {
+				return fmt.Sprintf("line %d is not a command of the format: %q", n+1, line)
+			}
+			if strings.ContainsAny(m[3], "\n") || strings.Contains(m[2], "::") {
+				return fmt.Sprintf("line %d: unescaped data: %q", n+1, line)
+			}
+			// A file property is the record's path as it is; the title and message are for the log.
+			if bad := terminalSafe(regexp.MustCompile(`^file=[^,]*,`).ReplaceAllString(m[2], "")+m[3], true); bad != "" {
+				return bad
+			}
+		}
+	case "json", "sarif":
+		if !json.Valid([]byte(out)) {
+			return "not JSON"
+		}
+	case "junit":
+		dec := xml.NewDecoder(strings.NewReader(out))
+		for {
+			_, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Sprintf("not XML: %v", err)
+			}
+		}
+	case "html":
+		doc, err := html.Parse(strings.NewReader(out))
+		if err != nil {
+			return fmt.Sprintf("not HTML: %v", err)
+		}
+		var bad string
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode && (n.Data == "img" || n.Data == "iframe") {
+				bad = "an element <" + n.Data + "> of the data"
+			}
+			for _, a := range n.Attr {
+				if strings.HasPrefix(a.Key, "on") {
+					bad = "an event handler " + a.Key + " of the data"
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+		for n, line := range strings.Split(out, "\n") {
+			if escape.CommandStart(line) {
+				return fmt.Sprintf("line %d of the page starts a CI command", n+1)
+			}
+		}
+		return bad
+	default:
+		return "no grammar check for format " + format
+	}
+	return ""
+}
+
+// TestHostileStringsEveryFormatOfAReport writes a report holding each string of the corpus in
+// every field (hostileSample) in every format, with and without Details, its gate unmet or
+// selecting nothing, and holds each output to its grammar (checkGrammar).
+func TestHostileStringsEveryFormatOfAReport(t *testing.T) {
+	for _, format := range Formats() {
+		for _, details := range []bool{false, true} {
+			name := format
+			if details {
+				if format != "text" && format != "table" {
+					continue // Details changes the text and the table only
+				}
+				name += " details"
+			}
+			t.Run(name, func(t *testing.T) {
+				out, err := New(format, Options{Details: details, Style: Style{Width: 100}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A gate that selected nothing writes its unmatched messages in the text formats.
+				verdicts := []bool{false}
+				if format == "text" || format == "tap" || format == "markdown" {
+					verdicts = append(verdicts, true)
+				}
+				for _, c := range hostile.Cases() {
+					for _, nothing := range verdicts {
+						var buf bytes.Buffer
+						if err := out.Output(&buf, hostileSample(c.S, nothing)); err != nil {
+							t.Fatalf("%s: %v", c.Name, err)
+						}
+						if bad := checkGrammar(format, buf.String()); bad != "" {
+							t.Errorf("%s (selected nothing %v): %s", c.Name, nothing, bad)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTextCutKeepsEscapesWhole: a line cut at the width, and a findings-table label cut to its
+// column, end before an escape of the data or after it, never inside it.
+func TestTextCutKeepsEscapesWhole(t *testing.T) {
+	tests := []struct {
+		name  string
+		line  string
+		width int
+		want  string
+	}{
+		{name: "inside \\u", line: `abc\u202edef`, width: 7, want: "abc…"},
+		{name: "after \\u", line: `abc\u202edef`, width: 10, want: `abc\u202e…`},
+		{name: "inside \\n", line: `abcdef\nghi`, width: 8, want: "abcdef…"},
+		{name: "plain", line: "abcdefghij", width: 5, want: "abcd…"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fit(tc.line, tc.width, false); got != tc.want {
+				t.Errorf("fit(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+			}
+			if got := cutEscaped(tc.line, tc.width); got != tc.want {
+				t.Errorf("cutEscaped(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+			}
+		})
+	}
+}
