@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/project"
@@ -347,11 +348,15 @@ func valued(label string, v any) string {
 	return label
 }
 
-// short is exact cut to 60 bytes for a message.
+// short is exact cut to 60 bytes for a message, at a character.
 func short(v any) string {
 	s := exact(v)
 	if len(s) > 60 {
-		return s[:57] + "…"
+		n := 57
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n] + "…"
 	}
 	return s
 }

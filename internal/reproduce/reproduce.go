@@ -14,14 +14,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/format"
+	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -61,32 +63,93 @@ func Supported() []string {
 
 // Generate loads the contract set, finds the binding's first captured record, evaluates the task
 // on it, and writes the reproduction of its diagnostics. A binding that passes, or that was not
-// captured, has nothing to reproduce: an input error.
+// captured, has nothing to reproduce: an input error. So is an option that is not an identifier
+// of its kind (see checkOptions): the fixture, task, stage, version and configuration name files
+// and code, and no other spelling of them is written.
 func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if o.Configuration == "" {
 		o.Configuration = "default"
 	}
-	for flag, v := range map[string]string{"--fixture": o.Fixture, "--lane": o.Lane, "--version": o.Version, "--stage": o.Stage, "--task": o.Task} {
-		if v == "" {
-			return nil, &check.InputError{Err: fmt.Errorf("%s is required (see contractcheck reproduce --help)", flag)}
-		}
-	}
-	s, ok := seams[o.Lane]
-	if !ok || !slices.Contains(s.stages, o.Stage) {
-		return nil, &check.InputError{Err: fmt.Errorf("no reproduction for lane %s at stage %s: reproduce writes tests for %s", o.Lane, o.Stage, strings.Join(Supported(), ", "))}
+	if err := checkOptions(o); err != nil {
+		return nil, err
 	}
 	in, err := check.Load(ctx, o.Options)
 	if err != nil {
 		return nil, err
 	}
+	return build(ctx, in, o)
+}
+
+// Identifiers reproduce writes into file names, code and comments as they are: each option must
+// match its pattern, the contract model's own for fixture ids, task ids and names, and for a lane
+// version letters, digits and ".+_-" (a Go module version, an npm or a PyPI release), so that
+// none can end a comment, a line of go.mod or requirements.txt, or name a path or a URL.
+var (
+	fixturePattern       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	taskPattern          = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	configurationPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	versionPattern       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$`)
+)
+
+// checkOptions refuses a missing option, a lane and stage reproduce has no seam for, and an
+// option that does not match its identifier pattern.
+func checkOptions(o Options) error {
+	for _, f := range []struct{ flag, v string }{{"--fixture", o.Fixture}, {"--lane", o.Lane}, {"--version", o.Version}, {"--stage", o.Stage}, {"--task", o.Task}} {
+		if f.v == "" {
+			return &check.InputError{Err: fmt.Errorf("%s is required (see contractcheck reproduce --help)", f.flag)}
+		}
+	}
+	s, ok := seams[o.Lane]
+	if !ok || !slices.Contains(s.stages, o.Stage) {
+		return &check.InputError{Err: fmt.Errorf("no reproduction for lane %s at stage %s: reproduce writes tests for %s", shown(o.Lane), shown(o.Stage), strings.Join(Supported(), ", "))}
+	}
+	for _, f := range []struct {
+		flag, v, what string
+		re            *regexp.Regexp
+	}{
+		{"--fixture", o.Fixture, "a fixture id: a letter or digit, then letters, digits, '_' and '-'", fixturePattern},
+		{"--task", o.Task, "a task id: a letter, then letters, digits, '_' and '-'", taskPattern},
+		{"--version", o.Version, "a lane version: a letter or digit, then letters, digits, '.', '+', '_' and '-'", versionPattern},
+		{"--configuration", o.Configuration, "a configuration name: a lowercase letter or digit, then lowercase letters, digits, '.', '_' and '-'", configurationPattern},
+	} {
+		if !f.re.MatchString(f.v) {
+			return &check.InputError{Err: fmt.Errorf("%s %s is not %s (at most 64): refused, reproduce writes it into file names and code", f.flag, shown(f.v), f.what)}
+		}
+	}
+	return nil
+}
+
+// shown is a value for a message: as it is when it is a plain identifier (letters, digits and
+// "._+-"), else as a Go string literal cut to about 60 bytes, ASCII only, so that nothing of it
+// acts on the terminal or the log it is read in.
+func shown(s string) string {
+	const most = 60
+	if plainPattern.MatchString(s) {
+		return s
+	}
+	if len(s) > most {
+		cut := most
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return escape.Go(s[:cut]) + "…"
+	}
+	return escape.Go(s)
+}
+
+var plainPattern = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+
+// build is Generate on a loaded contract set, for options checkOptions accepts.
+func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction, error) {
+	s := seams[o.Lane]
 	m := in.Model
 	task, ok := m.Tasks[o.Task]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown task %q (the contracts define %s)", o.Task, strings.Join(contract.SortedKeys(m.Tasks), ", "))}
+		return nil, &check.InputError{Err: fmt.Errorf("unknown task %s (the contracts define %s)", o.Task, strings.Join(contract.SortedKeys(m.Tasks), ", "))}
 	}
 	src, ok := in.Sources[o.Fixture]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown fixture %q", o.Fixture)}
+		return nil, &check.InputError{Err: fmt.Errorf("unknown fixture %s", o.Fixture)}
 	}
 	rec, err := firstRecord(ctx, in, o)
 	if err != nil {
@@ -94,7 +157,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	}
 	readings, err := in.Evaluate(ctx, rec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reproduce: evaluating %s:%d: %w", rec.File, rec.Line, err)
 	}
 	var diags []map[string]any
 	found := false
@@ -126,16 +189,15 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if s.codeFor != nil {
 		code = s.codeFor(o.Version)
 	}
-	d := data{Options: o, Title: title(o, observed), TaskDoc: oneLine(task.Doc), Framework: s.framework,
-		SeamDoc: s.doc, CarrierDoc: oneLine(sd.Doc), Package: s.pkg, Std: s.std, Imports: s.imports, Seam: code, Command: o.Command}
+	d := data{Fixture: o.Fixture, Task: o.Task, Stage: o.Stage, Framework: s.framework, SeamDoc: s.doc, Package: s.pkg,
+		Std: s.std, Imports: s.imports, Seam: code,
+		Title: title(o, observed), Command: o.Command, TaskDoc: o.Task + ": " + oneLine(task.Doc), CarrierDoc: oneLine(sd.Doc), Configuration: o.Configuration}
 	r := &Reproduction{Files: map[string][]byte{"testdata/w0.json": src.Data}, Language: s.language, Direct: direct, Observed: observed,
 		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line)}
 	if s.language != "go" {
-		// The JS and Python tests read the checks as JSON.
-		if d.DirectJS, err = jsChecks(direct); err != nil {
-			return nil, err
-		}
-		if d.ObservedJS, err = jsChecks(observed); err != nil {
+		// The JS and Python tests read the checks from a data file: no word of the run is
+		// written into their source but through an escaper.
+		if r.Files["testdata/checks.json"], err = checksJSON(direct, observed); err != nil {
 			return nil, err
 		}
 	}
@@ -158,27 +220,22 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 		r.Files["go.mod"] = []byte(fmt.Sprintf("module contractcheck.example/repro/%s-%s-%s\n\ngo 1.25\n\nrequire %s %s\n", strings.ToLower(o.Fixture), o.Lane, strings.ToLower(o.Stage), s.module, o.Version))
 		r.Run = "go mod tidy && go test ./..."
 	case "js":
-		d.TestNameJS = strconv.Quote(fmt.Sprintf("%s %s %s: the consumer decision on what %s hands the application", o.Lane, o.Version, o.Stage, s.framework))
-		d.ConfigurationJS = strconv.Quote(o.Configuration)
+		d.TestNameJS = fmt.Sprintf("%s %s %s: the consumer decision on what %s hands the application", o.Lane, o.Version, o.Stage, s.framework)
 		if r.Files["repro.test.mjs"], err = render("repro.test.mjs.tmpl", d); err != nil {
 			return nil, err
 		}
 		if r.Files["rawmcp-server.mjs"], err = templates.ReadFile("templates/rawmcp-server.mjs"); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reproduce: %w", err)
 		}
 		r.Files["package.json"] = packageJSON(o, s)
 		r.Run = "npm install && node --test"
 	case "python":
 		d.TestNamePy = "test_" + strings.ReplaceAll(o.Lane, "-", "_") + "_" + strings.ToLower(o.Stage)
-		// The checks sit in a triple-quoted raw string: a quote inside one is written as its JSON
-		// escape, so no run of quotes can end the string.
-		d.DirectJS = strings.ReplaceAll(d.DirectJS, "'", `\u0027`)
-		d.ObservedJS = strings.ReplaceAll(d.ObservedJS, "'", `\u0027`)
 		if r.Files["test_repro.py"], err = render("test_repro.py.tmpl", d); err != nil {
 			return nil, err
 		}
 		if r.Files["rawmcp_server.py"], err = templates.ReadFile("templates/rawmcp_server.py"); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reproduce: %w", err)
 		}
 		r.Files["requirements.txt"] = []byte(fmt.Sprintf("%s==%s\n", s.module, o.Version))
 		r.Run = "pip install -r requirements.txt && python3 -m unittest -v"
@@ -188,9 +245,10 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	return r, nil
 }
 
-// firstRecord finds the binding's record of the lowest repetition among the captured ones.
+// firstRecord finds the binding's record of the lowest repetition among the captured ones, in
+// the record files o names (Generate loads in from the same options).
 func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.Record, error) {
-	files, err := in.Options().RecordFiles()
+	files, err := o.Options.RecordFiles()
 	if err != nil {
 		return nil, &check.InputError{Err: err}
 	}
@@ -237,18 +295,33 @@ func envelopeOf(doc any) any {
 	return env
 }
 
-// data is what the templates read.
+// data is what the templates read. The templates print the code fields as they are: fixed text
+// and code of reproduce's own, and identifiers checkOptions matched against a pattern (the fixture,
+// the task, the stage; test names made of them). The text fields hold the run's words (a
+// message, a key, a document's doc, the command line): a template prints them only through
+// the escaper of its language (go, js, py), as a string literal, never in a comment or a
+// docstring; TestTemplatesPrintNoRawText holds the templates to that.
 type data struct {
-	Options
-	Title, TaskDoc, Framework, SeamDoc, CarrierDoc, Package, Seam, TestName, Command string
-	Std, Imports, Direct, Observed                                                   []string
-	TestNameJS, ConfigurationJS, DirectJS, ObservedJS, TestNamePy                    string
+	// Code: printed as is.
+	Fixture, Task, Stage, Framework, SeamDoc, Package, Seam, TestName, TestNamePy string
+	Std, Imports                                                                  []string
+	// Direct and Observed are the checks as Go composite literals, written by goCheck with
+	// escape.Go.
+	Direct, Observed []string
+	// Text: printed only through an escaper.
+	Title, Command, TaskDoc, CarrierDoc, Configuration, TestNameJS string
 }
 
+// rawFields are data's code fields, which a template may print as they are.
+var rawFields = []string{"Fixture", "Task", "Stage", "Framework", "SeamDoc", "Package", "Seam", "TestName", "TestNamePy", "Std", "Imports", "Direct", "Observed"}
+
+// funcs are the escapers a template prints a text field with: a string literal of its language.
+var funcs = template.FuncMap{"go": escape.Go, "js": escape.JavaScript, "py": escape.Python}
+
 func render(name string, d data) ([]byte, error) {
-	t, err := template.ParseFS(templates, "templates/"+name)
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").ParseFS(templates, "templates/"+name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reproduce: %w", err)
 	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, d); err != nil {
@@ -262,7 +335,7 @@ func goCheck(c Check) string {
 	var parts []string
 	str := func(name, v string) {
 		if v != "" {
-			parts = append(parts, name+": "+strconv.Quote(v))
+			parts = append(parts, name+": "+escape.Go(v))
 		}
 	}
 	t := c.Target
@@ -284,33 +357,40 @@ func goCheck(c Check) string {
 		if len(l.vals) > 0 {
 			q := make([]string, len(l.vals))
 			for i, v := range l.vals {
-				q[i] = strconv.Quote(v)
+				q[i] = escape.Go(v)
 			}
 			parts = append(parts, l.name+": []string{"+strings.Join(q, ", ")+"}")
 		}
 	}
 	str("raised", t.Raised)
 	str("unbound", t.Unbound)
-	return fmt.Sprintf("{message: %q, op: %q, target: target{%s}, want: %s}", c.Message, c.Op, strings.Join(parts, ", "), goString(c.Want))
+	return fmt.Sprintf("{message: %s, op: %s, target: target{%s}, want: %s}", escape.Go(c.Message), escape.Go(c.Op), strings.Join(parts, ", "), goString(c.Want))
 }
 
-// goString quotes as a raw string when it reads better (JSON with quotes), else interpreted.
+// goString is s as a Go string literal: raw when that reads better (JSON with quotes) and s is
+// printable ASCII without a backquote, which a raw string holds as it is; else escape.Go.
 func goString(s string) string {
-	if strings.Contains(s, `"`) && !strings.Contains(s, "`") && !strings.ContainsAny(s, "\r\n") {
+	printable := !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r > 0x7e || r == '`' })
+	if printable && strings.Contains(s, `"`) {
 		return "`" + s + "`"
 	}
-	return strconv.Quote(s)
+	return escape.Go(s)
 }
 
-func jsChecks(cs []Check) (string, error) {
+// checksJSON is the data file the JS and Python tests read their checks from:
+// {"direct": [...], "framework": [...]}.
+func checksJSON(direct, observed []Check) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(cs); err != nil {
-		return "", err
+	if err := enc.Encode(struct {
+		Direct    []Check `json:"direct"`
+		Framework []Check `json:"framework"`
+	}{direct, observed}); err != nil {
+		return nil, fmt.Errorf("reproduce: the checks as JSON: %w", err)
 	}
-	return strings.TrimSpace(b.String()), nil
+	return b.Bytes(), nil
 }
 
 func goName(lane string) string {

@@ -91,7 +91,7 @@ function answer(req) {
       return `{"jsonrpc":"2.0","id":${id},"result":${fixture.toString('utf8')}}`;
     }
   }
-  return `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"method not found: ${req.method}"}}`;
+  return JSON.stringify({ jsonrpc: '2.0', id: req.id, error: { code: -32601, message: `method not found: ${req.method}` } });
 }
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -101,9 +101,9 @@ def answer(req: dict, fixture: bytes) -> str:
         doc = json.loads(fixture)
         if isinstance(doc, dict) and "jsonrpc" in doc:
             which = "error" if "error" in doc else "result"
-            return f'{{"jsonrpc":"2.0","id":{rid},"{which}":{member(fixture, which).decode()}}}'
-        return result(fixture.decode())
-    return f'{{"jsonrpc":"2.0","id":{rid},"error":{{"code":-32601,"message":"method not found: {method}"}}}}'
+            return f'{{"jsonrpc":"2.0","id":{rid},"{which}":{member(fixture, which).decode("utf-8")}}}'
+        return result(fixture.decode("utf-8"))
+    return json.dumps({"jsonrpc": "2.0", "id": req.get("id"), "error": {"code": -32601, "message": f"method not found: {method}"}})
 
 
 def main() -> None:
@@ -115,8 +115,9 @@ def main() -> None:
         req = json.loads(line)
         if req.get("id") is None:
             continue
-        sys.stdout.write(answer(req, fixture) + "\n")
-        sys.stdout.flush()
+        # Bytes, UTF-8: the fixture goes out as it is, whatever the locale's encoding.
+        sys.stdout.buffer.write(answer(req, fixture).encode("utf-8") + b"\n")
+        sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":
