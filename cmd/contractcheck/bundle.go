@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/bundle"
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -76,6 +77,6 @@ func runBundle(ctx context.Context, p bundleParams, stdout io.Writer) (int, erro
 		return report.ExitInputError, err
 	}
 	fmt.Fprintf(stdout, "wrote %s: profile %s, revision %s, roots %v, %d files; entry point POST /v1/data/contractcheck/decision\n",
-		p.output, b.Profile, b.Revision, b.Roots, len(b.Files))
+		escape.Terminal(p.output), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files))
 	return report.ExitSatisfied, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/scaffold"
 )
 
@@ -36,6 +37,6 @@ func runExport(dir string, parts []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d files to %s\n", len(files), dir)
+	fmt.Fprintf(stdout, "wrote %d files to %s\n", len(files), escape.Terminal(dir))
 	return nil
 }

@@ -24,12 +24,12 @@ import (
 
 // The hostile strings of a layer written by writeHostileLayer, where a test looks for them.
 const (
-	// hostileFixture is a fixture id: the catalog takes any key, and a record names it.
-	hostileFixture = "HX\n::error file=X::fixture\x1b[31m\u202e|<b>*"
-	// hostileTask is a task id, for the same reason.
-	hostileTask = "T\n::warning::task\x07\u2028|<i>"
-	// hostileFamily is a family name, which the divergence census counts by.
-	hostileFamily = "fam\n##vso[task.complete]\x00\u2066|<u>"
+	// hostileFixture, hostileTask and hostileFamily are a fixture id, a task id and a family
+	// name: identifiers, which the contracts refuse to hold anything else
+	// (TestHostileRestrictedPlaces), so these are the odd ones they allow.
+	hostileFixture = "HX-2_b"
+	hostileTask    = "T_hx-2"
+	hostileFamily  = "fam.hx-2_b"
 	// hostileRecordFile is the name of a .jsonl file of records, which every finding cites.
 	hostileRecordFile = "rec\n::error file=X::file\x1b]0;t\x07\u202e|<s>.jsonl"
 )
@@ -814,6 +814,23 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 		}},
 		{name: "invalid UTF-8 in a record", at: `bad\.jsonl:1`, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
+		}},
+		{name: "task id", at: `hostile3\.cue:\d+:\d+: task "Tx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\ntasks: "+cueString(t, "T"+bad)+
+				": {doc: \"x\", role: \"guard\", policy: \"hostile.hx\", compartment: \"structured\", atoms: []}\n")
+		}},
+		{name: "fixture id", at: `hostile3\.cue:\d+:\d+: fixture "HXx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfixtures: "+cueString(t, "HX"+bad)+
+				": {suite: \"hx\", family: \"structured\", revision: \"2025-11-25\", tasks: [], doc: \"x\", targets: []}\n")
+		}},
+		{name: "family name", at: `hostile3\.cue:\d+:\d+: family "famx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfamilies: "+cueString(t, "fam"+bad)+": {doc: \"x\", census: \"primary\"}\n")
+		}},
+		{name: "profile name", at: `hostile3\.cue:\d+:\d+: profile "px\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nprofiles: "+cueString(t, "p"+bad)+": {doc: \"x\", nullPolicy: \"strict\", require: []}\n")
+		}},
+		{name: "lane configuration", at: `hostile3\.cue:\d+:\d+: lanes\.hx\.configurations\."cx\\n::error.*: field not allowed`, edit: func(t *testing.T, l *hostileLayer) {
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nlanes: hx: configurations: "+cueString(t, "c"+bad)+": doc: \"x\"\n")
 		}},
 		{name: "atom name with a combining character", at: `hostile2\.cue:\d+:\d+: `, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.contracts, "hostile2.cue"), "package contracts\n\natoms: \"hx.e\\u0301\": doc: \"Decomposed.\"\n\n"+

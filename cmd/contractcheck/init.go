@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/scaffold"
 )
 
@@ -43,7 +44,7 @@ func runInit(opts scaffold.InitOptions, stdout io.Writer) error {
 		return err
 	}
 	for _, f := range files {
-		fmt.Fprintf(stdout, "wrote %s/%s\n", opts.Dir, f)
+		fmt.Fprintf(stdout, "wrote %s/%s\n", escape.Terminal(opts.Dir), f)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/lock"
 )
 
@@ -70,7 +71,7 @@ func runLock(p lockParams, stdout io.Writer) error {
 		counts[f.Kind]++
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d files (%d contracts, %d policies, %d schemas, %d sources, %d records), contractcheck %s\n",
-		p.output, len(l.Files), counts[lock.Contract], counts[lock.Policy], counts[lock.Schema], counts[lock.Source], counts[lock.Record], l.Tool)
+		escape.Terminal(p.output), len(l.Files), counts[lock.Contract], counts[lock.Policy], counts[lock.Schema], counts[lock.Source], counts[lock.Record], l.Tool)
 	return nil
 }
 

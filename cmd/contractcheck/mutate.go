@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -107,7 +108,7 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 	sum, err := mutate.Generate(ctx, p.Options)
 	if sum != nil {
 		for _, s := range sum.Skips {
-			fmt.Fprintf(stderr, "skip %s: %s\n", s.Operator, s.Reason)
+			fmt.Fprintf(stderr, "skip %s: %s\n", s.Operator, escape.Terminal(s.Reason))
 		}
 	}
 	if err != nil {
@@ -118,8 +119,8 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 		if c.Kind == mutate.Fault {
 			faults++
 		}
-		fmt.Fprintf(stdout, "%s\t%s %s\t%s\n", c.ID, c.Kind, c.Task, c.Description)
+		fmt.Fprintf(stdout, "%s\t%s %s\t%s\n", escape.Terminal(c.ID), c.Kind, c.Task, escape.Terminal(c.Description))
 	}
-	fmt.Fprintf(stdout, "wrote %d cases (%d faults, %d controls) to %s\n", len(sum.Cases), faults, len(sum.Cases)-faults, p.Output)
+	fmt.Fprintf(stdout, "wrote %d cases (%d faults, %d controls) to %s\n", len(sum.Cases), faults, len(sum.Cases)-faults, escape.Terminal(p.Output))
 	return report.ExitSatisfied, nil
 }

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -56,6 +57,7 @@ func (p *problems) add(at []any, format string, args ...any) {
 // the referring value in the file that wrote it.
 func (m *Model) check(r *referrer) error {
 	p := &problems{r: r}
+	m.checkNames(p)
 	m.checkTasks(p)
 	m.checkFixtures(p)
 	m.checkLanes(p)
@@ -65,6 +67,37 @@ func (m *Model) check(r *referrer) error {
 		return &Error{Msg: strings.Join(p.errs, "\n")}
 	}
 	return nil
+}
+
+// The patterns of names, as contracts/model.cue declares them (#Name, #TaskID and the fixtures'
+// key pattern). A CUE pattern constraint applies to the keys that match it and lets any other key
+// through, so the keys of the model's maps are held to them here.
+var (
+	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	taskIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	fixturePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+)
+
+// checkNames refuses a lane, configuration, family, profile, task or fixture whose name is not
+// one its pattern allows: names are identifiers, written into reports, records and generated
+// files, never free text.
+func (m *Model) checkNames(p *problems) {
+	check := func(kind, rule string, re *regexp.Regexp, names []string, at ...any) {
+		for _, n := range names {
+			if !re.MatchString(n) {
+				p.add(append(slices.Clone(at), n), "%s %q: %s", kind, n, rule)
+			}
+		}
+	}
+	const name = "a name is a lower-case letter or digit, then lower-case letters, digits, '.', '_' or '-'"
+	check("task", "a task id is a letter, then letters, digits, '_' or '-'", taskIDPattern, sortedKeys(m.Tasks), "tasks")
+	check("fixture", "a fixture id is a letter or digit, then letters, digits, '_' or '-'", fixturePattern, sortedKeys(m.Fixtures), "fixtures")
+	check("family", name, namePattern, sortedKeys(m.Families), "families")
+	check("profile", name, namePattern, sortedKeys(m.Profiles), "profiles")
+	check("lane", name, namePattern, sortedKeys(m.Lanes), "lanes")
+	for _, id := range sortedKeys(m.Lanes) {
+		check("configuration", name, namePattern, sortedKeys(m.Lanes[id].Configurations), "lanes", id, "configurations")
+	}
 }
 
 func (m *Model) checkTasks(p *problems) {
