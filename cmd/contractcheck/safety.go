@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
@@ -22,8 +23,9 @@ type limitFlags struct {
 }
 
 // addLimitFlags binds the resource limits as global flags of root, and starts the guard before
-// any verb runs: the limits are set and the memory watchdog watches the verb's context. The
-// returned function stops the watchdog and restores the previous limits.
+// any verb runs: the limits are set and the memory watchdog watches the verb's context; what the
+// policies print() is collected, and written to stderr when the verb is done (policy.PrintTo).
+// The returned function writes it, stops the watchdog and restores the previous limits.
 func addLimitFlags(root *cobra.Command) (stop func()) {
 	d := guard.DefaultLimits()
 	lf := &limitFlags{eval: d.Eval, load: d.Load, memory: guard.Size(d.Memory)}
@@ -48,6 +50,8 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 		}
 		ctx, stopWatch := guard.Watch(ctx)
 		stops = append(stops, stopWatch)
+		flushPrint := policy.PrintTo(cmd.ErrOrStderr()) // what the policies print(), once the verb is done
+		stops = append(stops, func() { _ = flushPrint() })
 		cmd.SetContext(ctx)
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
@@ -21,12 +22,18 @@ Policies are layers, as in check: every layer is loaded, so a user's tests can c
 With --policies, the tests of the given layers run; without, the built-in tests run.
 
 A failing test shows the expression that failed and the values of its variables (as opa test
---var-values); -v lists every test, and what each printed. --run REGEX runs only the tests whose
+--var-values), and what it printed (print()); -v lists every test, and what each printed, control
+and bidi characters shown as escapes. --run REGEX runs only the tests whose
 full name (data.<package>.<rule>) matches. --coverage reports, per policy file of the tested
 layers (the _test.rego files left out) and in total, the lines the tests evaluated, and the
 lines they did not. --format json writes all of it as one JSON document.
 
-It exits 1 when a test fails and 2 when the policies do not compile or no test ran.`
+Each test runs under --eval-timeout and the memory budget, and under the sandbox's limits on
+what one builtin call may make (a number of at most 100000 bits, a string of at most 16 MiB, …):
+a test stopped at one of them is listed as failed, with the limit.
+
+It exits 1 when a test fails, 2 when the policies do not compile or no test ran, and 3 when a
+test was stopped at a limit (the instrument failed; this takes precedence over failed tests).`
 
 const testExample = `  contractcheck test
   contractcheck test -v --run 'data.contractcheck.tasks.t2_test.test_key_'
@@ -115,6 +122,9 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	} else {
 		writeTestText(stdout, run, p.verbose)
 	}
+	if err := run.LimitError(); err != nil {
+		return report.ExitInstrument, err
+	}
 	if failed > 0 {
 		return report.ExitUnmet, nil
 	}
@@ -132,7 +142,7 @@ func writeTestText(w io.Writer, run *policy.TestRun, verbose bool) {
 		if !r.Pass {
 			status = "FAIL"
 		}
-		fmt.Fprintf(w, "%s %s.%s (%s)\n", status, r.Package, r.Name, r.Location)
+		fmt.Fprintf(w, "%s %s.%s (%s)\n", status, escape.Terminal(r.Package), escape.Terminal(r.Name), escape.Terminal(r.Location))
 		if r.Fail != "" {
 			fmt.Fprintf(w, "%s\n", indent(r.Fail, "    "))
 		}
@@ -165,8 +175,15 @@ func writeTestText(w io.Writer, run *policy.TestRun, verbose bool) {
 	}
 }
 
+// indent prefixes each line of s, escaped for the terminal (escape.TerminalLines: control and
+// bidi characters shown as escapes, line breaks kept), and neutralizes a line a CI runner would
+// read as a command (what a test printed is the policy's data).
 func indent(s, prefix string) string {
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+	lines := strings.Split(escape.TerminalLines(s), "\n")
+	for i, l := range lines {
+		lines[i] = escape.NeutralizeLine(prefix + l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func plural(n int, one, many string) string {

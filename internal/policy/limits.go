@@ -24,18 +24,18 @@ func init() {
 }
 
 // evalLimited evaluates a prepared query under the guard (internal/guard): the per-evaluation
-// time limit and the process's memory budget. A limit reached is returned as the
-// *guard.LimitError itself, naming the policy package and its files; any other error is wrapped
-// with the package.
-func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuery, input ast.Value) (rego.ResultSet, error) {
+// time limit and the process's memory budget, and under the sandbox's limits on builtin calls
+// (bounds.go). A limit reached is returned as a *guard.LimitError, naming the policy package and
+// its files (what); any other error is wrapped with the package. opts are more evaluation
+// options (a print hook).
+func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuery, input ast.Value, opts ...rego.EvalOption) (rego.ResultSet, error) {
 	var rs rego.ResultSet
 	err := guard.Do(ctx, what, guard.Current().Eval, func(ctx context.Context) error {
 		var err error
-		rs, err = pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalSortSets(true))
+		rs, err = pq.Eval(ctx, append([]rego.EvalOption{rego.EvalParsedInput(input), rego.EvalSortSets(true)}, opts...)...)
 		return err
 	})
-	var le *guard.LimitError
-	if errors.As(err, &le) {
+	if le := limitOf(what, err); le != nil {
 		return nil, le
 	}
 	if err != nil {
@@ -53,4 +53,18 @@ func (e *Engine) describe(pkg string) string {
 // describeFiles is describe for a package whose files are already listed.
 func describeFiles(pkg string, files []string) string {
 	return fmt.Sprintf("policy %s (%s)", pkg, strings.Join(files, ", "))
+}
+
+// limitOf returns the limit err reached, as a *guard.LimitError for what: the guard's own, or a
+// builtin call the sandbox refused (*BuiltinLimitError); nil when err reached no limit.
+func limitOf(what string, err error) *guard.LimitError {
+	var le *guard.LimitError
+	if errors.As(err, &le) {
+		return le
+	}
+	var be *BuiltinLimitError
+	if errors.As(err, &be) {
+		return be.LimitError(what)
+	}
+	return nil
 }

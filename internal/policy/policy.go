@@ -10,7 +10,12 @@
 // Policies run in a sandbox: they are compiled with capabilities that leave
 // out every builtin that reads the network, the clock, randomness or the
 // runtime environment, so a policy calling http.send or time.now_ns fails to
-// load with a file:row:col error, and evaluation is deterministic.
+// load with a file:row:col error, and evaluation is deterministic. A builtin
+// call that would make a number, a string or an array past the sandbox's
+// limits (bits.lsh(1, 1e12), sprintf("%1000000000d", [1]), …) is refused
+// before it allocates (bounds.go), and an evaluation stops at the guard's time
+// limit and memory budget (limits.go). What a policy prints reaches the user
+// (print.go).
 //
 // The custom builtins contractcheck.json_text(s) and
 // contractcheck.diff(expected, observed, base) (diff.go) are declared in
@@ -78,7 +83,9 @@ func jsonTextImpl(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
 // rand.intn, uuid.rfc4122, opa.runtime, io.jwt.decode_verify and
 // encode_sign*, json.match_schema/verify_schema, which may fetch remote
 // references), whole families that touch the network, randomness or the
-// environment, and certificate verification, which reads the clock.
+// environment, certificate verification, which reads the clock, and strings.render_template,
+// whose Go template can loop inside the call ({{range 1000000000000}}) where neither the time
+// limit nor a size check reaches (see bounds.go).
 func denied(b *ast.Builtin) bool {
 	if b.Nondeterministic {
 		return true
@@ -91,6 +98,7 @@ func denied(b *ast.Builtin) bool {
 	switch b.Name {
 	case "crypto.x509.parse_and_verify_certificates",
 		"crypto.x509.parse_and_verify_certificates_with_options",
+		"strings.render_template",
 		"trace":
 		return true
 	}
@@ -232,12 +240,15 @@ func (e *Engine) Files(pkg string) []string {
 	return out
 }
 
+// newCompiler is a compiler of the sandbox: its capabilities, Rego v1, strict, and print
+// statements kept (print.go).
 func (e *Engine) newCompiler() *ast.Compiler {
 	return ast.NewCompiler().
 		WithCapabilities(e.caps).
 		WithDefaultRegoVersion(ast.RegoV1).
 		WithStrict(true).
-		WithUseTypeCheckAnnotations(true)
+		WithUseTypeCheckAnnotations(true).
+		WithEnablePrintStatements(true)
 }
 
 // parse parses every source afresh (the compiler takes ownership of modules).
@@ -428,7 +439,7 @@ func (q *Query) Eval(ctx context.Context, input ast.Value) (v Verdict, err error
 			v, err = Verdict{}, fmt.Errorf("policy: evaluating %s: OPA panicked: %v", q.pkg, r)
 		}
 	}()
-	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input)
+	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input, printEvalOptions()...)
 	if err != nil {
 		return Verdict{}, err
 	}

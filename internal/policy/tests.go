@@ -3,11 +3,13 @@ package policy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
@@ -32,6 +34,9 @@ type TestResult struct {
 	FailedAt string `json:"failedAt,omitempty"`
 	// Output is what the test printed (print()).
 	Output string `json:"output,omitempty"`
+	// Limit is, for a test stopped at a limit (the time limit, or the sandbox's limit on a
+	// builtin call), the limit, e.g. "the time limit of 5s": the instrument failed, not the test.
+	Limit string `json:"limit,omitempty"`
 }
 
 // TestOptions selects the tests RunTests runs.
@@ -63,6 +68,35 @@ func (r *TestRun) Failed() int {
 		}
 	}
 	return n
+}
+
+// LimitError is nil when no test was stopped at a limit, else the first one's (in the order of
+// Results), as a *guard.LimitError wrapped with how many more were: the instrument failed.
+func (r *TestRun) LimitError() error {
+	var first *guard.LimitError
+	n := 0
+	for _, t := range r.Results {
+		if t.Limit == "" {
+			continue
+		}
+		if n++; first == nil {
+			first = &guard.LimitError{What: testWhat(t.Package, t.Name, t.Location), Limit: t.Limit}
+		}
+	}
+	switch {
+	case first == nil:
+		return nil
+	case n == 1:
+		return first
+	case n == 2:
+		return fmt.Errorf("%w (and 1 more test stopped at a limit)", first)
+	}
+	return fmt.Errorf("%w (and %d more tests stopped at a limit)", first, n-1)
+}
+
+// testWhat names a Rego test in a limit error: "Rego test p_test.test_x (p/p_test.rego:3:1)".
+func testWhat(pkg, name, location string) string {
+	return fmt.Sprintf("Rego test %s.%s (%s)", pkg, name, location)
 }
 
 // Coverage is the share of policy lines the tests evaluated, per file and in total (OPA's
@@ -102,7 +136,9 @@ func (r LineRange) String() string {
 
 // RunTests runs the test_ rules of the loaded policies with OPA's test runner, in the same
 // sandbox and with the custom builtins, and with builtin errors raised; each test has the guard's
-// per-evaluation time limit (a test over it fails). Every layer's modules are loaded (a user's
+// per-evaluation time limit. A test stopped at the time limit or at the sandbox's limit on a
+// builtin call (bounds.go) fails with its Limit set (TestRun.LimitError): the instrument failed,
+// as for a policy a check evaluates. Every layer's modules are loaded (a user's
 // tests may call built-in rules); only the selected layers' tests run, and only those whose name
 // matches opts.Run. A test that fails is run once more with tracing, to say which expression
 // failed and the values of its variables. Results are sorted by file, row and name.
@@ -116,7 +152,7 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) (*TestRun, erro
 	if err != nil {
 		return nil, err
 	}
-	runner := e.testRunner(e.newCompiler().WithEnablePrintStatements(true), opts.Run)
+	runner := e.testRunner(e.newCompiler(), opts.Run)
 	var cov *cover.Cover
 	if opts.Coverage {
 		cov = cover.New()
@@ -159,7 +195,8 @@ func (e *Engine) testRunner(compiler *ast.Compiler, filter string) *tester.Runne
 
 // collectTests runs the tests and returns the results of the selected layers' tests, sorted.
 func (e *Engine) collectTests(ctx context.Context, runner *tester.Runner, modules map[string]*ast.Module, layers []int) ([]TestResult, error) {
-	ch, err := runner.Run(ctx, modules)
+	timeLimit := guard.Current().Eval
+	ch, err := runner.SetModules(modules).RunTests(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("policy: running Rego tests: %w", err)
 	}
@@ -184,29 +221,60 @@ func (e *Engine) collectTests(ctx context.Context, runner *tester.Runner, module
 		switch {
 		case r.Error != nil:
 			k.r.Fail = r.Error.Error()
+			if le := testLimit(testWhat(k.r.Package, k.r.Name, k.r.Location), r.Error, timeLimit); le != nil {
+				k.r.Fail, k.r.Limit = "stopped at "+le.Limit, le.Limit
+			}
 		case r.Fail:
 			k.r.Fail = "test failed: false or undefined"
 		}
 		out = append(out, k)
 	}
-	if le := guard.Stopped(ctx); le != nil {
-		return nil, le // the memory budget stopped the run: the results are not the tests'
+	sortKeyed := func() {
+		sort.SliceStable(out, func(a, b int) bool {
+			ka, kb := out[a], out[b]
+			if ka.file != kb.file {
+				return ka.file < kb.file
+			}
+			if ka.row != kb.row {
+				return ka.row < kb.row
+			}
+			return ka.r.Name < kb.r.Name
+		})
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		ka, kb := out[a], out[b]
-		if ka.file != kb.file {
-			return ka.file < kb.file
+	if le := guard.Stopped(ctx); le != nil {
+		// The memory budget stopped the run: the results are not the tests'. The watchdog
+		// cancelled every test running; name the first of them.
+		sortKeyed()
+		for _, k := range out {
+			if k.r.Limit != "" {
+				return nil, &guard.LimitError{What: testWhat(k.r.Package, k.r.Name, k.r.Location), Limit: le.Limit}
+			}
 		}
-		if ka.row != kb.row {
-			return ka.row < kb.row
-		}
-		return ka.r.Name < kb.r.Name
-	})
+		return nil, le
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("policy: running Rego tests: %w", context.Cause(ctx)) // cancelled: the results are not the tests'
+	}
+	sortKeyed()
 	results := make([]TestResult, len(out))
 	for i, k := range out {
 		results[i] = k.r
 	}
 	return results, nil
+}
+
+// testLimit returns the limit a test's error reached, as a *guard.LimitError for what (the
+// test), or nil: the sandbox's limit on a builtin call, or the runner's time limit d (OPA's
+// cancellation error; the run's own context is still live, or collectTests says why it is not).
+func testLimit(what string, err error, d time.Duration) *guard.LimitError {
+	if le := limitOf(what, err); le != nil {
+		return le
+	}
+	var te *topdown.Error
+	if errors.As(err, &te) && te.Code == topdown.CancelErr {
+		return &guard.LimitError{What: what, Limit: fmt.Sprintf("the time limit of %s", d)}
+	}
+	return nil
 }
 
 // explainFailures runs the tests that failed (not those that errored: their error says why) once
@@ -227,9 +295,9 @@ func (e *Engine) explainFailures(ctx context.Context, results []TestResult) erro
 	if err != nil {
 		return err
 	}
-	runner := e.testRunner(e.newCompiler().WithEnablePrintStatements(true).WithRewriteTestRules(true), "^("+strings.Join(names, "|")+")$").
+	runner := e.testRunner(e.newCompiler().WithRewriteTestRules(true), "^("+strings.Join(names, "|")+")$").
 		EnableTracing(true)
-	ch, err := runner.Run(ctx, modules)
+	ch, err := runner.SetModules(modules).RunTests(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("policy: tracing the failed Rego tests: %w", err)
 	}
