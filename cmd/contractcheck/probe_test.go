@@ -107,14 +107,15 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestShownPath: an output path reaches the terminal quoted, its control and bidi characters
-// escaped, so it can neither start a workflow command nor reorder the line.
+// TestShownPath: an output path reaches the terminal as one shell word, its control and bidi
+// characters escaped in bash's $'…' quotes, so it can neither start a workflow command nor
+// reorder the line, and can still be pasted.
 func TestShownPath(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
 		{"plain", "probe-out", "probe-out"},
 		{"a space", "my probe", "'my probe'"},
-		{"a newline and a workflow command", "x\n::error::pwned", `"x\n::error::pwned"`},
-		{"bidi and escape", "a\u202eb\x1b[31m", `"a\u202eb\x1b[31m"`},
+		{"a newline and a workflow command", "x\n::error::pwned", `$'x\n::error::pwned'`},
+		{"bidi and escape", "a\u202eb\x1b[31m", `$'a\u202eb\x1b[31m'`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := shownPath(tt.in); got != tt.want {
