@@ -187,7 +187,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		return out.Output(w, r)
 	}); err != nil {
 		rec.Abort()
-		return report.ExitInputError, err
+		return check.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	gerr := r.GateError()
 	gateError := ""

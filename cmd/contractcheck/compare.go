@@ -80,7 +80,7 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 		return check.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
-		return report.ExitInputError, err
+		return check.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	return r.ExitCode(), nil
 }

@@ -55,6 +55,30 @@ type Instrument struct {
 	// and what it reads as through a compartment: repetitions repeat their carriers byte for byte.
 	validCarriers spanCache[string, struct{}]
 	views         spanCache[viewKey, observedView]
+	// versions indexes the lanes' declared versions: a record's version is looked up in it,
+	// not searched for in the lane's list (a generated lane declares tens of thousands).
+	versions versionIndex
+}
+
+// versionIndex holds each lane's declared versions as a set, made on first use.
+type versionIndex struct {
+	once sync.Once
+	sets map[string]map[string]bool
+}
+
+// declares reports whether lane declares version in m.
+func (x *versionIndex) declares(m *contract.Model, lane, version string) bool {
+	x.once.Do(func() {
+		x.sets = make(map[string]map[string]bool, len(m.Lanes))
+		for id, l := range m.Lanes {
+			set := make(map[string]bool, len(l.Versions))
+			for _, v := range l.Versions {
+				set[v] = true
+			}
+			x.sets[id] = set
+		}
+	})
+	return x.sets[lane][version]
 }
 
 // viewKey is what a carrier's view depends on besides the carrier: where it was observed and

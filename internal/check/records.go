@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -92,6 +92,10 @@ func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l str
 	}
 	if !in.inScope(rec) {
 		return nil, nil
+	}
+	if err := guard.Err(); err != nil {
+		// The run is over its memory budget: the carrier's validation cannot be cancelled once begun.
+		return nil, fmt.Errorf("%s:%d: %w", file, l.Number, err)
 	}
 	if err := in.validateCarrier(rec); err != nil {
 		return nil, err
@@ -183,7 +187,7 @@ func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes 
 	if !ok {
 		return nil, at("/lane: unknown lane %q (the contracts define %v)", rec.Lane, contract.SortedKeys(in.Model.Lanes))
 	}
-	if !slices.Contains(lane.Versions, rec.LaneVersion) {
+	if !in.versions.declares(in.Model, rec.Lane, rec.LaneVersion) {
 		return nil, at("/laneVersion: lane %s has no version %q (it declares %v)", rec.Lane, rec.LaneVersion, lane.Versions)
 	}
 	if _, ok := lane.Configurations[rec.Configuration]; !ok {

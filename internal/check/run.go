@@ -112,17 +112,19 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type line struct {
-		file string // its display name
-		l    strictjson.Line
+		file  string // its display name
+		l     strictjson.Line
+		large bool // it holds the stream's one place for a large record (recordCost)
 	}
 	type job struct {
 		seq   int
 		lines []line
 	}
 	type result struct {
-		rec *Record // nil for a record outside the run's scope
-		v   T
-		err error
+		rec   *Record // nil for a record outside the run's scope
+		v     T
+		err   error
+		large bool // the line held the place for a large record: collecting it frees the place
 	}
 	// done is a batch's results in line order, up to its first error (or until the stream stopped).
 	type done struct {
@@ -131,6 +133,12 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 	}
 	window := 2 * workers                 // batches
 	tokens := make(chan struct{}, window) // one per batch read and not yet collected
+	// A record whose decoding and evaluation may cost a share of the memory budget (recordCost)
+	// holds the one place for a large record from before it is read until it is collected, and
+	// is admitted only if the budget has room for it then (guard.Admit): the window bounds what
+	// the other lines in flight may cost.
+	large := make(chan struct{}, 1)
+	smallCost := guard.Current().Memory / int64(8*window*streamBatch)
 	jobs := make(chan job, window)
 	results := make(chan done, window+1)
 	stop := make(chan struct{})
@@ -147,7 +155,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 					if stopped.Load() {
 						break
 					}
-					var r result
+					r := result{large: ln.large}
 					r.rec, r.v, r.err = streamEval(ctx, in, dec, ln.file, ln.l, eval)
 					d.rs = append(d.rs, r)
 					if r.err != nil {
@@ -178,23 +186,48 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			batch = make([]line, 0, streamBatch)
 			return true
 		}
+		// fail ends the stream at err, after the lines read before it.
+		fail := func(err error) {
+			if !send() {
+				return
+			}
+			select {
+			case tokens <- struct{}{}:
+				results <- done{seq: seq + 1, rs: []result{{err: err}}}
+			case <-stop:
+			}
+		}
 		for _, f := range files {
+			var refused error
 			err := readLines(ctx, f, func(display string, l strictjson.Line) bool {
-				batch = append(batch, line{display, l})
-				return len(batch) < streamBatch || send()
+				cost, values := recordCost(l, smallCost)
+				if cost <= smallCost {
+					batch = append(batch, line{file: display, l: l})
+					return len(batch) < streamBatch || send()
+				}
+				// The large record before it is collected first (it is in a batch sent already):
+				// then the budget is measured without it.
+				select {
+				case large <- struct{}{}:
+				case <-stop:
+					return false
+				}
+				what := fmt.Sprintf("%s:%d: a record of %s and %d JSON values", display, l.Number, guard.Approx(int64(l.Size())), values)
+				if err := guard.Admit(what, cost); err != nil {
+					refused = err
+					return false
+				}
+				batch = append(batch, line{file: display, l: l, large: true})
+				return send() // at once: its place is freed when it is collected, never while it waits here
 			})
+			if err == nil && refused != nil {
+				err = refused
+			}
 			if err == nil && stopped.Load() {
 				return
 			}
 			if err != nil {
-				if !send() { // the lines read before the error come first
-					return
-				}
-				select {
-				case tokens <- struct{}{}:
-					results <- done{seq: seq + 1, rs: []result{{err: inputErr(err)}}}
-				case <-stop:
-				}
+				fail(inputErr(err)) // a refused record is the instrument failing (IsInstrumentFailure)
 				return
 			}
 		}
@@ -218,6 +251,9 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			next++
 			<-tokens
 			for _, r := range d.rs {
+				if r.large {
+					<-large
+				}
 				if firstErr != nil || (r.err == nil && r.rec == nil) {
 					continue // stopped, or out of scope
 				}
@@ -241,6 +277,33 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 // streamBatch is how many lines the reader hands a worker at a time.
 const streamBatch = 8
 
+// What a record costs in memory on its way through the pipeline, by the size of its line and the
+// JSON values it holds: every value is decoded into a Go value, read through a compartment into a
+// view and converted into a policy value, and the built-in tasks' diff of two content lists
+// makes a diagnostic of each block one side lacks. Measured under the built-in tasks (the live
+// heap at its peak, GODEBUG=gctrace=1): the costliest shape, a carrier of 500,000 tiny content
+// blocks (13.5 MB, 1.5 million values), 1.74 GB, 1.2 KB a value (estimated 1.5 GiB); a text
+// block of 10 MB, 46 MB, 4.6 bytes a byte (estimated 80 MB). The estimate only keeps a record the
+// budget has no room for from being begun: the watchdog still holds the run to the budget
+// (TestLargeRecordRefusedWithinTheBudget).
+const (
+	costPerByte  = 8
+	costPerValue = 1024
+)
+
+// recordCost estimates the memory a record line will cost (costPerByte a byte and costPerValue a
+// JSON value) and returns how many values it holds. A line so short that even a value every two
+// bytes cannot make it cost more than small is not counted: its cost is given as small, and its
+// values as 0.
+func recordCost(l strictjson.Line, small int64) (cost int64, values int) {
+	size := int64(l.Size())
+	if size*(costPerByte+costPerValue/2)+costPerValue <= small {
+		return small, 0
+	}
+	values = l.Values()
+	return size*costPerByte + int64(values)*costPerValue, values
+}
+
 // streamEval reads one line of a record file (readRecord) and evaluates the record when it is
 // within the run's scope; a record outside it is a nil record and no error.
 func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
@@ -252,6 +315,10 @@ func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.Line
 	}
 	if rec == nil {
 		return nil, zero, nil // outside the scope: its carrier is not read
+	}
+	if err := guard.Err(); err != nil {
+		// The run is over its memory budget: what is left of the record is not evaluated.
+		return nil, zero, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err))
 	}
 	v, err := eval(ctx, rec)
 	return rec, v, err
@@ -295,7 +362,11 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		// come on top of it, at the run's peak.
 		debug.FreeOSMemory()
 	}
-	return cen.Report(), nil
+	r := cen.Report()
+	if le := guard.Stopped(ctx); le != nil {
+		return nil, &InstrumentError{Err: le} // the report could not be made within the budget
+	}
+	return r, nil
 }
 
 // releaseAfter is how many records a stream reads before the memory it leaves is returned to the
@@ -344,6 +415,11 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 		comp := in.Model.Tasks[task].Compartment
 		view, ok := views[comp]
 		if !ok {
+			if err := guard.Err(); err != nil {
+				// Over the memory budget: the projection and the policy input cannot be
+				// cancelled once begun.
+				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err))
+			}
 			var err error
 			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier, rec.carrierBytes); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)

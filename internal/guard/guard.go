@@ -20,15 +20,26 @@
 // memory target (Limits.Target, by default DefaultTarget) lowers the soft limit while the live
 // heap is small, so that a large run's peak is not twice its live heap; the limit follows the
 // live heap up, so the target never makes the collector thrash or the watchdog trip.
+//
+// The budget covers the whole run, the report's writing included, and the resident memory the
+// system counts (RSS), not only the Go runtime's: the watchdog reads both. Once it has stopped the
+// run, Err reports why, a Writer fails every write, and what cannot be cancelled (a record's
+// schema validation, a report being laid out) checks Err between its steps; Admit refuses, before
+// anything is allocated, work whose estimated memory the budget has no room for. Should the
+// process go on growing anyway, past the budget by half of SlackPercent, the watchdog ends it
+// (exit 3, naming the budget) rather than let it take the machine's memory.
 package guard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -36,6 +47,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // Limits are the bounds the guard applies. A zero field means the default.
@@ -245,11 +257,123 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 
 // Watch starts the memory watchdog with the current budget and returns a context that the
 // watchdog cancels, with a *LimitError, when the budget is exceeded; stop ends the watchdog and
-// restores the soft memory limit. One watchdog runs at a time: a second Watch while one runs
-// returns ctx and a stop that does nothing.
+// restores the soft memory limit (calling it again does nothing). One watchdog runs at a time: a
+// second Watch while one runs returns ctx and a stop that does nothing. Should the process grow
+// past the budget by half of SlackPercent after the run was stopped (a computation that cannot be
+// cancelled went on), the watchdog ends it, within the slack: the *LimitError on standard error,
+// exit code 3.
 func Watch(ctx context.Context) (context.Context, func()) {
 	l := Current()
-	return watchdog.watch(ctx, l.Memory, l.Target, 5*time.Millisecond)
+	return watchdog.watch(ctx, l.Memory, l.Target, 5*time.Millisecond, exitProcess)
+}
+
+// SlackPercent is how far past the budget, in percent of it, the process may go while what was
+// running when the watchdog stopped the run winds down: the watchdog ends a process that passes
+// half of it.
+const SlackPercent = 10
+
+// Err returns the *LimitError the watchdog stopped the run with, and nil while the run is within
+// its budget or no watchdog runs. A computation that no context reaches (a schema validation, a
+// report being laid out) checks it between its steps.
+func Err() error {
+	if le := watchdog.stopped.Load(); le != nil {
+		return le
+	}
+	return nil
+}
+
+// Trip stops the run as the watchdog does when the memory budget is exceeded: the computation
+// running longest and the run's context are cancelled with a *LimitError naming the budget, which
+// Err returns from then on. It reports false, and does nothing, when no watchdog runs. A caller
+// that knows the run cannot go on within the budget calls it; so do tests of what must stop.
+func Trip() bool {
+	if !watchdog.running.Load() {
+		return false
+	}
+	watchdog.trip(watchdog.budget.Load())
+	return true
+}
+
+// Writer returns a writer that passes writes on to w until the watchdog stops the run, and then
+// fails every write with the *LimitError: a report is not written on past the budget.
+func Writer(w io.Writer) io.Writer { return budgetWriter{w} }
+
+type budgetWriter struct{ w io.Writer }
+
+func (b budgetWriter) Write(p []byte) (int, error) {
+	if err := Err(); err != nil {
+		return 0, err
+	}
+	return b.w.Write(p)
+}
+
+// Admit checks, before work that needs about need bytes of memory is begun, that the budget has
+// room for it beside what the process holds (the live heap, the runtime's own memory and the
+// resident memory outside Go's heap; garbage does not count, and when the last sample leaves too
+// little room a collection is forced and the memory measured again). When it has not, Admit
+// returns a *LimitError naming what and the budget, and the work should not be begun. Without a
+// watchdog it admits everything.
+func Admit(what string, need int64) error {
+	w := watchdog
+	if !w.running.Load() {
+		return nil
+	}
+	if err := Err(); err != nil {
+		return err
+	}
+	if need <= w.headroom.Load() {
+		return nil
+	}
+	runtime.GC() // what the last collection found live may be garbage by now
+	budget := w.budget.Load()
+	left := budget - measure(newSamples(), nil).inUse
+	if need <= left {
+		return nil
+	}
+	return &LimitError{What: what, Limit: fmt.Sprintf("the memory budget of %s: it needs about %s, and %s of it is left",
+		Size(budget), Approx(need), Approx(max(left, 0)))}
+}
+
+// Approx formats a byte count to two or three significant digits in the largest unit it fills:
+// "1.6 GiB", "230 MiB", "512 B".
+func Approx(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	switch {
+	case u == 0:
+		return fmt.Sprintf("%d B", n)
+	case f < 10:
+		return fmt.Sprintf("%.1f %s", f, units[u])
+	}
+	return fmt.Sprintf("%.0f %s", f, units[u])
+}
+
+// exitProcess ends a process that went on growing past the budget's slack after the watchdog
+// stopped its run: a computation that cannot be cancelled would otherwise take the machine's
+// memory. The message names the budget, made safe for a terminal and a CI log; the exit code is
+// the instrument's.
+func exitProcess(le *LimitError) {
+	fmt.Fprintf(os.Stderr, "contractcheck: %s (the process went on growing past the budget after the run was stopped, and was ended)\n",
+		visible(le.Error()))
+	os.Exit(3)
+}
+
+// visible writes the characters a terminal would act on (controls, bidi overrides, line and
+// paragraph separators) as \u escapes.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, "\\u%04x", r)
+	}
+	return b.String()
 }
 
 // gcLimit is the Go soft memory limit for a live heap: the target, unless that leaves the heap
@@ -289,6 +413,11 @@ type dog struct {
 	running atomic.Bool
 	tasks   map[*task]struct{}
 	root    context.CancelCauseFunc
+	// budget is the running watchdog's budget; headroom is the budget less the memory in use
+	// (usage.inUse) at its last sample.
+	budget, headroom atomic.Int64
+	// stopped is why the watchdog stopped the run, nil while the run is within its budget.
+	stopped atomic.Pointer[LimitError]
 }
 
 var watchdog = &dog{tasks: map[*task]struct{}{}}
@@ -306,7 +435,43 @@ func (w *dog) begin(what string, cancel context.CancelCauseFunc) (end func()) {
 	}
 }
 
-func (w *dog) watch(ctx context.Context, budget, target int64, every time.Duration) (context.Context, func()) {
+// usage is one sample of the process's memory.
+type usage struct {
+	// used is what the budget is held to: the memory the Go runtime holds (less what it released
+	// to the system) or the process's resident memory, whichever is larger.
+	used int64
+	// live is the heap the last collection found live; overhead what the runtime holds besides
+	// heap objects (free and fragmented heap pages, stacks, metadata).
+	live, overhead int64
+	// inUse is what would remain were the garbage collected and the free heap pages reused: the
+	// live heap, the runtime's memory but its free heap pages, and the resident memory beyond the
+	// Go runtime's (the binary's pages, C libraries).
+	inUse int64
+}
+
+func newSamples() []metrics.Sample {
+	return []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+}
+
+// measure samples the runtime's memory into samples (newSamples) and the resident memory through
+// rss (read afresh when nil).
+func measure(samples []metrics.Sample, rss *rssReader) usage {
+	metrics.Read(samples)
+	goUsed := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
+	live := int64(samples[2].Value.Uint64())
+	objects := int64(samples[3].Value.Uint64())
+	free := int64(samples[4].Value.Uint64())
+	if rss == nil {
+		rss = openRSS()
+		defer rss.close()
+	}
+	resident := rss.read()
+	return usage{used: max(goUsed, resident), live: live, overhead: goUsed - objects,
+		inUse: live + goUsed - objects - free + max(resident-goUsed, 0)}
+}
+
+func (w *dog) watch(ctx context.Context, budget, target int64, every time.Duration, exit func(*LimitError)) (context.Context, func()) {
 	if !w.running.CompareAndSwap(false, true) {
 		return ctx, func() {}
 	}
@@ -314,6 +479,8 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 	w.mu.Lock()
 	w.root = cancel
 	w.mu.Unlock()
+	w.stopped.Store(nil)
+	w.budget.Store(budget)
 	soft := budget / 10 * 9
 	limit := gcLimit(target, soft, 0, 0)
 	prev := debug.SetMemoryLimit(limit)
@@ -321,54 +488,75 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 	if _, set := os.LookupEnv("GOGC"); !set && target > 0 {
 		prevPercent = debug.SetGCPercent(TargetGCPercent)
 	}
+	samples, rss := newSamples(), openRSS()
+	w.headroom.Store(budget - measure(samples, rss).inUse)
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"},
-			{Name: "/memory/classes/heap/objects:bytes"}}
+		defer rss.close()
 		tick := time.NewTicker(every)
 		defer tick.Stop()
+		winding := false // the run is stopped: sampled more often
 		for {
 			select {
 			case <-quit:
 				return
 			case <-tick.C:
 			}
-			metrics.Read(samples)
-			used := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
-			live := int64(samples[2].Value.Uint64())
-			if used > budget || live > soft {
+			u := measure(samples, rss)
+			w.headroom.Store(budget - u.inUse)
+			if le := w.stopped.Load(); le != nil {
+				// The run is stopped and winding down: what cannot be cancelled must not take
+				// the process past the budget's slack. The process is ended at half the slack,
+				// sampled five times as often, so that what it allocates between two samples
+				// (and while it exits) stays within the other half.
+				if !winding {
+					winding = true
+					tick.Reset(max(every/5, time.Millisecond/2))
+				}
+				if exit != nil && u.used > budget+budget/200*SlackPercent {
+					exit(le)
+					return
+				}
+			} else if u.used > budget || u.live > soft {
 				w.trip(budget)
-				return
 			}
-			overhead := used - int64(samples[3].Value.Uint64())
-			if l := gcLimit(target, soft, live, overhead); l != limit {
+			if l := gcLimit(target, soft, u.live, u.overhead); l != limit {
 				limit = l
 				debug.SetMemoryLimit(limit)
 			}
 		}
 	}()
-	return ctx, func() {
-		close(quit)
-		<-stopped
-		debug.SetMemoryLimit(prev)
-		if prevPercent != -2 {
-			debug.SetGCPercent(prevPercent)
-		}
-		w.mu.Lock()
-		w.root = nil
-		w.mu.Unlock()
-		cancel(nil)
-		w.running.Store(false)
-	}
+	var once sync.Once
+	return ctx, func() { once.Do(func() { w.stop(quit, stopped, prev, prevPercent, cancel) }) }
 }
 
-// trip stops the longest-running computation and the run.
+// stop ends the watchdog whose loop quit ends and stopped reports ended, and restores the soft
+// memory limit and GOGC it changed.
+func (w *dog) stop(quit, stopped chan struct{}, prev int64, prevPercent int, cancel context.CancelCauseFunc) {
+	close(quit)
+	<-stopped
+	debug.SetMemoryLimit(prev)
+	if prevPercent != -2 {
+		debug.SetGCPercent(prevPercent)
+	}
+	w.mu.Lock()
+	w.root = nil
+	w.mu.Unlock()
+	cancel(nil)
+	w.stopped.Store(nil)
+	w.running.Store(false)
+}
+
+// trip stops the longest-running computation and the run; the first trip's error stays.
 func (w *dog) trip(budget int64) {
 	limit := fmt.Sprintf("the memory budget of %s", Size(budget))
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stopped.Load() != nil {
+		return
+	}
 	var culprit *task
 	for t := range w.tasks {
 		if culprit == nil || t.start.Before(culprit.start) {
@@ -378,10 +566,52 @@ func (w *dog) trip(budget int64) {
 	le := &LimitError{What: "the run", Limit: limit}
 	if culprit != nil {
 		le.What = culprit.what
+	}
+	w.stopped.Store(le) // before anything is cancelled: whoever sees the cancellation sees Err
+	if culprit != nil {
 		culprit.cancel(le)
 	}
 	if w.root != nil {
 		w.root(le)
+	}
+}
+
+// rssReader reads the process's resident memory from /proc/self/statm, kept open between reads;
+// a nil reader (no /proc) reads 0.
+type rssReader struct {
+	f    *os.File
+	page int64
+	buf  [128]byte
+}
+
+func openRSS() *rssReader {
+	f, err := os.Open("/proc/self/statm")
+	if err != nil {
+		return nil
+	}
+	return &rssReader{f: f, page: int64(os.Getpagesize())}
+}
+
+// read returns the resident memory in bytes, 0 when it cannot be read.
+func (r *rssReader) read() int64 {
+	if r == nil {
+		return 0
+	}
+	n, _ := r.f.ReadAt(r.buf[:], 0)
+	fields := bytes.Fields(r.buf[:n]) // size resident shared text lib data dt, in pages
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(string(fields[1]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * r.page
+}
+
+func (r *rssReader) close() {
+	if r != nil {
+		r.f.Close()
 	}
 }
 

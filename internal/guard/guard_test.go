@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -60,7 +61,7 @@ func TestWatchStopsTheCulprit(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	budget := int64(ms.Sys) + 64<<20
-	ctx, stop := watchdog.watch(context.Background(), budget, -1, time.Millisecond)
+	ctx, stop := watchdog.watch(context.Background(), budget, -1, time.Millisecond, nil)
 	defer stop()
 	innocent := make(chan error, 1)
 	err := Do(ctx, "policy bomb (bomb.rego)", time.Minute, func(ctx context.Context) error {
@@ -154,8 +155,9 @@ func TestGCLimit(t *testing.T) {
 // test's heap is far below it), and stopping the watchdog restores the previous limit.
 func TestWatchSetsTheTarget(t *testing.T) {
 	const target = 512 << 20
+	debug.FreeOSMemory() // what earlier tests held is neither live nor held by the runtime
 	prev := debug.SetMemoryLimit(-1)
-	_, stop := watchdog.watch(context.Background(), 8<<30, target, time.Millisecond)
+	_, stop := watchdog.watch(context.Background(), 8<<30, target, time.Millisecond, nil)
 	time.Sleep(10 * time.Millisecond)
 	got := debug.SetMemoryLimit(-1)
 	stop()
@@ -191,5 +193,180 @@ func BenchmarkDo(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// TestWriterStopsWithTheRun: a Writer passes writes on while the run is within its budget; once
+// the watchdog has stopped the run (Trip), Err returns the *LimitError naming the budget and every
+// write fails with it; stopping the watchdog clears it.
+func TestWriterStopsWithTheRun(t *testing.T) {
+	ctx, stop := watchdog.watch(context.Background(), 8<<30, -1, time.Millisecond, nil)
+	defer stop()
+	var out strings.Builder
+	w := Writer(&out)
+	if _, err := io.WriteString(w, "before"); err != nil || Err() != nil {
+		t.Fatalf("write within the budget: %v (Err %v)", err, Err())
+	}
+	if !Trip() {
+		t.Fatal("Trip found no watchdog running")
+	}
+	_, err := io.WriteString(w, "after")
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "the memory budget of 8GiB" {
+		t.Fatalf("write after the trip: %v, want a *LimitError naming the budget", err)
+	}
+	if Stopped(ctx) == nil || Err() == nil {
+		t.Errorf("after the trip the run's context holds %v and Err is %v", context.Cause(ctx), Err())
+	}
+	if out.String() != "before" {
+		t.Errorf("written %q, want only what came before the trip", out.String())
+	}
+	stop()
+	if Err() != nil || Trip() {
+		t.Errorf("after the watchdog stopped: Err %v, and Trip still trips", Err())
+	}
+}
+
+// TestWatchEndsAProcessThatGoesOn: once the watchdog has stopped the run, a computation that goes
+// on allocating anyway is let run until the process passes the budget by half of SlackPercent;
+// then the watchdog ends the process with the *LimitError (here the exit is recorded instead),
+// within the slack.
+func TestWatchEndsAProcessThatGoesOn(t *testing.T) {
+	u := measure(newSamples(), nil)
+	budget := u.used + 256<<20
+	ended := make(chan *LimitError, 1)
+	var endedAt int64 // what the process held when it was ended
+	ctx, stop := watchdog.watch(context.Background(), budget, -1, time.Millisecond, func(le *LimitError) {
+		endedAt = measure(newSamples(), nil).used
+		ended <- le
+	})
+	defer stop()
+	var hold [][]byte
+	var le *LimitError
+	for le == nil {
+		page := make([]byte, 1<<20)
+		for i := 0; i < len(page); i += 4096 {
+			page[i] = 1 // resident
+		}
+		hold = append(hold, page) // on past the trip: a computation that does not listen
+		select {
+		case le = <-ended:
+		case <-time.After(time.Millisecond): // a MiB a millisecond: a report being laid out, not a bomb
+		}
+		if len(hold) > int(2*budget>>20) {
+			t.Fatalf("held %d MiB, twice the budget of %d MiB, and the process was not ended", len(hold), budget>>20)
+		}
+	}
+	runtime.KeepAlive(hold)
+	hold = nil
+	defer debug.FreeOSMemory() // the heap the next test's watchdog sees is its own
+	if Stopped(ctx) == nil {
+		t.Error("the process was ended without the run being stopped first")
+	}
+	if endedAt <= budget+budget/200*SlackPercent || endedAt > budget+budget/100*SlackPercent {
+		t.Errorf("ended at %d MiB, want past half the slack and within the slack of the budget of %d MiB", endedAt>>20, budget>>20)
+	}
+	if !strings.HasPrefix(le.Limit, "the memory budget of") {
+		t.Errorf("ended with %v, want the memory budget named", le)
+	}
+}
+
+// TestAdmit: work whose memory fits beside what the process holds is admitted; work that does not,
+// even after a collection, is refused with a *LimitError naming it, the budget, what it needs and
+// what is left; without a watchdog everything is admitted.
+func TestAdmit(t *testing.T) {
+	if err := Admit("anything", 1<<50); err != nil {
+		t.Fatalf("without a watchdog: %v", err)
+	}
+	budget := (measure(newSamples(), nil).used + 256<<20) &^ (1<<20 - 1)
+	_, stop := watchdog.watch(context.Background(), budget, -1, time.Millisecond, nil)
+	defer stop()
+	tests := []struct {
+		name    string
+		need    int64
+		wantErr string
+	}{
+		{name: "a little", need: 1 << 20},
+		{name: "half of what is left", need: 100 << 20},
+		{name: "more than the budget", need: 2 * budget,
+			wantErr: "record r.jsonl:7: stopped at the memory budget of " + Size(budget) + ": it needs about " + Approx(2*budget) + ", and "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Admit("record r.jsonl:7", tc.need)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var le *LimitError
+			if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), tc.wantErr) || !strings.HasSuffix(err.Error(), " of it is left") {
+				t.Fatalf("Admit = %v, want a *LimitError starting %q", err, tc.wantErr)
+			}
+		})
+	}
+	if Err() != nil {
+		t.Errorf("a refusal stopped the run: %v", Err())
+	}
+}
+
+func TestApprox(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int64
+		want string
+	}{
+		{name: "bytes", n: 512, want: "512 B"},
+		{name: "a fraction of a MiB", n: 1536 << 10, want: "1.5 MiB"},
+		{name: "hundreds of MiB", n: 230 << 20, want: "230 MiB"},
+		{name: "GiB", n: 1717986918, want: "1.6 GiB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Approx(tc.n); got != tc.want {
+				t.Errorf("Approx(%d) = %q, want %q", tc.n, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestVisible: what the watchdog prints when it ends the process shows the characters a terminal
+// or a CI runner would act on as escapes, so that no name in the message can start a line.
+func TestVisible(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{name: "plain", in: "policy p (p.rego)", want: "policy p (p.rego)"},
+		{name: "newline and a command", in: "a\n::error::x", want: `a\u000a::error::x`},
+		{name: "escape and bidi", in: "\x1b[31m\u202e", want: `\u001b[31m\u202e`},
+		{name: "line separator", in: "a\u2028b", want: `a\u2028b`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := visible(tc.in); got != tc.want {
+				t.Errorf("visible(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResidentMemory: the watchdog reads the process's resident memory, which holds at least the
+// pages the process has touched and keeps.
+func TestResidentMemory(t *testing.T) {
+	r := openRSS()
+	if r == nil {
+		t.Skip("no /proc/self/statm")
+	}
+	defer r.close()
+	before := r.read()
+	page := make([]byte, 64<<20)
+	for i := 0; i < len(page); i += 4096 {
+		page[i] = 1
+	}
+	after := r.read()
+	runtime.KeepAlive(page)
+	page = nil
+	debug.FreeOSMemory()
+	if before <= 0 || after < 64<<20 {
+		t.Errorf("resident memory %d MiB, then %d MiB while holding 64 MiB touched", before>>20, after>>20)
 	}
 }

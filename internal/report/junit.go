@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -54,17 +55,27 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-// Output implements Outputter.
+// junitProperties is a suite's properties element.
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+// Output implements Outputter. The document is written as it is made, a testcase at a time: one
+// pass over the results counts each suite's testcases (the counts head the document) and keeps
+// the indices of its results, 4 bytes a testcase; the suites are then written one after the
+// other, each result made again when its testcase is written. The bytes are those of encoding
+// the whole document at once (TestJUnitStreamsTheDocument).
 func (JUnit) Output(w io.Writer, r *Report) error {
-	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
 	violated := map[string]*Violation{} // requirement name + binding → violation
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]
 		violated[v.RequirementName+"\x00"+bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = v
 	}
-	// The suites first, each requirement's at its place; then one pass over the results adds each
-	// to the suites of the requirements that select it, and to "unrequired" when none does and it
-	// did not pass, so every suite's cases stay in report order.
+	// The suites first, each requirement's at its place, without their bindings' testcases; then
+	// one pass over the results counts each in the suites of the requirements that select it, and
+	// in "unrequired" when none does and it did not pass, so every suite's cases stay in report
+	// order.
+	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
 	suites := map[string][]int{} // requirement name → its suites' indices in doc.Suites
 	for _, q := range r.Gate.Requirements {
 		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
@@ -79,40 +90,39 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
 		doc.Suites = append(doc.Suites, s)
 	}
-	unrequired := junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile}
-	for _, res := range r.Each() {
+	unrequired := len(doc.Suites)
+	doc.Suites = append(doc.Suites, junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile})
+	for i := range doc.Suites {
+		s := &doc.Suites[i]
+		for _, c := range s.Cases {
+			s.Tests++
+			if c.Failure != nil {
+				s.Failures++
+			}
+		}
+	}
+	members := make([][]int32, len(doc.Suites)) // per suite, its bindings' results by index
+	for i, res := range r.Each() {
 		for k, name := range res.RequiredBy {
 			if contains(res.RequiredBy[:k], name) {
 				continue // a name listed twice selects the binding once
 			}
 			for _, j := range suites[name] {
-				q := r.Gate.Requirements[j]
-				c := testcase(res)
-				if v := violated[q.Name+"\x00"+bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)]; v != nil {
-					c.Failure = &junitMessage{Message: failureMessage(res), Type: res.Outcome, Text: failureText(res, q.Doc)}
+				members[j] = append(members[j], int32(i))
+				doc.Suites[j].Tests++
+				if violated[name+"\x00"+bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)] != nil {
+					doc.Suites[j].Failures++
 				}
-				doc.Suites[j].Cases = append(doc.Suites[j].Cases, c)
 			}
 		}
 		if res.Required || noFinding(res.Outcome) {
 			continue
 		}
-		c := testcase(res)
-		c.Skipped = &junitMessage{Message: failureMessage(res) + " (not required by profile " + r.Profile + ")", Text: failureText(res, "")}
-		unrequired.Cases = append(unrequired.Cases, c)
+		members[unrequired] = append(members[unrequired], int32(i))
+		doc.Suites[unrequired].Tests++
+		doc.Suites[unrequired].Skipped++
 	}
-	doc.Suites = append(doc.Suites, unrequired)
-	for i := range doc.Suites {
-		s := &doc.Suites[i]
-		s.Tests = len(s.Cases)
-		for _, c := range s.Cases {
-			if c.Failure != nil {
-				s.Failures++
-			}
-			if c.Skipped != nil {
-				s.Skipped++
-			}
-		}
+	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Skipped += s.Skipped
@@ -122,11 +132,55 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.EncodeToken(junitStart("testsuites", doc.Name, doc.Tests, doc.Failures, doc.Errors, doc.Skipped)); err != nil {
+		return err
+	}
+	testcase := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	for j, s := range doc.Suites {
+		if err := enc.EncodeToken(junitStart("testsuite", s.Name, s.Tests, s.Failures, s.Errors, s.Skipped)); err != nil {
+			return err
+		}
+		// Always there, empty too: encoding/xml writes the path properties>property so.
+		if err := enc.EncodeElement(junitProperties{s.Properties}, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+			return err
+		}
+		for _, c := range s.Cases {
+			if err := enc.EncodeElement(c, testcase); err != nil {
+				return err
+			}
+		}
+		for _, i := range members[j] {
+			res := r.Results.At(int(i))
+			c := junitTestcase(&res)
+			if j == unrequired {
+				c.Skipped = &junitMessage{Message: failureMessage(&res) + " (not required by profile " + r.Profile + ")", Text: failureText(&res, "")}
+			} else if q := r.Gate.Requirements[j]; violated[q.Name+"\x00"+bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)] != nil {
+				c.Failure = &junitMessage{Message: failureMessage(&res), Type: res.Outcome, Text: failureText(&res, q.Doc)}
+			}
+			if err := enc.EncodeElement(c, testcase); err != nil {
+				return err
+			}
+		}
+		if err := enc.EncodeToken(xml.EndElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(xml.EndElement{Name: xml.Name{Local: "testsuites"}}); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitStart is the start tag of a testsuites or testsuite element with its attributes, in the
+// order their structs give them.
+func junitStart(element, name string, tests, failures, errs, skipped int) xml.StartElement {
+	attr := func(k string, v int) xml.Attr { return xml.Attr{Name: xml.Name{Local: k}, Value: strconv.Itoa(v)} }
+	return xml.StartElement{Name: xml.Name{Local: element}, Attr: []xml.Attr{{Name: xml.Name{Local: "name"}, Value: name},
+		attr("tests", tests), attr("failures", failures), attr("errors", errs), attr("skipped", skipped)}}
 }
 
 func bindingID(fixture, lane, version, configuration, stage, task string) string {
@@ -157,9 +211,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// testcase is a binding as a JUnit testcase: the lane as its class, fixture, stage and task as its
-// name, and the first repetition's record as its file and line.
-func testcase(res *Result) junitCase {
+// junitTestcase is a binding as a JUnit testcase: the lane as its class, fixture, stage and task
+// as its name, and the first repetition's record as its file and line.
+func junitTestcase(res *Result) junitCase {
 	c := junitCase{Name: res.Fixture + " " + res.Stage + " " + res.Task,
 		Classname: res.Lane + "." + res.LaneVersion + "." + res.Configuration}
 	if len(res.Records) > 0 {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
 )
 
 // Formatter writes one kind of report (check, compare, …) in one format.
@@ -46,13 +48,35 @@ func (g Registry[R]) Names() []string {
 	return out
 }
 
-// Get returns the formatter for a format name, made with the options.
+// Get returns the formatter for a format name, made with the options. It writes within the
+// run's memory budget (budgeted).
 func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
 	f, ok := g[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(g.Names(), ", "))
 	}
-	return f(o), nil
+	return budgeted[R]{f: f(o), format: format}, nil
+}
+
+// budgeted writes a report within the run's memory budget (internal/guard): through a
+// guard.Writer, so that once the memory watchdog has stopped the run nothing more is written,
+// and Output then returns the *guard.LimitError naming the budget, also when the format had made
+// its whole report before writing it (a run that went past its budget fails, exit 3).
+type budgeted[R any] struct {
+	f      Formatter[R]
+	format string
+}
+
+// Output implements Formatter.
+func (b budgeted[R]) Output(w io.Writer, r R) error {
+	if err := guard.Err(); err != nil {
+		return fmt.Errorf("%s report: %w", b.format, err)
+	}
+	err := b.f.Output(guard.Writer(w), r)
+	if lerr := guard.Err(); lerr != nil {
+		return fmt.Errorf("%s report: %w", b.format, lerr)
+	}
+	return err
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping: maps come out with sorted keys and

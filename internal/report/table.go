@@ -17,14 +17,15 @@ type Table struct {
 	Style Style
 }
 
-// Output implements Outputter.
+// Output implements Outputter. The table is written as it is made: one pass over the results
+// measures the columns, a second writes the rows, a few at a time (a table of a million bindings
+// had been held whole, as rows and then as text, before it was written).
 func (t Table) Output(w io.Writer, r *Report) error {
 	violated := violatedBindings(r)
 	header := []string{"GATE", "FIXTURE", "LANE", "VERSION", "CONFIGURATION", "STAGE", "TASK", "OUTCOME", "RECORD", "ATOMS"}
-	rows := [][]string{header}
-	for _, res := range r.Each() {
+	row := func(res *Result) []string { // nil for a binding the table leaves out
 		if !t.All && !res.Required && noFinding(res.Outcome) {
-			continue
+			return nil
 		}
 		gate := "-"
 		switch {
@@ -33,27 +34,54 @@ func (t Table) Output(w io.Writer, r *Report) error {
 		case res.Required:
 			gate = "ok"
 		}
-		rows = append(rows, terms([]string{gate, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task,
-			res.Outcome, RecordAt(res.Records), strings.Join(Atoms(res.Diagnostics), ", ")}))
+		return terms([]string{gate, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task,
+			res.Outcome, RecordAt(res.Records), strings.Join(Atoms(res.Diagnostics), ", ")})
 	}
 	widths := make([]int, len(header))
-	for _, row := range rows {
+	measure := func(row []string) {
 		for i, c := range row[:len(row)-1] {
 			widths[i] = max(widths[i], len([]rune(c)))
 		}
 	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, c := range row {
-			if i == len(row)-1 {
-				b.WriteString(c)
+	measure(header)
+	for _, res := range r.Each() {
+		if cells := row(res); cells != nil {
+			measure(cells)
+		}
+	}
+	// Rows are records for grep and for tools, not for a narrow terminal: never cut.
+	style := Style{ASCII: t.Style.ASCII, Width: 1 << 20}
+	return writeLog(w, func(w io.Writer) error {
+		var b strings.Builder
+		line := func(row []string) {
+			for i, c := range row {
+				if i == len(row)-1 {
+					b.WriteString(c)
+					continue
+				}
+				fmt.Fprintf(&b, "%-*s  ", widths[i], c)
+			}
+			b.WriteString("\n")
+		}
+		flush := func() error { // whole lines: written as the whole text would be
+			err := style.writeLines(w, b.String())
+			b.Reset()
+			return err
+		}
+		line(header)
+		for _, res := range r.Each() {
+			cells := row(res)
+			if cells == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "%-*s  ", widths[i], c)
+			line(cells)
+			if b.Len() >= 64<<10 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "gate: profile %s %s\n", term(r.Profile), verdictText(r))
-	// Rows are records for grep and for tools, not for a narrow terminal: never cut.
-	return Style{ASCII: t.Style.ASCII, Width: 1 << 20}.write(w, b.String())
+		fmt.Fprintf(&b, "gate: profile %s %s\n", term(r.Profile), verdictText(r))
+		return flush()
+	})
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -22,17 +23,35 @@ func (TAP) Output(w io.Writer, r *Report) error {
 	return writeLog(w, func(w io.Writer) error { return writeTAP(w, r) })
 }
 
+// writeTAP writes the stream as it is made: the plan, which comes first, is counted in a pass of
+// its own over the results (a TAP stream of a million bindings had been held whole before it was
+// written).
 func writeTAP(w io.Writer, r *Report) error {
 	violated := violatedBindings(r)
-	var b strings.Builder
-	n := 0
+	n, unrequired := 0, 0
+	for _, res := range r.Each() {
+		switch {
+		case res.Required:
+			n++
+		case !noFinding(res.Outcome):
+			unrequired++
+		}
+	}
+	for _, q := range r.Gate.Requirements {
+		if q.Unmatched != "" {
+			n++
+		}
+	}
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "TAP version 14\n1..%d\n", n)
+	n = 0
 	point := func(ok bool, desc string, yaml []string) {
 		n++
 		status := "ok"
 		if !ok {
 			status = "not ok"
 		}
-		fmt.Fprintf(&b, "%s %d - %s\n", status, n, escape.TAPDescription(desc))
+		fmt.Fprintf(b, "%s %d - %s\n", status, n, escape.TAPDescription(desc))
 		if len(yaml) > 0 {
 			b.WriteString("  ---\n")
 			for _, l := range yaml {
@@ -41,13 +60,12 @@ func writeTAP(w io.Writer, r *Report) error {
 			b.WriteString("  ...\n")
 		}
 	}
-	unrequired := 0
 	for _, res := range r.Each() {
 		if !res.Required {
-			if !noFinding(res.Outcome) {
-				unrequired++
-			}
 			continue
+		}
+		if _, err := b.Write(nil); err != nil {
+			return err // a write failed (the memory budget was reached): the rest is not made
 		}
 		id := bindingID(res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task)
 		if !violated[id] {
@@ -74,10 +92,9 @@ func writeTAP(w io.Writer, r *Report) error {
 			point(false, q.Name+" selects a binding", []string{"unmatched: " + yamlString(q.Unmatched)})
 		}
 	}
-	fmt.Fprintf(w, "TAP version 14\n1..%d\n%s", n, b.String())
-	fmt.Fprintf(w, "# %d bindings did not pass but no requirement gates them (--format json lists them)\n", unrequired)
-	fmt.Fprintf(w, "# gate: profile %s %s\n", term(r.Profile), verdictText(r))
-	return nil
+	fmt.Fprintf(b, "# %d bindings did not pass but no requirement gates them (--format json lists them)\n", unrequired)
+	fmt.Fprintf(b, "# gate: profile %s %s\n", term(r.Profile), verdictText(r))
+	return b.Flush()
 }
 
 // yamlString quotes a string for the YAML block: escape.YAMLString, a double-quoted scalar on

@@ -1,0 +1,80 @@
+package census
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// TestReportReleasesTheTable: Report lets the binding table go (the report never looks a binding
+// up, and at ten million bindings the table is 128 MB beside the report being written); a reading
+// added after a report finds its binding again (a repetition recorded twice is still refused, a
+// further repetition still joins its binding), and the next report is the one a census that never
+// reported would make.
+func TestReportReleasesTheTable(t *testing.T) {
+	at := func(version, task string, line, rep int, outcome string) Reading {
+		return Reading{
+			Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/a.jsonl", Line: line,
+		}
+	}
+	first := []Reading{at("1", "P", 1, 1, report.Pass), at("1", "G", 1, 1, report.Pass), at("2", "P", 2, 1, report.Unmet)}
+	later := []Reading{at("2", "P", 3, 2, report.Unmet), at("3", "P", 4, 1, report.Pass)}
+	tests := []struct {
+		name    string
+		add     Reading
+		wantErr string
+	}{
+		{name: "a repetition recorded twice", add: at("1", "P", 9, 1, report.Pass), wantErr: "repetition 1 recorded twice (first at obs/a.jsonl:1)"},
+		{name: "a new binding", add: at("4", "G", 9, 1, report.Pass)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range first {
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+				if err := whole.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.Report()
+			if c.table.cells != nil {
+				t.Fatal("the binding table is kept after the report")
+			}
+			for _, r := range append(later, tc.add) {
+				err := c.Add(r)
+				werr := whole.Add(r)
+				if (err == nil) != (werr == nil) {
+					t.Fatalf("after a report Add(%+v) = %v, without one %v", r, err, werr)
+				}
+				if err != nil && (tc.wantErr == "" || !strings.Contains(err.Error(), tc.wantErr)) {
+					t.Fatalf("Add = %v, want %q", err, tc.wantErr)
+				}
+			}
+			got, want := c.Report(), whole.Report()
+			if !reflect.DeepEqual(results(got), results(want)) || got.Summary != want.Summary {
+				t.Errorf("the report after a report differs:\n%+v\nwant\n%+v", results(got), results(want))
+			}
+		})
+	}
+}
+
+// results lists a report's results as values.
+func results(r *report.Report) []report.Result {
+	var out []report.Result
+	for _, res := range r.Each() {
+		out = append(out, *res)
+	}
+	return out
+}
