@@ -485,58 +485,6 @@ func assertTAP(t *testing.T, l *hostileLayer, out string) {
 	}
 }
 
-// mdCells splits a markdown table row into its cells as GitHub does: at each '|' that no
-// backslash escapes.
-func mdCells(row string) int {
-	n := 0
-	for i := 0; i < len(row); i++ {
-		if row[i] == '\\' {
-			i++
-		} else if row[i] == '|' {
-			n++
-		}
-	}
-	return n
-}
-
-// outsideCode is a markdown line with its code spans taken out.
-func outsideCode(line string) string {
-	var b strings.Builder
-	for i := 0; i < len(line); {
-		if line[i] == '\\' && i+1 < len(line) {
-			b.WriteString(line[i : i+2])
-			i += 2
-			continue
-		}
-		if line[i] != '`' {
-			b.WriteByte(line[i])
-			i++
-			continue
-		}
-		run := 0
-		for i+run < len(line) && line[i+run] == '`' {
-			run++
-		}
-		fence := strings.Repeat("`", run)
-		end := strings.Index(line[i+run:], fence)
-		for end >= 0 && i+run+end+run < len(line) && line[i+run+end+run] == '`' {
-			next := strings.Index(line[i+run+end+run:], fence)
-			if next < 0 {
-				end = -1
-				break
-			}
-			end += run + next
-		}
-		if end < 0 {
-			b.WriteString(fence) // not a code span: literal backquotes
-			i += run
-			continue
-		}
-		i += run + end + run
-	}
-	return b.String()
-}
-
 // assertMarkdown: text for a log too; every row of a table has the header's cells; no raw
 // '<' outside code spans.
 func assertMarkdown(t *testing.T, _ *hostileLayer, out string) {
@@ -547,11 +495,11 @@ func assertMarkdown(t *testing.T, _ *hostileLayer, out string) {
 		if !strings.HasPrefix(line, "|") {
 			cells = -1
 		} else if cells < 0 {
-			cells = mdCells(line)
-		} else if got := mdCells(line); got != cells {
+			cells = hostile.MarkdownCells(line)
+		} else if got := hostile.MarkdownCells(line); got != cells {
 			t.Errorf("line %d: a table row of %d cells under a header of %d: %q", n+1, got-1, cells-1, shorten(line))
 		}
-		if strings.Contains(outsideCode(line), "<") {
+		if strings.Contains(hostile.OutsideCode(line), "<") {
 			t.Errorf("line %d: raw '<' outside code: %q", n+1, shorten(line))
 		}
 	}

@@ -10,34 +10,7 @@ import (
 // printable ASCII as itself, everything else as \n, \r, \t, \xXX, \uXXXX or \UXXXXXXXX. No
 // character of s can end the literal, start a comment, end a docstring or a line of source;
 // invalid UTF-8 becomes U+FFFD.
-func Python(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x100:
-			b.WriteString(`\x`)
-			b.WriteByte(hexDigits[r>>4])
-			b.WriteByte(hexDigits[r&0xf])
-		default:
-			writeU(&b, r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func Python(s string) string { return pythonStyle.quote(s) }
 
 // JavaScript returns s as a JavaScript string literal in double quotes, all ASCII: '"' and '\'
 // escaped, '<', '>' and '/' too (so the literal is also safe inside an HTML script element),
@@ -45,7 +18,28 @@ func Python(s string) string {
 // the basic plane). U+2028 and U+2029, which end a line comment, are escaped like any other
 // non-ASCII character; a template's "${" and backquotes mean nothing in a double-quoted
 // literal. Invalid UTF-8 becomes U+FFFD.
-func JavaScript(s string) string {
+func JavaScript(s string) string { return javaScriptStyle.quote(s) }
+
+var (
+	pythonStyle     = literalStyle{keep: printableASCII, hexByte: true}
+	javaScriptStyle = literalStyle{keep: func(r rune) bool { return printableASCII(r) && r != '<' && r != '>' && r != '/' }, pairs: true}
+)
+
+func printableASCII(r rune) bool { return r >= 0x20 && r < 0x7f }
+
+// literalStyle is how one language writes a double-quoted string literal with C-like escapes:
+// which characters stand as themselves (keep), whether a character below U+0100 is written
+// \xXX (hexByte), and whether one beyond the basic plane is a UTF-16 surrogate pair of \uXXXX
+// (pairs) rather than \UXXXXXXXX.
+type literalStyle struct {
+	keep           func(rune) bool
+	hexByte, pairs bool
+}
+
+// quote writes s as a literal of the style: '"' and '\' backslash-escaped, line breaks and tab
+// as \n, \r, \t, a character keep accepts as itself, any other escaped (invalid UTF-8 as
+// U+FFFD).
+func (st literalStyle) quote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
@@ -54,17 +48,19 @@ func JavaScript(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '<' || r == '>' || r == '/':
-			writeU(&b, r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r > 0xffff:
+		case st.keep(r):
+			b.WriteRune(r)
+		case st.hexByte && r < 0x100:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[r>>4])
+			b.WriteByte(hexDigits[r&0xf])
+		case st.pairs && r > 0xffff:
 			r1, r2 := utf16Pair(r)
 			writeU(&b, r1)
 			writeU(&b, r2)

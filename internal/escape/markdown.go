@@ -10,8 +10,16 @@ const mdPunct = "!\"#$%'()*+,-./:;=?@[\\]^_`{|}~"
 // character markdown could read as syntax backslash-escaped, '<', '>' and '&' written as
 // entities (no raw HTML, no autolink), and line breaks and other characters that are not
 // graphic shown escaped as Terminal shows them, so the text stays on its line.
-func Markdown(s string) string {
-	if !strings.ContainsFunc(s, needsMarkdown) {
+func Markdown(s string) string { return markdownEscape(s, mdPunct) }
+
+// markdownEscape writes s as markdown text: each ASCII character of punct backslash-escaped,
+// '<', '>' and '&' as entities, and characters that are not graphic shown as Terminal shows
+// them; s itself when none of those occur.
+func markdownEscape(s, punct string) string {
+	needs := func(r rune) bool {
+		return r == '<' || r == '>' || r == '&' || (r < 0x80 && strings.ContainsRune(punct, r)) || r == 0xfffd || !visible(r)
+	}
+	if !strings.ContainsFunc(s, needs) {
 		return s
 	}
 	var b strings.Builder
@@ -24,7 +32,7 @@ func Markdown(s string) string {
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case r < 0x80 && strings.ContainsRune(mdPunct, r):
+		case r < 0x80 && strings.ContainsRune(punct, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
@@ -32,10 +40,6 @@ func Markdown(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func needsMarkdown(r rune) bool {
-	return r == '<' || r == '>' || r == '&' || (r < 0x80 && strings.ContainsRune(mdPunct, r)) || r == 0xfffd || !visible(r)
 }
 
 // MarkdownCell returns s as the text of a markdown table cell: Markdown, with which '|' is

@@ -15,33 +15,7 @@ const mdInline = "\\`*_~[]$|"
 // its line and in its cell. Punctuation that is markup only at the start of a line ('#', '-',
 // '+', '>', "1.") is kept: the text is never placed there. Markdown escapes every punctuation
 // character instead, for text whose place is not known.
-func MarkdownText(s string) string {
-	if !strings.ContainsFunc(s, needsMarkdownText) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for _, r := range s {
-		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
-		case r < 0x80 && strings.ContainsRune(mdInline, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			writeVisible(&b, r)
-		}
-	}
-	return b.String()
-}
-
-func needsMarkdownText(r rune) bool {
-	return r == '<' || r == '>' || r == '&' || (r < 0x80 && strings.ContainsRune(mdInline, r)) || r == 0xfffd || !visible(r)
-}
+func MarkdownText(s string) string { return markdownEscape(s, mdInline) }
 
 // urlKeep is what MarkdownURL leaves as it is: the unreserved and reserved characters of RFC
 // 3986 but for those markdown reads in a link destination or a table row ('(', ')', '<', '>',

@@ -20,33 +20,6 @@ func TAPDescription(s string) string {
 // DEL, surrogates, U+FFFE/U+FFFF) and every character Terminal would show escaped (line
 // separators, bidi and other format characters) written as \n, \t, \xXX, \uXXXX or \UXXXXXXXX;
 // invalid UTF-8 as U+FFFD. The scalar is on one line and reads back as s (but for invalid UTF-8).
-func YAMLString(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == utf8.RuneError:
-			b.WriteRune(r)
-		case r < 0x100 && !visible(r):
-			b.WriteString(`\x`)
-			b.WriteByte(hexDigits[r>>4])
-			b.WriteByte(hexDigits[r&0xf])
-		case !visible(r):
-			writeU(&b, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func YAMLString(s string) string { return yamlStyle.quote(s) }
+
+var yamlStyle = literalStyle{keep: func(r rune) bool { return r == utf8.RuneError || visible(r) }, hexByte: true}

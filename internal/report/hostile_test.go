@@ -92,55 +92,6 @@ var (
 	ghCommand = regexp.MustCompile(`^::(error|warning|notice) ([^:\r]*)::([^\r]*)$`)
 )
 
-// mdRowCells counts a markdown table row's cell separators: the '|' no backslash escapes.
-func mdRowCells(row string) int {
-	n := 0
-	for i := 0; i < len(row); i++ {
-		if row[i] == '\\' {
-			i++
-		} else if row[i] == '|' {
-			n++
-		}
-	}
-	return n
-}
-
-// withoutCode is a markdown line with its inline code spans (as escape.MarkdownCode writes them)
-// left out.
-func withoutCode(line string) string {
-	var b strings.Builder
-	for i := 0; i < len(line); {
-		switch {
-		case line[i] == '\\' && i+1 < len(line):
-			b.WriteString(line[i : i+2])
-			i += 2
-		case line[i] == '`':
-			run := 1
-			for i+run < len(line) && line[i+run] == '`' {
-				run++
-			}
-			fence := strings.Repeat("`", run)
-			end := strings.Index(line[i+run:], fence+" ")
-			if rest := line[i+run:]; end < 0 && strings.HasSuffix(rest, fence) {
-				end = len(rest) - run
-			}
-			if j := strings.Index(line[i+run:], fence); j >= 0 && (end < 0 || j < end) {
-				end = j
-			}
-			if end < 0 {
-				b.WriteString(fence)
-				i += run
-				continue
-			}
-			i += run + end + run
-		default:
-			b.WriteByte(line[i])
-			i++
-		}
-	}
-	return b.String()
-}
-
 // checkGrammar holds one format's output to its grammar; it returns what is wrong, or "".
 func checkGrammar(format, out string) string {
 	switch format {
@@ -177,11 +128,11 @@ func checkGrammar(format, out string) string {
 			case !strings.HasPrefix(line, "|"):
 				cells = -1
 			case cells < 0:
-				cells = mdRowCells(line)
-			case mdRowCells(line) != cells:
-				return fmt.Sprintf("line %d: a row of %d cells under a header of %d: %q", n+1, mdRowCells(line)-1, cells-1, line)
+				cells = hostile.MarkdownCells(line)
+			case hostile.MarkdownCells(line) != cells:
+				return fmt.Sprintf("line %d: a row of %d cells under a header of %d: %q", n+1, hostile.MarkdownCells(line)-1, cells-1, line)
 			}
-			if strings.Contains(withoutCode(line), "<") {
+			if strings.Contains(hostile.OutsideCode(line), "<") {
 				return fmt.Sprintf("line %d: raw '<' outside code: %q", n+1, line)
 			}
 		}
