@@ -47,7 +47,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 // Limits are the bounds the guard applies. A zero field means the default.
@@ -357,23 +358,14 @@ func Approx(n int64) string {
 // memory. The message names the budget, made safe for a terminal and a CI log; the exit code is
 // the instrument's.
 func exitProcess(le *LimitError) {
-	fmt.Fprintf(os.Stderr, "contractcheck: %s (the process went on growing past the budget after the run was stopped, and was ended)\n",
-		visible(le.Error()))
+	fmt.Fprintln(os.Stderr, exitMessage(le))
 	os.Exit(3)
 }
 
-// visible writes the characters a terminal would act on (controls, bidi overrides, line and
-// paragraph separators) as \u escapes.
-func visible(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-			continue
-		}
-		fmt.Fprintf(&b, "\\u%04x", r)
-	}
-	return b.String()
+// exitMessage is what exitProcess prints: one line, the error through escape.Terminal.
+func exitMessage(le error) string {
+	return "contractcheck: " + escape.Terminal(le.Error()) +
+		" (the process went on growing past the budget after the run was stopped, and was ended)"
 }
 
 // gcLimit is the Go soft memory limit for a live heap: the target, unless that leaves the heap

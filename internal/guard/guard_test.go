@@ -331,19 +331,20 @@ func TestApprox(t *testing.T) {
 	}
 }
 
-// TestVisible: what the watchdog prints when it ends the process shows the characters a terminal
-// or a CI runner would act on as escapes, so that no name in the message can start a line.
-func TestVisible(t *testing.T) {
+// TestExitMessage: what the watchdog prints when it ends the process shows the characters a
+// terminal or a CI runner would act on as escapes, so that no name in the message can start a line.
+func TestExitMessage(t *testing.T) {
+	const tail = " (the process went on growing past the budget after the run was stopped, and was ended)"
 	tests := []struct{ name, in, want string }{
 		{name: "plain", in: "policy p (p.rego)", want: "policy p (p.rego)"},
-		{name: "newline and a command", in: "a\n::error::x", want: `a\u000a::error::x`},
+		{name: "newline and a command", in: "a\n::error::x", want: `a\n::error::x`},
 		{name: "escape and bidi", in: "\x1b[31m\u202e", want: `\u001b[31m\u202e`},
 		{name: "line separator", in: "a\u2028b", want: `a\u2028b`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := visible(tc.in); got != tc.want {
-				t.Errorf("visible(%q) = %q, want %q", tc.in, got, tc.want)
+			if got, want := exitMessage(errors.New(tc.in)), "contractcheck: "+tc.want+tail; got != want {
+				t.Errorf("exitMessage(%q) = %q, want %q", tc.in, got, want)
 			}
 		})
 	}
