@@ -29,11 +29,12 @@ const (
 )
 
 // lcStructuredFixtures are the catalog's structured fixtures (families structured,
-// structured-stress, structured-2026 and numbers, and content-edge X09): the interceptor
+// structured-stress, structured-2026, numbers and visibility, and content-edge X09): the interceptor
 // configuration applies to them only.
 var lcStructuredFixtures = map[string]bool{
 	"C01": true, "C02": true, "C03": true, "C04": true, "C05": true, "C06": true, "X12": true,
 	"X01": true, "X02": true, "X03": true, "X08": true, "X09": true,
+	"V01": true, "V02": true, "V03": true, "V04": true,
 }
 
 func init() {

@@ -29,14 +29,15 @@ const (
 )
 
 // oaStructuredFixtures are the fixtures of the families the use-structured-content configuration
-// applies to (contracts/fixtures.cue: structured, structured-stress, structured-2026, numbers, and
-// content-edge X09).
+// applies to (contracts/fixtures.cue: structured, structured-stress, structured-2026, numbers,
+// visibility, and content-edge X09).
 var oaStructuredFixtures = map[string]bool{
 	"C01": true, "C03": true, "C05": true, "C06": true, "X12": true, // structured
 	"C02": true, "C04": true, // structured-stress
 	"X01": true, "X02": true, "X03": true, // structured-2026
 	"X08": true, // numbers
 	"X09": true, // content-edge: empty content with structuredContent
+	"V01": true, "V02": true, "V03": true, "V04": true, // visibility
 }
 
 func init() {

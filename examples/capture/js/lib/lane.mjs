@@ -13,11 +13,11 @@ export const SERVER = join(JS_DIR, 'lib', 'rawmcp-server.mjs');
 export const PER_FIXTURE_MS = 30_000;
 
 /**
- * The structured fixtures (families structured, structured-stress, structured-2026 and numbers,
- * and X09): the only ones a configuration that changes only how structuredContent is carried is
+ * The structured fixtures (families structured, structured-stress, structured-2026, numbers and
+ * visibility, and X09): the only ones a configuration that changes only how structuredContent is carried is
  * applied to, as in the reconstructed Python lanes.
  */
-export const STRUCTURED = new Set(['C01', 'C02', 'C03', 'C04', 'C05', 'C06', 'X01', 'X02', 'X03', 'X08', 'X09', 'X12', 'R09']);
+export const STRUCTURED = new Set(['C01', 'C02', 'C03', 'C04', 'C05', 'C06', 'X01', 'X02', 'X03', 'X08', 'X09', 'X12', 'R09', 'V01', 'V02', 'V03', 'V04']);
 
 /** installedVersion reads the version of an installed package from its package.json. */
 export function installedVersion(name) {

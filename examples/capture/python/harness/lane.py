@@ -26,10 +26,10 @@ SERVER = os.path.join(PY_DIR, "rawmcp_server.py")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(PY_DIR)))
 PER_FIXTURE_SECONDS = 30.0
 
-# The structured fixtures (families structured, structured-stress, structured-2026 and numbers,
-# and X09): the only ones a configuration that changes only how structuredContent is carried is
+# The structured fixtures (families structured, structured-stress, structured-2026, numbers and
+# visibility, and X09): the only ones a configuration that changes only how structuredContent is carried is
 # applied to, as in the other editions' lanes.
-STRUCTURED = frozenset({"C01", "C02", "C03", "C04", "C05", "C06", "X01", "X02", "X03", "X08", "X09", "X12", "R09"})
+STRUCTURED = frozenset({"C01", "C02", "C03", "C04", "C05", "C06", "X01", "X02", "X03", "X08", "X09", "X12", "R09", "V01", "V02", "V03", "V04"})
 
 _ENV_PREFIXES = re.compile(r"^(OPENAI_|AZURE_|GOOGLE_|GEMINI_|ANTHROPIC_|LANGSMITH_|LANGCHAIN_|OTEL_|ENABLE_|AGENT_FRAMEWORK_)")
 
