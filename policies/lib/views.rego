@@ -153,6 +153,27 @@ _atom_diff(atom, s, o, key, ptr, extra) := {object.union(
 } else := set()
 
 # ---------------------------------------------------------------------------
+# Blocks.
+# ---------------------------------------------------------------------------
+
+# The members that make up the primary value of a block of each kind.
+_primary_keys := {
+	"text": ["text"],
+	"image": ["payload"],
+	"audio": ["payload"],
+	"resource": ["uri", "text", "payload"],
+	"resource_link": ["uri"],
+}
+
+# primary(block) is the block's primary value: an object holding the
+# primary members present in the block (all members for an unknown kind).
+primary(block) := object.filter(block, _primary_keys[block.kind])
+
+primary(block) := block if not _known_kind(block)
+
+_known_kind(block) if _primary_keys[block.kind]
+
+# ---------------------------------------------------------------------------
 # Task-level readings shared by several tasks.
 # ---------------------------------------------------------------------------
 

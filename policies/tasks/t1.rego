@@ -20,22 +20,8 @@ _observed := views.content(input.observed)
 # is missing, added or altered and T1 has nothing to report.
 _differ if _source != _observed
 
-# The members that make up the primary value of a block of each kind.
-_primary_keys := {
-	"text": ["text"],
-	"image": ["payload"],
-	"audio": ["payload"],
-	"resource": ["uri", "text", "payload"],
-	"resource_link": ["uri"],
-}
-
-# primary(block) is the block's primary value: an object holding the
-# primary members present in the block (all members for an unknown kind).
-primary(block) := object.filter(block, _primary_keys[block.kind])
-
-primary(block) := block if not _known_kind(block)
-
-_known_kind(block) if _primary_keys[block.kind]
+# primary(block) is the block's primary value (lib views).
+primary(block) := views.primary(block)
 
 # METADATA
 # title: diagnostics
