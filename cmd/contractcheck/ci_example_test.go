@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // ciCommand is one `contractcheck …` command of a CI file, and whether the file runs it whatever
@@ -233,8 +235,8 @@ func checkCIReport(t *testing.T, schemaFile, path, verdict string) {
 				Satisfied bool `json:"satisfied"`
 			} `json:"gate"`
 		}
-		if err := json.Unmarshal(data, &r); err != nil || r.ReportVersion != 1 || r.Gate.Satisfied != satisfied {
-			t.Errorf("%s: reportVersion %d, satisfied %v, want 1, %v (%v)", path, r.ReportVersion, r.Gate.Satisfied, satisfied, err)
+		if err := json.Unmarshal(data, &r); err != nil || r.ReportVersion != report.Version || r.Gate.Satisfied != satisfied {
+			t.Errorf("%s: reportVersion %d, satisfied %v, want %d, %v (%v)", path, r.ReportVersion, r.Gate.Satisfied, report.Version, satisfied, err)
 		}
 	case ".sarif":
 		validateSARIFFile(t, schemaFile, data)

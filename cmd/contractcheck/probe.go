@@ -115,11 +115,29 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
 		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
+	vs, err := probe.Visibility(ctx, p.Options)
+	if err != nil {
+		return check.ExitCode(err), err
+	}
+	writeProbeVisibility(stderr, vs)
 	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
 	if res.Failed > 0 {
 		return report.ExitUnmet, nil
 	}
 	return report.ExitSatisfied, nil
+}
+
+// writeProbeVisibility says what of a result's channels reaches the model through the probed
+// agent, one line per stage (docs/visibility.md), or how to find out when no fixture of the
+// readout was probed.
+func writeProbeVisibility(w io.Writer, vs []report.Visibility) {
+	if len(vs) == 0 {
+		fmt.Fprintln(w, "probe: no fixture of the visibility readout was probed (add --suite visibility to see what of a result reaches the model)")
+		return
+	}
+	for _, v := range vs {
+		fmt.Fprintf(w, "probe: what reaches the model at %s: %s (docs/visibility.md)\n", escape.Terminal(v.Stage), escape.Terminal(v.Summary()))
+	}
 }
 
 // shownPath is a path as a terminal or CI log may show it: a shell word on one line

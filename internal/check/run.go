@@ -16,6 +16,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
 // Run loads the instrument and checks every observation record of the selected directories.
@@ -333,12 +334,30 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		return nil, inputErr(err)
 	}
 	cen.Restrict(in.opts.Scope)
-	n, err := Stream(ctx, in, files, workers, in.Evaluate, func(_ *Record, rs []census.Reading) error {
-		for _, r := range rs {
+	vis, err := in.Visibility(ctx)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	visible := visibility.NewCollector(vis)
+	type evaluated struct {
+		rs  []census.Reading
+		vis *visibility.Reading
+	}
+	eval := func(ctx context.Context, rec *Record) (evaluated, error) {
+		rs, err := in.Evaluate(ctx, rec)
+		if err != nil {
+			return evaluated{}, err
+		}
+		v, err := in.ReadVisibility(ctx, vis, rec)
+		return evaluated{rs, v}, err
+	}
+	n, err := Stream(ctx, in, files, workers, eval, func(_ *Record, e evaluated) error {
+		for _, r := range e.rs {
 			if err := cen.Add(r); err != nil {
 				return inputErr(err)
 			}
 		}
+		visible.Add(e.vis)
 		return nil
 	})
 	if le := guard.Stopped(ctx); le != nil && !IsInstrumentFailure(err) {
@@ -363,6 +382,12 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		debug.FreeOSMemory()
 	}
 	r := cen.Report()
+	if r.Visibility, err = visible.Report(ctx); err != nil {
+		return nil, instrumentErr(err)
+	}
+	if len(r.Visibility) > 0 {
+		r.VisibilityPolicy = vis.Policy()
+	}
 	if le := guard.Stopped(ctx); le != nil {
 		return nil, &InstrumentError{Err: le} // the report could not be made within the budget
 	}
@@ -388,6 +413,28 @@ func describeFiles(o Options) string {
 		names = append(names, d.Display)
 	}
 	return strings.Join(names, ", ")
+}
+
+// Visibility prepares the visibility policy the model names for the instrument's profile (nil
+// when the model selects no fixture or stage for it).
+func (in *Instrument) Visibility(ctx context.Context) (*visibility.Reader, error) {
+	return visibility.New(ctx, in.Model, in.opts.Profile, blockKinds(in.Sources), in.engine, in)
+}
+
+// ReadVisibility evaluates the visibility policy's channels on one record: nil when the record is
+// of no fixture or stage the readout reads.
+func (in *Instrument) ReadVisibility(ctx context.Context, vis *visibility.Reader, rec *Record) (*visibility.Reading, error) {
+	if !vis.Reads(rec.Fixture, rec.Stage) {
+		return nil, nil
+	}
+	rd, err := vis.Read(ctx, visibility.Record{
+		File: rec.File, Line: rec.Line, Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion,
+		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State, Carrier: rec.Carrier,
+	})
+	if err != nil {
+		return nil, instrumentErr(err)
+	}
+	return rd, nil
 }
 
 // Evaluate projects one record's carrier through each compartment its tasks read and evaluates

@@ -32,7 +32,7 @@ func (e *Error) Error() string { return e.Msg }
 
 // topLevel lists the fields a contract file may define at the top level. Hidden fields (_x) and
 // definitions (#X) are a layer's own helpers and are allowed.
-var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "source"}
+var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "source", "visibility"}
 
 // Load reads the .cue files directly under each layer's directory as one CUE package, checks it
 // against the closed definitions, decodes it and checks the cross-references CUE cannot (a task's

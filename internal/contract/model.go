@@ -34,6 +34,37 @@ type Model struct {
 	Profiles map[string]Profile `json:"profiles"`
 	// Source is the canonical binding of a W0 result.
 	Source Compartment `json:"source"`
+	// Visibility says where the channel-visibility readout is taken.
+	Visibility Visibility `json:"visibility"`
+}
+
+// Visibility says where the channel-visibility readout is taken: the Rego package defining
+// channels and category, the model-facing stages read and the fixtures it rests on.
+type Visibility struct {
+	Policy   string          `json:"policy"`
+	Stages   []string        `json:"stages"`
+	Fixtures FixtureSelector `json:"fixtures"`
+}
+
+// VisibilityStages are the stages the readout is taken at under a profile: the model's stages and
+// those the profile adds, in stage order.
+func (m *Model) VisibilityStages(profile string) []string {
+	set := map[string]bool{}
+	for _, s := range m.Visibility.Stages {
+		set[s] = true
+	}
+	if p, ok := m.Profiles[profile]; ok && p.Visibility != nil {
+		for _, s := range p.Visibility.Stages {
+			set[s] = true
+		}
+	}
+	var out []string
+	for _, s := range Stages {
+		if set[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Atom is a typed distinction a consumer may need.
@@ -245,6 +276,13 @@ type Profile struct {
 	WithholdPrivateMeta *Withhold     `json:"withholdPrivateMeta,omitempty"`
 	Require             []Requirement `json:"require"`
 	FixedBy             []FixedBy     `json:"fixedBy"`
+	// Visibility, when set, adds stages to the channel-visibility readout.
+	Visibility *ProfileVisibility `json:"visibility,omitempty"`
+}
+
+// ProfileVisibility is a profile's addition to the channel-visibility readout.
+type ProfileVisibility struct {
+	Stages []string `json:"stages"`
 }
 
 // FixedBy is a profile clause that gates a fix: from one version of a lane to another, the named

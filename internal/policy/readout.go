@@ -9,17 +9,24 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// ReadoutQuery is a prepared query for one package's readout rule alone, the interface of a
-// decoder policy (docs/design.md, "Decoder policies"). It is safe for concurrent use.
+// ReadoutQuery is a prepared query for one rule of one package alone, whose value is an object:
+// the readout rule of a decoder policy (docs/design.md, "Decoder policies"), the channels and
+// category rules of the visibility policy. It is safe for concurrent use.
 type ReadoutQuery struct {
 	pkg  string
+	rule string
 	what string // the package and its files, for limit errors
 	pq   rego.PreparedEvalQuery
 }
 
-// PrepareReadout prepares one query for data.<pkg>.readout, in the same sandbox and with the same
-// custom builtins as Prepare. It fails when the package does not exist or defines no readout rule.
+// PrepareReadout prepares one query for data.<pkg>.readout (PrepareRule).
 func (e *Engine) PrepareReadout(ctx context.Context, pkg string) (*ReadoutQuery, error) {
+	return e.PrepareRule(ctx, pkg, "readout")
+}
+
+// PrepareRule prepares one query for data.<pkg>.<rule>, in the same sandbox and with the same
+// custom builtins as Prepare. It fails when the package does not exist or does not define the rule.
+func (e *Engine) PrepareRule(ctx context.Context, pkg, rule string) (*ReadoutQuery, error) {
 	if !pkgName.MatchString(pkg) {
 		return nil, fmt.Errorf("policy: %q is not a Rego package name", pkg)
 	}
@@ -27,19 +34,19 @@ func (e *Engine) PrepareReadout(ctx context.Context, pkg string) (*ReadoutQuery,
 	if !e.HasPackage(pkg) {
 		return nil, fmt.Errorf("policy: package %s not found", pkg)
 	}
-	if len(e.compiler.GetRulesExact(ref.Append(ast.StringTerm("readout")))) == 0 {
-		return nil, fmt.Errorf("policy: package %s defines no readout rule", pkg)
+	if len(e.compiler.GetRulesExact(ref.Append(ast.StringTerm(rule)))) == 0 {
+		return nil, fmt.Errorf("policy: package %s defines no %s rule", pkg, rule)
 	}
 	pq, err := rego.New(
 		rego.Compiler(e.compiler),
-		rego.Query("r := data."+pkg+".readout"),
+		rego.Query("r := data."+pkg+"."+rule),
 		rego.Function1(jsonTextFunc, jsonTextImpl),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &ReadoutQuery{pkg: pkg, what: e.describe(pkg), pq: pq}, nil
+	return &ReadoutQuery{pkg: pkg, rule: rule, what: e.describe(pkg), pq: pq}, nil
 }
 
 // HasPackage reports whether the compiled policies hold package pkg (without the "data." prefix).
@@ -52,7 +59,7 @@ func (e *Engine) HasPackage(pkg string) bool {
 	return false
 }
 
-// Eval evaluates the readout on input, whose numbers are spelled as Query.Eval requires; the readout must
+// Eval evaluates the rule on input, whose numbers are spelled as Query.Eval requires; the readout must
 // be an object (numbers as json.Number). It runs under the guard as Query.Eval does. A panic
 // inside OPA is returned as an error.
 func (q *ReadoutQuery) Eval(ctx context.Context, input ast.Value) (r map[string]any, err error) {
@@ -66,11 +73,11 @@ func (q *ReadoutQuery) Eval(ctx context.Context, input ast.Value) (r map[string]
 		return nil, err
 	}
 	if len(rs) != 1 {
-		return nil, fmt.Errorf("policy: evaluating %s: readout is undefined", q.pkg)
+		return nil, fmt.Errorf("policy: evaluating %s: %s is undefined", q.pkg, q.rule)
 	}
 	r, ok := rs[0].Bindings["r"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("policy: %s.readout is %T, want an object", q.pkg, rs[0].Bindings["r"])
+		return nil, fmt.Errorf("policy: %s.%s is %T, want an object", q.pkg, q.rule, rs[0].Bindings["r"])
 	}
 	return r, nil
 }

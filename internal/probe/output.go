@@ -104,6 +104,9 @@ const (
 	LaneFile     = "probe.cue"
 )
 
+// ProfileName is the profile probe.cue defines: every probed fixture reached the model.
+const ProfileName = "probe"
+
 // manifest is probe.json: every lane probed into the directory.
 type manifest struct {
 	ProbeVersion int                     `json:"probeVersion"`
@@ -310,7 +313,7 @@ func laneFile(m *manifest) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\t\tH4: %s\n\t}\n}\n", h4)
 	}
-	b.WriteString("\nprofiles: probe: {\n")
+	fmt.Fprintf(&b, "\nprofiles: %s: {\n", ProfileName)
 	b.WriteString("\tdoc:        \"Every probed fixture reached the model: the command ran, called the tool and sent the result on (written by contractcheck probe; gate your own contracts with a profile of your own).\"\n")
 	b.WriteString("\tnullPolicy: \"strict\"\n")
 	b.WriteString("\trequire: [{\n")

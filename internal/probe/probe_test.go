@@ -490,3 +490,52 @@ func TestServerOnTheCommandLine(t *testing.T) {
 		})
 	}
 }
+
+// TestVisibility probes the test agent, which forwards a result's content and never its
+// structuredContent, on the visibility fixtures through two provider APIs, and reads its category
+// from the records: what a user learns of their own agent from one probe run.
+func TestVisibility(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+	}{
+		{"responses", []string{"TESTAGENT_API=openai-responses", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http"}},
+		{"anthropic streamed", []string{"TESTAGENT_API=anthropic", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := probeOpts(t, "agent", tt.env, "V0*")
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			vs, err := Visibility(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(vs) != 1 {
+				t.Fatalf("visibility: %d groups, want the lane's H4 only: %+v", len(vs), vs)
+			}
+			v := vs[0]
+			if v.Lane != "acme-agent" || v.Stage != "H4" || v.Category != "content-only" || len(v.Fixtures) != 4 {
+				t.Errorf("visibility: %s %s %s: %s over %d fixtures, want content-only over V01-V04: %+v", v.Lane, v.Stage, v.Configuration, v.Summary(), len(v.Fixtures), v)
+			}
+			for _, f := range v.Fixtures {
+				want := "content"
+				if f.Fixture == "V02" {
+					want = "nothing" // empty content: the structured value is never forwarded
+				}
+				if f.Shape != want || f.Channels["structured"] != "none" {
+					t.Errorf("%s: shape %s, channels %v; want %s and no structured value", f.Fixture, f.Shape, f.Channels, want)
+				}
+			}
+		})
+	}
+	// A probe of no visibility fixture has nothing to say about it.
+	o := probeOpts(t, "agent", tests[0].env, "C09")
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := Visibility(context.Background(), o); err != nil || len(vs) != 0 {
+		t.Errorf("probe of C09: visibility %+v, %v; want none", vs, err)
+	}
+}

@@ -10,7 +10,7 @@ import (
 
 // Version is the reportVersion written into every JSON report; it changes only when the report's
 // shape changes incompatibly.
-const Version = 1
+const Version = 2
 
 // Report is the outcome of a check: every binding's outcome, the localizations, the divergence
 // census and the profile's gate.
@@ -32,6 +32,75 @@ type Report struct {
 	// Reported gives, per fixture citing a public report, the buggy and the fixed side's outcome
 	// (absent when the run has none).
 	Reported []Reported `json:"reported,omitempty"`
+	// VisibilityPolicy is the Rego package that judged Visibility (absent when nothing was read).
+	VisibilityPolicy string `json:"visibilityPolicy,omitempty"`
+	// Visibility is the channel-visibility readout (docs/visibility.md): for each lane, version,
+	// configuration and model-facing stage with records of the readout's fixtures, what of their
+	// channels reaches the carrier and the category that follows (absent when nothing was read).
+	Visibility []Visibility `json:"visibility,omitempty"`
+}
+
+// Visibility is the channel-visibility readout of one lane, version, configuration and stage.
+type Visibility struct {
+	Lane          string `json:"lane"`
+	Version       string `json:"version"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	// Category is content-only, structured-first, both, fallback or neither (the built-in
+	// policy's names), mixed when the fixtures fit no one category, undetermined when they fit
+	// several, unread when no fixture of the group was captured and stable.
+	Category string `json:"category"`
+	// Nearest, for mixed, is the category most fixtures fit; Disagree the fixtures that do not.
+	Nearest  string   `json:"nearest,omitempty"`
+	Disagree []string `json:"disagree,omitempty"`
+	// Candidates, for undetermined, are the categories the fixtures cannot tell apart.
+	Candidates []string `json:"candidates,omitempty"`
+	// OnError is the shape the error results (isError true) share, "mixed" when they differ;
+	// the category rests on the other results. Absent when the group has no error result.
+	OnError  string              `json:"onError,omitempty"`
+	Fixtures []VisibilityFixture `json:"fixtures"`
+}
+
+// VisibilityFixture is what one fixture's records show at the group's stage.
+type VisibilityFixture struct {
+	Fixture string `json:"fixture"`
+	// State is captured, unstable (the repetitions read different channels) or the records'
+	// state (not_reached, execution_failed, …).
+	State string `json:"state"`
+	// Shape is what of content and structuredContent reaches the carrier: content, structured,
+	// both or nothing.
+	Shape string `json:"shape,omitempty"`
+	// Channels is how each channel reaches it (content, structured, isError: see
+	// docs/visibility.md).
+	Channels map[string]string `json:"channels,omitempty"`
+	// Record is the first repetition's record, file:line.
+	Record string `json:"record"`
+}
+
+// Summary is the group's category as one phrase: "content-only", "mixed (nearest both; V02
+// differs)" or "undetermined (content-only or fallback)", followed by ", on error nothing" when
+// the error results show another shape than the category gives a result with content.
+func (v Visibility) Summary() string {
+	s := v.Category
+	switch {
+	case v.Category == "mixed" && v.Nearest != "":
+		verb := "differs"
+		if len(v.Disagree) != 1 {
+			verb = "differ"
+		}
+		s = fmt.Sprintf("mixed (nearest %s; %s %s)", v.Nearest, strings.Join(v.Disagree, ", "), verb)
+	case len(v.Candidates) > 0:
+		s = fmt.Sprintf("%s (%s)", v.Category, strings.Join(v.Candidates, " or "))
+	}
+	if v.OnError != "" && v.OnError != categoryShape[v.Category] {
+		s += ", on error " + v.OnError
+	}
+	return s
+}
+
+// categoryShape is the shape each built-in category gives a result with content.
+var categoryShape = map[string]string{
+	"content-only": "content", "structured-first": "structured", "both": "both", "fallback": "content", "neither": "nothing",
 }
 
 // Scope restricts a run to the bindings every listed selector matches (names or globs); an empty

@@ -65,6 +65,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 		limit = len(r.Gate.Violations)
 	}
 	writeReportedText(&b, r.Reported)
+	writeVisibilityText(&b, r.Visibility, width)
 	writeGate(&b, r, limit)
 	return t.Style.write(w, b.String())
 }

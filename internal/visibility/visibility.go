@@ -1,0 +1,453 @@
+// Package visibility is the channel-visibility readout (docs/visibility.md): for every lane,
+// version, configuration and model-facing stage, which channels of a source result (its content,
+// its structuredContent, its isError marker) reach the carrier, and from those one category per
+// group — content-only, structured-first, both, fallback, neither, or mixed. The judging is a Rego
+// policy (contract model `visibility.policy`, built in contractcheck.visibility) with two rules:
+// channels, evaluated on each record of a selected fixture at a selected stage, and category,
+// evaluated once per group on the channels of its fixtures. This package prepares both queries,
+// builds their inputs from the same views the tasks read, and collects the readings into the
+// report's Visibility list.
+package visibility
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Compartments are the compartments whose views the channels rule reads, by the names the
+// built-in tasks give them: the content list, the structured slot (with its content list) and the
+// error flag. A stage that binds none of a name reads an empty view there.
+var Compartments = []string{"content", "structured", "error"}
+
+// Viewer reads carriers and sources through the contract model's bindings (the check instrument).
+type Viewer interface {
+	// View is a carrier through one compartment of a lane's stage.
+	View(lane, stage, compartment string, carrier any) project.View
+	// SourceView is a fixture's W0 result through the canonical binding.
+	SourceView(fixture string) project.View
+}
+
+// Record is what the readout needs of one observation record.
+type Record struct {
+	File          string
+	Line          int
+	Fixture       string
+	Lane          string
+	LaneVersion   string
+	Configuration string
+	Stage         string
+	Repetition    int
+	State         string
+	Carrier       any
+}
+
+// Reading is the channels of one record (nil Channels unless it was captured).
+type Reading struct {
+	Group      Group
+	Fixture    string
+	Repetition int
+	State      string
+	Channels   map[string]string
+	Record     string // file:line
+}
+
+// Group is a lane, version, configuration and stage: what one category describes.
+type Group struct {
+	Lane, Version, Configuration, Stage string
+}
+
+// Reader evaluates the visibility policy. It is safe for concurrent use.
+type Reader struct {
+	model     *contract.Model
+	viewer    Viewer
+	policy    string
+	channels  *policy.ReadoutQuery
+	category  *policy.ReadoutQuery
+	stages    map[string]bool
+	fixtures  map[string]bool
+	sourceMu  sync.Mutex
+	sources   map[string]*ast.Term // fixture → source view term
+	bindingMu sync.Mutex
+	bindings  map[[2]string]*ast.Term // lane, stage → binding term
+	memo      sync.Map                // memoKey → map[string]string
+}
+
+type memoKey struct {
+	fixture, lane, stage string
+	views                [sha256.Size]byte
+}
+
+// New prepares the visibility policy the model names on the engine, for the stages of a profile.
+// It returns nil, and no error, when the model selects no fixture or no stage: there is nothing
+// to read.
+// kinds gives the kinds of block each fixture's W0 content holds (for a blockKinds selector).
+func New(ctx context.Context, model *contract.Model, profile string, kinds map[string][]string, eng *policy.Engine, viewer Viewer) (*Reader, error) {
+	r := &Reader{model: model, viewer: viewer, policy: model.Visibility.Policy, stages: map[string]bool{}, fixtures: map[string]bool{},
+		sources: map[string]*ast.Term{}, bindings: map[[2]string]*ast.Term{}}
+	for _, s := range model.VisibilityStages(profile) {
+		r.stages[s] = true
+	}
+	for id, f := range model.Fixtures {
+		if model.Visibility.Fixtures.Selects(id, f, kinds[id]) {
+			r.fixtures[id] = true
+		}
+	}
+	if len(r.stages) == 0 || len(r.fixtures) == 0 {
+		return nil, nil
+	}
+	var err error
+	if r.channels, err = eng.PrepareRule(ctx, r.policy, "channels"); err != nil {
+		return nil, fmt.Errorf("visibility policy (contracts: visibility.policy): %w", err)
+	}
+	if r.category, err = eng.PrepareRule(ctx, r.policy, "category"); err != nil {
+		return nil, fmt.Errorf("visibility policy (contracts: visibility.policy): %w", err)
+	}
+	return r, nil
+}
+
+// Policy is the package the reader evaluates.
+func (r *Reader) Policy() string { return r.policy }
+
+// Reads reports whether a record of this fixture at this stage gets a reading.
+func (r *Reader) Reads(fixture, stage string) bool {
+	return r != nil && r.fixtures[fixture] && r.stages[stage]
+}
+
+// Read evaluates the channels rule on one record; nil when the record gets no reading (Reads), or
+// records a stage the lane does not expose (not_applicable, not_observable): nothing was there to
+// reach the model.
+func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
+	if !r.Reads(rec.Fixture, rec.Stage) || rec.State == "not_applicable" || rec.State == "not_observable" {
+		return nil, nil
+	}
+	out := &Reading{
+		Group:   Group{rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage},
+		Fixture: rec.Fixture, Repetition: rec.Repetition, State: rec.State,
+		Record: fmt.Sprintf("%s:%d", rec.File, rec.Line),
+	}
+	if rec.State != "captured" {
+		return out, nil
+	}
+	views := map[string]any{}
+	h := sha256.New()
+	for _, c := range Compartments {
+		v := r.viewer.View(rec.Lane, rec.Stage, c, rec.Carrier)
+		b, err := strictjson.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: visibility: %w", out.Record, err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", c, len(b))
+		h.Write(b)
+		views[c] = v
+	}
+	k := memoKey{rec.Fixture, rec.Lane, rec.Stage, [sha256.Size]byte(h.Sum(nil))}
+	if v, ok := r.memo.Load(k); ok {
+		out.Channels = v.(map[string]string)
+		return out, nil
+	}
+	observed, err := policy.Input(views)
+	if err != nil {
+		return nil, fmt.Errorf("%s: visibility: %w", out.Record, err)
+	}
+	src, err := r.source(rec.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	input := ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("fixture"), ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("id"), ast.StringTerm(rec.Fixture)},
+			[2]*ast.Term{ast.StringTerm("family"), ast.StringTerm(r.model.Fixtures[rec.Fixture].Family)})},
+		[2]*ast.Term{ast.StringTerm("stage"), ast.StringTerm(rec.Stage)},
+		[2]*ast.Term{ast.StringTerm("source"), src},
+		[2]*ast.Term{ast.StringTerm("observed"), ast.NewTerm(observed)},
+		[2]*ast.Term{ast.StringTerm("binding"), r.binding(rec.Lane, rec.Stage)},
+	)
+	ro, err := r.channels.Eval(ctx, input)
+	if err != nil {
+		return nil, fmt.Errorf("%s: visibility policy %s: %w", out.Record, r.policy, err)
+	}
+	ch, err := names(ro, "channels")
+	if err != nil {
+		return nil, fmt.Errorf("%s: visibility policy %s: %w", out.Record, r.policy, err)
+	}
+	r.memo.Store(k, ch)
+	out.Channels = ch
+	return out, nil
+}
+
+func (r *Reader) source(fixture string) (*ast.Term, error) {
+	r.sourceMu.Lock()
+	defer r.sourceMu.Unlock()
+	if t, ok := r.sources[fixture]; ok {
+		return t, nil
+	}
+	v, err := policy.Input(r.viewer.SourceView(fixture))
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: visibility: %w", fixture, err)
+	}
+	t := ast.NewTerm(v)
+	r.sources[fixture] = t
+	return t, nil
+}
+
+// binding is the stage's structured slot binding as the policy reads it: {"structured": {path,
+// decode, inner?}}, or {} when the stage binds no structured slot.
+func (r *Reader) binding(lane, stage string) *ast.Term {
+	r.bindingMu.Lock()
+	defer r.bindingMu.Unlock()
+	k := [2]string{lane, stage}
+	if t, ok := r.bindings[k]; ok {
+		return t
+	}
+	obj := ast.NewObject()
+	if c, ok := r.model.Lanes[lane].Stages[stage].Compartments["structured"]; ok && c.Structured != nil {
+		f := ast.NewObject(
+			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(c.Structured.Path)},
+			[2]*ast.Term{ast.StringTerm("decode"), ast.StringTerm(c.Structured.Decode)})
+		if c.Structured.Inner != nil {
+			f.Insert(ast.StringTerm("inner"), ast.StringTerm(*c.Structured.Inner))
+		}
+		obj.Insert(ast.StringTerm("structured"), ast.NewTerm(f))
+	}
+	t := ast.NewTerm(obj)
+	r.bindings[k] = t
+	return t
+}
+
+// word is what a channel, shape or category may be called: it is printed in every report.
+var word = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+
+// names reads an object of words (a channels readout, the shapes of a category).
+func names(v any, what string) (map[string]string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %T, want an object", what, v)
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		s, ok := x.(string)
+		if !ok || !word.MatchString(s) {
+			return nil, fmt.Errorf("%s[%q] is %s, want a lowercase word (%s)", what, k, describe(x), word)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+func words(v any, what string) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %T, want a list", what, v)
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d] is %s, want a string", what, i, describe(x))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func describe(v any) string {
+	b, err := strictjson.Marshal(v)
+	if err != nil || len(b) > 80 {
+		return fmt.Sprintf("a %T", v)
+	}
+	return string(b)
+}
+
+// Collector gathers readings, in any order, into the report's Visibility list.
+type Collector struct {
+	r      *Reader
+	groups map[Group]map[string][]*Reading // by fixture
+}
+
+// NewCollector collects the readings of r (nil: none).
+func NewCollector(r *Reader) *Collector {
+	return &Collector{r: r, groups: map[Group]map[string][]*Reading{}}
+}
+
+// Add keeps one reading; nil is ignored.
+func (c *Collector) Add(rd *Reading) {
+	if rd == nil {
+		return
+	}
+	g := c.groups[rd.Group]
+	if g == nil {
+		g = map[string][]*Reading{}
+		c.groups[rd.Group] = g
+	}
+	g[rd.Fixture] = append(g[rd.Fixture], rd)
+}
+
+// Report evaluates the category of every group and returns the groups in lane, declared
+// version, configuration and stage order, each fixture in id order. A fixture whose repetitions
+// read different channels is "unstable", one not captured keeps its state: neither is given to
+// the category rule.
+func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
+	if c.r == nil || len(c.groups) == 0 {
+		return nil, nil
+	}
+	keys := make([]Group, 0, len(c.groups))
+	for g := range c.groups {
+		keys = append(keys, g)
+	}
+	sort.Slice(keys, func(i, j int) bool { return c.less(keys[i], keys[j]) })
+	out := make([]report.Visibility, 0, len(keys))
+	for _, g := range keys {
+		v, err := c.group(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (c *Collector) less(a, b Group) bool {
+	if a.Lane != b.Lane {
+		return a.Lane < b.Lane
+	}
+	if a.Version != b.Version {
+		vs := c.r.model.Lanes[a.Lane].Versions
+		ia, ib := slices.Index(vs, a.Version), slices.Index(vs, b.Version)
+		if ia != ib {
+			return ia < ib
+		}
+		return a.Version < b.Version
+	}
+	if a.Configuration != b.Configuration {
+		return a.Configuration < b.Configuration
+	}
+	return slices.Index(contract.Stages, a.Stage) < slices.Index(contract.Stages, b.Stage)
+}
+
+func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, error) {
+	v := report.Visibility{Lane: g.Lane, Version: g.Version, Configuration: g.Configuration, Stage: g.Stage}
+	byFixture := c.groups[g]
+	ids := make([]string, 0, len(byFixture))
+	for id := range byFixture {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	input := ast.NewObject()
+	for _, id := range ids {
+		rds := byFixture[id]
+		slices.SortFunc(rds, func(a, b *Reading) int { return cmp.Compare(a.Repetition, b.Repetition) })
+		f := report.VisibilityFixture{Fixture: id, State: rds[0].State, Record: rds[0].Record, Channels: rds[0].Channels}
+		for _, rd := range rds[1:] {
+			if rd.State != f.State || !mapsEqual(rd.Channels, f.Channels) {
+				f.State = "unstable"
+				f.Channels = nil
+				break
+			}
+		}
+		if f.State == "captured" {
+			ch := ast.NewObject()
+			for _, k := range sortedKeys(f.Channels) {
+				ch.Insert(ast.StringTerm(k), ast.StringTerm(f.Channels[k]))
+			}
+			input.Insert(ast.StringTerm(id), ast.ObjectTerm([2]*ast.Term{ast.StringTerm("channels"), ast.NewTerm(ch)}))
+		}
+		v.Fixtures = append(v.Fixtures, f)
+	}
+	where := fmt.Sprintf("%s %s %s %s", g.Lane, g.Version, g.Configuration, g.Stage)
+	if input.Len() == 0 {
+		v.Category = "unread" // no fixture of the group was captured and stable
+		return v, nil
+	}
+	ro, err := c.r.category.Eval(ctx, ast.NewObject([2]*ast.Term{ast.StringTerm("fixtures"), ast.NewTerm(input)}))
+	if err != nil {
+		return v, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
+	}
+	if err := readCategory(ro, &v); err != nil {
+		return v, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
+	}
+	return v, nil
+}
+
+// readCategory reads the category rule's value into v: category (a word) and shapes (a word by
+// fixture), nearest, disagree and candidates when present.
+func readCategory(ro map[string]any, v *report.Visibility) error {
+	cat, ok := ro["category"].(string)
+	if !ok || !word.MatchString(cat) {
+		return fmt.Errorf("category is %s, want a lowercase word (%s)", describe(ro["category"]), word)
+	}
+	v.Category = cat
+	for key, dst := range map[string]*string{"nearest": &v.Nearest, "onError": &v.OnError} {
+		if n, ok := ro[key]; ok {
+			s, ok := n.(string)
+			if !ok || !word.MatchString(s) {
+				return fmt.Errorf("%s is %s, want a lowercase word", key, describe(n))
+			}
+			*dst = s
+		}
+	}
+	var err error
+	if v.Disagree, err = words(ro["disagree"], "disagree"); err != nil {
+		return err
+	}
+	if v.Candidates, err = words(ro["candidates"], "candidates"); err != nil {
+		return err
+	}
+	for _, s := range v.Candidates {
+		if !word.MatchString(s) {
+			return fmt.Errorf("candidates holds %q, want lowercase words", s)
+		}
+	}
+	if sh, ok := ro["shapes"]; ok {
+		shapes, err := names(sh, "shapes")
+		if err != nil {
+			return err
+		}
+		for i := range v.Fixtures {
+			v.Fixtures[i].Shape = shapes[v.Fixtures[i].Fixture]
+		}
+	}
+	for _, id := range v.Disagree {
+		if !slices.ContainsFunc(v.Fixtures, func(f report.VisibilityFixture) bool { return f.Fixture == id }) {
+			return fmt.Errorf("disagree names %q, which is not a fixture of the group", id)
+		}
+	}
+	return nil
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,177 @@
+package visibility_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+// layer writes files (path → content) under a new directory and returns it.
+func layer(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// group finds one group of a readout.
+func group(vs []report.Visibility, lane, version, configuration, stage string) (report.Visibility, bool) {
+	for _, v := range vs {
+		if v.Lane == lane && v.Version == version && v.Configuration == configuration && v.Stage == stage {
+			return v, true
+		}
+	}
+	return report.Visibility{}, false
+}
+
+// A user's contracts layer names a policy of their own (and their own fixtures): the readout
+// follows it, the built-in policy and fixtures untouched.
+func TestLayerReplacesPolicy(t *testing.T) {
+	policies := layer(t, map[string]string{"acme/visibility.rego": `package acme.visibility
+
+# Reads only whether the carrier holds any text at all.
+channels := {"content": "texted"} if {
+	some b in input.observed.content.content
+	b.kind == "text"
+} else := {"content": "silent"}
+
+category := {"category": "talks", "shapes": {id: f.channels.content | some id, f in input.fixtures}} if {
+	every _, f in input.fixtures {
+		f.channels.content == "texted"
+	}
+} else := {"category": "sometimes-silent", "shapes": {id: f.channels.content | some id, f in input.fixtures}}
+`})
+	tests := []struct {
+		name      string
+		contracts string
+		check     func(t *testing.T, vs []report.Visibility)
+	}{
+		{
+			name:      "own policy",
+			contracts: "package contracts\n\nvisibility: policy: \"acme.visibility\"\n",
+			check: func(t *testing.T, vs []report.Visibility) {
+				// adk-js hands V02's empty content list on as it is: no text at all.
+				v, ok := group(vs, "adk-js", "2.0.0", "default", "H4")
+				if !ok || v.Category != "sometimes-silent" || v.Fixtures[1].Shape != "silent" || v.Fixtures[0].Channels["content"] != "texted" {
+					t.Errorf("adk-js H4: %+v", v)
+				}
+				for _, v := range vs {
+					if v.Category != "talks" && v.Category != "sometimes-silent" {
+						t.Errorf("%s %s %s %s: category %s from the built-in policy", v.Lane, v.Version, v.Configuration, v.Stage, v.Category)
+					}
+				}
+			},
+		},
+		{
+			name:      "own fixtures, built-in policy",
+			contracts: "package contracts\n\nvisibility: fixtures: fixtures: [\"C04\", \"X09\"]\n",
+			check: func(t *testing.T, vs []report.Visibility) {
+				v, ok := group(vs, "openai-agents", "0.22.0", "use-structured-content", "H4")
+				if !ok || v.Category != "structured-first" || len(v.Fixtures) != 2 || v.Fixtures[0].Fixture != "C04" {
+					t.Errorf("openai-agents use-structured-content H4 on C04, X09: %+v", v)
+				}
+			},
+		},
+		{
+			name:      "a profile adds a stage",
+			contracts: "package contracts\n\nprofiles: \"model-reads-a2\": {doc: \"A2 is what our model reads.\", nullPolicy: \"strict\", require: [], visibility: stages: [\"A2\"]}\n",
+			check: func(t *testing.T, vs []report.Visibility) {
+				if _, ok := group(vs, "agent-framework", "1.13.0", "default", "A2"); !ok {
+					t.Errorf("no A2 group: %+v", vs)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := check.Options{Contracts: []string{layer(t, map[string]string{"visibility.cue": tt.contracts})}, Policies: []string{policies}}
+			if strings.Contains(tt.contracts, "profiles:") {
+				o.Profile = "model-reads-a2"
+			}
+			r, err := check.Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Visibility) == 0 {
+				t.Fatal("no visibility readout")
+			}
+			tt.check(t, r.Visibility)
+		})
+	}
+}
+
+// A policy that breaks the interface, or a package that is not there, is an error that names the
+// policy: an instrument failure (exit 3) for what it returned, an input error (exit 2) for what
+// is missing. Nothing is turned into a category.
+func TestPolicyErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		contract string
+		rego     string
+		want     string
+		code     int
+	}{
+		{
+			name:     "missing package",
+			contract: `visibility: policy: "acme.nothere"`,
+			want:     "visibility policy (contracts: visibility.policy): policy: package acme.nothere not found",
+			code:     2,
+		},
+		{
+			name:     "no category rule",
+			contract: `visibility: policy: "acme.half"`,
+			rego:     "package acme.half\n\nchannels := {\"content\": \"x\"}\n",
+			want:     "defines no category rule",
+			code:     2,
+		},
+		{
+			name:     "channel not a word",
+			contract: `visibility: policy: "acme.loud"`,
+			rego:     "package acme.loud\n\nchannels := {\"content\": \"::error::pwned\\n\"}\n\ncategory := {\"category\": \"x\"}\n",
+			want:     `visibility policy acme.loud: channels["content"] is "::error::pwned\n", want a lowercase word`,
+			code:     3,
+		},
+		{
+			name:     "category not a word",
+			contract: `visibility: policy: "acme.odd"`,
+			rego:     "package acme.odd\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": 7}\n",
+			want:     "category is 7, want a lowercase word",
+			code:     3,
+		},
+		{
+			name:     "disagree names a stranger",
+			contract: `visibility: policy: "acme.stranger"`,
+			rego:     "package acme.stranger\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"mixed\", \"disagree\": [\"C01\"]}\n",
+			want:     `disagree names "C01", which is not a fixture of the group`,
+			code:     3,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := check.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
+			if tt.rego != "" {
+				o.Policies = []string{layer(t, map[string]string{"p.rego": tt.rego})}
+			}
+			_, err := check.Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if c := check.ExitCode(err); c != tt.code {
+				t.Errorf("exit code %d, want %d (%v)", c, tt.code, err)
+			}
+		})
+	}
+}
