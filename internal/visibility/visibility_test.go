@@ -175,3 +175,45 @@ func TestPolicyErrors(t *testing.T) {
 		})
 	}
 }
+
+// block returns the first fenced block of a language in a markdown file.
+func block(t *testing.T, file, lang string) string {
+	t.Helper()
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```"+lang+"\n")
+	if !ok {
+		t.Fatalf("%s has no ```%s block", file, lang)
+	}
+	body, _, _ := strings.Cut(rest, "```\n")
+	return body
+}
+
+// The worked example of docs/visibility.md, "Make it yours", runs as written: its contracts layer
+// and its policy change agent-framework's H4 readout (a structured value found only on a line of
+// a joined text no longer counts) and add A2.
+func TestDocExample(t *testing.T) {
+	o := check.Options{
+		Contracts: []string{layer(t, map[string]string{"visibility.cue": block(t, docFile, "cue")})},
+		Policies:  []string{layer(t, map[string]string{"acme/visibility.rego": block(t, docFile, "rego")})},
+	}
+	r, err := check.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.VisibilityPolicy != "acme.visibility" {
+		t.Errorf("policy %q", r.VisibilityPolicy)
+	}
+	v, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "H4")
+	if !ok || v.Category != "fallback" || v.Fixtures[0].Channels["structured"] != "none" {
+		t.Errorf("agent-framework H4 under the example policy: %s %+v", v.Summary(), v)
+	}
+	if v, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "M3"); !ok || v.Category != "both" {
+		t.Errorf("agent-framework M3 under the example policy: %s %+v", v.Summary(), v)
+	}
+	if _, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "A2"); !ok {
+		t.Error("the example's stages add A2, and agent-framework has no A2 group")
+	}
+}

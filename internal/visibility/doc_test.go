@@ -1,0 +1,119 @@
+package visibility_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the table in docs/visibility.md from the built-in records")
+
+const (
+	docFile    = "../../docs/visibility.md"
+	tableStart = "<!-- table: go test ./internal/visibility -run TestDocTable -update -->\n"
+	tableEnd   = "<!-- end of table -->\n"
+)
+
+// docTable is the table of docs/visibility.md: one row per built-in lane, version, configuration
+// and stage, its category, and for each fixture its shape and channels, linked to the record of
+// its first repetition.
+func docTable(vs []report.Visibility) string {
+	var fixtures []string
+	seen := map[string]bool{}
+	for _, v := range vs {
+		for _, f := range v.Fixtures {
+			if !seen[f.Fixture] {
+				seen[f.Fixture] = true
+				fixtures = append(fixtures, f.Fixture)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| lane | version | configuration | stage | category | on error |")
+	for _, f := range fixtures {
+		b.WriteString(" " + escape.MarkdownText(f) + " |")
+	}
+	b.WriteString("\n|---|---|---|---|---|---|" + strings.Repeat("---|", len(fixtures)) + "\n")
+	for _, v := range vs {
+		cat := v.Category
+		switch {
+		case v.Nearest != "":
+			cat = fmt.Sprintf("%s (nearest %s; %s differ)", v.Category, v.Nearest, strings.Join(v.Disagree, ", "))
+		case len(v.Candidates) > 0:
+			cat = fmt.Sprintf("%s (%s)", v.Category, strings.Join(v.Candidates, " or "))
+		}
+		onError := v.OnError
+		if onError == "" {
+			onError = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | **%s** | %s |", escape.MarkdownCode(v.Lane), escape.MarkdownText(v.Version),
+			escape.MarkdownText(v.Configuration), v.Stage, escape.MarkdownText(cat), escape.MarkdownText(onError))
+		byID := map[string]report.VisibilityFixture{}
+		for _, f := range v.Fixtures {
+			byID[f.Fixture] = f
+		}
+		for _, id := range fixtures {
+			f, ok := byID[id]
+			if !ok {
+				b.WriteString(" – |")
+				continue
+			}
+			shape := f.Shape
+			if f.State != "captured" {
+				shape = f.State
+			}
+			var ch []string
+			for _, k := range []string{"content", "structured", "isError"} {
+				if c, ok := f.Channels[k]; ok {
+					ch = append(ch, c)
+				}
+			}
+			file, line, _ := strings.Cut(strings.TrimPrefix(f.Record, "builtin:"), ".jsonl:")
+			fmt.Fprintf(&b, " [%s](../%s.jsonl#L%s) %s |", escape.MarkdownText(shape), escape.MarkdownURL(file), line, escape.MarkdownText(strings.Join(ch, ", ")))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestDocTable holds the table of docs/visibility.md to the built-in records: every cell is what
+// `contractcheck check` reads from them today (go test ./internal/visibility -run TestDocTable
+// -update rewrites it after a recapture).
+func TestDocTable(t *testing.T) {
+	r, err := check.Run(context.Background(), check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(docFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok := bytes.Cut(doc, []byte(tableStart))
+	if !ok {
+		t.Fatalf("%s lacks the line %q", docFile, tableStart)
+	}
+	old, after, ok := bytes.Cut(rest, []byte(tableEnd))
+	if !ok {
+		t.Fatalf("%s lacks the line %q", docFile, tableEnd)
+	}
+	table := docTable(r.Visibility)
+	if string(old) == table {
+		return
+	}
+	if *update {
+		out := append(append(append(append(before, tableStart...), table...), tableEnd...), after...)
+		if err := os.WriteFile(docFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("the table of %s is not what the records show (go test ./internal/visibility -run TestDocTable -update):\n%s", docFile, table)
+}
