@@ -17,7 +17,9 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -84,7 +86,13 @@ type Reader struct {
 	bindingMu sync.Mutex
 	bindings  map[[2]string]*ast.Term // lane, stage → binding term
 	memo      sync.Map                // memoKey → map[string]string
+	memoSize  atomic.Int64            // entries in memo, held under maxMemo
+	interned  sync.Map                // a channels readout's canonical text → the one map kept for it
 }
+
+// maxMemo bounds the memo of channels readouts: repetitions and shared carriers repeat views, but
+// a generated set of a million distinct records must not keep a readout for each.
+const maxMemo = 1 << 16
 
 type memoKey struct {
 	fixture, lane, stage string
@@ -184,9 +192,27 @@ func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: visibility policy %s: %w", out.Record, r.policy, err)
 	}
-	r.memo.Store(k, ch)
+	ch = r.intern(ch)
+	if r.memoSize.Load() < maxMemo {
+		r.memoSize.Add(1)
+		r.memo.Store(k, ch)
+	}
 	out.Channels = ch
 	return out, nil
+}
+
+// intern returns the map kept for readouts equal to ch: a collector holds one per group and
+// fixture, and they take a handful of values.
+func (r *Reader) intern(ch map[string]string) map[string]string {
+	var b strings.Builder
+	for _, k := range sortedKeys(ch) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(ch[k])
+		b.WriteByte(0)
+	}
+	v, _ := r.interned.LoadOrStore(b.String(), ch)
+	return v.(map[string]string)
 }
 
 func (r *Reader) source(fixture string) (*ast.Term, error) {
@@ -231,14 +257,27 @@ func (r *Reader) binding(lane, stage string) *ast.Term {
 // word is what a channel, shape or category may be called: it is printed in every report.
 var word = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
-// names reads an object of words (a channels readout, the shapes of a category).
+// key is what a channel may be called (content, structured, isError).
+var key = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,39}$`)
+
+// maxChannels bounds the channels one readout names.
+const maxChannels = 16
+
+// names reads an object of words (a channels readout, the shapes of a category); channels has
+// keys of its own to check, shapes is keyed by the group's fixtures.
 func names(v any, what string) (map[string]string, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%s is %T, want an object", what, v)
 	}
+	if what == "channels" && len(m) > maxChannels {
+		return nil, fmt.Errorf("channels names %d channels, at most %d", len(m), maxChannels)
+	}
 	out := make(map[string]string, len(m))
 	for k, x := range m {
+		if what == "channels" && !key.MatchString(k) {
+			return nil, fmt.Errorf("channels has the key %q, want a name (%s)", k, key)
+		}
 		s, ok := x.(string)
 		if !ok || !word.MatchString(s) {
 			return nil, fmt.Errorf("%s[%q] is %s, want a lowercase word (%s)", what, k, describe(x), word)
@@ -275,15 +314,24 @@ func describe(v any) string {
 	return string(b)
 }
 
-// Collector gathers readings, in any order, into the report's Visibility list.
+// Collector gathers readings, in any order, into the report's Visibility list. It keeps one entry
+// per group and fixture, not one per record: the first repetition's reading and whether another
+// disagreed.
 type Collector struct {
 	r      *Reader
-	groups map[Group]map[string][]*Reading // by fixture
+	groups map[Group]map[string]*entry // by fixture
+}
+
+// entry is what a group's records of one fixture read: the lowest repetition's reading, and
+// whether any repetition read otherwise.
+type entry struct {
+	first    *Reading
+	unstable bool
 }
 
 // NewCollector collects the readings of r (nil: none).
 func NewCollector(r *Reader) *Collector {
-	return &Collector{r: r, groups: map[Group]map[string][]*Reading{}}
+	return &Collector{r: r, groups: map[Group]map[string]*entry{}}
 }
 
 // Add keeps one reading; nil is ignored.
@@ -293,10 +341,20 @@ func (c *Collector) Add(rd *Reading) {
 	}
 	g := c.groups[rd.Group]
 	if g == nil {
-		g = map[string][]*Reading{}
+		g = map[string]*entry{}
 		c.groups[rd.Group] = g
 	}
-	g[rd.Fixture] = append(g[rd.Fixture], rd)
+	e := g[rd.Fixture]
+	if e == nil {
+		g[rd.Fixture] = &entry{first: rd}
+		return
+	}
+	if rd.State != e.first.State || !mapsEqual(rd.Channels, e.first.Channels) {
+		e.unstable = true
+	}
+	if rd.Repetition < e.first.Repetition {
+		e.first = rd
+	}
 }
 
 // Report evaluates the category of every group and returns the groups in lane, declared
@@ -311,7 +369,35 @@ func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
 	for g := range c.groups {
 		keys = append(keys, g)
 	}
-	sort.Slice(keys, func(i, j int) bool { return c.less(keys[i], keys[j]) })
+	// A lane's versions in its declared order (a generated lane declares thousands: indexed once).
+	order := map[string]map[string]int{}
+	for _, g := range keys {
+		if _, ok := order[g.Lane]; !ok {
+			idx := map[string]int{}
+			for i, v := range c.r.model.Lanes[g.Lane].Versions {
+				idx[v] = i
+			}
+			order[g.Lane] = idx
+		}
+	}
+	stage := func(s string) int { return slices.Index(contract.Stages, s) }
+	slices.SortFunc(keys, func(a, b Group) int {
+		if n := cmp.Compare(a.Lane, b.Lane); n != 0 {
+			return n
+		}
+		if a.Version != b.Version {
+			ia, oka := order[a.Lane][a.Version]
+			ib, okb := order[b.Lane][b.Version]
+			if oka && okb && ia != ib {
+				return cmp.Compare(ia, ib)
+			}
+			return cmp.Compare(a.Version, b.Version)
+		}
+		if n := cmp.Compare(a.Configuration, b.Configuration); n != 0 {
+			return n
+		}
+		return cmp.Compare(stage(a.Stage), stage(b.Stage))
+	})
 	out := make([]report.Visibility, 0, len(keys))
 	for _, g := range keys {
 		v, err := c.group(ctx, g)
@@ -321,24 +407,6 @@ func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-func (c *Collector) less(a, b Group) bool {
-	if a.Lane != b.Lane {
-		return a.Lane < b.Lane
-	}
-	if a.Version != b.Version {
-		vs := c.r.model.Lanes[a.Lane].Versions
-		ia, ib := slices.Index(vs, a.Version), slices.Index(vs, b.Version)
-		if ia != ib {
-			return ia < ib
-		}
-		return a.Version < b.Version
-	}
-	if a.Configuration != b.Configuration {
-		return a.Configuration < b.Configuration
-	}
-	return slices.Index(contract.Stages, a.Stage) < slices.Index(contract.Stages, b.Stage)
 }
 
 func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, error) {
@@ -351,15 +419,10 @@ func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, erro
 	sort.Strings(ids)
 	input := ast.NewObject()
 	for _, id := range ids {
-		rds := byFixture[id]
-		slices.SortFunc(rds, func(a, b *Reading) int { return cmp.Compare(a.Repetition, b.Repetition) })
-		f := report.VisibilityFixture{Fixture: id, State: rds[0].State, Record: rds[0].Record, Channels: rds[0].Channels}
-		for _, rd := range rds[1:] {
-			if rd.State != f.State || !mapsEqual(rd.Channels, f.Channels) {
-				f.State = "unstable"
-				f.Channels = nil
-				break
-			}
+		e := byFixture[id]
+		f := report.VisibilityFixture{Fixture: id, State: e.first.State, Record: e.first.Record, Channels: e.first.Channels}
+		if e.unstable {
+			f.State, f.Channels = "unstable", nil
 		}
 		if f.State == "captured" {
 			ch := ast.NewObject()

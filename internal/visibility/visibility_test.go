@@ -145,6 +145,13 @@ func TestPolicyErrors(t *testing.T) {
 			code:     3,
 		},
 		{
+			name:     "channel key not a name",
+			contract: `visibility: policy: "acme.key"`,
+			rego:     "package acme.key\n\nchannels := {\"\\u202e<script>\": \"x\"}\n\ncategory := {\"category\": \"x\"}\n",
+			want:     `channels has the key "\u202e<script>", want a name`,
+			code:     3,
+		},
+		{
 			name:     "category not a word",
 			contract: `visibility: policy: "acme.odd"`,
 			rego:     "package acme.odd\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": 7}\n",
