@@ -5,10 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -116,4 +118,49 @@ func TestDocTable(t *testing.T) {
 		return
 	}
 	t.Errorf("the table of %s is not what the records show (go test ./internal/visibility -run TestDocTable -update):\n%s", docFile, table)
+}
+
+// TestEveryModelFacingStage: the built-in check gives a category to every lane, version and
+// configuration that has records, at each of M3 and H4 its lane observes, and every category is
+// one of the built-in policy's (never unread, undetermined or a group of a stage not observed).
+func TestEveryModelFacingStage(t *testing.T) {
+	r, err := check.Run(context.Background(), check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := check.Load(context.Background(), check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	err = fs.WalkDir(contractcheck.Builtin, "fixtures/observations", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p, "fixtures/observations/"), ".jsonl"), "/")
+		lane := m.Model.Lanes[parts[0]]
+		for _, st := range []string{"M3", "H4"} {
+			if lane.Stages[st].Exposure == "observed" {
+				want[strings.Join(append(parts, st), " ")] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	categories := map[string]bool{"content-only": true, "structured-first": true, "both": true, "fallback": true, "neither": true, "mixed": true}
+	for _, v := range r.Visibility {
+		k := strings.Join([]string{v.Lane, v.Version, v.Configuration, v.Stage}, " ")
+		if !want[k] {
+			t.Errorf("%s: a group of a stage the lane does not observe, or of no records", k)
+		}
+		delete(want, k)
+		if !categories[v.Category] {
+			t.Errorf("%s: category %s", k, v.Summary())
+		}
+	}
+	for k := range want {
+		t.Errorf("%s: observed at a model-facing stage, and no visibility category", k)
+	}
 }
