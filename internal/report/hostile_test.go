@@ -21,7 +21,8 @@ import (
 
 // hostileSample is the sample report with s in every string a layer, a record or a policy can
 // fill: names, versions, record files, diagnostics, errors, requirement and fixedBy docs, the
-// reported loss, the scope; its gate is unmet, or selected nothing (unmatched messages shown).
+// reported loss, the visibility readout, the scope; its gate is unmet, or selected nothing
+// (unmatched messages shown).
 func hostileSample(s string, selectedNothing bool) *Report {
 	diag := Diagnostic{"atom": "atom " + s, "path": "/" + s, "kind": "altered " + s, "expected": s, "observed": map[string]any{s: s}}
 	recs := []RecordRef{{File: "obs/" + s + ".jsonl", Line: 7, Repetition: 1}}
@@ -45,6 +46,8 @@ func hostileSample(s string, selectedNothing bool) *Report {
 			{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Before: Pass, After: Unmet, DiagnosticsBefore: []Diagnostic{diag}, DiagnosticsAfter: []Diagnostic{diag}}}}},
 		Reported: []Reported{{Fixture: "F" + s, URL: "https://github.com/o/r/issues/1" + s, Lane: "lane " + s, Configuration: "cfg " + s,
 			Atoms: []string{"atom " + s}, Buggy: Side{Version: "v" + s, Outcome: Unmet, Atoms: []string{"atom " + s}}, Fixed: Side{Version: "w" + s, Outcome: Pass}}},
+		VisibilityPolicy: "policy " + s,
+		Visibility:       hostileVisibility(s),
 		Gate: Gate{Verdict: VerdictUnmet,
 			Requirements: []RequirementResult{{Name: "profiles.p.require[0]", Doc: "doc " + s, Selected: 2, Violations: 1, OutOfScope: true}},
 			Violations: []Violation{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s,
@@ -63,6 +66,22 @@ func hostileSample(s string, selectedNothing bool) *Report {
 		r.Summary.Add(res.Outcome)
 	}
 	return r
+}
+
+// hostileVisibility is a visibility readout with s in every string a layer or the visibility
+// policy can fill: two rows (lane, version, configuration), one with both stages, one mixed and
+// undetermined, their fixtures' names, states, shapes and channels.
+func hostileVisibility(s string) []Visibility {
+	fixtures := []VisibilityFixture{
+		{Fixture: "V" + s, State: "captured", Shape: "shape " + s, Channels: map[string]string{"content": "blocks " + s, "channel " + s: s}, Record: "obs/" + s + ".jsonl:3"},
+		{Fixture: "W" + s, State: "state " + s, Record: "obs/" + s + ".jsonl:4"},
+	}
+	return []Visibility{
+		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "M3", Category: "category " + s, OnError: "error " + s, Fixtures: fixtures},
+		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "H4", Category: "mixed", Nearest: "nearest " + s,
+			Disagree: []string{"V" + s, "W" + s}, Fixtures: fixtures},
+		{Lane: "lane " + s, Version: "w" + s, Configuration: s, Stage: "H4", Category: "undetermined", Candidates: []string{s, "fallback " + s}, Fixtures: fixtures},
+	}
 }
 
 // terminalSafe names the first line of out that starts a CI runner's command, or the first

@@ -57,10 +57,10 @@ type Basis struct {
 
 // HTML writes one self-contained page (inline style and script, nothing fetched, readable from
 // disk): the localization heatmap per task, the divergences and their manifestations, the
-// boundaries, the gate and the upgrades, each linking to its cells, and a drill-down per binding
-// (the source and observed views side by side with the diagnostics' pointers highlighted, the
-// records, the lane's binding rule and basis) when Views is set. The same report and views give
-// the same bytes.
+// boundaries, what reaches the model (the visibility readout, when the report has one), the gate
+// and the upgrades, each linking to its cells, and a drill-down per binding (the source and
+// observed views side by side with the diagnostics' pointers highlighted, the records, the lane's
+// binding rule and basis) when Views is set. The same report and views give the same bytes.
 type HTML struct {
 	Views Views
 }
@@ -382,6 +382,7 @@ func (p *htmlPage) write(data *htmlData) {
 	p.heatmap()
 	p.divergences()
 	p.boundaries()
+	p.visibility()
 	p.gate()
 	p.upgrades()
 	p.raw("</main>\n")
@@ -408,7 +409,11 @@ func (p *htmlPage) header() {
 	p.raw("</p>\n")
 	p.printf("<p class=\"verdict v-%s\" id=\"verdict\">gate: <strong>%s</strong> · %d bindings: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable · %d violations</p>\n",
 		esc(r.Gate.Verdict), esc(r.Gate.Verdict), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
-	p.raw("<nav><a href=\"#heatmap\">heatmap</a> <a href=\"#divergences\">divergences</a> <a href=\"#boundaries\">boundaries</a> <a href=\"#gate\">gate</a> <a href=\"#upgrades\">upgrades</a></nav>\n")
+	p.raw("<nav><a href=\"#heatmap\">heatmap</a> <a href=\"#divergences\">divergences</a> <a href=\"#boundaries\">boundaries</a> ")
+	if len(r.Visibility) > 0 {
+		p.raw("<a href=\"#visibility\">what reaches the model</a> ")
+	}
+	p.raw("<a href=\"#gate\">gate</a> <a href=\"#upgrades\">upgrades</a></nav>\n")
 	p.raw("</header>\n")
 }
 
@@ -670,6 +675,43 @@ func (p *htmlPage) boundaries() {
 	p.raw("</tbody></table>\n</section>\n")
 }
 
+// visibility writes the visibility readout, when the report has one: a table with a row per
+// lane, version and configuration, a column per stage holding the group's Summary, its title
+// each fixture's channels (visibilityChannels), and the fixtures of the row's first group with
+// their shape (fixtureShape).
+func (p *htmlPage) visibility() {
+	r := p.r
+	if len(r.Visibility) == 0 {
+		return
+	}
+	p.raw("<section id=\"visibility\">\n<h2>What reaches the model</h2>\n")
+	p.raw("<p class=\"help\">For each lane, version and configuration: which of a tool result's channels (content, structuredContent, the isError marker) reach the model at each model-facing stage, as a category")
+	if r.VisibilityPolicy != "" {
+		p.printf(" judged by the policy <code>%s</code>", esc(r.VisibilityPolicy))
+	}
+	p.raw("; docs/visibility.md defines the categories. Hover a category for each fixture's channels. The fixtures are the first stage's, each with what of it reaches the model.</p>\n")
+	stages := visibilityStages(r.Visibility)
+	p.raw("<table class=\"list\"><thead><tr><th>lane version configuration</th>")
+	for _, st := range stages {
+		p.printf("<th>%s</th>", esc(st))
+	}
+	p.raw("<th>fixtures</th></tr></thead><tbody>\n")
+	for _, row := range visibilityRows(r.Visibility, esc) {
+		p.printf("<tr><td>%s</td>", row.label)
+		for _, st := range stages {
+			v, ok := row.at(st)
+			if !ok {
+				p.raw("<td>–</td>")
+				continue
+			}
+			p.printf("<td title=\"%s\">%s</td>", esc(visibilityChannels(v.Fixtures)), esc(v.Summary()))
+		}
+		p.printf("<td>%s</td></tr>\n", visibilityFixtures(row.groups[0].Fixtures, esc))
+	}
+	p.raw("</tbody></table>\n</section>\n")
+}
+
+// gate writes the gate's verdict, its requirements and its violations, each linking to its cell.
 func (p *htmlPage) gate() {
 	g := p.r.Gate
 	p.printf("<section id=\"gate\">\n<h2>Gate: %s</h2>\n", esc(g.Verdict))

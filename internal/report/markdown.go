@@ -11,11 +11,11 @@ import (
 )
 
 // Markdown writes the findings for a README or a pull-request comment: a table of lanes by task
-// (passes out of captured bindings), the divergence census, what each upgrade changed, and the
-// gate: its verdict and a table of its violations, each at its record. A string of the data is
-// written as escape.MarkdownText where it is text and escape.MarkdownCode where it is code, so
-// that none can end a table cell or a line, or hold raw HTML; the whole goes through an
-// escape.LogWriter.
+// (passes out of captured bindings), the divergence census, the reported losses, what reaches the
+// model (the visibility readout), what each upgrade changed, and the gate: its verdict and a
+// table of its violations, each at its record. A string of the data is written as
+// escape.MarkdownText where it is text and escape.MarkdownCode where it is code, so that none can
+// end a table cell or a line, or hold raw HTML; the whole goes through an escape.LogWriter.
 type Markdown struct{}
 
 // md is escape.MarkdownText: a string of the data as markdown text inside a line or a cell.
@@ -29,6 +29,7 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 	return writeLog(w, func(w io.Writer) error { return writeMarkdown(w, r) })
 }
 
+// writeMarkdown writes the report as Markdown describes, buffered.
 func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile %s (null policy %s). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", mdCode(r.Profile), mdCode(r.NullPolicy))
@@ -62,6 +63,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw)
 	}
 	writeReportedMarkdown(bw, r.Reported)
+	writeVisibilityMarkdown(bw, r)
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(bw, "\nUpgrade %s %s → %s (%s): %d bindings changed.\n", mdCode(u.Lane), md(u.From), md(u.To), md(u.Configuration), u.Count())
 		if u.Count() == 0 {
@@ -74,6 +76,37 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	}
 	writeMarkdownGate(bw, r)
 	return bw.Flush()
+}
+
+// writeVisibilityMarkdown writes the visibility readout, when the report has one: the policy
+// that judged it, then a table with a row per lane, version and configuration, a column per
+// stage holding the group's Summary, and the fixtures of the row's first group with their shape
+// (fixtureShape). Every string of the data is escape.MarkdownText, the policy escape.MarkdownCode.
+func writeVisibilityMarkdown(w io.Writer, r *Report) {
+	if len(r.Visibility) == 0 {
+		return
+	}
+	policy := ""
+	if r.VisibilityPolicy != "" {
+		policy = " (policy " + mdCode(r.VisibilityPolicy) + ")"
+	}
+	fmt.Fprintf(w, "\n**What reaches the model**%s: for each lane, version and configuration, which of a tool result's channels (content, structuredContent, the isError marker) reach the model at each model-facing stage, as a category; the fixtures are the first stage's, each with what of it reaches the model. docs/visibility.md defines the categories.\n\n", policy)
+	stages := visibilityStages(r.Visibility)
+	header := make([]string, len(stages))
+	for i, st := range stages {
+		header[i] = md(st)
+	}
+	fmt.Fprintf(w, "| lane version configuration | %s | fixtures |\n|---|%s---|\n", strings.Join(header, " | "), strings.Repeat("---|", len(stages)))
+	for _, row := range visibilityRows(r.Visibility, md) {
+		cols := make([]string, len(stages))
+		for i, st := range stages {
+			cols[i] = "–"
+			if v, ok := row.at(st); ok {
+				cols[i] = md(v.Summary())
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", row.label, strings.Join(cols, " | "), visibilityFixtures(row.groups[0].Fixtures, md))
+	}
 }
 
 // codeList writes names as `a`, `b` (escape.MarkdownCode each).

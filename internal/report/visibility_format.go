@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -60,4 +61,86 @@ func writeVisibilityText(w io.Writer, vs []Visibility, width int) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// at is the row's group at a stage; ok is false when the row has none there.
+func (r visibilityRow) at(stage string) (v Visibility, ok bool) {
+	for _, g := range r.groups {
+		if g.Stage == stage {
+			return g, true
+		}
+	}
+	return Visibility{}, false
+}
+
+// visibilityStages lists the stages the readout holds, in pipeline order (htmlStages), an
+// unknown stage after them by name: the columns of the markdown and HTML tables.
+func visibilityStages(vs []Visibility) []string {
+	seen := map[string]bool{}
+	var stages []string
+	for _, v := range vs {
+		if !seen[v.Stage] {
+			seen[v.Stage] = true
+			stages = append(stages, v.Stage)
+		}
+	}
+	sort.SliceStable(stages, func(a, b int) bool {
+		ra, rb := stageRank(stages[a]), stageRank(stages[b])
+		if ra != rb {
+			return ra < rb
+		}
+		return stages[a] < stages[b]
+	})
+	return stages
+}
+
+// fixtureShape is what a fixture's records show at its group's stage, in a word: the shape
+// (content, structured, both, nothing) when the records were captured, their state otherwise.
+func fixtureShape(f VisibilityFixture) string {
+	if f.State == "captured" && f.Shape != "" {
+		return f.Shape
+	}
+	return f.State
+}
+
+// visibilityFixtures lists a group's fixtures as `V01 both, V02 content` (fixtureShape), each
+// string of the data escaped by name for the sink.
+func visibilityFixtures(fs []VisibilityFixture, name func(string) string) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = name(f.Fixture) + " " + name(fixtureShape(f))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// visibilityChannels describes, unescaped, how each fixture's channels reach the carrier at the
+// group's stage (`V01: content blocks, structured json-text; V02: not_reached`): the channels
+// in the order content, structured, isError, any other after them by name; then the state when
+// the records were not captured or show no channel.
+func visibilityChannels(fs []VisibilityFixture) string {
+	rank := map[string]int{"content": 0, "structured": 1, "isError": 2}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		keys := sortedKeys(f.Channels)
+		sort.SliceStable(keys, func(a, b int) bool {
+			ra, oka := rank[keys[a]]
+			rb, okb := rank[keys[b]]
+			switch {
+			case oka && okb:
+				return ra < rb
+			case oka != okb:
+				return oka
+			}
+			return false // both unknown: sortedKeys' order by name
+		})
+		chans := make([]string, len(keys))
+		for j, k := range keys {
+			chans[j] = k + " " + f.Channels[k]
+		}
+		if f.State != "captured" || len(chans) == 0 {
+			chans = append(chans, f.State)
+		}
+		parts[i] = f.Fixture + ": " + strings.Join(chans, ", ")
+	}
+	return strings.Join(parts, "; ")
 }
