@@ -40,8 +40,8 @@ func TestCompare(t *testing.T) {
 		inStdout []string
 		inStderr string
 	}{
-		{name: "built-in text", code: 0, inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null"}},
-		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 1`, `"slot-or-json-text"`}},
+		{name: "built-in text", code: 0, inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null", "What reaches the model, and what each decoder recovers"}},
+		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 2`, `"slot-or-json-text"`, `"visibility": [`}},
 		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
 		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 3, captured 3, unstable 0"}},
 		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},

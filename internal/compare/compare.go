@@ -4,8 +4,10 @@
 // under contractcheck.decoders, each defining readout) read every declared target field of every
 // structured fixture at every position through the stage's structured compartment; repetitions
 // collapse as in check. The check itself runs under two profiles that differ in null policy, and
-// the census of each is compared. The result is a compare report (compareVersion 1) written by the
-// outputters of this package.
+// the census of each is compared. The channel-visibility readout (package visibility) is read on
+// the same records, as check reads it, and each of its groups is set beside what every decoder
+// recovers there. The result is a compare report (compareVersion 2) written by the outputters of
+// this package.
 package compare
 
 import (
@@ -25,6 +27,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
 // DecoderPrefix is the package prefix of decoder policies: contractcheck.decoders.<name>, the
@@ -149,11 +152,12 @@ func AvailableDecoders(eng *policy.Engine) []Decoder {
 	return out
 }
 
-// evaluated is what one record gives: the readings of both check runs and one decoder reading per
-// declared target.
+// evaluated is what one record gives: the readings of both check runs, one decoder reading per
+// declared target, and the record's visibility reading (nil when the readout does not read it).
 type evaluated struct {
 	base, other []census.Reading
 	targets     []targetReading
+	vis         *visibility.Reading
 }
 
 type targetReading struct {
@@ -170,6 +174,7 @@ type memoKey struct {
 type evaluator struct {
 	base, other *check.Instrument
 	decoders    []decoder
+	vis         *visibility.Reader   // nil when the model's visibility readout reads nothing
 	sources     map[string]*ast.Term // fixture → source view term
 	memo        sync.Map             // memoKey → map[string]any
 }
@@ -196,9 +201,14 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	}
 	cb.Restrict(opts.Scope)
 	co.Restrict(opts.Scope)
+	// The visibility readout is the base profile's, prepared and read as check reads it.
+	if ev.vis, err = base.Visibility(ctx); err != nil {
+		return nil, inputErr(fmt.Errorf("visibility readout: %w", err))
+	}
+	visible := visibility.NewCollector(ev.vis)
 	col := newCollector(base.Model)
-	// The records stream once through check's loop (check.Stream), both profiles and every decoder
-	// evaluated on each, and are collected in record order.
+	// The records stream once through check's loop (check.Stream), both profiles, every decoder
+	// and the visibility readout evaluated on each, and are collected in record order.
 	_, err = check.Stream(ctx, base, files, opts.Workers, ev.evaluate, func(rec *check.Record, e evaluated) error {
 		for _, r := range e.base {
 			if err := cb.Add(r); err != nil {
@@ -215,10 +225,15 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 				return err
 			}
 		}
+		visible.Add(e.vis)
 		return nil
 	})
 	if err != nil {
 		return nil, inputErr(err)
+	}
+	groups, err := visible.Report(ctx)
+	if err != nil {
+		return nil, &check.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
 	}
 	rb, ro := cb.Report(), co.Report()
 	names := make([]string, len(decs))
@@ -234,10 +249,11 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	r.Totals = totals(base.Model, r.Readouts, names)
 	r.Configurations = configurations(base.Model, rb, r.Readouts, names)
 	r.NullPolicies = sensitivity(base.Model, rb, ro)
+	r.Visibility = recoveries(groups, r.Readouts, names)
 	return r, nil
 }
 
-// evaluate runs both check instruments and every decoder on one record.
+// evaluate runs both check instruments, every decoder and the visibility readout on one record.
 func (ev *evaluator) evaluate(ctx context.Context, rec *check.Record) (evaluated, error) {
 	var out evaluated
 	var err error
@@ -245,6 +261,9 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *check.Record) (evaluated
 		return out, err
 	}
 	if out.other, err = ev.other.Evaluate(ctx, rec); err != nil {
+		return out, err
+	}
+	if out.vis, err = ev.base.ReadVisibility(ctx, ev.vis, rec); err != nil {
 		return out, err
 	}
 	f := ev.base.Model.Fixtures[rec.Fixture]

@@ -14,7 +14,8 @@ import (
 
 // HTML writes the comparison as one self-contained page (inline style, no script, nothing
 // fetched): the decoder tables (matches per decoder policy by lane × configuration × stage,
-// coloured by the share matched), the totals by readout kind, every target reading as a heatmap
+// coloured by the share matched), the totals by readout kind, what reaches the model beside what
+// each decoder recovers (coloured the same way), every target reading as a heatmap
 // per decoder (cells coloured by readout kind, the value read in each cell's title), the
 // configuration comparison and the null-policy sensitivity.
 type HTML struct{}
@@ -38,7 +39,7 @@ func (HTML) Output(w io.Writer, r *Report) error {
 	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>contractcheck compare: profile %s</title>\n<style>\n%s%s</style>\n</head>\n<body>\n", e(r.Profile), report.HTMLStyle(), compareCSS)
 	fmt.Fprintf(bw, "<header>\n<h1>contractcheck compare</h1>\n<p class=\"meta\">profile <code>%s</code> · decoder policies %s · %d target readings, %d captured, %d unstable · null policies <code>%s</code> vs <code>%s</code></p>\n",
 		e(r.Profile), e(strings.Join(decoderNames(r), ", ")), r.Summary.Readings, r.Summary.Captured, r.Summary.Unstable, e(ns.Base.Profile), e(ns.Other.Profile))
-	fmt.Fprintf(bw, "<nav><a href=\"#matches\">matches</a> <a href=\"#totals\">totals</a> <a href=\"#readings\">readings</a> <a href=\"#configurations\">configurations</a> <a href=\"#null\">null policies</a></nav>\n</header>\n<main>\n")
+	fmt.Fprintf(bw, "<nav><a href=\"#matches\">matches</a> <a href=\"#totals\">totals</a> %s<a href=\"#readings\">readings</a> <a href=\"#configurations\">configurations</a> <a href=\"#null\">null policies</a></nav>\n</header>\n<main>\n", visibilityNav(r))
 	if lanes := reconstructedLanes(r); len(lanes) > 0 {
 		fmt.Fprintf(bw, "<p class=\"help\">Every table below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.</p>\n", e(strings.Join(lanes, ", ")))
 	}
@@ -78,6 +79,8 @@ func (HTML) Output(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "<td>%d</td></tr>\n", t.Total)
 	}
 	fmt.Fprintf(bw, "</tbody></table>\n</section>\n")
+
+	writeVisibility(bw, r)
 
 	writeReadingMaps(bw, r)
 
@@ -255,4 +258,39 @@ func writeReadingMaps(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "</tbody></table></div>\n")
 	}
 	fmt.Fprintf(w, "</section>\n")
+}
+
+// visibilityNav is the navigation link to the visibility section, "" when the report has none.
+func visibilityNav(r *Report) string {
+	if len(r.Visibility) == 0 {
+		return ""
+	}
+	return "<a href=\"#visibility\">what reaches the model</a> "
+}
+
+// writeVisibility writes the visibility section: a row per group (lane, version, configuration,
+// stage and its summary), a cell per decoder coloured by the share of targets it recovers.
+func writeVisibility(w io.Writer, r *Report) {
+	if len(r.Visibility) == 0 {
+		return
+	}
+	e := escape.HTML
+	fmt.Fprintf(w, "<section id=\"visibility\">\n<h2>%s</h2>\n<p class=\"help\">%s</p>\n", e(visibilityTitle), e(visibilityNote))
+	fmt.Fprintf(w, "<table class=\"list\" data-table=\"visibility\"><thead><tr><th>lane</th><th>version</th><th>configuration</th><th>stage</th><th>what reaches the model</th>")
+	for _, d := range decoderNames(r) {
+		fmt.Fprintf(w, "<th><code>%s</code></th>", e(d))
+	}
+	fmt.Fprintf(w, "</tr></thead><tbody>\n")
+	for _, v := range r.Visibility {
+		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td data-category=\"%s\">%s</td>", e(v.Lane), e(v.Version), e(v.Configuration), e(v.Stage), e(v.Category), e(v.Summary()))
+		for _, c := range v.Recovered {
+			if c.Targets == 0 {
+				fmt.Fprintf(w, "<td class=\"m\" data-decoder=\"%s\">–</td>", e(c.Decoder))
+				continue
+			}
+			fmt.Fprintf(w, "<td class=\"m %s\" data-decoder=\"%s\">%d/%d</td>", shareClass(c.Match, c.Targets), e(c.Decoder), c.Match, c.Targets)
+		}
+		fmt.Fprintf(w, "</tr>\n")
+	}
+	fmt.Fprintf(w, "</tbody></table>\n</section>\n")
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
-// JSON writes the report as indented JSON with compareVersion 1. Maps are written with sorted keys
-// and numbers verbatim (json.Number), so the same report gives the same bytes.
+// JSON writes the report as indented JSON with compareVersion 2 (Version). Maps are written with
+// sorted keys and numbers verbatim (json.Number), so the same report gives the same bytes.
 type JSON struct{}
 
 // Output implements Outputter.

@@ -10,11 +10,11 @@ import (
 )
 
 // Markdown writes the report's tables for a pull request or a README: matches per decoder policy
-// by lane × configuration × stage, totals by readout kind, the configuration comparison and the
-// null-policy sensitivity. Every single reading is in the text and JSON formats. A string of the
-// data is written as escape.MarkdownText where it is text and escape.MarkdownCode where it is
-// code, so that none can end a table cell or a line, or hold raw HTML; the whole goes through an
-// escape.LogWriter.
+// by lane × configuration × stage, totals by readout kind, what reaches the model beside what each
+// decoder recovers, the configuration comparison and the null-policy sensitivity. Every single
+// reading is in the text and JSON formats. A string of the data is written as escape.MarkdownText
+// where it is text and escape.MarkdownCode where it is code, so that none can end a table cell or
+// a line, or hold raw HTML; the whole goes through an escape.LogWriter.
 type Markdown struct{}
 
 // md is escape.MarkdownText: a string of the data as markdown text inside a line or a cell.
@@ -56,6 +56,23 @@ func writeMarkdown(w io.Writer, r *Report) error {
 			cells[i] = fmt.Sprint(t.Kinds[k])
 		}
 		fmt.Fprintf(bw, "| %s | %s | %d |\n", mdCode(t.Decoder), strings.Join(cells, " | "), t.Total)
+	}
+
+	if len(r.Visibility) > 0 {
+		names := decoderNames(r)
+		heads := make([]string, len(names))
+		for i, n := range names {
+			heads[i] = mdCode(n)
+		}
+		fmt.Fprintf(bw, "\n%s.\n\n%s\n\n| lane | version | configuration | stage | what reaches the model | %s |\n|---|---|---|---|---|%s\n",
+			visibilityTitle, visibilityNote, strings.Join(heads, " | "), strings.Repeat("---|", len(names)))
+		for _, v := range r.Visibility {
+			cells := make([]string, len(v.Recovered))
+			for i, c := range v.Recovered {
+				cells[i] = recoveryCell(c)
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", mdCode(v.Lane), md(v.Version), md(v.Configuration), md(v.Stage), md(v.Summary()), strings.Join(cells, " | "))
+		}
 	}
 
 	for _, c := range r.Configurations {

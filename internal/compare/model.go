@@ -7,8 +7,8 @@ import (
 )
 
 // Version is the compareVersion written into every JSON compare report; it changes only when the
-// report's shape changes incompatibly.
-const Version = 1
+// report's shape changes incompatibly. Version 2 added Visibility.
+const Version = 2
 
 // Readout kinds a decoder policy returns (SPEC §3).
 const (
@@ -37,6 +37,30 @@ type Report struct {
 	Totals         []Totals            `json:"totals"`
 	Configurations []ConfigurationDiff `json:"configurations"`
 	NullPolicies   NullSensitivity     `json:"nullPolicies"`
+	// Visibility is the channel-visibility readout of the same records, one row per lane,
+	// version, configuration and model-facing stage in the readout's order, each with what every
+	// decoder recovers there (absent when the readout read nothing).
+	Visibility []VisibilityRow `json:"visibility,omitempty"`
+}
+
+// VisibilityRow is one group of the channel-visibility readout (what of a tool result's channels
+// reaches the model at one lane, version, configuration and stage, and its category) with, per
+// selected decoder, how many declared targets it recovers there.
+type VisibilityRow struct {
+	report.Visibility
+	// Recovered holds one count per selected decoder, in the report's decoder order.
+	Recovered []Recovery `json:"recovered"`
+}
+
+// Recovery counts, for one decoder and one visibility group, the declared targets of the group's
+// results that are not errors (its fixtures captured and stable whose channels have no isError)
+// read at the group's position, and the matches among them.
+type Recovery struct {
+	Decoder string `json:"decoder"`
+	// Match is how many of the targets the decoder recovers (readout kind match).
+	Match int `json:"match"`
+	// Targets is how many target readings were captured (and stable) there.
+	Targets int `json:"targets"`
 }
 
 // Decoder is one selected decoder policy: its name and its Rego package.

@@ -14,7 +14,7 @@ import (
 )
 
 // Text writes the report for a reader at a terminal: the match matrix per decoder policy, the
-// totals by readout kind, every reading that is not a match for some decoder (stages folded), the
+// totals by readout kind, what reaches the model beside what each decoder recovers, every reading that is not a match for some decoder (stages folded), the
 // configuration comparison and the null-policy sensitivity. Every string of the data is written
 // through escape.Terminal where it meets the text (tables are measured on the escaped cells),
 // and the text through an escape.LogWriter: no line starts a CI runner's command.
@@ -66,6 +66,19 @@ func (Text) Output(w io.Writer, r *Report) error {
 		tw.add(append(row, fmt.Sprint(t.Total)))
 	}
 	tw.write(b, "  ")
+
+	if len(r.Visibility) > 0 {
+		fmt.Fprintf(b, "\n%s\n  %s\n", visibilityTitle, visibilityNote)
+		tw := newTable(append([]string{"lane", "version", "configuration", "stage", "what reaches the model"}, terms(decoderNames(r))...))
+		for _, v := range r.Visibility {
+			row := terms([]string{v.Lane, v.Version, v.Configuration, v.Stage, v.Summary()})
+			for _, c := range v.Recovered {
+				row = append(row, recoveryCell(c))
+			}
+			tw.add(row)
+		}
+		tw.write(b, "  ")
+	}
 
 	fmt.Fprintf(b, "\nReadings that are not a match for every decoder (stages with the same readouts folded)\n")
 	for _, g := range foldReadings(r) {
