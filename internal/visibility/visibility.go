@@ -139,7 +139,7 @@ func (r *Reader) Reads(fixture, stage string) bool {
 // records a stage the lane does not expose (not_applicable, not_observable): nothing was there to
 // reach the model.
 func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
-	if !r.Reads(rec.Fixture, rec.Stage) || rec.State == "not_applicable" || rec.State == "not_observable" {
+	if !r.Reads(rec.Fixture, rec.Stage) || rec.State == "not_applicable" || rec.State == "not_observable" || !r.binds(rec.Lane, rec.Stage) {
 		return nil, nil
 	}
 	out := &Reading{
@@ -199,6 +199,22 @@ func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
 	}
 	out.Channels = ch
 	return out, nil
+}
+
+// binds reports whether a lane's stage binds any of the Compartments or declares it unbound: in
+// a model of a user's own (--no-builtin) whose compartments go by other names the readout has
+// nothing to read, which is not "neither".
+func (r *Reader) binds(lane, stage string) bool {
+	st := r.model.Lanes[lane].Stages[stage]
+	for _, c := range Compartments {
+		if _, ok := st.Compartments[c]; ok {
+			return true
+		}
+		if _, ok := st.Unbound[c]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // intern returns the map kept for readouts equal to ch: a collector holds one per group and
