@@ -37,7 +37,8 @@ var oaStructuredFixtures = map[string]bool{
 	"X01": true, "X02": true, "X03": true, // structured-2026
 	"X08": true, // numbers
 	"X09": true, // content-edge: empty content with structuredContent
-	"V01": true, "V02": true, "V03": true, "V04": true, // visibility
+	// visibility
+	"V01": true, "V02": true, "V03": true, "V04": true,
 }
 
 func init() {
