@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	xterm "golang.org/x/term"
+
 	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
@@ -30,10 +32,10 @@ type Style struct {
 // number of at least 60, else DefaultWidth.
 func StyleFor(w io.Writer, getenv func(string) string) Style {
 	s := Style{Width: DefaultWidth}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb" {
-			s.Color = true
-		}
+	// A terminal is what golang.org/x/term says is one (the terminal ioctl answers), not any
+	// character device: /dev/null is one too, and `check > /dev/null` must not write colour.
+	if f, ok := w.(*os.File); ok && xterm.IsTerminal(int(f.Fd())) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb" {
+		s.Color = true
 	}
 	locale := ""
 	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
