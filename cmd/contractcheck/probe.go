@@ -115,11 +115,11 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
 		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
-	vs, err := probe.Visibility(ctx, p.Options)
-	if err != nil {
-		return check.ExitCode(err), err
-	}
-	writeProbeVisibility(stderr, vs)
+	// Judging is the next step's (check's) job; the category is said here when the records can be
+	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
+	// capture program's envelope, say): the probe itself succeeded either way.
+	vs, verr := probe.Visibility(ctx, p.Options)
+	writeProbeVisibility(stderr, vs, verr)
 	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
 	if res.Failed > 0 {
 		return report.ExitUnmet, nil
@@ -128,9 +128,13 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 }
 
 // writeProbeVisibility says what of a result's channels reaches the model through the probed
-// agent, one line per stage (docs/visibility.md), or how to find out when no fixture of the
-// readout was probed.
-func writeProbeVisibility(w io.Writer, vs []report.Visibility) {
+// agent, one line per stage (docs/visibility.md), how to find out when no fixture of the readout
+// was probed, or why the records could not be judged here (err).
+func writeProbeVisibility(w io.Writer, vs []report.Visibility, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "probe: what reaches the model: not judged here (check will say the same): %s\n", escape.Terminal(err.Error()))
+		return
+	}
 	if len(vs) == 0 {
 		fmt.Fprintln(w, "probe: no fixture of the visibility readout was probed (add --suite visibility to see what of a result reaches the model)")
 		return

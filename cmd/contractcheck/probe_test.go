@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // TestProbeBrokenCommand: a command that fails gives execution_failed records and exit 1, and the
@@ -18,7 +21,7 @@ func TestProbeBrokenCommand(t *testing.T) {
 		t.Fatalf("probe exit %d, want 1\n%s", code, stderr)
 	}
 	for _, w := range []string{"probe: C09 repetition 2: execution_failed: the command exited with exit status 3",
-		"execution_failed for 2", "judge it: contractcheck check --observations"} {
+		"execution_failed for 2", "probe: no fixture of the visibility readout was probed", "judge it: contractcheck check --observations"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
@@ -120,6 +123,38 @@ func TestShownPath(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := shownPath(tt.in); got != tt.want {
 				t.Errorf("shownPath(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// What probe says of the visibility readout after its runs: a line per stage, a hint when no
+// visibility fixture was probed, and why not when its records cannot be judged as they are (the
+// probe succeeded all the same) — every line safe for a CI log.
+func TestWriteProbeVisibility(t *testing.T) {
+	tests := []struct {
+		name string
+		vs   []report.Visibility
+		err  error
+		want []string
+	}{
+		{"category", []report.Visibility{{Stage: "H4", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}}},
+			nil, []string{"probe: what reaches the model at H4: mixed (nearest both; V02 differs) (docs/visibility.md)\n"}},
+		{"nothing probed", nil, nil, []string{"add --suite visibility"}},
+		{"not judged", nil, errors.New("out/x.jsonl:4: /carrier: missing properties 'api'\n::error::pwned"),
+			[]string{"probe: what reaches the model: not judged here (check will say the same): out/x.jsonl:4: /carrier: missing properties 'api'\\n::error::pwned\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			writeProbeVisibility(&b, tt.vs, tt.err)
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, b.String())
+				}
+			}
+			if strings.Contains(b.String(), "\n::") {
+				t.Errorf("a line starts a workflow command:\n%s", b.String())
 			}
 		})
 	}
