@@ -11,7 +11,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/bundle"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const bundleLong = `Bundle writes the contract set as a standard OPA bundle that a stock OPA evaluates with no custom
@@ -48,7 +48,7 @@ func newBundleCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code, err := runBundle(cmd.Context(), p, cmd.OutOrStdout())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -61,22 +61,22 @@ func newBundleCommand() *cobra.Command {
 
 func runBundle(ctx context.Context, p bundleParams, stdout io.Writer) (int, error) {
 	if p.output == "" {
-		return report.ExitInputError, errors.New("--output is required (see contractcheck bundle --help)")
+		return result.ExitInputError, errors.New("--output is required (see contractcheck bundle --help)")
 	}
 	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	b, err := bundle.Build(ctx, p.Options)
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, b.WriteTarGz); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	fmt.Fprintf(stdout, "wrote %s: profile %s, revision %s, roots %v, %d files; entry point POST /v1/data/contractcheck/decision\n",
 		escape.Terminal(p.output), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files))
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }

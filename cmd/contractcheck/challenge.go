@@ -11,7 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/challenge"
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const challengeLong = `Challenge runs a suite of faults and controls against the oracle (the selected contract set:
@@ -56,7 +56,7 @@ func newChallengeCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code, err := runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -70,23 +70,23 @@ func newChallengeCommand() *cobra.Command {
 
 func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
 	if !slices.Contains(challenge.Formats, p.format) {
-		return report.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
+		return result.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
 	}
 	if err := checkOutput(p.output, inputsOf(p.Options, existingDir(suite))); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	r, err := challenge.Run(ctx, challenge.Options{Options: p.Options, Suite: suite})
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return r.Write(w, p.format) }); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if len(r.Misclassified()) > 0 && !p.score {
-		return report.ExitInstrument, nil
+		return result.ExitInstrument, nil
 	}
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }

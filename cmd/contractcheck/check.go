@@ -15,6 +15,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/resultcache"
 )
 
@@ -69,7 +70,7 @@ func newCheckCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p.locked = lockedRun(cmd, p.locked)
 			code, err := runCheck(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -86,7 +87,7 @@ func newCheckCommand() *cobra.Command {
 }
 
 // addScopeFlags binds the filters that restrict a run to some bindings (names or globs).
-func addScopeFlags(cmd *cobra.Command, s *report.Scope) {
+func addScopeFlags(cmd *cobra.Command, s *result.Scope) {
 	f := cmd.Flags()
 	f.StringArrayVar(&s.Lanes, "lane", nil, "only this lane (repeatable; names or globs)")
 	f.StringArrayVar(&s.Versions, "version", nil, "only this lane version (repeatable; names or globs)")
@@ -139,14 +140,14 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	opts := report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()}
 	out, err := report.New(p.format, opts)
 	if err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if p.locked {
 		if err := verifyLock(p.lockFile, p.Options); err != nil {
-			return check.ExitCode(err), err
+			return result.ExitCode(err), err
 		}
 	}
 	if ctx == nil {
@@ -173,7 +174,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	}
 	r, err := runFor(ctx, p, &out, opts)
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	// The report is written as it is made; a copy of it goes to the cache on the way.
 	var rec *resultcache.Recorder
@@ -187,7 +188,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		return out.Output(w, r)
 	}); err != nil {
 		rec.Abort()
-		return check.ExitCode(err), err // a report stopped at the memory budget is exit 3
+		return result.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	gerr := r.GateError()
 	gateError := ""
@@ -209,7 +210,7 @@ func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int,
 		_, err := e.WriteTo(w)
 		return err
 	}); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if output != "" {
 		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s (inputs unchanged: replayed from the cache)\n", escape.Terminal(e.Stderr), escape.Terminal(output))
@@ -222,7 +223,7 @@ func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int,
 
 // runFor runs the check; for the html format, which shows the views the policies compared (the
 // report does not carry them), it keeps the instrument's views and makes the format with them.
-func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*report.Report, error) {
+func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*result.Report, error) {
 	if p.format != "html" {
 		return check.Run(ctx, p.Options)
 	}

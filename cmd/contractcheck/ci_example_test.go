@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // ciCommand is one `contractcheck …` command of a CI file, and whether the file runs it whatever
@@ -235,8 +235,8 @@ func checkCIReport(t *testing.T, schemaFile, path, verdict string) {
 				Satisfied bool `json:"satisfied"`
 			} `json:"gate"`
 		}
-		if err := json.Unmarshal(data, &r); err != nil || r.ReportVersion != report.Version || r.Gate.Satisfied != satisfied {
-			t.Errorf("%s: reportVersion %d, satisfied %v, want %d, %v (%v)", path, r.ReportVersion, r.Gate.Satisfied, report.Version, satisfied, err)
+		if err := json.Unmarshal(data, &r); err != nil || r.ReportVersion != result.Version || r.Gate.Satisfied != satisfied {
+			t.Errorf("%s: reportVersion %d, satisfied %v, want %d, %v (%v)", path, r.ReportVersion, r.Gate.Satisfied, result.Version, satisfied, err)
 		}
 	case ".sarif":
 		validateSARIFFile(t, schemaFile, data)

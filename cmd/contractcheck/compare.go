@@ -6,9 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/compare"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const compareLong = `Compare puts decoder policies and null policies side by side on the same captured carriers.
@@ -48,7 +47,7 @@ func newCompareCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code, err := runCompare(cmd.Context(), p, cmd.OutOrStdout())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -67,20 +66,20 @@ func newCompareCommand() *cobra.Command {
 func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, error) {
 	out, err := compare.Get(p.format)
 	if err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if err := checkOutput(p.output, inputsOf(p.Options.Options)); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	r, err := compare.Run(ctx, p.Options)
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
-		return check.ExitCode(err), err // a report stopped at the memory budget is exit 3
+		return result.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	return r.ExitCode(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // browser finds a Chromium to drive: $CONTRACTCHECK_CHROMIUM, else chromium, chromium-browser or
@@ -69,7 +70,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r report.Report
+	var r result.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			target = i
 		}
 	}
-	if target < 0 || r.Results.At(target).Outcome != report.Unmet {
+	if target < 0 || r.Results.At(target).Outcome != result.Unmet {
 		t.Fatalf("the JSON report has no unmet go-sdk C02 D1 T2 binding (index %d)", target)
 	}
 	want := r.Results.At(target)
@@ -129,8 +130,8 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		}
 		colors[c.Outcome] = c.Color
 	}
-	if colors[report.Pass] == colors[report.Unmet] || colors[report.Pass] == "" {
-		t.Errorf("pass and unmet cells are coloured alike: %q, %q", colors[report.Pass], colors[report.Unmet])
+	if colors[result.Pass] == colors[result.Unmet] || colors[result.Pass] == "" {
+		t.Errorf("pass and unmet cells are coloured alike: %q, %q", colors[result.Pass], colors[result.Unmet])
 	}
 
 	type drill struct {

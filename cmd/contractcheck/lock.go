@@ -9,6 +9,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/lock"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const lockLong = `Lock writes contractcheck.lock: the tool version, the layer options, and the sha256 of every
@@ -44,7 +45,7 @@ func newLockCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := runLock(p, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: check.ExitCode(err), err: err}
+				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
 		},
@@ -57,11 +58,11 @@ func newLockCommand() *cobra.Command {
 
 func runLock(p lockParams, stdout io.Writer) error {
 	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
-		return check.AsInput(err)
+		return result.AsInput(err)
 	}
 	l, err := lock.Compute(p.Options, lockToolVersion())
 	if err != nil {
-		return check.AsInput(err)
+		return result.AsInput(err)
 	}
 	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return lock.Encode(w, l) }); err != nil {
 		return err

@@ -13,9 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // exitError carries an exit code out of a command; the message, if any, has been printed already
@@ -87,7 +86,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	root.SetErr(errs)
 	err := root.Execute()
 	if err == nil {
-		return report.ExitSatisfied
+		return result.ExitSatisfied
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -97,7 +96,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return ee.code
 	}
 	printError(errs, err)
-	return check.ExitCode(err)
+	return result.ExitCode(err)
 }
 
 // printError writes err as the command's last words: "contractcheck: " and its text, each line

@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -54,7 +53,7 @@ func newMutateCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code, err := runMutate(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -88,18 +87,18 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Name, o.Kind, tasks, o.Doc)
 		}
-		return report.ExitSatisfied, tw.Flush()
+		return result.ExitSatisfied, tw.Flush()
 	}
 	for flag, v := range map[string]string{"--fixture": p.Fixture, "--lane": p.Lane, "--stage": p.Stage, "--output": p.Output} {
 		if v == "" {
-			return report.ExitInputError, fmt.Errorf("%s is required (see contractcheck mutate --help)", flag)
+			return result.ExitInputError, fmt.Errorf("%s is required (see contractcheck mutate --help)", flag)
 		}
 	}
 	// The suite gets files under cases/ and sources/: neither may be, hold or lie in an input.
 	inputs := inputsOf(p.Options.Options, p.Source)
 	for _, sub := range []string{"cases", "sources"} {
 		if err := safeio.CheckOutputDir(filepath.Join(p.Output, sub), inputs); err != nil {
-			return report.ExitInputError, err
+			return result.ExitInputError, err
 		}
 	}
 	if ctx == nil {
@@ -112,7 +111,7 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 		}
 	}
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	faults := 0
 	for _, c := range sum.Cases {
@@ -122,5 +121,5 @@ func runMutate(ctx context.Context, p mutateParams, stdout, stderr io.Writer) (i
 		fmt.Fprintf(stdout, "%s\t%s %s\t%s\n", escape.Terminal(c.ID), c.Kind, c.Task, escape.Terminal(c.Description))
 	}
 	fmt.Fprintf(stdout, "wrote %d cases (%d faults, %d controls) to %s\n", len(sum.Cases), faults, len(sum.Cases)-faults, escape.Terminal(p.Output))
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/probe"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const probeLong = `Probe runs your agent, in any language, against the catalogue's fixtures and records what
@@ -66,11 +66,11 @@ func newProbeCommand() *cobra.Command {
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return &exitError{code: report.ExitInputError, err: errors.New("probe: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 --output probe-out -- node agent.mjs")}
+				return &exitError{code: result.ExitInputError, err: errors.New("probe: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 --output probe-out -- node agent.mjs")}
 			}
 			p.Command = args
 			code, err := runProbe(cmd.Context(), p, cmd.ErrOrStderr())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -109,9 +109,9 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	if err != nil {
 		var pe *probe.Error
 		if errors.As(err, &pe) {
-			return report.ExitInputError, err
+			return result.ExitInputError, err
 		}
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
 		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
@@ -122,15 +122,15 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	writeProbeVisibility(stderr, vs, verr)
 	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
 	if res.Failed > 0 {
-		return report.ExitUnmet, nil
+		return result.ExitUnmet, nil
 	}
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }
 
 // writeProbeVisibility says what of a result's channels reaches the model through the probed
 // agent, one line per stage (docs/visibility.md), how to find out when no fixture of the readout
 // was probed, or why the records could not be judged here (err).
-func writeProbeVisibility(w io.Writer, vs []report.Visibility, err error) {
+func writeProbeVisibility(w io.Writer, vs []result.Visibility, err error) {
 	if err != nil {
 		fmt.Fprintf(w, "probe: what reaches the model: not judged here (check will say the same): %s\n", escape.Terminal(err.Error()))
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestProbeBrokenCommand: a command that fails gives execution_failed records and exit 1, and the
@@ -134,11 +134,11 @@ func TestShownPath(t *testing.T) {
 func TestWriteProbeVisibility(t *testing.T) {
 	tests := []struct {
 		name string
-		vs   []report.Visibility
+		vs   []result.Visibility
 		err  error
 		want []string
 	}{
-		{"category", []report.Visibility{{Stage: "H4", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}}},
+		{"category", []result.Visibility{{Stage: "H4", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}}},
 			nil, []string{"probe: what reaches the model at H4: mixed (nearest both; V02 differs) (docs/visibility.md)\n"}},
 		{"nothing probed", nil, nil, []string{"add --suite visibility"}},
 		{"not judged", nil, errors.New("out/x.jsonl:4: /carrier: missing properties 'api'\n::error::pwned"),

@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/reproduce"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -67,7 +66,7 @@ func newReproduceCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code, err := runReproduce(cmd.Context(), p, cmd.OutOrStdout())
-			if err != nil || code != report.ExitSatisfied {
+			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
 			return nil
@@ -89,10 +88,10 @@ func newReproduceCommand() *cobra.Command {
 
 func runReproduce(ctx context.Context, p reproduceParams, stdout io.Writer) (int, error) {
 	if p.output == "" {
-		return report.ExitInputError, errors.New("--output is required (see contractcheck reproduce --help)")
+		return result.ExitInputError, errors.New("--output is required (see contractcheck reproduce --help)")
 	}
 	if err := safeio.CheckOutputDir(p.output, inputsOf(p.Options.Options)); err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -101,14 +100,14 @@ func runReproduce(ctx context.Context, p reproduceParams, stdout io.Writer) (int
 		p.Fixture, p.Lane, p.Version, p.Configuration, p.Stage, p.Task)
 	r, err := reproduce.Generate(ctx, p.Options)
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	files, kept, err := reproduce.Output(p.output, r.Files, p.force)
 	if err != nil {
-		return report.ExitInputError, &check.InputError{Err: err}
+		return result.ExitInputError, &result.InputError{Err: err}
 	}
 	if err := safeio.WriteTree(p.output, files); err != nil {
-		return report.ExitInputError, &check.InputError{Err: fmt.Errorf("write %s: %w", escape.Terminal(p.output), err)}
+		return result.ExitInputError, &result.InputError{Err: fmt.Errorf("write %s: %w", escape.Terminal(p.output), err)}
 	}
 	fmt.Fprintf(stdout, "wrote %d files to %s (%s, from %s); run it there: %s\n", len(files), escape.Terminal(p.output), r.Language, escape.Terminal(r.Record), r.Run)
 	for _, name := range kept {
@@ -117,5 +116,5 @@ func runReproduce(ctx context.Context, p reproduceParams, stdout io.Writer) (int
 	for _, c := range r.Observed {
 		fmt.Fprintf(stdout, "  %s\n", escape.Terminal(c.Message))
 	}
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -37,7 +37,7 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		mem, err := guard.ParseSize(lf.memory)
 		if err != nil {
-			return &exitError{code: report.ExitInputError, err: err}
+			return &exitError{code: result.ExitInputError, err: err}
 		}
 		l := guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}
 		if cmd.Flags().Changed("memory-budget") {
@@ -103,7 +103,7 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 		return write(stdout)
 	}
 	if err := safeio.WriteFile(path, write); err != nil {
-		return &check.InputError{Err: fmt.Errorf("write report %s: %w", path, err)}
+		return &result.InputError{Err: fmt.Errorf("write report %s: %w", path, err)}
 	}
 	return nil
 }

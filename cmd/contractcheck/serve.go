@@ -14,7 +14,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const serveLong = `Serve runs the MCP server of contractcheck probe alone, for one fixture: every call of its one
@@ -53,7 +53,7 @@ func newServeCommand() *cobra.Command {
 				if errors.As(err, &ee) {
 					return err
 				}
-				return &exitError{code: check.ExitCode(err), err: err}
+				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
 		},
@@ -71,7 +71,7 @@ func newServeCommand() *cobra.Command {
 }
 
 func usage(format string, args ...any) error {
-	return &exitError{code: report.ExitInputError, err: fmt.Errorf(format, args...)}
+	return &exitError{code: result.ExitInputError, err: fmt.Errorf(format, args...)}
 }
 
 // runServe serves until standard input ends (stdio) or the context is done (HTTP).

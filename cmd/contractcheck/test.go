@@ -12,7 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const testLong = `Test runs the Rego unit tests (rules named test_…) of a contract set's policies, in the same sandbox
@@ -77,7 +77,7 @@ func newTestCommand() *cobra.Command {
 
 func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	if p.format != "text" && p.format != "json" {
-		return report.ExitInputError, fmt.Errorf("--format %s: unknown format (text, json)", p.format)
+		return result.ExitInputError, fmt.Errorf("--format %s: unknown format (text, json)", p.format)
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -85,7 +85,7 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	layers := p.PolicyLayers()
 	eng, err := policy.Load(layers, policy.LoadOptions{Tests: true})
 	if err != nil {
-		return report.ExitInputError, err
+		return result.ExitInputError, err
 	}
 	opts := policy.TestOptions{Run: p.run, Coverage: p.coverage}
 	if len(p.Policies) > 0 {
@@ -98,13 +98,13 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 	}
 	run, err := eng.RunTests(ctx, opts)
 	if err != nil {
-		return check.ExitCode(err), err
+		return result.ExitCode(err), err
 	}
 	if len(run.Results) == 0 {
 		if p.run != "" {
-			return report.ExitInputError, fmt.Errorf("--run %q matches no test_ rule of the selected policy layers: nothing was tested", p.run)
+			return result.ExitInputError, fmt.Errorf("--run %q matches no test_ rule of the selected policy layers: nothing was tested", p.run)
 		}
-		return report.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")
+		return result.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")
 	}
 	failed := run.Failed()
 	if p.format == "json" {
@@ -117,18 +117,18 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 			Failed int `json:"failed"`
 		}{run, len(run.Results) - failed, failed}
 		if err := enc.Encode(doc); err != nil {
-			return report.ExitInputError, err
+			return result.ExitInputError, err
 		}
 	} else {
 		writeTestText(stdout, run, p.verbose)
 	}
 	if err := run.LimitError(); err != nil {
-		return report.ExitInstrument, err
+		return result.ExitInstrument, err
 	}
 	if failed > 0 {
-		return report.ExitUnmet, nil
+		return result.ExitUnmet, nil
 	}
-	return report.ExitSatisfied, nil
+	return result.ExitSatisfied, nil
 }
 
 // writeTestText writes the tests that failed (every test with verbose), each failure with the

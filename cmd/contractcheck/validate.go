@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -37,7 +38,7 @@ func newValidateCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts.Stdin = check.NewStdin(cmd.InOrStdin())
 			if err := runValidate(opts, revision, files, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: check.ExitCode(err), err: err}
+				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
 		},

@@ -19,7 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/mutate"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -91,7 +91,7 @@ func FromBuildInfo(bi *debug.BuildInfo) (Info, error) {
 		info.Libraries = append(info.Libraries, Library{Name: l.Name, Path: l.Path, Version: depVersion(bi, l.Path)})
 	}
 	info.Reports = []Format{
-		{Name: "check report (--format json)", Field: "reportVersion", Version: report.Version},
+		{Name: "check report (--format json)", Field: "reportVersion", Version: result.Version},
 		{Name: "compare report (--format json)", Field: "compareVersion", Version: compare.Version},
 		{Name: "challenge report (--format json)", Field: "challengeVersion", Version: challenge.Version},
 		{Name: "challenge case", Field: "challengeCase", Version: mutate.CaseVersion},

@@ -37,6 +37,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -101,13 +102,13 @@ func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
 		return nil, err
 	}
 	if err := checkPointers(in.Model); err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	var files []File
 	modules := map[string]*ast.Module{}
 	policies, err := policyFiles(opts.PolicyLayers(), modules)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	files = append(files, policies...)
 	own, err := fs.Glob(Rego, "rego/*.rego")
@@ -130,7 +131,7 @@ func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
 	}
 	dispatch, err := Dispatch(in.Model, modules)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	const dispatchPath = "contractcheck/bundle/tasks.rego"
 	if modules[dispatchPath], err = ast.ParseModuleWithOpts(dispatchPath, string(dispatch), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
@@ -146,7 +147,7 @@ func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
 	}
 	providers, err := providerSchemas(in.Model)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers})
 	if err != nil {

@@ -7,7 +7,7 @@
 // It holds a million bindings in little memory: names are interned, a binding is six name ids and
 // a list of repetitions, and what repetitions read (outcome, readout, diagnostics) is kept once per
 // distinct reading. The report's results and upgrade changes are made from this compact form when
-// they are read, one at a time (report.Results), never all at once.
+// they are read, one at a time (result.Results), never all at once.
 package census
 
 import (
@@ -23,13 +23,13 @@ import (
 	"sync/atomic"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Binding is a task evaluated at a position: the unit that has one outcome.
 type Binding struct {
-	report.Position
+	result.Position
 	Task string
 }
 
@@ -40,7 +40,7 @@ type Reading struct {
 	Origin      string
 	Outcome     string
 	Readout     map[string]any
-	Diagnostics []report.Diagnostic
+	Diagnostics []result.Diagnostic
 	Error       string
 	// File and Line locate the observation record the reading came from.
 	File string
@@ -56,7 +56,7 @@ type Census struct {
 	model       *contract.Model
 	profileName string
 	profile     contract.Profile
-	scope       *report.Scope // what the run was restricted to, nil when it was not
+	scope       *result.Scope // what the run was restricted to, nil when it was not
 
 	names    interner
 	table    bindingTable
@@ -82,7 +82,7 @@ const smallReps = 8
 // Restrict records that the run was restricted to a scope: the report says so, and a requirement
 // that gates nothing within it is out of scope rather than an error, as long as another one gates
 // something. A zero scope restricts nothing and is not recorded.
-func (c *Census) Restrict(s report.Scope) {
+func (c *Census) Restrict(s result.Scope) {
 	if !s.IsZero() {
 		c.scope = &s
 	}
@@ -187,7 +187,7 @@ func (c *Census) collapsed(s int32) int32 {
 func (c *Census) outcome(s int32) string {
 	v := c.collapsed(s)
 	if v < 0 {
-		return report.Unstable
+		return result.Unstable
 	}
 	return c.variants.list[v].outcome
 }
@@ -206,11 +206,11 @@ func (c *Census) first(s int32) *record {
 
 // Report collapses the readings and computes localizations, divergences and the gate. The parts
 // read the census and nothing else, so the upgrades (the largest) are made beside the others.
-func (c *Census) Report() *report.Report {
+func (c *Census) Report() *result.Report {
 	order := c.sorted()
 	results := &compactResults{c: c, order: order}
-	r := &report.Report{
-		ReportVersion: report.Version,
+	r := &result.Report{
+		ReportVersion: result.Version,
 		Profile:       c.profileName,
 		NullPolicy:    c.profile.NullPolicy,
 		Scope:         c.scope,
@@ -313,7 +313,7 @@ func (c *Census) role(fixture, task string) string {
 
 // result makes a slot's report result: the common reading when every repetition agrees, else
 // outcome unstable with each variant (no majority vote).
-func (c *Census) result(s int32) report.Result {
+func (c *Census) result(s int32) result.Result {
 	res, vd := c.resultHeld(s)
 	if vd != nil {
 		res.Readout, res.Diagnostics = vd.readoutValue(), vd.diagnosticsValue()
@@ -323,20 +323,20 @@ func (c *Census) result(s int32) report.Result {
 
 // resultHeld is result without the common reading's readout and diagnostics, and the variant that
 // holds them in their canonical encoding (nil when the repetitions disagree).
-func (c *Census) resultHeld(s int32) (report.Result, *variantData) {
+func (c *Census) resultHeld(s int32) (result.Result, *variantData) {
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
 	first := c.groupOf(c.recs.at(reps[0].rec))
-	res := report.Result{
+	res := result.Result{
 		Fixture: sel.Fixture, Suite: fixture.Suite, Family: fixture.Family,
 		Lane: sel.Lane, LaneVersion: sel.LaneVersion, Configuration: sel.Configuration, Stage: sel.Stage,
 		Task: sel.Task, Role: c.role(sel.Fixture, sel.Task), Compartment: c.model.Tasks[sel.Task].Compartment,
-		Origin: c.names.str(first.origin), Repetitions: len(reps), Records: make([]report.RecordRef, len(reps)),
+		Origin: c.names.str(first.origin), Repetitions: len(reps), Records: make([]result.RecordRef, len(reps)),
 	}
 	for i, rp := range reps {
 		rc := c.recs.at(rp.rec)
-		res.Records[i] = report.RecordRef{File: c.names.str(c.groupOf(rc).file), Line: int(rc.line), Repetition: int(rp.number)}
+		res.Records[i] = result.RecordRef{File: c.names.str(c.groupOf(rc).file), Line: int(rc.line), Repetition: int(rp.number)}
 	}
 	var held *variantData
 	if v := c.collapsed(s); v >= 0 {
@@ -346,7 +346,7 @@ func (c *Census) resultHeld(s int32) (report.Result, *variantData) {
 			res.Error = c.names.str(first.err)
 		}
 	} else {
-		res.Outcome = report.Unstable
+		res.Outcome = result.Unstable
 		byVariant := map[int32]int{}
 		for _, rp := range reps {
 			i, ok := byVariant[rp.variant]
@@ -354,7 +354,7 @@ func (c *Census) resultHeld(s int32) (report.Result, *variantData) {
 				vd := &c.variants.list[rp.variant]
 				i = len(res.Variants)
 				byVariant[rp.variant] = i
-				res.Variants = append(res.Variants, report.Variant{Outcome: vd.outcome, Readout: vd.readoutValue(), Diagnostics: vd.diagnosticsValue()})
+				res.Variants = append(res.Variants, result.Variant{Outcome: vd.outcome, Readout: vd.readoutValue(), Diagnostics: vd.diagnosticsValue()})
 			}
 			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
 		}
@@ -366,8 +366,8 @@ func (c *Census) resultHeld(s int32) (report.Result, *variantData) {
 
 // resultsWhere makes the results of the slots whose key keep selects, in report order: for the
 // parts of a report that need whole results of a few bindings.
-func (c *Census) resultsWhere(order []int32, keep func(key) bool) []report.Result {
-	var out []report.Result
+func (c *Census) resultsWhere(order []int32, keep func(key) bool) []result.Result {
+	var out []result.Result
 	for _, s := range order {
 		if keep(c.key(s)) {
 			out = append(out, c.result(s))
@@ -383,13 +383,13 @@ type compactResults struct {
 }
 
 func (r *compactResults) Len() int               { return len(r.order) }
-func (r *compactResults) At(i int) report.Result { return r.c.result(r.order[i]) }
+func (r *compactResults) At(i int) result.Result { return r.c.result(r.order[i]) }
 
-// AppendJSON implements report.Appender: the readout and diagnostics are written from their
+// AppendJSON implements result.Appender: the readout and diagnostics are written from their
 // canonical encoding, not decoded (TestAppendJSONIsAt).
 func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 	res, vd := r.c.resultHeld(r.order[i])
-	return report.AppendResult(dst, &res, vd.encodedReadout(), vd.encodedDiagnostics())
+	return result.AppendResult(dst, &res, vd.encodedReadout(), vd.encodedDiagnostics())
 }
 
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
@@ -476,14 +476,14 @@ func (vd *variantData) readoutValue() map[string]any {
 }
 
 // diagnosticsValue is a variant's diagnostics as the policy gave them, nil for none.
-func (vd *variantData) diagnosticsValue() []report.Diagnostic {
+func (vd *variantData) diagnosticsValue() []result.Diagnostic {
 	if vd.diagnostics == nil {
 		return nil
 	}
 	list := decodeOwn(vd.diagnostics).([]any)
-	out := make([]report.Diagnostic, len(list))
+	out := make([]result.Diagnostic, len(list))
 	for i, d := range list {
-		out[i] = d.(report.Diagnostic)
+		out[i] = d.(result.Diagnostic)
 	}
 	return out
 }
@@ -499,7 +499,7 @@ func decodeOwn(b []byte) any {
 
 // Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,
 // hashed in their canonical encoding. Readings with the same fingerprint are one variant.
-func Fingerprint(outcome string, readout map[string]any, diagnostics []report.Diagnostic) ([sha256.Size]byte, error) {
+func Fingerprint(outcome string, readout map[string]any, diagnostics []result.Diagnostic) ([sha256.Size]byte, error) {
 	b, err := strictjson.Marshal(map[string]any{"o": outcome, "r": nilToEmpty(readout), "d": diagnosticsValue(diagnostics)})
 	if err != nil {
 		return [sha256.Size]byte{}, err
@@ -514,7 +514,7 @@ func nilToEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-func diagnosticsValue(ds []report.Diagnostic) []any {
+func diagnosticsValue(ds []result.Diagnostic) []any {
 	out := make([]any, len(ds))
 	for i, d := range ds {
 		out[i] = d

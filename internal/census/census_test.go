@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // model is a small hand-made contract model: a control lane, lane a whose M3 shares A2's carrier,
@@ -51,11 +51,11 @@ func add(t *testing.T, c *Census, rows []row) {
 	for _, r := range rows {
 		for rep := 1; rep <= 3; rep++ {
 			reading := Reading{
-				Binding:    Binding{Position: report.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
+				Binding:    Binding{Position: result.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
 				Repetition: rep, Origin: "captured", Outcome: r.outcome, File: "obs/" + r.lane + ".jsonl", Line: rep,
 			}
-			if r.outcome == report.Unmet {
-				reading.Diagnostics = []report.Diagnostic{{"atom": "a", "path": "", "kind": "missing"}}
+			if r.outcome == result.Unmet {
+				reading.Diagnostics = []result.Diagnostic{{"atom": "a", "path": "", "kind": "missing"}}
 			}
 			if err := c.Add(reading); err != nil {
 				t.Fatal(err)
@@ -89,15 +89,15 @@ func TestCensusMatrix(t *testing.T) {
 	// F1/P: at A2 a and c pass while b is unmet; at M3 c passes while a and b are unmet; D1 and H4
 	// have one side only. F3/P: only M3 (b unmet, c pass); a's execution failure and not_reached
 	// are not captured unmets. F2 is set apart, F1/G is a guard. The control lane never counts.
-	want := report.Divergences{
-		Unique: []report.Divergence{
+	want := result.Divergences{
+		Unique: []result.Divergence{
 			{Fixture: "F1", Task: "P", Family: "fam", Stages: []string{"A2", "M3"}},
 			{Fixture: "F3", Task: "P", Family: "fam", Stages: []string{"M3"}},
 		},
 		Manifestations: 3,
 		ByFamily:       map[string]int{"fam": 2},
-		Guard:          []report.Divergence{{Fixture: "F1", Task: "G", Family: "fam", Stages: []string{"A2"}}},
-		Apart:          []report.Divergence{{Fixture: "F2", Task: "P", Family: "stress", Stages: []string{"A2"}}},
+		Guard:          []result.Divergence{{Fixture: "F1", Task: "G", Family: "fam", Stages: []string{"A2"}}},
+		Apart:          []result.Divergence{{Fixture: "F2", Task: "P", Family: "stress", Stages: []string{"A2"}}},
 		// Without a: F1/P at A2 (b unmet, c pass) and M3 (b, c), F3/P at M3: 2.
 		// Without b: F1/P at M3 (a unmet, c pass) only: 1. Without c: F1/P at A2 (a pass, b unmet): 1.
 		LeaveOneOut: map[string]int{"a": 2, "b": 1, "c": 1},
@@ -106,7 +106,7 @@ func TestCensusMatrix(t *testing.T) {
 		t.Errorf("divergences\n got %+v\nwant %+v", r.Divergences, want)
 	}
 
-	wantLoc := []report.Localization{
+	wantLoc := []result.Localization{
 		{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "G", From: "D1", To: "A2", Kind: "transformation"},
 		{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "P", From: "A2", To: "M3", Kind: "compartment"},
 		{Fixture: "F1", Lane: "b", LaneVersion: "1", Configuration: "default", Task: "P", From: "W0", To: "A2", Kind: "interval"},
@@ -118,11 +118,11 @@ func TestCensusMatrix(t *testing.T) {
 		t.Errorf("localizations\n got %+v\nwant %+v", r.Localizations, wantLoc)
 	}
 
-	wantSummary := report.Summary{Pass: 14, Unmet: 7, ExecutionFailed: 1, NotReached: 1, NotObservable: 2}
+	wantSummary := result.Summary{Pass: 14, Unmet: 7, ExecutionFailed: 1, NotReached: 1, NotObservable: 2}
 	if r.Summary != wantSummary {
 		t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
 	}
-	if !r.Gate.Satisfied || r.ExitCode() != report.ExitSatisfied {
+	if !r.Gate.Satisfied || r.ExitCode() != result.ExitSatisfied {
 		t.Errorf("gate %+v, exit %d: the control lane passes, so the profile is satisfied", r.Gate, r.ExitCode())
 	}
 	for _, res := range r.Each() {
@@ -165,10 +165,10 @@ func TestCensusUnstable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := New(model(), "p")
 			for i, o := range tc.outcomes {
-				r := Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+				r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
 					Repetition: i + 1, Outcome: o}
 				if tc.diag[i] != "" {
-					r.Diagnostics = []report.Diagnostic{{"atom": tc.diag[i]}}
+					r.Diagnostics = []result.Diagnostic{{"atom": tc.diag[i]}}
 				}
 				if err := c.Add(r); err != nil {
 					t.Fatal(err)
@@ -179,7 +179,7 @@ func TestCensusUnstable(t *testing.T) {
 			if res.Outcome != tc.want || len(res.Variants) != tc.variants {
 				t.Fatalf("outcome %s with %d variants, want %s with %d", res.Outcome, len(res.Variants), tc.want, tc.variants)
 			}
-			if tc.want == "unstable" && rep.ExitCode() != report.ExitInstrument {
+			if tc.want == "unstable" && rep.ExitCode() != result.ExitInstrument {
 				t.Errorf("exit %d, want 3", rep.ExitCode())
 			}
 		})
@@ -188,7 +188,7 @@ func TestCensusUnstable(t *testing.T) {
 
 func TestCensusDuplicateRepetition(t *testing.T) {
 	c, _ := New(model(), "p")
-	r := Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
+	r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
 	if err := c.Add(r); err != nil {
 		t.Fatal(err)
 	}
@@ -215,30 +215,30 @@ func TestCensusGate(t *testing.T) {
 	}{
 		{name: "a required unmet binding fails the gate",
 			require: []contract.Requirement{req("control passes", func(r *contract.Requirement) { r.Lanes = []string{"ctl"} })},
-			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"ctl A2"}},
+			verdict: result.VerdictUnmet, exit: result.ExitUnmet, violations: []string{"ctl A2"}},
 		{name: "a stage selector gates only that stage",
 			require: []contract.Requirement{req("control passes at D1", func(r *contract.Requirement) { r.Lanes, r.Stages = []string{"ctl"}, []string{"D1"} })},
-			verdict: report.VerdictSatisfied, exit: report.ExitSatisfied},
+			verdict: result.VerdictSatisfied, exit: result.ExitSatisfied},
 		{name: "globs select lanes",
 			require: []contract.Requirement{req("every non-control lane", func(r *contract.Requirement) { r.Lanes = []string{"[ab]"} })},
-			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"a A2"}},
+			verdict: result.VerdictUnmet, exit: result.ExitUnmet, violations: []string{"a A2"}},
 		{name: "not_observable is exempt by default",
 			require: []contract.Requirement{req("b passes", func(r *contract.Requirement) { r.Lanes = []string{"b"} })},
-			verdict: report.VerdictSatisfied, exit: report.ExitSatisfied},
+			verdict: result.VerdictSatisfied, exit: result.ExitSatisfied},
 		{name: "unobserved count holds not_observable to the outcomes",
 			require: []contract.Requirement{req("b passes everywhere", func(r *contract.Requirement) { r.Lanes, r.Unobserved = []string{"b"}, "count" })},
-			verdict: report.VerdictUnmet, exit: report.ExitUnmet, violations: []string{"b D1"}},
+			verdict: result.VerdictUnmet, exit: result.ExitUnmet, violations: []string{"b D1"}},
 		{name: "a requirement selecting only exempt bindings gates nothing",
 			require: []contract.Requirement{req("b at D1", func(r *contract.Requirement) { r.Lanes, r.Stages = []string{"b"}, []string{"D1"} })},
-			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: "all 1 selected bindings are not_applicable or not_observable"},
+			verdict: result.VerdictSelectedNothing, exit: result.ExitInputError, unmatched: "all 1 selected bindings are not_applicable or not_observable"},
 		{name: "a lane with no binding selects nothing",
 			require: []contract.Requirement{req("c passes", func(r *contract.Requirement) { r.Lanes = []string{"c"} })},
-			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: `no binding of this run matches lanes ["c"] (seen: a, b, ctl)`},
+			verdict: result.VerdictSelectedNothing, exit: result.ExitInputError, unmatched: `no binding of this run matches lanes ["c"] (seen: a, b, ctl)`},
 		{name: "the selector that empties the selection is named",
 			require: []contract.Requirement{req("ctl at v9", func(r *contract.Requirement) { r.Lanes, r.Versions = []string{"ctl"}, []string{"9"} })},
-			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError, unmatched: `no binding with lanes ["ctl"] matches versions ["9"] (seen: 1)`},
+			verdict: result.VerdictSelectedNothing, exit: result.ExitInputError, unmatched: `no binding with lanes ["ctl"] matches versions ["9"] (seen: 1)`},
 		{name: "a profile without requirements selects nothing",
-			verdict: report.VerdictSelectedNothing, exit: report.ExitInputError},
+			verdict: result.VerdictSelectedNothing, exit: result.ExitInputError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,13 +247,13 @@ func TestCensusGate(t *testing.T) {
 			c, _ := New(m, "p")
 			add(t, c, rows)
 			r := c.Report()
-			if r.Gate.Verdict != tc.verdict || r.ExitCode() != tc.exit || r.Gate.Satisfied != (tc.verdict == report.VerdictSatisfied) {
+			if r.Gate.Verdict != tc.verdict || r.ExitCode() != tc.exit || r.Gate.Satisfied != (tc.verdict == result.VerdictSatisfied) {
 				t.Errorf("verdict %s exit %d satisfied %v, want %s exit %d", r.Gate.Verdict, r.ExitCode(), r.Gate.Satisfied, tc.verdict, tc.exit)
 			}
 			var got []string
 			for _, v := range r.Gate.Violations {
 				got = append(got, v.Lane+" "+v.Stage)
-				if len(v.Records) != 3 || (v.Outcome == report.Unmet && v.Diagnostics == nil) {
+				if len(v.Records) != 3 || (v.Outcome == result.Unmet && v.Diagnostics == nil) {
 					t.Errorf("violation %+v: want its three records and diagnostics", v)
 				}
 			}
@@ -263,7 +263,7 @@ func TestCensusGate(t *testing.T) {
 			if tc.unmatched != "" && !strings.Contains(r.Gate.Requirements[0].Unmatched, tc.unmatched) {
 				t.Errorf("unmatched %q, want it to contain %q", r.Gate.Requirements[0].Unmatched, tc.unmatched)
 			}
-			if tc.exit == report.ExitInputError && r.GateError() == nil {
+			if tc.exit == result.ExitInputError && r.GateError() == nil {
 				t.Error("a gate that selected nothing must explain itself")
 			}
 		})
@@ -273,12 +273,12 @@ func TestCensusGate(t *testing.T) {
 func TestCensusUnstableFailsTheInstrument(t *testing.T) {
 	c, _ := New(model(), "p")
 	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}})
-	if err := c.Add(Reading{Binding: Binding{Position: report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
+	if err := c.Add(Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
 		Repetition: 4, Origin: "captured", Outcome: "unmet"}); err != nil {
 		t.Fatal(err)
 	}
 	r := c.Report()
-	if r.Gate.Verdict != report.VerdictInstrumentFailed || r.Gate.Satisfied || r.ExitCode() != report.ExitInstrument {
+	if r.Gate.Verdict != result.VerdictInstrumentFailed || r.Gate.Satisfied || r.ExitCode() != result.ExitInstrument {
 		t.Errorf("verdict %s satisfied %v exit %d, want instrument_failed, false, 3", r.Gate.Verdict, r.Gate.Satisfied, r.ExitCode())
 	}
 	if err := r.GateError(); err == nil || !strings.Contains(err.Error(), "instrument failed") {
@@ -293,15 +293,15 @@ func TestCensusUpgrades(t *testing.T) {
 	m.Lanes["a"] = a
 	c, _ := New(m, "p")
 	at := func(version, fixture, task, stage, outcome string, rep int) Reading {
-		r := Reading{Binding: Binding{Position: report.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
+		r := Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
 			Repetition: rep, Outcome: outcome}
-		if outcome == report.Unmet {
-			r.Diagnostics = []report.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
+		if outcome == result.Unmet {
+			r.Diagnostics = []result.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
 		}
 		return r
 	}
 	differently := at("10", "F2", "P", "A2", "unmet", 1)
-	differently.Diagnostics = []report.Diagnostic{{"atom": "block.kind", "kind": "altered"}}
+	differently.Diagnostics = []result.Diagnostic{{"atom": "block.kind", "kind": "altered"}}
 	for _, r := range []Reading{
 		at("1", "F1", "P", "A2", "unmet", 1), at("2", "F1", "P", "A2", "pass", 1), at("10", "F1", "P", "A2", "pass", 1),
 		at("1", "F1", "G", "A2", "pass", 1), at("2", "F1", "G", "A2", "pass", 1), at("10", "F1", "G", "A2", "unmet", 1),
@@ -313,24 +313,24 @@ func TestCensusUpgrades(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var got []report.Upgrade
+	var got []result.Upgrade
 	for _, u := range c.Report().Upgrades {
-		var changes report.ChangeList
+		var changes result.ChangeList
 		for _, ch := range u.Each() {
 			changes = append(changes, ch)
 		}
 		u.Changes = changes
 		got = append(got, u)
 	}
-	diag := []report.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
-	want := []report.Upgrade{
-		{Lane: "a", Configuration: "default", From: "1", To: "2", Changes: report.ChangeList{
+	diag := []result.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
+	want := []result.Upgrade{
+		{Lane: "a", Configuration: "default", From: "1", To: "2", Changes: result.ChangeList{
 			{Fixture: "F1", Stage: "A2", Task: "P", Before: "unmet", After: "pass", DiagnosticsBefore: diag},
 		}},
-		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: report.ChangeList{
+		{Lane: "a", Configuration: "default", From: "2", To: "10", Changes: result.ChangeList{
 			{Fixture: "F1", Stage: "A2", Task: "G", Before: "pass", After: "unmet", DiagnosticsAfter: diag},
 			{Fixture: "F2", Stage: "A2", Task: "P", Before: "unmet", After: "unmet", DiagnosticsBefore: diag,
-				DiagnosticsAfter: []report.Diagnostic{{"atom": "block.kind", "kind": "altered"}}},
+				DiagnosticsAfter: []result.Diagnostic{{"atom": "block.kind", "kind": "altered"}}},
 		}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -347,13 +347,13 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 		name        string
 		outcome     string
 		readout     map[string]any
-		diagnostics []report.Diagnostic
+		diagnostics []result.Diagnostic
 	}{
-		{name: "pass with an empty readout", outcome: report.Pass, readout: map[string]any{}, diagnostics: []report.Diagnostic{}},
-		{name: "execution failure reads nothing", outcome: report.ExecutionFailed},
-		{name: "numbers as written", outcome: report.Unmet,
+		{name: "pass with an empty readout", outcome: result.Pass, readout: map[string]any{}, diagnostics: []result.Diagnostic{}},
+		{name: "execution failure reads nothing", outcome: result.ExecutionFailed},
+		{name: "numbers as written", outcome: result.Unmet,
 			readout: map[string]any{"count": json.Number("1.0"), "big": json.Number("1E400"), "keys": []any{"a/b", "é", nil, true}},
-			diagnostics: []report.Diagnostic{
+			diagnostics: []result.Diagnostic{
 				{"atom": "result._meta", "kind": "added", "path": "/bench~1version", "observed": json.Number("20")},
 				{"atom": "x", "kind": "altered", "path": "", "expected": map[string]any{"deep": []any{[]any{}, map[string]any{}}}, "observed": nil},
 			}},
@@ -364,12 +364,12 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pos := report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}
-			other := report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}
+			pos := result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}
+			other := result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}
 			readings := []Reading{
 				{Binding: Binding{Position: pos, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
 				{Binding: Binding{Position: other, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
-				{Binding: Binding{Position: other, Task: "P"}, Repetition: 2, Outcome: report.NotReached},
+				{Binding: Binding{Position: other, Task: "P"}, Repetition: 2, Outcome: result.NotReached},
 			}
 			for i, r := range readings {
 				r.Origin, r.File, r.Line = "captured", "obs.jsonl", i+1
@@ -378,7 +378,7 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 				}
 			}
 			r := c.Report()
-			var agreed, unstable *report.Result
+			var agreed, unstable *result.Result
 			for _, res := range r.Each() {
 				switch res.Stage {
 				case "D1":
@@ -387,12 +387,12 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 					unstable = res
 				}
 			}
-			if agreed == nil || unstable == nil || unstable.Outcome != report.Unstable || len(unstable.Variants) != 2 {
+			if agreed == nil || unstable == nil || unstable.Outcome != result.Unstable || len(unstable.Variants) != 2 {
 				t.Fatalf("want an agreed D1 and an unstable A2 with two variants, got %+v and %+v", agreed, unstable)
 			}
 			for _, got := range []struct {
 				readout     map[string]any
-				diagnostics []report.Diagnostic
+				diagnostics []result.Diagnostic
 			}{{agreed.Readout, agreed.Diagnostics}, {unstable.Variants[0].Readout, unstable.Variants[0].Diagnostics}} {
 				if !reflect.DeepEqual(got.readout, tc.readout) || (got.readout == nil) != (tc.readout == nil) {
 					t.Errorf("readout %#v, want %#v", got.readout, tc.readout)
@@ -415,21 +415,21 @@ func TestAppendJSONIsAt(t *testing.T) {
 	a.Versions = []string{"1", "2"}
 	m.Lanes["a"] = a
 	c, _ := New(m, "p")
-	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []report.Diagnostic) Reading {
-		return Reading{Binding: Binding{Position: report.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) Reading {
+		return Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
 	}
-	odd := []report.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
-	failed := reading("2", "F3", "P", report.ExecutionFailed, 1, nil, nil)
+	odd := []result.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
+	failed := reading("2", "F3", "P", result.ExecutionFailed, 1, nil, nil)
 	failed.Error = "exit 2: \"\x01\""
 	for _, r := range []Reading{
-		reading("1", "F1", "P", report.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
-		reading("1", "F1", "P", report.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
-		reading("2", "F1", "P", report.Unmet, 1, map[string]any{}, odd),
-		reading("1", "F1", "G", report.Pass, 1, nil, []report.Diagnostic{}),
-		reading("1", "F1", "G", report.Unmet, 2, nil, odd), // unstable
-		reading("2", "F1", "G", report.Unmet, 1, nil, odd),
-		reading("1", "F3", "P", report.Unmet, 1, nil, []report.Diagnostic{{}}),
+		reading("1", "F1", "P", result.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("1", "F1", "P", result.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("2", "F1", "P", result.Unmet, 1, map[string]any{}, odd),
+		reading("1", "F1", "G", result.Pass, 1, nil, []result.Diagnostic{}),
+		reading("1", "F1", "G", result.Unmet, 2, nil, odd), // unstable
+		reading("2", "F1", "G", result.Unmet, 1, nil, odd),
+		reading("1", "F3", "P", result.Unmet, 1, nil, []result.Diagnostic{{}}),
 		failed,
 	} {
 		if err := c.Add(r); err != nil {
@@ -437,7 +437,7 @@ func TestAppendJSONIsAt(t *testing.T) {
 		}
 	}
 	r := c.Report()
-	same := func(what string, a report.Appender, i int, v any) {
+	same := func(what string, a result.Appender, i int, v any) {
 		t.Helper()
 		got, err := a.AppendJSON(nil, i)
 		if err != nil {
@@ -457,12 +457,12 @@ func TestAppendJSONIsAt(t *testing.T) {
 		t.Fatalf("%d results, want 6", r.Len())
 	}
 	for i := range r.Len() {
-		same("result", r.Results.(report.Appender), i, r.Results.At(i))
+		same("result", r.Results.(result.Appender), i, r.Results.At(i))
 	}
 	changes := 0
 	for _, u := range r.Upgrades {
 		for i := range u.Count() {
-			same("change", u.Changes.(report.Appender), i, u.Changes.At(i))
+			same("change", u.Changes.(result.Appender), i, u.Changes.At(i))
 			changes++
 		}
 	}

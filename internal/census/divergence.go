@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // divergences counts the (fixture, task) pairs where, at one stage, one lane passes and another has
@@ -15,7 +15,7 @@ import (
 // configuration of one lane and counts the unique primary divergences that remain. Only the
 // bindings keep selects are counted: every one, or those of captured carriers, so that a
 // reconstructed carrier never silently changes a headline number.
-func (c *Census) divergences(order []int32, keep func(int32) bool) report.Divergences {
+func (c *Census) divergences(order []int32, keep func(int32) bool) result.Divergences {
 	// Per (fixture, task, stage), which lanes pass and which are unmet there: one pass over the
 	// bindings serves the census and every leave-one-lane-out recount.
 	type pairStage struct{ fixture, task, stage int32 }
@@ -28,7 +28,7 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 			continue
 		}
 		outcome := c.outcome(s)
-		if outcome != report.Pass && outcome != report.Unmet {
+		if outcome != result.Pass && outcome != result.Unmet {
 			continue
 		}
 		ps := pairStage{k.fixture, k.task, k.stage}
@@ -37,7 +37,7 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 			x = &seen{pass: map[int32]bool{}, unmet: map[int32]bool{}}
 			at[ps] = x
 		}
-		if outcome == report.Pass {
+		if outcome == result.Pass {
 			x.pass[k.lane] = true
 		} else {
 			x.unmet[k.lane] = true
@@ -45,7 +45,7 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 		lanes[k.lane] = true
 	}
 	// find lists the divergences, leaving out one lane when without is not -1.
-	find := func(without int32) []report.Divergence {
+	find := func(without int32) []result.Divergence {
 		has := func(ls map[int32]bool) bool {
 			for l := range ls {
 				if l != without {
@@ -62,11 +62,11 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 				stages[p] = append(stages[p], c.names.str(ps.stage))
 			}
 		}
-		out := make([]report.Divergence, 0, len(stages))
+		out := make([]result.Divergence, 0, len(stages))
 		for p, sts := range stages {
 			sort.Slice(sts, func(i, j int) bool { return contract.StageIndex(sts[i]) < contract.StageIndex(sts[j]) })
 			fixture := c.names.str(p.fixture)
-			out = append(out, report.Divergence{Fixture: fixture, Task: c.names.str(p.task), Family: c.model.Fixtures[fixture].Family, Stages: sts})
+			out = append(out, result.Divergence{Fixture: fixture, Task: c.names.str(p.task), Family: c.model.Fixtures[fixture].Family, Stages: sts})
 		}
 		sort.Slice(out, func(i, j int) bool {
 			if out[i].Fixture != out[j].Fixture {
@@ -76,9 +76,9 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) report.Diverg
 		})
 		return out
 	}
-	d := report.Divergences{
-		Unique: []report.Divergence{}, ByFamily: map[string]int{}, Guard: []report.Divergence{},
-		Apart: []report.Divergence{}, LeaveOneOut: map[string]int{},
+	d := result.Divergences{
+		Unique: []result.Divergence{}, ByFamily: map[string]int{}, Guard: []result.Divergence{},
+		Apart: []result.Divergence{}, LeaveOneOut: map[string]int{},
 	}
 	for _, div := range find(-1) {
 		switch c.role(div.Fixture, div.Task) {

@@ -6,12 +6,12 @@ import (
 	"sort"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // fixes is what the profile's fixedBy clauses contribute to the gate.
 type fixes struct {
-	results []report.FixResult
+	results []result.FixResult
 	// unmet: a clause's fix did not land or something regressed; nothing: a clause selected no
 	// binding (outside a restricted run); inScope counts the clauses that selected something.
 	unmet, nothing bool
@@ -34,10 +34,10 @@ func (c *Census) fixedBy(order []int32) fixes {
 		})
 		fr := c.fixedByOne(fb, results)
 		switch fr.Status {
-		case report.FixUnmet:
+		case result.FixUnmet:
 			out.unmet = true
 			out.inScope++
-		case report.FixSelectedNothing:
+		case result.FixSelectedNothing:
 			if c.scope != nil {
 				fr.OutOfScope = true
 			} else {
@@ -52,15 +52,15 @@ func (c *Census) fixedBy(order []int32) fixes {
 }
 
 // fixedByOne decides one clause on the results of its lane's two versions (fixedBy selects them).
-func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report.FixResult {
-	fr := report.FixResult{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos, Lane: fb.Lane, From: fb.From, To: fb.To,
-		Atoms: fb.Atoms, Remaining: []report.FixBinding{}, Regressions: []report.FixBinding{}}
+func (c *Census) fixedByOne(fb contract.FixedBy, results []result.Result) result.FixResult {
+	fr := result.FixResult{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos, Lane: fb.Lane, From: fb.From, To: fb.To,
+		Atoms: fb.Atoms, Remaining: []result.FixBinding{}, Regressions: []result.FixBinding{}}
 	type key struct{ configuration, fixture, stage, task string }
-	side := map[string]map[key]*report.Result{fb.From: {}, fb.To: {}}
+	side := map[string]map[key]*result.Result{fb.From: {}, fb.To: {}}
 	var order []key // the `to` side's bindings in report order
 	// Regressions are looked for in every binding of the two versions (of the selected
 	// configurations): a fix at one fixture must not break another.
-	all := map[string]map[key]*report.Result{fb.From: {}, fb.To: {}}
+	all := map[string]map[key]*result.Result{fb.From: {}, fb.To: {}}
 	var allOrder []key
 	for i := range results {
 		r := &results[i]
@@ -82,7 +82,7 @@ func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report
 	}
 	for _, v := range []string{fb.From, fb.To} {
 		if len(side[v]) == 0 {
-			fr.Status = report.FixSelectedNothing
+			fr.Status = result.FixSelectedNothing
 			fr.Unmatched = fmt.Sprintf("no binding of lane %s version %s matches configurations %s, stages %s, fixtures %s, tasks %s",
 				fb.Lane, v, quoted(fb.Configurations), quoted(fb.Stages), quoted(fb.Fixtures), quoted(fb.Tasks))
 			return fr
@@ -95,13 +95,13 @@ func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report
 		}
 		after := side[fb.To][k]
 		fr.Compared++
-		b := report.FixBinding{Fixture: k.fixture, Configuration: k.configuration, Stage: k.stage, Task: k.task,
+		b := result.FixBinding{Fixture: k.fixture, Configuration: k.configuration, Stage: k.stage, Task: k.task,
 			Before: before.Outcome, After: after.Outcome,
 			AtomsBefore: namedAtoms(before, fb.Atoms), AtomsAfter: namedAtoms(after, fb.Atoms)}
 		if len(b.AtomsBefore) > 0 {
 			fr.Before++
 		}
-		ran := after.Outcome == report.Pass || after.Outcome == report.Unmet
+		ran := after.Outcome == result.Pass || after.Outcome == result.Unmet
 		if len(b.AtomsAfter) > 0 || (len(b.AtomsBefore) > 0 && !ran) {
 			fr.Remaining = append(fr.Remaining, b)
 		}
@@ -109,28 +109,28 @@ func (c *Census) fixedByOne(fb contract.FixedBy, results []report.Result) report
 	for _, k := range allOrder {
 		before, ok := all[fb.From][k]
 		after := all[fb.To][k]
-		if ok && before.Outcome == report.Pass && after.Outcome != report.Pass && !isUnobserved(after.Outcome) {
-			fr.Regressions = append(fr.Regressions, report.FixBinding{Fixture: k.fixture, Configuration: k.configuration,
+		if ok && before.Outcome == result.Pass && after.Outcome != result.Pass && !isUnobserved(after.Outcome) {
+			fr.Regressions = append(fr.Regressions, result.FixBinding{Fixture: k.fixture, Configuration: k.configuration,
 				Stage: k.stage, Task: k.task, Before: before.Outcome, After: after.Outcome})
 		}
 	}
 	switch {
 	case fr.Compared == 0:
-		fr.Status = report.FixSelectedNothing
+		fr.Status = result.FixSelectedNothing
 		fr.Unmatched = fmt.Sprintf("versions %s and %s of lane %s have no selected binding in common", fb.From, fb.To, fb.Lane)
 	case fr.Before == 0:
-		fr.Status = report.FixUnmet
+		fr.Status = result.FixUnmet
 		fr.Unmatched = fmt.Sprintf("no selected binding names %s at %s: there is nothing the upgrade could be shown to fix", quoted(fb.Atoms), fb.From)
 	case len(fr.Remaining) > 0 || len(fr.Regressions) > 0:
-		fr.Status = report.FixUnmet
+		fr.Status = result.FixUnmet
 	default:
-		fr.Status = report.FixFixed
+		fr.Status = result.FixFixed
 	}
 	return fr
 }
 
 // namedAtoms lists, sorted, the atoms among atoms that a result's diagnostics name.
-func namedAtoms(r *report.Result, atoms []string) []string {
+func namedAtoms(r *result.Result, atoms []string) []string {
 	var out []string
 	for _, d := range r.Diagnostics {
 		if a, ok := d["atom"].(string); ok && slices.Contains(atoms, a) && !slices.Contains(out, a) {

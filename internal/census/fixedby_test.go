@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // versioned is one binding of lane a at a version, with the atoms its diagnostics name.
@@ -13,7 +13,7 @@ type versioned struct {
 	atoms                     []string
 }
 
-func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) report.Gate {
+func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) result.Gate {
 	t.Helper()
 	m := model()
 	l := m.Lanes["a"]
@@ -28,11 +28,11 @@ func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) report.Gate 
 	for _, r := range rows {
 		for rep := 1; rep <= 3; rep++ {
 			reading := Reading{
-				Binding:    Binding{Position: report.Position{Fixture: r.fixture, Lane: "a", LaneVersion: r.version, Configuration: "default", Stage: "A2"}, Task: "P"},
+				Binding:    Binding{Position: result.Position{Fixture: r.fixture, Lane: "a", LaneVersion: r.version, Configuration: "default", Stage: "A2"}, Task: "P"},
 				Repetition: rep, Origin: "captured", Outcome: r.outcome, File: "obs.jsonl", Line: rep,
 			}
 			for _, a := range r.atoms {
-				reading.Diagnostics = append(reading.Diagnostics, report.Diagnostic{"atom": a, "path": "", "kind": "missing"})
+				reading.Diagnostics = append(reading.Diagnostics, result.Diagnostic{"atom": a, "path": "", "kind": "missing"})
 			}
 			if err := c.Add(reading); err != nil {
 				t.Fatal(err)
@@ -59,59 +59,59 @@ func TestFixedBy(t *testing.T) {
 			name:   "the atom disappears and nothing regresses: fixed",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}}, {"F1", "2", report.Pass, nil},
-				{"F3", "1", report.Pass, nil}, {"F3", "2", report.Pass, nil},
+				{"F1", "1", result.Unmet, []string{"x.lost"}}, {"F1", "2", result.Pass, nil},
+				{"F3", "1", result.Pass, nil}, {"F3", "2", result.Pass, nil},
 			},
-			verdict: report.VerdictSatisfied, status: report.FixFixed,
+			verdict: result.VerdictSatisfied, status: result.FixFixed,
 		},
 		{
 			name:   "an unmet binding that no longer names the atom counts as fixed",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost", "y.other"}}, {"F1", "2", report.Unmet, []string{"y.other"}},
+				{"F1", "1", result.Unmet, []string{"x.lost", "y.other"}}, {"F1", "2", result.Unmet, []string{"y.other"}},
 			},
-			verdict: report.VerdictSatisfied, status: report.FixFixed,
+			verdict: result.VerdictSatisfied, status: result.FixFixed,
 		},
 		{
 			name:   "the versions named the other way round: nothing to fix at from, and the loss comes back",
 			clause: reversed,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}}, {"F1", "2", report.Pass, nil},
+				{"F1", "1", result.Unmet, []string{"x.lost"}}, {"F1", "2", result.Pass, nil},
 			},
-			verdict: report.VerdictUnmet, status: report.FixUnmet, remaining: 1, regressions: 1,
+			verdict: result.VerdictUnmet, status: result.FixUnmet, remaining: 1, regressions: 1,
 		},
 		{
 			name:   "the atom remains: unmet",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}}, {"F1", "2", report.Unmet, []string{"x.lost"}},
+				{"F1", "1", result.Unmet, []string{"x.lost"}}, {"F1", "2", result.Unmet, []string{"x.lost"}},
 			},
-			verdict: report.VerdictUnmet, status: report.FixUnmet, remaining: 1,
+			verdict: result.VerdictUnmet, status: result.FixUnmet, remaining: 1,
 		},
 		{
 			name:   "the fixed version fails to run: the fix is not shown",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}}, {"F1", "2", report.ExecutionFailed, nil},
+				{"F1", "1", result.Unmet, []string{"x.lost"}}, {"F1", "2", result.ExecutionFailed, nil},
 			},
-			verdict: report.VerdictUnmet, status: report.FixUnmet, remaining: 1,
+			verdict: result.VerdictUnmet, status: result.FixUnmet, remaining: 1,
 		},
 		{
 			name:   "the fix lands but another fixture regresses: unmet",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}}, {"F1", "2", report.Pass, nil},
-				{"F3", "1", report.Pass, nil}, {"F3", "2", report.Unmet, []string{"z.broken"}},
+				{"F1", "1", result.Unmet, []string{"x.lost"}}, {"F1", "2", result.Pass, nil},
+				{"F3", "1", result.Pass, nil}, {"F3", "2", result.Unmet, []string{"z.broken"}},
 			},
-			verdict: report.VerdictUnmet, status: report.FixUnmet, regressions: 1,
+			verdict: result.VerdictUnmet, status: result.FixUnmet, regressions: 1,
 		},
 		{
 			name:   "a version without records: selected nothing",
 			clause: fixAtF1,
 			rows: []versioned{
-				{"F1", "1", report.Unmet, []string{"x.lost"}},
+				{"F1", "1", result.Unmet, []string{"x.lost"}},
 			},
-			verdict: report.VerdictSelectedNothing, status: report.FixSelectedNothing,
+			verdict: result.VerdictSelectedNothing, status: result.FixSelectedNothing,
 		},
 	}
 	for _, tt := range tests {

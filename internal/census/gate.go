@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // gate applies the profile's requirements to the collapsed results. Each requirement counts the
@@ -16,16 +16,16 @@ import (
 // with the selector that matched nothing; any unstable binding gives "instrument_failed". In a run
 // restricted to a scope, a requirement that gates nothing is out of scope, and the gate selects
 // nothing only when no requirement gates a binding.
-func (c *Census) gate(order []int32) report.Gate {
-	g := report.Gate{Violations: []report.Violation{}, Requirements: []report.RequirementResult{}}
+func (c *Census) gate(order []int32) result.Gate {
+	g := result.Gate{Violations: []result.Violation{}, Requirements: []result.RequirementResult{}}
 	reqs := c.profile.Require
 	for _, req := range reqs {
-		g.Requirements = append(g.Requirements, report.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
+		g.Requirements = append(g.Requirements, result.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
 	}
 	unstable := 0
 	for _, s := range order {
 		outcome := c.outcome(s)
-		if outcome == report.Unstable {
+		if outcome == result.Unstable {
 			unstable++
 		}
 		sel := c.selection(s)
@@ -42,7 +42,7 @@ func (c *Census) gate(order []int32) report.Gate {
 			if !req.Allows(outcome) {
 				st.Violations++
 				res := c.result(s)
-				g.Violations = append(g.Violations, report.Violation{
+				g.Violations = append(g.Violations, result.Violation{
 					Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
 					Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
 					Diagnostics: res.Diagnostics, Records: res.Records,
@@ -72,15 +72,15 @@ func (c *Census) gate(order []int32) report.Gate {
 	}
 	switch {
 	case unstable > 0:
-		g.Verdict = report.VerdictInstrumentFailed
+		g.Verdict = result.VerdictInstrumentFailed
 	case nothing:
-		g.Verdict = report.VerdictSelectedNothing
+		g.Verdict = result.VerdictSelectedNothing
 	case len(g.Violations) > 0 || fixes.unmet:
-		g.Verdict = report.VerdictUnmet
+		g.Verdict = result.VerdictUnmet
 	default:
-		g.Verdict = report.VerdictSatisfied
+		g.Verdict = result.VerdictSatisfied
 	}
-	g.Satisfied = g.Verdict == report.VerdictSatisfied
+	g.Satisfied = g.Verdict == result.VerdictSatisfied
 	return g
 }
 

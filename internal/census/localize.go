@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // localize bounds every change: a pass followed by an unmet at a later stage of the same lane,
@@ -17,16 +17,16 @@ import (
 // count the localizations and then to make them into a list of that length: a list grown by
 // appending (tens of thousands of localizations at a million bindings) left each outgrown copy as
 // free heap at the run's highest point.
-func (c *Census) localize(slots []int32) []report.Localization {
+func (c *Census) localize(slots []int32) []result.Localization {
 	n := 0
-	c.eachLocalization(slots, func(report.Localization) { n++ })
-	out := make([]report.Localization, 0, n)
-	c.eachLocalization(slots, func(l report.Localization) { out = append(out, l) })
+	c.eachLocalization(slots, func(result.Localization) { n++ })
+	out := make([]result.Localization, 0, n)
+	c.eachLocalization(slots, func(l result.Localization) { out = append(out, l) })
 	return out
 }
 
 // eachLocalization calls yield with each localization of the slots, in report order.
-func (c *Census) eachLocalization(slots []int32, yield func(report.Localization)) {
+func (c *Census) eachLocalization(slots []int32, yield func(result.Localization)) {
 	var tasks []int32
 	for start := 0; start < len(slots); {
 		k0 := c.key(slots[start])
@@ -50,7 +50,7 @@ func (c *Census) eachLocalization(slots []int32, yield func(report.Localization)
 
 // localizeSeries yields the localizations of one series: the slots of run (one fixture, lane,
 // version and configuration) whose task is task, in stage order.
-func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(report.Localization)) {
+func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(result.Localization)) {
 	lane := c.model.Lanes[c.names.str(k0.lane)]
 	last := "W0" // the last stage that passed, "" when the chain is broken
 	gap := false // an unobservable or unrecorded stage lies after last
@@ -67,13 +67,13 @@ func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(repo
 		}
 		prev = idx
 		switch c.outcome(s) {
-		case report.Pass:
+		case result.Pass:
 			last, gap = stage, false
-		case report.NotObservable, report.NotApplicable:
+		case result.NotObservable, result.NotApplicable:
 			gap = true
-		case report.Unmet:
+		case result.Unmet:
 			if last != "" {
-				yield(report.Localization{
+				yield(result.Localization{
 					Fixture: c.names.str(k0.fixture), Lane: c.names.str(k0.lane), LaneVersion: c.names.str(k0.version),
 					Configuration: c.names.str(k0.configuration), Task: c.names.str(task),
 					From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
@@ -88,12 +88,12 @@ func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(repo
 
 func boundaryKind(lane contract.Lane, from, to string, gap bool) string {
 	if gap {
-		return report.Interval
+		return result.Interval
 	}
 	if sharedRoot(lane, to) == sharedRoot(lane, from) && from != "W0" {
-		return report.CompartmentBound
+		return result.CompartmentBound
 	}
-	return report.Transformation
+	return result.Transformation
 }
 
 // sharedRoot follows sharedWith links to the stage that owns the carrier object.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestReportReleasesTheTable: Report lets the binding table go (the report never looks a binding
@@ -16,19 +16,19 @@ import (
 func TestReportReleasesTheTable(t *testing.T) {
 	at := func(version, task string, line, rep int, outcome string) Reading {
 		return Reading{
-			Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+			Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/a.jsonl", Line: line,
 		}
 	}
-	first := []Reading{at("1", "P", 1, 1, report.Pass), at("1", "G", 1, 1, report.Pass), at("2", "P", 2, 1, report.Unmet)}
-	later := []Reading{at("2", "P", 3, 2, report.Unmet), at("3", "P", 4, 1, report.Pass)}
+	first := []Reading{at("1", "P", 1, 1, result.Pass), at("1", "G", 1, 1, result.Pass), at("2", "P", 2, 1, result.Unmet)}
+	later := []Reading{at("2", "P", 3, 2, result.Unmet), at("3", "P", 4, 1, result.Pass)}
 	tests := []struct {
 		name    string
 		add     Reading
 		wantErr string
 	}{
-		{name: "a repetition recorded twice", add: at("1", "P", 9, 1, report.Pass), wantErr: "repetition 1 recorded twice (first at obs/a.jsonl:1)"},
-		{name: "a new binding", add: at("4", "G", 9, 1, report.Pass)},
+		{name: "a repetition recorded twice", add: at("1", "P", 9, 1, result.Pass), wantErr: "repetition 1 recorded twice (first at obs/a.jsonl:1)"},
+		{name: "a new binding", add: at("4", "G", 9, 1, result.Pass)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,8 +71,8 @@ func TestReportReleasesTheTable(t *testing.T) {
 }
 
 // results lists a report's results as values.
-func results(r *report.Report) []report.Result {
-	var out []report.Result
+func results(r *result.Report) []result.Result {
+	var out []result.Result
 	for _, res := range r.Each() {
 		out = append(out, *res)
 	}

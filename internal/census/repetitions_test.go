@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 func repReading(rep int) Reading {
 	return Reading{
-		Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
-		Repetition: rep, Origin: "captured", Outcome: report.Pass,
+		Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+		Repetition: rep, Origin: "captured", Outcome: result.Pass,
 	}
 }
 
@@ -51,7 +51,7 @@ func TestManyRepetitions(t *testing.T) {
 				t.Fatal(addErr)
 			}
 			res := c.Report().Results
-			if res.Len() != 1 || res.At(0).Repetitions != len(tc.reps) || res.At(0).Outcome != report.Pass {
+			if res.Len() != 1 || res.At(0).Repetitions != len(tc.reps) || res.At(0).Outcome != result.Pass {
 				t.Errorf("results %+v, want one pass of %d repetitions", res, len(tc.reps))
 			}
 		})

@@ -4,13 +4,13 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // reported gives, per fixture whose catalog entry cites a public report, the outcome of the buggy
 // and the fixed version at the report's stages and tasks, and which of the report's atoms each
 // names. A fixture the run has no results for is left out.
-func (c *Census) reported(order []int32) []report.Reported {
+func (c *Census) reported(order []int32) []result.Reported {
 	// Only the bindings a report reads are made into results: its fixture, lane, configuration,
 	// stages and tasks (a set with thousands of versions of the lane makes this most of them).
 	type citedKey struct{ fixture, lane, configuration, stage, task int32 }
@@ -32,13 +32,13 @@ func (c *Census) reported(order []int32) []report.Reported {
 	results := c.resultsWhere(order, func(k key) bool {
 		return cited[citedKey{k.fixture, k.lane, k.configuration, k.stage, k.task}]
 	})
-	var out []report.Reported
+	var out []result.Reported
 	for _, id := range contract.SortedKeys(c.model.Fixtures) {
 		rep := c.model.Fixtures[id].Report
 		if rep == nil {
 			continue
 		}
-		var mine []*report.Result
+		var mine []*result.Result
 		for i := range results {
 			r := &results[i]
 			if r.Fixture == id && r.Lane == rep.Lane && r.Configuration == rep.Configuration &&
@@ -49,7 +49,7 @@ func (c *Census) reported(order []int32) []report.Reported {
 		if len(mine) == 0 {
 			continue
 		}
-		out = append(out, report.Reported{
+		out = append(out, result.Reported{
 			Fixture: id, URL: rep.URL, Lane: rep.Lane, Configuration: rep.Configuration, Atoms: rep.Atoms,
 			Buggy: side(mine, rep.Buggy, rep.Atoms), Fixed: side(mine, rep.Fixed, rep.Atoms), NotRun: rep.NotRun,
 		})
@@ -57,8 +57,8 @@ func (c *Census) reported(order []int32) []report.Reported {
 	return out
 }
 
-func side(results []*report.Result, version string, atoms []string) report.Side {
-	s := report.Side{Version: version, Outcome: "not captured"}
+func side(results []*result.Result, version string, atoms []string) result.Side {
+	s := result.Side{Version: version, Outcome: "not captured"}
 	if version == "" {
 		return s
 	}
@@ -87,8 +87,8 @@ func side(results []*report.Result, version string, atoms []string) report.Side 
 		}
 	default:
 		s.Outcome = "mixed"
-		if outcomes[report.Unmet] {
-			s.Outcome = report.Unmet
+		if outcomes[result.Unmet] {
+			s.Outcome = result.Unmet
 		}
 	}
 	s.Atoms, s.Others = contract.SortedKeys(named), contract.SortedKeys(others)

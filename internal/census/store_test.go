@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestPagedKeepsElements: a paged table never moves what it holds as it grows, past the first
@@ -60,8 +60,8 @@ func TestPagedKeepsElements(t *testing.T) {
 func TestCensusSharesRecords(t *testing.T) {
 	at := func(stage, task string, line, rep int) Reading {
 		return Reading{
-			Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: stage}, Task: task},
-			Repetition: rep, Origin: "captured", Outcome: report.Pass, File: "obs/a.jsonl", Line: line,
+			Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: stage}, Task: task},
+			Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line,
 		}
 	}
 	tests := []struct {
@@ -111,8 +111,8 @@ func TestCensusSharesRecords(t *testing.T) {
 // version has a group of its own, and every binding reads back its own record's names.
 func TestCensusGroupsRecords(t *testing.T) {
 	base := Reading{
-		Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
-		Repetition: 1, Origin: "captured", Outcome: report.ExecutionFailed, File: "obs/a.jsonl", Line: 1,
+		Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+		Repetition: 1, Origin: "captured", Outcome: result.ExecutionFailed, File: "obs/a.jsonl", Line: 1,
 	}
 	with := func(f func(*Reading)) Reading {
 		r := base
@@ -154,7 +154,7 @@ func TestCensusGroupsRecords(t *testing.T) {
 				if rc.line == 2 {
 					want = tc.second
 				}
-				got := Reading{Binding: Binding{Position: report.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
+				got := Reading{Binding: Binding{Position: result.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
 					LaneVersion: c.names.str(rc.version), Configuration: c.names.str(g.configuration), Stage: c.names.str(g.stage)}, Task: "P"},
 					Repetition: int(rc.number), Origin: c.names.str(g.origin), Outcome: want.Outcome, File: c.names.str(g.file), Line: int(rc.line)}
 				if g.err >= 0 {
@@ -194,8 +194,8 @@ func BenchmarkCensusMemory(b *testing.B) {
 				line++
 				for _, task := range []string{"P", "G"} {
 					r := Reading{
-						Binding:    Binding{Position: report.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
-						Repetition: 1, Origin: "captured", Outcome: report.Pass, File: "obs/bench.jsonl", Line: line,
+						Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+						Repetition: 1, Origin: "captured", Outcome: result.Pass, File: "obs/bench.jsonl", Line: line,
 					}
 					if err := c.Add(r); err != nil {
 						b.Fatal(err)

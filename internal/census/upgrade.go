@@ -2,15 +2,15 @@ package census
 
 import (
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // upgrades compares consecutive versions of every lane observed at more than one version, per
 // configuration: each binding present at both versions whose outcome or diagnostics differ is a
 // change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
 // The versions are taken in the order the lane declares them, which is the upgrade path. A change
-// is kept as the two bindings' slots and made into a report.Change when read.
-func (c *Census) upgrades(order []int32) []report.Upgrade {
+// is kept as the two bindings' slots and made into a result.Change when read.
+func (c *Census) upgrades(order []int32) []result.Upgrade {
 	type at struct{ lane, version, configuration int32 }
 	observed := map[at]bool{}
 	for _, s := range order {
@@ -24,7 +24,7 @@ func (c *Census) upgrades(order []int32) []report.Upgrade {
 		upgrade int
 	}
 	previous := map[at]step{}
-	out := []report.Upgrade{}
+	out := []result.Upgrade{}
 	var pairs [][][2]int32
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
 		lane := c.model.Lanes[laneID]
@@ -45,7 +45,7 @@ func (c *Census) upgrades(order []int32) []report.Upgrade {
 			}
 			for i := 1; i < len(versions); i++ {
 				previous[at{l, versions[i], cf}] = step{versions[i-1], len(out)}
-				out = append(out, report.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
+				out = append(out, result.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
 				pairs = append(pairs, nil)
 			}
 		}
@@ -83,7 +83,7 @@ type compactChanges struct {
 
 func (ch *compactChanges) Len() int { return len(ch.pairs) }
 
-func (ch *compactChanges) At(i int) report.Change {
+func (ch *compactChanges) At(i int) result.Change {
 	out, before, after := ch.held(i)
 	if before != nil {
 		out.DiagnosticsBefore = before.diagnosticsValue()
@@ -94,19 +94,19 @@ func (ch *compactChanges) At(i int) report.Change {
 	return out
 }
 
-// AppendJSON implements report.Appender, as compactResults' does.
+// AppendJSON implements result.Appender, as compactResults' does.
 func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
 	out, before, after := ch.held(i)
-	return report.AppendChange(dst, &out, before.encodedDiagnostics(), after.encodedDiagnostics()), nil
+	return result.AppendChange(dst, &out, before.encodedDiagnostics(), after.encodedDiagnostics()), nil
 }
 
 // held is change i without its diagnostics, and the variants before and after that hold them (nil
 // where the repetitions disagree).
-func (ch *compactChanges) held(i int) (report.Change, *variantData, *variantData) {
+func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData) {
 	c := ch.c
 	b, a := ch.pairs[i][0], ch.pairs[i][1]
 	k := c.key(a)
-	out := report.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
+	out := result.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
 		Before: c.outcome(b), After: c.outcome(a)}
 	var before, after *variantData
 	if v := c.collapsed(b); v >= 0 {

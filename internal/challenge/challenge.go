@@ -22,6 +22,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -117,7 +118,7 @@ func SuiteDir(name string) (check.Dir, error) {
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	d, err := SuiteDir(opts.Suite)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	in, err := check.Load(ctx, opts.Options)
 	if err != nil {
@@ -125,11 +126,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	cases, err := Load(in, d)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	srcProj, err := project.Compile("source", in.Model.Source)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	profile := opts.Profile
 	if profile == "" {

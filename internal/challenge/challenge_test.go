@@ -12,6 +12,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -155,7 +156,7 @@ func TestInvalidCases(t *testing.T) {
 			}
 			os.WriteFile(p, []byte(s), 0o644)
 			_, err := Run(context.Background(), Options{Suite: dir})
-			var ie *check.InputError
+			var ie *result.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an input error", err)
 			}

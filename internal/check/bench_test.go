@@ -15,7 +15,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/bench"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -116,7 +116,7 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := cpuClock()
-	var r *report.Report
+	var r *result.Report
 	for b.Loop() {
 		in.verdicts.Clear() // each iteration starts as a fresh process would
 		r, err = in.Check(wctx, files, 0)
@@ -222,7 +222,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 	}
 	var inputs []prepared
 	err = in.ReadRecords(ctx, files, func(rec *Record) error {
-		pos := report.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
+		pos := result.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
 		for _, task := range in.Model.ProfileTasks(in.Profile, in.Model.Fixtures[rec.Fixture]) {
 			if !in.Model.Tasks[task].AtStage(rec.Stage) {
 				continue

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // processMemory is what the memory budget holds the process to: the Go runtime's memory less
@@ -75,8 +76,8 @@ func TestLargeRecordRefusedWithinTheBudget(t *testing.T) {
 	_, err = Run(ctx, Options{Observations: []string{dir}, Workers: 2})
 	runtime.ReadMemStats(&after)
 	var le *guard.LimitError
-	if !errors.As(err, &le) || ExitCode(err) != 3 {
-		t.Fatalf("got %v (exit %d), want a *guard.LimitError (exit 3)", err, ExitCode(err))
+	if !errors.As(err, &le) || result.ExitCode(err) != 3 {
+		t.Fatalf("got %v (exit %d), want a *guard.LimitError (exit 3)", err, result.ExitCode(err))
 	}
 	want := "obs.jsonl:2: a record of 5.2 MiB and 600012 JSON values: stopped at the memory budget of " + guard.Size(budget) + ": it needs about "
 	if !strings.Contains(err.Error(), want) {

@@ -12,6 +12,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -164,7 +165,7 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = in.Check(context.Background(), files, 2)
-			var ie *InputError
+			var ie *result.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an input error", err)
 			}

@@ -21,7 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -388,7 +388,7 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 // (its fixture is only a name here), outside any record: the source is read through the canonical
 // binding, the carrier through the stage's compartment for the task. f supplies the family and
 // private keys the contract needs.
-func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos report.Position, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
+func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.Position, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
 	q, ok := in.queries[task]
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
@@ -491,7 +491,7 @@ type judged struct {
 // record's position and the observed view, or returns the verdict already computed for the same
 // input. A failing evaluation, or a verdict that breaks the policy interface, is an
 // InstrumentError naming the policy's files.
-func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Position, o *observed) (judged, error) {
+func (in *Instrument) verdict(ctx context.Context, k inputKey, pos result.Position, o *observed) (judged, error) {
 	b := in.inputs[k]
 	vk := verdictKey{task: k.task, class: b.class, view: o.hash}
 	if in.positional[k.task] {
@@ -501,13 +501,13 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos report.Positi
 }
 
 // evaluate is verdict's evaluation, for an input the memo does not have.
-func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos report.Position, o *observed) (judged, error) {
+func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos result.Position, o *observed) (judged, error) {
 	val, err := o.value()
 	if err != nil {
 		return judged{}, err
 	}
 	v, err := in.queries[k.task].Eval(ctx, withObserved(b.term, pos, val))
-	if IsInstrumentFailure(err) {
+	if result.IsInstrumentFailure(err) {
 		return judged{}, instrumentErr(err) // a limit: it names the policy and its files
 	}
 	if err != nil {
@@ -516,9 +516,9 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos repo
 	if err := in.checkVerdict(k.task, v); err != nil {
 		return judged{}, err
 	}
-	j := judged{Verdict: v, outcome: report.Unmet}
+	j := judged{Verdict: v, outcome: result.Unmet}
 	if v.Pass() {
-		j.outcome = report.Pass
+		j.outcome = result.Pass
 	}
 	if j.fingerprint, err = census.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
 		return judged{}, fmt.Errorf("fingerprint: %w", err)
@@ -539,7 +539,7 @@ func (in *Instrument) checkVerdict(task string, v policy.Verdict) error {
 // withObserved is the base input with the observation's lane, version, configuration and
 // observed view added. The base's members are shared, not copied: terms are immutable once built,
 // and a deep copy per evaluation showed in profiles.
-func withObserved(base *ast.Term, pos report.Position, observed *ast.Term) ast.Value {
+func withObserved(base *ast.Term, pos result.Position, observed *ast.Term) ast.Value {
 	obj := base.Value.(ast.Object)
 	items := make([][2]*ast.Term, 0, obj.Len()+4)
 	obj.Foreach(func(k, v *ast.Term) { items = append(items, [2]*ast.Term{k, v}) })

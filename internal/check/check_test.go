@@ -10,6 +10,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -34,7 +35,7 @@ func TestDirectLaneIsTheControl(t *testing.T) {
 					continue
 				}
 				seen[fmt.Sprintf("%s/%s/%s", res.Fixture, res.Stage, res.Task)] = true
-				if res.Outcome != report.Pass || res.Repetitions != 3 {
+				if res.Outcome != result.Pass || res.Repetitions != 3 {
 					t.Errorf("direct %s %s %s: %s in %d repetitions, want pass in 3: %v", res.Fixture, res.Stage, res.Task, res.Outcome, res.Repetitions, res.Diagnostics)
 				}
 			}
@@ -50,7 +51,7 @@ func TestDirectLaneIsTheControl(t *testing.T) {
 					}
 				}
 			}
-			if r.ExitCode() != report.ExitSatisfied {
+			if r.ExitCode() != result.ExitSatisfied {
 				t.Errorf("exit %d, want 0", r.ExitCode())
 			}
 		})

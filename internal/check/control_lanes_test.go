@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestMCPPythonControl checks the second control lane, the official MCP Python SDK's
@@ -44,7 +44,7 @@ func TestMCPPythonControl(t *testing.T) {
 		if res.Repetitions != 3 {
 			t.Errorf("%s %s %s: %d repetitions, want 3", res.Fixture, res.Stage, res.Task, res.Repetitions)
 		}
-		if res.Outcome == report.Pass {
+		if res.Outcome == result.Pass {
 			passes++
 			continue
 		}
@@ -99,7 +99,7 @@ func TestPythonLanesCaptured(t *testing.T) {
 		if res.Origin != "captured" || res.Repetitions != 3 {
 			t.Errorf("%s %s %s %s %s %s: origin %s in %d repetitions, want captured in 3", res.Lane, res.LaneVersion, res.Configuration, res.Fixture, res.Stage, res.Task, res.Origin, res.Repetitions)
 		}
-		if res.Outcome == report.Pass || res.Outcome == report.Unmet {
+		if res.Outcome == result.Pass || res.Outcome == result.Unmet {
 			seen[key{res.Lane, res.LaneVersion, res.Configuration, res.Stage}]++
 		}
 	}

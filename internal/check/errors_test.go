@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestEarliestErrorWhateverTheScheduling: when several records make a policy fail, the error
@@ -43,9 +45,9 @@ diagnostics contains {"atom": "block.text", "path": "", "kind": "missing"} if {
 	for _, workers := range []int{1, 2, 3, 8, 16, 2, 8, 16} {
 		opts.Workers = workers
 		_, err := Run(context.Background(), opts)
-		var ins *InstrumentError
-		if !errors.As(err, &ins) || ExitCode(err) != 3 {
-			t.Fatalf("workers %d: got %v (exit %d), want an instrument error (exit 3)", workers, err, ExitCode(err))
+		var ins *result.InstrumentError
+		if !errors.As(err, &ins) || result.ExitCode(err) != 3 {
+			t.Fatalf("workers %d: got %v (exit %d), want an instrument error (exit 3)", workers, err, result.ExitCode(err))
 		}
 		if !strings.Contains(err.Error(), "task T7") || !strings.Contains(err.Error(), "/t7.rego") {
 			t.Errorf("workers %d: %v does not name the task, the binding and the policy file", workers, err)

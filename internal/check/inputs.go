@@ -13,7 +13,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -40,7 +40,7 @@ type Options struct {
 	// NoBuiltin leaves the built-in contracts, policies, schemas and fixtures out.
 	NoBuiltin bool
 	// Scope restricts the run to the bindings it matches (check --lane, --stage, …).
-	Scope report.Scope
+	Scope result.Scope
 	// Workers is the number of goroutines evaluating bindings; 0 means GOMAXPROCS.
 	Workers int
 	// Stdin is standard input, for an Observations entry "-" (StdinArg) or `validate -`; nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // loadContracts reads the contract layers and evaluates their CUE model (or takes it from the
@@ -30,7 +31,7 @@ func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
 	})
 	var le *guard.LimitError
 	if errors.As(err, &le) {
-		return nil, &InstrumentError{Err: le}
+		return nil, &result.InstrumentError{Err: le}
 	}
 	return m, err
 }

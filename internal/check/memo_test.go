@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // A verdict is shared between inputs a task's policy cannot tell apart, and only between those:
@@ -68,14 +68,14 @@ func TestMemoEvaluatesAnInputOnce(t *testing.T) {
 			eval := func() (judged, error) {
 				calls.Add(1)
 				<-release // every asker arrives while the first evaluates
-				return judged{outcome: report.Pass}, tc.err
+				return judged{outcome: result.Pass}, tc.err
 			}
 			var wg sync.WaitGroup
 			got := make([]error, 6)
 			for i := range got {
 				wg.Go(func() {
 					v, err := m.do(k, eval)
-					if err == nil && v.outcome != report.Pass {
+					if err == nil && v.outcome != result.Pass {
 						err = fmt.Errorf("outcome %q", v.outcome)
 					}
 					got[i] = err

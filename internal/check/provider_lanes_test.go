@@ -16,7 +16,7 @@ import (
 	"testing/fstest"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -254,7 +254,7 @@ func TestProviderLanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	type key struct{ lane, configuration, task string }
-	got := map[key]*report.Result{}
+	got := map[key]*result.Result{}
 	for _, res := range r.Each() {
 		if res.Stage != "H4" {
 			t.Errorf("%s %s %s: a result at %s, which no record observes", res.Lane, res.Configuration, res.Task, res.Stage)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -35,8 +35,8 @@ type Record struct {
 }
 
 // Position is where the record observed its fixture: lane, version, configuration and stage.
-func (r *Record) Position() report.Position {
-	return report.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
+func (r *Record) Position() result.Position {
+	return result.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
 }
 
 // ReadRecords streams the records of files in order and passes on those within the run's scope,

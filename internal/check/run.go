@@ -13,14 +13,14 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
 // Run loads the instrument and checks every observation record of the selected directories.
-func Run(ctx context.Context, opts Options) (*report.Report, error) {
+func Run(ctx context.Context, opts Options) (*result.Report, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		seq   int
 		lines []line
 	}
-	type result struct {
+	type lineResult struct {
 		rec   *Record // nil for a record outside the run's scope
 		v     T
 		err   error
@@ -130,7 +130,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 	// done is a batch's results in line order, up to its first error (or until the stream stopped).
 	type done struct {
 		seq int
-		rs  []result
+		rs  []lineResult
 	}
 	window := 2 * workers                 // batches
 	tokens := make(chan struct{}, window) // one per batch read and not yet collected
@@ -151,12 +151,12 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			defer wg.Done()
 			dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 			for j := range jobs {
-				d := done{seq: j.seq, rs: make([]result, 0, len(j.lines))}
+				d := done{seq: j.seq, rs: make([]lineResult, 0, len(j.lines))}
 				for _, ln := range j.lines {
 					if stopped.Load() {
 						break
 					}
-					r := result{large: ln.large}
+					r := lineResult{large: ln.large}
 					r.rec, r.v, r.err = streamEval(ctx, in, dec, ln.file, ln.l, eval)
 					d.rs = append(d.rs, r)
 					if r.err != nil {
@@ -194,7 +194,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 			}
 			select {
 			case tokens <- struct{}{}:
-				results <- done{seq: seq + 1, rs: []result{{err: err}}}
+				results <- done{seq: seq + 1, rs: []lineResult{{err: err}}}
 			case <-stop:
 			}
 		}
@@ -328,7 +328,7 @@ func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.Line
 // Check streams the records of files through the instrument (Stream) and returns the census
 // report; the report, and the error when there is one, do not depend on the number of workers.
 // No records at all is an input error: a gate has nothing to decide on.
-func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*report.Report, error) {
+func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int) (*result.Report, error) {
 	cen, err := census.New(in.Model, in.opts.Profile)
 	if err != nil {
 		return nil, inputErr(err)
@@ -360,10 +360,10 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		visible.Add(e.vis)
 		return nil
 	})
-	if le := guard.Stopped(ctx); le != nil && !IsInstrumentFailure(err) {
-		return nil, &InstrumentError{Err: le} // the memory budget stopped the run
+	if le := guard.Stopped(ctx); le != nil && !result.IsInstrumentFailure(err) {
+		return nil, &result.InstrumentError{Err: le} // the memory budget stopped the run
 	}
-	if ctx.Err() != nil && !IsInstrumentFailure(err) {
+	if ctx.Err() != nil && !result.IsInstrumentFailure(err) {
 		return nil, context.Cause(ctx) // the caller cancelled: the census is incomplete
 	}
 	if err != nil {
@@ -389,7 +389,7 @@ func (in *Instrument) Check(ctx context.Context, files []RecordFile, workers int
 		r.VisibilityPolicy = vis.Policy()
 	}
 	if le := guard.Stopped(ctx); le != nil {
-		return nil, &InstrumentError{Err: le} // the report could not be made within the budget
+		return nil, &result.InstrumentError{Err: le} // the report could not be made within the budget
 	}
 	return r, nil
 }

@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // checkScope refuses a filter entry that names nothing the model knows (or a glob that matches
 // nothing), the way a requirement's selectors are checked: a misspelt --lane would otherwise
 // filter everything out.
-func checkScope(m *contract.Model, s report.Scope) error {
+func checkScope(m *contract.Model, s result.Scope) error {
 	var lanes, versions, configurations, suites, fixtures, tasks []string
 	for _, id := range contract.SortedKeys(m.Lanes) {
 		lanes = append(lanes, id)

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -161,7 +161,7 @@ func runTaskCases(t *testing.T, cases []taskCase) {
 			in := instrument(t, c.profile)
 			src := loadDoc(t, c.task, c.source)
 			car := loadDoc(t, c.task, c.carrier)
-			v, err := in.EvaluatePair(context.Background(), c.task, report.Position{Fixture: "pair", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage}, fixture, src, car)
+			v, err := in.EvaluatePair(context.Background(), c.task, result.Position{Fixture: "pair", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage}, fixture, src, car)
 			if err != nil {
 				t.Fatalf("EvaluatePair: %v", err)
 			}

@@ -8,13 +8,13 @@ import (
 	"sync"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // RunWithViews is Run that also returns the views the HTML report shows beside the report
-// (report.Views): the instrument's canonical views and binding rules, and the records read again
+// (result.Views): the instrument's canonical views and binding rules, and the records read again
 // on demand.
-func RunWithViews(ctx context.Context, opts Options) (*report.Report, report.Views, error) {
+func RunWithViews(ctx context.Context, opts Options) (*result.Report, result.Views, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, nil, err
@@ -26,11 +26,11 @@ func RunWithViews(ctx context.Context, opts Options) (*report.Report, report.Vie
 	return r, in.Views(ctx, files), nil
 }
 
-// Views returns the report.Views of a check over files: the source view of each fixture, the
+// Views returns the result.Views of a check over files: the source view of each fixture, the
 // observed view of each binding (its first record's carrier through the compartment its task
 // reads, as Evaluate reads it) and each lane stage's compartment binding. The records are read
 // once, on the first observed view asked for, and validated as Check validates them.
-func (in *Instrument) Views(ctx context.Context, files []RecordFile) report.Views {
+func (in *Instrument) Views(ctx context.Context, files []RecordFile) result.Views {
 	return &views{in: in, ctx: ctx, files: files}
 }
 
@@ -49,7 +49,7 @@ type recordAt struct {
 	line int
 }
 
-// SourceView implements report.Views.
+// SourceView implements result.Views.
 func (v *views) SourceView(fixture string) (any, error) {
 	if _, ok := v.in.Sources[fixture]; !ok {
 		return nil, fmt.Errorf("no source for fixture %s", fixture)
@@ -57,9 +57,9 @@ func (v *views) SourceView(fixture string) (any, error) {
 	return v.in.SourceView(fixture), nil
 }
 
-// ObservedView implements report.Views: the view the policy read at the binding's first record.
-func (v *views) ObservedView(r *report.Result) (any, bool, error) {
-	if len(r.Records) == 0 || (r.Outcome != report.Pass && r.Outcome != report.Unmet && r.Outcome != report.Unstable) {
+// ObservedView implements result.Views: the view the policy read at the binding's first record.
+func (v *views) ObservedView(r *result.Result) (any, bool, error) {
+	if len(r.Records) == 0 || (r.Outcome != result.Pass && r.Outcome != result.Unmet && r.Outcome != result.Unstable) {
 		return nil, false, nil
 	}
 	v.once.Do(v.read)
@@ -89,24 +89,24 @@ func (v *views) read() {
 	})
 }
 
-// Binding implements report.Views: the stage's compartment binding, without its basis and doc
+// Binding implements result.Views: the stage's compartment binding, without its basis and doc
 // (given apart), and why a compartment is unbound.
-func (v *views) Binding(lane, stage, compartment string) (report.Binding, bool) {
+func (v *views) Binding(lane, stage, compartment string) (result.Binding, bool) {
 	l, ok := v.in.Model.Lanes[lane]
 	if !ok {
-		return report.Binding{}, false
+		return result.Binding{}, false
 	}
 	sd, ok := l.Stages[stage]
 	if !ok {
-		return report.Binding{}, false
+		return result.Binding{}, false
 	}
-	b := report.Binding{Exposure: sd.Exposure, SharedWith: sd.SharedWith, Unbound: sd.Unbound[compartment]}
+	b := result.Binding{Exposure: sd.Exposure, SharedWith: sd.SharedWith, Unbound: sd.Unbound[compartment]}
 	docs := []string{strings.TrimSpace(sd.Doc)}
 	if c, bound := sd.Compartments[compartment]; bound {
 		docs = append(docs, strings.TrimSpace(c.Doc))
 		b.Rule = ruleJSON(c)
 		for _, x := range c.Basis {
-			b.Basis = append(b.Basis, report.Basis{Rule: x.Rule, File: x.File, Function: x.Function, Version: x.Version})
+			b.Basis = append(b.Basis, result.Basis{Rule: x.Rule, File: x.File, Function: x.Function, Version: x.Version})
 		}
 	}
 	b.Doc = strings.TrimSpace(strings.Join(docs, " "))

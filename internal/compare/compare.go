@@ -26,6 +26,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
@@ -51,9 +52,9 @@ type Options struct {
 }
 
 // InputError is bad input; it maps to exit code 2.
-type InputError = check.InputError
+type InputError = result.InputError
 
-func inputErr(err error) error { return check.AsInput(err) }
+func inputErr(err error) error { return result.AsInput(err) }
 
 // decoder is a selected decoder policy with its prepared query.
 type decoder struct {
@@ -233,7 +234,7 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	}
 	groups, err := visible.Report(ctx)
 	if err != nil {
-		return nil, &check.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
+		return nil, &result.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
 	}
 	rb, ro := cb.Report(), co.Report()
 	names := make([]string, len(decs))

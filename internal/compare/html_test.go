@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestHTML writes a small comparison as a page and reads its decoder tables back: every reading
 // is one cell per decoder, coloured by that decoder's readout kind, and every match cell is in
 // its lane's row and stage's column.
 func TestHTML(t *testing.T) {
-	pos := func(lane, stage string) report.Position {
-		return report.Position{Fixture: "C02", Lane: lane, LaneVersion: "v1", Configuration: "default", Stage: stage}
+	pos := func(lane, stage string) result.Position {
+		return result.Position{Fixture: "C02", Lane: lane, LaneVersion: "v1", Configuration: "default", Stage: stage}
 	}
 	r := &Report{CompareVersion: Version, Profile: "strict",
 		Decoders: []Decoder{{Name: "native-slot"}, {Name: "slot-or-json-text"}},

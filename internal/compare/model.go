@@ -3,7 +3,7 @@ package compare
 import (
 	"encoding/json"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Version is the compareVersion written into every JSON compare report; it changes only when the
@@ -29,7 +29,7 @@ type Report struct {
 	CompareVersion int    `json:"compareVersion"`
 	Profile        string `json:"profile"`
 	// Scope is what the comparison was restricted to (--lane, --stage, …); absent when it was not.
-	Scope          *report.Scope       `json:"scope,omitempty"`
+	Scope          *result.Scope       `json:"scope,omitempty"`
 	Decoders       []Decoder           `json:"decoders"`
 	Summary        Summary             `json:"summary"`
 	Readouts       []Reading           `json:"readouts"`
@@ -47,7 +47,7 @@ type Report struct {
 // reaches the model at one lane, version, configuration and stage, and its category) with, per
 // selected decoder, how many declared targets it recovers there.
 type VisibilityRow struct {
-	report.Visibility
+	result.Visibility
 	// Recovered holds one count per selected decoder, in the report's decoder order.
 	Recovered []Recovery `json:"recovered"`
 }
@@ -87,7 +87,7 @@ func (v Value) MarshalJSON() ([]byte, error) { return json.Marshal(v.V) }
 // Reading is one declared target field of a structured fixture read at one position by every
 // selected decoder policy, repetitions collapsed.
 type Reading struct {
-	report.Position
+	result.Position
 	Family      string `json:"family"`
 	Target      string `json:"target"`
 	State       string `json:"state"` // the record state, or unstable
@@ -146,8 +146,8 @@ type TaskChange struct {
 	Role              string              `json:"role"`
 	Before            string              `json:"before"`
 	After             string              `json:"after"`
-	DiagnosticsBefore []report.Diagnostic `json:"diagnosticsBefore,omitempty"`
-	DiagnosticsAfter  []report.Diagnostic `json:"diagnosticsAfter,omitempty"`
+	DiagnosticsBefore []result.Diagnostic `json:"diagnosticsBefore,omitempty"`
+	DiagnosticsAfter  []result.Diagnostic `json:"diagnosticsAfter,omitempty"`
 }
 
 // DecoderChange is a target reading whose readout kind differs between two configurations.
@@ -171,8 +171,8 @@ type NullSensitivity struct {
 	// diagnostics changed.
 	Changes []NullChange `json:"changes"`
 	// OnlyBase and OnlyOther are the unique primary divergences found under one run only.
-	OnlyBase  []report.Divergence `json:"onlyBase"`
-	OnlyOther []report.Divergence `json:"onlyOther"`
+	OnlyBase  []result.Divergence `json:"onlyBase"`
+	OnlyOther []result.Divergence `json:"onlyOther"`
 }
 
 // NullRun is the divergence census of one profile.
@@ -191,7 +191,7 @@ type NullRun struct {
 
 // NullChange is a binding whose outcome differs between the two null policies.
 type NullChange struct {
-	report.Position
+	result.Position
 	Task         string   `json:"task"`
 	BaseOutcome  string   `json:"baseOutcome"`
 	OtherOutcome string   `json:"otherOutcome"`
@@ -201,7 +201,7 @@ type NullChange struct {
 // ExitCode is 3 when repetitions disagree (in the decoder readings or in either check run), else 0.
 func (r *Report) ExitCode() int {
 	if r.Summary.Unstable > 0 || r.Summary.CheckUnstable > 0 {
-		return report.ExitInstrument
+		return result.ExitInstrument
 	}
-	return report.ExitSatisfied
+	return result.ExitSatisfied
 }

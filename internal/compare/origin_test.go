@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestReconstructedLanesAreNamed checks that the compare tables say which of their lanes are
 // reconstructed, in both human-readable formats, and say nothing when every lane was captured.
 func TestReconstructedLanesAreNamed(t *testing.T) {
 	reading := func(lane, origin string) Reading {
-		return Reading{Position: report.Position{Fixture: "C05", Lane: lane, LaneVersion: "1", Configuration: "default", Stage: "A2"},
+		return Reading{Position: result.Position{Fixture: "C05", Lane: lane, LaneVersion: "1", Configuration: "default", Stage: "A2"},
 			Family: "structured", Target: "/a", State: "captured", Origin: origin, Repetitions: 3}
 	}
 	mixed := &Report{Readouts: []Reading{reading("z-lane", "reconstructed"), reading("a-lane", "captured"), reading("m-lane", "reconstructed")}}

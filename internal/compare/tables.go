@@ -9,13 +9,13 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // readingKey is a (position, target) pair: the unit that has one collapsed reading.
 type readingKey struct {
-	report.Position
+	result.Position
 	target string
 }
 
@@ -115,7 +115,7 @@ func (c *collector) collapse(in *check.Instrument) []Reading {
 			r.Readouts = cr.variants[0].Readouts
 			r.Error = cr.err
 		} else {
-			r.State = report.Unstable
+			r.State = result.Unstable
 			for _, v := range cr.variants {
 				sort.Ints(v.Repetitions)
 				r.Variants = append(r.Variants, v.Variant)
@@ -162,7 +162,7 @@ func summarize(rs []Reading) Summary {
 		switch r.State {
 		case "captured":
 			s.Captured++
-		case report.Unstable:
+		case result.Unstable:
 			s.Unstable++
 		}
 	}
@@ -259,9 +259,9 @@ func totals(m *contract.Model, rs []Reading, decoders []string) []Totals {
 // configurations compares, for every lane version with more than one configuration, the default
 // configuration (else the first) with each other one: task outcomes that differ where both have
 // a result, and decoder readout kinds that differ where both captured.
-func configurations(m *contract.Model, rb *report.Report, rs []Reading, decoders []string) []ConfigurationDiff {
+func configurations(m *contract.Model, rb *result.Report, rs []Reading, decoders []string) []ConfigurationDiff {
 	type taskKey struct{ lane, version, configuration, fixture, stage, task string }
-	results := map[taskKey]*report.Result{}
+	results := map[taskKey]*result.Result{}
 	for _, r := range rb.Each() {
 		results[taskKey{r.Lane, r.LaneVersion, r.Configuration, r.Fixture, r.Stage, r.Task}] = r
 	}
@@ -325,7 +325,7 @@ func configurations(m *contract.Model, rb *report.Report, rs []Reading, decoders
 }
 
 // sensitivity compares the check under the base profile with the check under the other one.
-func sensitivity(m *contract.Model, rb, ro *report.Report) NullSensitivity {
+func sensitivity(m *contract.Model, rb, ro *result.Report) NullSensitivity {
 	s := NullSensitivity{Base: nullRun(rb), Other: nullRun(ro), Tasks: []string{}, Changes: []NullChange{}}
 	optional := m.OptionalAtoms()
 	for _, id := range contract.SortedKeys(m.Tasks) {
@@ -337,10 +337,10 @@ func sensitivity(m *contract.Model, rb, ro *report.Report) NullSensitivity {
 		}
 	}
 	type key struct {
-		report.Position
+		result.Position
 		task string
 	}
-	other := map[key]*report.Result{}
+	other := map[key]*result.Result{}
 	for _, r := range ro.Each() {
 		other[key{r.Position(), r.Task}] = r
 	}
@@ -357,7 +357,7 @@ func sensitivity(m *contract.Model, rb, ro *report.Report) NullSensitivity {
 	return s
 }
 
-func nullRun(r *report.Report) NullRun {
+func nullRun(r *result.Report) NullRun {
 	d := r.Divergences
 	return NullRun{Profile: r.Profile, NullPolicy: r.NullPolicy, Unique: len(d.Unique), Manifestations: d.Manifestations,
 		ByFamily: d.ByFamily, Guard: len(d.Guard), Apart: len(d.Apart), LeaveOneOut: d.LeaveOneOut,
@@ -365,8 +365,8 @@ func nullRun(r *report.Report) NullRun {
 }
 
 // changedAtoms names the atoms whose diagnostics are in one run and not the other, sorted.
-func changedAtoms(a, b []report.Diagnostic) []string {
-	enc := func(ds []report.Diagnostic) map[string]string {
+func changedAtoms(a, b []result.Diagnostic) []string {
+	enc := func(ds []result.Diagnostic) map[string]string {
 		out := map[string]string{}
 		for _, d := range ds {
 			bs, err := strictjson.Marshal(d)
@@ -399,12 +399,12 @@ func changedAtoms(a, b []report.Diagnostic) []string {
 }
 
 // divergenceDiff lists the divergences of a whose (fixture, task) pair is not in b.
-func divergenceDiff(a, b []report.Divergence) []report.Divergence {
+func divergenceDiff(a, b []result.Divergence) []result.Divergence {
 	in := map[[2]string]bool{}
 	for _, d := range b {
 		in[[2]string{d.Fixture, d.Task}] = true
 	}
-	out := []report.Divergence{}
+	out := []result.Divergence{}
 	for _, d := range a {
 		if !in[[2]string{d.Fixture, d.Task}] {
 			out = append(out, d)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -86,7 +86,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 			strings.Join(terms(g.stages), " "), term(g.text))
 	}
 	for _, rd := range r.Readouts {
-		if rd.State == report.Unstable {
+		if rd.State == result.Unstable {
 			fmt.Fprintf(b, "  UNSTABLE %s %s %s %s %s %s:", term(rd.Fixture), term(rd.Target), term(rd.Lane), term(rd.LaneVersion), term(rd.Configuration), term(rd.Stage))
 			for _, v := range rd.Variants {
 				fmt.Fprintf(b, " repetitions %v: %s %s;", v.Repetitions, term(v.State), term(readoutsText(r, v.Readouts)))
@@ -127,7 +127,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 	for _, d := range ns.OnlyOther {
 		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", term(ns.Other.Profile), term(d.Fixture), term(d.Task), term(d.Family), strings.Join(terms(d.Stages), " "))
 	}
-	if r.ExitCode() != report.ExitSatisfied {
+	if r.ExitCode() != result.ExitSatisfied {
 		fmt.Fprintf(b, "\nrepetitions disagree: %d target readings, %d task bindings unstable\n", r.Summary.Unstable, r.Summary.CheckUnstable)
 	}
 	lw := escape.NewLogWriter(w)
@@ -272,7 +272,7 @@ func foldTaskChanges(cs []TaskChange) []taskGroup {
 }
 
 // diagnosticAtoms names each diagnostic by atom and kind, sorted and unique.
-func diagnosticAtoms(ds []report.Diagnostic) []string {
+func diagnosticAtoms(ds []result.Diagnostic) []string {
 	seen := map[string]bool{}
 	for _, d := range ds {
 		seen[fmt.Sprintf("%v %v", d["atom"], d["kind"])] = true

@@ -3,7 +3,7 @@ package compare
 import (
 	"fmt"
 
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // errorChannel is the channel the visibility readout gives a result whose source is an error
@@ -15,11 +15,11 @@ const errorChannel = "isError"
 // read at the group's position and, per decoder, the matches among them. The counts come from the
 // collapsed readings; no decoder is evaluated again. Groups keep their order, decoders the order
 // given.
-func recoveries(groups []report.Visibility, rs []Reading, decoders []string) []VisibilityRow {
+func recoveries(groups []result.Visibility, rs []Reading, decoders []string) []VisibilityRow {
 	if len(groups) == 0 {
 		return nil
 	}
-	at := map[report.Position][]*Reading{}
+	at := map[result.Position][]*Reading{}
 	for i := range rs {
 		r := &rs[i]
 		at[r.Position] = append(at[r.Position], r)
@@ -34,7 +34,7 @@ func recoveries(groups []report.Visibility, rs []Reading, decoders []string) []V
 			if !countsToward(f) {
 				continue
 			}
-			pos := report.Position{Fixture: f.Fixture, Lane: g.Lane, LaneVersion: g.Version, Configuration: g.Configuration, Stage: g.Stage}
+			pos := result.Position{Fixture: f.Fixture, Lane: g.Lane, LaneVersion: g.Version, Configuration: g.Configuration, Stage: g.Stage}
 			for _, rd := range at[pos] {
 				if rd.State != "captured" {
 					continue
@@ -54,7 +54,7 @@ func recoveries(groups []report.Visibility, rs []Reading, decoders []string) []V
 
 // countsToward reports whether a fixture of a visibility group is counted: a result the category
 // rests on, captured and stable (it has channels) and not an error (no isError channel).
-func countsToward(f report.VisibilityFixture) bool {
+func countsToward(f result.VisibilityFixture) bool {
 	if f.State != "captured" || f.Channels == nil {
 		return false
 	}

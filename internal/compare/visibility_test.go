@@ -11,7 +11,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -131,9 +131,9 @@ func TestVisibilityIsChecks(t *testing.T) {
 // TestRecoveries counts by hand-made readings: only captured, stable fixtures that are not errors
 // count, and of their readings only the captured ones.
 func TestRecoveries(t *testing.T) {
-	g := report.Visibility{Lane: "l", Version: "1", Configuration: "default", Stage: "H4", Category: "both"}
-	pos := func(fixture, stage string) report.Position {
-		return report.Position{Fixture: fixture, Lane: "l", LaneVersion: "1", Configuration: "default", Stage: stage}
+	g := result.Visibility{Lane: "l", Version: "1", Configuration: "default", Stage: "H4", Category: "both"}
+	pos := func(fixture, stage string) result.Position {
+		return result.Position{Fixture: fixture, Lane: "l", LaneVersion: "1", Configuration: "default", Stage: stage}
 	}
 	reading := func(fixture, stage, state, a, b string) Reading {
 		rd := Reading{Position: pos(fixture, stage), Target: "/x", State: state}
@@ -148,33 +148,33 @@ func TestRecoveries(t *testing.T) {
 		reading("V01", "M3", "captured", Match, Match),     // another stage
 		reading("V02", "H4", "captured", Match, Match),     // its fixture is unstable
 		reading("V03", "H4", "captured", Match, Match),     // an error
-		reading("V05", "H4", report.Unstable, "", ""),      // not read
+		reading("V05", "H4", result.Unstable, "", ""),      // not read
 		reading("V05", "H4", "captured", Ambiguous, Match), // read
 		reading("V06", "H4", "captured", Match, Match),     // its fixture was not reached
 	}
 	ch := map[string]string{"content": "blocks", "structured": "slot"}
 	tests := []struct {
 		name     string
-		fixtures []report.VisibilityFixture
+		fixtures []result.VisibilityFixture
 		decoders []string
 		want     string
 	}{
-		{"one fixture", []report.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: ch}}, []string{"a", "b"}, "a 1/2, b 1/2"},
-		{"decoder order kept", []report.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: ch}}, []string{"b", "a"}, "b 1/2, a 1/2"},
-		{"unstable, error and unreached fixtures left out", []report.VisibilityFixture{
+		{"one fixture", []result.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: ch}}, []string{"a", "b"}, "a 1/2, b 1/2"},
+		{"decoder order kept", []result.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: ch}}, []string{"b", "a"}, "b 1/2, a 1/2"},
+		{"unstable, error and unreached fixtures left out", []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Channels: ch},
 			{Fixture: "V02", State: "unstable"},
 			{Fixture: "V03", State: "captured", Channels: map[string]string{"content": "blocks", "structured": "slot", "isError": "flag"}},
 			{Fixture: "V06", State: "not_reached"},
 		}, []string{"a", "b"}, "a 1/2, b 1/2"},
-		{"an unstable reading is not read", []report.VisibilityFixture{{Fixture: "V05", State: "captured", Channels: ch}}, []string{"a", "b"}, "a 0/1, b 1/1"},
-		{"nothing counted", []report.VisibilityFixture{{Fixture: "V03", State: "captured", Channels: map[string]string{"isError": "lost"}}}, []string{"a"}, "a 0/0"},
+		{"an unstable reading is not read", []result.VisibilityFixture{{Fixture: "V05", State: "captured", Channels: ch}}, []string{"a", "b"}, "a 0/1, b 1/1"},
+		{"nothing counted", []result.VisibilityFixture{{Fixture: "V03", State: "captured", Channels: map[string]string{"isError": "lost"}}}, []string{"a"}, "a 0/0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := g
 			v.Fixtures = tc.fixtures
-			rows := recoveries([]report.Visibility{v}, readings, tc.decoders)
+			rows := recoveries([]result.Visibility{v}, readings, tc.decoders)
 			if len(rows) != 1 {
 				t.Fatalf("%d rows", len(rows))
 			}
@@ -198,8 +198,8 @@ func visibilityReport() *Report {
 		Decoders:     []Decoder{{Name: "native-slot"}, {Name: "slot-or-json-text"}},
 		NullPolicies: NullSensitivity{Base: NullRun{Profile: "strict"}, Other: NullRun{Profile: "optional-null"}},
 		Visibility: []VisibilityRow{{
-			Visibility: report.Visibility{Lane: lane, Version: "1", Configuration: "default", Stage: "H4", Category: "structured-first", OnError: "content",
-				Fixtures: []report.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: map[string]string{"content": "none", "structured": "json-text"}, Record: "x.jsonl:1"}}},
+			Visibility: result.Visibility{Lane: lane, Version: "1", Configuration: "default", Stage: "H4", Category: "structured-first", OnError: "content",
+				Fixtures: []result.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: map[string]string{"content": "none", "structured": "json-text"}, Record: "x.jsonl:1"}}},
 			Recovered: []Recovery{{Decoder: "native-slot", Match: 0, Targets: 3}, {Decoder: "slot-or-json-text", Match: 3, Targets: 3}},
 		}},
 	}
@@ -298,7 +298,7 @@ func TestVisibilitySchema(t *testing.T) {
 			r.Readouts, r.Matches, r.Totals, r.Configurations = []Reading{}, []MatchCell{}, []Totals{}, []ConfigurationDiff{}
 			r.NullPolicies = NullSensitivity{Base: NullRun{Profile: "strict", NullPolicy: "strict", ByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
 				Other: NullRun{Profile: "optional-null", NullPolicy: "optional-null", ByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
-				Tasks: []string{}, Changes: []NullChange{}, OnlyBase: []report.Divergence{}, OnlyOther: []report.Divergence{}}
+				Tasks: []string{}, Changes: []NullChange{}, OnlyBase: []result.Divergence{}, OnlyOther: []result.Divergence{}}
 			r.Decoders = []Decoder{{Name: "native-slot", Package: "p"}, {Name: "slot-or-json-text", Package: "q"}}
 			var buf bytes.Buffer
 			if err := (JSON{}).Output(&buf, r); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -176,14 +177,14 @@ func plural(n int, one, many string) string {
 func Verify(path string, o check.Options, tool string) error {
 	locked, err := Read(path)
 	if err != nil {
-		return check.AsInput(err)
+		return result.AsInput(err)
 	}
 	now, err := Compute(o, tool)
 	if err != nil {
-		return check.AsInput(err)
+		return result.AsInput(err)
 	}
 	if d := Diff(path, locked, now); d != nil {
-		return check.AsInput(d)
+		return result.AsInput(d)
 	}
 	return nil
 }

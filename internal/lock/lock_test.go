@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 func sum(c byte) string { return strings.Repeat(string(c), 64) }
@@ -133,8 +134,8 @@ func TestComputeEncodeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Verify(FileName, o, "v9")
-	if err == nil || !strings.Contains(err.Error(), "changed      obs/lane/v1/a.jsonl (record)") || check.ExitCode(err) != 2 {
-		t.Errorf("Verify after a record changed: %v (exit %d), want the record named, exit 2", err, check.ExitCode(err))
+	if err == nil || !strings.Contains(err.Error(), "changed      obs/lane/v1/a.jsonl (record)") || result.ExitCode(err) != 2 {
+		t.Errorf("Verify after a record changed: %v (exit %d), want the record named, exit 2", err, result.ExitCode(err))
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Fault and Control are the two kinds of case.
@@ -41,14 +41,14 @@ type Env struct {
 
 // Position is where a record of the environment's lane stage was observed: its fixture, lane
 // version and configuration as the record states them.
-func (e *Env) Position(record *Node) report.Position {
+func (e *Env) Position(record *Node) result.Position {
 	str := func(key string) string {
 		if v, ok := record.Get(key); ok && v.Kind == String {
 			return v.Text
 		}
 		return ""
 	}
-	return report.Position{Fixture: str("fixture"), Lane: e.Lane, LaneVersion: str("laneVersion"), Configuration: str("configuration"), Stage: e.Stage}
+	return result.Position{Fixture: str("fixture"), Lane: e.Lane, LaneVersion: str("laneVersion"), Configuration: str("configuration"), Stage: e.Stage}
 }
 
 func (e *Env) compartment(name string) (contract.Compartment, bool) {

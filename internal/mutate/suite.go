@@ -18,6 +18,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -160,10 +161,10 @@ type Summary struct {
 func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	ops, err := Lookup(opts.Operators)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	if opts.Output == "" {
-		return nil, &check.InputError{Err: errors.New("--output names no directory")}
+		return nil, &result.InputError{Err: errors.New("--output names no directory")}
 	}
 	if err := CheckOutput(opts.Output, opts.Force); err != nil {
 		return nil, err
@@ -174,14 +175,14 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	f, ok := in.Model.Fixtures[opts.Fixture]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown fixture %q (not in the catalog)", opts.Fixture)}
+		return nil, &result.InputError{Err: fmt.Errorf("unknown fixture %q (not in the catalog)", opts.Fixture)}
 	}
 	lane, ok := in.Model.Lanes[opts.Lane]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown lane %q (the contracts define %s)", opts.Lane, strings.Join(contract.SortedKeys(in.Model.Lanes), ", "))}
+		return nil, &result.InputError{Err: fmt.Errorf("unknown lane %q (the contracts define %s)", opts.Lane, strings.Join(contract.SortedKeys(in.Model.Lanes), ", "))}
 	}
 	if sd, ok := lane.Stages[opts.Stage]; !ok || sd.Exposure != contract.Observed {
-		return nil, &check.InputError{Err: fmt.Errorf("lane %s does not observe stage %q", opts.Lane, opts.Stage)}
+		return nil, &result.InputError{Err: fmt.Errorf("lane %s does not observe stage %q", opts.Lane, opts.Stage)}
 	}
 	if opts.Configuration == "" {
 		opts.Configuration = "default"
@@ -194,18 +195,18 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	)
 	if opts.Source != "" {
 		if !lane.Control {
-			return nil, &check.InputError{Err: fmt.Errorf("--source needs a control lane (one that reads W0 back unchanged); %s is not one", opts.Lane)}
+			return nil, &result.InputError{Err: fmt.Errorf("--source needs a control lane (one that reads W0 back unchanged); %s is not one", opts.Lane)}
 		}
 		if srcBytes, err = safeio.ReadPath(opts.Source, strictjson.DefaultLimits.MaxBytes); err != nil {
-			return nil, &check.InputError{Err: err}
+			return nil, &result.InputError{Err: err}
 		}
 		display := filepath.ToSlash(opts.Source)
 		if src, err = check.ParseSource(in.Validator, srcBytes, display, opts.Fixture, f.Revision); err != nil {
-			return nil, &check.InputError{Err: err}
+			return nil, &result.InputError{Err: err}
 		}
 		srcName = strings.TrimSuffix(path.Base(display), ".json")
 		if record, err = controlRecord(opts, lane, srcBytes, src); err != nil {
-			return nil, &check.InputError{Err: err}
+			return nil, &result.InputError{Err: err}
 		}
 	} else {
 		src = in.Sources[opts.Fixture]
@@ -217,7 +218,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	env := &Env{Model: in.Model, Lane: opts.Lane, Stage: opts.Stage, Fixture: f, Tasks: in.Model.ProfileTasks(in.Profile, f)}
 	if err := basePasses(ctx, in, env, src, record); err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	sum := &Summary{}
 	srcFile := "sources/" + srcName + ".json"
@@ -251,7 +252,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 		sum.Cases = append(sum.Cases, c)
 	}
 	if len(sum.Cases) == 0 {
-		return sum, &check.InputError{Err: fmt.Errorf("no operator applies to fixture %s on %s %s", opts.Fixture, opts.Lane, opts.Stage)}
+		return sum, &result.InputError{Err: fmt.Errorf("no operator applies to fixture %s on %s %s", opts.Fixture, opts.Lane, opts.Stage)}
 	}
 	if err := write(opts.Output, srcFile, srcBytes, sum.Cases); err != nil {
 		return nil, err
@@ -272,10 +273,10 @@ func CheckOutput(dir string, force bool) error {
 		return nil
 	}
 	if err != nil {
-		return &check.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
+		return &result.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
 	}
 	foreign := func(p string) error {
-		return &check.InputError{Err: fmt.Errorf("--output %s holds %s, which is not part of a challenge suite (cases/*.json, sources/*.json): mutate writes only into an empty directory or a suite; --force adds to it anyway", dir, p)}
+		return &result.InputError{Err: fmt.Errorf("--output %s holds %s, which is not part of a challenge suite (cases/*.json, sources/*.json): mutate writes only into an empty directory or a suite; --force adds to it anyway", dir, p)}
 	}
 	for _, e := range top {
 		if !e.IsDir() || (e.Name() != "cases" && e.Name() != "sources") {
@@ -284,7 +285,7 @@ func CheckOutput(dir string, force bool) error {
 		sub := filepath.Join(dir, e.Name())
 		files, err := os.ReadDir(sub)
 		if err != nil {
-			return &check.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
+			return &result.InputError{Err: fmt.Errorf("--output %s: %w", dir, err)}
 		}
 		for _, f := range files {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".json") {
@@ -303,7 +304,7 @@ func write(dir, srcFile string, srcBytes []byte, cases []*Case) error {
 	old, err := safeio.ReadPath(sp, strictjson.DefaultLimits.MaxBytes)
 	switch {
 	case err == nil && !bytes.Equal(old, srcBytes):
-		return &check.InputError{Err: fmt.Errorf("%s exists with other content: a suite holds one source per name", sp)}
+		return &result.InputError{Err: fmt.Errorf("%s exists with other content: a suite holds one source per name", sp)}
 	case err != nil:
 		files[srcFile] = srcBytes
 	}
@@ -346,7 +347,7 @@ func controlRecord(opts Options, lane contract.Lane, data []byte, src *check.Sou
 func findRecord(in *check.Instrument, opts Options) (*Node, error) {
 	files, err := opts.Options.RecordFiles()
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	for _, rf := range files {
 		n, err := findIn(in, rf, opts)
@@ -354,7 +355,7 @@ func findRecord(in *check.Instrument, opts Options) (*Node, error) {
 			return n, err
 		}
 	}
-	return nil, &check.InputError{Err: fmt.Errorf("no captured record of fixture %s on lane %s (configuration %s) at stage %s", opts.Fixture, opts.Lane, opts.Configuration, opts.Stage)}
+	return nil, &result.InputError{Err: fmt.Errorf("no captured record of fixture %s on lane %s (configuration %s) at stage %s", opts.Fixture, opts.Lane, opts.Configuration, opts.Stage)}
 }
 
 // findIn streams one records file for the record findRecord looks for; a line is held only up to
@@ -362,7 +363,7 @@ func findRecord(in *check.Instrument, opts Options) (*Node, error) {
 func findIn(in *check.Instrument, rf check.RecordFile, opts Options) (*Node, error) {
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	defer f.Close()
 	p := rf.Display()
@@ -377,18 +378,18 @@ func findIn(in *check.Instrument, rf check.RecordFile, opts Options) (*Node, err
 		}
 		n, err := Parse(fmt.Sprintf("%s:%d", p, line), text)
 		if err != nil {
-			return nil, &check.InputError{Err: err}
+			return nil, &result.InputError{Err: err}
 		}
 		if !matches(n, opts) {
 			continue
 		}
 		if _, err := in.ParseRecord(p, line, n.Tree()); err != nil {
-			return nil, &check.InputError{Err: err}
+			return nil, &result.InputError{Err: err}
 		}
 		return n, nil
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &check.InputError{Err: fmt.Errorf("%s:%d: %w", p, line+1, err)}
+		return nil, &result.InputError{Err: fmt.Errorf("%s:%d: %w", p, line+1, err)}
 	}
 	return nil, nil
 }

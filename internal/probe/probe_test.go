@@ -17,7 +17,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
 )
 
@@ -100,7 +100,7 @@ func noFollowup() error {
 func probeOpts(t *testing.T, mode string, env []string, fixtures ...string) Options {
 	t.Helper()
 	return Options{
-		Inputs:        check.Options{Scope: report.Scope{Fixtures: fixtures}},
+		Inputs:        check.Options{Scope: result.Scope{Fixtures: fixtures}},
 		Lane:          "acme-agent",
 		Version:       "1.0.0",
 		Configuration: "default",
@@ -427,7 +427,7 @@ func TestUsage(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
 			var pe *Error
-			if !errors.As(err, &pe) && check.ExitCode(err) != report.ExitInputError {
+			if !errors.As(err, &pe) && result.ExitCode(err) != result.ExitInputError {
 				t.Errorf("%v is not an input error", err)
 			}
 			if _, statErr := os.Stat(o.Output); statErr == nil {

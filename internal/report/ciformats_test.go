@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // sarifSchemaFile is the pinned SARIF 2.1.0 schema (testdata/sarif/PROVENANCE.md).
@@ -66,17 +68,17 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 		t.Fatalf("%s has sha256 %x, not the one PROVENANCE.md names", sarifSchemaFile, sum)
 	}
 	spaced := sample()
-	results := spaced.Results.(ResultList)
+	results := spaced.Results.(result.ResultList)
 	for i := range results {
 		for j := range results[i].Records {
 			results[i].Records[j].File = "my captures/go sdk#1/default.jsonl"
 		}
 	}
 	builtin := sample()
-	builtin.Results.(ResultList)[0].Records = []RecordRef{{File: BuiltinPrefix + "fixtures/observations/go-sdk/v1.8.0/default.jsonl", Line: 3, Repetition: 1}}
+	builtin.Results.(result.ResultList)[0].Records = []result.RecordRef{{File: BuiltinPrefix + "fixtures/observations/go-sdk/v1.8.0/default.jsonl", Line: 3, Repetition: 1}}
 	for _, tc := range []struct {
 		name string
-		r    *Report
+		r    *result.Report
 	}{
 		{name: "sample", r: sample()},
 		{name: "paths with spaces and #", r: spaced},
@@ -229,7 +231,7 @@ func first(s string, _ bool) string { return s }
 // skipped, the required pass is a plain testcase.
 func TestJUnitShape(t *testing.T) {
 	r := sample()
-	r.Results.(ResultList)[0].Required, r.Results.(ResultList)[0].RequiredBy = true, []string{"profiles.strict.require[0]"}
+	r.Results.(result.ResultList)[0].Required, r.Results.(result.ResultList)[0].RequiredBy = true, []string{"profiles.strict.require[0]"}
 	var buf bytes.Buffer
 	if err := (JUnit{}).Output(&buf, r); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // FindingRow is one lane at one version and configuration in the findings table: per task, the
@@ -30,7 +32,7 @@ func (r FindingRow) Label() string { return r.Lane + " " + r.LaneVersion + " " +
 // Findings tallies the results into the findings table: the tasks in order and one row per lane,
 // version and configuration, sorted. A row's origin is "reconstructed" when any of its carriers
 // was reconstructed.
-func Findings(r *Report) ([]string, []FindingRow) {
+func Findings(r *result.Report) ([]string, []FindingRow) {
 	type key struct{ lane, version, configuration string }
 	index := map[key]int{}
 	var rows []FindingRow
@@ -50,10 +52,10 @@ func Findings(r *Report) ([]string, []FindingRow) {
 		tasks[res.Task] = true
 		c := rows[j].Cells[res.Task]
 		switch res.Outcome {
-		case Pass:
+		case result.Pass:
 			c.Pass++
 			c.Captured++
-		case Unmet, Unstable:
+		case result.Unmet, result.Unstable:
 			c.Captured++
 		}
 		rows[j].Cells[res.Task] = c
@@ -73,7 +75,7 @@ func Findings(r *Report) ([]string, []FindingRow) {
 
 // familyCounts writes a census's manifestations by family, "a 1, b 2", each family name escaped
 // by esc for the format's grammar.
-func familyCounts(d Divergences, esc func(string) string) string {
+func familyCounts(d result.Divergences, esc func(string) string) string {
 	var parts []string
 	for _, f := range sortedKeys(d.ByFamily) {
 		parts = append(parts, fmt.Sprintf("%s %d", esc(f), d.ByFamily[f]))
@@ -83,7 +85,7 @@ func familyCounts(d Divergences, esc func(string) string) string {
 
 // leaveOneOut writes a census's leave-one-lane-out recount, "without a 3, without b 4", each
 // lane name escaped by esc for the format's grammar.
-func leaveOneOut(d Divergences, esc func(string) string) string {
+func leaveOneOut(d result.Divergences, esc func(string) string) string {
 	var parts []string
 	for _, l := range sortedKeys(d.LeaveOneOut) {
 		parts = append(parts, fmt.Sprintf("without %s %d", esc(l), d.LeaveOneOut[l]))
@@ -94,26 +96,8 @@ func leaveOneOut(d Divergences, esc func(string) string) string {
 // asIs is the escaper of a format that escapes a whole text itself (HTML).
 func asIs(s string) string { return s }
 
-// ScopeText says what a run was restricted to, "" when it was not.
-func (r *Report) ScopeText() string {
-	if r.Scope == nil {
-		return ""
-	}
-	var parts []string
-	for _, f := range []struct {
-		name string
-		vals []string
-	}{{"lanes", r.Scope.Lanes}, {"versions", r.Scope.Versions}, {"configurations", r.Scope.Configurations},
-		{"stages", r.Scope.Stages}, {"suites", r.Scope.Suites}, {"fixtures", r.Scope.Fixtures}, {"tasks", r.Scope.Tasks}} {
-		if len(f.vals) > 0 {
-			parts = append(parts, f.name+" "+strings.Join(f.vals, ","))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
 // RecordAt is where a result's first record is, "file:line", or "" when none is known.
-func RecordAt(refs []RecordRef) string {
+func RecordAt(refs []result.RecordRef) string {
 	if len(refs) == 0 {
 		return ""
 	}
@@ -121,7 +105,7 @@ func RecordAt(refs []RecordRef) string {
 }
 
 // Atoms lists the distinct "atom kind" pairs of diagnostics, in order of first appearance.
-func Atoms(ds []Diagnostic) []string {
+func Atoms(ds []result.Diagnostic) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, d := range ds {

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // writeFixes writes one block per fixedBy clause: its status, then the bindings where an atom
 // remains and those that regressed; each string of the data escape.Terminal.
-func writeFixes(w io.Writer, fixes []FixResult) {
+func writeFixes(w io.Writer, fixes []result.FixResult) {
 	for _, f := range fixes {
 		mark := "✓"
-		if f.Status != FixFixed {
+		if f.Status != result.FixFixed {
 			mark = "✗"
 		}
 		fmt.Fprintf(w, "fixed-by %s %s %s → %s (%s): %s — %d of %d compared bindings named them before\n",
@@ -31,10 +33,10 @@ func writeFixes(w io.Writer, fixes []FixResult) {
 }
 
 // unmetFixes counts the fixedBy clauses whose fix did not land, for the verdict line.
-func unmetFixes(fixes []FixResult) string {
+func unmetFixes(fixes []result.FixResult) string {
 	n := 0
 	for _, f := range fixes {
-		if f.Status == FixUnmet {
+		if f.Status == result.FixUnmet {
 			n++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // GitHub writes GitHub Actions workflow commands: an ::error annotation at the record's .jsonl file
@@ -25,7 +26,7 @@ type GitHub struct{}
 const maxAnnotations = 50
 
 // Output implements Outputter.
-func (GitHub) Output(w io.Writer, r *Report) error {
+func (GitHub) Output(w io.Writer, r *result.Report) error {
 	var b strings.Builder
 	errors, warnings := 0, 0
 	for i := range r.Gate.Violations {
@@ -54,7 +55,7 @@ func (GitHub) Output(w io.Writer, r *Report) error {
 		annotate(&b, "warning", res.Records, title, failureMessage(res))
 	}
 	summary := fmt.Sprintf("contractcheck profile %s: %s; %d bindings, %d violations, %d unrequired findings",
-		r.Profile, verdictText(r), r.Len(), errors, warnings)
+		r.Profile, r.VerdictText(), r.Len(), errors, warnings)
 	if errors > maxAnnotations || warnings > maxAnnotations {
 		summary += fmt.Sprintf(" (annotations shown: %d errors, %d warnings; the JSON report lists all)", min(errors, maxAnnotations), min(warnings, maxAnnotations))
 	}
@@ -63,24 +64,9 @@ func (GitHub) Output(w io.Writer, r *Report) error {
 	return err
 }
 
-// verdictText is the gate's verdict in words.
-func verdictText(r *Report) string {
-	switch r.Gate.Verdict {
-	case VerdictSatisfied:
-		return "satisfied"
-	case VerdictUnmet:
-		return "NOT satisfied"
-	case VerdictSelectedNothing:
-		return "selected nothing (no verdict)"
-	case VerdictInstrumentFailed:
-		return "the instrument failed (no verdict)"
-	}
-	return r.Gate.Verdict
-}
-
 // annotate writes one workflow command located at the first record, when it is a file of the
 // repository.
-func annotate(b *strings.Builder, level string, records []RecordRef, title, msg string) {
+func annotate(b *strings.Builder, level string, records []result.RecordRef, title, msg string) {
 	props := []string{}
 	if len(records) > 0 {
 		rec := records[0]

@@ -17,48 +17,49 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // hostileSample is the sample report with s in every string a layer, a record or a policy can
 // fill: names, versions, record files, diagnostics, errors, requirement and fixedBy docs, the
 // reported loss, the visibility readout, the scope; its gate is unmet, or selected nothing
 // (unmatched messages shown).
-func hostileSample(s string, selectedNothing bool) *Report {
-	diag := Diagnostic{"atom": "atom " + s, "path": "/" + s, "kind": "altered " + s, "expected": s, "observed": map[string]any{s: s}}
-	recs := []RecordRef{{File: "obs/" + s + ".jsonl", Line: 7, Repetition: 1}}
-	res := func(stage, outcome string, required bool) Result {
-		return Result{Fixture: "F" + s, Suite: "suite " + s, Family: "family " + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s,
+func hostileSample(s string, selectedNothing bool) *result.Report {
+	diag := result.Diagnostic{"atom": "atom " + s, "path": "/" + s, "kind": "altered " + s, "expected": s, "observed": map[string]any{s: s}}
+	recs := []result.RecordRef{{File: "obs/" + s + ".jsonl", Line: 7, Repetition: 1}}
+	res := func(stage, outcome string, required bool) result.Result {
+		return result.Result{Fixture: "F" + s, Suite: "suite " + s, Family: "family " + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s,
 			Stage: stage, Task: "T" + s, Role: "primary", Compartment: "comp " + s, Outcome: outcome, Origin: "captured", Repetitions: 2,
-			Diagnostics: []Diagnostic{diag}, Records: recs, Error: "error " + s, Required: required, RequiredBy: []string{"profiles.p.require[0]"},
-			Variants: []Variant{{Repetitions: []int{1}, Outcome: Pass}, {Repetitions: []int{2}, Outcome: Unmet, Diagnostics: []Diagnostic{diag}}}}
+			Diagnostics: []result.Diagnostic{diag}, Records: recs, Error: "error " + s, Required: required, RequiredBy: []string{"profiles.p.require[0]"},
+			Variants: []result.Variant{{Repetitions: []int{1}, Outcome: result.Pass}, {Repetitions: []int{2}, Outcome: result.Unmet, Diagnostics: []result.Diagnostic{diag}}}}
 	}
-	div := Divergence{Fixture: "F" + s, Task: "T" + s, Family: "family " + s, Stages: []string{"D1"}}
-	divs := Divergences{Unique: []Divergence{div}, Guard: []Divergence{div}, Apart: []Divergence{div}, Manifestations: 3,
+	div := result.Divergence{Fixture: "F" + s, Task: "T" + s, Family: "family " + s, Stages: []string{"D1"}}
+	divs := result.Divergences{Unique: []result.Divergence{div}, Guard: []result.Divergence{div}, Apart: []result.Divergence{div}, Manifestations: 3,
 		ByFamily: map[string]int{"family " + s: 3}, LeaveOneOut: map[string]int{"lane " + s: 0}}
-	r := &Report{
-		ReportVersion: Version, Profile: "p" + s, NullPolicy: "strict",
-		Scope:   &Scope{Lanes: []string{"lane " + s}, Fixtures: []string{"F" + s}},
-		Results: ResultList{res("D1", Unmet, true), res("A2", Pass, true), res("M3", Unstable, false), res("H4", ExecutionFailed, false)},
-		Localizations: []Localization{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Task: "T" + s,
-			From: "W0", To: "D1", Kind: Transformation}},
+	r := &result.Report{
+		ReportVersion: result.Version, Profile: "p" + s, NullPolicy: "strict",
+		Scope:   &result.Scope{Lanes: []string{"lane " + s}, Fixtures: []string{"F" + s}},
+		Results: result.ResultList{res("D1", result.Unmet, true), res("A2", result.Pass, true), res("M3", result.Unstable, false), res("H4", result.ExecutionFailed, false)},
+		Localizations: []result.Localization{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Task: "T" + s,
+			From: "W0", To: "D1", Kind: result.Transformation}},
 		Divergences: divs, CapturedDivergences: divs,
-		Upgrades: []Upgrade{{Lane: "lane " + s, Configuration: "cfg " + s, From: "v" + s, To: "w" + s, Changes: ChangeList{
-			{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Before: Pass, After: Unmet, DiagnosticsBefore: []Diagnostic{diag}, DiagnosticsAfter: []Diagnostic{diag}}}}},
-		Reported: []Reported{{Fixture: "F" + s, URL: "https://github.com/o/r/issues/1" + s, Lane: "lane " + s, Configuration: "cfg " + s,
-			Atoms: []string{"atom " + s}, Buggy: Side{Version: "v" + s, Outcome: Unmet, Atoms: []string{"atom " + s}}, Fixed: Side{Version: "w" + s, Outcome: Pass}}},
+		Upgrades: []result.Upgrade{{Lane: "lane " + s, Configuration: "cfg " + s, From: "v" + s, To: "w" + s, Changes: result.ChangeList{
+			{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Before: result.Pass, After: result.Unmet, DiagnosticsBefore: []result.Diagnostic{diag}, DiagnosticsAfter: []result.Diagnostic{diag}}}}},
+		Reported: []result.Reported{{Fixture: "F" + s, URL: "https://github.com/o/r/issues/1" + s, Lane: "lane " + s, Configuration: "cfg " + s,
+			Atoms: []string{"atom " + s}, Buggy: result.Side{Version: "v" + s, Outcome: result.Unmet, Atoms: []string{"atom " + s}}, Fixed: result.Side{Version: "w" + s, Outcome: result.Pass}}},
 		VisibilityPolicy: "policy " + s,
 		Visibility:       hostileVisibility(s),
-		Gate: Gate{Verdict: VerdictUnmet,
-			Requirements: []RequirementResult{{Name: "profiles.p.require[0]", Doc: "doc " + s, Selected: 2, Violations: 1, OutOfScope: true}},
-			Violations: []Violation{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s,
-				Outcome: Unmet, Requirement: "doc " + s, RequirementName: "profiles.p.require[0]", Diagnostics: []Diagnostic{diag}, Records: recs}},
-			FixedBy: []FixResult{{Name: "profiles.p.fixedBy[0]", Doc: "fix " + s, Lane: "lane " + s, From: "v" + s, To: "w" + s,
-				Atoms: []string{"atom " + s}, Status: FixUnmet, Unmatched: "unmatched " + s,
-				Remaining:   []FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s, Before: Unmet, After: Unmet, AtomsAfter: []string{"atom " + s}}},
-				Regressions: []FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "A2", Task: "T" + s, Before: Pass, After: Unmet}}}}},
+		Gate: result.Gate{Verdict: result.VerdictUnmet,
+			Requirements: []result.RequirementResult{{Name: "profiles.p.require[0]", Doc: "doc " + s, Selected: 2, Violations: 1, OutOfScope: true}},
+			Violations: []result.Violation{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s,
+				Outcome: result.Unmet, Requirement: "doc " + s, RequirementName: "profiles.p.require[0]", Diagnostics: []result.Diagnostic{diag}, Records: recs}},
+			FixedBy: []result.FixResult{{Name: "profiles.p.fixedBy[0]", Doc: "fix " + s, Lane: "lane " + s, From: "v" + s, To: "w" + s,
+				Atoms: []string{"atom " + s}, Status: result.FixUnmet, Unmatched: "unmatched " + s,
+				Remaining:   []result.FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "D1", Task: "T" + s, Before: result.Unmet, After: result.Unmet, AtomsAfter: []string{"atom " + s}}},
+				Regressions: []result.FixBinding{{Fixture: "F" + s, Configuration: "cfg " + s, Stage: "A2", Task: "T" + s, Before: result.Pass, After: result.Unmet}}}}},
 	}
 	if selectedNothing {
-		r.Gate.Verdict = VerdictSelectedNothing
+		r.Gate.Verdict = result.VerdictSelectedNothing
 		r.Gate.Requirements[0].Unmatched = "no binding matches lanes [" + s + "]"
 		r.Gate.Requirements[0].OutOfScope = false
 	}
@@ -71,12 +72,12 @@ func hostileSample(s string, selectedNothing bool) *Report {
 // hostileVisibility is a visibility readout with s in every string a layer or the visibility
 // policy can fill: two rows (lane, version, configuration), one with both stages, one mixed and
 // undetermined, their fixtures' names, states, shapes and channels.
-func hostileVisibility(s string) []Visibility {
-	fixtures := []VisibilityFixture{
+func hostileVisibility(s string) []result.Visibility {
+	fixtures := []result.VisibilityFixture{
 		{Fixture: "V" + s, State: "captured", Shape: "shape " + s, Channels: map[string]string{"content": "blocks " + s, "channel " + s: s}, Record: "obs/" + s + ".jsonl:3"},
 		{Fixture: "W" + s, State: "state " + s, Record: "obs/" + s + ".jsonl:4"},
 	}
-	return []Visibility{
+	return []result.Visibility{
 		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "M3", Category: "category " + s, OnError: "error " + s, Fixtures: fixtures},
 		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "H4", Category: "mixed", Nearest: "nearest " + s,
 			Disagree: []string{"V" + s, "W" + s}, Fixtures: fixtures},

@@ -11,49 +11,8 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
-
-// Views gives the HTML report what a Report does not carry: the canonical views a binding's
-// policy compared and the lane's compartment binding. The check's instrument implements it
-// (check.Instrument.Views); without one the HTML report shows everything but the views and the
-// binding rules, and says so.
-type Views interface {
-	// SourceView is the fixture's W0 result through the canonical binding: the policy input's
-	// source.
-	SourceView(fixture string) (any, error)
-	// ObservedView is the policy input's observed view at a binding: the carrier of the
-	// binding's first record through the compartment its task reads at the lane stage. ok is
-	// false when the binding has no captured record (not_applicable, execution_failed, …).
-	ObservedView(r *Result) (view any, ok bool, err error)
-	// Binding describes how a lane stage binds a compartment; ok is false when the lane or the
-	// stage is unknown.
-	Binding(lane, stage, compartment string) (b Binding, ok bool)
-}
-
-// Binding is a lane stage's compartment binding as the drill-down shows it.
-type Binding struct {
-	// Exposure is observed, not_observable or not_applicable.
-	Exposure string `json:"exposure"`
-	// SharedWith names the stage whose carrier this stage shares, if any.
-	SharedWith string `json:"sharedWith,omitempty"`
-	// Doc is the stage's and the compartment's documentation.
-	Doc string `json:"doc,omitempty"`
-	// Rule is the compartment binding (root, content mapping, structured, isError, raised, meta)
-	// as JSON; nil when the stage leaves the compartment unbound.
-	Rule any `json:"rule,omitempty"`
-	// Unbound says why the carrier has no place for the compartment, when it has none.
-	Unbound string `json:"unbound,omitempty"`
-	// Basis cites the framework source the binding follows.
-	Basis []Basis `json:"basis,omitempty"`
-}
-
-// Basis is one framework source a binding follows: a rule and the file and function it rests on.
-type Basis struct {
-	Rule     string `json:"rule"`
-	File     string `json:"file"`
-	Function string `json:"function"`
-	Version  string `json:"version"`
-}
 
 // HTML writes one self-contained page (inline style and script, nothing fetched, readable from
 // disk): the localization heatmap per task, the divergences and their manifestations, the
@@ -62,7 +21,7 @@ type Basis struct {
 // observed views side by side with the diagnostics' pointers highlighted, the records, the lane's
 // binding rule and basis) when Views is set. The same report and views give the same bytes.
 type HTML struct {
-	Views Views
+	Views result.Views
 }
 
 //go:embed html/report.css
@@ -85,12 +44,12 @@ func stageRank(s string) int {
 
 // htmlMarks are the cells' glyphs, beside their colour, so the outcome reads without colour.
 var htmlMarks = map[string]string{
-	Pass: "✓", Unmet: "✗", Unstable: "≈", ExecutionFailed: "!", NotReached: "…",
-	NotApplicable: "–", NotObservable: "◌",
+	result.Pass: "✓", result.Unmet: "✗", result.Unstable: "≈", result.ExecutionFailed: "!", result.NotReached: "…",
+	result.NotApplicable: "–", result.NotObservable: "◌",
 }
 
 // htmlOutcomes lists the outcomes in legend order.
-var htmlOutcomes = []string{Pass, Unmet, Unstable, ExecutionFailed, NotReached, NotObservable, NotApplicable}
+var htmlOutcomes = []string{result.Pass, result.Unmet, result.Unstable, result.ExecutionFailed, result.NotReached, result.NotObservable, result.NotApplicable}
 
 // htmlData is what the page's script reads: the bindings in report order and the views and
 // bindings they refer to, each value already laid out so no number goes through a float.
@@ -163,15 +122,15 @@ type htmlBinding struct {
 	SharedWith  string `json:"sharedWith,omitempty"`
 	Doc         string `json:"doc,omitempty"`
 	// Rule indexes Rules; -1 when the compartment is unbound.
-	Rule    int     `json:"rule"`
-	Unbound string  `json:"unbound,omitempty"`
-	Basis   []Basis `json:"basis,omitempty"`
+	Rule    int            `json:"rule"`
+	Unbound string         `json:"unbound,omitempty"`
+	Basis   []result.Basis `json:"basis,omitempty"`
 }
 
 // ViewPointer is where a diagnostic's path lies in a canonical view: the built-in tasks give a
 // block atom's path relative to the content list, a structured atom's relative to the structured
 // slot and result._meta's relative to the result's _meta; any other atom's path is the view's own.
-func ViewPointer(d Diagnostic) string {
+func ViewPointer(d result.Diagnostic) string {
 	atom, _ := d["atom"].(string)
 	path, _ := d["path"].(string)
 	switch {
@@ -187,11 +146,11 @@ func ViewPointer(d Diagnostic) string {
 
 // bindingKey identifies a binding (a task at a position) in the page's indexes.
 type bindingKey struct {
-	Position
+	result.Position
 	Task string
 }
 
-func keyOf(r *Result) bindingKey { return bindingKey{r.Position(), r.Task} }
+func keyOf(r *result.Result) bindingKey { return bindingKey{r.Position(), r.Task} }
 
 // laneGroup is one heatmap column group: a lane at a version and configuration, and its stages.
 type laneGroup struct {
@@ -203,11 +162,11 @@ type laneGroup struct {
 func (g laneGroup) label() string { return g.lane + " " + g.version + " " + g.configuration }
 
 // Output implements Outputter.
-func (h HTML) Output(w io.Writer, r *Report) error {
+func (h HTML) Output(w io.Writer, r *result.Report) error {
 	// The page is one document: its results are held whole, as a list.
-	if _, ok := r.Results.(ResultList); !ok {
+	if _, ok := r.Results.(result.ResultList); !ok {
 		cp := *r
-		list := make(ResultList, 0, r.Len())
+		list := make(result.ResultList, 0, r.Len())
 		for _, res := range r.Each() {
 			list = append(list, *res)
 		}
@@ -235,7 +194,7 @@ func (h HTML) Output(w io.Writer, r *Report) error {
 
 // data gathers the drill-down's data: every result in report order, the distinct views and the
 // bindings they were read through.
-func (h HTML) data(r *Report) (*htmlData, error) {
+func (h HTML) data(r *result.Report) (*htmlData, error) {
 	d := &htmlData{Results: make([]htmlResult, 0, r.Len()), Views: [][][3]any{}, Sources: map[string]int{},
 		Files: []string{}, Bindings: map[string]htmlBinding{}, Rules: [][][3]any{}}
 	viewIndex, ruleIndex, fileIndex := map[string]int{}, map[string]int{}, map[string]int{}
@@ -256,7 +215,7 @@ func (h HTML) data(r *Report) (*htmlData, error) {
 	addView := func(v any) int { return intern(&d.Views, viewIndex, v) }
 	bounds := map[bindingKey][]string{}
 	for _, l := range r.Localizations {
-		k := bindingKey{Position{l.Fixture, l.Lane, l.LaneVersion, l.Configuration, l.To}, l.Task}
+		k := bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: l.To}, l.Task}
 		bounds[k] = append(bounds[k], fmt.Sprintf("%s boundary %s → %s", l.Kind, l.From, l.To))
 	}
 	if h.Views == nil {
@@ -319,7 +278,7 @@ func (h HTML) data(r *Report) (*htmlData, error) {
 	return d, nil
 }
 
-func htmlDiags(ds []Diagnostic) []htmlDiag {
+func htmlDiags(ds []result.Diagnostic) []htmlDiag {
 	out := make([]htmlDiag, 0, len(ds))
 	for _, d := range ds {
 		hd := htmlDiag{Pointer: ViewPointer(d)}
@@ -343,7 +302,7 @@ func htmlDiags(ds []Diagnostic) []htmlDiag {
 // htmlPage writes the page; the first write error sticks and ends the output.
 type htmlPage struct {
 	w     *bufio.Writer
-	r     *Report
+	r     *result.Report
 	index map[bindingKey]int
 	// data is the drill-down's data, a result per result in report order: its Boundaries are
 	// the localizations that end at it.
@@ -501,9 +460,9 @@ func (p *htmlPage) heatmap() {
 			roles[res.Role] = true
 			comps[res.Compartment] = true
 			switch res.Outcome {
-			case Pass:
+			case result.Pass:
 				pass++
-			case Unmet:
+			case result.Unmet:
 				unmet++
 			}
 		}
@@ -591,7 +550,7 @@ func (p *htmlPage) divergences() {
 	p.raw("<p class=\"help\">A divergence is a fixture and task where one lane passes and another is unmet at the same stage; each stage where it does is a manifestation. Each lane named links to its cell; “show” outlines them all in the heatmap.</p>\n")
 	type census struct {
 		id, label string
-		d         Divergences
+		d         result.Divergences
 		captured  bool
 	}
 	censuses := []census{{"div-all", "All lanes", r.Divergences, false}}
@@ -610,7 +569,7 @@ func (p *htmlPage) divergences() {
 		}
 		for _, list := range []struct {
 			name string
-			ds   []Divergence
+			ds   []result.Divergence
 		}{{"unique", d.Unique}, {"guard", d.Guard}, {"reported apart", d.Apart}} {
 			if len(list.ds) == 0 {
 				continue
@@ -632,7 +591,7 @@ func (p *htmlPage) divergences() {
 
 // manifestation writes one stage of a divergence: the unmet lanes there, each a link to its cell,
 // the number of passing lanes and a link that outlines them all.
-func (p *htmlPage) manifestation(dv Divergence, stage string, capturedOnly bool) {
+func (p *htmlPage) manifestation(dv result.Divergence, stage string, capturedOnly bool) {
 	var unmet []string
 	pass := 0
 	var ids []string
@@ -642,10 +601,10 @@ func (p *htmlPage) manifestation(dv Divergence, stage string, capturedOnly bool)
 			continue
 		}
 		switch res.Outcome {
-		case Unmet:
+		case result.Unmet:
 			unmet = append(unmet, fmt.Sprintf("<a href=\"#b-%d\" class=\"cl o-unmet\">%s</a>", i, esc(res.Lane+" "+res.LaneVersion+" "+res.Configuration)))
 			ids = append(ids, strconv.Itoa(i))
-		case Pass:
+		case result.Pass:
 			pass++
 			ids = append(ids, strconv.Itoa(i))
 		}
@@ -666,9 +625,9 @@ func (p *htmlPage) boundaries() {
 	for _, l := range r.Localizations {
 		from := esc(l.From)
 		if l.From != "W0" {
-			from = p.link(bindingKey{Position{l.Fixture, l.Lane, l.LaneVersion, l.Configuration, l.From}, l.Task}, l.From)
+			from = p.link(bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: l.From}, l.Task}, l.From)
 		}
-		to := p.link(bindingKey{Position{l.Fixture, l.Lane, l.LaneVersion, l.Configuration, l.To}, l.Task}, l.To)
+		to := p.link(bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: l.To}, l.Task}, l.To)
 		p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			esc(l.Fixture), esc(l.Task), esc(l.Lane+" "+l.LaneVersion+" "+l.Configuration), from, to, esc(l.Kind))
 	}
@@ -728,7 +687,7 @@ func (p *htmlPage) gate() {
 	if len(g.Violations) > 0 {
 		p.printf("<table class=\"list\"><caption>violations (%d)</caption><thead><tr><th>binding</th><th>outcome</th><th>requirement</th><th>atoms</th><th>record</th></tr></thead><tbody>\n", len(g.Violations))
 		for _, v := range g.Violations {
-			k := bindingKey{Position{v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage}, v.Task}
+			k := bindingKey{result.Position{Fixture: v.Fixture, Lane: v.Lane, LaneVersion: v.LaneVersion, Configuration: v.Configuration, Stage: v.Stage}, v.Task}
 			label := fmt.Sprintf("%s %s · %s %s %s · %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
 			p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 				p.link(k, label), esc(v.Outcome), esc(v.RequirementName), esc(strings.Join(Atoms(v.Diagnostics), ", ")), esc(RecordAt(v.Records)))
@@ -752,8 +711,8 @@ func (p *htmlPage) upgrades() {
 		}
 		p.printf("<table class=\"list upgrade\"><thead><tr><th>fixture</th><th>task</th><th>stage</th><th>%s (before)</th><th>%s (after)</th><th>atoms before</th><th>atoms after</th></tr></thead><tbody>\n", esc(u.From), esc(u.To))
 		for _, c := range u.Each() {
-			before := p.link(bindingKey{Position{c.Fixture, u.Lane, u.From, u.Configuration, c.Stage}, c.Task}, c.Before)
-			after := p.link(bindingKey{Position{c.Fixture, u.Lane, u.To, u.Configuration, c.Stage}, c.Task}, c.After)
+			before := p.link(bindingKey{result.Position{Fixture: c.Fixture, Lane: u.Lane, LaneVersion: u.From, Configuration: u.Configuration, Stage: c.Stage}, c.Task}, c.Before)
+			after := p.link(bindingKey{result.Position{Fixture: c.Fixture, Lane: u.Lane, LaneVersion: u.To, Configuration: u.Configuration, Stage: c.Stage}, c.Task}, c.After)
 			p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 				esc(c.Fixture), esc(c.Task), esc(c.Stage), before, after,
 				esc(strings.Join(Atoms(c.DiagnosticsBefore), ", ")), esc(strings.Join(Atoms(c.DiagnosticsAfter), ", ")))
@@ -764,8 +723,8 @@ func (p *htmlPage) upgrades() {
 }
 
 // results is a report's results as the list HTML.Output made of them.
-func results(r *Report) ResultList {
-	if l, ok := r.Results.(ResultList); ok {
+func results(r *result.Report) result.ResultList {
+	if l, ok := r.Results.(result.ResultList); ok {
 		return l
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // fakeViews stands for the check's instrument: a source view per fixture, an observed view per
@@ -21,7 +23,7 @@ func (f fakeViews) SourceView(fixture string) (any, error) {
 		map[string]any{"kind": "text", "text": "from " + fixture + " </script><script>alert(1)</script>"}}}, nil
 }
 
-func (f fakeViews) ObservedView(r *Result) (any, bool, error) {
+func (f fakeViews) ObservedView(r *result.Result) (any, bool, error) {
 	if f.err != nil {
 		return nil, false, f.err
 	}
@@ -31,10 +33,10 @@ func (f fakeViews) ObservedView(r *Result) (any, bool, error) {
 	return map[string]any{"structured": map[string]any{"n": json.Number("12345678901234567000")}}, true, nil
 }
 
-func (f fakeViews) Binding(lane, stage, compartment string) (Binding, bool) {
-	return Binding{Exposure: "observed", Doc: lane + " " + stage + " " + compartment,
+func (f fakeViews) Binding(lane, stage, compartment string) (result.Binding, bool) {
+	return result.Binding{Exposure: "observed", Doc: lane + " " + stage + " " + compartment,
 		Rule:  map[string]any{"root": "", "structured": map[string]any{"path": "/structuredContent"}},
-		Basis: []Basis{{Rule: "the SDK decodes numbers as float64", File: "mcp/content.go", Function: "UnmarshalJSON", Version: "v1.8.0"}}}, true
+		Basis: []result.Basis{{Rule: "the SDK decodes numbers as float64", File: "mcp/content.go", Function: "UnmarshalJSON", Version: "v1.8.0"}}}, true
 }
 
 // pageData extracts the JSON the page's script reads.
@@ -154,14 +156,14 @@ func TestHTMLViewError(t *testing.T) {
 func TestViewPointer(t *testing.T) {
 	tests := []struct {
 		name string
-		d    Diagnostic
+		d    result.Diagnostic
 		want string
 	}{
-		{"block atom under the content list", Diagnostic{"atom": "block.annotations", "path": "/2/annotations/priority"}, "/content/2/annotations/priority"},
-		{"structured value under the slot", Diagnostic{"atom": "structured.value", "path": "/sequence"}, "/structured/sequence"},
-		{"structured state is the slot", Diagnostic{"atom": "structured.state", "path": ""}, "/structured"},
-		{"result meta under meta", Diagnostic{"atom": "result._meta", "path": "/com.example~1private"}, "/meta/com.example~1private"},
-		{"other atoms are the view's own", Diagnostic{"atom": "error.decision", "path": "/isError"}, "/isError"},
+		{"block atom under the content list", result.Diagnostic{"atom": "block.annotations", "path": "/2/annotations/priority"}, "/content/2/annotations/priority"},
+		{"structured value under the slot", result.Diagnostic{"atom": "structured.value", "path": "/sequence"}, "/structured/sequence"},
+		{"structured state is the slot", result.Diagnostic{"atom": "structured.state", "path": ""}, "/structured"},
+		{"result meta under meta", result.Diagnostic{"atom": "result._meta", "path": "/com.example~1private"}, "/meta/com.example~1private"},
+		{"other atoms are the view's own", result.Diagnostic{"atom": "error.decision", "path": "/isError"}, "/isError"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -70,6 +72,17 @@ func compactJSON(v any) string {
 		return fmt.Sprintf("%q", fmt.Sprint(v))
 	}
 	return string(b)
+}
+
+// marshalCompact is v as encoding/json writes it with HTML escaping off, compact.
+func marshalCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // HTMLStyle is the style sheet of the HTML reports, for the other verbs' html formats (compare)

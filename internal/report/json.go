@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // JSON writes the report as indented JSON with reportVersion 2 (see WriteJSON). The results and
@@ -17,7 +19,7 @@ import (
 type JSON struct{}
 
 // Output implements Outputter.
-func (JSON) Output(w io.Writer, r *Report) error {
+func (JSON) Output(w io.Writer, r *result.Report) error {
 	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
 	s.raw("{")
 	v := reflect.ValueOf(r).Elem()
@@ -213,7 +215,7 @@ func (e *elementEncoder) encodeElement(out []byte, i int, v any) ([]byte, error)
 }
 
 // appendElement appends element i of a to out.
-func (e *elementEncoder) appendElement(out []byte, i int, a Appender) ([]byte, error) {
+func (e *elementEncoder) appendElement(out []byte, i int, a result.Appender) ([]byte, error) {
 	b, err := a.AppendJSON(e.compact[:0], i)
 	if err != nil {
 		return out, err
@@ -237,7 +239,7 @@ type elementFunc func(e *elementEncoder, out []byte, i int) ([]byte, error)
 // elements are the elements of list (Results or Changes): appended by the list itself when it is
 // an Appender, else made by at and encoded.
 func elements[T any](list any, at func(int) T) elementFunc {
-	if a, ok := list.(Appender); ok {
+	if a, ok := list.(result.Appender); ok {
 		return func(e *elementEncoder, out []byte, i int) ([]byte, error) { return e.appendElement(out, i, a) }
 	}
 	return func(e *elementEncoder, out []byte, i int) ([]byte, error) { return e.encodeElement(out, i, at(i)) }
@@ -339,7 +341,7 @@ func (s *jsonStream) array(n int, indent string, at func(int) any) {
 }
 
 // streamedUpgrade writes an upgrade with its changes one at a time.
-type streamedUpgrade Upgrade
+type streamedUpgrade result.Upgrade
 
 func (u streamedUpgrade) write(s *jsonStream, prefix string) {
 	in := prefix + "  "
@@ -348,7 +350,7 @@ func (u streamedUpgrade) write(s *jsonStream, prefix string) {
 		s.raw(in + compactJSON(f.name) + ": " + compactJSON(f.v) + ",\n")
 	}
 	s.raw(in + `"changes": `)
-	up := Upgrade(u)
+	up := result.Upgrade(u)
 	if up.Changes == nil {
 		s.raw("null")
 	} else {

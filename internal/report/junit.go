@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // JUnit writes the gate as JUnit XML (testsuites/testsuite/testcase/failure/skipped), the shape CI
@@ -65,8 +67,8 @@ type junitProperties struct {
 // the indices of its results, 4 bytes a testcase; the suites are then written one after the
 // other, each result made again when its testcase is written. The bytes are those of encoding
 // the whole document at once (TestJUnitStreamsTheDocument).
-func (JUnit) Output(w io.Writer, r *Report) error {
-	violated := map[string]*Violation{} // requirement name + binding → violation
+func (JUnit) Output(w io.Writer, r *result.Report) error {
+	violated := map[string]*result.Violation{} // requirement name + binding → violation
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]
 		violated[v.RequirementName+"\x00"+bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = v
@@ -85,7 +87,7 @@ func (JUnit) Output(w io.Writer, r *Report) error {
 		if q.Unmatched != "" {
 			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
 			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
-				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: VerdictSelectedNothing}})
+				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
 		}
 		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
 		doc.Suites = append(doc.Suites, s)
@@ -190,11 +192,11 @@ func bindingID(fixture, lane, version, configuration, stage, task string) string
 // noFinding says whether an outcome is nothing to show when no requirement gates it: pass,
 // not_applicable or not_observable.
 func noFinding(outcome string) bool {
-	return outcome == Pass || outcome == NotApplicable || outcome == NotObservable
+	return outcome == result.Pass || outcome == result.NotApplicable || outcome == result.NotObservable
 }
 
 // violatedBindings is the set of bindings, by bindingID, that violate a requirement of the gate.
-func violatedBindings(r *Report) map[string]bool {
+func violatedBindings(r *result.Report) map[string]bool {
 	violated := map[string]bool{}
 	for _, v := range r.Gate.Violations {
 		violated[bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = true
@@ -213,7 +215,7 @@ func contains(list []string, s string) bool {
 
 // junitTestcase is a binding as a JUnit testcase: the lane as its class, fixture, stage and task
 // as its name, and the first repetition's record as its file and line.
-func junitTestcase(res *Result) junitCase {
+func junitTestcase(res *result.Result) junitCase {
 	c := junitCase{Name: res.Fixture + " " + res.Stage + " " + res.Task,
 		Classname: res.Lane + "." + res.LaneVersion + "." + res.Configuration}
 	if len(res.Records) > 0 {
@@ -223,7 +225,7 @@ func junitTestcase(res *Result) junitCase {
 }
 
 // failureMessage says in one line what the binding lost.
-func failureMessage(res *Result) string {
+func failureMessage(res *result.Result) string {
 	msg := res.Outcome
 	if atoms := Atoms(res.Diagnostics); len(atoms) > 0 {
 		msg += ": " + strings.Join(atoms, ", ")
@@ -235,7 +237,7 @@ func failureMessage(res *Result) string {
 }
 
 // failureText gives every diagnostic and the records, for a failure's body.
-func failureText(res *Result, requirement string) string {
+func failureText(res *result.Result, requirement string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s %s %s %s [%s]: %s\n", res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Task, res.Compartment, res.Outcome)
 	if requirement != "" {

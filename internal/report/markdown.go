@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Markdown writes the findings for a README or a pull-request comment: a table of lanes by task
@@ -25,12 +26,12 @@ func md(s string) string { return escape.MarkdownText(s) }
 func mdCode(s string) string { return escape.MarkdownCode(s) }
 
 // Output implements Outputter.
-func (Markdown) Output(w io.Writer, r *Report) error {
+func (Markdown) Output(w io.Writer, r *result.Report) error {
 	return writeLog(w, func(w io.Writer) error { return writeMarkdown(w, r) })
 }
 
 // writeMarkdown writes the report as Markdown describes, buffered.
-func writeMarkdown(w io.Writer, r *Report) error {
+func writeMarkdown(w io.Writer, r *result.Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile %s (null policy %s). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", mdCode(r.Profile), mdCode(r.NullPolicy))
 	tasks, rows := Findings(r)
@@ -41,7 +42,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	}
 	type census struct {
 		label string
-		d     Divergences
+		d     result.Divergences
 	}
 	// With every lane captured the two censuses are one; otherwise both are given, so that a
 	// reconstructed carrier never moves a headline number unsaid.
@@ -82,7 +83,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 // that judged it, then a table with a row per lane, version and configuration, a column per
 // stage holding the group's Summary, and the fixtures of the row's first group with their shape
 // (fixtureShape). Every string of the data is escape.MarkdownText, the policy escape.MarkdownCode.
-func writeVisibilityMarkdown(w io.Writer, r *Report) {
+func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 	if len(r.Visibility) == 0 {
 		return
 	}
@@ -145,7 +146,7 @@ type changeGroup struct {
 // groupChanges folds the stages of a fixture and task whose change reads the same, and names only
 // the atoms and kinds involved: the full diagnostics are in the text and JSON reports. The atoms
 // are markdown code spans; the other fields are as the report holds them.
-func groupChanges(u Upgrade) []changeGroup {
+func groupChanges(u result.Upgrade) []changeGroup {
 	var out []changeGroup
 	index := map[[5]string]int{}
 	for _, c := range u.Each() {

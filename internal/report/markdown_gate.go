@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // markdownViolations bounds the violations the markdown gate lists: a pull-request comment or a
@@ -11,17 +13,17 @@ const markdownViolations = 50
 
 // writeMarkdownGate writes the gate: its verdict, the requirements out of the run's scope, and a
 // table of the violations, each with the record it comes from and the requirement it breaks.
-func writeMarkdownGate(w io.Writer, r *Report) {
+func writeMarkdownGate(w io.Writer, r *result.Report) {
 	g := r.Gate
 	gated := g.Gated()
 	profile := mdCode(r.Profile)
 	fmt.Fprintln(w)
 	switch g.Verdict {
-	case VerdictSatisfied:
+	case result.VerdictSatisfied:
 		fmt.Fprintf(w, "**Gate:** profile %s satisfied (%s, %d bindings gated).\n", profile, plural(len(g.Requirements), "requirement"), gated)
-	case VerdictUnmet:
+	case result.VerdictUnmet:
 		fmt.Fprintf(w, "**Gate:** profile %s **NOT satisfied** (%s, %d bindings gated).\n", profile, plural(len(g.Violations), "violation"), gated)
-	case VerdictSelectedNothing:
+	case result.VerdictSelectedNothing:
 		fmt.Fprintf(w, "**Gate:** profile %s selected nothing: no verdict.\n", profile)
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {
@@ -29,7 +31,7 @@ func writeMarkdownGate(w io.Writer, r *Report) {
 			}
 		}
 		return
-	case VerdictInstrumentFailed:
+	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile %s.\n", r.Summary.Unstable, profile)
 	}
 	if scope := r.ScopeText(); scope != "" {

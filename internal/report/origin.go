@@ -1,9 +1,11 @@
 package report
 
+import "github.com/contractcheck/contractcheck/internal/result"
+
 // ReconstructedLanes lists, sorted, the lanes with results whose carriers were reconstructed from
 // the framework's source rather than captured by running it. Every table and count that includes
 // them says so.
-func ReconstructedLanes(r *Report) []string {
+func ReconstructedLanes(r *result.Report) []string {
 	seen := map[string]bool{}
 	for _, res := range r.Each() {
 		if res.Origin == "reconstructed" {

@@ -4,21 +4,23 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestReconstructedLanesAreNamed checks that the findings table and the divergence counts say
 // which of their lanes are reconstructed, in every human-readable format, and say nothing when
 // every lane was captured.
 func TestReconstructedLanesAreNamed(t *testing.T) {
-	result := func(lane, origin string) Result {
-		return Result{Fixture: "C05", Suite: "paper", Family: "structured", Lane: lane, LaneVersion: "1", Configuration: "default",
-			Stage: "A2", Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: origin, Repetitions: 3}
+	res := func(lane, origin string) result.Result {
+		return result.Result{Fixture: "C05", Suite: "paper", Family: "structured", Lane: lane, LaneVersion: "1", Configuration: "default",
+			Stage: "A2", Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Pass, Origin: origin, Repetitions: 3}
 	}
-	mixed := &Report{Results: ResultList{result("b-lane", "reconstructed"), result("a-lane", "captured"), result("c-lane", "reconstructed")}}
-	captured := &Report{Results: ResultList{result("a-lane", "captured")}}
+	mixed := &result.Report{Results: result.ResultList{res("b-lane", "reconstructed"), res("a-lane", "captured"), res("c-lane", "reconstructed")}}
+	captured := &result.Report{Results: result.ResultList{res("a-lane", "captured")}}
 	tests := []struct {
 		name, format string
-		report       *Report
+		report       *result.Report
 		want         []string
 		absent       string
 	}{

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Formatter writes one kind of report (check, compare, …) in one format.
@@ -25,7 +26,7 @@ type Options struct {
 	// ToolVersion names the contractcheck build in formats that record it (SARIF).
 	ToolVersion string
 	// Views gives the html format the canonical views and binding rules (nil: left out).
-	Views Views
+	Views result.Views
 }
 
 // Factory makes a format's writer for a set of options.

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -20,42 +22,42 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // sample is a small report with one of everything a reader looks for: a pass, an unmet binding
 // with diagnostics, an unstable one, a failure, a boundary, a divergence, an upgrade and a gate
 // violation.
-func sample() *Report {
-	diag := Diagnostic{"atom": "structured.value", "path": "/n", "kind": "altered",
+func sample() *result.Report {
+	diag := result.Diagnostic{"atom": "structured.value", "path": "/n", "kind": "altered",
 		"expected": json.Number("12345678901234567891"), "observed": json.Number("12345678901234567000")}
-	recs := []RecordRef{{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 7, Repetition: 1},
+	recs := []result.RecordRef{{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 7, Repetition: 1},
 		{File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 8, Repetition: 2}, {File: "obs/go-sdk/v1.8.0/default.jsonl", Line: 9, Repetition: 3}}
-	r := &Report{
-		ReportVersion: Version, Profile: "strict", NullPolicy: "strict",
-		Results: ResultList{
+	r := &result.Report{
+		ReportVersion: result.Version, Profile: "strict", NullPolicy: "strict",
+		Results: result.ResultList{
 			{Fixture: "C02", Suite: "paper", Family: "structured-stress", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1",
-				Task: "T2", Role: "apart", Compartment: "structured", Outcome: Unmet, Origin: "captured", Repetitions: 3,
-				Readout: map[string]any{"state": "populated"}, Diagnostics: []Diagnostic{diag}, Records: recs},
+				Task: "T2", Role: "apart", Compartment: "structured", Outcome: result.Unmet, Origin: "captured", Repetitions: 3,
+				Readout: map[string]any{"state": "populated"}, Diagnostics: []result.Diagnostic{diag}, Records: recs},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "A2",
-				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 3},
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Pass, Origin: "captured", Repetitions: 3},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "M3",
-				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Unstable, Origin: "captured", Repetitions: 3,
-				Variants: []Variant{{Repetitions: []int{1, 3}, Outcome: Pass}, {Repetitions: []int{2}, Outcome: Unmet, Diagnostics: []Diagnostic{diag}}}},
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Unstable, Origin: "captured", Repetitions: 3,
+				Variants: []result.Variant{{Repetitions: []int{1, 3}, Outcome: result.Pass}, {Repetitions: []int{2}, Outcome: result.Unmet, Diagnostics: []result.Diagnostic{diag}}}},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "adk-go", LaneVersion: "v1.0.0", Configuration: "default", Stage: "H4",
-				Task: "T2", Role: "primary", Compartment: "structured", Outcome: ExecutionFailed, Origin: "captured", Repetitions: 3, Error: "connection refused"},
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.ExecutionFailed, Origin: "captured", Repetitions: 3, Error: "connection refused"},
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "A2",
-				Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 3, Required: true},
+				Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Pass, Origin: "captured", Repetitions: 3, Required: true},
 		},
-		Localizations: []Localization{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: Transformation}},
-		Divergences: Divergences{
-			Unique:   []Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
-			ByFamily: map[string]int{"structured": 1}, Manifestations: 1, Guard: []Divergence{},
-			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"adk-go": 0, "go-sdk": 1},
+		Localizations: []result.Localization{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: result.Transformation}},
+		Divergences: result.Divergences{
+			Unique:   []result.Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
+			ByFamily: map[string]int{"structured": 1}, Manifestations: 1, Guard: []result.Divergence{},
+			Apart: []result.Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"adk-go": 0, "go-sdk": 1},
 		},
-		CapturedDivergences: Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{},
-			Apart: []Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"go-sdk": 0}},
-		Upgrades: []Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: ChangeList{
-			{Fixture: "C11", Stage: "A2", Task: "T4", Before: Unmet, After: Pass, DiagnosticsBefore: []Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
+		CapturedDivergences: result.Divergences{Unique: []result.Divergence{}, ByFamily: map[string]int{}, Guard: []result.Divergence{},
+			Apart: []result.Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"go-sdk": 0}},
+		Upgrades: []result.Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: result.ChangeList{
+			{Fixture: "C11", Stage: "A2", Task: "T4", Before: result.Unmet, After: result.Pass, DiagnosticsBefore: []result.Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
 		}}},
-		Gate: Gate{Verdict: VerdictInstrumentFailed, Satisfied: false,
-			Requirements: []RequirementResult{{Name: "profiles.strict.require[0]", Doc: "go-sdk keeps exact numbers", Position: "contracts/profiles.cue:12:3", Selected: 1, Violations: 1}},
-			Violations: []Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: Unmet,
-				Requirement: "go-sdk keeps exact numbers", RequirementName: "profiles.strict.require[0]", Diagnostics: []Diagnostic{diag}, Records: recs}}},
+		Gate: result.Gate{Verdict: result.VerdictInstrumentFailed, Satisfied: false,
+			Requirements: []result.RequirementResult{{Name: "profiles.strict.require[0]", Doc: "go-sdk keeps exact numbers", Position: "contracts/profiles.cue:12:3", Selected: 1, Violations: 1}},
+			Violations: []result.Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: result.Unmet,
+				Requirement: "go-sdk keeps exact numbers", RequirementName: "profiles.strict.require[0]", Diagnostics: []result.Diagnostic{diag}, Records: recs}}},
 	}
 	for _, res := range r.Each() {
 		r.Summary.Add(res.Outcome)
@@ -91,29 +93,6 @@ func TestOutputGolden(t *testing.T) {
 	}
 }
 
-func TestExitCode(t *testing.T) {
-	tests := []struct {
-		name     string
-		unstable int
-		verdict  string
-		want     int
-	}{
-		{name: "satisfied", verdict: VerdictSatisfied, want: ExitSatisfied},
-		{name: "unmet", verdict: VerdictUnmet, want: ExitUnmet},
-		{name: "selected nothing is a usage error", verdict: VerdictSelectedNothing, want: ExitInputError},
-		{name: "unstable wins over unmet", unstable: 1, verdict: VerdictUnmet, want: ExitInstrument},
-		{name: "instrument failed", unstable: 1, verdict: VerdictInstrumentFailed, want: ExitInstrument},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Summary: Summary{Unstable: tc.unstable}, Gate: Gate{Verdict: tc.verdict, Satisfied: tc.verdict == VerdictSatisfied}}
-			if got := r.ExitCode(); got != tc.want {
-				t.Errorf("exit %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestGetUnknown(t *testing.T) {
 	if _, err := Get("yaml"); err == nil {
 		t.Error("want an error for an unknown format")
@@ -126,8 +105,8 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 	// Enough results for the results to be encoded by several goroutines, in batches that do not
 	// divide them evenly, each one different.
 	many := sample()
-	base := many.Results.(ResultList)[0]
-	list := ResultList{}
+	base := many.Results.(result.ResultList)[0]
+	list := result.ResultList{}
 	for i := range 5*parallelBatch + 7 {
 		r := base
 		r.Fixture = fmt.Sprintf("F%04d", i)
@@ -135,13 +114,13 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 		list = append(list, r)
 	}
 	many.Results = list
-	changes := ChangeList{}
+	changes := result.ChangeList{}
 	for i := range 3*parallelBatch + 1 {
-		changes = append(changes, Change{Fixture: fmt.Sprintf("F%04d", i), Stage: "D1", Task: "T1", Before: Pass, After: Unmet,
-			DiagnosticsAfter: []Diagnostic{{"atom": "a", "observed": json.Number(fmt.Sprint(i))}}})
+		changes = append(changes, result.Change{Fixture: fmt.Sprintf("F%04d", i), Stage: "D1", Task: "T1", Before: result.Pass, After: result.Unmet,
+			DiagnosticsAfter: []result.Diagnostic{{"atom": "a", "observed": json.Number(fmt.Sprint(i))}}})
 	}
-	many.Upgrades = []Upgrade{{Lane: "l", From: "v1", To: "v2", Changes: changes}}
-	for _, r := range []*Report{sample(), many, {ReportVersion: Version, Profile: "p", Results: ResultList{}, Upgrades: []Upgrade{{Lane: "l", Changes: ChangeList{}}}}} {
+	many.Upgrades = []result.Upgrade{{Lane: "l", From: "v1", To: "v2", Changes: changes}}
+	for _, r := range []*result.Report{sample(), many, {ReportVersion: result.Version, Profile: "p", Results: result.ResultList{}, Upgrades: []result.Upgrade{{Lane: "l", Changes: result.ChangeList{}}}}} {
 		var streamed, whole bytes.Buffer
 		if err := (JSON{}).Output(&streamed, r); err != nil {
 			t.Fatal(err)
@@ -158,15 +137,15 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 // TestJSONStopsAtTheFirstError: a result that cannot be encoded, or a write that fails, while the
 // results are encoded on several goroutines ends the output with that error (and does not hang).
 func TestJSONStopsAtTheFirstError(t *testing.T) {
-	list := ResultList{}
+	list := result.ResultList{}
 	for i := range 9 * parallelBatch {
-		list = append(list, Result{Fixture: fmt.Sprintf("F%04d", i), Outcome: Pass})
+		list = append(list, result.Result{Fixture: fmt.Sprintf("F%04d", i), Outcome: result.Pass})
 	}
 	bad := slices.Clone(list)
 	bad[4*parallelBatch+3].Readout = map[string]any{"x": math.NaN()}
 	tests := []struct {
 		name    string
-		results ResultList
+		results result.ResultList
 		w       io.Writer
 		want    string
 	}{
@@ -175,7 +154,7 @@ func TestJSONStopsAtTheFirstError(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{ReportVersion: Version, Profile: "p", Results: tc.results}
+			r := &result.Report{ReportVersion: result.Version, Profile: "p", Results: tc.results}
 			if err := (JSON{}).Output(tc.w, r); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Output: %v, want an error containing %q", err, tc.want)
 			}
@@ -199,7 +178,7 @@ func TestReportReadsBack(t *testing.T) {
 	if err := (JSON{}).Output(&first, sample()); err != nil {
 		t.Fatal(err)
 	}
-	var r Report
+	var r result.Report
 	if err := json.Unmarshal(first.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}

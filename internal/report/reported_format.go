@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // writeReportedMarkdown writes the table of reported losses: per report, the buggy and the fixed
 // side's outcome at the report's stages and tasks, with the report's atoms each names. The link's
 // text is escape.MarkdownText and its destination escape.MarkdownURL (the catalog holds only
 // https://github.com/ URLs), so that a URL cannot end the link or the cell.
-func writeReportedMarkdown(w io.Writer, reported []Reported) {
+func writeReportedMarkdown(w io.Writer, reported []result.Reported) {
 	if len(reported) == 0 {
 		return
 	}
@@ -25,7 +26,7 @@ func writeReportedMarkdown(w io.Writer, reported []Reported) {
 }
 
 // writeReportedText writes one line per reported loss, each string of the data escape.Terminal.
-func writeReportedText(w io.Writer, reported []Reported) {
+func writeReportedText(w io.Writer, reported []result.Reported) {
 	if len(reported) == 0 {
 		return
 	}
@@ -46,7 +47,7 @@ func reportName(url string) string {
 }
 
 // sideText is one side of a reported loss as markdown: version and outcome text, atoms as code.
-func sideText(s Side) string {
+func sideText(s result.Side) string {
 	if s.Version == "" || s.Outcome == "not captured" {
 		return "–"
 	}
@@ -58,7 +59,7 @@ func sideText(s Side) string {
 }
 
 // plainSide is one side of a reported loss as text, escape.Terminal.
-func plainSide(s Side) string {
+func plainSide(s result.Side) string {
 	if s.Version == "" || s.Outcome == "not captured" {
 		return "not captured"
 	}

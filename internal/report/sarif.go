@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // SARIF writes the report as a SARIF 2.1.0 log, the format code-scanning services read. Each
@@ -85,11 +87,11 @@ type sarifRegion struct {
 const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // Output implements Outputter.
-func (s SARIF) Output(w io.Writer, r *Report) error {
+func (s SARIF) Output(w io.Writer, r *result.Report) error {
 	violated := violatedBindings(r)
 	type pending struct {
 		rule, level, text string
-		res               *Result
+		res               *result.Result
 	}
 	var found []pending
 	rules := map[string]bool{}

@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // junitWhole is the JUnit document made whole and encoded at once, as JUnit.Output wrote it before
 // it streamed: the reference its bytes are held to.
-func junitWhole(w io.Writer, r *Report) error {
+func junitWhole(w io.Writer, r *result.Report) error {
 	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
-	violated := map[string]*Violation{}
+	violated := map[string]*result.Violation{}
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]
 		violated[v.RequirementName+"\x00"+bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = v
@@ -32,7 +33,7 @@ func junitWhole(w io.Writer, r *Report) error {
 		if q.Unmatched != "" {
 			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
 			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
-				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: VerdictSelectedNothing}})
+				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
 		}
 		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
 		doc.Suites = append(doc.Suites, s)
@@ -90,15 +91,15 @@ func junitWhole(w io.Writer, r *Report) error {
 // gated is a report whose gate has two requirements with the same name (a layer's and the
 // built-in's), one that selects nothing, a violation, bindings listed twice by a requirement,
 // unrequired findings, and names that need escaping in XML.
-func gated() *Report {
+func gated() *result.Report {
 	r := sample()
-	results := r.Results.(ResultList)
+	results := r.Results.(result.ResultList)
 	results[0].Required, results[0].RequiredBy = true, []string{"profiles.strict.require[0]", "profiles.strict.require[0]"}
 	results[4].RequiredBy = []string{"profiles.strict.require[0]"}
 	results[1].Fixture = `C05 <"&'>`
 	r.Gate.Requirements = append(r.Gate.Requirements,
-		RequirementResult{Name: "profiles.strict.require[1]", Doc: "nothing <here>", Unmatched: "no binding of this run matches lanes [\"x\"]"},
-		RequirementResult{Name: "profiles.strict.require[0]", Doc: "the same name again", Selected: 2})
+		result.RequirementResult{Name: "profiles.strict.require[1]", Doc: "nothing <here>", Unmatched: "no binding of this run matches lanes [\"x\"]"},
+		result.RequirementResult{Name: "profiles.strict.require[0]", Doc: "the same name again", Selected: 2})
 	return r
 }
 
@@ -108,12 +109,12 @@ func gated() *Report {
 func TestJUnitStreamsTheDocument(t *testing.T) {
 	tests := []struct {
 		name string
-		r    *Report
+		r    *result.Report
 	}{
 		{name: "sample", r: sample()},
 		{name: "gated", r: gated()},
-		{name: "no results, no requirements", r: &Report{Profile: "empty", Results: ResultList{}}},
-		{name: "many bindings", r: &Report{Profile: "bench", Results: synthetic(3000), Gate: syntheticGate()}},
+		{name: "no results, no requirements", r: &result.Report{Profile: "empty", Results: result.ResultList{}}},
+		{name: "many bindings", r: &result.Report{Profile: "bench", Results: synthetic(3000), Gate: syntheticGate()}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,21 +136,21 @@ func TestJUnitStreamsTheDocument(t *testing.T) {
 // whose results hold no memory.
 type syntheticResults int
 
-func synthetic(n int) Results { return syntheticResults(n) }
+func synthetic(n int) result.Results { return syntheticResults(n) }
 
 func (s syntheticResults) Len() int { return int(s) }
 
-func (s syntheticResults) At(i int) Result {
-	res := Result{Fixture: fmt.Sprintf("C%02d", i%40), Suite: "paper", Family: "structured", Lane: "bench",
+func (s syntheticResults) At(i int) result.Result {
+	res := result.Result{Fixture: fmt.Sprintf("C%02d", i%40), Suite: "paper", Family: "structured", Lane: "bench",
 		LaneVersion: fmt.Sprintf("v%d", i/160), Configuration: "default", Stage: []string{"D1", "A2", "M3", "H4"}[i/40%4],
-		Task: "T2", Role: "primary", Compartment: "structured", Outcome: Pass, Origin: "captured", Repetitions: 1,
-		Records: []RecordRef{{File: "obs/bench.jsonl", Line: i/2 + 1, Repetition: 1}}}
+		Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Pass, Origin: "captured", Repetitions: 1,
+		Records: []result.RecordRef{{File: "obs/bench.jsonl", Line: i/2 + 1, Repetition: 1}}}
 	if i%3 != 2 {
 		res.Required, res.RequiredBy = true, []string{"profiles.bench.require[0]"}
 	}
 	if i%7 == 0 {
-		res.Outcome = Unmet
-		res.Diagnostics = []Diagnostic{{"atom": "structured.value", "path": "/n", "kind": "altered",
+		res.Outcome = result.Unmet
+		res.Diagnostics = []result.Diagnostic{{"atom": "structured.value", "path": "/n", "kind": "altered",
 			"expected": json.Number("1"), "observed": json.Number(fmt.Sprint(i))}}
 	}
 	return res
@@ -157,10 +158,10 @@ func (s syntheticResults) At(i int) Result {
 
 // syntheticGate is the gate of synthetic results: one requirement, and a violation for the first
 // required unmet binding.
-func syntheticGate() Gate {
-	return Gate{Verdict: VerdictUnmet, Requirements: []RequirementResult{{Name: "profiles.bench.require[0]", Doc: "bench passes"}},
-		Violations: []Violation{{Fixture: "C00", Lane: "bench", LaneVersion: "v0", Configuration: "default", Stage: "D1", Task: "T2",
-			Outcome: Unmet, RequirementName: "profiles.bench.require[0]"}}}
+func syntheticGate() result.Gate {
+	return result.Gate{Verdict: result.VerdictUnmet, Requirements: []result.RequirementResult{{Name: "profiles.bench.require[0]", Doc: "bench passes"}},
+		Violations: []result.Violation{{Fixture: "C00", Lane: "bench", LaneVersion: "v0", Configuration: "default", Stage: "D1", Task: "T2",
+			Outcome: result.Unmet, RequirementName: "profiles.bench.require[0]"}}}
 }
 
 // heapWatcher is a writer that discards what it is written and measures the live heap every
@@ -192,8 +193,8 @@ func (h *heapWatcher) sample() {
 // heap is measured after a collection every 256 KiB written, less the heap before.
 func TestWritersDoNotHoldTheBindings(t *testing.T) {
 	const n = 100_000
-	r := &Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(n), Gate: syntheticGate(),
-		Localizations: []Localization{}, Upgrades: []Upgrade{}}
+	r := &result.Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(n), Gate: syntheticGate(),
+		Localizations: []result.Localization{}, Upgrades: []result.Upgrade{}}
 	for _, format := range []string{"json", "junit"} {
 		t.Run(format, func(t *testing.T) {
 			out, err := Get(format)
@@ -219,8 +220,8 @@ func TestWritersDoNotHoldTheBindings(t *testing.T) {
 func TestFormatsStopWithTheRun(t *testing.T) {
 	_, stop := guard.Watch(context.Background())
 	defer stop()
-	big := &Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(20_000), Gate: syntheticGate(),
-		Localizations: []Localization{}, Upgrades: []Upgrade{}}
+	big := &result.Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(20_000), Gate: syntheticGate(),
+		Localizations: []result.Localization{}, Upgrades: []result.Upgrade{}}
 	t.Run("stopped while json writes", func(t *testing.T) {
 		out, err := Get("json")
 		if err != nil {

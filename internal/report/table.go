@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Table writes one row per binding that did not pass or that a requirement gates (every binding
@@ -20,10 +22,10 @@ type Table struct {
 // Output implements Outputter. The table is written as it is made: one pass over the results
 // measures the columns, a second writes the rows, a few at a time (a table of a million bindings
 // had been held whole, as rows and then as text, before it was written).
-func (t Table) Output(w io.Writer, r *Report) error {
+func (t Table) Output(w io.Writer, r *result.Report) error {
 	violated := violatedBindings(r)
 	header := []string{"GATE", "FIXTURE", "LANE", "VERSION", "CONFIGURATION", "STAGE", "TASK", "OUTCOME", "RECORD", "ATOMS"}
-	row := func(res *Result) []string { // nil for a binding the table leaves out
+	row := func(res *result.Result) []string { // nil for a binding the table leaves out
 		if !t.All && !res.Required && noFinding(res.Outcome) {
 			return nil
 		}
@@ -81,7 +83,7 @@ func (t Table) Output(w io.Writer, r *Report) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "gate: profile %s %s\n", term(r.Profile), verdictText(r))
+		fmt.Fprintf(&b, "gate: profile %s %s\n", term(r.Profile), r.VerdictText())
 		return flush()
 	})
 }

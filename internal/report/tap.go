@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TAP writes the gate as TAP version 14: one test point per binding a requirement gates ("not ok"
@@ -19,14 +20,14 @@ import (
 type TAP struct{}
 
 // Output implements Outputter.
-func (TAP) Output(w io.Writer, r *Report) error {
+func (TAP) Output(w io.Writer, r *result.Report) error {
 	return writeLog(w, func(w io.Writer) error { return writeTAP(w, r) })
 }
 
 // writeTAP writes the stream as it is made: the plan, which comes first, is counted in a pass of
 // its own over the results (a TAP stream of a million bindings had been held whole before it was
 // written).
-func writeTAP(w io.Writer, r *Report) error {
+func writeTAP(w io.Writer, r *result.Report) error {
 	violated := violatedBindings(r)
 	n, unrequired := 0, 0
 	for _, res := range r.Each() {
@@ -93,7 +94,7 @@ func writeTAP(w io.Writer, r *Report) error {
 		}
 	}
 	fmt.Fprintf(b, "# %d bindings did not pass but no requirement gates them (--format json lists them)\n", unrequired)
-	fmt.Fprintf(b, "# gate: profile %s %s\n", term(r.Profile), verdictText(r))
+	fmt.Fprintf(b, "# gate: profile %s %s\n", term(r.Profile), r.VerdictText())
 	return b.Flush()
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -27,13 +28,13 @@ const maxViolations = 20
 
 // marks are the matrix cells, one per outcome.
 var marks = map[string]string{
-	Pass:            "✓",
-	Unmet:           "✗",
-	ExecutionFailed: "E",
-	NotReached:      "·",
-	NotApplicable:   "–",
-	NotObservable:   "?",
-	Unstable:        "~",
+	result.Pass:            "✓",
+	result.Unmet:           "✗",
+	result.ExecutionFailed: "E",
+	result.NotReached:      "·",
+	result.NotApplicable:   "–",
+	result.NotObservable:   "?",
+	result.Unstable:        "~",
 }
 
 const legend = "✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable"
@@ -41,7 +42,7 @@ const legend = "✓ pass  ✗ unmet  E execution_failed  · not_reached  – not
 var stageOrder = []string{"D1", "A2", "M3", "H4"}
 
 // Output implements Outputter.
-func (t Text) Output(w io.Writer, r *Report) error {
+func (t Text) Output(w io.Writer, r *result.Report) error {
 	var b strings.Builder
 	width := t.Style.Width
 	if width <= 0 {
@@ -71,7 +72,7 @@ func (t Text) Output(w io.Writer, r *Report) error {
 }
 
 // writeSummary writes the findings table, the census and the counts a reader looks for first.
-func writeSummary(w io.Writer, r *Report, width int) {
+func writeSummary(w io.Writer, r *result.Report, width int) {
 	s := r.Summary
 	fmt.Fprintln(w)
 	wrapList(w, fmt.Sprintf("%d bindings: ", r.Len()), []string{fmt.Sprintf("%d pass", s.Pass), fmt.Sprintf("%d unmet", s.Unmet),
@@ -231,7 +232,7 @@ func terms(xs []string) []string {
 // writeGate writes the gate's verdict as the last lines: the verdict, then each violation with the
 // record it comes from, at most limit of them. A run whose instrument failed, or whose gate
 // selected nothing, never reads as satisfied.
-func writeGate(w io.Writer, r *Report, limit int) {
+func writeGate(w io.Writer, r *result.Report, limit int) {
 	g := r.Gate
 	gated := g.Gated()
 	fmt.Fprintln(w)
@@ -263,11 +264,11 @@ func writeGate(w io.Writer, r *Report, limit int) {
 	}
 	profile := term(r.Profile)
 	switch g.Verdict {
-	case VerdictSatisfied:
+	case result.VerdictSatisfied:
 		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", profile, plural(len(g.Requirements), "requirement"), gated)
-	case VerdictUnmet:
+	case result.VerdictUnmet:
 		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", profile, len(g.Violations), unmetFixes(g.FixedBy), gated)
-	case VerdictSelectedNothing:
+	case result.VerdictSelectedNothing:
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {
 				fmt.Fprintf(w, "  %s: %s\n", term(q.Name), term(q.Unmatched))
@@ -275,21 +276,21 @@ func writeGate(w io.Writer, r *Report, limit int) {
 		}
 		fmt.Fprintf(w, "gate: profile %s selected nothing: no verdict (exit 2)\n", profile)
 		return
-	case VerdictInstrumentFailed:
+	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, profile)
 	}
 }
 
 // laneKey names a result's lane, version and configuration, escaped for the text.
-func laneKey(r *Result) string {
+func laneKey(r *result.Result) string {
 	return term(r.Lane) + " " + term(r.LaneVersion) + " " + term(r.Configuration)
 }
 
 // writeMatrices writes, per task, the fixtures by lane: each cell is one lane's stages D1 A2 M3 H4,
 // one mark each. Lanes are numbered in a legend so that the columns stay narrow; when they do not
 // fit the width, the matrix is split into column groups.
-func writeMatrices(w io.Writer, r *Report, width int) {
-	byTask := map[string][]*Result{}
+func writeMatrices(w io.Writer, r *result.Report, width int) {
+	byTask := map[string][]*result.Result{}
 	for _, res := range r.Each() {
 		byTask[res.Task] = append(byTask[res.Task], res)
 	}
@@ -361,7 +362,7 @@ func writeLegend(w io.Writer, laneKeys []string, width int) {
 }
 
 // roleOf names the task's role; a primary task on a family reported apart says so.
-func roleOf(results []*Result) string {
+func roleOf(results []*result.Result) string {
 	roles := map[string]bool{}
 	for _, r := range results {
 		roles[r.Role] = true
@@ -369,10 +370,10 @@ func roleOf(results []*Result) string {
 	return strings.Join(sortedKeys(roles), "/")
 }
 
-func writeUnmet(w io.Writer, r *Report) {
+func writeUnmet(w io.Writer, r *result.Report) {
 	header := false
 	for _, res := range r.Each() {
-		if res.Outcome != Unmet && res.Outcome != Unstable && res.Outcome != ExecutionFailed {
+		if res.Outcome != result.Unmet && res.Outcome != result.Unstable && res.Outcome != result.ExecutionFailed {
 			continue
 		}
 		if !header {
@@ -403,7 +404,7 @@ func writeUnmet(w io.Writer, r *Report) {
 // FormatDiagnostic renders a diagnostic on one line: atom, path, kind, expected and observed. The
 // strings are the policy's as they are (expected and observed as JSON): a format escapes the
 // result for its own grammar (escape.Terminal for text, escape.YAMLString for TAP).
-func FormatDiagnostic(d Diagnostic) string {
+func FormatDiagnostic(d result.Diagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v", d["atom"])
 	if p, _ := d["path"].(string); p != "" {
@@ -427,7 +428,7 @@ func short(v any) string {
 	return cut(string(b), 120)
 }
 
-func writeBoundaries(w io.Writer, r *Report) {
+func writeBoundaries(w io.Writer, r *result.Report) {
 	if len(r.Localizations) == 0 {
 		return
 	}
@@ -440,12 +441,12 @@ func writeBoundaries(w io.Writer, r *Report) {
 
 // writeDivergenceList writes each divergence of the census over all lanes and the
 // leave-one-lane-out recounts of both censuses.
-func writeDivergenceList(w io.Writer, r *Report) {
+func writeDivergenceList(w io.Writer, r *result.Report) {
 	d := r.Divergences
 	fmt.Fprintf(w, "\ndivergences (all lanes):\n")
 	for _, list := range []struct {
 		name string
-		divs []Divergence
+		divs []result.Divergence
 	}{{"primary", d.Unique}, {"guard", d.Guard}, {"apart", d.Apart}} {
 		for _, v := range list.divs {
 			fmt.Fprintf(w, "  %s %s %s (%s) at %s\n", list.name, term(v.Fixture), term(v.Task), term(v.Family), strings.Join(terms(v.Stages), " "))
@@ -471,7 +472,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func writeUpgrades(w io.Writer, r *Report) {
+func writeUpgrades(w io.Writer, r *result.Report) {
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(w, "\nupgrade %s %s → %s (%s): %d bindings changed\n", term(u.Lane), term(u.From), term(u.To), term(u.Configuration), u.Count())
 		for _, c := range u.Each() {

@@ -5,18 +5,20 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // visibilityRow is one lane, version and configuration of the visibility readout: its groups in
 // stage order.
 type visibilityRow struct {
 	label  string // lane version configuration, escaped for the sink
-	groups []Visibility
+	groups []result.Visibility
 }
 
 // visibilityRows groups the readout by lane, version and configuration, keeping its order; name
 // escapes each name for the sink.
-func visibilityRows(vs []Visibility, name func(string) string) []visibilityRow {
+func visibilityRows(vs []result.Visibility, name func(string) string) []visibilityRow {
 	var rows []visibilityRow
 	for _, v := range vs {
 		label := name(v.Lane) + " " + name(v.Version) + " " + name(v.Configuration)
@@ -24,7 +26,7 @@ func visibilityRows(vs []Visibility, name func(string) string) []visibilityRow {
 			rows[n-1].groups = append(rows[n-1].groups, v)
 			continue
 		}
-		rows = append(rows, visibilityRow{label: label, groups: []Visibility{v}})
+		rows = append(rows, visibilityRow{label: label, groups: []result.Visibility{v}})
 	}
 	return rows
 }
@@ -32,7 +34,7 @@ func visibilityRows(vs []Visibility, name func(string) string) []visibilityRow {
 // writeVisibilityText writes one line per lane, version and configuration: each stage's category
 // (`openai-agents 0.22.0 default  M3 content-only  H4 content-only`), the label column aligned and
 // a stage that does not fit the width on a continuation line.
-func writeVisibilityText(w io.Writer, vs []Visibility, width int) {
+func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
 	if len(vs) == 0 {
 		return
 	}
@@ -64,18 +66,18 @@ func writeVisibilityText(w io.Writer, vs []Visibility, width int) {
 }
 
 // at is the row's group at a stage; ok is false when the row has none there.
-func (r visibilityRow) at(stage string) (v Visibility, ok bool) {
+func (r visibilityRow) at(stage string) (v result.Visibility, ok bool) {
 	for _, g := range r.groups {
 		if g.Stage == stage {
 			return g, true
 		}
 	}
-	return Visibility{}, false
+	return result.Visibility{}, false
 }
 
 // visibilityStages lists the stages the readout holds, in pipeline order (htmlStages), an
 // unknown stage after them by name: the columns of the markdown and HTML tables.
-func visibilityStages(vs []Visibility) []string {
+func visibilityStages(vs []result.Visibility) []string {
 	seen := map[string]bool{}
 	var stages []string
 	for _, v := range vs {
@@ -96,7 +98,7 @@ func visibilityStages(vs []Visibility) []string {
 
 // fixtureShape is what a fixture's records show at its group's stage, in a word: the shape
 // (content, structured, both, nothing) when the records were captured, their state otherwise.
-func fixtureShape(f VisibilityFixture) string {
+func fixtureShape(f result.VisibilityFixture) string {
 	if f.State == "captured" && f.Shape != "" {
 		return f.Shape
 	}
@@ -105,7 +107,7 @@ func fixtureShape(f VisibilityFixture) string {
 
 // visibilityFixtures lists a group's fixtures as `V01 both, V02 content` (fixtureShape), each
 // string of the data escaped by name for the sink.
-func visibilityFixtures(fs []VisibilityFixture, name func(string) string) string {
+func visibilityFixtures(fs []result.VisibilityFixture, name func(string) string) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = name(f.Fixture) + " " + name(fixtureShape(f))
@@ -117,7 +119,7 @@ func visibilityFixtures(fs []VisibilityFixture, name func(string) string) string
 // group's stage (`V01: content blocks, structured json-text; V02: not_reached`): the channels
 // in the order content, structured, isError, any other after them by name; then the state when
 // the records were not captured or show no channel.
-func visibilityChannels(fs []VisibilityFixture) string {
+func visibilityChannels(fs []result.VisibilityFixture) string {
 	rank := map[string]int{"content": 0, "structured": 1, "isError": 2}
 	parts := make([]string, len(fs))
 	for i, f := range fs {

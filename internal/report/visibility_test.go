@@ -5,28 +5,30 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // visibilitySample is the sample report with a visibility readout of three rows: one whose
 // stages read content-only and both, one mixed at M3 and undetermined at H4, and one read at
 // M3 only whose error results show another shape than its category.
-func visibilitySample() *Report {
+func visibilitySample() *result.Report {
 	r := sample()
 	r.VisibilityPolicy = "contractcheck.visibility"
-	notReached := VisibilityFixture{Fixture: "V05", State: "not_reached", Record: "obs/lane/1.0/default.jsonl:9"}
-	r.Visibility = []Visibility{
-		{Lane: "lane", Version: "1.0", Configuration: "default", Stage: "M3", Category: "content-only", Fixtures: []VisibilityFixture{
+	notReached := result.VisibilityFixture{Fixture: "V05", State: "not_reached", Record: "obs/lane/1.0/default.jsonl:9"}
+	r.Visibility = []result.Visibility{
+		{Lane: "lane", Version: "1.0", Configuration: "default", Stage: "M3", Category: "content-only", Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Shape: "content", Channels: map[string]string{"structured": "none", "content": "blocks"}, Record: "obs/lane/1.0/default.jsonl:1"},
 			notReached}},
-		{Lane: "lane", Version: "1.0", Configuration: "default", Stage: "H4", Category: "both", Fixtures: []VisibilityFixture{
+		{Lane: "lane", Version: "1.0", Configuration: "default", Stage: "H4", Category: "both", Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Shape: "both", Channels: map[string]string{"structured": "json-text", "content": "blocks"}, Record: "obs/lane/1.0/default.jsonl:2"},
 			notReached}},
-		{Lane: "mixer", Version: "0.3", Configuration: "default", Stage: "M3", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}, Fixtures: []VisibilityFixture{
+		{Lane: "mixer", Version: "0.3", Configuration: "default", Stage: "M3", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}, Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Shape: "both", Channels: map[string]string{"content": "blocks", "structured": "json-text"}, Record: "obs/mixer/0.3/default.jsonl:1"},
 			{Fixture: "V02", State: "captured", Shape: "content", Channels: map[string]string{"content": "blocks", "structured": "none"}, Record: "obs/mixer/0.3/default.jsonl:3"}}},
-		{Lane: "mixer", Version: "0.3", Configuration: "default", Stage: "H4", Category: "undetermined", Candidates: []string{"content-only", "fallback"}, Fixtures: []VisibilityFixture{
+		{Lane: "mixer", Version: "0.3", Configuration: "default", Stage: "H4", Category: "undetermined", Candidates: []string{"content-only", "fallback"}, Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "unstable", Channels: map[string]string{"content": "blocks"}, Record: "obs/mixer/0.3/default.jsonl:2"}}},
-		{Lane: "erring", Version: "2.0", Configuration: "strict", Stage: "M3", Category: "structured-first", OnError: "content", Fixtures: []VisibilityFixture{
+		{Lane: "erring", Version: "2.0", Configuration: "strict", Stage: "M3", Category: "structured-first", OnError: "content", Fixtures: []result.VisibilityFixture{
 			{Fixture: "V03", State: "captured", Shape: "structured", Channels: map[string]string{"structured": "slot", "content": "none"}, Record: "obs/erring/2.0/strict.jsonl:1"},
 			{Fixture: "V04", State: "captured", Shape: "content", Channels: map[string]string{"isError": "lost", "content": "blocks"}, Record: "obs/erring/2.0/strict.jsonl:2"}}},
 	}
@@ -41,7 +43,7 @@ func TestVisibilitySection(t *testing.T) {
 		name   string
 		format string
 		width  int
-		r      *Report
+		r      *result.Report
 		// want are whole lines of the output, in this order (not necessarily adjacent).
 		want []string
 		// absent are substrings the output must not hold.
@@ -150,15 +152,15 @@ func TestVisibilityHelpers(t *testing.T) {
 		want string
 	}{
 		{"stages in pipeline order, unknown after by name",
-			strings.Join(visibilityStages([]Visibility{{Stage: "Z9"}, {Stage: "H4"}, {Stage: "X1"}, {Stage: "M3"}, {Stage: "H4"}}), " "), "M3 H4 X1 Z9"},
-		{"captured fixture as its shape", fixtureShape(VisibilityFixture{State: "captured", Shape: "both"}), "both"},
-		{"captured fixture without a shape as its state", fixtureShape(VisibilityFixture{State: "captured"}), "captured"},
-		{"unstable fixture as its state", fixtureShape(VisibilityFixture{State: "unstable", Shape: "both"}), "unstable"},
-		{"fixtures escaped for the sink", visibilityFixtures([]VisibilityFixture{{Fixture: "V_1", State: "not_reached"}}, md), `V\_1 not\_reached`},
+			strings.Join(visibilityStages([]result.Visibility{{Stage: "Z9"}, {Stage: "H4"}, {Stage: "X1"}, {Stage: "M3"}, {Stage: "H4"}}), " "), "M3 H4 X1 Z9"},
+		{"captured fixture as its shape", fixtureShape(result.VisibilityFixture{State: "captured", Shape: "both"}), "both"},
+		{"captured fixture without a shape as its state", fixtureShape(result.VisibilityFixture{State: "captured"}), "captured"},
+		{"unstable fixture as its state", fixtureShape(result.VisibilityFixture{State: "unstable", Shape: "both"}), "unstable"},
+		{"fixtures escaped for the sink", visibilityFixtures([]result.VisibilityFixture{{Fixture: "V_1", State: "not_reached"}}, md), `V\_1 not\_reached`},
 		{"channels content, structured, isError, then by name",
-			visibilityChannels([]VisibilityFixture{{Fixture: "V01", State: "captured", Channels: map[string]string{"meta": "kept", "isError": "flag", "extra": "x", "structured": "slot", "content": "none"}}}),
+			visibilityChannels([]result.VisibilityFixture{{Fixture: "V01", State: "captured", Channels: map[string]string{"meta": "kept", "isError": "flag", "extra": "x", "structured": "slot", "content": "none"}}}),
 			"V01: content none, structured slot, isError flag, extra x, meta kept"},
-		{"captured without channels reads its state", visibilityChannels([]VisibilityFixture{{Fixture: "V01", State: "captured"}}), "V01: captured"},
+		{"captured without channels reads its state", visibilityChannels([]result.VisibilityFixture{{Fixture: "V01", State: "captured"}}), "V01: captured"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

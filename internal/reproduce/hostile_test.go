@@ -23,6 +23,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // benign is the string the hostile cases are compared with: the same places, nothing to escape.
@@ -700,7 +701,7 @@ func TestHostileOptionsRefused(t *testing.T) {
 				if c.S == "" {
 					return // Generate reads an empty configuration as default
 				}
-				var in *check.InputError
+				var in *result.InputError
 				if err == nil || !errors.As(err, &in) || !strings.HasPrefix(err.Error(), flag+" ") || !strings.Contains(err.Error(), "refused") {
 					t.Fatalf("error %v, want an input error naming %s", err, flag)
 				}

@@ -24,7 +24,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 //go:embed templates
@@ -96,12 +96,12 @@ var (
 func checkOptions(o Options) error {
 	for _, f := range []struct{ flag, v string }{{"--fixture", o.Fixture}, {"--lane", o.Lane}, {"--version", o.Version}, {"--stage", o.Stage}, {"--task", o.Task}} {
 		if f.v == "" {
-			return &check.InputError{Err: fmt.Errorf("%s is required (see contractcheck reproduce --help)", f.flag)}
+			return &result.InputError{Err: fmt.Errorf("%s is required (see contractcheck reproduce --help)", f.flag)}
 		}
 	}
 	s, ok := seams[o.Lane]
 	if !ok || !slices.Contains(s.stages, o.Stage) {
-		return &check.InputError{Err: fmt.Errorf("no reproduction for lane %s at stage %s: reproduce writes tests for %s", shown(o.Lane), shown(o.Stage), strings.Join(Supported(), ", "))}
+		return &result.InputError{Err: fmt.Errorf("no reproduction for lane %s at stage %s: reproduce writes tests for %s", shown(o.Lane), shown(o.Stage), strings.Join(Supported(), ", "))}
 	}
 	for _, f := range []struct {
 		flag, v, what string
@@ -113,7 +113,7 @@ func checkOptions(o Options) error {
 		{"--configuration", o.Configuration, "a configuration name: a lowercase letter or digit, then lowercase letters, digits, '.', '_' and '-'", configurationPattern},
 	} {
 		if !f.re.MatchString(f.v) {
-			return &check.InputError{Err: fmt.Errorf("%s %s is not %s (at most 64): refused, reproduce writes it into file names and code", f.flag, shown(f.v), f.what)}
+			return &result.InputError{Err: fmt.Errorf("%s %s is not %s (at most 64): refused, reproduce writes it into file names and code", f.flag, shown(f.v), f.what)}
 		}
 	}
 	return nil
@@ -145,11 +145,11 @@ func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction,
 	m := in.Model
 	task, ok := m.Tasks[o.Task]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown task %s (the contracts define %s)", o.Task, strings.Join(contract.SortedKeys(m.Tasks), ", "))}
+		return nil, &result.InputError{Err: fmt.Errorf("unknown task %s (the contracts define %s)", o.Task, strings.Join(contract.SortedKeys(m.Tasks), ", "))}
 	}
 	src, ok := in.Sources[o.Fixture]
 	if !ok {
-		return nil, &check.InputError{Err: fmt.Errorf("unknown fixture %s", o.Fixture)}
+		return nil, &result.InputError{Err: fmt.Errorf("unknown fixture %s", o.Fixture)}
 	}
 	rec, err := firstRecord(ctx, in, o)
 	if err != nil {
@@ -166,24 +166,24 @@ func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction,
 			continue
 		}
 		found = true
-		if r.Outcome != report.Unmet {
-			return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s %s %s is %s at %s:%d: nothing is lost to reproduce", o.Task, o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, r.Outcome, rec.File, rec.Line)}
+		if r.Outcome != result.Unmet {
+			return nil, &result.InputError{Err: fmt.Errorf("%s %s %s %s %s %s is %s at %s:%d: nothing is lost to reproduce", o.Task, o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, r.Outcome, rec.File, rec.Line)}
 		}
 		diags = r.Diagnostics
 	}
 	if !found {
-		return nil, &check.InputError{Err: fmt.Errorf("task %s is not evaluated on fixture %s under profile %s", o.Task, o.Fixture, in.Options().Profile)}
+		return nil, &result.InputError{Err: fmt.Errorf("task %s is not evaluated on fixture %s under profile %s", o.Task, o.Fixture, in.Options().Profile)}
 	}
 	sd := m.Lanes[o.Lane].Stages[o.Stage]
 	binding, bound := sd.Compartments[task.Compartment]
 	if !bound {
-		return nil, &check.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
+		return nil, &result.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
 	}
 	envelope := envelopeOf(src.Doc)
 	sourceView := in.SourceView(o.Fixture)
 	direct, observed, err := plan(diags, sourceView, newReading(m.Source, envelope), newReading(binding, rec.Carrier), o.Stage)
 	if err != nil {
-		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
+		return nil, &result.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
 	}
 	code := s.code
 	if s.codeFor != nil {
@@ -250,7 +250,7 @@ func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction,
 func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.Record, error) {
 	files, err := o.Options.RecordFiles()
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	var best *check.Record
 	var states []string
@@ -265,14 +265,14 @@ func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.R
 		return nil
 	})
 	if err != nil {
-		return nil, &check.InputError{Err: err}
+		return nil, &result.InputError{Err: err}
 	}
 	if best == nil {
 		what := "no record"
 		if len(states) > 0 {
 			what = "records of state " + strings.Join(states, ", ")
 		}
-		return nil, &check.InputError{Err: fmt.Errorf("%s %s %s %s %s has %s: a reproduction needs a captured carrier", o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, what)}
+		return nil, &result.InputError{Err: fmt.Errorf("%s %s %s %s %s has %s: a reproduction needs a captured carrier", o.Fixture, o.Lane, o.Version, o.Configuration, o.Stage, what)}
 	}
 	return best, nil
 }

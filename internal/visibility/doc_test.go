@@ -13,7 +13,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the table in docs/visibility.md from the built-in records")
@@ -27,7 +27,7 @@ const (
 // docTable is the table of docs/visibility.md: one row per built-in lane, version, configuration
 // and stage, its category, and for each fixture its shape and channels, linked to the record of
 // its first repetition.
-func docTable(vs []report.Visibility) string {
+func docTable(vs []result.Visibility) string {
 	var fixtures []string
 	seen := map[string]bool{}
 	for _, v := range vs {
@@ -58,7 +58,7 @@ func docTable(vs []report.Visibility) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | **%s** | %s |", escape.MarkdownCode(v.Lane), escape.MarkdownText(v.Version),
 			escape.MarkdownText(v.Configuration), v.Stage, escape.MarkdownText(cat), escape.MarkdownText(onError))
-		byID := map[string]report.VisibilityFixture{}
+		byID := map[string]result.VisibilityFixture{}
 		for _, f := range v.Fixtures {
 			byID[f.Fixture] = f
 		}

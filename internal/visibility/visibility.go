@@ -26,7 +26,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -377,7 +377,7 @@ func (c *Collector) Add(rd *Reading) {
 // version, configuration and stage order, each fixture in id order. A fixture whose repetitions
 // read different channels is "unstable", one not captured keeps its state: neither is given to
 // the category rule.
-func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
+func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
 	if c.r == nil || len(c.groups) == 0 {
 		return nil, nil
 	}
@@ -414,7 +414,7 @@ func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
 		}
 		return cmp.Compare(stage(a.Stage), stage(b.Stage))
 	})
-	out := make([]report.Visibility, 0, len(keys))
+	out := make([]result.Visibility, 0, len(keys))
 	for _, g := range keys {
 		v, err := c.group(ctx, g)
 		if err != nil {
@@ -425,8 +425,8 @@ func (c *Collector) Report(ctx context.Context) ([]report.Visibility, error) {
 	return out, nil
 }
 
-func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, error) {
-	v := report.Visibility{Lane: g.Lane, Version: g.Version, Configuration: g.Configuration, Stage: g.Stage}
+func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, error) {
+	v := result.Visibility{Lane: g.Lane, Version: g.Version, Configuration: g.Configuration, Stage: g.Stage}
 	byFixture := c.groups[g]
 	ids := make([]string, 0, len(byFixture))
 	for id := range byFixture {
@@ -436,7 +436,7 @@ func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, erro
 	input := ast.NewObject()
 	for _, id := range ids {
 		e := byFixture[id]
-		f := report.VisibilityFixture{Fixture: id, State: e.first.State, Record: e.first.Record, Channels: e.first.Channels}
+		f := result.VisibilityFixture{Fixture: id, State: e.first.State, Record: e.first.Record, Channels: e.first.Channels}
 		if e.unstable {
 			f.State, f.Channels = "unstable", nil
 		}
@@ -466,7 +466,7 @@ func (c *Collector) group(ctx context.Context, g Group) (report.Visibility, erro
 
 // readCategory reads the category rule's value into v: category (a word) and shapes (a word by
 // fixture), nearest, disagree and candidates when present.
-func readCategory(ro map[string]any, v *report.Visibility) error {
+func readCategory(ro map[string]any, v *result.Visibility) error {
 	cat, ok := ro["category"].(string)
 	if !ok || !word.MatchString(cat) {
 		return fmt.Errorf("category is %s, want a lowercase word (%s)", describe(ro["category"]), word)
@@ -503,7 +503,7 @@ func readCategory(ro map[string]any, v *report.Visibility) error {
 		}
 	}
 	for _, id := range v.Disagree {
-		if !slices.ContainsFunc(v.Fixtures, func(f report.VisibilityFixture) bool { return f.Fixture == id }) {
+		if !slices.ContainsFunc(v.Fixtures, func(f result.VisibilityFixture) bool { return f.Fixture == id }) {
 			return fmt.Errorf("disagree names %q, which is not a fixture of the group", id)
 		}
 	}

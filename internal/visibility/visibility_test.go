@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // layer writes files (path → content) under a new directory and returns it.
@@ -28,13 +28,13 @@ func layer(t *testing.T, files map[string]string) string {
 }
 
 // group finds one group of a readout.
-func group(vs []report.Visibility, lane, version, configuration, stage string) (report.Visibility, bool) {
+func group(vs []result.Visibility, lane, version, configuration, stage string) (result.Visibility, bool) {
 	for _, v := range vs {
 		if v.Lane == lane && v.Version == version && v.Configuration == configuration && v.Stage == stage {
 			return v, true
 		}
 	}
-	return report.Visibility{}, false
+	return result.Visibility{}, false
 }
 
 // A user's contracts layer names a policy of their own (and their own fixtures): the readout
@@ -57,12 +57,12 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 	tests := []struct {
 		name      string
 		contracts string
-		check     func(t *testing.T, vs []report.Visibility)
+		check     func(t *testing.T, vs []result.Visibility)
 	}{
 		{
 			name:      "own policy",
 			contracts: "package contracts\n\nvisibility: policy: \"acme.visibility\"\n",
-			check: func(t *testing.T, vs []report.Visibility) {
+			check: func(t *testing.T, vs []result.Visibility) {
 				// adk-js hands V02's empty content list on as it is: no text at all.
 				v, ok := group(vs, "adk-js", "2.0.0", "default", "H4")
 				if !ok || v.Category != "sometimes-silent" || v.Fixtures[1].Shape != "silent" || v.Fixtures[0].Channels["content"] != "texted" {
@@ -78,7 +78,7 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 		{
 			name:      "own fixtures, built-in policy",
 			contracts: "package contracts\n\nvisibility: fixtures: fixtures: [\"C04\", \"X09\"]\n",
-			check: func(t *testing.T, vs []report.Visibility) {
+			check: func(t *testing.T, vs []result.Visibility) {
 				v, ok := group(vs, "openai-agents", "0.22.0", "use-structured-content", "H4")
 				if !ok || v.Category != "structured-first" || len(v.Fixtures) != 2 || v.Fixtures[0].Fixture != "C04" {
 					t.Errorf("openai-agents use-structured-content H4 on C04, X09: %+v", v)
@@ -88,7 +88,7 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 		{
 			name:      "a profile adds a stage",
 			contracts: "package contracts\n\nprofiles: \"model-reads-a2\": {doc: \"A2 is what our model reads.\", nullPolicy: \"strict\", require: [], visibility: stages: [\"A2\"]}\n",
-			check: func(t *testing.T, vs []report.Visibility) {
+			check: func(t *testing.T, vs []result.Visibility) {
 				if _, ok := group(vs, "agent-framework", "1.13.0", "default", "A2"); !ok {
 					t.Errorf("no A2 group: %+v", vs)
 				}
@@ -176,7 +176,7 @@ func TestPolicyErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
-			if c := check.ExitCode(err); c != tt.code {
+			if c := result.ExitCode(err); c != tt.code {
 				t.Errorf("exit code %d, want %d (%v)", c, tt.code, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package report
+package result
 
 // FixResult is the gate's reading of one fixedBy clause of the profile: from one version of a
 // lane to another, did the named atoms' diagnostics disappear, and did nothing that passed

@@ -1,4 +1,4 @@
-package report
+package result
 
 // Reported is one publicly reported loss of the suite's catalog (a fixture with a report
 // citation) and what each side of it gives in this run.

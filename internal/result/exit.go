@@ -1,0 +1,126 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
+)
+
+// Exit codes of a check, as SPEC §5 defines them.
+const (
+	// ExitSatisfied: the profile is satisfied.
+	ExitSatisfied = 0
+	// ExitUnmet: a required contract is unmet.
+	ExitUnmet = 1
+	// ExitInputError: bad input or usage, or a gate that selected nothing.
+	ExitInputError = 2
+	// ExitInstrument: the instrument failed; no verdict can be trusted.
+	ExitInstrument = 3
+)
+
+// ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions), 2
+// when the gate selected nothing (a profile with no requirement, or a requirement that gated no
+// binding), 1 when a required contract is unmet, 0 when the profile is satisfied.
+func (r *Report) ExitCode() int {
+	switch {
+	case r.Summary.Unstable > 0 || r.Gate.Verdict == VerdictInstrumentFailed:
+		return ExitInstrument
+	case r.Gate.Verdict == VerdictSelectedNothing:
+		return ExitInputError
+	case !r.Gate.Satisfied:
+		return ExitUnmet
+	}
+	return ExitSatisfied
+}
+
+// GateError explains a verdict that is not a plain pass or fail, for the message beside the exit
+// code: the unstable bindings, or the requirements that gated nothing. It is nil otherwise.
+func (r *Report) GateError() error {
+	switch r.Gate.Verdict {
+	case VerdictInstrumentFailed:
+		return fmt.Errorf("the instrument failed: %d bindings are unstable (their repetitions disagree); no verdict can be given", r.Summary.Unstable)
+	case VerdictSelectedNothing:
+		if len(r.Gate.Requirements) == 0 {
+			return fmt.Errorf("profile %s requires nothing: a gate that selects no binding cannot pass (add a requirement)", r.Profile)
+		}
+		var lines []string
+		if scope := r.ScopeText(); scope != "" {
+			lines = append(lines, "the run is restricted to "+scope+", and no requirement gates a binding within it")
+		}
+		for _, q := range r.Gate.Requirements {
+			if q.Unmatched == "" {
+				continue
+			}
+			at := ""
+			if q.Position != "" {
+				at = q.Position + ": "
+			}
+			lines = append(lines, fmt.Sprintf("%s%s (%q) gates no binding: %s", at, q.Name, q.Doc, q.Unmatched))
+		}
+		return fmt.Errorf("profile %s: a requirement selected nothing, so the gate cannot pass:\n%s", r.Profile, strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// InputError is bad input: a usage error, malformed JSON, a schema-invalid source or record, a
+// CUE or Rego error. It maps to exit code 2.
+type InputError struct{ Err error }
+
+// Error returns the message.
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// InstrumentError is the instrument failing on valid input: a policy whose evaluation fails, or
+// whose diagnostics have the wrong shape, kind or atom, or a policy or the contracts stopped at a
+// resource limit (internal/guard). It maps to exit code 3: the verdict cannot be trusted, and the
+// input is not to blame.
+type InstrumentError struct{ Err error }
+
+// Error returns the message.
+func (e *InstrumentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
+func (e *InstrumentError) Unwrap() error { return e.Err }
+
+// IsInstrumentFailure reports whether err, however wrapped (an *InputError included), is the
+// instrument failing: an *InstrumentError or a *guard.LimitError.
+func IsInstrumentFailure(err error) bool {
+	var ie *InstrumentError
+	var le *guard.LimitError
+	return errors.As(err, &ie) || errors.As(err, &le)
+}
+
+// AsInput classes err as bad input (exit 2), unless it is already classed or is the instrument
+// failing (IsInstrumentFailure), which it classes as an *InstrumentError.
+func AsInput(err error) error {
+	var ie *InputError
+	switch {
+	case err == nil:
+		return err
+	case IsInstrumentFailure(err):
+		var ins *InstrumentError
+		if errors.As(err, &ins) {
+			return err
+		}
+		return &InstrumentError{Err: err}
+	case errors.As(err, &ie):
+		return err
+	}
+	return &InputError{Err: err}
+}
+
+// ExitCode maps an error of a run to its exit code: 3 when the instrument failed
+// (IsInstrumentFailure), 2 for anything else (bad input, usage or output), 0 for nil.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitSatisfied
+	case IsInstrumentFailure(err):
+		return ExitInstrument
+	}
+	return ExitInputError
+}

@@ -1,0 +1,414 @@
+// Package result is the result model of a run: what the census computes and every format renders,
+// stable and versioned (Version), with the exit codes a run maps to and the errors that map to
+// them (exit.go), and the views a format may read beside a report (Views). It holds no output
+// code: its JSON encoding (lists.go, append.go) is the model's own, which the census writes and the
+// json format streams; the formats are in internal/report.
+package result
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Version is the reportVersion written into every JSON report; it changes only when the report's
+// shape changes incompatibly.
+const Version = 2
+
+// Report is the outcome of a check: every binding's outcome, the localizations, the divergence
+// census and the profile's gate.
+type Report struct {
+	ReportVersion int    `json:"reportVersion"`
+	Profile       string `json:"profile"`
+	NullPolicy    string `json:"nullPolicy"`
+	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
+	Scope         *Scope         `json:"scope,omitempty"`
+	Summary       Summary        `json:"summary"`
+	Results       Results        `json:"results"`
+	Localizations []Localization `json:"localizations"`
+	Divergences   Divergences    `json:"divergences"`
+	// CapturedDivergences is the same census over the bindings of captured carriers only: the
+	// numbers that do not rest on any reconstruction.
+	CapturedDivergences Divergences `json:"capturedDivergences"`
+	Upgrades            []Upgrade   `json:"upgrades"`
+	Gate                Gate        `json:"gate"`
+	// Reported gives, per fixture citing a public report, the buggy and the fixed side's outcome
+	// (absent when the run has none).
+	Reported []Reported `json:"reported,omitempty"`
+	// VisibilityPolicy is the Rego package that judged Visibility (absent when nothing was read).
+	VisibilityPolicy string `json:"visibilityPolicy,omitempty"`
+	// Visibility is the channel-visibility readout (docs/visibility.md): for each lane, version,
+	// configuration and model-facing stage with records of the readout's fixtures, what of their
+	// channels reaches the carrier and the category that follows (absent when nothing was read).
+	Visibility []Visibility `json:"visibility,omitempty"`
+}
+
+// Visibility is the channel-visibility readout of one lane, version, configuration and stage.
+type Visibility struct {
+	Lane          string `json:"lane"`
+	Version       string `json:"version"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	// Category is content-only, structured-first, both, fallback or neither (the built-in
+	// policy's names), mixed when the fixtures fit no one category, undetermined when they fit
+	// several, unread when no fixture of the group was captured and stable.
+	Category string `json:"category"`
+	// Nearest, for mixed, is the category most fixtures fit; Disagree the fixtures that do not.
+	Nearest  string   `json:"nearest,omitempty"`
+	Disagree []string `json:"disagree,omitempty"`
+	// Candidates, for undetermined, are the categories the fixtures cannot tell apart.
+	Candidates []string `json:"candidates,omitempty"`
+	// OnError is the shape the error results (isError true) share, "mixed" when they differ;
+	// the category rests on the other results. Absent when the group has no error result.
+	OnError  string              `json:"onError,omitempty"`
+	Fixtures []VisibilityFixture `json:"fixtures"`
+}
+
+// VisibilityFixture is what one fixture's records show at the group's stage.
+type VisibilityFixture struct {
+	Fixture string `json:"fixture"`
+	// State is captured, unstable (the repetitions read different channels) or the records'
+	// state (not_reached, execution_failed, …).
+	State string `json:"state"`
+	// Shape is what of content and structuredContent reaches the carrier: content, structured,
+	// both or nothing.
+	Shape string `json:"shape,omitempty"`
+	// Channels is how each channel reaches it (content, structured, isError: see
+	// docs/visibility.md).
+	Channels map[string]string `json:"channels,omitempty"`
+	// Record is the first repetition's record, file:line.
+	Record string `json:"record"`
+}
+
+// Summary is the group's category as one phrase: "content-only", "mixed (nearest both; V02
+// differs)" or "undetermined (content-only or fallback)", followed by ", on error nothing" when
+// the error results show another shape than the category gives a result with content.
+func (v Visibility) Summary() string {
+	s := v.Category
+	switch {
+	case v.Category == "mixed" && v.Nearest != "":
+		verb := "differs"
+		if len(v.Disagree) != 1 {
+			verb = "differ"
+		}
+		s = fmt.Sprintf("mixed (nearest %s; %s %s)", v.Nearest, strings.Join(v.Disagree, ", "), verb)
+	case len(v.Candidates) > 0:
+		s = fmt.Sprintf("%s (%s)", v.Category, strings.Join(v.Candidates, " or "))
+	}
+	if v.OnError != "" && v.OnError != categoryShape[v.Category] {
+		s += ", on error " + v.OnError
+	}
+	return s
+}
+
+// categoryShape is the shape each built-in category gives a result with content.
+var categoryShape = map[string]string{
+	"content-only": "content", "structured-first": "structured", "both": "both", "fallback": "content", "neither": "nothing",
+}
+
+// Scope restricts a run to the bindings every listed selector matches (names or globs); an empty
+// list restricts nothing.
+type Scope struct {
+	Lanes          []string `json:"lanes,omitempty"`
+	Versions       []string `json:"versions,omitempty"`
+	Configurations []string `json:"configurations,omitempty"`
+	Stages         []string `json:"stages,omitempty"`
+	Suites         []string `json:"suites,omitempty"`
+	Fixtures       []string `json:"fixtures,omitempty"`
+	Tasks          []string `json:"tasks,omitempty"`
+}
+
+// IsZero reports whether the scope restricts nothing: every binding is within it.
+func (s Scope) IsZero() bool {
+	return len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites)+len(s.Fixtures)+len(s.Tasks) == 0
+}
+
+// Upgrade lists, for one lane and configuration, the bindings whose outcome changed from one
+// version to the next (in the lane's declared version order).
+type Upgrade struct {
+	Lane          string  `json:"lane"`
+	Configuration string  `json:"configuration"`
+	From          string  `json:"from"`
+	To            string  `json:"to"`
+	Changes       Changes `json:"changes"`
+}
+
+// Change is one binding whose outcome differs between two versions of a lane.
+type Change struct {
+	Fixture           string       `json:"fixture"`
+	Stage             string       `json:"stage"`
+	Task              string       `json:"task"`
+	Before            string       `json:"before"`
+	After             string       `json:"after"`
+	DiagnosticsBefore []Diagnostic `json:"diagnosticsBefore,omitempty"`
+	DiagnosticsAfter  []Diagnostic `json:"diagnosticsAfter,omitempty"`
+}
+
+// Summary counts results by outcome.
+type Summary struct {
+	Pass            int `json:"pass"`
+	Unmet           int `json:"unmet"`
+	ExecutionFailed int `json:"execution_failed"`
+	NotReached      int `json:"not_reached"`
+	NotApplicable   int `json:"not_applicable"`
+	NotObservable   int `json:"not_observable"`
+	Unstable        int `json:"unstable"`
+}
+
+// Add counts one outcome.
+func (s *Summary) Add(outcome string) {
+	switch outcome {
+	case Pass:
+		s.Pass++
+	case Unmet:
+		s.Unmet++
+	case ExecutionFailed:
+		s.ExecutionFailed++
+	case NotReached:
+		s.NotReached++
+	case NotApplicable:
+		s.NotApplicable++
+	case NotObservable:
+		s.NotObservable++
+	case Unstable:
+		s.Unstable++
+	}
+}
+
+// Outcomes of a binding.
+const (
+	Pass            = "pass"
+	Unmet           = "unmet"
+	ExecutionFailed = "execution_failed"
+	NotReached      = "not_reached"
+	NotApplicable   = "not_applicable"
+	NotObservable   = "not_observable"
+	Unstable        = "unstable"
+)
+
+// Position identifies where a carrier was observed: fixture, lane at a version and configuration,
+// and stage.
+type Position struct {
+	Fixture       string `json:"fixture"`
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+}
+
+// Less orders positions by fixture, lane, version, configuration and stage (pipeline order).
+func (p Position) Less(q Position, stageIndex func(string) int) bool {
+	if p.Fixture != q.Fixture {
+		return p.Fixture < q.Fixture
+	}
+	if p.Lane != q.Lane {
+		return p.Lane < q.Lane
+	}
+	if p.LaneVersion != q.LaneVersion {
+		return p.LaneVersion < q.LaneVersion
+	}
+	if p.Configuration != q.Configuration {
+		return p.Configuration < q.Configuration
+	}
+	return stageIndex(p.Stage) < stageIndex(q.Stage)
+}
+
+// Result is the collapsed outcome of one binding: a task evaluated at a position.
+type Result struct {
+	Fixture       string `json:"fixture"`
+	Suite         string `json:"suite"`
+	Family        string `json:"family"`
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	Task          string `json:"task"`
+	Role          string `json:"role"`
+	Compartment   string `json:"compartment"`
+	Outcome       string `json:"outcome"`
+	Origin        string `json:"origin"`
+	Repetitions   int    `json:"repetitions"`
+	Required      bool   `json:"required"`
+	// RequiredBy names the requirements that gate the binding (profiles.<p>.require[<i>]).
+	RequiredBy  []string       `json:"requiredBy,omitempty"`
+	Readout     map[string]any `json:"readout,omitempty"`
+	Diagnostics []Diagnostic   `json:"diagnostics,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	Variants    []Variant      `json:"variants,omitempty"`
+	// Records locates the observation record of each repetition, in repetition order.
+	Records []RecordRef `json:"records,omitempty"`
+}
+
+// RecordRef locates one observation record: the .jsonl file (as the run named it) and the line.
+type RecordRef struct {
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Repetition int    `json:"repetition"`
+}
+
+// Position returns the result's position.
+func (r *Result) Position() Position {
+	return Position{r.Fixture, r.Lane, r.LaneVersion, r.Configuration, r.Stage}
+}
+
+// Diagnostic says why a binding is unmet: which atom, where, and what was expected and observed.
+// Expected and Observed hold JSON values; a nil pointer means the side has no value (absent),
+// which is not the same as a JSON null.
+type Diagnostic = map[string]any
+
+// Variant is one of the disagreeing readings of an unstable binding.
+type Variant struct {
+	Repetitions []int          `json:"repetitions"`
+	Outcome     string         `json:"outcome"`
+	Readout     map[string]any `json:"readout,omitempty"`
+	Diagnostics []Diagnostic   `json:"diagnostics,omitempty"`
+}
+
+// Localization bounds where a required distinction stopped being recoverable.
+type Localization struct {
+	Fixture       string `json:"fixture"`
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Task          string `json:"task"`
+	From          string `json:"from"`
+	To            string `json:"to"`
+	Kind          string `json:"kind"`
+}
+
+// Localization kinds.
+const (
+	Transformation   = "transformation"
+	Interval         = "interval"
+	CompartmentBound = "compartment"
+)
+
+// Divergences is the census of (fixture, task) pairs where one lane passes and another is unmet at
+// the same stage.
+type Divergences struct {
+	Unique         []Divergence   `json:"unique"`
+	Manifestations int            `json:"manifestations"`
+	ByFamily       map[string]int `json:"byFamily"`
+	Guard          []Divergence   `json:"guard"`
+	Apart          []Divergence   `json:"apart"`
+	LeaveOneOut    map[string]int `json:"leaveOneOut"`
+}
+
+// Divergence is one unique (fixture, task) divergence and the stages where it manifests.
+type Divergence struct {
+	Fixture string   `json:"fixture"`
+	Task    string   `json:"task"`
+	Family  string   `json:"family"`
+	Stages  []string `json:"stages"`
+}
+
+// Gate is the profile's verdict.
+type Gate struct {
+	// Verdict is satisfied, unmet, selected_nothing or instrument_failed.
+	Verdict string `json:"verdict"`
+	// Satisfied is true exactly when the verdict is satisfied.
+	Satisfied bool `json:"satisfied"`
+	// Requirements says, per requirement of the profile, what it selected.
+	Requirements []RequirementResult `json:"requirements"`
+	Violations   []Violation         `json:"violations"`
+	// FixedBy says, per fixedBy clause of the profile, whether the fix landed (absent when the
+	// profile has none).
+	FixedBy []FixResult `json:"fixedBy,omitempty"`
+}
+
+// Gated is how many bindings the gate's requirements select, less those they exempt.
+func (g Gate) Gated() int {
+	n := 0
+	for _, q := range g.Requirements {
+		n += q.Selected - q.Exempt
+	}
+	return n
+}
+
+// Verdicts of a gate.
+const (
+	// VerdictSatisfied: every requirement gated at least one binding and none was violated.
+	VerdictSatisfied = "satisfied"
+	// VerdictUnmet: a required binding's outcome is not allowed.
+	VerdictUnmet = "unmet"
+	// VerdictSelectedNothing: the profile has no requirement, or a requirement gated no binding; a
+	// gate is never satisfied by nothing.
+	VerdictSelectedNothing = "selected_nothing"
+	// VerdictInstrumentFailed: repetitions disagree somewhere; no verdict can be trusted.
+	VerdictInstrumentFailed = "instrument_failed"
+)
+
+// RequirementResult is what one requirement of the profile selected.
+type RequirementResult struct {
+	// Name is profiles.<profile>.require[<i>]; Position is where it is written.
+	Name     string `json:"name"`
+	Doc      string `json:"doc"`
+	Position string `json:"position,omitempty"`
+	// Selected counts the bindings its selectors match; Exempt those left out as not_applicable or
+	// not_observable; Violations those whose outcome it does not allow.
+	Selected   int `json:"selected"`
+	Exempt     int `json:"exempt"`
+	Violations int `json:"violations"`
+	// Unmatched explains a requirement that gated no binding.
+	Unmatched string `json:"unmatched,omitempty"`
+	// OutOfScope marks a requirement that gated no binding because the run was restricted
+	// (check --lane, …): it does not fail the gate while another requirement gates something.
+	OutOfScope bool `json:"outOfScope,omitempty"`
+}
+
+// Violation is a required binding whose outcome the profile does not allow.
+type Violation struct {
+	Fixture         string       `json:"fixture"`
+	Lane            string       `json:"lane"`
+	LaneVersion     string       `json:"laneVersion"`
+	Configuration   string       `json:"configuration"`
+	Stage           string       `json:"stage"`
+	Task            string       `json:"task"`
+	Outcome         string       `json:"outcome"`
+	Requirement     string       `json:"requirement"`
+	RequirementName string       `json:"requirementName"`
+	Diagnostics     []Diagnostic `json:"diagnostics,omitempty"`
+	Records         []RecordRef  `json:"records,omitempty"`
+}
+
+// Verdict says in one line what the run found: the gate's verdict and the counts, for a log that
+// does not show the report itself.
+func (r *Report) Verdict() string {
+	s := r.Summary
+	return fmt.Sprintf("profile %s %s: %d bindings (%d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable), %d violations",
+		r.Profile, r.VerdictText(), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
+}
+
+// VerdictText is the gate's verdict in words, as Verdict and the formats' summary lines give it:
+// "satisfied", "NOT satisfied", "selected nothing (no verdict)" or "the instrument failed (no
+// verdict)".
+func (r *Report) VerdictText() string {
+	switch r.Gate.Verdict {
+	case VerdictSatisfied:
+		return "satisfied"
+	case VerdictUnmet:
+		return "NOT satisfied"
+	case VerdictSelectedNothing:
+		return "selected nothing (no verdict)"
+	case VerdictInstrumentFailed:
+		return "the instrument failed (no verdict)"
+	}
+	return r.Gate.Verdict
+}
+
+// ScopeText says what a run was restricted to, "" when it was not.
+func (r *Report) ScopeText() string {
+	if r.Scope == nil {
+		return ""
+	}
+	var parts []string
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"lanes", r.Scope.Lanes}, {"versions", r.Scope.Versions}, {"configurations", r.Scope.Configurations},
+		{"stages", r.Scope.Stages}, {"suites", r.Scope.Suites}, {"fixtures", r.Scope.Fixtures}, {"tasks", r.Scope.Tasks}} {
+		if len(f.vals) > 0 {
+			parts = append(parts, f.name+" "+strings.Join(f.vals, ","))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
