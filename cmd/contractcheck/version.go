@@ -10,7 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/buildinfo"
+	"github.com/contractcheck/contractcheck/internal/challenge"
+	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/lock"
+	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const versionLong = `Version prints what this binary is: the module version, or the VCS revision of a development
@@ -34,11 +39,21 @@ func newVersionCommand() *cobra.Command {
 	return cmd
 }
 
+// formats are the versions of the files the verbs write and read, in the order `version` prints
+// them: listed here, where the verbs are, so buildinfo depends on none of them.
+var formats = []buildinfo.Format{
+	{Name: "check report (--format json)", Field: "reportVersion", Version: result.Version},
+	{Name: "compare report (--format json)", Field: "compareVersion", Version: compare.Version},
+	{Name: "challenge report (--format json)", Field: "challengeVersion", Version: challenge.Version},
+	{Name: "challenge case", Field: "challengeCase", Version: mutate.CaseVersion},
+	{Name: "lock file (contractcheck lock)", Field: "lockVersion", Version: lock.Version},
+}
+
 // runVersion describes the build bi records. The text is escape.TerminalLines (the build's
 // strings — module paths and versions, the VCS revision — shown without a control character) and
 // goes through an escape.LogWriter.
 func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
-	info, err := buildinfo.FromBuildInfo(bi)
+	info, err := buildinfo.FromBuildInfo(bi, formats)
 	if err != nil {
 		return err
 	}
@@ -55,6 +70,7 @@ func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
 		return lw.Flush()
 	case "json":
 		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // as every other JSON writer: the bytes are the values
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}

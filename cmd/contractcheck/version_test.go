@@ -55,6 +55,19 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// The JSON of version is written as every other JSON writer writes: a value's bytes as they are,
+// < > & not turned into \u003c escapes.
+func TestVersionJSONEscapesNoHTML(t *testing.T) {
+	var out bytes.Buffer
+	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0-<b>&"}}
+	if err := runVersion(bi, "json", &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"version": "v1.0.0-<b>&"`) {
+		t.Errorf("version --format json:\n%s", out.String())
+	}
+}
+
 // provenanceHashes are the "MCP schema <revision> sha256 <hash>" facts of schemas/mcp/PROVENANCE.md.
 func provenanceHashes(t *testing.T) []string {
 	t.Helper()

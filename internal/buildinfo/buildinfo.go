@@ -15,11 +15,6 @@ import (
 	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/challenge"
-	"github.com/contractcheck/contractcheck/internal/compare"
-	"github.com/contractcheck/contractcheck/internal/lock"
-	"github.com/contractcheck/contractcheck/internal/mutate"
-	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -77,26 +72,22 @@ type Schema struct {
 	Default  bool   `json:"default,omitempty"`
 }
 
-// Read describes the running binary.
-func Read() (Info, error) {
+// Read describes the running binary, with the versions of the formats it writes (listed where
+// the verbs that write them are: cmd/contractcheck).
+func Read(formats []Format) (Info, error) {
 	bi, _ := debug.ReadBuildInfo()
-	return FromBuildInfo(bi)
+	return FromBuildInfo(bi, formats)
 }
 
-// FromBuildInfo describes the build bi records (nil: nothing recorded) with this binary's report
-// versions and embedded schemas.
-func FromBuildInfo(bi *debug.BuildInfo) (Info, error) {
+// FromBuildInfo describes the build bi records (nil: nothing recorded) with the given format
+// versions and this binary's embedded schemas. This package knows no verb: the caller lists the
+// formats, so that what says what a binary is depends on nothing it describes.
+func FromBuildInfo(bi *debug.BuildInfo, formats []Format) (Info, error) {
 	info := build(bi)
 	for _, l := range Libraries {
 		info.Libraries = append(info.Libraries, Library{Name: l.Name, Path: l.Path, Version: depVersion(bi, l.Path)})
 	}
-	info.Reports = []Format{
-		{Name: "check report (--format json)", Field: "reportVersion", Version: result.Version},
-		{Name: "compare report (--format json)", Field: "compareVersion", Version: compare.Version},
-		{Name: "challenge report (--format json)", Field: "challengeVersion", Version: challenge.Version},
-		{Name: "challenge case", Field: "challengeCase", Version: mutate.CaseVersion},
-		{Name: "lock file (contractcheck lock)", Field: "lockVersion", Version: lock.Version},
-	}
+	info.Reports = append([]Format(nil), formats...)
 	for _, rev := range schema.Revisions {
 		p := "schemas/" + schema.MCPSchemaPath(rev)
 		data, err := fs.ReadFile(contractcheck.Builtin, p)

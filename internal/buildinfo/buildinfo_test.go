@@ -25,7 +25,7 @@ func TestTool(t *testing.T) {
 			Replace: &debug.Module{Path: "../opa", Version: "v1.22.4"}}}}, tool: "(devel)", opa: "v1.22.4 (replacing v1.22.3)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			info, err := FromBuildInfo(tc.bi)
+			info, err := FromBuildInfo(tc.bi, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestTool(t *testing.T) {
 
 // TestToolIsRead: Tool gives the running binary's Read().Tool().
 func TestToolIsRead(t *testing.T) {
-	info, err := Read()
+	info, err := Read(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
