@@ -15,13 +15,15 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 // browser finds a Chromium to drive: $CONTRACTCHECK_CHROMIUM, else chromium, chromium-browser or
-// google-chrome on PATH. Without one the test skips and says why, except under CI, which
-// installs Debian's chromium (.ci/run) and so must have one.
+// google-chrome on PATH. Driving a browser is the integration tier's; there a missing Chromium is
+// a failure (.ci/run installs Debian's chromium), and the fast tier skips.
 func browser(t *testing.T) string {
 	t.Helper()
+	testtier.Require(t, "a Chromium to drive")
 	if p := os.Getenv("CONTRACTCHECK_CHROMIUM"); p != "" {
 		return p
 	}
@@ -30,11 +32,7 @@ func browser(t *testing.T) string {
 			return p
 		}
 	}
-	msg := "no Chromium to drive: install Debian's chromium (apt-get install -y chromium) or set CONTRACTCHECK_CHROMIUM to a Chromium or Chrome binary"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg + " (CI installs it in .ci/run, so a CI run without one is broken)")
-	}
-	t.Skip(msg)
+	testtier.Missing(t, "no Chromium to drive: install Debian's chromium (apt-get install -y chromium) or set CONTRACTCHECK_CHROMIUM to a Chromium or Chrome binary (.ci/run installs it)")
 	return ""
 }
 

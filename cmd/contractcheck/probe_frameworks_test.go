@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 // The agreement of `contractcheck probe` with the dedicated capture programs (issue 24, item 6),
@@ -624,9 +626,7 @@ func acquireContractcheck(t *testing.T, repo string) string {
 // newProbeTier skips the test unless CONTRACTCHECK_INTEGRATION=1, and marks it parallel.
 func newProbeTier(t *testing.T) *probeTier {
 	t.Helper()
-	if os.Getenv("CONTRACTCHECK_INTEGRATION") != "1" {
-		t.Skip("integration tier: set CONTRACTCHECK_INTEGRATION=1 (needs node 20.10+ with `npm ci` in examples/probe/js, root with scripts/python-env built, and the Go module proxy)")
-	}
+	testtier.Require(t, "node 20.10+ with `npm ci` in examples/probe/js, root with scripts/python-env built, and the Go module proxy")
 	t.Parallel()
 	repo, err := filepath.Abs("../..")
 	if err != nil {

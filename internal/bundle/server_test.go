@@ -21,6 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 // opaVersion is the OPA release the server tests run: the one go.mod requires (the version
@@ -43,13 +44,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// opaBinary builds the stock OPA once per test process (go install
-// github.com/open-policy-agent/opa@<opaVersion> into a temporary GOBIN), or takes $CONTRACTCHECK_OPA.
+// opaBinary takes $CONTRACTCHECK_OPA, or in the integration tier builds the stock OPA once per
+// test process (go install github.com/open-policy-agent/opa@<opaVersion> into a temporary GOBIN,
+// from the Go module proxy); the fast tier skips a test that needs it otherwise.
 func opaBinary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("CONTRACTCHECK_OPA"); p != "" {
 		return p
 	}
+	testtier.Require(t, "stock OPA, built from the Go module proxy (or set CONTRACTCHECK_OPA to an opa binary)")
 	opaOnce.Do(func() {
 		opaDir, opaErr = os.MkdirTemp("", "contractcheck-opa-")
 		if opaErr != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 var (
@@ -150,9 +151,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 // v1.2.1), and mcp-go's before v1 (v0.37.0, the side of mcp-go #522 fixture R02 records): the
 // direct reading passes, the framework's fails with the consumer decision's message.
 func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the frameworks: not in -short")
-	}
+	testtier.Require(t, "builds the frameworks' pinned modules (go mod tidy from the Go module proxy)")
 	tests := []struct {
 		name, test string
 		o          Options
@@ -200,16 +199,13 @@ func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 // with node --test, with the capture package's installation (examples/capture/js, npm ci) as its
 // node_modules: the direct reading passes, the framework's fails where the doubles lose digits.
 func TestExportedJSTestRunsUnderNode(t *testing.T) {
+	testtier.Require(t, "node and the capture package's npm installation")
 	modules, err := filepath.Abs(filepath.Join("..", "..", "examples", "capture", "js", "node_modules"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(modules, "@langchain", "mcp-adapters")); err != nil {
-		msg := "examples/capture/js has no node_modules: run npm ci there (CI does before go test)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testtier.Missing(t, "examples/capture/js has no node_modules: run npm ci there (.ci/run does before go test)")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("no node on PATH: the TypeScript lanes and their reproductions need Node 20")
@@ -249,6 +245,7 @@ func pythonRoot(script string) (string, error) {
 // runs it with python3 -m unittest inside the Python capture environment (mcp 1.29.0): the direct
 // reading passes, the SDK's fails where the float lost the digits.
 func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
+	testtier.Require(t, "the Python root of scripts/python-env, as root")
 	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "python-env"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,11 +255,7 @@ func TestExportedPythonTestRunsInThePythonEnvironment(t *testing.T) {
 		_, err = os.Stat(filepath.Join(root, "usr", "bin", "python3"))
 	}
 	if err != nil || os.Geteuid() != 0 {
-		msg := "no Python capture environment (scripts/python-env builds it, as root; CI does before go test)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testtier.Missing(t, "no Python capture environment (scripts/python-env builds it, as root; .ci/run does before go test)")
 	}
 	// A folder of its own under the environment's /tmp: two runs of the test at once (two
 	// checkouts on one machine) must not write over each other's reproduction.
