@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 // step is one thing the walkthrough does: write a file, or run a command and expect output.
@@ -85,10 +87,12 @@ func TestWalkthrough(t *testing.T) {
 }
 
 // TestProbeWalkthrough runs docs/probe.md the same way: its agent is plain Python (standard
-// library only), so the test needs python3, as a user following the page does.
+// library only), so the test needs python3, as a user following the page does. It starts the agent
+// 66 times, most of the fast tier's time: it is in the integration tier.
 func TestProbeWalkthrough(t *testing.T) {
+	testtier.Require(t, "python3, started 66 times by the page's probe")
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("docs/probe.md's agent needs python3")
+		testtier.Missing(t, "docs/probe.md's agent needs python3")
 	}
 	runWalkthrough(t, "probe.md", 6)
 }
