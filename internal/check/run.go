@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -429,7 +431,15 @@ func (in *Instrument) ReadVisibility(ctx context.Context, vis *visibility.Reader
 	}
 	rd, err := vis.Read(ctx, visibility.Record{
 		File: rec.File, Line: rec.Line, Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion,
-		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State, Carrier: rec.Carrier,
+		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State,
+		// The views the record's tasks read, cached by the carrier's bytes: not projected twice.
+		Observe: func(compartment string) (project.View, [sha256.Size]byte, error) {
+			o, err := in.observe(rec.Lane, rec.Stage, compartment, rec.Carrier, rec.carrierBytes)
+			if err != nil {
+				return nil, [sha256.Size]byte{}, err
+			}
+			return o.tree, o.hash, nil
+		},
 	})
 	if err != nil {
 		return nil, instrumentErr(err)

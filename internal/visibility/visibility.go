@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -35,13 +36,16 @@ import (
 // error flag. A stage that binds none of a name reads an empty view there.
 var Compartments = []string{"content", "structured", "error"}
 
-// Viewer reads carriers and sources through the contract model's bindings (the check instrument).
+// Viewer reads sources through the contract model's canonical binding (the check instrument).
 type Viewer interface {
-	// View is a carrier through one compartment of a lane's stage.
-	View(lane, stage, compartment string, carrier any) project.View
 	// SourceView is a fixture's W0 result through the canonical binding.
 	SourceView(fixture string) project.View
 }
+
+// Observe reads a record's carrier through one compartment of its lane's stage: the view and the
+// sha256 of its canonical encoding. The check instrument gives the views its tasks read, cached
+// by the carrier's bytes, so a record the tasks projected is not projected again.
+type Observe func(compartment string) (project.View, [sha256.Size]byte, error)
 
 // Record is what the readout needs of one observation record.
 type Record struct {
@@ -54,7 +58,8 @@ type Record struct {
 	Stage         string
 	Repetition    int
 	State         string
-	Carrier       any
+	// Observe reads the carrier; it is called only for a captured record.
+	Observe Observe
 }
 
 // Reading is the channels of one record (nil Channels unless it was captured).
@@ -153,13 +158,12 @@ func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
 	views := map[string]any{}
 	h := sha256.New()
 	for _, c := range Compartments {
-		v := r.viewer.View(rec.Lane, rec.Stage, c, rec.Carrier)
-		b, err := strictjson.Marshal(v)
+		v, sum, err := rec.Observe(c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: visibility: %w", out.Record, err)
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", c, len(b))
-		h.Write(b)
+		h.Write([]byte(c))
+		h.Write(sum[:])
 		views[c] = v
 	}
 	k := memoKey{rec.Fixture, rec.Lane, rec.Stage, [sha256.Size]byte(h.Sum(nil))}
@@ -221,7 +225,7 @@ func (r *Reader) binds(lane, stage string) bool {
 // fixture, and they take a handful of values.
 func (r *Reader) intern(ch map[string]string) map[string]string {
 	var b strings.Builder
-	for _, k := range sortedKeys(ch) {
+	for _, k := range contract.SortedKeys(ch) {
 		b.WriteString(k)
 		b.WriteByte(0)
 		b.WriteString(ch[k])
@@ -365,7 +369,7 @@ func (c *Collector) Add(rd *Reading) {
 		g[rd.Fixture] = &entry{first: rd}
 		return
 	}
-	if rd.State != e.first.State || !mapsEqual(rd.Channels, e.first.Channels) {
+	if rd.State != e.first.State || !maps.Equal(rd.Channels, e.first.Channels) {
 		e.unstable = true
 	}
 	if rd.Repetition < e.first.Repetition {
@@ -442,7 +446,7 @@ func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, erro
 		}
 		if f.State == "captured" {
 			ch := ast.NewObject()
-			for _, k := range sortedKeys(f.Channels) {
+			for _, k := range contract.SortedKeys(f.Channels) {
 				ch.Insert(ast.StringTerm(k), ast.StringTerm(f.Channels[k]))
 			}
 			input.Insert(ast.StringTerm(id), ast.ObjectTerm([2]*ast.Term{ast.StringTerm("channels"), ast.NewTerm(ch)}))
@@ -508,25 +512,4 @@ func readCategory(ro map[string]any, v *result.Visibility) error {
 		}
 	}
 	return nil
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
