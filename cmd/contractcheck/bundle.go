@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/bundle"
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -34,7 +34,7 @@ const bundleExample = `  contractcheck bundle --output contracts.tar.gz
   opa run --server --addr 127.0.0.1:8181 --bundle contracts.tar.gz`
 
 type bundleParams struct {
-	check.Options
+	instrument.Options
 	output string
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/challenge"
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -40,7 +40,7 @@ const challengeExample = `  contractcheck challenge alpha
   contractcheck challenge beta --contracts ./my-contracts --policies ./my-policies --score`
 
 type challengeParams struct {
-	check.Options
+	instrument.Options
 	format string
 	output string
 	score  bool

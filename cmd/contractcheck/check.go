@@ -14,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/resultcache"
@@ -47,7 +48,7 @@ const checkExample = `  contractcheck check
 
 // checkParams are the flags of check.
 type checkParams struct {
-	check.Options
+	instrument.Options
 	format  string
 	output  string
 	details bool
@@ -99,8 +100,8 @@ func addScopeFlags(cmd *cobra.Command, s *result.Scope) {
 }
 
 // addInputFlags binds the flags every verb that reads the contract set shares.
-func addInputFlags(cmd *cobra.Command, o *check.Options) {
-	cmd.Flags().StringVar(&o.Profile, "profile", check.DefaultProfile, "profile (named contract set) to check")
+func addInputFlags(cmd *cobra.Command, o *instrument.Options) {
+	cmd.Flags().StringVar(&o.Profile, "profile", instrument.DefaultProfile, "profile (named contract set) to check")
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json and observations/, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
@@ -108,16 +109,16 @@ func addInputFlags(cmd *cobra.Command, o *check.Options) {
 }
 
 // addLayerFlags binds the repeatable --contracts and --policies layers.
-func addLayerFlags(cmd *cobra.Command, o *check.Options) {
+func addLayerFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Contracts, "contracts", nil, "directory of CUE contract files, added to the built-in contracts (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies (repeatable)")
 }
 
 // addObservationsFlag binds --observations for the verbs that read observation records; "-" is
 // standard input, which the command's input stream supplies.
-func addObservationsFlag(cmd *cobra.Command, o *check.Options) {
+func addObservationsFlag(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Observations, "observations", nil, "directory of .jsonl observation records, or - for JSONL on standard input (repeatable; default: the observations/ of each fixture layer)")
-	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = check.NewStdin(cmd.InOrStdin()) }
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = instrument.NewStdin(cmd.InOrStdin()) }
 }
 
 // addOutputFlags binds --format (one of formats) and --output for the verbs that write a report.
@@ -155,7 +156,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	}
 	// An unchanged re-run replays the stored output (internal/resultcache).
 	cacheDir := ""
-	if !p.noCache && !slices.Contains(p.Observations, check.StdinArg) { // standard input is read once, never replayed
+	if !p.noCache && !slices.Contains(p.Observations, instrument.StdinArg) { // standard input is read once, never replayed
 		cacheDir = contract.CacheDir()
 	}
 	key, cacheable := "", false
@@ -163,7 +164,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		keyOpts := p.Options
 		keyOpts.Workers = 0 // the report does not depend on it
 		key, cacheable, _ = resultcache.Key(struct {
-			Options check.Options
+			Options instrument.Options
 			Format  string
 			Details bool
 			Style   report.Style

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -31,7 +31,7 @@ const lockExample = `  contractcheck lock
 
 // lockParams are the flags of lock.
 type lockParams struct {
-	check.Options
+	instrument.Options
 	output string
 }
 
@@ -90,6 +90,6 @@ func lockedRun(cmd *cobra.Command, locked bool) bool {
 }
 
 // verifyLock compares the inputs of a run with the lock file (exit 2 on drift).
-func verifyLock(file string, o check.Options) error {
+func verifyLock(file string, o instrument.Options) error {
 	return lock.Verify(file, o, lockToolVersion())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/probe"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -94,7 +95,7 @@ func newProbeCommand() *cobra.Command {
 }
 
 // addProbeInputFlags binds the layers and the fixture selection a probe reads.
-func addProbeInputFlags(cmd *cobra.Command, o *check.Options) {
+func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
@@ -118,7 +119,13 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	// Judging is the next step's (check's) job; the category is said here when the records can be
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.
-	vs, verr := probe.Visibility(ctx, p.Options)
+	var vs []result.Visibility
+	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options))
+	if verr != nil {
+		verr = fmt.Errorf("probe: judging the records in %s: %w", p.Output, verr)
+	} else {
+		vs = judged.Visibility
+	}
 	writeProbeVisibility(stderr, vs, verr)
 	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
 	if res.Failed > 0 {

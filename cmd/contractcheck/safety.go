@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -23,9 +23,9 @@ type limitFlags struct {
 }
 
 // addLimitFlags binds the resource limits as global flags of root, and starts the guard before
-// any verb runs: the limits are set and the memory watchdog watches the verb's context; what the
-// policies print() is collected, and written to stderr when the verb is done (policy.PrintTo).
-// The returned function writes it, stops the watchdog and restores the previous limits.
+// any verb runs: the verb's context carries the limits (guard.WithLimits) and the memory watchdog
+// watches it; what the policies print() is collected, and written to stderr when the verb is done
+// (policy.PrintTo). The returned function writes it and stops the watchdog.
 func addLimitFlags(root *cobra.Command) (stop func()) {
 	d := guard.DefaultLimits()
 	lf := &limitFlags{eval: d.Eval, load: d.Load, memory: guard.Size(d.Memory)}
@@ -43,12 +43,11 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 		if cmd.Flags().Changed("memory-budget") {
 			l.Target = -1 // the user chose the memory the run may hold: no default target below it
 		}
-		stops = append(stops, guard.Set(l))
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		ctx, stopWatch := guard.Watch(ctx)
+		ctx, stopWatch := guard.Watch(guard.WithLimits(ctx, l))
 		stops = append(stops, stopWatch)
 		flushPrint := policy.PrintTo(cmd.ErrOrStderr()) // what the policies print(), once the verb is done
 		stops = append(stops, func() { _ = flushPrint() })
@@ -64,7 +63,7 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 
 // inputsOf lists the directories a run of the contract set reads (the user's layers; built-in ones
 // are inside the binary) and any other input paths, for the --output check.
-func inputsOf(o check.Options, more ...string) []string {
+func inputsOf(o instrument.Options, more ...string) []string {
 	var out []string
 	for _, d := range o.Inputs() {
 		if d.Local != "" {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -29,7 +29,7 @@ inspecting the fixture with MCP Inspector.
 starts, and needs nothing else on its command line.`
 
 type serveParams struct {
-	opts    check.Options
+	opts    instrument.Options
 	fixture string
 	stdio   bool
 	listen  string
@@ -91,7 +91,7 @@ func runServe(ctx context.Context, p serveParams, stdin io.Reader, stdout, stder
 	case p.stdio == (p.listen != ""):
 		return usage("serve: give one of --stdio and --listen ADDR")
 	}
-	in, err := check.Load(ctx, p.opts)
+	in, err := instrument.Load(ctx, p.opts)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -42,7 +42,7 @@ const testExample = `  contractcheck test
 
 // testParams are the flags of test.
 type testParams struct {
-	check.Options
+	instrument.Options
 	verbose  bool
 	run      string
 	coverage bool

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
@@ -28,7 +28,7 @@ const validateExample = `  contractcheck validate
   contractcheck validate - < result.json`
 
 func newValidateCommand() *cobra.Command {
-	var opts check.Options
+	var opts instrument.Options
 	var revision string
 	cmd := &cobra.Command{
 		Use:     "validate [FILE...|-]",
@@ -36,7 +36,7 @@ func newValidateCommand() *cobra.Command {
 		Long:    validateLong,
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			opts.Stdin = check.NewStdin(cmd.InOrStdin())
+			opts.Stdin = instrument.NewStdin(cmd.InOrStdin())
 			if err := runValidate(opts, revision, files, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return &exitError{code: result.ExitCode(err), err: err}
 			}
@@ -54,8 +54,8 @@ func newValidateCommand() *cobra.Command {
 // with its error, on stderr. The error returned says how many were invalid. A file name is
 // written escape.Terminal, an error escape.TerminalLines, and stdout through an
 // escape.LogWriter (stderr is one already, main's).
-func runValidate(opts check.Options, revision string, files []string, stdout, stderr io.Writer) error {
-	results, err := check.Validate(opts, revision, files)
+func runValidate(opts instrument.Options, revision string, files []string, stdout, stderr io.Writer) error {
+	results, err := instrument.Validate(opts, revision, files)
 	out := escape.NewLogWriter(stdout)
 	for _, v := range results {
 		if v.Err != nil {

@@ -51,7 +51,7 @@ func Generate(dir string, o Options) (Set, error) {
 	if o.Repetitions <= 0 {
 		o.Repetitions = 1
 	}
-	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin("contracts")})
+	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 	if err != nil {
 		return Set{}, err
 	}

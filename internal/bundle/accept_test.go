@@ -11,7 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -45,7 +45,7 @@ func newAcceptance(t *testing.T) *acceptance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := check.NewValidator(nil, true)
+	v, err := instrument.BuiltinValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

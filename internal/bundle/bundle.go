@@ -33,8 +33,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -93,11 +93,11 @@ type contracts struct {
 
 // Build loads the contract set as check does (every layer validated, the profile known) and
 // makes its bundle for opts.Profile.
-func Build(ctx context.Context, opts check.Options) (*Bundle, error) {
+func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 	if opts.Profile == "" {
-		opts.Profile = check.DefaultProfile
+		opts.Profile = instrument.DefaultProfile
 	}
-	in, err := check.Load(ctx, opts)
+	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

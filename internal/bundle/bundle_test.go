@@ -22,8 +22,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 
 	"github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -37,7 +37,7 @@ var (
 // builtin is the built-in contract set's bundle under the strict profile, built once.
 func builtin(t *testing.T) *Bundle {
 	t.Helper()
-	builtOnce.Do(func() { built, builtErr = Build(context.Background(), check.Options{}) })
+	builtOnce.Do(func() { built, builtErr = Build(context.Background(), instrument.Options{}) })
 	if builtErr != nil {
 		t.Fatal(builtErr)
 	}
@@ -170,7 +170,7 @@ func TestBundleLoads(t *testing.T) {
 	if err := b.WriteTarGz(&one); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Build(context.Background(), check.Options{})
+	again, err := Build(context.Background(), instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestBuildRefuses(t *testing.T) {
 		return filepath.Dir(full)
 	}
 	reservedLayer := write("reserved/x.rego", "package contractcheck.bundle.mine\n\nx := 1\n")
-	_, err := Build(context.Background(), check.Options{Policies: []string{reservedLayer}})
+	_, err := Build(context.Background(), instrument.Options{Policies: []string{reservedLayer}})
 	if err == nil || !strings.Contains(err.Error(), "reserved") || !strings.Contains(err.Error(), "x.rego") {
 		t.Errorf("a reserved package: %v", err)
 	}
@@ -308,7 +308,7 @@ func TestBuildRefuses(t *testing.T) {
 func TestProjectorAgrees(t *testing.T) {
 	b := builtin(t)
 	ctx := context.Background()
-	in, err := check.Load(ctx, check.Options{})
+	in, err := instrument.Load(ctx, instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 )
 
 // TestOPAOperations runs what docs/opa.md tells an operator to do with a stock OPA: sign the
@@ -27,7 +27,7 @@ import (
 func TestOPAOperations(t *testing.T) {
 	opa := opaBinary(t)
 	dir := t.TempDir()
-	b, err := Build(context.Background(), check.Options{})
+	b, err := Build(context.Background(), instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/version"
 
 	"github.com/contractcheck/contractcheck/internal/census"
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
@@ -85,7 +85,7 @@ type server struct {
 func startServer(t testing.TB, profile string) *server {
 	t.Helper()
 	opa := opaBinary(t)
-	b, err := Build(context.Background(), check.Options{Profile: profile})
+	b, err := Build(context.Background(), instrument.Options{Profile: profile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +150,14 @@ func (s *server) decide(client *http.Client, input map[string]any) (map[string]a
 }
 
 // captured reads every captured built-in observation record with the instrument.
-func captured(t testing.TB, in *check.Instrument) []*check.Record {
+func captured(t testing.TB, in *instrument.Instrument) []*instrument.Record {
 	t.Helper()
 	files, err := in.Options().RecordFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []*check.Record
-	err = in.ReadRecords(context.Background(), files, func(r *check.Record) error {
+	var recs []*instrument.Record
+	err = in.ReadRecords(context.Background(), files, func(r *instrument.Record) error {
 		if r.State == "captured" {
 			recs = append(recs, r)
 		}
@@ -169,7 +169,7 @@ func captured(t testing.TB, in *check.Instrument) []*check.Record {
 	return recs
 }
 
-func inputOf(r *check.Record) map[string]any {
+func inputOf(r *instrument.Record) map[string]any {
 	return map[string]any{"fixture": r.Fixture, "lane": r.Lane, "laneVersion": r.LaneVersion,
 		"configuration": r.Configuration, "stage": r.Stage, "carrier": r.Carrier}
 }
@@ -220,7 +220,7 @@ func normalize(v any) any {
 
 // compare holds one record's decision to check's readings, binding for binding, and returns
 // the mismatches.
-func compare(rec *check.Record, readings []census.Reading, decision map[string]any) []string {
+func compare(rec *instrument.Record, readings []census.Reading, decision map[string]any) []string {
 	at := fmt.Sprintf("%s:%d (%s %s %s %s %s)", rec.File, rec.Line, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage)
 	if errs, ok := decision["errors"]; ok {
 		return []string{fmt.Sprintf("%s: the decision is errors %v", at, errs)}
@@ -263,7 +263,7 @@ func compare(rec *check.Record, readings []census.Reading, decision map[string]a
 // record whose bindings the profile changes, and on the fixtures with private metadata.
 func TestStockOPAAgreesWithCheck(t *testing.T) {
 	ctx := context.Background()
-	strict, err := check.Load(ctx, check.Options{Profile: "strict"})
+	strict, err := instrument.Load(ctx, instrument.Options{Profile: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,11 +275,11 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			in := strict
 			if profile != "strict" {
-				if in, err = check.Load(ctx, check.Options{Profile: profile}); err != nil {
+				if in, err = instrument.Load(ctx, instrument.Options{Profile: profile}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var posted []*check.Record
+			var posted []*instrument.Record
 			for _, r := range recs {
 				if profile == "strict" || len(strict.Model.Fixtures[r.Fixture].PrivateMeta) > 0 || changes(t, strict, in, r) {
 					posted = append(posted, r)
@@ -295,7 +295,7 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 				bindings   int
 				wg         sync.WaitGroup
 			)
-			jobs := make(chan *check.Record)
+			jobs := make(chan *instrument.Record)
 			client := &http.Client{Timeout: time.Minute}
 			for range 4 {
 				wg.Add(1)
@@ -334,7 +334,7 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 }
 
 // changes reports whether check's readings of a record differ between two instruments.
-func changes(t *testing.T, a, b *check.Instrument, r *check.Record) bool {
+func changes(t *testing.T, a, b *instrument.Instrument, r *instrument.Record) bool {
 	t.Helper()
 	ra, err := a.Evaluate(context.Background(), r)
 	if err != nil {
@@ -406,7 +406,7 @@ func TestServerRefusesUnknownInput(t *testing.T) {
 // captured records, posted round-robin by as many clients as GOMAXPROCS.
 func BenchmarkServerDecisions(b *testing.B) {
 	s := startServer(b, "strict")
-	in, err := check.Load(context.Background(), check.Options{})
+	in, err := instrument.Load(context.Background(), instrument.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

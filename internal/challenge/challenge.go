@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -51,7 +51,7 @@ const (
 
 // Options selects the suite and the contract set.
 type Options struct {
-	check.Options
+	instrument.Options
 	Suite string // a directory, or the name of a built-in suite under fixtures/challenge/
 }
 
@@ -101,17 +101,17 @@ func BuiltinSuites() []string {
 }
 
 // SuiteDir resolves a suite: an existing directory, else a built-in suite's name.
-func SuiteDir(name string) (check.Dir, error) {
+func SuiteDir(name string) (instrument.Dir, error) {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return check.UserDir(name), nil
+		return instrument.UserDir(name), nil
 	}
 	if fs.ValidPath(name) && !strings.Contains(name, "/") {
 		root := "fixtures/challenge/" + name
 		if st, err := fs.Stat(contractcheck.Builtin, root+"/cases"); err == nil && st.IsDir() {
-			return check.Dir{FS: contractcheck.Builtin, Root: root, Display: root}, nil
+			return instrument.Dir{FS: contractcheck.Builtin, Root: root, Display: root}, nil
 		}
 	}
-	return check.Dir{}, fmt.Errorf("no suite %q: neither a directory nor a built-in suite (built in: %s)", name, strings.Join(BuiltinSuites(), ", "))
+	return instrument.Dir{}, fmt.Errorf("no suite %q: neither a directory nor a built-in suite (built in: %s)", name, strings.Join(BuiltinSuites(), ", "))
 }
 
 // Run loads the instrument and the suite, and classifies every case.
@@ -120,7 +120,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, &result.InputError{Err: err}
 	}
-	in, err := check.Load(ctx, opts.Options)
+	in, err := instrument.Load(ctx, opts.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	profile := opts.Profile
 	if profile == "" {
-		profile = check.DefaultProfile
+		profile = instrument.DefaultProfile
 	}
 	r := &Report{Suite: path.Base(d.Display), Profile: profile}
 	for _, lc := range cases {
@@ -151,14 +151,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 type loaded struct {
 	*mutate.Case
 	file   string
-	source *check.Source
-	record *check.Record
+	source *instrument.Source
+	record *instrument.Record
 }
 
 // Load reads and validates every case of a suite, in file name order: the case against the case
 // schema, its source against the MCP schema of its fixture's revision, its record as check
 // validates observation records. Any failure is an input error naming the file and the pointer.
-func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
+func Load(in *instrument.Instrument, d instrument.Dir) ([]*loaded, error) {
 	casesDir := path.Join(d.Root, "cases")
 	es, err := fs.ReadDir(d.FS, casesDir)
 	if err != nil {
@@ -191,7 +191,7 @@ func Load(in *check.Instrument, d check.Dir) ([]*loaded, error) {
 	return out, nil
 }
 
-func loadCase(in *check.Instrument, d check.Dir, display string, data []byte) (*loaded, error) {
+func loadCase(in *instrument.Instrument, d instrument.Dir, display string, data []byte) (*loaded, error) {
 	doc, err := strictjson.Decode(display, data, strictjson.DefaultLimits)
 	if err != nil {
 		return nil, err
@@ -229,7 +229,7 @@ func loadCase(in *check.Instrument, d check.Dir, display string, data []byte) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: /source/file: %s: %w", display, sdisplay, safeio.PathCause(err))
 	}
-	source, err := check.ParseSource(in.Validator, sdata, sdisplay, c.Fixture, f.Revision)
+	source, err := instrument.ParseSource(in.Validator, sdata, sdisplay, c.Fixture, f.Revision)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func stringList(v any) []string {
 }
 
 // evaluate classifies one case by the oracle and the two baselines.
-func evaluate(ctx context.Context, in *check.Instrument, srcProj *project.Projector, lc *loaded) (*CaseResult, error) {
+func evaluate(ctx context.Context, in *instrument.Instrument, srcProj *project.Projector, lc *loaded) (*CaseResult, error) {
 	rec := lc.record
 	f := in.Model.Fixtures[lc.Fixture]
 	cr := &CaseResult{Case: lc.Case, File: lc.file, Lane: rec.Lane, Stage: rec.Stage}

@@ -4,19 +4,16 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/bench"
 	"github.com/contractcheck/contractcheck/internal/guard"
-	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // TestGeneratedSetCount keeps the benchmarks' generator honest: the bindings it says a set holds
@@ -42,15 +39,15 @@ func TestGeneratedSetCount(t *testing.T) {
 			if set.Bindings < tc.bindings {
 				t.Fatalf("the set holds %d bindings, fewer than the %d asked for", set.Bindings, tc.bindings)
 			}
-			in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+			in, err := instrument.Load(ctx, instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := RecordFiles(UserDir(set.Observations))
+			files, err := instrument.RecordFiles(instrument.UserDir(set.Observations))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := in.Check(ctx, files, 0)
+			r, err := Census(ctx, in, files, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +63,7 @@ func BenchmarkCheckBuiltin(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(ctx, Options{}); err != nil {
+		if _, err := Run(ctx, instrument.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,16 +92,16 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 		b.Fatal(err)
 	}
 	obs, bindings := set.Observations, set.Bindings
-	in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+	in, err := instrument.Load(ctx, instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := UserDir(obs)
-	files, err := RecordFiles(d)
+	d := instrument.UserDir(obs)
+	files, err := instrument.RecordFiles(d)
 	if err != nil {
 		b.Fatal(err)
 	}
-	<-in.warmed // the background carrier compile's garbage is not the census's
+	in.WaitWarm() // the background carrier compile's garbage is not the census's
 	settle()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
@@ -118,8 +115,8 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	cpu := cpuClock()
 	var r *result.Report
 	for b.Loop() {
-		in.verdicts.Clear() // each iteration starts as a fresh process would
-		r, err = in.Check(wctx, files, 0)
+		in.ForgetVerdicts() // each iteration starts as a fresh process would
+		r, err = Census(wctx, in, files, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -129,11 +126,11 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuClock()-cpu)/1e3/float64(bindings*b.N), "cpu-µs/binding")
-	b.ReportMetric(float64(in.verdicts.evaluations())/float64(bindings), "evals/binding")
+	b.ReportMetric(float64(in.Evaluations())/float64(bindings), "evals/binding")
 	b.ReportMetric(float64(bindings)*float64(b.N)/b.Elapsed().Seconds(), "bindings/s")
 	b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 	// What the report holds, the census, is what grows with the run (docs/design.md).
-	in.verdicts.Clear()
+	in.ForgetVerdicts()
 	settle()
 	var held runtime.MemStats
 	runtime.ReadMemStats(&held)
@@ -197,69 +194,3 @@ var benchBindings = func() int {
 	}
 	return 100_000
 }()
-
-// BenchmarkPolicyFloor is the floor of a binding's cost: the prepared task queries alone,
-// evaluated on policy inputs built beforehand (the distinct inputs of a generated set of about
-// 20,000 bindings), on every core. Beside BenchmarkCheckMatrix it tells what the rest of the
-// pipeline (reading, validating, projecting, the census, the report) adds to OPA's evaluation.
-func BenchmarkPolicyFloor(b *testing.B) {
-	ctx := context.Background()
-	set, err := bench.Generate(b.TempDir(), bench.Options{Bindings: 20_000, Unique: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	files, err := RecordFiles(UserDir(set.Observations))
-	if err != nil {
-		b.Fatal(err)
-	}
-	type prepared struct {
-		q     *policy.Query
-		input ast.Value
-	}
-	var inputs []prepared
-	err = in.ReadRecords(ctx, files, func(rec *Record) error {
-		pos := result.Position{Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage}
-		for _, task := range in.Model.ProfileTasks(in.Profile, in.Model.Fixtures[rec.Fixture]) {
-			if !in.Model.Tasks[task].AtStage(rec.Stage) {
-				continue
-			}
-			o, err := in.observe(rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, rec.Carrier, nil)
-			if err != nil {
-				return err
-			}
-			val, err := policy.Input(o.tree)
-			if err != nil {
-				return err
-			}
-			k := inputKey{rec.Fixture, task, rec.Stage}
-			inputs = append(inputs, prepared{in.queries[task], withObserved(in.inputs[k].term, pos, ast.NewTerm(val))})
-		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var next atomic.Int64
-	// The collector paced as the command line paces it (guard.TargetGCPercent; the floor's heap
-	// stays far below the memory target): the evaluations' garbage is part of their cost.
-	defer debug.SetGCPercent(debug.SetGCPercent(guard.TargetGCPercent))
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := cpuClock()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			p := inputs[int(next.Add(1))%len(inputs)]
-			if _, err := p.q.Eval(ctx, p.input); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.StopTimer()
-	b.ReportMetric(float64(cpuClock()-cpu)/1e3/float64(b.N), "cpu-µs/eval")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
-}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -68,12 +69,11 @@ func TestLargeRecordRefusedWithinTheBudget(t *testing.T) {
 	blocks, rec, big = nil, nil, nil
 	debug.FreeOSMemory()
 	budget := (processMemory(t) + 192<<20) &^ (1<<20 - 1)
-	defer guard.Set(guard.Limits{Memory: budget, Target: -1})()
-	ctx, stop := guard.Watch(context.Background())
+	ctx, stop := guard.Watch(guard.WithLimits(context.Background(), guard.Limits{Memory: budget, Target: -1}))
 	defer stop()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err = Run(ctx, Options{Observations: []string{dir}, Workers: 2})
+	_, err = Run(ctx, instrument.Options{Observations: []string{dir}, Workers: 2})
 	runtime.ReadMemStats(&after)
 	var le *guard.LimitError
 	if !errors.As(err, &le) || result.ExitCode(err) != 3 {

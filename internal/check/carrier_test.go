@@ -12,6 +12,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -25,7 +26,7 @@ import (
 // TestEveryObservedStageNamesACarrierSchema asserts that each stage of each built-in lane that can
 // hold captured records names a carrier schema, and that the schema compiles.
 func TestEveryObservedStageNamesACarrierSchema(t *testing.T) {
-	in := instrument(t, strict)
+	in := loadInstrument(t, strict)
 	observed := 0
 	for _, lane := range contract.SortedKeys(in.Model.Lanes) {
 		for _, st := range contract.SortedKeys(in.Model.Lanes[lane].Stages) {
@@ -128,7 +129,7 @@ func set(t *testing.T, root any, ptr string, value any) {
 // naming the file, the record's line and a pointer into its carrier. Without the schemas these
 // records were read through the stage's bindings and gave verdicts.
 func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
-	in := instrument(t, strict)
+	in := loadInstrument(t, strict)
 	tests := []struct {
 		name, lane, version, stage string
 	}{
@@ -159,12 +160,12 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(line + "\n" + string(bad) + "\n")}}, Root: "obs", Display: "obs"}
-			files, err := RecordFiles(d)
+			d := instrument.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(line + "\n" + string(bad) + "\n")}}, Root: "obs", Display: "obs"}
+			files, err := instrument.RecordFiles(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = in.Check(context.Background(), files, 2)
+			_, err = Census(context.Background(), in, files, 2)
 			var ie *result.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an input error", err)
@@ -184,7 +185,7 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 // framework's own type never would, and requires the record to be refused at that member: the
 // schemas are closed where the framework's types are, so a carrier that drifted is not read.
 func TestCarrierSchemasFollowTheFramework(t *testing.T) {
-	in := instrument(t, strict)
+	in := loadInstrument(t, strict)
 	tests := []struct {
 		name, lane, version, stage string
 		has                        string // a pointer the chosen record's carrier must resolve

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -240,8 +241,8 @@ func providerLayer(t *testing.T, cases []providerCase) (contracts, observations 
 func TestProviderLanes(t *testing.T) {
 	contracts, observations := providerLayer(t, providerCases)
 	ctx := context.Background()
-	opts := Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}}
-	in, err := Load(ctx, opts)
+	opts := instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}}
+	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestProviderLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := in.Check(ctx, files, 0)
+	r, err := Census(ctx, in, files, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestProviderLanes(t *testing.T) {
 // the content holds the text as carried.
 func TestProviderLanesReadNoJSONText(t *testing.T) {
 	contracts, observations := providerLayer(t, nil)
-	in, err := Load(context.Background(), Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}})
+	in, err := instrument.Load(context.Background(), instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +354,7 @@ func TestProviderCarrierSchemas(t *testing.T) {
 		"gemini proto name": `{"function_response":{"name":"fixture_tool","response":{"output":"x"}}}`,
 	}
 	contracts, _ := providerLayer(t, nil)
-	in, err := Load(context.Background(), Options{Profile: "provider-lanes", Contracts: []string{contracts}})
+	in, err := instrument.Load(context.Background(), instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,11 +368,11 @@ func TestProviderCarrierSchemas(t *testing.T) {
 			t.Run(api+" given "+other, func(t *testing.T) {
 				rec := fmt.Sprintf(`{"fixture":"C09","lane":%q,"laneVersion":"v1","configuration":"default","stage":"H4","repetition":1,"state":"captured","carrier":%s,"sourceSha256":%q,"origin":"captured"}`+"\n",
 					providerLane(api), items[other], hex.EncodeToString(sum[:]))
-				files, err := RecordFiles(Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(rec)}}, Root: "obs", Display: "obs"})
+				files, err := instrument.RecordFiles(instrument.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(rec)}}, Root: "obs", Display: "obs"})
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = in.Check(context.Background(), files, 1)
+				_, err = Census(context.Background(), in, files, 1)
 				var ve *schema.ValidationError
 				if !errors.As(err, &ve) || ve.Line != 1 || !strings.HasPrefix(ve.Pointer, "/carrier") {
 					t.Fatalf("got %v, want a carrier schema violation at obs/x.jsonl:1 /carrier…", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -36,17 +37,17 @@ var nullPolicies = []string{strict, optionalNull}
 var instruments struct {
 	mu   sync.Mutex
 	once map[string]*sync.Once
-	in   map[string]*Instrument
+	in   map[string]*instrument.Instrument
 	err  map[string]error
 }
 
-// instrument loads a built-in profile once per test binary.
-func instrument(t *testing.T, profile string) *Instrument {
+// loadInstrument loads a built-in profile once per test binary.
+func loadInstrument(t *testing.T, profile string) *instrument.Instrument {
 	t.Helper()
 	instruments.mu.Lock()
 	if instruments.once == nil {
 		instruments.once = map[string]*sync.Once{}
-		instruments.in = map[string]*Instrument{}
+		instruments.in = map[string]*instrument.Instrument{}
 		instruments.err = map[string]error{}
 	}
 	once, ok := instruments.once[profile]
@@ -56,7 +57,7 @@ func instrument(t *testing.T, profile string) *Instrument {
 	}
 	instruments.mu.Unlock()
 	once.Do(func() {
-		in, err := Load(context.Background(), Options{Profile: profile})
+		in, err := instrument.Load(context.Background(), instrument.Options{Profile: profile})
 		instruments.mu.Lock()
 		instruments.in[profile], instruments.err[profile] = in, err
 		instruments.mu.Unlock()
@@ -158,7 +159,7 @@ func runTaskCases(t *testing.T, cases []taskCase) {
 			if fixture.Family == "" {
 				fixture.Family = defaultFamily[c.task]
 			}
-			in := instrument(t, c.profile)
+			in := loadInstrument(t, c.profile)
 			src := loadDoc(t, c.task, c.source)
 			car := loadDoc(t, c.task, c.carrier)
 			v, err := in.EvaluatePair(context.Background(), c.task, result.Position{Fixture: "pair", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage}, fixture, src, car)

@@ -8,36 +8,37 @@ import (
 	"sync"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // RunWithViews is Run that also returns the views the HTML report shows beside the report
 // (result.Views): the instrument's canonical views and binding rules, and the records read again
 // on demand.
-func RunWithViews(ctx context.Context, opts Options) (*result.Report, result.Views, error) {
+func RunWithViews(ctx context.Context, opts instrument.Options) (*result.Report, result.Views, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := in.Check(ctx, files, opts.Workers)
+	r, err := Census(ctx, in, files, opts.Workers)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, in.Views(ctx, files), nil
+	return r, Views(ctx, in, files), nil
 }
 
-// Views returns the result.Views of a check over files: the source view of each fixture, the
+// Views returns the result.Views of a check with in over files: the source view of each fixture, the
 // observed view of each binding (its first record's carrier through the compartment its task
 // reads, as Evaluate reads it) and each lane stage's compartment binding. The records are read
 // once, on the first observed view asked for, and validated as Check validates them.
-func (in *Instrument) Views(ctx context.Context, files []RecordFile) result.Views {
+func Views(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile) result.Views {
 	return &views{in: in, ctx: ctx, files: files}
 }
 
 type views struct {
-	in    *Instrument
+	in    *instrument.Instrument
 	ctx   context.Context
-	files []RecordFile
+	files []instrument.RecordFile
 
 	once     sync.Once
 	carriers map[recordAt]any // the captured records' carriers by file and line
@@ -81,7 +82,7 @@ func (v *views) ObservedView(r *result.Result) (any, bool, error) {
 // read indexes the carriers of every captured record.
 func (v *views) read() {
 	v.carriers = map[recordAt]any{}
-	v.err = v.in.ReadRecords(v.ctx, v.files, func(rec *Record) error {
+	v.err = v.in.ReadRecords(v.ctx, v.files, func(rec *instrument.Record) error {
 		if rec.State == "captured" {
 			v.carriers[recordAt{rec.File, rec.Line}] = rec.Carrier
 		}

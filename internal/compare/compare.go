@@ -22,8 +22,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/contractcheck/contractcheck/internal/census"
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -46,7 +46,7 @@ const DefaultNullProfile = "optional-null"
 // NullProfile the profile it is compared with. Decoders are decoder names (native-slot) or Rego
 // package paths (my.decoders.first_item); none means every contractcheck.decoders package.
 type Options struct {
-	check.Options
+	instrument.Options
 	NullProfile string
 	Decoders    []string
 }
@@ -66,7 +66,7 @@ type decoder struct {
 // the compare report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Profile == "" {
-		opts.Profile = check.DefaultProfile
+		opts.Profile = instrument.DefaultProfile
 	}
 	if opts.NullProfile == "" {
 		opts.NullProfile = DefaultNullProfile
@@ -75,7 +75,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
 	}
 	// One load serves both profiles: only the profile's part of each policy input differs.
-	base, err := check.Load(ctx, opts.Options)
+	base, err := instrument.Load(ctx, opts.Options)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -173,14 +173,14 @@ type memoKey struct {
 }
 
 type evaluator struct {
-	base, other *check.Instrument
+	base, other *instrument.Instrument
 	decoders    []decoder
 	vis         *visibility.Reader   // nil when the model's visibility readout reads nothing
 	sources     map[string]*ast.Term // fixture → source view term
 	memo        sync.Map             // memoKey → map[string]any
 }
 
-func compare(ctx context.Context, base, other *check.Instrument, decs []decoder, files []check.RecordFile, opts Options) (*Report, error) {
+func compare(ctx context.Context, base, other *instrument.Instrument, decs []decoder, files []instrument.RecordFile, opts Options) (*Report, error) {
 	ev := &evaluator{base: base, other: other, decoders: decs, sources: map[string]*ast.Term{}}
 	for _, id := range contract.SortedKeys(base.Model.Fixtures) {
 		if len(base.Model.Fixtures[id].Targets) == 0 {
@@ -208,9 +208,9 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 	}
 	visible := visibility.NewCollector(ev.vis)
 	col := newCollector(base.Model)
-	// The records stream once through check's loop (check.Stream), both profiles, every decoder
+	// The records stream once through check's loop (instrument.Stream), both profiles, every decoder
 	// and the visibility readout evaluated on each, and are collected in record order.
-	_, err = check.Stream(ctx, base, files, opts.Workers, ev.evaluate, func(rec *check.Record, e evaluated) error {
+	_, err = instrument.Stream(ctx, base, files, opts.Workers, ev.evaluate, func(rec *instrument.Record, e evaluated) error {
 		for _, r := range e.base {
 			if err := cb.Add(r); err != nil {
 				return err
@@ -255,7 +255,7 @@ func compare(ctx context.Context, base, other *check.Instrument, decs []decoder,
 }
 
 // evaluate runs both check instruments, every decoder and the visibility readout on one record.
-func (ev *evaluator) evaluate(ctx context.Context, rec *check.Record) (evaluated, error) {
+func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (evaluated, error) {
 	var out evaluated
 	var err error
 	if out.base, err = ev.base.Evaluate(ctx, rec); err != nil {

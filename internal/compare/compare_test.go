@@ -16,7 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -42,7 +42,7 @@ func builtin(t *testing.T) *Report {
 func newEvaluator(t *testing.T) *evaluator {
 	t.Helper()
 	ctx := context.Background()
-	in, err := check.Load(ctx, check.Options{})
+	in, err := instrument.Load(ctx, instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -43,7 +43,7 @@ func newCollector(m *contract.Model) *collector {
 	return &collector{model: m, readings: map[readingKey]*collectedReading{}}
 }
 
-func (c *collector) add(rec *check.Record, t targetReading) error {
+func (c *collector) add(rec *instrument.Record, t targetReading) error {
 	k := readingKey{rec.Position(), t.target}
 	cr, ok := c.readings[k]
 	if !ok {
@@ -81,7 +81,7 @@ func readoutsValue(m map[string]map[string]any) any {
 }
 
 // collapse returns the collapsed readings in position order, targets in catalog order.
-func (c *collector) collapse(in *check.Instrument) []Reading {
+func (c *collector) collapse(in *instrument.Instrument) []Reading {
 	keys := make([]readingKey, 0, len(c.readings))
 	for k := range c.readings {
 		keys = append(keys, k)

@@ -11,6 +11,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -95,15 +96,15 @@ func TestBuiltinVisibility(t *testing.T) {
 func TestVisibilityIsChecks(t *testing.T) {
 	r := builtin(t)
 	ctx := context.Background()
-	in, err := check.Load(ctx, check.Options{})
+	in, err := instrument.Load(ctx, instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := check.Options{}.RecordFiles()
+	files, err := instrument.Options{}.RecordFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := in.Check(ctx, files, 0)
+	rep, err := check.Census(ctx, in, files, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

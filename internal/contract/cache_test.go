@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
@@ -13,7 +14,7 @@ import (
 // same key, and the same model, positions included, as evaluating them. When it fails, run
 // go generate ./internal/contract.
 func TestBuiltinModelIsCurrent(t *testing.T) {
-	srcs, err := ReadLayers([]layer.Dir{layer.Builtin("contracts")})
+	srcs, err := ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestLoadCached(t *testing.T) {
 		}
 	}
 	write("package contracts\n\nprofiles: mine: {doc: \"Mine.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n")
-	layers := []layer.Dir{layer.Builtin("contracts"), layer.User(user)}
+	layers := []layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(user)}
 	cache := filepath.Join(dir, "cache")
 	load := func() (*Model, string) {
 		t.Helper()

@@ -1,12 +1,13 @@
 package contract
 
 import (
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck/internal/layer"
 
 	"cuelang.org/go/cue/format"
 )

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
@@ -55,7 +56,7 @@ func TestReportedReferences(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			user := fstest.MapFS{"x.cue": {Data: []byte("package contracts\n\n// A user layer.\n\n" + tc.src + "\n")}}
-			_, err := Load([]layer.Dir{layer.Builtin("contracts"), layer.FS(user, ".", "user")})
+			_, err := Load([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.FS(user, ".", "user")})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}

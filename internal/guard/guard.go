@@ -134,11 +134,13 @@ func machineMemory() int64 {
 	return m
 }
 
-var current atomic.Pointer[Limits]
+// limitsKey is the context key of the limits a run is held to.
+type limitsKey struct{}
 
-// Set replaces the limits (zero fields take the defaults) and returns a function restoring the
-// previous ones.
-func Set(l Limits) (restore func()) {
+// WithLimits returns a context that carries l, zero fields taking the defaults: what every
+// evaluation, load and stream under it is held to (LimitsOf). The limits travel with the run, not
+// with the process, so two runs in one process (tests, a server) each keep their own.
+func WithLimits(ctx context.Context, l Limits) context.Context {
 	// The fields one at a time, as DefaultLimits has them: the memory default reads the cgroup
 	// limit and /proc/meminfo, needless when a budget is given.
 	if l.Eval <= 0 {
@@ -153,19 +155,21 @@ func Set(l Limits) (restore func()) {
 	if l.Target == 0 {
 		l.Target = defaultTarget()
 	}
-	prev := current.Swap(&l)
-	return func() { current.Store(prev) }
+	return context.WithValue(ctx, limitsKey{}, l)
 }
 
-// Current returns the limits in force.
-func Current() Limits {
-	if l := current.Load(); l != nil {
-		return *l
+// LimitsOf returns the limits ctx carries (WithLimits), else the defaults (DefaultLimits).
+func LimitsOf(ctx context.Context) Limits {
+	if ctx != nil {
+		if l, ok := ctx.Value(limitsKey{}).(Limits); ok {
+			return l
+		}
 	}
-	l := DefaultLimits()
-	current.CompareAndSwap(nil, &l)
-	return *current.Load()
+	return defaultLimits()
 }
+
+// defaultLimits is DefaultLimits, read from the system once.
+var defaultLimits = sync.OnceValue(DefaultLimits)
 
 // LimitError is a user's program stopped at a limit: the instrument failed, not the input.
 type LimitError struct {
@@ -256,7 +260,7 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 	})
 }
 
-// Watch starts the memory watchdog with the current budget and returns a context that the
+// Watch starts the memory watchdog with the budget ctx carries (LimitsOf) and returns a context that the
 // watchdog cancels, with a *LimitError, when the budget is exceeded; stop ends the watchdog and
 // restores the soft memory limit (calling it again does nothing). One watchdog runs at a time: a
 // second Watch while one runs returns ctx and a stop that does nothing. Should the process grow
@@ -264,7 +268,7 @@ func Go(ctx context.Context, what string, d time.Duration, f func() error) error
 // cancelled went on), the watchdog ends it, within the slack: the *LimitError on standard error,
 // exit code 3.
 func Watch(ctx context.Context) (context.Context, func()) {
-	l := Current()
+	l := LimitsOf(ctx)
 	return watchdog.watch(ctx, l.Memory, l.Target, 5*time.Millisecond, exitProcess)
 }
 

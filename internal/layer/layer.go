@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -37,9 +36,11 @@ type Dir struct {
 	Local string
 }
 
-// Builtin returns an embedded directory (contracts, policies, schemas or fixtures, or a path below one).
-func Builtin(name string) Dir {
-	return Dir{FS: contractcheck.Builtin, Root: name, Display: BuiltinPrefix + name, Builtin: true}
+// Builtin returns a directory of the built-in file system fsys (contracts, policies, schemas or
+// fixtures, or a path below one). The binary's own is contractcheck.Builtin; the layer code never
+// reads it itself, so a test can hand another.
+func Builtin(fsys fs.FS, name string) Dir {
+	return Dir{FS: fsys, Root: name, Display: BuiltinPrefix + name, Builtin: true}
 }
 
 // User is a directory of the user's, shown under the name it was given. No path in it, symbolic
@@ -90,12 +91,12 @@ func Join(a, b string) string {
 	return path.Join(a, b)
 }
 
-// Stack is the layers of one kind of input in order: the built-in one first (unless left out),
-// then the user's in the order given.
-func Stack(builtin string, noBuiltin bool, user []string) []Dir {
+// Stack is the layers of one kind of input in order: the built-in one (the directory builtin of
+// the built-in file system fsys) first unless left out, then the user's in the order given.
+func Stack(fsys fs.FS, builtin string, noBuiltin bool, user []string) []Dir {
 	var out []Dir
 	if !noBuiltin {
-		out = append(out, Builtin(builtin))
+		out = append(out, Builtin(fsys, builtin))
 	}
 	for _, u := range user {
 		out = append(out, User(u))

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck"
 )
 
 func TestStackOrder(t *testing.T) {
@@ -24,9 +27,16 @@ func TestStackOrder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// The built-in file system is handed in: a test's own stands for the binary's.
+			builtin := fstest.MapFS{"contracts/model.cue": {Data: []byte("package contracts\n")}}
 			var got []string
-			for _, d := range Stack("contracts", tc.noBuiltin, tc.user) {
+			for _, d := range Stack(builtin, "contracts", tc.noBuiltin, tc.user) {
 				got = append(got, d.Display)
+				if d.Builtin {
+					if _, err := fs.Stat(d.FS, d.Root+"/model.cue"); err != nil {
+						t.Errorf("the built-in layer does not read the file system it was handed: %v", err)
+					}
+				}
 			}
 			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Fatalf("Stack displays = %q, want %q", got, tc.want)
@@ -42,11 +52,11 @@ func TestPaths(t *testing.T) {
 		rel                 string
 		wantPath, wantShown string
 	}{
-		{name: "built-in file keeps its prefix", dir: Builtin("contracts"), rel: "tasks/t1.cue",
+		{name: "built-in file keeps its prefix", dir: Builtin(contractcheck.Builtin, "contracts"), rel: "tasks/t1.cue",
 			wantPath: "contracts/tasks/t1.cue", wantShown: "builtin:contracts/tasks/t1.cue"},
 		{name: "user file is shown under the path given", dir: User("./mine"), rel: "x.cue",
 			wantPath: "x.cue", wantShown: "mine/x.cue"},
-		{name: "sub directory of a built-in", dir: Builtin("fixtures").Sub("suites"), rel: "a.json",
+		{name: "sub directory of a built-in", dir: Builtin(contractcheck.Builtin, "fixtures").Sub("suites"), rel: "a.json",
 			wantPath: "fixtures/suites/a.json", wantShown: "builtin:fixtures/suites/a.json"},
 	}
 	for _, tc := range tests {
@@ -63,7 +73,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestBuiltinFilesAreReadable(t *testing.T) {
-	d := Builtin("contracts")
+	d := Builtin(contractcheck.Builtin, "contracts")
 	entries, err := readDir(d)
 	if err != nil {
 		t.Fatalf("read the built-in contracts: %v", err)
@@ -93,7 +103,7 @@ func TestCheck(t *testing.T) {
 		dir  Dir
 		want string // "" for no error
 	}{
-		{name: "built-in is always there", dir: Builtin("contracts")},
+		{name: "built-in is always there", dir: Builtin(contractcheck.Builtin, "contracts")},
 		{name: "existing directory", dir: User(tmp)},
 		{name: "missing directory is named as given", dir: User(filepath.Join(tmp, "nope")),
 			want: "--contracts " + filepath.ToSlash(filepath.Join(tmp, "nope")) + ": no such directory"},

@@ -30,7 +30,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
@@ -79,7 +80,7 @@ type File struct {
 }
 
 // LayersOf are the layer options of a run.
-func LayersOf(o check.Options) Layers {
+func LayersOf(o instrument.Options) Layers {
 	norm := func(s []string) []string {
 		if s == nil {
 			return []string{}
@@ -92,7 +93,7 @@ func LayersOf(o check.Options) Layers {
 
 // Compute hashes every file a check with the options reads and returns the lock a run of tool
 // (the version buildinfo gives) would write.
-func Compute(o check.Options, tool string) (*Lock, error) {
+func Compute(o instrument.Options, tool string) (*Lock, error) {
 	l := &Lock{LockVersion: Version, Tool: tool, Layers: LayersOf(o), Files: []File{}}
 	add := func(kind string, d layer.Dir, p string, limit int64) error {
 		sum, err := hashFile(d.FS, p, limit)
@@ -126,7 +127,7 @@ func Compute(o check.Options, tool string) (*Lock, error) {
 			return nil, err
 		}
 	}
-	builtin := layer.Builtin("schemas")
+	builtin := layer.Builtin(contractcheck.Builtin, "schemas")
 	if err := walk(builtin, "", ".", func(p string) bool {
 		return strings.HasSuffix(p, ".json") && (!o.NoBuiltin || !strings.HasPrefix(p, "schemas/carriers/"))
 	}, func(p string) error { return add(Schema, builtin, p, safeio.MaxFileBytes) }); err != nil {

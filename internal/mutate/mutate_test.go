@@ -7,19 +7,19 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 var (
 	instOnce sync.Once
-	inst     *check.Instrument
+	inst     *instrument.Instrument
 	instErr  error
 )
 
-func instrument(t *testing.T) *check.Instrument {
+func builtinInstrument(t *testing.T) *instrument.Instrument {
 	t.Helper()
-	instOnce.Do(func() { inst, instErr = check.Load(context.Background(), check.Options{}) })
+	instOnce.Do(func() { inst, instErr = instrument.Load(context.Background(), instrument.Options{}) })
 	if instErr != nil {
 		t.Fatal(instErr)
 	}
@@ -27,7 +27,7 @@ func instrument(t *testing.T) *check.Instrument {
 }
 
 func env(t *testing.T, fixture string) *Env {
-	in := instrument(t)
+	in := builtinInstrument(t)
 	f := in.Model.Fixtures[fixture]
 	return &Env{Model: in.Model, Lane: "direct", Stage: "A2", Fixture: f, Tasks: in.Model.ProfileTasks(in.Profile, f)}
 }
@@ -171,7 +171,7 @@ func TestNotApplicable(t *testing.T) {
 
 // Every control changes the record's bytes and keeps every compartment's canonical view equal.
 func TestControlsKeepView(t *testing.T) {
-	in := instrument(t)
+	in := builtinInstrument(t)
 	carrier := `{"content":[{"type":"text","text":"Café ☕ 🚚 a/b","annotations":{"priority":0.25,"audience":["user"]}},` +
 		`{"type":"image","data":"AAECAwQ=","mimeType":"image/png"}],"structuredContent":{"n":100,"x":2.35,"big":12345678901234567891},"isError":false}`
 	for _, o := range Operators() {
@@ -204,7 +204,7 @@ func TestControlsKeepView(t *testing.T) {
 
 // The data URL control keeps the agent-framework view of a data item.
 func TestDataURLControl(t *testing.T) {
-	in := instrument(t)
+	in := builtinInstrument(t)
 	f := in.Model.Fixtures["C11"]
 	e := &Env{Model: in.Model, Lane: "agent-framework", Stage: "A2", Fixture: f, Tasks: f.Tasks}
 	base := record(t, `{"type":"function_result","call_id":"c","items":[{"type":"data","uri":"data:image/png;base64,AAECAwQ=","media_type":"image/png"}]}`)

@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -125,7 +125,7 @@ func jsonTree(v any) any {
 
 // Options selects what mutate reads and writes.
 type Options struct {
-	check.Options
+	instrument.Options
 	Fixture       string
 	Lane          string
 	LaneVersion   string // default: the first record found
@@ -169,7 +169,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	if err := CheckOutput(opts.Output, opts.Force); err != nil {
 		return nil, err
 	}
-	in, err := check.Load(ctx, opts.Options)
+	in, err := instrument.Load(ctx, opts.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 		opts.Configuration = "default"
 	}
 	var (
-		src      *check.Source
+		src      *instrument.Source
 		srcBytes []byte
 		srcName  string
 		record   *Node
@@ -201,7 +201,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, &result.InputError{Err: err}
 		}
 		display := filepath.ToSlash(opts.Source)
-		if src, err = check.ParseSource(in.Validator, srcBytes, display, opts.Fixture, f.Revision); err != nil {
+		if src, err = instrument.ParseSource(in.Validator, srcBytes, display, opts.Fixture, f.Revision); err != nil {
 			return nil, &result.InputError{Err: err}
 		}
 		srcName = strings.TrimSuffix(path.Base(display), ".json")
@@ -318,7 +318,7 @@ func write(dir, srcFile string, srcBytes []byte, cases []*Case) error {
 }
 
 // controlRecord builds the record a control lane makes of a W0 document: the document itself.
-func controlRecord(opts Options, lane contract.Lane, data []byte, src *check.Source) (*Node, error) {
+func controlRecord(opts Options, lane contract.Lane, data []byte, src *instrument.Source) (*Node, error) {
 	carrier, err := Parse(src.File, data)
 	if err != nil {
 		return nil, err
@@ -344,7 +344,7 @@ func controlRecord(opts Options, lane contract.Lane, data []byte, src *check.Sou
 
 // findRecord reads the first captured record of the fixture at the lane stage (repetition 1) from
 // the observation records, keeping its bytes' order and spellings.
-func findRecord(in *check.Instrument, opts Options) (*Node, error) {
+func findRecord(in *instrument.Instrument, opts Options) (*Node, error) {
 	files, err := opts.Options.RecordFiles()
 	if err != nil {
 		return nil, &result.InputError{Err: err}
@@ -360,7 +360,7 @@ func findRecord(in *check.Instrument, opts Options) (*Node, error) {
 
 // findIn streams one records file for the record findRecord looks for; a line is held only up to
 // the limit check's reader puts on a record.
-func findIn(in *check.Instrument, rf check.RecordFile, opts Options) (*Node, error) {
+func findIn(in *instrument.Instrument, rf instrument.RecordFile, opts Options) (*Node, error) {
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
 		return nil, &result.InputError{Err: err}
@@ -406,7 +406,7 @@ func matches(n *Node, opts Options) bool {
 }
 
 // basePasses requires every task of the fixture to pass on the unmutated record.
-func basePasses(ctx context.Context, in *check.Instrument, env *Env, src *check.Source, record *Node) error {
+func basePasses(ctx context.Context, in *instrument.Instrument, env *Env, src *instrument.Source, record *Node) error {
 	carrier, _ := record.Get("carrier")
 	var failed []string
 	for _, t := range env.Tasks {
@@ -427,7 +427,7 @@ func basePasses(ctx context.Context, in *check.Instrument, env *Env, src *check.
 // ValidateRecord validates a case's record exactly as check validates an observation record
 // (record schema, catalogue, lane, stage, carrier schema, source hash), against the case's own
 // source: the source stands in for the catalogued one of its fixture during the validation.
-func ValidateRecord(in *check.Instrument, file string, line int, doc any, src *check.Source) (*check.Record, error) {
+func ValidateRecord(in *instrument.Instrument, file string, line int, doc any, src *instrument.Source) (*instrument.Record, error) {
 	m, _ := doc.(map[string]any)
 	fixture, _ := m["fixture"].(string)
 	old, had := in.Sources[fixture]

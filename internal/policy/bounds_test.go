@@ -178,13 +178,13 @@ func TestBoundedBuiltins(t *testing.T) {
 // time limit, fails with the limit set, and the run's LimitError names the first; the other
 // tests keep their results.
 func TestBuiltinLimitInRegoTest(t *testing.T) {
-	defer guard.Set(guard.Limits{Eval: 300 * time.Millisecond})()
+	ctx := guard.WithLimits(context.Background(), guard.Limits{Eval: 300 * time.Millisecond})
 	src := "package l_test\n\ntest_lsh if bits.lsh(1, 1e8)\n\ntest_slow if {\n\tsome i in numbers.range(1, 1000000000000)\n\ti < 0\n}\n\ntest_ok if {\n\tprint(\"fine\")\n}\n"
 	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/l_test.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{Tests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := e.RunTests(context.Background(), TestOptions{})
+	run, err := e.RunTests(ctx, TestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,12 @@ package policy
 import (
 	"context"
 	"encoding/json"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"reflect"
 	"sort"
 	"testing"
 	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck/internal/layer"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"

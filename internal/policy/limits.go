@@ -30,7 +30,7 @@ func init() {
 // options (a print hook).
 func evalLimited(ctx context.Context, what, pkg string, pq rego.PreparedEvalQuery, input ast.Value, opts ...rego.EvalOption) (rego.ResultSet, error) {
 	var rs rego.ResultSet
-	err := guard.Do(ctx, what, guard.Current().Eval, func(ctx context.Context) error {
+	err := guard.Do(ctx, what, guard.LimitsOf(ctx).Eval, func(ctx context.Context) error {
 		var err error
 		rs, err = pq.Eval(ctx, append([]rego.EvalOption{rego.EvalParsedInput(input), rego.EvalSortSets(true)}, opts...)...)
 		return err

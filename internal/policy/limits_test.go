@@ -19,7 +19,7 @@ import (
 // TestEvalTimeLimit: a rule that would run for hours stops at the per-evaluation time limit with
 // a *guard.LimitError naming the package and its file.
 func TestEvalTimeLimit(t *testing.T) {
-	defer guard.Set(guard.Limits{Eval: 200 * time.Millisecond})()
+	ctx := guard.WithLimits(context.Background(), guard.Limits{Eval: 200 * time.Millisecond})
 	tests := []struct {
 		name, src string
 	}{
@@ -36,7 +36,7 @@ func TestEvalTimeLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = q.Eval(context.Background(), ast.NewObject())
+			_, err = q.Eval(ctx, ast.NewObject())
 			var le *guard.LimitError
 			if !errors.As(err, &le) {
 				t.Fatalf("error %v, want a *guard.LimitError", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"io/fs"
 	"os"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck/internal/layer"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"

@@ -152,7 +152,7 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) (*TestRun, erro
 	if err != nil {
 		return nil, err
 	}
-	runner := e.testRunner(e.newCompiler(), opts.Run)
+	runner := e.testRunner(ctx, e.newCompiler(), opts.Run)
 	var cov *cover.Cover
 	if opts.Coverage {
 		cov = cover.New()
@@ -175,14 +175,14 @@ func (e *Engine) RunTests(ctx context.Context, opts TestOptions) (*TestRun, erro
 }
 
 // testRunner is OPA's test runner on compiler, with the sandbox's custom builtins, builtin errors
-// raised, print output captured, and the guard's time limit per test.
-func (e *Engine) testRunner(compiler *ast.Compiler, filter string) *tester.Runner {
+// raised, print output captured, and the time limit ctx carries per test (guard.LimitsOf).
+func (e *Engine) testRunner(ctx context.Context, compiler *ast.Compiler, filter string) *tester.Runner {
 	return tester.NewRunner().
 		SetCompiler(compiler).
 		SetDefaultRegoVersion(ast.RegoV1).
 		RaiseBuiltinErrors(true).
 		CapturePrintOutput(true).
-		SetTimeout(guard.Current().Eval).
+		SetTimeout(guard.LimitsOf(ctx).Eval).
 		Filter(filter).
 		AddCustomBuiltins([]*tester.Builtin{{
 			Decl: &ast.Builtin{Name: jsonTextFunc.Name, Decl: jsonTextFunc.Decl},
@@ -195,7 +195,7 @@ func (e *Engine) testRunner(compiler *ast.Compiler, filter string) *tester.Runne
 
 // collectTests runs the tests and returns the results of the selected layers' tests, sorted.
 func (e *Engine) collectTests(ctx context.Context, runner *tester.Runner, modules map[string]*ast.Module, layers []int) ([]TestResult, error) {
-	timeLimit := guard.Current().Eval
+	timeLimit := guard.LimitsOf(ctx).Eval
 	ch, err := runner.SetModules(modules).RunTests(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("policy: running Rego tests: %w", err)
@@ -295,7 +295,7 @@ func (e *Engine) explainFailures(ctx context.Context, results []TestResult) erro
 	if err != nil {
 		return err
 	}
-	runner := e.testRunner(e.newCompiler().WithRewriteTestRules(true), "^("+strings.Join(names, "|")+")$").
+	runner := e.testRunner(ctx, e.newCompiler().WithRewriteTestRules(true), "^("+strings.Join(names, "|")+")$").
 		EnableTracing(true)
 	ch, err := runner.SetModules(modules).RunTests(ctx, nil)
 	if err != nil {

@@ -35,9 +35,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 )
 
@@ -62,7 +62,7 @@ const DefaultPrompt = "Call fixture_tool, then answer in one sentence."
 type Options struct {
 	// Inputs selects the contract, schema and fixture layers and, through Scope.Fixtures and
 	// Scope.Suites, the fixtures probed (every catalogued fixture when both are empty).
-	Inputs check.Options
+	Inputs instrument.Options
 	// Lane names the user's framework; Version and Configuration its version and setting.
 	Lane, Version, Configuration string
 	// Provider is the API whose generic H4 binding the lane gets when no layer declares it; empty
@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	in, err := check.Load(ctx, o.Inputs)
+	in, err := instrument.Load(ctx, o.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (o *Options) normalize() error {
 }
 
 // selectFixtures lists the fixtures the scope selects, sorted by id.
-func selectFixtures(in *check.Instrument, o check.Options) ([]fixture, error) {
+func selectFixtures(in *instrument.Instrument, o instrument.Options) ([]fixture, error) {
 	var out []fixture
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
@@ -100,7 +101,7 @@ func noFollowup() error {
 func probeOpts(t *testing.T, mode string, env []string, fixtures ...string) Options {
 	t.Helper()
 	return Options{
-		Inputs:        check.Options{Scope: result.Scope{Fixtures: fixtures}},
+		Inputs:        instrument.Options{Scope: result.Scope{Fixtures: fixtures}},
 		Lane:          "acme-agent",
 		Version:       "1.0.0",
 		Configuration: "default",
@@ -508,10 +509,11 @@ func TestVisibility(t *testing.T) {
 			if _, err := Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			vs, err := Visibility(context.Background(), o)
+			judged, err := check.Run(context.Background(), JudgeOptions(o))
 			if err != nil {
 				t.Fatal(err)
 			}
+			vs := judged.Visibility
 			if len(vs) != 1 {
 				t.Fatalf("visibility: %d groups, want the lane's H4 only: %+v", len(vs), vs)
 			}
@@ -535,7 +537,7 @@ func TestVisibility(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if vs, err := Visibility(context.Background(), o); err != nil || len(vs) != 0 {
-		t.Errorf("probe of C09: visibility %+v, %v; want none", vs, err)
+	if judged, err := check.Run(context.Background(), JudgeOptions(o)); err != nil || len(judged.Visibility) != 0 {
+		t.Errorf("probe of C09: %v; want a check with no visibility readout", err)
 	}
 }

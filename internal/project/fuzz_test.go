@@ -24,7 +24,7 @@ var builtin struct {
 // the canonical source binding.
 func builtinProjectors(tb testing.TB) map[string]*Projector {
 	builtin.once.Do(func() {
-		m, err := contract.Load([]layer.Dir{layer.Builtin("contracts")})
+		m, err := contract.Load([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 		if err != nil {
 			builtin.err = err
 			return

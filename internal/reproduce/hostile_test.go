@@ -20,9 +20,9 @@ import (
 	"text/template/parse"
 	"unicode"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -61,7 +61,7 @@ func TestHostileStrings(t *testing.T) {
 	}
 	ctx := context.Background()
 	layer := hostileLayer(t, t.TempDir(), ids, strs)
-	in, err := check.Load(ctx, layer)
+	in, err := instrument.Load(ctx, layer)
 	if err != nil {
 		t.Fatal(err)
 	}

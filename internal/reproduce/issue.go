@@ -9,9 +9,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 )
 
 // maxQuote bounds how much of a document the issue body quotes.
@@ -26,7 +26,7 @@ const maxQuote = 4000
 // documents in a fence longer than any run of backquotes they hold, their characters that are
 // not graphic written as JSON escapes.
 func issue(o Options, s seam, run string, m *contract.Model, task contract.Task, sd contract.StageDef, binding contract.Compartment,
-	diags []map[string]any, w0 []byte, rec *check.Record, checks []Check) []byte {
+	diags []map[string]any, w0 []byte, rec *instrument.Record, checks []Check) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s %s drops what a consumer needs at %s: %s\n\n", s.module, o.Version, o.Stage, escape.MarkdownText(checks[0].Message))
 	fmt.Fprintf(&b, "## What was sent\n\nA tool returned this result (fixture %s, %s), served byte for byte by a raw MCP server (no SDK):\n\n", o.Fixture, escape.MarkdownText(oneLine(m.Fixtures[o.Fixture].Doc)))

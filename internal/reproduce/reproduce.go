@@ -21,9 +21,9 @@ import (
 	"text/template"
 	"unicode/utf8"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -32,7 +32,7 @@ var templates embed.FS
 
 // Options select the binding to reproduce and the contract set that reports it.
 type Options struct {
-	check.Options
+	instrument.Options
 	Fixture, Lane, Version, Configuration, Stage, Task string
 	// Command is the command line to name in the files (for their provenance).
 	Command string
@@ -73,7 +73,7 @@ func Generate(ctx context.Context, o Options) (*Reproduction, error) {
 	if err := checkOptions(o); err != nil {
 		return nil, err
 	}
-	in, err := check.Load(ctx, o.Options)
+	in, err := instrument.Load(ctx, o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func shown(s string) string {
 var plainPattern = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
 
 // build is Generate on a loaded contract set, for options checkOptions accepts.
-func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction, error) {
+func build(ctx context.Context, in *instrument.Instrument, o Options) (*Reproduction, error) {
 	s := seams[o.Lane]
 	m := in.Model
 	task, ok := m.Tasks[o.Task]
@@ -247,14 +247,14 @@ func build(ctx context.Context, in *check.Instrument, o Options) (*Reproduction,
 
 // firstRecord finds the binding's record of the lowest repetition among the captured ones, in
 // the record files o names (Generate loads in from the same options).
-func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.Record, error) {
+func firstRecord(ctx context.Context, in *instrument.Instrument, o Options) (*instrument.Record, error) {
 	files, err := o.Options.RecordFiles()
 	if err != nil {
 		return nil, &result.InputError{Err: err}
 	}
-	var best *check.Record
+	var best *instrument.Record
 	var states []string
-	err = in.ReadRecords(ctx, files, func(r *check.Record) error {
+	err = in.ReadRecords(ctx, files, func(r *instrument.Record) error {
 		if r.Fixture != o.Fixture || r.Lane != o.Lane || r.LaneVersion != o.Version || r.Configuration != o.Configuration || r.Stage != o.Stage {
 			return nil
 		}
@@ -278,7 +278,7 @@ func firstRecord(ctx context.Context, in *check.Instrument, o Options) (*check.R
 }
 
 // envelopeOf is the JSON-RPC response the raw server sends for a W0 document: the document as the
-// result, or an envelope's own result or error member. doc is the document as check.Load decoded
+// result, or an envelope's own result or error member. doc is the document as instrument.Load decoded
 // it (strictjson: numbers as json.Number).
 func envelopeOf(doc any) any {
 	env := map[string]any{"jsonrpc": "2.0", "id": json.Number("1"), "result": doc}

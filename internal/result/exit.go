@@ -124,3 +124,12 @@ func ExitCode(err error) int {
 	}
 	return ExitInputError
 }
+
+// AsInstrument classes err as the instrument failing (an *InstrumentError), unless it is nil or
+// already the instrument failing, which it leaves to AsInput.
+func AsInstrument(err error) error {
+	if err == nil || IsInstrumentFailure(err) {
+		return AsInput(err)
+	}
+	return &InstrumentError{Err: err}
+}

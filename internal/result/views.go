@@ -2,7 +2,7 @@ package result
 
 // Views gives a format what a Report does not carry: the canonical views a binding's policy
 // compared and the lane's compartment binding. The check's instrument implements it
-// (check.Instrument.Views); without one the HTML report (internal/report) shows everything but
+// (check.Views); without one the HTML report (internal/report) shows everything but
 // the views and the binding rules, and says so.
 type Views interface {
 	// SourceView is the fixture's W0 result through the canonical binding: the policy input's

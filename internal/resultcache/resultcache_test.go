@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
@@ -55,7 +56,7 @@ func TestKeyFollowsTheInputs(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "r.jsonl")
 	os.WriteFile(f, []byte("one\n"), 0o644)
-	in := Inputs{Dirs: []layer.Dir{layer.Builtin("contracts"), layer.User(dir)}}
+	in := Inputs{Dirs: []layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(dir)}}
 	k1, ok, err := Key("opts", in)
 	if err != nil || !ok {
 		t.Fatal(ok, err)

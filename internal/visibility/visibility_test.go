@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -97,7 +98,7 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := check.Options{Contracts: []string{layer(t, map[string]string{"visibility.cue": tt.contracts})}, Policies: []string{policies}}
+			o := instrument.Options{Contracts: []string{layer(t, map[string]string{"visibility.cue": tt.contracts})}, Policies: []string{policies}}
 			if strings.Contains(tt.contracts, "profiles:") {
 				o.Profile = "model-reads-a2"
 			}
@@ -168,7 +169,7 @@ func TestPolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := check.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
+			o := instrument.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
 			if tt.rego != "" {
 				o.Policies = []string{layer(t, map[string]string{"p.rego": tt.rego})}
 			}
@@ -202,7 +203,7 @@ func block(t *testing.T, file, lang string) string {
 // and its policy change agent-framework's H4 readout (a structured value found only on a line of
 // a joined text no longer counts) and add A2.
 func TestDocExample(t *testing.T) {
-	o := check.Options{
+	o := instrument.Options{
 		Contracts: []string{layer(t, map[string]string{"visibility.cue": block(t, docFile, "cue")})},
 		Policies:  []string{layer(t, map[string]string{"acme/visibility.rego": block(t, docFile, "rego")})},
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
 )
@@ -20,7 +21,7 @@ func main() {
 }
 
 func run(out string) error {
-	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin("contracts")})
+	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	_ "embed"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -54,7 +55,7 @@ func validatedAtBuild(id, revision, sha string) bool {
 // ValidateBuiltinSources validates the source of every fixture of the built-in model, read from
 // the built-in fixtures, and returns the list builtin_sources.json holds (encoded, sorted).
 func ValidateBuiltinSources() ([]byte, error) {
-	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin("contracts")})
+	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func ValidateBuiltinSources() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := layer.Builtin("fixtures")
+	d := layer.Builtin(contractcheck.Builtin, "fixtures")
 	out := map[string]ValidatedSource{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -32,7 +33,7 @@ func TestBaseClasses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := instrument(t, tc.profile)
+			in := loadInstrument(t, tc.profile)
 			a, okA := in.inputs[inputKey{tc.fixtureA, tc.task, tc.stageA}]
 			b, okB := in.inputs[inputKey{tc.fixtureB, tc.task, tc.stageB}]
 			if !okA || !okB {
@@ -105,14 +106,16 @@ func TestMemoEvaluatesAnInputOnce(t *testing.T) {
 // TestEvaluationsDoNotDependOnWorkers: the built-in check evaluates as many inputs on eight
 // workers as on one (two workers at the same input wait for one evaluation).
 func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
-	in, files, err := loadRun(context.Background(), Options{})
+	in := loadInstrument(t, strict)
+	files, err := Options{}.RecordFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
 	counts := map[int]int{}
 	for _, w := range []int{1, 8} {
 		in.verdicts.Clear()
-		if _, err := in.Check(context.Background(), files, w); err != nil {
+		skip := func(*Record, []census.Reading) error { return nil }
+		if _, err := Stream(context.Background(), in, files, w, in.Evaluate, skip); err != nil {
 			t.Fatal(err)
 		}
 		counts[w] = in.verdicts.evaluations()

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ func TestBuiltinSourcesAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, builtinSourcesJSON) {
-		t.Fatalf("%s is not the list of the built-in sources as they validate now: run go generate ./internal/check", BuiltinSourcesFile)
+		t.Fatalf("%s is not the list of the built-in sources as they validate now: run go generate ./internal/instrument", BuiltinSourcesFile)
 	}
 	if len(builtinSources) == 0 {
 		t.Fatal("no built-in source is listed")

@@ -1,8 +1,11 @@
-// Package check drives the whole pipeline for `contractcheck check`: it loads the contract model,
-// the policies and the schemas once, validates every source, streams the observation records
-// through the projector and the prepared task queries in parallel, and hands the readings to the
-// census, which returns the report.
-package check
+// Package instrument is the seam every tool evaluates records through: Load reads the contract
+// model, the policies and the schemas once, validates every source and prepares the task queries;
+// Evaluate projects one record's carrier through the compartments its tasks read and evaluates
+// each task against the fixture's W0 source (with a verdict memo keyed by the views' hashes);
+// Stream is the ordered parallel loop over record files. The check runner (internal/check) feeds
+// its readings to the census; compare, mutate, challenge, reproduce, the bundle and probe use the
+// instrument for their own ends.
+package instrument
 
 import (
 	"context"
@@ -15,8 +18,8 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"golang.org/x/sync/errgroup"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -127,8 +130,10 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	// validator's goroutine once the model is there; a failure among them is reported after
 	// everything Load reports before. Built-in carrier schemas compile on first use, or before it
 	// in the background when the record files name their lanes (warmCarriers).
+	// errgroup waits for the three; it does not cancel the others at the first error, so that
+	// which error is reported never depends on which load finished first.
 	var (
-		wg         sync.WaitGroup
+		g          errgroup.Group
 		m          *contract.Model
 		v          *schema.Validator
 		eng        *policy.Engine
@@ -137,33 +142,32 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		warmed     = make(chan struct{}) // closed once the background carrier compile is done
 		models     = make(chan *contract.Model, 1)
 	)
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
+	g.Go(func() error {
 		m, errs[0] = loadContracts(ctx, opts.ContractLayers())
 		models <- m
-	}()
-	go func() {
-		defer wg.Done()
-		if v, errs[1] = NewValidator(opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
+		return errs[0]
+	})
+	g.Go(func() error {
+		if v, errs[1] = NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
 			close(warmed)
-			return
+			return errs[1]
 		}
 		m := <-models
 		if m != nil {
-			carrierErr = compileCarriers(v, m, opts.SchemaLayers(), !opts.NoBuiltin)
+			carrierErr = compileCarriers(v, m, opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 		}
 		if m == nil || carrierErr != nil {
 			close(warmed)
-			return
+			return nil // reported after everything else Load reports
 		}
 		warmCarriers(v, m, opts, warmed)
-	}()
-	go func() {
-		defer wg.Done()
+		return nil
+	})
+	g.Go(func() error {
 		eng, errs[2] = policy.Load(opts.PolicyLayers(), policy.LoadOptions{})
-	}()
-	wg.Wait()
+		return errs[2]
+	})
+	_ = g.Wait() // the errors are read below in their fixed order
 	switch {
 	case errs[0] != nil:
 		return nil, inputErr(fmt.Errorf("load contracts: %w", errs[0]))
@@ -243,11 +247,11 @@ func (in *Instrument) Options() Options { return in.opts }
 // all compiled by a test (TestEveryObservedStageNamesACarrierSchema). A run whose records come
 // from a few lanes compiles only their schemas (the control lane's alone reads the schemas of
 // three MCP revisions).
-func compileCarriers(v *schema.Validator, m *contract.Model, users []Dir, builtin bool) error {
+func compileCarriers(v *schema.Validator, m *contract.Model, fsys fs.FS, users []Dir, builtin bool) error {
 	for _, lane := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
 			sd := m.Lanes[lane].Stages[st]
-			if c := sd.Carrier; c != "" && !builtinCarrier(c, users, builtin) {
+			if c := sd.Carrier; c != "" && !builtinCarrier(fsys, c, users, builtin) {
 				if err := v.CompileCarrier(c); err != nil {
 					at := ""
 					if sd.CarrierPos != "" {
@@ -263,7 +267,7 @@ func compileCarriers(v *schema.Validator, m *contract.Model, users []Dir, builti
 
 // builtinCarrier reports whether the carrier schema at path (inside the schemas directory) is a
 // built-in one that no user schema layer defines too.
-func builtinCarrier(path string, users []Dir, builtin bool) bool {
+func builtinCarrier(fsys fs.FS, path string, users []Dir, builtin bool) bool {
 	if !builtin {
 		return false
 	}
@@ -273,7 +277,7 @@ func builtinCarrier(path string, users []Dir, builtin bool) bool {
 			return false // defined there (or unreadable): compile it now, and say so if it fails
 		}
 	}
-	_, err := fs.Stat(contractcheck.Builtin, "schemas/"+path)
+	_, err := fs.Stat(fsys, "schemas/"+path)
 	return err == nil
 }
 

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
 		return nil, err
 	}
 	var m *contract.Model
-	err = guard.Go(ctx, "contracts ("+strings.Join(names, ", ")+")", guard.Current().Load, func() error {
+	err = guard.Go(ctx, "contracts ("+strings.Join(names, ", ")+")", guard.LimitsOf(ctx).Load, func() error {
 		var err error
 		m, err = contract.LoadCached(srcs, contract.CacheDir())
 		return err

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"crypto/sha256"
@@ -22,9 +22,6 @@ import (
 // Dir is a directory of inputs (see package layer).
 type Dir = layer.Dir
 
-// Builtin returns the embedded directory name (contracts, policies, schemas or fixtures).
-func Builtin(name string) Dir { return layer.Builtin(name) }
-
 // UserDir is a directory of the user's, shown under the name it was given.
 func UserDir(dir string) Dir { return layer.User(dir) }
 
@@ -46,23 +43,40 @@ type Options struct {
 	// Stdin is standard input, for an Observations entry "-" (StdinArg) or `validate -`; nil
 	// when the caller has none.
 	Stdin *Stdin
+	// Builtin is the file system the built-in layers (contracts/, policies/, schemas/,
+	// fixtures/) are read from; nil is the one embedded in the binary (contractcheck.Builtin).
+	Builtin fs.FS
+}
+
+// BuiltinFS is the file system of the built-in layers: Builtin, or the binary's own.
+func (o Options) BuiltinFS() fs.FS {
+	if o.Builtin != nil {
+		return o.Builtin
+	}
+	return contractcheck.Builtin
 }
 
 // DefaultProfile is the profile a check uses when none is named.
 const DefaultProfile = "strict"
 
 // ContractLayers are the CUE layers the options select.
-func (o Options) ContractLayers() []Dir { return layer.Stack("contracts", o.NoBuiltin, o.Contracts) }
+func (o Options) ContractLayers() []Dir {
+	return layer.Stack(o.BuiltinFS(), "contracts", o.NoBuiltin, o.Contracts)
+}
 
 // PolicyLayers are the Rego layers the options select.
-func (o Options) PolicyLayers() []Dir { return layer.Stack("policies", o.NoBuiltin, o.Policies) }
+func (o Options) PolicyLayers() []Dir {
+	return layer.Stack(o.BuiltinFS(), "policies", o.NoBuiltin, o.Policies)
+}
 
 // SchemaLayers are the user's carrier-schema layers (the pinned MCP schemas and the project's own
 // are always the built-in ones).
-func (o Options) SchemaLayers() []Dir { return layer.Stack("schemas", true, o.Schemas) }
+func (o Options) SchemaLayers() []Dir { return layer.Stack(o.BuiltinFS(), "schemas", true, o.Schemas) }
 
 // FixtureLayers are the fixture layers the options select.
-func (o Options) FixtureLayers() []Dir { return layer.Stack("fixtures", o.NoBuiltin, o.Fixtures) }
+func (o Options) FixtureLayers() []Dir {
+	return layer.Stack(o.BuiltinFS(), "fixtures", o.NoBuiltin, o.Fixtures)
+}
 
 // ObservationDirs are the directories of observation records the options select: every
 // --observations directory (standard input for "-", a directory of one file), else the observations/ directory of each fixture layer that has one.
@@ -112,17 +126,18 @@ func (o Options) Inputs() []Dir {
 	return out
 }
 
-// NewValidator compiles the validator over the pinned MCP schemas and the project's own, with the
+// NewValidator compiles the validator over the pinned MCP schemas and the project's own (the
+// schemas/ directory of the built-in file system builtin), with the
 // carrier schemas of the built-in layer (unless builtinCarriers is false, as under --no-builtin)
 // and of the user's schema layers. A carrier schema defined by two layers is an error when it is
 // used.
-func NewValidator(users []Dir, builtinCarriers bool) (*schema.Validator, error) {
+func NewValidator(builtin fs.FS, users []Dir, builtinCarriers bool) (*schema.Validator, error) {
 	for _, d := range users {
 		if err := d.Check("--schemas"); err != nil {
 			return nil, err
 		}
 	}
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
+	sfs, err := fs.Sub(builtin, "schemas")
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
@@ -134,7 +149,9 @@ func NewValidator(users []Dir, builtinCarriers bool) (*schema.Validator, error) 
 }
 
 // BuiltinValidator compiles the validator over the built-in schemas only.
-func BuiltinValidator() (*schema.Validator, error) { return NewValidator(nil, true) }
+func BuiltinValidator() (*schema.Validator, error) {
+	return NewValidator(contractcheck.Builtin, nil, true)
+}
 
 // carrierOverlay serves the built-in schemas directory, with carrier schemas (carriers/…) also
 // found in the user's schema layers. The pinned MCP schemas and the project's own schemas cannot
@@ -299,4 +316,22 @@ func parseSource(v *schema.Validator, data []byte, display, id, revision string,
 		return nil, err
 	}
 	return &Source{ID: id, File: display, Sha256: sha, Data: data, Doc: doc, Source: s}, nil
+}
+
+// DescribeObservations names the observation directories a run reads, for a message about their
+// records.
+func (o Options) DescribeObservations() string {
+	dirs, err := o.ObservationDirs()
+	if err != nil || len(dirs) == 0 {
+		return "any observation directory (none selected)"
+	}
+	var names []string
+	for _, d := range dirs {
+		if isStdin(d) {
+			names = append(names, StdinName)
+			continue
+		}
+		names = append(names, d.Display)
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,4 +1,4 @@
-package check
+package instrument
 
 import (
 	"sync"
@@ -124,3 +124,14 @@ func (m *memo) Clear() {
 	m.clear()
 	m.puts.Store(0)
 }
+
+// Evaluations is how many policy evaluations the instrument's verdict memo holds: what a run
+// evaluated, the inputs served from the memo apart (the benchmarks report it per binding).
+func (in *Instrument) Evaluations() int { return in.verdicts.evaluations() }
+
+// ForgetVerdicts empties the verdict memo, so that the next run evaluates as a fresh process
+// would.
+func (in *Instrument) ForgetVerdicts() { in.verdicts.Clear() }
+
+// WaitWarm waits until the carrier schemas Load compiles in the background are compiled.
+func (in *Instrument) WaitWarm() { <-in.warmed }
