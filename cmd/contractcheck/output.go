@@ -52,12 +52,12 @@ func addOutputFlags[R any](cmd *cobra.Command, o *output[R], formats report.Regi
 	o.Format, o.File = spec.format, spec.file
 	f := cmd.Flags()
 	f.StringVar(&o.Format, "format", o.Format, "output format: "+strings.Join(formats.Names(), ", "))
-	usage := "write the " + spec.what + " to this file instead of standard output"
+	usage := "write the " + spec.what + " to `FILE` instead of standard output"
 	switch {
 	case spec.required:
-		usage = "the " + spec.what + " file to write (required)"
+		usage = "write the " + spec.what + " to `FILE` (required)"
 	case spec.file != "":
-		usage = "the " + spec.what + " to write"
+		usage = "write the " + spec.what + " to `FILE`"
 	}
 	f.StringVar(&o.File, "output", o.File, usage+"; written whole or not at all, never over an input of the run")
 }

@@ -36,10 +36,11 @@ type Factory[R any] func(Options) Formatter[R]
 func Fixed[R any](f Formatter[R]) Factory[R] { return func(Options) Formatter[R] { return f } }
 
 // Registry holds the formats of one kind of report by name: adding a format is one new file and
-// one entry. It is the one way a verb offers formats: every verb that prints a result (check,
-// compare, challenge, test, version, validate, capabilities, lock, bundle) registers its formats
-// in a Registry of its result's type, in the package that makes the result, and
-// cmd/contractcheck binds --format and --output to it the same way for all of them.
+// one entry. It is the one way a verb offers formats: every verb that prints a result registers
+// its formats in a Registry of its result's type — check's here, compare's, challenge's, lock's
+// and bundle's in their packages, test's in internal/policy beside TestRun; version's, validate's
+// and capabilities' beside the verb in cmd/contractcheck — and cmd/contractcheck binds --format
+// and --output to it the same way for all of them (cmd/contractcheck/output.go).
 type Registry[R any] map[string]Factory[R]
 
 // Names lists the formats, sorted; it also feeds a --format flag's help.
