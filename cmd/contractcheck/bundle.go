@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/bundle"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -35,7 +35,7 @@ const bundleExample = `  contractcheck bundle --output contracts.tar.gz
 
 type bundleParams struct {
 	instrument.Options
-	output string
+	out output[*bundle.Bundle]
 }
 
 func newBundleCommand() *cobra.Command {
@@ -47,7 +47,7 @@ func newBundleCommand() *cobra.Command {
 		Example: bundleExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runBundle(cmd.Context(), p, cmd.OutOrStdout())
+			code, err := runBundle(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
@@ -55,15 +55,15 @@ func newBundleCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
-	cmd.Flags().StringVar(&p.output, "output", "", "the bundle file to write, a .tar.gz (required)")
+	addOutputFlags(cmd, &p.out, bundle.Outputters(), outputSpec{what: "bundle", format: "tar.gz", required: true})
 	return cmd
 }
 
-func runBundle(ctx context.Context, p bundleParams, stdout io.Writer) (int, error) {
-	if p.output == "" {
-		return result.ExitInputError, errors.New("--output is required (see contractcheck bundle --help)")
-	}
-	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
+// runBundle builds the bundle and writes it to --output; what it wrote is said on stderr, as every
+// verb says what it wrote to an --output file.
+func runBundle(ctx context.Context, p bundleParams, stdout, stderr io.Writer) (int, error) {
+	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options))
+	if err != nil {
 		return result.ExitInputError, err
 	}
 	if ctx == nil {
@@ -73,10 +73,10 @@ func runBundle(ctx context.Context, p bundleParams, stdout io.Writer) (int, erro
 	if err != nil {
 		return result.ExitCode(err), err
 	}
-	if err := writeOutput(p.output, stdout, b.WriteTarGz); err != nil {
+	if err := p.out.write(stdout, out, b); err != nil {
 		return result.ExitInputError, err
 	}
-	fmt.Fprintf(stdout, "wrote %s: profile %s, revision %s, roots %v, %d files; entry point POST /v1/data/contractcheck/decision\n",
-		escape.Terminal(p.output), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files))
+	fmt.Fprintf(stderr, "wrote %s: profile %s, revision %s, roots %v, %d files; entry point POST /v1/data/contractcheck/decision\n",
+		escape.Terminal(p.out.File), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files))
 	return result.ExitSatisfied, nil
 }

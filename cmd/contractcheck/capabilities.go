@@ -1,9 +1,12 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 const capabilitiesLong = `Capabilities prints the capabilities of the sandbox the policies run in, as OPA's capabilities
@@ -17,20 +20,39 @@ Rego, so that they accept the custom builtins and refuse what the sandbox refuse
 The repository ships the same file as policies/capabilities.json; contractcheck export writes it
 with the built-in policies.`
 
+// capabilitiesOutputters are capabilities' formats: OPA reads its capabilities as JSON, and the
+// verb prints the bytes policy.CapabilitiesJSON made, as they are.
+var capabilitiesOutputters = report.Registry[[]byte]{"json": report.Fixed[[]byte](rawJSON{})}
+
+// rawJSON writes JSON already made.
+type rawJSON struct{}
+
+// Output implements report.Formatter.
+func (rawJSON) Output(w io.Writer, data []byte) error {
+	_, err := w.Write(data)
+	return err
+}
+
 func newCapabilitiesCommand() *cobra.Command {
-	return &cobra.Command{
+	var out output[[]byte]
+	cmd := &cobra.Command{
 		Use:     "capabilities",
 		Short:   "Print the policy sandbox's capabilities (OPA capabilities JSON, with the custom builtins)",
 		Long:    capabilitiesLong,
 		Example: "  contractcheck capabilities > capabilities.json\n  opa check --v1-compatible --strict --capabilities capabilities.json my-policies/",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := out.resolve(report.Options{}, nil)
+			if err != nil {
+				return err
+			}
 			data, err := policy.CapabilitiesJSON()
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return out.write(cmd.OutOrStdout(), f, data)
 		},
 	}
+	addOutputFlags(cmd, &out, capabilitiesOutputters, outputSpec{what: "capabilities", format: "json"})
+	return cmd
 }

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/challenge"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -41,9 +39,8 @@ const challengeExample = `  contractcheck challenge alpha
 
 type challengeParams struct {
 	instrument.Options
-	format string
-	output string
-	score  bool
+	out   output[*challenge.Report]
+	score bool
 }
 
 func newChallengeCommand() *cobra.Command {
@@ -63,16 +60,14 @@ func newChallengeCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
-	addOutputFlags(cmd, &p.format, &p.output, challenge.Formats)
+	addOutputFlags(cmd, &p.out, challenge.Outputters(), outputSpec{what: "report", format: "text"})
 	cmd.Flags().BoolVar(&p.score, "score", false, "report the mutation score by operator and exit 0 whatever the classification")
 	return cmd
 }
 
 func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
-	if !slices.Contains(challenge.Formats, p.format) {
-		return result.ExitInputError, fmt.Errorf("unknown format %q (known: %s)", p.format, strings.Join(challenge.Formats, ", "))
-	}
-	if err := checkOutput(p.output, inputsOf(p.Options, existingDir(suite))); err != nil {
+	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options, existingDir(suite)))
+	if err != nil {
 		return result.ExitInputError, err
 	}
 	if ctx == nil {
@@ -82,7 +77,7 @@ func runChallenge(ctx context.Context, p challengeParams, suite string, stdout i
 	if err != nil {
 		return result.ExitCode(err), err
 	}
-	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return r.Write(w, p.format) }); err != nil {
+	if err := p.out.write(stdout, out, r); err != nil {
 		return result.ExitInputError, err
 	}
 	if len(r.Misclassified()) > 0 && !p.score {

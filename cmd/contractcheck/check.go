@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,8 +48,7 @@ const checkExample = `  contractcheck check
 // checkParams are the flags of check.
 type checkParams struct {
 	instrument.Options
-	format  string
-	output  string
+	out     output[*result.Report]
 	details bool
 	noCache bool
 	// locked compares the inputs with lockFile before the run and refuses any drift.
@@ -61,7 +59,7 @@ type checkParams struct {
 }
 
 func newCheckCommand() *cobra.Command {
-	p := checkParams{format: "text"}
+	var p checkParams
 	cmd := &cobra.Command{
 		Use:     "check",
 		Short:   "Check observation records against a profile's contracts (the CI gate)",
@@ -79,7 +77,7 @@ func newCheckCommand() *cobra.Command {
 	}
 	addInputFlags(cmd, &p.Options)
 	addObservationsFlag(cmd, &p.Options)
-	addOutputFlags(cmd, &p.format, &p.output, report.Formats())
+	addOutputFlags(cmd, &p.out, report.Outputters(), outputSpec{what: "report", format: "text"})
 	addScopeFlags(cmd, &p.Scope)
 	addLockFlags(cmd, &p.locked, &p.lockFile)
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
@@ -121,12 +119,6 @@ func addObservationsFlag(cmd *cobra.Command, o *instrument.Options) {
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = instrument.NewStdin(cmd.InOrStdin()) }
 }
 
-// addOutputFlags binds --format (one of formats) and --output for the verbs that write a report.
-func addOutputFlags(cmd *cobra.Command, format, output *string, formats []string) {
-	cmd.Flags().StringVar(format, "format", "text", "output format: "+strings.Join(formats, ", "))
-	cmd.Flags().StringVar(output, "output", "", "write the report to this file instead of standard output")
-}
-
 // runCheck runs a check and writes its report; it returns the exit code the report calls for and,
 // when the gate selected nothing or the instrument failed, the error that says why.
 func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int, error) {
@@ -135,15 +127,12 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		getenv = os.Getenv
 	}
 	style := report.StyleFor(stdout, getenv)
-	if p.output != "" {
+	if p.out.toFile() {
 		style.Color = false // a file is read later, not on this terminal
 	}
 	opts := report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()}
-	out, err := report.New(p.format, opts)
+	out, err := p.out.resolve(opts, inputsOf(p.Options))
 	if err != nil {
-		return result.ExitInputError, err
-	}
-	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
 		return result.ExitInputError, err
 	}
 	if p.locked {
@@ -168,10 +157,10 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 			Format  string
 			Details bool
 			Style   report.Style
-		}{keyOpts, p.format, p.details, style}, resultcache.Inputs{Dirs: p.Inputs()})
+		}{keyOpts, p.out.Format, p.details, style}, resultcache.Inputs{Dirs: p.Inputs()})
 	}
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
-		return replay(e, p.output, stdout, stderr)
+		return replay(e, p.out.File, stdout, stderr)
 	}
 	r, err := runFor(ctx, p, &out, opts)
 	if err != nil {
@@ -182,7 +171,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if cacheable {
 		rec = resultcache.Record(cacheDir, key)
 	}
-	if err := writeOutput(p.output, stdout, func(w io.Writer) error {
+	if err := writeOutput(p.out.File, stdout, func(w io.Writer) error {
 		if rec != nil {
 			w = io.MultiWriter(w, rec)
 		}
@@ -197,9 +186,9 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		gateError = gerr.Error()
 	}
 	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
-	if p.output != "" {
+	if p.out.toFile() {
 		// The report went to a file: the verdict still reaches the log.
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", escape.Terminal(r.Verdict()), escape.Terminal(p.output))
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", escape.Terminal(r.Verdict()), escape.Terminal(p.out.File))
 	}
 	return r.ExitCode(), gerr
 }
@@ -225,7 +214,7 @@ func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int,
 // runFor runs the check; for the html format, which shows the views the policies compared (the
 // report does not carry them), it keeps the instrument's views and makes the format with them.
 func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*result.Report, error) {
-	if p.format != "html" {
+	if p.out.Format != "html" {
 		return check.Run(ctx, p.Options)
 	}
 	r, views, err := check.RunWithViews(ctx, p.Options)
@@ -233,6 +222,6 @@ func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.
 		return nil, err
 	}
 	o.Views = views
-	*out, err = report.New(p.format, o)
+	*out, err = p.out.formatter(o)
 	return r, err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/compare"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -33,12 +34,11 @@ const compareExample = `  contractcheck compare
 // compareParams are the flags of compare.
 type compareParams struct {
 	compare.Options
-	format string
-	output string
+	out output[*compare.Report]
 }
 
 func newCompareCommand() *cobra.Command {
-	p := compareParams{format: "text"}
+	var p compareParams
 	cmd := &cobra.Command{
 		Use:     "compare",
 		Short:   "Compare decoder policies and null policies on the same captured carriers",
@@ -57,18 +57,15 @@ func newCompareCommand() *cobra.Command {
 	addObservationsFlag(cmd, &p.Options.Options)
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
-	addOutputFlags(cmd, &p.format, &p.output, compare.Formats())
+	addOutputFlags(cmd, &p.out, compare.Outputters(), outputSpec{what: "report", format: "text"})
 	addScopeFlags(cmd, &p.Scope)
 	return cmd
 }
 
 // runCompare runs a compare and writes its report; it returns the exit code the report calls for.
 func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, error) {
-	out, err := compare.Get(p.format)
+	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options.Options))
 	if err != nil {
-		return result.ExitInputError, err
-	}
-	if err := checkOutput(p.output, inputsOf(p.Options.Options)); err != nil {
 		return result.ExitInputError, err
 	}
 	if ctx == nil {
@@ -78,7 +75,7 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 	if err != nil {
 		return result.ExitCode(err), err
 	}
-	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return out.Output(w, r) }); err != nil {
+	if err := p.out.write(stdout, out, r); err != nil {
 		return result.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	return r.ExitCode(), nil

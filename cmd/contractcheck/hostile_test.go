@@ -20,6 +20,8 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // The hostile strings of a layer written by writeHostileLayer, where a test looks for them.
@@ -798,5 +800,70 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 			assertTerminalSafe(t, "stdout", stdout, false)
 			assertTerminalSafe(t, "stderr", stderr, true)
 		})
+	}
+}
+
+// TestHostileStringsValidateFormats writes validate's results in every format of the verb, a
+// valid and an invalid source named, revisioned and refused with each string of the corpus:
+// text shows no control or bidi character and no line a CI runner reads as a command, and JSON
+// parses and gives every string back (invalid UTF-8 as U+FFFD, as encoding/json writes it).
+func TestHostileStringsValidateFormats(t *testing.T) {
+	sinks := map[string]func(t *testing.T, s, out string){
+		"text": func(t *testing.T, s, out string) {
+			assertTerminalSafe(t, "validate text", out, false)
+			if n := strings.Count(out, "\n"); n != 1 {
+				t.Errorf("validate text: %d lines, want the valid source's one:\n%s", n, out)
+			}
+		},
+		"json": func(t *testing.T, s, out string) {
+			var doc struct {
+				Sources []struct {
+					File, Revision, Kind, Error string
+					Valid                       bool
+				}
+				Valid, Invalid int
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("validate json does not parse: %v\n%s", err, shorten(out))
+			}
+			want := validUTF8(s)
+			if len(doc.Sources) != 2 || doc.Valid != 1 || doc.Invalid != 1 {
+				t.Fatalf("validate json: %+v, want a valid and an invalid source", doc)
+			}
+			ok, bad := doc.Sources[0], doc.Sources[1]
+			if ok.File != "dir/"+want || ok.Kind != want || !ok.Valid || ok.Error != "" {
+				t.Errorf("validate json: the valid source is %+v", ok)
+			}
+			if bad.File != want || bad.Revision != want || bad.Valid || bad.Error != want+": /content/0/uri "+want {
+				t.Errorf("validate json: the invalid source is %+v", bad)
+			}
+		},
+	}
+	for _, format := range validateOutputters.Names() {
+		if sinks[format] == nil {
+			t.Errorf("validate --format %s: no hostile-string check for it here", format)
+		}
+	}
+	for _, c := range hostile.Cases() {
+		for _, format := range validateOutputters.Names() {
+			t.Run(c.Name+"/"+format, func(t *testing.T) {
+				results := []instrument.Validated{
+					{File: "dir/" + c.S, Revision: "2025-11-25", Kind: c.S},
+					{File: c.S, Revision: c.S, Err: errors.New(c.S + ": /content/0/uri " + c.S)},
+				}
+				out := output[[]instrument.Validated]{Format: format, formats: validateOutputters}
+				f, err := out.resolve(report.Options{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				if err := f.Output(&b, results); err != nil {
+					t.Fatal(err)
+				}
+				if assert := sinks[format]; assert != nil {
+					assert(t, c.S, b.String())
+				}
+			})
+		}
 	}
 }

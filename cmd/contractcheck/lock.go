@@ -9,6 +9,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/lock"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -32,11 +33,11 @@ const lockExample = `  contractcheck lock
 // lockParams are the flags of lock.
 type lockParams struct {
 	instrument.Options
-	output string
+	out output[*lock.Lock]
 }
 
 func newLockCommand() *cobra.Command {
-	p := lockParams{output: lock.FileName}
+	var p lockParams
 	cmd := &cobra.Command{
 		Use:     "lock",
 		Short:   "Pin the hashes of every contract, policy, schema, source and record file a check reads",
@@ -44,7 +45,7 @@ func newLockCommand() *cobra.Command {
 		Example: lockExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runLock(p, cmd.OutOrStdout()); err != nil {
+			if err := runLock(p, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
@@ -52,27 +53,33 @@ func newLockCommand() *cobra.Command {
 	}
 	addInputFlags(cmd, &p.Options)
 	addObservationsFlag(cmd, &p.Options)
-	cmd.Flags().StringVar(&p.output, "output", p.output, "the lock file to write")
+	addOutputFlags(cmd, &p.out, lock.Outputters(), outputSpec{what: "lock file", format: "json", file: lock.FileName})
 	return cmd
 }
 
-func runLock(p lockParams, stdout io.Writer) error {
-	if err := checkOutput(p.output, inputsOf(p.Options)); err != nil {
-		return result.AsInput(err)
+// runLock computes the lock and writes it to --output (standard output when that is empty); what
+// it wrote is said on stderr, as every verb says what it wrote to an --output file.
+func runLock(p lockParams, stdout, stderr io.Writer) error {
+	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options))
+	if err != nil {
+		return err
 	}
 	l, err := lock.Compute(p.Options, lockToolVersion())
 	if err != nil {
 		return result.AsInput(err)
 	}
-	if err := writeOutput(p.output, stdout, func(w io.Writer) error { return lock.Encode(w, l) }); err != nil {
+	if err := p.out.write(stdout, out, l); err != nil {
 		return err
+	}
+	if !p.out.toFile() {
+		return nil
 	}
 	counts := map[string]int{}
 	for _, f := range l.Files {
 		counts[f.Kind]++
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d files (%d contracts, %d policies, %d schemas, %d sources, %d records), contractcheck %s\n",
-		escape.Terminal(p.output), len(l.Files), counts[lock.Contract], counts[lock.Policy], counts[lock.Schema], counts[lock.Source], counts[lock.Record], l.Tool)
+	fmt.Fprintf(stderr, "wrote %s: %d files (%d contracts, %d policies, %d schemas, %d sources, %d records), contractcheck %s\n",
+		escape.Terminal(p.out.File), len(l.Files), counts[lock.Contract], counts[lock.Policy], counts[lock.Schema], counts[lock.Source], counts[lock.Record], l.Tool)
 	return nil
 }
 

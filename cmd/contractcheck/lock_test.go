@@ -17,7 +17,7 @@ func TestLockThenLocked(t *testing.T) {
 	args := []string{"--observations", "direct"}
 
 	code, stdout, stderr := cli(t, append([]string{"lock"}, args...)...)
-	if code != 0 || !strings.Contains(stdout, "wrote contractcheck.lock: ") || !strings.Contains(stdout, " 1 records)") {
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "wrote contractcheck.lock: ") || !strings.Contains(stderr, " 1 records)") {
 		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if code, stdout, stderr = cli(t, append([]string{"check", "--locked"}, args...)...); code != 0 || !strings.Contains(stdout, "gate: profile strict satisfied") {

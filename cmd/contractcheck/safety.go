@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // limitFlags are the global flags bounding what a user's policies and contracts may spend.
@@ -78,31 +75,10 @@ func inputsOf(o instrument.Options, more ...string) []string {
 	return out
 }
 
-// checkOutput refuses, before any work, an --output that is an input of the run or lies inside
-// an input directory (safeio.CheckOutputFile). No --output means standard output.
-func checkOutput(output string, inputs []string) error {
-	if output == "" {
-		return nil
-	}
-	return safeio.CheckOutputFile(output, inputs)
-}
-
 // existingDir returns p when it names a directory, else "" (a built-in suite's name).
 func existingDir(p string) string {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return p
 	}
 	return ""
-}
-
-// writeOutput writes a report to the file at path, or to stdout when path is empty. The file is
-// replaced whole or not at all (safeio.WriteFile): a failed write leaves the previous report.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		return write(stdout)
-	}
-	if err := safeio.WriteFile(path, write); err != nil {
-		return &result.InputError{Err: fmt.Errorf("write report %s: %w", path, err)}
-	}
-	return nil
 }

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -46,11 +44,11 @@ type testParams struct {
 	verbose  bool
 	run      string
 	coverage bool
-	format   string
+	out      output[*policy.TestRun]
 }
 
 func newTestCommand() *cobra.Command {
-	p := testParams{format: "text"}
+	var p testParams
 	cmd := &cobra.Command{
 		Use:     "test",
 		Short:   "Run the Rego unit tests of the policies (-v, --run, --coverage)",
@@ -71,13 +69,14 @@ func newTestCommand() *cobra.Command {
 	f.BoolVarP(&p.verbose, "verbose", "v", false, "list every test and what it printed, not only the failures")
 	f.StringVar(&p.run, "run", "", "run only the tests whose full name (data.<package>.<rule>) matches this regular expression")
 	f.BoolVar(&p.coverage, "coverage", false, "report the lines of the tested policies the tests evaluated, per file and in total")
-	f.StringVar(&p.format, "format", p.format, "output format: text, json")
+	addOutputFlags(cmd, &p.out, policy.TestOutputters(), outputSpec{what: "results", format: "text"})
 	return cmd
 }
 
 func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
-	if p.format != "text" && p.format != "json" {
-		return result.ExitInputError, fmt.Errorf("--format %s: unknown format (text, json)", p.format)
+	out, err := p.out.resolve(report.Options{Details: p.verbose}, inputsOf(p.Options))
+	if err != nil {
+		return result.ExitInputError, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -106,89 +105,14 @@ func runTest(ctx context.Context, p testParams, stdout io.Writer) (int, error) {
 		}
 		return result.ExitInputError, fmt.Errorf("no test_ rules in the selected policy layers: nothing was tested")
 	}
-	failed := run.Failed()
-	if p.format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		doc := struct {
-			*policy.TestRun
-			Passed int `json:"passed"`
-			Failed int `json:"failed"`
-		}{run, len(run.Results) - failed, failed}
-		if err := enc.Encode(doc); err != nil {
-			return result.ExitInputError, err
-		}
-	} else {
-		writeTestText(stdout, run, p.verbose)
+	if err := p.out.write(stdout, out, run); err != nil {
+		return result.ExitCode(err), err // a write error is exit 2, one stopped at the memory budget 3
 	}
 	if err := run.LimitError(); err != nil {
 		return result.ExitInstrument, err
 	}
-	if failed > 0 {
+	if run.Failed() > 0 {
 		return result.ExitUnmet, nil
 	}
 	return result.ExitSatisfied, nil
-}
-
-// writeTestText writes the tests that failed (every test with verbose), each failure with the
-// expression that failed and its variables, the counts, and the coverage when there is one.
-func writeTestText(w io.Writer, run *policy.TestRun, verbose bool) {
-	for _, r := range run.Results {
-		if r.Pass && !verbose {
-			continue
-		}
-		status := "PASS"
-		if !r.Pass {
-			status = "FAIL"
-		}
-		fmt.Fprintf(w, "%s %s.%s (%s)\n", status, escape.Terminal(r.Package), escape.Terminal(r.Name), escape.Terminal(r.Location))
-		if r.Fail != "" {
-			fmt.Fprintf(w, "%s\n", indent(r.Fail, "    "))
-		}
-		if r.FailedAt != "" {
-			fmt.Fprintf(w, "%s\n", indent(r.FailedAt, "    "))
-		}
-		if out := strings.TrimRight(r.Output, "\n"); out != "" && (verbose || !r.Pass) {
-			fmt.Fprintf(w, "    printed:\n%s\n", indent(out, "      "))
-		}
-	}
-	failed := run.Failed()
-	fmt.Fprintf(w, "%d passed, %d failed\n", len(run.Results)-failed, failed)
-	if c := run.Coverage; c != nil {
-		fmt.Fprintf(w, "coverage: %.2f%% (%d of %d lines) in %d policy %s\n", c.Percent, c.CoveredLines, c.CoveredLines+c.NotCoveredLines,
-			len(c.Files), plural(len(c.Files), "file", "files"))
-		for _, f := range c.Files {
-			var not []string
-			for _, r := range f.NotCovered {
-				not = append(not, r.String())
-			}
-			missed := ""
-			switch {
-			case len(not) == 1 && f.NotCovered[0].Start == f.NotCovered[0].End:
-				missed = "; not covered: line " + not[0]
-			case len(not) > 0:
-				missed = "; not covered: lines " + strings.Join(not, ", ")
-			}
-			fmt.Fprintf(w, "  %6.2f%%  %s (%d of %d lines%s)\n", f.Percent, f.File, f.CoveredLines, f.CoveredLines+f.NotCoveredLines, missed)
-		}
-	}
-}
-
-// indent prefixes each line of s, escaped for the terminal (escape.TerminalLines: control and
-// bidi characters shown as escapes, line breaks kept), and neutralizes a line a CI runner would
-// read as a command (what a test printed is the policy's data).
-func indent(s, prefix string) string {
-	lines := strings.Split(escape.TerminalLines(s), "\n")
-	for i, l := range lines {
-		lines[i] = escape.NeutralizeLine(prefix + l)
-	}
-	return strings.Join(lines, "\n")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
@@ -20,16 +22,19 @@ With no files it validates every catalogued source against the revision its cata
 The file - is standard input (named <stdin> in messages; at most 16 MiB).
 
 Every source is validated, a bad one does not stop the others: each valid one is listed on
-standard output, each invalid one on standard error with the file and the JSON pointer (or
-line:col), and the command exits 2 when any is invalid.`
+standard output (or in the --output file), each invalid one on standard error with the file and
+the JSON pointer (or line:col), and the command exits 2 when any is invalid. --format json lists
+every source, valid or not, with its error, as one JSON document.`
 
 const validateExample = `  contractcheck validate
   contractcheck validate --revision 2026-07-28 result.json
-  contractcheck validate - < result.json`
+  contractcheck validate - < result.json
+  contractcheck validate --format json --output validation.json`
 
 func newValidateCommand() *cobra.Command {
 	var opts instrument.Options
 	var revision string
+	var out output[[]instrument.Validated]
 	cmd := &cobra.Command{
 		Use:     "validate [FILE...|-]",
 		Short:   "Validate source results against the pinned MCP schema",
@@ -37,7 +42,7 @@ func newValidateCommand() *cobra.Command {
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts.Stdin = instrument.NewStdin(cmd.InOrStdin())
-			if err := runValidate(opts, revision, files, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
+			if err := runValidate(cmd.Context(), opts, revision, files, out, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
@@ -47,25 +52,100 @@ func newValidateCommand() *cobra.Command {
 	cmd.Flags().StringArrayVar(&opts.Contracts, "contracts", nil, "directory of CUE contract files for the fixture catalog, added to the built-in contracts (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoBuiltin, "no-builtin", false, "leave the built-in contracts and fixtures out")
+	addOutputFlags(cmd, &out, validateOutputters, outputSpec{what: "results", format: "text"})
 	return cmd
 }
 
-// runValidate validates and lists every source: the valid ones on stdout, the invalid ones, each
-// with its error, on stderr. The error returned says how many were invalid. A file name is
-// written escape.Terminal, an error escape.TerminalLines, and stdout through an
-// escape.LogWriter (stderr is one already, main's).
-func runValidate(opts instrument.Options, revision string, files []string, stdout, stderr io.Writer) error {
-	results, err := instrument.Validate(opts, revision, files)
-	out := escape.NewLogWriter(stdout)
+// runValidate validates every source and writes the results in out's format, to stdout or the
+// --output file; then each invalid one, with its error, goes to stderr (escape.TerminalLines;
+// stderr is an escape.LogWriter already, main's). The error returned says how many were invalid.
+// When validation stopped altogether (an unknown revision, contracts that do not load) nothing is
+// written.
+func runValidate(ctx context.Context, opts instrument.Options, revision string, files []string, out output[[]instrument.Validated], stdout, stderr io.Writer) error {
+	var inputs []string
+	for _, f := range files {
+		if f != instrument.StdinArg {
+			inputs = append(inputs, f)
+		}
+	}
+	f, err := out.resolve(report.Options{}, inputsOf(opts, inputs...))
+	if err != nil {
+		return err
+	}
+	results, err := instrument.Validate(ctx, opts, revision, files)
+	if results == nil && err != nil {
+		return err
+	}
+	if werr := out.write(stdout, f, results); werr != nil {
+		return werr
+	}
 	for _, v := range results {
 		if v.Err != nil {
 			fmt.Fprintf(stderr, "contractcheck: %s\n", escape.TerminalLines(v.Err.Error()))
-			continue
 		}
-		fmt.Fprintf(out, "ok %s (%s, %s)\n", escape.Terminal(v.File), escape.Terminal(v.Revision), escape.Terminal(v.Kind))
-	}
-	if ferr := out.Flush(); err == nil && ferr != nil {
-		return fmt.Errorf("write the results: %w", ferr)
 	}
 	return err
+}
+
+// validateOutputters are validate's formats. They are here, beside the verb, and not beside
+// instrument.Validated, whose package (internal/check) is being split.
+var validateOutputters = report.Registry[[]instrument.Validated]{
+	"text": report.Fixed[[]instrument.Validated](validateText{}),
+	"json": report.Fixed[[]instrument.Validated](validateJSON{}),
+}
+
+// validateText lists each valid source, "ok FILE (REVISION, KIND)", for a terminal or a CI log: a
+// file name escape.Terminal, the lines through an escape.LogWriter. The invalid ones are the
+// verb's to say, on stderr.
+type validateText struct{}
+
+// Output implements report.Formatter.
+func (validateText) Output(w io.Writer, results []instrument.Validated) error {
+	lw := escape.NewLogWriter(w)
+	for _, v := range results {
+		if v.Err == nil {
+			fmt.Fprintf(lw, "ok %s (%s, %s)\n", escape.Terminal(v.File), escape.Terminal(v.Revision), escape.Terminal(v.Kind))
+		}
+	}
+	if err := lw.Flush(); err != nil {
+		return fmt.Errorf("write the results: %w", err)
+	}
+	return nil
+}
+
+// validateJSON writes every source, valid or not, as one JSON document (report.WriteJSON: the
+// file names and errors as they are):
+//
+//	{"sources": [{"file", "revision", "kind", "valid", "error"}, …], "valid": N, "invalid": N}
+//
+// kind is set for a valid source, error for an invalid one.
+type validateJSON struct{}
+
+// validatedJSON is one source in validate's JSON.
+type validatedJSON struct {
+	File     string `json:"file"`
+	Revision string `json:"revision,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Valid    bool   `json:"valid"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Output implements report.Formatter.
+func (validateJSON) Output(w io.Writer, results []instrument.Validated) error {
+	doc := struct {
+		Sources []validatedJSON `json:"sources"`
+		Valid   int             `json:"valid"`
+		Invalid int             `json:"invalid"`
+	}{Sources: []validatedJSON{}}
+	for _, v := range results {
+		s := validatedJSON{File: v.File, Revision: v.Revision, Kind: v.Kind, Valid: v.Err == nil}
+		if v.Err != nil {
+			s.Error = v.Err.Error()
+			doc.Invalid++
+		} else {
+			doc.Valid++
+		}
+		doc.Sources = append(doc.Sources, s)
+	}
+	return report.WriteJSON(w, doc)
 }

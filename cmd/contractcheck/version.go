@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -24,7 +24,7 @@ JSON Schema validator linked in, which decide verdicts; the versions of the file
 reads; and the sha256 of each pinned MCP schema, one per revision.`
 
 func newVersionCommand() *cobra.Command {
-	var format string
+	var out output[buildinfo.Info]
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the libraries, the report versions and the pinned MCP schemas' sha256",
@@ -32,10 +32,10 @@ func newVersionCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi, _ := debug.ReadBuildInfo()
-			return runVersion(bi, format, cmd.OutOrStdout())
+			return runVersion(bi, out, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	addOutputFlags(cmd, &out, versionOutputters, outputSpec{what: "description", format: "text"})
 	return cmd
 }
 
@@ -49,32 +49,50 @@ var formats = []buildinfo.Format{
 	{Name: "lock file (contractcheck lock)", Field: "lockVersion", Version: lock.Version},
 }
 
-// runVersion describes the build bi records. The text is escape.TerminalLines (the build's
-// strings — module paths and versions, the VCS revision — shown without a control character) and
-// goes through an escape.LogWriter.
-func runVersion(bi *debug.BuildInfo, format string, stdout io.Writer) error {
+// versionOutputters are version's formats: what this build is, for a reader (text) or a program
+// (json). They are listed here, beside the verb, as the format versions are: buildinfo knows no
+// verb.
+var versionOutputters = report.Registry[buildinfo.Info]{
+	"text": report.Fixed[buildinfo.Info](versionText{}),
+	"json": report.Fixed[buildinfo.Info](versionJSON{}),
+}
+
+// versionText writes the description for a reader: escape.TerminalLines (the build's strings —
+// module paths and versions, the VCS revision — shown without a control character), through an
+// escape.LogWriter.
+type versionText struct{}
+
+// Output implements report.Formatter.
+func (versionText) Output(w io.Writer, info buildinfo.Info) error {
+	var b strings.Builder
+	if err := info.WriteText(&b); err != nil {
+		return err
+	}
+	lw := escape.NewLogWriter(w)
+	if _, err := io.WriteString(lw, escape.TerminalLines(b.String())); err != nil {
+		return fmt.Errorf("write the version: %w", err)
+	}
+	return lw.Flush()
+}
+
+// versionJSON writes the description as JSON, as every other JSON writer does (report.WriteJSON:
+// the bytes are the values).
+type versionJSON struct{}
+
+// Output implements report.Formatter.
+func (versionJSON) Output(w io.Writer, info buildinfo.Info) error { return report.WriteJSON(w, info) }
+
+// runVersion describes the build bi records, in the format and to the file out names.
+func runVersion(bi *debug.BuildInfo, out output[buildinfo.Info], stdout io.Writer) error {
+	f, err := out.resolve(report.Options{}, nil)
+	if err != nil {
+		return err
+	}
 	info, err := buildinfo.FromBuildInfo(bi, formats)
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "text":
-		var b strings.Builder
-		if err := info.WriteText(&b); err != nil {
-			return err
-		}
-		lw := escape.NewLogWriter(stdout)
-		if _, err := io.WriteString(lw, escape.TerminalLines(b.String())); err != nil {
-			return fmt.Errorf("write the version: %w", err)
-		}
-		return lw.Flush()
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false) // as every other JSON writer: the bytes are the values
-		enc.SetIndent("", "  ")
-		return enc.Encode(info)
-	}
-	return &exitError{code: 2, err: fmt.Errorf("--format %s: unknown format (text, json)", format)}
+	return out.write(stdout, f, info)
 }
 
 // toolVersion is the version of this build: the module version, or "(devel)".

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/buildinfo"
 )
 
 // TestVersion describes a build as the build recorded it: a released module version, a
@@ -38,7 +40,7 @@ func TestVersion(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := runVersion(tc.bi, "text", &out); err != nil {
+			if err := runVersion(tc.bi, versionFormat("text"), &out); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range append(tc.want, provenanceHashes(t)...) {
@@ -60,12 +62,17 @@ func TestVersion(t *testing.T) {
 func TestVersionJSONEscapesNoHTML(t *testing.T) {
 	var out bytes.Buffer
 	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0-<b>&"}}
-	if err := runVersion(bi, "json", &out); err != nil {
+	if err := runVersion(bi, versionFormat("json"), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"version": "v1.0.0-<b>&"`) {
 		t.Errorf("version --format json:\n%s", out.String())
 	}
+}
+
+// versionFormat is version's --format name and no --output, as the command line binds them.
+func versionFormat(name string) output[buildinfo.Info] {
+	return output[buildinfo.Info]{Format: name, formats: versionOutputters}
 }
 
 // provenanceHashes are the "MCP schema <revision> sha256 <hash>" facts of schemas/mcp/PROVENANCE.md.

@@ -1,224 +1,36 @@
 package challenge
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
-	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/mutate"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
-// Formats are the challenge report formats.
-var Formats = []string{"text", "json"}
+// Outputter writes a challenge report in one format.
+type Outputter = report.Formatter[*Report]
 
-// Write writes the report in a format.
+// outputters are the challenge report's formats, one file each (format_text.go, format_json.go):
+// adding one is a new file and a line here.
+var outputters = report.Registry[*Report]{
+	"text": report.Fixed[*Report](Text{}),
+	"json": report.Fixed[*Report](JSON{}),
+}
+
+// Outputters returns the challenge report's formats: what challenge's --format offers.
+func Outputters() report.Registry[*Report] { return outputters }
+
+// Formats lists the challenge report's formats, sorted.
+func Formats() []string { return outputters.Names() }
+
+// Write writes the report in a format ("" is text); an unknown one is a
+// *report.UnknownFormatError.
 func (r *Report) Write(w io.Writer, format string) error {
-	switch format {
-	case "text", "":
-		return r.writeText(w)
-	case "json":
-		return r.writeJSON(w)
+	if format == "" {
+		format = "text"
 	}
-	return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))
-}
-
-var classifierNames = map[string]string{"oracle": "oracle", "schemaOnly": "schema-only", "recursiveSearch": "recursive search"}
-
-// term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
-func term(s string) string { return escape.Terminal(s) }
-
-// writeText writes the report for a terminal or a CI log: every string of the suite (case ids,
-// files, descriptions, diagnostics) escape.Terminal where it meets the text, the text through an
-// escape.LogWriter, so that no line starts a CI runner's command.
-func (r *Report) writeText(w io.Writer) error {
-	var b bytes.Buffer
-	tallies := Tallies(r.Cases)
-	o := tallies["oracle"]
-	fmt.Fprintf(&b, "Challenge suite %s (profile %s): %d cases, %d faults, %d controls.\n\n", term(r.Suite), term(r.Profile), len(r.Cases), o.Faults, o.Controls)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "classifier\tfaults detected\tcontrols accepted\tmisclassified")
-	for _, cl := range Classifiers {
-		t := tallies[cl]
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d\n", classifierNames[cl], t.Detected, t.Faults, t.Accepted, t.Controls, t.Misclassified())
-	}
-	tw.Flush()
-	fmt.Fprintf(&b, "\nMutation score by operator (a fault operator the oracle is blind to is a distinction the contract set cannot make):\n\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "operator\tkind\tcases\toracle\tschema-only\trecursive search")
-	for _, s := range r.Score() {
-		t := s.Tallies["oracle"]
-		ok, total := t.Detected, t.Faults
-		if s.Kind == mutate.Control {
-			ok, total = t.Accepted, t.Controls
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s (%d/%d)\t%s\t%s\n", term(s.Operator), term(s.Kind), s.Cases, term(s.Verdicts["oracle"]), ok, total,
-			term(s.Verdicts["schemaOnly"]), term(s.Verdicts["recursiveSearch"]))
-	}
-	tw.Flush()
-	mis := r.Misclassified()
-	if len(mis) == 0 {
-		fmt.Fprintf(&b, "\nThe oracle classified every case as expected: every fault detected, every control accepted.\n")
-	} else {
-		fmt.Fprintf(&b, "\nMisclassified by the oracle: %d\n", len(mis))
-		for _, c := range mis {
-			fmt.Fprintf(&b, "\n%s (%s %s on %s %s %s; %s)\n", term(c.ID), term(c.Kind), term(c.Operator), term(c.Fixture), term(c.Lane), term(c.Stage), term(c.File))
-			fmt.Fprintf(&b, "  %s\n", term(c.Description))
-			if c.Kind == mutate.Fault {
-				fmt.Fprintf(&b, "  expected %s unmet; the oracle %s it:", term(strings.Join(c.Expected.Tasks, ", ")), term(c.Oracle))
-			} else {
-				fmt.Fprintf(&b, "  expected every task to pass; the oracle %s it:", term(c.Oracle))
-			}
-			for _, t := range c.Tasks {
-				fmt.Fprintf(&b, " %s %s", term(t.Task), term(t.Outcome))
-			}
-			b.WriteString("\n")
-			for _, t := range c.Tasks {
-				for _, d := range t.Diagnostics {
-					fmt.Fprintf(&b, "    %s %s\n", term(t.Task), term(diagnostic(d)))
-				}
-			}
-		}
-	}
-	lw := escape.NewLogWriter(w)
-	if _, err := lw.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return lw.Flush()
-}
-
-func diagnostic(d map[string]any) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%v %v", d["atom"], d["kind"])
-	if p, ok := d["path"]; ok && p != "" {
-		fmt.Fprintf(&sb, " at %v", p)
-	}
-	if blk, ok := d["block"]; ok {
-		fmt.Fprintf(&sb, " (block %v)", blk)
-	}
-	for _, k := range []string{"expected", "observed"} {
-		if v, ok := d[k]; ok {
-			fmt.Fprintf(&sb, "; %s %s", k, short(v))
-		}
-	}
-	return sb.String()
-}
-
-func short(v any) string {
-	b, err := strictjson.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	s := string(b)
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:77]) + "..."
-	}
-	return s
-}
-
-func tallyJSON(t Tally) map[string]any {
-	return map[string]any{"faults": t.Faults, "detected": t.Detected, "controls": t.Controls,
-		"accepted": t.Accepted, "misclassified": t.Misclassified()}
-}
-
-// JSON returns the report as a JSON tree (challengeVersion 1).
-func (r *Report) JSON() map[string]any {
-	summary := map[string]any{}
-	for cl, t := range Tallies(r.Cases) {
-		summary[cl] = tallyJSON(t)
-	}
-	var ops []any
-	for _, s := range r.Score() {
-		row := map[string]any{"operator": s.Operator, "kind": s.Kind, "cases": s.Cases}
-		for _, cl := range Classifiers {
-			row[cl] = s.Verdicts[cl]
-		}
-		if len(s.Blind) > 0 {
-			row["misclassified"] = s.Blind
-		}
-		ops = append(ops, row)
-	}
-	cases := []any{}
-	mis := []any{}
-	for _, c := range r.Cases {
-		var tasks []any
-		for _, t := range c.Tasks {
-			ds := make([]any, len(t.Diagnostics))
-			for i, d := range t.Diagnostics {
-				ds[i] = d
-			}
-			tasks = append(tasks, map[string]any{"task": t.Task, "outcome": t.Outcome, "diagnostics": ds})
-		}
-		row := map[string]any{
-			"id": c.ID, "file": c.File, "operator": c.Operator, "kind": c.Kind, "fixture": c.Fixture,
-			"lane": c.Lane, "stage": c.Stage, "task": c.Task, "compartment": c.Compartment,
-			"description": c.Description,
-			"expected":    map[string]any{"outcome": c.Expected.Outcome, "tasks": c.Expected.Tasks},
-			"oracle":      c.Oracle, "correct": c.Correct, "tasks": tasks,
-			"schemaOnly": c.SchemaOnly, "recursiveSearch": c.RecursiveSearch,
-		}
-		if len(c.Missing) > 0 {
-			sort.Strings(c.Missing)
-			row["recursiveSearchMissing"] = c.Missing
-		}
-		cases = append(cases, row)
-		if !c.Correct {
-			mis = append(mis, c.ID)
-		}
-	}
-	return map[string]any{"challengeVersion": Version, "suite": r.Suite, "profile": r.Profile,
-		"summary": summary, "operators": ops, "cases": cases, "misclassified": mis}
-}
-
-func (r *Report) writeJSON(w io.Writer) error {
-	b, err := strictjson.Marshal(jsonable(r.JSON()))
+	out, err := outputters.Get(format, report.Options{})
 	if err != nil {
 		return err
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err = w.Write(out.Bytes())
-	return err
-}
-
-// jsonable converts the Go values of a report tree ([]string, []any of maps, bools, ints) into
-// the types strictjson.Marshal accepts.
-func jsonable(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = jsonable(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonable(e)
-		}
-		return out
-	case []string:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = e
-		}
-		return out
-	case []int:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = e
-		}
-		return out
-	case nil:
-		return nil
-	}
-	return v
+	return out.Output(w, r)
 }

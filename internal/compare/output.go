@@ -12,6 +12,9 @@ var outputters = report.Registry[*Report]{
 	"html":     report.Fixed[*Report](HTML{}),
 }
 
+// Outputters returns the compare report's formats: what compare's --format offers.
+func Outputters() report.Registry[*Report] { return outputters }
+
 // Formats lists the output formats, sorted.
 func Formats() []string { return outputters.Names() }
 

@@ -30,7 +30,7 @@ type Validated struct {
 // the results list each in order, and the error, an *InputError, says how many are invalid (nil
 // when none is). An error that stops validation altogether (an unknown revision, contracts that
 // do not load) returns no results.
-func Validate(opts Options, revision string, files []string) ([]Validated, error) {
+func Validate(ctx context.Context, opts Options, revision string, files []string) ([]Validated, error) {
 	if revision != "" && !slices.Contains(schema.Revisions, revision) {
 		return nil, inputErr(fmt.Errorf("--revision %s: unknown MCP revision (known: %s)", revision, strings.Join(schema.Revisions, ", ")))
 	}
@@ -56,7 +56,7 @@ func Validate(opts Options, revision string, files []string) ([]Validated, error
 		}
 		return out, invalidCount(out)
 	}
-	m, err := loadContracts(context.Background(), opts.ContractLayers())
+	m, err := loadContracts(ctx, opts.ContractLayers())
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}

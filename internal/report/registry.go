@@ -36,7 +36,11 @@ type Factory[R any] func(Options) Formatter[R]
 func Fixed[R any](f Formatter[R]) Factory[R] { return func(Options) Formatter[R] { return f } }
 
 // Registry holds the formats of one kind of report by name: adding a format is one new file and
-// one entry.
+// one entry. It is the one way a verb offers formats: every verb that prints a result registers
+// its formats in a Registry of its result's type — check's here, compare's, challenge's, lock's
+// and bundle's in their packages, test's in internal/policy beside TestRun; version's, validate's
+// and capabilities' beside the verb in cmd/contractcheck — and cmd/contractcheck binds --format
+// and --output to it the same way for all of them (cmd/contractcheck/output.go).
 type Registry[R any] map[string]Factory[R]
 
 // Names lists the formats, sorted; it also feeds a --format flag's help.
@@ -54,9 +58,22 @@ func (g Registry[R]) Names() []string {
 func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
 	f, ok := g[format]
 	if !ok {
-		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(g.Names(), ", "))
+		return nil, &UnknownFormatError{Format: format, Known: g.Names()}
 	}
 	return budgeted[R]{f: f(o), format: format}, nil
+}
+
+// UnknownFormatError is a format name a Registry does not hold; it names the formats it does.
+type UnknownFormatError struct {
+	// Format is the name asked for.
+	Format string
+	// Known are the registry's formats, sorted.
+	Known []string
+}
+
+// Error returns the message: the name and the formats to choose from.
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("unknown format %q (want one of %s)", e.Format, strings.Join(e.Known, ", "))
 }
 
 // budgeted writes a report within the run's memory budget (internal/guard): through a

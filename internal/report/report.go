@@ -21,6 +21,9 @@ var outputters = Registry[*result.Report]{
 	"html":     func(o Options) Outputter { return HTML{Views: o.Views} },
 }
 
+// Outputters returns the check report's formats: what check's --format offers.
+func Outputters() Registry[*result.Report] { return outputters }
+
 // Formats lists the check report's formats, sorted.
 func Formats() []string { return outputters.Names() }
 

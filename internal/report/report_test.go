@@ -93,9 +93,30 @@ func TestOutputGolden(t *testing.T) {
 	}
 }
 
+// TestGetUnknown: a name no format has is an *UnknownFormatError naming it and every format, in
+// every registry (the one cmd/contractcheck turns into a --format usage error).
 func TestGetUnknown(t *testing.T) {
-	if _, err := Get("yaml"); err == nil {
-		t.Error("want an error for an unknown format")
+	two := Registry[int]{"b": Fixed[int](nil), "a": Fixed[int](nil)}
+	for _, tc := range []struct {
+		name   string
+		get    func(string) error
+		format string
+		want   string
+	}{
+		{name: "check report", get: func(f string) error { _, err := Get(f); return err }, format: "yaml",
+			want: `unknown format "yaml" (want one of ` + strings.Join(Formats(), ", ") + ")"},
+		{name: "a registry of its own, names sorted", get: func(f string) error { _, err := two.Get(f, Options{}); return err }, format: "c",
+			want: `unknown format "c" (want one of a, b)`},
+		{name: "the empty name", get: func(f string) error { _, err := two.Get(f, Options{}); return err }, format: "",
+			want: `unknown format "" (want one of a, b)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.get(tc.format)
+			var uf *UnknownFormatError
+			if !errors.As(err, &uf) || uf.Format != tc.format || err.Error() != tc.want {
+				t.Errorf("Get(%q): %v, want an *UnknownFormatError %q", tc.format, err, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,112 @@
+package challenge
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// Text writes the challenge report for a terminal or a CI log (--format text).
+type Text struct{}
+
+// Output implements Outputter.
+func (Text) Output(w io.Writer, r *Report) error { return r.writeText(w) }
+
+var classifierNames = map[string]string{"oracle": "oracle", "schemaOnly": "schema-only", "recursiveSearch": "recursive search"}
+
+// term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
+func term(s string) string { return escape.Terminal(s) }
+
+// writeText writes the report for a terminal or a CI log: every string of the suite (case ids,
+// files, descriptions, diagnostics) escape.Terminal where it meets the text, the text through an
+// escape.LogWriter, so that no line starts a CI runner's command.
+func (r *Report) writeText(w io.Writer) error {
+	var b bytes.Buffer
+	tallies := Tallies(r.Cases)
+	o := tallies["oracle"]
+	fmt.Fprintf(&b, "Challenge suite %s (profile %s): %d cases, %d faults, %d controls.\n\n", term(r.Suite), term(r.Profile), len(r.Cases), o.Faults, o.Controls)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "classifier\tfaults detected\tcontrols accepted\tmisclassified")
+	for _, cl := range Classifiers {
+		t := tallies[cl]
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d\n", classifierNames[cl], t.Detected, t.Faults, t.Accepted, t.Controls, t.Misclassified())
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\nMutation score by operator (a fault operator the oracle is blind to is a distinction the contract set cannot make):\n\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "operator\tkind\tcases\toracle\tschema-only\trecursive search")
+	for _, s := range r.Score() {
+		t := s.Tallies["oracle"]
+		ok, total := t.Detected, t.Faults
+		if s.Kind == mutate.Control {
+			ok, total = t.Accepted, t.Controls
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s (%d/%d)\t%s\t%s\n", term(s.Operator), term(s.Kind), s.Cases, term(s.Verdicts["oracle"]), ok, total,
+			term(s.Verdicts["schemaOnly"]), term(s.Verdicts["recursiveSearch"]))
+	}
+	tw.Flush()
+	mis := r.Misclassified()
+	if len(mis) == 0 {
+		fmt.Fprintf(&b, "\nThe oracle classified every case as expected: every fault detected, every control accepted.\n")
+	} else {
+		fmt.Fprintf(&b, "\nMisclassified by the oracle: %d\n", len(mis))
+		for _, c := range mis {
+			fmt.Fprintf(&b, "\n%s (%s %s on %s %s %s; %s)\n", term(c.ID), term(c.Kind), term(c.Operator), term(c.Fixture), term(c.Lane), term(c.Stage), term(c.File))
+			fmt.Fprintf(&b, "  %s\n", term(c.Description))
+			if c.Kind == mutate.Fault {
+				fmt.Fprintf(&b, "  expected %s unmet; the oracle %s it:", term(strings.Join(c.Expected.Tasks, ", ")), term(c.Oracle))
+			} else {
+				fmt.Fprintf(&b, "  expected every task to pass; the oracle %s it:", term(c.Oracle))
+			}
+			for _, t := range c.Tasks {
+				fmt.Fprintf(&b, " %s %s", term(t.Task), term(t.Outcome))
+			}
+			b.WriteString("\n")
+			for _, t := range c.Tasks {
+				for _, d := range t.Diagnostics {
+					fmt.Fprintf(&b, "    %s %s\n", term(t.Task), term(diagnostic(d)))
+				}
+			}
+		}
+	}
+	lw := escape.NewLogWriter(w)
+	if _, err := lw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return lw.Flush()
+}
+
+func diagnostic(d map[string]any) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%v %v", d["atom"], d["kind"])
+	if p, ok := d["path"]; ok && p != "" {
+		fmt.Fprintf(&sb, " at %v", p)
+	}
+	if blk, ok := d["block"]; ok {
+		fmt.Fprintf(&sb, " (block %v)", blk)
+	}
+	for _, k := range []string{"expected", "observed"} {
+		if v, ok := d[k]; ok {
+			fmt.Fprintf(&sb, "; %s %s", k, short(v))
+		}
+	}
+	return sb.String()
+}
+
+func short(v any) string {
+	b, err := strictjson.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	s := string(b)
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:77]) + "..."
+	}
+	return s
+}
