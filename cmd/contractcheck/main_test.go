@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -80,7 +81,7 @@ func TestCheckBuiltinGolden(t *testing.T) {
 				t.Errorf("the summary is %d lines, more than 150", len(lines))
 			}
 			for i, l := range lines {
-				if n := len([]rune(l)); n > 120 {
+				if n := escape.Width(l); n > 120 {
 					t.Errorf("line %d is %d columns wide, more than 120: %q", i+1, n, l)
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
@@ -31,26 +30,25 @@ func (r *Report) writeText(w io.Writer) error {
 	tallies := Tallies(r.Cases)
 	o := tallies["oracle"]
 	fmt.Fprintf(&b, "Challenge suite %s (profile %s): %d cases, %d faults, %d controls.\n\n", term(r.Suite), term(r.Profile), len(r.Cases), o.Faults, o.Controls)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "classifier\tfaults detected\tcontrols accepted\tmisclassified")
+	rows := [][]string{{"classifier", "faults detected", "controls accepted", "misclassified"}}
 	for _, cl := range Classifiers {
 		t := tallies[cl]
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d\n", classifierNames[cl], t.Detected, t.Faults, t.Accepted, t.Controls, t.Misclassified())
+		rows = append(rows, []string{classifierNames[cl], fmt.Sprintf("%d/%d", t.Detected, t.Faults), fmt.Sprintf("%d/%d", t.Accepted, t.Controls),
+			fmt.Sprint(t.Misclassified())})
 	}
-	tw.Flush()
+	writeTable(&b, rows)
 	fmt.Fprintf(&b, "\nMutation score by operator (a fault operator the oracle is blind to is a distinction the contract set cannot make):\n\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "operator\tkind\tcases\toracle\tschema-only\trecursive search")
+	rows = [][]string{{"operator", "kind", "cases", "oracle", "schema-only", "recursive search"}}
 	for _, s := range r.Score() {
 		t := s.Tallies["oracle"]
 		ok, total := t.Detected, t.Faults
 		if s.Kind == mutate.Control {
 			ok, total = t.Accepted, t.Controls
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s (%d/%d)\t%s\t%s\n", term(s.Operator), term(s.Kind), s.Cases, term(s.Verdicts["oracle"]), ok, total,
-			term(s.Verdicts["schemaOnly"]), term(s.Verdicts["recursiveSearch"]))
+		rows = append(rows, []string{term(s.Operator), term(s.Kind), fmt.Sprint(s.Cases), fmt.Sprintf("%s (%d/%d)", term(s.Verdicts["oracle"]), ok, total),
+			term(s.Verdicts["schemaOnly"]), term(s.Verdicts["recursiveSearch"])})
 	}
-	tw.Flush()
+	writeTable(&b, rows)
 	mis := r.Misclassified()
 	if len(mis) == 0 {
 		fmt.Fprintf(&b, "\nThe oracle classified every case as expected: every fault detected, every control accepted.\n")
@@ -104,9 +102,32 @@ func short(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	s := string(b)
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:77]) + "..."
+	// 80 terminal columns, the last three dots (escape.Cut: between grapheme clusters, a JSON
+	// escape such as \u00e9 kept whole).
+	return escape.Cut(string(b), 80, "...")
+}
+
+// writeTable writes rows as a table: each cell but a row's last padded with spaces to its
+// column's widest cell and two more. Cells are measured in terminal columns (escape.Width: a
+// CJK character or an emoji takes 2, a combining mark none), where text/tabwriter counts runes
+// and would leave a row holding an operator named in CJK out of line.
+func writeTable(b *bytes.Buffer, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row[:len(row)-1] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], escape.Width(c))
+		}
 	}
-	return s
+	for _, row := range rows {
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-escape.Width(c)+2))
+			}
+		}
+		b.WriteByte('\n')
+	}
 }

@@ -351,7 +351,8 @@ func unionKeys(a, b map[string]int) []string {
 	return out
 }
 
-// table pads columns to their widest cell.
+// table pads columns to their widest cell, in terminal columns (escape.Width: a CJK character or
+// an emoji takes 2, a combining mark none), so that a row holding one stays in line.
 type table struct {
 	rows [][]string
 }
@@ -364,14 +365,14 @@ func (t *table) write(b *strings.Builder, indent string) {
 	widths := map[int]int{}
 	for _, row := range t.rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], len([]rune(c)))
+			widths[i] = max(widths[i], escape.Width(c))
 		}
 	}
 	for _, row := range t.rows {
 		b.WriteString(indent)
 		for i, c := range row {
 			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))+2))
+			b.WriteString(strings.Repeat(" ", widths[i]-escape.Width(c)+2))
 		}
 		b.WriteString("\n")
 	}

@@ -6,8 +6,9 @@
 //   - Terminal: text for a terminal or a CI log (control, format and bidi characters made
 //     visible as \n, \t or \u202e; invalid UTF-8 as U+FFFD), and LogWriter, which keeps any line
 //     of text output from starting a CI runner's command (GitHub's ::, Azure's ##vso[ and ##[).
-//     TerminalLines is Terminal for a message of several lines (line breaks and tabs kept), and
-//     CutPoint says where escaped text may be shortened without cutting an escape in two.
+//     TerminalLines is Terminal for a message of several lines (line breaks and tabs kept),
+//     CutPoint says where escaped text may be shortened without cutting an escape in two, Width
+//     measures it in terminal columns by grapheme cluster, and Cut shortens it to a width.
 //   - Markdown and MarkdownCell: inline markdown and a table cell (punctuation backslash-escaped,
 //     <, > and & as entities, | escaped, line breaks shown, never raw HTML). MarkdownText is the
 //     same grammar escaping only what can start inline markup (a name reads as itself in the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rivo/uniseg"
 	xterm "golang.org/x/term"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
@@ -22,7 +23,7 @@ type Style struct {
 	Color bool
 	// ASCII spells every mark and arrow in ASCII.
 	ASCII bool
-	// Width is the widest a line may be, in characters; 0 means DefaultWidth.
+	// Width is the widest a line may be, in terminal columns (escape.Width); 0 means DefaultWidth.
 	Width int
 }
 
@@ -136,53 +137,84 @@ func (s Style) writeLines(w io.Writer, text string) error {
 	return bw.Flush()
 }
 
-// fit cuts a line to width characters, the last being an ellipsis. In ASCII the ellipsis is three
-// dots and every rune that is spelled longer in ASCII is counted at its ASCII length. An escape
-// of the line (escape.Terminal's \u202e or \n) is kept whole or left out, never cut in two.
+// fit cuts a line to width columns, the last being an ellipsis. Columns are counted by grapheme
+// cluster (escape.Width: a CJK character or an emoji takes 2, a combining mark none), and the line
+// is cut only between clusters. In ASCII the ellipsis is three dots and every mark that is spelled
+// in ASCII (asciiOf) is counted at the width of its spelling. An escape of the line
+// (escape.Terminal's \u202e or \n) is kept whole or left out, never cut in two. The result never
+// takes more than width columns.
 func fit(line string, width int, ascii bool) string {
-	n := 0
-	for i, r := range line {
-		n += runeWidth(r, ascii)
-		if n > width {
-			cut := line[:i]
-			ell := "…"
-			if ascii {
-				ell = "..."
-			}
-			for textWidth(cut, ascii)+textWidth(ell, ascii) > width && cut != "" {
-				_, size := lastRune(cut)
-				cut = cut[:len(cut)-size]
-			}
-			cut = cut[:escape.CutPoint(line, len(cut))]
-			return strings.TrimRight(cut, " ") + ell
+	if textWidth(line, ascii) <= width {
+		return line
+	}
+	ell := "…"
+	if ascii {
+		ell = "..."
+	}
+	room := width - textWidth(ell, ascii)
+	if room < 0 {
+		return escape.Cut(ell, width, "")
+	}
+	end, used, state := 0, 0, -1
+	for rest := line; rest != ""; {
+		var cluster string
+		var w int
+		cluster, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		w = clusterWidth(cluster, w, ascii)
+		if used+w > room {
+			break
 		}
+		used += w
+		end += len(cluster)
 	}
-	return line
+	return strings.TrimRight(line[:escape.CutPoint(line, end)], " ") + ell
 }
 
-func runeWidth(r rune, ascii bool) int {
-	if ascii && r >= 0x80 {
-		return len(asciiOf.Replace(string(r)))
+// clusterWidth is the columns a grapheme cluster of a line takes once written: w, its display
+// width, or in ASCII, for a cluster that is not ASCII, the width of its ASCII spelling (✓ is +,
+// → is ->; a character asciiOf does not spell is written, and measured, as it is).
+func clusterWidth(cluster string, w int, ascii bool) int {
+	if !ascii || isASCII(cluster) {
+		return w
 	}
-	return 1
+	return escape.Width(asciiOf.Replace(cluster))
 }
 
+// textWidth is the columns s takes once written: escape.Width, or in ASCII the sum of its
+// clusters' clusterWidth.
 func textWidth(s string, ascii bool) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r, ascii)
+	if !ascii || isASCII(s) {
+		return escape.Width(s)
+	}
+	n, state := 0, -1
+	for s != "" {
+		var cluster string
+		var w int
+		cluster, s, w, state = uniseg.FirstGraphemeClusterInString(s, state)
+		n += clusterWidth(cluster, w, ascii)
 	}
 	return n
 }
 
-func lastRune(s string) (rune, int) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i]&0xC0 != 0x80 {
-			r := []rune(s[i:])
-			return r[0], len(s) - i
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
 		}
 	}
-	return 0, 0
+	return true
+}
+
+// padRight is s followed by spaces to n columns (escape.Width); fmt's %-*s pads to n runes, which
+// leaves a row holding a CJK character or an emoji out of line.
+func padRight(s string, n int) string {
+	return s + strings.Repeat(" ", max(0, n-escape.Width(s)))
+}
+
+// padLeft is s after spaces to n columns (escape.Width), the right-aligned padRight.
+func padLeft(s string, n int) string {
+	return strings.Repeat(" ", max(0, n-escape.Width(s))) + s
 }
 
 // oneLine keeps a multi-line message on one line, so it cannot break the indentation around it.

@@ -10,10 +10,11 @@ import (
 
 // Table writes one row per binding that did not pass or that a requirement gates (every binding
 // with All): the gate's result for it (FAIL, ok, not gated), its position, task, outcome, the
-// record it comes from, and the atoms its diagnostics name. Columns are aligned; rows are never
-// cut, so the table stays a table for grep and awk. Every cell is written through
-// escape.Terminal (a cell holds no line break, tab or control), the table through an
-// escape.LogWriter.
+// record it comes from, and the atoms its diagnostics name. Columns are aligned in terminal
+// columns, measured as the cells are written (textWidth: a CJK character or an emoji takes 2, a
+// mark spelled in ASCII the width of its spelling); rows are never cut, so the table stays a
+// table for grep and awk. Every cell is written through escape.Terminal (a cell holds no line
+// break, tab or control), the table through an escape.LogWriter.
 type Table struct {
 	All   bool
 	Style Style
@@ -42,7 +43,7 @@ func (t Table) Output(w io.Writer, r *result.Report) error {
 	widths := make([]int, len(header))
 	measure := func(row []string) {
 		for i, c := range row[:len(row)-1] {
-			widths[i] = max(widths[i], len([]rune(c)))
+			widths[i] = max(widths[i], textWidth(c, t.Style.ASCII))
 		}
 	}
 	measure(header)
@@ -57,11 +58,10 @@ func (t Table) Output(w io.Writer, r *result.Report) error {
 		var b strings.Builder
 		line := func(row []string) {
 			for i, c := range row {
-				if i == len(row)-1 {
-					b.WriteString(c)
-					continue
+				b.WriteString(c)
+				if i < len(row)-1 {
+					b.WriteString(strings.Repeat(" ", widths[i]-textWidth(c, t.Style.ASCII)+2))
 				}
-				fmt.Fprintf(&b, "%-*s  ", widths[i], c)
 			}
 			b.WriteString("\n")
 		}

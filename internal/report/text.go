@@ -119,14 +119,14 @@ func writeSummary(w io.Writer, r *result.Report, width int) {
 
 // writeFindingsTable writes one row per lane, version and configuration with each task's
 // pass/captured count; the label column gives way when the width is short. The columns are
-// measured on the names as they are written, escaped.
+// measured on the names as they are written, escaped, in terminal columns (escape.Width).
 func writeFindingsTable(w io.Writer, taskIDs []string, rows []FindingRow, width int) {
 	tasks := terms(taskIDs)
 	cols := make([]int, len(tasks))
 	for i, t := range tasks {
-		cols[i] = len([]rune(t))
+		cols[i] = escape.Width(t)
 		for _, row := range rows {
-			cols[i] = max(cols[i], len([]rune(row.Cells[taskIDs[i]].String())))
+			cols[i] = max(cols[i], escape.Width(row.Cells[taskIDs[i]].String()))
 		}
 	}
 	cells := 0
@@ -136,13 +136,13 @@ func writeFindingsTable(w io.Writer, taskIDs []string, rows []FindingRow, width 
 	label := len("lane version configuration")
 	reconstructed := false
 	for _, row := range rows {
-		label = max(label, len([]rune(term(row.Label())))+2)
+		label = max(label, escape.Width(term(row.Label()))+2)
 		reconstructed = reconstructed || row.Origin == "reconstructed"
 	}
 	label = min(label, max(20, width-2-cells))
-	fmt.Fprintf(w, "\n  %-*s", label, "lane version configuration")
+	fmt.Fprintf(w, "\n  %s", padRight("lane version configuration", label))
 	for i, t := range tasks {
-		fmt.Fprintf(w, "  %*s", cols[i], t)
+		fmt.Fprintf(w, "  %s", padLeft(t, cols[i]))
 	}
 	fmt.Fprintln(w)
 	for _, row := range rows {
@@ -150,9 +150,9 @@ func writeFindingsTable(w io.Writer, taskIDs []string, rows []FindingRow, width 
 		if row.Origin == "reconstructed" {
 			name += " *"
 		}
-		fmt.Fprintf(w, "  %-*s", label, cutEscaped(name, label))
+		fmt.Fprintf(w, "  %s", padRight(cutEscaped(name, label), label))
 		for i, t := range taskIDs {
-			fmt.Fprintf(w, "  %*s", cols[i], row.Cells[t].String())
+			fmt.Fprintf(w, "  %s", padLeft(row.Cells[t].String(), cols[i]))
 		}
 		fmt.Fprintln(w)
 	}
@@ -165,7 +165,7 @@ func writeFindingsTable(w io.Writer, taskIDs []string, rows []FindingRow, width 
 // wrapList writes prefix and the items separated by commas, breaking lines between items (never
 // inside one) so that each fits the width; continuation lines are indented under the first item.
 func wrapList(w io.Writer, prefix string, items []string, width int) {
-	indent := strings.Repeat(" ", len([]rune(prefix)))
+	indent := strings.Repeat(" ", escape.Width(prefix))
 	line := prefix
 	for i, it := range items {
 		if i < len(items)-1 {
@@ -174,7 +174,7 @@ func wrapList(w io.Writer, prefix string, items []string, width int) {
 		switch {
 		case line == prefix:
 			line += it
-		case len([]rune(line))+1+len([]rune(it)) > width:
+		case escape.Width(line)+1+escape.Width(it) > width:
 			fmt.Fprintln(w, line)
 			line = indent + it
 		default:
@@ -192,30 +192,10 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// cut shortens s to n characters, the last an ellipsis.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 1 {
-		return ""
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// cutEscaped is cut for text escape.Terminal wrote: an escape of s (\u202e, \n) is left whole or
+// cutEscaped shortens s, text escape.Terminal wrote, to n columns, the last an ellipsis
+// (escape.Cut): cut between grapheme clusters, and an escape of s (\u202e, \n) left whole or
 // left out, never cut in two.
-func cutEscaped(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 1 {
-		return ""
-	}
-	return s[:escape.CutPoint(s, len(string(r[:n-1])))] + "…"
-}
+func cutEscaped(s string, n int) string { return escape.Cut(s, n, "…") }
 
 // term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
 func term(s string) string { return escape.Terminal(s) }
@@ -315,18 +295,18 @@ func writeMatrices(w io.Writer, r *result.Report, width int) {
 		writeLegend(w, laneKeys, width)
 		fw := len("fixture")
 		for _, f := range fixtures {
-			fw = max(fw, len([]rune(f)))
+			fw = max(fw, escape.Width(f))
 		}
 		per := max(1, (width-2-fw)/5)
 		for start := 0; start < len(laneKeys); start += per {
 			end := min(len(laneKeys), start+per)
-			fmt.Fprintf(w, "  %-*s", fw, "fixture")
+			fmt.Fprintf(w, "  %s", padRight("fixture", fw))
 			for i := start; i < end; i++ {
 				fmt.Fprintf(w, " %4d", i+1)
 			}
 			fmt.Fprintln(w)
 			for _, f := range fixtures {
-				fmt.Fprintf(w, "  %-*s", fw, f)
+				fmt.Fprintf(w, "  %s", padRight(f, fw))
 				for _, lk := range laneKeys[start:end] {
 					var cell strings.Builder
 					for _, st := range stageOrder {
@@ -352,7 +332,7 @@ func writeLegend(w io.Writer, laneKeys []string, width int) {
 		if i < len(laneKeys)-1 {
 			item += " ·"
 		}
-		if len([]rune(line))+len([]rune(item)) > width && line != " " {
+		if escape.Width(line)+escape.Width(item) > width && line != " " {
 			fmt.Fprintln(w, line)
 			line = " "
 		}
@@ -425,7 +405,9 @@ func short(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return cut(string(b), 120)
+	// 120 columns, the last an ellipsis; a JSON escape (\n, \u00e9) is kept whole like a
+	// terminal escape.
+	return escape.Cut(string(b), 120, "…")
 }
 
 func writeBoundaries(w io.Writer, r *result.Report) {

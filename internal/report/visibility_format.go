@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -41,20 +42,20 @@ func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
 	rows := visibilityRows(vs, term)
 	col := 0
 	for _, r := range rows {
-		col = max(col, len([]rune(r.label)))
+		col = max(col, escape.Width(r.label))
 	}
 	col = min(col, max(20, width/2))
 	fmt.Fprintf(w, "\nwhat reaches the model (visibility; docs/visibility.md):\n")
 	for _, r := range rows {
 		line := "  " + r.label
-		if pad := col - len([]rune(r.label)); pad > 0 {
+		if pad := col - escape.Width(r.label); pad > 0 {
 			line += strings.Repeat(" ", pad)
 		}
 		indent := strings.Repeat(" ", 2+col)
 		first := true
 		for _, v := range r.groups {
 			cell := term(v.Stage) + " " + term(v.Summary())
-			if !first && len([]rune(line))+2+len([]rune(cell)) > width {
+			if !first && escape.Width(line)+2+escape.Width(cell) > width {
 				fmt.Fprintln(w, line)
 				line = indent
 			}
