@@ -346,7 +346,7 @@ var htmlLegends = func() []htmlLegend {
 // newHTMLPage lays the report out for the template; data is the drill-down's data (HTML.data).
 func newHTMLPage(r *result.Report, data *htmlData) *htmlPage {
 	p := &htmlPage{R: r, CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Legend: htmlLegends,
-		index: map[bindingKey]int{}, data: data, atStage: map[stageKey][]int{}}
+		index: make(map[bindingKey]int, r.Len()), data: data, atStage: map[stageKey][]int{}}
 	for i := range results(r) {
 		res := &results(r)[i]
 		p.index[keyOf(res)] = i
@@ -445,15 +445,19 @@ type htmlRow struct {
 	Cells       []htmlCell
 }
 
-// htmlCell is a heatmap cell: the binding Res (index I), or none when Res is nil.
+// htmlCell is a heatmap cell, a binding's or an empty one. The heatmap has a cell per
+// binding, most of the page, and each action of a template costs a reflective call or two (the
+// action's function and html/template's escaper), so a cell's attributes are made here, all in
+// one (htmlAttrs), and its mark too: written an action per attribute, as the rest of the page is,
+// the page took three times as long to write as the Fprintf markup it replaced.
 type htmlCell struct {
-	I   int
-	Res *result.Result
-	// Class is the cell's classes: its column's, outcome, gate outline and boundary wedge.
-	Class string
-	// Title names the binding, its outcome and the boundaries that end at it; Mark is the
-	// outcome's glyph.
-	Title, Mark string
+	// Attrs are the cell's attributes: id b-<index>, its classes (its column's, outcome, gate
+	// outline and boundary wedge), data-i <index>, data-outcome, and a title naming the binding,
+	// its outcome and the boundaries that end at it. An empty cell has its classes only, and no
+	// mark.
+	Attrs template.HTMLAttr
+	// Mark is the outcome's glyph.
+	Mark template.HTML
 }
 
 // heatmap lays out a heatmap per task, tasks by name, fixtures sorted.
@@ -468,7 +472,7 @@ func (p *htmlPage) heatmap() []htmlTask {
 	for _, task := range sortedKeys(byTask) {
 		idxs := byTask[task]
 		type ck struct{ fixture, group, stage string }
-		cells := map[ck]int{}
+		cells := make(map[ck]int, len(idxs))
 		inGroup := map[string]bool{}
 		var fixtures []string
 		seen := map[string]bool{}
@@ -499,8 +503,12 @@ func (p *htmlPage) heatmap() []htmlTask {
 			}
 		}
 		t.Roles, t.Compartments = strings.Join(sortedKeys(roles), "/"), strings.Join(sortedKeys(comps), "/")
+		columns := 0
+		for _, g := range t.Groups {
+			columns += len(g.Stages)
+		}
 		for _, f := range fixtures {
-			row := htmlRow{ID: "row-" + task + "-" + f, Fixture: f}
+			row := htmlRow{ID: "row-" + task + "-" + f, Fixture: f, Cells: make([]htmlCell, 0, columns)}
 			for _, g := range t.Groups {
 				label := g.Label()
 				for j, st := range g.Stages {
@@ -510,7 +518,7 @@ func (p *htmlPage) heatmap() []htmlTask {
 					}
 					i, ok := cells[ck{f, label, st}]
 					if !ok {
-						row.Cells = append(row.Cells, htmlCell{Class: cls + " none"})
+						row.Cells = append(row.Cells, htmlCell{Attrs: htmlAttr("class", cls+" none")})
 						continue
 					}
 					row.Cells = append(row.Cells, p.cell(i, cls))
@@ -536,7 +544,9 @@ func (p *htmlPage) cell(i int, cls string) htmlCell {
 		cls += " bnd"
 		title += "; " + strings.Join(b, "; ")
 	}
-	return htmlCell{I: i, Res: res, Class: cls, Title: title, Mark: htmlMarks[res.Outcome]}
+	index := strconv.Itoa(i)
+	return htmlCell{Attrs: htmlAttrs("id", "b-"+index, "class", cls, "data-i", index, "data-outcome", res.Outcome, "title", title),
+		Mark: htmlText(htmlMarks[res.Outcome])}
 }
 
 // htmlCensus is a divergence census: its counts and its lists.
