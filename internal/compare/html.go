@@ -2,13 +2,14 @@ package compare
 
 import (
 	"bufio"
+	_ "embed"
 	"fmt"
+	"html/template"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -31,91 +32,165 @@ td.m { text-align: right; padding: 2px 6px; border: 1px solid var(--line); }
 
 var kindMarks = map[string]string{Match: "✓", Missing: "✗", Wrong: "≠", Ambiguous: "?", Unparseable: "!", Introduced: "+"}
 
+//go:embed html.tmpl
+var htmlTemplateText string
+
+// htmlTemplate is the page's markup (html.tmpl), parsed once: report.HTMLFuncs escape its data,
+// as they do check's page, and join lists names as the page writes them ("a, b"; text escapes the
+// list).
+var htmlTemplate = template.Must(template.New("html.tmpl").Funcs(report.HTMLFuncs()).
+	Funcs(template.FuncMap{"join": func(xs []string) string { return strings.Join(xs, ", ") }}).
+	Parse(htmlTemplateText))
+
 // Output implements Outputter.
 func (HTML) Output(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	e := escape.HTML
-	ns := r.NullPolicies
-	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>contractcheck compare: profile %s</title>\n<style>\n%s%s</style>\n</head>\n<body>\n", e(r.Profile), report.HTMLStyle(), compareCSS)
-	fmt.Fprintf(bw, "<header>\n<h1>contractcheck compare</h1>\n<p class=\"meta\">profile <code>%s</code> · decoder policies %s · %d target readings, %d captured, %d unstable · null policies <code>%s</code> vs <code>%s</code></p>\n",
-		e(r.Profile), e(strings.Join(decoderNames(r), ", ")), r.Summary.Readings, r.Summary.Captured, r.Summary.Unstable, e(ns.Base.Profile), e(ns.Other.Profile))
-	fmt.Fprintf(bw, "<nav><a href=\"#matches\">matches</a> <a href=\"#totals\">totals</a> %s<a href=\"#readings\">readings</a> <a href=\"#configurations\">configurations</a> <a href=\"#null\">null policies</a></nav>\n</header>\n<main>\n", visibilityNav(r))
-	if lanes := reconstructedLanes(r); len(lanes) > 0 {
-		fmt.Fprintf(bw, "<p class=\"help\">Every table below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.</p>\n", e(strings.Join(lanes, ", ")))
+	if err := htmlTemplate.ExecuteTemplate(bw, "page", newHTMLPage(r)); err != nil {
+		return err
 	}
+	return bw.Flush()
+}
 
-	fmt.Fprintf(bw, "<section id=\"matches\">\n<h2>Matches per decoder policy</h2>\n<p class=\"help\">Matches out of the captured target readings; – when none was captured.</p>\n")
-	for _, d := range decoderNames(r) {
-		fmt.Fprintf(bw, "<table class=\"list\" data-decoder=\"%s\"><caption><code>%s</code></caption>\n<thead><tr><th>lane</th><th>version</th><th>configuration</th>", e(d), e(d))
-		for _, st := range stages {
-			fmt.Fprintf(bw, "<th>%s</th>", e(st))
-		}
-		fmt.Fprintf(bw, "</tr></thead><tbody>\n")
+// htmlPage is what the page's template (html.tmpl) reads: the report, and each section laid out
+// for the markup.
+type htmlPage struct {
+	R *Report
+	// CSS is check's style sheet and compare's own (report.HTMLStyle, compareCSS): the binary's,
+	// trusted, and written as it is.
+	CSS template.CSS
+	// Decoders names the decoder policies; Reconstructed the lanes whose readings are
+	// reconstructed (reconstructedLanes).
+	Decoders, Reconstructed []string
+	// Stages are the match tables' columns.
+	Stages  []string
+	Kinds   []htmlKind
+	Matches []htmlMatchTable
+	Totals  []htmlTotals
+	// VisibilityTitle and VisibilityNote head the visibility section, left out when Visibility
+	// is empty.
+	VisibilityTitle, VisibilityNote string
+	Visibility                      []htmlVisibilityRow
+	// ReadingGroups and ReadingColumns head every decoder's reading map (Readings).
+	ReadingGroups  []htmlReadingGroup
+	ReadingColumns []htmlReadingColumn
+	Readings       []htmlReadingMap
+	Configurations []htmlConfiguration
+	NullRows       [][]string
+}
+
+// htmlKind is a readout kind and its mark.
+type htmlKind struct{ Kind, Mark string }
+
+// htmlShare is a count out of a total, coloured by shareClass; OK is false when the total is 0,
+// and the cell reads –. Decoder is the decoder it counts for, in the visibility table.
+type htmlShare struct {
+	OK        bool
+	Class     string
+	Match, Of int
+	Decoder   string
+}
+
+// newShare is match out of of, for decoder.
+func newShare(match, of int, decoder string) htmlShare {
+	if of == 0 {
+		return htmlShare{Decoder: decoder}
+	}
+	return htmlShare{OK: true, Class: shareClass(match, of), Match: match, Of: of, Decoder: decoder}
+}
+
+// htmlMatchTable is one decoder's match matrix (matchCells).
+type htmlMatchTable struct {
+	Decoder string
+	Rows    []htmlMatchRow
+}
+
+// htmlMatchRow is a lane version and configuration of a match matrix, a cell per stage.
+type htmlMatchRow struct {
+	Lane, Version, Configuration string
+	Cells                        []htmlShare
+}
+
+// htmlTotals is a decoder's readouts by kind, in Kinds' order.
+type htmlTotals struct {
+	Decoder string
+	Counts  []int
+	Total   int
+}
+
+// htmlVisibilityRow is a visibility group and what each decoder recovers there.
+type htmlVisibilityRow struct {
+	V     VisibilityRow
+	Cells []htmlShare
+}
+
+// htmlConfiguration is a configuration comparison, its changes folded by stage.
+type htmlConfiguration struct {
+	C        ConfigurationDiff
+	Tasks    []htmlTaskChange
+	Decoders []htmlDecoderChange
+}
+
+// htmlTaskChange is a task whose outcome changes between the configurations (foldTaskChanges).
+type htmlTaskChange struct {
+	Fixture, Task, Role, Stages, Before, After, Atoms string
+}
+
+// htmlDecoderChange is a target reading whose kind changes between the configurations
+// (foldDecoderChanges).
+type htmlDecoderChange struct {
+	Fixture, Decoder, Target, Stages, Before, After string
+}
+
+// newHTMLPage lays the comparison out for the template.
+func newHTMLPage(r *Report) *htmlPage {
+	p := &htmlPage{R: r, CSS: template.CSS(report.HTMLStyle() + compareCSS), Decoders: decoderNames(r), Reconstructed: reconstructedLanes(r),
+		Stages: stages, VisibilityTitle: visibilityTitle, VisibilityNote: visibilityNote, NullRows: nullRows(r.NullPolicies)}
+	for _, k := range Kinds {
+		p.Kinds = append(p.Kinds, htmlKind{k, kindMarks[k]})
+	}
+	for _, d := range p.Decoders {
+		t := htmlMatchTable{Decoder: d}
 		for _, c := range matchCells(r, d) {
-			fmt.Fprintf(bw, "<tr><td>%s</td><td>%s</td><td>%s</td>", e(c.lane), e(c.version), e(c.configuration))
+			row := htmlMatchRow{Lane: c.lane, Version: c.version, Configuration: c.configuration}
 			for _, m := range c.cells {
-				if m == nil || m.Captured == 0 {
-					fmt.Fprintf(bw, "<td class=\"m\">–</td>")
+				if m == nil {
+					row.Cells = append(row.Cells, htmlShare{})
 					continue
 				}
-				fmt.Fprintf(bw, "<td class=\"m %s\">%d/%d</td>", shareClass(m.Match, m.Captured), m.Match, m.Captured)
+				row.Cells = append(row.Cells, newShare(m.Match, m.Captured, ""))
 			}
-			fmt.Fprintf(bw, "</tr>\n")
+			t.Rows = append(t.Rows, row)
 		}
-		fmt.Fprintf(bw, "</tbody></table>\n")
+		p.Matches = append(p.Matches, t)
 	}
-	fmt.Fprintf(bw, "</section>\n")
-
-	fmt.Fprintf(bw, "<section id=\"totals\">\n<h2>Totals by readout kind</h2>\n<p class=\"help\">Framework lanes; control lanes left out.</p>\n<table class=\"list\"><thead><tr><th>decoder</th>")
-	for _, k := range Kinds {
-		fmt.Fprintf(bw, "<th><span class=\"k-%s\">&nbsp;%s&nbsp;</span> %s</th>", k, kindMarks[k], k)
-	}
-	fmt.Fprintf(bw, "<th>total</th></tr></thead><tbody>\n")
 	for _, t := range r.Totals {
-		fmt.Fprintf(bw, "<tr><td><code>%s</code></td>", e(t.Decoder))
+		ht := htmlTotals{Decoder: t.Decoder, Total: t.Total}
 		for _, k := range Kinds {
-			fmt.Fprintf(bw, "<td>%d</td>", t.Kinds[k])
+			ht.Counts = append(ht.Counts, t.Kinds[k])
 		}
-		fmt.Fprintf(bw, "<td>%d</td></tr>\n", t.Total)
+		p.Totals = append(p.Totals, ht)
 	}
-	fmt.Fprintf(bw, "</tbody></table>\n</section>\n")
-
-	writeVisibility(bw, r)
-
-	writeReadingMaps(bw, r)
-
-	fmt.Fprintf(bw, "<section id=\"configurations\">\n<h2>Configurations</h2>\n")
-	if len(r.Configurations) == 0 {
-		fmt.Fprintf(bw, "<p>No lane version has two configurations in this run.</p>\n")
+	for _, v := range r.Visibility {
+		hv := htmlVisibilityRow{V: v}
+		for _, c := range v.Recovered {
+			hv.Cells = append(hv.Cells, newShare(c.Match, c.Targets, c.Decoder))
+		}
+		p.Visibility = append(p.Visibility, hv)
 	}
+	p.readingMaps()
 	for _, c := range r.Configurations {
-		fmt.Fprintf(bw, "<table class=\"list\"><caption>%s %s: %s → %s</caption><thead><tr><th>fixture</th><th>what</th><th>stages</th><th>before</th><th>after</th><th>atoms</th></tr></thead><tbody>\n",
-			e(c.Lane), e(c.LaneVersion), e(c.From), e(c.To))
+		hc := htmlConfiguration{C: c}
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(bw, "<tr><td>%s</td><td>%s (%s)</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(g.fixture), e(g.task), e(g.role), e(strings.Join(g.stages, " ")), e(g.before), e(g.after), e(strings.Join(g.atoms, ", ")))
+			hc.Tasks = append(hc.Tasks, htmlTaskChange{Fixture: g.fixture, Task: g.task, Role: g.role, Stages: strings.Join(g.stages, " "),
+				Before: g.before, After: g.after, Atoms: strings.Join(g.atoms, ", ")})
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
-			fmt.Fprintf(bw, "<tr><td>%s</td><td><code>%s</code> %s</td><td>%s</td><td>%s</td><td>%s</td><td></td></tr>\n", e(g.fixture), e(g.decoder), e(g.target), e(strings.Join(g.stages, " ")), e(g.before), e(g.after))
+			hc.Decoders = append(hc.Decoders, htmlDecoderChange{Fixture: g.fixture, Decoder: g.decoder, Target: g.target,
+				Stages: strings.Join(g.stages, " "), Before: g.before, After: g.after})
 		}
-		fmt.Fprintf(bw, "</tbody></table>\n")
+		p.Configurations = append(p.Configurations, hc)
 	}
-	fmt.Fprintf(bw, "</section>\n")
-
-	fmt.Fprintf(bw, "<section id=\"null\">\n<h2>Null-policy sensitivity: %s vs %s</h2>\n<p>Tasks with optional atoms: %s; %d bindings change.</p>\n", e(ns.Base.Profile), e(ns.Other.Profile), e(strings.Join(ns.Tasks, ", ")), len(ns.Changes))
-	if len(ns.Changes) > 0 {
-		fmt.Fprintf(bw, "<table class=\"list\"><thead><tr><th>fixture</th><th>task</th><th>lane</th><th>version</th><th>configuration</th><th>stage</th><th>%s</th><th>%s</th><th>atoms</th></tr></thead><tbody>\n", e(ns.Base.Profile), e(ns.Other.Profile))
-		for _, c := range ns.Changes {
-			fmt.Fprintf(bw, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-				e(c.Fixture), e(c.Task), e(c.Lane), e(c.LaneVersion), e(c.Configuration), e(c.Stage), e(c.BaseOutcome), e(c.OtherOutcome), e(strings.Join(c.Atoms, ", ")))
-		}
-		fmt.Fprintf(bw, "</tbody></table>\n")
-	}
-	fmt.Fprintf(bw, "<table class=\"list\"><thead><tr><th></th><th><code>%s</code></th><th><code>%s</code></th></tr></thead><tbody>\n", e(ns.Base.Profile), e(ns.Other.Profile))
-	for _, row := range nullRows(ns) {
-		fmt.Fprintf(bw, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(row[0]), e(row[1]), e(row[2]))
-	}
-	fmt.Fprintf(bw, "</tbody></table>\n</section>\n</main>\n</body>\n</html>\n")
-	return bw.Flush()
+	return p
 }
 
 // shareClass buckets matched/captured for colour: none, under half, under all, all.
@@ -158,10 +233,40 @@ func matchCells(r *Report, decoder string) []matchCellRow {
 	return rows
 }
 
-// writeReadingMaps writes, per decoder, every target reading: rows fixture and target, columns
+// htmlReadingGroup is a lane version and configuration heading Span columns of the reading maps.
+type htmlReadingGroup struct {
+	Lane, Version, Configuration string
+	Span                         int
+}
+
+// htmlReadingColumn is a stage of a column group of the reading maps: Class marks a group's first.
+type htmlReadingColumn struct {
+	Class, Title, Stage string
+}
+
+// htmlReadingMap is one decoder's reading map.
+type htmlReadingMap struct {
+	Decoder string
+	Rows    []htmlReadingRow
+}
+
+// htmlReadingRow is a fixture and target of a reading map, a cell per column.
+type htmlReadingRow struct {
+	Fixture, Target string
+	Cells           []htmlReadingCell
+}
+
+// htmlReadingCell is a reading in a map: none when Read is false, grey when Kind is "" (nothing
+// captured there, its state in the title), else coloured by Kind, its mark Mark.
+type htmlReadingCell struct {
+	Read                     bool
+	Class, Kind, Title, Mark string
+}
+
+// readingMaps lays out, per decoder, every target reading: rows fixture and target, columns
 // lane · version · configuration · stage, cells coloured by readout kind.
-func writeReadingMaps(w io.Writer, r *Report) {
-	e := escape.HTML
+func (p *htmlPage) readingMaps() {
+	r := p.R
 	type col struct{ lane, version, configuration, stage string }
 	type row struct{ fixture, target string }
 	cols := map[col]bool{}
@@ -204,93 +309,51 @@ func writeReadingMaps(w io.Writer, r *Report) {
 		}
 		return rl[i].target < rl[j].target
 	})
-	fmt.Fprintf(w, "<section id=\"readings\">\n<h2>Target readings</h2>\n<p class=\"help\">Per decoder policy: each declared target (fixture and JSON pointer into structuredContent) at each lane · version · configuration · stage, coloured by readout kind; a cell's title gives what was expected and read. Grey: nothing captured there (its state in the title).</p>\n<ul class=\"legend\">")
-	for _, k := range Kinds {
-		fmt.Fprintf(w, "<li><span class=\"c k-%s\">%s</span> %s</li>", k, kindMarks[k], k)
+	for i := 0; i < len(cl); {
+		j := i
+		for j < len(cl) && cl[j].lane == cl[i].lane && cl[j].version == cl[i].version && cl[j].configuration == cl[i].configuration {
+			j++
+		}
+		p.ReadingGroups = append(p.ReadingGroups, htmlReadingGroup{cl[i].lane, cl[i].version, cl[i].configuration, j - i})
+		i = j
 	}
-	fmt.Fprintf(w, "</ul>\n")
-	for _, d := range decoderNames(r) {
-		fmt.Fprintf(w, "<h3><code>%s</code></h3>\n<div class=\"scroll\"><table class=\"hm\" data-decoder=\"%s\"><thead><tr><th class=\"fx\" rowspan=\"2\">fixture</th><th class=\"fx\" rowspan=\"2\">target</th>", e(d), e(d))
-		for i := 0; i < len(cl); {
-			j := i
-			for j < len(cl) && cl[j].lane == cl[i].lane && cl[j].version == cl[i].version && cl[j].configuration == cl[i].configuration {
-				j++
-			}
-			fmt.Fprintf(w, "<th colspan=\"%d\" class=\"grp g0\">%s<small>%s</small><small>%s</small></th>", j-i, e(cl[i].lane), e(cl[i].version), e(cl[i].configuration))
-			i = j
+	// first is the class of column i: a group's first column has a rule to its left.
+	first := func(i int, cls string) string {
+		if c := cl[i]; i == 0 || cl[i-1].lane != c.lane || cl[i-1].version != c.version || cl[i-1].configuration != c.configuration {
+			return cls + " g0"
 		}
-		fmt.Fprintf(w, "</tr>\n<tr>")
-		for i, c := range cl {
-			cls := "st"
-			if i == 0 || cl[i-1].lane != c.lane || cl[i-1].version != c.version || cl[i-1].configuration != c.configuration {
-				cls += " g0"
-			}
-			fmt.Fprintf(w, "<th class=\"%s\" title=\"%s\">%s</th>", cls, e(c.lane+" "+c.version+" "+c.configuration+" "+c.stage), e(c.stage))
-		}
-		fmt.Fprintf(w, "</tr></thead><tbody>\n")
+		return cls
+	}
+	for i, c := range cl {
+		p.ReadingColumns = append(p.ReadingColumns, htmlReadingColumn{first(i, "st"), c.lane + " " + c.version + " " + c.configuration + " " + c.stage, c.stage})
+	}
+	for _, d := range p.Decoders {
+		m := htmlReadingMap{Decoder: d}
 		for _, k := range rl {
-			fmt.Fprintf(w, "<tr><th class=\"fx\">%s</th><th class=\"fx\"><code>%s</code></th>", e(k.fixture), e(k.target))
+			hr := htmlReadingRow{Fixture: k.fixture, Target: k.target}
 			for i, c := range cl {
-				cls := "k"
-				if i == 0 || cl[i-1].lane != c.lane || cl[i-1].version != c.version || cl[i-1].configuration != c.configuration {
-					cls += " g0"
-				}
+				cell := htmlReadingCell{Class: first(i, "k")}
 				rd := at[k][c]
 				if rd == nil {
-					fmt.Fprintf(w, "<td class=\"%s none\"></td>", cls)
+					hr.Cells = append(hr.Cells, cell)
 					continue
 				}
-				kind := rd.Kind(d)
+				cell.Read, cell.Kind = true, rd.Kind(d)
+				title := fmt.Sprintf("%s %s at %s %s %s %s: ", k.fixture, k.target, c.lane, c.version, c.configuration, c.stage)
+				if cell.Kind == "" {
+					cell.Title = title + rd.State
+					hr.Cells = append(hr.Cells, cell)
+					continue
+				}
 				exp := "absent"
 				if rd.Expected != nil {
 					exp = short(rd.Expected.V)
 				}
-				title := fmt.Sprintf("%s %s at %s %s %s %s: ", k.fixture, k.target, c.lane, c.version, c.configuration, c.stage)
-				if kind == "" {
-					fmt.Fprintf(w, "<td class=\"%s k-none\" title=\"%s\">·</td>", cls, e(title+rd.State))
-					continue
-				}
-				title += "expected " + exp + "; read " + readoutText(rd.Readouts[d])
-				fmt.Fprintf(w, "<td class=\"%s k-%s\" data-kind=\"%s\" title=\"%s\">%s</td>", cls, e(kind), e(kind), e(title), kindMarks[kind])
+				cell.Title, cell.Mark = title+"expected "+exp+"; read "+readoutText(rd.Readouts[d]), kindMarks[cell.Kind]
+				hr.Cells = append(hr.Cells, cell)
 			}
-			fmt.Fprintf(w, "</tr>\n")
+			m.Rows = append(m.Rows, hr)
 		}
-		fmt.Fprintf(w, "</tbody></table></div>\n")
+		p.Readings = append(p.Readings, m)
 	}
-	fmt.Fprintf(w, "</section>\n")
-}
-
-// visibilityNav is the navigation link to the visibility section, "" when the report has none.
-func visibilityNav(r *Report) string {
-	if len(r.Visibility) == 0 {
-		return ""
-	}
-	return "<a href=\"#visibility\">what reaches the model</a> "
-}
-
-// writeVisibility writes the visibility section: a row per group (lane, version, configuration,
-// stage and its summary), a cell per decoder coloured by the share of targets it recovers.
-func writeVisibility(w io.Writer, r *Report) {
-	if len(r.Visibility) == 0 {
-		return
-	}
-	e := escape.HTML
-	fmt.Fprintf(w, "<section id=\"visibility\">\n<h2>%s</h2>\n<p class=\"help\">%s</p>\n", e(visibilityTitle), e(visibilityNote))
-	fmt.Fprintf(w, "<table class=\"list\" data-table=\"visibility\"><thead><tr><th>lane</th><th>version</th><th>configuration</th><th>stage</th><th>what reaches the model</th>")
-	for _, d := range decoderNames(r) {
-		fmt.Fprintf(w, "<th><code>%s</code></th>", e(d))
-	}
-	fmt.Fprintf(w, "</tr></thead><tbody>\n")
-	for _, v := range r.Visibility {
-		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td data-category=\"%s\">%s</td>", e(v.Lane), e(v.Version), e(v.Configuration), e(v.Stage), e(v.Category), e(v.Summary()))
-		for _, c := range v.Recovered {
-			if c.Targets == 0 {
-				fmt.Fprintf(w, "<td class=\"m\" data-decoder=\"%s\">–</td>", e(c.Decoder))
-				continue
-			}
-			fmt.Fprintf(w, "<td class=\"m %s\" data-decoder=\"%s\">%d/%d</td>", shareClass(c.Match, c.Targets), e(c.Decoder), c.Match, c.Targets)
-		}
-		fmt.Fprintf(w, "</tr>\n")
-	}
-	fmt.Fprintf(w, "</tbody></table>\n</section>\n")
 }

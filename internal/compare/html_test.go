@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -72,5 +76,78 @@ func TestHTML(t *testing.T) {
 				t.Errorf("the page lacks %q", tc.in)
 			}
 		})
+	}
+}
+
+// hostileReport is a comparison with s in every string the page writes: the profiles, decoder
+// names and readout kinds, positions, targets and states, values read and expected, the
+// reconstructed lane, the configuration and null-policy changes and the visibility groups.
+func hostileReport(s string) *Report {
+	pos := func(lane, stage string) result.Position {
+		return result.Position{Fixture: "C" + s, Lane: lane, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: stage}
+	}
+	dec := "decoder " + s
+	return &Report{CompareVersion: Version, Profile: "p" + s,
+		Decoders: []Decoder{{Name: dec}, {Name: "native-slot"}},
+		Readouts: []Reading{
+			{Position: pos("lane "+s, "D1"), Target: "/t" + s, State: "captured", Origin: "reconstructed", Expected: &Value{s},
+				Readouts: map[string]map[string]any{dec: {"kind": Wrong, "observed": s}, "native-slot": {"kind": "kind " + s, "observed": s}}},
+			{Position: pos("lane "+s, "A2"), Target: "/t" + s, State: "captured", Origin: "captured",
+				Readouts: map[string]map[string]any{dec: {"kind": Introduced}, "native-slot": {"kind": Ambiguous, "candidates": []any{s}}}},
+			{Position: pos("lane "+s, "M3"), Target: "/u" + s, State: "state " + s, Origin: "captured"},
+		},
+		Matches: []MatchCell{{Decoder: dec, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Match: 1, Captured: 3}},
+		Totals:  []Totals{{Decoder: dec, Kinds: map[string]int{Wrong: 1}, Total: 1}},
+		Configurations: []ConfigurationDiff{{Lane: "lane " + s, LaneVersion: "v" + s, From: "a" + s, To: "b" + s,
+			Tasks: []TaskChange{{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Role: "role " + s, Before: "pass", After: "unmet " + s,
+				DiagnosticsAfter: []result.Diagnostic{{"atom": "atom " + s, "kind": "kind " + s}}}},
+			Decoders: []DecoderChange{{Fixture: "F" + s, Stage: "D1", Target: "/" + s, Decoder: dec, Before: "kind " + s, After: Match}}}},
+		NullPolicies: NullSensitivity{Base: NullRun{Profile: "base " + s, LeaveOneOut: map[string]int{"lane " + s: 1}}, Other: NullRun{Profile: "other " + s},
+			Tasks: []string{"T" + s}, Changes: []NullChange{{Position: pos("lane "+s, "H4"), Task: "T" + s, BaseOutcome: "base " + s, OtherOutcome: "other " + s, Atoms: []string{"atom " + s}}}},
+		Visibility: []VisibilityRow{{Visibility: result.Visibility{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "M3" + s,
+			Category: "category " + s, OnError: "error " + s}, Recovered: []Recovery{{Decoder: dec, Match: 1, Targets: 2}, {Decoder: "native-slot"}}}},
+	}
+}
+
+// TestHTMLHostileStrings writes hostileReport for each string of the corpus: the page parses as
+// HTML with no element (no script at all: the page has none) and no event handler of the data,
+// no line of it starts a CI runner's command, and it has one reading map per decoder.
+func TestHTMLHostileStrings(t *testing.T) {
+	for _, c := range hostile.Cases() {
+		var buf bytes.Buffer
+		if err := (HTML{}).Output(&buf, hostileReport(c.S)); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		page := buf.String()
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatalf("%s: the page does not parse: %v", c.Name, err)
+		}
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode {
+				switch n.Data {
+				case "script", "img", "iframe", "object", "embed":
+					t.Errorf("%s: an element <%s> of the data", c.Name, n.Data)
+				}
+				for _, a := range n.Attr {
+					if strings.HasPrefix(a.Key, "on") {
+						t.Errorf("%s: an event handler %s of the data", c.Name, a.Key)
+					}
+				}
+			}
+			for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+				walk(ch)
+			}
+		}
+		walk(doc)
+		for i, line := range strings.Split(page, "\n") {
+			if escape.CommandStart(line) {
+				t.Errorf("%s: line %d of the page starts a CI command", c.Name, i+1)
+			}
+		}
+		if n := strings.Count(page, `<table class="hm"`); n != 2 {
+			t.Errorf("%s: %d reading maps, want one per decoder", c.Name, n)
+		}
 	}
 }

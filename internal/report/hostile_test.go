@@ -282,3 +282,85 @@ func TestTextCutKeepsEscapesWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileStringsEveryPlaceOfTheHTMLPage puts a hostile string, beyond hostileSample's, in
+// every other place the page's template writes a string of the report (outcomes, stages, roles,
+// the verdict and the null policy, a boundary's kind and stages, a requirement's position, a
+// reconstructed lane's name, a visibility stage, an upgrade that changed nothing), with and
+// without views. The page holds it to the html grammar (checkGrammar), has one heatmap cell per
+// binding and the page's own two scripts, and its data script gives the strings back. The long
+// string is left out: TestHostileStringsEveryFormatOfAReport writes it, and here it made the
+// test slow for nothing more.
+func TestHostileStringsEveryPlaceOfTheHTMLPage(t *testing.T) {
+	for _, c := range hostile.Cases() {
+		if c.Name == "long" {
+			continue
+		}
+		s := c.S
+		r := hostileSample(s, false)
+		list := r.Results.(result.ResultList)
+		for i := range list {
+			list[i].Stage += s
+			list[i].Role = "role " + s
+		}
+		list[0].Outcome = "outcome " + s
+		list[1].Origin = "reconstructed"
+		r.Gate.Verdict, r.NullPolicy = "verdict "+s, "null "+s
+		r.Gate.Requirements[0].Position = "profiles.cue:" + s
+		r.Gate.Violations[0].Stage = list[0].Stage
+		r.Localizations[0].From, r.Localizations[0].To, r.Localizations[0].Kind = list[1].Stage, list[0].Stage, "kind "+s
+		for _, d := range []*result.Divergences{&r.Divergences, &r.CapturedDivergences} {
+			for _, l := range [][]result.Divergence{d.Unique, d.Guard, d.Apart} {
+				l[0].Stages = []string{list[0].Stage}
+			}
+		}
+		r.Upgrades[0].Changes.(result.ChangeList)[0].Stage = list[0].Stage
+		r.Upgrades = append(r.Upgrades, result.Upgrade{Lane: "lane " + s, Configuration: "cfg " + s, From: "w" + s, To: "x" + s})
+		for i := range r.Visibility {
+			r.Visibility[i].Stage += s
+		}
+		for _, h := range []HTML{{}, {Views: fakeViews{}}} {
+			var buf bytes.Buffer
+			if err := h.Output(&buf, r); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			page := buf.String()
+			if bad := checkGrammar("html", page); bad != "" {
+				t.Errorf("%s (views %v): %s", c.Name, h.Views != nil, bad)
+			}
+			if n := strings.Count(page, `<td id="b-`); n != r.Len() {
+				t.Errorf("%s: %d heatmap cells, want %d", c.Name, n, r.Len())
+			}
+			doc, err := html.Parse(strings.NewReader(page))
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			scripts, data := 0, ""
+			var walk func(*html.Node)
+			walk = func(n *html.Node) {
+				if n.Type == html.ElementNode && n.Data == "script" {
+					scripts++
+					for _, a := range n.Attr {
+						if a.Key == "id" && a.Val == "cc-data" && n.FirstChild != nil {
+							data = n.FirstChild.Data
+						}
+					}
+				}
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					walk(c)
+				}
+			}
+			walk(doc)
+			if scripts != 2 {
+				t.Errorf("%s: %d script elements, want the page's own 2", c.Name, scripts)
+			}
+			var d htmlData
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
+				t.Fatalf("%s: the data script is not JSON: %v", c.Name, err)
+			}
+			if utf8.ValidString(s) && (d.Results[0].Outcome != list[0].Outcome || d.Results[0].Stage != list[0].Stage) {
+				t.Errorf("%s: the data script gives back outcome %q stage %q", c.Name, d.Results[0].Outcome, d.Results[0].Stage)
+			}
+		}
+	}
+}

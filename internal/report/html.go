@@ -2,15 +2,16 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -29,6 +30,12 @@ var htmlCSS string
 
 //go:embed html/report.js
 var htmlJS string
+
+//go:embed html/report.tmpl
+var htmlTemplateText string
+
+// htmlTemplate is the page's markup (html/report.tmpl), parsed once; HTMLFuncs escape its data.
+var htmlTemplate = template.Must(template.New("report.tmpl").Funcs(HTMLFuncs()).Parse(htmlTemplateText))
 
 // htmlStages orders the stages in the heatmap; unknown stages come after, by name.
 var htmlStages = []string{"W0", "D1", "A2", "M3", "H4"}
@@ -67,26 +74,18 @@ type htmlData struct {
 	NoViews string `json:"noViews,omitempty"`
 }
 
+// htmlResult is a result as the page's script reads it: the result itself, and the members the
+// drill-down lays out otherwise (the readout and the diagnostics' values as JSON text, the
+// variants likewise, the records as indexes) or adds (its observed view, binding and boundaries).
+// encoding/json writes an embedded struct's members first and a shallower member in place of a
+// deeper one of the same name; Error, the result's own, is here only to keep its place among
+// them, after the diagnostics.
 type htmlResult struct {
-	Fixture       string        `json:"fixture"`
-	Suite         string        `json:"suite"`
-	Family        string        `json:"family"`
-	Lane          string        `json:"lane"`
-	LaneVersion   string        `json:"laneVersion"`
-	Configuration string        `json:"configuration"`
-	Stage         string        `json:"stage"`
-	Task          string        `json:"task"`
-	Role          string        `json:"role"`
-	Compartment   string        `json:"compartment"`
-	Outcome       string        `json:"outcome"`
-	Origin        string        `json:"origin"`
-	Repetitions   int           `json:"repetitions"`
-	Required      bool          `json:"required"`
-	RequiredBy    []string      `json:"requiredBy,omitempty"`
-	Readout       string        `json:"readout,omitempty"`
-	Diagnostics   []htmlDiag    `json:"diagnostics,omitempty"`
-	Error         string        `json:"error,omitempty"`
-	Variants      []htmlVariant `json:"variants,omitempty"`
+	*result.Result
+	Readout     string        `json:"readout,omitempty"`
+	Diagnostics []htmlDiag    `json:"diagnostics,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Variants    []htmlVariant `json:"variants,omitempty"`
 	// Records are [index in Files, line, repetition].
 	Records [][3]int `json:"records,omitempty"`
 	// Observed indexes Views; -1 when there is no observed view.
@@ -107,9 +106,10 @@ type htmlDiag struct {
 	Observed string `json:"observed,omitempty"`
 }
 
+// htmlVariant is a variant of an unstable result as the page's script reads it: the variant, its
+// readout and diagnostics laid out as htmlResult's are.
 type htmlVariant struct {
-	Repetitions []int      `json:"repetitions"`
-	Outcome     string     `json:"outcome"`
+	result.Variant
 	Readout     string     `json:"readout,omitempty"`
 	Diagnostics []htmlDiag `json:"diagnostics,omitempty"`
 }
@@ -154,12 +154,14 @@ func keyOf(r *result.Result) bindingKey { return bindingKey{r.Position(), r.Task
 
 // laneGroup is one heatmap column group: a lane at a version and configuration, and its stages.
 type laneGroup struct {
-	lane, version, configuration string
-	reconstructed                bool
-	stages                       []string
+	Lane, Version, Configuration string
+	// Reconstructed says a binding of the group has carriers reconstructed, not captured.
+	Reconstructed bool
+	Stages        []string
 }
 
-func (g laneGroup) label() string { return g.lane + " " + g.version + " " + g.configuration }
+// Label is the group's lane, version and configuration.
+func (g laneGroup) Label() string { return g.Lane + " " + g.Version + " " + g.Configuration }
 
 // Output implements Outputter.
 func (h HTML) Output(w io.Writer, r *result.Report) error {
@@ -177,17 +179,19 @@ func (h HTML) Output(w io.Writer, r *result.Report) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
-	p := &htmlPage{w: bw, r: r, data: data, index: map[bindingKey]int{}, atStage: map[stageKey][]int{}}
-	for i := range results(r) {
-		res := &results(r)[i]
-		p.index[keyOf(res)] = i
-		k := stageKey{res.Fixture, res.Task, res.Stage}
-		p.atStage[k] = append(p.atStage[k], i)
+	// The data goes in a <script> as it is (template.JS): the encoder writes <, > and & as \u
+	// escapes, so nothing in it can end the script, whatever a tool result held.
+	var script bytes.Buffer
+	enc := json.NewEncoder(&script)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(data); err != nil {
+		return fmt.Errorf("html report: %w", err)
 	}
-	p.write(data)
-	if p.err != nil {
-		return p.err
+	p := newHTMLPage(r, data)
+	p.Data = template.JS(bytes.TrimSuffix(script.Bytes(), []byte("\n")))
+	bw := bufio.NewWriter(w)
+	if err := htmlTemplate.ExecuteTemplate(bw, "page", p); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -223,16 +227,13 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 	}
 	for i := range results(r) {
 		res := &results(r)[i]
-		hr := htmlResult{Fixture: res.Fixture, Suite: res.Suite, Family: res.Family, Lane: res.Lane, LaneVersion: res.LaneVersion,
-			Configuration: res.Configuration, Stage: res.Stage, Task: res.Task, Role: res.Role, Compartment: res.Compartment,
-			Outcome: res.Outcome, Origin: res.Origin, Repetitions: res.Repetitions, Required: res.Required, RequiredBy: res.RequiredBy,
-			Diagnostics: htmlDiags(res.Diagnostics), Error: res.Error, Observed: -1,
+		hr := htmlResult{Result: res, Diagnostics: htmlDiags(res.Diagnostics), Error: res.Error, Observed: -1,
 			Binding: res.Lane + "|" + res.Stage + "|" + res.Compartment, Boundaries: bounds[keyOf(res)]}
 		if len(res.Readout) > 0 {
 			hr.Readout = compactJSON(res.Readout)
 		}
 		for _, v := range res.Variants {
-			hv := htmlVariant{Repetitions: v.Repetitions, Outcome: v.Outcome, Diagnostics: htmlDiags(v.Diagnostics)}
+			hv := htmlVariant{Variant: v, Diagnostics: htmlDiags(v.Diagnostics)}
 			if len(v.Readout) > 0 {
 				hv.Readout = compactJSON(v.Readout)
 			}
@@ -299,81 +300,85 @@ func htmlDiags(ds []result.Diagnostic) []htmlDiag {
 	return out
 }
 
-// htmlPage writes the page; the first write error sticks and ends the output.
+// htmlPage is what the page's template (html/report.tmpl) reads: the report, and each section
+// laid out for the markup, in the order it is written.
 type htmlPage struct {
-	w     *bufio.Writer
-	r     *result.Report
+	R *result.Report
+	// CSS and JS are the page's own style sheet and script (html/report.css and report.js),
+	// embedded in the binary: trusted, and written as they are.
+	CSS template.CSS
+	JS  template.JS
+	// Data is the drill-down's data as JSON, every <, > and & in it escaped (HTML.Output).
+	Data         template.JS
+	Legend       []htmlLegend
+	Tasks        []htmlTask
+	Censuses     []htmlCensus
+	Boundaries   []htmlBoundary
+	Visibility   *htmlVisibility // nil when the report has no visibility readout
+	Requirements []htmlRequirement
+	Violations   []htmlViolation
+	Upgrades     []htmlUpgrade
+
+	// index finds a binding's result, for the links to its cell.
 	index map[bindingKey]int
 	// data is the drill-down's data, a result per result in report order: its Boundaries are
 	// the localizations that end at it.
 	data *htmlData
 	// atStage holds, per fixture, task and stage, the indices of its results in report order.
 	atStage map[stageKey][]int
-	err     error
 }
 
 // stageKey is a fixture and task at one stage, across lanes.
 type stageKey struct{ fixture, task, stage string }
 
-func (p *htmlPage) printf(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+// htmlLegend is an outcome of the heatmap's legend and its mark.
+type htmlLegend struct{ Outcome, Mark string }
+
+// htmlLegends is the heatmap's legend, in htmlOutcomes' order.
+var htmlLegends = func() []htmlLegend {
+	out := make([]htmlLegend, len(htmlOutcomes))
+	for i, o := range htmlOutcomes {
+		out[i] = htmlLegend{o, htmlMarks[o]}
 	}
+	return out
+}()
+
+// newHTMLPage lays the report out for the template; data is the drill-down's data (HTML.data).
+func newHTMLPage(r *result.Report, data *htmlData) *htmlPage {
+	p := &htmlPage{R: r, CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Legend: htmlLegends,
+		index: make(map[bindingKey]int, r.Len()), data: data, atStage: map[stageKey][]int{}}
+	for i := range results(r) {
+		res := &results(r)[i]
+		p.index[keyOf(res)] = i
+		k := stageKey{res.Fixture, res.Task, res.Stage}
+		p.atStage[k] = append(p.atStage[k], i)
+	}
+	p.Tasks = p.heatmap()
+	p.Censuses = p.divergences()
+	p.Boundaries = p.boundaries()
+	p.Visibility = htmlVisibilityOf(r)
+	p.Requirements, p.Violations = p.gate()
+	p.Upgrades = p.upgrades()
+	return p
 }
 
-func (p *htmlPage) raw(s string) {
-	if p.err == nil {
-		_, p.err = p.w.WriteString(s)
-	}
+// htmlLink is a link to the cell of a binding (the template's link), or its label alone when OK
+// is false: the report has no such binding.
+type htmlLink struct {
+	OK bool
+	// I is the binding's index, its cell b-<I>; Outcome colours the link.
+	I       int
+	Outcome string
+	Label   string
 }
 
-// esc writes a string of the data as HTML text or attribute: escape.HTML (markup characters and
-// line breaks as references).
-var esc = escape.HTML
-
-func (p *htmlPage) write(data *htmlData) {
-	r := p.r
-	p.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	p.printf("<title>contractcheck: profile %s, %s</title>\n", esc(r.Profile), esc(r.Gate.Verdict))
-	p.printf("<style>\n%s</style>\n</head>\n<body>\n", htmlCSS)
-	p.header()
-	p.raw("<main>\n")
-	p.heatmap()
-	p.divergences()
-	p.boundaries()
-	p.visibility()
-	p.gate()
-	p.upgrades()
-	p.raw("</main>\n")
-	p.raw("<aside id=\"drill\" hidden aria-live=\"polite\"><button type=\"button\" id=\"drill-close\" aria-label=\"close\">×</button><div id=\"drill-body\"></div></aside>\n")
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(true) // <, > and & as \u escapes: nothing in the data can end the script
-	if err := enc.Encode(data); err != nil {
-		p.err = fmt.Errorf("html report: %w", err)
-		return
+// link is the link to the cell of a binding, labelled label.
+func (p *htmlPage) link(k bindingKey, label string) htmlLink {
+	i, ok := p.index[k]
+	if !ok {
+		return htmlLink{Label: label}
 	}
-	p.printf("<script type=\"application/json\" id=\"cc-data\">%s</script>\n", strings.TrimSuffix(buf.String(), "\n"))
-	p.printf("<script>\n%s</script>\n</body>\n</html>\n", htmlJS)
-}
-
-func (p *htmlPage) header() {
-	r := p.r
-	s := r.Summary
-	p.raw("<header>\n")
-	p.printf("<h1>contractcheck report</h1>\n<p class=\"meta\">profile <code>%s</code> · null policy <code>%s</code> · report version %d", esc(r.Profile), esc(r.NullPolicy), r.ReportVersion)
-	if sc := r.ScopeText(); sc != "" {
-		p.printf(" · restricted to %s", esc(sc))
-	}
-	p.raw("</p>\n")
-	p.printf("<p class=\"verdict v-%s\" id=\"verdict\">gate: <strong>%s</strong> · %d bindings: %d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable · %d violations</p>\n",
-		esc(r.Gate.Verdict), esc(r.Gate.Verdict), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
-	p.raw("<nav><a href=\"#heatmap\">heatmap</a> <a href=\"#divergences\">divergences</a> <a href=\"#boundaries\">boundaries</a> ")
-	if len(r.Visibility) > 0 {
-		p.raw("<a href=\"#visibility\">what reaches the model</a> ")
-	}
-	p.raw("<a href=\"#gate\">gate</a> <a href=\"#upgrades\">upgrades</a></nav>\n")
-	p.raw("</header>\n")
+	return htmlLink{OK: true, I: i, Outcome: results(p.R)[i].Outcome, Label: label}
 }
 
 // groups lists the heatmap's column groups, sorted by lane, version and configuration, each with
@@ -383,74 +388,99 @@ func (p *htmlPage) groups() []laneGroup {
 	idx := map[gk]int{}
 	var out []laneGroup
 	stages := map[gk]map[string]bool{}
-	for i := range results(p.r) {
-		res := &results(p.r)[i]
+	for i := range results(p.R) {
+		res := &results(p.R)[i]
 		k := gk{res.Lane, res.LaneVersion, res.Configuration}
 		j, ok := idx[k]
 		if !ok {
 			j = len(out)
 			idx[k] = j
-			out = append(out, laneGroup{lane: k.lane, version: k.version, configuration: k.configuration})
+			out = append(out, laneGroup{Lane: k.lane, Version: k.version, Configuration: k.configuration})
 			stages[k] = map[string]bool{}
 		}
 		if res.Origin == "reconstructed" {
-			out[j].reconstructed = true
+			out[j].Reconstructed = true
 		}
 		stages[k][res.Stage] = true
 	}
 	for i := range out {
 		g := &out[i]
-		for st := range stages[gk{g.lane, g.version, g.configuration}] {
-			g.stages = append(g.stages, st)
+		for st := range stages[gk{g.Lane, g.Version, g.Configuration}] {
+			g.Stages = append(g.Stages, st)
 		}
-		sort.Slice(g.stages, func(a, b int) bool {
-			ra, rb := stageRank(g.stages[a]), stageRank(g.stages[b])
+		sort.Slice(g.Stages, func(a, b int) bool {
+			ra, rb := stageRank(g.Stages[a]), stageRank(g.Stages[b])
 			if ra != rb {
 				return ra < rb
 			}
-			return g.stages[a] < g.stages[b]
+			return g.Stages[a] < g.Stages[b]
 		})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		x, y := out[a], out[b]
-		if x.lane != y.lane {
-			return x.lane < y.lane
+		if x.Lane != y.Lane {
+			return x.Lane < y.Lane
 		}
-		if x.version != y.version {
-			return x.version < y.version
+		if x.Version != y.Version {
+			return x.Version < y.Version
 		}
-		return x.configuration < y.configuration
+		return x.Configuration < y.Configuration
 	})
 	return out
 }
 
-func (p *htmlPage) heatmap() {
-	r := p.r
-	p.raw("<section id=\"heatmap\">\n<h2>Localization heatmap</h2>\n")
-	p.raw("<p class=\"help\">Per task: fixtures by lane · version · configuration · stage. A thick rule separates lanes, a thin one stages; ")
-	p.raw("a cell outlined in black is required by the profile's gate; a red wedge marks the binding where a localized boundary ends (the distinction passed before it and is unmet there). Click a cell for its drill-down.</p>\n")
-	p.raw("<ul class=\"legend\">")
-	for _, o := range htmlOutcomes {
-		p.printf("<li><span class=\"c o-%s\">%s</span> %s</li>", o, htmlMarks[o], o)
-	}
-	p.raw("<li><span class=\"c req\"></span> required</li><li><span class=\"c bnd\"></span> boundary</li></ul>\n")
+// htmlTask is one task's heatmap: its fixtures by the column groups it has bindings in.
+type htmlTask struct {
+	Task string
+	// Roles and Compartments are the task's, joined by "/".
+	Roles, Compartments   string
+	Bindings, Pass, Unmet int
+	Groups                []laneGroup
+	Rows                  []htmlRow
+}
+
+// htmlRow is a fixture's row of a task's heatmap, a cell per group and stage.
+type htmlRow struct {
+	ID, Fixture string
+	Cells       []htmlCell
+}
+
+// htmlCell is a heatmap cell, a binding's or an empty one. The heatmap has a cell per
+// binding, most of the page, and each action of a template costs a reflective call or two (the
+// action's function and html/template's escaper), so a cell's attributes are made here, all in
+// one (htmlAttrs), and its mark too: written an action per attribute, as the rest of the page is,
+// the page took three times as long to write as the Fprintf markup it replaced.
+type htmlCell struct {
+	// Attrs are the cell's attributes: id b-<index>, its classes (its column's, outcome, gate
+	// outline and boundary wedge), data-i <index>, data-outcome, and a title naming the binding,
+	// its outcome and the boundaries that end at it. An empty cell has its classes only, and no
+	// mark.
+	Attrs template.HTMLAttr
+	// Mark is the outcome's glyph.
+	Mark template.HTML
+}
+
+// heatmap lays out a heatmap per task, tasks by name, fixtures sorted.
+func (p *htmlPage) heatmap() []htmlTask {
+	r := p.R
 	groups := p.groups()
 	byTask := map[string][]int{}
 	for i := range results(r) {
 		byTask[results(r)[i].Task] = append(byTask[results(r)[i].Task], i)
 	}
+	var tasks []htmlTask
 	for _, task := range sortedKeys(byTask) {
 		idxs := byTask[task]
 		type ck struct{ fixture, group, stage string }
-		cells := map[ck]int{}
+		cells := make(map[ck]int, len(idxs))
 		inGroup := map[string]bool{}
 		var fixtures []string
 		seen := map[string]bool{}
 		roles, comps := map[string]bool{}, map[string]bool{}
-		var pass, unmet int
+		t := htmlTask{Task: task, Bindings: len(idxs)}
 		for _, i := range idxs {
 			res := &results(r)[i]
-			g := laneGroup{lane: res.Lane, version: res.LaneVersion, configuration: res.Configuration}.label()
+			g := laneGroup{Lane: res.Lane, Version: res.LaneVersion, Configuration: res.Configuration}.Label()
 			cells[ck{res.Fixture, g, res.Stage}] = i
 			inGroup[g] = true
 			if !seen[res.Fixture] {
@@ -461,65 +491,49 @@ func (p *htmlPage) heatmap() {
 			comps[res.Compartment] = true
 			switch res.Outcome {
 			case result.Pass:
-				pass++
+				t.Pass++
 			case result.Unmet:
-				unmet++
+				t.Unmet++
 			}
 		}
 		sort.Strings(fixtures)
-		var gs []laneGroup
 		for _, g := range groups {
-			if inGroup[g.label()] {
-				gs = append(gs, g)
+			if inGroup[g.Label()] {
+				t.Groups = append(t.Groups, g)
 			}
 		}
-		p.printf("<div class=\"task\" id=\"task-%s\">\n<h3>%s <small>role %s · compartment %s · %d bindings: %d pass, %d unmet</small></h3>\n",
-			esc(task), esc(task), esc(strings.Join(sortedKeys(roles), "/")), esc(strings.Join(sortedKeys(comps), "/")), len(idxs), pass, unmet)
-		p.printf("<div class=\"scroll\"><table class=\"hm\" data-task=\"%s\">\n<thead><tr><th rowspan=\"2\" class=\"fx\">fixture</th>", esc(task))
-		for _, g := range gs {
-			rec := ""
-			if g.reconstructed {
-				rec = " <em title=\"carriers reconstructed from the framework's source, not captured\">(reconstructed)</em>"
-			}
-			p.printf("<th colspan=\"%d\" class=\"grp g0\" title=\"%s\">%s<small>%s</small><small>%s</small>%s</th>", len(g.stages), esc(g.label()), esc(g.lane), esc(g.version), esc(g.configuration), rec)
+		t.Roles, t.Compartments = strings.Join(sortedKeys(roles), "/"), strings.Join(sortedKeys(comps), "/")
+		columns := 0
+		for _, g := range t.Groups {
+			columns += len(g.Stages)
 		}
-		p.raw("</tr>\n<tr>")
-		for _, g := range gs {
-			for j, st := range g.stages {
-				cls := "st"
-				if j == 0 {
-					cls += " g0"
-				}
-				p.printf("<th class=\"%s\">%s</th>", cls, esc(st))
-			}
-		}
-		p.raw("</tr></thead>\n<tbody>\n")
 		for _, f := range fixtures {
-			p.printf("<tr id=\"row-%s-%s\"><th class=\"fx\">%s</th>", esc(task), esc(f), esc(f))
-			for _, g := range gs {
-				for j, st := range g.stages {
+			row := htmlRow{ID: "row-" + task + "-" + f, Fixture: f, Cells: make([]htmlCell, 0, columns)}
+			for _, g := range t.Groups {
+				label := g.Label()
+				for j, st := range g.Stages {
 					cls := "c"
 					if j == 0 {
 						cls += " g0"
 					}
-					i, ok := cells[ck{f, g.label(), st}]
+					i, ok := cells[ck{f, label, st}]
 					if !ok {
-						p.printf("<td class=\"%s none\"></td>", cls)
+						row.Cells = append(row.Cells, htmlCell{Attrs: htmlAttr("class", cls+" none")})
 						continue
 					}
-					p.cell(i, cls)
+					row.Cells = append(row.Cells, p.cell(i, cls))
 				}
 			}
-			p.raw("</tr>\n")
+			t.Rows = append(t.Rows, row)
 		}
-		p.raw("</tbody></table></div>\n</div>\n")
+		tasks = append(tasks, t)
 	}
-	p.raw("</section>\n")
+	return tasks
 }
 
-// cell writes the heatmap cell of result i.
-func (p *htmlPage) cell(i int, cls string) {
-	res := &results(p.r)[i]
+// cell is the heatmap cell of result i, in a column of class cls.
+func (p *htmlPage) cell(i int, cls string) htmlCell {
+	res := &results(p.R)[i]
 	cls += " o-" + res.Outcome
 	title := fmt.Sprintf("%s %s %s %s %s %s: %s", res.Task, res.Fixture, res.Lane, res.LaneVersion, res.Configuration, res.Stage, res.Outcome)
 	if res.Required {
@@ -530,24 +544,45 @@ func (p *htmlPage) cell(i int, cls string) {
 		cls += " bnd"
 		title += "; " + strings.Join(b, "; ")
 	}
-	p.printf("<td id=\"b-%d\" class=\"%s\" data-i=\"%d\" data-outcome=\"%s\" title=\"%s\">%s</td>",
-		i, cls, i, esc(res.Outcome), esc(title), htmlMarks[res.Outcome])
+	index := strconv.Itoa(i)
+	return htmlCell{Attrs: htmlAttrs("id", "b-"+index, "class", cls, "data-i", index, "data-outcome", res.Outcome, "title", title),
+		Mark: htmlText(htmlMarks[res.Outcome])}
 }
 
-// link writes a link to the cell of a binding, or the plain label when the report has no such
-// binding.
-func (p *htmlPage) link(k bindingKey, label string) string {
-	i, ok := p.index[k]
-	if !ok {
-		return esc(label)
-	}
-	return fmt.Sprintf("<a href=\"#b-%d\" class=\"cl o-%s\">%s</a>", i, esc(results(p.r)[i].Outcome), esc(label))
+// htmlCensus is a divergence census: its counts and its lists.
+type htmlCensus struct {
+	ID, Label string
+	D         result.Divergences
+	// ByFamily and LeaveOneOut are the census's counts as text, "" when it has none.
+	ByFamily, LeaveOneOut string
+	Lists                 []htmlDivList
 }
 
-func (p *htmlPage) divergences() {
-	r := p.r
-	p.raw("<section id=\"divergences\">\n<h2>Divergences</h2>\n")
-	p.raw("<p class=\"help\">A divergence is a fixture and task where one lane passes and another is unmet at the same stage; each stage where it does is a manifestation. Each lane named links to its cell; “show” outlines them all in the heatmap.</p>\n")
+// htmlDivList is one list of a census (unique, guard, reported apart), left out when empty.
+type htmlDivList struct {
+	Name string
+	Rows []htmlDivRow
+}
+
+// htmlDivRow is a divergence and its manifestations, a stage each.
+type htmlDivRow struct {
+	D      result.Divergence
+	Stages []htmlManifestation
+}
+
+// htmlManifestation is one stage of a divergence: the unmet lanes there, each a link to its
+// cell, the number of passing lanes and the indices of both (IDs), which "show" outlines.
+type htmlManifestation struct {
+	Stage, Task string
+	Unmet       []htmlLink
+	Pass        int
+	IDs         string
+}
+
+// divergences lays out the divergence censuses: all lanes, and the captured lanes first when a
+// lane is reconstructed.
+func (p *htmlPage) divergences() []htmlCensus {
+	r := p.R
 	type census struct {
 		id, label string
 		d         result.Divergences
@@ -558,15 +593,10 @@ func (p *htmlPage) divergences() {
 		censuses = []census{{"div-captured", "Captured lanes only (no reconstructed carrier)", r.CapturedDivergences, true},
 			{"div-all", "All lanes, the reconstructed " + strings.Join(rl, ", ") + " included", r.Divergences, false}}
 	}
+	out := make([]htmlCensus, 0, len(censuses))
 	for _, c := range censuses {
 		d := c.d
-		p.printf("<div id=\"%s\">\n<h3>%s: %d unique, %d manifestations</h3>\n", c.id, esc(c.label), len(d.Unique), d.Manifestations)
-		if len(d.ByFamily) > 0 {
-			p.printf("<p>By family: %s.</p>\n", esc(familyCounts(d, asIs)))
-		}
-		if len(d.LeaveOneOut) > 0 {
-			p.printf("<p>Leave one lane out: %s.</p>\n", esc(leaveOneOut(d, asIs)))
-		}
+		hc := htmlCensus{ID: c.id, Label: c.label, D: d, ByFamily: familyCounts(d, asIs), LeaveOneOut: leaveOneOut(d, asIs)}
 		for _, list := range []struct {
 			name string
 			ds   []result.Divergence
@@ -574,152 +604,172 @@ func (p *htmlPage) divergences() {
 			if len(list.ds) == 0 {
 				continue
 			}
-			p.printf("<table class=\"list\"><caption>%s (%d)</caption>\n<thead><tr><th>fixture</th><th>task</th><th>family</th><th>manifestations: the unmet lanes at each stage</th></tr></thead><tbody>\n", esc(list.name), len(list.ds))
+			hl := htmlDivList{Name: list.name}
 			for _, dv := range list.ds {
-				p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>", esc(dv.Fixture), esc(dv.Task), esc(dv.Family))
+				row := htmlDivRow{D: dv}
 				for _, st := range dv.Stages {
-					p.manifestation(dv, st, c.captured)
+					row.Stages = append(row.Stages, p.manifestation(dv, st, c.captured))
 				}
-				p.raw("</td></tr>\n")
+				hl.Rows = append(hl.Rows, row)
 			}
-			p.raw("</tbody></table>\n")
+			hc.Lists = append(hc.Lists, hl)
 		}
-		p.raw("</div>\n")
+		out = append(out, hc)
 	}
-	p.raw("</section>\n")
+	return out
 }
 
-// manifestation writes one stage of a divergence: the unmet lanes there, each a link to its cell,
-// the number of passing lanes and a link that outlines them all.
-func (p *htmlPage) manifestation(dv result.Divergence, stage string, capturedOnly bool) {
-	var unmet []string
-	pass := 0
+// manifestation is one stage of a divergence, the reconstructed lanes left out when capturedOnly.
+func (p *htmlPage) manifestation(dv result.Divergence, stage string, capturedOnly bool) htmlManifestation {
+	m := htmlManifestation{Stage: stage, Task: dv.Task}
 	var ids []string
 	for _, i := range p.atStage[stageKey{dv.Fixture, dv.Task, stage}] {
-		res := &results(p.r)[i]
+		res := &results(p.R)[i]
 		if capturedOnly && res.Origin == "reconstructed" {
 			continue
 		}
 		switch res.Outcome {
 		case result.Unmet:
-			unmet = append(unmet, fmt.Sprintf("<a href=\"#b-%d\" class=\"cl o-unmet\">%s</a>", i, esc(res.Lane+" "+res.LaneVersion+" "+res.Configuration)))
+			m.Unmet = append(m.Unmet, htmlLink{OK: true, I: i, Outcome: result.Unmet, Label: res.Lane + " " + res.LaneVersion + " " + res.Configuration})
 			ids = append(ids, strconv.Itoa(i))
 		case result.Pass:
-			pass++
+			m.Pass++
 			ids = append(ids, strconv.Itoa(i))
 		}
 	}
-	p.printf("<div class=\"man\"><strong>%s</strong> unmet: %s; %d pass <a href=\"#task-%s\" class=\"show\" data-hl=\"%s\">show</a></div>",
-		esc(stage), strings.Join(unmet, ", "), pass, esc(dv.Task), strings.Join(ids, " "))
+	m.IDs = strings.Join(ids, " ")
+	return m
 }
 
-func (p *htmlPage) boundaries() {
-	r := p.r
-	p.printf("<section id=\"boundaries\">\n<h2>Boundaries (%d)</h2>\n", len(r.Localizations))
-	p.raw("<p class=\"help\">Where a required distinction stopped being recoverable: <em>transformation</em> between two observed stages, <em>interval</em> across stages that could not be observed, <em>compartment</em> where the stage's carrier has no place for it.</p>\n")
-	if len(r.Localizations) == 0 {
-		p.raw("<p>None.</p>\n</section>\n")
-		return
-	}
-	p.raw("<table class=\"list\"><thead><tr><th>fixture</th><th>task</th><th>lane</th><th>from</th><th>to</th><th>kind</th></tr></thead><tbody>\n")
-	for _, l := range r.Localizations {
-		from := esc(l.From)
-		if l.From != "W0" {
-			from = p.link(bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: l.From}, l.Task}, l.From)
+// htmlBoundary is a localization, its stages linked to their cells (the source stage W0 has none).
+type htmlBoundary struct {
+	L        result.Localization
+	Lane     string
+	From, To htmlLink
+}
+
+// boundaries lays out the localizations.
+func (p *htmlPage) boundaries() []htmlBoundary {
+	out := make([]htmlBoundary, 0, len(p.R.Localizations))
+	for _, l := range p.R.Localizations {
+		at := func(stage string) bindingKey {
+			return bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: stage}, l.Task}
 		}
-		to := p.link(bindingKey{result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: l.To}, l.Task}, l.To)
-		p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			esc(l.Fixture), esc(l.Task), esc(l.Lane+" "+l.LaneVersion+" "+l.Configuration), from, to, esc(l.Kind))
+		b := htmlBoundary{L: l, Lane: l.Lane + " " + l.LaneVersion + " " + l.Configuration, From: htmlLink{Label: l.From}, To: p.link(at(l.To), l.To)}
+		if l.From != "W0" {
+			b.From = p.link(at(l.From), l.From)
+		}
+		out = append(out, b)
 	}
-	p.raw("</tbody></table>\n</section>\n")
+	return out
 }
 
-// visibility writes the visibility readout, when the report has one: a table with a row per
-// lane, version and configuration, a column per stage holding the group's Summary, its title
-// each fixture's channels (visibilityChannels), and the fixtures of the row's first group with
-// their shape (fixtureShape).
-func (p *htmlPage) visibility() {
-	r := p.r
+// htmlVisibility is the visibility readout: a row per lane, version and configuration, a column
+// per stage holding the group's Summary, its title each fixture's channels (visibilityChannels),
+// and the fixtures of the row's first group with their shape (visibilityFixtures).
+type htmlVisibility struct {
+	Policy string
+	Stages []string
+	Rows   []htmlVisRow
+}
+
+// htmlVisRow is a lane, version and configuration of the visibility readout.
+type htmlVisRow struct {
+	Label    string
+	Cells    []htmlVisCell
+	Fixtures string
+}
+
+// htmlVisCell is a stage of a visibility row; OK is false when the row has no group there.
+type htmlVisCell struct {
+	OK                bool
+	Channels, Summary string
+}
+
+// htmlVisibilityOf lays out the report's visibility readout, nil when it has none.
+func htmlVisibilityOf(r *result.Report) *htmlVisibility {
 	if len(r.Visibility) == 0 {
-		return
+		return nil
 	}
-	p.raw("<section id=\"visibility\">\n<h2>What reaches the model</h2>\n")
-	p.raw("<p class=\"help\">For each lane, version and configuration: which of a tool result's channels (content, structuredContent, the isError marker) reach the model at each model-facing stage, as a category")
-	if r.VisibilityPolicy != "" {
-		p.printf(" judged by the policy <code>%s</code>", esc(r.VisibilityPolicy))
-	}
-	p.raw("; docs/visibility.md defines the categories. Hover a category for each fixture's channels. The fixtures are the first stage's, each with what of it reaches the model.</p>\n")
-	stages := visibilityStages(r.Visibility)
-	p.raw("<table class=\"list\"><thead><tr><th>lane version configuration</th>")
-	for _, st := range stages {
-		p.printf("<th>%s</th>", esc(st))
-	}
-	p.raw("<th>fixtures</th></tr></thead><tbody>\n")
-	for _, row := range visibilityRows(r.Visibility, esc) {
-		p.printf("<tr><td>%s</td>", row.label)
-		for _, st := range stages {
-			v, ok := row.at(st)
+	v := &htmlVisibility{Policy: r.VisibilityPolicy, Stages: visibilityStages(r.Visibility)}
+	for _, row := range visibilityRows(r.Visibility, asIs) {
+		hr := htmlVisRow{Label: row.label, Fixtures: visibilityFixtures(row.groups[0].Fixtures, asIs)}
+		for _, st := range v.Stages {
+			g, ok := row.at(st)
 			if !ok {
-				p.raw("<td>–</td>")
+				hr.Cells = append(hr.Cells, htmlVisCell{})
 				continue
 			}
-			p.printf("<td title=\"%s\">%s</td>", esc(visibilityChannels(v.Fixtures)), esc(v.Summary()))
+			hr.Cells = append(hr.Cells, htmlVisCell{OK: true, Channels: visibilityChannels(g.Fixtures), Summary: g.Summary()})
 		}
-		p.printf("<td>%s</td></tr>\n", visibilityFixtures(row.groups[0].Fixtures, esc))
+		v.Rows = append(v.Rows, hr)
 	}
-	p.raw("</tbody></table>\n</section>\n")
+	return v
 }
 
-// gate writes the gate's verdict, its requirements and its violations, each linking to its cell.
-func (p *htmlPage) gate() {
-	g := p.r.Gate
-	p.printf("<section id=\"gate\">\n<h2>Gate: %s</h2>\n", esc(g.Verdict))
-	p.raw("<table class=\"list\"><thead><tr><th>requirement</th><th>doc</th><th>where</th><th>selected</th><th>exempt</th><th>violations</th><th>note</th></tr></thead><tbody>\n")
+// htmlRequirement is a requirement of the gate and its note: why it gated nothing, if it did not.
+type htmlRequirement struct {
+	Q    result.RequirementResult
+	Note string
+}
+
+// htmlViolation is a violation of the gate, linked to its cell, with its atoms and first record.
+type htmlViolation struct {
+	V             *result.Violation
+	Link          htmlLink
+	Atoms, Record string
+}
+
+// gate lays out the gate's requirements and violations.
+func (p *htmlPage) gate() ([]htmlRequirement, []htmlViolation) {
+	g := &p.R.Gate
+	reqs := make([]htmlRequirement, 0, len(g.Requirements))
 	for _, q := range g.Requirements {
 		note := q.Unmatched
 		if q.OutOfScope {
 			note = strings.TrimSpace(note + " (out of the run's scope)")
 		}
-		p.printf("<tr><td><code>%s</code></td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>\n",
-			esc(q.Name), esc(q.Doc), esc(q.Position), q.Selected, q.Exempt, q.Violations, esc(note))
+		reqs = append(reqs, htmlRequirement{Q: q, Note: note})
 	}
-	p.raw("</tbody></table>\n")
-	if len(g.Violations) > 0 {
-		p.printf("<table class=\"list\"><caption>violations (%d)</caption><thead><tr><th>binding</th><th>outcome</th><th>requirement</th><th>atoms</th><th>record</th></tr></thead><tbody>\n", len(g.Violations))
-		for _, v := range g.Violations {
-			k := bindingKey{result.Position{Fixture: v.Fixture, Lane: v.Lane, LaneVersion: v.LaneVersion, Configuration: v.Configuration, Stage: v.Stage}, v.Task}
-			label := fmt.Sprintf("%s %s · %s %s %s · %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
-			p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-				p.link(k, label), esc(v.Outcome), esc(v.RequirementName), esc(strings.Join(Atoms(v.Diagnostics), ", ")), esc(RecordAt(v.Records)))
-		}
-		p.raw("</tbody></table>\n")
+	viols := make([]htmlViolation, 0, len(g.Violations))
+	for i := range g.Violations {
+		v := &g.Violations[i]
+		k := bindingKey{result.Position{Fixture: v.Fixture, Lane: v.Lane, LaneVersion: v.LaneVersion, Configuration: v.Configuration, Stage: v.Stage}, v.Task}
+		label := fmt.Sprintf("%s %s · %s %s %s · %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
+		viols = append(viols, htmlViolation{V: v, Link: p.link(k, label), Atoms: strings.Join(Atoms(v.Diagnostics), ", "), Record: RecordAt(v.Records)})
 	}
-	p.raw("</section>\n")
+	return reqs, viols
 }
 
-func (p *htmlPage) upgrades() {
-	r := p.r
-	p.raw("<section id=\"upgrades\">\n<h2>Upgrades</h2>\n")
-	p.raw("<p class=\"help\">For each lane with more than one version: the bindings whose outcome changed from one version to the next, before and after, each linking to its cell.</p>\n")
-	if len(r.Upgrades) == 0 {
-		p.raw("<p>No lane has two versions in this run.</p>\n")
-	}
-	for _, u := range r.Upgrades {
-		p.printf("<h3>%s %s → %s <small>(%s): %d bindings changed</small></h3>\n", esc(u.Lane), esc(u.From), esc(u.To), esc(u.Configuration), u.Count())
-		if u.Count() == 0 {
-			continue
-		}
-		p.printf("<table class=\"list upgrade\"><thead><tr><th>fixture</th><th>task</th><th>stage</th><th>%s (before)</th><th>%s (after)</th><th>atoms before</th><th>atoms after</th></tr></thead><tbody>\n", esc(u.From), esc(u.To))
+// htmlUpgrade is a lane's upgrade from one version to the next and the bindings it changed.
+type htmlUpgrade struct {
+	U       result.Upgrade
+	Changes []htmlChange
+}
+
+// htmlChange is a binding an upgrade changed: its outcome before and after, each linked to its
+// cell, and the atoms of its diagnostics before and after.
+type htmlChange struct {
+	C                       result.Change
+	Before, After           htmlLink
+	AtomsBefore, AtomsAfter string
+}
+
+// upgrades lays out the upgrades.
+func (p *htmlPage) upgrades() []htmlUpgrade {
+	out := make([]htmlUpgrade, 0, len(p.R.Upgrades))
+	for _, u := range p.R.Upgrades {
+		hu := htmlUpgrade{U: u}
 		for _, c := range u.Each() {
-			before := p.link(bindingKey{result.Position{Fixture: c.Fixture, Lane: u.Lane, LaneVersion: u.From, Configuration: u.Configuration, Stage: c.Stage}, c.Task}, c.Before)
-			after := p.link(bindingKey{result.Position{Fixture: c.Fixture, Lane: u.Lane, LaneVersion: u.To, Configuration: u.Configuration, Stage: c.Stage}, c.Task}, c.After)
-			p.printf("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-				esc(c.Fixture), esc(c.Task), esc(c.Stage), before, after,
-				esc(strings.Join(Atoms(c.DiagnosticsBefore), ", ")), esc(strings.Join(Atoms(c.DiagnosticsAfter), ", ")))
+			at := func(version string) bindingKey {
+				return bindingKey{result.Position{Fixture: c.Fixture, Lane: u.Lane, LaneVersion: version, Configuration: u.Configuration, Stage: c.Stage}, c.Task}
+			}
+			hu.Changes = append(hu.Changes, htmlChange{C: c, Before: p.link(at(u.From), c.Before), After: p.link(at(u.To), c.After),
+				AtomsBefore: strings.Join(Atoms(c.DiagnosticsBefore), ", "), AtomsAfter: strings.Join(Atoms(c.DiagnosticsAfter), ", ")})
 		}
-		p.raw("</tbody></table>\n")
+		out = append(out, hu)
 	}
-	p.raw("</section>\n")
+	return out
 }
 
 // results is a report's results as the list HTML.Output made of them.

@@ -190,3 +190,34 @@ func TestJSONLines(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHTML writes the page of the sample with its views, and of 5,000 synthetic bindings
+// (a list, as a report read back holds them) with a gate violation: the cost of the page's
+// markup and of its data script.
+func BenchmarkHTML(b *testing.B) {
+	big := &result.Report{ReportVersion: result.Version, Profile: "bench", NullPolicy: "strict", Gate: syntheticGate()}
+	list := make(result.ResultList, 0, 5000)
+	for i := range 5000 {
+		list = append(list, synthetic(5000).At(i))
+	}
+	big.Results = list
+	for _, res := range big.Each() {
+		big.Summary.Add(res.Outcome)
+	}
+	for _, bc := range []struct {
+		name string
+		h    HTML
+		r    *result.Report
+	}{{"sample", HTML{Views: fakeViews{}}, sample()}, {"5000 bindings", HTML{}, big}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := bc.h.Output(&buf, bc.r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(buf.Len()))
+		})
+	}
+}
