@@ -2,21 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/resultcache"
 )
 
 const checkLong = `Check runs the selected profile's contracts on every observation record and gates on the result.
@@ -119,8 +115,9 @@ func addObservationsFlag(cmd *cobra.Command, o *instrument.Options) {
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = instrument.NewStdin(cmd.InOrStdin()) }
 }
 
-// runCheck runs a check and writes its report; it returns the exit code the report calls for and,
-// when the gate selected nothing or the instrument failed, the error that says why.
+// runCheck runs a check (check.Execute) and writes its report; it returns the exit code the
+// report calls for and, when the gate selected nothing or the instrument failed, the error that
+// says why.
 func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int, error) {
 	getenv := p.getenv
 	if getenv == nil {
@@ -131,97 +128,23 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		style.Color = false // a file is read later, not on this terminal
 	}
 	opts := report.Options{Details: p.details, Style: style, ToolVersion: toolVersion()}
-	out, err := p.out.resolve(opts, inputsOf(p.Options))
-	if err != nil {
+	if _, err := p.out.resolve(opts, inputsOf(p.Options)); err != nil {
 		return result.ExitInputError, err
 	}
+	req := check.Request{Options: p.Options, Format: p.out.Format, Render: opts, NoCache: p.noCache}
 	if p.locked {
-		if err := verifyLock(p.lockFile, p.Options); err != nil {
-			return result.ExitCode(err), err
-		}
+		req.LockFile, req.LockTool = p.lockFile, lockToolVersion()
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// An unchanged re-run replays the stored output (internal/resultcache).
-	cacheDir := ""
-	if !p.noCache && !slices.Contains(p.Observations, instrument.StdinArg) { // standard input is read once, never replayed
-		cacheDir = contract.CacheDir()
-	}
-	key, cacheable := "", false
-	if cacheDir != "" {
-		keyOpts := p.Options
-		keyOpts.Workers = 0 // the report does not depend on it
-		key, cacheable, _ = resultcache.Key(struct {
-			Options instrument.Options
-			Format  string
-			Details bool
-			Style   report.Style
-		}{keyOpts, p.out.Format, p.details, style}, resultcache.Inputs{Dirs: p.Inputs()})
-	}
-	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
-		return replay(e, p.out.File, stdout, stderr)
-	}
-	r, err := runFor(ctx, p, &out, opts)
-	if err != nil {
-		return result.ExitCode(err), err
-	}
-	// The report is written as it is made; a copy of it goes to the cache on the way.
-	var rec *resultcache.Recorder
-	if cacheable {
-		rec = resultcache.Record(cacheDir, key)
-	}
-	if err := writeOutput(p.out.File, stdout, func(w io.Writer) error {
-		if rec != nil {
-			w = io.MultiWriter(w, rec)
-		}
-		return out.Output(w, r)
-	}); err != nil {
-		rec.Abort()
-		return result.ExitCode(err), err // a report stopped at the memory budget is exit 3
-	}
-	gerr := r.GateError()
-	gateError := ""
-	if gerr != nil {
-		gateError = gerr.Error()
-	}
-	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
-	if p.out.toFile() {
+	o, err := check.Execute(ctx, req, func(write func(io.Writer) error) error {
+		return writeOutput(p.out.File, stdout, write)
+	})
+	if p.out.toFile() && o.Verdict != "" {
 		// The report went to a file: the verdict still reaches the log.
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s\n", escape.Terminal(r.Verdict()), escape.Terminal(p.out.File))
+		replayed := ""
+		if o.Replayed {
+			replayed = " (inputs unchanged: replayed from the cache)"
+		}
+		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s%s\n", escape.Terminal(o.Verdict), escape.Terminal(p.out.File), replayed)
 	}
-	return r.ExitCode(), gerr
-}
-
-// replay writes a stored run's output: the report to standard output or the --output file (then
-// the verdict to stderr, saying it was replayed), and returns its exit code and gate error.
-func replay(e *resultcache.Entry, output string, stdout, stderr io.Writer) (int, error) {
-	if err := writeOutput(output, stdout, func(w io.Writer) error {
-		_, err := e.WriteTo(w)
-		return err
-	}); err != nil {
-		return result.ExitInputError, err
-	}
-	if output != "" {
-		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s (inputs unchanged: replayed from the cache)\n", escape.Terminal(e.Stderr), escape.Terminal(output))
-	}
-	if e.GateError != "" {
-		return e.Exit, errors.New(e.GateError)
-	}
-	return e.Exit, nil
-}
-
-// runFor runs the check; for the html format, which shows the views the policies compared (the
-// report does not carry them), it keeps the instrument's views and makes the format with them.
-func runFor(ctx context.Context, p checkParams, out *report.Outputter, o report.Options) (*result.Report, error) {
-	if p.out.Format != "html" {
-		return check.Run(ctx, p.Options)
-	}
-	r, views, err := check.RunWithViews(ctx, p.Options)
-	if err != nil {
-		return nil, err
-	}
-	o.Views = views
-	*out, err = p.out.formatter(o)
-	return r, err
+	return o.Exit, err
 }

@@ -95,8 +95,3 @@ func addLockFlags(cmd *cobra.Command, locked *bool, file *string) {
 func lockedRun(cmd *cobra.Command, locked bool) bool {
 	return locked || cmd.Flags().Changed("lock")
 }
-
-// verifyLock compares the inputs of a run with the lock file (exit 2 on drift).
-func verifyLock(file string, o instrument.Options) error {
-	return lock.Verify(file, o, lockToolVersion())
-}

@@ -1,0 +1,141 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/lock"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/resultcache"
+)
+
+// Request is one check as a verb asks for it: what to read, how the report is rendered, and what
+// the runner does around the run.
+type Request struct {
+	// Options selects the inputs, the profile and the scope.
+	Options instrument.Options
+	// Format names the report format (report.Outputters); Render is what it is made with. The
+	// html format gets the run's views (result.Views) on top.
+	Format string
+	Render report.Options
+	// NoCache runs the check even when an unchanged run's output is cached (internal/resultcache).
+	NoCache bool
+	// LockFile, when set, is compared with the inputs before the run: any drift is refused
+	// (lock.Verify), as the lock written by tool version LockTool records them.
+	LockFile, LockTool string
+}
+
+// Outcome is what a finished check says beside its report.
+type Outcome struct {
+	// Exit is the exit code the report calls for (result.Report.ExitCode).
+	Exit int
+	// Verdict is the one-line verdict (result.Report.Verdict).
+	Verdict string
+	// Replayed says the report is an unchanged run's, replayed from the cache.
+	Replayed bool
+}
+
+// Sink receives the report: write writes it to the writer Sink chooses (standard output, or a
+// file replaced whole or not at all), and Sink returns write's error or its own.
+type Sink func(write func(io.Writer) error) error
+
+// Execute runs a check as req asks and hands its report to sink: the lock is verified first,
+// an unchanged run's stored output is replayed (internal/resultcache; standard input is read
+// once and never replayed), else the records are checked (Run, or RunWithViews for the html
+// format) and the report written, a copy of it going to the cache on the way. The error is the
+// run's (an input or instrument error: see result.ExitCode), the sink's, or the gate's when the
+// report selected nothing or the instrument failed (result.Report.GateError); the outcome's exit
+// code says which.
+func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if req.LockFile != "" {
+		if err := lock.Verify(req.LockFile, req.Options, req.LockTool); err != nil {
+			return Outcome{Exit: result.ExitCode(err)}, err
+		}
+	}
+	cacheDir := ""
+	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) {
+		cacheDir = contract.CacheDir()
+	}
+	key, cacheable := "", false
+	if cacheDir != "" {
+		keyOpts := req.Options
+		keyOpts.Workers = 0 // the report does not depend on it
+		key, cacheable, _ = resultcache.Key(struct {
+			Options instrument.Options
+			Format  string
+			Details bool
+			Style   report.Style
+		}{keyOpts, req.Format, req.Render.Details, req.Render.Style}, resultcache.Inputs{Dirs: req.Options.Inputs()})
+	}
+	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
+		return replay(e, sink)
+	}
+	r, out, err := run(ctx, req)
+	if err != nil {
+		return Outcome{Exit: result.ExitCode(err)}, err
+	}
+	var rec *resultcache.Recorder
+	if cacheable {
+		rec = resultcache.Record(cacheDir, key)
+	}
+	if err := sink(func(w io.Writer) error {
+		if rec != nil {
+			w = io.MultiWriter(w, rec)
+		}
+		return out.Output(w, r)
+	}); err != nil {
+		rec.Abort()
+		return Outcome{Exit: result.ExitCode(err)}, err // a report stopped at the memory budget is exit 3
+	}
+	gerr := r.GateError()
+	gateError := ""
+	if gerr != nil {
+		gateError = gerr.Error()
+	}
+	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
+	return Outcome{Exit: r.ExitCode(), Verdict: r.Verdict()}, gerr
+}
+
+// run checks the records and makes the format; the html format, which shows the views the
+// policies compared (the report does not carry them), is made with the instrument's views.
+func run(ctx context.Context, req Request) (*result.Report, report.Outputter, error) {
+	render := req.Render
+	var r *result.Report
+	var err error
+	if req.Format == "html" {
+		r, render.Views, err = RunWithViews(ctx, req.Options)
+	} else {
+		r, err = Run(ctx, req.Options)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := report.New(req.Format, render)
+	if err != nil {
+		return nil, nil, &result.InputError{Err: err}
+	}
+	return r, out, nil
+}
+
+// replay hands a stored run's output to sink and returns its outcome and gate error.
+func replay(e *resultcache.Entry, sink Sink) (Outcome, error) {
+	if err := sink(func(w io.Writer) error {
+		_, err := e.WriteTo(w)
+		return err
+	}); err != nil {
+		return Outcome{Exit: result.ExitInputError}, err
+	}
+	o := Outcome{Exit: e.Exit, Verdict: e.Stderr, Replayed: true}
+	if e.GateError != "" {
+		return o, errors.New(e.GateError)
+	}
+	return o, nil
+}
