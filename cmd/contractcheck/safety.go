@@ -46,7 +46,7 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 		}
 		ctx, stopWatch := guard.Watch(guard.WithLimits(ctx, l))
 		stops = append(stops, stopWatch)
-		flushPrint := policy.PrintTo(cmd.ErrOrStderr()) // what the policies print(), once the verb is done
+		ctx, flushPrint := policy.PrintTo(ctx, cmd.ErrOrStderr()) // what the policies print(), once the verb is done
 		stops = append(stops, func() { _ = flushPrint() })
 		cmd.SetContext(ctx)
 		return nil

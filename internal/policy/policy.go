@@ -439,7 +439,7 @@ func (q *Query) Eval(ctx context.Context, input ast.Value) (v Verdict, err error
 			v, err = Verdict{}, fmt.Errorf("policy: evaluating %s: OPA panicked: %v", q.pkg, r)
 		}
 	}()
-	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input, printEvalOptions()...)
+	rs, err := evalLimited(ctx, q.what, q.pkg, q.pq, input, printEvalOptions(ctx)...)
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -20,7 +21,8 @@ import (
 // drops the statements and the output vanishes. The policies are compiled with print
 // statements kept. The Rego test runner shows what each test printed beside the test
 // (TestResult.Output), as opa test -v does. A check evaluates the task policies concurrently, on
-// many inputs, so its print output is collected while it runs (PrintTo) and written when it
+// many inputs, so its print output is collected while it runs (PrintTo: the collector travels in
+// the run's context, so two runs in one process keep theirs apart) and written when it
 // ends, in an order that does not depend on the scheduling: sorted by the print statement's
 // position and the text, each distinct line once with the number of times it was printed. The
 // lines are escaped for the terminal (escape.Terminal: control and bidi characters shown as
@@ -35,25 +37,25 @@ const (
 	maxPrintLineBytes = 4096
 )
 
-// printing is the collector Query.Eval hands print output to; nil drops it.
-var printing atomic.Pointer[printLog]
+// printKey is the context key of the collector Query.Eval hands print output to.
+type printKey struct{}
 
-// PrintTo collects the print() output of every policy evaluation (Query.Eval) from now on, and
-// returns the function that writes it to w, sorted (see above), and stops collecting. The Rego
-// test runner (RunTests) keeps each test's output with the test instead.
-func PrintTo(w io.Writer) (flush func() error) {
+// PrintTo returns a context under which the print() output of every policy evaluation
+// (Query.Eval) is collected, and the function that writes it to w, sorted (see above); output
+// printed after it is called is dropped. The Rego test runner (RunTests) keeps each test's
+// output with the test instead.
+func PrintTo(ctx context.Context, w io.Writer) (context.Context, func() error) {
 	p := &printLog{}
 	p.opts = []rego.EvalOption{rego.EvalPrintHook(p)}
-	prev := printing.Swap(p)
-	return func() error {
-		printing.CompareAndSwap(p, prev)
+	return context.WithValue(ctx, printKey{}, p), func() error {
+		p.done.Store(true)
 		return p.write(w)
 	}
 }
 
-// printEvalOptions are the evaluation options that hand print output to the collector.
-func printEvalOptions() []rego.EvalOption {
-	if p := printing.Load(); p != nil {
+// printEvalOptions are the evaluation options that hand print output to ctx's collector.
+func printEvalOptions(ctx context.Context) []rego.EvalOption {
+	if p, ok := ctx.Value(printKey{}).(*printLog); ok && !p.done.Load() {
 		return p.opts
 	}
 	return nil
@@ -77,6 +79,7 @@ type printLog struct {
 	mu    sync.Mutex
 	lines []printLine // sorted, at most maxPrintLines
 	total int64       // lines printed, kept or not
+	done  atomic.Bool // written: what is printed from then on is dropped
 }
 
 // Print records one printed line. It fails once the evaluation is cancelled.

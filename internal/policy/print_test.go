@@ -95,21 +95,22 @@ func TestPrintTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eval := func(n int) Verdict {
-		v, err := q.Eval(context.Background(), ast.NewObject(ast.Item(ast.StringTerm("n"), ast.IntNumberTerm(n))))
+	eval := func(ctx context.Context, n int) Verdict {
+		v, err := q.Eval(ctx, ast.NewObject(ast.Item(ast.StringTerm("n"), ast.IntNumberTerm(n))))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
-	quiet := fmt.Sprint(eval(2), eval(1))
+	quiet := fmt.Sprint(eval(context.Background(), 2), eval(context.Background(), 1))
 	var out bytes.Buffer
-	flush := PrintTo(&out)
-	loud := fmt.Sprint(eval(2), eval(1), eval(2))
+	ctx, flush := PrintTo(context.Background(), &out)
+	loud := fmt.Sprint(eval(ctx, 2), eval(ctx, 1), eval(ctx, 2))
 	if err := flush(); err != nil {
 		t.Fatal(err)
 	}
-	eval(3) // after the flush: not collected
+	eval(ctx, 3)                  // after the flush: not collected
+	eval(context.Background(), 4) // another context: not collected
 	if want := "print: mine/pr.rego:4:2: n is 1\nprint: mine/pr.rego:4:2: n is 2 (2 times)\n"; out.String() != want {
 		t.Errorf("printed:\n%s\nwant:\n%s", out.String(), want)
 	}
