@@ -385,6 +385,9 @@ func TestTraps(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// Side by side: each trap's files lie below its own directory, and a run keeps its
+			// limits and print output in its context (the memory bomb runs in a child process).
+			t.Parallel()
 			e := trapEnv{dir: t.TempDir()}
 			e.out = filepath.Join(e.dir, "out.txt")
 			write(t, e.out, previousReport)
