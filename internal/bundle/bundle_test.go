@@ -243,7 +243,7 @@ func TestRewriteBuiltins(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
-		{"function head", "package p\n\nf(a, b) := contractcheck.diff(a, b, \"\")\n", `data.contractcheck.bundle.diff.diff(a, b, "")`},
+		{"function head", "package p\n\nf(a, b) := contractcheck.diff(a, b, \"\")\n", `data.contractcheck.bundle.diff.between(a, b, "")`},
 		{"assignment", "package p\n\nx if {\n\ty := contractcheck.json_text(input.s)\n\ty == 1\n}\n", "y := data.contractcheck.bundle.json.text(input.s)"},
 		{"comprehension", "package p\n\nxs := [x | some t in input.ts; x := contractcheck.json_text(t)]\n", "x := data.contractcheck.bundle.json.text(t)"},
 		{"bare call", "package p\n\nok if {\n\tcontractcheck.json_text(input.s)\n}\n", "data.contractcheck.bundle.json.text(input.s)"},
