@@ -73,7 +73,8 @@ func (b *Bundle) modules(t *testing.T) map[string]*ast.Module {
 }
 
 // TestRego runs the _test.rego files beside the bundle's Rego with OPA's test runner, against
-// the built-in bundle's policies and data, with stock OPA's capabilities (no custom builtin).
+// the built-in bundle's policies and data, with stock OPA's capabilities (no custom builtin) and
+// the compiler in strict mode, as opa check --strict compiles them in CI (.ci/run).
 func TestRego(t *testing.T) {
 	b := builtin(t)
 	modules := b.modules(t)
@@ -96,7 +97,7 @@ func TestRego(t *testing.T) {
 	}
 	store := inmem.NewFromObject(map[string]any{"contractcheck": map[string]any{"contracts": data}})
 	runner := tester.NewRunner().SetStore(store).SetDefaultRegoVersion(ast.RegoV1).RaiseBuiltinErrors(true).
-		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1))
+		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1).WithStrict(true))
 	ch, err := runner.Run(context.Background(), modules)
 	if err != nil {
 		t.Fatal(err)
