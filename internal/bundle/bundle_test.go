@@ -98,7 +98,7 @@ func TestRego(t *testing.T) {
 	store := inmem.NewFromObject(map[string]any{"contractcheck": map[string]any{"contracts": data}})
 	runner := tester.NewRunner().SetStore(store).SetDefaultRegoVersion(ast.RegoV1).RaiseBuiltinErrors(true).
 		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1).WithStrict(true))
-	ch, err := runner.Run(context.Background(), modules)
+	ch, err := runner.SetModules(modules).RunTests(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
