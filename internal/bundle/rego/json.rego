@@ -3,10 +3,12 @@
 # description: |
 #   The pure-Rego equivalent of the checker's custom builtin contractcheck.json_text
 #   (internal/policy/policy.go) and of the projector's "json" decoder (internal/strictjson): a string
-#   is read as JSON only when the whole of it is one JSON value, surrounding whitespace allowed, with
-#   no duplicate object key, no unpaired surrogate escape, nesting at most 256 deep, no number over
-#   4300 digits or with an exponent beyond ±10000. Numbers keep their spelling, respelled where OPA
-#   would otherwise compare them through float64 (internal/policy/numbers.go), so == stays exact.
+#   is read as JSON only when the whole of it is one JSON value, surrounding whitespace allowed, in
+#   valid UTF-8, with no duplicate object key, no unpaired surrogate escape, nesting at most 256
+#   deep, no number over 4300 digits or with an exponent beyond ±10000. Numbers keep their
+#   spelling, respelled where OPA would otherwise compare them through float64
+#   (internal/policy/numbers.go), so == stays exact. internal/bundle TestJSONTextAgrees holds it to
+#   contractcheck.json_text on every string of the catalogue and at each of these limits.
 package contractcheck.bundle.json
 
 # text is the JSON value the whole string s holds when s is strict JSON; undefined otherwise. Every
@@ -19,6 +21,7 @@ package contractcheck.bundle.json
 text(s) := json.patch(v, patches) if {
 	is_string(s)
 	json.is_valid(s)
+	_utf8(s)
 	v := json.unmarshal(s)
 	strict(s, v)
 	patches := [op |
@@ -30,6 +33,12 @@ text(s) := json.patch(v, patches) if {
 		op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 	]
 }
+
+# _utf8 holds when s is valid UTF-8, as the strict reader requires inside strings too (a string
+# made by base64.decode may not be; json.is_valid and json.unmarshal read an invalid byte as
+# U+FFFD). json.marshal writes each invalid byte as U+FFFD: only a valid string reads back as
+# itself.
+_utf8(s) if json.unmarshal(json.marshal(s)) == s
 
 # strict holds when the JSON text s, decoded as v, is what the strict reader accepts beyond the
 # grammar json.is_valid checks.

@@ -26,6 +26,12 @@ test_text_refuses_unpaired_surrogates if {
 	jsontext.text("\"\\\\ud800\"") == "\\ud800"
 }
 
+# A string base64.decode makes need not be UTF-8: 0xff inside a JSON string is not strict JSON.
+test_text_refuses_invalid_utf8 if {
+	not jsontext.text(concat("", ["\"", base64.decode("/w=="), "\""]))
+	jsontext.text("\"\ufffd\"") == "\ufffd"
+}
+
 test_text_limits if {
 	jsontext.text("1e10000") == 1e10000
 	not jsontext.text("1e10001")
