@@ -303,9 +303,15 @@ func TestBuildRefuses(t *testing.T) {
 	}
 }
 
-// TestProjectorAgrees holds the Rego projector to the Go one (internal/project): every catalogued
-// source through the canonical binding, and every captured built-in record through every
-// compartment its lane stage binds, give the same canonical view.
+// TestProjectorAgrees holds the Rego projector (rego/project.rego) to the Go one
+// (internal/project). Both exist because check projects every binding of a run in process, in Go,
+// while a stock OPA judging one carrier where results flow can run only Rego. Neither holds a
+// binding of its own: the compartment bindings are compiled from the lanes' CUE into the contract
+// model, which check reads and the bundle carries as data (data.contractcheck.contracts). The
+// engines that execute them are kept equal by this test: every catalogued source through the
+// canonical binding, and every captured built-in record through every compartment its lane stage
+// binds, give the same canonical view, its delivery and rejected lists included (so provider
+// acceptance, rego/accept.rego, is compared on every carried item whose mapping names a schema).
 func TestProjectorAgrees(t *testing.T) {
 	b := builtin(t)
 	ctx := context.Background()
