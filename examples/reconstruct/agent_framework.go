@@ -52,8 +52,7 @@ func afMCPBasis(rule, file, function string) record.Basis {
 
 // afException is a Python exception on the way from the wire to the function result.
 type afException struct {
-	str  string // str(e)
-	repr string // repr(e)
+	str string // str(e)
 }
 
 func reconstructAgentFramework(_ string, f record.Fixture, _ map[string]any) []Stage {

@@ -62,7 +62,8 @@ func TestPyFloatRepr(t *testing.T) {
 		// Expected values are CPython's repr(float).
 		{name: "short", in: 0.1, want: "0.1"},
 		{name: "integral gets .0", in: 2, want: "2.0"},
-		{name: "negative zero", in: -0.0 * -1 * -1, want: "0.0"},
+		{name: "zero", in: 0, want: "0.0"},
+		{name: "negative zero", in: math.Copysign(0, -1), want: "-0.0"},
 		{name: "1e-4 positional", in: 0.0001, want: "0.0001"},
 		{name: "1e-5 exponent with two digits", in: 0.00001, want: "1e-05"},
 		{name: "2.5e-07", in: 2.5e-7, want: "2.5e-07"},

@@ -107,9 +107,15 @@ func parseRefused(bundle, check string) bool {
 	return found && strings.Contains(prefix, `not a valid "uri": parse "`) && strings.HasPrefix(check, prefix+": ")
 }
 
-// TestProviderAcceptanceAgrees holds the bundle's provider acceptance to check's validator on
-// every pinned provider schema: the same items accepted, the same error word for word for each
-// refused one.
+// TestProviderAcceptanceAgrees holds the bundle's provider acceptance (rego/accept.rego) to
+// check's validator (internal/schema, Validator.Accepts) on every pinned provider schema: the same
+// items accepted, the same error word for word for each refused one. Both exist because check
+// validates with its own JSON Schema validator in process, while a stock OPA has only
+// json.match_schema, whose "uri" format and wording differ (docs/opa.md). The schemas are data
+// both read: the pinned files under schemas/providers/, named by the model's block mappings
+// (accepts), which the bundle carries as data.contractcheck.contracts.providers. Beside this
+// test, TestProviderAcceptanceURIs compares the "uri" format on 2500 URIs and TestProjectorAgrees
+// every carried item of the catalogue.
 func TestProviderAcceptanceAgrees(t *testing.T) {
 	a := newAcceptance(t)
 	image := "providers/openai-responses-input-image.schema.json"

@@ -220,7 +220,7 @@ func policyFiles(layers []layer.Dir, modules map[string]*ast.Module) ([]File, er
 // Replacements maps each custom builtin of the checker to the pure-Rego function the bundle
 // calls instead (rego/diff.rego, rego/json.rego).
 var Replacements = map[string]ast.Ref{
-	policy.DiffBuiltin:     ast.MustParseRef("data.contractcheck.bundle.diff.diff"),
+	policy.DiffBuiltin:     ast.MustParseRef("data.contractcheck.bundle.diff.between"),
 	policy.JSONTextBuiltin: ast.MustParseRef("data.contractcheck.bundle.json.text"),
 }
 

@@ -73,7 +73,8 @@ func (b *Bundle) modules(t *testing.T) map[string]*ast.Module {
 }
 
 // TestRego runs the _test.rego files beside the bundle's Rego with OPA's test runner, against
-// the built-in bundle's policies and data, with stock OPA's capabilities (no custom builtin).
+// the built-in bundle's policies and data, with stock OPA's capabilities (no custom builtin) and
+// the compiler in strict mode, as opa check --strict compiles them in CI (.ci/run).
 func TestRego(t *testing.T) {
 	b := builtin(t)
 	modules := b.modules(t)
@@ -96,8 +97,8 @@ func TestRego(t *testing.T) {
 	}
 	store := inmem.NewFromObject(map[string]any{"contractcheck": map[string]any{"contracts": data}})
 	runner := tester.NewRunner().SetStore(store).SetDefaultRegoVersion(ast.RegoV1).RaiseBuiltinErrors(true).
-		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1))
-	ch, err := runner.Run(context.Background(), modules)
+		SetCompiler(ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1).WithStrict(true))
+	ch, err := runner.SetModules(modules).RunTests(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestRewriteBuiltins(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
-		{"function head", "package p\n\nf(a, b) := contractcheck.diff(a, b, \"\")\n", `data.contractcheck.bundle.diff.diff(a, b, "")`},
+		{"function head", "package p\n\nf(a, b) := contractcheck.diff(a, b, \"\")\n", `data.contractcheck.bundle.diff.between(a, b, "")`},
 		{"assignment", "package p\n\nx if {\n\ty := contractcheck.json_text(input.s)\n\ty == 1\n}\n", "y := data.contractcheck.bundle.json.text(input.s)"},
 		{"comprehension", "package p\n\nxs := [x | some t in input.ts; x := contractcheck.json_text(t)]\n", "x := data.contractcheck.bundle.json.text(t)"},
 		{"bare call", "package p\n\nok if {\n\tcontractcheck.json_text(input.s)\n}\n", "data.contractcheck.bundle.json.text(input.s)"},
@@ -302,9 +303,15 @@ func TestBuildRefuses(t *testing.T) {
 	}
 }
 
-// TestProjectorAgrees holds the Rego projector to the Go one (internal/project): every catalogued
-// source through the canonical binding, and every captured built-in record through every
-// compartment its lane stage binds, give the same canonical view.
+// TestProjectorAgrees holds the Rego projector (rego/project.rego) to the Go one
+// (internal/project). Both exist because check projects every binding of a run in process, in Go,
+// while a stock OPA judging one carrier where results flow can run only Rego. Neither holds a
+// binding of its own: the compartment bindings are compiled from the lanes' CUE into the contract
+// model, which check reads and the bundle carries as data (data.contractcheck.contracts). The
+// engines that execute them are kept equal by this test: every catalogued source through the
+// canonical binding, and every captured built-in record through every compartment its lane stage
+// binds, give the same canonical view, its delivery and rejected lists included (so provider
+// acceptance, rego/accept.rego, is compared on every carried item whose mapping names a schema).
 func TestProjectorAgrees(t *testing.T) {
 	b := builtin(t)
 	ctx := context.Background()

@@ -257,7 +257,11 @@ func compare(rec *instrument.Record, readings []census.Reading, decision map[str
 
 // TestStockOPAAgreesWithCheck starts a stock OPA server on the built-in contract set's bundle,
 // posts every built-in captured observation record and requires each decision to equal what
-// check evaluates on the same record, binding for binding: outcome, diagnostics and readout.
+// check evaluates on the same record, binding for binding: outcome, diagnostics and readout. It
+// holds together, end to end, what the bundle writes a second time for a stock OPA: the decision
+// (rego/decision.rego, check's evaluation of a record), the projector, provider acceptance, the
+// strict JSON reader and the differences (each also compared alone, in process, by
+// TestProjectorAgrees, TestProviderAcceptanceAgrees, TestJSONTextAgrees and TestDiffAgrees).
 // The other built-in profiles differ from strict in the null policy (optional-null) and the
 // result-metadata policy (withhold-private-meta): their bundles are held to check on every
 // record whose bindings the profile changes, and on the fixtures with private metadata.

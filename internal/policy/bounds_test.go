@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -281,7 +282,7 @@ func TestSprintfSizeBoundsOutput(t *testing.T) {
 func FuzzSprintfSize(f *testing.F) {
 	f.Add("%s %d %f", "abc", int64(7), 2.5)
 	f.Add("%[3]*[2].*[1]f", "x", int64(12), 3.0)
-	f.Add("%q%x% X%+q", "\x00\u202e", int64(-1), -0.0)
+	f.Add("%q%x% X%+q", "\x00\u202e", int64(-1), math.Copysign(0, -1))
 	f.Add("%#v %T %p %U", "é", int64(0x1f600), 1e300)
 	sprintf := topdown.GetBuiltin(ast.Sprintf.Name)
 	f.Fuzz(func(t *testing.T, format, s string, i int64, x float64) {

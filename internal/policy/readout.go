@@ -41,6 +41,7 @@ func (e *Engine) PrepareRule(ctx context.Context, pkg, rule string) (*ReadoutQue
 		rego.Compiler(e.compiler),
 		rego.Query("r := data."+pkg+"."+rule),
 		rego.Function1(jsonTextFunc, jsonTextImpl),
+		rego.Function3(diffFunc, diffImpl),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {

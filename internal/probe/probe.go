@@ -480,7 +480,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 	if len(fixtures) > 1 {
 		scenario = "batch"
 	}
-	runErr, tail := o.execute(ctx, mcpURL, base, scenario, revision, rep)
+	tail, runErr := o.execute(ctx, mcpURL, base, scenario, revision, rep)
 
 	out := runOutcome{}
 	seen := map[fakeprovider.API]bool{}
@@ -503,7 +503,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		}
 		var item []byte
 		if failure == nil {
-			failure, item = o.h4(prov, mcp, calls[i], f, i)
+			item, failure = o.h4(prov, mcp, calls[i], f, i)
 		}
 		if failure != nil && tail != "" {
 			failure = fmt.Errorf("%w; the command's output ended with: %s", failure, tail)
@@ -534,7 +534,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 }
 
 // h4 finds the provider request item (or body) that carries the result of fixture f's call.
-func (o *Options) h4(prov *fakeprovider.Provider, mcp *mcpserve.Server, call fakeprovider.Call, f fixture, index int) (error, []byte) {
+func (o *Options) h4(prov *fakeprovider.Provider, mcp *mcpserve.Server, call fakeprovider.Call, f fixture, index int) ([]byte, error) {
 	called := false
 	for _, c := range mcp.Calls() {
 		if c.Fixture == f.id {
@@ -549,16 +549,16 @@ func (o *Options) h4(prov *fakeprovider.Provider, mcp *mcpserve.Server, call fak
 			}
 		}
 		if n == 0 {
-			return errors.New("the command sent no model request to the fake provider (is it reading OPENAI_BASE_URL, ANTHROPIC_BASE_URL or GOOGLE_GEMINI_BASE_URL?)"), nil
+			return nil, errors.New("the command sent no model request to the fake provider (is it reading OPENAI_BASE_URL, ANTHROPIC_BASE_URL or GOOGLE_GEMINI_BASE_URL?)")
 		}
-		return fmt.Errorf("the fake model never got to call the tool for %s: %d model requests before the command ended", f.id, n), nil
+		return nil, fmt.Errorf("the fake model never got to call the tool for %s: %d model requests before the command ended", f.id, n)
 	}
 	if !called {
-		return fmt.Errorf("the model called tool %s (call id %s) but the command never sent tools/call for it to the MCP server", o.Tool, call.ID), nil
+		return nil, fmt.Errorf("the model called tool %s (call id %s) but the command never sent tools/call for it to the MCP server", o.Tool, call.ID)
 	}
 	api, item, seq, ok := prov.Result(call.ID)
 	if !ok {
-		return fmt.Errorf("the command called tool %s but sent no model request carrying its result (call id %s)", o.Tool, call.ID), nil
+		return nil, fmt.Errorf("the command called tool %s but sent no model request carrying its result (call id %s)", o.Tool, call.ID)
 	}
 	if o.Body {
 		for _, r := range prov.Requests() {
@@ -568,7 +568,7 @@ func (o *Options) h4(prov *fakeprovider.Provider, mcp *mcpserve.Server, call fak
 		}
 	}
 	_ = api
-	return nil, item
+	return item, nil
 }
 
 // readObservation reads one POST to the observe hook.
@@ -604,8 +604,8 @@ func readObservation(r *http.Request, lane laneDef, name string) (observation, e
 	return ob, nil
 }
 
-// execute runs the command once and returns why it failed, if it did, with the tail of its output.
-func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision string, rep int) (error, string) {
+// execute runs the command once and returns the tail of its output and why it failed, if it did.
+func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision string, rep int) (string, error) {
 	args := make([]string, 0, len(o.Command)+1)
 	for _, a := range o.Command {
 		args = append(args, strings.ReplaceAll(a, "{url}", mcpURL))
@@ -650,17 +650,17 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	text := tail.String()
 	switch {
 	case err == nil:
-		return nil, ""
+		return "", nil
 	case ctx.Err() == context.DeadlineExceeded:
-		return fmt.Errorf("the command did not finish within --run-timeout %s and was stopped", o.RunTimeout), text
+		return text, fmt.Errorf("the command did not finish within --run-timeout %s and was stopped", o.RunTimeout)
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("the command could not start: %w", err), text
+		return text, fmt.Errorf("the command could not start: %w", err)
 	default:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return fmt.Errorf("the command exited with %s", ee.ProcessState), text
+			return text, fmt.Errorf("the command exited with %s", ee.ProcessState)
 		}
-		return fmt.Errorf("the command failed: %w", err), text
+		return text, fmt.Errorf("the command failed: %w", err)
 	}
 }
 

@@ -82,7 +82,9 @@ func normalize(v any) any {
 			out[k] = s
 		}
 		return out
-	case nil, bool, string, json.Number, []any, map[string]any:
+	case nil:
+		return nil
+	case bool, string, json.Number, []any, map[string]any:
 		return v
 	}
 	return unsupported{}

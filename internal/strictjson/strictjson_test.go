@@ -245,7 +245,7 @@ func TestMarshal(t *testing.T) {
 		{name: "minimal escapes", in: "\"\\/\b\f\n\r\t\x00\x1f\x7f\u2028é", want: `"\"\\/\b\f\n\r\t\u0000\u001f` + "\x7f\u2028é\""},
 		{name: "numbers verbatim", in: []any{json.Number("12345678901234567891"), json.Number("1E+02"), json.Number("-0")}, want: `[12345678901234567891,1E+02,-0]`},
 		{name: "int and int64", in: []any{-3, int64(math.MaxInt64)}, want: `[-3,9223372036854775807]`},
-		{name: "float64 shortest", in: []any{0.1, 1e21, 1e-7, -0.0, 100.0, 2.5}, want: `[0.1,1e+21,1e-07,0,100,2.5]`},
+		{name: "float64 shortest", in: []any{0.1, 1e21, 1e-7, 0.0, 100.0, 2.5}, want: `[0.1,1e+21,1e-07,0,100,2.5]`},
 		{name: "negative zero float", in: math.Copysign(0, -1), want: `-0`},
 		{name: "string slice and map", in: map[string]any{"l": []string{"x", "y"}, "m": map[string]string{"z": "1", "a": "2"}}, want: `{"l":["x","y"],"m":{"a":"2","z":"1"}}`},
 		{name: "empty containers", in: []any{[]any{}, map[string]any{}, []string{}, map[string]string{}}, want: `[[],{},[],{}]`},

@@ -79,7 +79,7 @@ _where(p) := p if p != ""
 
 # leaves are the failing keywords, as [-depth, pointer, message]: those of every node of the
 # validation (a subschema at an instance location) that fails and that check reports.
-leaves(ctx) := {[0 - count(ip), pointer.pointer("", ip), m] |
+leaves(ctx) := {[0 - count(ip), pointer.from_path("", ip), m] |
 	some [sp, ip] in reached(ctx)
 	some m in _local(ctx, sp, ip)
 }
@@ -262,7 +262,10 @@ _uri_rule(s) := "no scheme (not an absolute URI)" if {
 	not contains(s, ":")
 } else := "the scheme must start with a letter" if {
 	not regex.match(`^[A-Za-z]`, s)
-} else := sprintf("character %s at offset %d is not allowed in a scheme", [quote_rune(_byte(c)), _bytes(substring(s, 0, k))]) if {
+} else := sprintf(
+	"character %s at offset %d is not allowed in a scheme",
+	[quote_rune(_byte(c)), _bytes(substring(s, 0, k))],
+) if {
 	scheme := substring(s, 0, indexof(s, ":"))
 	[c] := regex.find_n(`[^A-Za-z0-9+.\-]`, scheme, 1)
 	k := indexof(scheme, c)
@@ -277,12 +280,20 @@ _uri_rule(s) := "no scheme (not an absolute URI)" if {
 # _rest_errors are, after the scheme, the first character of each kind the checker refuses, as
 # [rune offset in rest, message]: a character RFC 3986 does not allow, a "%" not followed by two
 # hex digits, a bracket outside the authority, a second "#".
-_rest_errors(s, at, rest) := ((_bad_character(s, at, rest) | _bad_percent(s, at, rest)) | _bad_bracket(s, at, rest)) | _second_hash(s, at, rest)
+_rest_errors(s, at, rest) := union({
+	_bad_character(s, at, rest),
+	_bad_percent(s, at, rest),
+	_bad_bracket(s, at, rest),
+	_second_hash(s, at, rest),
+})
 
 _bad_character(s, at, rest) := {[k, m] |
 	[c] := regex.find_n(`[^A-Za-z0-9\-._~:/?@!$&'()*+,;=#%\[\]]`, rest, 1)
 	k := indexof(rest, c)
-	m := sprintf("character %s at offset %d is not allowed in a URI (RFC 3986 §2; percent-encode it)", [quote_rune(c), _bytes(substring(s, 0, at + k))])
+	m := sprintf(
+		"character %s at offset %d is not allowed in a URI (RFC 3986 §2; percent-encode it)",
+		[quote_rune(c), _bytes(substring(s, 0, at + k))],
+	)
 }
 
 # A "%" followed by two hex digits is replaced by as many characters: the "%" left are the bad ones.

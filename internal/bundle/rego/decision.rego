@@ -5,10 +5,10 @@
 #   {"fixture", "lane", "laneVersion", "configuration", "stage", "carrier"} (and optionally "task",
 #   one task id): the carrier observed at that position is projected through the lane stage's
 #   compartment bindings and every task of the bundle's profile that applies to the fixture (and
-#   is evaluated at the stage) is evaluated on it against the fixture's source view, as contractcheck check does for a captured
-#   record. The decision names the position and gives, per task, the outcome (pass when the
-#   diagnostics are empty, else unmet), the diagnostics and the readout; an input the contract model
-#   does not know gives {"errors": [...]} instead.
+#   is evaluated at the stage) is evaluated on it against the fixture's source view, as
+#   contractcheck check does for a captured record. The decision names the position and gives, per
+#   task, the outcome (pass when the diagnostics are empty, else unmet), the diagnostics and the
+#   readout; an input the contract model does not know gives {"errors": [...]} instead.
 package contractcheck
 
 import data.contractcheck.bundle.json as jsontext
@@ -65,17 +65,26 @@ errors contains sprintf("lane %s does not declare stage %q", [input.lane, input.
 	not contracts.model.lanes[input.lane].stages[input.stage]
 }
 
-errors contains sprintf("lane %s declares stage %s %s: it has no carrier to check", [input.lane, input.stage, _exposure]) if {
+errors contains sprintf(
+	"lane %s declares stage %s %s: it has no carrier to check",
+	[input.lane, input.stage, _exposure],
+) if {
 	_exposure != "observed"
 }
 
-errors contains sprintf("task %q is not evaluated on fixture %s under profile %s", [input.task, input.fixture, contracts.profile]) if {
+errors contains sprintf(
+	"task %q is not evaluated on fixture %s under profile %s",
+	[input.task, input.fixture, contracts.profile],
+) if {
 	_has(input, "task")
 	_ = _fixture
 	not input.task in _profile_tasks
 }
 
-errors contains sprintf("task %q is not evaluated at stage %s (only at %s)", [input.task, input.stage, concat(", ", contracts.model.tasks[input.task].stages)]) if {
+errors contains sprintf(
+	"task %q is not evaluated at stage %s (only at %s)",
+	[input.task, input.stage, concat(", ", contracts.model.tasks[input.task].stages)],
+) if {
 	input.task in _profile_tasks
 	not at_stage(input.task)
 }
@@ -118,7 +127,11 @@ result(t) := {
 	"readout": v.readout,
 } if {
 	v := tasks.verdict(t, policy_input(t))
-} else := {"task": t, "outcome": "instrument_failed", "error": sprintf("the policy of task %s gave no diagnostics or readout", [t])}
+} else := {
+	"task": t,
+	"outcome": "instrument_failed",
+	"error": sprintf("the policy of task %s gave no diagnostics or readout", [t]),
+}
 
 _outcome(ds) := "pass" if count(ds) == 0
 
@@ -147,20 +160,22 @@ policy_input(t) := {
 # are respelled here, before any function sees them: OPA's memo of function calls compares
 # arguments as it compares numbers, so a function given an unrespelled value could answer for
 # another value that differs only in such a number.
-_source := json.patch(contracts.sources[input.fixture], [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
+_source := json.patch(contracts.sources[input.fixture], [op |
 	walk(contracts.sources[input.fixture], [p, n])
 	is_number(n)
 	s := json.marshal(n)
 	r := jsontext.number(s)
 	r != s
+	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
-_carrier := json.patch(input.carrier, [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
+_carrier := json.patch(input.carrier, [op |
 	walk(input.carrier, [p, n])
 	is_number(n)
 	s := json.marshal(n)
 	r := jsontext.number(s)
 	r != s
+	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
 # _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
@@ -178,12 +193,14 @@ observed(compartment) := project.view(binding, _carrier) if {
 
 _optional := sort([a | some a, x in contracts.model.atoms; x.optional])
 
+default _meta_policy := {"mode": "preserve"}
+
 _meta_policy := {"mode": "withhold", "keys": _fixture.privateMeta} if {
 	w := object.get(_profile, "withholdPrivateMeta", null)
 	w != null
 	count(object.get(_fixture, "privateMeta", [])) > 0
 	input.stage in w.stages
-} else := {"mode": "preserve"}
+}
 
 _has(obj, key) if {
 	is_object(obj)

@@ -1,6 +1,6 @@
 package contractcheck_test
 
-import data.contractcheck
+import data.contractcheck as bundle
 
 # These tests run against a bundle's own data and policies (internal/bundle TestRego loads them):
 # the built-in contract model under the strict profile.
@@ -12,7 +12,7 @@ test_decision_on_a_lossy_carrier if {
 		"content": [{"type": "text", "text": "t"}],
 		"structuredContent": {"sequence": 9007199254740992},
 	}
-	d := contractcheck.decision with input as object.union(_sdk, {"carrier": carrier})
+	d := bundle.decision with input as object.union(_sdk, {"carrier": carrier})
 	d.profile == "strict"
 	[r.task | some r in d.results] == ["T1", "T2"]
 	some r in d.results
@@ -25,15 +25,15 @@ test_decision_on_a_lossy_carrier if {
 }
 
 test_decision_one_task if {
-	d := contractcheck.decision with input as object.union(_sdk, {"carrier": {}, "task": "T1"})
+	d := bundle.decision with input as object.union(_sdk, {"carrier": {}, "task": "T1"})
 	[r.task | some r in d.results] == ["T1"]
 }
 
 test_decision_errors if {
-	d := contractcheck.decision with input as object.union(_sdk, {"fixture": "C99", "carrier": {}})
+	d := bundle.decision with input as object.union(_sdk, {"fixture": "C99", "carrier": {}})
 	d.errors == ["unknown fixture \"C99\" (not in the catalog)"]
 	not d.results
-	e := contractcheck.decision with input as {"lane": "go-sdk"}
+	e := bundle.decision with input as {"lane": "go-sdk"}
 	"input.carrier is missing: post the carrier observed at the position" in e.errors
 	"input.fixture must be a string" in e.errors
 }
@@ -45,7 +45,7 @@ _raw_base64 := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ
 
 test_decision_task_stages if {
 	h4 := {"type": "function_call_output", "call_id": "c", "status": "completed", "output": [{"type": "input_image", "image_url": _raw_base64}]}
-	d := contractcheck.decision with input as object.union(_oajs, {"stage": "H4", "carrier": h4})
+	d := bundle.decision with input as object.union(_oajs, {"stage": "H4", "carrier": h4})
 	[r.task | some r in d.results] == ["T1", "T4", "TM", "TP"]
 	some tp in d.results
 	tp.task == "TP"
@@ -54,11 +54,11 @@ test_decision_task_stages if {
 	[x.observed | some x in tp.diagnostics] == ["/image_url: got string, want null; also /image_url: not a valid \"uri\": no scheme (not an absolute URI)"]
 
 	a2 := {"type": "tool_call_output_item", "rawItem": {}, "output": {"type": "image", "data": _raw_base64, "mimeType": "image/png"}}
-	e := contractcheck.decision with input as object.union(_oajs, {"stage": "A2", "carrier": a2})
+	e := bundle.decision with input as object.union(_oajs, {"stage": "A2", "carrier": a2})
 	[r.task | some r in e.results] == ["T1", "T4"]
 }
 
 test_decision_task_not_at_stage if {
-	d := contractcheck.decision with input as object.union(_oajs, {"stage": "A2", "carrier": {}, "task": "TP"})
+	d := bundle.decision with input as object.union(_oajs, {"stage": "A2", "carrier": {}, "task": "TP"})
 	d.errors == ["task \"TP\" is not evaluated at stage A2 (only at H4)"]
 }

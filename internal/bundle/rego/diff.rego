@@ -12,8 +12,8 @@ package contractcheck.bundle.diff
 
 import data.contractcheck.bundle.pointer
 
-# diff is the set of minimal differences between expected a and observed b under base.
-diff(a, b, base) := set() if {
+# between is the set of minimal differences between expected a and observed b under base.
+between(a, b, base) := set() if {
 	a == b
 } else := {_altered(base, a, b)} if {
 	not _same_container(a, b)
@@ -23,7 +23,7 @@ diff(a, b, base) := set() if {
 } else := (_inner_altered(a, b, base) | _missing(a, b, base)) | _added(a, b, base)
 
 # Differences below the root: a path of a is compared when b has it too.
-_inner_altered(a, b, base) := {_altered(pointer.pointer(base, p), x, y) |
+_inner_altered(a, b, base) := {_altered(pointer.from_path(base, p), x, y) |
 	walk(a, [p, x])
 	count(p) > 0
 	_has(b, p)
@@ -32,14 +32,14 @@ _inner_altered(a, b, base) := {_altered(pointer.pointer(base, p), x, y) |
 	x != y
 }
 
-_missing(a, b, base) := {{"path": pointer.pointer(base, p), "kind": "missing", "expected": x} |
+_missing(a, b, base) := {{"path": pointer.from_path(base, p), "kind": "missing", "expected": x} |
 	walk(a, [p, x])
 	count(p) > 0
 	not _has(b, p)
 	_parent_alike(a, b, p)
 }
 
-_added(a, b, base) := {{"path": pointer.pointer(base, p), "kind": "added", "observed": y} |
+_added(a, b, base) := {{"path": pointer.from_path(base, p), "kind": "added", "observed": y} |
 	walk(b, [p, y])
 	count(p) > 0
 	not _has(a, p)
@@ -69,6 +69,9 @@ _same_container(x, y) if {
 
 # _has holds when the typed path p (strings for keys, numbers for indices) is there in doc: the
 # lookup gives the same value with two different defaults only when it finds one.
-_has(doc, p) if object.get({"v": doc}, array.concat(["v"], p), false) == object.get({"v": doc}, array.concat(["v"], p), true)
+_has(doc, p) if {
+	path := array.concat(["v"], p)
+	object.get({"v": doc}, path, false) == object.get({"v": doc}, path, true)
+}
 
 _get(doc, p) := object.get({"v": doc}, array.concat(["v"], p), null)

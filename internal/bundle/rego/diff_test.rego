@@ -3,12 +3,12 @@ package contractcheck.bundle.diff_test
 import data.contractcheck.bundle.diff
 
 test_equal_is_empty if {
-	diff.diff({"a": [1, {"b": null}]}, {"a": [1.0, {"b": null}]}, "") == set()
-	diff.diff(1e2, 100, "/x") == set()
+	diff.between({"a": [1, {"b": null}]}, {"a": [1.0, {"b": null}]}, "") == set()
+	diff.between(1e2, 100, "/x") == set()
 }
 
 test_minimal_paths if {
-	got := diff.diff(
+	got := diff.between(
 		{"status": "ok", "gone": 1, "list": [1, 2, 3], "deep": {"x": {"y": true}}, "t": {"u": 1}},
 		{"status": "fine", "new": null, "list": [1, 2], "deep": {"x": {"y": false}}, "t": [1]},
 		"/base",
@@ -24,23 +24,23 @@ test_minimal_paths if {
 }
 
 test_scalar_and_mixed_roots if {
-	diff.diff("a", "b", "/0/uri") == {{"path": "/0/uri", "kind": "altered", "expected": "a", "observed": "b"}}
-	diff.diff(null, {}, "") == {{"path": "", "kind": "altered", "expected": null, "observed": {}}}
-	diff.diff({}, [], "") == {{"path": "", "kind": "altered", "expected": {}, "observed": []}}
+	diff.between("a", "b", "/0/uri") == {{"path": "/0/uri", "kind": "altered", "expected": "a", "observed": "b"}}
+	diff.between(null, {}, "") == {{"path": "", "kind": "altered", "expected": null, "observed": {}}}
+	diff.between({}, [], "") == {{"path": "", "kind": "altered", "expected": {}, "observed": []}}
 }
 
 test_added_array_tail_and_escaped_keys if {
-	diff.diff([1], [1, {"a/b": 2}], "") == {{"path": "/1", "kind": "added", "observed": {"a/b": 2}}}
-	diff.diff({"a/b": {"c~d": 1}}, {"a/b": {"c~d": 2}}, "") == {{"path": "/a~1b/c~0d", "kind": "altered", "expected": 1, "observed": 2}}
+	diff.between([1], [1, {"a/b": 2}], "") == {{"path": "/1", "kind": "added", "observed": {"a/b": 2}}}
+	diff.between({"a/b": {"c~d": 1}}, {"a/b": {"c~d": 2}}, "") == {{"path": "/a~1b/c~0d", "kind": "altered", "expected": 1, "observed": 2}}
 }
 
 test_exact_numbers_keep_their_spelling if {
-	diff.diff({"n": 12345678901234567891}, {"n": 12345678901234567000}, "") == {{"path": "/n", "kind": "altered", "expected": 12345678901234567891, "observed": 12345678901234567000}}
-	d := diff.diff([1.50], [2.0], "")
+	diff.between({"n": 12345678901234567891}, {"n": 12345678901234567000}, "") == {{"path": "/n", "kind": "altered", "expected": 12345678901234567891, "observed": 12345678901234567000}}
+	d := diff.between([1.50], [2.0], "")
 	json.marshal(d) == "[{\"expected\":1.50,\"kind\":\"altered\",\"observed\":2.0,\"path\":\"/0\"}]"
 }
 
 test_false_and_null_members_are_present if {
-	diff.diff({"a": false}, {}, "") == {{"path": "/a", "kind": "missing", "expected": false}}
-	diff.diff({}, {"a": null}, "") == {{"path": "/a", "kind": "added", "observed": null}}
+	diff.between({"a": false}, {}, "") == {{"path": "/a", "kind": "missing", "expected": false}}
+	diff.between({}, {"a": null}, "") == {{"path": "/a", "kind": "added", "observed": null}}
 }

@@ -3,19 +3,42 @@
 # description: |
 #   The pure-Rego equivalent of the checker's custom builtin contractcheck.json_text
 #   (internal/policy/policy.go) and of the projector's "json" decoder (internal/strictjson): a string
-#   is read as JSON only when the whole of it is one JSON value, surrounding whitespace allowed, with
-#   no duplicate object key, no unpaired surrogate escape, nesting at most 256 deep, no number over
-#   4300 digits or with an exponent beyond ±10000. Numbers keep their spelling, respelled where OPA
-#   would otherwise compare them through float64 (internal/policy/numbers.go), so == stays exact.
+#   is read as JSON only when the whole of it is one JSON value, surrounding whitespace allowed, in
+#   valid UTF-8, with no duplicate object key, no unpaired surrogate escape, nesting at most 256
+#   deep, no number over 4300 digits or with an exponent beyond ±10000. Numbers keep their
+#   spelling, respelled where OPA would otherwise compare them through float64
+#   (internal/policy/numbers.go), so == stays exact. internal/bundle TestJSONTextAgrees holds it to
+#   contractcheck.json_text on every string of the catalogue and at each of these limits.
 package contractcheck.bundle.json
 
-# text is the JSON value the whole string s holds when s is strict JSON; undefined otherwise.
-text(s) := respelled(s, v) if {
+# text is the JSON value the whole string s holds when s is strict JSON; undefined otherwise. Every
+# number OPA would compare through float64 (more than 15 significant digits and trailing zeros
+# after a decimal point) is patched to a spelling that compares exactly, the same decimal (see
+# number). The value is respelled here, in the function whose argument is the text: OPA's memo of
+# function calls compares arguments as OPA compares numbers, so a function given the decoded value
+# could answer for another value that differs only in such a number. A value not read from a text
+# is respelled with patches too (decision.rego), never passed to a function before.
+text(s) := json.patch(v, patches) if {
 	is_string(s)
 	json.is_valid(s)
+	_utf8(s)
 	v := json.unmarshal(s)
 	strict(s, v)
+	patches := [op |
+		walk(v, [p, n])
+		is_number(n)
+		spelled := json.marshal(n)
+		r := number(spelled)
+		r != spelled
+		op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
+	]
 }
+
+# _utf8 holds when s is valid UTF-8, as the strict reader requires inside strings too (a string
+# made by base64.decode may not be; json.is_valid and json.unmarshal read an invalid byte as
+# U+FFFD). json.marshal writes each invalid byte as U+FFFD: only a valid string reads back as
+# itself.
+_utf8(s) if json.unmarshal(json.marshal(s)) == s
 
 # strict holds when the JSON text s, decoded as v, is what the strict reader accepts beyond the
 # grammar json.is_valid checks.
@@ -87,23 +110,6 @@ _bounded(d) if {
 	d != ""
 	to_number(d) <= 10000
 }
-
-# respelled is v, the value of the JSON text s, with every number OPA would compare through
-# float64 spelled so that it compares exactly (the same decimal, see number): numbers with more
-# than 15 significant digits and trailing zeros after a decimal point. The text is an argument so
-# that OPA's memo of function calls, which compares arguments as OPA compares numbers, keeps two
-# values that differ only in such a number apart. A value not read from a text is respelled with
-# patches (decision.rego), never passed to a function before.
-respelled(s, v) := json.patch(v, patches(s, v))
-
-# patches replaces each number of v, the value of the JSON text s, whose spelling number changes.
-patches(_, v) := [{"op": "replace", "path": p, "value": json.unmarshal(r)} |
-	walk(v, [p, n])
-	is_number(n)
-	spelled := json.marshal(n)
-	r := number(spelled)
-	r != spelled
-]
 
 # number is the spelling of the JSON number s that OPA compares exactly (the port of respell in
 # internal/policy/numbers.go): s itself unless it has a '.', trailing '.'/'0' characters and more

@@ -26,6 +26,12 @@ test_text_refuses_unpaired_surrogates if {
 	jsontext.text("\"\\\\ud800\"") == "\\ud800"
 }
 
+# A string base64.decode makes need not be UTF-8: 0xff inside a JSON string is not strict JSON.
+test_text_refuses_invalid_utf8 if {
+	not jsontext.text(concat("", ["\"", base64.decode("/w=="), "\""]))
+	jsontext.text("\"\ufffd\"") == "\ufffd"
+}
+
 test_text_limits if {
 	jsontext.text("1e10000") == 1e10000
 	not jsontext.text("1e10001")
@@ -55,7 +61,7 @@ test_number_respelling if {
 test_respelled_value if {
 	v := jsontext.text("{\"a\": [0.10000000000000000000010, 1.0]}")
 	json.marshal(v) == "{\"a\":[0.1000000000000000000001,1.0]}"
-	jsontext.patches("", {"b": "s"}) == []
+	jsontext.text("{\"b\": \"s\"}") == {"b": "s"}
 }
 
 # Two texts whose values OPA's float64 shortcut calls equal stay apart in one evaluation: the

@@ -19,8 +19,8 @@ unescape(t) := replace(replace(t, "~1", "/"), "~0", "~")
 # escape writes an object key as a reference token.
 escape(k) := replace(replace(k, "~", "~0"), "/", "~1")
 
-# pointer writes a typed path (strings for object keys, numbers for array indices) under base.
-pointer(base, path) := concat("", array.concat([base], [concat("", ["/", _token(t)]) | some t in path]))
+# from_path writes a typed path (strings for object keys, numbers for array indices) under base.
+from_path(base, path) := concat("", array.concat([base], [concat("", ["/", _token(t)]) | some t in path]))
 
 _token(t) := format_int(t, 10) if is_number(t)
 

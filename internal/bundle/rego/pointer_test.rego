@@ -43,6 +43,6 @@ test_sixteen_tokens if {
 }
 
 test_pointer_writes_tokens if {
-	pointer.pointer("/base", ["a/b", 3, "c~d"]) == "/base/a~1b/3/c~0d"
-	pointer.pointer("", []) == ""
+	pointer.from_path("/base", ["a/b", 3, "c~d"]) == "/base/a~1b/3/c~0d"
+	pointer.from_path("", []) == ""
 }

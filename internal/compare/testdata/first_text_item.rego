@@ -17,7 +17,7 @@ recovery := decoders.found(contractcheck.json_text(views.text_items(input.observ
 }
 
 recovery := {"unparseable": [0]} if {
-	some t in [views.text_items(input.observed)[0]]
+	t := views.text_items(input.observed)[0]
 	not contractcheck.json_text(t)
 }
 
