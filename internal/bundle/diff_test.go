@@ -13,8 +13,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -134,7 +134,7 @@ func diffEdges(t *testing.T) [][3]any {
 // TestStockOPAAgreesWithCheck compares them again inside whole decisions, with a stock OPA.
 func TestDiffAgrees(t *testing.T) {
 	p := newDiffPair(t)
-	in, err := check.Load(context.Background(), check.Options{})
+	in, err := instrument.Load(context.Background(), instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -127,7 +127,7 @@ func jsonTextEdges() []string {
 // catalogueStrings are the distinct strings of every catalogued source and every captured
 // built-in carrier, at any depth: the texts check and the bundle read as JSON are among them.
 func catalogueStrings(t *testing.T) []string {
-	in, err := check.Load(context.Background(), check.Options{})
+	in, err := instrument.Load(context.Background(), instrument.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
