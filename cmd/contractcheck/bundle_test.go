@@ -14,6 +14,7 @@ import (
 // TestBundleVerb writes bundles from the command line: the built-in set, a layer of one's own
 // (its task reaches the bundle's dispatch and its package the roots), and the refusals.
 func TestBundleVerb(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "mine")
 	if code, _, stderr := cli(t, "init", layer); code != 0 {

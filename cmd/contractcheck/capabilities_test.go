@@ -7,6 +7,7 @@ import (
 
 // TestCapabilitiesVerb prints the file the repository ships beside the policies, byte for byte.
 func TestCapabilitiesVerb(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "capabilities")
 	shipped, err := os.ReadFile("../../policies/capabilities.json")
 	if err != nil {

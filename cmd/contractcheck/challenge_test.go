@@ -9,6 +9,7 @@ import (
 )
 
 func TestChallengeBuiltinSuites(t *testing.T) {
+	t.Parallel()
 	for _, suite := range []string{"alpha", "beta"} {
 		code, stdout, stderr := cli(t, "challenge", suite)
 		if code != 0 {
@@ -37,6 +38,7 @@ func TestChallengeBuiltinSuites(t *testing.T) {
 // mutate writes a suite that challenge then runs; a case the oracle gets wrong exits 3, and
 // --score reports the operator and exits 0.
 func TestMutateThenChallenge(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "suite")
 	code, stdout, stderr := cli(t, "mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "D1",
 		"--operators", "drop-uri,alter-descriptor,key-order,drop-is-error", "--output", dir)
@@ -69,6 +71,7 @@ func TestMutateThenChallenge(t *testing.T) {
 // TestMutateForce: --force adds a suite to a directory that holds other files and keeps them,
 // and a second run adds to the suite the first wrote without --force.
 func TestMutateForce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "README.md"), "# my notes\n")
 	args := []string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--operators", "key-order", "--output", dir}
@@ -88,6 +91,7 @@ func TestMutateForce(t *testing.T) {
 }
 
 func TestChallengeInputErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -119,6 +123,7 @@ func TestChallengeInputErrors(t *testing.T) {
 }
 
 func TestMutateList(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := cli(t, "mutate", "--list")
 	if code != 0 || !strings.Contains(stdout, "swap-resource-text") || !strings.Contains(stdout, "dataurl-vs-base64") {
 		t.Errorf("exit %d\n%s", code, stdout)

@@ -26,6 +26,7 @@ func c04Record(t *testing.T) string {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	rec := c04Record(t)
 	rep2 := strings.Replace(rec, `"repetition":1`, `"repetition":2`, 1)
 	altered := strings.Replace(rep2, `"structuredContent":{"decision":"deny"`, `"structuredContent":{"decision":"allow"`, 1)
@@ -78,6 +79,7 @@ func TestCompare(t *testing.T) {
 // TestCompareCustomDecoder selects a decoder policy of the user's, in a --policies layer beside the
 // built-in policies.
 func TestCompareCustomDecoder(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "policies")
 	write(t, filepath.Join(p, "decoders", "always_missing.rego"), `package contractcheck.decoders.always_missing
 

@@ -369,6 +369,7 @@ type sinkCheck func(t *testing.T, l *hostileLayer, out string)
 // HTML with no element of the data; --format github writes only its own workflow commands, their
 // properties and messages escaped as the Actions toolkit reads them.
 func TestHostileStringsEveryFormat(t *testing.T) {
+	t.Parallel()
 	l := writeHostileLayer(t, hostile.Cases())
 	text := func(t *testing.T, _ *hostileLayer, out string) { assertTerminalSafe(t, "stdout", out, false) }
 	for _, tc := range []struct {
@@ -732,6 +733,7 @@ func assertHTML(scripts int) sinkCheck {
 // run refuses it with exit 2, naming the file and line (of the record, or of the contract), and
 // the message that names the string is as safe for the log as any other output.
 func TestHostileRestrictedPlaces(t *testing.T) {
+	t.Parallel()
 	bad := "x\n::error file=X::pwned\x1b[31m\x07\x00\u202e"
 	record := func(l *hostileLayer, field string, value any) string {
 		rec := map[string]any{"fixture": "HX1", "lane": "hx", "laneVersion": "v1", "configuration": "default", "stage": "D1",
@@ -808,6 +810,7 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 // text shows no control or bidi character and no line a CI runner reads as a command, and JSON
 // parses and gives every string back (invalid UTF-8 as U+FFFD, as encoding/json writes it).
 func TestHostileStringsValidateFormats(t *testing.T) {
+	t.Parallel()
 	sinks := map[string]func(t *testing.T, s, out string){
 		"text": func(t *testing.T, s, out string) {
 			assertTerminalSafe(t, "validate text", out, false)

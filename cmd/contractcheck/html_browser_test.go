@@ -56,6 +56,7 @@ func artefactDir(t *testing.T) string {
 // with the numbers' exact digits, and the lane's binding basis. A link from the divergences
 // opens its binding the same way. The screenshot of the drill-down is kept (report.png).
 func TestHTMLReportInBrowser(t *testing.T) {
+	t.Parallel()
 	exe := browser(t)
 	dir := t.TempDir()
 	htmlPath, jsonPath := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json")

@@ -14,6 +14,7 @@ import (
 // has exactly the lines of a layer written to a plain directory, and a line differs only where
 // the plain layer names its directory.
 func TestInitHostileDirectory(t *testing.T) {
+	t.Parallel()
 	top := t.TempDir()
 	read := func(dir string) map[string][]string {
 		files := map[string][]string{}

@@ -57,6 +57,7 @@ var limitCases = []struct {
 // the limit and exits 3 (the instrument failed), naming the test, the builtin and the call's
 // position.
 func TestBuiltinLimitsInRegoTests(t *testing.T) {
+	t.Parallel()
 	for _, tc := range limitCases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "test", "--no-builtin", "--policies", limitsLayer.policies,
@@ -80,6 +81,7 @@ func TestBuiltinLimitsInRegoTests(t *testing.T) {
 // the check at once: exit 3, the message naming the task, the binding, the policy, the builtin
 // and the call's position.
 func TestBuiltinLimitsInTasks(t *testing.T) {
+	t.Parallel()
 	obs := filepath.Join(t.TempDir(), "obs")
 	write(t, filepath.Join(obs, "direct.jsonl"), validRecord(t)+"\n")
 	for _, tc := range limitCases {
@@ -102,6 +104,7 @@ func TestBuiltinLimitsInTasks(t *testing.T) {
 // TestRegoTestTimeLimit: a Rego test stopped at --eval-timeout fails the instrument (exit 3, as
 // --eval-timeout's help says), in text and in JSON, and the other tests still run.
 func TestRegoTestTimeLimit(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "policies")
 	write(t, filepath.Join(p, "slow_test.rego"), "package slow_test\n\ntest_slow if {\n\tsome i in numbers.range(1, 1000000000000)\n\ti < 0\n}\n\ntest_fast if 1 == 1\n")
 	tests := []struct {
@@ -148,6 +151,7 @@ func TestRegoTestTimeLimit(t *testing.T) {
 // internal/policy's TestPrintLog), the report unchanged; in test beside the test (-v) — and a
 // printed "::" command or a control or bidi character never reaches a CI log as such.
 func TestPrintOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "contracts", "t9.cue"), "package contracts\n\ntasks: T9: {doc: \"Prints.\", role: \"guard\", policy: \"printing.t9\", compartment: \"content\", atoms: [\"block.count\"], appliesTo: fixtures: [\"C01\"]}\n")
 	policy := "package printing.t9\n\nreadout := {}\n\ndiagnostics contains {\"atom\": \"block.count\", \"path\": \"\", \"kind\": \"missing\"} if {\n" +

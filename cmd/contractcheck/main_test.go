@@ -52,6 +52,7 @@ func write(t *testing.T, path, content string) {
 // TestCheckBuiltinGolden keeps the built-in check's text, the summary and the details, what the
 // goldens hold; the summary is what a CI log shows, so it stays short and within 120 columns.
 func TestCheckBuiltinGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -121,6 +122,7 @@ lines:
 }
 
 func TestInputErrors(t *testing.T) {
+	t.Parallel()
 	rec := validRecord(t)
 	tests := []struct {
 		name  string
@@ -294,6 +296,7 @@ func replaceSha(rec string) string {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
 	bad := filepath.Join(dir, "bad.json")
@@ -323,6 +326,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestRegoTestVerb(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "test")
 	if code != 0 || !strings.Contains(stdout, " passed, 0 failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -336,6 +340,7 @@ func TestRegoTestVerb(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	rec := validRecord(t) // C01 at D1, repetition 1
 	rep := func(n int, r string) string {
 		return strings.Replace(r, `"repetition":1`, fmt.Sprintf(`"repetition":%d`, n), 1)
@@ -369,6 +374,7 @@ func TestExitCodes(t *testing.T) {
 // TestReadmeFindings keeps the README's findings table what the tool prints: it is produced, not
 // typed.
 func TestReadmeFindings(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "check", "--format", "markdown")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -93,6 +93,7 @@ var notResultVerbs = map[string]string{
 // nothing on standard output; an --output that is one of the run's inputs is refused (exit 2)
 // and the input is left as it was. Every other verb says why it has neither.
 func TestOutputFlagsEveryVerb(t *testing.T) {
+	t.Parallel()
 	root := newRootCommand()
 	var names []string
 	for _, c := range root.Commands() {

@@ -372,6 +372,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // body's user prompt, the langchain envelope around the item) and what it does not (among them a
 // Gemini call id only the probe's carrier has: no fake gives one any more).
 func TestProbeCarrierCompare(t *testing.T) {
+	t.Parallel()
 	item := carrierShape{}
 	body := carrierShape{body: true}
 	lcChat := carrierShape{envelope: "chat.completions"}

@@ -14,6 +14,7 @@ import (
 // TestProbeBrokenCommand: a command that fails gives execution_failed records and exit 1, and the
 // probe profile then fails the gate on them: a broken agent is never green.
 func TestProbeBrokenCommand(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "probe-out")
 	code, _, stderr := cli(t, "probe", "--lane", "broken-agent", "--version", "0.1.0", "--provider", "anthropic",
 		"--fixture", "C09", "--repetitions", "2", "--output", out, "--", "sh", "-c", `printf 'no key\n::error::x\n' >&2; exit 3`)
@@ -44,6 +45,7 @@ func TestProbeBrokenCommand(t *testing.T) {
 
 // TestProbeUsage: probe's usage errors exit 2 and write nothing.
 func TestProbeUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -75,6 +77,7 @@ func TestProbeUsage(t *testing.T) {
 
 // TestServe: serve answers MCP over stdio with the fixture's bytes, and refuses what it cannot do.
 func TestServe(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -114,6 +117,7 @@ func TestServe(t *testing.T) {
 // characters escaped in bash's $'…' quotes, so it can neither start a workflow command nor
 // reorder the line, and can still be pasted.
 func TestShownPath(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, in, want string }{
 		{"plain", "probe-out", "probe-out"},
 		{"a space", "my probe", "'my probe'"},
@@ -132,6 +136,7 @@ func TestShownPath(t *testing.T) {
 // visibility fixture was probed, and why not when its records cannot be judged as they are (the
 // probe succeeded all the same) — every line safe for a CI log.
 func TestWriteProbeVisibility(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		vs   []result.Visibility

@@ -11,6 +11,7 @@ import (
 // reported-fixes (buggy → fixed) is satisfied, and the same clauses named the other way round
 // (fixed → buggy), or on a pair where the loss remains, are unmet.
 func TestFixedByProfile(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "check", "--profile", "reported-fixes", "--format", "json")
 	if code != 0 {
 		t.Fatalf("reported-fixes: exit %d, want 0: %s", code, stderr)
@@ -78,6 +79,7 @@ profiles: {
 // TestReportedTable checks that `check --suite reported` gives, per report, each captured side's
 // outcome: the buggy side unmet on the report's atoms and the fixed side pass where both run.
 func TestReportedTable(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
 	if code > 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -118,6 +120,7 @@ func TestReportedTable(t *testing.T) {
 // model as text) and provider acceptance (R07 at openai-agents-js 0.5.4: the Responses API's schema
 // refuses raw base64 as an image_url, and accepts 0.14.3's data URL).
 func TestReportedModelFeatures(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
 	if code > 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -172,6 +175,7 @@ func TestReportedModelFeatures(t *testing.T) {
 // TestVersionOrigins lets one lane mix a captured version with a documented reconstructed one: a
 // record's origin must be its version's, as the lane's versionOrigins says.
 func TestVersionOrigins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "origins")
 	write(t, filepath.Join(layer, "origins.cue"), "package contracts\n\nlanes: \"go-sdk\": versionOrigins: \"v1.7.0\": \"reconstructed\"\n")

@@ -16,6 +16,7 @@ import (
 
 // TestReproduceVerb writes a reproduction from the command line and refuses what it cannot write.
 func TestReproduceVerb(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "mine")
 	if code, _, stderr := cli(t, "init", layer); code != 0 {
@@ -80,6 +81,7 @@ func TestReproduceVerb(t *testing.T) {
 // writes its own files beside the others, keeps a README.md it did not write, refuses a go.mod
 // it did not write, and never writes through a symbolic link out of the directory.
 func TestReproduceOutputDirectory(t *testing.T) {
+	t.Parallel()
 	args := func(out string, more ...string) []string {
 		return append([]string{"reproduce", "--fixture", "C02", "--lane", "go-sdk", "--version", "v1.8.0", "--stage", "D1", "--task", "T2", "--output", out}, more...)
 	}
@@ -204,6 +206,7 @@ func tree(t *testing.T, dir string) map[string]string {
 // with those characters shown escaped, so that no line of the output starts a CI command and no
 // control character reaches the terminal.
 func TestReproduceStdoutEscapesMessages(t *testing.T) {
+	t.Parallel()
 	key := "k\n::error file=X::pwned\x1b[31m\u202e\u2028"
 	dir := t.TempDir()
 	k, err := json.Marshal(key)

@@ -20,6 +20,7 @@ func cliIn(t *testing.T, stdin io.Reader, args ...string) (int, string, string) 
 // TestValidateStdinAndEveryBadFile reads a source from standard input (`validate -`), and lists
 // every bad file, not just the first, exiting 2 when any is bad.
 func TestValidateStdinAndEveryBadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
 	bad1 := filepath.Join(dir, "bad1.json")
@@ -66,6 +67,7 @@ func TestValidateStdinAndEveryBadFile(t *testing.T) {
 // TestObservationsStdin reads JSONL records from standard input (--observations -): the same
 // verdict as the file they came from, and a bad record named <stdin>:<line>.
 func TestObservationsStdin(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../fixtures/observations/direct/v1/default.jsonl")
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,7 @@ const secret = "root:x:0:0:s3cr3t-do-not-echo:/root:/bin/bash"
 // none echoes a file's contents beyond the offending token, none panics or hangs, and none
 // touches a file: not the previous --output file or suite, not an input.
 func TestTraps(t *testing.T) {
+	t.Parallel()
 	rec := validRecord(t) // C01, direct, D1, repetition 1
 	obsWith := func(t *testing.T, e trapEnv, lines ...string) string {
 		write(t, filepath.Join(e.dir, "obs", "x.jsonl"), strings.Join(lines, "\n")+"\n")

@@ -17,6 +17,7 @@ import (
 // OPA, CUE and jsonschema versions, the report versions and the pinned MCP schemas' sha256, which
 // must be the ones schemas/mcp/PROVENANCE.md names.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	deps := []*debug.Module{
 		{Path: "cuelang.org/go", Version: "v0.17.1"},
 		{Path: "github.com/open-policy-agent/opa", Version: "v1.22.3"},
@@ -60,6 +61,7 @@ func TestVersion(t *testing.T) {
 // The JSON of version is written as every other JSON writer writes: a value's bytes as they are,
 // < > & not turned into \u003c escapes.
 func TestVersionJSONEscapesNoHTML(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0-<b>&"}}
 	if err := runVersion(bi, versionFormat("json"), &out); err != nil {
@@ -96,6 +98,7 @@ func provenanceHashes(t *testing.T) []string {
 // TestVersionCommand runs the verb on this binary: the libraries are the ones go.mod requires,
 // and --format json says the same.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	gomod, err := os.ReadFile("../../go.mod")
 	if err != nil {
 		t.Fatal(err)
