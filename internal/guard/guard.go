@@ -5,6 +5,10 @@
 // contract directory, which the command line reports as "the instrument failed" (exit 3), instead
 // of running forever or dying of a fatal out-of-memory error that nothing can catch.
 //
+// The limits travel with the run, in its context (WithLimits, LimitsOf): two runs in one process
+// keep their own. The watchdog does not: memory is the process's, so one budget and one watchdog
+// cover whatever runs in it.
+//
 // Time: Do runs a cancellable computation (an OPA evaluation stops when its context is done)
 // under a deadline. Go runs one that cannot be cancelled (CUE evaluation) in a goroutine of its
 // own and stops waiting at the deadline; the computation itself runs on until the process exits,
