@@ -1,4 +1,4 @@
-package policy
+package main
 
 import (
 	"bytes"
@@ -7,18 +7,48 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
-// TestText writes a test run for a terminal or a CI log: the tests that failed (every test with
+// The formats of contractcheck test's result (a policy.TestRun): here, where the verb is, so that
+// the policy package, a step of the pipeline, holds no output code.
+
+// testOutputters are the formats of a test run (contractcheck test --format), one file each
+// (testreport.go, testreport_text.go): adding one is a new file and a line here.
+var testOutputters = report.Registry[*policy.TestRun]{
+	"text": func(o report.Options) report.Formatter[*policy.TestRun] { return testText{Verbose: o.Details} },
+	"json": report.Fixed[*policy.TestRun](testJSON{}),
+}
+
+// testFormats returns the formats of a test run: what test's --format offers. Its text format
+// reads report.Options.Details as -v (every test, not only the failures).
+func testFormats() report.Registry[*policy.TestRun] { return testOutputters }
+
+// testJSON writes a test run as one JSON document: the tests, the coverage when there is one, and
+// how many passed and failed.
+type testJSON struct{}
+
+// Output implements report.Formatter.
+func (testJSON) Output(w io.Writer, run *policy.TestRun) error {
+	failed := run.Failed()
+	return report.WriteJSON(w, struct {
+		*policy.TestRun
+		Passed int `json:"passed"`
+		Failed int `json:"failed"`
+	}{run, len(run.Results) - failed, failed})
+}
+
+// testText writes a test run for a terminal or a CI log: the tests that failed (every test with
 // Verbose), each failure with the expression that failed and its variables, the counts, and the
 // coverage when there is one.
-type TestText struct {
+type testText struct {
 	// Verbose lists every test and what it printed, not only the failures (-v).
 	Verbose bool
 }
 
 // Output implements report.Formatter.
-func (t TestText) Output(w io.Writer, run *TestRun) error {
+func (t testText) Output(w io.Writer, run *policy.TestRun) error {
 	var b bytes.Buffer
 	for _, r := range run.Results {
 		if r.Pass && !t.Verbose {
