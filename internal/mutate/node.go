@@ -40,67 +40,43 @@ type Node struct {
 	Raw   []byte  // verbatim JSON text of a Raw node
 }
 
-// Parse reads one JSON document into an ordered tree. It first reads it with the strict reader, so
-// duplicate keys, invalid UTF-8 and over-deep input are errors named by file, line and column.
+// Parse reads one JSON document into an ordered tree, with the strict reader
+// (strictjson.DecodeOrdered), so duplicate keys, invalid UTF-8 and over-deep input are errors named
+// by file, line and column, in one reading.
 func Parse(file string, data []byte) (*Node, error) {
-	if _, err := strictjson.Decode(file, data, strictjson.DefaultLimits); err != nil {
+	v, err := strictjson.DecodeOrdered(file, data, strictjson.DefaultLimits)
+	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	n, err := parseValue(dec)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return n, nil
+	return fromOrdered(v), nil
 }
 
-func parseValue(dec *json.Decoder) (*Node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
+// fromOrdered converts what strictjson.DecodeOrdered read into a Node: objects in their members'
+// order, numbers as written.
+func fromOrdered(v any) *Node {
+	switch t := v.(type) {
 	case nil:
-		return &Node{Kind: Null}, nil
+		return &Node{Kind: Null}
 	case bool:
-		return &Node{Kind: Bool, Bool: t}, nil
+		return &Node{Kind: Bool, Bool: t}
 	case json.Number:
-		return &Node{Kind: Number, Text: string(t)}, nil
+		return &Node{Kind: Number, Text: string(t)}
 	case string:
-		return &Node{Kind: String, Text: t}, nil
-	case json.Delim:
-		switch t {
-		case '[':
-			n := &Node{Kind: Array, Items: []*Node{}}
-			for dec.More() {
-				item, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.Items = append(n.Items, item)
-			}
-			_, err := dec.Token()
-			return n, err
-		case '{':
-			n := &Node{Kind: Object, Keys: []string{}, Vals: []*Node{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.Keys = append(n.Keys, kt.(string))
-				n.Vals = append(n.Vals, v)
-			}
-			_, err := dec.Token()
-			return n, err
+		return &Node{Kind: String, Text: t}
+	case []any:
+		n := &Node{Kind: Array, Items: make([]*Node, 0, len(t))}
+		for _, item := range t {
+			n.Items = append(n.Items, fromOrdered(item))
 		}
+		return n
+	case *strictjson.Object:
+		n := &Node{Kind: Object, Keys: t.Keys, Vals: make([]*Node, 0, len(t.Vals))}
+		for _, val := range t.Vals {
+			n.Vals = append(n.Vals, fromOrdered(val))
+		}
+		return n
 	}
-	return nil, fmt.Errorf("unexpected token %v", tok)
+	panic(fmt.Sprintf("mutate: strictjson gave a %T", v))
 }
 
 // FromTree builds an ordered node from a strictjson tree (object keys sorted).

@@ -133,6 +133,25 @@ func Decode(file string, data []byte, lim Limits) (any, error) {
 	return v, nil
 }
 
+// Object is a JSON object as DecodeOrdered reads it: its members in the order written.
+type Object struct {
+	Keys []string
+	Vals []any
+}
+
+// DecodeOrdered is Decode with every object read as an *Object, its members in the order the
+// document writes them, for a reader that must write the document back as it was (mutate's
+// operators): the same strict reading and the same errors, in one pass.
+func DecodeOrdered(file string, data []byte, lim Limits) (any, error) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, &SyntaxError{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf(
+			"input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes)}
+	}
+	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits, lineBase: 1, ordered: true}
+	return d.decode(data)
+}
+
 // decoder is a recursive-descent scanner over one byte slice. Recursion depth
 // is bounded by maxDepth, which is checked before each descent.
 type decoder struct {
@@ -159,6 +178,9 @@ type decoder struct {
 	// (data[spanStart:spanEnd]) the decoder records (LineDecoder.DecodeSpan).
 	spanKey            string
 	spanStart, spanEnd int
+
+	// ordered reads objects as *Object (DecodeOrdered).
+	ordered bool
 }
 
 // decode parses one whole document held in data.
@@ -565,11 +587,22 @@ func (d *decoder) object() (any, error) {
 	}
 	d.pos++
 	m := make(map[string]any)
+	var o *Object
+	if d.ordered {
+		o = &Object{Keys: []string{}, Vals: []any{}}
+	}
+	// done is the object read: the map, or the ordered members.
+	done := func() any {
+		if o != nil {
+			return o
+		}
+		return m
+	}
 	d.skipWS()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
 		d.depth--
-		return m, nil
+		return done(), nil
 	}
 	for {
 		d.skipWS()
@@ -605,6 +638,9 @@ func (d *decoder) object() (any, error) {
 			d.spanEnd = d.pos
 		}
 		m[k] = v
+		if o != nil {
+			o.Keys, o.Vals = append(o.Keys, k), append(o.Vals, v)
+		}
 		d.skipWS()
 		if d.pos < len(d.data) {
 			switch d.data[d.pos] {
@@ -614,7 +650,7 @@ func (d *decoder) object() (any, error) {
 			case '}':
 				d.pos++
 				d.depth--
-				return m, nil
+				return done(), nil
 			}
 		}
 		return nil, d.unexpected("',' or '}'")
