@@ -13,6 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
 const checkLong = `Check runs the selected profile's contracts on every observation record and gates on the result.
@@ -100,6 +101,12 @@ func addInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json and observations/, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
 	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
+	addRevisionFlag(cmd, o)
+}
+
+// addRevisionFlag binds --revision: the MCP revision of the sources no catalogue entry names.
+func addRevisionFlag(cmd *cobra.Command, o *instrument.Options) {
+	cmd.Flags().StringVar(&o.Revision, "revision", "", fmt.Sprintf("MCP revision, one of %v, of the --fixtures sources no catalogue entry names (default %s; docs/uncatalogued.md)", schema.Revisions, schema.DefaultRevision))
 }
 
 // addLayerFlags binds the repeatable --contracts and --policies layers.

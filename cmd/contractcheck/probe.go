@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,6 +101,7 @@ func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
 	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
+	addRevisionFlag(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Scope.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
 }
 
@@ -127,7 +129,16 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		vs = judged.Visibility
 	}
 	writeProbeVisibility(stderr, vs, verr)
-	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe\n", shownPath(p.Output), shownPath(p.Output))
+	// The layers the probe read beside its own output (a fixtures layer of the user's own
+	// results, say) are the check's too.
+	var more strings.Builder
+	for _, f := range p.Inputs.Fixtures {
+		fmt.Fprintf(&more, " --fixtures %s", shownPath(f))
+	}
+	if p.Inputs.Revision != "" {
+		fmt.Fprintf(&more, " --revision %s", escape.Shell(p.Inputs.Revision))
+	}
+	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe%s\n", shownPath(p.Output), shownPath(p.Output), more.String())
 	if res.Failed > 0 {
 		return result.ExitUnmet, nil
 	}

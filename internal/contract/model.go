@@ -99,13 +99,21 @@ type FixtureSelector struct {
 	Suites     []string `json:"suites,omitempty"`
 	Families   []string `json:"families,omitempty"`
 	BlockKinds []string `json:"blockKinds,omitempty"`
+	// Uncatalogued selects only the fixtures derived from a source no catalogue entry names.
+	Uncatalogued bool `json:"uncatalogued,omitempty"`
+	// Holds selects the fixtures whose W0 result holds one of these (Fixture.Holds).
+	Holds []string `json:"holds,omitempty"`
 }
 
 // Selects reports whether a fixture with the given id, catalog entry and W0 block kinds is selected.
 func (s FixtureSelector) Selects(id string, f Fixture, kinds []string) bool {
 	if s.Fixtures != nil && !Matches(s.Fixtures, id) ||
 		s.Suites != nil && !Matches(s.Suites, f.Suite) ||
-		s.Families != nil && !Matches(s.Families, f.Family) {
+		s.Families != nil && !Matches(s.Families, f.Family) ||
+		s.Uncatalogued && !f.Derived {
+		return false
+	}
+	if s.Holds != nil && !slices.ContainsFunc(f.Holds, func(h string) bool { return Matches(s.Holds, h) }) {
 		return false
 	}
 	if s.BlockKinds == nil {
@@ -136,8 +144,14 @@ type Fixture struct {
 	PrivateMeta []string `json:"privateMeta,omitempty"`
 	// Report cites the public report the fixture reproduces, when it does.
 	Report *Report `json:"report,omitempty"`
-	// Pos is where the catalog entry is written, "file:line:col" or "".
+	// Pos is where the catalog entry is written, "file:line:col" or "", or for a derived entry the
+	// source file it was derived from.
 	Pos string `json:"-"`
+	// Derived says no catalogue entry names the fixture: the entry was derived from its source file
+	// (instrument.DeriveFixtures, docs/uncatalogued.md).
+	Derived bool `json:"derived,omitempty"`
+	// Holds is, for a derived entry, what its W0 result holds (#Holds), in the documented order.
+	Holds []string `json:"holds,omitempty"`
 }
 
 // Report cites a publicly reported loss a fixture reproduces.

@@ -43,6 +43,9 @@ type Options struct {
 	// Stdin is standard input, for an Observations entry "-" (StdinArg) or `validate -`; nil
 	// when the caller has none.
 	Stdin *Stdin
+	// Revision is the MCP revision the sources no catalogue entry names are validated against
+	// (DeriveFixtures); "" is the pinned one (schema.DefaultRevision).
+	Revision string
 	// Builtin is the file system the built-in layers (contracts/, policies/, schemas/,
 	// fixtures/) are read from; nil is the one embedded in the binary (contractcheck.Builtin).
 	Builtin fs.FS
@@ -206,9 +209,10 @@ type Source struct {
 	*schema.Source
 }
 
-// LoadSources reads and validates every catalogued source: fixture id of suite s is the file
-// sources/s/id.json of exactly one fixture layer.
-func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir) (map[string]*Source, error) {
+// LoadSources reads and validates the source of every fixture of m: fixture id of suite s is the
+// file sources/s/id.json of exactly one fixture layer. The sources of known (DeriveFixtures's) are
+// taken as they are.
+func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir, known map[string]*Source) (map[string]*Source, error) {
 	for _, d := range layers {
 		if err := d.Check("--fixtures"); err != nil {
 			return nil, err
@@ -216,6 +220,10 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir) (map[stri
 	}
 	out := map[string]*Source{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
+		if s, ok := known[id]; ok {
+			out[id] = s
+			continue
+		}
 		s, err := loadFixtureSource(v, id, m.Fixtures[id], layers)
 		if err != nil {
 			return nil, err

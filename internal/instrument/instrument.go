@@ -198,7 +198,11 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return nil, inputErr(err)
 	}
 	var err error
-	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers()); err != nil {
+	derived, err := DeriveFixtures(v, m, opts.FixtureLayers(), opts.Revision)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers(), derived); err != nil {
 		return nil, inputErr(err)
 	}
 	if err := m.ResolveTasks(blockKinds(in.Sources)); err != nil {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// uncataloguedLayer is a fixtures layer of the sources no catalogue entry names
+// (internal/instrument/testdata/uncatalogued), with the direct lane's records of each at every
+// stage: the carrier is the source as it is.
+func uncataloguedLayer(t *testing.T) string {
+	t.Helper()
+	from := filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")
+	dir := t.TempDir()
+	es, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range es {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "sources", "mine", e.Name()), string(data))
+		sum := sha256.Sum256(data)
+		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
+			rec, err := json.Marshal(map[string]any{"fixture": strings.TrimSuffix(e.Name(), ".json"), "lane": "direct", "laneVersion": "v1",
+				"configuration": "default", "stage": stage, "repetition": 1, "state": "captured", "carrier": json.RawMessage(strings.TrimSpace(string(data))),
+				"sourceSha256": hex.EncodeToString(sum[:]), "origin": "captured"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, string(rec))
+		}
+	}
+	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
+	return dir
+}
+
+// TestUncataloguedSources: a fixtures layer of results no catalogue entry names is checked with no
+// CUE of the user's: each gets the tasks what it holds calls for, and the direct lane passes them.
+func TestUncataloguedSources(t *testing.T) {
+	t.Parallel()
+	dir := uncataloguedLayer(t)
+	code, stdout, stderr := cli(t, "check", "--no-cache", "--fixtures", dir, "--observations", filepath.Join(dir, "observations"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, stderr)
+	}
+	var r struct {
+		Results []struct{ Fixture, Task, Stage, Outcome string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, x := range r.Results {
+		if x.Outcome != "pass" {
+			t.Errorf("%s %s %s: %s, want pass (the direct lane keeps everything)", x.Fixture, x.Task, x.Stage, x.Outcome)
+		}
+		got[x.Fixture+" "+x.Task]++
+	}
+	for _, want := range []string{"U1 T1", "U1 T2", "U2 T3", "U3 T4", "U4 T5", "U5 T1", "U6 T3"} {
+		if got[want] != 4 {
+			t.Errorf("%s: %d bindings, want one per stage (4)", want, got[want])
+		}
+	}
+	if got["U5 T2"] != 0 || got["U6 T1"] != 0 {
+		t.Errorf("tasks a source does not call for were evaluated: %v", got)
+	}
+}
+
+// TestInspectFixture: inspect fixture prints the entry in use and where it came from.
+func TestInspectFixture(t *testing.T) {
+	t.Parallel()
+	dir := uncataloguedLayer(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{name: "a catalogued fixture", args: []string{"inspect", "fixture", "C01"}, want: []string{"fixture C01: catalogue entry at builtin:contracts/fixtures.cue:", "tasks      T1, T2", "source     builtin:fixtures/sources/paper/C01.json"}},
+		{name: "a derived fixture, as JSON", args: []string{"inspect", "fixture", "U1", "--fixtures", dir, "--format", "json"}, want: []string{`"origin": "derived"`, `"family": "structured"`, `"targets": [`, `"/orderId"`}},
+		{name: "an unknown fixture", args: []string{"inspect", "fixture", "NOPE"}, code: 2, want: []string{`no fixture "NOPE"`}},
+		{name: "nothing named", args: []string{"inspect"}, code: 2, want: []string{"inspect fixture ID"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}

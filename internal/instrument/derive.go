@@ -1,0 +1,225 @@
+package instrument
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// A source no catalogue entry names.
+//
+// A fixtures layer may hold W0 results the contract model does not catalogue: a user's own MCP
+// server's results, say. Each file sources/<suite>/<id>.json whose id the model does not name gets
+// an entry derived from the source itself (docs/uncatalogued.md): the suite is its directory, the
+// revision the run's (Options.Revision, else the pinned one), the family what it holds (Holds, the
+// first of structured, error, rich, meta, content; a JSON-RPC error response is error-response),
+// its decoder targets the whole structured value and each of its members, and its tasks those whose
+// appliesTo selects it (the built-in tasks select derived entries by what they hold). A catalogue
+// entry always wins: its source is read where the entry says.
+
+// idPattern is what a fixture id and a suite name must be (contracts/model.cue: the fixtures' key
+// pattern and #Name): a derived entry's id and suite are names like a catalogued one's.
+var (
+	idPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	suitePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+)
+
+// Holds lists what a W0 result holds, in the order a derived entry's family is chosen: structured
+// (a structuredContent member, null included), error (an isError member, or a JSON-RPC error
+// response), rich (a block other than text, or a text block with annotations or _meta), meta (a
+// result _meta), content (a content list).
+func Holds(s *schema.Source) []string {
+	var out []string
+	r := s.Result
+	if _, ok := r["structuredContent"]; ok {
+		out = append(out, "structured")
+	}
+	if _, ok := r["isError"]; s.RPCError != nil || ok {
+		out = append(out, "error")
+	}
+	items, hasContent := r["content"].([]any)
+	for _, it := range items {
+		b, _ := it.(map[string]any)
+		_, ann := b["annotations"]
+		_, meta := b["_meta"]
+		if b["type"] != "text" || ann || meta {
+			out = append(out, "rich")
+			break
+		}
+	}
+	if _, ok := r["_meta"]; ok {
+		out = append(out, "meta")
+	}
+	if hasContent {
+		out = append(out, "content")
+	}
+	return out
+}
+
+// familyOf is a derived entry's family: a JSON-RPC error response's is error-response, any other's
+// the first of what it holds, or content.
+func familyOf(s *schema.Source, holds []string) string {
+	if s.RPCError != nil {
+		return "error-response"
+	}
+	if len(holds) == 0 {
+		return "content"
+	}
+	return holds[0]
+}
+
+// targetsOf are a derived entry's decoder targets: the whole structured value, and each member of
+// an object, sorted; none when the result has no structured value (or a null one).
+func targetsOf(s *schema.Source) []string {
+	v, ok := s.Result["structuredContent"]
+	if !ok || v == nil {
+		return []string{}
+	}
+	out := []string{""}
+	if obj, ok := v.(map[string]any); ok {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, "/"+strictjson.EscapeToken(k))
+		}
+		sort.Strings(keys)
+		out = append(out, keys...)
+	}
+	return out
+}
+
+// DeriveFixtures gives every source file of the fixture layers that no catalogue entry names an
+// entry of m (Fixture.Derived) derived from the source, validated against revision (the pinned
+// revision when ""), and returns those sources by id. A file whose name is no fixture id or whose
+// directory is no suite name, a catalogued id whose source also lies in another suite's directory,
+// and one id in two places are errors naming the files.
+func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revision string) (map[string]*Source, error) {
+	if revision == "" {
+		revision = schema.DefaultRevision
+	}
+	if !slices.Contains(schema.Revisions, revision) {
+		return nil, fmt.Errorf("--revision %q: not an MCP revision this checker pins (%s)", revision, strings.Join(schema.Revisions, ", "))
+	}
+	type found struct {
+		layer   Dir
+		p       string // the fs path
+		display string
+		suite   string
+	}
+	files := map[string][]found{}
+	for _, d := range layers {
+		root, _ := d.Path("sources")
+		es, err := fs.ReadDir(d.FS, root)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			_, display := d.Path("sources")
+			return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
+		}
+		for _, e := range es {
+			if !e.IsDir() {
+				continue
+			}
+			suiteDir, suiteDisplay := d.Path("sources/" + e.Name())
+			fes, err := fs.ReadDir(d.FS, suiteDir)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", suiteDisplay, safeio.PathCause(err))
+			}
+			for _, fe := range fes {
+				id, ok := strings.CutSuffix(fe.Name(), ".json")
+				if !ok || fe.IsDir() {
+					continue
+				}
+				p, display := d.Path(path.Join("sources", e.Name(), fe.Name()))
+				if f, catalogued := m.Fixtures[id]; catalogued {
+					if f.Suite != e.Name() {
+						return nil, fmt.Errorf("%s: fixture %s is catalogued in suite %s (%s): its source belongs under sources/%s/", display, id, f.Suite, f.Pos, f.Suite)
+					}
+					continue
+				}
+				if !idPattern.MatchString(id) {
+					return nil, fmt.Errorf("%s: %q is not a fixture id (letters, digits, - and _, starting with a letter or digit)", display, id)
+				}
+				if !suitePattern.MatchString(e.Name()) {
+					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
+				}
+				files[id] = append(files[id], found{layer: d, p: p, display: display, suite: e.Name()})
+			}
+		}
+	}
+	out := map[string]*Source{}
+	for _, id := range contract.SortedKeys(files) {
+		at := files[id]
+		if len(at) > 1 {
+			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].display, at[1].display)
+		}
+		f := at[0]
+		data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.display, safeio.PathCause(err))
+		}
+		s, err := parseSource(v, data, f.display, id, revision, false)
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", id, err)
+		}
+		holds := Holds(s.Source)
+		m.Fixtures[id] = contract.Fixture{
+			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
+			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
+			Targets: targetsOf(s.Source), Pos: f.display, Derived: true, Holds: holds,
+		}
+		out[id] = s
+	}
+	return out, nil
+}
+
+// Entry is a fixture's catalogue entry as a run uses it, and where it came from: what `contractcheck
+// inspect fixture ID` prints.
+type Entry struct {
+	ID string `json:"id"`
+	// Origin is "catalogue" (a CUE entry, at At) or "derived" (from the source file, At).
+	Origin      string   `json:"origin"`
+	At          string   `json:"at"`
+	Suite       string   `json:"suite"`
+	Family      string   `json:"family"`
+	Revision    string   `json:"revision"`
+	Tasks       []string `json:"tasks"`
+	Targets     []string `json:"targets"`
+	PrivateMeta []string `json:"privateMeta,omitempty"`
+	// Holds is what a derived entry's source holds (the order its family was chosen by).
+	Holds []string `json:"holds,omitempty"`
+	Doc   string   `json:"doc"`
+	// Source is the source file in use and Sha256 its bytes' hash, which records name.
+	Source string `json:"source"`
+	Sha256 string `json:"sha256"`
+}
+
+// Entry returns fixture id's entry as the run uses it: its tasks resolved (a task's appliesTo
+// included), for a derived entry what its source holds. An unknown id is an input error that names
+// the fixtures there are.
+func (in *Instrument) Entry(id string) (Entry, error) {
+	f, ok := in.Model.Fixtures[id]
+	if !ok {
+		ids := contract.SortedKeys(in.Model.Fixtures)
+		return Entry{}, inputErr(fmt.Errorf("no fixture %q: the catalogue and the fixtures layers have %d (%s)", id, len(ids), strings.Join(ids, ", ")))
+	}
+	e := Entry{ID: id, Origin: "catalogue", At: f.Pos, Suite: f.Suite, Family: f.Family, Revision: f.Revision,
+		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc}
+	if f.Derived {
+		e.Origin = "derived"
+	}
+	if s := in.Sources[id]; s != nil {
+		e.Source, e.Sha256 = s.File, s.Sha256
+	}
+	return e, nil
+}
