@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/hostile"
 )
 
 // uncataloguedLayer is a fixtures layer of the sources no catalogue entry names
@@ -100,6 +102,45 @@ func TestInspectFixture(t *testing.T) {
 				if !strings.Contains(stdout+stderr, w) {
 					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
 				}
+			}
+		})
+	}
+}
+
+// TestInspectFixtureHostileLayer: a fixtures layer whose directory holds hostile strings is named
+// in the entry (its source, its doc) without a line of the text starting a CI command or a
+// control or bidi character reaching the terminal, and exactly in the JSON.
+func TestInspectFixtureHostileLayer(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine", "U1.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range hostile.Cases() {
+		if strings.ContainsAny(c.S, "\x00/") || len(c.S) > 200 || c.S == "" || c.S == "." || c.S == ".." {
+			continue // no file name
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "\n::error::x"+c.S)
+			write(t, filepath.Join(dir, "sources", "mine", "U1.json"), string(data))
+			code, stdout, stderr := cli(t, "inspect", "fixture", "U1", "--fixtures", dir)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			assertTerminalSafe(t, "stdout", stdout, false)
+			code, stdout, stderr = cli(t, "inspect", "fixture", "U1", "--fixtures", dir, "--format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var e struct{ Source string }
+			if err := json.Unmarshal([]byte(stdout), &e); err != nil {
+				t.Fatal(err)
+			}
+			// JSON holds text: a name's invalid UTF-8 bytes read as U+FFFD.
+			want := strings.ToValidUTF8(filepath.ToSlash(filepath.Join(dir, "sources", "mine", "U1.json")), "")
+			if strings.ReplaceAll(e.Source, "\ufffd", "") != strings.ReplaceAll(want, "\ufffd", "") {
+				t.Errorf("source %q, want %q", e.Source, want)
 			}
 		})
 	}
