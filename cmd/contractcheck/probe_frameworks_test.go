@@ -149,7 +149,6 @@ func (l frameworkLane) name(table []frameworkLane) string {
 }
 
 func TestProbeFrameworks(t *testing.T) {
-	t.Parallel()
 	tier := newProbeTier(t)
 	var ran atomic.Int32
 	t.Cleanup(func() { checkAPICoverage(t, "TestProbeFrameworks", int(ran.Load()) == len(frameworkLanes)) })
@@ -163,7 +162,6 @@ func TestProbeFrameworks(t *testing.T) {
 }
 
 func TestProbePlainAgents(t *testing.T) {
-	t.Parallel()
 	tier := newProbeTier(t)
 	var ran atomic.Int32
 	t.Cleanup(func() { checkAPICoverage(t, "TestProbePlainAgents", int(ran.Load()) == len(plainAgents)) })
