@@ -6,11 +6,15 @@
 #   one task id): the carrier observed at that position is projected through the lane stage's
 #   compartment bindings and every task of the bundle's profile that applies to the fixture (and
 #   is evaluated at the stage) is evaluated on it against the fixture's source view, as
-#   contractcheck check does for a captured record. The decision names the position and gives, per
-#   task, the outcome (pass when the diagnostics are empty, else unmet), the diagnostics and the
-#   readout; an input the contract model does not know gives {"errors": [...]} instead.
+#   contractcheck check does for a captured record. A fixture no catalogue entry names is judged
+#   when the input carries its W0 result as "source" (and optionally its "suite", default
+#   "uncatalogued"): its entry is derived from the source as check derives it (derive.rego,
+#   docs/uncatalogued.md). The decision names the position and gives, per task, the outcome (pass
+#   when the diagnostics are empty, else unmet), the diagnostics and the readout; an input the
+#   contract model does not know gives {"errors": [...]} instead.
 package contractcheck
 
+import data.contractcheck.bundle.derive
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.project
 import data.contractcheck.bundle.tasks
@@ -41,9 +45,24 @@ errors contains sprintf("input.%s must be a string", [k]) if {
 
 errors contains "input.carrier is missing: post the carrier observed at the position" if not _has(input, "carrier")
 
-errors contains sprintf("unknown fixture %q (not in the catalog)", [input.fixture]) if {
+errors contains sprintf(
+	"unknown fixture %q (not in the catalog): post its W0 result as input.source to judge it without one",
+	[input.fixture],
+) if {
 	is_string(input.fixture)
 	not contracts.model.fixtures[input.fixture]
+	not _has(input, "source")
+}
+
+errors contains "input.source must be an object: the W0 result (a CallToolResult or its JSON-RPC response)" if {
+	not _catalogued
+	_has(input, "source")
+	not is_object(input.source)
+}
+
+errors contains "input.suite must be a string" if {
+	_has(input, "suite")
+	not is_string(input.suite)
 }
 
 errors contains sprintf("unknown lane %q", [input.lane]) if {
@@ -95,7 +114,24 @@ _versions := contracts.model.lanes[input.lane].versions
 
 _exposure := contracts.model.lanes[input.lane].stages[input.stage].exposure
 
+_catalogued if contracts.model.fixtures[input.fixture]
+
 _fixture := contracts.model.fixtures[input.fixture]
+
+# A fixture no catalogue entry names: its entry derived from the posted source.
+_fixture := derive.entry(input.fixture, object.get(input, "suite", "uncatalogued"), input.source) if {
+	not _catalogued
+	is_object(input.source)
+}
+
+# _source_view is the fixture's source view: the bundle's data for a catalogued fixture, the posted
+# source through the model's canonical binding for another.
+_source_view := contracts.sources[input.fixture] if _catalogued
+
+_source_view := project.view(contracts.model.source, input.source) if {
+	not _catalogued
+	is_object(input.source)
+}
 
 # _profile_tasks are the tasks the profile evaluates on the fixture, in the fixture's order.
 _profile_tasks := _fixture.tasks if count(_profile_list) == 0
@@ -160,8 +196,8 @@ policy_input(t) := {
 # are respelled here, before any function sees them: OPA's memo of function calls compares
 # arguments as it compares numbers, so a function given an unrespelled value could answer for
 # another value that differs only in such a number.
-_source := json.patch(contracts.sources[input.fixture], [op |
-	walk(contracts.sources[input.fixture], [p, n])
+_source := json.patch(_source_view, [op |
+	walk(_source_view, [p, n])
 	is_number(n)
 	s := json.marshal(n)
 	r := jsontext.number(s)

@@ -31,12 +31,29 @@ test_decision_one_task if {
 
 test_decision_errors if {
 	d := bundle.decision with input as object.union(_sdk, {"fixture": "C99", "carrier": {}})
-	d.errors == ["unknown fixture \"C99\" (not in the catalog)"]
+	d.errors == ["unknown fixture \"C99\" (not in the catalog): post its W0 result as input.source to judge it without one"]
 	not d.results
 	e := bundle.decision with input as {"lane": "go-sdk"}
 	"input.carrier is missing: post the carrier observed at the position" in e.errors
 	"input.fixture must be a string" in e.errors
 }
+
+# A fixture no catalogue entry names, judged on its posted source: its entry derived from it.
+test_decision_uncatalogued_source if {
+	src := {"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}}
+	d := bundle.decision with input as object.union(_direct, {"fixture": "MINE-1", "suite": "mine", "source": src, "carrier": src})
+	not d.errors
+	[[r.task, r.outcome] | some r in d.results] == [["T1", "pass"], ["T2", "pass"]]
+
+	lost := {"content": [{"type": "text", "text": "{\"n\":1}"}]}
+	e := bundle.decision with input as object.union(_direct, {"fixture": "MINE-1", "source": src, "carrier": lost})
+	[[r.task, r.outcome] | some r in e.results] == [["T1", "pass"], ["T2", "unmet"]]
+
+	f := bundle.decision with input as object.union(_direct, {"fixture": "MINE-1", "source": "text", "carrier": src})
+	"input.source must be an object: the W0 result (a CallToolResult or its JSON-RPC response)" in f.errors
+}
+
+_direct := {"lane": "direct", "laneVersion": "v1", "configuration": "default", "stage": "D1"}
 
 # R06 through openai-agents-js 0.5.4: TM is evaluated at M3 and H4, TP at H4 only.
 _oajs := {"fixture": "R06", "lane": "openai-agents-js", "laneVersion": "0.5.4", "configuration": "default"}
