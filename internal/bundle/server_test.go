@@ -338,6 +338,15 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 	}
 }
 
+// TestStockOPAAgreesOnUncatalogued posts the generated sources no catalogue entry names
+// (TestUncataloguedAgrees's) to a stock OPA server on the built-in bundle: each decision equals
+// check's verdicts, task for task.
+func TestStockOPAAgreesOnUncatalogued(t *testing.T) {
+	s := startServer(t, "strict")
+	client := &http.Client{Timeout: time.Minute}
+	agreeOnUncatalogued(t, func(input map[string]any) (map[string]any, error) { return s.decide(client, input) })
+}
+
 // changes reports whether check's readings of a record differ between two instruments.
 func changes(t *testing.T, a, b *instrument.Instrument, r *instrument.Record) bool {
 	t.Helper()
