@@ -26,20 +26,7 @@ type acceptance struct {
 func newAcceptance(t *testing.T) *acceptance {
 	t.Helper()
 	ctx := context.Background()
-	modules := map[string]*ast.Module{}
-	for _, name := range []string{"rego/accept.rego", "rego/pointer.rego"} {
-		src, err := Rego.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if modules[name], err = ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
-	if compiler.Compile(modules); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
+	compiler := compileRego(t, "rego/accept.rego", "rego/pointer.rego")
 	pq, err := rego.New(rego.Compiler(compiler), rego.StrictBuiltinErrors(true),
 		rego.Query("r := [x | x := data.contractcheck.bundle.accept.rejection(input.schema, input.item)]")).PrepareForEval(ctx)
 	if err != nil {

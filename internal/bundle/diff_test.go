@@ -10,7 +10,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -41,20 +40,7 @@ func newDiffPair(t *testing.T) *diffPair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	modules := map[string]*ast.Module{}
-	for _, name := range []string{"rego/diff.rego", "rego/pointer.rego"} {
-		src, err := Rego.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if modules[name], err = ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
-	if compiler.Compile(modules); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
+	compiler := compileRego(t, "rego/diff.rego", "rego/pointer.rego")
 	pq, err := rego.New(rego.Compiler(compiler), rego.StrictBuiltinErrors(true),
 		rego.Query("v := data.contractcheck.bundle.diff.between(input.a, input.b, input.base)")).PrepareForEval(ctx)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
@@ -17,20 +16,7 @@ import (
 // its reached() unrolls. Rego has no recursion, so each depth is written out there; this test
 // is what ties each to its Go constant.
 func TestRegoLimitsMatchGo(t *testing.T) {
-	modules := map[string]*ast.Module{}
-	for _, name := range []string{"rego/pointer.rego", "rego/accept.rego"} {
-		src, err := Rego.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if modules[name], err = ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
-	if compiler.Compile(modules); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
+	compiler := compileRego(t, "rego/pointer.rego", "rego/accept.rego")
 	eval := func(query string) (any, bool) {
 		t.Helper()
 		rs, err := rego.New(rego.Compiler(compiler), rego.Query("x := "+query)).Eval(context.Background())
