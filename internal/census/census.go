@@ -12,12 +12,12 @@ package census
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -241,7 +241,8 @@ func (c *Census) Report() *result.Report {
 // second list), and each fixture's run is sorted by one of as many goroutines as there are
 // processors (the sort of a million slots was 0.8 s on one).
 func (c *Census) sorted() []int32 {
-	rank := c.names.ranks()
+	rank := c.names.ranks(cmp.Compare[string])
+	vrank := c.names.ranks(result.CompareVersions)
 	stage := make(map[int32]int, 4)
 	starts := make([]int, len(rank)+1) // by fixture rank: where its run starts, then where it ends
 	for i := range c.slots.len() {
@@ -269,7 +270,7 @@ func (c *Census) sorted() []int32 {
 		case a.lane != b.lane:
 			return rank[a.lane] - rank[b.lane]
 		case a.version != b.version:
-			return rank[a.version] - rank[b.version]
+			return vrank[a.version] - vrank[b.version]
 		case a.configuration != b.configuration:
 			return rank[a.configuration] - rank[b.configuration]
 		case a.stage != b.stage:
@@ -550,13 +551,13 @@ func (n *interner) lookup(s string) int32 {
 
 func (n *interner) str(id int32) string { return n.strs[id] }
 
-// ranks gives each id its place in byte order of the names.
-func (n *interner) ranks() []int {
+// ranks gives each id its place in the order compare gives the names.
+func (n *interner) ranks(compare func(a, b string) int) []int {
 	ids := make([]int32, len(n.strs))
 	for i := range ids {
 		ids[i] = int32(i)
 	}
-	sort.Slice(ids, func(i, j int) bool { return n.strs[ids[i]] < n.strs[ids[j]] })
+	slices.SortFunc(ids, func(a, b int32) int { return compare(n.strs[a], n.strs[b]) })
 	rank := make([]int, len(ids))
 	for r, id := range ids {
 		rank[id] = r

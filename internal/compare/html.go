@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // HTML writes the comparison as one self-contained page (inline style, no script, nothing
@@ -292,7 +293,7 @@ func (p *htmlPage) readingMaps() {
 			return a.lane < b.lane
 		}
 		if a.version != b.version {
-			return a.version < b.version
+			return result.LessVersion(a.version, b.version)
 		}
 		if a.configuration != b.configuration {
 			return a.configuration < b.configuration

@@ -230,7 +230,7 @@ func lessLaneConfig(a, b laneConfig) bool {
 		return a.lane < b.lane
 	}
 	if a.version != b.version {
-		return a.version < b.version
+		return result.LessVersion(a.version, b.version)
 	}
 	return a.configuration < b.configuration
 }

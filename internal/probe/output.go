@@ -15,6 +15,7 @@ import (
 
 	"cuelang.org/go/cue/format"
 
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -292,7 +293,7 @@ func laneFile(m *manifest) ([]byte, error) {
 				configs[c] = true
 			}
 		}
-		slices.Sort(versions)
+		slices.SortFunc(versions, result.CompareVersions)
 		cs := make([]string, 0, len(configs))
 		for c := range configs {
 			cs = append(cs, c)

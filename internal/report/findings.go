@@ -66,7 +66,7 @@ func Findings(r *result.Report) ([]string, []FindingRow) {
 			return a.Lane < b.Lane
 		}
 		if a.LaneVersion != b.LaneVersion {
-			return a.LaneVersion < b.LaneVersion
+			return result.LessVersion(a.LaneVersion, b.LaneVersion)
 		}
 		return a.Configuration < b.Configuration
 	})

@@ -422,7 +422,7 @@ func (p *htmlPage) groups() []laneGroup {
 			return x.Lane < y.Lane
 		}
 		if x.Version != y.Version {
-			return x.Version < y.Version
+			return result.LessVersion(x.Version, y.Version)
 		}
 		return x.Configuration < y.Configuration
 	})

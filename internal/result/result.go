@@ -195,7 +195,8 @@ type Position struct {
 	Stage         string `json:"stage"`
 }
 
-// Less orders positions by fixture, lane, version, configuration and stage (pipeline order).
+// Less orders positions by fixture, lane, version (CompareVersions), configuration and stage
+// (pipeline order).
 func (p Position) Less(q Position, stageIndex func(string) int) bool {
 	if p.Fixture != q.Fixture {
 		return p.Fixture < q.Fixture
@@ -204,7 +205,7 @@ func (p Position) Less(q Position, stageIndex func(string) int) bool {
 		return p.Lane < q.Lane
 	}
 	if p.LaneVersion != q.LaneVersion {
-		return p.LaneVersion < q.LaneVersion
+		return LessVersion(p.LaneVersion, q.LaneVersion)
 	}
 	if p.Configuration != q.Configuration {
 		return p.Configuration < q.Configuration

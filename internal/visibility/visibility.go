@@ -377,8 +377,8 @@ func (c *Collector) Add(rd *Reading) {
 	}
 }
 
-// Report evaluates the category of every group and returns the groups in lane, declared
-// version, configuration and stage order, each fixture in id order. A fixture whose repetitions
+// Report evaluates the category of every group and returns the groups in lane, version
+// (result.CompareVersions), configuration and stage order, each fixture in id order. A fixture whose repetitions
 // read different channels is "unstable", one not captured keeps its state: neither is given to
 // the category rule.
 func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
@@ -389,29 +389,13 @@ func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
 	for g := range c.groups {
 		keys = append(keys, g)
 	}
-	// A lane's versions in its declared order (a generated lane declares thousands: indexed once).
-	order := map[string]map[string]int{}
-	for _, g := range keys {
-		if _, ok := order[g.Lane]; !ok {
-			idx := map[string]int{}
-			for i, v := range c.r.model.Lanes[g.Lane].Versions {
-				idx[v] = i
-			}
-			order[g.Lane] = idx
-		}
-	}
 	stage := func(s string) int { return slices.Index(contract.Stages, s) }
 	slices.SortFunc(keys, func(a, b Group) int {
 		if n := cmp.Compare(a.Lane, b.Lane); n != 0 {
 			return n
 		}
-		if a.Version != b.Version {
-			ia, oka := order[a.Lane][a.Version]
-			ib, okb := order[b.Lane][b.Version]
-			if oka && okb && ia != ib {
-				return cmp.Compare(ia, ib)
-			}
-			return cmp.Compare(a.Version, b.Version)
+		if n := result.CompareVersions(a.Version, b.Version); n != 0 {
+			return n
 		}
 		if n := cmp.Compare(a.Configuration, b.Configuration); n != 0 {
 			return n
