@@ -318,13 +318,15 @@ func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, ta
 		[2]*ast.Term{ast.StringTerm("source"), ev.sources[fixture]},
 		[2]*ast.Term{ast.StringTerm("observed"), observed},
 	)
+	// A decoder that fails or answers outside the interface is the instrument failing, as a task
+	// policy is in check (exit 3): the records are not to blame.
 	ro, err := d.q.Eval(ctx, input)
 	if err != nil {
-		return nil, err
+		return nil, result.AsInstrument(err)
 	}
 	kind, _ := ro["kind"].(string)
 	if !slices.Contains(Kinds, kind) {
-		return nil, fmt.Errorf("readout kind %v is not one of %s", ro["kind"], strings.Join(Kinds, ", "))
+		return nil, &result.InstrumentError{Err: fmt.Errorf("readout kind %v is not one of %s", ro["kind"], strings.Join(Kinds, ", "))}
 	}
 	ev.memo.Store(k, ro)
 	return ro, nil

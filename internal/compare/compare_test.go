@@ -18,6 +18,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -363,6 +364,30 @@ func TestDecoderErrors(t *testing.T) {
 			var ie *InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want an input error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecoderBreaksInterface: a decoder that fails or answers outside the interface is the
+// instrument failing (exit 3, as a task policy is in check), not bad input.
+func TestDecoderBreaksInterface(t *testing.T) {
+	tests := []struct {
+		name, file, decoder, want string
+	}{
+		{name: "a readout kind outside the interface", file: "bad_kind.rego", decoder: "bad-kind", want: `readout kind maybe is not one of`},
+		{name: "an evaluation that fails", file: "halts.rego", decoder: "halts", want: "to_number"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Decoders: []string{tc.decoder}}
+			o.Policies = []string{policiesWith(t, tc.file)}
+			_, err := Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming %q", err, tc.want)
+			}
+			if code := result.ExitCode(err); code != result.ExitInstrument {
+				t.Errorf("exit %d for %v, want %d", code, err, result.ExitInstrument)
 			}
 		})
 	}
