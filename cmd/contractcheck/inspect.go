@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,22 +23,36 @@ appliesTo included), decoder targets and source file with its sha256, and where 
 from — a catalogue entry (file:line:col) or, for a source no catalogue entry names, derived from the
 source file itself (docs/uncatalogued.md). It reads the same layers a check does.
 
-Exit codes: 0 printed; 2 usage or input error (an unknown fixture names the fixtures there are).`
+inspect record prints, for one observation record, what each of its tasks' policies is given and
+gives back: the policy input exactly as the policy reads it (the task, the stage, the fixture, the
+contract, the source view and the observed view, docs/design.md "The canonical view"), then the
+outcome, the readout and the diagnostics. Name the record by FILE:LINE, as a report shows it
+(builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6, or a path of your own), or by its
+position: --fixture, --lane, --version, --configuration, --stage (names or globs) and
+--repetition; every record that matches is printed, at most 100. A record that was not captured
+has no input: its state is every task's outcome.
+
+Exit codes: 0 printed; 2 usage or input error (an unknown fixture names the fixtures there are, a
+record that cannot be read names its file and line, no record matches); 3 a policy failed.`
 
 const inspectFixtureExample = `  contractcheck inspect fixture C01
   contractcheck inspect fixture MYPROD-1 --fixtures ./my-results --format json`
 
+const inspectRecordExample = `  contractcheck inspect record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6
+  contractcheck inspect record --fixture C05 --lane adk-go --version v1.7.0 --stage A2 --format json
+  contractcheck inspect record captures/my-agent/1.0/default.jsonl:3 --contracts my-layer --policies my-layer --profile mine`
+
 func newInspectCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect",
-		Short: "Show what a run reads: a fixture's entry in use and where it came from",
+		Short: "Show what a run reads: a fixture's entry, a record's policy inputs and verdicts",
 		Long:  inspectLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID)")}
+			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID, or inspect record FILE:LINE)")}
 		},
 	}
-	cmd.AddCommand(newInspectFixtureCommand())
+	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand())
 	return cmd
 }
 
@@ -140,3 +156,184 @@ type entryJSON struct{}
 
 // Output implements report.Formatter.
 func (entryJSON) Output(w io.Writer, e instrument.Entry) error { return report.WriteJSON(w, e) }
+
+// maxInspected bounds how many records inspect record prints: a selection that matches more is
+// refused, never cut short.
+const maxInspected = 100
+
+// inspectRecordParams are the flags of inspect record.
+type inspectRecordParams struct {
+	instrument.Options
+	repetition int
+	out        output[inspection]
+}
+
+// inspection is what inspect record prints: the records named, each with its tasks' inputs and
+// verdicts.
+type inspection struct {
+	Records []instrument.Inspection `json:"records"`
+}
+
+func newInspectRecordCommand() *cobra.Command {
+	var p inspectRecordParams
+	cmd := &cobra.Command{
+		Use:     "record [FILE:LINE]...",
+		Short:   "Print each task's policy input for a record, with its outcome, readout and diagnostics",
+		Long:    inspectLong,
+		Example: inspectRecordExample,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := runInspectRecord(cmd.Context(), p, args, cmd.OutOrStdout()); err != nil {
+				return &exitError{code: result.ExitCode(err), err: err}
+			}
+			return nil
+		},
+	}
+	addInputFlags(cmd, &p.Options)
+	addObservationsFlag(cmd, &p.Options)
+	addScopeFlags(cmd, &p.Scope)
+	cmd.Flags().IntVar(&p.repetition, "repetition", 0, "only this repetition (default: every one)")
+	addOutputFlags(cmd, &p.out, inspectRecordOutputters, outputSpec{what: "inspection", format: "text"})
+	return cmd
+}
+
+// runInspectRecord loads the instrument as a check would, finds the records named by args
+// (FILE:LINE) or by the scope flags, and writes each one's inspection.
+func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string, stdout io.Writer) error {
+	f, err := p.out.resolve(report.Options{}, inputsOf(p.Options))
+	if err != nil {
+		return err
+	}
+	type place struct {
+		file string
+		line int
+	}
+	var places []place
+	for _, a := range args {
+		i := strings.LastIndexByte(a, ':')
+		n, convErr := strconv.Atoi(a[i+1:])
+		if i <= 0 || convErr != nil || n < 1 {
+			return &result.InputError{Err: fmt.Errorf("inspect record: %s is not FILE:LINE (a record's place, as a report shows it)", escape.Terminal(a))}
+		}
+		places = append(places, place{a[:i], n})
+	}
+	s := p.Scope
+	if len(places) == 0 && len(s.Fixtures)+len(s.Lanes)+len(s.Versions)+len(s.Configurations)+len(s.Stages)+len(s.Suites) == 0 && p.repetition == 0 {
+		return &result.InputError{Err: fmt.Errorf("inspect record: name a record: FILE:LINE, or its position (--fixture, --lane, --version, --configuration, --stage, --repetition)")}
+	}
+	if p.repetition < 0 {
+		return &result.InputError{Err: fmt.Errorf("inspect record: --repetition %d: a repetition counts from 1", p.repetition)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, err := instrument.Load(ctx, p.Options)
+	if err != nil {
+		return err
+	}
+	rep := func(r *instrument.Record) bool { return p.repetition == 0 || r.Repetition == p.repetition }
+	var recs []*instrument.Record
+	if len(places) == 0 {
+		if recs, err = in.FindRecords(ctx, "", rep); err != nil {
+			return result.AsInput(err)
+		}
+		if len(recs) == 0 {
+			return &result.InputError{Err: fmt.Errorf("inspect record: no record within --fixture, --lane, --version, --configuration, --stage, --suite and --repetition (records: %s)", in.Options().DescribeObservations())}
+		}
+	}
+	for _, pl := range places {
+		found, err := in.FindRecords(ctx, pl.file, func(r *instrument.Record) bool { return r.Line == pl.line && rep(r) })
+		if err != nil {
+			return result.AsInput(err)
+		}
+		if len(found) == 0 {
+			return &result.InputError{Err: fmt.Errorf("inspect record: %s:%d: no record there within the run's scope (a blank line, past the end, or outside --fixture, --lane, … and --repetition)", escape.Terminal(pl.file), pl.line)}
+		}
+		recs = append(recs, found...)
+	}
+	if len(recs) > maxInspected {
+		return &result.InputError{Err: fmt.Errorf("inspect record: %d records match; inspect prints at most %d: narrow the selection (--fixture, --lane, --version, --configuration, --stage, --repetition, or FILE:LINE)", len(recs), maxInspected)}
+	}
+	var out inspection
+	for _, r := range recs {
+		ins, err := in.Inspect(ctx, r)
+		if err != nil {
+			return err
+		}
+		out.Records = append(out.Records, ins)
+	}
+	return p.out.write(stdout, f, out)
+}
+
+// inspectRecordOutputters are inspect record's formats.
+var inspectRecordOutputters = report.Registry[inspection]{
+	"text": report.Fixed[inspection](inspectionText{}),
+	"json": report.Fixed[inspection](inspectionJSON{}),
+}
+
+// inspectionText writes each record's inspection for a reader: the record's place and position,
+// then per task its policy, outcome, diagnostics, readout and input as indented JSON. Every line
+// is escape.Terminal'd (JSON strings may hold bidi and other format characters) and the whole
+// goes through an escape.LogWriter (no line may start a CI workflow command).
+type inspectionText struct{}
+
+// Output implements report.Formatter.
+func (inspectionText) Output(w io.Writer, ins inspection) error {
+	var b strings.Builder
+	block := func(label string, v any) error {
+		var j bytes.Buffer
+		if err := report.WriteJSON(&j, v); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "    %s:\n", label)
+		for _, line := range strings.Split(strings.TrimRight(j.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "      %s\n", escape.Terminal(line))
+		}
+		return nil
+	}
+	for i, r := range ins.Records {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		rec := r.Record
+		fmt.Fprintf(&b, "record %s:%d\n", escape.Terminal(rec.File), rec.Line)
+		fmt.Fprintf(&b, "  %s %s %s %s %s repetition %d: %s (%s)\n", escape.Terminal(rec.Fixture), escape.Terminal(rec.Lane),
+			escape.Terminal(rec.LaneVersion), escape.Terminal(rec.Configuration), escape.Terminal(rec.Stage), rec.Repetition,
+			escape.Terminal(rec.State), escape.Terminal(rec.Origin))
+		if rec.Error != "" {
+			fmt.Fprintf(&b, "  error: %s\n", escape.Terminal(rec.Error))
+		}
+		if len(r.Tasks) == 0 {
+			b.WriteString("  no task of the profile is evaluated on this fixture at this stage\n")
+		}
+		for _, t := range r.Tasks {
+			fmt.Fprintf(&b, "  task %s [%s] %s (%s): %s\n", escape.Terminal(t.Task), escape.Terminal(t.Compartment),
+				escape.Terminal(t.Policy), escape.Terminal(strings.Join(t.Files, ", ")), escape.Terminal(t.Outcome))
+			if t.Input == nil {
+				continue
+			}
+			if len(t.Diagnostics) > 0 {
+				if err := block("diagnostics", t.Diagnostics); err != nil {
+					return fmt.Errorf("write the inspection: %w", err)
+				}
+			}
+			if err := block("readout", t.Readout); err != nil {
+				return fmt.Errorf("write the inspection: %w", err)
+			}
+			if err := block("input", t.Input); err != nil {
+				return fmt.Errorf("write the inspection: %w", err)
+			}
+		}
+	}
+	lw := escape.NewLogWriter(w)
+	if _, err := io.WriteString(lw, b.String()); err != nil {
+		return fmt.Errorf("write the inspection: %w", err)
+	}
+	return lw.Flush()
+}
+
+// inspectionJSON writes the inspection as JSON (report.WriteJSON): {"records": [...]}.
+type inspectionJSON struct{}
+
+// Output implements report.Formatter.
+func (inspectionJSON) Output(w io.Writer, ins inspection) error { return report.WriteJSON(w, ins) }

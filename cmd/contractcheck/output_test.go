@@ -72,6 +72,9 @@ var resultVerbs = []resultVerb{
 	{name: "lock", run: func(e outputEnv) []string { return []string{"lock", "--observations", e.obs} }, toFile: true,
 		input: func(e outputEnv) ([]string, string) { return []string{"lock", "--observations", e.obs}, e.record }},
 	{name: "inspect fixture", run: func(outputEnv) []string { return []string{"inspect", "fixture", "C01"} }},
+	{name: "inspect record", run: func(outputEnv) []string {
+		return []string{"inspect", "record", "builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6"}
+	}},
 	{name: "bundle", run: func(outputEnv) []string { return []string{"bundle"} }, toFile: true,
 		input: func(e outputEnv) ([]string, string) { return []string{"bundle", "--policies", e.layer}, e.policy }},
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/hostile"
+)
+
+// TestInspectRecord: inspect record prints each task's policy input for a record named by its
+// place or its position, with the verdict check gives it; what cannot be inspected is exit 2.
+func TestInspectRecord(t *testing.T) {
+	t.Parallel()
+	dir := uncataloguedLayer(t)
+	obs := filepath.Join(dir, "observations", "direct.jsonl")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{name: "a built-in record by its place",
+			args: []string{"inspect", "record", "builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6"},
+			want: []string{"record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6", "C02 adk-go v1.7.0 default A2 repetition 1: captured (captured)",
+				"task T2 [structured] contractcheck.tasks.t2 (builtin:policies/tasks/t2.rego): unmet",
+				// The input keeps a number's every digit, as the policy reads it.
+				`"sequence": 9007199254740993`, `"sequence": 9007199254740992`, `"nullPolicy": "strict"`}},
+		{name: "a user's record by its path", args: []string{"inspect", "record", "--fixtures", dir, obs + ":1"},
+			want: []string{"record " + filepath.ToSlash(filepath.Clean(obs)) + ":1", "U1 direct v1 default D1 repetition 1", ": pass"}},
+		{name: "by position", args: []string{"inspect", "record", "--fixture", "C05", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "2"},
+			want: []string{"C05 adk-go v1.7.0 default A2 repetition 2"}},
+		{name: "no record named", args: []string{"inspect", "record"}, code: 2, want: []string{"name a record: FILE:LINE"}},
+		{name: "not FILE:LINE", args: []string{"inspect", "record", "x.jsonl"}, code: 2, want: []string{"x.jsonl is not FILE:LINE"}},
+		{name: "past the end", args: []string{"inspect", "record", obs + ":9999", "--fixtures", dir}, code: 2, want: []string{":9999: no record there"}},
+		{name: "a file that is not there", args: []string{"inspect", "record", filepath.Join(dir, "nope.jsonl") + ":1"}, code: 2, want: []string{"nope.jsonl"}},
+		{name: "too many", args: []string{"inspect", "record", "--lane", "adk-go"}, code: 2, want: []string{"records match; inspect prints at most 100"}},
+		{name: "no match", args: []string{"inspect", "record", "--lane", "adk-go", "--repetition", "99"}, code: 2, want: []string{"no record within"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestInspectRecordJSON: the JSON gives each task its input exactly as check builds it (the
+// members the policy interface documents), and check's outcome; a record that was not captured
+// has no input and its state as every outcome.
+func TestInspectRecordJSON(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		Records []struct {
+			Record struct {
+				File  string
+				Line  int
+				State string
+			}
+			Tasks []struct {
+				Task, Compartment, Policy, Outcome string
+				Input                              map[string]any
+				Diagnostics                        []map[string]any
+			}
+		}
+	}
+	code, stdout, stderr := cli(t, "inspect", "record", "--fixture", "C02", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Records) != 1 || len(got.Records[0].Tasks) != 2 {
+		t.Fatalf("records %+v, want one with T1 and T2", got.Records)
+	}
+	for _, task := range got.Records[0].Tasks {
+		keys := make([]string, 0, len(task.Input))
+		for k := range task.Input {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		want := []string{"configuration", "contract", "fixture", "lane", "laneVersion", "observed", "source", "stage", "task"}
+		if !slices.Equal(keys, want) {
+			t.Errorf("%s input members %v, want %v", task.Task, keys, want)
+		}
+		if task.Outcome != "unmet" || len(task.Diagnostics) == 0 {
+			t.Errorf("%s: %s with %d diagnostics, want unmet as check gives it", task.Task, task.Outcome, len(task.Diagnostics))
+		}
+	}
+
+	// A record that was not captured: its state is the outcome, and there is no input.
+	dir := t.TempDir()
+	src := `{"content":[{"type":"text","text":"hi"}]}`
+	write(t, filepath.Join(dir, "sources", "mine", "N1.json"), src)
+	sum := sha256.Sum256([]byte(src))
+	write(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"N1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"execution_failed","error":"boom","sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
+	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--format", "json", filepath.Join(dir, "observations", "direct.jsonl")+":1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got.Records = nil
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Records[0]; r.Record.State != "execution_failed" || len(r.Tasks) != 1 || r.Tasks[0].Outcome != "execution_failed" || r.Tasks[0].Input != nil {
+		t.Errorf("a failed record inspects as %+v", r)
+	}
+}
+
+// TestInspectRecordHostile: a source and a carrier holding every hostile string are printed
+// without a control or bidi character reaching the terminal or a line starting a CI command, and
+// exactly in the JSON.
+func TestInspectRecordHostile(t *testing.T) {
+	t.Parallel()
+	for _, c := range hostile.Cases() {
+		if c.Name == "invalid-utf8" || c.Name == "long" {
+			continue // JSON holds text only; the long string is every other case repeated
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			text, err := json.Marshal(c.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := `{"content":[{"type":"text","text":` + string(text) + `}]}`
+			write(t, filepath.Join(dir, "sources", "mine", "H1.json"), src)
+			sum := sha256.Sum256([]byte(src))
+			text2, err := json.Marshal(c.S + "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			carrier := `{"content":[{"type":"text","text":` + string(text2) + `}]}`
+			write(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"H1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":`+carrier+`,"sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
+			code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H1")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			assertTerminalSafe(t, "stdout", stdout, false)
+			code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H1", "--format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			var got struct {
+				Records []struct {
+					Tasks []struct {
+						Input struct {
+							Source, Observed struct{ Content []struct{ Text string } }
+						}
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatal(err)
+			}
+			in := got.Records[0].Tasks[0].Input
+			var want string // JSON holds text: each invalid UTF-8 byte reads as U+FFFD, as written
+			if err := json.Unmarshal(text, &want); err != nil {
+				t.Fatal(err)
+			}
+			if in.Source.Content[0].Text != want || in.Observed.Content[0].Text != want+"x" {
+				t.Errorf("texts %q and %q, want %q and %q", in.Source.Content[0].Text, in.Observed.Content[0].Text, want, want+"x")
+			}
+		})
+	}
+}
