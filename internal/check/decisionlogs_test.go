@@ -1,0 +1,203 @@
+package check
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
+// events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
+// holds to OPA's own): one event per captured record, its carrier masked, posted with its
+// repetition and its place (record). The records not captured have no decision.
+func decisionEvents(t *testing.T, opts instrument.Options) []map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
+		if rec.State != "captured" {
+			return nil
+		}
+		rs, err := in.Evaluate(ctx, rec)
+		if err != nil {
+			return err
+		}
+		var results []any
+		for _, r := range rs {
+			ds := []any{}
+			for _, d := range r.Diagnostics {
+				ds = append(ds, d)
+			}
+			results = append(results, map[string]any{"task": r.Task, "outcome": r.Outcome, "diagnostics": ds, "readout": r.Readout})
+		}
+		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
+			"stage": rec.Stage, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line}}
+		res := map[string]any{"profile": in.Options().Profile, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line},
+			"results": results}
+		for k, v := range input {
+			if _, ok := res[k]; !ok {
+				res[k] = v
+			}
+		}
+		events = append(events, map[string]any{
+			"decision_id": fmt.Sprintf("id-%d", len(events)), "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+			"input": input, "erased": []any{"/input/carrier"}, "result": res, "labels": map[string]any{"id": "x"},
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 {
+		t.Fatal("no captured record: nothing to log")
+	}
+	return events
+}
+
+// consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
+// log lines between them and a decision of another path.
+func consoleLog(t *testing.T, events []map[string]any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(`{"level":"info","msg":"Initializing server.","time":"2026-01-01T00:00:00Z"}` + "\n")
+	for i, ev := range events {
+		line, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+		if i == 0 {
+			b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
+			b.WriteString("plain text log line\n\n")
+		}
+	}
+	return b.Bytes()
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// render is the report in a format.
+func render(t *testing.T, r *result.Report, format string) string {
+	t.Helper()
+	out, err := report.New(format, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := out.Output(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// directPaper is a scope whose matrix the built-in records cover whole, with no visibility
+// readout (a decision log holds no carrier to read it from).
+var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
+
+// TestDecisionLogsAgreeWithCheck: a console log of the decisions on the built-in records of a
+// scope gives check's report byte for byte, in JSON and text, from a file, a directory, standard
+// input and an uploaded batch (gzip JSON array); and with --observations the records' report.
+func TestDecisionLogsAgreeWithCheck(t *testing.T) {
+	ctx := context.Background()
+	want, err := Run(ctx, directPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := decisionEvents(t, directPaper)
+	log := consoleLog(t, events)
+	file := writeTemp(t, "opa.log", log)
+	var batch bytes.Buffer
+	zw := gzip.NewWriter(&batch)
+	arr := make([]any, len(events))
+	for i, e := range events {
+		arr[i] = e
+	}
+	data, err := strictjson.Marshal(arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(data)
+	zw.Close()
+	dir := t.TempDir()
+	half := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
+	os.WriteFile(filepath.Join(dir, "a.log"), log[:half], 0o600)
+	os.WriteFile(filepath.Join(dir, "b.log"), log[half:], 0o600)
+	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("not read"), 0o600)
+	for _, tc := range []struct {
+		name string
+		logs DecisionLogs
+	}{
+		{"file", DecisionLogs{Paths: []string{file}}},
+		{"directory", DecisionLogs{Paths: []string{dir}}},
+		{"stdin", DecisionLogs{Paths: []string{"-"}, Stdin: bytes.NewReader(log)}},
+		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch.Bytes())}}},
+		{"the same decisions twice", DecisionLogs{Paths: []string{file, file}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, counts, err := RunDecisionLogs(ctx, directPaper, tc.logs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts.Decisions < len(events) {
+				t.Errorf("counts %s, want %d decisions", counts, len(events))
+			}
+			for _, format := range []string{"json", "text"} {
+				if g, w := render(t, got, format), render(t, want, format); g != w {
+					t.Errorf("%s report differs from check's:\n%s", format, firstDiff(g, w))
+				}
+			}
+		})
+	}
+	t.Run("with the records", func(t *testing.T) {
+		opts := directPaper
+		opts.Observations = []string{"../../fixtures/observations/direct"}
+		want, err := Run(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := RunDecisionLogs(ctx, opts, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := render(t, got, "json"), render(t, want, "json"); g != w {
+			t.Errorf("json report differs from check's:\n%s", firstDiff(g, w))
+		}
+	})
+}
+
+// firstDiff shows where two texts first differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  decision logs: %s\n  check:         %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
