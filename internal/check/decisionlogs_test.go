@@ -201,3 +201,109 @@ func firstDiff(a, b string) string {
 	}
 	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
 }
+
+// TestDecisionLogsLacking: logs that lack some of the expected bindings give a report that says
+// so (the JSON member lacking, the text's INCOMPLETE) and no verdict (exit 2), in both modes.
+func TestDecisionLogsLacking(t *testing.T) {
+	ctx := context.Background()
+	events := decisionEvents(t, directPaper)
+	// Every repetition of the first position is lost (the matrix asks for one per binding).
+	lost := events[0]["result"].(map[string]any)
+	var kept []map[string]any
+	for _, ev := range events {
+		r := ev["result"].(map[string]any)
+		if r["fixture"] != lost["fixture"] || r["stage"] != lost["stage"] {
+			kept = append(kept, ev)
+		}
+	}
+	file := writeTemp(t, "opa.log", consoleLog(t, kept))
+	withRecords := directPaper
+	withRecords.Observations = []string{"../../fixtures/observations/direct"}
+	for _, tc := range []struct {
+		name string
+		opts instrument.Options
+	}{{"matrix", directPaper}, {"records", withRecords}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _, err := RunDecisionLogs(ctx, tc.opts, DecisionLogs{Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := r.Lacking
+			if l == nil || l.Count == 0 || l.Held+l.Count != l.Expected || l.First[0].Fixture != lost["fixture"] {
+				t.Fatalf("lacking %+v, want the bindings of %v", l, lost)
+			}
+			if r.ExitCode() != result.ExitInputError || r.GateError() == nil || !strings.Contains(r.GateError().Error(), "lack") {
+				t.Errorf("exit %d, gate error %v", r.ExitCode(), r.GateError())
+			}
+			if js := render(t, r, "json"); !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
+				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
+			}
+			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
+				t.Errorf("text report does not say it is incomplete:\n%s", txt)
+			}
+		})
+	}
+}
+
+// TestDecisionLogsErrors: an event on the decision path that cannot be taken is an input error
+// naming its file and line; what is not a decision event is counted, not taken.
+func TestDecisionLogsErrors(t *testing.T) {
+	ctx := context.Background()
+	good := decisionEvents(t, directPaper)[0]
+	with := func(edit func(ev, res map[string]any)) string {
+		ev := map[string]any{}
+		for k, v := range good {
+			ev[k] = v
+		}
+		res := map[string]any{}
+		for k, v := range good["result"].(map[string]any) {
+			res[k] = v
+		}
+		ev["result"] = res
+		edit(ev, res)
+		b, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	goodLine := with(func(_, _ map[string]any) {})
+	for _, tc := range []struct {
+		name, log, want string
+		exit         int
+	}{
+		{"no result", with(func(ev, _ map[string]any) { delete(ev, "result") }), ":1: decision \"id-0\": no result", 2},
+		{"result erased", with(func(ev, _ map[string]any) { delete(ev, "result"); ev["erased"] = []any{"/result"} }), "erased by a mask policy", 2},
+		{"errors", with(func(ev, _ map[string]any) { ev["result"] = map[string]any{"errors": []any{"unknown lane \"x\""}} }), "the decision is an error", 2},
+		{"no repetition", with(func(_, res map[string]any) { delete(res, "repetition") }), "result.repetition is absent", 2},
+		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "does not observe stage \"Z9\"", 2},
+		{"other profile", with(func(_, res map[string]any) { res["profile"] = "optional-null" }), "the decision is of profile \"optional-null\"", 2},
+		{"unknown fixture", with(func(_, res map[string]any) { res["fixture"] = "NOPE\u2028</script>" }), "unknown fixture \"NOPE\\u2028</script>\"", 2},
+		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "sourceSha256 \"00\" does not match", 2},
+		{"pass with diagnostics", with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{}}}
+		}), "results[0]: outcome pass with 1 diagnostics", 2},
+		{"policy failed", with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "instrument_failed", "error": "no verdict"}}
+		}), "the bundle's policy failed: no verdict", 3},
+		{"damaged event", goodLine[:len(goodLine)/2], ":1: a damaged decision-log event", 2},
+		{"a different decision for the same repetition", goodLine + "\n" + with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "unmet", "diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}, "readout": map[string]any{}}}
+		}), ":2: ", 2},
+		{"nothing but other lines", `{"level":"info","msg":"Initializing"}`, "no decision of contractcheck/decision", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeTemp(t, "opa.log", []byte(tc.log+"\n"))
+			_, _, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), file) && tc.name != "nothing but other lines" {
+				t.Errorf("error %q does not begin with the log's name", err)
+			}
+			if got := result.ExitCode(err); got != tc.exit {
+				t.Errorf("exit %d, want %d (%v)", got, tc.exit, err)
+			}
+		})
+	}
+}
