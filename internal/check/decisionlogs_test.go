@@ -270,7 +270,7 @@ func TestDecisionLogsErrors(t *testing.T) {
 	goodLine := with(func(_, _ map[string]any) {})
 	for _, tc := range []struct {
 		name, log, want string
-		exit         int
+		exit            int
 	}{
 		{"no result", with(func(ev, _ map[string]any) { delete(ev, "result") }), ":1: decision \"id-0\": no result", 2},
 		{"result erased", with(func(ev, _ map[string]any) { delete(ev, "result"); ev["erased"] = []any{"/result"} }), "erased by a mask policy", 2},

@@ -55,7 +55,7 @@ type Lacking struct {
 	Held     int `json:"held"`
 	// Count is Expected less Held; First lists the first of them in report order (at most
 	// MaxLackingListed).
-	Count int       `json:"count"`
+	Count int              `json:"count"`
 	First []LackingBinding `json:"first"`
 }
 
