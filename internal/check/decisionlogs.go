@@ -51,15 +51,20 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	opts = in.Options()
 	held := map[repKey]int{} // index in readings
 	var readings []heldReading
+	outOfScope, duplicates := 0, 0
 	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
 		rs, err := readingsOf(in, d)
 		if err != nil {
 			return err
 		}
+		if rs == nil {
+			outOfScope++
+		}
 		for _, r := range rs {
 			k := repKey{r.Binding, r.Repetition}
 			if i, dup := held[k]; dup {
 				if readings[i].Fingerprint == r.Fingerprint {
+					duplicates++
 					continue // the same decision logged again (a retry, a second OPA)
 				}
 				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
@@ -70,6 +75,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 		}
 		return nil
 	})
+	counts.OutOfScope, counts.Duplicates = outOfScope, duplicates
 	if err != nil {
 		return nil, counts, inputErr(err)
 	}

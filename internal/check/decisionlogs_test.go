@@ -5,14 +5,17 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -235,8 +238,21 @@ func TestDecisionLogsLacking(t *testing.T) {
 			if r.ExitCode() != result.ExitInputError || r.GateError() == nil || !strings.Contains(r.GateError().Error(), "lack") {
 				t.Errorf("exit %d, gate error %v", r.ExitCode(), r.GateError())
 			}
-			if js := render(t, r, "json"); !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
+			js := render(t, r, "json")
+			if !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
 				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
+			}
+			doc, err := strictjson.Decode("report.json", []byte(js), strictjson.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
+			v, err := schema.New(sfs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.ValidateReport(doc); err != nil {
+				t.Errorf("the report with its lacking member does not validate against its schema: %v", err)
 			}
 			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
 				t.Errorf("text report does not say it is incomplete:\n%s", txt)

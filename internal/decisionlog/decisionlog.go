@@ -96,6 +96,9 @@ type Counts struct {
 	OtherPaths map[string]int
 	// OtherLines counts the lines that are not decision events (OPA's own log lines).
 	OtherLines int
+	// OutOfScope and Duplicates are the caller's: the decisions outside the run's scope, and the
+	// task results logged again with the same verdict (counted once).
+	OutOfScope, Duplicates int
 }
 
 // String says what was read, for a note beside a report.
@@ -107,6 +110,12 @@ func (c Counts) String() string {
 			paths = append(paths, fmt.Sprintf("%s %d", strconv.Quote(p), c.OtherPaths[p]))
 		}
 		s += fmt.Sprintf("; %d decisions of other paths not taken (%s)", n, strings.Join(paths, ", "))
+	}
+	if c.OutOfScope > 0 {
+		s += fmt.Sprintf("; %d outside the run's scope", c.OutOfScope)
+	}
+	if c.Duplicates > 0 {
+		s += fmt.Sprintf("; %d task results logged again, counted once", c.Duplicates)
 	}
 	if c.OtherLines > 0 {
 		s += fmt.Sprintf("; %d log lines that are not decision events", c.OtherLines)
