@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -321,5 +323,54 @@ func TestDecisionLogsErrors(t *testing.T) {
 				t.Errorf("exit %d, want %d (%v)", got, tc.exit, err)
 			}
 		})
+	}
+}
+
+// TestDecisionLogsHostileRecordNames: the place a poster names for a record (record.file) reaches
+// the report's record references as it was posted, and every format escapes it for its own
+// grammar: the JSON gives it back exactly, the text holds no raw control or bidi character.
+func TestDecisionLogsHostileRecordNames(t *testing.T) {
+	ctx := context.Background()
+	opts := instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
+	events := decisionEvents(t, opts)
+	for _, h := range hostile.Strings() {
+		if !utf8.ValidString(h) {
+			continue // a JSON log cannot hold it
+		}
+		for _, ev := range events {
+			res := ev["result"].(map[string]any)
+			res["record"] = map[string]any{"file": h, "line": 1}
+			// T1 unmet everywhere: the violations name the records.
+			res["results"].([]any)[0] = map[string]any{"task": "T1", "outcome": "unmet", "readout": map[string]any{},
+				"diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}}
+		}
+		file := writeTemp(t, "opa.log", consoleLog(t, events))
+		r, _, err := RunDecisionLogs(ctx, opts, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Gate.Verdict != result.VerdictUnmet {
+			t.Fatalf("verdict %s, want unmet", r.Gate.Verdict)
+		}
+		res := doc.(map[string]any)["results"].([]any)[0].(map[string]any)
+		if got := res["records"].([]any)[0].(map[string]any)["file"]; got != h {
+			t.Errorf("record file %q came back as %q", h, got)
+		}
+		// The formats read on a terminal or as text. (junit and sarif escape for XML and JSON, which
+		// hold these characters; github keeps a record's file verbatim in the annotation's file=
+		// property, with the workflow command's escapes only, so that it names the repository's
+		// file, as for every record.)
+		for _, format := range []string{"text", "markdown", "tap", "table"} {
+			out := render(t, r, format)
+			if i := strings.IndexFunc(out, func(c rune) bool {
+				return c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029' || c == '\u202e')
+			}); i >= 0 {
+				t.Errorf("%s: a raw %U from %q", format, []rune(out[i:])[0], h)
+			}
+		}
 	}
 }
