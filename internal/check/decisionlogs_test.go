@@ -25,7 +25,7 @@ import (
 // events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
 // holds to OPA's own): one event per captured record, its carrier masked, posted with its
 // repetition and its place (record). The records not captured have no decision.
-func decisionEvents(t *testing.T, opts instrument.Options) []map[string]any {
+func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	in, err := instrument.Load(ctx, opts)
@@ -79,7 +79,7 @@ func decisionEvents(t *testing.T, opts instrument.Options) []map[string]any {
 
 // consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
 // log lines between them and a decision of another path.
-func consoleLog(t *testing.T, events []map[string]any) []byte {
+func consoleLog(t testing.TB, events []map[string]any) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"level":"info","msg":"Initializing server.","time":"2026-01-01T00:00:00Z"}` + "\n")
@@ -98,7 +98,7 @@ func consoleLog(t *testing.T, events []map[string]any) []byte {
 	return b.Bytes()
 }
 
-func writeTemp(t *testing.T, name string, data []byte) string {
+func writeTemp(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, data, 0o600); err != nil {
@@ -373,4 +373,23 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkDecisionLogs reads a console log of every captured built-in record's decision back
+// into the census and its report (go test ./internal/check -run XXX -bench DecisionLogs).
+func BenchmarkDecisionLogs(b *testing.B) {
+	ctx := context.Background()
+	events := decisionEvents(b, instrument.Options{})
+	file := writeTemp(b, "opa.log", consoleLog(b, events))
+	b.ResetTimer()
+	for b.Loop() {
+		r, _, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Len() == 0 {
+			b.Fatal("empty report")
+		}
+	}
+	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 }
