@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -32,15 +33,22 @@ The gate is never satisfied by nothing: a profile without requirements, a requir
 selects no binding and a run without records are errors (exit 2), and any unstable binding fails
 the instrument (exit 3).
 
+With --decision-logs the verdicts are not evaluated here but read from OPA decision logs of the
+contract set's bundle (contractcheck bundle, served by a stock OPA with decision logging): the
+census, the gate and the report are check's own. The expected bindings are the contract set's
+matrix within the run's scope, or the records' with --observations; a census that lacks any of
+them gives no verdict (exit 2) and the report lists what is lacking (docs/opa.md).
+
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
-error, or the gate selected nothing; 3 the instrument failed (repetitions disagree, a policy failed
-or broke the policy interface, or a policy or the contracts stopped at --eval-timeout,
---load-timeout or --memory-budget).`
+error, the gate selected nothing, or decision logs lack expected bindings; 3 the instrument
+failed (repetitions disagree, a policy failed or broke the policy interface, or a policy or the
+contracts stopped at --eval-timeout, --load-timeout or --memory-budget).`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json
   contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer
-  contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures`
+  contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures
+  contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'`
 
 // checkParams are the flags of check.
 type checkParams struct {
@@ -51,6 +59,10 @@ type checkParams struct {
 	// locked compares the inputs with lockFile before the run and refuses any drift.
 	locked   bool
 	lockFile string
+	// decisionLogs are OPA decision logs of the contract set's bundle to take the verdicts from.
+	decisionLogs []string
+	// stdin is the command's input stream, for --decision-logs -.
+	stdin io.Reader
 	// getenv reads the environment the text style follows (os.Getenv when nil).
 	getenv func(string) string
 }
@@ -79,6 +91,12 @@ func newCheckCommand() *cobra.Command {
 	addLockFlags(cmd, &p.locked, &p.lockFile)
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
+	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
+	observations := cmd.PreRun
+	cmd.PreRun = func(cmd *cobra.Command, args []string) {
+		observations(cmd, args)
+		p.stdin = cmd.InOrStdin()
+	}
 	return cmd
 }
 
@@ -139,6 +157,12 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		return result.ExitInputError, err
 	}
 	req := check.Request{Options: p.Options, Format: p.out.Format, Render: opts, NoCache: p.noCache}
+	if len(p.decisionLogs) > 0 {
+		if slices.Contains(p.decisionLogs, instrument.StdinArg) && slices.Contains(p.Observations, instrument.StdinArg) {
+			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--decision-logs - and --observations - both read standard input: it is read once")}
+		}
+		req.DecisionLogs = &check.DecisionLogs{Paths: p.decisionLogs, Stdin: p.stdin}
+	}
 	if p.locked {
 		req.LockFile, req.LockTool = p.lockFile, lockToolVersion()
 	}
@@ -152,6 +176,9 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 			replayed = " (inputs unchanged: replayed from the cache)"
 		}
 		fmt.Fprintf(stderr, "contractcheck: %s; report written to %s%s\n", escape.Terminal(o.Verdict), escape.Terminal(p.out.File), replayed)
+	}
+	if o.Note != "" {
+		fmt.Fprintf(stderr, "contractcheck: %s\n", escape.Terminal(o.Note))
 	}
 	return o.Exit, err
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -28,6 +29,9 @@ type Request struct {
 	// LockFile, when set, is compared with the inputs before the run: any drift is refused
 	// (lock.Verify), as the lock written by tool version LockTool records them.
 	LockFile, LockTool string
+	// DecisionLogs, when set, are the OPA decision logs the verdicts are taken from instead of
+	// evaluating the records' carriers (RunDecisionLogs); the run is never cached.
+	DecisionLogs *DecisionLogs
 }
 
 // Outcome is what a finished check says beside its report.
@@ -38,6 +42,9 @@ type Outcome struct {
 	Verdict string
 	// Replayed says the report is an unchanged run's, replayed from the cache.
 	Replayed bool
+	// Note, for a run from decision logs, says what the logs held besides the decisions taken
+	// (decisionlog.Counts), for the log beside the report.
+	Note string
 }
 
 // Sink receives the report: write writes it to the writer Sink chooses (standard output, or a
@@ -61,7 +68,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 		}
 	}
 	cacheDir := ""
-	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) {
+	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) && req.DecisionLogs == nil {
 		cacheDir = contract.CacheDir()
 	}
 	key, cacheable := "", false
@@ -78,9 +85,9 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	if e, hit := resultcache.Get(cacheDir, key); cacheable && hit {
 		return replay(e, sink)
 	}
-	r, out, err := run(ctx, req)
+	r, out, note, err := run(ctx, req)
 	if err != nil {
-		return Outcome{Exit: result.ExitCode(err)}, err
+		return Outcome{Exit: result.ExitCode(err), Note: note}, err
 	}
 	var rec *resultcache.Recorder
 	if cacheable {
@@ -101,28 +108,36 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 		gateError = gerr.Error()
 	}
 	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
-	return Outcome{Exit: r.ExitCode(), Verdict: r.Verdict()}, gerr
+	return Outcome{Exit: r.ExitCode(), Verdict: r.Verdict(), Note: note}, gerr
 }
 
 // run checks the records and makes the format; the html format, which shows the views the
-// policies compared (the report does not carry them), is made with the instrument's views.
-func run(ctx context.Context, req Request) (*result.Report, report.Outputter, error) {
+// policies compared (the report does not carry them), is made with the instrument's views (none
+// for a run from decision logs: they hold no carrier). The note says what decision logs held.
+func run(ctx context.Context, req Request) (*result.Report, report.Outputter, string, error) {
 	render := req.Render
 	var r *result.Report
 	var err error
-	if req.Format == "html" {
+	note := ""
+	if req.DecisionLogs != nil {
+		var counts decisionlog.Counts
+		r, counts, err = RunDecisionLogs(ctx, req.Options, *req.DecisionLogs)
+		if counts.Files > 0 {
+			note = "decision logs: " + counts.String()
+		}
+	} else if req.Format == "html" {
 		r, render.Views, err = RunWithViews(ctx, req.Options)
 	} else {
 		r, err = Run(ctx, req.Options)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, note, err
 	}
 	out, err := report.New(req.Format, render)
 	if err != nil {
-		return nil, nil, &result.InputError{Err: err}
+		return nil, nil, note, &result.InputError{Err: err}
 	}
-	return r, out, nil
+	return r, out, note, nil
 }
 
 // replay hands a stored run's output to sink and returns its outcome and gate error.

@@ -243,6 +243,14 @@ func writeGate(w io.Writer, r *result.Report, limit int) {
 		}
 	}
 	profile := term(r.Profile)
+	if l := r.Lacking; l != nil {
+		fmt.Fprintf(w, "INCOMPLETE: the decision logs hold %d of the %d expected bindings; %d lacking, first:\n", l.Held, l.Expected, l.Count)
+		for _, b := range l.First[:min(len(l.First), limit)] {
+			fmt.Fprintf(w, "  ? %s\n", term(b.String()))
+		}
+		fmt.Fprintf(w, "gate: no verdict for profile %s over an incomplete census (exit 2)\n", profile)
+		return
+	}
 	switch g.Verdict {
 	case result.VerdictSatisfied:
 		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", profile, plural(len(g.Requirements), "requirement"), gated)

@@ -27,7 +27,7 @@ func (r *Report) ExitCode() int {
 	switch {
 	case r.Summary.Unstable > 0 || r.Gate.Verdict == VerdictInstrumentFailed:
 		return ExitInstrument
-	case r.Gate.Verdict == VerdictSelectedNothing:
+	case r.Gate.Verdict == VerdictSelectedNothing || r.Lacking != nil:
 		return ExitInputError
 	case !r.Gate.Satisfied:
 		return ExitUnmet
@@ -61,7 +61,25 @@ func (r *Report) GateError() error {
 		}
 		return fmt.Errorf("profile %s: a requirement selected nothing, so the gate cannot pass:\n%s", r.Profile, strings.Join(lines, "\n"))
 	}
+	if r.Lacking != nil {
+		return r.Lacking.Err()
+	}
 	return nil
+}
+
+// Err says what a census lacks, with the first few lacking bindings, for the message beside exit
+// code 2.
+func (l *Lacking) Err() error {
+	var first []string
+	for _, b := range l.First[:min(len(l.First), 5)] {
+		first = append(first, b.String())
+	}
+	more := ""
+	if l.Count > len(first) {
+		more = fmt.Sprintf("\n(and %d more: the JSON report's lacking member lists the first %d)", l.Count-len(first), len(l.First))
+	}
+	return fmt.Errorf("the decision logs lack %d of the %d expected bindings, so the census is incomplete and gives no verdict (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n%s%s",
+		l.Count, l.Expected, strings.Join(first, "\n"), more)
 }
 
 // InputError is bad input: a usage error, malformed JSON, a schema-invalid source or record, a

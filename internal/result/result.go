@@ -40,6 +40,37 @@ type Report struct {
 	// configuration and model-facing stage with records of the readout's fixtures, what of their
 	// channels reaches the carrier and the category that follows (absent when nothing was read).
 	Visibility []Visibility `json:"visibility,omitempty"`
+	// Lacking, in a report built from decision logs (check --decision-logs), says which of the
+	// expected bindings the logs hold no decision for: absent when they hold every one, so that
+	// such a report is byte for byte check's on the same pairs.
+	Lacking *Lacking `json:"lacking,omitempty"`
+}
+
+// Lacking is what a census built from decision logs lacks: the expected bindings (the contract
+// set's matrix within the run's scope, or the observation records' bindings) the logs hold no
+// decision for. Such a census is incomplete, and its report gives no verdict (ExitCode).
+type Lacking struct {
+	// Expected counts the expected bindings; Held those the logs hold a decision for.
+	Expected int `json:"expected"`
+	Held     int `json:"held"`
+	// Count is Expected less Held; First lists the first of them in report order (at most
+	// MaxLackingListed).
+	Count int              `json:"count"`
+	First []LackingBinding `json:"first"`
+}
+
+// MaxLackingListed is how many lacking bindings a report lists.
+const MaxLackingListed = 100
+
+// LackingBinding is a task at a position the logs hold no decision for.
+type LackingBinding struct {
+	Position
+	Task string `json:"task"`
+}
+
+// String is the binding as a message names it: "fixture lane version configuration stage task".
+func (b LackingBinding) String() string {
+	return strings.Join([]string{b.Fixture, b.Lane, b.LaneVersion, b.Configuration, b.Stage, b.Task}, " ")
 }
 
 // Visibility is the channel-visibility readout of one lane, version, configuration and stage.

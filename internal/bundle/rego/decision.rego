@@ -11,7 +11,12 @@
 #   "uncatalogued"): its entry is derived from the source as check derives it (derive.rego,
 #   docs/uncatalogued.md). The decision names the position and gives, per task, the outcome (pass
 #   when the diagnostics are empty, else unmet), the diagnostics and the readout; an input the
-#   contract model does not know gives {"errors": [...]} instead.
+#   contract model does not know gives {"errors": [...]} instead. What the census needs to take
+#   the decision back from a decision log (contractcheck check --decision-logs) is echoed in the
+#   result: "repetition" (input.repetition, default 1) and, when the input carries them,
+#   "sourceSha256" (the digest of the fixture's source, as an observation record names it) and
+#   "record" ({"file", "line"}: where the poster read the carrier), so that a log whose inputs are
+#   masked still holds everything the census reads.
 package contractcheck
 
 import data.contractcheck.bundle.derive
@@ -27,14 +32,49 @@ _profile := contracts.model.profiles[contracts.profile]
 # decision is the contract set's verdict on the input's carrier.
 decision := {"errors": sort(errors)} if {
 	count(errors) > 0
-} else := {
+} else := object.union(_echoed, {
 	"profile": contracts.profile,
 	"fixture": input.fixture,
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
 	"stage": input.stage,
+	"repetition": _repetition,
 	"results": [result(t) | some t in _tasks],
+})
+
+# _echoed is what of the input the result repeats for a reader of the decision log, when given.
+_echoed := {k: input[k] | some k in ["sourceSha256", "record"]; _has(input, k)}
+
+default _repetition := 1
+
+_repetition := input.repetition if _has(input, "repetition")
+
+errors contains "input.repetition must be an integer ≥ 1" if {
+	_has(input, "repetition")
+	not _positive_integer(input.repetition)
+}
+
+errors contains "input.sourceSha256 must be a string" if {
+	_has(input, "sourceSha256")
+	not is_string(input.sourceSha256)
+}
+
+errors contains "input.record must be an object {\"file\": string, \"line\": integer ≥ 1}" if {
+	_has(input, "record")
+	not _record_ref(input.record)
+}
+
+_record_ref(r) if {
+	is_string(r.file)
+	_positive_integer(r.line)
+	count(object.keys(r)) == 2
+}
+
+_positive_integer(n) if {
+	is_number(n)
+	n >= 1
+	floor(n) == n
 }
 
 # errors says what in the input the contract model does not know.

@@ -79,3 +79,22 @@ test_decision_task_not_at_stage if {
 	d := bundle.decision with input as object.union(_oajs, {"stage": "A2", "carrier": {}, "task": "TP"})
 	d.errors == ["task \"TP\" is not evaluated at stage A2 (only at H4)"]
 }
+
+# What a decision-log reader needs is echoed: the repetition (default 1), and the source digest and
+# the record's place when posted.
+test_decision_echoes_what_the_census_needs if {
+	d := bundle.decision with input as object.union(_sdk, {"carrier": {}})
+	d.repetition == 1
+	not d.sourceSha256
+	not d.record
+	e := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 3, "sourceSha256": "ab", "record": {"file": "x.jsonl", "line": 7}})
+	e.repetition == 3
+	e.sourceSha256 == "ab"
+	e.record == {"file": "x.jsonl", "line": 7}
+	f := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 1.5, "sourceSha256": 1, "record": {"file": "x"}})
+	f.errors == [
+		"input.record must be an object {\"file\": string, \"line\": integer ≥ 1}",
+		"input.repetition must be an integer ≥ 1",
+		"input.sourceSha256 must be a string",
+	]
+}

@@ -1,0 +1,293 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/visibility"
+)
+
+// DecisionLogs names the OPA decision logs a check takes its verdicts from (check
+// --decision-logs): files, directories of them, or "-" for Stdin.
+type DecisionLogs struct {
+	Paths []string
+	Stdin io.Reader
+}
+
+// heldReading is a reading taken from a decision, with where it was logged and its fingerprint.
+type heldReading struct {
+	census.Reading
+	at string
+}
+
+// repKey is one repetition of a binding.
+type repKey struct {
+	census.Binding
+	repetition int
+}
+
+// RunDecisionLogs builds the census from OPA decision logs of the contract set's bundle instead
+// of evaluating carriers: each decision of the bundle's path (internal/decisionlog) gives, per task,
+// the reading check's policy evaluation gives for a captured record, and the census, the gate, the
+// localizations and the divergences are check's own. The expected bindings are the contract set's
+// matrix within the run's scope (instrument.Matrix), or, when opts names observation records
+// (--observations), the records' bindings: a record that was not captured gives its reading as it
+// does in check, a captured one takes its verdicts from the decision of the same position and
+// repetition, and the report's record references and visibility readout are the records'. What the
+// logs lack is the report's Lacking (exit 2). The counts say what the reader read besides.
+func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		return nil, decisionlog.Counts{}, err
+	}
+	opts = in.Options()
+	held := map[repKey]int{} // index in readings
+	var readings []heldReading
+	outOfScope, duplicates := 0, 0
+	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
+		rs, err := readingsOf(in, d)
+		if err != nil {
+			return err
+		}
+		if rs == nil {
+			outOfScope++
+		}
+		for _, r := range rs {
+			k := repKey{r.Binding, r.Repetition}
+			if i, dup := held[k]; dup {
+				if readings[i].Fingerprint == r.Fingerprint {
+					duplicates++
+					continue // the same decision logged again (a retry, a second OPA)
+				}
+				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
+					d.At(), bindingText(r.Binding), r.Repetition, readings[i].at))
+			}
+			held[k] = len(readings)
+			readings = append(readings, heldReading{Reading: r, at: d.At()})
+		}
+		return nil
+	})
+	counts.OutOfScope, counts.Duplicates = outOfScope, duplicates
+	if err != nil {
+		return nil, counts, inputErr(err)
+	}
+	cen, err := census.New(in.Model, opts.Profile)
+	if err != nil {
+		return nil, counts, inputErr(err)
+	}
+	cen.Restrict(opts.Scope)
+	var lacking *result.Lacking
+	var vis *visibility.Collector
+	var visReader *visibility.Reader
+	if len(opts.Observations) > 0 {
+		if visReader, err = in.Visibility(ctx); err != nil {
+			return nil, counts, inputErr(err)
+		}
+		vis = visibility.NewCollector(visReader)
+		lacking, err = fromRecords(ctx, in, cen, visReader, vis, held, readings)
+	} else {
+		lacking, err = fromMatrix(in, cen, held, readings)
+	}
+	if err != nil {
+		return nil, counts, err
+	}
+	if lacking.Held == 0 && len(held) == 0 {
+		return nil, counts, inputErr(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
+	}
+	r := cen.Report()
+	if vis != nil {
+		if r.Visibility, err = vis.Report(ctx); err != nil {
+			return nil, counts, instrumentErr(err)
+		}
+		if len(r.Visibility) > 0 {
+			r.VisibilityPolicy = visReader.Policy()
+		}
+	}
+	if lacking.Count > 0 {
+		r.Lacking = lacking
+	}
+	return r, counts, nil
+}
+
+// fromMatrix adds the decisions' readings to the census and says which bindings of the contract
+// set's matrix within the scope they lack.
+func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
+	for _, h := range readings {
+		if err := cen.Add(h.Reading); err != nil {
+			return nil, inputErr(err)
+		}
+	}
+	bindings := map[census.Binding]bool{}
+	for k := range held {
+		bindings[k.Binding] = true
+	}
+	l := &result.Lacking{}
+	in.Matrix(func(pos result.Position, tasks []string) bool {
+		for _, t := range tasks {
+			l.Expected++
+			if bindings[census.Binding{Position: pos, Task: t}] {
+				l.Held++
+				continue
+			}
+			l.Count++
+			if len(l.First) < result.MaxLackingListed {
+				l.First = append(l.First, result.LackingBinding{Position: pos, Task: t})
+			}
+		}
+		return true
+	})
+	return l, nil
+}
+
+// fromRecords reads the observation records the options select and gives each record's bindings
+// their readings: a record not captured its state, as check gives it; a captured one the decision
+// logged for its position and repetition, placed at the record. A decision no record asks for is an
+// input error: the logs and the records are not of the same run.
+func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Census, visReader *visibility.Reader, vis *visibility.Collector,
+	held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	used := make([]bool, len(readings))
+	l := &result.Lacking{}
+	n := 0
+	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
+		n++
+		v, err := in.ReadVisibility(ctx, visReader, rec)
+		if err != nil {
+			return err
+		}
+		vis.Add(v)
+		origin := in.Model.Lanes[rec.Lane].OriginOf(rec.LaneVersion)
+		for _, task := range in.Tasks(rec.Fixture, rec.Stage) {
+			b := census.Binding{Position: rec.Position(), Task: task}
+			r := census.Reading{Binding: b, Repetition: rec.Repetition, Origin: origin, Outcome: rec.State, Error: rec.Error, File: rec.File, Line: rec.Line}
+			if rec.State == "captured" {
+				l.Expected++
+				i, ok := held[repKey{b, rec.Repetition}]
+				if !ok {
+					l.Count++
+					if len(l.First) < result.MaxLackingListed {
+						l.First = append(l.First, result.LackingBinding{Position: b.Position, Task: task})
+					}
+					continue
+				}
+				l.Held++
+				used[i] = true
+				h := readings[i].Reading
+				r.Outcome, r.Readout, r.Diagnostics, r.Fingerprint = h.Outcome, h.Readout, h.Diagnostics, h.Fingerprint
+			}
+			if err := cen.Add(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if n == 0 {
+		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", in.Options().DescribeObservations()))
+	}
+	if i := slices.Index(used, false); i >= 0 {
+		h := readings[i]
+		return nil, inputErr(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
+			h.at, bindingText(h.Binding), h.Repetition, in.Options().DescribeObservations()))
+	}
+	return l, nil
+}
+
+// readingsOf turns a decision into census readings, one per task result within the run's scope;
+// nil when the decision's position is outside the scope. A decision the contract set does not
+// know, of another profile or source, or whose task results break the policy interface, is an
+// error naming where it was logged.
+func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Reading, error) {
+	fail := func(format string, args ...any) error {
+		return inputErr(fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...)))
+	}
+	if p := in.Options().Profile; d.Profile != p {
+		return nil, fail("the decision is of profile %s, the check's is %s (give --profile %s, or serve the bundle of profile %s)",
+			strconv.Quote(d.Profile), p, strconv.Quote(d.Profile), p)
+	}
+	m := in.Model
+	if _, ok := m.Fixtures[d.Fixture]; !ok {
+		return nil, fail("unknown fixture %s: give the fixtures layer that holds its source (--fixtures)", strconv.Quote(d.Fixture))
+	}
+	if src := in.Sources[d.Fixture]; d.SourceSha256 != "" && d.SourceSha256 != src.Sha256 {
+		return nil, fail("sourceSha256 %s does not match fixture %s (%s has sha256 %s)", strconv.Quote(d.SourceSha256), d.Fixture, src.File, src.Sha256)
+	}
+	lane, ok := m.Lanes[d.Lane]
+	if !ok {
+		return nil, fail("unknown lane %s", strconv.Quote(d.Lane))
+	}
+	if !slices.Contains(lane.Versions, d.LaneVersion) {
+		return nil, fail("lane %s has no version %s", d.Lane, strconv.Quote(d.LaneVersion))
+	}
+	if _, ok := lane.Configurations[d.Configuration]; !ok {
+		return nil, fail("lane %s has no configuration %s", d.Lane, strconv.Quote(d.Configuration))
+	}
+	if sd, ok := lane.Stages[d.Stage]; !ok || sd.Exposure != "observed" {
+		return nil, fail("lane %s does not observe stage %s", d.Lane, strconv.Quote(d.Stage))
+	}
+	pos := d.Position
+	if !in.InScope(pos) {
+		return nil, nil
+	}
+	all := m.ProfileTasks(in.Profile, m.Fixtures[d.Fixture])
+	within := in.Tasks(d.Fixture, d.Stage)
+	out := []census.Reading{}
+	seen := map[string]bool{}
+	for _, tr := range d.Results {
+		if !slices.Contains(all, tr.Task) || !m.Tasks[tr.Task].AtStage(d.Stage) {
+			return nil, fail("task %s is not evaluated on fixture %s at stage %s under profile %s: the bundle is not of this contract set (build it with the check's flags)",
+				strconv.Quote(tr.Task), d.Fixture, d.Stage, d.Profile)
+		}
+		if seen[tr.Task] {
+			return nil, fail("task %s has two results", tr.Task)
+		}
+		seen[tr.Task] = true
+		if !slices.Contains(within, tr.Task) {
+			continue // outside the run's --task scope
+		}
+		if tr.Outcome == "instrument_failed" {
+			return nil, instrumentErr(fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error))
+		}
+		if err := policy.CheckDiagnostics(tr.Diagnostics, m.Tasks[tr.Task].Atoms); err != nil {
+			return nil, instrumentErr(fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err))
+		}
+		fp, err := census.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
+		if err != nil {
+			return nil, fail("task %s: %v", tr.Task, err)
+		}
+		r := census.Reading{
+			Binding:    census.Binding{Position: pos, Task: tr.Task},
+			Repetition: d.Repetition, Origin: lane.OriginOf(d.LaneVersion), Outcome: tr.Outcome,
+			Readout: tr.Readout, Diagnostics: tr.Diagnostics, Fingerprint: fp,
+			File: d.File, Line: d.Line,
+		}
+		if d.Record != nil {
+			r.File, r.Line = d.Record.File, d.Record.Line
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// bindingText names a binding in a message.
+func bindingText(b census.Binding) string {
+	return fmt.Sprintf("%s %s %s %s %s %s", b.Fixture, b.Lane, b.LaneVersion, b.Configuration, b.Stage, b.Task)
+}
+
+// describe names the decision logs in a message.
+func describe(paths []string) string {
+	return fmt.Sprintf("%q", paths)
+}

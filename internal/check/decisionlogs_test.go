@@ -1,0 +1,395 @@
+package check
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
+// events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
+// holds to OPA's own): one event per captured record, its carrier masked, posted with its
+// repetition and its place (record). The records not captured have no decision.
+func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
+		if rec.State != "captured" {
+			return nil
+		}
+		rs, err := in.Evaluate(ctx, rec)
+		if err != nil {
+			return err
+		}
+		var results []any
+		for _, r := range rs {
+			ds := []any{}
+			for _, d := range r.Diagnostics {
+				ds = append(ds, d)
+			}
+			results = append(results, map[string]any{"task": r.Task, "outcome": r.Outcome, "diagnostics": ds, "readout": r.Readout})
+		}
+		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
+			"stage": rec.Stage, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line}}
+		res := map[string]any{"profile": in.Options().Profile, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line},
+			"results": results}
+		for k, v := range input {
+			if _, ok := res[k]; !ok {
+				res[k] = v
+			}
+		}
+		events = append(events, map[string]any{
+			"decision_id": fmt.Sprintf("id-%d", len(events)), "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+			"input": input, "erased": []any{"/input/carrier"}, "result": res, "labels": map[string]any{"id": "x"},
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 {
+		t.Fatal("no captured record: nothing to log")
+	}
+	return events
+}
+
+// consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
+// log lines between them and a decision of another path.
+func consoleLog(t testing.TB, events []map[string]any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(`{"level":"info","msg":"Initializing server.","time":"2026-01-01T00:00:00Z"}` + "\n")
+	for i, ev := range events {
+		line, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+		if i == 0 {
+			b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
+			b.WriteString("plain text log line\n\n")
+		}
+	}
+	return b.Bytes()
+}
+
+func writeTemp(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// render is the report in a format.
+func render(t *testing.T, r *result.Report, format string) string {
+	t.Helper()
+	out, err := report.New(format, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := out.Output(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// directPaper is a scope whose matrix the built-in records cover whole, with no visibility
+// readout (a decision log holds no carrier to read it from).
+var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
+
+// TestDecisionLogsAgreeWithCheck: a console log of the decisions on the built-in records of a
+// scope gives check's report byte for byte, in JSON and text, from a file, a directory, standard
+// input and an uploaded batch (gzip JSON array); and with --observations the records' report.
+func TestDecisionLogsAgreeWithCheck(t *testing.T) {
+	ctx := context.Background()
+	want, err := Run(ctx, directPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := decisionEvents(t, directPaper)
+	log := consoleLog(t, events)
+	file := writeTemp(t, "opa.log", log)
+	var batch bytes.Buffer
+	zw := gzip.NewWriter(&batch)
+	arr := make([]any, len(events))
+	for i, e := range events {
+		arr[i] = e
+	}
+	data, err := strictjson.Marshal(arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(data)
+	zw.Close()
+	dir := t.TempDir()
+	half := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
+	os.WriteFile(filepath.Join(dir, "a.log"), log[:half], 0o600)
+	os.WriteFile(filepath.Join(dir, "b.log"), log[half:], 0o600)
+	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("not read"), 0o600)
+	for _, tc := range []struct {
+		name string
+		logs DecisionLogs
+	}{
+		{"file", DecisionLogs{Paths: []string{file}}},
+		{"directory", DecisionLogs{Paths: []string{dir}}},
+		{"stdin", DecisionLogs{Paths: []string{"-"}, Stdin: bytes.NewReader(log)}},
+		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch.Bytes())}}},
+		{"the same decisions twice", DecisionLogs{Paths: []string{file, file}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, counts, err := RunDecisionLogs(ctx, directPaper, tc.logs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts.Decisions < len(events) {
+				t.Errorf("counts %s, want %d decisions", counts, len(events))
+			}
+			for _, format := range []string{"json", "text"} {
+				if g, w := render(t, got, format), render(t, want, format); g != w {
+					t.Errorf("%s report differs from check's:\n%s", format, firstDiff(g, w))
+				}
+			}
+		})
+	}
+	t.Run("with the records", func(t *testing.T) {
+		opts := directPaper
+		opts.Observations = []string{"../../fixtures/observations/direct"}
+		want, err := Run(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := RunDecisionLogs(ctx, opts, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := render(t, got, "json"), render(t, want, "json"); g != w {
+			t.Errorf("json report differs from check's:\n%s", firstDiff(g, w))
+		}
+	})
+}
+
+// firstDiff shows where two texts first differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  decision logs: %s\n  check:         %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// TestDecisionLogsLacking: logs that lack some of the expected bindings give a report that says
+// so (the JSON member lacking, the text's INCOMPLETE) and no verdict (exit 2), in both modes.
+func TestDecisionLogsLacking(t *testing.T) {
+	ctx := context.Background()
+	events := decisionEvents(t, directPaper)
+	// Every repetition of the first position is lost (the matrix asks for one per binding).
+	lost := events[0]["result"].(map[string]any)
+	var kept []map[string]any
+	for _, ev := range events {
+		r := ev["result"].(map[string]any)
+		if r["fixture"] != lost["fixture"] || r["stage"] != lost["stage"] {
+			kept = append(kept, ev)
+		}
+	}
+	file := writeTemp(t, "opa.log", consoleLog(t, kept))
+	withRecords := directPaper
+	withRecords.Observations = []string{"../../fixtures/observations/direct"}
+	for _, tc := range []struct {
+		name string
+		opts instrument.Options
+	}{{"matrix", directPaper}, {"records", withRecords}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _, err := RunDecisionLogs(ctx, tc.opts, DecisionLogs{Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := r.Lacking
+			if l == nil || l.Count == 0 || l.Held+l.Count != l.Expected || l.First[0].Fixture != lost["fixture"] {
+				t.Fatalf("lacking %+v, want the bindings of %v", l, lost)
+			}
+			if r.ExitCode() != result.ExitInputError || r.GateError() == nil || !strings.Contains(r.GateError().Error(), "lack") {
+				t.Errorf("exit %d, gate error %v", r.ExitCode(), r.GateError())
+			}
+			js := render(t, r, "json")
+			if !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
+				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
+			}
+			doc, err := strictjson.Decode("report.json", []byte(js), strictjson.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
+			v, err := schema.New(sfs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.ValidateReport(doc); err != nil {
+				t.Errorf("the report with its lacking member does not validate against its schema: %v", err)
+			}
+			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
+				t.Errorf("text report does not say it is incomplete:\n%s", txt)
+			}
+		})
+	}
+}
+
+// TestDecisionLogsErrors: an event on the decision path that cannot be taken is an input error
+// naming its file and line; what is not a decision event is counted, not taken.
+func TestDecisionLogsErrors(t *testing.T) {
+	ctx := context.Background()
+	good := decisionEvents(t, directPaper)[0]
+	with := func(edit func(ev, res map[string]any)) string {
+		ev := map[string]any{}
+		for k, v := range good {
+			ev[k] = v
+		}
+		res := map[string]any{}
+		for k, v := range good["result"].(map[string]any) {
+			res[k] = v
+		}
+		ev["result"] = res
+		edit(ev, res)
+		b, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	goodLine := with(func(_, _ map[string]any) {})
+	for _, tc := range []struct {
+		name, log, want string
+		exit            int
+	}{
+		{"no result", with(func(ev, _ map[string]any) { delete(ev, "result") }), ":1: decision \"id-0\": no result", 2},
+		{"result erased", with(func(ev, _ map[string]any) { delete(ev, "result"); ev["erased"] = []any{"/result"} }), "erased by a mask policy", 2},
+		{"errors", with(func(ev, _ map[string]any) { ev["result"] = map[string]any{"errors": []any{"unknown lane \"x\""}} }), "the decision is an error", 2},
+		{"no repetition", with(func(_, res map[string]any) { delete(res, "repetition") }), "result.repetition is absent", 2},
+		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "does not observe stage \"Z9\"", 2},
+		{"other profile", with(func(_, res map[string]any) { res["profile"] = "optional-null" }), "the decision is of profile \"optional-null\"", 2},
+		{"unknown fixture", with(func(_, res map[string]any) { res["fixture"] = "NOPE\u2028</script>" }), "unknown fixture \"NOPE\\u2028</script>\"", 2},
+		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "sourceSha256 \"00\" does not match", 2},
+		{"pass with diagnostics", with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{}}}
+		}), "results[0]: outcome pass with 1 diagnostics", 2},
+		{"policy failed", with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "instrument_failed", "error": "no verdict"}}
+		}), "the bundle's policy failed: no verdict", 3},
+		{"damaged event", goodLine[:len(goodLine)/2], ":1: a damaged decision-log event", 2},
+		{"a different decision for the same repetition", goodLine + "\n" + with(func(_, res map[string]any) {
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "unmet", "diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}, "readout": map[string]any{}}}
+		}), ":2: ", 2},
+		{"nothing but other lines", `{"level":"info","msg":"Initializing"}`, "no decision of contractcheck/decision", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeTemp(t, "opa.log", []byte(tc.log+"\n"))
+			_, _, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), file) && tc.name != "nothing but other lines" {
+				t.Errorf("error %q does not begin with the log's name", err)
+			}
+			if got := result.ExitCode(err); got != tc.exit {
+				t.Errorf("exit %d, want %d (%v)", got, tc.exit, err)
+			}
+		})
+	}
+}
+
+// TestDecisionLogsHostileRecordNames: the place a poster names for a record (record.file) reaches
+// the report's record references as it was posted, and every format escapes it for its own
+// grammar: the JSON gives it back exactly, the text holds no raw control or bidi character.
+func TestDecisionLogsHostileRecordNames(t *testing.T) {
+	ctx := context.Background()
+	opts := instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
+	events := decisionEvents(t, opts)
+	for _, h := range hostile.Strings() {
+		if !utf8.ValidString(h) {
+			continue // a JSON log cannot hold it
+		}
+		for _, ev := range events {
+			res := ev["result"].(map[string]any)
+			res["record"] = map[string]any{"file": h, "line": 1}
+			// T1 unmet everywhere: the violations name the records.
+			res["results"].([]any)[0] = map[string]any{"task": "T1", "outcome": "unmet", "readout": map[string]any{},
+				"diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}}
+		}
+		file := writeTemp(t, "opa.log", consoleLog(t, events))
+		r, _, err := RunDecisionLogs(ctx, opts, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Gate.Verdict != result.VerdictUnmet {
+			t.Fatalf("verdict %s, want unmet", r.Gate.Verdict)
+		}
+		res := doc.(map[string]any)["results"].([]any)[0].(map[string]any)
+		if got := res["records"].([]any)[0].(map[string]any)["file"]; got != h {
+			t.Errorf("record file %q came back as %q", h, got)
+		}
+		// The formats read on a terminal or as text. (junit and sarif escape for XML and JSON, which
+		// hold these characters; github keeps a record's file verbatim in the annotation's file=
+		// property, with the workflow command's escapes only, so that it names the repository's
+		// file, as for every record.)
+		for _, format := range []string{"text", "markdown", "tap", "table"} {
+			out := render(t, r, format)
+			if i := strings.IndexFunc(out, func(c rune) bool {
+				return c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029' || c == '\u202e')
+			}); i >= 0 {
+				t.Errorf("%s: a raw %U from %q", format, []rune(out[i:])[0], h)
+			}
+		}
+	}
+}
+
+// BenchmarkDecisionLogs reads a console log of every captured built-in record's decision back
+// into the census and its report (go test ./internal/check -run XXX -bench DecisionLogs).
+func BenchmarkDecisionLogs(b *testing.B) {
+	ctx := context.Background()
+	events := decisionEvents(b, instrument.Options{})
+	file := writeTemp(b, "opa.log", consoleLog(b, events))
+	b.ResetTimer()
+	for b.Loop() {
+		r, _, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Len() == 0 {
+			b.Fatal("empty report")
+		}
+	}
+	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+}

@@ -1,0 +1,213 @@
+package decisionlog
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// testdata/console.log is a stock OPA v1.22.3's console output (opa run --server --bundle
+// contracts.tar.gz --bundle mask --set decision_logs.console=true, carriers masked): four
+// decisions on the first records of fixtures/observations/direct/v1/default.jsonl, posted with
+// their repetition, source digest and place, one decision of another path, and OPA's own lines.
+
+func readAll(t *testing.T, paths []string, stdin []byte) ([]*Decision, Counts, error) {
+	t.Helper()
+	var out []*Decision
+	var in *bytes.Reader
+	if stdin != nil {
+		in = bytes.NewReader(stdin)
+	}
+	var r = func() (Counts, error) {
+		if in == nil {
+			return Read(context.Background(), paths, nil, func(d *Decision) error { out = append(out, d); return nil })
+		}
+		return Read(context.Background(), paths, in, func(d *Decision) error { out = append(out, d); return nil })
+	}
+	c, err := r()
+	return out, c, err
+}
+
+func TestReadConsole(t *testing.T) {
+	ds, c, err := readAll(t, []string{"testdata/console.log"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Decisions != 4 || len(ds) != 4 || c.OtherPaths["contractcheck/contracts/profile"] != 1 || c.OtherLines != 16 || c.Files != 1 {
+		t.Fatalf("counts %s (%+v), %d decisions", c, c, len(ds))
+	}
+	d := ds[0]
+	if d.At() != "testdata/console.log:5" || d.Fixture != "C01" || d.Lane != "direct" || d.Stage != "D1" || d.Repetition != 1 || d.Profile != "strict" ||
+		d.Record == nil || d.Record.Line != 1 || len(d.SourceSha256) != 64 || len(d.Results) != 2 || d.Results[0].Task != "T1" || d.Results[0].Outcome != "pass" {
+		t.Errorf("first decision %+v", d)
+	}
+	if !strings.Contains(c.String(), `1 decisions of other paths not taken ("contractcheck/contracts/profile" 1)`) {
+		t.Errorf("counts say %q", c)
+	}
+}
+
+// TestReadFormats: the same events read as a batch (JSON array, gzip or not), a directory of files
+// and standard input give the same decisions.
+func TestReadFormats(t *testing.T) {
+	log, err := os.ReadFile("testdata/console.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := readAll(t, []string{"testdata/console.log"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []any
+	for _, l := range bytes.Split(log, []byte("\n")) {
+		if v, err := strictjson.Decode("", l, strictjson.DefaultLimits); err == nil {
+			if m := v.(map[string]any); m["decision_id"] != nil {
+				events = append(events, m)
+			}
+		}
+	}
+	arr, err := strictjson.Marshal(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(arr)
+	zw.Close()
+	dir := t.TempDir()
+	lines := bytes.SplitAfter(log, []byte("\n"))
+	os.WriteFile(filepath.Join(dir, "2.log"), bytes.Join(lines[10:], nil), 0o600)
+	os.WriteFile(filepath.Join(dir, "1.log"), bytes.Join(lines[:10], nil), 0o600)
+	write := func(name string, data []byte) string {
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, data, 0o600)
+		return p
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		stdin []byte
+		batch bool
+	}{
+		{"batch", []string{write("batch.json", arr)}, nil, true},
+		{"gzip batch", []string{write("batch.json.gz", gz.Bytes())}, nil, true},
+		{"gzip console", []string{write("console.log.gz", gzipped(log))}, nil, false},
+		{"directory", []string{dir}, nil, false},
+		{"stdin", []string{"-"}, log, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, c, err := readAll(t, tc.paths, tc.stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || c.Decisions != 4 {
+				t.Fatalf("%d decisions (%s), want %d", len(got), c, len(want))
+			}
+			for i := range got {
+				g, w := *got[i], *want[i]
+				if tc.batch && (g.Line != i+1 || !g.Batch || !strings.Contains(g.At(), ": event ")) {
+					t.Errorf("batch event %d at %s", i, g.At())
+				}
+				g.File, g.Line, g.Batch, w.File, w.Line, w.Batch = "", 0, false, "", 0, false
+				gj, _ := json.Marshal(g)
+				wj, _ := json.Marshal(w)
+				if string(gj) != string(wj) {
+					t.Errorf("decision %d:\n%s\nwant\n%s", i, gj, wj)
+				}
+			}
+		})
+	}
+}
+
+func gzipped(b []byte) []byte {
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
+const good = `{"decision_id":"d1","path":"contractcheck/decision","result":{"profile":"strict","fixture":"C01","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"results":[{"task":"T1","outcome":"pass","diagnostics":[],"readout":{}}]}}`
+
+// TestReadErrors: an event on the decision path that cannot be taken is an error naming its line
+// (or its place in a batch).
+func TestReadErrors(t *testing.T) {
+	edit := func(old, new string) string { return strings.Replace(good, old, new, 1) }
+	for _, tc := range []struct{ name, log, want string }{
+		{"no result", `{"decision_id":"d1","path":"contractcheck/decision"}`, `log:2: decision "d1": no result`},
+		{"OPA error", `{"decision_id":"d1","path":"/contractcheck/decision","error":{"code":"eval_error"}}`, `log:2: decision "d1": OPA logged an error`},
+		{"result erased", `{"decision_id":"d1","path":"contractcheck/decision","erased":["/result"]}`, "erased by a mask policy"},
+		{"result partly erased", edit(`"path"`, `"erased":["/result/results"],"path"`), "erased part of the result"},
+		{"errors", `{"decision_id":"d1","path":"contractcheck/decision","result":{"errors":["unknown lane \"x\""]}}`, `the decision is an error, not a verdict: ["unknown lane \"x\""]`},
+		{"no fixture", edit(`"fixture":"C01",`, ``), "result.fixture is absent or null, want a string"},
+		{"bad repetition", edit(`"repetition":1`, `"repetition":0`), "result.repetition is 0, want an integer ≥ 1"},
+		{"bad record", edit(`"repetition":1`, `"repetition":1,"record":{"file":"x"}`), `result.record is {"file":"x"}`},
+		{"bad outcome", edit(`"outcome":"pass"`, `"outcome":"maybe"`), `results[0]: outcome "maybe" is not pass, unmet or instrument_failed`},
+		{"unmet without diagnostics", edit(`"outcome":"pass"`, `"outcome":"unmet"`), "outcome unmet with 0 diagnostics"},
+		{"no readout", edit(`,"readout":{}`, ``), "readout is absent or null, want an object"},
+		{"damaged", good[:80], "log:2: a damaged decision-log event: column"},
+		{"decision id not a string", `{"decision_id":1}`, "decision_id is not a string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "log")
+			os.WriteFile(p, []byte(good+"\n"+tc.log+"\n"), 0o600)
+			_, _, err := readAll(t, []string{p}, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), p) {
+				t.Fatalf("error %v, want %q at %s", err, tc.want, p)
+			}
+		})
+	}
+	t.Run("batch", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "batch.json")
+		os.WriteFile(p, []byte("["+good+`,{"decision_id":"d2","path":"contractcheck/decision"}]`), 0o600)
+		_, _, err := readAll(t, []string{p}, nil)
+		if err == nil || !strings.Contains(err.Error(), p+`: event 2: decision "d2": no result`) {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("stdin twice", func(t *testing.T) {
+		if _, _, err := readAll(t, []string{"-", "-"}, []byte(good)); err == nil || !strings.Contains(err.Error(), "read once") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("empty directory", func(t *testing.T) {
+		if _, _, err := readAll(t, []string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "holds no file") {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+// TestHostileStrings: hostile strings as a path, a decision id or a member of the result reach the
+// counts and the messages quoted (the terminal sink escapes them again: escape.Terminal).
+func TestHostileStrings(t *testing.T) {
+	for _, h := range hostile.Strings() {
+		if !utf8.ValidString(h) {
+			continue // a JSON log cannot hold it; a byte that is not UTF-8 is a damaged line (TestReadErrors)
+		}
+		path, err := strictjson.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := `{"decision_id":"x","path":` + string(path) + `,"result":true}` + "\n" +
+			`{"decision_id":` + string(path) + `,"path":"contractcheck/decision"}` + "\n"
+		_, c, err := readAll(t, []string{"-"}, []byte(log))
+		if c.OtherPaths[h] != 1 && strings.Trim(h, "/") != Path {
+			t.Errorf("path %q not counted: %+v", h, c.OtherPaths)
+		}
+		if err == nil || !strings.Contains(err.Error(), strconv.Quote(h)) {
+			t.Errorf("decision id %q: error %v", h, err)
+		}
+		if s := c.String(); !strings.Contains(s, strconv.Quote(h)) {
+			t.Errorf("counts %q do not quote %q", s, h)
+		}
+	}
+}
