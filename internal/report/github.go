@@ -19,7 +19,8 @@ import (
 // control or bidi character of the data shown escaped, as the log would otherwise render or
 // hide it; line breaks kept) and then escaped as the Actions toolkit escapes a command's data
 // and properties (escapeData, escapeProperty): a line break of the data is %0A, so no line of
-// the data can start a command of its own. A file property is the record's path as it is.
+// the data can start a command of its own. A file property is the record's path as it is, when a
+// terminal shows that path as itself; any other path is named in the message, escaped.
 type GitHub struct{}
 
 // maxAnnotations bounds the errors and, separately, the warnings written.
@@ -70,7 +71,10 @@ func annotate(b *strings.Builder, level string, records []result.RecordRef, titl
 	props := []string{}
 	if len(records) > 0 {
 		rec := records[0]
-		if strings.HasPrefix(rec.File, BuiltinPrefix) {
+		// A record inside the binary has no file in the repository, and a path a terminal cannot
+		// show as itself (a control or bidi character) could only reach the log raw in a file
+		// property: both are named in the message, escaped, instead.
+		if strings.HasPrefix(rec.File, BuiltinPrefix) || escape.Terminal(rec.File) != rec.File {
 			msg += fmt.Sprintf(" [record %s:%d]", rec.File, rec.Line)
 		} else {
 			props = append(props, "file="+escapeProperty(rec.File), fmt.Sprintf("line=%d", rec.Line))

@@ -165,8 +165,9 @@ func checkGrammar(format, out string) string {
 			if strings.ContainsAny(m[3], "\n") || strings.Contains(m[2], "::") {
 				return fmt.Sprintf("line %d: unescaped data: %q", n+1, line)
 			}
-			// A file property is the record's path as it is; the title and message are for the log.
-			if bad := terminalSafe(regexp.MustCompile(`^file=[^,]*,`).ReplaceAllString(m[2], "")+m[3], true); bad != "" {
+			// Properties, title and message alike reach the log as they are: a file property is the
+			// record's path only where that path shows as itself.
+			if bad := terminalSafe(m[2]+m[3], true); bad != "" {
 				return bad
 			}
 		}
