@@ -26,7 +26,7 @@ import (
 
 // cacheFormat names the cached model's encoding; it changes whenever that encoding does, and is
 // part of every key.
-const cacheFormat = "contractcheck-model-v3"
+const cacheFormat = "contractcheck-model-v4"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //
@@ -42,6 +42,8 @@ type cached struct {
 	Requirements map[string][]requirementAt `json:"requirements"`
 	FixedBy      map[string][]requirementAt `json:"fixedBy"`
 	Fixtures     map[string]string          `json:"fixtures"`
+	// Tasks is where each task names its policy.
+	Tasks map[string]string `json:"tasks"`
 	// Carriers is where each lane stage's carrier schema is named: lane → stage → position.
 	Carriers map[string]map[string]string `json:"carriers"`
 }
@@ -66,7 +68,7 @@ func Key(srcs []Source) string {
 // Encode is the cached form of a model evaluated from sources with the key.
 func Encode(m *Model, key string) ([]byte, error) {
 	c := cached{Format: cacheFormat, Key: key, Model: m, Requirements: map[string][]requirementAt{},
-		FixedBy: map[string][]requirementAt{}, Fixtures: map[string]string{}}
+		FixedBy: map[string][]requirementAt{}, Fixtures: map[string]string{}, Tasks: map[string]string{}}
 	for id, p := range m.Profiles {
 		rs := make([]requirementAt, len(p.Require))
 		for i, r := range p.Require {
@@ -81,6 +83,9 @@ func Encode(m *Model, key string) ([]byte, error) {
 	}
 	for id, f := range m.Fixtures {
 		c.Fixtures[id] = f.Pos
+	}
+	for id, t := range m.Tasks {
+		c.Tasks[id] = t.PolicyPos
 	}
 	c.Carriers = map[string]map[string]string{}
 	for id, l := range m.Lanes {
@@ -139,6 +144,10 @@ func decode(data []byte, key string) (*Model, bool) {
 	for id, f := range m.Fixtures {
 		f.Pos = c.Fixtures[id]
 		m.Fixtures[id] = f
+	}
+	for id, t := range m.Tasks {
+		t.PolicyPos = c.Tasks[id]
+		m.Tasks[id] = t
 	}
 	for id, stages := range c.Carriers {
 		l, ok := m.Lanes[id]

@@ -25,6 +25,10 @@ func (m *Model) locate(r *referrer) {
 		f.Pos = r.where("fixtures", id)
 		m.Fixtures[id] = f
 	}
+	for id, t := range m.Tasks {
+		t.PolicyPos = r.where("tasks", id, "policy")
+		m.Tasks[id] = t
+	}
 	for id, l := range m.Lanes {
 		for st, sd := range l.Stages {
 			if sd.Carrier != "" {

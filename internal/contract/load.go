@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -114,7 +115,7 @@ func Evaluate(srcs []Source) (*Model, error) {
 		return nil, err
 	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return nil, cueError(err)
+		return nil, concreteError(err, &referrer{v: v, order: order})
 	}
 	var m Model
 	if err := v.Decode(&m); err != nil {
@@ -171,6 +172,72 @@ func cueError(err error) error {
 	}
 	sort.Strings(lines)
 	return &Error{Msg: strings.Join(compact(lines), "\n")}
+}
+
+// concreteError is cueError for the model's concreteness check. A field a definition requires
+// that no layer sets (CUE's "incomplete value") is said as such — "field role is required (one
+// of "primary" | "guard")" — at the position of the struct that lacks it in the latest layer that
+// writes it, so the message points into the user's file rather than at the definition.
+func concreteError(err error, r *referrer) error {
+	var lines []string
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		path := e.Path()
+		want, incomplete := strings.CutPrefix(msg, "incomplete value ")
+		if !incomplete || len(path) == 0 {
+			lines = append(lines, strings.Split(cueError(e).Error(), "\n")...)
+			continue
+		}
+		parent := make([]any, len(path)-1)
+		for i, p := range path[:len(path)-1] {
+			parent[i] = label(p)
+		}
+		what := typeWords[want]
+		switch {
+		case strings.Contains(want, " | "):
+			what = "one of " + want
+		case what == "":
+			what = "a value of CUE type " + want
+		}
+		var struc string
+		for _, p := range path[:len(path)-1] {
+			if _, err := strconv.Atoi(p); err == nil {
+				struc += "[" + p + "]"
+			} else if struc == "" {
+				struc = p
+			} else {
+				struc += "." + p
+			}
+		}
+		if struc == "" {
+			struc = "the top level"
+		}
+		lines = append(lines, fmt.Sprintf("%s%s: field %s is required (%s); no layer sets it", r.at(parent...), struc, path[len(path)-1], what))
+	}
+	sort.Strings(lines)
+	return &Error{Msg: strings.Join(compact(lines), "\n")}
+}
+
+// typeWords says the CUE types a required field of the model has in words.
+var typeWords = map[string]string{
+	"string":      "a string",
+	"int":         "an integer",
+	"bool":        "true or false",
+	"[...string]": "a list of strings",
+	"{...}":       "a struct",
+}
+
+// label is an error path element as a lookup selector: a list index as an int, a quoted label
+// unquoted, any other as it is.
+func label(p string) any {
+	if n, err := strconv.Atoi(p); err == nil {
+		return n
+	}
+	if u, err := strconv.Unquote(p); err == nil {
+		return u
+	}
+	return p
 }
 
 func compact(lines []string) []string {

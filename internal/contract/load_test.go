@@ -62,7 +62,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "non-concrete value",
 			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: string, basis: []}\n"},
-			want:  "source.doc",
+			want:  "source: field doc is required (a string)",
 		},
 	}
 	for _, tc := range tests {

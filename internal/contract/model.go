@@ -85,6 +85,9 @@ type Task struct {
 	AppliesTo *FixtureSelector `json:"appliesTo,omitempty"`
 	// Stages, when set, are the only stages the task is evaluated at.
 	Stages []string `json:"stages,omitempty"`
+	// PolicyPos is where the task's policy is named, "file:line:col" or "" when CUE knows no
+	// position: errors about the policy point there.
+	PolicyPos string `json:"-"`
 }
 
 // AtStage reports whether the task is evaluated at a stage.

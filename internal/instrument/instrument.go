@@ -186,7 +186,11 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	for _, id := range contract.SortedKeys(m.Tasks) {
 		q, err := eng.Prepare(ctx, m.Tasks[id].Policy)
 		if err != nil {
-			return nil, inputErr(fmt.Errorf("task %s: %w", id, err))
+			at := m.Tasks[id].PolicyPos
+			if at != "" {
+				at += ": "
+			}
+			return nil, inputErr(fmt.Errorf("%stask %s: %w", at, id, err))
 		}
 		in.queries[id] = q
 		in.positional[id] = q.MayRead("lane") || q.MayRead("laneVersion") || q.MayRead("configuration")

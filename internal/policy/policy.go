@@ -383,7 +383,7 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("policy: package %s not found", pkg)
+		return nil, fmt.Errorf("policy: no Rego package %s in the policy layers%s: give the directory that holds it with --policies, or correct the task's policy name", pkg, e.packagesNear(pkg))
 	}
 	has := func(rule string) bool {
 		return len(e.compiler.GetRulesExact(ref.Append(ast.StringTerm(rule)))) > 0
@@ -510,4 +510,30 @@ func detailLines(d ast.ErrorDetails) []string {
 		return nil
 	}
 	return []string{"at " + strconv.Quote(tok)}
+}
+
+// packagesNear lists, for a message about package pkg that no layer declares, the packages the
+// layers do declare under pkg's first name (acme.tasks.audit for acme.tasks.audience), at most
+// ten, as " (the layers hold: …)", or says there is none.
+func (e *Engine) packagesNear(pkg string) string {
+	first, _, _ := strings.Cut(pkg, ".")
+	seen := map[string]bool{}
+	var near []string
+	for _, m := range e.compiler.Modules {
+		p := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		if f, _, _ := strings.Cut(p, "."); f == first && !seen[p] {
+			seen[p] = true
+			near = append(near, p)
+		}
+	}
+	if len(near) == 0 {
+		return fmt.Sprintf(" (they hold no package under %s)", first)
+	}
+	slices.Sort(near)
+	more := ""
+	if len(near) > 10 {
+		more = fmt.Sprintf(", and %d more", len(near)-10)
+		near = near[:10]
+	}
+	return fmt.Sprintf(" (under %s they hold %s%s)", first, strings.Join(near, ", "), more)
 }
