@@ -1,0 +1,273 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+)
+
+// Bounds of what the recorder holds while it waits for the other half of a pair.
+const (
+	// MaxMessageBytes bounds one MCP message or provider request body the recorder reads
+	// (64 MiB, as fakeprovider.MaxBodyBytes); a larger one is forwarded but not recorded, and
+	// counted.
+	MaxMessageBytes = fakeprovider.MaxBodyBytes
+	// maxPending bounds the tools/call results waiting for the provider request that carries them,
+	// and the provider results waiting for their tools/call, each in count and in bytes; past
+	// either, the oldest is evicted and counted.
+	maxPending      = 100_000
+	maxPendingBytes = 256 << 20
+	// maxOpen bounds the tools/call requests waiting for their response (per stdio session key).
+	maxOpen = 100_000
+	// maxSeen bounds the call ids remembered as recorded already (oldest forgotten first: a
+	// conversation's later requests repeat its earlier results, which must not pair twice).
+	maxSeen = 1 << 20
+	// queueLen is the length of the queue between the proxies and the recorder: a full queue
+	// makes the proxies wait (it never drops).
+	queueLen = 4096
+)
+
+// event is one thing the proxies saw, handed to the recorder's one goroutine in arrival order.
+type event struct {
+	// an MCP message: session names the stream (a stdio process, an HTTP exchange); fromServer
+	// says which way it went.
+	session    string
+	fromServer bool
+	msg        []byte
+	// endSession: the session is over (its unanswered calls are counted).
+	endSession bool
+	// a provider request body of api.
+	api  fakeprovider.API
+	body []byte
+	// a message the proxies could not read (too large, not JSON): counted.
+	unreadable string
+	// flush: closed when everything before it is handled.
+	flush chan struct{}
+}
+
+// engine pairs tools/call results with the provider items that carry them. It runs on one
+// goroutine (loop); its counters are read after the loop ends.
+type engine struct {
+	events chan event
+	write  func(call mcpCall, res provResult) // a pair found
+	note   func(format string, args ...any)   // a loud line on stderr
+
+	open         map[string]map[string]historyCall // session → JSON-RPC id → tools/call request
+	pending      []*mcpCall                        // results waiting for their provider item
+	pendingBytes int
+	waiting      []*provResult // provider items waiting for their tools/call
+	waitingBytes int
+	seen         map[string]bool
+	seenOrder    []string
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+func newEngine(write func(mcpCall, provResult), note func(string, ...any)) *engine {
+	return &engine{events: make(chan event, queueLen), write: write, note: note,
+		open: map[string]map[string]historyCall{}, seen: map[string]bool{}}
+}
+
+// loop handles events until the channel is closed.
+func (e *engine) loop() {
+	for ev := range e.events {
+		switch {
+		case ev.flush != nil:
+			close(ev.flush)
+		case ev.unreadable != "":
+			e.count(func(s *Stats) { s.Unreadable++ })
+			e.note("record: not recorded: %s", ev.unreadable)
+		case ev.endSession:
+			if n := len(e.open[ev.session]); n > 0 {
+				e.count(func(s *Stats) { s.Unanswered += n })
+			}
+			delete(e.open, ev.session)
+		case ev.body != nil:
+			e.provider(ev.api, ev.body)
+		case ev.msg != nil:
+			e.mcp(ev.session, ev.fromServer, ev.msg)
+		}
+	}
+}
+
+func (e *engine) count(f func(*Stats)) {
+	e.mu.Lock()
+	f(&e.stats)
+	e.mu.Unlock()
+}
+
+// Stats returns the counts so far.
+func (e *engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.stats
+	s.PendingCalls, s.PendingResults = len(e.pending), len(e.waiting)
+	return s
+}
+
+// mcp reads one MCP message: a tools/call request is remembered by its id, its response
+// becomes a result waiting for (or meeting) its provider item.
+func (e *engine) mcp(session string, fromServer bool, msg []byte) {
+	msgs, err := splitMessages(msg)
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: an MCP message that is not JSON-RPC: %v", err)
+		return
+	}
+	for _, m := range msgs {
+		var rm rpcMessage
+		if json.Unmarshal(m, &rm) != nil || len(rm.ID) == 0 || string(rm.ID) == "null" {
+			continue // a notification, or not an object: nothing to pair
+		}
+		id := string(compactID(rm.ID))
+		if !fromServer {
+			if rm.Method != "tools/call" || rm.Params == nil {
+				continue
+			}
+			o := e.open[session]
+			if o == nil {
+				o = map[string]historyCall{}
+				e.open[session] = o
+			}
+			if len(o) >= maxOpen {
+				e.count(func(s *Stats) { s.Evicted++ })
+				e.note("record: more than %d tools/call requests unanswered in one session: one forgotten", maxOpen)
+				for k := range o {
+					delete(o, k)
+					break
+				}
+			}
+			o[id] = historyCall{rm.Params.Name, rm.Params.Arguments}
+			continue
+		}
+		if rm.Method != "" {
+			continue // a request from the server
+		}
+		req, ok := e.open[session][id]
+		if !ok {
+			continue // not a tools/call's response
+		}
+		delete(e.open[session], id)
+		src, ok := resultBytes(m, &rm)
+		if !ok {
+			continue
+		}
+		e.count(func(s *Stats) { s.Calls++ })
+		e.call(&mcpCall{name: req.name, args: decodeArgs(req.args), source: src})
+	}
+}
+
+func compactID(id []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return id
+	}
+	return b.Bytes()
+}
+
+// call pairs a tools/call result with the earliest provider item waiting for it, or keeps it.
+func (e *engine) call(c *mcpCall) {
+	for i, w := range e.waiting {
+		if nameMatches(c.name, w.name) && sameArgs(c.args, w.args) {
+			e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+			e.waitingBytes -= len(w.item)
+			e.write(*c, *w)
+			return
+		}
+	}
+	e.pending = append(e.pending, c)
+	e.pendingBytes += len(c.source)
+	for len(e.pending) > maxPending || e.pendingBytes > maxPendingBytes {
+		e.pendingBytes -= len(e.pending[0].source)
+		e.pending = e.pending[1:]
+		e.count(func(s *Stats) { s.Evicted++ })
+	}
+}
+
+// provider reads one provider request: each result it carries that is not recorded yet meets
+// the earliest waiting tools/call of the same tool and arguments, or waits for it.
+func (e *engine) provider(api fakeprovider.API, body []byte) {
+	results, orphans, err := providerResults(api, body)
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: a %s request that could not be read: %v", api, err)
+		return
+	}
+	if orphans > 0 {
+		e.count(func(s *Stats) { s.Orphans += orphans })
+	}
+	for i := range results {
+		r := &results[i]
+		key := string(api) + "\x00" + r.key
+		if e.seen[key] {
+			continue
+		}
+		e.remember(key)
+		e.result(r)
+	}
+}
+
+func (e *engine) remember(key string) {
+	e.seen[key] = true
+	e.seenOrder = append(e.seenOrder, key)
+	if len(e.seenOrder) > maxSeen {
+		delete(e.seen, e.seenOrder[0])
+		e.seenOrder = e.seenOrder[1:]
+	}
+}
+
+func (e *engine) result(r *provResult) {
+	for i, c := range e.pending {
+		if nameMatches(c.name, r.name) && sameArgs(c.args, r.args) {
+			e.pending = append(e.pending[:i], e.pending[i+1:]...)
+			e.pendingBytes -= len(c.source)
+			e.write(*c, *r)
+			return
+		}
+	}
+	e.waiting = append(e.waiting, r)
+	e.waitingBytes += len(r.item)
+	for len(e.waiting) > maxPending || e.waitingBytes > maxPendingBytes {
+		e.waitingBytes -= len(e.waiting[0].item)
+		e.waiting = e.waiting[1:]
+		e.count(func(s *Stats) { s.Evicted++ })
+	}
+}
+
+// Stats counts what a recording saw and did.
+type Stats struct {
+	// Calls counts the tools/call results seen; Pairs those written with their provider item.
+	Calls, Pairs int
+	// Sources counts the source files written (a result seen again is a repetition of its
+	// source); Bytes the bytes written.
+	Sources int
+	Bytes   int64
+	// PendingCalls are tools/call results no provider request carried by the end;
+	// PendingResults provider items whose tools/call was never seen.
+	PendingCalls, PendingResults int
+	// Orphans are provider results whose call the request's history does not hold.
+	Orphans int
+	// Unanswered are tools/call requests without a response when their session ended.
+	Unanswered int
+	// Evicted are calls or items dropped past the recorder's bounds; Unreadable messages it
+	// could not read; Refused pairs not written (a credential in them, a redaction that broke
+	// them, a second provider API, the limits reached).
+	Evicted, Unreadable, Refused int
+	// Limit is why recording stopped early ("" when it did not).
+	Limit string
+}
+
+// Lost reports whether anything seen was not recorded.
+func (s Stats) Lost() bool {
+	return s.PendingCalls+s.PendingResults+s.Orphans+s.Unanswered+s.Evicted+s.Unreadable+s.Refused > 0 || s.Limit != ""
+}
+
+// String is the counts as one line.
+func (s Stats) String() string {
+	return fmt.Sprintf("%d tool calls, %d pairs written (%d sources, %d bytes); not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
+		s.Calls, s.Pairs, s.Sources, s.Bytes, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
+}
