@@ -231,4 +231,3 @@ func (p *poster) post(ev string, body []byte) {
 		fmt.Fprintf(p.stderr, "contractcheck record stdio: the recorder at %s did not take the messages (%v): this session is NOT recorded; the server keeps running\n", redactURL(p.to), err)
 	}
 }
-
