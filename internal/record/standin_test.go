@@ -67,6 +67,10 @@ func answerMCP(msg []byte) ([]byte, error) {
 	case "tools/list":
 		return result(`{"tools":[{"name":"lookup","description":"Looks an order up.","inputSchema":{"type":"object","properties":{"which":{"type":"string"}}}}]}`), nil
 	case "tools/call":
+		if v, ok := strings.CutPrefix(m.Params.Arguments.Which, "echo:"); ok {
+			text, _ := json.Marshal(v)
+			return result(`{"content":[{"type":"text","text":` + string(text) + `}]}`), nil
+		}
 		if r, ok := results()[m.Params.Arguments.Which]; ok && m.Params.Name == "lookup" {
 			return result(r), nil
 		}
