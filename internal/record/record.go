@@ -77,6 +77,8 @@ type Options struct {
 	Executable string
 	// Env is the environment the command inherits (os.Environ() when nil).
 	Env []string
+	// Stdout and Stderr receive the command's output (os.Stdout and os.Stderr when nil).
+	Stdout, Stderr io.Writer
 	// Log receives where the proxies listen and every loud line.
 	Log io.Writer
 	// Ready, when set, is told the endpoints once the proxies listen.
@@ -411,7 +413,13 @@ func (r *recorder) runAgent(ctx context.Context, ep Endpoints) error {
 	}
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = slices.Concat(o.Env, ep.Env(), probe.Quiet)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, o.Stdout, o.Stderr
+	if cmd.Stdout == nil {
+		cmd.Stdout = os.Stdout
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil && r.fatalErr() == nil {
 			return nil // stopped by --duration or a signal: not the agent's failure

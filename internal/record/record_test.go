@@ -271,3 +271,50 @@ func (s *syncWriter) unlock() { <-s.mu }
 
 var _ = errors.New
 var _ = http.StatusOK
+
+// TestRecordCommand: record runs the agent command with the proxies in its environment (the
+// stdio server through CONTRACTCHECK_MCP_COMMAND, the provider through ANTHROPIC_BASE_URL, the
+// user's key kept) and stops when it exits; a second recording into the same directory adds
+// repetitions of the same sources.
+func TestRecordCommand(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "rec")
+	for run := 1; run <= 2; run++ {
+		var log, agentOut bytes.Buffer
+		o := Options{Lane: "cmd-agent", Version: "2.0", Output: out, ProviderURL: upstream(t, "cmd", kinds[:2]),
+			MCPCommand: []string{os.Args[0], standInSentinel}, Executable: os.Args[0],
+			Command: []string{os.Args[0], agentSentinel}, Log: &log, Stdout: &agentOut, Stderr: &agentOut,
+			Env: append(os.Environ(), "TESTAGENT_API=anthropic", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=stdio", "ANTHROPIC_API_KEY="+testKeys["ANTHROPIC_API_KEY"])}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := Run(ctx, o)
+		cancel()
+		if err != nil || res.AgentErr != nil {
+			t.Fatalf("run %d: %v %v\n%s%s", run, err, res.AgentErr, log.String(), agentOut.String())
+		}
+		if res.Pairs != 2 || res.Lost() || res.Sources != map[int]int{1: 2, 2: 0}[run] {
+			t.Fatalf("run %d: %s; want 2 pairs (sources new in the first run only)\n%s%s", run, res.Stats, log.String(), agentOut.String())
+		}
+	}
+	reps := map[string]int{}
+	for _, r := range readRecords(t, filepath.Join(out, "cmd-agent", "2.0", "default.jsonl")) {
+		if r.Stage == "H4" {
+			reps[r.Fixture] = max(reps[r.Fixture], r.Repetition)
+		}
+	}
+	if len(reps) != 2 {
+		t.Errorf("fixtures %v, want 2 with 2 repetitions each", reps)
+	}
+	for f, n := range reps {
+		if n != 2 {
+			t.Errorf("%s: %d repetitions, want 2", f, n)
+		}
+	}
+	for p, b := range writtenFiles(t, out) {
+		if bytes.Contains(b, []byte(testKeys["ANTHROPIC_API_KEY"])) {
+			t.Errorf("%s holds the key", p)
+		}
+	}
+	if rep := judge(t, out); rep.ExitCode() != result.ExitSatisfied {
+		t.Errorf("check exit %d, want 0", rep.ExitCode())
+	}
+}

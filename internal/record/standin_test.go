@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/testagent"
 )
 
 // The stand-in MCP server of these tests (not contractcheck's fixture server): one tool,
@@ -25,6 +26,8 @@ const (
 	secretValue = "s3cr3t-order-owner"
 	// standInSentinel, as the first argument, makes the test binary the stdio MCP server.
 	standInSentinel = "__record-stand-in-mcp-stdio"
+	// agentSentinel, as the first argument, makes the test binary the test agent (testagent.Main).
+	agentSentinel = "__record-test-agent"
 )
 
 // results are the stand-in's tools/call results by "which".
@@ -156,6 +159,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		os.Exit(code)
+	}
+	if len(os.Args) > 1 && os.Args[1] == agentSentinel {
+		testagent.Main()
 	}
 	os.Exit(m.Run())
 }
