@@ -118,13 +118,9 @@ func relay(src io.Reader, dst io.Writer, dir byte, p *poster) {
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			// The chunk's complete messages are queued before the chunk is passed on: the
+			// recorder has a request before the server can answer it.
 			chunk := buf[:n]
-			if _, werr := dst.Write(chunk); werr != nil {
-				return
-			}
-			if f, ok := dst.(interface{ Flush() error }); ok {
-				_ = f.Flush()
-			}
 			for len(chunk) > 0 {
 				i := bytes.IndexByte(chunk, '\n')
 				part := chunk
@@ -147,6 +143,12 @@ func relay(src io.Reader, dst io.Writer, dir byte, p *poster) {
 				}
 				line, over = line[:0], false
 				chunk = chunk[i+1:]
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+			if f, ok := dst.(interface{ Flush() error }); ok {
+				_ = f.Flush()
 			}
 		}
 		if err != nil {
