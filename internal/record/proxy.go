@@ -27,7 +27,12 @@ func readBody(req *http.Request) (body []byte, big bool, err error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, false, nil
 	}
-	body, err = io.ReadAll(io.LimitReader(req.Body, MaxMessageBytes+1))
+	var b bytes.Buffer
+	if req.ContentLength > 0 && req.ContentLength <= MaxMessageBytes {
+		b.Grow(int(req.ContentLength) + bytes.MinRead)
+	}
+	_, err = b.ReadFrom(io.LimitReader(req.Body, MaxMessageBytes+1))
+	body = b.Bytes()
 	if err != nil {
 		return nil, false, err
 	}

@@ -13,8 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/laneout"
@@ -265,7 +268,7 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 		return nil
 	}
 	if newSource {
-		if err := safeio.WriteFile(srcPath, func(out io.Writer) error { _, err := out.Write(src); return err }); err != nil {
+		if err := writeWhole(srcPath, src); err != nil {
 			w.failed = fmt.Errorf("record: write %s: %w", srcPath, err)
 			return w.failed
 		}
@@ -291,24 +294,58 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	return nil
 }
 
-// close syncs and closes the record file.
+// close closes the record file and has everything written reach the disk: one syncfs of the
+// output's file system rather than a sync per file (10,000 sources, each synced, took the
+// recorder 50 s, during which the proxies waited on its queue).
 func (w *writer) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.rec == nil {
-		return nil
+	var err error
+	if w.rec != nil {
+		err = w.rec.Close()
+		w.rec = nil
 	}
-	err := w.rec.Sync()
-	if cerr := w.rec.Close(); err == nil {
-		err = cerr
-	}
-	w.rec = nil
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", w.recPath, err)
+	}
+	if w.pairs == 0 {
+		return nil
+	}
+	d, err := os.Open(w.o.Output)
+	if err == nil {
+		err = unix.Syncfs(int(d.Fd()))
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("record: sync %s: %w", w.o.Output, err)
 	}
 	return nil
 }
 
+// writeWhole writes data to path whole or not at all: a temporary file in the same directory,
+// renamed over path once complete, so that an interrupted recording leaves no partial source.
+// It is not synced here (close syncs the file system once); it takes four system calls, as a
+// recording writes thousands of sources.
+func writeWhole(path string, data []byte) (err error) {
+	tmp := path + ".tmp-" + strconv.Itoa(os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
 // credentials are the credential values seen in the traffic's headers and URLs. Nothing of a
 // header or a URL is ever written; find is the second line of defence, refusing a pair whose
 // bytes hold one of them anyway (a server that echoes a token, say).
