@@ -346,6 +346,7 @@ func writeWhole(path string, data []byte) (err error) {
 	}
 	return err
 }
+
 // credentials are the credential values seen in the traffic's headers and URLs. Nothing of a
 // header or a URL is ever written; find is the second line of defence, refusing a pair whose
 // bytes hold one of them anyway (a server that echoes a token, say).
