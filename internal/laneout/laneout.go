@@ -9,10 +9,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/format"
+)
+
+// NameRE is what a lane or configuration name (and a suite) is: lower-case letters, digits,
+// '.', '-', '_'; VersionRE what a lane version is.
+var (
+	NameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	VersionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 )
 
 // Record is one observation record, its fields in the order SPEC §7 shows them.

@@ -28,7 +28,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +36,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/probe"
 )
 
@@ -129,11 +129,6 @@ func (e *Error) Error() string { return e.Msg }
 
 func inputError(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
 
-var (
-	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-)
-
 // normalize checks the options and fills in the defaults.
 func (o *Options) normalize() error {
 	if o.Log == nil {
@@ -151,15 +146,15 @@ func (o *Options) normalize() error {
 	switch {
 	case o.Lane == "":
 		return inputError("record: --lane is required (the agent or framework the records are for)")
-	case !nameRE.MatchString(o.Lane):
+	case !laneout.NameRE.MatchString(o.Lane):
 		return inputError("record: --lane %q: lower-case letters, digits, '.', '-', '_'", o.Lane)
 	case o.Version == "":
 		return inputError("record: --version is required (the lane version the records are for)")
-	case !versionRE.MatchString(o.Version):
+	case !laneout.VersionRE.MatchString(o.Version):
 		return inputError("record: --version %q: letters, digits, '.', '_', '+', '-'", o.Version)
-	case !nameRE.MatchString(o.Configuration):
+	case !laneout.NameRE.MatchString(o.Configuration):
 		return inputError("record: --configuration %q: lower-case letters, digits, '.', '-', '_'", o.Configuration)
-	case !nameRE.MatchString(o.Suite):
+	case !laneout.NameRE.MatchString(o.Suite):
 		return inputError("record: --suite %q: lower-case letters, digits, '.', '-', '_'", o.Suite)
 	case o.Output == "":
 		return inputError("record: --output is required (the directory the sources and records are written to)")
