@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -86,6 +87,10 @@ func (r *recorder) proxy(target *url.URL, prefix string, exact bool, modify func
 		FlushInterval:  -1,
 		ModifyResponse: modify,
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // its text holds the whole URL, query (a ?key=) included
+			}
 			r.note("record: upstream %s: %v", redactURL(target.String()), err)
 			w.WriteHeader(http.StatusBadGateway)
 		},
