@@ -79,8 +79,10 @@ func redact(ps []pointer, src, item []byte) (outSrc, outItem []byte, applied []s
 			continue
 		}
 		once := escape(t, false)
-		ascii := asciiEscape(once)
-		forms = append(forms, once, escape(t, true), ascii, escape(string(once), false), escape(string(escape(t, true)), false), escape(string(ascii), false))
+		html := escape(t, true)
+		for _, f := range [][]byte{once, html, asciiEscape(once), asciiEscape(html)} {
+			forms = append(forms, f, escape(string(f), false))
+		}
 	}
 	// The longest first, so that a shorter form never splits a longer one's occurrence.
 	slices.SortFunc(forms, func(a, b []byte) int { return len(b) - len(a) })
