@@ -108,9 +108,10 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 	rp := r.proxy(target, "/provider", false, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.noteCredentials(req)
-		rel := req.Clone(req.Context())
-		rel.URL.Path = strings.TrimPrefix(req.URL.Path, "/provider")
-		if api, gen := fakeprovider.RouteAPI(rel); gen && api != "" {
+		rel, u := *req, *req.URL // a shallow copy: the route reads the path, method and headers
+		u.Path = strings.TrimPrefix(req.URL.Path, "/provider")
+		rel.URL = &u
+		if api, gen := fakeprovider.RouteAPI(&rel); gen && api != "" {
 			body, big, err := readBody(req)
 			switch {
 			case err != nil:
