@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,8 +162,9 @@ func quantile(ds []time.Duration, q float64) float64 {
 }
 
 // BenchmarkRecord drives benchCalls tool calls over benchConns connections on loopback, plain and
-// streamed, once directly and once through record, and reports the pairs written (want all) and
-// the latency the proxies add per request at the median and the 99th percentile. Each iteration
+// streamed, once directly, once through bare reverse proxies (the floor of any proxy on the same
+// cores) and once through record, and reports the pairs written (want all) and the latency the
+// proxies add per request at the median and the 99th percentile. Each iteration
 // is the whole run (run it with -benchtime=1x); a run past benchDeadline fails.
 func BenchmarkRecord(b *testing.B) {
 	for _, stream := range []bool{false, true} {
@@ -177,6 +180,15 @@ func BenchmarkRecord(b *testing.B) {
 				if err != nil {
 					cancel()
 					b.Fatalf("direct: %v", err)
+				}
+				// The floor: the same traffic through bare reverse proxies (no recording), which
+				// costs the extra hop on the same cores.
+				bare := httptest.NewServer(bareProxies(mcp.URL+"/mcp", prov.URL))
+				bared, err := benchTraffic(ctx, bare.URL+"/mcp", bare.URL+"/provider", stream, 0)
+				bare.Close()
+				if err != nil {
+					cancel()
+					b.Fatalf("bare proxies: %v", err)
 				}
 				out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
 				ready := make(chan Endpoints, 1)
@@ -214,7 +226,26 @@ func BenchmarkRecord(b *testing.B) {
 				b.ReportMetric(quantile(proxied, 0.5), "proxied-p50-ms")
 				b.ReportMetric(quantile(proxied, 0.5)-quantile(direct, 0.5), "added-p50-ms")
 				b.ReportMetric(quantile(proxied, 0.99)-quantile(direct, 0.99), "added-p99-ms")
+				b.ReportMetric(quantile(bared, 0.5)-quantile(direct, 0.5), "bare-added-p50-ms")
+				b.ReportMetric(quantile(bared, 0.99)-quantile(direct, 0.99), "bare-added-p99-ms")
 			}
 		})
 	}
+}
+
+// bareProxies is /mcp and /provider/ as plain reverse proxies to the upstreams, flushing as
+// record's do, recording nothing.
+func bareProxies(mcpURL, providerURL string) http.Handler {
+	m, _ := url.Parse(mcpURL)
+	p, _ := url.Parse(providerURL)
+	tr := &http.Transport{MaxIdleConnsPerHost: 256, MaxIdleConns: 512}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", &httputil.ReverseProxy{Transport: tr, FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.Host = m.Scheme, m.Host, m.Path, ""
+	}})
+	mux.Handle("/provider/", &httputil.ReverseProxy{Transport: tr, FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = p.Scheme, p.Host, ""
+		pr.Out.URL.Path = strings.TrimPrefix(pr.In.URL.Path, "/provider")
+	}})
+	return mux
 }
