@@ -36,8 +36,8 @@ func TestLaneFile(t *testing.T) {
 	g := Generator{Tool: "record", Manifest: "record.json", File: "record.cue", Profile: "record", Done: "Recorded",
 		LaneDoc: func(p string) string { return "lane via " + p }, StageDoc: "unseen", ProfileDoc: "pd", RequireDoc: "rd", Judge: "--x"}
 	out, err := g.LaneFile(map[string]Lane{
-		"b":      {Provider: "gemini", Versions: map[string][]string{"2": {"c\"*/"}, "1": {"default"}}},
-		"a":      {Declared: true, Versions: map[string][]string{"1": {"default"}}},
+		"b":       {Provider: "gemini", Versions: map[string][]string{"2": {"c\"*/"}, "1": {"default"}}},
+		"a":       {Declared: true, Versions: map[string][]string{"1": {"default"}}},
 		"z\u2028": {Provider: "anthropic", Versions: map[string][]string{"1": {"default"}}},
 	})
 	if err != nil {
