@@ -139,7 +139,8 @@ func TestUnwritableOutput(t *testing.T) {
 	mcp := httptest.NewServer(&standIn{})
 	defer mcp.Close()
 	out := filepath.Join(t.TempDir(), "rec")
-	o := Options{Lane: "broken", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "u", kinds)}
+	// With --provider-api the directories are made at the start; the first source's write fails.
+	o := Options{Lane: "broken", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "u", kinds), ProviderAPI: fakeprovider.OpenAIChat}
 	_, err, log := recording(t, o, func(ep Endpoints) error {
 		// The sources directory becomes a file: no source can be written into it (as root too).
 		dir := filepath.Join(out, "sources", "recorded")
@@ -157,6 +158,20 @@ func TestUnwritableOutput(t *testing.T) {
 	}
 	if !strings.Contains(log, "recording ends") {
 		t.Errorf("the failure was not said:\n%s", log)
+	}
+}
+
+// TestNothingSeen: a recording that saw no traffic writes nothing and exits clean.
+func TestNothingSeen(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "rec")
+	res, err, log := recording(t, Options{Lane: "idle", Version: "1", Output: out, MCPURL: "http://127.0.0.1:9/mcp", ProviderURL: "http://127.0.0.1:9"},
+		func(Endpoints) error { return nil })
+	if err != nil || res.Lost() || res.Pairs != 0 {
+		t.Fatalf("%v %+v\n%s", err, res, log)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a recording that saw nothing wrote its output")
 	}
 }
 

@@ -250,7 +250,7 @@ func (r *recorder) fail(err error) {
 	defer r.fatalMu.Unlock()
 	if r.fatal == nil {
 		r.fatal = err
-		r.note("record: %v: recording ends", err)
+		r.note("record: %s: recording ends", strings.TrimPrefix(err.Error(), "record: "))
 		r.cancel()
 	}
 }

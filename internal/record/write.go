@@ -117,12 +117,6 @@ func openWriter(o *Options, creds *credentials, note func(string, ...any), stats
 		}
 		w.provider = o.ProviderAPI
 	}
-	if err := os.MkdirAll(filepath.Join(o.Output, "sources", o.Suite), 0o777); err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(w.recPath), 0o777); err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
 	if w.provider != "" {
 		if err := w.writeLane(); err != nil {
 			return nil, err
@@ -157,8 +151,15 @@ func readManifest(dir string) (*manifest, error) {
 	return m, nil
 }
 
-// writeLane writes record.json and record.cue with this recording's lane in them.
+// writeLane creates the output's directories and writes record.json and record.cue with this
+// recording's lane in them: at the first pair (or at the start with --provider-api), so that a
+// recording that saw nothing writes nothing.
 func (w *writer) writeLane() error {
+	for _, d := range []string{filepath.Join(w.o.Output, "sources", w.o.Suite), filepath.Dir(w.recPath)} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+	}
 	l := w.man.Lanes[w.o.Lane]
 	if l.Versions == nil {
 		l.Versions = map[string][]string{}
