@@ -1,10 +1,20 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 )
 
 // TestRecordHelp: record --help lists its flags and the check that judges its output.
@@ -68,4 +78,83 @@ func TestRecordUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRecordCommandLine: record on a fixed loopback port for --duration, traffic driven by the
+// test (a tools/call of a stand-in MCP server, then a Chat Completions request carrying its
+// result to a fake provider), exit 0; check judges the output with exit 0 and names the fixture;
+// no credential is in any file.
+func TestRecordCommandLine(t *testing.T) {
+	t.Parallel()
+	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"}],"structuredContent":{"order":"A-1"}}}`, m.ID)
+	}))
+	defer mcp.Close()
+	prov := httptest.NewServer(fakeprovider.New(fakeprovider.Config{Tool: "lookup"}))
+	defer prov.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := cli(t, "record", "--lane", "cli-agent", "--version", "1", "--listen", addr, "--duration", "3s",
+			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
+		done <- result{code, stdout, stderr}
+	}()
+	const key = "sk-cli-secret-0123456789"
+	send := func(url, body string) error {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if err = send(base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil || i == 100 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the MCP proxy: %v", err)
+	}
+	if err := send(base+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
+		t.Fatalf("the provider proxy: %v", err)
+	}
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.stderr, "1 pairs written") || !strings.Contains(r.stderr, "judge it: contractcheck check --fixtures") {
+		t.Fatalf("record exit %d, want 0 with 1 pair\n%s", r.code, r.stderr)
+	}
+	code, stdout, stderr := cli(t, "check", "--no-cache", "--fixtures", out, "--observations", out, "--contracts", out, "--profile", "record", "--format", "json")
+	if code != 0 {
+		t.Fatalf("check exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	ids, _ := filepath.Glob(filepath.Join(out, "sources", "recorded", "R*.json"))
+	if len(ids) != 1 || !strings.Contains(stdout, strings.TrimSuffix(filepath.Base(ids[0]), ".json")) {
+		t.Errorf("check's report does not name the recorded fixture %v", ids)
+	}
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), key) {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return err
+	})
 }
