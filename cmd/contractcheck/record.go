@@ -89,9 +89,7 @@ func newRecordCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Lane, "lane", "", "the lane the records are for: your framework or agent (required)")
-	f.StringVar(&p.Version, "version", "", "the lane version the records are for (required)")
-	f.StringVar(&p.Configuration, "configuration", "default", "the lane configuration the records are for")
+	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Suite, "suite", "recorded", "the suite the sources are written under (sources/SUITE/)")
 	f.StringVar(&p.MCPURL, "mcp", "", "the MCP server's Streamable HTTP endpoint to proxy")
 	f.StringVar(&p.mcpCommand, "mcp-command", "", "the command of an MCP server on stdio (shell words), for the agent to start through record stdio")

@@ -15,11 +15,6 @@ const (
 	// (64 MiB, as fakeprovider.MaxBodyBytes); a larger one is forwarded but not recorded, and
 	// counted.
 	MaxMessageBytes = fakeprovider.MaxBodyBytes
-	// maxPending bounds the tools/call results waiting for the provider request that carries them,
-	// and the provider results waiting for their tools/call, each in count and in bytes; past
-	// either, the oldest is evicted and counted.
-	maxPending      = 100_000
-	maxPendingBytes = 256 << 20
 	// maxOpen bounds the tools/call requests waiting for their response (per stdio session key).
 	maxOpen = 100_000
 	// maxSeen bounds the call ids remembered as recorded already (oldest forgotten first: a
@@ -28,6 +23,14 @@ const (
 	// queueLen is the length of the queue between the proxies and the recorder: a full queue
 	// makes the proxies wait (it never drops).
 	queueLen = 4096
+)
+
+// maxPending bounds the tools/call results waiting for the provider request that carries them,
+// and the provider results waiting for their tools/call, each in count and in bytes; past either,
+// the oldest is evicted and counted. (Variables for the tests.)
+var (
+	maxPending      = 100_000
+	maxPendingBytes = 256 << 20
 )
 
 // event is one thing the proxies saw, handed to the recorder's one goroutine in arrival order.
@@ -75,6 +78,13 @@ func newEngine(write func(mcpCall, provResult), note func(string, ...any)) *engi
 // loop handles events until the channel is closed.
 func (e *engine) loop() {
 	for ev := range e.events {
+		e.loopOnce(ev)
+	}
+}
+
+// loopOnce handles one event.
+func (e *engine) loopOnce(ev event) {
+	{
 		switch {
 		case ev.flush != nil:
 			close(ev.flush)
@@ -171,20 +181,40 @@ func compactID(id []byte) []byte {
 
 // call pairs a tools/call result with the earliest provider item waiting for it, or keeps it.
 func (e *engine) call(c *mcpCall) {
-	for i, w := range e.waiting {
-		if nameMatches(c.name, w.name) && sameArgs(c.args, w.args) {
-			e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
-			e.waitingBytes -= len(w.item)
-			e.write(*c, *w)
-			return
+	match := func(w *provResult) bool { return nameMatches(c.name, w.name) && sameArgs(c.args, w.args) }
+	if w, ok := take(&e.waiting, &e.waitingBytes, match, itemSize); ok {
+		e.write(*c, *w)
+		return
+	}
+	keep(&e.pending, &e.pendingBytes, c, sourceSize, func() { e.count(func(s *Stats) { s.Evicted++ }) })
+}
+
+func itemSize(r *provResult) int { return len(r.item) }
+func sourceSize(c *mcpCall) int  { return len(c.source) }
+
+// take removes and returns the earliest element of list that matches, keeping size the bytes
+// the list holds.
+func take[T any](list *[]T, size *int, match func(T) bool, bytes func(T) int) (T, bool) {
+	for i, x := range *list {
+		if match(x) {
+			*list = append((*list)[:i], (*list)[i+1:]...)
+			*size -= bytes(x)
+			return x, true
 		}
 	}
-	e.pending = append(e.pending, c)
-	e.pendingBytes += len(c.source)
-	for len(e.pending) > maxPending || e.pendingBytes > maxPendingBytes {
-		e.pendingBytes -= len(e.pending[0].source)
-		e.pending = e.pending[1:]
-		e.count(func(s *Stats) { s.Evicted++ })
+	var zero T
+	return zero, false
+}
+
+// keep appends x to list and evicts the oldest elements past maxPending or maxPendingBytes,
+// each counted by evicted.
+func keep[T any](list *[]T, size *int, x T, bytes func(T) int, evicted func()) {
+	*list = append(*list, x)
+	*size += bytes(x)
+	for len(*list) > maxPending || *size > maxPendingBytes {
+		*size -= bytes((*list)[0])
+		*list = (*list)[1:]
+		evicted()
 	}
 }
 
@@ -220,22 +250,14 @@ func (e *engine) remember(key string) {
 	}
 }
 
+// result pairs a provider item with the earliest tools/call result waiting for it, or keeps it.
 func (e *engine) result(r *provResult) {
-	for i, c := range e.pending {
-		if nameMatches(c.name, r.name) && sameArgs(c.args, r.args) {
-			e.pending = append(e.pending[:i], e.pending[i+1:]...)
-			e.pendingBytes -= len(c.source)
-			e.write(*c, *r)
-			return
-		}
+	match := func(c *mcpCall) bool { return nameMatches(c.name, r.name) && sameArgs(c.args, r.args) }
+	if c, ok := take(&e.pending, &e.pendingBytes, match, sourceSize); ok {
+		e.write(*c, *r)
+		return
 	}
-	e.waiting = append(e.waiting, r)
-	e.waitingBytes += len(r.item)
-	for len(e.waiting) > maxPending || e.waitingBytes > maxPendingBytes {
-		e.waitingBytes -= len(e.waiting[0].item)
-		e.waiting = e.waiting[1:]
-		e.count(func(s *Stats) { s.Evicted++ })
-	}
+	keep(&e.waiting, &e.waitingBytes, r, itemSize, func() { e.count(func(s *Stats) { s.Evicted++ }) })
 }
 
 // Stats counts what a recording saw and did.
