@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -214,6 +215,59 @@ func TestOptionsErrors(t *testing.T) {
 				if _, err := os.Stat(o.Output); err == nil {
 					t.Error("a refused recording wrote its output")
 				}
+			}
+		})
+	}
+}
+
+// TestMaxBytes: --max-bytes stops the recording before the write that would pass it.
+func TestMaxBytes(t *testing.T) {
+	t.Parallel()
+	mcp := httptest.NewServer(&standIn{})
+	defer mcp.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	o := Options{Lane: "sized", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "b", kinds[:3]), MaxBytes: 3000}
+	res, err, log := recording(t, o, func(ep Endpoints) error { return agent(ep, fakeprovider.OpenAIChat, false, false) })
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, log)
+	}
+	if res.Pairs == 0 || res.Pairs == 3 || res.Bytes > 3000 || !strings.Contains(log, "--max-bytes 3000 reached") {
+		t.Errorf("%s; want the recording stopped before 3000 bytes\n%s", res.Stats, log)
+	}
+}
+
+// TestUpstreamTLS: an upstream whose certificate the system does not trust is refused (the agent
+// gets 502 and the recorder says why); with --ca-file naming its CA it is reached.
+func TestUpstreamTLS(t *testing.T) {
+	t.Parallel()
+	prov := httptest.NewTLSServer(fakeprovider.New(fakeprovider.Config{Tool: "lookup"}))
+	defer prov.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: prov.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		caFile string
+		status int
+	}{{name: "untrusted", status: http.StatusBadGateway}, {name: "trusted by --ca-file", caFile: ca, status: http.StatusOK}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Lane: "tls", Version: "1", Output: filepath.Join(t.TempDir(), "rec"), MCPURL: "http://127.0.0.1:9/mcp", ProviderURL: prov.URL, CAFile: tc.caFile}
+			status := 0
+			_, err, log := recording(t, o, func(ep Endpoints) error {
+				resp, err := http.Get(ep.Provider + "/v1/models")
+				if err != nil {
+					return err
+				}
+				resp.Body.Close()
+				status = resp.StatusCode
+				return nil
+			})
+			if err != nil || status != tc.status {
+				t.Errorf("status %d (%v), want %d\n%s", status, err, tc.status, log)
+			}
+			if tc.caFile == "" && !strings.Contains(log, "certificate") {
+				t.Errorf("the refusal does not say why:\n%s", log)
 			}
 		})
 	}
