@@ -33,6 +33,9 @@ var (
 	maxPendingBytes = 256 << 20
 )
 
+// listMarker stands for a tools/list request among the open tools/call requests.
+const listMarker = "\x00tools/list"
+
 // event is one thing the proxies saw, handed to the recorder's one goroutine in arrival order.
 type event struct {
 	// an MCP message: session names the stream (a stdio process, an HTTP exchange); fromServer
@@ -65,6 +68,7 @@ type engine struct {
 	waitingBytes int
 	seen         map[string]bool
 	seenOrder    []string
+	tools        map[string]bool // the MCP tools listed or called
 
 	mu    sync.Mutex
 	stats Stats
@@ -72,7 +76,7 @@ type engine struct {
 
 func newEngine(write func(mcpCall, provResult), note func(string, ...any)) *engine {
 	return &engine{events: make(chan event, queueLen), write: write, note: note,
-		open: map[string]map[string]historyCall{}, seen: map[string]bool{}}
+		open: map[string]map[string]historyCall{}, seen: map[string]bool{}, tools: map[string]bool{}}
 }
 
 // loop handles events until the channel is closed.
@@ -92,7 +96,13 @@ func (e *engine) loopOnce(ev event) {
 			e.count(func(s *Stats) { s.Unreadable++ })
 			e.note("record: not recorded: %s", ev.unreadable)
 		case ev.endSession:
-			if n := len(e.open[ev.session]); n > 0 {
+			n := 0
+			for _, c := range e.open[ev.session] {
+				if c.name != listMarker {
+					n++
+				}
+			}
+			if n > 0 {
 				e.count(func(s *Stats) { s.Unanswered += n })
 			}
 			delete(e.open, ev.session)
@@ -115,7 +125,14 @@ func (e *engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.stats
-	s.PendingCalls, s.PendingResults = len(e.pending), len(e.waiting)
+	s.PendingCalls = len(e.pending)
+	for _, w := range e.waiting {
+		if e.mcpTool(w.name) {
+			s.PendingResults++
+		} else {
+			s.OtherTools++
+		}
+	}
 	return s
 }
 
@@ -135,8 +152,17 @@ func (e *engine) mcp(session string, fromServer bool, msg []byte) {
 		}
 		id := string(compactID(rm.ID))
 		if !fromServer {
-			if rm.Method != "tools/call" || rm.Params == nil {
+			if rm.Method == "tools/list" {
+				rm.Params = &struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				}{Name: listMarker}
+			}
+			if rm.Method != "tools/call" && rm.Method != "tools/list" || rm.Params == nil {
 				continue
+			}
+			if rm.Method == "tools/call" {
+				e.tools[rm.Params.Name] = true
 			}
 			o := e.open[session]
 			if o == nil {
@@ -162,6 +188,19 @@ func (e *engine) mcp(session string, fromServer bool, msg []byte) {
 			continue // not a tools/call's response
 		}
 		delete(e.open[session], id)
+		if req.name == listMarker {
+			var list struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			}
+			if json.Unmarshal(rm.Result, &list) == nil {
+				for _, tl := range list.Tools {
+					e.tools[tl.Name] = true
+				}
+			}
+			continue
+		}
 		src, ok := resultBytes(m, &rm)
 		if !ok {
 			continue
@@ -186,7 +225,7 @@ func (e *engine) call(c *mcpCall) {
 		e.write(*c, *w)
 		return
 	}
-	keep(&e.pending, &e.pendingBytes, c, sourceSize, func() { e.count(func(s *Stats) { s.Evicted++ }) })
+	keep(&e.pending, &e.pendingBytes, c, sourceSize, func(*mcpCall) { e.count(func(s *Stats) { s.Evicted++ }) })
 }
 
 func itemSize(r *provResult) int { return len(r.item) }
@@ -208,13 +247,14 @@ func take[T any](list *[]T, size *int, match func(T) bool, bytes func(T) int) (T
 
 // keep appends x to list and evicts the oldest elements past maxPending or maxPendingBytes,
 // each counted by evicted.
-func keep[T any](list *[]T, size *int, x T, bytes func(T) int, evicted func()) {
+func keep[T any](list *[]T, size *int, x T, bytes func(T) int, evicted func(T)) {
 	*list = append(*list, x)
 	*size += bytes(x)
 	for len(*list) > maxPending || *size > maxPendingBytes {
-		*size -= bytes((*list)[0])
+		old := (*list)[0]
+		*size -= bytes(old)
 		*list = (*list)[1:]
-		evicted()
+		evicted(old)
 	}
 }
 
@@ -257,7 +297,24 @@ func (e *engine) result(r *provResult) {
 		e.write(*c, *r)
 		return
 	}
-	keep(&e.waiting, &e.waitingBytes, r, itemSize, func() { e.count(func(s *Stats) { s.Evicted++ }) })
+	keep(&e.waiting, &e.waitingBytes, r, itemSize, func(w *provResult) {
+		if e.mcpTool(w.name) {
+			e.count(func(s *Stats) { s.Evicted++ })
+		} else {
+			e.count(func(s *Stats) { s.OtherTools++ })
+		}
+	})
+}
+
+// mcpTool reports whether a provider-side tool name names a tool the MCP server listed or was
+// called with: the results of the agent's other tools (its own functions) are not the recorder's.
+func (e *engine) mcpTool(name string) bool {
+	for t := range e.tools {
+		if nameMatches(t, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Stats counts what a recording saw and did.
@@ -273,6 +330,9 @@ type Stats struct {
 	PendingCalls, PendingResults int
 	// Orphans are provider results whose call the request's history does not hold.
 	Orphans int
+	// OtherTools are provider results of tools the MCP server neither listed nor was called
+	// with (the agent's own functions): not the recorder's, and not lost.
+	OtherTools int
 	// Unanswered are tools/call requests without a response when their session ended.
 	Unanswered int
 	// Evicted are calls or items dropped past the recorder's bounds; Unreadable messages it
@@ -290,6 +350,6 @@ func (s Stats) Lost() bool {
 
 // String is the counts as one line.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d tool calls, %d pairs written (%d sources, %d bytes); not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
-		s.Calls, s.Pairs, s.Sources, s.Bytes, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
+	return fmt.Sprintf("%d tool calls, %d pairs written (%d sources, %d bytes), %d results of the agent's other tools; not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
+		s.Calls, s.Pairs, s.Sources, s.Bytes, s.OtherTools, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
 }

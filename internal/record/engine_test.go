@@ -45,11 +45,13 @@ func TestEngine(t *testing.T) {
 	// A call never answered.
 	e.mcp("s1", false, toolsCall(2, "c"))
 	e.loopOnce(event{session: "s1", endSession: true})
+	// A result of the agent's own function (no MCP tool of that name) is not the recorder's.
+	e.provider(fakeprovider.OpenAIChat, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"f1","function":{"name":"calculator","arguments":"{}"}}]},{"role":"tool","tool_call_id":"f1","content":"4"}]}`))
 	want := []string{`{"content":[{"type":"text","text":"A"}]} ~ a`, `{"content":[{"type":"text","text":"B"}]} ~ b`}
 	if fmt.Sprint(pairs) != fmt.Sprint(want) {
 		t.Errorf("pairs %q, want %q", pairs, want)
 	}
-	if s := e.Stats(); s.Calls != 2 || s.Unanswered != 1 || s.PendingCalls != 0 || s.PendingResults != 0 {
+	if s := e.Stats(); s.Calls != 2 || s.Unanswered != 1 || s.PendingCalls != 0 || s.PendingResults != 0 || s.OtherTools != 1 {
 		t.Errorf("stats %+v", s)
 	}
 
