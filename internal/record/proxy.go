@@ -60,14 +60,18 @@ func (r *recorder) noteCredentials(req *http.Request) {
 	r.creds.addRequest(req.Header, user, pass, req.URL.Query())
 }
 
-// proxy is a reverse proxy to target: the path under prefix is appended to target's path, the
-// query kept, nothing added (no X-Forwarded headers), responses flushed as they come.
-func (r *recorder) proxy(target *url.URL, prefix string, exact bool, modify func(*http.Response) error) *httputil.ReverseProxy {
+// proxy is a reverse proxy to target: the path under prefix is appended to target's path (the
+// MCP proxy: target's path is the endpoint), the query kept, nothing added (no X-Forwarded
+// headers), responses flushed as they come. The MCP proxy drops the agent's Accept-Encoding: the
+// transport then asks for gzip itself and hands the tap (and the agent) the response
+// decompressed, the same bytes the agent would have decoded.
+func (r *recorder) proxy(target *url.URL, prefix string, mcp bool, modify func(*http.Response) error) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out.URL
 			out.Scheme, out.Host, out.User = target.Scheme, target.Host, target.User
-			if exact {
+			if mcp {
+				pr.Out.Header.Del("Accept-Encoding")
 				out.Path, out.RawPath = target.Path, target.RawPath
 			} else {
 				rest := strings.TrimPrefix(pr.In.URL.Path, prefix)

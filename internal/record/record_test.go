@@ -146,16 +146,18 @@ func TestRecordEndToEnd(t *testing.T) {
 		stream bool
 		stdio  bool
 		sse    bool
+		gzip   bool
 	}{
 		{name: "http responses plain", api: fakeprovider.OpenAIResponses, sse: true},
 		{name: "http anthropic streamed", api: fakeprovider.Anthropic, stream: true},
+		{name: "http gzip chat plain", api: fakeprovider.OpenAIChat, sse: true, gzip: true},
 		{name: "stdio chat streamed", api: fakeprovider.OpenAIChat, stream: true, stdio: true},
 		{name: "stdio gemini plain", api: fakeprovider.Gemini, stdio: true},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mcp := httptest.NewServer(&standIn{sse: tc.sse})
+			mcp := httptest.NewServer(&standIn{sse: tc.sse, gzip: tc.gzip})
 			defer mcp.Close()
 			out := filepath.Join(t.TempDir(), "rec")
 			o := Options{Lane: "my-agent", Version: "1.0.0", Output: out, ProviderURL: upstream(t, "c"+string(rune('0'+i)), kinds),

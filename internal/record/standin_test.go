@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -85,6 +86,7 @@ func answerMCP(msg []byte) ([]byte, error) {
 // standIn is the Streamable HTTP stand-in.
 type standIn struct {
 	sse  bool // answer tools/call as an SSE stream (else JSON)
+	gzip bool // compress every answer when the client accepts gzip
 	mu   sync.Mutex
 	auth []string // the Authorization headers it was sent
 }
@@ -108,16 +110,23 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Mcp-Session-Id", "stand-in-session")
+	var out io.Writer = w
+	if s.gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") && resp != nil {
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		defer zw.Close()
+		out = zw
+	}
 	switch {
 	case resp == nil:
 		w.WriteHeader(http.StatusAccepted)
 	case s.sse && strings.Contains(string(body), `"tools/call"`):
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
-		_, _ = io.WriteString(w, "event: message\ndata: "+string(resp)+"\n\n")
+		_, _ = io.WriteString(out, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+		_, _ = io.WriteString(out, "event: message\ndata: "+string(resp)+"\n\n")
 	default:
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(resp)
+		_, _ = out.Write(resp)
 	}
 }
 
