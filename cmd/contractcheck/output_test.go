@@ -82,12 +82,14 @@ var resultVerbs = []resultVerb{
 // notResultVerbs are the verbs that print no result of their own, and why they take no
 // --format and no --output FILE.
 var notResultVerbs = map[string]string{
-	"mutate":    "--output DIR is the suite it writes (cases/, sources/); stdout lists the cases written",
-	"reproduce": "--output DIR is the reproduction it writes (a test, its data, ISSUE.md); stdout says what it wrote",
-	"probe":     "--output DIR is the records, probe.json and probe.cue it writes; it speaks on stderr only",
-	"init":      "DIR is the layer it writes; stdout names the files",
-	"export":    "DIR is the built-in files it writes; stdout says how many",
-	"serve":     "standard output is the MCP stream it serves",
+	"mutate":       "--output DIR is the suite it writes (cases/, sources/); stdout lists the cases written",
+	"reproduce":    "--output DIR is the reproduction it writes (a test, its data, ISSUE.md); stdout says what it wrote",
+	"probe":        "--output DIR is the records, probe.json and probe.cue it writes; it speaks on stderr only",
+	"init":         "DIR is the layer it writes; stdout names the files",
+	"export":       "DIR is the built-in files it writes; stdout says how many",
+	"record":       "--output DIR is the sources, records, record.json and record.cue it writes; it speaks on stderr only",
+	"record stdio": "standard output is the MCP stream it relays",
+	"serve":        "standard output is the MCP stream it serves",
 }
 
 // TestOutputFlagsEveryVerb walks every command: each verb that prints a result takes --format

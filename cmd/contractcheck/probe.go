@@ -79,9 +79,7 @@ func newProbeCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Lane, "lane", "", "the lane the records are for: your framework or agent (required)")
-	f.StringVar(&p.Version, "version", "", "the lane version the records are for (required)")
-	f.StringVar(&p.Configuration, "configuration", p.Configuration, "the lane configuration the records are for")
+	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
 	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
 	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
@@ -93,6 +91,15 @@ func newProbeCommand() *cobra.Command {
 	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	addProbeInputFlags(cmd, &p.Inputs)
 	return cmd
+}
+
+// addLaneFlags binds --lane, --version and --configuration (default "default"): what the records
+// a probe or a recording writes are for.
+func addLaneFlags(cmd *cobra.Command, lane, version, configuration *string) {
+	f := cmd.Flags()
+	f.StringVar(lane, "lane", "", "the lane the records are for: your framework or agent (required)")
+	f.StringVar(version, "version", "", "the lane version the records are for (required)")
+	f.StringVar(configuration, "configuration", "default", "the lane configuration the records are for")
 }
 
 // addProbeInputFlags binds the layers and the fixture selection a probe reads.

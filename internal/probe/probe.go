@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +37,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 )
 
@@ -114,11 +114,6 @@ type Error struct{ Msg string }
 func (e *Error) Error() string { return e.Msg }
 
 func inputError(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
-
-var (
-	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-)
 
 // fixture is one selected source.
 type fixture struct {
@@ -245,13 +240,13 @@ func (o *Options) normalize() error {
 		return inputError("probe: no command: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 -- node agent.mjs")
 	case o.Lane == "":
 		return inputError("probe: --lane is required: the name of your framework or agent (lowercase letters, digits, '.', '_' and '-')")
-	case !nameRE.MatchString(o.Lane):
+	case !laneout.NameRE.MatchString(o.Lane):
 		return inputError("probe: --lane %s: a lane name is lowercase letters, digits, '.', '_' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Lane))
 	case o.Version == "":
 		return inputError("probe: --version is required: the version of your framework or agent the records are for")
-	case !versionRE.MatchString(o.Version):
+	case !laneout.VersionRE.MatchString(o.Version):
 		return inputError("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
-	case !nameRE.MatchString(o.Configuration):
+	case !laneout.NameRE.MatchString(o.Configuration):
 		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
 	case o.Repetitions < 1:
 		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)

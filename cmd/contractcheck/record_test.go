@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+)
+
+// TestRecordHelp: record --help lists its flags and the check that judges its output.
+func TestRecordHelp(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := cli(t, "record", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{"--lane", "--version", "--configuration", "--suite", "--mcp ", "--mcp-command", "--provider ", "--provider-api", "--listen", "--output", "--redact", "--max-records", "--max-bytes", "--duration", "--ca-file", "--profile record", "stdio"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("record --help does not mention %q", w)
+		}
+	}
+}
+
+// TestRecordUsage: record's usage errors exit 2 naming the flag, and write nothing.
+func TestRecordUsage(t *testing.T) {
+	t.Parallel()
+	ok := []string{"--lane", "a", "--version", "1", "--provider", "http://127.0.0.1:9", "--mcp", "http://127.0.0.1:9/mcp", "--output", "OUT"}
+	with := func(drop string, extra ...string) []string {
+		var out []string
+		for i := 0; i < len(ok); i += 2 {
+			if ok[i] != drop {
+				out = append(out, ok[i], ok[i+1])
+			}
+		}
+		return append(out, extra...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no lane", with("--lane"), "--lane is required"},
+		{"no output", with("--output"), "--output is required"},
+		{"no provider", with("--provider"), "--provider is required"},
+		{"no MCP server", with("--mcp"), "--mcp"},
+		{"a bad pointer", with("", "--redact", "owner"), `--redact "owner"`},
+		{"an unknown provider API", with("", "--provider-api", "x"), "--provider-api"},
+		{"an unclosed quote", with("--mcp", "--mcp-command", "'node"), "--mcp-command"},
+		{"arguments before --", with("", "node", "--", "x"), "give the agent command after --"},
+		{"a listen address without port", with("", "--listen", "127.0.0.1"), "--listen"},
+		{"stdio without a command", []string{"stdio", "--to", "http://127.0.0.1:9/x"}, "give the MCP server command after --"},
+		{"stdio without --to", []string{"stdio", "--", "true"}, "--to is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := []string{"record"}
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			code, _, stderr := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a refused recording wrote its output")
+			}
+		})
+	}
+}
+
+// TestRecordCommandLine: record on a fixed loopback port for --duration, traffic driven by the
+// test (a tools/call of a stand-in MCP server, then a Chat Completions request carrying its
+// result to a fake provider), exit 0; check judges the output with exit 0 and names the fixture;
+// no credential is in any file.
+func TestRecordCommandLine(t *testing.T) {
+	t.Parallel()
+	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"}],"structuredContent":{"order":"A-1"}}}`, m.ID)
+	}))
+	defer mcp.Close()
+	prov := httptest.NewServer(fakeprovider.New(fakeprovider.Config{Tool: "lookup"}))
+	defer prov.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := cli(t, "record", "--lane", "cli-agent", "--version", "1", "--listen", addr, "--duration", "3s",
+			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
+		done <- result{code, stdout, stderr}
+	}()
+	const key = "sk-cli-secret-0123456789"
+	send := func(url, body string) error {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if err = send(base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil || i == 100 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the MCP proxy: %v", err)
+	}
+	if err := send(base+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
+		t.Fatalf("the provider proxy: %v", err)
+	}
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.stderr, "1 pairs written") || !strings.Contains(r.stderr, "judge it: contractcheck check --fixtures") {
+		t.Fatalf("record exit %d, want 0 with 1 pair\n%s", r.code, r.stderr)
+	}
+	code, stdout, stderr := cli(t, "check", "--no-cache", "--fixtures", out, "--observations", out, "--contracts", out, "--profile", "record", "--format", "json")
+	if code != 0 {
+		t.Fatalf("check exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	ids, _ := filepath.Glob(filepath.Join(out, "sources", "recorded", "R*.json"))
+	if len(ids) != 1 || !strings.Contains(stdout, strings.TrimSuffix(filepath.Base(ids[0]), ".json")) {
+		t.Errorf("check's report does not name the recorded fixture %v", ids)
+	}
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), key) {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return err
+	})
+}

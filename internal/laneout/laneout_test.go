@@ -1,0 +1,55 @@
+package laneout
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEncode: a record is one JSON line, fields in SPEC order, no HTML escaping, redacted only
+// when set.
+func TestEncode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    Record
+		want string
+	}{
+		{name: "captured", r: Record{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "H4", Repetition: 2, State: "captured", Carrier: []byte(`{"t":"<b>"}`), SourceSha256: "00", Origin: "captured"},
+			want: `{"fixture":"R1","lane":"a","laneVersion":"1","configuration":"default","stage":"H4","repetition":2,"state":"captured","carrier":{"t":"<b>"},"sourceSha256":"00","origin":"captured"}` + "\n"},
+		{name: "redacted", r: Record{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "D1", Repetition: 1, State: "not_observable", SourceSha256: "00", Origin: "captured", Redacted: []string{"/x"}},
+			want: `{"fixture":"R1","lane":"a","laneVersion":"1","configuration":"default","stage":"D1","repetition":1,"state":"not_observable","sourceSha256":"00","origin":"captured","redacted":["/x"]}` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Encode(tc.r)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("got %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestLaneFile: generated lanes for undeclared lanes only, with the generator's words, and a
+// profile over every lane; hostile names stay CUE strings.
+func TestLaneFile(t *testing.T) {
+	t.Parallel()
+	g := Generator{Tool: "record", Manifest: "record.json", File: "record.cue", Profile: "record", Done: "Recorded",
+		LaneDoc: func(p string) string { return "lane via " + p }, StageDoc: "unseen", ProfileDoc: "pd", RequireDoc: "rd", Judge: "--x"}
+	out, err := g.LaneFile(map[string]Lane{
+		"b":       {Provider: "gemini", Versions: map[string][]string{"2": {"c\"*/"}, "1": {"default"}}},
+		"a":       {Declared: true, Versions: map[string][]string{"1": {"default"}}},
+		"z\u2028": {Provider: "anthropic", Versions: map[string][]string{"1": {"default"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, w := range []string{`lanes: "b": {`, `H4: _providerH4["gemini"]`, `versions: ["1", "2"]`, `"Recorded as configuration c\"*/."`, `lanes: ["a", "b", "z\u2028"]`, "contractcheck check --x", "profiles: record: {"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("the lane file lacks %q:\n%s", w, s)
+		}
+	}
+	if strings.Contains(s, `lanes: "a": {`) {
+		t.Errorf("a declared lane was generated:\n%s", s)
+	}
+}
