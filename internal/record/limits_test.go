@@ -83,7 +83,7 @@ func TestCredentialsNeverWritten(t *testing.T) {
 		{name: "query key", query: "?key=AIza-query-0123456789", secret: "AIza-query-0123456789"},
 	}
 	o := Options{Lane: "creds", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "k", nil)}
-	res, err, log := recording(t, o, func(ep Endpoints) error {
+	res, log, err := recording(t, o, func(ep Endpoints) error {
 		for i, tc := range tests {
 			callAndCarry(t, ep, i+1, "echo:the key is "+tc.secret, tc.header, tc.query)
 		}
@@ -119,7 +119,7 @@ func TestMaxRecords(t *testing.T) {
 	defer mcp.Close()
 	out := filepath.Join(t.TempDir(), "rec")
 	o := Options{Lane: "limited", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "m", kinds), MaxRecords: 2}
-	res, err, log := recording(t, o, func(ep Endpoints) error { return agent(ep, fakeprovider.OpenAIResponses, false, false) })
+	res, log, err := recording(t, o, func(ep Endpoints) error { return agent(ep, fakeprovider.OpenAIResponses, false, false) })
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, log)
 	}
@@ -142,7 +142,7 @@ func TestUnwritableOutput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec")
 	// With --provider-api the directories are made at the start; the first source's write fails.
 	o := Options{Lane: "broken", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "u", kinds), ProviderAPI: fakeprovider.OpenAIChat}
-	_, err, log := recording(t, o, func(ep Endpoints) error {
+	_, log, err := recording(t, o, func(ep Endpoints) error {
 		// The sources directory becomes a file: no source can be written into it (as root too).
 		dir := filepath.Join(out, "sources", "recorded")
 		if err := os.RemoveAll(dir); err != nil {
@@ -166,7 +166,7 @@ func TestUnwritableOutput(t *testing.T) {
 func TestNothingSeen(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "rec")
-	res, err, log := recording(t, Options{Lane: "idle", Version: "1", Output: out, MCPURL: "http://127.0.0.1:9/mcp", ProviderURL: "http://127.0.0.1:9"},
+	res, log, err := recording(t, Options{Lane: "idle", Version: "1", Output: out, MCPURL: "http://127.0.0.1:9/mcp", ProviderURL: "http://127.0.0.1:9"},
 		func(Endpoints) error { return nil })
 	if err != nil || res.Lost() || res.Pairs != 0 {
 		t.Fatalf("%v %+v\n%s", err, res, log)
@@ -227,7 +227,7 @@ func TestMaxBytes(t *testing.T) {
 	defer mcp.Close()
 	out := filepath.Join(t.TempDir(), "rec")
 	o := Options{Lane: "sized", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: upstream(t, "b", kinds[:3]), MaxBytes: 3000}
-	res, err, log := recording(t, o, func(ep Endpoints) error { return agent(ep, fakeprovider.OpenAIChat, false, false) })
+	res, log, err := recording(t, o, func(ep Endpoints) error { return agent(ep, fakeprovider.OpenAIChat, false, false) })
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, log)
 	}
@@ -254,7 +254,7 @@ func TestUpstreamTLS(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Options{Lane: "tls", Version: "1", Output: filepath.Join(t.TempDir(), "rec"), MCPURL: "http://127.0.0.1:9/mcp", ProviderURL: prov.URL, CAFile: tc.caFile}
 			status := 0
-			_, err, log := recording(t, o, func(ep Endpoints) error {
+			_, log, err := recording(t, o, func(ep Endpoints) error {
 				resp, err := http.Get(ep.Provider + "/v1/models")
 				if err != nil {
 					return err

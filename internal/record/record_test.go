@@ -45,7 +45,7 @@ func upstream(t *testing.T, prefix string, which []string) string {
 }
 
 // recording runs Run with o until drive returns, then stops it and returns what it did.
-func recording(t *testing.T, o Options, drive func(ep Endpoints) error) (*Result, error, string) {
+func recording(t *testing.T, o Options, drive func(ep Endpoints) error) (*Result, string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -74,10 +74,10 @@ func recording(t *testing.T, o Options, drive func(ep Endpoints) error) (*Result
 		stop()
 	case r := <-done:
 		stop()
-		return r.res, r.err, o.Log.(*syncWriter).String()
+		return r.res, o.Log.(*syncWriter).String(), r.err
 	}
 	r := <-done
-	return r.res, r.err, o.Log.(*syncWriter).String()
+	return r.res, o.Log.(*syncWriter).String(), r.err
 }
 
 // agent runs the test agent against the endpoints.
@@ -167,7 +167,7 @@ func TestRecordEndToEnd(t *testing.T) {
 			} else {
 				o.MCPURL = mcp.URL + "/mcp"
 			}
-			res, err, log := recording(t, o, func(ep Endpoints) error { return agent(ep, tc.api, tc.stream, tc.stdio) })
+			res, log, err := recording(t, o, func(ep Endpoints) error { return agent(ep, tc.api, tc.stream, tc.stdio) })
 			if err != nil {
 				t.Fatalf("record: %v\n%s", err, log)
 			}
