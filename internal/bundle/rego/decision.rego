@@ -44,7 +44,10 @@ decision := {"errors": sort(errors)} if {
 })
 
 # _echoed is what of the input the result repeats for a reader of the decision log, when given.
-_echoed := {k: input[k] | some k in ["sourceSha256", "record"]; _has(input, k)}
+_echoed[k] := input[k] if {
+	some k in ["sourceSha256", "record"]
+	_has(input, k)
+}
 
 default _repetition := 1
 
@@ -63,18 +66,6 @@ errors contains "input.sourceSha256 must be a string" if {
 errors contains "input.record must be an object {\"file\": string, \"line\": integer ≥ 1}" if {
 	_has(input, "record")
 	not _record_ref(input.record)
-}
-
-_record_ref(r) if {
-	is_string(r.file)
-	_positive_integer(r.line)
-	count(object.keys(r)) == 2
-}
-
-_positive_integer(n) if {
-	is_number(n)
-	n >= 1
-	floor(n) == n
 }
 
 # errors says what in the input the contract model does not know.
@@ -281,4 +272,17 @@ _meta_policy := {"mode": "withhold", "keys": _fixture.privateMeta} if {
 _has(obj, key) if {
 	is_object(obj)
 	_ = obj[key]
+}
+
+# _record_ref holds a posted record reference to {"file": string, "line": integer ≥ 1}.
+_record_ref(r) if {
+	is_string(r.file)
+	_positive_integer(r.line)
+	count(object.keys(r)) == 2
+}
+
+_positive_integer(n) if {
+	is_number(n)
+	n >= 1
+	floor(n) == n
 }
