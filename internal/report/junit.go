@@ -48,6 +48,7 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 }
 
@@ -68,6 +69,9 @@ type junitProperties struct {
 // other, each result made again when its testcase is written. The bytes are those of encoding
 // the whole document at once (TestJUnitStreamsTheDocument).
 func (JUnit) Output(w io.Writer, r *result.Report) error {
+	if r.Failure != nil {
+		return writeJUnitFailure(w, r)
+	}
 	violated := map[string]*result.Violation{} // requirement name + binding → violation
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]

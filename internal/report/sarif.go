@@ -30,8 +30,10 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool               sarifTool                   `json:"tool"`
 	OriginalURIBaseIDs map[string]sarifArtifactLoc `json:"originalUriBaseIds,omitempty"`
-	Results            []sarifResult               `json:"results"`
-	Properties         map[string]any              `json:"properties"`
+	// Invocations is written for a failed run only (sarifFailure).
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties"`
 }
 
 type sarifTool struct {
@@ -145,6 +147,9 @@ func (s SARIF) Output(w io.Writer, r *result.Report) error {
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{},
 		Properties: map[string]any{"profile": r.Profile, "nullPolicy": r.NullPolicy, "verdict": r.Gate.Verdict}}
+	if r.Failure != nil {
+		run.Invocations = sarifFailure(r)
+	}
 	if builtin {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{"BUILTIN": {URI: "builtin:/",
 			Description: &sarifMessage{"The files embedded in the contractcheck binary (contractcheck export writes them)."}}}
