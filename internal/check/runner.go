@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -94,7 +95,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 			// The report still goes out, naming the failure (never cached: the next run tries
 			// again); the error is the run's, as it is without a report.
 			if werr := writeFailure(req, sink, err); werr != nil {
-				return Outcome{Exit: result.ExitCode(werr), Note: note}, werr
+				err = fmt.Errorf("%w\n(the report naming this failure was not written: %w)", err, werr)
 			}
 		}
 		return Outcome{Exit: result.ExitCode(err), Note: note}, err
@@ -123,9 +124,9 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 
 // writeFailure hands sink the report of a run that failed with err, an instrument failure,
 // before it could give a verdict (result.Failed): its profile, its scope and the failure, in the
-// format req asks for.
+// format req asks for. It is written past the memory budget too: the run may have failed at it.
 func writeFailure(req Request, sink Sink, err error) error {
-	out, ferr := report.New(req.Format, req.Render)
+	out, ferr := report.NewFailed(req.Format, req.Render)
 	if ferr != nil {
 		return &result.InputError{Err: ferr}
 	}
