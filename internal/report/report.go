@@ -34,12 +34,6 @@ func Get(format string) (Outputter, error) { return outputters.Get(format, Optio
 func New(format string, o Options) (Outputter, error) { return outputters.Get(format, o) }
 
 // NewFailed returns the outputter for a format with options, for the report of a run that failed
-// before it could give a verdict (result.Failed): as New, but not held to the memory budget, for
-// the run may have failed at it, and the report naming that failure is a few kilobytes at most.
-func NewFailed(format string, o Options) (Outputter, error) {
-	f, ok := outputters[format]
-	if !ok {
-		return nil, &UnknownFormatError{Format: format, Known: outputters.Names()}
-	}
-	return f(o), nil
-}
+// before it could give a verdict (result.Failed): as New, but not held to the memory budget
+// (Registry.Unbudgeted), for the run may have failed at it.
+func NewFailed(format string, o Options) (Outputter, error) { return outputters.Unbudgeted(format, o) }
