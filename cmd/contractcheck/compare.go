@@ -27,7 +27,9 @@ default); the bindings whose outcome differs, the atoms that changed and the div
 under each are reported. Configurations of one lane version are compared too.
 
 Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
-(repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit).`
+(repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit). An
+exit-3 compare still writes its report: one that failed before it could compare writes a report
+marked incomplete that names the failure; an exit-2 compare writes none.`
 
 const compareExample = `  contractcheck compare
   contractcheck compare --decoder slot-or-json-text --format json --output compare.json
