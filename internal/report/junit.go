@@ -14,7 +14,9 @@ import (
 // systems show as test results: one testsuite per requirement of the profile with a testcase per
 // binding it selects (a failure when the requirement does not allow its outcome; skipped when it
 // is exempt), and a testsuite "unrequired findings" whose testcases, skipped, make every binding
-// that no requirement gates but that did not pass visible without failing the build.
+// that no requirement gates but that did not pass visible without failing the build. A run that
+// failed before it could give a verdict (result.Report.Failure) is one testcase in <error>
+// naming the failure (failure.go).
 type JUnit struct{}
 
 type junitSuites struct {

@@ -16,7 +16,9 @@ import (
 // binding); the level is "error" when the gate's requirements do not allow the outcome, "note"
 // when no requirement gates the binding. Each result is located at the first repetition's record:
 // its .jsonl file and line. A built-in record is given relative to the base "BUILTIN", which the
-// log describes as the files inside the contractcheck binary.
+// log describes as the files inside the contractcheck binary. The log of a run that failed before
+// it could give a verdict (result.Report.Failure) has no result and an invocation whose execution
+// was not successful, with the failure as its notification (failure.go).
 type SARIF struct {
 	ToolVersion string
 }
