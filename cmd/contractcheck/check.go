@@ -42,7 +42,9 @@ them gives no verdict (exit 2) and the report lists what is lacking (docs/opa.md
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings; 3 the instrument
 failed (repetitions disagree, a policy failed or broke the policy interface, or a policy or the
-contracts stopped at --eval-timeout, --load-timeout or --memory-budget).`
+contracts stopped at --eval-timeout, --load-timeout or --memory-budget). An exit-3 run still
+writes its report, to --output or standard output: one that failed before its verdict writes a
+report marked incomplete that names the failure; an exit-2 run writes none.`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json

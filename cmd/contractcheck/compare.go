@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/compare"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -25,7 +27,9 @@ default); the bindings whose outcome differs, the atoms that changed and the div
 under each are reported. Configurations of one lane version are compared too.
 
 Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
-(repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit).`
+(repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit). An
+exit-3 compare still writes its report: one that failed before it could compare writes a report
+marked incomplete that names the failure; an exit-2 compare writes none.`
 
 const compareExample = `  contractcheck compare
   contractcheck compare --decoder slot-or-json-text --format json --output compare.json
@@ -73,10 +77,35 @@ func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, er
 	}
 	r, err := compare.Run(ctx, p.Options)
 	if err != nil {
+		if result.IsInstrumentFailure(err) {
+			// The report still goes out, naming the failure, past the memory budget too (the run
+			// may have failed at it); the error is the run's, as it is without a report.
+			if werr := writeFailedCompare(stdout, p, err); werr != nil {
+				err = fmt.Errorf("%w\n(the report naming this failure was not written: %w)", err, werr)
+			}
+		}
 		return result.ExitCode(err), err
 	}
 	if err := p.out.write(stdout, out, r); err != nil {
 		return result.ExitCode(err), err // a report stopped at the memory budget is exit 3
 	}
 	return r.ExitCode(), nil
+}
+
+// writeFailedCompare writes the report of a compare that failed with err, an instrument failure,
+// before it could compare (compare.Failed), in the format and to the file asked for.
+func writeFailedCompare(stdout io.Writer, p compareParams, err error) error {
+	f, ferr := p.out.formats.Unbudgeted(p.out.Format, report.Options{})
+	if ferr != nil {
+		return ferr
+	}
+	profile := p.Profile
+	if profile == "" {
+		profile = instrument.DefaultProfile
+	}
+	var scope *result.Scope
+	if s := p.Scope; !s.IsZero() {
+		scope = &s
+	}
+	return p.out.write(stdout, f, compare.Failed(profile, scope, err))
 }

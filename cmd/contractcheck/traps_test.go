@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestMain lets a test run the command line in a child process (see runChild): a child is needed
@@ -52,7 +54,8 @@ func runChild(t *testing.T, c *child, args ...string) (int, string, string) {
 }
 
 // trapEnv is what a trap's setup gets: a scratch directory, and an --output file and a suite
-// directory that hold a previous run's output, which no failing run may touch.
+// directory that hold a previous run's output, which no failing run may touch but a check whose
+// instrument failed, which writes its report naming the failure to --output.
 type trapEnv struct {
 	dir, out, suite string
 }
@@ -66,7 +69,8 @@ const secret = "root:x:0:0:s3cr3t-do-not-echo:/root:/bin/bash"
 // unsafe output the checker was probed with. Each gives its documented exit code and a message
 // naming the file and the position (line:col, a JSON pointer, or the policy or contract file);
 // none echoes a file's contents beyond the offending token, none panics or hangs, and none
-// touches a file: not the previous --output file or suite, not an input.
+// touches a file: not the previous --output file or suite, not an input; only a run whose
+// instrument failed (exit 3) replaces its --output file, with a report naming the failure.
 func TestTraps(t *testing.T) {
 	t.Parallel()
 	rec := validRecord(t) // C01, direct, D1, repetition 1
@@ -416,8 +420,19 @@ func TestTraps(t *testing.T) {
 					t.Errorf("stderr holds %q:\n%.2000s", bad, stderr)
 				}
 			}
-			if got, err := os.ReadFile(e.out); err != nil || string(got) != previousReport {
-				t.Errorf("the previous --output file was touched: %q, %v", got, err)
+			got, err := os.ReadFile(e.out)
+			switch {
+			case err != nil:
+				t.Errorf("the previous --output file: %v", err)
+			case tc.code == result.ExitInstrument && strings.Contains(strings.Join(args, " "), "--output "+e.out):
+				// The instrument failed: the report is written all the same, naming the failure
+				// (an input error writes none). The rest of the tree is as it was.
+				if !strings.Contains(string(got), "INCOMPLETE: the instrument failed: ") {
+					t.Errorf("the --output of a failed run does not name the failure:\n%s", got)
+				}
+				write(t, e.out, previousReport)
+			case string(got) != previousReport:
+				t.Errorf("the previous --output file was touched: %q", got)
 			}
 			if after := snapshot(t, root); after != before {
 				t.Errorf("files were touched:\n%.3000s\nnow\n%.3000s", before, after)

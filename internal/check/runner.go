@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -57,7 +58,10 @@ type Sink func(write func(io.Writer) error) error
 // format) and the report written, a copy of it going to the cache on the way. The error is the
 // run's (an input or instrument error: see result.ExitCode), the sink's, or the gate's when the
 // report selected nothing or the instrument failed (result.Report.GateError); the outcome's exit
-// code says which.
+// code says which. A run that fails with the instrument failing (result.IsInstrumentFailure)
+// still hands sink a report, one that names the failure and gives no verdict (result.Failed,
+// never cached), before it returns the run's error; a run that fails on bad input (exit 2)
+// writes no report.
 func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -87,6 +91,13 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	}
 	r, out, note, err := run(ctx, req)
 	if err != nil {
+		if result.IsInstrumentFailure(err) {
+			// The report still goes out, naming the failure (never cached: the next run tries
+			// again); the error is the run's, as it is without a report.
+			if werr := writeFailure(req, sink, err); werr != nil {
+				err = fmt.Errorf("%w\n(the report naming this failure was not written: %w)", err, werr)
+			}
+		}
 		return Outcome{Exit: result.ExitCode(err), Note: note}, err
 	}
 	var rec *resultcache.Recorder
@@ -109,6 +120,26 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	}
 	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
 	return Outcome{Exit: r.ExitCode(), Verdict: r.Verdict(), Note: note}, gerr
+}
+
+// writeFailure hands sink the report of a run that failed with err, an instrument failure,
+// before it could give a verdict (result.Failed): its profile, its scope and the failure, in the
+// format req asks for. It is written past the memory budget too: the run may have failed at it.
+func writeFailure(req Request, sink Sink, err error) error {
+	out, ferr := report.NewFailed(req.Format, req.Render)
+	if ferr != nil {
+		return &result.InputError{Err: ferr}
+	}
+	profile := req.Options.Profile
+	if profile == "" {
+		profile = instrument.DefaultProfile
+	}
+	var scope *result.Scope
+	if s := req.Options.Scope; !s.IsZero() {
+		scope = &s
+	}
+	r := result.Failed(profile, scope, err)
+	return sink(func(w io.Writer) error { return out.Output(w, r) })
 }
 
 // run checks the records and makes the format; the html format, which shows the views the

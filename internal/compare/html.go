@@ -45,6 +45,9 @@ var htmlTemplate = template.Must(template.New("html.tmpl").Funcs(report.HTMLFunc
 
 // Output implements Outputter.
 func (HTML) Output(w io.Writer, r *Report) error {
+	if r.Failure != nil {
+		return writeHTMLFailure(w, r)
+	}
 	bw := bufio.NewWriter(w)
 	if err := htmlTemplate.ExecuteTemplate(bw, "page", newHTMLPage(r)); err != nil {
 		return err

@@ -33,6 +33,9 @@ func (Markdown) Output(w io.Writer, r *Report) error {
 }
 
 func writeMarkdown(w io.Writer, r *Report) error {
+	if r.Failure != nil {
+		return writeMarkdownFailure(w, r)
+	}
 	bw := bufio.NewWriter(w)
 	ns := r.NullPolicies
 	fmt.Fprintf(bw, "Decoder policies %s on %d captured target readings (%d unstable); null policies %s vs %s.\n",

@@ -36,11 +36,25 @@ type Report struct {
 	Matches        []MatchCell         `json:"matches"`
 	Totals         []Totals            `json:"totals"`
 	Configurations []ConfigurationDiff `json:"configurations"`
-	NullPolicies   NullSensitivity     `json:"nullPolicies"`
+	// NullPolicies is absent only in a report whose run failed (Failure).
+	NullPolicies NullSensitivity `json:"nullPolicies,omitzero"`
 	// Visibility is the channel-visibility readout of the same records, one row per lane,
 	// version, configuration and model-facing stage in the readout's order, each with what every
 	// decoder recovers there (absent when the readout read nothing).
 	Visibility []VisibilityRow `json:"visibility,omitempty"`
+	// Failure, in the report of a compare that failed before it could compare (the instrument
+	// failed: a policy, a resource limit), names the failure; such a report holds nothing else
+	// but the profile and the scope (exit 3). Absent otherwise.
+	Failure *result.Failure `json:"failure,omitempty"`
+}
+
+// Failed is the report of a compare that failed with err, an instrument failure, before it could
+// compare: the profile, the scope (nil when it was not restricted) and the failure, every list
+// empty, and no null-policy runs.
+func Failed(profile string, scope *result.Scope, err error) *Report {
+	return &Report{CompareVersion: Version, Profile: profile, Scope: scope, Decoders: []Decoder{}, Readouts: []Reading{},
+		Matches: []MatchCell{}, Totals: []Totals{}, Configurations: []ConfigurationDiff{},
+		Failure: &result.Failure{Exit: result.ExitInstrument, Error: err.Error()}}
 }
 
 // VisibilityRow is one group of the channel-visibility readout (what of a tool result's channels
@@ -198,8 +212,12 @@ type NullChange struct {
 	Atoms        []string `json:"atoms"`
 }
 
-// ExitCode is 3 when repetitions disagree (in the decoder readings or in either check run), else 0.
+// ExitCode is 3 when repetitions disagree (in the decoder readings or in either check run) or the
+// compare failed (Failure), else 0.
 func (r *Report) ExitCode() int {
+	if r.Failure != nil {
+		return r.Failure.Exit
+	}
 	if r.Summary.Unstable > 0 || r.Summary.CheckUnstable > 0 {
 		return result.ExitInstrument
 	}

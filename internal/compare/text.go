@@ -36,6 +36,9 @@ var stages = contract.Stages[1:]
 
 // Output implements Outputter.
 func (Text) Output(w io.Writer, r *Report) error {
+	if r.Failure != nil {
+		return writeTextFailure(w, r)
+	}
 	b := &strings.Builder{}
 	ns := r.NullPolicies
 	fmt.Fprintf(b, "contractcheck compare: decoder policies %s; null policies %s (profile %s) vs %s (profile %s)\n",

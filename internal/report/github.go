@@ -28,6 +28,9 @@ const maxAnnotations = 50
 
 // Output implements Outputter.
 func (GitHub) Output(w io.Writer, r *result.Report) error {
+	if r.Failure != nil {
+		return writeGitHubFailure(w, r)
+	}
 	var b strings.Builder
 	errors, warnings := 0, 0
 	for i := range r.Gate.Violations {

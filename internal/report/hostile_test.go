@@ -108,7 +108,7 @@ func terminalSafe(out string, tabs bool) string {
 }
 
 var (
-	tapLine   = regexp.MustCompile(`^(TAP version 14|1\.\.\d+|(not )?ok \d+ - .*|#.*)$`)
+	tapLine   = regexp.MustCompile(`^(TAP version 14|1\.\.\d+|(not )?ok \d+ - .*|#.*|Bail out! .*)$`)
 	ghCommand = regexp.MustCompile(`^::(error|warning|notice) ([^:\r]*)::([^\r]*)$`)
 )
 

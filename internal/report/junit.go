@@ -14,7 +14,9 @@ import (
 // systems show as test results: one testsuite per requirement of the profile with a testcase per
 // binding it selects (a failure when the requirement does not allow its outcome; skipped when it
 // is exempt), and a testsuite "unrequired findings" whose testcases, skipped, make every binding
-// that no requirement gates but that did not pass visible without failing the build.
+// that no requirement gates but that did not pass visible without failing the build. A run that
+// failed before it could give a verdict (result.Report.Failure) is one testcase in <error>
+// naming the failure (failure.go).
 type JUnit struct{}
 
 type junitSuites struct {
@@ -48,6 +50,7 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 }
 
@@ -68,6 +71,9 @@ type junitProperties struct {
 // other, each result made again when its testcase is written. The bytes are those of encoding
 // the whole document at once (TestJUnitStreamsTheDocument).
 func (JUnit) Output(w io.Writer, r *result.Report) error {
+	if r.Failure != nil {
+		return writeJUnitFailure(w, r)
+	}
 	violated := map[string]*result.Violation{} // requirement name + binding → violation
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]

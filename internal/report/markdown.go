@@ -32,6 +32,9 @@ func (Markdown) Output(w io.Writer, r *result.Report) error {
 
 // writeMarkdown writes the report as Markdown describes, buffered.
 func writeMarkdown(w io.Writer, r *result.Report) error {
+	if r.Failure != nil {
+		return writeMarkdownFailure(w, r)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile %s (null policy %s). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", mdCode(r.Profile), mdCode(r.NullPolicy))
 	tasks, rows := Findings(r)

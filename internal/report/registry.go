@@ -63,6 +63,17 @@ func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
 	return budgeted[R]{f: f(o), format: format}, nil
 }
 
+// Unbudgeted returns the formatter for a format name as Get does, but not held to the run's memory
+// budget: for the report of a run that failed before it could give one (result.Failed), which may
+// have failed at the budget, and is a few kilobytes at most.
+func (g Registry[R]) Unbudgeted(format string, o Options) (Formatter[R], error) {
+	f, ok := g[format]
+	if !ok {
+		return nil, &UnknownFormatError{Format: format, Known: g.Names()}
+	}
+	return f(o), nil
+}
+
 // UnknownFormatError is a format name a Registry does not hold; it names the formats it does.
 type UnknownFormatError struct {
 	// Format is the name asked for.

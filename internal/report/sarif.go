@@ -16,7 +16,9 @@ import (
 // binding); the level is "error" when the gate's requirements do not allow the outcome, "note"
 // when no requirement gates the binding. Each result is located at the first repetition's record:
 // its .jsonl file and line. A built-in record is given relative to the base "BUILTIN", which the
-// log describes as the files inside the contractcheck binary.
+// log describes as the files inside the contractcheck binary. The log of a run that failed before
+// it could give a verdict (result.Report.Failure) has no result and an invocation whose execution
+// was not successful, with the failure as its notification (failure.go).
 type SARIF struct {
 	ToolVersion string
 }
@@ -30,8 +32,10 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool               sarifTool                   `json:"tool"`
 	OriginalURIBaseIDs map[string]sarifArtifactLoc `json:"originalUriBaseIds,omitempty"`
-	Results            []sarifResult               `json:"results"`
-	Properties         map[string]any              `json:"properties"`
+	// Invocations is written for a failed run only (sarifFailure).
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties"`
 }
 
 type sarifTool struct {
@@ -145,6 +149,9 @@ func (s SARIF) Output(w io.Writer, r *result.Report) error {
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{},
 		Properties: map[string]any{"profile": r.Profile, "nullPolicy": r.NullPolicy, "verdict": r.Gate.Verdict}}
+	if r.Failure != nil {
+		run.Invocations = sarifFailure(r)
+	}
 	if builtin {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{"BUILTIN": {URI: "builtin:/",
 			Description: &sarifMessage{"The files embedded in the contractcheck binary (contractcheck export writes them)."}}}

@@ -26,6 +26,9 @@ type Table struct {
 func (t Table) Output(w io.Writer, r *result.Report) error {
 	violated := violatedBindings(r)
 	header := []string{"GATE", "FIXTURE", "LANE", "VERSION", "CONFIGURATION", "STAGE", "TASK", "OUTCOME", "RECORD", "ATOMS"}
+	if r.Failure != nil {
+		return writeTableFailure(w, r, header)
+	}
 	row := func(res *result.Result) []string { // nil for a binding the table leaves out
 		if !t.All && !res.Required && noFinding(res.Outcome) {
 			return nil

@@ -28,6 +28,9 @@ func (TAP) Output(w io.Writer, r *result.Report) error {
 // its own over the results (a TAP stream of a million bindings had been held whole before it was
 // written).
 func writeTAP(w io.Writer, r *result.Report) error {
+	if r.Failure != nil {
+		return writeTAPFailure(w, r)
+	}
 	violated := violatedBindings(r)
 	n, unrequired := 0, 0
 	for _, res := range r.Each() {

@@ -48,9 +48,17 @@ func (t Text) Output(w io.Writer, r *result.Report) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", term(r.Profile), term(r.NullPolicy))
+	if r.NullPolicy == "" { // a failed run's report: the contracts did not give it
+		fmt.Fprintf(&b, "contractcheck: profile %s\n", term(r.Profile))
+	} else {
+		fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", term(r.Profile), term(r.NullPolicy))
+	}
 	if s := r.ScopeText(); s != "" {
 		fmt.Fprintf(&b, "restricted to %s\n", term(s))
+	}
+	if r.Failure != nil {
+		writeTextFailure(&b, r, width)
+		return t.Style.write(w, b.String())
 	}
 	if t.Details {
 		fmt.Fprintf(&b, "legend: %s\n", legend)

@@ -20,11 +20,14 @@ const (
 	ExitInstrument = 3
 )
 
-// ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions), 2
+// ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions, or
+// a run that failed before its verdict: Failure), 2
 // when the gate selected nothing (a profile with no requirement, or a requirement that gated no
 // binding), 1 when a required contract is unmet, 0 when the profile is satisfied.
 func (r *Report) ExitCode() int {
 	switch {
+	case r.Failure != nil:
+		return r.Failure.Exit
 	case r.Summary.Unstable > 0 || r.Gate.Verdict == VerdictInstrumentFailed:
 		return ExitInstrument
 	case r.Gate.Verdict == VerdictSelectedNothing || r.Lacking != nil:
@@ -36,8 +39,12 @@ func (r *Report) ExitCode() int {
 }
 
 // GateError explains a verdict that is not a plain pass or fail, for the message beside the exit
-// code: the unstable bindings, or the requirements that gated nothing. It is nil otherwise.
+// code: the run's failure, the unstable bindings, or the requirements that gated nothing. It is
+// nil otherwise.
 func (r *Report) GateError() error {
+	if r.Failure != nil {
+		return errors.New(r.Failure.Error)
+	}
 	switch r.Gate.Verdict {
 	case VerdictInstrumentFailed:
 		return fmt.Errorf("the instrument failed: %d bindings are unstable (their repetitions disagree); no verdict can be given", r.Summary.Unstable)

@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
@@ -68,6 +69,36 @@ func TestErrorExitCode(t *testing.T) {
 			var ins *InstrumentError
 			if tc.instrument && !errors.As(classed, &ins) || !tc.instrument && !errors.As(classed, &ie) {
 				t.Errorf("AsInput: %T, want instrument %v", classed, tc.instrument)
+			}
+		})
+	}
+}
+
+// TestFailedReport: the report of a run that failed before its verdict gives exit 3, no verdict
+// and the run's error, as the run printed it, whatever its gate would say otherwise.
+func TestFailedReport(t *testing.T) {
+	err := &InstrumentError{Err: errors.New("policy p.rego: evaluating custom.t7\nat obs/x.jsonl:1")}
+	tests := []struct {
+		name  string
+		scope *Scope
+	}{
+		{name: "unrestricted"},
+		{name: "restricted", scope: &Scope{Lanes: []string{"direct"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Failed("strict", tc.scope, err)
+			if r.ExitCode() != ExitInstrument {
+				t.Errorf("exit %d, want %d", r.ExitCode(), ExitInstrument)
+			}
+			if gerr := r.GateError(); gerr == nil || gerr.Error() != err.Error() {
+				t.Errorf("GateError %v, want the run's error %q", gerr, err)
+			}
+			if want := "profile strict the instrument failed (no verdict): 0 bindings"; !strings.HasPrefix(r.Verdict(), want) {
+				t.Errorf("Verdict %q, want it to start %q", r.Verdict(), want)
+			}
+			if r.Gate.Satisfied || r.Len() != 0 || r.Scope != tc.scope || r.ReportVersion != Version || r.Failure.Exit != ExitInstrument {
+				t.Errorf("report %+v", r)
 			}
 		})
 	}

@@ -19,7 +19,9 @@ const Version = 2
 type Report struct {
 	ReportVersion int    `json:"reportVersion"`
 	Profile       string `json:"profile"`
-	NullPolicy    string `json:"nullPolicy"`
+	// NullPolicy is the profile's null policy; absent only in a report whose run failed before
+	// the contracts gave it (Failure).
+	NullPolicy string `json:"nullPolicy,omitempty"`
 	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
 	Scope         *Scope         `json:"scope,omitempty"`
 	Summary       Summary        `json:"summary"`
@@ -44,6 +46,36 @@ type Report struct {
 	// expected bindings the logs hold no decision for: absent when they hold every one, so that
 	// such a report is byte for byte check's on the same pairs.
 	Lacking *Lacking `json:"lacking,omitempty"`
+	// Failure, in a report of a run that failed before it could give a verdict (the instrument
+	// failed: a policy's evaluation failed or broke the policy interface, a resource limit was
+	// reached), names the failure; such a report has no results and gives no verdict (exit 3).
+	// Absent otherwise, so that every other report is as it was.
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// Failure is what stopped a run before it could give a verdict: the exit code it ends with and
+// the error, as the run prints it on standard error.
+type Failure struct {
+	Exit  int    `json:"exit"`
+	Error string `json:"error"`
+}
+
+// Failed is the report of a run that failed with err before it could give a verdict: the
+// profile, the run's scope (nil when it was not restricted) and the failure, no result, and the
+// gate's verdict instrument_failed (ExitCode 3). Every list is empty, not absent, so that the
+// report reads as every report does.
+func Failed(profile string, scope *Scope, err error) *Report {
+	return &Report{
+		ReportVersion: Version, Profile: profile, Scope: scope,
+		Results: ResultList{}, Localizations: []Localization{},
+		Divergences: emptyDivergences(), CapturedDivergences: emptyDivergences(), Upgrades: []Upgrade{},
+		Gate:    Gate{Verdict: VerdictInstrumentFailed, Requirements: []RequirementResult{}, Violations: []Violation{}},
+		Failure: &Failure{Exit: ExitInstrument, Error: err.Error()},
+	}
+}
+
+func emptyDivergences() Divergences {
+	return Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{}, Apart: []Divergence{}, LeaveOneOut: map[string]int{}}
 }
 
 // Lacking is what a census built from decision logs lacks: the expected bindings (the contract
@@ -414,6 +446,9 @@ func (r *Report) Verdict() string {
 // "satisfied", "NOT satisfied", "selected nothing (no verdict)" or "the instrument failed (no
 // verdict)".
 func (r *Report) VerdictText() string {
+	if r.Failure != nil {
+		return "the instrument failed (no verdict)"
+	}
 	switch r.Gate.Verdict {
 	case VerdictSatisfied:
 		return "satisfied"

@@ -344,6 +344,9 @@ func TestValidateReport(t *testing.T) {
 		{name: "divergence at W0", file: "invalid-divergence-stage.json", wantPtr: "/divergences/unique/0/stages/0", wantMsg: "value must be one of"},
 		{name: "extra summary key", file: "invalid-summary-extra.json", wantPtr: "/summary", wantMsg: "additional properties 'extra'"},
 		{name: "negative count", file: "invalid-summary-negative.json", wantPtr: "/summary/pass", wantMsg: "minimum"},
+		{name: "a failed run's report", file: "valid-failure.json", wantPtr: "-"},
+		{name: "a failure of exit 2", file: "invalid-failure-exit.json", wantPtr: "/failure/exit", wantMsg: "value must be 3"},
+		{name: "no null policy and no failure", file: "invalid-missing-null-policy.json", wantPtr: "", wantMsg: "missing property 'nullPolicy'"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

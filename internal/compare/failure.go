@@ -1,0 +1,68 @@
+package compare
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+)
+
+// A compare that failed before it could compare (Report.Failure: the instrument failed, exit 3)
+// still writes its report, each format a short one naming the failure: the text an INCOMPLETE
+// line, markdown the same in bold, the html page a banner, json the failure member. The message
+// is escaped for each grammar as every other string is.
+
+// failedLine is what a failed compare's report says after the failure.
+func failedLine(r *Report, profile string) string {
+	return fmt.Sprintf("no comparison for profile %s: the run failed before it could make one (exit %d)", profile, r.ExitCode())
+}
+
+// writeTextFailure writes the text of a failed compare: the failure's lines, each further one
+// indented, and the line saying no comparison was made.
+func writeTextFailure(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "contractcheck compare: profile %s\n", term(r.Profile))
+	if r.Scope != nil {
+		fmt.Fprintf(&b, "restricted to %s\n", term(scopeText(r)))
+	}
+	lines := strings.Split(r.Failure.Error, "\n")
+	fmt.Fprintf(&b, "\nINCOMPLETE: the instrument failed: %s\n", strings.Join(terms(lines), "\n  "))
+	fmt.Fprintf(&b, "%s\n", failedLine(r, term(r.Profile)))
+	lw := escape.NewLogWriter(w)
+	if _, err := io.WriteString(lw, b.String()); err != nil {
+		return err
+	}
+	return lw.Flush()
+}
+
+// writeMarkdownFailure writes the markdown of a failed compare.
+func writeMarkdownFailure(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Profile %s.\n\n", mdCode(r.Profile))
+	if r.Scope != nil {
+		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(scopeText(r)))
+	}
+	fmt.Fprintf(bw, "**INCOMPLETE:** the instrument failed: %s\n\n", md(r.Failure.Error))
+	fmt.Fprintf(bw, "%s.\n", failedLine(r, mdCode(r.Profile)))
+	return bw.Flush()
+}
+
+// writeHTMLFailure writes the page of a failed compare: its header with the failure as a banner.
+func writeHTMLFailure(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	p := &htmlPage{R: r, CSS: template.CSS(report.HTMLStyle() + compareCSS)}
+	if err := htmlTemplate.ExecuteTemplate(bw, "failed", p); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// scopeText says what the compare was restricted to.
+func scopeText(r *Report) string {
+	return (&result.Report{Scope: r.Scope}).ScopeText()
+}
