@@ -427,7 +427,7 @@ func TestTraps(t *testing.T) {
 			case tc.code == result.ExitInstrument && strings.Contains(strings.Join(args, " "), "--output "+e.out):
 				// The instrument failed: the report is written all the same, naming the failure
 				// (an input error writes none). The rest of the tree is as it was.
-				if !strings.Contains(string(got), "INCOMPLETE: the instrument failed: ") {
+				if !strings.Contains(string(got), "INCOMPLETE: the instrument failed:") {
 					t.Errorf("the --output of a failed run does not name the failure:\n%s", got)
 				}
 				write(t, e.out, previousReport)

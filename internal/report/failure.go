@@ -29,29 +29,16 @@ func failureGate(r *result.Report, profile string) string {
 }
 
 // writeTextFailure writes the text format's body of a failed run: the failure, its message's
-// lines wrapped at width on spaces (the style cuts a longer line: a message is shown whole) and
-// indented, and the gate.
-func writeTextFailure(w io.Writer, r *result.Report, width int) {
+// lines indented after the first (the style wraps a long line, never cuts it), and the gate.
+func writeTextFailure(w io.Writer, r *result.Report) {
 	fmt.Fprintln(w)
-	line := "INCOMPLETE: " + failureIntro
 	for i, l := range strings.Split(r.Failure.Error, "\n") {
-		if i > 0 {
-			fmt.Fprintln(w, line)
-			line = "  "
+		if i == 0 {
+			fmt.Fprintf(w, "INCOMPLETE: %s%s\n", failureIntro, term(l))
+			continue
 		}
-		for j, word := range strings.Split(term(l), " ") {
-			switch {
-			case j == 0 || strings.TrimSpace(line) == "":
-				line += word
-			case escape.Width(line)+1+escape.Width(word) > width:
-				fmt.Fprintln(w, line)
-				line = "  " + word
-			default:
-				line += " " + word
-			}
-		}
+		fmt.Fprintf(w, "  %s\n", term(l))
 	}
-	fmt.Fprintln(w, line)
 	fmt.Fprintf(w, "gate: %s\n", failureGate(r, term(r.Profile)))
 }
 

@@ -92,9 +92,8 @@ var colourOf = strings.NewReplacer(
 	"selected nothing", ansiBold+ansiYellow+"selected nothing"+ansiReset,
 )
 
-// write writes text line by line: trailing blanks trimmed, each line cut to the width with an
-// ellipsis (a value is cut, never wrapped into the next line, and never inside an escape), then
-// spelled in ASCII or coloured; through an escape.LogWriter, so that no line starts a CI
+// write writes text line by line: trailing blanks trimmed, each line wrapped at the width (wrap:
+// nothing is ever cut, and no escape is broken), then spelled in ASCII or coloured; through an escape.LogWriter, so that no line starts a CI
 // runner's command.
 func (s Style) write(w io.Writer, text string) error {
 	return writeLog(w, func(w io.Writer) error { return s.writeLines(w, text) })
@@ -122,52 +121,88 @@ func (s Style) writeLines(w io.Writer, text string) error {
 		if line == "" && !nl {
 			continue
 		}
-		line = fit(line, width, s.ASCII)
-		switch {
-		case s.ASCII:
-			line = asciiOf.Replace(line)
-		case s.Color:
-			line = colourOf.Replace(line)
-		}
-		bw.WriteString(line)
-		if nl {
-			bw.WriteByte('\n')
+		pieces := wrap(line, width, s.ASCII)
+		for i, piece := range pieces {
+			switch {
+			case s.ASCII:
+				piece = asciiOf.Replace(piece)
+			case s.Color:
+				piece = colourOf.Replace(piece)
+			}
+			bw.WriteString(piece)
+			if nl || i < len(pieces)-1 {
+				bw.WriteByte('\n')
+			}
 		}
 	}
 	return bw.Flush()
 }
 
-// fit cuts a line to width columns, the last being an ellipsis. Columns are counted by grapheme
-// cluster (escape.Width: a CJK character or an emoji takes 2, a combining mark none), and the line
-// is cut only between clusters. In ASCII the ellipsis is three dots and every mark that is spelled
-// in ASCII (asciiOf) is counted at the width of its spelling. An escape of the line
-// (escape.Terminal's \u202e or \n) is kept whole or left out, never cut in two. The result never
-// takes more than width columns.
-func fit(line string, width int, ascii bool) string {
-	if textWidth(line, ascii) <= width {
-		return line
+// wrap breaks a line into lines of at most width columns, never cutting anything: at the last
+// blank that fits, else between grapheme clusters (escape.Width columns: a CJK character or an
+// emoji takes 2, a combining mark none), and never inside an escape of the line (escape.Terminal's
+// \u202e or \n). The lines after the first hang four columns deeper than the line's own
+// indentation (at most a third of the width), so a wrapped location or headline reads as one. A
+// run that cannot be broken (an escape wider than the room left) is written whole, over the
+// width. In ASCII every mark spelled in ASCII (asciiOf) is counted at its spelling's width.
+func wrap(line string, width int, ascii bool) []string {
+	if width <= 0 || textWidth(line, ascii) <= width {
+		return []string{line}
 	}
-	ell := "…"
-	if ascii {
-		ell = "..."
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := strings.Repeat(" ", min(indent+4, width/3))
+	var out []string
+	prefix, rest := "", line
+	for {
+		end := fitting(rest, width-len(prefix), ascii)
+		if end == len(rest) {
+			return append(out, prefix+rest)
+		}
+		lead := len(rest) - len(strings.TrimLeft(rest, " "))
+		end = escape.CutPoint(rest, end)
+		if i := strings.LastIndexByte(rest[:end], ' '); i > lead && end < len(rest) && rest[end] != ' ' {
+			end = i
+		}
+		if end <= lead {
+			end = lead + unit(rest[lead:])
+		}
+		out = append(out, prefix+strings.TrimRight(rest[:end], " "))
+		if rest = strings.TrimLeft(rest[end:], " "); rest == "" {
+			return out
+		}
+		prefix = hang
 	}
-	room := width - textWidth(ell, ascii)
-	if room < 0 {
-		return escape.Cut(ell, width, "")
-	}
+}
+
+// fitting is how many bytes of s, whole grapheme clusters, take at most room columns (len(s) when
+// all of s does); it reads no further than the first cluster that does not fit.
+func fitting(s string, room int, ascii bool) int {
 	end, used, state := 0, 0, -1
-	for rest := line; rest != ""; {
+	for rest := s; rest != ""; {
 		var cluster string
 		var w int
 		cluster, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		w = clusterWidth(cluster, w, ascii)
-		if used+w > room {
+		if used += clusterWidth(cluster, w, ascii); used > room {
 			break
 		}
-		used += w
 		end += len(cluster)
 	}
-	return strings.TrimRight(line[:escape.CutPoint(line, end)], " ") + ell
+	return end
+}
+
+// unit is the length of s's first unbreakable run: a grapheme cluster, or an escape with the
+// clusters it spans.
+func unit(s string) int {
+	end, state := 0, -1
+	for rest := s; rest != ""; {
+		var cluster string
+		cluster, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		end += len(cluster)
+		if escape.CutPoint(s, end) == end {
+			return end
+		}
+	}
+	return len(s)
 }
 
 // clusterWidth is the columns a grapheme cluster of a line takes once written: w, its display

@@ -57,7 +57,7 @@ func (t Text) Output(w io.Writer, r *result.Report) error {
 		fmt.Fprintf(&b, "restricted to %s\n", term(s))
 	}
 	if r.Failure != nil {
-		writeTextFailure(&b, r, width)
+		writeTextFailure(&b, r)
 		return t.Style.write(w, b.String())
 	}
 	if t.Details {
