@@ -14,8 +14,9 @@ import (
 // compare, challenge, probe).
 type progressFlags struct {
 	force, quiet bool
-	// delay, interval and plainInterval replace progress's defaults (tests make them short).
-	delay, interval, plainInterval time.Duration
+	// after is how long a run goes before progress is shown (--progress-after, hidden: tests
+	// show it at once).
+	after time.Duration
 }
 
 // addProgressFlags binds --progress and --quiet.
@@ -23,6 +24,8 @@ func addProgressFlags(cmd *cobra.Command, f *progressFlags) {
 	cmd.Flags().BoolVar(&f.force, "progress", false, "show progress on standard error also when it is not a terminal: a plain line every few seconds, for a CI log (default: on a terminal, for a run longer than a second)")
 	cmd.Flags().BoolVar(&f.quiet, "quiet", false, "show no progress on standard error")
 	cmd.MarkFlagsMutuallyExclusive("progress", "quiet")
+	cmd.Flags().DurationVar(&f.after, "progress-after", progress.DefaultDelay, "show progress once a run has gone this long (0: at once)")
+	_ = cmd.Flags().MarkHidden("progress-after")
 }
 
 // start starts the progress meter of a run on stderr (progress.Start): label names the verb, what
@@ -47,6 +50,6 @@ func (f progressFlags) start(ctx context.Context, stderr io.Writer, label, what 
 	}
 	return progress.Start(ctx, w, progress.Options{
 		Mode: mode, Terminal: tty, Label: label, What: what,
-		Delay: f.delay, Interval: f.interval, PlainInterval: f.plainInterval,
+		Delay: f.after,
 	})
 }

@@ -129,8 +129,8 @@ type Options struct {
 	Label string
 	// What counts the records ("records", "cases", "runs").
 	What string
-	// Delay is how long a run goes before progress is shown (DefaultDelay when 0): a short run
-	// shows none.
+	// Delay is how long a run goes before progress is shown (DefaultDelay, so that a short run
+	// shows none); 0 shows it at once, from Start on.
 	Delay time.Duration
 	// Terminal says w is a terminal (IsTerminal): a bar is drawn, else plain lines are written.
 	Terminal bool
@@ -179,9 +179,6 @@ func Start(ctx context.Context, w io.Writer, opts Options) (context.Context, *Me
 	if opts.Mode == Off || (opts.Mode == Auto && !tty) {
 		return ctx, nil
 	}
-	if opts.Delay == 0 {
-		opts.Delay = DefaultDelay
-	}
 	if opts.Interval == 0 {
 		opts.Interval = DefaultInterval
 	}
@@ -192,6 +189,9 @@ func Start(ctx context.Context, w io.Writer, opts Options) (context.Context, *Me
 		opts.What = "records"
 	}
 	m := &Meter{c: &Counter{}, w: w, opts: opts, tty: tty, stop: make(chan struct{}), done: make(chan struct{}), start: time.Now()}
+	if opts.Delay <= 0 {
+		m.draw(m.start) // before the goroutine: it owns the drawing from then on
+	}
 	go m.run()
 	return With(ctx, m.c), m
 }
@@ -199,14 +199,18 @@ func Start(ctx context.Context, w io.Writer, opts Options) (context.Context, *Me
 // run waits for the delay, then draws until stopped.
 func (m *Meter) run() {
 	defer close(m.done)
-	select {
-	case <-m.stop:
-		return
-	case <-time.After(m.opts.Delay):
-	}
 	every := m.opts.Interval
 	if !m.tty {
 		every = m.opts.PlainInterval
+	}
+	wait := m.opts.Delay
+	if wait <= 0 {
+		wait = every // Start drew at once
+	}
+	select {
+	case <-m.stop:
+		return
+	case <-time.After(wait):
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
