@@ -278,6 +278,9 @@ func (m *Meter) draw(now time.Time) {
 			progressbar.OptionSetWidth(20),
 			progressbar.OptionThrottle(m.opts.Interval/2),
 			progressbar.OptionSetRenderBlankState(true),
+			// The meter turns the spinner: the library's own goroutine for it would go on
+			// drawing after the bar is cleared (it stops only at a finished bar).
+			progressbar.OptionSetSpinnerChangeInterval(0),
 			progressbar.OptionSetPredictTime(false), // the description says the time left
 			progressbar.OptionSetElapsedTime(false),
 			progressbar.OptionSetDescription(m.describe(s, now)),
