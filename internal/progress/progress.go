@@ -331,14 +331,15 @@ func (m *Meter) Line(s Snapshot, now time.Time, final bool) string {
 
 // rate is the records done a second since the first.
 func (m *Meter) rate(s Snapshot, now time.Time) (float64, bool) {
-	if m.first.IsZero() || s.Records == 0 {
+	from, base := m.first, m.base
+	if from.IsZero() {
+		from, base = m.start, Snapshot{} // no draw saw work done: the run was short
+	}
+	el := now.Sub(from).Seconds()
+	if s.Records == 0 || el < 0.2 {
 		return 0, false
 	}
-	el := now.Sub(m.first).Seconds()
-	if el < 0.2 {
-		return 0, false
-	}
-	return float64(s.Records-m.base.Records) / el, true
+	return float64(s.Records-base.Records) / el, true
 }
 
 // left estimates the time left from the share done since the first record.
