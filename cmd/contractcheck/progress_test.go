@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/contractcheck/contractcheck/internal/bench"
+	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
 // onTerminal runs the command line with standard error on a pseudo-terminal (standard output a
@@ -101,5 +104,34 @@ func TestProgressFlagsExclusive(t *testing.T) {
 	code, _, stderr := cli(t, "check", "--progress", "--quiet")
 	if code != 2 || !strings.Contains(stderr, "progress") {
 		t.Errorf("exit %d, stderr %q: want a usage error", code, stderr)
+	}
+}
+
+// TestProgress100k is the case: a 100k-binding check, some seconds long, shows its
+// progress on a terminal after a second (the default delay), with the records done, the rate and
+// the time left, and shows none when standard error is piped. Integration tier: generating and
+// checking the set takes tens of seconds on two cores.
+func TestProgress100k(t *testing.T) {
+	testtier.Require(t, "a 100k-binding check on a pseudo-terminal (tens of seconds)")
+	set, err := bench.Generate(t.TempDir(), bench.Options{Bindings: 100_000, Unique: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", "--no-cache", "--contracts", set.Contracts, "--observations", set.Observations, "--profile", "bench"}
+	code, want, stderr := cli(t, args...)
+	if code != 0 || strings.Contains(stderr, "check: ") {
+		t.Fatalf("piped: exit %d, stderr %q: want 0 and no progress", code, stderr)
+	}
+	code, stdout, shown := onTerminal(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, shown)
+	}
+	if stdout != want {
+		t.Error("the report on a terminal differs from the piped run's")
+	}
+	for _, part := range []string{" records", "/s", " left", "%"} {
+		if !strings.Contains(shown, part) {
+			t.Errorf("the terminal showed no %q: %q", part, shown)
+		}
 	}
 }
