@@ -96,6 +96,8 @@ func newProbeCommand() *cobra.Command {
 	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	addProbeInputFlags(cmd, &p.Inputs)
 	addProgressFlags(cmd, &p.progress)
+	f.Lookup("progress").Usage = "show the line per run, with the runs done and the time left (the default, on a terminal or not)"
+	f.Lookup("quiet").Usage = "leave out the line per run (the summary and the command's output with -v stay)"
 	return cmd
 }
 
