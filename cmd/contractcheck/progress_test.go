@@ -135,3 +135,33 @@ func TestProgress100k(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressVerbs: compare and challenge show their progress as check does: with --progress
+// where standard error is piped, plain lines of what they count, and none with --quiet.
+func TestProgressVerbs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		last string // the start of the last line
+	}{
+		{name: "compare", args: []string{"compare"}, last: "compare: "},
+		{name: "challenge", args: []string{"challenge", "alpha"}, last: "challenge: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, want, _ := cli(t, append(tc.args, "--quiet")...)
+			_, stdout, stderr := cli(t, append(tc.args, "--progress", "--progress-after", "0")...)
+			if stdout != want {
+				t.Errorf("the report differs with progress:\n%s", stdout)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if lines[0] != tc.last+"starting" || !strings.HasPrefix(lines[len(lines)-1], tc.last) || !strings.Contains(lines[len(lines)-1], " in ") {
+				t.Errorf("stderr %q: want a first and a last line of progress", stderr)
+			}
+			if strings.ContainsAny(stderr, "\r\x1b") {
+				t.Errorf("plain progress holds a carriage return or an escape: %q", stderr)
+			}
+		})
+	}
+}
