@@ -41,6 +41,8 @@ type challengeParams struct {
 	instrument.Options
 	out   output[*challenge.Report]
 	score bool
+	// progress says whether progress is shown on standard error.
+	progress progressFlags
 }
 
 func newChallengeCommand() *cobra.Command {
@@ -52,7 +54,7 @@ func newChallengeCommand() *cobra.Command {
 		Example: challengeExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, err := runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout())
+			code, err := runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
@@ -61,19 +63,19 @@ func newChallengeCommand() *cobra.Command {
 	}
 	addInputFlags(cmd, &p.Options)
 	addOutputFlags(cmd, &p.out, challenge.Outputters(), outputSpec{what: "report", format: "text"})
+	addProgressFlags(cmd, &p.progress)
 	cmd.Flags().BoolVar(&p.score, "score", false, "report the mutation score by operator and exit 0 whatever the classification")
 	return cmd
 }
 
-func runChallenge(ctx context.Context, p challengeParams, suite string, stdout io.Writer) (int, error) {
+func runChallenge(ctx context.Context, p challengeParams, suite string, stdout, stderr io.Writer) (int, error) {
 	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options, existingDir(suite)))
 	if err != nil {
 		return result.ExitInputError, err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx, meter := p.progress.start(ctx, stderr, "challenge", "cases")
 	r, err := challenge.Run(ctx, challenge.Options{Options: p.Options, Suite: suite})
+	meter.Stop() // the bar is gone before the report is written
 	if err != nil {
 		return result.ExitCode(err), err
 	}

@@ -65,6 +65,8 @@ type checkParams struct {
 	decisionLogs []string
 	// stdin is the command's input stream, for --decision-logs -.
 	stdin io.Reader
+	// progress says whether progress is shown on standard error.
+	progress progressFlags
 	// getenv reads the environment the text style follows (os.Getenv when nil).
 	getenv func(string) string
 }
@@ -91,6 +93,7 @@ func newCheckCommand() *cobra.Command {
 	addOutputFlags(cmd, &p.out, report.Outputters(), outputSpec{what: "report", format: "text"})
 	addScopeFlags(cmd, &p.Scope)
 	addLockFlags(cmd, &p.locked, &p.lockFile)
+	addProgressFlags(cmd, &p.progress)
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
@@ -168,9 +171,13 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if p.locked {
 		req.LockFile, req.LockTool = p.lockFile, lockToolVersion()
 	}
+	ctx, meter := p.progress.start(ctx, stderr, "check", "records")
+	defer meter.Stop()
 	o, err := check.Execute(ctx, req, func(write func(io.Writer) error) error {
+		meter.Stop() // the bar is gone before the report is written
 		return writeOutput(p.out.File, stdout, write)
 	})
+	meter.Stop()
 	if p.out.toFile() && o.Verdict != "" {
 		// The report went to a file: the verdict still reaches the log.
 		replayed := ""

@@ -39,6 +39,8 @@ const compareExample = `  contractcheck compare
 type compareParams struct {
 	compare.Options
 	out output[*compare.Report]
+	// progress says whether progress is shown on standard error.
+	progress progressFlags
 }
 
 func newCompareCommand() *cobra.Command {
@@ -50,7 +52,7 @@ func newCompareCommand() *cobra.Command {
 		Example: compareExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runCompare(cmd.Context(), p, cmd.OutOrStdout())
+			code, err := runCompare(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
 			}
@@ -63,19 +65,19 @@ func newCompareCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
 	addOutputFlags(cmd, &p.out, compare.Outputters(), outputSpec{what: "report", format: "text"})
 	addScopeFlags(cmd, &p.Scope)
+	addProgressFlags(cmd, &p.progress)
 	return cmd
 }
 
 // runCompare runs a compare and writes its report; it returns the exit code the report calls for.
-func runCompare(ctx context.Context, p compareParams, stdout io.Writer) (int, error) {
+func runCompare(ctx context.Context, p compareParams, stdout, stderr io.Writer) (int, error) {
 	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options.Options))
 	if err != nil {
 		return result.ExitInputError, err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx, meter := p.progress.start(ctx, stderr, "compare", "records")
 	r, err := compare.Run(ctx, p.Options)
+	meter.Stop() // the bar is gone before the report is written
 	if err != nil {
 		if result.IsInstrumentFailure(err) {
 			// The report still goes out, naming the failure, past the memory budget too (the run

@@ -111,9 +111,10 @@ func printError(w io.Writer, err error) {
 type logStream struct {
 	mu sync.Mutex
 	lw *escape.LogWriter
+	w  io.Writer // what lw writes to: a progress bar draws on it when it is a terminal
 }
 
-func newLogStream(w io.Writer) *logStream { return &logStream{lw: escape.NewLogWriter(w)} }
+func newLogStream(w io.Writer) *logStream { return &logStream{lw: escape.NewLogWriter(w), w: w} }
 
 // Write implements io.Writer.
 func (s *logStream) Write(p []byte) (int, error) {

@@ -52,6 +52,9 @@ input error; 3 the instrument failed.`
 type probeParams struct {
 	probe.Options
 	verbose bool
+	// progress: a probe's progress is its line per run, plain on a terminal or not; --quiet
+	// leaves those lines out, --progress is the default.
+	progress progressFlags
 }
 
 func newProbeCommand() *cobra.Command {
@@ -90,6 +93,9 @@ func newProbeCommand() *cobra.Command {
 	f.BoolVarP(&p.verbose, "verbose", "v", false, "show the command's output")
 	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	addProbeInputFlags(cmd, &p.Inputs)
+	addProgressFlags(cmd, &p.progress)
+	f.Lookup("progress").Usage = "show the line per run, with the runs done and the time left (the default, on a terminal or not)"
+	f.Lookup("quiet").Usage = "leave out the line per run (the summary and the command's output with -v stay)"
 	return cmd
 }
 
@@ -114,7 +120,7 @@ func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 
 // runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed.
 func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error) {
-	p.Log, p.Verbose = stderr, p.verbose
+	p.Log, p.Verbose, p.Quiet = stderr, p.verbose, p.progress.quiet
 	res, err := probe.Run(ctx, p.Options)
 	if err != nil {
 		var pe *probe.Error

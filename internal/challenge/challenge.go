@@ -21,6 +21,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -137,12 +138,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		profile = instrument.DefaultProfile
 	}
 	r := &Report{Suite: path.Base(d.Display), Profile: profile}
+	meter := progress.From(ctx) // nil when no one watches: its methods do nothing
+	meter.AddTotalRecords(len(cases))
 	for _, lc := range cases {
 		cr, err := evaluate(ctx, in, srcProj, lc)
 		if err != nil {
 			return nil, err
 		}
 		r.Cases = append(r.Cases, cr)
+		meter.Done(1)
 	}
 	return r, nil
 }

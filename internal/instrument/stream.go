@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -29,6 +30,19 @@ type RecordFile struct {
 func (f RecordFile) Display() string {
 	_, d := f.Dir.Path(f.Dir.Rel(f.Path))
 	return d
+}
+
+// size is the file's size in bytes, or -1 when it is not known (standard input, a file that cannot
+// be read: its error comes when it is read).
+func (f RecordFile) size() int64 {
+	if isStdin(f.Dir) {
+		return -1
+	}
+	fi, err := fs.Stat(f.Dir.FS, f.Path)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // RecordFiles lists the .jsonl files below the options' observation directories, sorted within
@@ -89,6 +103,12 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 	eval func(context.Context, *Record) (T, error), collect func(*Record, T) error) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	meter := progress.From(ctx) // nil when no one watches: its methods do nothing
+	if meter != nil {
+		for _, f := range files {
+			meter.AddTotalBytes(f.size())
+		}
 	}
 	type line struct {
 		file  string // its display name
@@ -179,6 +199,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 		for _, f := range files {
 			var refused error
 			err := readLines(ctx, f, func(display string, l strictjson.Line) bool {
+				meter.AddBytes(int64(l.Size()) + 1) // and its newline
 				cost, values := recordCost(l, smallCost)
 				if cost <= smallCost {
 					batch = append(batch, line{file: display, l: l})
@@ -249,6 +270,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 				collected++
 			}
 		}
+		meter.Done(len(d.rs))
 	}
 	return collected, firstErr
 }

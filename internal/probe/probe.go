@@ -92,9 +92,22 @@ type Options struct {
 	Executable string
 	// Env is the environment the command inherits (os.Environ() when nil).
 	Env []string
-	// Log receives one line per run, and the command's output when Verbose is set.
+	// Log receives one line per run, with the runs done and the time left (none when Quiet),
+	// and the command's output when Verbose is set.
 	Log     io.Writer
 	Verbose bool
+	Quiet   bool
+}
+
+// runProgress says which run of total this is and, from the time the runs before it took
+// (elapsed), about how long the rest will take.
+func runProgress(run, total int, elapsed time.Duration) string {
+	s := fmt.Sprintf("run %d/%d", run, total)
+	if done := run - 1; done > 0 && run < total {
+		left := elapsed * time.Duration(total-done) / time.Duration(done)
+		s += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return s
 }
 
 // Result is what a probe did.
@@ -161,20 +174,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var records []record
 	firstFailure := ""
 	apis := map[fakeprovider.API]bool{}
-	for rep := 1; rep <= o.Repetitions; rep++ {
-		groups := [][]fixture{}
-		if o.Batch {
-			groups = append(groups, fixtures)
-		} else {
-			for _, f := range fixtures {
-				groups = append(groups, []fixture{f})
-			}
+	groups := [][]fixture{}
+	if o.Batch {
+		groups = append(groups, fixtures)
+	} else {
+		for _, f := range fixtures {
+			groups = append(groups, []fixture{f})
 		}
+	}
+	total, started := o.Repetitions*len(groups), time.Now()
+	for rep := 1; rep <= o.Repetitions; rep++ {
 		for _, g := range groups {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			out := o.runOnce(ctx, srv, g, rep, lane)
+			out := o.runOnce(ctx, srv, g, rep, lane, runProgress(res.Runs+1, total, time.Since(started)))
 			res.Runs++
 			for _, r := range out.records {
 				if r.Stage == "H4" {
@@ -401,7 +415,7 @@ type runOutcome struct {
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
-func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef) runOutcome {
+func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress string) runOutcome {
 	token := newToken()
 	base := h.root() + "/r/" + token
 	mcpURL := base + "/mcp"
@@ -523,7 +537,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 			}
 		}
 		q := strconv.QuoteToGraphic(state)
-		fmt.Fprintf(o.Log, "probe: %s repetition %d: %s\n", f.id, rep, q[1:len(q)-1])
+		if !o.Quiet {
+			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress)
+		}
 	}
 	return out
 }
