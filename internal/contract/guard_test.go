@@ -2,6 +2,7 @@ package contract
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -148,6 +149,79 @@ func TestLayerGuardHostileFileNames(t *testing.T) {
 			want := "user/" + c.S + ".cue:3:1: hidden name _x: declared by an earlier layer at base/" + c.S + ".cue:3:1"
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not contain %q", err, want)
+			}
+		})
+	}
+}
+
+// TestExtraVersions: a layer adds versions to a built-in lane through extraVersions (a map, so
+// layers add to it together); each lands at its place in version order.
+func TestExtraVersions(t *testing.T) {
+	tests := []struct {
+		name   string
+		layers []string // one u.cue per user layer
+		want   []string // adk-go's versions
+		err    string
+	}{
+		{
+			name:   "an upgrade gate",
+			layers: []string{"package contracts\n\nlanes: \"adk-go\": extraVersions: \"v1.8.0\": doc: \"gate the upgrade\"\n"},
+			want:   []string{"v1.0.0", "v1.6.1", "v1.7.0", "v1.8.0"},
+		},
+		{
+			name: "versions in order across layers, with an origin of their own",
+			layers: []string{
+				"package contracts\n\nlanes: \"adk-go\": extraVersions: \"v1.10.0\": doc: \"next\"\n",
+				"package contracts\n\nlanes: \"adk-go\": {\n\textraVersions: \"v1.6.5\": doc: \"a patch\"\n\tversionOrigins: \"v1.6.5\": \"reconstructed\"\n}\n",
+			},
+			want: []string{"v1.0.0", "v1.6.1", "v1.6.5", "v1.7.0", "v1.10.0"},
+		},
+		{
+			name:   "a version the lane declares already",
+			layers: []string{"package contracts\n\nlanes: \"adk-go\": extraVersions: \"v1.7.0\": doc: \"again\"\n"},
+			err:    `mine0/u.cue:3:33: lanes.adk-go.extraVersions: version "v1.7.0" is already one of the lane's versions`,
+		},
+		{
+			name:   "an extra version needs a doc",
+			layers: []string{"package contracts\n\nlanes: \"adk-go\": extraVersions: \"v1.8.0\": {}\n"},
+			err:    "field doc is required",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := []layer.Dir{builtinLayer()}
+			for i, l := range tc.layers {
+				dirs = append(dirs, userLayer("mine"+string(rune('0'+i)), map[string]string{"u.cue": l}))
+			}
+			srcs, err := ReadLayers(dirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Evaluate(srcs)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Lanes["adk-go"].Versions; !slices.Equal(got, tc.want) {
+				t.Errorf("versions %q, want %q", got, tc.want)
+			}
+			// The cached model keeps the merged versions, merged once.
+			key := Key(srcs)
+			data, err := Encode(m, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok := decode(data, key)
+			if !ok {
+				t.Fatal("the cached model does not decode")
+			}
+			if got := c.Lanes["adk-go"].Versions; !slices.Equal(got, tc.want) {
+				t.Errorf("cached versions %q, want %q", got, tc.want)
 			}
 		})
 	}
