@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/hostile"
 )
 
 // adkLines returns the built-in adk-go v1.7.0 records of a fixture, rewritten to another version
@@ -107,6 +109,27 @@ profiles: "adk-go-upgrade": {
 			if len(got) == 0 || !maps.Equal(got, base) {
 				t.Errorf("adk-go %s %s outcomes %v, want those of v1.7.0 default %v", tt.version, tt.configuration, got, base)
 			}
+		})
+	}
+}
+
+// TestLayerGuardHostileFileName: the refusal of a layer that redeclares a built-in hidden name
+// names the user's file, whatever its name holds, and the terminal receives it escaped.
+func TestLayerGuardHostileFileName(t *testing.T) {
+	t.Parallel()
+	for _, c := range hostile.Cases() {
+		if c.Name == "long" || c.Name == "empty" || strings.ContainsAny(c.S, "/\x00") || !utf8.ValidString(c.S) {
+			continue // not a file name this system can hold, or one the layer reader refuses first
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "mine")
+			write(t, filepath.Join(dir, hostile.ID(c, 40)+".cue"), "package contracts\n\n_lcBlocks: text: fields: uri: path: \"/extras/uri\"\n")
+			code, _, stderr := cli(t, "check", "--contracts", dir)
+			if code != 2 || !strings.Contains(stderr, ":3:1: hidden name _lcBlocks: declared by an earlier layer at builtin:contracts/lane_langchain-mcp-adapters.cue:13:1") {
+				t.Errorf("exit %d, stderr %q; want 2 and the hidden name's refusal", code, stderr)
+			}
+			assertTerminalSafe(t, "stderr", stderr, true)
 		})
 	}
 }
