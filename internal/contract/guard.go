@@ -29,7 +29,8 @@ type parsed struct {
 // decl is a top-level declaration a later layer may not change silently: a hidden name or a
 // definition, or a lane's stages ("lanes.<id>.stages").
 type decl struct {
-	key    string // "_lcBlocks", "#Lane", or `lanes."adk-go".stages`
+	lane   string // a lane's declaration: its id (and key is "")
+	key    string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
 	what   string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
 	pos    token.Pos
 	layer  int
@@ -48,9 +49,9 @@ func guardLayers(files []parsed) error {
 	var later []decl           // declarations to judge against the earlier layers
 	for _, p := range files {
 		for _, d := range declarations(p.file, p.layer) {
-			if d.key == "" { // a lane's declaration
-				if f, ok := lanes[d.what]; !ok || d.layer < f.layer {
-					lanes[d.what] = d
+			if d.lane != "" {
+				if f, ok := lanes[d.lane]; !ok || d.layer < f.layer {
+					lanes[d.lane] = d
 				}
 				continue
 			}
@@ -100,8 +101,10 @@ func firstLane(lanes map[string]decl, layer int) (decl, bool) {
 	return decl{}, false
 }
 
-// declarations lists a file's top-level hidden names and definitions, the lanes it declares
-// (key "", what the lane id) and the lanes whose stages it sets.
+// declarations lists a file's top-level hidden names and definitions, the lanes it declares and
+// the lanes whose stages it sets. A lane label that is not a plain name (a pattern constraint, an
+// interpolation) may reach any lane, so its stages are judged against every earlier lane. Fields a
+// comprehension makes are not seen (the syntax does not name them).
 func declarations(f *ast.File, layer int) []decl {
 	var out []decl
 	for _, fd := range topFields(f.Decls) {
@@ -117,27 +120,19 @@ func declarations(f *ast.File, layer int) []decl {
 		case name == "lanes":
 			for _, lf := range fields(fd.Value) {
 				id, _, err := ast.LabelName(lf.Label)
-				if err != nil {
-					id = "*" // a pattern constraint ([string]: ...) reaches every lane
-				}
-				if id != "*" {
-					out = append(out, decl{what: id, pos: lf.Pos(), layer: layer})
+				if err == nil && id != "" {
+					out = append(out, decl{lane: id, pos: lf.Pos(), layer: layer})
 				}
 				for _, sf := range fields(lf.Value) {
 					if n, _, err := ast.LabelName(sf.Label); err != nil || n != "stages" {
 						continue
 					}
-					ids := []string{id}
-					if id == "*" {
-						ids = nil // judged against every lane below
+					d := decl{key: "lanes." + id + ".stages", what: "the stages of lane " + id, pos: sf.Pos(), layer: layer,
+						extend: attrOn(fd) || attrOn(lf) || extends(sf)}
+					if err != nil {
+						d.key, d.what = "lanes.*.stages", "the stages of every lane (a pattern or computed lane label)"
 					}
-					ext := attrOn(fd) || attrOn(lf) || extends(sf)
-					for _, i := range ids {
-						out = append(out, decl{key: "lanes." + i + ".stages", what: "the stages of lane " + i, pos: sf.Pos(), layer: layer, extend: ext})
-					}
-					if id == "*" {
-						out = append(out, decl{key: "lanes.*.stages", what: "the stages of every lane (a pattern constraint)", pos: sf.Pos(), layer: layer, extend: ext})
-					}
+					out = append(out, d)
 				}
 			}
 		}

@@ -72,7 +72,7 @@ func TestLayerGuard(t *testing.T) {
 		{
 			name:   "every lane's stages through a pattern",
 			layers: [][2]string{{"mine", "package contracts\n\nlanes: [string]: stages: H4: unbound: x: \"y\"\n"}},
-			want:   []string{"mine/u.cue:3:18: the stages of every lane (a pattern constraint): declared by an earlier layer at contracts/"},
+			want:   []string{"mine/u.cue:3:18: the stages of every lane (a pattern or computed lane label): declared by an earlier layer at contracts/"},
 		},
 		{
 			name:   "a built-in lane's stages marked @extend()",
