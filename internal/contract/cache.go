@@ -24,9 +24,9 @@ import (
 
 //go:generate go run ./gen
 
-// cacheFormat names the cached model's encoding; it changes whenever that encoding does, and is
-// part of every key.
-const cacheFormat = "contractcheck-model-v4"
+// cacheFormat names the cached model's encoding; it changes whenever that encoding, or a check a
+// cached model has passed, does (v5: the layer guard, extraVersions), and is part of every key.
+const cacheFormat = "contractcheck-model-v5"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //

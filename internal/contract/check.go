@@ -61,6 +61,7 @@ func (p *problems) add(at []any, format string, args ...any) {
 // the referring value in the file that wrote it.
 func (m *Model) check(r *referrer) error {
 	p := &problems{r: r}
+	m.mergeExtraVersions(p)
 	m.checkNames(p)
 	m.checkTasks(p)
 	m.checkFixtures(p)

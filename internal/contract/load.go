@@ -94,6 +94,7 @@ func ReadLayers(layers []layer.Dir) ([]Source, error) {
 func Evaluate(srcs []Source) (*Model, error) {
 	inst := build.NewContext().NewInstance(Package, nil)
 	order := map[string]int{} // file display name → layer index
+	files := make([]parsed, 0, len(srcs))
 	for _, src := range srcs {
 		f, err := parser.ParseFile(src.Name, src.Data, parser.ParseComments)
 		if err != nil {
@@ -106,6 +107,10 @@ func Evaluate(srcs []Source) (*Model, error) {
 			return nil, cueError(err)
 		}
 		order[src.Name] = src.Layer
+		files = append(files, parsed{file: f, layer: src.Layer})
+	}
+	if err := guardLayers(files); err != nil {
+		return nil, err
 	}
 	v := cuecontext.New().BuildInstance(inst)
 	if err := v.Err(); err != nil {

@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Stages lists the stages in pipeline order; W0 is the source itself.
@@ -174,11 +176,14 @@ type Report struct {
 
 // Lane is one framework: its versions, configurations and the stages it exposes.
 type Lane struct {
-	Doc            string                   `json:"doc"`
-	Control        bool                     `json:"control"`
-	Origin         string                   `json:"origin"`
-	VersionOrigins map[string]string        `json:"versionOrigins"`
-	Versions       []string                 `json:"versions"`
+	Doc            string            `json:"doc"`
+	Control        bool              `json:"control"`
+	Origin         string            `json:"origin"`
+	VersionOrigins map[string]string `json:"versionOrigins"`
+	Versions       []string          `json:"versions"`
+	// ExtraVersions are versions a layer adds to the lane (a list does not unify across layers):
+	// after decoding, each is merged into Versions at its place in version order.
+	ExtraVersions  map[string]ExtraVersion  `json:"extraVersions,omitempty"`
 	Configurations map[string]Configuration `json:"configurations"`
 	Stages         map[string]StageDef      `json:"stages"`
 }
@@ -190,6 +195,42 @@ func (l Lane) OriginOf(version string) string {
 		return o
 	}
 	return l.Origin
+}
+
+// ExtraVersion is a version a layer adds to a lane, and why.
+type ExtraVersion struct {
+	Doc string `json:"doc"`
+}
+
+// mergeExtraVersions puts each lane's extra versions into its versions, each before the first
+// declared version that comes after it in version order (result.CompareVersions), extras in that
+// order too; so an upgrade gate (census's upgrade pairs follow Versions) reads v1.7.0 → v1.8.0. A
+// version both declared and added is an error at the added one.
+func (m *Model) mergeExtraVersions(p *problems) {
+	for _, id := range sortedKeys(m.Lanes) {
+		l := m.Lanes[id]
+		if len(l.ExtraVersions) == 0 {
+			l.ExtraVersions = nil // as its cached JSON (omitempty) decodes
+			m.Lanes[id] = l
+			continue
+		}
+		extras := sortedKeys(l.ExtraVersions)
+		slices.SortStableFunc(extras, result.CompareVersions)
+		merged := slices.Clone(l.Versions)
+		for _, v := range extras {
+			if slices.Contains(l.Versions, v) {
+				p.add([]any{"lanes", id, "extraVersions", v}, "lanes.%s.extraVersions: version %q is already one of the lane's versions", id, v)
+				continue
+			}
+			i := slices.IndexFunc(merged, func(d string) bool { return result.CompareVersions(d, v) > 0 })
+			if i < 0 {
+				i = len(merged)
+			}
+			merged = slices.Insert(merged, i, v)
+		}
+		l.Versions = merged
+		m.Lanes[id] = l
+	}
 }
 
 // Configuration is a documented setting of a lane.

@@ -328,7 +328,7 @@ func laneOf(m *contract.Model, o Options) (laneDef, error) {
 		return laneDef{}, inputError("probe: %slane %s declares version %s %s: a probe captures carriers from running code", where, o.Lane, o.Version, l.OriginOf(o.Version))
 	}
 	if !slices.Contains(l.Versions, o.Version) {
-		return laneDef{}, inputError("probe: %slane %s declares versions %s, not %s: add it to the lane's versions", where, o.Lane, strings.Join(l.Versions, ", "), o.Version)
+		return laneDef{}, inputError("probe: %slane %s declares versions %s, not %s: add it to the lane's versions, or from a layer of yours to its extraVersions (docs/writing-a-contract.md)", where, o.Lane, strings.Join(l.Versions, ", "), o.Version)
 	}
 	if _, ok := l.Configurations[o.Configuration]; !ok {
 		return laneDef{}, inputError("probe: %slane %s declares configurations %s, not %s", where, o.Lane, strings.Join(contract.SortedKeys(l.Configurations), ", "), o.Configuration)
