@@ -247,7 +247,7 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	r.Summary = summarize(r.Readouts)
 	r.Summary.CheckUnstable = rb.Summary.Unstable + ro.Summary.Unstable
 	r.Matches = matches(r.Readouts, names)
-	r.Totals = totals(base.Model, r.Readouts, names, nil)
+	r.Totals = totals(base.Model, r.Readouts, names, func(t string) bool { return !isWhole(t) })
 	r.WholeValue = totals(base.Model, r.Readouts, names, isWhole)
 	r.Differences = differences(r.Readouts, names)
 	r.Configurations = configurations(base.Model, rb, r.Readouts, names)

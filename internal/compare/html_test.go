@@ -68,7 +68,7 @@ func TestHTML(t *testing.T) {
 		{"candidates of an ambiguous reading", "read ambiguous [1,2]"},
 		{"match share coloured", `<td class="m m3">1/1</td>`},
 		{"no match coloured", `<td class="m m0">0/1</td>`},
-		{"totals row", "<tr><td><code>native-slot</code></td><td>0</td><td>1</td><td>1</td>"},
+		{"totals row", "<tr><td><code>native-slot</code></td><td>per field</td><td>0</td><td>1</td><td>1</td>"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -417,7 +417,7 @@ func targetName(t string) string {
 const (
 	differencesTitle = "Where the decoders differ"
 	differencesNote  = "captured target readings where two decoders give different readout kinds, per lane · version · configuration × stage; lane losses (every decoder wrong or missing) left out"
-	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared target; whole value, target \"\" (one readout per fixture × lane × configuration × stage, the study's count)"
+	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared member target; whole value, target \"\" (one readout per fixture × lane × configuration × stage, the study's count)"
 )
 
 // differenceRow is one lane version and configuration of the differences table.
