@@ -42,9 +42,9 @@ func TestCompare(t *testing.T) {
 		inStderr string
 	}{
 		{name: "built-in text", code: 0, inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null", "What reaches the model, and what each decoder recovers"}},
-		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 2`, `"slot-or-json-text"`, `"visibility": [`}},
+		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 3`, `"slot-or-json-text"`, `"visibility": [`}},
 		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
-		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 3, captured 3, unstable 0"}},
+		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 4, captured 4, unstable 0"}},
 		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},
 		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: `unknown decoder policy "nope"`},
 		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: `unknown format "yaml"`},
@@ -88,7 +88,7 @@ import data.contractcheck.lib.decoders
 readout := decoders.readout(decoders.expected, {})
 `)
 	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown")
-	if code != 0 || !strings.Contains(stdout, "| `always-missing` | 0 | ") {
+	if code != 0 || !strings.Contains(stdout, "| `always-missing` | per field | 0 | ") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -97,7 +97,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\nConfiguration %s %s: %s → %s.\n\n| fixture | what | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n",
 			mdCode(c.Lane), md(c.LaneVersion), md(c.From), md(c.To))
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), g.before, g.after, code(g.atoms))
+			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), md(g.before), md(g.after), code(g.atoms))
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
 			fmt.Fprintf(bw, "| %s | %s %s | %s | %s | %s | |\n", md(g.fixture), mdCode(g.decoder), md(g.target), md(strings.Join(g.stages, " ")), md(g.before), md(g.after))
@@ -113,7 +113,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\n| fixture | task | lane | version | configuration | stage | %s | %s | atoms |\n|---|---|---|---|---|---|---|---|---|\n", md(ns.Base.Profile), md(ns.Other.Profile))
 		for _, c := range ns.Changes {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(c.Fixture), md(c.Task), mdCode(c.Lane), md(c.LaneVersion), md(c.Configuration), md(c.Stage),
-				c.BaseOutcome, c.OtherOutcome, code(c.Atoms))
+				md(c.BaseOutcome), md(c.OtherOutcome), code(c.Atoms))
 		}
 	}
 	fmt.Fprintf(bw, "\n| | %s | %s |\n|---|---|---|\n", mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
