@@ -296,7 +296,7 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 			for _, d := range ev.decoders {
 				ro, err := ev.readout(ctx, d, rec.Fixture, f.Family, target, viewTerm, hash)
 				if err != nil {
-					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, target, err)
+					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, targetName(target), err)
 				}
 				tr.readouts[d.Name] = ro
 			}
