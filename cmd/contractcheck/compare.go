@@ -24,7 +24,15 @@ ambiguous, unparseable or introduced; repetitions collapse as in check.
 
 Null policies: the check runs under --profile and under --null-profile (strict and optional-null by
 default); the bindings whose outcome differs, the atoms that changed and the divergence census
-under each are reported. Configurations of one lane version are compared too.
+under each are reported, headed by what the second profile changes (null policy, result _meta
+policy). Configurations of one lane version are compared too.
+
+The text report opens with where the decoders differ: per lane · version · configuration × stage,
+the captured readings where two decoders give different readout kinds, lane losses (every decoder
+wrong or missing) left out, and those readings listed. The totals give each decoder's per-field
+count beside its whole-value count (target "", one readout per fixture × lane × configuration ×
+stage). --details adds every reading that is not a match for every decoder; the JSON report holds
+every reading.
 
 Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
 (repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit). An
@@ -32,6 +40,8 @@ exit-3 compare still writes its report: one that failed before it could compare 
 marked incomplete that names the failure; an exit-2 compare writes none.`
 
 const compareExample = `  contractcheck compare
+  contractcheck compare --details
+  contractcheck compare --null-profile withhold-private-meta
   contractcheck compare --decoder slot-or-json-text --format json --output compare.json
   contractcheck compare --policies ./my-policies --decoder native-slot,my.decoders.first_item`
 
@@ -39,6 +49,8 @@ const compareExample = `  contractcheck compare
 type compareParams struct {
 	compare.Options
 	out output[*compare.Report]
+	// details adds, in text, every reading that is not a match for every decoder.
+	details bool
 	// progress says whether progress is shown on standard error.
 	progress progressFlags
 }
@@ -64,6 +76,7 @@ func newCompareCommand() *cobra.Command {
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
 	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
 	addOutputFlags(cmd, &p.out, compare.Outputters(), outputSpec{what: "report", format: "text"})
+	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: list every reading that is not a match for every decoder (lane losses included), not only where the decoders differ")
 	addScopeFlags(cmd, &p.Scope)
 	addProgressFlags(cmd, &p.progress)
 	return cmd
@@ -71,7 +84,7 @@ func newCompareCommand() *cobra.Command {
 
 // runCompare runs a compare and writes its report; it returns the exit code the report calls for.
 func runCompare(ctx context.Context, p compareParams, stdout, stderr io.Writer) (int, error) {
-	out, err := p.out.resolve(report.Options{}, inputsOf(p.Options.Options))
+	out, err := p.out.resolve(report.Options{Details: p.details}, inputsOf(p.Options.Options))
 	if err != nil {
 		return result.ExitInputError, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -42,9 +43,15 @@ func TestCompare(t *testing.T) {
 		inStderr string
 	}{
 		{name: "built-in text", code: 0, inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null", "What reaches the model, and what each decoder recovers"}},
-		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 2`, `"slot-or-json-text"`, `"visibility": [`}},
+		{name: "built-in text: differences first, whole-value totals, long list behind --details", code: 0,
+			inStdout: []string{"Where the decoders differ: ", "lane losses left out", "whole value", "--details lists them"}},
+		{name: "built-in text --details lists every reading", args: []string{"--details"}, code: 0,
+			inStdout: []string{"Readings that are not a match for every decoder (stages with the same readouts folded)", "the readings (stages with the same readouts folded):"}},
+		{name: "the _meta profile's heading says what it changes", args: []string{"--null-profile", "withhold-private-meta"}, code: 0,
+			inStdout: []string{"_meta-policy sensitivity: strict vs withhold-private-meta (the result _meta policy: preserve → withhold private keys at M3 H4)"}},
+		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 3`, `"slot-or-json-text"`, `"visibility": [`}},
 		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
-		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 3, captured 3, unstable 0"}},
+		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 4, captured 4, unstable 0"}},
 		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},
 		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: `unknown decoder policy "nope"`},
 		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: `unknown format "yaml"`},
@@ -88,7 +95,55 @@ import data.contractcheck.lib.decoders
 readout := decoders.readout(decoders.expected, {})
 `)
 	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown")
-	if code != 0 || !strings.Contains(stdout, "| `always-missing` | 0 | ") {
+	if code != 0 || !strings.Contains(stdout, "| `always-missing` | per field | 0 | ") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCompareIntroducedWholeValue gives C01 (text only: its source has no structured value) a
+// carrier with structuredContent: with the whole-value target "" declared on C01, a decoder that
+// reads the value there counts it introduced.
+func TestCompareIntroducedWholeValue(t *testing.T) {
+	t.Parallel()
+	data, err := fs.ReadFile(contractcheck.Builtin, "fixtures/observations/direct/v1/default.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"fixture":"C01"`) && strings.Contains(l, `"stage":"D1"`) && strings.Contains(l, `"repetition":1`) {
+			rec = l
+		}
+	}
+	altered := strings.Replace(rec, `"carrier":{"content":`, `"carrier":{"structuredContent":{"eta":"14 November"},"content":`, 1)
+	if rec == "" || altered == rec {
+		t.Fatal("no C01 D1 record of the control lane with the carrier this test alters")
+	}
+	obs := filepath.Join(t.TempDir(), "obs")
+	write(t, filepath.Join(obs, "x.jsonl"), altered+"\n")
+	code, stdout, stderr := cli(t, "compare", "--observations", obs, "--decoder", "native-slot", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var r struct {
+		Readouts []struct {
+			Fixture, Target string
+			Readouts        map[string]map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, rd := range r.Readouts {
+		if rd.Fixture == "C01" && rd.Target == "" {
+			found = true
+			if k := rd.Readouts["native-slot"]["kind"]; k != "introduced" {
+				t.Errorf("C01 whole value: native-slot %v, want introduced", k)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no C01 reading of the whole value \"\":\n%s", stdout)
 	}
 }

@@ -390,6 +390,7 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 		{name: "check github", args: l.args("check", "--format", "github"), exit: 1, check: assertGitHub},
 		{name: "check html", args: l.args("check", "--format", "html"), exit: 1, check: assertHTML(2)},
 		{name: "compare text", args: l.args("compare"), check: text},
+		{name: "compare text details", args: l.args("compare", "--details"), check: text},
 		{name: "compare markdown", args: l.args("compare", "--format", "markdown"), check: assertMarkdown},
 		{name: "compare json", args: l.args("compare", "--format", "json"), check: assertJSONStrings(false, true)},
 		{name: "compare html", args: l.args("compare", "--format", "html"), check: assertHTML(0)},

@@ -6,7 +6,7 @@
 // collapse as in check. The check itself runs under two profiles that differ in null policy, and
 // the census of each is compared. The channel-visibility readout (package visibility) is read on
 // the same records, as check reads it, and each of its groups is set beside what every decoder
-// recovers there. The result is a compare report (compareVersion 2) written by the outputters of
+// recovers there. The result is a compare report (compareVersion 3) written by the outputters of
 // this package.
 package compare
 
@@ -247,7 +247,9 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	r.Summary = summarize(r.Readouts)
 	r.Summary.CheckUnstable = rb.Summary.Unstable + ro.Summary.Unstable
 	r.Matches = matches(r.Readouts, names)
-	r.Totals = totals(base.Model, r.Readouts, names)
+	r.Totals = totals(base.Model, r.Readouts, names, func(t string) bool { return !isWhole(t) })
+	r.WholeValue = totals(base.Model, r.Readouts, names, isWhole)
+	r.Differences = differences(r.Readouts, names)
 	r.Configurations = configurations(base.Model, rb, r.Readouts, names)
 	r.NullPolicies = sensitivity(base.Model, rb, ro)
 	r.Visibility = recoveries(groups, r.Readouts, names)
@@ -294,7 +296,7 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 			for _, d := range ev.decoders {
 				ro, err := ev.readout(ctx, d, rec.Fixture, f.Family, target, viewTerm, hash)
 				if err != nil {
-					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, target, err)
+					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, targetName(target), err)
 				}
 				tr.readouts[d.Name] = ro
 			}

@@ -208,7 +208,13 @@ func TestBuiltinControlAndTotals(t *testing.T) {
 			continue
 		}
 		n++
-		if rd.State != "captured" || rd.Repetitions != 3 || rd.Kind("native-slot") != Match || rd.Kind("slot-or-json-text") != Match {
+		want := Match
+		if rd.Fixture == "C01" && rd.Target == WholeTarget {
+			// C01 has no structured value: slot-or-json-text, finding no slot, parses the prose
+			// text, which is no JSON (the lib's readout puts unparseable first).
+			want = Unparseable
+		}
+		if rd.State != "captured" || rd.Repetitions != 3 || rd.Kind("native-slot") != Match || rd.Kind("slot-or-json-text") != want {
 			t.Errorf("direct %s %s %s: %s in %d repetitions %v", rd.Fixture, rd.Stage, rd.Target, rd.State, rd.Repetitions, rd.Readouts)
 		}
 	}

@@ -15,11 +15,11 @@ import (
 )
 
 // HTML writes the comparison as one self-contained page (inline style, no script, nothing
-// fetched): the decoder tables (matches per decoder policy by lane × configuration × stage,
+// fetched): where the decoders differ (lane losses left out), the decoder tables (matches per decoder policy by lane × configuration × stage,
 // coloured by the share matched), the totals by readout kind, what reaches the model beside what
 // each decoder recovers (coloured the same way), every target reading as a heatmap
 // per decoder (cells coloured by readout kind, the value read in each cell's title), the
-// configuration comparison and the null-policy sensitivity.
+// configuration comparison and what the second profile changes (NullSensitivity.Heading).
 type HTML struct{}
 
 const compareCSS = `
@@ -70,6 +70,14 @@ type htmlPage struct {
 	Kinds   []htmlKind
 	Matches []htmlMatchTable
 	Totals  []htmlTotals
+	// DifferencesTitle and DifferencesNote head the differences section; Differs, LaneLoss and
+	// Captured are its totals, DifferenceRows its table and DifferenceKinds its readings grouped.
+	DifferencesTitle, DifferencesNote string
+	Differs, LaneLoss, Captured       int
+	DifferenceRows                    []htmlDifferenceRow
+	DifferenceKinds                   []htmlDifferenceKinds
+	// TotalsTitle heads the totals; NullHeading the profile section (NullSensitivity.Heading).
+	TotalsTitle, NullHeading string
 	// VisibilityTitle and VisibilityNote head the visibility section, left out when Visibility
 	// is empty.
 	VisibilityTitle, VisibilityNote string
@@ -114,11 +122,26 @@ type htmlMatchRow struct {
 	Cells                        []htmlShare
 }
 
-// htmlTotals is a decoder's readouts by kind, in Kinds' order.
+// htmlTotals is a decoder's readouts by kind, in Kinds' order, of every target (Count "per
+// field") or of the whole value (Count "whole value").
 type htmlTotals struct {
-	Decoder string
-	Counts  []int
-	Total   int
+	Decoder, Count string
+	Counts         []string
+	Total          string
+}
+
+// htmlDifferenceRow is a lane version and configuration of the differences table: per stage the
+// readings where the decoders differ, – when nothing was captured.
+type htmlDifferenceRow struct {
+	Lane, Version, Configuration string
+	Cells                        []string
+}
+
+// htmlDifferenceKinds is the readings where the decoders differ of one fixture and target whose
+// decoders give the same kinds.
+type htmlDifferenceKinds struct {
+	Fixture, Target, Kinds, Lanes string
+	Readings                      int
 }
 
 // htmlVisibilityRow is a visibility group and what each decoder recovers there.
@@ -167,12 +190,22 @@ func newHTMLPage(r *Report) *htmlPage {
 		}
 		p.Matches = append(p.Matches, t)
 	}
-	for _, t := range r.Totals {
-		ht := htmlTotals{Decoder: t.Decoder, Total: t.Total}
-		for _, k := range Kinds {
-			ht.Counts = append(ht.Counts, t.Kinds[k])
+	for _, row := range totalsRows(r) {
+		p.Totals = append(p.Totals, htmlTotals{Decoder: row[0], Count: row[1], Counts: row[2 : len(row)-1], Total: row[len(row)-1]})
+	}
+	p.DifferencesTitle, p.DifferencesNote, p.TotalsTitle = differencesTitle, differencesNote, totalsTitle
+	p.NullHeading = r.NullPolicies.Heading(func(s string) string { return s }) // the template escapes the whole
+	p.Differs, p.LaneLoss, p.Captured = differenceTotals(r)
+	for _, row := range differenceRows(r) {
+		hr := htmlDifferenceRow{Lane: row.lane, Version: row.version, Configuration: row.configuration}
+		for _, c := range row.cells {
+			hr.Cells = append(hr.Cells, differenceCell(c))
 		}
-		p.Totals = append(p.Totals, ht)
+		p.DifferenceRows = append(p.DifferenceRows, hr)
+	}
+	for _, g := range differenceKinds(r) {
+		p.DifferenceKinds = append(p.DifferenceKinds, htmlDifferenceKinds{Fixture: g.fixture, Target: targetName(g.target), Kinds: g.kinds,
+			Lanes: strings.Join(g.lanes, ", "), Readings: g.readings})
 	}
 	for _, v := range r.Visibility {
 		hv := htmlVisibilityRow{V: v}

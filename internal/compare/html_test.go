@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -68,7 +69,7 @@ func TestHTML(t *testing.T) {
 		{"candidates of an ambiguous reading", "read ambiguous [1,2]"},
 		{"match share coloured", `<td class="m m3">1/1</td>`},
 		{"no match coloured", `<td class="m m0">0/1</td>`},
-		{"totals row", "<tr><td><code>native-slot</code></td><td>0</td><td>1</td><td>1</td>"},
+		{"totals row", "<tr><td><code>native-slot</code></td><td>per field</td><td>0</td><td>1</td><td>1</td>"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +82,8 @@ func TestHTML(t *testing.T) {
 
 // hostileReport is a comparison with s in every string the page writes: the profiles, decoder
 // names and readout kinds, positions, targets and states, values read and expected, the
-// reconstructed lane, the configuration and null-policy changes and the visibility groups.
+// reconstructed lane, the differences table (both readings differ), the whole-value totals, the
+// configuration and profile changes (null and _meta policies) and the visibility groups.
 func hostileReport(s string) *Report {
 	pos := func(lane, stage string) result.Position {
 		return result.Position{Fixture: "C" + s, Lane: lane, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: stage}
@@ -96,13 +98,17 @@ func hostileReport(s string) *Report {
 				Readouts: map[string]map[string]any{dec: {"kind": Introduced}, "native-slot": {"kind": Ambiguous, "candidates": []any{s}}}},
 			{Position: pos("lane "+s, "M3"), Target: "/u" + s, State: "state " + s, Origin: "captured"},
 		},
-		Matches: []MatchCell{{Decoder: dec, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Match: 1, Captured: 3}},
-		Totals:  []Totals{{Decoder: dec, Kinds: map[string]int{Wrong: 1}, Total: 1}},
+		Matches:    []MatchCell{{Decoder: dec, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Match: 1, Captured: 3}},
+		Totals:     []Totals{{Decoder: dec, Kinds: map[string]int{Wrong: 1}, Total: 1}},
+		WholeValue: []Totals{{Decoder: dec, Kinds: map[string]int{Introduced: 1}, Total: 1}},
+		Differences: []DifferenceCell{{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Differs: 1, Captured: 1},
+			{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "A2", Differs: 1, Captured: 1}},
 		Configurations: []ConfigurationDiff{{Lane: "lane " + s, LaneVersion: "v" + s, From: "a" + s, To: "b" + s,
 			Tasks: []TaskChange{{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Role: "role " + s, Before: "pass", After: "unmet " + s,
 				DiagnosticsAfter: []result.Diagnostic{{"atom": "atom " + s, "kind": "kind " + s}}}},
 			Decoders: []DecoderChange{{Fixture: "F" + s, Stage: "D1", Target: "/" + s, Decoder: dec, Before: "kind " + s, After: Match}}}},
-		NullPolicies: NullSensitivity{Base: NullRun{Profile: "base " + s, LeaveOneOut: map[string]int{"lane " + s: 1}}, Other: NullRun{Profile: "other " + s},
+		NullPolicies: NullSensitivity{Base: NullRun{Profile: "base " + s, NullPolicy: "strict " + s, LeaveOneOut: map[string]int{"lane " + s: 1}},
+			Other: NullRun{Profile: "other " + s, NullPolicy: "strict", WithholdPrivateMeta: &contract.Withhold{Stages: []string{"M3" + s}}},
 			Tasks: []string{"T" + s}, Changes: []NullChange{{Position: pos("lane "+s, "H4"), Task: "T" + s, BaseOutcome: "base " + s, OtherOutcome: "other " + s, Atoms: []string{"atom " + s}}}},
 		Visibility: []VisibilityRow{{Visibility: result.Visibility{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "M3" + s,
 			Category: "category " + s, OnError: "error " + s}, Recovered: []Recovery{{Decoder: dec, Match: 1, Targets: 2}, {Decoder: "native-slot"}}}},

@@ -9,10 +9,12 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 )
 
-// Markdown writes the report's tables for a pull request or a README: matches per decoder policy
-// by lane × configuration × stage, totals by readout kind, what reaches the model beside what each
-// decoder recovers, the configuration comparison and the null-policy sensitivity. Every single
-// reading is in the text and JSON formats. A string of the data is written as escape.MarkdownText
+// Markdown writes the report's tables for a pull request or a README: where the decoders differ
+// (per lane · version · configuration × stage, lane losses left out, and by fixture, target and
+// readout kinds), matches per decoder policy by lane × configuration × stage, totals by readout
+// kind (per field and of the whole value), what reaches the model beside what each decoder
+// recovers, the configuration comparison and what the second profile changes (Heading). Every
+// single reading is in the JSON format and in text with Details. A string of the data is written as escape.MarkdownText
 // where it is text and escape.MarkdownCode where it is code, so that none can end a table cell or
 // a line, or hold raw HTML; the whole goes through an escape.LogWriter.
 type Markdown struct{}
@@ -44,6 +46,23 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\nEvery table and total below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.\n", code(lanes))
 	}
 
+	differs, losses, captured := differenceTotals(r)
+	fmt.Fprintf(bw, "\n%s: %d of %d captured target readings (lane losses left out: %d); %s.\n", differencesTitle, differs, captured, losses, differencesNote)
+	if differs > 0 {
+		fmt.Fprintf(bw, "\n| lane | version | configuration | %s |\n|---|---|---|%s\n", strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
+		for _, row := range differenceRows(r) {
+			cells := make([]string, len(row.cells))
+			for i, c := range row.cells {
+				cells[i] = differenceCell(c)
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", mdCode(row.lane), md(row.version), md(row.configuration), strings.Join(cells, " | "))
+		}
+		fmt.Fprintf(bw, "\n| fixture | target | readout kinds | readings | lanes |\n|---|---|---|---|---|\n")
+		for _, g := range differenceKinds(r) {
+			fmt.Fprintf(bw, "| %s | %s | %s | %d | %s |\n", md(g.fixture), md(targetName(g.target)), md(g.kinds), g.readings, code(g.lanes))
+		}
+	}
+
 	fmt.Fprintf(bw, "\nMatches per decoder policy: matches out of the captured target readings; `–` when none was captured.\n")
 	for _, d := range decoderNames(r) {
 		fmt.Fprintf(bw, "\n%s\n\n| lane | version | configuration | %s |\n|---|---|---|%s\n", mdCode(d), strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
@@ -52,13 +71,9 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 
-	fmt.Fprintf(bw, "\nTotals by readout kind (framework lanes; control lanes left out).\n\n| decoder | %s | total |\n|---|%s---|\n", strings.Join(Kinds, " | "), strings.Repeat("---|", len(Kinds)))
-	for _, t := range r.Totals {
-		cells := make([]string, len(Kinds))
-		for i, k := range Kinds {
-			cells[i] = fmt.Sprint(t.Kinds[k])
-		}
-		fmt.Fprintf(bw, "| %s | %s | %d |\n", mdCode(t.Decoder), strings.Join(cells, " | "), t.Total)
+	fmt.Fprintf(bw, "\n%s.\n\n| decoder | count | %s | total |\n|---|---|%s---|\n", md(totalsTitle), strings.Join(Kinds, " | "), strings.Repeat("---|", len(Kinds)))
+	for _, row := range totalsRows(r) {
+		fmt.Fprintf(bw, "| %s | %s |\n", mdCode(row[0]), strings.Join(row[1:], " | "))
 	}
 
 	if len(r.Visibility) > 0 {
@@ -82,7 +97,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\nConfiguration %s %s: %s → %s.\n\n| fixture | what | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n",
 			mdCode(c.Lane), md(c.LaneVersion), md(c.From), md(c.To))
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), g.before, g.after, code(g.atoms))
+			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), md(g.before), md(g.after), code(g.atoms))
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
 			fmt.Fprintf(bw, "| %s | %s %s | %s | %s | %s | |\n", md(g.fixture), mdCode(g.decoder), md(g.target), md(strings.Join(g.stages, " ")), md(g.before), md(g.after))
@@ -93,13 +108,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	for i, t := range ns.Tasks {
 		tasks[i] = md(t)
 	}
-	fmt.Fprintf(bw, "\nNull-policy sensitivity, %s vs %s (tasks with optional atoms: %s): %d bindings change.\n",
-		mdCode(ns.Base.Profile), mdCode(ns.Other.Profile), strings.Join(tasks, ", "), len(ns.Changes))
+	fmt.Fprintf(bw, "\n%s: %d bindings change (tasks with optional atoms: %s).\n", ns.Heading(md), len(ns.Changes), strings.Join(tasks, ", "))
 	if len(ns.Changes) > 0 {
 		fmt.Fprintf(bw, "\n| fixture | task | lane | version | configuration | stage | %s | %s | atoms |\n|---|---|---|---|---|---|---|---|---|\n", md(ns.Base.Profile), md(ns.Other.Profile))
 		for _, c := range ns.Changes {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(c.Fixture), md(c.Task), mdCode(c.Lane), md(c.LaneVersion), md(c.Configuration), md(c.Stage),
-				c.BaseOutcome, c.OtherOutcome, code(c.Atoms))
+				md(c.BaseOutcome), md(c.OtherOutcome), code(c.Atoms))
 		}
 	}
 	fmt.Fprintf(bw, "\n| | %s | %s |\n|---|---|---|\n", mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))

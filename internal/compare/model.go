@@ -3,12 +3,15 @@ package compare
 import (
 	"encoding/json"
 
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Version is the compareVersion written into every JSON compare report; it changes only when the
-// report's shape changes incompatibly. Version 2 added Visibility.
-const Version = 2
+// report's shape changes incompatibly (the schema is closed: a member a reader of the earlier
+// version does not know is incompatible). Version 2 added Visibility; version 3 Differences,
+// WholeValue and each null run's WithholdPrivateMeta.
+const Version = 3
 
 // Readout kinds a decoder policy returns (SPEC §3).
 const (
@@ -29,12 +32,19 @@ type Report struct {
 	CompareVersion int    `json:"compareVersion"`
 	Profile        string `json:"profile"`
 	// Scope is what the comparison was restricted to (--lane, --stage, …); absent when it was not.
-	Scope          *result.Scope       `json:"scope,omitempty"`
-	Decoders       []Decoder           `json:"decoders"`
-	Summary        Summary             `json:"summary"`
-	Readouts       []Reading           `json:"readouts"`
-	Matches        []MatchCell         `json:"matches"`
-	Totals         []Totals            `json:"totals"`
+	Scope    *result.Scope `json:"scope,omitempty"`
+	Decoders []Decoder     `json:"decoders"`
+	Summary  Summary       `json:"summary"`
+	Readouts []Reading     `json:"readouts"`
+	Matches  []MatchCell   `json:"matches"`
+	Totals   []Totals      `json:"totals"`
+	// WholeValue counts each decoder's readouts by kind of the whole structured value (target "")
+	// over the framework lanes: one readout per fixture, lane, version, configuration and stage,
+	// the study's count, beside Totals' per-field count.
+	WholeValue []Totals `json:"wholeValue"`
+	// Differences counts, per lane, version, configuration and stage, the captured readings
+	// where the decoders differ (Differs), and the lane losses apart (LaneLoss).
+	Differences    []DifferenceCell    `json:"differences"`
 	Configurations []ConfigurationDiff `json:"configurations"`
 	// NullPolicies is absent only in a report whose run failed (Failure).
 	NullPolicies NullSensitivity `json:"nullPolicies,omitzero"`
@@ -53,7 +63,7 @@ type Report struct {
 // empty, and no null-policy runs.
 func Failed(profile string, scope *result.Scope, err error) *Report {
 	return &Report{CompareVersion: Version, Profile: profile, Scope: scope, Decoders: []Decoder{}, Readouts: []Reading{},
-		Matches: []MatchCell{}, Totals: []Totals{}, Configurations: []ConfigurationDiff{},
+		Matches: []MatchCell{}, Totals: []Totals{}, WholeValue: []Totals{}, Differences: []DifferenceCell{}, Configurations: []ConfigurationDiff{},
 		Failure: &result.Failure{Exit: result.ExitInstrument, Error: err.Error()}}
 }
 
@@ -134,6 +144,20 @@ type MatchCell struct {
 	Captured      int    `json:"captured"`
 }
 
+// DifferenceCell counts, at one lane version, configuration and stage, the captured target
+// readings where at least two decoders give different readout kinds (Differs), leaving out those
+// where every decoder's readout is wrong or missing: the lane lost the value (LaneLoss counts
+// them, whether the decoders' kinds agree or not). Captured is every captured reading there.
+type DifferenceCell struct {
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+	Differs       int    `json:"differs"`
+	LaneLoss      int    `json:"laneLoss"`
+	Captured      int    `json:"captured"`
+}
+
 // Totals counts one decoder's readouts by kind over the framework lanes (control lanes left out).
 type Totals struct {
 	Decoder string         `json:"decoder"`
@@ -174,8 +198,8 @@ type DecoderChange struct {
 	After   string `json:"after"`
 }
 
-// NullSensitivity compares the check under two profiles that differ in null policy (by default
-// strict and optional-null).
+// NullSensitivity compares the check under two profiles (by default strict and optional-null,
+// which differ in null policy; Heading names what differs between any two).
 type NullSensitivity struct {
 	Base  NullRun `json:"base"`
 	Other NullRun `json:"other"`
@@ -191,16 +215,19 @@ type NullSensitivity struct {
 
 // NullRun is the divergence census of one profile.
 type NullRun struct {
-	Profile        string         `json:"profile"`
-	NullPolicy     string         `json:"nullPolicy"`
-	Unique         int            `json:"unique"`
-	Manifestations int            `json:"manifestations"`
-	ByFamily       map[string]int `json:"byFamily"`
-	Guard          int            `json:"guard"`
-	Apart          int            `json:"apart"`
-	LeaveOneOut    map[string]int `json:"leaveOneOut"`
-	Pass           int            `json:"pass"`
-	Unmet          int            `json:"unmet"`
+	Profile    string `json:"profile"`
+	NullPolicy string `json:"nullPolicy"`
+	// WithholdPrivateMeta is the profile's result _meta policy: the stages private _meta keys
+	// must not reach; absent when the profile preserves _meta.
+	WithholdPrivateMeta *contract.Withhold `json:"withholdPrivateMeta,omitempty"`
+	Unique              int                `json:"unique"`
+	Manifestations      int                `json:"manifestations"`
+	ByFamily            map[string]int     `json:"byFamily"`
+	Guard               int                `json:"guard"`
+	Apart               int                `json:"apart"`
+	LeaveOneOut         map[string]int     `json:"leaveOneOut"`
+	Pass                int                `json:"pass"`
+	Unmet               int                `json:"unmet"`
 }
 
 // NullChange is a binding whose outcome differs between the two null policies.

@@ -6,7 +6,7 @@ import "github.com/contractcheck/contractcheck/internal/report"
 type Outputter = report.Formatter[*Report]
 
 var outputters = report.Registry[*Report]{
-	"text":     report.Fixed[*Report](Text{}),
+	"text":     func(o report.Options) Outputter { return Text{Details: o.Details} },
 	"json":     report.Fixed[*Report](JSON{}),
 	"markdown": report.Fixed[*Report](Markdown{}),
 	"html":     report.Fixed[*Report](HTML{}),

@@ -235,8 +235,12 @@ func lessLaneConfig(a, b laneConfig) bool {
 	return a.configuration < b.configuration
 }
 
-// totals counts each decoder's readouts by kind over the framework lanes.
-func totals(m *contract.Model, rs []Reading, decoders []string) []Totals {
+// WholeTarget is the target that reads the whole structured value (the empty JSON pointer).
+const WholeTarget = ""
+
+// totals counts each decoder's readouts by kind over the framework lanes, of every target when
+// only is nil, else of the readings whose target only accepts.
+func totals(m *contract.Model, rs []Reading, decoders []string, only func(target string) bool) []Totals {
 	out := make([]Totals, 0, len(decoders))
 	for _, d := range decoders {
 		t := Totals{Decoder: d, Kinds: map[string]int{}}
@@ -245,13 +249,86 @@ func totals(m *contract.Model, rs []Reading, decoders []string) []Totals {
 		}
 		for i := range rs {
 			r := &rs[i]
-			if r.State != "captured" || m.Lanes[r.Lane].Control {
+			if r.State != "captured" || m.Lanes[r.Lane].Control || (only != nil && !only(r.Target)) {
 				continue
 			}
 			t.Kinds[r.Kind(d)]++
 			t.Total++
 		}
 		out = append(out, t)
+	}
+	return out
+}
+
+// isWhole accepts the whole-value target.
+func isWhole(target string) bool { return target == WholeTarget }
+
+// Difference says how the decoders' readouts of a captured reading relate: LaneLoss when every
+// decoder's readout is wrong or missing (the lane lost the value; no decoder can be blamed),
+// else Differs when at least two decoders give different kinds, else neither (they agree).
+func (r *Reading) Difference(decoders []string) (differs, laneLoss bool) {
+	if r.State != "captured" || len(decoders) == 0 {
+		return false, false
+	}
+	laneLoss = true
+	first := r.Kind(decoders[0])
+	for _, d := range decoders {
+		k := r.Kind(d)
+		if k != Wrong && k != Missing {
+			laneLoss = false
+		}
+		if k != first {
+			differs = true
+		}
+	}
+	if laneLoss {
+		return false, true
+	}
+	return differs, false
+}
+
+// differences counts, per lane version, configuration and stage (in the match matrix's order),
+// the captured readings where the decoders differ and the lane losses.
+func differences(rs []Reading, decoders []string) []DifferenceCell {
+	type cellKey struct {
+		laneConfig
+		stage string
+	}
+	cells := map[cellKey]*DifferenceCell{}
+	for i := range rs {
+		r := &rs[i]
+		if r.State != "captured" {
+			continue
+		}
+		k := cellKey{laneConfig{r.Lane, r.LaneVersion, r.Configuration}, r.Stage}
+		c := cells[k]
+		if c == nil {
+			c = &DifferenceCell{Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
+			cells[k] = c
+		}
+		c.Captured++
+		differs, loss := r.Difference(decoders)
+		if differs {
+			c.Differs++
+		}
+		if loss {
+			c.LaneLoss++
+		}
+	}
+	keys := make([]cellKey, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.laneConfig != b.laneConfig {
+			return lessLaneConfig(a.laneConfig, b.laneConfig)
+		}
+		return contract.StageIndex(a.stage) < contract.StageIndex(b.stage)
+	})
+	out := make([]DifferenceCell, len(keys))
+	for i, k := range keys {
+		out[i] = *cells[k]
 	}
 	return out
 }
@@ -326,7 +403,7 @@ func configurations(m *contract.Model, rb *result.Report, rs []Reading, decoders
 
 // sensitivity compares the check under the base profile with the check under the other one.
 func sensitivity(m *contract.Model, rb, ro *result.Report) NullSensitivity {
-	s := NullSensitivity{Base: nullRun(rb), Other: nullRun(ro), Tasks: []string{}, Changes: []NullChange{}}
+	s := NullSensitivity{Base: nullRun(m, rb), Other: nullRun(m, ro), Tasks: []string{}, Changes: []NullChange{}}
 	optional := m.OptionalAtoms()
 	for _, id := range contract.SortedKeys(m.Tasks) {
 		for _, a := range m.Tasks[id].Atoms {
@@ -357,9 +434,9 @@ func sensitivity(m *contract.Model, rb, ro *result.Report) NullSensitivity {
 	return s
 }
 
-func nullRun(r *result.Report) NullRun {
+func nullRun(m *contract.Model, r *result.Report) NullRun {
 	d := r.Divergences
-	return NullRun{Profile: r.Profile, NullPolicy: r.NullPolicy, Unique: len(d.Unique), Manifestations: d.Manifestations,
+	return NullRun{Profile: r.Profile, NullPolicy: r.NullPolicy, WithholdPrivateMeta: m.Profiles[r.Profile].WithholdPrivateMeta, Unique: len(d.Unique), Manifestations: d.Manifestations,
 		ByFamily: d.ByFamily, Guard: len(d.Guard), Apart: len(d.Apart), LeaveOneOut: d.LeaveOneOut,
 		Pass: r.Summary.Pass, Unmet: r.Summary.Unmet}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,12 +14,18 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Text writes the report for a reader at a terminal: the match matrix per decoder policy, the
-// totals by readout kind, what reaches the model beside what each decoder recovers, every reading that is not a match for some decoder (stages folded), the
-// configuration comparison and the null-policy sensitivity. Every string of the data is written
+// Text writes the report for a reader at a terminal: first where the decoders differ (a table per
+// lane · version · configuration × stage and the readings listed, lane losses left out), then
+// the match matrix per decoder policy, the totals by readout kind (per field and of the whole
+// value), what reaches the model beside what each decoder recovers, with Details every reading
+// that is not a match for some decoder (stages folded; else their count), the configuration
+// comparison and what the second profile changes (Heading). Every string of the data is written
 // through escape.Terminal where it meets the text (tables are measured on the escaped cells),
 // and the text through an escape.LogWriter: no line starts a CI runner's command.
-type Text struct{}
+type Text struct {
+	// Details adds the long listing: every reading that is not a match for every decoder.
+	Details bool
+}
 
 // term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
 func term(s string) string { return escape.Terminal(s) }
@@ -35,7 +42,7 @@ func terms(xs []string) []string {
 var stages = contract.Stages[1:]
 
 // Output implements Outputter.
-func (Text) Output(w io.Writer, r *Report) error {
+func (t Text) Output(w io.Writer, r *Report) error {
 	if r.Failure != nil {
 		return writeTextFailure(w, r)
 	}
@@ -48,6 +55,8 @@ func (Text) Output(w io.Writer, r *Report) error {
 		fmt.Fprintf(b, "every table and total includes the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(terms(lanes), ", "))
 	}
 
+	writeTextDifferences(b, r, t.Details)
+
 	fmt.Fprintf(b, "\nMatches per decoder policy (matches/captured target readings; – none captured)\n")
 	for _, d := range decoderNames(r) {
 		fmt.Fprintf(b, "%s\n", term(d))
@@ -59,14 +68,10 @@ func (Text) Output(w io.Writer, r *Report) error {
 		tw.write(b, "  ")
 	}
 
-	fmt.Fprintf(b, "\nTotals by readout kind (framework lanes; control lanes left out)\n")
-	tw := newTable(append(append([]string{"decoder"}, Kinds...), "total"))
-	for _, t := range r.Totals {
-		row := []string{term(t.Decoder)}
-		for _, k := range Kinds {
-			row = append(row, fmt.Sprint(t.Kinds[k]))
-		}
-		tw.add(append(row, fmt.Sprint(t.Total)))
+	fmt.Fprintf(b, "\n%s\n", totalsTitle)
+	tw := newTable(append(append([]string{"decoder", "count"}, Kinds...), "total"))
+	for _, row := range totalsRows(r) {
+		tw.add(append(terms(row[:1]), row[1:]...))
 	}
 	tw.write(b, "  ")
 
@@ -83,10 +88,12 @@ func (Text) Output(w io.Writer, r *Report) error {
 		tw.write(b, "  ")
 	}
 
-	fmt.Fprintf(b, "\nReadings that are not a match for every decoder (stages with the same readouts folded)\n")
-	for _, g := range foldReadings(r) {
-		fmt.Fprintf(b, "  %s %s %s %s %s %s: %s\n", term(g.fixture), term(g.target), term(g.lane), term(g.version), term(g.configuration),
-			strings.Join(terms(g.stages), " "), term(g.text))
+	notMatch := foldReadings(r, notAllMatch)
+	if t.Details {
+		fmt.Fprintf(b, "\nReadings that are not a match for every decoder (stages with the same readouts folded)\n")
+		writeTextReadings(b, notMatch)
+	} else {
+		fmt.Fprintf(b, "\nReadings that are not a match for every decoder, lane losses included: %d (stages folded); --details lists them, --format json holds every reading\n", len(notMatch))
 	}
 	for _, rd := range r.Readouts {
 		if rd.State == result.Unstable {
@@ -113,7 +120,7 @@ func (Text) Output(w io.Writer, r *Report) error {
 		}
 	}
 
-	fmt.Fprintf(b, "\nNull-policy sensitivity: %s vs %s (tasks with optional atoms: %s)\n", term(ns.Base.Profile), term(ns.Other.Profile), strings.Join(terms(ns.Tasks), ", "))
+	fmt.Fprintf(b, "\n%s\n  tasks with optional atoms: %s\n", ns.Heading(term), strings.Join(terms(ns.Tasks), ", "))
 	fmt.Fprintf(b, "  bindings whose outcome differs: %d\n", len(ns.Changes))
 	for _, c := range ns.Changes {
 		fmt.Fprintf(b, "    %s %s %s %s %s %s: %s → %s%s\n", term(c.Fixture), term(c.Task), term(c.Lane), term(c.LaneVersion), term(c.Configuration), term(c.Stage),
@@ -217,19 +224,29 @@ type readingGroup struct {
 	text                                          string
 }
 
-// foldReadings groups the captured readings that are not a match for every decoder.
-func foldReadings(r *Report) []readingGroup {
+// notAllMatch keeps a reading that is not a match for every decoder.
+func notAllMatch(r *Report, rd *Reading) bool {
+	for _, d := range r.Decoders {
+		if rd.Kind(d.Name) != Match {
+			return true
+		}
+	}
+	return false
+}
+
+// decodersDiffer keeps a reading where the decoders differ (Reading.Difference).
+func decodersDiffer(r *Report, rd *Reading) bool {
+	differs, _ := rd.Difference(decoderNames(r))
+	return differs
+}
+
+// foldReadings groups the captured readings that keep accepts.
+func foldReadings(r *Report, keep func(*Report, *Reading) bool) []readingGroup {
 	var out []readingGroup
 	index := map[string]int{}
-	for _, rd := range r.Readouts {
-		if rd.State != "captured" {
-			continue
-		}
-		all := true
-		for _, d := range r.Decoders {
-			all = all && rd.Kind(d.Name) == Match
-		}
-		if all {
+	for i := range r.Readouts {
+		rd := &r.Readouts[i]
+		if rd.State != "captured" || !keep(r, rd) {
 			continue
 		}
 		exp := "absent"
@@ -379,4 +396,154 @@ func (t *table) write(b *strings.Builder, indent string) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+func writeTextReadings(b *strings.Builder, gs []readingGroup) {
+	for _, g := range gs {
+		fmt.Fprintf(b, "  %s %s %s %s %s %s: %s\n", term(g.fixture), term(targetName(g.target)), term(g.lane), term(g.version), term(g.configuration),
+			strings.Join(terms(g.stages), " "), term(g.text))
+	}
+}
+
+// targetName writes a target for a reader: the whole value's empty pointer as "(whole value)".
+func targetName(t string) string {
+	if t == WholeTarget {
+		return "(whole value)"
+	}
+	return t
+}
+
+// differencesTitle and differencesNote head the table of where the decoders differ.
+const (
+	differencesTitle = "Where the decoders differ"
+	differencesNote  = "captured target readings where two decoders give different readout kinds, per lane · version · configuration × stage; lane losses (every decoder wrong or missing) left out"
+	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared member target; whole value, target \"\" (one readout per fixture × lane × configuration × stage, the study's count)"
+)
+
+// differenceRow is one lane version and configuration of the differences table.
+type differenceRow struct {
+	lane, version, configuration string
+	cells                        []*DifferenceCell // per stage
+}
+
+func differenceRows(r *Report) []differenceRow {
+	var rows []differenceRow
+	index := map[laneConfig]int{}
+	for i := range r.Differences {
+		c := &r.Differences[i]
+		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
+		j, ok := index[k]
+		if !ok {
+			j = len(rows)
+			index[k] = j
+			rows = append(rows, differenceRow{c.Lane, c.LaneVersion, c.Configuration, make([]*DifferenceCell, len(stages))})
+		}
+		if si := contract.StageIndex(c.Stage) - 1; si >= 0 && si < len(stages) {
+			rows[j].cells[si] = c
+		}
+	}
+	return rows
+}
+
+// differenceTotals sums the differences table: readings that differ, lane losses, captured.
+func differenceTotals(r *Report) (differs, losses, captured int) {
+	for _, c := range r.Differences {
+		differs += c.Differs
+		losses += c.LaneLoss
+		captured += c.Captured
+	}
+	return
+}
+
+// differenceCell is a cell of the differences table: the count, – when nothing was captured.
+func differenceCell(c *DifferenceCell) string {
+	if c == nil {
+		return "–"
+	}
+	return fmt.Sprint(c.Differs)
+}
+
+func writeTextDifferences(b *strings.Builder, r *Report, details bool) {
+	differs, losses, captured := differenceTotals(r)
+	fmt.Fprintf(b, "\n%s: %d of %d captured target readings (lane losses left out: %d)\n  %s\n", differencesTitle, differs, captured, losses, differencesNote)
+	if differs == 0 {
+		b.WriteString("  none\n")
+		return
+	}
+	tw := newTable(append([]string{"lane", "version", "configuration"}, stages...))
+	for _, row := range differenceRows(r) {
+		cells := make([]string, len(row.cells))
+		for i, c := range row.cells {
+			cells[i] = differenceCell(c)
+		}
+		tw.add(append(terms([]string{row.lane, row.version, row.configuration}), cells...))
+	}
+	tw.write(b, "  ")
+	b.WriteString("  by fixture, target and readout kinds (--details lists each reading):\n")
+	for _, g := range differenceKinds(r) {
+		fmt.Fprintf(b, "  %s %s: %s: %d readings at %s\n", term(g.fixture), term(targetName(g.target)), term(g.kinds), g.readings, strings.Join(terms(g.lanes), ", "))
+	}
+	if details {
+		b.WriteString("  the readings (stages with the same readouts folded):\n")
+		writeTextReadings(b, foldReadings(r, decodersDiffer))
+	}
+}
+
+// kindsGroup is the readings where the decoders differ of one fixture and target whose decoders
+// give the same kinds: how many, and at which lanes.
+type kindsGroup struct {
+	fixture, target, kinds string
+	readings               int
+	lanes                  []string
+}
+
+// differenceKinds groups the readings where the decoders differ by fixture, target and the kind
+// each decoder gives, in reading order.
+func differenceKinds(r *Report) []kindsGroup {
+	var out []kindsGroup
+	index := map[string]int{}
+	names := decoderNames(r)
+	for i := range r.Readouts {
+		rd := &r.Readouts[i]
+		if !decodersDiffer(r, rd) {
+			continue
+		}
+		parts := make([]string, len(names))
+		for j, d := range names {
+			parts[j] = d + " " + rd.Kind(d)
+		}
+		kinds := strings.Join(parts, ", ")
+		k := rd.Fixture + "\x00" + rd.Target + "\x00" + kinds
+		j, ok := index[k]
+		if !ok {
+			j = len(out)
+			index[k] = j
+			out = append(out, kindsGroup{fixture: rd.Fixture, target: rd.Target, kinds: kinds})
+		}
+		out[j].readings++
+		if !slices.Contains(out[j].lanes, rd.Lane) {
+			out[j].lanes = append(out[j].lanes, rd.Lane)
+		}
+	}
+	return out
+}
+
+// totalsRows are the totals table's rows: per decoder, its per-field count then its whole-value
+// count (decoder, count, a cell per kind, total).
+func totalsRows(r *Report) [][]string {
+	var rows [][]string
+	add := func(t Totals, count string) {
+		row := []string{t.Decoder, count}
+		for _, k := range Kinds {
+			row = append(row, fmt.Sprint(t.Kinds[k]))
+		}
+		rows = append(rows, append(row, fmt.Sprint(t.Total)))
+	}
+	for i, t := range r.Totals {
+		add(t, "per field")
+		if i < len(r.WholeValue) {
+			add(r.WholeValue[i], "whole value")
+		}
+	}
+	return rows
 }

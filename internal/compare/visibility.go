@@ -36,7 +36,7 @@ func recoveries(groups []result.Visibility, rs []Reading, decoders []string) []V
 			}
 			pos := result.Position{Fixture: f.Fixture, Lane: g.Lane, LaneVersion: g.Version, Configuration: g.Configuration, Stage: g.Stage}
 			for _, rd := range at[pos] {
-				if rd.State != "captured" {
+				if rd.State != "captured" || isWhole(rd.Target) { // the members, as before the whole value was declared
 					continue
 				}
 				for j, d := range decoders {

@@ -99,18 +99,14 @@ type LogWriter struct {
 	w    io.Writer
 	head []byte // the start of the current line, held until it decides the line
 	mid  bool   // the current line is decided and passes through to its end
+	// lead is how many bytes of head are known white space (whole runes of lineSpace), so that
+	// a line starting with much padding is not trimmed again at every byte (quadratic).
+	lead int
 	err  error
 }
 
 // NewLogWriter returns a LogWriter over w. Call Flush after the last write.
 func NewLogWriter(w io.Writer) *LogWriter { return &LogWriter{w: w} }
-
-// decided reports whether the start of a line held so far decides whether the line is a
-// command: it has ended, or it holds, after its leading white space, as much as the longest
-// command start ("##vso[").
-func decided(head []byte) bool {
-	return head[len(head)-1] == '\n' || len(strings.TrimLeft(string(head), lineSpace)) >= len("##vso[")
-}
 
 // lineSpace is the white space a CI runner skips before a command.
 const lineSpace = " \t\v\f\r\u00a0\ufeff"
@@ -138,7 +134,12 @@ func (l *LogWriter) Write(p []byte) (int, error) {
 		// short, and a line of data could be long.
 		l.head = append(l.head, p[0])
 		p = p[1:]
-		if decided(l.head) {
+		// The start held so far decides whether the line is a command when the line has ended,
+		// or when it holds, after its leading white space, as much as the longest command start
+		// ("##vso[").
+		rest := strings.TrimLeft(string(l.head[l.lead:]), lineSpace)
+		l.lead = len(l.head) - len(rest)
+		if l.head[len(l.head)-1] == '\n' || len(rest) >= len("##vso[") {
 			if l.err = l.release(); l.err != nil {
 				return 0, l.err
 			}
@@ -151,7 +152,7 @@ func (l *LogWriter) Write(p []byte) (int, error) {
 // not ended, the rest of it passes through as it comes.
 func (l *LogWriter) release() error {
 	head := string(l.head)
-	l.head = l.head[:0]
+	l.head, l.lead = l.head[:0], 0
 	l.mid = !strings.HasSuffix(head, "\n")
 	_, err := io.WriteString(l.w, NeutralizeLine(head))
 	return err
