@@ -8,13 +8,18 @@ package laneout
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/format"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
 // NameRE is what a lane or configuration name (and a suite) is: lower-case letters, digits,
@@ -145,6 +150,34 @@ func (g Generator) LaneFile(lanes map[string]Lane) ([]byte, error) {
 		return nil, fmt.Errorf("%s: generated %s: %w", g.Tool, g.File, err)
 	}
 	return out, nil
+}
+
+// ReadManifest reads the manifest of the tool's output directory dir (Generator.Manifest) into
+// m, and reports whether there was one: a directory that does not exist, or is empty, has none;
+// a non-empty directory without one is not the tool's output and is refused. The caller checks
+// m's format version.
+func (g Generator) ReadManifest(dir string, m any) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("--output %s: %v", dir, err)
+	case len(entries) == 0:
+		return false, nil
+	}
+	path := filepath.Join(dir, g.Manifest)
+	data, err := safeio.ReadPath(path, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("--output %s is not empty and holds no %s: refused (%s writes into an empty directory or one an earlier %s wrote)", dir, g.Manifest, g.Tool, g.Tool)
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := json.Unmarshal(data, m); err != nil {
+		return false, fmt.Errorf("%s: not a %s manifest: %v", path, g.Tool, err)
+	}
+	return true, nil
 }
 
 // cueString quotes s as a CUE string: JSON's escaping, which CUE reads (no interpolation).

@@ -98,24 +98,12 @@ type manifestLane = laneout.Lane
 // empty, has none; a non-empty directory without one is not a probe's output and is refused.
 func readManifest(dir string) (*manifest, error) {
 	m := &manifest{ProbeVersion: 1, Lanes: map[string]manifestLane{}}
-	entries, err := os.ReadDir(dir)
+	found, err := generator.ReadManifest(dir, m)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return m, nil
 	case err != nil:
-		return nil, inputError("probe: --output %s: %v", dir, err)
-	case len(entries) == 0:
-		return m, nil
-	}
-	data, err := safeio.ReadPath(filepath.Join(dir, ManifestFile), 16<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, inputError("probe: --output %s is not empty and holds no %s: refused (a probe writes into an empty directory or one an earlier probe wrote)", dir, ManifestFile)
-	}
-	if err != nil {
-		return nil, inputError("probe: %s: %v", filepath.Join(dir, ManifestFile), err)
-	}
-	if err := json.Unmarshal(data, m); err != nil || m.ProbeVersion != 1 || m.Lanes == nil {
-		return nil, inputError("probe: %s: not a probe manifest (probeVersion 1): %v", filepath.Join(dir, ManifestFile), err)
+		return nil, inputError("probe: %v", err)
+	case found && (m.ProbeVersion != 1 || m.Lanes == nil):
+		return nil, inputError("probe: %s: not a probe manifest (probeVersion 1)", filepath.Join(dir, ManifestFile))
 	}
 	return m, nil
 }

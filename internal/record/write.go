@@ -129,24 +129,12 @@ func openWriter(o *Options, creds *credentials, note func(string, ...any), stats
 // empty, has none; a non-empty directory without one is refused.
 func readManifest(dir string) (*manifest, error) {
 	m := &manifest{RecordVersion: 1, Lanes: map[string]laneout.Lane{}}
-	entries, err := os.ReadDir(dir)
+	found, err := generator.ReadManifest(dir, m)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return m, nil
 	case err != nil:
-		return nil, inputError("record: --output %s: %v", dir, err)
-	case len(entries) == 0:
-		return m, nil
-	}
-	data, err := safeio.ReadPath(filepath.Join(dir, ManifestFile), 16<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, inputError("record: --output %s is not empty and holds no %s: refused (a recording writes into an empty directory or one an earlier recording wrote)", dir, ManifestFile)
-	}
-	if err != nil {
-		return nil, inputError("record: %s: %v", filepath.Join(dir, ManifestFile), err)
-	}
-	if err := json.Unmarshal(data, m); err != nil || m.RecordVersion != 1 || m.Lanes == nil {
-		return nil, inputError("record: %s: not a recording's manifest (recordVersion 1): %v", filepath.Join(dir, ManifestFile), err)
+		return nil, inputError("record: %v", err)
+	case found && (m.RecordVersion != 1 || m.Lanes == nil):
+		return nil, inputError("record: %s: not a recording's manifest (recordVersion 1)", filepath.Join(dir, ManifestFile))
 	}
 	return m, nil
 }
