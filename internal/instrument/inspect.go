@@ -23,17 +23,13 @@ type Inspection struct {
 
 // RecordRef names a record: where it is and what it observed.
 type RecordRef struct {
-	File          string `json:"file"`
-	Line          int    `json:"line"`
-	Fixture       string `json:"fixture"`
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Repetition    int    `json:"repetition"`
-	State         string `json:"state"`
-	Origin        string `json:"origin"`
-	Error         string `json:"error,omitempty"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	result.Position
+	Repetition int    `json:"repetition"`
+	State      string `json:"state"`
+	Origin     string `json:"origin"`
+	Error      string `json:"error,omitempty"`
 }
 
 // TaskInspection is one binding of a record: the task, the compartment its observed view is read
@@ -54,11 +50,10 @@ type TaskInspection struct {
 // keeps each task's policy input. A record that was not captured gives its state as every task's
 // outcome and no input.
 func (in *Instrument) Inspect(ctx context.Context, rec *Record) (Inspection, error) {
-	out := Inspection{Record: RecordRef{File: rec.File, Line: rec.Line, Fixture: rec.Fixture, Lane: rec.Lane,
-		LaneVersion: rec.LaneVersion, Configuration: rec.Configuration, Stage: rec.Stage,
+	pos := rec.Position()
+	out := Inspection{Record: RecordRef{File: rec.File, Line: rec.Line, Position: pos,
 		Repetition: rec.Repetition, State: rec.State, Origin: rec.Origin, Error: rec.Error}}
 	f := in.Model.Fixtures[rec.Fixture]
-	pos := rec.Position()
 	for _, task := range in.tasksInScope(in.Model.ProfileTasks(in.Profile, f)) {
 		if !in.Model.Tasks[task].AtStage(rec.Stage) {
 			continue
