@@ -3,6 +3,7 @@ package contract
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -30,6 +31,26 @@ func TestLoadBuiltin(t *testing.T) {
 	}
 	if got := m.Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
 		t.Errorf("block _meta binding = %q, want /_meta (a hidden CUE field would drop it)", got)
+	}
+}
+
+// TestBuiltinWholeValueTargets holds the catalogue to issue 29's rule: every built-in fixture whose
+// decoder task (T2) reads named structured members also declares the whole structured value ""
+// as a target, so that a reader that returns a value where the source had none, or drops the
+// whole value, is counted once per readout and can be counted introduced. The reported suite is
+// apart: each of its fixtures targets the field its public report names.
+func TestBuiltinWholeValueTargets(t *testing.T) {
+	m, err := Load([]layer.Dir{layer.FS(os.DirFS("../../contracts"), ".", "contracts")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, f := range m.Fixtures {
+		if f.Suite == "reported" || !slices.Contains(f.Tasks, "T2") {
+			continue
+		}
+		if !slices.Contains(f.Targets, "") {
+			t.Errorf("fixture %s (%s) runs T2 with targets %q but not the whole value \"\"", id, f.Pos, f.Targets)
+		}
 	}
 }
 
