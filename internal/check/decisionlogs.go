@@ -68,7 +68,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 					continue // the same decision logged again (a retry, a second OPA)
 				}
 				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-					d.At(), bindingText(r.Binding), r.Repetition, readings[i].at))
+					d.At(), result.LackingBinding(r.Binding), r.Repetition, readings[i].at))
 			}
 			held[k] = len(readings)
 			readings = append(readings, heldReading{Reading: r, at: d.At()})
@@ -201,7 +201,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 	if i := slices.Index(used, false); i >= 0 {
 		h := readings[i]
 		return nil, inputErr(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
-			h.at, bindingText(h.Binding), h.Repetition, in.Options().DescribeObservations()))
+			h.at, result.LackingBinding(h.Binding), h.Repetition, in.Options().DescribeObservations()))
 	}
 	return l, nil
 }
@@ -280,11 +280,6 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// bindingText names a binding in a message.
-func bindingText(b census.Binding) string {
-	return fmt.Sprintf("%s %s %s %s %s %s", b.Fixture, b.Lane, b.LaneVersion, b.Configuration, b.Stage, b.Task)
 }
 
 // describe names the decision logs in a message.
