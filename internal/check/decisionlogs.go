@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -219,24 +220,12 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 			strconv.Quote(d.Profile), p, strconv.Quote(d.Profile), p)
 	}
 	m := in.Model
-	if _, ok := m.Fixtures[d.Fixture]; !ok {
-		return nil, fail("unknown fixture %s: give the fixtures layer that holds its source (--fixtures)", strconv.Quote(d.Fixture))
+	lane, sd, err := in.Place(d.Position, d.SourceSha256)
+	if err != nil {
+		return nil, fail("%v", err)
 	}
-	if src := in.Sources[d.Fixture]; d.SourceSha256 != "" && d.SourceSha256 != src.Sha256 {
-		return nil, fail("sourceSha256 %s does not match fixture %s (%s has sha256 %s)", strconv.Quote(d.SourceSha256), d.Fixture, src.File, src.Sha256)
-	}
-	lane, ok := m.Lanes[d.Lane]
-	if !ok {
-		return nil, fail("unknown lane %s", strconv.Quote(d.Lane))
-	}
-	if !slices.Contains(lane.Versions, d.LaneVersion) {
-		return nil, fail("lane %s has no version %s", d.Lane, strconv.Quote(d.LaneVersion))
-	}
-	if _, ok := lane.Configurations[d.Configuration]; !ok {
-		return nil, fail("lane %s has no configuration %s", d.Lane, strconv.Quote(d.Configuration))
-	}
-	if sd, ok := lane.Stages[d.Stage]; !ok || sd.Exposure != "observed" {
-		return nil, fail("lane %s does not observe stage %s", d.Lane, strconv.Quote(d.Stage))
+	if sd.Exposure != contract.Observed {
+		return nil, fail("/stage: lane %s does not observe stage %s (it declares it %s): no decision is made there", d.Lane, strconv.Quote(d.Stage), sd.Exposure)
 	}
 	pos := d.Position
 	if !in.InScope(pos) {

@@ -294,10 +294,10 @@ func TestDecisionLogsErrors(t *testing.T) {
 		{"result erased", with(func(ev, _ map[string]any) { delete(ev, "result"); ev["erased"] = []any{"/result"} }), "erased by a mask policy", 2},
 		{"errors", with(func(ev, _ map[string]any) { ev["result"] = map[string]any{"errors": []any{"unknown lane \"x\""}} }), "the decision is an error", 2},
 		{"no repetition", with(func(_, res map[string]any) { delete(res, "repetition") }), "result.repetition is absent", 2},
-		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "does not observe stage \"Z9\"", 2},
+		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "/stage: lane direct does not declare stage \"Z9\"", 2},
 		{"other profile", with(func(_, res map[string]any) { res["profile"] = "optional-null" }), "the decision is of profile \"optional-null\"", 2},
 		{"unknown fixture", with(func(_, res map[string]any) { res["fixture"] = "NOPE\u2028</script>" }), "unknown fixture \"NOPE\\u2028</script>\"", 2},
-		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "sourceSha256 \"00\" does not match", 2},
+		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "/sourceSha256: 00 does not match fixture C01", 2},
 		{"pass with diagnostics", with(func(_, res map[string]any) {
 			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{}}}
 		}), "results[0]: outcome pass with 1 diagnostics", 2},

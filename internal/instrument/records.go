@@ -176,26 +176,9 @@ func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes 
 	if rec.Repetition, err = strconv.Atoi(n.String()); err != nil {
 		return nil, at("/repetition: %s is not a repetition number", n)
 	}
-	if _, ok := in.Model.Fixtures[rec.Fixture]; !ok {
-		return nil, at("/fixture: unknown fixture %q (not in the catalog)", rec.Fixture)
-	}
-	src := in.Sources[rec.Fixture]
-	if sha := m["sourceSha256"].(string); sha != src.Sha256 {
-		return nil, at("/sourceSha256: %s does not match fixture %s (%s has sha256 %s)", sha, rec.Fixture, src.File, src.Sha256)
-	}
-	lane, ok := in.Model.Lanes[rec.Lane]
-	if !ok {
-		return nil, at("/lane: unknown lane %q (the contracts define %v)", rec.Lane, contract.SortedKeys(in.Model.Lanes))
-	}
-	if !in.versions.declares(in.Model, rec.Lane, rec.LaneVersion) {
-		return nil, at("/laneVersion: lane %s has no version %q (it declares %v)", rec.Lane, rec.LaneVersion, lane.Versions)
-	}
-	if _, ok := lane.Configurations[rec.Configuration]; !ok {
-		return nil, at("/configuration: lane %s has no configuration %q (it declares %v)", rec.Lane, rec.Configuration, contract.SortedKeys(lane.Configurations))
-	}
-	sd, ok := lane.Stages[rec.Stage]
-	if !ok {
-		return nil, at("/stage: lane %s does not declare stage %s", rec.Lane, rec.Stage)
+	lane, sd, err := in.Place(rec.Position(), m["sourceSha256"].(string))
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", file, line, err)
 	}
 	switch {
 	case sd.Exposure == contract.Observed && (rec.State == contract.NotObservable || rec.State == contract.NotApplicable):
@@ -207,6 +190,38 @@ func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes 
 		return nil, at("/origin: lane %s %s is %s, but the record says %s", rec.Lane, rec.LaneVersion, want, rec.Origin)
 	}
 	return rec, nil
+}
+
+// Place checks that the contract set knows a position: its fixture, whose source must have the
+// sha256 sha (when sha is not empty), lane, version, configuration and stage. It returns the lane
+// and its declaration of the stage. Observation records and OPA decisions are placed alike; the
+// error leads with the JSON pointer of the member at fault ("/lane: unknown lane …"), for the
+// caller to prefix with where the position was read.
+func (in *Instrument) Place(pos result.Position, sha string) (contract.Lane, contract.StageDef, error) {
+	fail := func(format string, args ...any) (contract.Lane, contract.StageDef, error) {
+		return contract.Lane{}, contract.StageDef{}, fmt.Errorf(format, args...)
+	}
+	if _, ok := in.Model.Fixtures[pos.Fixture]; !ok {
+		return fail("/fixture: unknown fixture %q (not in the catalog, and no --fixtures layer holds its source)", pos.Fixture)
+	}
+	if src := in.Sources[pos.Fixture]; sha != "" && sha != src.Sha256 {
+		return fail("/sourceSha256: %s does not match fixture %s (%s has sha256 %s)", sha, pos.Fixture, src.File, src.Sha256)
+	}
+	lane, ok := in.Model.Lanes[pos.Lane]
+	if !ok {
+		return fail("/lane: unknown lane %q (the contracts define %v)", pos.Lane, contract.SortedKeys(in.Model.Lanes))
+	}
+	if !in.versions.declares(in.Model, pos.Lane, pos.LaneVersion) {
+		return fail("/laneVersion: lane %s has no version %q (it declares %v)", pos.Lane, pos.LaneVersion, lane.Versions)
+	}
+	if _, ok := lane.Configurations[pos.Configuration]; !ok {
+		return fail("/configuration: lane %s has no configuration %q (it declares %v)", pos.Lane, pos.Configuration, contract.SortedKeys(lane.Configurations))
+	}
+	sd, ok := lane.Stages[pos.Stage]
+	if !ok {
+		return fail("/stage: lane %s does not declare stage %q", pos.Lane, pos.Stage)
+	}
+	return lane, sd, nil
 }
 
 // validateCarrier validates a captured record's carrier against its lane stage's carrier schema
