@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -139,7 +140,36 @@ func Read(ctx context.Context, paths []string, stdin io.Reader, emit func(*Decis
 	if n := len(slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p != StdinArg })); n > 1 {
 		return c, fmt.Errorf("--decision-logs %s is given twice: standard input is read once", StdinArg)
 	}
-	for _, p := range paths {
+	// Every path is listed before any is read, so that progress (when a meter watches: the
+	// context's progress.Counter) knows the bytes to read from the start.
+	meter := progress.From(ctx)
+	if meter != nil {
+		next := emit
+		emit = func(d *Decision) error {
+			meter.Done(1)
+			return next(d)
+		}
+	}
+	files := make([][]string, len(paths))
+	for i, p := range paths {
+		if p == StdinArg {
+			meter.AddTotalBytes(-1) // of unknown size
+			continue
+		}
+		names, err := list(p)
+		if err != nil {
+			return c, err
+		}
+		files[i] = names
+		for _, f := range names {
+			size := int64(-1)
+			if st, err := os.Stat(f); err == nil {
+				size = st.Size()
+			}
+			meter.AddTotalBytes(size)
+		}
+	}
+	for i, p := range paths {
 		if p == StdinArg {
 			if stdin == nil {
 				return c, fmt.Errorf("--decision-logs %s: standard input is not available to this command", StdinArg)
@@ -149,17 +179,25 @@ func Read(ctx context.Context, paths []string, stdin io.Reader, emit func(*Decis
 			}
 			continue
 		}
-		files, err := list(p)
-		if err != nil {
-			return c, err
-		}
-		for _, f := range files {
+		for _, f := range files[i] {
 			if err := readFile(ctx, f, &c, emit); err != nil {
 				return c, err
 			}
 		}
 	}
 	return c, nil
+}
+
+// counted is a reader that counts the bytes read through it on a progress.Counter.
+type counted struct {
+	r     io.Reader
+	meter *progress.Counter
+}
+
+func (c counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.meter.AddBytes(int64(n))
+	return n, err
 }
 
 // list is the file p, or the regular files below the directory p sorted by path (names
@@ -213,6 +251,9 @@ var maxLine = strictjson.DefaultLimits.MaxBytes
 // readStream reads one log: gzip-compressed or not, a JSON array of events (a batch) or lines.
 func readStream(ctx context.Context, name string, r io.Reader, c *Counts, emit func(*Decision) error) error {
 	c.Files++
+	if meter := progress.From(ctx); meter != nil {
+		r = counted{r, meter}
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -53,6 +55,56 @@ func TestReadConsole(t *testing.T) {
 	}
 	if !strings.Contains(c.String(), `1 decisions of other paths not taken ("contractcheck/contracts/profile" 1)`) {
 		t.Errorf("counts say %q", c)
+	}
+}
+
+// TestReadProgress: a meter watching the read (the context's progress.Counter) sees every byte of
+// every log, gzip-compressed or not, counted against the files' sizes known before the first is
+// read, and one record per decision of the bundle's path; standard input makes the total unknown.
+func TestReadProgress(t *testing.T) {
+	plain, err := os.ReadFile("testdata/console.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain)
+	zw.Close()
+	zipped := filepath.Join(dir, "console.log.gz")
+	if err := os.WriteFile(zipped, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		paths     []string
+		stdin     []byte
+		bytes     int64
+		decisions int64
+		unknown   bool
+	}{
+		{name: "a file", paths: []string{"testdata/console.log"}, bytes: int64(len(plain)), decisions: 4},
+		{name: "a file and its gzip", paths: []string{"testdata/console.log", zipped}, bytes: int64(len(plain) + gz.Len()), decisions: 8},
+		{name: "standard input", paths: []string{StdinArg}, stdin: plain, bytes: int64(len(plain)), decisions: 4, unknown: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			meter := &progress.Counter{}
+			var stdin io.Reader
+			if tc.stdin != nil {
+				stdin = bytes.NewReader(tc.stdin)
+			}
+			if _, err := Read(progress.With(context.Background(), meter), tc.paths, stdin, func(*Decision) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			s := meter.Snapshot()
+			total := tc.bytes
+			if tc.unknown {
+				total = 0
+			}
+			if s.Bytes != tc.bytes || s.BytesTotal != total || s.Records != tc.decisions || s.Unknown != tc.unknown {
+				t.Errorf("snapshot %+v, want %d bytes of %d, %d decisions, unknown %v", s, tc.bytes, total, tc.decisions, tc.unknown)
+			}
+		})
 	}
 }
 
