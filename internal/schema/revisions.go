@@ -40,7 +40,9 @@ import (
 //
 // A layer adds revisions; it does not silently change one. A revision an earlier layer already
 // holds (the built-in one, or an earlier --schemas directory) is an error naming both schema
-// files, unless the later layer's descriptor says "replace": true; "replace" for a revision no
+// files, unless the later layer's descriptor says "replace": true, or the later layer's directory
+// is a copy of the earlier's (the same schema.json bytes and descriptor, as in an exported
+// schemas directory: nothing changes, and the earlier one is kept); "replace" for a revision no
 // earlier layer holds is an error too.
 
 // DescriptorName is the file name of a revision's descriptor, beside its schema.json.
@@ -167,6 +169,14 @@ func mapKeys(m map[string]any) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+// sameDescriptor reports whether two descriptors (nil: none) say the same.
+func sameDescriptor(a, b *descriptor) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.result == b.result && a.resultResponse == b.resultResponse && a.errorResponse == b.errorResponse && a.replace == b.replace
 }
 
 // definitions are the fragments of a revision's schema a source is validated against.

@@ -74,6 +74,11 @@ func TestRevisionLayers(t *testing.T) {
 			wantErr: "my/mcp/DRAFT-x: a revision directory holds its schema.json, and this one has none"},
 		{name: "replaces a built-in revision", layers: []fstest.MapFS{{"mcp/2025-11-25/schema.json": {Data: draft}}},
 			wantErr: "my/mcp/2025-11-25/schema.json: MCP revision 2025-11-25 is already defined by an earlier schema layer at builtin:schemas/mcp/2025-11-25/schema.json"},
+		{name: "a copy of a built-in revision", layers: []fstest.MapFS{{"mcp/2025-11-25/schema.json": {Data: plain}}}, want: pinned},
+		{name: "a copy with a descriptor of its own", layers: []fstest.MapFS{{
+			"mcp/2025-11-25/schema.json":   {Data: plain},
+			"mcp/2025-11-25/revision.json": {Data: []byte(`{"result": "#/$defs/CallToolResult"}`)},
+		}}, wantErr: "my/mcp/2025-11-25/schema.json: MCP revision 2025-11-25 is already defined"},
 		{name: "replaces a built-in revision on purpose", layers: []fstest.MapFS{{
 			"mcp/2025-11-25/schema.json":   {Data: draft},
 			"mcp/2025-11-25/revision.json": {Data: []byte(`{"replace": true}`)},

@@ -18,6 +18,7 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +29,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -124,6 +126,15 @@ func NewLayered(fsys fs.FS, users []layer.Dir) (*Validator, error) {
 		for _, f := range fromLayer {
 			earlier, held := v.revisions[f.name]
 			replace := f.desc != nil && f.desc.replace
+			if held && !replace {
+				same, err := v.sameRevision(earlier, d, f)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					continue // a copy of the earlier layer's (an exported schemas directory): nothing changes
+				}
+			}
 			switch {
 			case held && !replace:
 				return nil, fmt.Errorf("%s: MCP revision %s is already defined by an earlier schema layer at %s: a layer adds revisions, it does not silently change one; to try a changed schema name its directory DRAFT-… (or a new date), or write {\"replace\": true} in %s to replace it on purpose",
@@ -155,6 +166,24 @@ func NewLayered(fsys fs.FS, users []layer.Dir) (*Validator, error) {
 		}
 	}
 	return v, nil
+}
+
+// sameRevision reports whether a user layer's revision directory f (in layer d) is a copy of the
+// earlier layer's: the same schema.json bytes and the same descriptor.
+func (v *Validator) sameRevision(earlier *revision, d layer.Dir, f found) (bool, error) {
+	if !sameDescriptor(earlier.desc, f.desc) {
+		return false, nil
+	}
+	p, _ := d.Path(MCPSchemaPath(f.name))
+	mine, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", f.file, safeio.PathCause(err))
+	}
+	theirs, err := safeio.ReadFile(v.docs.fsys, MCPSchemaPath(f.name), safeio.MaxFileBytes)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", earlier.info.File, safeio.PathCause(err))
+	}
+	return bytes.Equal(mine, theirs), nil
 }
 
 // definitions resolves the fragments a revision's sources are validated against.
