@@ -160,7 +160,7 @@ func CheckRevisions(v *schema.Validator, m *contract.Model) error {
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
 		if !v.HasRevision(f.Revision) {
-			errs = append(errs, fmt.Sprintf("%sfixture %s: revision: %v", prefix(f.Pos), id, v.UnknownRevision(f.Revision)))
+			errs = append(errs, fmt.Sprintf("%sfixture %s: %v", prefix(f.Pos), id, v.UnknownRevision(f.Revision)))
 		}
 	}
 	if len(errs) > 0 {
