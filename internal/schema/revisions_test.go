@@ -1,12 +1,15 @@
 package schema
 
 import (
+	"encoding/json"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -191,5 +194,31 @@ func TestUserRevisionValidates(t *testing.T) {
 	}
 	if !v.BuiltinSchema("2026-07-28") {
 		t.Error("BuiltinSchema(2026-07-28) is false")
+	}
+}
+
+// TestHostileRevisionNames: a revision directory named by a hostile string is refused as not a
+// revision name, and a descriptor member named by one as unknown, each with the name as it is
+// (the sinks escape it): no panic, and never taken as a revision.
+func TestHostileRevisionNames(t *testing.T) {
+	plain := userSchema(t, nil)
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			name := "DRAFT-" + c.S
+			if !fs.ValidPath("mcp/"+name) || strings.Contains(name, "/") {
+				t.Skip("not a directory name")
+			}
+			user := fstest.MapFS{"mcp/" + name + "/schema.json": {Data: plain}}
+			_, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+			if err == nil || !strings.Contains(err.Error(), "not an MCP revision name") {
+				t.Errorf("NewLayered: %v, want the name refused", err)
+			}
+			member, _ := json.Marshal(c.S)
+			user = fstest.MapFS{"mcp/DRAFT-x/schema.json": {Data: plain}, "mcp/DRAFT-x/revision.json": {Data: []byte(`{` + string(member) + `: true}`)}}
+			_, err = NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+			if err == nil || (!strings.Contains(err.Error(), "unknown member") && !strings.Contains(err.Error(), "my/mcp/DRAFT-x/revision.json")) {
+				t.Errorf("NewLayered: %v, want the member refused", err)
+			}
+		})
 	}
 }
