@@ -21,7 +21,8 @@ type Validated struct {
 	Err error
 }
 
-// Validate validates source files against the pinned MCP schema. With no files it validates every
+// Validate validates source files against the MCP schema of a revision the schema layers hold
+// (the built-in ones and opts.Schemas's, NewValidator). With no files it validates every
 // catalogued source of the contract set against the revision its catalog entry names; otherwise
 // each file against revision (the default revision when empty); the file "-" (StdinArg) is
 // standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:

@@ -6,15 +6,17 @@
 // It takes the exact trees that package strictjson decodes (map[string]any,
 // []any, string, bool, nil, json.Number) and checks
 //
-//   - sources (W0 tool results) against the pinned MCP schema of a protocol
-//     revision: a bare CallToolResult, or a JSON-RPC response envelope;
+//   - sources (W0 tool results) against the MCP schema of a protocol
+//     revision, one of those the schema layers hold (revisions.go): a bare
+//     CallToolResult, or a JSON-RPC response envelope;
 //   - observation records (one JSONL line each) against
 //     schemas/contractcheck/observation-record.schema.json;
 //   - JSON reports against schemas/contractcheck/report.schema.json.
 //
-// All schemas are read from one fs.FS rooted at the schemas/ directory and
-// compiled once by New; nothing is fetched over the network or read from the
-// host file system. Formats are asserted, not merely annotated (see New).
+// All schemas are read from one fs.FS rooted at the schemas/ directory, with
+// the MCP revisions of the user's schema layers served beside it
+// (NewLayered), and compiled once; nothing is fetched over the network or read
+// from outside the schema layers. Formats are asserted, not merely annotated (see New).
 package schema
 
 import (
