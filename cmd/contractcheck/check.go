@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -122,14 +123,14 @@ func addInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringVar(&o.Profile, "profile", instrument.DefaultProfile, "profile (named contract set) to check")
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json and observations/, added to the built-in fixtures (repeatable)")
-	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json or mcp/<revision>/schema.json (an MCP revision of its own), added to the built-in schemas (repeatable)")
 	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
 	addRevisionFlag(cmd, o)
 }
 
 // addRevisionFlag binds --revision: the MCP revision of the sources no catalogue entry names.
 func addRevisionFlag(cmd *cobra.Command, o *instrument.Options) {
-	cmd.Flags().StringVar(&o.Revision, "revision", "", fmt.Sprintf("MCP revision, one of %v, of the --fixtures sources no catalogue entry names (default %s; docs/uncatalogued.md)", schema.Revisions, schema.DefaultRevision))
+	cmd.Flags().StringVar(&o.Revision, "revision", "", fmt.Sprintf("MCP revision of the --fixtures sources no catalogue entry names: one a schema layer holds (built in: %s; a --schemas directory adds more) (default %s; docs/uncatalogued.md)", strings.Join(instrument.BuiltinRevisions(), ", "), schema.DefaultRevision))
 }
 
 // addLayerFlags binds the repeatable --contracts and --policies layers.

@@ -112,7 +112,7 @@ func addLaneFlags(cmd *cobra.Command, lane, version, configuration *string) {
 func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
-	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json, added to the built-in carrier schemas (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json or mcp/<revision>/schema.json (an MCP revision of its own), added to the built-in schemas (repeatable)")
 	cmd.Flags().BoolVar(&o.NoBuiltin, "no-builtin", false, "leave the built-in contracts, policies and fixtures out: only the given layers are read")
 	addRevisionFlag(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Scope.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")

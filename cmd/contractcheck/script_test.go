@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -48,7 +50,8 @@ func (c cleanup) Run() int {
 
 // TestScripts runs the command-line scripts under testdata/script (the txtar style CUE tests its
 // CLI with): each runs contractcheck on files of its own and checks the exit code, stdout and
-// stderr. `exits N cmd args...` runs a command and requires exit code N.
+// stderr. `exits N cmd args...` runs a command and requires exit code N; `jsonset FILE POINTER
+// JSON` sets the member a JSON pointer names in a JSON file (what a user does with jq).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -58,7 +61,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CONTRACTCHECK_CACHE", env.WorkDir+"/.cache")
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "jsonset": cmdJSONSet},
 	})
 }
 
@@ -84,4 +87,35 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdJSONSet sets the value at a JSON pointer (its last token a member of an object) in a JSON
+// file, rewriting the file indented.
+func cmdJSONSet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 || !strings.HasPrefix(args[1], "/") {
+		ts.Fatalf("usage: jsonset FILE /POINTER JSON")
+	}
+	file := ts.MkAbs(args[0])
+	var doc, value any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	dec.UseNumber()
+	ts.Check(dec.Decode(&doc))
+	ts.Check(json.Unmarshal([]byte(args[2]), &value))
+	tokens := strings.Split(args[1][1:], "/")
+	node := doc
+	for i, tok := range tokens {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		obj, ok := node.(map[string]any)
+		if !ok {
+			ts.Fatalf("jsonset: %s: not an object at token %d", args[1], i)
+		}
+		if i == len(tokens)-1 {
+			obj[tok] = value
+			break
+		}
+		node = obj[tok]
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(file, append(data, '\n'), 0o644))
 }

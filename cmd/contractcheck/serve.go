@@ -66,6 +66,7 @@ func newServeCommand() *cobra.Command {
 	f.StringVar(&p.tool, "tool", mcpserve.DefaultTool, "the tool's name")
 	addLayerFlags(cmd, &p.opts)
 	f.StringArrayVar(&p.opts.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
+	f.StringArrayVar(&p.opts.Schemas, "schemas", nil, "directory holding mcp/<revision>/schema.json (an MCP revision of its own) or carriers/, added to the built-in schemas (repeatable)")
 	f.BoolVar(&p.opts.NoBuiltin, "no-builtin", false, "leave the built-in contracts and fixtures out")
 	return cmd
 }
@@ -99,7 +100,8 @@ func runServe(ctx context.Context, p serveParams, stdin io.Reader, stdout, stder
 	if !ok {
 		return usage("serve: unknown fixture %q (not in the catalogue)", p.fixture)
 	}
-	srv := &mcpserve.Server{Tool: p.tool, Fixtures: []mcpserve.Fixture{{ID: p.fixture, Revision: f.Revision, Bytes: in.Sources[p.fixture].Data}}}
+	srv := &mcpserve.Server{Tool: p.tool, Revisions: mcpserve.Servable(in.Validator.Revisions()),
+		Fixtures: []mcpserve.Fixture{{ID: p.fixture, Revision: f.Revision, Bytes: in.Sources[p.fixture].Data}}}
 	if p.stdio {
 		return srv.ServeStream(stdin, stdout)
 	}

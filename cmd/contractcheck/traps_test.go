@@ -230,9 +230,9 @@ func TestTraps(t *testing.T) {
 				write(t, p, `{"content": [], "pad": "`+strings.Repeat("x", 16<<20)+`"}`)
 				return []string{"validate", p}
 			}},
-		{name: "validate: unknown revision, no files", code: 2, want: `--revision 2099-01-01: unknown MCP revision`,
+		{name: "validate: unknown revision, no files", code: 2, want: `--revision: unknown MCP revision "2099-01-01": no schema layer holds`,
 			setup: func(t *testing.T, e trapEnv) []string { return []string{"validate", "--revision", "2099-01-01"} }},
-		{name: "validate: unknown revision, a file", code: 2, want: `--revision 2099-01-01: unknown MCP revision`,
+		{name: "validate: unknown revision, a file", code: 2, want: `--revision: unknown MCP revision "2099-01-01": no schema layer holds`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				return []string{"validate", "--revision", "2099-01-01", "../../fixtures/sources/paper/C01.json"}
 			}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +15,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
-const validateLong = `Validate checks source results against the pinned MCP schema only: #/$defs/CallToolResult of the
-revision, or a JSON-RPC response envelope (a result response is unwrapped and its result validated;
+const validateLong = `Validate checks source results against the MCP schema only: #/$defs/CallToolResult of the
+revision (or the definition a --schemas revision's revision.json names), or a JSON-RPC response envelope (a result response is unwrapped and its result validated;
 an error response is a valid source). Formats byte (base64) and uri are asserted.
 
 With no files it validates every catalogued source against the revision its catalog entry names.
@@ -48,7 +49,8 @@ func newValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision, one of %v (default: %s, or each catalog entry's own)", schema.Revisions, schema.DefaultRevision))
+	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision: one a schema layer holds (built in: %s; a --schemas directory adds more) (default: %s, or each catalog entry's own)", strings.Join(instrument.BuiltinRevisions(), ", "), schema.DefaultRevision))
+	cmd.Flags().StringArrayVar(&opts.Schemas, "schemas", nil, "directory holding mcp/<revision>/schema.json (an MCP revision of its own) or carriers/, added to the built-in schemas (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Contracts, "contracts", nil, "directory of CUE contract files for the fixture catalog, added to the built-in contracts (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoBuiltin, "no-builtin", false, "leave the built-in contracts and fixtures out")

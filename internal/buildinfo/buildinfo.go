@@ -88,7 +88,17 @@ func FromBuildInfo(bi *debug.BuildInfo, formats []Format) (Info, error) {
 		info.Libraries = append(info.Libraries, Library{Name: l.Name, Path: l.Path, Version: depVersion(bi, l.Path)})
 	}
 	info.Reports = append([]Format(nil), formats...)
-	for _, rev := range schema.Revisions {
+	// The built-in revisions: whatever the built-in schema layer holds (a user's --schemas layer
+	// adds revisions to a run, not to the binary).
+	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
+	if err != nil {
+		return Info{}, fmt.Errorf("pinned MCP schemas: %w", err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		return Info{}, fmt.Errorf("pinned MCP schemas: %w", err)
+	}
+	for _, rev := range v.Revisions() {
 		p := "schemas/" + schema.MCPSchemaPath(rev)
 		data, err := fs.ReadFile(contractcheck.Builtin, p)
 		if err != nil {

@@ -140,8 +140,10 @@ type Family struct {
 
 // Fixture is one catalogued source result.
 type Fixture struct {
-	Suite       string   `json:"suite"`
-	Family      string   `json:"family"`
+	Suite  string `json:"suite"`
+	Family string `json:"family"`
+	// Revision is the MCP revision the source is written in: a name #Revision allows, that a
+	// schema layer holds (checked once the schemas are loaded: instrument.CheckRevisions).
 	Revision    string   `json:"revision"`
 	Tasks       []string `json:"tasks"`
 	Doc         string   `json:"doc"`

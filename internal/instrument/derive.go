@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -106,8 +105,8 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revisi
 	if revision == "" {
 		revision = schema.DefaultRevision
 	}
-	if !slices.Contains(schema.Revisions, revision) {
-		return nil, fmt.Errorf("--revision %q: not an MCP revision this checker pins (%s)", revision, strings.Join(schema.Revisions, ", "))
+	if !v.HasRevision(revision) {
+		return nil, fmt.Errorf("--revision: %w", v.UnknownRevision(revision))
 	}
 	type found struct {
 		layer   Dir

@@ -31,7 +31,7 @@ type Options struct {
 	Profile      string
 	Contracts    []string // directories of .cue files
 	Policies     []string // directories of .rego files
-	Schemas      []string // directories holding carriers/<name>.schema.json
+	Schemas      []string // directories holding carriers/<name>.schema.json and mcp/<revision>/schema.json
 	Fixtures     []string // directories holding sources/<suite>/<id>.json (and observations/)
 	Observations []string // directories of .jsonl observation records, searched recursively
 	// NoBuiltin leaves the built-in contracts, policies, schemas and fixtures out.
@@ -44,7 +44,7 @@ type Options struct {
 	// when the caller has none.
 	Stdin *Stdin
 	// Revision is the MCP revision the sources no catalogue entry names are validated against
-	// (DeriveFixtures); "" is the pinned one (schema.DefaultRevision).
+	// (DeriveFixtures): one the schema layers hold; "" is the pinned one (schema.DefaultRevision).
 	Revision string
 	// Builtin is the file system the built-in layers (contracts/, policies/, schemas/,
 	// fixtures/) are read from; nil is the one embedded in the binary (contractcheck.Builtin).
@@ -72,8 +72,9 @@ func (o Options) PolicyLayers() []Dir {
 	return layer.Stack(o.BuiltinFS(), "policies", o.NoBuiltin, o.Policies)
 }
 
-// SchemaLayers are the user's carrier-schema layers (the pinned MCP schemas and the project's own
-// are always the built-in ones).
+// SchemaLayers are the user's schema layers: carrier schemas and MCP revisions added to the
+// built-in ones (the pinned MCP schemas and the project's own are always there, --no-builtin or
+// not).
 func (o Options) SchemaLayers() []Dir { return layer.Stack(o.BuiltinFS(), "schemas", true, o.Schemas) }
 
 // FixtureLayers are the fixture layers the options select.
@@ -132,8 +133,9 @@ func (o Options) Inputs() []Dir {
 // NewValidator compiles the validator over the pinned MCP schemas and the project's own (the
 // schemas/ directory of the built-in file system builtin), with the
 // carrier schemas of the built-in layer (unless builtinCarriers is false, as under --no-builtin)
-// and of the user's schema layers. A carrier schema defined by two layers is an error when it is
-// used.
+// and of the user's schema layers, and the MCP revisions of both (schema.NewLayered: a user
+// layer's mcp/<revision>/schema.json adds a revision). A carrier schema defined by two layers is
+// an error when it is used; a revision defined by two, when the validator is made.
 func NewValidator(builtin fs.FS, users []Dir, builtinCarriers bool) (*schema.Validator, error) {
 	for _, d := range users {
 		if err := d.Check("--schemas"); err != nil {
@@ -144,11 +146,36 @@ func NewValidator(builtin fs.FS, users []Dir, builtinCarriers bool) (*schema.Val
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
-	v, err := schema.New(carrierOverlay{base: sfs, builtin: builtinCarriers, users: users})
+	v, err := schema.NewLayered(carrierOverlay{base: sfs, builtin: builtinCarriers, users: users}, users)
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
 	return v, nil
+}
+
+// CheckRevisions reports every catalogue entry of m whose revision no schema layer of v holds, at
+// the entry's position.
+func CheckRevisions(v *schema.Validator, m *contract.Model) error {
+	var errs []string
+	for _, id := range contract.SortedKeys(m.Fixtures) {
+		f := m.Fixtures[id]
+		if !v.HasRevision(f.Revision) {
+			errs = append(errs, fmt.Sprintf("%sfixture %s: %v", prefix(f.Pos), id, v.UnknownRevision(f.Revision)))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// BuiltinRevisions lists the MCP revisions the built-in schema layer holds, in order.
+func BuiltinRevisions() []string {
+	v, err := BuiltinValidator()
+	if err != nil {
+		return []string{schema.DefaultRevision}
+	}
+	return v.Revisions()
 }
 
 // BuiltinValidator compiles the validator over the built-in schemas only.
@@ -157,8 +184,8 @@ func BuiltinValidator() (*schema.Validator, error) {
 }
 
 // carrierOverlay serves the built-in schemas directory, with carrier schemas (carriers/…) also
-// found in the user's schema layers. The pinned MCP schemas and the project's own schemas cannot
-// be overlaid.
+// found in the user's schema layers. The project's own schemas cannot be overlaid; the MCP
+// revisions of the user's layers are schema.NewLayered's to serve.
 type carrierOverlay struct {
 	base    fs.FS
 	builtin bool // the built-in carrier schemas are part of it
@@ -316,7 +343,7 @@ func parseSource(v *schema.Validator, data []byte, display, id, revision string,
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
 	read := v.ValidateSource
-	if builtin && validatedAtBuild(id, revision, sha) {
+	if builtin && v.BuiltinSchema(revision) && validatedAtBuild(id, revision, sha) {
 		read = v.KnownSource
 	}
 	s, err := read(display, revision, doc)

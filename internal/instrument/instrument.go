@@ -176,6 +176,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	case errs[2] != nil:
 		return nil, inputErr(fmt.Errorf("load policies: %w", errs[2]))
 	}
+	if err := CheckRevisions(v, m); err != nil {
+		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+	}
 	prof, ok := m.Profiles[opts.Profile]
 	if !ok {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))

@@ -3,8 +3,6 @@ package instrument
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -23,7 +21,8 @@ type Validated struct {
 	Err error
 }
 
-// Validate validates source files against the pinned MCP schema. With no files it validates every
+// Validate validates source files against the MCP schema of a revision the schema layers hold
+// (the built-in ones and opts.Schemas's, NewValidator). With no files it validates every
 // catalogued source of the contract set against the revision its catalog entry names; otherwise
 // each file against revision (the default revision when empty); the file "-" (StdinArg) is
 // standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:
@@ -31,12 +30,12 @@ type Validated struct {
 // when none is). An error that stops validation altogether (an unknown revision, contracts that
 // do not load) returns no results.
 func Validate(ctx context.Context, opts Options, revision string, files []string) ([]Validated, error) {
-	if revision != "" && !slices.Contains(schema.Revisions, revision) {
-		return nil, inputErr(fmt.Errorf("--revision %s: unknown MCP revision (known: %s)", revision, strings.Join(schema.Revisions, ", ")))
-	}
-	v, err := BuiltinValidator()
+	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return nil, err
+		return nil, inputErr(fmt.Errorf("load schemas: %w", err))
+	}
+	if revision != "" && !v.HasRevision(revision) {
+		return nil, inputErr(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))
 	}
 	var out []Validated
 	if len(files) > 0 {
@@ -65,6 +64,9 @@ func Validate(ctx context.Context, opts Options, revision string, files []string
 		if err := d.Check("--fixtures"); err != nil {
 			return nil, inputErr(err)
 		}
+	}
+	if err := CheckRevisions(v, m); err != nil {
+		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]

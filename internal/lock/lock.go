@@ -12,7 +12,8 @@
 //   - contract: every .cue file directly in each contracts layer;
 //   - policy: every .rego file below each policies layer, but the _test.rego files check leaves out;
 //   - schema: the built-in schemas (the pinned MCP schemas, the project's own, and the built-in
-//     carrier schemas unless --no-builtin) and every .json file below carriers/ of each --schemas layer;
+//     carrier schemas unless --no-builtin), every .json file below carriers/ of each --schemas
+//     layer, and the schema.json and revision.json of each MCP revision below its mcp/;
 //   - source: every .json file below sources/ of each fixture layer;
 //   - record: every .jsonl file below each observation directory, and standard input ("<stdin>")
 //     for --observations -.
@@ -34,6 +35,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
 // Version is the lockVersion of the lock file format.
@@ -135,6 +137,13 @@ func Compute(o instrument.Options, tool string) (*Lock, error) {
 	}
 	for _, d := range o.SchemaLayers() {
 		if err := walk(d, "--schemas", "carriers", func(p string) bool { return strings.HasSuffix(p, ".json") },
+			func(p string) error { return add(Schema, d, p, safeio.MaxFileBytes) }); err != nil {
+			return nil, err
+		}
+		revisionFile := func(p string) bool {
+			return strings.HasSuffix(p, "/schema.json") || strings.HasSuffix(p, "/"+schema.DescriptorName)
+		}
+		if err := walk(d, "--schemas", "mcp", revisionFile,
 			func(p string) error { return add(Schema, d, p, safeio.MaxFileBytes) }); err != nil {
 			return nil, err
 		}

@@ -75,6 +75,10 @@ func TestComputeEncodeRead(t *testing.T) {
 		"fix/sources/s/X.json":   "{}\n",
 		"sch/carriers/c.json":    "{}\n",
 		"sch/other/ignored.json": "{}\n",
+		// A revision of the layer's own: its schema and descriptor are read, an example is not.
+		"sch/mcp/DRAFT-x/schema.json":           "{}\n",
+		"sch/mcp/DRAFT-x/revision.json":         "{}\n",
+		"sch/mcp/DRAFT-x/examples/ignored.json": "{}\n",
 	} {
 		p = filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -97,6 +101,7 @@ func TestComputeEncodeRead(t *testing.T) {
 		}
 	}
 	want := map[string]string{"con/mine.cue": Contract, "pol/mine.rego": Policy, "sch/carriers/c.json": Schema,
+		"sch/mcp/DRAFT-x/schema.json": Schema, "sch/mcp/DRAFT-x/revision.json": Schema,
 		"fix/sources/s/X.json": Source, "obs/lane/v1/a.jsonl": Record}
 	if len(got) != len(want) {
 		t.Errorf("user files pinned: %v, want %v", got, want)

@@ -5,10 +5,14 @@
 // a fixture that is a JSON-RPC response envelope is served as that envelope's result or error
 // under the request's id. No MCP SDK re-encodes anything on the server side.
 //
-// The server speaks the revisions 2025-06-18, 2025-11-25 (initialize) and 2026-07-28
-// (server/discover, per-request _meta), over newline-delimited JSON-RPC (stdio, ServeStream) and
-// over Streamable HTTP (ServeHTTP): a JSON-RPC request is answered with one application/json
-// response, a notification or a response with 202 Accepted.
+// The server offers the revisions it is given (Server.Revisions: the run's schema layers', as
+// Servable keeps them): a dated revision before 2026-07-28 (Stateless) is spoken with initialize,
+// one from 2026-07-28 on with server/discover and per-request _meta. A draft revision
+// (DRAFT-…, from a user's schema layer) has no protocol the server knows, so it is never offered:
+// a fixture written in one is served all the same, under the revision negotiated. The server
+// speaks over newline-delimited JSON-RPC (stdio, ServeStream) and over Streamable HTTP
+// (ServeHTTP): a JSON-RPC request is answered with one application/json response, a notification
+// or a response with 202 Accepted.
 package mcpserve
 
 import (
@@ -27,8 +31,37 @@ import (
 // DefaultTool is the name of the one tool the server lists, as the capture programs name it.
 const DefaultTool = "fixture_tool"
 
-// Revisions are the MCP protocol revisions the server speaks, oldest first.
-var Revisions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+// Stateless is the first revision spoken without initialize: server/discover, and the protocol
+// version in each request's _meta.
+const Stateless = "2026-07-28"
+
+// DefaultRevision is the revision offered first when the served fixture's is not offered.
+const DefaultRevision = "2025-11-25"
+
+// Servable lists the revisions of revs the server can speak, in their order: the dated ones
+// (YYYY-MM-DD). A draft revision is left out: its protocol is not known.
+func Servable(revs []string) []string {
+	var out []string
+	for _, r := range revs {
+		if isDate(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isDate reports whether a revision is named by a date, YYYY-MM-DD.
+func isDate(r string) bool {
+	if len(r) != 10 || r[4] != '-' || r[7] != '-' {
+		return false
+	}
+	for i, c := range []byte(r) {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // MaxMessageBytes bounds one JSON-RPC message the server reads.
 const MaxMessageBytes = 64 << 20
@@ -60,6 +93,10 @@ type Server struct {
 	Tool string
 	// Fixtures are the fixtures served; the first one decides the revision offered first.
 	Fixtures []Fixture
+	// Revisions are the revisions the server offers, oldest first (the run's schema layers', as
+	// Servable keeps them); the fixtures' own dated revisions and DefaultRevision are offered
+	// whatever it holds.
+	Revisions []string
 	// OnCall, when set, is told of every tools/call before it is answered.
 	OnCall func(Call)
 
@@ -84,12 +121,25 @@ func (s *Server) tool() string {
 // batch reports whether calls choose among several fixtures.
 func (s *Server) batch() bool { return len(s.Fixtures) > 1 }
 
-// revision is the revision the server offers when a client asks for one it does not speak.
+// offered lists the revisions the server offers, oldest first: Revisions, the fixtures' dated
+// revisions and DefaultRevision.
+func (s *Server) offered() []string {
+	out := []string{DefaultRevision}
+	for _, f := range s.Fixtures {
+		out = append(out, f.Revision)
+	}
+	out = Servable(append(out, s.Revisions...))
+	slices.Sort(out) // dates: their order as strings
+	return slices.Compact(out)
+}
+
+// revision is the revision the server offers when a client asks for one it does not speak: the
+// first fixture's, unless it is a draft, then DefaultRevision.
 func (s *Server) revision() string {
-	if len(s.Fixtures) > 0 && slices.Contains(Revisions, s.Fixtures[0].Revision) {
+	if len(s.Fixtures) > 0 && isDate(s.Fixtures[0].Revision) {
 		return s.Fixtures[0].Revision
 	}
-	return "2025-11-25"
+	return DefaultRevision
 }
 
 type message struct {
@@ -121,7 +171,7 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":` + fmt.Sprint(code) + `,"message":` + string(b) + `}}`)
 }
 
-// stateless reports whether a request speaks 2026-07-28 (a protocol version in its _meta), whose
+// stateless reports whether a request speaks 2026-07-28 or later (a protocol version in its _meta), whose
 // list results carry cacheScope, ttlMs and resultType.
 func stateless(params json.RawMessage) bool {
 	var p struct {
@@ -132,7 +182,7 @@ func stateless(params json.RawMessage) bool {
 	}
 	var v string
 	_ = json.Unmarshal(p.Meta["io.modelcontextprotocol/protocolVersion"], &v)
-	return v != "" && v >= "2026-07-28"
+	return v != "" && v >= Stateless
 }
 
 func (s *Server) answer(m message) ([]byte, error) {
@@ -143,16 +193,17 @@ func (s *Server) answer(m message) ([]byte, error) {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		version := s.revision()
-		if slices.Contains(Revisions, p.ProtocolVersion) && p.ProtocolVersion < "2026-07-28" {
+		if slices.Contains(s.offered(), p.ProtocolVersion) && p.ProtocolVersion < Stateless {
 			// The result bytes are what is measured: speak the client's revision.
 			version = p.ProtocolVersion
 		}
 		return result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}`, version)), nil
 	case "server/discover":
 		versions := []string{s.revision()}
-		for i := len(Revisions) - 1; i >= 0; i-- {
-			if Revisions[i] != versions[0] {
-				versions = append(versions, Revisions[i])
+		offered := s.offered()
+		for i := len(offered) - 1; i >= 0; i-- {
+			if offered[i] != versions[0] {
+				versions = append(versions, offered[i])
 			}
 		}
 		list, _ := json.Marshal(versions)

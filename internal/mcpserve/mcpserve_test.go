@@ -22,10 +22,14 @@ const errorEnvelope = `{"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "me
 const resultEnvelope = `{"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": false}}`
 
 func TestHandle(t *testing.T) {
-	one := &Server{Fixtures: []Fixture{{ID: "H1", Revision: "2025-11-25", Bytes: []byte(hostile)}}}
+	builtin := []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+	one := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "H1", Revision: "2025-11-25", Bytes: []byte(hostile)}}}
 	errSrv := &Server{Fixtures: []Fixture{{ID: "E1", Revision: "2025-11-25", Bytes: []byte(errorEnvelope)}}}
 	resSrv := &Server{Fixtures: []Fixture{{ID: "E2", Revision: "2025-11-25", Bytes: []byte(resultEnvelope)}}}
-	newer := &Server{Fixtures: []Fixture{{ID: "N1", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"resultType":"complete"}`)}}}
+	newer := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "N1", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"resultType":"complete"}`)}}}
+	// A user's schema layers add a dated revision, offered, and a draft, never offered: the
+	// draft fixture is served under the default revision.
+	layered := &Server{Revisions: append(builtin, "2027-01-01", "DRAFT-2026-v1"), Fixtures: []Fixture{{ID: "U1", Revision: "DRAFT-2026-v1", Bytes: []byte(`{"content":[],"structuredContent":[1]}`)}}}
 	batch := &Server{Tool: "t", Fixtures: []Fixture{{ID: "A", Bytes: []byte(`{"content":[]}`)}, {ID: "B", Bytes: []byte(`{"content":[{"type":"text","text":"b"}]}`)}}}
 	tests := []struct {
 		name string
@@ -53,6 +57,15 @@ func TestHandle(t *testing.T) {
 		{"discover offers the fixture's revision first", newer,
 			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{}}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25","2025-06-18"],"capabilities":{"tools":{}},"cacheScope":"public","ttlMs":0,"resultType":"complete"}}`},
+		{"discover offers a layer's dated revision, not its draft", layered,
+			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2027-01-01","2026-07-28","2025-06-18"],"capabilities":{"tools":{}},"cacheScope":"public","ttlMs":0,"resultType":"complete"}}`},
+		{"initialize does not speak a draft", layered,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"DRAFT-2026-v1"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}}`},
+		{"a draft fixture is served as it is", layered,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture_tool","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":[1]}}`},
 		{"a 2026-07-28 tools/list carries the cache fields", newer,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"fixture_tool","description":"Returns the fixture result.","inputSchema":{"type":"object","properties":{}}}],"cacheScope":"public","ttlMs":0,"resultType":"complete"}}`},

@@ -97,6 +97,10 @@ type Options struct {
 	Log     io.Writer
 	Verbose bool
 	Quiet   bool
+
+	// revisions are the revisions the MCP server offers: the schema layers' dated ones
+	// (mcpserve.Servable), set by Run.
+	revisions []string
 }
 
 // runProgress says which run of total this is and, from the time the runs before it took
@@ -151,6 +155,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.revisions = mcpserve.Servable(in.Validator.Revisions())
 	fixtures, err := selectFixtures(in, o.Inputs)
 	if err != nil {
 		return nil, err
@@ -437,7 +442,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		obsBytes int
 		obsErr   error
 	)
-	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, OnCall: func(c mcpserve.Call) {
+	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, Revisions: o.revisions, OnCall: func(c mcpserve.Call) {
 		mu.Lock()
 		lastCall = c.Fixture
 		mu.Unlock()
@@ -486,6 +491,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 	defer h.remove(token)
 
 	scenario, revision := fixtures[0].id, fixtures[0].revision
+	if len(mcpserve.Servable([]string{revision})) == 0 {
+		revision = mcpserve.DefaultRevision // a draft is not negotiated: the client asks for the default
+	}
 	if len(fixtures) > 1 {
 		scenario = "batch"
 	}

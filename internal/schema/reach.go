@@ -37,7 +37,9 @@ import (
 // to them).
 type docCache struct {
 	fsys fs.FS
-	docs sync.Map // path → *lazyDoc
+	// display is the name a path is shown under in a decoding error (nil: the path itself).
+	display func(string) string
+	docs    sync.Map // path → *lazyDoc
 }
 
 // lazyDoc is a document decoded on first use.
@@ -62,7 +64,11 @@ func (c *docCache) get(path string) (any, error) {
 		}
 		// strictjson: a duplicate member in a user's carrier schema is an error naming its line,
 		// not a silent choice of one of the two.
-		d.doc, d.err = strictjson.Decode(path, data, strictjson.Limits{MaxBytes: safeio.MaxFileBytes})
+		name := path
+		if c.display != nil {
+			name = c.display(path)
+		}
+		d.doc, d.err = strictjson.Decode(name, data, strictjson.Limits{MaxBytes: safeio.MaxFileBytes})
 	})
 	return d.doc, d.err
 }

@@ -150,10 +150,13 @@ func FuzzCutIsWhole(f *testing.F) {
 	v := newValidator(f)
 	whole := newCompiler(fsLoader{&docCache{fsys: os.DirFS(schemasDir)}})
 	var roots []string
-	for _, rev := range Revisions {
-		d := revisionDefs[rev]
-		for _, def := range []string{"CallToolResult", d.errorResponse, d.resultResponse} {
-			roots = append(roots, MCPSchemaPath(rev)+d.prefix+def)
+	for _, rev := range v.Revisions() {
+		d, err := v.definitions(v.revisions[rev])
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, def := range []string{d.result, d.errorResponse, d.resultResponse} {
+			roots = append(roots, MCPSchemaPath(rev)+def)
 		}
 	}
 	roots = append(roots, "carriers/mcp-source.schema.json")
@@ -214,7 +217,7 @@ func TestCutKeepsTheRest(t *testing.T) {
 // with one of the two.
 func TestSchemaDocumentsAreReadStrictly(t *testing.T) {
 	fsys := fstest.MapFS{}
-	for _, rev := range Revisions {
+	for _, rev := range pinned {
 		fsys[MCPSchemaPath(rev)] = &fstest.MapFile{Data: []byte(`{}`)}
 	}
 	fsys["carriers/x.schema.json"] = &fstest.MapFile{Data: []byte("{\n  \"type\": \"object\",\n  \"type\": \"array\"\n}")}

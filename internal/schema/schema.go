@@ -6,35 +6,38 @@
 // It takes the exact trees that package strictjson decodes (map[string]any,
 // []any, string, bool, nil, json.Number) and checks
 //
-//   - sources (W0 tool results) against the pinned MCP schema of a protocol
-//     revision: a bare CallToolResult, or a JSON-RPC response envelope;
+//   - sources (W0 tool results) against the MCP schema of a protocol
+//     revision, one of those the schema layers hold (revisions.go): a bare
+//     CallToolResult, or a JSON-RPC response envelope;
 //   - observation records (one JSONL line each) against
 //     schemas/contractcheck/observation-record.schema.json;
 //   - JSON reports against schemas/contractcheck/report.schema.json.
 //
-// All schemas are read from one fs.FS rooted at the schemas/ directory and
-// compiled once by New; nothing is fetched over the network or read from the
-// host file system. Formats are asserted, not merely annotated (see New).
+// All schemas are read from one fs.FS rooted at the schemas/ directory, with
+// the MCP revisions of the user's schema layers served beside it
+// (NewLayered), and compiled once; nothing is fetched over the network or read
+// from outside the schema layers. Formats are asserted, not merely annotated (see New).
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// DefaultRevision is the MCP protocol revision pinned by the project.
+// DefaultRevision is the MCP protocol revision pinned by the project: the revision of a source
+// no one names. The revisions a validator knows are those its schema layers hold (Revisions).
 const DefaultRevision = "2025-11-25"
-
-// Revisions lists the MCP protocol revisions whose schema ships under
-// schemas/mcp/<revision>/schema.json, oldest first.
-var Revisions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 
 // Paths of the project's own schemas inside the schemas/ directory.
 const (
@@ -54,23 +57,10 @@ func MCPSchemaPath(revision string) string {
 // library and never loaded).
 const baseURL = "contractcheck-schemas:///"
 
-// defs describes where one revision keeps the definitions we validate
-// against.
-type defs struct {
-	prefix         string // "#/definitions/" (draft-07) or "#/$defs/" (2020-12)
-	errorResponse  string // a JSON-RPC error response
-	resultResponse string // a JSON-RPC (non-error) response
-}
-
-var revisionDefs = map[string]defs{
-	"2025-06-18": {"#/definitions/", "JSONRPCError", "JSONRPCResponse"},
-	"2025-11-25": {"#/$defs/", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
-	"2026-07-28": {"#/$defs/", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
-}
-
 // revision holds one revision's compiled definitions, compiled on first use.
 type revision struct {
-	name string
+	info Revision
+	desc *descriptor
 	once sync.Once
 	err  error
 
@@ -86,6 +76,7 @@ type revision struct {
 type Validator struct {
 	docs      *docCache
 	revisions map[string]*revision
+	order     []string   // the revisions' names, in order (CompareRevisions)
 	record    lazySchema // compiled when a record fails the check in Go (recordConforms)
 	report    lazySchema
 	compare   lazySchema
@@ -94,7 +85,16 @@ type Validator struct {
 	providers sync.Map // schema path → *lazySchema
 }
 
-// New checks that the MCP schema of every revision in Revisions is present.
+// New is NewLayered with no user layer: the revisions are those of fsys.
+func New(fsys fs.FS) (*Validator, error) { return NewLayered(fsys, nil) }
+
+// NewLayered finds the MCP revisions of the schema layers: every mcp/<revision>/schema.json of
+// fsys (the built-in schemas directory, shown as builtin:schemas) and of each user layer, in
+// order, with its descriptor (see revisions.go). A badly named revision directory, one without a
+// schema.json, a bad descriptor, a revision an earlier layer holds (unless the descriptor says
+// "replace": true) are errors naming the files. Carrier schemas and the project's own are read
+// from fsys alone.
+//
 // Every schema compiles once, on first use: a revision's MCP schema by
 // ValidateSource (compiling one takes tens of milliseconds, and most runs use
 // one revision), the observation record schema when a record fails the check
@@ -107,15 +107,95 @@ type Validator struct {
 // default): "byte" (image and audio data, blob contents) must be standard
 // padded base64 and "uri" an absolute RFC 3986 URI; both are implemented
 // here (see validateByte and validateURI).
-func New(fsys fs.FS) (*Validator, error) {
-	v := &Validator{docs: &docCache{fsys: fsys}, revisions: make(map[string]*revision, len(Revisions))}
-	for _, rev := range Revisions {
-		if _, err := fs.Stat(fsys, MCPSchemaPath(rev)); err != nil {
-			return nil, fmt.Errorf("schema: MCP revision %s: %w", rev, err)
+func NewLayered(fsys fs.FS, users []layer.Dir) (*Validator, error) {
+	rfs := revisionFS{base: fsys, users: map[string]layer.Dir{}}
+	v := &Validator{docs: &docCache{fsys: rfs, display: rfs.display}, revisions: map[string]*revision{}}
+	builtin, err := revisionsIn(fsys, ".", builtinDisplay)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	for _, f := range builtin {
+		if f.desc != nil && f.desc.replace {
+			return nil, &ValidationError{File: f.desc.file, Pointer: "/replace", Msg: "the built-in layer replaces nothing"}
 		}
-		v.revisions[rev] = &revision{name: rev}
+		v.revisions[f.name] = &revision{info: Revision{Name: f.name, File: f.file, Builtin: true}, desc: f.desc}
+	}
+	for _, d := range users {
+		fromLayer, err := revisionsIn(d.FS, d.Root, d.Display)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fromLayer {
+			earlier, held := v.revisions[f.name]
+			replace := f.desc != nil && f.desc.replace
+			if held && !replace {
+				same, err := v.sameRevision(earlier, d, f)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					continue // a copy of the earlier layer's (an exported schemas directory): nothing changes
+				}
+			}
+			switch {
+			case held && !replace:
+				return nil, fmt.Errorf("%s: MCP revision %s is already defined by an earlier schema layer at %s: a layer adds revisions, it does not silently change one; to try a changed schema name its directory DRAFT-… (or a new date), or write {\"replace\": true} in %s to replace it on purpose",
+					f.file, f.name, earlier.info.File, strings.TrimSuffix(f.file, "schema.json")+DescriptorName)
+			case !held && replace:
+				return nil, &ValidationError{File: f.desc.file, Pointer: "/replace", Msg: fmt.Sprintf("no earlier schema layer holds revision %s: there is nothing to replace", f.name)}
+			}
+			r := &revision{info: Revision{Name: f.name, File: f.file}, desc: f.desc}
+			if held {
+				r.info.Replaces = earlier.info.File
+			}
+			v.revisions[f.name] = r
+			rfs.users[f.name] = d
+		}
+	}
+	for name := range v.revisions {
+		v.order = append(v.order, name)
+	}
+	slices.SortFunc(v.order, CompareRevisions)
+	// A user layer's revision is read now, so that a schema that is not JSON, or lacks the
+	// definitions a source is validated against, is reported before any source is read.
+	for _, name := range v.order {
+		r := v.revisions[name]
+		if r.info.Builtin {
+			continue
+		}
+		if _, err := v.definitions(r); err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
+}
+
+// sameRevision reports whether a user layer's revision directory f (in layer d) is a copy of the
+// earlier layer's: the same schema.json bytes and the same descriptor.
+func (v *Validator) sameRevision(earlier *revision, d layer.Dir, f found) (bool, error) {
+	if !sameDescriptor(earlier.desc, f.desc) {
+		return false, nil
+	}
+	p, _ := d.Path(MCPSchemaPath(f.name))
+	mine, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", f.file, safeio.PathCause(err))
+	}
+	theirs, err := safeio.ReadFile(v.docs.fsys, MCPSchemaPath(f.name), safeio.MaxFileBytes)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", earlier.info.File, safeio.PathCause(err))
+	}
+	return bytes.Equal(mine, theirs), nil
+}
+
+// definitions resolves the fragments a revision's sources are validated against.
+func (v *Validator) definitions(r *revision) (definitions, error) {
+	path := MCPSchemaPath(r.info.Name)
+	doc, err := v.docs.get(path)
+	if err != nil {
+		return definitions{}, fmt.Errorf("schema: %w", err)
+	}
+	return resolve(doc, r.desc, r.info.File)
 }
 
 // lazySchema is a schema compiled on first use, once, however many goroutines ask for it at the
@@ -161,14 +241,19 @@ func newCompiler(l fsLoader) *jsonschema.Compiler {
 func (v *Validator) load(rev string) (*revision, error) {
 	r, ok := v.revisions[rev]
 	if !ok {
-		return nil, fmt.Errorf("unknown MCP schema revision %q (known: %s)", rev, strings.Join(Revisions, ", "))
+		return nil, v.UnknownRevision(rev)
 	}
 	r.once.Do(func() {
-		d := revisionDefs[rev]
+		var d definitions
+		if d, r.err = v.definitions(r); r.err != nil {
+			return
+		}
 		path := MCPSchemaPath(rev)
 		var s []*jsonschema.Schema
-		if s, r.err = v.compile(path+d.prefix+"CallToolResult", path+d.prefix+d.errorResponse, path+d.prefix+d.resultResponse); r.err == nil {
+		if s, r.err = v.compile(path+d.result, path+d.errorResponse, path+d.resultResponse); r.err == nil {
 			r.callToolResult, r.errorResponse, r.resultResponse = s[0], s[1], s[2]
+		} else if !r.info.Builtin {
+			r.err = fmt.Errorf("%s: %w", r.info.File, r.err)
 		}
 	})
 	return r, r.err
@@ -216,7 +301,7 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 	}
 	r, ok := v.revisions[revision]
 	if !ok {
-		return nil, fmt.Errorf("%s: unknown MCP schema revision %q (known: %s)", file, revision, strings.Join(Revisions, ", "))
+		return nil, fmt.Errorf("%s: %w", file, v.UnknownRevision(revision))
 	}
 	if validate {
 		if _, err := v.load(revision); err != nil {

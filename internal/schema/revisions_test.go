@@ -1,0 +1,224 @@
+package schema
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// userSchema is 2025-11-25's schema with CallToolResult also requiring structuredContent: a draft
+// a user might try.
+func userSchema(t *testing.T, edit func(string) string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(schemasDir + "/mcp/2025-11-25/schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if edit != nil {
+		s = edit(s)
+	}
+	return []byte(s)
+}
+
+// requireStructured makes CallToolResult require structuredContent.
+func requireStructured(s string) string {
+	const from = `"required": [
+                "content"
+            ],
+            "type": "object"
+        },
+        "CancelTaskRequest"`
+	if !strings.Contains(s, from) {
+		panic("2025-11-25's CallToolResult is not written as the test expects")
+	}
+	return strings.Replace(s, from, `"required": [
+                "content",
+                "structuredContent"
+            ],
+            "type": "object"
+        },
+        "CancelTaskRequest"`, 1)
+}
+
+// TestRevisionLayers: the revisions a validator knows are those its schema layers hold, in order;
+// a user layer adds revisions with a descriptor or by convention, and is refused, naming the
+// files, when it would silently replace one or names a revision badly.
+func TestRevisionLayers(t *testing.T) {
+	base := os.DirFS(schemasDir)
+	draft := userSchema(t, requireStructured)
+	plain := userSchema(t, nil)
+	tests := []struct {
+		name    string
+		layers  []fstest.MapFS
+		want    []string // the revisions, in order
+		wantErr string
+	}{
+		{name: "none", want: pinned},
+		{name: "a draft and a date", layers: []fstest.MapFS{{
+			"mcp/DRAFT-2026-v10/schema.json": {Data: plain},
+			"mcp/DRAFT-2026-v2/schema.json":  {Data: draft},
+			"mcp/2027-01-01/schema.json":     {Data: plain},
+			"mcp/README.md":                  {Data: []byte("not a revision")},
+		}}, want: append(slices.Clone(pinned), "2027-01-01", "DRAFT-2026-v2", "DRAFT-2026-v10")},
+		{name: "not a date", layers: []fstest.MapFS{{"mcp/2026-99-99/schema.json": {Data: plain}}},
+			wantErr: `my/mcp/2026-99-99: not an MCP revision name: "2026-99-99" is not a calendar date`},
+		{name: "not a revision name", layers: []fstest.MapFS{{"mcp/latest/schema.json": {Data: plain}}},
+			wantErr: "my/mcp/latest: not an MCP revision name: want a date YYYY-MM-DD or a draft name DRAFT-"},
+		{name: "no schema", layers: []fstest.MapFS{{"mcp/DRAFT-x/revision.json": {Data: []byte(`{}`)}}},
+			wantErr: "my/mcp/DRAFT-x: a revision directory holds its schema.json, and this one has none"},
+		{name: "replaces a built-in revision", layers: []fstest.MapFS{{"mcp/2025-11-25/schema.json": {Data: draft}}},
+			wantErr: "my/mcp/2025-11-25/schema.json: MCP revision 2025-11-25 is already defined by an earlier schema layer at builtin:schemas/mcp/2025-11-25/schema.json"},
+		{name: "a copy of a built-in revision", layers: []fstest.MapFS{{"mcp/2025-11-25/schema.json": {Data: plain}}}, want: pinned},
+		{name: "a copy with a descriptor of its own", layers: []fstest.MapFS{{
+			"mcp/2025-11-25/schema.json":   {Data: plain},
+			"mcp/2025-11-25/revision.json": {Data: []byte(`{"result": "#/$defs/CallToolResult"}`)},
+		}}, wantErr: "my/mcp/2025-11-25/schema.json: MCP revision 2025-11-25 is already defined"},
+		{name: "replaces a built-in revision on purpose", layers: []fstest.MapFS{{
+			"mcp/2025-11-25/schema.json":   {Data: draft},
+			"mcp/2025-11-25/revision.json": {Data: []byte(`{"replace": true}`)},
+		}}, want: pinned},
+		{name: "replaces nothing", layers: []fstest.MapFS{{
+			"mcp/DRAFT-x/schema.json":   {Data: draft},
+			"mcp/DRAFT-x/revision.json": {Data: []byte(`{"replace": true}`)},
+		}}, wantErr: "my/mcp/DRAFT-x/revision.json: /replace: no earlier schema layer holds revision DRAFT-x"},
+		{name: "two layers, one revision", layers: []fstest.MapFS{
+			{"mcp/DRAFT-x/schema.json": {Data: plain}},
+			{"mcp/DRAFT-x/schema.json": {Data: draft}},
+		}, wantErr: "my2/mcp/DRAFT-x/schema.json: MCP revision DRAFT-x is already defined by an earlier schema layer at my/mcp/DRAFT-x/schema.json"},
+		{name: "descriptor member unknown", layers: []fstest.MapFS{{
+			"mcp/DRAFT-x/schema.json":   {Data: plain},
+			"mcp/DRAFT-x/revision.json": {Data: []byte(`{"results": "#/$defs/CallToolResult"}`)},
+		}}, wantErr: "my/mcp/DRAFT-x/revision.json: /results: unknown member"},
+		{name: "descriptor names nothing", layers: []fstest.MapFS{{
+			"mcp/DRAFT-x/schema.json":   {Data: plain},
+			"mcp/DRAFT-x/revision.json": {Data: []byte(`{"result": "#/$defs/ToolResult"}`)},
+		}}, wantErr: "my/mcp/DRAFT-x/revision.json: /result: #/$defs/ToolResult names nothing in my/mcp/DRAFT-x/schema.json"},
+		{name: "descriptor not a fragment", layers: []fstest.MapFS{{
+			"mcp/DRAFT-x/schema.json":   {Data: plain},
+			"mcp/DRAFT-x/revision.json": {Data: []byte(`{"result": "CallToolResult"}`)},
+		}}, wantErr: "my/mcp/DRAFT-x/revision.json: /result: want a fragment"},
+		{name: "no result definition", layers: []fstest.MapFS{{
+			"mcp/DRAFT-x/schema.json": {Data: []byte(`{"$defs": {"JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+		}}, wantErr: `my/mcp/DRAFT-x/schema.json: no definition CallToolResult in "$defs": name the one to validate a result against in mcp/<revision>/revision.json`},
+		{name: "schema not JSON", layers: []fstest.MapFS{{"mcp/DRAFT-x/schema.json": {Data: []byte("{\n  \"$defs\": {},\n  \"$defs\": {}\n}")}}},
+			wantErr: "my/mcp/DRAFT-x/schema.json:3:3: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var users []layer.Dir
+			for i, l := range tc.layers {
+				name := "my"
+				if i > 0 {
+					name += string(rune('1' + i))
+				}
+				users = append(users, layer.FS(l, ".", name))
+			}
+			v, err := NewLayered(base, users)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("NewLayered: %v, want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Revisions(); !slices.Equal(got, tc.want) {
+				t.Errorf("Revisions() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUserRevisionValidates: a source is validated against a user revision's schema, through the
+// definition its descriptor names or the convention's, and a replaced built-in revision is no
+// longer the built-in schema.
+func TestUserRevisionValidates(t *testing.T) {
+	draft := userSchema(t, requireStructured)
+	named := userSchema(t, func(s string) string {
+		return strings.Replace(requireStructured(s), `"CallToolResult": {`, `"StrictToolResult": {`, 1)
+	})
+	user := fstest.MapFS{
+		"mcp/DRAFT-2026-v1/schema.json":   {Data: draft},
+		"mcp/DRAFT-named/schema.json":     {Data: named},
+		"mcp/DRAFT-named/revision.json":   {Data: []byte(`{"result": "#/$defs/StrictToolResult"}`)},
+		"mcp/2025-11-25/schema.json":      {Data: draft},
+		"mcp/2025-11-25/revision.json":    {Data: []byte(`{"replace": true}`)},
+		"mcp/DRAFT-2026-v1/examples/x.md": {Data: []byte("not read")},
+	}
+	v, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := strictjson.Decode("text.json", []byte(`{"content": [{"type": "text", "text": "hi"}]}`), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, revision, wantErr string
+	}{
+		{name: "built-in", revision: "2025-06-18"},
+		{name: "draft by convention", revision: "DRAFT-2026-v1", wantErr: "text.json: "},
+		{name: "draft by descriptor", revision: "DRAFT-named", wantErr: "text.json: "},
+		{name: "replaced", revision: "2025-11-25", wantErr: "text.json: "},
+		{name: "unknown", revision: "DRAFT-nope", wantErr: `text.json: unknown MCP revision "DRAFT-nope": no schema layer holds mcp/DRAFT-nope/schema.json (known: 2025-06-18, 2025-11-25, 2026-07-28, DRAFT-2026-v1, DRAFT-named; `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := v.ValidateSource("text.json", tc.revision, text)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
+			}
+			if tc.revision != "DRAFT-nope" && !strings.Contains(err.Error(), "structuredContent") {
+				t.Errorf("ValidateSource: %v, want it to name structuredContent", err)
+			}
+		})
+	}
+	r, _ := v.Revision("2025-11-25")
+	if r.Builtin || v.BuiltinSchema("2025-11-25") || r.Replaces != "builtin:schemas/mcp/2025-11-25/schema.json" || r.File != "my/mcp/2025-11-25/schema.json" {
+		t.Errorf("Revision(2025-11-25) = %+v, want my layer's replacing the built-in", r)
+	}
+	if !v.BuiltinSchema("2026-07-28") {
+		t.Error("BuiltinSchema(2026-07-28) is false")
+	}
+}
+
+// TestHostileRevisionNames: a revision directory named by a hostile string is refused as not a
+// revision name, and a descriptor member named by one as unknown, each with the name as it is
+// (the sinks escape it): no panic, and never taken as a revision.
+func TestHostileRevisionNames(t *testing.T) {
+	plain := userSchema(t, nil)
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			name := "DRAFT-" + c.S
+			if !fs.ValidPath("mcp/"+name) || strings.Contains(name, "/") {
+				t.Skip("not a directory name")
+			}
+			user := fstest.MapFS{"mcp/" + name + "/schema.json": {Data: plain}}
+			_, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+			if err == nil || !strings.Contains(err.Error(), "not an MCP revision name") {
+				t.Errorf("NewLayered: %v, want the name refused", err)
+			}
+			member, _ := json.Marshal(c.S)
+			user = fstest.MapFS{"mcp/DRAFT-x/schema.json": {Data: plain}, "mcp/DRAFT-x/revision.json": {Data: []byte(`{` + string(member) + `: true}`)}}
+			_, err = NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+			if err == nil || (!strings.Contains(err.Error(), "unknown member") && !strings.Contains(err.Error(), "my/mcp/DRAFT-x/revision.json")) {
+				t.Errorf("NewLayered: %v, want the member refused", err)
+			}
+		})
+	}
+}
