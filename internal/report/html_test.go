@@ -97,20 +97,21 @@ func TestHTMLWithViews(t *testing.T) {
 	}
 	for i, res := range r.Each() {
 		row := d.Results[i]
-		g := d.Groups[row[rGroup]]
+		g, sh := d.Groups[row[rGroup]], d.Shapes[row[rShape]]
 		if str(row[rOutcome]) != res.Outcome || str(row[rStage]) != res.Stage || str(d.Fixtures[row[rFixture]][0]) != res.Fixture ||
-			str(g[0]) != res.Lane || str(g[1]) != res.LaneVersion || (row[rRequired] == 1) != res.Required {
+			str(g[0]) != res.Lane || str(g[1]) != res.LaneVersion || (sh[sRequired] == 1) != res.Required || str(sh[sTask]) != res.Task {
 			t.Errorf("result %d reads back as %v, want %s %s %s %s %s required %v", i, row, res.Fixture, res.Lane, res.LaneVersion, res.Stage, res.Outcome, res.Required)
 		}
 	}
 	leaves := func(v int) string { return compactJSON(d.Views[v]) + fmt.Sprint(d.S) }
 	diag := func(i int) [7]int { return d.Diags[d.Lists[d.Results[i][rDiags]][0]] }
-	basis := d.Lists[d.Bindings[d.Results[0][rBinding]][8]]
+	bind := d.Shapes[d.Results[0][rShape]][sBinding]
+	basis := d.Lists[d.Bindings[bind][8]]
 	tests := []struct {
 		name string
 		ok   bool
 	}{
-		{"one result per binding, in report order", len(d.Results) == r.Len() && str(d.Results[0][rTask]) == "T2"},
+		{"one result per binding, in report order", len(d.Results) == r.Len() && str(d.Shapes[d.Results[0][rShape]][sTask]) == "T2"},
 		{"groups sorted by lane and version", len(d.Groups) == 3 && str(d.Groups[0][0]) == "adk-go" && str(d.Groups[2][0]) == "go-sdk"},
 		{"exact digits in the source view", d.Fixtures[0][3] >= 0 && strings.Contains(leaves(d.Fixtures[0][3]), "12345678901234567891")},
 		{"observed view of a binding with records", d.Results[0][rObserved] >= 0 && d.Results[0][rObserved] != d.Fixtures[0][3]},
@@ -118,12 +119,11 @@ func TestHTMLWithViews(t *testing.T) {
 		{"diagnostic pointer in the view", len(d.Lists[d.Results[0][rDiags]]) == 1 && str(diag(0)[3]) == "/structured/n"},
 		{"diagnostic values keep their digits", str(diag(0)[5]) == "12345678901234567891"},
 		{"records by file and line", len(d.Results[0]) == rRecords+9 && str(d.Results[0][rRecords+3]) == "obs/go-sdk/v1.8.0/default.jsonl" && d.Results[0][rRecords+4] == 8},
-		{"binding rule and basis", d.Bindings[d.Results[0][rBinding]][6] >= 0 && str(d.Basis[basis[0]][1]) == "mcp/content.go"},
+		{"binding rule and basis", d.Bindings[bind][6] >= 0 && str(d.Basis[basis[0]][1]) == "mcp/content.go"},
 		{"boundary at its binding", len(d.Loc) == 1 && d.Loc[0][6] == 0 && str(d.Loc[0][3]) == "W0" && str(d.Loc[0][4]) == "D1"},
 		{"unstable variants kept", len(d.Variants) == 2 && d.Variants[0][0] == 2 && d.Variants[1][0] == 2},
 		{"an upgrade's change links both sides", len(d.Upgrades) == 1 && d.Upgrades[0][5] == 1 && str(d.Changes[0][7]) == "block.count missing"},
-		{"the roll-up names the atom where it is first lost", strings.Contains(page, `<th>first lost at D1</th>`) &&
-			strings.Contains(page, `<a href="#b-0" class="atom k-altered" title="structured.value altered, first lost at D1 by C02 T2 (transformation)">structured.value <small>altered</small></a>`)},
+		{"the roll-up names the atom where it is first lost", strings.Contains(page, `<div class="lost"><span class="at">D1</span> <a href="#b-0" class="atom k-altered" title="structured.value altered, first lost at D1 by C02 T2 (transformation)">structured.value <small>altered</small></a>`)},
 		{"views available", d.NoViews == ""},
 	}
 	for _, tc := range tests {
@@ -141,7 +141,7 @@ func TestHTMLWithoutViewsSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := pageData(t, buf.String())
-	if d.NoViews == "" || len(d.Views) != 0 || d.Results[0][rObserved] != -1 || d.Results[0][rBinding] != -1 {
+	if d.NoViews == "" || len(d.Views) != 0 || d.Results[0][rObserved] != -1 || d.Shapes[0][sBinding] != -1 {
 		t.Errorf("without views: noViews %q, %d views, result %v", d.NoViews, len(d.Views), d.Results[0])
 	}
 }

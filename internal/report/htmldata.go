@@ -28,6 +28,9 @@ type htmlData struct {
 	// Results are the bindings in report order, each laid out as the r* constants say, its
 	// records' [file, line, repetition] triples last.
 	Results [][]int `json:"results"`
+	// Shapes are what many results share, interned: [task, origin, compartment, role,
+	// repetitions, required 0|1, requiredBy (Lists), binding (Bindings)].
+	Shapes [][8]int `json:"shapes"`
 	// Lists holds the interned lists: a result's requiredBy (S indexes), its diagnostics
 	// (Diags indexes), a variant's repetitions, a binding's basis (Basis indexes).
 	Lists [][]int `json:"lists"`
@@ -62,21 +65,26 @@ type htmlData struct {
 const (
 	rGroup = iota
 	rFixture
-	rTask
 	rStage
 	rOutcome
-	rOrigin
-	rCompartment
-	rRole
-	rRepetitions
-	rRequired   // 1 when the profile's gate requires the binding, else 0
-	rRequiredBy // Lists index
+	rShape // Shapes index
 	rReadout
 	rDiags // Lists index
 	rError
 	rObserved // Views index
-	rBinding  // Bindings index
 	rRecords  // the first record's file; the records follow as triples
+)
+
+// The members of a shape in htmlData.Shapes.
+const (
+	sTask = iota
+	sOrigin
+	sCompartment
+	sRole
+	sRepetitions
+	sRequired // 1 when the profile's gate requires the binding, else 0
+	sRequiredBy
+	sBinding
 )
 
 // htmlEncoder fills an htmlData, interning every string, list, diagnostic and view.
@@ -90,6 +98,7 @@ type htmlEncoder struct {
 	basis    map[[4]int]int
 	groups   map[[3]string]int
 	fixtures map[[3]string]int
+	shapes   map[[8]int]int
 }
 
 func (e *htmlEncoder) str(s string) int {
@@ -202,10 +211,10 @@ func (e *htmlEncoder) group(lane, version, configuration string) int {
 // order, the localizations and the upgrades; the views through h.Views when it is set.
 func (h HTML) data(r *result.Report) (*htmlData, error) {
 	d := &htmlData{S: []string{}, Stages: []int{}, Tasks: []int{}, Groups: [][4]int{}, Fixtures: [][4]int{}, Results: make([][]int, 0, r.Len()),
-		Lists: [][]int{}, Diags: [][7]int{}, Variants: [][5]int{}, Views: []any{}, Bindings: [][9]int{}, Basis: [][4]int{},
+		Shapes: [][8]int{}, Lists: [][]int{}, Diags: [][7]int{}, Variants: [][5]int{}, Views: []any{}, Bindings: [][9]int{}, Basis: [][4]int{},
 		Loc: [][8]int{}, Upgrades: [][6]int{}, Changes: [][9]int{}}
 	e := &htmlEncoder{d: d, strs: map[string]int{}, lists: map[string]int{}, diags: map[[7]int]int{}, views: map[string]int{},
-		bindings: map[string]int{}, basis: map[[4]int]int{}, groups: map[[3]string]int{}, fixtures: map[[3]string]int{}}
+		bindings: map[string]int{}, basis: map[[4]int]int{}, groups: map[[3]string]int{}, fixtures: map[[3]string]int{}, shapes: map[[8]int]int{}}
 	list := results(r)
 
 	// The groups, fixtures, stages and tasks, sorted, so that their indexes are the page's order.
@@ -275,21 +284,12 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 		}
 		fx := e.fixtures[gk{res.Fixture, res.Suite, res.Family}]
 		row := make([]int, rRecords, rRecords+3*len(res.Records))
-		row[rGroup], row[rFixture], row[rTask], row[rStage] = g, fx, e.str(res.Task), e.str(res.Stage)
-		row[rOutcome], row[rOrigin], row[rCompartment], row[rRole] = e.str(res.Outcome), e.str(res.Origin), e.str(res.Compartment), e.str(res.Role)
-		row[rRepetitions], row[rReadout] = res.Repetitions, -1
-		if res.Required {
-			row[rRequired] = 1
-		}
-		req := make([]int, 0, len(res.RequiredBy))
-		for _, q := range res.RequiredBy {
-			req = append(req, e.str(q))
-		}
-		row[rRequiredBy] = e.list(req)
+		row[rGroup], row[rFixture], row[rStage], row[rOutcome] = g, fx, e.str(res.Stage), e.str(res.Outcome)
+		row[rReadout], row[rObserved] = -1, -1
 		if len(res.Readout) > 0 {
 			row[rReadout] = e.str(compactJSON(res.Readout))
 		}
-		row[rDiags], row[rError], row[rObserved], row[rBinding] = e.diagList(res.Diagnostics), e.opt(res.Error), -1, -1
+		row[rDiags], row[rError] = e.diagList(res.Diagnostics), e.opt(res.Error)
 		for _, rec := range res.Records {
 			row = append(row, e.str(rec.File), rec.Line, rec.Repetition)
 		}
@@ -300,6 +300,16 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 			}
 			d.Variants = append(d.Variants, [5]int{i, e.list(v.Repetitions), e.str(v.Outcome), readout, e.diagList(v.Diagnostics)})
 		}
+		shape := [8]int{sTask: e.str(res.Task), sOrigin: e.str(res.Origin), sCompartment: e.str(res.Compartment), sRole: e.str(res.Role),
+			sRepetitions: res.Repetitions, sBinding: -1}
+		if res.Required {
+			shape[sRequired] = 1
+		}
+		req := make([]int, 0, len(res.RequiredBy))
+		for _, q := range res.RequiredBy {
+			req = append(req, e.str(q))
+		}
+		shape[sRequiredBy] = e.list(req)
 		if h.Views != nil {
 			if !sourceDone[fx] {
 				sourceDone[fx] = true
@@ -316,8 +326,15 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 			if ok {
 				row[rObserved] = e.view(v)
 			}
-			row[rBinding] = e.binding(h.Views, res)
+			shape[sBinding] = e.binding(h.Views, res)
 		}
+		j, ok := e.shapes[shape]
+		if !ok {
+			j = len(d.Shapes)
+			e.shapes[shape] = j
+			d.Shapes = append(d.Shapes, shape)
+		}
+		row[rShape] = j
 		d.Results = append(d.Results, row)
 	}
 

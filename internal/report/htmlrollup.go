@@ -20,15 +20,22 @@ type htmlRollup struct {
 }
 
 // htmlRollRow is a lane at a version and configuration: its bindings' counts, how many
-// boundaries it has (G is its index in htmlData.Groups, the boundaries' anchor bnd-<G>) and, per
-// Stages, the atoms first lost there.
+// boundaries it has (G is its index in htmlData.Groups, the boundaries' anchor bnd-<G>) and the
+// atoms it first loses, by stage.
 type htmlRollRow struct {
 	G                            int
 	Lane, Version, Configuration string
 	Reconstructed                bool
 	Bindings, Pass, Unmet, Other int
 	Boundaries                   int
-	Cells                        [][]htmlRollAtom
+	// Lost lists, per stage of Stages at which the row first loses an atom, those atoms.
+	Lost []htmlRollStage
+}
+
+// htmlRollStage is a stage and the atoms a row first loses there.
+type htmlRollStage struct {
+	Stage string
+	Atoms []htmlRollAtom
 }
 
 // htmlRollAtom is an atom and kind of diagnostic ("block.annotations missing") first lost at a
@@ -116,8 +123,9 @@ func (p *htmlPage) rollup() htmlRollup {
 	for j, st := range out.Stages {
 		col[st] = j
 	}
+	cellsOf := make([][][]htmlRollAtom, len(rows))
 	for g := range rows {
-		rows[g].Cells = make([][]htmlRollAtom, len(out.Stages))
+		cellsOf[g] = make([][]htmlRollAtom, len(out.Stages))
 	}
 	keys := make([]cellKey, 0, len(cells))
 	for k := range cells {
@@ -146,8 +154,15 @@ func (p *htmlPage) rollup() htmlRollup {
 			parts[i] = w.fixture + " " + w.task + " (" + w.kind + ")"
 		}
 		j := col[k.stage]
-		rows[k.g].Cells[j] = append(rows[k.g].Cells[j], htmlRollAtom{Atom: k.atom, Kind: k.kind, N: len(ws),
+		cellsOf[k.g][j] = append(cellsOf[k.g][j], htmlRollAtom{Atom: k.atom, Kind: k.kind, N: len(ws),
 			Where: k.atom + " " + k.kind + ", first lost at " + k.stage + " by " + strings.Join(parts, ", "), Link: ws[0].at})
+	}
+	for g := range rows {
+		for j, atoms := range cellsOf[g] {
+			if len(atoms) > 0 {
+				rows[g].Lost = append(rows[g].Lost, htmlRollStage{Stage: out.Stages[j], Atoms: atoms})
+			}
+		}
 	}
 	out.Rows = rows
 	return out

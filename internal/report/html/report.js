@@ -13,9 +13,10 @@
   var D = JSON.parse(document.getElementById('cc-data').textContent);
   var tParsed = performance.now();
   var S = D.s;
-  // A result's members (report.htmlData.Results, the r* constants).
-  var G = 0, FX = 1, TASK = 2, STAGE = 3, OUT = 4, ORIGIN = 5, COMP = 6, ROLE = 7, REPS = 8, REQ = 9, REQBY = 10,
-    READOUT = 11, DIAGS = 12, ERR = 13, OBS = 14, BIND = 15, RECS = 16;
+  // A result's members (report.htmlData.Results, the r* constants), and its shape's (Shapes, s*).
+  var G = 0, FX = 1, STAGE = 2, OUT = 3, SHAPE = 4, READOUT = 5, DIAGS = 6, ERR = 7, OBS = 8, RECS = 9;
+  var TASK = 0, ORIGIN = 1, COMP = 2, ROLE = 3, REPS = 4, REQ = 5, REQBY = 6, BIND = 7;
+  function sh(r) { return D.shapes[r[SHAPE]]; }
   var MARKS = { pass: '✓', unmet: '✗', unstable: '≈', execution_failed: '!', not_reached: '…', not_applicable: '–', not_observable: '◌' };
   var ORDER = ['pass', 'unmet', 'unstable', 'execution_failed', 'not_reached', 'not_observable', 'not_applicable'];
   var COLOURS = { pass: 'var(--pass)', unmet: 'var(--unmet)', unstable: 'var(--unstable)', execution_failed: 'var(--failed)',
@@ -44,7 +45,7 @@
     laneOf[i] = lanes.length - 1;
   });
   var byTask = D.tasks.map(function () { return []; });
-  D.results.forEach(function (r, i) { byTask[taskPos[r[TASK]]].push(i); });
+  D.results.forEach(function (r, i) { byTask[taskPos[sh(r)[TASK]]].push(i); });
   var locTo = {};
   D.loc.forEach(function (l) { if (l[6] >= 0) (locTo[l[6]] = locTo[l[6]] || []).push(l); });
   var variants = {};
@@ -52,12 +53,15 @@
 
   function groupLabel(g) { var x = D.groups[g]; return S[x[0]] + ' ' + S[x[1]] + ' ' + S[x[2]]; }
   function outcome(i) { return S[D.results[i][OUT]]; }
+  var atomMemo = {};
   function atoms(diags) {
+    if (atomMemo[diags]) return atomMemo[diags];
     var seen = {}, out = [];
     list(diags).forEach(function (d) {
       var a = S[D.diags[d][0]] + ' ' + S[D.diags[d][1]];
       if (!seen[a]) { seen[a] = true; out.push(a); }
     });
+    atomMemo[diags] = out;
     return out;
   }
   function boundaries(i) {
@@ -65,8 +69,8 @@
   }
   function title(i) {
     var r = D.results[i];
-    var t = S[r[TASK]] + ' ' + S[D.fixtures[r[FX]][0]] + ' · ' + groupLabel(r[G]) + ' · ' + S[r[STAGE]] + ': ' + S[r[OUT]];
-    if (r[REQ]) t += ' (required)';
+    var t = S[sh(r)[TASK]] + ' ' + S[D.fixtures[r[FX]][0]] + ' · ' + groupLabel(r[G]) + ' · ' + S[r[STAGE]] + ': ' + S[r[OUT]];
+    if (sh(r)[REQ]) t += ' (required)';
     var a = atoms(r[DIAGS]);
     if (a.length) t += '\natoms: ' + a.join(', ');
     boundaries(i).forEach(function (b) { t += '\n' + b; });
@@ -82,11 +86,12 @@
   var models = [], folded = [];
   function model(t) {
     if (models[t]) return models[t];
-    var rows = [], rowOf = {}, cells = {}, stages = {};
+    var rows = [], rowOf = {}, cells = {}, agg = {}, stages = {};
     byTask[t].forEach(function (i) {
-      var r = D.results[i], f = D.fixtures[r[FX]][0];
+      var r = D.results[i], f = D.fixtures[r[FX]][0], k = f + ' ' + laneOf[r[G]] + ' ' + r[STAGE];
       if (!(f in rowOf)) { rowOf[f] = -1; rows.push(f); }
       cells[f + ' ' + r[G] + ' ' + r[STAGE]] = i;
+      (agg[k] = agg[k] || []).push(i);
       (stages[r[G]] = stages[r[G]] || {})[r[STAGE]] = true;
     });
     // fixtures sorted by id: the fixture table's order is by id.
@@ -103,7 +108,7 @@
       });
       ls.push({ lane: li, groups: cols, stages: Object.keys(all).map(Number).sort(function (a, b) { return stageRank[a] - stageRank[b]; }) });
     });
-    models[t] = { rows: rows, lanes: ls, cells: cells };
+    models[t] = { rows: rows, lanes: ls, cells: cells, agg: agg };
     if (!folded[t]) {
       folded[t] = {};
       ls.forEach(function (l) { folded[t][l.lane] = l.groups.length > 1; });
@@ -114,38 +119,34 @@
   function cellHTML(i, cls) {
     var r = D.results[i], o = S[r[OUT]];
     cls += ' o-' + o;
-    if (r[REQ]) cls += ' req';
+    if (sh(r)[REQ]) cls += ' req';
     if (locTo[i]) cls += ' bnd';
-    return '<td id="b-' + i + '" class="' + esc(cls) + '" data-i="' + i + '" data-outcome="' + esc(o) + '" title="' + esc(title(i)) + '">' +
-      esc(MARKS[o] || '?') + '</td>';
+    return '<td id="b-' + i + '" class="' + esc(cls) + '" data-i="' + i + '" data-outcome="' + esc(o) + '">' + esc(MARKS[o] || '?') + '</td>';
+  }
+
+  // members are the bindings of a folded lane's cell (task t, fixture f, stage s); sorted, by
+  // version.
+  function members(t, f, lane, s, sorted) {
+    var ms = model(t).agg[f + ' ' + lane + ' ' + s] || [];
+    return sorted ? ms.slice().sort(function (a, b) { return D.results[a][G] - D.results[b][G] || a - b; }) : ms;
   }
 
   // aggHTML is the cell of a folded lane at a fixture and stage: its bindings' outcomes as shares
-  // of the cell, and in its title each outcome and its atoms with the versions that have them.
-  function aggHTML(t, m, f, l, s, cls) {
-    var members = [];
-    l.groups.forEach(function (c) {
-      var i = m.cells[f + ' ' + c.g + ' ' + s];
-      if (i !== undefined) members.push(i);
-    });
-    if (!members.length) return '<td class="' + cls + ' none"></td>';
-    var count = {}, sig = {}, sigs = [], req = false, bnd = false;
-    members.forEach(function (i) {
+  // of the cell (aggTitle says which).
+  function aggHTML(t, f, l, s, cls) {
+    var ms = members(t, f, l.lane, s, false);
+    if (!ms.length) return '<td class="' + cls + ' none"></td>';
+    var count = {}, req = false, bnd = false;
+    ms.forEach(function (i) {
       var r = D.results[i], o = S[r[OUT]];
       count[o] = (count[o] || 0) + 1;
-      if (r[REQ]) req = true;
+      if (sh(r)[REQ]) req = true;
       if (locTo[i]) bnd = true;
-      var a = atoms(r[DIAGS]), k = o + (a.length ? ': ' + a.join(', ') : '');
-      if (!sig[k]) { sig[k] = []; sigs.push(k); }
-      sig[k].push(S[D.groups[r[G]][1]] + ' ' + S[D.groups[r[G]][2]]);
     });
     var os = Object.keys(count).sort(function (a, b) {
       var x = ORDER.indexOf(a), y = ORDER.indexOf(b);
       return (x < 0 ? 99 : x) - (y < 0 ? 99 : y) || (a < b ? -1 : 1);
     });
-    var t = S[D.results[members[0]][TASK]] + ' ' + S[f] + ' · ' + S[lanes[l.lane].name] + ' · ' + S[s] + ': ' + members.length +
-      ' bindings (click to unfold the lane)';
-    sigs.forEach(function (k) { t += '\n' + k + ' — ' + sig[k].join(', '); });
     cls += ' agg' + (req ? ' req' : '') + (bnd ? ' bnd' : '');
     var style = '', mark;
     if (os.length === 1) {
@@ -156,14 +157,36 @@
       mark = '◐';
       var at = 0, stops = [];
       os.forEach(function (o) {
-        var to = at + 100 * count[o] / members.length;
+        var to = at + 100 * count[o] / ms.length;
         stops.push((COLOURS[o] || '#999') + ' ' + at.toFixed(1) + '% ' + to.toFixed(1) + '%');
         at = to;
       });
       style = ' style="background: linear-gradient(to top, ' + stops.join(', ') + ')"';
     }
-    return '<td class="' + esc(cls) + '" data-t="' + t + '" data-lane="' + l.lane + '"' + style + ' title="' + esc(t) + '">' + mark + '</td>';
+    return '<td class="' + esc(cls) + '" data-t="' + t + '" data-lane="' + l.lane + '" data-f="' + f + '" data-s="' + s + '"' + style + '>' + mark + '</td>';
   }
+
+  // aggTitle is a folded cell's title: each outcome and its atoms, with the versions that have them.
+  function aggTitle(c) {
+    var t = +c.getAttribute('data-t'), f = +c.getAttribute('data-f'), lane = +c.getAttribute('data-lane'), s = +c.getAttribute('data-s');
+    var ms = members(t, f, lane, s, true), sig = {}, sigs = [];
+    ms.forEach(function (i) {
+      var r = D.results[i], a = atoms(r[DIAGS]), k = S[r[OUT]] + (a.length ? ': ' + a.join(', ') : '');
+      if (!sig[k]) { sig[k] = []; sigs.push(k); }
+      sig[k].push(S[D.groups[r[G]][1]] + ' ' + S[D.groups[r[G]][2]]);
+    });
+    var h = S[D.tasks[t]] + ' ' + S[f] + ' · ' + S[lanes[lane].name] + ' · ' + S[s] + ': ' + ms.length + ' bindings (click to unfold the lane)';
+    sigs.forEach(function (k) { h += '\n' + k + ' — ' + sig[k].join(', '); });
+    return h;
+  }
+
+  // A cell's title is made when the pointer first comes over it.
+  document.addEventListener('mouseover', function (e) {
+    var c = e.target.closest && e.target.closest('td.c');
+    if (!c || c.title) return;
+    if (c.hasAttribute('data-i')) c.title = title(+c.getAttribute('data-i'));
+    else if (c.hasAttribute('data-lane')) c.title = aggTitle(c);
+  });
 
   function render(t) {
     var wrap = document.querySelector('.hm-wrap[data-t="' + t + '"]');
@@ -197,7 +220,7 @@
       h += '<tr><th class="fx">' + esc(S[f]) + '</th>';
       m.lanes.forEach(function (l) {
         if (fold[l.lane]) {
-          l.stages.forEach(function (s, j) { h += aggHTML(t, m, f, l, s, j ? 'c' : 'c g0'); });
+          l.stages.forEach(function (s, j) { h += aggHTML(t, f, l, s, j ? 'c' : 'c g0'); });
           return;
         }
         l.groups.forEach(function (c, k) {
@@ -220,7 +243,7 @@
   function cell(i) {
     var r = D.results[i];
     if (!r) return null;
-    var t = taskPos[r[TASK]], lane = laneOf[r[G]];
+    var t = taskPos[sh(r)[TASK]], lane = laneOf[r[G]];
     var c = document.getElementById('b-' + i);
     if (!c) {
       model(t);
@@ -296,12 +319,12 @@
     selected = cell(i);
     if (selected) selected.classList.add('sel');
     var fx = D.fixtures[r[FX]], o = S[r[OUT]], lane = S[D.groups[r[G]][0]];
-    var h = '<h2>' + esc(S[r[TASK]]) + ' · ' + esc(S[fx[0]]) + ' · ' + esc(groupLabel(r[G])) + ' · ' + esc(S[r[STAGE]]) +
+    var h = '<h2>' + esc(S[sh(r)[TASK]]) + ' · ' + esc(S[fx[0]]) + ' · ' + esc(groupLabel(r[G])) + ' · ' + esc(S[r[STAGE]]) +
       ' <span class="badge o-' + esc(o) + '" id="drill-outcome">' + esc(o) + '</span></h2><dl>';
     h += row('fixture', esc(S[fx[0]] + ' (suite ' + S[fx[1]] + ', family ' + S[fx[2]] + ')'));
-    h += row('task', esc(S[r[TASK]] + ' (' + S[r[ROLE]] + '), compartment ' + S[r[COMP]]));
-    h += row('origin', esc(S[r[ORIGIN]]) + ', ' + r[REPS] + ' repetition' + (r[REPS] === 1 ? '' : 's'));
-    h += row('required', r[REQ] ? esc('yes: ' + list(r[REQBY]).map(function (s) { return S[s]; }).join(', ')) : 'no');
+    h += row('task', esc(S[sh(r)[TASK]] + ' (' + S[sh(r)[ROLE]] + '), compartment ' + S[sh(r)[COMP]]));
+    h += row('origin', esc(S[sh(r)[ORIGIN]]) + ', ' + sh(r)[REPS] + ' repetition' + (sh(r)[REPS] === 1 ? '' : 's'));
+    h += row('required', sh(r)[REQ] ? esc('yes: ' + list(sh(r)[REQBY]).map(function (s) { return S[s]; }).join(', ')) : 'no');
     var recs = [];
     for (var k = RECS; k + 2 < r.length; k += 3) {
       recs.push('<code class="rec">' + esc(S[r[k]] + ':' + r[k + 1]) + '</code> (repetition ' + r[k + 2] + ')');
@@ -325,10 +348,10 @@
     } else {
       h += '<div class="views"><div><h4>source: W0 through the canonical binding</h4>' +
         (fx[3] >= 0 ? pre('view-source', D.views[fx[3]]) : '<p class="note">no source view</p>') +
-        '</div><div><h4>observed: the first record through ' + esc(lane) + ' ' + esc(S[r[STAGE]]) + ' compartment ' + esc(S[r[COMP]]) + '</h4>' +
+        '</div><div><h4>observed: the first record through ' + esc(lane) + ' ' + esc(S[r[STAGE]]) + ' compartment ' + esc(S[sh(r)[COMP]]) + '</h4>' +
         (r[OBS] >= 0 ? pre('view-observed', D.views[r[OBS]])
           : '<p class="note">no observed view: the binding\'s outcome is ' + esc(o) + ', nothing was captured to read</p>') + '</div></div>';
-      var bd = r[BIND] >= 0 ? D.bindings[r[BIND]] : null;
+      var bd = sh(r)[BIND] >= 0 ? D.bindings[sh(r)[BIND]] : null;
       if (bd) {
         h += '<div class="binding"><h4>Binding: lane ' + esc(S[bd[0]]) + ', stage ' + esc(S[bd[1]]) + ', compartment ' + esc(S[bd[2]]) +
           ' (' + esc(S[bd[3]]) + (bd[4] >= 0 ? ', shares the carrier of ' + esc(S[bd[4]]) : '') + ')</h4>';
