@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/contractcheck/contractcheck/internal/bench"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testtier"
@@ -48,17 +49,73 @@ func artefactDir(t *testing.T) string {
 	return t.TempDir()
 }
 
+// openBrowser starts headless Chromium at a window width by 1000 px and returns its context.
+func openBrowser(t *testing.T, dir string, width int) context.Context {
+	t.Helper()
+	exe := browser(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.NoSandbox, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(width, 1000),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(cancelBrowser)
+	// The browser starts here, so that a page's load time is the page's.
+	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return bctx
+}
+
+// loadPage opens a page from disk and waits until its script has laid it out (body[data-ready])
+// and the browser has laid out the page; it returns how long that took, and the script's own
+// milliseconds parsing its data, indexing it and laying out the heatmaps (body[data-ready]).
+func loadPage(t *testing.T, bctx context.Context, path string) (time.Duration, string) {
+	t.Helper()
+	start := time.Now()
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate("file://"+path),
+		chromedp.WaitReady(chromedp.CSS("body[data-ready]")),
+	); err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	// Reading a layout figure makes the browser lay the whole page out first.
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`)); err != nil {
+		t.Fatalf("lay out %s: %v", path, err)
+	}
+	took := time.Since(start)
+	script, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.dataset.ready`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return took, script
+}
+
+// updateDocs says whether the browser test rewrites docs/report.png: go test -update, or
+// CONTRACTCHECK_UPDATE_DOCS=1.
+func updateDocs() bool { return *update || os.Getenv("CONTRACTCHECK_UPDATE_DOCS") == "1" }
+
 // TestHTMLReportInBrowser writes the built-in check as HTML and as JSON from the command line,
-// opens the HTML from disk in headless Chromium, and holds the page to the JSON report: one
-// heatmap cell per binding with its outcome and gate outline, the colours of an unmet and a
-// passing cell, and a click on go-sdk's C02 D1 T2 cell opening its drill-down: the outcome, the
-// record's file:line, one row per diagnostic, the diagnostic's pointer highlighted in both views
-// with the numbers' exact digits, and the lane's binding basis. A link from the divergences
-// opens its binding the same way. The screenshot of the drill-down is kept (report.png).
+// opens the HTML from disk in headless Chromium at 1400 px, and holds the page to the JSON
+// report: the roll-up first, a row per lane · version · configuration, naming go-sdk v1.8.0's
+// structured.value as first lost at D1; every heatmap within the window, its lanes folded; with
+// every lane unfolded, one heatmap cell per binding with its outcome and gate outline, the colours
+// of an unmet and a passing cell, and the atoms in a cell's title; the boundaries of a lane
+// naming their atoms; and a click on go-sdk's C02 D1 T2 cell, its lane unfolded from the
+// folded heatmap, opening its drill-down: the outcome, the record's file:line, one row per
+// diagnostic, the diagnostic's pointer highlighted in both views with the numbers' exact digits,
+// and the lane's binding basis. A link from the divergences opens its binding the same way. The
+// screenshot of the top of the page (the roll-up) is kept as report.png, and written to
+// docs/report.png under -update or CONTRACTCHECK_UPDATE_DOCS=1.
 func TestHTMLReportInBrowser(t *testing.T) {
 	t.Parallel()
-	exe := browser(t)
 	dir := t.TempDir()
+	bctx := openBrowser(t, dir, 1400)
 	htmlPath, jsonPath := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json")
 	for _, out := range []struct{ format, path string }{{"html", htmlPath}, {"json", jsonPath}} {
 		if code, _, stderr := cli(t, "check", "--no-cache", "--format", out.format, "--output", out.path); code != 0 {
@@ -74,48 +131,96 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := -1
+	groups := map[string]bool{}
 	for i, res := range r.Each() {
-		if res.Lane == "go-sdk" && res.Fixture == "C02" && res.Stage == "D1" && res.Task == "T2" {
+		if res.Lane == "go-sdk" && res.Fixture == "C02" && res.Stage == "D1" && res.Task == "T2" && res.LaneVersion == "v1.8.0" {
 			target = i
 		}
+		groups[res.Lane+" "+res.LaneVersion+" "+res.Configuration] = true
 	}
 	if target < 0 || r.Results.At(target).Outcome != result.Unmet {
-		t.Fatalf("the JSON report has no unmet go-sdk C02 D1 T2 binding (index %d)", target)
+		t.Fatalf("the JSON report has no unmet go-sdk v1.8.0 C02 D1 T2 binding (index %d)", target)
 	}
 	want := r.Results.At(target)
+	loaded, script := loadPage(t, bctx, htmlPath)
+	t.Logf("the built-in check's page: loaded and laid out in %v (script: parse, index, heatmaps %s ms)", loaded, script)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.NoSandbox, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1600, 1000),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+	// The top of the page, the roll-up, as the docs show it.
+	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	shot := filepath.Join(artefactDir(t), "report.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the roll-up: %s", shot)
+	if updateDocs() {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "report.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
+	type layout struct {
+		First    string   `json:"first"`
+		Rows     []string `json:"rows"`
+		GoSDK    []string `json:"goSDK"`
+		Page     int      `json:"page"`
+		Window   int      `json:"window"`
+		Overflow []string `json:"overflow"`
+		Folded   int      `json:"folded"`
+	}
+	lay, err := chromedp.Run(bctx, chromedp.Evaluate[layout](`(() => {
+		const rows = Array.from(document.querySelectorAll('#rollup tbody tr'));
+		const sdk = rows.find(tr => tr.cells[0].firstChild.textContent === 'go-sdk' && tr.cells[1].textContent === 'v1.8.0');
+		const d1 = sdk ? Array.from(sdk.querySelectorAll('.lost')).find(l => l.querySelector('.at').textContent === 'D1') : null;
+		return {first: document.querySelector('main > section').id,
+			rows: rows.map(tr => tr.cells[0].firstChild.textContent + ' ' + tr.cells[1].textContent + ' ' + tr.cells[2].textContent),
+			goSDK: d1 ? Array.from(d1.querySelectorAll('a.atom')).map(a => a.textContent) : [],
+			page: document.documentElement.scrollWidth, window: window.innerWidth,
+			overflow: Array.from(document.querySelectorAll('.hm-wrap')).filter(w => w.scrollWidth > w.clientWidth).map(w => w.closest('details').id),
+			folded: document.querySelectorAll('td.agg').length};
+	})()`))
+	if err != nil {
+		t.Fatalf("read the roll-up: %v", err)
+	}
+	layoutChecks := []struct {
+		name string
+		ok   bool
+	}{
+		{"the roll-up comes first", lay.First == "rollup"},
+		{"a roll-up row per lane, version and configuration", len(lay.Rows) == len(groups) && allIn(lay.Rows, groups)},
+		{"go-sdk v1.8.0 first loses structured.value at D1", containsPrefix(lay.GoSDK, "structured.value")},
+		{"the page fits the 1400 px window", lay.Page <= lay.Window},
+		{"every heatmap fits the window with its lanes folded", len(lay.Overflow) == 0 && lay.Folded > 0},
+	}
+	for _, c := range layoutChecks {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Errorf("layout: %+v", lay)
+			}
+		})
+	}
+
+	// Every lane unfolded: a cell per binding.
 	type cell struct {
 		I        int    `json:"i"`
 		Outcome  string `json:"outcome"`
 		Required bool   `json:"required"`
 		Color    string `json:"color"`
+		Title    string `json:"title"`
 	}
-	if err := chromedp.Do(bctx,
-		chromedp.Navigate("file://"+htmlPath),
-		chromedp.WaitReady(chromedp.CSS("#cc-data")),
-	); err != nil {
-		t.Fatalf("load %s: %v", htmlPath, err)
-	}
-	cells, err := chromedp.Run(bctx, chromedp.Evaluate[[]cell](`Array.from(document.querySelectorAll('td[data-i]')).map(c => ({i: +c.dataset.i,
-		outcome: c.dataset.outcome, required: c.classList.contains('req'), color: getComputedStyle(c).backgroundColor}))`))
+	cells, err := chromedp.Run(bctx, chromedp.Evaluate[[]cell](`(() => {
+		document.querySelectorAll('button.unfold-all').forEach(b => b.click());
+		document.querySelectorAll('td[data-i]').forEach(c => c.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})));
+		return Array.from(document.querySelectorAll('td[data-i]')).map(c => ({i: +c.dataset.i,
+			outcome: c.dataset.outcome, required: c.classList.contains('req'), color: getComputedStyle(c).backgroundColor, title: c.title}));
+	})()`))
 	if err != nil {
 		t.Fatalf("read the heatmap: %v", err)
 	}
 	if len(cells) != r.Len() {
-		t.Fatalf("the heatmap has %d cells, the JSON report %d bindings", len(cells), r.Len())
+		t.Fatalf("the unfolded heatmaps have %d cells, the JSON report %d bindings", len(cells), r.Len())
 	}
 	colors := map[string]string{}
 	for _, c := range cells {
@@ -128,9 +233,31 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			t.Errorf("cell %d: %s is coloured %s, another %s cell %s", c.I, c.Outcome, c.Color, c.Outcome, prev)
 		}
 		colors[c.Outcome] = c.Color
+		for _, a := range report.Atoms(res.Diagnostics) {
+			if !strings.Contains(c.Title, a) {
+				t.Errorf("cell %d's title %q does not name its atom %q", c.I, c.Title, a)
+				break
+			}
+		}
 	}
 	if colors[result.Pass] == colors[result.Unmet] || colors[result.Pass] == "" {
 		t.Errorf("pass and unmet cells are coloured alike: %q, %q", colors[result.Pass], colors[result.Unmet])
+	}
+
+	// The boundaries of go-sdk v1.8.0 name the atoms lost at each.
+	const sdkBoundaries = `Array.from(document.querySelectorAll('details.bnd-group')).find(d => d.querySelector('summary').textContent.startsWith('go-sdk v1.8.0 default'))`
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => { const d = `+sdkBoundaries+`; if (d) d.querySelector('summary').click(); return !!d; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.WaitReady(chromedp.CSS("details.bnd-group[open] .bnd-body table"))); err != nil {
+		t.Fatalf("open go-sdk v1.8.0's boundaries: %v", err)
+	}
+	bnd, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`Array.from(`+sdkBoundaries+`.querySelectorAll('tbody tr')).map(tr => Array.from(tr.cells).map(c => c.textContent).join('|'))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !containsPrefix(bnd, "C02|T2|W0|D1|") || !strings.Contains(strings.Join(bnd, "\n"), "structured.value") {
+		t.Errorf("go-sdk v1.8.0's boundaries do not list C02 T2 W0 → D1 with its atoms: %q", bnd)
 	}
 
 	type drill struct {
@@ -153,25 +280,24 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			basis: Array.from(document.querySelectorAll('#binding-basis li code')).map(c => c.textContent),
 			heading: text('#drill-body h2'), hash: location.hash, drillHidden: document.getElementById('drill').hidden};
 	})()`
+	// Folded again, go-sdk's lane of T2 is unfolded by its button, and the cell clicked.
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => { document.querySelectorAll('button.fold-all').forEach(b => b.click()); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(bctx,
+		chromedp.Click(chromedp.CSS(`#task-T2 th.lane[title="go-sdk"] button.fold`)),
 		chromedp.Click(chromedp.CSS(fmt.Sprintf("#b-%d", target))),
 		chromedp.WaitVisible(chromedp.CSS("#drill")),
 	); err != nil {
-		t.Fatalf("click cell %d: %v", target, err)
+		t.Fatalf("unfold go-sdk in T2 and click cell %d: %v", target, err)
 	}
 	got, err := chromedp.Run(bctx, chromedp.Evaluate[drill](readDrill))
 	if err != nil {
 		t.Fatalf("drill-down of cell %d: %v", target, err)
 	}
-	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
+	if png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot()); err == nil {
+		_ = os.WriteFile(filepath.Join(artefactDir(t), "report-drill.png"), png, 0o644)
 	}
-	shot := filepath.Join(artefactDir(t), "report.png")
-	if err := os.WriteFile(shot, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot of the drill-down: %s", shot)
 
 	checks := []struct {
 		name string
@@ -193,7 +319,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		})
 	}
 
-	// A link in the divergences opens the binding it names.
+	// A link in the divergences opens the binding it names, its lane unfolded if need be.
 	href, err := chromedp.Run(bctx, chromedp.AttributeValue(chromedp.CSS("#divergences a.cl"), "href"))
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +342,67 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if res := r.Results.At(i); linked.DrillHidden || !strings.HasPrefix(linked.Heading, res.Task+" · "+res.Fixture+" · "+res.Lane) {
 		t.Errorf("the link %s opened %q, want the drill-down of %s %s %s", href.Value, linked.Heading, res.Task, res.Fixture, res.Lane)
 	}
+	if ok, err := chromedp.Run(bctx, chromedp.Evaluate[bool](fmt.Sprintf(`!!document.getElementById('b-%d')`, i))); err != nil || !ok {
+		t.Errorf("the linked binding's cell b-%d is not in the heatmap (err %v)", i, err)
+	}
+}
+
+// TestHTMLReportAt100k measures the page of a generated set of 100,000 bindings (the benchmark's,
+// internal/bench): its size, and how long headless Chromium takes to load and lay it out. The
+// figures are logged, not asserted (speed is the benchmarks'; the size is deterministic, and
+// TestHTMLReportSize holds the built-in check's).
+func TestHTMLReportAt100k(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bctx := openBrowser(t, dir, 1400)
+	set, err := bench.Generate(filepath.Join(dir, "set"), bench.Options{Bindings: 100_000, Unique: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	start := time.Now()
+	if code, _, stderr := cli(t, "check", "--no-cache", "--contracts", set.Contracts, "--observations", set.Observations,
+		"--profile", "bench", "--format", "html", "--output", page); code != 0 {
+		t.Fatalf("check: exit %d: %s", code, stderr)
+	}
+	written := time.Since(start)
+	info, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, script := loadPage(t, bctx, page)
+	t.Logf("%d bindings: check --format html took %v, the page is %.1f MB, loaded and laid out in %v (script: parse, index, heatmaps %s ms)",
+		set.Bindings, written, float64(info.Size())/1e6, loaded, script)
+	unfold := time.Now()
+	n, err := chromedp.Run(bctx, chromedp.Evaluate[int](`(() => {
+		document.querySelector('button.unfold-all').click();
+		document.documentElement.scrollHeight;
+		return document.querySelectorAll('td[data-i]').length;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("unfolding the first task's lanes (%d cells) took %v", n, time.Since(unfold))
+}
+
+// allIn says whether every row names a group of the set.
+func allIn(rows []string, set map[string]bool) bool {
+	for _, r := range rows {
+		if !set[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsPrefix says whether a string of list starts with prefix.
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsLine(lines []string, pointer, text string) bool {
@@ -225,4 +412,24 @@ func containsLine(lines []string, pointer, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestHTMLReportSize holds the built-in check's page to 2 MB (issue 29): the page embeds its data
+// compactly and lays the heatmaps out in the browser. The size is deterministic, so this is the
+// fast tier's; TestHTMLReportAt100k logs the page's size and load time at 100,000 bindings.
+func TestHTMLReportSize(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "report.html")
+	if code, _, stderr := cli(t, "check", "--format", "html", "--output", path); code != 0 {
+		t.Fatalf("check --format html: exit %d: %s", code, stderr)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the built-in check's page: %d bytes", info.Size())
+	const limit = 2_000_000
+	if info.Size() > limit {
+		t.Errorf("the built-in check's page is %d bytes, more than %d", info.Size(), limit)
+	}
 }

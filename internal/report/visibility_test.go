@@ -82,7 +82,7 @@ func TestVisibilitySection(t *testing.T) {
 		{
 			name: "html section, table and channels", format: "html", r: visibilitySample(),
 			want: []string{
-				`<nav><a href="#heatmap">heatmap</a> <a href="#divergences">divergences</a> <a href="#boundaries">boundaries</a> <a href="#visibility">what reaches the model</a> <a href="#gate">gate</a> <a href="#upgrades">upgrades</a></nav>`,
+				`<nav><a href="#rollup">what each lane loses</a> <a href="#heatmap">heatmap</a> <a href="#divergences">divergences</a> <a href="#boundaries">boundaries</a> <a href="#visibility">what reaches the model</a> <a href="#gate">gate</a> <a href="#upgrades">upgrades</a></nav>`,
 				`<section id="visibility">`,
 				`<h2>What reaches the model</h2>`,
 				`<table class="list"><thead><tr><th>lane version configuration</th><th>M3</th><th>H4</th><th>fixtures</th></tr></thead><tbody>`,
