@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	opabundle "github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	contractcheck "github.com/contractcheck/contractcheck"
@@ -66,19 +64,7 @@ fixtures: U01: {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tarball bytes.Buffer
-	if err := b.WriteTarGz(&tarball); err != nil {
-		t.Fatal(err)
-	}
-	ob, err := opabundle.NewReader(&tarball).WithRegoVersion(ast.RegoV1).Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, err := rego.New(rego.Query("d := data.contractcheck.decision"), rego.ParsedBundle("contracts", &ob),
-		rego.Capabilities(ast.CapabilitiesForThisVersion()), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pq := decisionQuery(t, b)
 	input := map[string]any{"fixture": "U01", "lane": "direct", "laneVersion": "v1", "configuration": "default", "stage": "D1",
 		"carrier": map[string]any{"content": []any{map[string]any{"type": "text", "text": `[{"sku": "A-1"}]`}}, "structuredContent": []any{map[string]any{"sku": "A-1"}}}}
 	iv, err := ast.InterfaceToValue(input)

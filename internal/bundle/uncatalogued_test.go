@@ -107,19 +107,7 @@ func lossy(src map[string]any) map[string]any {
 // built bundle (the stock OPA server is TestStockOPAAgreesWithCheck's, in the integration tier).
 func TestUncataloguedAgrees(t *testing.T) {
 	ctx := context.Background()
-	var tarball bytes.Buffer
-	if err := builtin(t).WriteTarGz(&tarball); err != nil {
-		t.Fatal(err)
-	}
-	ob, err := opabundle.NewReader(&tarball).WithRegoVersion(ast.RegoV1).Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, err := rego.New(rego.Query("d := data.contractcheck.decision"), rego.ParsedBundle("contracts", &ob),
-		rego.Capabilities(ast.CapabilitiesForThisVersion()), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pq := decisionQuery(t, builtin(t))
 	agreeOnUncatalogued(t, func(input map[string]any) (map[string]any, error) {
 		iv, err := ast.InterfaceToValue(asJSON(t, input))
 		if err != nil {
@@ -237,4 +225,24 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// decisionQuery is OPA's own evaluator prepared on the bundle b as stock OPA loads it (written as
+// a tarball and read back), for data.contractcheck.decision.
+func decisionQuery(t *testing.T, b *Bundle) rego.PreparedEvalQuery {
+	t.Helper()
+	var tarball bytes.Buffer
+	if err := b.WriteTarGz(&tarball); err != nil {
+		t.Fatal(err)
+	}
+	ob, err := opabundle.NewReader(&tarball).WithRegoVersion(ast.RegoV1).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, err := rego.New(rego.Query("d := data.contractcheck.decision"), rego.ParsedBundle("contracts", &ob),
+		rego.Capabilities(ast.CapabilitiesForThisVersion()), rego.StrictBuiltinErrors(true)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pq
 }
