@@ -40,7 +40,7 @@ func TestChallengeBuiltinSuites(t *testing.T) {
 func TestMutateThenChallenge(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "suite")
-	code, stdout, stderr := cli(t, "mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "D1",
+	code, stdout, stderr := cli(t, "mutate", "--fixture", "C12", "--lane", "go-sdk", "--stage", "D1",
 		"--operators", "drop-uri,alter-descriptor,key-order,drop-is-error", "--output", dir)
 	if code != 0 {
 		t.Fatalf("mutate: exit %d\n%s%s", code, stdout, stderr)
@@ -74,7 +74,7 @@ func TestMutateForce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "README.md"), "# my notes\n")
-	args := []string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--operators", "key-order", "--output", dir}
+	args := []string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--operators", "key-order", "--output", dir}
 	if code, stdout, stderr := cli(t, append(args, "--force")...); code != 0 {
 		t.Fatalf("mutate --force: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -99,9 +99,9 @@ func TestChallengeInputErrors(t *testing.T) {
 		{[]string{"challenge", "no-such-suite"}, "no suite"},
 		{[]string{"challenge", "alpha", "--format", "xml"}, "unknown format"},
 		{[]string{"challenge"}, "accepts 1 arg"},
-		{[]string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2"}, "--output is required"},
-		{[]string{"mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "A2", "--output", "x"}, "does not observe stage"},
-		{[]string{"mutate", "--fixture", "C13", "--lane", "go-sdk", "--stage", "D1", "--operators", "nope", "--output", "x"}, "unknown operator"},
+		{[]string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2"}, "--output is required"},
+		{[]string{"mutate", "--fixture", "C12", "--lane", "go-sdk", "--stage", "A2", "--output", "x"}, "does not observe stage"},
+		{[]string{"mutate", "--fixture", "C12", "--lane", "go-sdk", "--stage", "D1", "--operators", "nope", "--output", "x"}, "unknown operator"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

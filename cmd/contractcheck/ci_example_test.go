@@ -201,7 +201,7 @@ func TestCIExamples(t *testing.T) {
 				}
 				if strings.Contains(strings.Join(c.args, " "), "--format github") {
 					gated = true
-					want := "::error file=" + filepath.ToSlash(capture) + ",line=49,"
+					want := "::error file=" + filepath.ToSlash(capture) + ",line=45,"
 					if !strings.Contains(r.stdout, want) {
 						t.Errorf("%s:%d: no annotation %q\n%s", file, c.line, want, r.stdout)
 					}

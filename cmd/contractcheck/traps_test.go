@@ -126,7 +126,7 @@ func TestTraps(t *testing.T) {
 		}
 	}
 	mutateArgs := func(e trapEnv, more ...string) []string {
-		return append([]string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--output", e.suite}, more...)
+		return append([]string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--output", e.suite}, more...)
 	}
 	tests := []struct {
 		name  string
@@ -356,7 +356,7 @@ func TestTraps(t *testing.T) {
 			setup: func(t *testing.T, e trapEnv) []string {
 				fx := filepath.Join(t.TempDir(), "fixtures")
 				write(t, filepath.Join(fx, "README"), "a fixtures layer with no sources yet\n")
-				return []string{"mutate", "--fixture", "C13", "--lane", "direct", "--stage", "A2", "--fixtures", fx, "--output", filepath.Join(fx, "suite")}
+				return []string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--fixtures", fx, "--output", filepath.Join(fx, "suite")}
 			}},
 		{name: "mutate: an --output that holds more than a suite", code: 2, want: `--output .*suite holds .*suite/README\.md, which is not part of a challenge suite .*--force`,
 			setup: func(t *testing.T, e trapEnv) []string {

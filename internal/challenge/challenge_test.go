@@ -82,7 +82,7 @@ func TestBuiltinSuites(t *testing.T) {
 // A case the oracle classifies against its expectation is reported misclassified.
 func TestMisclassified(t *testing.T) {
 	dir := copyBuiltin(t, "fixtures/challenge/alpha")
-	p := filepath.Join(dir, "cases", "C13.go-sdk.D1.drop-uri.json")
+	p := filepath.Join(dir, "cases", "C12.go-sdk.D1.drop-uri.json")
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -143,12 +143,12 @@ func TestInvalidCases(t *testing.T) {
 	for _, c := range []struct{ name, from, to, want string }{
 		{"schema", `"kind": "fault"`, `"kind": "bug"`, "/kind"},
 		{"record", `"sourceSha256":"`, `"sourceSha256":"0`, "/sourceSha256"},
-		{"source", `"file": "sources/C13.json"`, `"file": "sources/missing.json"`, "/source/file"},
+		{"source", `"file": "sources/C12.json"`, `"file": "sources/missing.json"`, "/source/file"},
 		{"json", `"operator"`, `"operator`, "drop-uri.json:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyBuiltin(t, "fixtures/challenge/alpha")
-			p := filepath.Join(dir, "cases", "C13.go-sdk.D1.drop-uri.json")
+			p := filepath.Join(dir, "cases", "C12.go-sdk.D1.drop-uri.json")
 			data, _ := os.ReadFile(p)
 			s := strings.Replace(string(data), c.from, c.to, 1)
 			if s == string(data) {

@@ -103,11 +103,11 @@ func TestFaults(t *testing.T) {
 		{"reorder-blocks", "C09", `{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`,
 			`{"content":[{"type":"text","text":"b"},{"type":"text","text":"a"}]}`, "T4"},
 		{"alter-text", "C09", `{"content":[{"type":"text","text":"x"}]}`, `{"content":[{"type":"text","text":"y"}]}`, "T4"},
-		{"drop-annotations", "C14", `{"content":[` + img + `]}`, `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png","_meta":{"k":1}}]}`, "T4"},
-		{"drop-block-meta", "C14", `{"content":[` + img + `]}`, `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png","annotations":{"priority":0.5}}]}`, "T4"},
+		{"drop-annotations", "C13", `{"content":[` + img + `]}`, `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png","_meta":{"k":1}}]}`, "T4"},
+		{"drop-block-meta", "C13", `{"content":[` + img + `]}`, `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png","annotations":{"priority":0.5}}]}`, "T4"},
 		{"drop-resource-meta", "C15", `{"content":[{"type":"resource","resource":{"uri":"u:x","blob":"AA==","_meta":{"a":1}}}]}`,
 			`{"content":[{"type":"resource","resource":{"uri":"u:x","blob":"AA=="}}]}`, "T4"},
-		{"alter-descriptor", "C13", `{"content":[{"type":"resource_link","uri":"u:x","name":"n"}]}`,
+		{"alter-descriptor", "C12", `{"content":[{"type":"resource_link","uri":"u:x","name":"n"}]}`,
 			`{"content":[{"type":"resource_link","uri":"u:x","name":"n (rev. 2)"}]}`, "T4"},
 		{"absent-to-null", "C01", `{"content":[]}`, `{"content":[],"structuredContent":null}`, "T2"},
 		{"null-to-absent", "C06", `{"content":[],"structuredContent":{"a":null,"b":1}}`, `{"content":[],"structuredContent":{"b":1}}`, "T2"},
@@ -180,7 +180,7 @@ func TestControlsKeepView(t *testing.T) {
 		}
 		t.Run(o.Name, func(t *testing.T) {
 			base := record(t, carrier)
-			r, err := Apply(o, env(t, "C14"), base, 5)
+			r, err := Apply(o, env(t, "C13"), base, 5)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func TestPlan(t *testing.T) {
 		{"go-sdk structuredContent null dropped", opts("X02", "go-sdk", "v1.8.0", "D1", "T2"), []Check{
 			{Message: "structuredContent null must reach D1 as sent", Op: OpEqual, Target: Target{Pointer: "/structuredContent"}, Want: "null"},
 		}},
-		{"mcp-go icons dropped", opts("C13", "mcp-go", "v1.2.1", "D1", "T4"), []Check{
+		{"mcp-go icons dropped", opts("C12", "mcp-go", "v1.2.1", "D1", "T4"), []Check{
 			{Message: "content[0].icons must reach D1", Op: OpEqual, Target: Target{List: "/content", ListDecode: "none", Item: true, Discriminator: "/type", Field: "/icons"},
 				Want: `[{"mimeType":"image/png","sizes":["48x48"],"src":"https://static.example.com/icons/pdf-48.png"},{"mimeType":"image/svg+xml","sizes":["any"],"src":"https://static.example.com/icons/pdf.svg"}]`},
 		}},
@@ -72,7 +72,7 @@ func TestPlan(t *testing.T) {
 			{Message: "structuredContent.unitCostRatio 0.1000000000000000055511151231257827 must reach A2 exactly", Op: OpEqual, Target: Target{Pointer: "/artifact/0/data", Rest: "/unitCostRatio"}, Want: "0.1000000000000000055511151231257827"},
 			{Message: "structuredContent.sequence 9007199254740993 must reach A2 exactly", Op: OpEqual, Target: Target{Pointer: "/artifact/0/data", Rest: "/sequence"}, Want: "9007199254740993"},
 		}},
-		{"langchain-js annotations have no place", opts("C14", "langchain-mcp-adapters-js", "1.1.4", "A2", "T4"), nil},
+		{"langchain-js annotations have no place", opts("C13", "langchain-mcp-adapters-js", "1.1.4", "A2", "T4"), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestExportedGoTestsFailAtThePinnedVersions(t *testing.T) {
 			[]string{"structuredContent.sequence 9007199254740993 must reach D1 exactly: got 9007199254740992", "structuredContent.unitCostRatio 0.1000000000000000055511151231257827 must reach D1 exactly: got 0.1"}},
 		{"go-sdk drops isError false", "TestGoSdkD1", opts("X05", "go-sdk", "v1.8.0", "D1", "T3"),
 			[]string{"the error decision must reach D1 as continue (W0 says the call succeeded: isError false): got unknown"}},
-		{"mcp-go drops a resource link's icons", "TestMcpGoD1", opts("C13", "mcp-go", "v1.2.1", "D1", "T4"),
+		{"mcp-go drops a resource link's icons", "TestMcpGoD1", opts("C12", "mcp-go", "v1.2.1", "D1", "T4"),
 			[]string{"content[0].icons must reach D1: it is absent"}},
 		// Before v1 the seam names the protocol version and gives the IO transport a stderr, as
 		// the capture program does: without them Initialize fails and Close panics.
