@@ -2,7 +2,6 @@ package report
 
 import (
 	"html/template"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 )
@@ -43,26 +42,4 @@ func htmlAttr(name, value string) template.HTMLAttr {
 // htmlElement is the element <name>s</name> (HTMLFuncs' element).
 func htmlElement(name, s string) template.HTML {
 	return template.HTML("<" + name + ">" + escape.HTML(s) + "</" + name + ">")
-}
-
-// htmlAttrs is the attributes of pairs, a name and a value in turn, each written as htmlAttr writes
-// it and separated by a space: for a tag the page writes for every binding (a heatmap cell),
-// where one action costs a fifth of one per attribute.
-func htmlAttrs(pairs ...string) template.HTMLAttr {
-	var b strings.Builder
-	n := 0
-	for _, p := range pairs {
-		n += len(p) + 2
-	}
-	b.Grow(n)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(pairs[i])
-		b.WriteString(`="`)
-		b.WriteString(escape.HTML(pairs[i+1]))
-		b.WriteByte('"')
-	}
-	return template.HTMLAttr(b.String())
 }

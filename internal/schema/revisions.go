@@ -277,8 +277,7 @@ func pointerExists(doc any, ptr string) bool {
 // found is one revision directory found in a layer.
 type found struct {
 	name string
-	dir  layer.Dir // the schema layer (nil FS for the built-in one: the validator's base)
-	file string    // display name of its schema.json
+	file string // display name of its schema.json
 	desc *descriptor
 }
 
