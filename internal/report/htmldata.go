@@ -101,14 +101,18 @@ type htmlEncoder struct {
 	shapes   map[[8]int]int
 }
 
-func (e *htmlEncoder) str(s string) int {
-	if i, ok := e.strs[s]; ok {
+// intern is v's index in *table, found by its key k in index, or appended to the table and
+// recorded under k when the table does not hold it yet: every table of htmlData is filled so.
+func intern[K comparable, V any](index map[K]int, table *[]V, k K, v V) int {
+	if i, ok := index[k]; ok {
 		return i
 	}
-	e.strs[s] = len(e.d.S)
-	e.d.S = append(e.d.S, s)
-	return len(e.d.S) - 1
+	index[k] = len(*table)
+	*table = append(*table, v)
+	return len(*table) - 1
 }
+
+func (e *htmlEncoder) str(s string) int { return intern(e.strs, &e.d.S, s, s) }
 
 // opt is s's index, -1 for "".
 func (e *htmlEncoder) opt(s string) int {
@@ -122,13 +126,7 @@ func (e *htmlEncoder) list(l []int) int {
 	if len(l) == 0 {
 		return -1
 	}
-	key := fmt.Sprint(l)
-	if i, ok := e.lists[key]; ok {
-		return i
-	}
-	e.lists[key] = len(e.d.Lists)
-	e.d.Lists = append(e.d.Lists, l)
-	return len(e.d.Lists) - 1
+	return intern(e.lists, &e.d.Lists, fmt.Sprint(l), l)
 }
 
 // value is a JSON value's index as JSON text, -1 when absent.
@@ -148,13 +146,7 @@ func (e *htmlEncoder) diagList(ds []result.Diagnostic) int {
 		kind, _ := d["kind"].(string)
 		path, _ := d["path"].(string)
 		k := [7]int{e.str(atom), e.str(kind), e.str(path), e.str(ViewPointer(d)), e.value(d, "block"), e.value(d, "expected"), e.value(d, "observed")}
-		i, ok := e.diags[k]
-		if !ok {
-			i = len(e.d.Diags)
-			e.diags[k] = i
-			e.d.Diags = append(e.d.Diags, k)
-		}
-		l = append(l, i)
+		l = append(l, intern(e.diags, &e.d.Diags, k, k))
 	}
 	return e.list(l)
 }
@@ -328,13 +320,7 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 			}
 			shape[sBinding] = e.binding(h.Views, res)
 		}
-		j, ok := e.shapes[shape]
-		if !ok {
-			j = len(d.Shapes)
-			e.shapes[shape] = j
-			d.Shapes = append(d.Shapes, shape)
-		}
-		row[rShape] = j
+		row[rShape] = intern(e.shapes, &d.Shapes, shape, shape)
 		d.Results = append(d.Results, row)
 	}
 
@@ -383,13 +369,7 @@ func (e *htmlEncoder) binding(views result.Views, res *result.Result) int {
 	basis := make([]int, 0, len(b.Basis))
 	for _, x := range b.Basis {
 		k := [4]int{e.str(x.Rule), e.str(x.File), e.str(x.Function), e.str(x.Version)}
-		j, ok := e.basis[k]
-		if !ok {
-			j = len(e.d.Basis)
-			e.basis[k] = j
-			e.d.Basis = append(e.d.Basis, k)
-		}
-		basis = append(basis, j)
+		basis = append(basis, intern(e.basis, &e.d.Basis, k, k))
 	}
 	e.bindings[key] = len(e.d.Bindings)
 	e.d.Bindings = append(e.d.Bindings, [9]int{e.str(res.Lane), e.str(res.Stage), e.str(res.Compartment), e.str(b.Exposure),
