@@ -212,7 +212,7 @@ func definition(frag string) (container, name string, ok bool) {
 	for _, c := range []string{"$defs", "definitions"} {
 		if rest, found := strings.CutPrefix(frag, "/"+c+"/"); found {
 			name, _, _ = strings.Cut(rest, "/")
-			name = strings.NewReplacer("~1", "/", "~0", "~").Replace(name)
+			name = strictjson.UnescapeToken(name)
 			return c, name, name != ""
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -132,8 +133,8 @@ func readDescriptor(fsys fs.FS, path, display string) (*descriptor, error) {
 		return nil, &ValidationError{File: display, Msg: fmt.Sprintf("got %s, want an object with members %s", strictjson.TypeName(doc), strings.Join(descriptorMembers, ", "))}
 	}
 	d := &descriptor{file: display}
-	for _, k := range slices.Sorted(mapKeys(obj)) {
-		ptr := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		ptr := "/" + strictjson.EscapeToken(k)
 		switch k {
 		case "result", "resultResponse", "errorResponse":
 			s, ok := obj[k].(string)
@@ -159,16 +160,6 @@ func readDescriptor(fsys fs.FS, path, display string) (*descriptor, error) {
 		}
 	}
 	return d, nil
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // sameDescriptor reports whether two descriptors (nil: none) say the same.
@@ -207,7 +198,7 @@ func resolve(doc any, d *descriptor, file string) (definitions, error) {
 		{"errorResponse", descriptorField(d, "errorResponse"), &out.errorResponse, []string{"JSONRPCErrorResponse", "JSONRPCError"}},
 	} {
 		if x.named != "" {
-			if !pointerExists(doc, strings.TrimPrefix(x.named, "#")) {
+			if !pointerExists(doc, x.named) {
 				return out, &ValidationError{File: d.file, Pointer: "/" + x.member, Msg: fmt.Sprintf("%s names nothing in %s", x.named, file)}
 			}
 			*x.into = x.named
@@ -243,35 +234,15 @@ func descriptorField(d *descriptor, member string) string {
 	return d.errorResponse
 }
 
-// pointerExists reports whether the JSON pointer ptr ("/a/b") names a value in doc.
-func pointerExists(doc any, ptr string) bool {
-	if ptr == "" {
-		return true
-	}
-	if !strings.HasPrefix(ptr, "/") {
+// pointerExists reports whether the fragment frag ("#/a/b", an RFC 6901 pointer after the "#")
+// names a value in doc.
+func pointerExists(doc any, frag string) bool {
+	p, err := strictjson.ParsePointer(strings.TrimPrefix(frag, "#"))
+	if err != nil {
 		return false
 	}
-	node := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch n := node.(type) {
-		case map[string]any:
-			x, ok := n[tok]
-			if !ok {
-				return false
-			}
-			node = x
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
-				return false
-			}
-			node = n[i]
-		default:
-			return false
-		}
-	}
-	return true
+	_, ok := p.Lookup(doc)
+	return ok
 }
 
 // found is one revision directory found in a layer.
