@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -169,14 +170,18 @@ func CheckRevisions(v *schema.Validator, m *contract.Model) error {
 	return nil
 }
 
-// BuiltinRevisions lists the MCP revisions the built-in schema layer holds, in order.
-func BuiltinRevisions() []string {
+// BuiltinRevisions lists the MCP revisions the built-in schema layer holds, in order. Every
+// command that takes --revision names them in its help, and the commands are all made at start-up:
+// the layer is read once.
+func BuiltinRevisions() []string { return slices.Clone(builtinRevisions()) }
+
+var builtinRevisions = sync.OnceValue(func() []string {
 	v, err := BuiltinValidator()
 	if err != nil {
 		return []string{schema.DefaultRevision}
 	}
 	return v.Revisions()
-}
+})
 
 // BuiltinValidator compiles the validator over the built-in schemas only.
 func BuiltinValidator() (*schema.Validator, error) {

@@ -43,15 +43,15 @@ const DefaultRevision = "2025-11-25"
 func Servable(revs []string) []string {
 	var out []string
 	for _, r := range revs {
-		if isDate(r) {
+		if CanServe(r) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// isDate reports whether a revision is named by a date, YYYY-MM-DD.
-func isDate(r string) bool {
+// CanServe reports whether the server can speak a revision: one named by a date, YYYY-MM-DD.
+func CanServe(r string) bool {
 	if len(r) != 10 || r[4] != '-' || r[7] != '-' {
 		return false
 	}
@@ -136,7 +136,7 @@ func (s *Server) offered() []string {
 // revision is the revision the server offers when a client asks for one it does not speak: the
 // first fixture's, unless it is a draft, then DefaultRevision.
 func (s *Server) revision() string {
-	if len(s.Fixtures) > 0 && isDate(s.Fixtures[0].Revision) {
+	if len(s.Fixtures) > 0 && CanServe(s.Fixtures[0].Revision) {
 		return s.Fixtures[0].Revision
 	}
 	return DefaultRevision

@@ -491,7 +491,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 	defer h.remove(token)
 
 	scenario, revision := fixtures[0].id, fixtures[0].revision
-	if len(mcpserve.Servable([]string{revision})) == 0 {
+	if !mcpserve.CanServe(revision) {
 		revision = mcpserve.DefaultRevision // a draft is not negotiated: the client asks for the default
 	}
 	if len(fixtures) > 1 {
