@@ -3,10 +3,12 @@
 // fixtures at as many versions of that lane as it takes to reach a number of bindings. Every other
 // version's carriers lose what frameworks are seen to lose (structuredContent, isError, block
 // annotations), so passes and unmet bindings with diagnostics are both evaluated. With Unique,
-// every carrier carries result _meta entries naming its version and stage, so that no two
-// bindings share a policy input and none is served by the verdict memo (but for the one fixture
-// whose source is a JSON-RPC error response, which has no result to carry them); repetitions
-// repeat each record.
+// every carrier carries _meta entries naming its version and stage, on the result and on each of
+// its content blocks, so that no two bindings share what their task reads and none is served by
+// the verdict memo: a task that reads the content or the result _meta sees them. Only what no
+// carrier can vary without another verdict stays shared: the error decision (T3 reads isError and
+// a raised error alone) and the one fixture whose source is a JSON-RPC error response, which has
+// no result to carry them. Repetitions repeat each record.
 package bench
 
 import (
@@ -223,10 +225,13 @@ func contentKinds(doc any) []string {
 	return kinds
 }
 
-// withPositionMeta adds result _meta entries naming the version and the stage (inside a JSON-RPC
-// envelope's result when there is one), which every compartment of the lane reads: a policy
-// shares a verdict between positions whose inputs it cannot tell apart, and none reads the
-// version or the stage themselves. A JSON-RPC error response has no result to carry them.
+// withPositionMeta adds _meta entries naming the version and the stage to the result and to each
+// of its content blocks (inside a JSON-RPC envelope's result when there is one), which every
+// compartment of the lane reads: a policy shares a verdict between positions whose inputs it
+// cannot tell apart (check hands a task only the view members it declares it reads), and none
+// reads the version or the stage themselves. A task reading the content (T1, T2, T4) sees the
+// blocks' entries, one reading the result _meta (T5) the result's. A JSON-RPC error response has
+// no result to carry them.
 func withPositionMeta(doc any, v int, stage string) any {
 	m, ok := doc.(map[string]any)
 	if !ok {
@@ -252,6 +257,31 @@ func withPositionMeta(doc any, v int, stage string) any {
 	meta["bench/version"] = json.Number(fmt.Sprint(v))
 	meta["bench/stage"] = stage
 	out["_meta"] = meta
+	if content, ok := m["content"].([]any); ok {
+		blocks := make([]any, len(content))
+		for i, c := range content {
+			b, ok := c.(map[string]any)
+			if !ok {
+				blocks[i] = c
+				continue
+			}
+			nb := map[string]any{}
+			for k, x := range b {
+				nb[k] = x
+			}
+			bm := map[string]any{}
+			if old, ok := b["_meta"].(map[string]any); ok {
+				for k, x := range old {
+					bm[k] = x
+				}
+			}
+			bm["bench/version"] = json.Number(fmt.Sprint(v))
+			bm["bench/stage"] = stage
+			nb["_meta"] = bm
+			blocks[i] = nb
+		}
+		out["content"] = blocks
+	}
 	return out
 }
 
