@@ -39,14 +39,20 @@ type Instrument struct {
 	queries   map[string]*policy.Query // by task id
 	// positional holds the tasks whose policies may read the observation's lane, version or
 	// configuration; the others' verdicts are shared by every position that observed the same
-	// view. With the stages and fixtures a policy cannot tell apart (base.class), the built-in
-	// check evaluates 918 inputs for the 5,080 bindings it decides.
+	// view. With the stages and fixtures a policy cannot tell apart (base.class) and the view
+	// members it declares it reads (reads), the built-in check evaluates 609 inputs for the 5,692
+	// bindings it decides.
 	positional map[string]bool
-	stages     map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
-	inputs     map[inputKey]base                           // task/fixture/contract/source part of each input
-	source     *project.Projector                          // the canonical binding of W0
-	engine     *policy.Engine
-	opts       Options
+	// reads holds, by task, the view members its policy declares it reads (policy.Query.ViewReads),
+	// joined by commas; "" when it reads the whole views. The policy is handed the source and
+	// observed views holding those members only, so bindings whose views differ elsewhere (a
+	// per-call _meta, an isError flag to a task on the content) share its verdict.
+	reads  map[string]string
+	stages map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
+	inputs map[inputKey]base                           // task/fixture/contract/source part of each input
+	source *project.Projector                          // the canonical binding of W0
+	engine *policy.Engine
+	opts   Options
 	// verdicts memoizes policy verdicts by what of the input the policy can read (verdictKey):
 	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
 	// stages a policy cannot tell apart repeat the same inputs.
@@ -84,9 +90,9 @@ func (x *versionIndex) declares(m *contract.Model, lane, version string) bool {
 	return x.sets[lane][version]
 }
 
-// viewKey is what a carrier's view depends on besides the carrier: where it was observed and
-// through which compartment it is read.
-type viewKey struct{ lane, stage, compartment string }
+// viewKey is what a carrier's view depends on besides the carrier: where it was observed, through
+// which compartment it is read, and which of its members are kept (Instrument.reads).
+type viewKey struct{ lane, stage, compartment, reads string }
 
 // observedView is a view with the hash of its canonical encoding.
 type observedView struct {
@@ -184,8 +190,8 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
 	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts, warmed: warmed,
-		queries: map[string]*policy.Query{}, positional: map[string]bool{}, stages: map[laneStage]map[string]*project.Projector{},
-		inputs: map[inputKey]base{}}
+		queries: map[string]*policy.Query{}, positional: map[string]bool{}, reads: map[string]string{},
+		stages: map[laneStage]map[string]*project.Projector{}, inputs: map[inputKey]base{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {
 		q, err := eng.Prepare(ctx, m.Tasks[id].Policy)
 		if err != nil {
@@ -197,6 +203,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		}
 		in.queries[id] = q
 		in.positional[id] = q.MayRead("lane") || q.MayRead("laneVersion") || q.MayRead("configuration")
+		in.reads[id] = strings.Join(q.ViewReads(), ",")
 	}
 	if carrierErr != nil {
 		return nil, inputErr(carrierErr)
@@ -236,7 +243,7 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
-		queries: in.queries, positional: in.positional, stages: in.stages, inputs: map[inputKey]base{}, source: in.source,
+		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, inputs: map[inputKey]base{}, source: in.source,
 		engine: in.engine, opts: in.opts}
 	out.opts.Profile = name
 	if err := out.prepareInputs(); err != nil {
@@ -321,11 +328,17 @@ func (in *Instrument) prepareInputs() error {
 		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) {
 			continue
 		}
-		view, err := sourceOf(in.source.Project(in.Sources[id].Doc))
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Sources[id].File, err)
-		}
+		whole := in.source.Project(in.Sources[id].Doc)
+		views := map[string]*observed{} // by the members kept (Instrument.reads)
 		for _, task := range in.tasksInScope(in.Model.ProfileTasks(in.Profile, f)) {
+			view, ok := views[in.reads[task]]
+			if !ok {
+				var err error
+				if view, err = sourceOf(keep(whole, in.reads[task])); err != nil {
+					return fmt.Errorf("%s: %w", in.Sources[id].File, err)
+				}
+				views[in.reads[task]] = view
+			}
 			for _, st := range contract.Stages[1:] {
 				if !in.Model.Tasks[task].AtStage(st) || !within(sc.Stages, st) {
 					continue // Evaluate gives the task no binding there
@@ -408,7 +421,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
 	}
-	src, err := sourceOf(in.source.Project(source))
+	src, err := sourceOf(keep(in.source.Project(source), in.reads[task]))
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -416,7 +429,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, carrier, nil)
+	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -468,20 +481,36 @@ func (o *observed) value() (*ast.Term, error) {
 	return o.term, nil
 }
 
-// observe reads a carrier through a compartment of a lane's stage; carrierBytes, when known, are
-// the carrier as written, and a carrier read through the same compartment before is not projected
-// and hashed again (views are never modified once made).
-func (in *Instrument) observe(lane, stage, compartment string, carrier any, carrierBytes []byte) (*observed, error) {
-	k := viewKey{lane, stage, compartment}
+// observe reads a carrier through a compartment of a lane's stage, keeping the members reads
+// names (Instrument.reads; "" keeps the whole view); carrierBytes, when known, are the carrier as
+// written, and a carrier read through the same compartment before is not projected and hashed
+// again (views are never modified once made).
+func (in *Instrument) observe(lane, stage, compartment, reads string, carrier any, carrierBytes []byte) (*observed, error) {
+	k := viewKey{lane, stage, compartment, reads}
 	if v, ok := in.views.get(k, carrierBytes); ok {
 		return &observed{observedView: v}, nil
 	}
-	v, err := viewOf(in.View(lane, stage, compartment, carrier))
+	v, err := viewOf(keep(in.View(lane, stage, compartment, carrier), reads))
 	if err != nil {
 		return nil, err
 	}
 	in.views.put(k, carrierBytes, v)
 	return &observed{observedView: v}, nil
+}
+
+// keep is the view with only the members reads names (comma-separated), or the view itself when
+// reads is "": what a task's policy is handed of a view (Instrument.reads).
+func keep(view project.View, reads string) project.View {
+	if reads == "" {
+		return view
+	}
+	out := project.View{}
+	for m := range strings.SplitSeq(reads, ",") {
+		if v, ok := view[m]; ok {
+			out[m] = v
+		}
+	}
+	return out
 }
 
 // viewOf is a view with the hash of its canonical encoding.

@@ -342,7 +342,7 @@ func (in *Instrument) ReadVisibility(ctx context.Context, vis *visibility.Reader
 		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State,
 		// The views the record's tasks read, cached by the carrier's bytes: not projected twice.
 		Observe: func(compartment string) (project.View, [sha256.Size]byte, error) {
-			o, err := in.observe(rec.Lane, rec.Stage, compartment, rec.Carrier, rec.carrierBytes)
+			o, err := in.observe(rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
 			if err != nil {
 				return nil, [sha256.Size]byte{}, err
 			}
@@ -355,6 +355,9 @@ func (in *Instrument) ReadVisibility(ctx context.Context, vis *visibility.Reader
 	return rd, nil
 }
 
+// viewOnce is one view of a record's carrier: a compartment, with the members a task keeps.
+type viewOnce struct{ compartment, reads string }
+
 // Evaluate projects one record's carrier through each compartment its tasks read and evaluates
 // every task of the profile on it. A record that was not captured gives its state as the outcome
 // of every task: never an unmet.
@@ -362,7 +365,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 	f := in.Model.Fixtures[rec.Fixture]
 	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
 	out := make([]census.Reading, 0, len(tasks))
-	views := map[string]*observed{}
+	views := map[viewOnce]*observed{}
 	pos := rec.Position()
 	for _, task := range tasks {
 		if !in.Model.Tasks[task].AtStage(rec.Stage) {
@@ -377,8 +380,8 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 			out = append(out, r)
 			continue
 		}
-		comp := in.Model.Tasks[task].Compartment
-		view, ok := views[comp]
+		comp, reads := in.Model.Tasks[task].Compartment, in.reads[task]
+		view, ok := views[viewOnce{comp, reads}]
 		if !ok {
 			if err := guard.Err(); err != nil {
 				// Over the memory budget: the projection and the policy input cannot be
@@ -386,10 +389,10 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err))
 			}
 			var err error
-			if view, err = in.observe(rec.Lane, rec.Stage, comp, rec.Carrier, rec.carrierBytes); err != nil {
+			if view, err = in.observe(rec.Lane, rec.Stage, comp, reads, rec.Carrier, rec.carrierBytes); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 			}
-			views[comp] = view
+			views[viewOnce{comp, reads}] = view
 		}
 		v, err := in.verdict(ctx, inputKey{rec.Fixture, task, rec.Stage}, pos, view)
 		if err != nil {

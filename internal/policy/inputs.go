@@ -11,6 +11,9 @@ import (
 type inputReads struct {
 	all  bool
 	keys map[string]bool
+	// views are the view members read as input.source.<m> or input.observed.<m> with m a
+	// constant: what a declaration of the view members a policy reads must list at least.
+	views map[string]*ast.Location
 }
 
 // readsOf collects the input reads of the rules at refs and of every rule they may depend on,
@@ -18,7 +21,7 @@ type inputReads struct {
 // rule the ref might select). It over-approximates: a rule reachable from the query is counted
 // even when no evaluation reaches it.
 func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
-	r := inputReads{keys: map[string]bool{}}
+	r := inputReads{keys: map[string]bool{}, views: map[string]*ast.Location{}}
 	seen := map[util.T]bool{}
 	var queue []util.T
 	enqueue := func(rule util.T) {
@@ -45,6 +48,14 @@ func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
 			}
 			if s, ok := v[1].Value.(ast.String); ok {
 				r.keys[string(s)] = true
+				if len(v) > 2 && (s == "source" || s == "observed") {
+					if m, ok := v[2].Value.(ast.String); ok && r.views[string(m)] == nil {
+						r.views[string(m)] = t.Location // the first place it is read
+						if t.Location == nil {
+							r.views[string(m)] = &ast.Location{}
+						}
+					}
+				}
 			} else {
 				r.all = true
 			}

@@ -359,6 +359,7 @@ type Query struct {
 	what  string // the package and its files, for limit errors
 	pq    rego.PreparedEvalQuery
 	reads inputReads // what of the input its rules may read
+	views []string   // the view members it declares it reads; nil: the whole views
 }
 
 // Package is the Rego package the query evaluates.
@@ -407,7 +408,11 @@ func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
 	}
 	files := e.Files(pkg)
 	reads := readsOf(e.compiler, ref.Append(ast.StringTerm("diagnostics")), ref.Append(ast.StringTerm("readout")))
-	return &Query{pkg: pkg, files: files, what: describeFiles(pkg, files), pq: pq, reads: reads}, nil
+	views, err := e.packageViewReads(pkg, reads)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return &Query{pkg: pkg, files: files, what: describeFiles(pkg, files), pq: pq, reads: reads, views: views}, nil
 }
 
 // Verdict is what a task policy says about one input.

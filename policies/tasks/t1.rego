@@ -7,6 +7,8 @@
 #   embedded resource, the URI for a resource link. An absent (or null)
 #   content list counts as an empty list.
 #   Atoms: block.count, block.kind, block.primary.
+# custom:
+#   reads: [content]
 # scope: package
 package contractcheck.tasks.t1
 

@@ -8,6 +8,8 @@
 #   conflicting). A value that survives only as JSON text does not satisfy
 #   T2. Atoms: structured.state, structured.type, structured.value,
 #   structured.relation.
+# custom:
+#   reads: [content, structured]
 # scope: package
 package contractcheck.tasks.t2
 

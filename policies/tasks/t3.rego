@@ -6,6 +6,8 @@
 #   framework's error exception) or isError is true, "continue" when isError
 #   is false, "unknown" when isError is absent or null (stricter than the
 #   schema default, on purpose). Atom: error.decision.
+# custom:
+#   reads: [isError, raised]
 # scope: package
 package contractcheck.tasks.t3
 

@@ -8,6 +8,8 @@
 #   block.count for missing and added blocks. Comparison is presence-aware;
 #   under optional-null, atoms listed in contract.optional read absent as
 #   null on both sides. Only atoms in contract.atoms are checked.
+# custom:
+#   reads: [content]
 # scope: package
 package contractcheck.tasks.t4
 

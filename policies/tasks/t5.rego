@@ -7,6 +7,8 @@
 #   as null on both sides, since result._meta is optional). "withhold": each
 #   key in metaPolicy.keys (the whole meta when keys is empty or absent) must
 #   not reach the observed view. Atom: result._meta.
+# custom:
+#   reads: [meta]
 # scope: package
 package contractcheck.tasks.t5
 

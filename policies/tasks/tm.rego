@@ -10,6 +10,8 @@
 #   nothing about, or that is not there, has no delivery (kind "missing").
 #   Atom: block.delivery. Evaluated at M3 and H4, where the carrier is what
 #   the model receives.
+# custom:
+#   reads: [content, delivery]
 # scope: package
 package contractcheck.tasks.tm
 

@@ -9,6 +9,8 @@
 #   Evaluated at H4 only. A binding that names no schema is not validated:
 #   the readout says so ("validated": false), and the task cannot see a
 #   rejection there.
+# custom:
+#   reads: [rejected]
 # scope: package
 package contractcheck.tasks.tp
 
