@@ -447,6 +447,15 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	return v, nil
 }
 
+// ViewReads are the view members task's policy declares it reads (policy.Query.ViewReads): what
+// of the source and observed views it is handed; nil when it is handed the whole views.
+func (in *Instrument) ViewReads(task string) []string {
+	if q, ok := in.queries[task]; ok {
+		return q.ViewReads()
+	}
+	return nil
+}
+
 // SourceView is a catalogued fixture's W0 result through the canonical binding.
 func (in *Instrument) SourceView(fixture string) project.View {
 	return in.source.Project(in.Sources[fixture].Doc)
