@@ -227,7 +227,13 @@ policy_input(t) := {
 # are respelled here, before any function sees them: OPA's memo of function calls compares
 # arguments as it compares numbers, so a function given an unrespelled value could answer for
 # another value that differs only in such a number.
-_source := json.patch(_source_view, [op |
+#
+# Only a number spelt with a '.' is ever respelled (json.number), and json.marshal writes a value
+# compactly, each number right after a '[', ':' or ',': a value whose JSON text has no such
+# digits-and-'.' there holds none, and is its own respelling without a walk over it.
+_source := _source_view if {
+	not regex.match(_decimal, json.marshal(_source_view))
+} else := json.patch(_source_view, [op |
 	walk(_source_view, [p, n])
 	is_number(n)
 	s := json.marshal(n)
@@ -236,7 +242,9 @@ _source := json.patch(_source_view, [op |
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
-_carrier := json.patch(input.carrier, [op |
+_carrier := input.carrier if {
+	not regex.match(_decimal, json.marshal(input.carrier))
+} else := json.patch(input.carrier, [op |
 	walk(input.carrier, [p, n])
 	is_number(n)
 	s := json.marshal(n)
@@ -244,6 +252,9 @@ _carrier := json.patch(input.carrier, [op |
 	r != s
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
+
+# _decimal matches where compact JSON text may hold a number with a '.'.
+_decimal := `[\[:,]-?[0-9]+\.`
 
 # _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
 # (once per decision, whichever tasks share it).
@@ -258,7 +269,9 @@ observed(compartment) := project.view(binding, _carrier) if {
 	binding := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
 } else := {}
 
-_optional := sort([a | some a, x in contracts.model.atoms; x.optional])
+# _optional are the model's optional atoms, sorted, as the bundle writer lists them
+# (internal/bundle, optionalAtoms): the same for every decision.
+_optional := contracts.optional
 
 default _meta_policy := {"mode": "preserve"}
 
