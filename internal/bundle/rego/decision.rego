@@ -228,11 +228,11 @@ policy_input(t) := {
 # arguments as it compares numbers, so a function given an unrespelled value could answer for
 # another value that differs only in such a number.
 #
-# Only a number spelt with a '.' is ever respelled (json.number), and json.marshal writes a value
-# compactly, each number right after a '[', ':' or ',': a value whose JSON text has no such
-# digits-and-'.' there holds none, and is its own respelling without a walk over it.
+# Only a number spelt with a '.' and ending in '0' is ever respelled (json.number): a value whose
+# JSON text (json.marshal writes each number as spelt) has no such digits holds none, and is its
+# own respelling without a walk over it.
 _source := _source_view if {
-	not regex.match(_decimal, json.marshal(_source_view))
+	not regex.match(jsontext.respellable, json.marshal(_source_view))
 } else := json.patch(_source_view, [op |
 	walk(_source_view, [p, n])
 	is_number(n)
@@ -243,7 +243,7 @@ _source := _source_view if {
 ])
 
 _carrier := input.carrier if {
-	not regex.match(_decimal, json.marshal(input.carrier))
+	not regex.match(jsontext.respellable, json.marshal(input.carrier))
 } else := json.patch(input.carrier, [op |
 	walk(input.carrier, [p, n])
 	is_number(n)
@@ -252,9 +252,6 @@ _carrier := input.carrier if {
 	r != s
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
-
-# _decimal matches where compact JSON text may hold a number with a '.'.
-_decimal := `[\[:,]-?[0-9]+\.`
 
 # _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
 # (once per decision, whichever tasks share it).
