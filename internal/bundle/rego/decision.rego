@@ -263,8 +263,14 @@ _observed[comp] := observed(comp) if {
 # observed is the carrier through the stage's binding of a compartment; a compartment the stage
 # leaves unbound reads as the empty view.
 observed(compartment) := project.view(binding, _carrier) if {
-	binding := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
+	b := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
+	binding := {k: v | some k in _binding_keys; v := b[k]}
 } else := {}
+
+# _binding_keys are the members of a compartment binding the projector reads: a binding is passed
+# to its functions without its doc and basis, which OPA would otherwise read from the store in
+# whole, on every decision, to remember the functions' results by their arguments.
+_binding_keys := ["root", "unwrap", "content", "structured", "isError", "raised", "meta"]
 
 # _optional are the model's optional atoms, sorted, as the bundle writer lists them
 # (internal/bundle, optionalAtoms): the same for every decision.

@@ -31,12 +31,16 @@ _token(t) := escape(t) if is_string(t)
 # written by the bundle writer: internal/bundle, pointerTable): its typed paths under "v", at most
 # one of which is in the document, each read with one object.get; any other pointer step by step.
 lookup(doc, ptr) := x if {
-	some path in data.contractcheck.contracts.pointers[ptr]
+	some path in _table(ptr)
 	x := object.get({"v": doc}, path, _absent)
 	not is_set(x)
 }
 
-lookup(doc, ptr) := follow(doc, tokens(ptr)) if not data.contractcheck.contracts.pointers[ptr]
+lookup(doc, ptr) := follow(doc, tokens(ptr)) if not _table(ptr)
+
+# _table is ptr's entry in the pointer table, read from the store once per pointer and decision
+# (a function's result is remembered for its arguments).
+_table(ptr) := data.contractcheck.contracts.pointers[ptr]
 
 # _absent is what object.get gives for a path that is not there: a set, which no JSON value is.
 _absent := set()
