@@ -165,13 +165,19 @@ _source_view := project.view(contracts.model.source, input.source) if {
 }
 
 # _profile_tasks are the tasks the profile evaluates on the fixture, in the fixture's order.
-_profile_tasks := _fixture.tasks if count(_profile_list) == 0
+_profile_tasks := ts if {
+	ts := _fixture.tasks
+	count(_profile_list) == 0
+} else := [t | some t in _fixture.tasks; t in _profile_list] if {
+	count(_profile_list) > 0
+}
 
-_profile_tasks := [t | some t in _fixture.tasks; t in _profile_list] if count(_profile_list) > 0
+default _profile_list := []
 
-_profile_list := object.get(_profile, "tasks", []) if object.get(_profile, "tasks", []) != null
-
-_profile_list := [] if object.get(_profile, "tasks", []) == null
+_profile_list := l if {
+	l := object.get(_profile, "tasks", [])
+	l != null
+}
 
 _tasks := [t | some t in _profile_tasks; _selected(t); at_stage(t)]
 
@@ -219,7 +225,7 @@ policy_input(t) := {
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": _observed[contracts.model.tasks[t].compartment],
+	"observed": observed(contracts.model.tasks[t].compartment),
 }
 
 # _source is the fixture's source view (the bundle's data) and _carrier the posted carrier, each
@@ -253,15 +259,9 @@ _carrier := input.carrier if {
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
-# _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
-# (once per decision, whichever tasks share it).
-_observed[comp] := observed(comp) if {
-	some t in _tasks
-	comp := contracts.model.tasks[t].compartment
-}
-
 # observed is the carrier through the stage's binding of a compartment; a compartment the stage
-# leaves unbound reads as the empty view.
+# leaves unbound reads as the empty view. Its result is remembered for the compartment: it is
+# computed once per decision, whichever tasks share it.
 observed(compartment) := project.view(binding, _carrier) if {
 	b := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
 	binding := {k: v | some k in _binding_keys; v := b[k]}
