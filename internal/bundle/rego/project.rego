@@ -43,7 +43,6 @@ _parts(c, root) := object.union_n([
 ])
 
 _content(c, root) := object.union({"content": content(c.content, v)}, delivered(c.content, v)) if {
-	_has(c, "content")
 	c.content != null
 	v := pointer.lookup(root, c.content.path)
 	_type_ok(c.content, v)
@@ -225,9 +224,9 @@ read(f, doc) := x if {
 	x := _read(f, v)
 }
 
-_read(f, v) := _decode(object.get(f, "decode", "none"), v) if object.get(f, "inner", null) == null
-
-_read(f, v) := pointer.lookup(jsontext.text(v), f.inner) if object.get(f, "inner", null) != null
+_read(f, v) := _decode(object.get(f, "decode", "none"), v) if {
+	object.get(f, "inner", null) == null
+} else := pointer.lookup(jsontext.text(v), f.inner)
 
 _type_ok(f, _) if object.get(f, "types", null) == null
 
