@@ -25,6 +25,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -89,6 +90,11 @@ type contracts struct {
 	Model     *contract.Model `json:"model"`
 	Sources   map[string]any  `json:"sources"`
 	Providers map[string]any  `json:"providers"`
+	// Pointers is the pointer table the projector reads the model's pointers with
+	// (pointerTable); Optional the model's optional atoms, sorted: both what every decision
+	// would otherwise compute again from the model.
+	Pointers map[string][][]any `json:"pointers"`
+	Optional []string           `json:"optional"`
 }
 
 // Build loads the contract set as check does (every layer validated, the profile known) and
@@ -149,7 +155,8 @@ func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 	if err != nil {
 		return nil, &result.InputError{Err: err}
 	}
-	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers})
+	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers,
+		Pointers: pointerTable(in.Model), Optional: optionalAtoms(in.Model)})
 	if err != nil {
 		return nil, fmt.Errorf("bundle: data: %w", err)
 	}
@@ -327,15 +334,25 @@ func roots(modules map[string]*ast.Module) []string {
 // checkPointers refuses a binding with a pointer deeper than the bundle's projector reads.
 func checkPointers(m *contract.Model) error {
 	var errs []string
-	check := func(where, p string) {
+	eachPointer(m, func(where, p string) {
 		if n := strings.Count(p, "/"); n > MaxPointerTokens {
 			errs = append(errs, fmt.Sprintf("%s: pointer %q has %d tokens; the bundle's projector reads at most %d", where, p, n, MaxPointerTokens))
 		}
+	})
+	sort.Strings(errs)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
+	return nil
+}
+
+// eachPointer calls visit with every JSON pointer the model's compartment bindings hold (the
+// source binding's and every lane stage's), and where it is.
+func eachPointer(m *contract.Model, visit func(where, p string)) {
 	field := func(where string, f contract.Field) {
-		check(where+".path", f.Path)
+		visit(where+".path", f.Path)
 		if f.Inner != nil {
-			check(where+".inner", *f.Inner)
+			visit(where+".inner", *f.Inner)
 		}
 	}
 	var kinds func(where string, ks map[string]contract.BlockMapping)
@@ -346,26 +363,26 @@ func checkPointers(m *contract.Model) error {
 				field(where+".kinds."+t+".fields."+a, bm.Fields[a])
 			}
 			if e := bm.Embedded; e != nil {
-				check(where+".kinds."+t+".embedded.path", e.Path)
-				check(where+".kinds."+t+".embedded.discriminator", e.Discriminator)
+				visit(where+".kinds."+t+".embedded.path", e.Path)
+				visit(where+".kinds."+t+".embedded.discriminator", e.Discriminator)
 				kinds(where+".kinds."+t+".embedded", e.Kinds)
 			}
 		}
 	}
 	compartment := func(where string, c contract.Compartment) {
-		check(where+".root", c.Root)
+		visit(where+".root", c.Root)
 		if c.Content != nil {
-			check(where+".content.path", c.Content.Path)
-			check(where+".content.discriminator", c.Content.Discriminator)
+			visit(where+".content.path", c.Content.Path)
+			visit(where+".content.discriminator", c.Content.Discriminator)
 			kinds(where+".content", c.Content.Kinds)
 		}
-		for name, f := range map[string]*contract.Field{"structured": c.Structured, "raised": c.Raised, "meta": c.Meta} {
-			if f != nil {
+		for _, name := range []string{"structured", "raised", "meta"} {
+			if f := map[string]*contract.Field{"structured": c.Structured, "raised": c.Raised, "meta": c.Meta}[name]; f != nil {
 				field(where+"."+name, *f)
 			}
 		}
 		if c.IsError != nil {
-			check(where+".isError.path", c.IsError.Path)
+			visit(where+".isError.path", c.IsError.Path)
 		}
 	}
 	compartment("source", m.Source)
@@ -377,11 +394,90 @@ func checkPointers(m *contract.Model) error {
 			}
 		}
 	}
-	sort.Strings(errs)
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+}
+
+// optionalAtoms are the model's optional atoms, sorted (rego/decision.rego, _optional).
+func optionalAtoms(m *contract.Model) []string {
+	out := []string{}
+	for _, a := range contract.SortedKeys(m.Atoms) {
+		if m.Atoms[a].Optional {
+			out = append(out, a)
+		}
 	}
-	return nil
+	return out
+}
+
+// maxPointerPaths bounds the typed paths a pointer's entry in the bundle's pointer table lists
+// (two per token that reads as an array index); a pointer that would need more is left out and
+// read step by step (rego/pointer.rego, follow).
+const maxPointerPaths = 16
+
+// pointerTable maps every pointer of the model's bindings to the typed paths it can name, each
+// under the key "v" (rego/pointer.rego, lookup): a token that reads as an array index (as
+// pointer.rego's _index reads it: an optional sign, no leading zero, not negative) is either that
+// index, when its parent is an array, or the key, when its parent is an object. At most one of
+// the paths is in a document, and the value there is the value step by step: the projector reads
+// a pointer with one object.get per path instead of one rule per token.
+func pointerTable(m *contract.Model) map[string][][]any {
+	table := map[string][][]any{}
+	eachPointer(m, func(_, p string) {
+		if paths, ok := pointerPaths(p); ok {
+			table[p] = paths
+		}
+	})
+	return table
+}
+
+// pointerPaths are pointer p's typed paths under "v" (pointerTable); false for a pointer the
+// table leaves out: not a pointer, deeper than MaxPointerTokens, or with more than
+// maxPointerPaths paths.
+func pointerPaths(p string) ([][]any, bool) {
+	if p != "" && !strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	var toks []string
+	if p != "" {
+		toks = strings.Split(p[1:], "/")
+	}
+	if len(toks) > MaxPointerTokens {
+		return nil, false
+	}
+	paths := [][]any{{"v"}}
+	for _, t := range toks {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		n, index := arrayIndex(t)
+		var next [][]any
+		for _, path := range paths {
+			next = append(next, append(slices.Clone(path), t))
+			if index {
+				next = append(next, append(slices.Clone(path), n))
+			}
+		}
+		if paths = next; len(paths) > maxPointerPaths {
+			return nil, false
+		}
+	}
+	return paths, true
+}
+
+// indexToken is a reference token pointer.rego reads as an array index.
+var indexToken = regexp.MustCompile(`^[+-]?[0-9]+$`)
+
+// arrayIndex is the array index token t names, as pointer.rego's _index reads it (Go's
+// strconv.Atoi without its range: an optional sign, no leading zero, not negative; "-0" is 0),
+// written as a JSON number.
+func arrayIndex(t string) (json.Number, bool) {
+	if !indexToken.MatchString(t) || (len(t) > 1 && t[0] == '0') {
+		return "", false
+	}
+	digits := strings.TrimLeft(strings.TrimLeft(t, "+-"), "0")
+	if digits == "" {
+		digits = "0"
+	}
+	if t[0] == '-' && digits != "0" {
+		return "", false
+	}
+	return json.Number(digits), true
 }
 
 // marshal writes v as JSON without HTML escaping, maps with sorted keys, json.Number verbatim.

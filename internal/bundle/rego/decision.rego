@@ -165,13 +165,19 @@ _source_view := project.view(contracts.model.source, input.source) if {
 }
 
 # _profile_tasks are the tasks the profile evaluates on the fixture, in the fixture's order.
-_profile_tasks := _fixture.tasks if count(_profile_list) == 0
+_profile_tasks := ts if {
+	ts := _fixture.tasks
+	count(_profile_list) == 0
+} else := [t | some t in _fixture.tasks; t in _profile_list] if {
+	count(_profile_list) > 0
+}
 
-_profile_tasks := [t | some t in _fixture.tasks; t in _profile_list] if count(_profile_list) > 0
+default _profile_list := []
 
-_profile_list := object.get(_profile, "tasks", []) if object.get(_profile, "tasks", []) != null
-
-_profile_list := [] if object.get(_profile, "tasks", []) == null
+_profile_list := l if {
+	l := object.get(_profile, "tasks", [])
+	l != null
+}
 
 _tasks := [t | some t in _profile_tasks; _selected(t); at_stage(t)]
 
@@ -219,7 +225,7 @@ policy_input(t) := {
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": _observed[contracts.model.tasks[t].compartment],
+	"observed": observed(contracts.model.tasks[t].compartment),
 }
 
 # _source is the fixture's source view (the bundle's data) and _carrier the posted carrier, each
@@ -227,7 +233,13 @@ policy_input(t) := {
 # are respelled here, before any function sees them: OPA's memo of function calls compares
 # arguments as it compares numbers, so a function given an unrespelled value could answer for
 # another value that differs only in such a number.
-_source := json.patch(_source_view, [op |
+#
+# Only a number spelt with a '.' and ending in '0' is ever respelled (json.number): a value whose
+# JSON text (json.marshal writes each number as spelt) has no such digits holds none, and is its
+# own respelling without a walk over it.
+_source := _source_view if {
+	not regex.match(jsontext.respellable, json.marshal(_source_view))
+} else := json.patch(_source_view, [op |
 	walk(_source_view, [p, n])
 	is_number(n)
 	s := json.marshal(n)
@@ -236,7 +248,9 @@ _source := json.patch(_source_view, [op |
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
-_carrier := json.patch(input.carrier, [op |
+_carrier := input.carrier if {
+	not regex.match(jsontext.respellable, json.marshal(input.carrier))
+} else := json.patch(input.carrier, [op |
 	walk(input.carrier, [p, n])
 	is_number(n)
 	s := json.marshal(n)
@@ -245,20 +259,22 @@ _carrier := json.patch(input.carrier, [op |
 	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
 ])
 
-# _observed holds, per compartment the tasks read, the carrier's view through the stage's binding
-# (once per decision, whichever tasks share it).
-_observed[comp] := observed(comp) if {
-	some t in _tasks
-	comp := contracts.model.tasks[t].compartment
-}
-
 # observed is the carrier through the stage's binding of a compartment; a compartment the stage
-# leaves unbound reads as the empty view.
+# leaves unbound reads as the empty view. Its result is remembered for the compartment: it is
+# computed once per decision, whichever tasks share it.
 observed(compartment) := project.view(binding, _carrier) if {
-	binding := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
+	b := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
+	binding := {k: v | some k in _binding_keys; v := b[k]}
 } else := {}
 
-_optional := sort([a | some a, x in contracts.model.atoms; x.optional])
+# _binding_keys are the members of a compartment binding the projector reads: a binding is passed
+# to its functions without its doc and basis, which OPA would otherwise read from the store in
+# whole, on every decision, to remember the functions' results by their arguments.
+_binding_keys := ["root", "unwrap", "content", "structured", "isError", "raised", "meta"]
+
+# _optional are the model's optional atoms, sorted, as the bundle writer lists them
+# (internal/bundle, optionalAtoms): the same for every decision.
+_optional := contracts.optional
 
 default _meta_policy := {"mode": "preserve"}
 

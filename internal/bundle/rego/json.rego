@@ -24,15 +24,27 @@ text(s) := json.patch(v, patches) if {
 	_utf8(s)
 	v := json.unmarshal(s)
 	strict(s, v)
-	patches := [op |
-		walk(v, [p, n])
-		is_number(n)
-		spelled := json.marshal(n)
-		r := number(spelled)
-		r != spelled
-		op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
-	]
+	patches := _respellings(s, v)
 }
+
+# _respellings are the patches that respell v's numbers (see number), v read from the JSON text
+# s. number changes only a spelling with a '.' that ends in '0': a text with no such digits holds
+# no number to respell, and v is not walked.
+_respellings(s, v) := [] if {
+	not regex.match(respellable, s)
+} else := [op |
+	walk(v, [p, n])
+	is_number(n)
+	spelled := json.marshal(n)
+	r := number(spelled)
+	r != spelled
+	op := {"op": "replace", "path": p, "value": json.unmarshal(r)}
+]
+
+# respellable matches where JSON text may hold a number number respells: digits, a '.', more
+# digits and perhaps an exponent, ending in '0'. A text it does not match holds none (a match
+# may be inside a string: the number's spelling is then checked one by one).
+respellable := `[0-9]\.[0-9]*(?:[eE][+-]?[0-9]*)?0(?:[^0-9]|$)`
 
 # _utf8 holds when s is valid UTF-8, as the strict reader requires inside strings too (a string
 # made by base64.decode may not be; json.is_valid and json.unmarshal read an invalid byte as
@@ -45,11 +57,35 @@ _utf8(s) if json.unmarshal(json.marshal(s)) == s
 strict(s, v) if {
 	_unique_keys(s, v)
 	not _unpaired_surrogate(s)
+	_shallow(s, v)
+	_numbers_ok(s, v)
+}
+
+# _shallow holds when v nests at most 256 deep. Each level opens a '[' or '{' in the text: a text
+# with at most 256 of them (counted inside strings too) nests no deeper, and v is not walked.
+_shallow(s, _) if _openings(s) <= 256
+
+_shallow(s, v) if {
+	_openings(s) > 256
 	_depth(v) <= 256
+}
+
+_openings(s) := strings.count(s, "[") + strings.count(s, "{")
+
+# _numbers_ok holds when every number of v is within the strict reader's limits (_number_ok). One
+# beyond them has over 2150 digits before or after its '.' (so a run of 1000, the longest repeat
+# a regular expression counts), or an exponent of five significant digits: a text with neither
+# (counted inside strings too) is within them, and v is not walked.
+_numbers_ok(s, _) if not regex.match(_long_number, s)
+
+_numbers_ok(s, v) if {
+	regex.match(_long_number, s)
 	every n in [n | walk(v, [_, n]); is_number(n)] {
 		_number_ok(json.marshal(n))
 	}
 }
+
+_long_number := `[0-9]{1000}|[eE][+-]?0*[1-9][0-9]{4}`
 
 # A duplicate key is kept once by the decoder, so the text has more members than the value. In
 # valid JSON every ':' outside a string ends an object key: the members written are the text's

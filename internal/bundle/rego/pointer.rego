@@ -26,8 +26,24 @@ _token(t) := format_int(t, 10) if is_number(t)
 
 _token(t) := escape(t) if is_string(t)
 
-# lookup is the value at ptr in doc; undefined when any step is absent.
-lookup(doc, ptr) := follow(doc, tokens(ptr))
+# lookup is the value at ptr in doc; undefined when any step is absent. A pointer of the
+# model's bindings is read through the bundle's pointer table (data.contractcheck.contracts.pointers,
+# written by the bundle writer: internal/bundle, pointerTable): its typed paths under "v", at most
+# one of which is in the document, each read with one object.get; any other pointer step by step.
+lookup(doc, ptr) := x if {
+	some path in _table(ptr)
+	x := object.get({"v": doc}, path, _absent)
+	not is_set(x)
+}
+
+lookup(doc, ptr) := follow(doc, tokens(ptr)) if not _table(ptr)
+
+# _table is ptr's entry in the pointer table, read from the store once per pointer and decision
+# (a function's result is remembered for its arguments).
+_table(ptr) := data.contractcheck.contracts.pointers[ptr]
+
+# _absent is what object.get gives for a path that is not there: a set, which no JSON value is.
+_absent := set()
 
 # follow walks the tokens through objects and arrays, one step each.
 follow(doc, toks) := doc if count(toks) == 0

@@ -16,36 +16,23 @@ import data.contractcheck.bundle.accept
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.pointer
 
-# view is the canonical view of carrier through the compartment binding c.
-view(c, carrier) := {} if {
-	not _defined(carrier, c.root)
-} else := {"raised": raised(_envelope(c, carrier).error)} if {
-	_jsonrpc_error(c, carrier)
+# view is the canonical view of carrier through the compartment binding c. The root is looked up
+# once, and the binding's unwrap read once, before anything else.
+view(c, carrier) := _view(c, env) if {
+	env := pointer.lookup(carrier, c.root)
+} else := {}
+
+# _view is the view of the binding c's root env: a JSON-RPC envelope, when the binding unwraps
+# one, gives its error as raised, nothing when it has no result, else its result's parts.
+_view(c, env) := _parts(c, env) if {
+	object.get(c, "unwrap", "") != "jsonrpc"
+} else := _parts(c, env) if {
+	not _has(env, "jsonrpc")
+} else := {"raised": raised(env.error)} if {
+	_has(env, "error")
 } else := {} if {
-	_jsonrpc(c, carrier)
-	not _has(_envelope(c, carrier), "result")
-} else := _parts(c, _root(c, carrier))
-
-_defined(doc, ptr) if _ = pointer.lookup(doc, ptr)
-
-_envelope(c, carrier) := pointer.lookup(carrier, c.root)
-
-# _jsonrpc holds when the binding unwraps JSON-RPC and the root is an envelope.
-_jsonrpc(c, carrier) if {
-	c.unwrap == "jsonrpc"
-	env := _envelope(c, carrier)
-	is_object(env)
-	_has(env, "jsonrpc")
-}
-
-_jsonrpc_error(c, carrier) if {
-	_jsonrpc(c, carrier)
-	_has(_envelope(c, carrier), "error")
-}
-
-_root(c, carrier) := _envelope(c, carrier).result if {
-	_jsonrpc(c, carrier)
-} else := _envelope(c, carrier)
+	not _has(env, "result")
+} else := _parts(c, env.result)
 
 _parts(c, root) := object.union_n([
 	_content(c, root),
@@ -56,7 +43,6 @@ _parts(c, root) := object.union_n([
 ])
 
 _content(c, root) := object.union({"content": content(c.content, v)}, delivered(c.content, v)) if {
-	_has(c, "content")
 	c.content != null
 	v := pointer.lookup(root, c.content.path)
 	_type_ok(c.content, v)
@@ -238,9 +224,9 @@ read(f, doc) := x if {
 	x := _read(f, v)
 }
 
-_read(f, v) := _decode(object.get(f, "decode", "none"), v) if object.get(f, "inner", null) == null
-
-_read(f, v) := pointer.lookup(jsontext.text(v), f.inner) if object.get(f, "inner", null) != null
+_read(f, v) := _decode(object.get(f, "decode", "none"), v) if {
+	object.get(f, "inner", null) == null
+} else := pointer.lookup(jsontext.text(v), f.inner)
 
 _type_ok(f, _) if object.get(f, "types", null) == null
 
