@@ -417,7 +417,12 @@ func TestServerRefusesUnknownInput(t *testing.T) {
 }
 
 // BenchmarkServerDecisions measures the stock OPA server's decisions per second on the built-in
-// captured records, posted round-robin by as many clients as GOMAXPROCS.
+// captured records, posted round-robin by as many clients as GOMAXPROCS, beside its floor: the
+// same server, clients and request bodies, posted to a document the bundle does not define
+// (floorPath), which OPA answers with an empty result after reading the input. The floor is what
+// the HTTP exchange and OPA's reading of the input cost on this machine at this minute: it runs
+// before and after the decisions, so that they are bracketed by it (scripts/bench prints the
+// decisions' rate as a share of the two floors' mean).
 func BenchmarkServerDecisions(b *testing.B) {
 	s := startServer(b, "strict")
 	in, err := instrument.Load(context.Background(), instrument.Options{})
@@ -429,6 +434,24 @@ func BenchmarkServerDecisions(b *testing.B) {
 	for i, r := range recs {
 		inputs[i] = inputOf(r)
 	}
+	floor := func(b *testing.B) {
+		serverRate(b, inputs, func(client *http.Client, input map[string]any) error {
+			return s.undefined(client, input)
+		})
+	}
+	b.Run("floor-before", floor)
+	b.Run("decision", func(b *testing.B) {
+		serverRate(b, inputs, func(client *http.Client, input map[string]any) error {
+			_, err := s.decide(client, input)
+			return err
+		})
+	})
+	b.Run("floor-after", floor)
+}
+
+// serverRate posts the inputs round-robin with post from as many clients as GOMAXPROCS and
+// reports the requests answered per second as decisions/s.
+func serverRate(b *testing.B, inputs []map[string]any, post func(*http.Client, map[string]any) error) {
 	var next sync.Mutex
 	i := 0
 	b.ResetTimer()
@@ -439,11 +462,43 @@ func BenchmarkServerDecisions(b *testing.B) {
 			input := inputs[i%len(inputs)]
 			i++
 			next.Unlock()
-			if _, err := s.decide(client, input); err != nil {
+			if err := post(client, input); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+}
+
+// floorPath is a document no bundle of this project defines: OPA reads a posted input and
+// answers {} (no result) for it.
+const floorPath = "/v1/data/contractcheck_bench_floor/undefined"
+
+// undefined posts one input to floorPath and checks that the answer holds no result.
+func (s *server) undefined(client *http.Client, input map[string]any) error {
+	body, err := json.Marshal(map[string]any{"input": input})
+	if err != nil {
+		return fmt.Errorf("encode input: %w", err)
+	}
+	resp, err := client.Post(s.url+floorPath, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("post %s: %w", floorPath, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("read answer of %s: %w", floorPath, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d: %s", floorPath, resp.StatusCode, data)
+	}
+	doc, err := strictjson.Decode("response", data, strictjson.DefaultLimits)
+	if err != nil {
+		return fmt.Errorf("decode answer of %s: %w", floorPath, err)
+	}
+	if _, ok := doc.(map[string]any)["result"]; ok {
+		return fmt.Errorf("%s has a result: %s", floorPath, data)
+	}
+	return nil
 }
