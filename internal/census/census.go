@@ -11,7 +11,6 @@
 package census
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"fmt"
@@ -189,7 +188,7 @@ func (c *Census) outcome(s int32) string {
 	if v < 0 {
 		return result.Unstable
 	}
-	return c.variants.list[v].outcome
+	return c.variants.at(v).outcome
 }
 
 // first is the record of a slot's lowest repetition: its origin and error stand for the binding.
@@ -317,7 +316,7 @@ func (c *Census) role(fixture, task string) string {
 func (c *Census) result(s int32) result.Result {
 	res, vd := c.resultHeld(s)
 	if vd != nil {
-		res.Readout, res.Diagnostics = vd.readoutValue(), vd.diagnosticsValue()
+		res.Readout, res.Diagnostics = c.variants.values(vd)
 	}
 	return res
 }
@@ -341,7 +340,7 @@ func (c *Census) resultHeld(s int32) (result.Result, *variantData) {
 	}
 	var held *variantData
 	if v := c.collapsed(s); v >= 0 {
-		held = &c.variants.list[v]
+		held = c.variants.at(v)
 		res.Outcome = held.outcome
 		if first.err >= 0 {
 			res.Error = c.names.str(first.err)
@@ -352,10 +351,11 @@ func (c *Census) resultHeld(s int32) (result.Result, *variantData) {
 		for _, rp := range reps {
 			i, ok := byVariant[rp.variant]
 			if !ok {
-				vd := &c.variants.list[rp.variant]
+				vd := c.variants.at(rp.variant)
 				i = len(res.Variants)
 				byVariant[rp.variant] = i
-				res.Variants = append(res.Variants, result.Variant{Outcome: vd.outcome, Readout: vd.readoutValue(), Diagnostics: vd.diagnosticsValue()})
+				readout, diagnostics := c.variants.values(vd)
+				res.Variants = append(res.Variants, result.Variant{Outcome: vd.outcome, Readout: readout, Diagnostics: diagnostics})
 			}
 			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
 		}
@@ -390,29 +390,35 @@ func (r *compactResults) At(i int) result.Result { return r.c.result(r.order[i])
 // canonical encoding, not decoded (TestAppendJSONIsAt).
 func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 	res, vd := r.c.resultHeld(r.order[i])
-	return result.AppendResult(dst, &res, vd.encodedReadout(), vd.encodedDiagnostics())
+	readout, diagnostics, err := r.c.variants.encoded(vd)
+	if err != nil {
+		return dst, err
+	}
+	return result.AppendResult(dst, &res, readout, diagnostics)
 }
 
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
 // reading (the fingerprint repetitions must agree on).
 type variants struct {
 	index map[[sha256.Size]byte]int32
-	list  []variantData
+	list  paged[variantData]
+	blobs blobs // the readouts and diagnostics
 }
 
 // variantData is one distinct reading. The readout and diagnostics are kept in their canonical
-// encoding (strictjson.Marshal), nil for none, and decoded when a result is made: as Go maps a
-// reading costs about a kilobyte, and a run whose diagnostics name each version (a _meta entry
-// carrying it) has a distinct reading per version and stage, a third of the census at a million
-// bindings (docs/design.md, "Speed and memory").
+// encoding (strictjson.Marshal) in the census's byte stream (blobs), and decoded when a result is
+// made: as Go maps a reading costs about a kilobyte, and a run whose diagnostics name each version
+// (a _meta entry carrying it) has a distinct reading per version and stage, a third of the census
+// at a million bindings (docs/design.md, "Speed and memory").
 type variantData struct {
-	outcome     string
-	readout     []byte
-	diagnostics []byte
-	diagnosed   [sha256.Size]byte // the diagnostics' own hash, which upgrades compare
+	outcome   string
+	blob      blob              // the readout and diagnostics, each none (nil) when its length is 0
+	diagnosed [sha256.Size]byte // the diagnostics' own hash, which upgrades compare
 }
 
-func newVariants() variants { return variants{index: map[[sha256.Size]byte]int32{}} }
+func newVariants() variants {
+	return variants{index: map[[sha256.Size]byte]int32{}, blobs: blobs{limit: spillAfter}}
+}
 
 // intern returns the id of the reading's variant. An execution failure's message is not part of
 // it: it may carry a port or a process id.
@@ -432,56 +438,58 @@ func (vs *variants) intern(r Reading) (int32, error) {
 		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 	}
 	vd := variantData{outcome: r.Outcome, diagnosed: sha256.Sum256(d)}
+	var readout, diagnostics []byte
 	if r.Diagnostics != nil {
-		vd.diagnostics = bytes.Clone(d) // Marshal's buffer has room to spare: keep only the bytes
+		diagnostics = d
 	}
 	if r.Readout != nil {
-		b, err := strictjson.Marshal(r.Readout)
-		if err != nil {
+		if readout, err = strictjson.Marshal(r.Readout); err != nil {
 			return 0, fmt.Errorf("readout %s %s: %w", r.Fixture, r.Task, err)
 		}
-		vd.readout = bytes.Clone(b)
 	}
-	id := int32(len(vs.list))
-	vs.list = append(vs.list, vd)
+	if vd.blob, err = vs.blobs.add(readout, diagnostics); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", r.Fixture, r.Task, err)
+	}
+	id := vs.list.add(vd)
 	vs.index[fp] = id
 	return id, nil
+}
+
+// at is variant v, in place.
+func (vs *variants) at(v int32) *variantData { return vs.list.at(v) }
+
+// encoded is the canonical encoding of a variant's readout and diagnostics, each nil for none;
+// both nil for no variant.
+func (vs *variants) encoded(vd *variantData) (readout, diagnostics []byte, err error) {
+	if vd == nil {
+		return nil, nil, nil
+	}
+	return vs.blobs.get(vd.blob)
+}
+
+// values is a variant's readout and diagnostics as the policy gave them, each nil for none.
+func (vs *variants) values(vd *variantData) (map[string]any, []result.Diagnostic) {
+	r, d := vs.blobs.mustGet(vd.blob)
+	return readoutValue(r), diagnosticsOf(d)
 }
 
 // unbounded decodes what Marshal wrote, whatever its size: the bytes are the census's own.
 var unbounded = strictjson.Limits{MaxBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxExponent: math.MaxInt, MaxDigits: math.MaxInt}
 
-// encodedReadout is the canonical encoding of a variant's readout; nil for none, or no variant.
-func (vd *variantData) encodedReadout() []byte {
-	if vd == nil {
+// readoutValue decodes a readout's canonical encoding, nil for none.
+func readoutValue(b []byte) map[string]any {
+	if b == nil {
 		return nil
 	}
-	return vd.readout
+	return decodeOwn(b).(map[string]any)
 }
 
-// encodedDiagnostics is the canonical encoding of a variant's diagnostics; nil for none, or no
-// variant.
-func (vd *variantData) encodedDiagnostics() []byte {
-	if vd == nil {
+// diagnosticsOf decodes diagnostics' canonical encoding, nil for none.
+func diagnosticsOf(b []byte) []result.Diagnostic {
+	if b == nil {
 		return nil
 	}
-	return vd.diagnostics
-}
-
-// readoutValue is a variant's readout as the policy gave it, nil for none.
-func (vd *variantData) readoutValue() map[string]any {
-	if vd.readout == nil {
-		return nil
-	}
-	return decodeOwn(vd.readout).(map[string]any)
-}
-
-// diagnosticsValue is a variant's diagnostics as the policy gave them, nil for none.
-func (vd *variantData) diagnosticsValue() []result.Diagnostic {
-	if vd.diagnostics == nil {
-		return nil
-	}
-	list := decodeOwn(vd.diagnostics).([]any)
+	list := decodeOwn(b).([]any)
 	out := make([]result.Diagnostic, len(list))
 	for i, d := range list {
 		out[i] = d.(result.Diagnostic)
@@ -642,5 +650,5 @@ func (c *Census) sameDiagnostics(a, b int32) bool {
 	if a < 0 || b < 0 {
 		return a == b
 	}
-	return c.variants.list[a].diagnosed == c.variants.list[b].diagnosed
+	return c.variants.at(a).diagnosed == c.variants.at(b).diagnosed
 }

@@ -86,10 +86,10 @@ func (ch *compactChanges) Len() int { return len(ch.pairs) }
 func (ch *compactChanges) At(i int) result.Change {
 	out, before, after := ch.held(i)
 	if before != nil {
-		out.DiagnosticsBefore = before.diagnosticsValue()
+		_, out.DiagnosticsBefore = ch.c.variants.values(before)
 	}
 	if after != nil {
-		out.DiagnosticsAfter = after.diagnosticsValue()
+		_, out.DiagnosticsAfter = ch.c.variants.values(after)
 	}
 	return out
 }
@@ -97,7 +97,15 @@ func (ch *compactChanges) At(i int) result.Change {
 // AppendJSON implements result.Appender, as compactResults' does.
 func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
 	out, before, after := ch.held(i)
-	return result.AppendChange(dst, &out, before.encodedDiagnostics(), after.encodedDiagnostics()), nil
+	_, db, err := ch.c.variants.encoded(before)
+	if err != nil {
+		return dst, err
+	}
+	_, da, err := ch.c.variants.encoded(after)
+	if err != nil {
+		return dst, err
+	}
+	return result.AppendChange(dst, &out, db, da), nil
 }
 
 // held is change i without its diagnostics, and the variants before and after that hold them (nil
@@ -110,10 +118,10 @@ func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData
 		Before: c.outcome(b), After: c.outcome(a)}
 	var before, after *variantData
 	if v := c.collapsed(b); v >= 0 {
-		before = &c.variants.list[v]
+		before = c.variants.at(v)
 	}
 	if v := c.collapsed(a); v >= 0 {
-		after = &c.variants.list[v]
+		after = c.variants.at(v)
 	}
 	return out, before, after
 }

@@ -1,0 +1,199 @@
+package census
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// How the census keeps what distinct readings say (docs/design.md, "Speed and memory"): each
+// distinct reading's readout and diagnostics, in their canonical encoding, are appended to one
+// byte stream, and a reading keeps only where its bytes are. The first spillAfter bytes of the
+// stream stay in memory, in chunks; the rest go to a temporary file, unlinked once it is open, and
+// are read back (pread) when the report writes them. A run whose readings carry per-binding values
+// (a million bindings whose diagnostics each name a _meta entry of their own) has tens of
+// megabytes of them, which would be live heap to the end of the run.
+
+// spillAfter is how many bytes of readings the census keeps in memory before it writes the rest
+// to a temporary file: the built-in check's readings take about a tenth of it, so a run of up to
+// about a hundred thousand bindings never writes one.
+const spillAfter = 4 << 20
+
+// blobChunk is the size of the in-memory chunks; blobFlush how many bytes wait to be written to
+// the file.
+const (
+	blobChunk = 256 << 10
+	blobFlush = 1 << 20
+)
+
+// blob locates a distinct reading's readout and diagnostics in the byte stream: the readout's
+// bytes at off, the diagnostics' right after them; a length of 0 is none (nil), since a
+// canonical encoding is never empty.
+type blob struct {
+	off        int64
+	rlen, dlen uint32
+}
+
+// blobs is the append-only byte stream (see above). Appends are the census's (one collector);
+// reads may come from many goroutines at once (the report's workers), and from one appending.
+type blobs struct {
+	mu     sync.RWMutex
+	limit  int64    // the bytes kept in memory before the stream goes to the file: spillAfter
+	chunks [][]byte // the stream's first memLen bytes, blobChunk each but the last
+	memLen int64
+	// dir is where the file is made, os.TempDir() when empty; file the file, once made, which
+	// holds fileLen bytes, and pending those appended after them, not yet written.
+	dir     string
+	file    *spill
+	fileLen int64
+	pending []byte
+	// err is the first write error: every later append fails with it.
+	err error
+}
+
+// spill is the temporary file, closed when the census that made it is collected.
+type spill struct {
+	f    *os.File
+	name string
+}
+
+// add appends a reading's readout and diagnostics (either nil) and returns where they are.
+func (bs *blobs) add(readout, diagnostics []byte) (blob, error) {
+	if len(readout) > math.MaxUint32 || len(diagnostics) > math.MaxUint32 {
+		return blob{}, errors.New("a readout or diagnostics of 4 GiB or more")
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.err != nil {
+		return blob{}, bs.err
+	}
+	b := blob{off: bs.memLen + bs.fileLen + int64(len(bs.pending)), rlen: uint32(len(readout)), dlen: uint32(len(diagnostics))}
+	n := int64(len(readout) + len(diagnostics))
+	if bs.file == nil && bs.memLen+n <= bs.limit {
+		bs.appendMemory(readout)
+		bs.appendMemory(diagnostics)
+		return b, nil
+	}
+	if bs.file == nil {
+		if err := bs.open(); err != nil {
+			bs.err = err
+			return blob{}, err
+		}
+	}
+	bs.pending = append(append(bs.pending, readout...), diagnostics...)
+	if len(bs.pending) >= blobFlush {
+		if err := bs.flush(); err != nil {
+			bs.err = err
+			return blob{}, err
+		}
+	}
+	return b, nil
+}
+
+// appendMemory appends p to the in-memory chunks.
+func (bs *blobs) appendMemory(p []byte) {
+	for len(p) > 0 {
+		if len(bs.chunks) == 0 || len(bs.chunks[len(bs.chunks)-1]) == blobChunk {
+			bs.chunks = append(bs.chunks, make([]byte, 0, blobChunk))
+		}
+		last := &bs.chunks[len(bs.chunks)-1]
+		k := min(len(p), blobChunk-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+		bs.memLen += int64(k)
+	}
+}
+
+// open makes the file. It is unlinked at once where the system allows an open file to be (so
+// that nothing is left behind, however the process ends), else when it is closed.
+func (bs *blobs) open() error {
+	f, err := os.CreateTemp(bs.dir, "contractcheck-census-*.tmp")
+	if err != nil {
+		return fmt.Errorf("keep the readings on disk: %w", err)
+	}
+	s := &spill{f: f, name: f.Name()}
+	unlinked := os.Remove(s.name) == nil
+	runtime.AddCleanup(bs, func(s *spill) {
+		s.f.Close()
+		if !unlinked {
+			os.Remove(s.name)
+		}
+	}, s)
+	bs.file = s
+	return nil
+}
+
+// flush writes the pending bytes to the file.
+func (bs *blobs) flush() error {
+	if _, err := bs.file.f.WriteAt(bs.pending, bs.fileLen); err != nil {
+		return fmt.Errorf("keep the readings on disk in %s: %w", bs.file.name, err)
+	}
+	bs.fileLen += int64(len(bs.pending))
+	bs.pending = bs.pending[:0]
+	return nil
+}
+
+// get returns a reading's readout and diagnostics (nil for none). The bytes are the census's:
+// the caller does not change them.
+func (bs *blobs) get(b blob) (readout, diagnostics []byte, err error) {
+	if b.rlen == 0 && b.dlen == 0 {
+		return nil, nil, nil
+	}
+	p, err := bs.read(b.off, int64(b.rlen)+int64(b.dlen))
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.rlen > 0 {
+		readout = p[:b.rlen:b.rlen]
+	}
+	if b.dlen > 0 {
+		diagnostics = p[b.rlen:]
+	}
+	return readout, diagnostics, nil
+}
+
+// mustGet is get for the report's readers that cannot return an error (result.Results.At): the
+// file is the census's own, open and unlinked, so a failure to read it back is a broken machine.
+func (bs *blobs) mustGet(b blob) (readout, diagnostics []byte) {
+	r, d, err := bs.get(b)
+	if err != nil {
+		panic(fmt.Sprintf("census: %v", err))
+	}
+	return r, d
+}
+
+// read returns the n bytes of the stream at off.
+func (bs *blobs) read(off, n int64) ([]byte, error) {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	if off+n <= bs.memLen {
+		i, at := off/blobChunk, off%blobChunk
+		if at+n <= blobChunk {
+			return bs.chunks[i][at : at+n : at+n], nil
+		}
+		out := make([]byte, 0, n)
+		for int64(len(out)) < n {
+			k := min(n-int64(len(out)), blobChunk-at)
+			out = append(out, bs.chunks[i][at:at+k]...)
+			i, at = i+1, 0
+		}
+		return out, nil
+	}
+	fileOff := off - bs.memLen
+	out := make([]byte, n)
+	if fileOff >= bs.fileLen {
+		copy(out, bs.pending[fileOff-bs.fileLen:])
+		return out, nil
+	}
+	if k, err := bs.file.f.ReadAt(out, fileOff); k < len(out) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read back the readings kept in %s: %w", bs.file.name, err)
+	}
+	return out, nil
+}

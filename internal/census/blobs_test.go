@@ -1,0 +1,165 @@
+package census
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+)
+
+// TestBlobsReadBack: whatever part of the byte stream a reading's bytes are in (the in-memory
+// chunks, across two of them, the bytes not yet written to the file, the file), they read back as
+// added, none (nil) stays none, and reads from many goroutines at once agree.
+func TestBlobsReadBack(t *testing.T) {
+	long := bytes.Repeat([]byte(`"x"`), blobChunk/3+7) // longer than a chunk
+	tests := []struct {
+		name  string
+		limit int64
+	}{
+		{name: "all in memory", limit: 1 << 40},
+		{name: "all in the file", limit: 0},
+		{name: "memory then the file", limit: blobChunk + 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			bs := &blobs{limit: tc.limit, dir: dir}
+			type pair struct{ r, d []byte }
+			var added []pair
+			var refs []blob
+			for i := range 3000 {
+				p := pair{r: fmt.Appendf(nil, `{"i":%d}`, i)}
+				switch i % 4 {
+				case 1:
+					p.d = []byte(`[{"kind":"added","path":"/_meta/` + strings.Repeat("v", i%97) + `"}]`)
+				case 2:
+					p.r = nil
+				case 3:
+					p.r, p.d = nil, nil
+				}
+				if i == 1500 {
+					p.d = long
+				}
+				b, err := bs.add(p.r, p.d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				added, refs = append(added, p), append(refs, b)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 4)
+			for w := range 4 {
+				wg.Go(func() {
+					for i := w; i < len(refs); i += 4 {
+						r, d, err := bs.get(refs[i])
+						if err == nil && (!bytes.Equal(r, added[i].r) || (r == nil) != (added[i].r == nil) ||
+							!bytes.Equal(d, added[i].d) || (d == nil) != (added[i].d == nil)) {
+							err = fmt.Errorf("reading %d: got %q %q, want %q %q", i, r, d, added[i].r, added[i].d)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if spilled := bs.file != nil; spilled != (tc.limit < 1<<40) {
+				t.Errorf("wrote a file: %v, want %v", spilled, !spilled)
+			}
+			if runtime.GOOS == "linux" {
+				// The file is unlinked once open: nothing is left behind, however the process ends.
+				if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
+					t.Errorf("the temporary directory holds %v (%v), want nothing", ents, err)
+				}
+			}
+		})
+	}
+}
+
+// TestBlobsWriteError: a file that cannot be made is an error of the reading that needed it, and
+// of every later one, naming what failed; nothing is kept half.
+func TestBlobsWriteError(t *testing.T) {
+	bs := &blobs{limit: 0, dir: "/nonexistent/contractcheck-census"}
+	_, err := bs.add([]byte(`{}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "keep the readings on disk") || !strings.Contains(err.Error(), "/nonexistent/contractcheck-census") {
+		t.Fatalf("add = %v, want an error naming the directory", err)
+	}
+	if _, err2 := bs.add([]byte(`{}`), nil); err2 == nil {
+		t.Fatal("a later add succeeded after a failed one")
+	}
+}
+
+// TestSpilledReportIsTheSame: a census whose readings go to the file at once makes the report a
+// census keeping them in memory makes, byte for byte: results (agreeing and unstable), their
+// readouts and diagnostics, and the upgrade changes with theirs.
+func TestSpilledReportIsTheSame(t *testing.T) {
+	m := model()
+	a := m.Lanes["a"]
+	a.Versions = []string{"1", "2", "3"}
+	m.Lanes["a"] = a
+	var readings []Reading
+	line := 0
+	for _, v := range a.Versions {
+		for _, f := range []string{"F1", "F3"} {
+			for _, st := range []string{"D1", "A2"} {
+				line++
+				for rep := 1; rep <= 3; rep++ {
+					r := Reading{
+						Binding:    Binding{Position: result.Position{Fixture: f, Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: "P"},
+						Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line*3 + rep,
+						Readout: map[string]any{"version": v, "hostile": "*/\u2028<script>"},
+					}
+					if v != "1" {
+						r.Outcome = result.Unmet
+						r.Diagnostics = []result.Diagnostic{{"atom": "content.meta", "path": "/_meta/v" + v, "kind": "added", "expected": nil, "observed": v}}
+					}
+					if v == "3" && st == "A2" && rep == 2 {
+						r.Diagnostics = nil // this binding's repetitions disagree
+						r.Outcome = result.Pass
+					}
+					readings = append(readings, r)
+				}
+			}
+		}
+	}
+	written := func(limit int64) []byte {
+		c, err := New(m, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.variants.blobs.limit, c.variants.blobs.dir = limit, t.TempDir()
+		for _, r := range readings {
+			if err := c.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if spilled := c.variants.blobs.file != nil; spilled != (limit == 0) {
+			t.Fatalf("limit %d: wrote a file: %v", limit, spilled)
+		}
+		var out bytes.Buffer
+		if err := (report.JSON{}).Output(&out, c.Report()); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	inMemory, spilled := written(spillAfter), written(0)
+	if !bytes.Equal(inMemory, spilled) {
+		t.Fatalf("the report differs when the readings are kept on disk:\n%s\nwant\n%s", spilled, inMemory)
+	}
+	for _, want := range []string{`"outcome": "unstable"`, `"/_meta/v2"`, `"diagnosticsAfter": [`, `"hostile": "*/`} {
+		if !bytes.Contains(inMemory, []byte(want)) {
+			t.Errorf("the report holds no %s: the test reads nothing it means to\n%s", want, inMemory)
+		}
+	}
+}
