@@ -14,7 +14,9 @@ import (
 // distinct reading's readout and diagnostics, in their canonical encoding, are appended to one
 // byte stream, and a reading keeps only where its bytes are. The first spillAfter bytes of the
 // stream stay in memory, in chunks; the rest go to a temporary file, unlinked once it is open, and
-// are read back (pread) when the report writes them. A run whose readings carry per-binding values
+// are read back (pread) when the report writes them. Where no file can be made or written (a
+// read-only or full temporary directory) the rest stays in memory, as all of it once did: the
+// file saves memory and changes nothing else. A run whose readings carry per-binding values
 // (a million bindings whose diagnostics each name a _meta entry of their own) has tens of
 // megabytes of them, which would be live heap to the end of the run.
 
@@ -51,8 +53,9 @@ type blobs struct {
 	file    *spill
 	fileLen int64
 	pending []byte
-	// err is the first write error: every later append fails with it.
-	err error
+	// noFile is set when the file could not be made or written: the bytes not written then stay
+	// pending, in memory, as the whole stream would without a file.
+	noFile bool
 }
 
 // spill is the temporary file, closed when the census that made it is collected.
@@ -68,28 +71,19 @@ func (bs *blobs) add(readout, diagnostics []byte) (blob, error) {
 	}
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if bs.err != nil {
-		return blob{}, bs.err
-	}
 	b := blob{off: bs.memLen + bs.fileLen + int64(len(bs.pending)), rlen: uint32(len(readout)), dlen: uint32(len(diagnostics))}
 	n := int64(len(readout) + len(diagnostics))
-	if bs.file == nil && bs.memLen+n <= bs.limit {
+	if bs.file == nil && !bs.noFile && bs.memLen+n <= bs.limit {
 		bs.appendMemory(readout)
 		bs.appendMemory(diagnostics)
 		return b, nil
 	}
-	if bs.file == nil {
-		if err := bs.open(); err != nil {
-			bs.err = err
-			return blob{}, err
-		}
+	if bs.file == nil && !bs.noFile {
+		bs.noFile = !bs.open()
 	}
 	bs.pending = append(append(bs.pending, readout...), diagnostics...)
-	if len(bs.pending) >= blobFlush {
-		if err := bs.flush(); err != nil {
-			bs.err = err
-			return blob{}, err
-		}
+	if len(bs.pending) >= blobFlush && !bs.noFile {
+		bs.noFile = !bs.flush()
 	}
 	return b, nil
 }
@@ -108,12 +102,13 @@ func (bs *blobs) appendMemory(p []byte) {
 	}
 }
 
-// open makes the file. It is unlinked at once where the system allows an open file to be (so
-// that nothing is left behind, however the process ends), else when it is closed.
-func (bs *blobs) open() error {
+// open makes the file, and reports whether it could. It is unlinked at once where the system
+// allows an open file to be (so that nothing is left behind, however the process ends), else when
+// it is closed.
+func (bs *blobs) open() bool {
 	f, err := os.CreateTemp(bs.dir, "contractcheck-census-*.tmp")
 	if err != nil {
-		return fmt.Errorf("keep the readings on disk: %w", err)
+		return false
 	}
 	s := &spill{f: f, name: f.Name()}
 	unlinked := os.Remove(s.name) == nil
@@ -124,17 +119,18 @@ func (bs *blobs) open() error {
 		}
 	}, s)
 	bs.file = s
-	return nil
+	return true
 }
 
-// flush writes the pending bytes to the file.
-func (bs *blobs) flush() error {
+// flush writes the pending bytes to the file, and reports whether it could (a full disk): what
+// it could not write stays pending.
+func (bs *blobs) flush() bool {
 	if _, err := bs.file.f.WriteAt(bs.pending, bs.fileLen); err != nil {
-		return fmt.Errorf("keep the readings on disk in %s: %w", bs.file.name, err)
+		return false
 	}
 	bs.fileLen += int64(len(bs.pending))
 	bs.pending = bs.pending[:0]
-	return nil
+	return true
 }
 
 // get returns a reading's readout and diagnostics (nil for none). The bytes are the census's:

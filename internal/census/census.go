@@ -448,7 +448,7 @@ func (vs *variants) intern(r Reading) (int32, error) {
 		}
 	}
 	if vd.blob, err = vs.blobs.add(readout, diagnostics); err != nil {
-		return 0, fmt.Errorf("%s %s: %w", r.Fixture, r.Task, err)
+		return 0, fmt.Errorf("keep the reading of %s %s: %w", r.Fixture, r.Task, err)
 	}
 	id := vs.list.add(vd)
 	vs.index[fp] = id
