@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,15 +249,7 @@ func withPositionMeta(doc any, v int, stage string) any {
 	if _, isRPC := m["jsonrpc"]; isRPC {
 		return out
 	}
-	meta := map[string]any{}
-	if old, ok := m["_meta"].(map[string]any); ok {
-		for k, x := range old {
-			meta[k] = x
-		}
-	}
-	meta["bench/version"] = json.Number(fmt.Sprint(v))
-	meta["bench/stage"] = stage
-	out["_meta"] = meta
+	out["_meta"] = stampMeta(m["_meta"], v, stage)
 	if content, ok := m["content"].([]any); ok {
 		blocks := make([]any, len(content))
 		for i, c := range content {
@@ -265,24 +258,25 @@ func withPositionMeta(doc any, v int, stage string) any {
 				blocks[i] = c
 				continue
 			}
-			nb := map[string]any{}
-			for k, x := range b {
-				nb[k] = x
-			}
-			bm := map[string]any{}
-			if old, ok := b["_meta"].(map[string]any); ok {
-				for k, x := range old {
-					bm[k] = x
-				}
-			}
-			bm["bench/version"] = json.Number(fmt.Sprint(v))
-			bm["bench/stage"] = stage
-			nb["_meta"] = bm
+			nb := maps.Clone(b)
+			nb["_meta"] = stampMeta(b["_meta"], v, stage)
 			blocks[i] = nb
 		}
 		out["content"] = blocks
 	}
 	return out
+}
+
+// stampMeta is a copy of a _meta value (nil or an object) with entries naming the version and
+// stage added.
+func stampMeta(old any, v int, stage string) map[string]any {
+	meta := map[string]any{}
+	if o, ok := old.(map[string]any); ok {
+		maps.Copy(meta, o)
+	}
+	meta["bench/version"] = json.Number(fmt.Sprint(v))
+	meta["bench/stage"] = stage
+	return meta
 }
 
 // degrade drops what frameworks are seen to drop: structuredContent, isError and block annotations.
