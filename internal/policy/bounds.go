@@ -120,7 +120,7 @@ func (e *BuiltinLimitError) Error() string {
 func (e *BuiltinLimitError) LimitError(what string) *guard.LimitError {
 	at := ""
 	if e.Location != nil {
-		at = fmt.Sprintf(" at %s:%d:%d", e.Location.File, e.Location.Row, e.Location.Col)
+		at = " at " + where(e.Location)
 	}
 	return &guard.LimitError{What: what, Limit: fmt.Sprintf("the sandbox's limit of %s: %s%s would make %s", e.Limit, e.Builtin, at, e.Would)}
 }
@@ -129,7 +129,7 @@ func locationPrefix(loc *ast.Location) string {
 	if loc == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d:%d: ", loc.File, loc.Row, loc.Col)
+	return where(loc) + ": "
 }
 
 // refusal is what a bound says of a call: nil when the call is within the limits.

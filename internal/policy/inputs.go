@@ -49,10 +49,9 @@ func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
 			if s, ok := v[1].Value.(ast.String); ok {
 				r.keys[string(s)] = true
 				if len(v) > 2 && (s == "source" || s == "observed") {
-					if m, ok := v[2].Value.(ast.String); ok && r.views[string(m)] == nil {
-						r.views[string(m)] = t.Location // the first place it is read
-						if t.Location == nil {
-							r.views[string(m)] = &ast.Location{}
+					if m, ok := v[2].Value.(ast.String); ok {
+						if _, seen := r.views[string(m)]; !seen {
+							r.views[string(m)] = t.Location // the first place it is read (nil when unknown)
 						}
 					}
 				}

@@ -300,9 +300,7 @@ func (e *LoadError) Error() string {
 	b.WriteString(" Rego policies:")
 	for _, x := range e.Errors {
 		b.WriteString("\n")
-		if x.Location != nil {
-			fmt.Fprintf(&b, "%s:%d:%d: ", x.Location.File, x.Location.Row, x.Location.Col)
-		}
+		b.WriteString(locationPrefix(x.Location))
 		b.WriteString(x.Code)
 		b.WriteString(": ")
 		b.WriteString(x.Message)

@@ -70,7 +70,7 @@ func (e *Engine) packageViewReads(pkg string, reads inputReads) ([]string, error
 	for _, m := range slices.Sorted(maps.Keys(reads.views)) {
 		if !slices.Contains(found, m) {
 			loc := reads.views[m]
-			if loc.File == "" {
+			if loc == nil || loc.File == "" {
 				loc = at
 			}
 			return nil, fmt.Errorf("%s: package %s reads the view member %q, which its custom.%s (%s) does not list: add it there, or the policy is handed views without it", where(loc), pkg, m, readsKey, where(at))
@@ -79,7 +79,7 @@ func (e *Engine) packageViewReads(pkg string, reads inputReads) ([]string, error
 	return found, nil
 }
 
-// where is a location as file:row:col.
+// where is a location as file:row:col ("?" for none): how every policy error names a place.
 func where(l *ast.Location) string {
 	if l == nil {
 		return "?"
