@@ -40,6 +40,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Rego is the bundle's own Rego: the projector, the JSON pointer reader, the strict JSON reader,
@@ -376,9 +377,12 @@ func eachPointer(m *contract.Model, visit func(where, p string)) {
 			visit(where+".content.discriminator", c.Content.Discriminator)
 			kinds(where+".content", c.Content.Kinds)
 		}
-		for _, name := range []string{"structured", "raised", "meta"} {
-			if f := map[string]*contract.Field{"structured": c.Structured, "raised": c.Raised, "meta": c.Meta}[name]; f != nil {
-				field(where+"."+name, *f)
+		for _, f := range []struct {
+			name string
+			f    *contract.Field
+		}{{"structured", c.Structured}, {"raised", c.Raised}, {"meta", c.Meta}} {
+			if f.f != nil {
+				field(where+"."+f.name, *f.f)
 			}
 		}
 		if c.IsError != nil {
@@ -429,22 +433,15 @@ func pointerTable(m *contract.Model) map[string][][]any {
 }
 
 // pointerPaths are pointer p's typed paths under "v" (pointerTable); false for a pointer the
-// table leaves out: not a pointer, deeper than MaxPointerTokens, or with more than
-// maxPointerPaths paths.
+// table leaves out: not a pointer (strictjson.ParsePointer refuses it), deeper than
+// MaxPointerTokens, or with more than maxPointerPaths paths.
 func pointerPaths(p string) ([][]any, bool) {
-	if p != "" && !strings.HasPrefix(p, "/") {
-		return nil, false
-	}
-	var toks []string
-	if p != "" {
-		toks = strings.Split(p[1:], "/")
-	}
-	if len(toks) > MaxPointerTokens {
+	toks, err := strictjson.ParsePointer(p)
+	if err != nil || len(toks) > MaxPointerTokens {
 		return nil, false
 	}
 	paths := [][]any{{"v"}}
 	for _, t := range toks {
-		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 		n, index := arrayIndex(t)
 		var next [][]any
 		for _, path := range paths {
