@@ -203,8 +203,7 @@ func (c *Census) first(s int32) *record {
 	return best
 }
 
-// Report collapses the readings and computes localizations, divergences and the gate. The parts
-// read the census and nothing else, so the upgrades (the largest) are made beside the others.
+// Report collapses the readings and computes localizations, divergences, upgrades and the gate.
 func (c *Census) Report() *result.Report {
 	order := c.sorted()
 	results := &compactResults{c: c, order: order}
@@ -215,8 +214,16 @@ func (c *Census) Report() *result.Report {
 		Scope:         c.scope,
 		Results:       results,
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { r.Upgrades = c.upgrades(order) })
+	// The upgrades are the one part that looks bindings up (a version's binding at the version
+	// before it): their pairs are found first, and then the table (a cell per two bindings or
+	// fewer, 4 bytes each: 8 MB at a million bindings, 128 MB at ten million) and the readings'
+	// index (some 40 bytes a distinct reading) are let go before the other parts are made: the
+	// report never looks a binding or a reading up again, and the parts, the order and the report
+	// being written are the run's peak. A later Add makes both again.
+	ups := c.upgradePairs(order)
+	c.table.release()
+	c.variants.release()
+	r.Upgrades = c.upgrades(ups)
 	for _, s := range order {
 		r.Summary.Add(c.outcome(s))
 	}
@@ -226,11 +233,6 @@ func (c *Census) Report() *result.Report {
 	capturedID := c.names.lookup("captured")
 	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.groupOf(c.first(s)).origin == capturedID })
 	r.Reported = c.reported(order)
-	wg.Wait()
-	// The report reads the slots in order and never looks a binding up: the table (a cell per
-	// two bindings or fewer, 4 bytes each: 128 MB at 10 million bindings) is let go before the
-	// report is written, at the run's peak. A later Add makes it again.
-	c.table.release()
 	return r
 }
 
@@ -430,6 +432,11 @@ func (vs *variants) intern(r Reading) (int32, error) {
 			return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 		}
 	}
+	if vs.index == nil {
+		if err := vs.rebuild(); err != nil {
+			return 0, err
+		}
+	}
 	if id, ok := vs.index[fp]; ok {
 		return id, nil
 	}
@@ -453,6 +460,29 @@ func (vs *variants) intern(r Reading) (int32, error) {
 	id := vs.list.add(vd)
 	vs.index[fp] = id
 	return id, nil
+}
+
+// release lets the index go (a report never interns a reading); rebuild makes it again.
+func (vs *variants) release() { vs.index = nil }
+
+// rebuild makes the index of every variant again, after release: each variant's fingerprint is
+// that of its readout and diagnostics decoded from their canonical bytes, which are the values
+// the fingerprint was first computed on.
+func (vs *variants) rebuild() error {
+	vs.index = make(map[[sha256.Size]byte]int32, vs.list.len())
+	for v := range vs.list.len() {
+		vd := vs.list.at(v)
+		r, d, err := vs.blobs.get(vd.blob)
+		if err != nil {
+			return fmt.Errorf("index the readings again: %w", err)
+		}
+		fp, err := Fingerprint(vd.outcome, readoutValue(r), diagnosticsOf(d))
+		if err != nil {
+			return fmt.Errorf("index the readings again: %w", err)
+		}
+		vs.index[fp] = v
+	}
+	return nil
 }
 
 // at is variant v, in place.

@@ -5,12 +5,13 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// upgrades compares consecutive versions of every lane observed at more than one version, per
-// configuration: each binding present at both versions whose outcome or diagnostics differ is a
-// change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
+// upgradePairs compares consecutive versions of every lane observed at more than one version,
+// per configuration: each binding present at both versions whose outcome or diagnostics differ is
+// a change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
 // The versions are taken in the order the lane declares them, which is the upgrade path. A change
-// is kept as the two bindings' slots and made into a result.Change when read.
-func (c *Census) upgrades(order []int32) []result.Upgrade {
+// is kept as the two bindings' slots, made into a result.Change when read. It looks bindings up in
+// the binding table; upgrades makes the report's list from what it found.
+func (c *Census) upgradePairs(order []int32) upgradeSet {
 	type at struct{ lane, version, configuration int32 }
 	observed := map[at]bool{}
 	for _, s := range order {
@@ -24,8 +25,7 @@ func (c *Census) upgrades(order []int32) []result.Upgrade {
 		upgrade int
 	}
 	previous := map[at]step{}
-	out := []result.Upgrade{}
-	var pairs [][][2]int32
+	var set upgradeSet
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
 		lane := c.model.Lanes[laneID]
 		l := c.names.lookup(laneID)
@@ -44,9 +44,9 @@ func (c *Census) upgrades(order []int32) []result.Upgrade {
 				}
 			}
 			for i := 1; i < len(versions); i++ {
-				previous[at{l, versions[i], cf}] = step{versions[i-1], len(out)}
-				out = append(out, result.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
-				pairs = append(pairs, nil)
+				previous[at{l, versions[i], cf}] = step{versions[i-1], len(set.upgrades)}
+				set.upgrades = append(set.upgrades, result.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
+				set.pairs = append(set.pairs, nil)
 			}
 		}
 	}
@@ -67,10 +67,26 @@ func (c *Census) upgrades(order []int32) []result.Upgrade {
 		if c.outcome(b) == c.outcome(s) && c.sameDiagnostics(vb, va) {
 			continue
 		}
-		pairs[st.upgrade] = append(pairs[st.upgrade], [2]int32{b, s})
+		set.pairs[st.upgrade] = append(set.pairs[st.upgrade], [2]int32{b, s})
+	}
+	return set
+}
+
+// upgradeSet is what upgradePairs found: the upgrades, and each one's changes as pairs of slots
+// (before, after).
+type upgradeSet struct {
+	upgrades []result.Upgrade
+	pairs    [][][2]int32
+}
+
+// upgrades is the report's list of upgrades, each one's changes made from the census when read.
+func (c *Census) upgrades(set upgradeSet) []result.Upgrade {
+	out := set.upgrades
+	if out == nil {
+		out = []result.Upgrade{}
 	}
 	for i := range out {
-		out[i].Changes = &compactChanges{c: c, pairs: pairs[i]}
+		out[i].Changes = &compactChanges{c: c, pairs: set.pairs[i]}
 	}
 	return out
 }
