@@ -316,7 +316,7 @@ func (c *Census) role(fixture, task string) string {
 // result makes a slot's report result: the common reading when every repetition agrees, else
 // outcome unstable with each variant (no majority vote).
 func (c *Census) result(s int32) result.Result {
-	res, vd := c.resultHeld(s)
+	res, vd := c.resultHeld(s, true)
 	if vd != nil {
 		res.Readout, res.Diagnostics = c.variants.values(vd)
 	}
@@ -324,8 +324,9 @@ func (c *Census) result(s int32) result.Result {
 }
 
 // resultHeld is result without the common reading's readout and diagnostics, and the variant that
-// holds them in their canonical encoding (nil when the repetitions disagree).
-func (c *Census) resultHeld(s int32) (result.Result, *variantData) {
+// holds them in their canonical encoding (nil when the repetitions disagree); the variants of
+// disagreeing repetitions have theirs when values is set, none when it is not.
+func (c *Census) resultHeld(s int32, values bool) (result.Result, *variantData) {
 	sel := c.selection(s)
 	fixture := c.model.Fixtures[sel.Fixture]
 	reps := c.repsOf(s)
@@ -356,8 +357,11 @@ func (c *Census) resultHeld(s int32) (result.Result, *variantData) {
 				vd := c.variants.at(rp.variant)
 				i = len(res.Variants)
 				byVariant[rp.variant] = i
-				readout, diagnostics := c.variants.values(vd)
-				res.Variants = append(res.Variants, result.Variant{Outcome: vd.outcome, Readout: readout, Diagnostics: diagnostics})
+				v := result.Variant{Outcome: vd.outcome}
+				if values {
+					v.Readout, v.Diagnostics = c.variants.values(vd)
+				}
+				res.Variants = append(res.Variants, v)
 			}
 			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
 		}
@@ -388,10 +392,16 @@ type compactResults struct {
 func (r *compactResults) Len() int               { return len(r.order) }
 func (r *compactResults) At(i int) result.Result { return r.c.result(r.order[i]) }
 
+// HeadAt implements result.HeadResults: the result without decoding a reading.
+func (r *compactResults) HeadAt(i int) result.Result {
+	res, _ := r.c.resultHeld(r.order[i], false)
+	return res
+}
+
 // AppendJSON implements result.Appender: the readout and diagnostics are written from their
 // canonical encoding, not decoded (TestAppendJSONIsAt).
 func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
-	res, vd := r.c.resultHeld(r.order[i])
+	res, vd := r.c.resultHeld(r.order[i], true)
 	readout, diagnostics, err := r.c.variants.encoded(vd)
 	if err != nil {
 		return dst, err

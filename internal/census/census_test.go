@@ -3,6 +3,7 @@ package census
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,33 +411,7 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 // value At makes: for agreeing and unstable bindings, failures, readouts and diagnostics with
 // characters encoding/json escapes, and changes.
 func TestAppendJSONIsAt(t *testing.T) {
-	m := model()
-	a := m.Lanes["a"]
-	a.Versions = []string{"1", "2"}
-	m.Lanes["a"] = a
-	c, _ := New(m, "p")
-	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) Reading {
-		return Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
-			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
-	}
-	odd := []result.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
-	failed := reading("2", "F3", "P", result.ExecutionFailed, 1, nil, nil)
-	failed.Error = "exit 2: \"\x01\""
-	for _, r := range []Reading{
-		reading("1", "F1", "P", result.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
-		reading("1", "F1", "P", result.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
-		reading("2", "F1", "P", result.Unmet, 1, map[string]any{}, odd),
-		reading("1", "F1", "G", result.Pass, 1, nil, []result.Diagnostic{}),
-		reading("1", "F1", "G", result.Unmet, 2, nil, odd), // unstable
-		reading("2", "F1", "G", result.Unmet, 1, nil, odd),
-		reading("1", "F3", "P", result.Unmet, 1, nil, []result.Diagnostic{{}}),
-		failed,
-	} {
-		if err := c.Add(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := c.Report()
+	r := oddReport(t)
 	same := func(what string, a result.Appender, i int, v any) {
 		t.Helper()
 		got, err := a.AppendJSON(nil, i)
@@ -468,5 +443,99 @@ func TestAppendJSONIsAt(t *testing.T) {
 	}
 	if changes != 3 {
 		t.Errorf("%d changes, want 3", changes)
+	}
+}
+
+// oddReport is the report of a census whose readings hold hostile strings, odd numbers, an
+// unstable binding, an execution failure and upgrade changes.
+func oddReport(t *testing.T) *result.Report {
+	t.Helper()
+	m := model()
+	a := m.Lanes["a"]
+	a.Versions = []string{"1", "2"}
+	m.Lanes["a"] = a
+	c, _ := New(m, "p")
+	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) Reading {
+		return Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
+	}
+	odd := []result.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
+	failed := reading("2", "F3", "P", result.ExecutionFailed, 1, nil, nil)
+	failed.Error = "exit 2: \"\x01\""
+	for _, r := range []Reading{
+		reading("1", "F1", "P", result.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("1", "F1", "P", result.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
+		reading("2", "F1", "P", result.Unmet, 1, map[string]any{}, odd),
+		reading("1", "F1", "G", result.Pass, 1, nil, []result.Diagnostic{}),
+		reading("1", "F1", "G", result.Unmet, 2, nil, odd), // unstable
+		reading("2", "F1", "G", result.Unmet, 1, nil, odd),
+		reading("1", "F3", "P", result.Unmet, 1, nil, []result.Diagnostic{{}}),
+		failed,
+	} {
+		if err := c.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.Report()
+}
+
+// TestHeadsAreEach: Heads walks the results Each walks, with every readout and diagnostic (the
+// variants' too) left out, whether the census makes them (HeadAt) or a plain list holds them.
+func TestHeadsAreEach(t *testing.T) {
+	census := oddReport(t)
+	var list result.ResultList
+	for _, res := range census.Each() {
+		list = append(list, *res)
+	}
+	tests := []struct {
+		name string
+		r    *result.Report
+	}{
+		{name: "census", r: census},
+		{name: "list", r: &result.Report{Results: list}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []result.Result
+			values, variants := 0, 0
+			for _, res := range tc.r.Each() {
+				if res.Readout != nil || res.Diagnostics != nil {
+					values++
+				}
+				res.Readout, res.Diagnostics = nil, nil
+				if res.Variants != nil {
+					res.Variants = slices.Clone(res.Variants) // a list's results share theirs
+				}
+				for i := range res.Variants {
+					variants++
+					res.Variants[i].Readout, res.Variants[i].Diagnostics = nil, nil
+				}
+				want = append(want, *res)
+			}
+			if values == 0 || variants == 0 {
+				t.Fatalf("the report has %d results with readings and %d variants: nothing to leave out", values, variants)
+			}
+			var got []result.Result
+			for _, res := range tc.r.Heads() {
+				got = append(got, *res)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Heads:\n%+v\nwant Each without readings:\n%+v", got, want)
+			}
+			kept := 0
+			for _, res := range list {
+				for _, v := range res.Variants {
+					if v.Diagnostics != nil {
+						kept++
+					}
+				}
+				if res.Readout != nil || res.Diagnostics != nil {
+					kept++
+				}
+			}
+			if kept != values+variants {
+				t.Errorf("the list holds %d readings after Heads, want %d: Heads changed what it walked", kept, values+variants)
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func Findings(r *result.Report) ([]string, []FindingRow) {
 	index := map[key]int{}
 	var rows []FindingRow
 	tasks := map[string]bool{}
-	for _, res := range r.Each() {
+	for _, res := range r.Heads() {
 		k := key{res.Lane, res.LaneVersion, res.Configuration}
 		j, ok := index[k]
 		if !ok {

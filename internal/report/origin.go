@@ -7,7 +7,7 @@ import "github.com/contractcheck/contractcheck/internal/result"
 // them says so.
 func ReconstructedLanes(r *result.Report) []string {
 	seen := map[string]bool{}
-	for _, res := range r.Each() {
+	for _, res := range r.Heads() {
 		if res.Origin == "reconstructed" {
 			seen[res.Lane] = true
 		}

@@ -287,7 +287,7 @@ func laneKey(r *result.Result) string {
 // fit the width, the matrix is split into column groups.
 func writeMatrices(w io.Writer, r *result.Report, width int) {
 	byTask := map[string][]*result.Result{}
-	for _, res := range r.Each() {
+	for _, res := range r.Heads() {
 		byTask[res.Task] = append(byTask[res.Task], res)
 	}
 	for _, task := range sortedKeys(byTask) {

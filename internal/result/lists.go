@@ -55,6 +55,47 @@ func (r *Report) Each() iter.Seq2[int, *Result] {
 	}
 }
 
+// HeadResults are Results that can also make a result without its readout and diagnostics, nor
+// its variants' (HeadAt), which a census keeps encoded: a reader of positions, outcomes and
+// records (a findings table) then does not decode them. HeadAt must be safe for concurrent use
+// as At is.
+type HeadResults interface {
+	Results
+	HeadAt(i int) Result
+}
+
+// Heads walks the report's results in order as Each does, each without its readout and
+// diagnostics, nor its variants' (they are nil whatever Results holds): for a reader of
+// positions, outcomes and records.
+func (r *Report) Heads() iter.Seq2[int, *Result] {
+	return func(yield func(int, *Result) bool) {
+		if r.Results == nil {
+			return
+		}
+		heads, _ := r.Results.(HeadResults)
+		for i := range r.Results.Len() {
+			var res Result
+			if heads != nil {
+				res = heads.HeadAt(i)
+			} else {
+				res = r.Results.At(i)
+				res.Readout, res.Diagnostics = nil, nil
+				if res.Variants != nil {
+					vs := make([]Variant, len(res.Variants))
+					for j, v := range res.Variants {
+						v.Readout, v.Diagnostics = nil, nil
+						vs[j] = v
+					}
+					res.Variants = vs
+				}
+			}
+			if !yield(i, &res) {
+				return
+			}
+		}
+	}
+}
+
 // Len is how many results the report has.
 func (r *Report) Len() int {
 	if r.Results == nil {
