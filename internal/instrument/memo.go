@@ -3,6 +3,8 @@ package instrument
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/contractcheck/contractcheck/internal/recent"
 )
 
 // memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
@@ -12,58 +14,11 @@ import (
 // as 4,096 did.
 const memoGeneration = 1 << 10
 
-// generations keeps recent entries in two generations: a lookup looks in both, a new entry goes
-// in the current one, and a full current generation becomes the previous one (the old previous
-// one is dropped). It holds at most two generations, however many entries a check puts. Safe for
-// concurrent use; the zero value is empty. The verdict memo and the carrier caches are made of it.
-type generations[K comparable, V any] struct {
-	mu                sync.Mutex
-	current, previous map[K]V
-}
-
-func (g *generations[K, V]) get(k K) (V, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if v, ok := g.current[k]; ok {
-		return v, true
-	}
-	v, ok := g.previous[k]
-	return v, ok
-}
-
-// put stores v for k in the current generation, which becomes the previous one once it holds
-// size entries.
-func (g *generations[K, V]) put(k K, v V, size int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.current == nil {
-		g.current = make(map[K]V, min(size, 1024))
-	}
-	if len(g.current) >= size {
-		g.previous, g.current = g.current, make(map[K]V, min(size, 1024))
-	}
-	g.current[k] = v
-}
-
-// clear forgets every entry.
-func (g *generations[K, V]) clear() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.current, g.previous = nil, nil
-}
-
-// len is how many entries the two generations hold.
-func (g *generations[K, V]) len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.current) + len(g.previous)
-}
-
 // memo keeps recent verdicts by policy input (generations of memoGeneration verdicts), and counts
 // the verdicts put: the evaluations made. Workers that reach the same input at once evaluate it
 // once (do): the others wait for the verdict.
 type memo struct {
-	generations[verdictKey, judged]
+	recent.Generations[verdictKey, judged]
 	puts atomic.Int64 // verdicts put since the last Clear
 
 	mu      sync.Mutex // guards flights
@@ -78,7 +33,7 @@ type flight struct {
 }
 
 func (m *memo) put(k verdictKey, v judged) {
-	m.generations.put(k, v, memoGeneration)
+	m.Generations.Put(k, v, memoGeneration)
 	m.puts.Add(1)
 }
 
@@ -86,11 +41,11 @@ func (m *memo) put(k verdictKey, v judged) {
 // it, error included: the input is the same), or eval's, which it keeps unless eval failed. On
 // two cores the built-in check's workers had evaluated a third of its inputs twice, side by side.
 func (m *memo) do(k verdictKey, eval func() (judged, error)) (judged, error) {
-	if v, ok := m.get(k); ok {
+	if v, ok := m.Get(k); ok {
 		return v, nil
 	}
 	m.mu.Lock()
-	if v, ok := m.get(k); ok { // put by a flight that landed since the first look
+	if v, ok := m.Get(k); ok { // put by a flight that landed since the first look
 		m.mu.Unlock()
 		return v, nil
 	}
@@ -121,7 +76,7 @@ func (m *memo) evaluations() int { return int(m.puts.Load()) }
 
 // Clear forgets every verdict.
 func (m *memo) Clear() {
-	m.clear()
+	m.Generations.Clear()
 	m.puts.Store(0)
 }
 

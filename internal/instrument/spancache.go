@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"hash/maphash"
 	"sync"
+
+	"github.com/contractcheck/contractcheck/internal/recent"
 )
 
 // spanGeneration is how many entries a generation of a spanCache holds. Repetitions of a position
@@ -15,13 +17,13 @@ const spanGeneration = 1 << 10
 // projecting it through a compartment), so a carrier that repeats byte for byte (the repetitions
 // of a capture, the stages that share one carrier) is read once. Entries are keyed by what the
 // computation depends on besides the bytes (K) and by the bytes themselves, compared exactly: a
-// hash collision is a miss, never a wrong answer. It keeps two generations (generations), like
+// hash collision is a miss, never a wrong answer. It keeps two generations (recent.Generations), like
 // the verdict memo, so its size is bounded whatever the number of records. Safe for concurrent
 // use.
 type spanCache[K comparable, V any] struct {
 	once    sync.Once
 	seed    maphash.Seed
-	entries generations[spanKey[K], spanEntry[V]]
+	entries recent.Generations[spanKey[K], spanEntry[V]]
 }
 
 type spanKey[K comparable] struct {
@@ -45,7 +47,7 @@ func (c *spanCache[K, V]) get(k K, span []byte) (V, bool) {
 	if span == nil {
 		return zero, false
 	}
-	if e, ok := c.entries.get(c.key(k, span)); ok && bytes.Equal(e.span, span) {
+	if e, ok := c.entries.Get(c.key(k, span)); ok && bytes.Equal(e.span, span) {
 		return e.v, true
 	}
 	return zero, false
@@ -56,5 +58,5 @@ func (c *spanCache[K, V]) put(k K, span []byte, v V) {
 	if span == nil {
 		return
 	}
-	c.entries.put(c.key(k, span), spanEntry[V]{span, v}, spanGeneration)
+	c.entries.Put(c.key(k, span), spanEntry[V]{span, v}, spanGeneration)
 }

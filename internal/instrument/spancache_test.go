@@ -41,7 +41,7 @@ func TestSpanCache(t *testing.T) {
 			if got != tc.want || found != tc.found {
 				t.Errorf("get = %d, %v; want %d, %v", got, found, tc.want, tc.found)
 			}
-			if n := c.entries.len(); n > 2*spanGeneration {
+			if n := c.entries.Len(); n > 2*spanGeneration {
 				t.Errorf("holds %d entries, more than two generations", n)
 			}
 		})
