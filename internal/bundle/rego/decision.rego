@@ -20,6 +20,7 @@
 package contractcheck
 
 import data.contractcheck.bundle.derive
+import data.contractcheck.bundle.hot
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.project
 import data.contractcheck.bundle.tasks
@@ -155,11 +156,9 @@ _fixture := derive.entry(input.fixture, object.get(input, "suite", "uncatalogued
 	is_object(input.source)
 }
 
-# _source_view is the fixture's source view: the bundle's data for a catalogued fixture, the posted
-# source through the model's canonical binding for another.
-_source_view := contracts.sources[input.fixture] if _catalogued
-
-_source_view := project.view(contracts.model.source, input.source) if {
+# _source_view is the posted source of a fixture no catalogue entry names, through the model's
+# canonical binding.
+_source_view := project.view(hot.source, input.source) if {
 	not _catalogued
 	is_object(input.source)
 }
@@ -228,16 +227,19 @@ policy_input(t) := {
 	"observed": observed(contracts.model.tasks[t].compartment),
 }
 
-# _source is the fixture's source view (the bundle's data) and _carrier the posted carrier, each
-# with its numbers respelled as check respells the policy input (internal/policy/numbers.go). They
-# are respelled here, before any function sees them: OPA's memo of function calls compares
-# arguments as it compares numbers, so a function given an unrespelled value could answer for
-# another value that differs only in such a number.
+# _source is the fixture's source view and _carrier the posted carrier, each with its numbers
+# respelled as check respells the policy input (internal/policy/numbers.go). They are respelled
+# before any function sees them: OPA's memo of function calls compares arguments as it compares
+# numbers, so a function given an unrespelled value could answer for another value that differs
+# only in such a number. A catalogued fixture's source view is written respelled by the bundle
+# writer (internal/bundle, hotModule); a posted one is respelled here.
 #
 # Only a number spelt with a '.' and ending in '0' is ever respelled (json.number): a value whose
 # JSON text (json.marshal writes each number as spelt) has no such digits holds none, and is its
 # own respelling without a walk over it.
-_source := _source_view if {
+_source := hot.sources[input.fixture] if {
+	_catalogued
+} else := _source_view if {
 	not regex.match(jsontext.respellable, json.marshal(_source_view))
 } else := json.patch(_source_view, [op |
 	walk(_source_view, [p, n])
@@ -261,16 +263,13 @@ _carrier := input.carrier if {
 
 # observed is the carrier through the stage's binding of a compartment; a compartment the stage
 # leaves unbound reads as the empty view. Its result is remembered for the compartment: it is
-# computed once per decision, whichever tasks share it.
-observed(compartment) := project.view(binding, _carrier) if {
-	b := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
-	binding := {k: v | some k in _binding_keys; v := b[k]}
+# computed once per decision, whichever tasks share it. The binding is read from the bindings the
+# bundle writer wrote without their doc and basis (internal/bundle, bindings), which OPA would
+# otherwise read from the store in whole, on every decision, to remember the projector's results
+# by their arguments.
+observed(compartment) := project.view(b, _carrier) if {
+	b := hot.bindings[input.lane][input.stage][compartment]
 } else := {}
-
-# _binding_keys are the members of a compartment binding the projector reads: a binding is passed
-# to its functions without its doc and basis, which OPA would otherwise read from the store in
-# whole, on every decision, to remember the functions' results by their arguments.
-_binding_keys := ["root", "unwrap", "content", "structured", "isError", "raised", "meta"]
 
 # _optional are the model's optional atoms, sorted, as the bundle writer lists them
 # (internal/bundle, optionalAtoms): the same for every decision.

@@ -40,7 +40,7 @@ lookup(doc, ptr) := follow(doc, tokens(ptr)) if not _table(ptr)
 
 # _table is ptr's entry in the pointer table, read from the store once per pointer and decision
 # (a function's result is remembered for its arguments).
-_table(ptr) := data.contractcheck.contracts.pointers[ptr]
+_table(ptr) := data.contractcheck.bundle.hot.pointers[ptr]
 
 # _absent is what object.get gives for a path that is not there: a set, which no JSON value is.
 _absent := set()
