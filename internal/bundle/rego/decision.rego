@@ -24,17 +24,16 @@ import data.contractcheck.bundle.hot
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.project
 import data.contractcheck.bundle.tasks
-import data.contractcheck.contracts
 
 # The model's parts are read through references, never bound whole: a reference reads only the
 # member it names from the store, a bound document is copied into every decision.
-_profile := contracts.model.profiles[contracts.profile]
+_profile := hot.model.profiles[hot.profile]
 
 # decision is the contract set's verdict on the input's carrier.
 decision := {"errors": sort(errors)} if {
 	count(errors) > 0
 } else := object.union(_echoed, {
-	"profile": contracts.profile,
+	"profile": hot.profile,
 	"fixture": input.fixture,
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
@@ -82,7 +81,7 @@ errors contains sprintf(
 	[input.fixture],
 ) if {
 	is_string(input.fixture)
-	not contracts.model.fixtures[input.fixture]
+	not hot.model.fixtures[input.fixture]
 	not _has(input, "source")
 }
 
@@ -99,7 +98,7 @@ errors contains "input.suite must be a string" if {
 
 errors contains sprintf("unknown lane %q", [input.lane]) if {
 	is_string(input.lane)
-	not contracts.model.lanes[input.lane]
+	not hot.model.lanes[input.lane]
 }
 
 errors contains sprintf("lane %s has no version %q (it declares %v)", [input.lane, input.laneVersion, _versions]) if {
@@ -108,12 +107,12 @@ errors contains sprintf("lane %s has no version %q (it declares %v)", [input.lan
 
 errors contains sprintf("lane %s has no configuration %q", [input.lane, input.configuration]) if {
 	_lane_known
-	not contracts.model.lanes[input.lane].configurations[input.configuration]
+	not hot.model.lanes[input.lane].configurations[input.configuration]
 }
 
 errors contains sprintf("lane %s does not declare stage %q", [input.lane, input.stage]) if {
 	_lane_known
-	not contracts.model.lanes[input.lane].stages[input.stage]
+	not hot.model.lanes[input.lane].stages[input.stage]
 }
 
 errors contains sprintf(
@@ -125,7 +124,7 @@ errors contains sprintf(
 
 errors contains sprintf(
 	"task %q is not evaluated on fixture %s under profile %s",
-	[input.task, input.fixture, contracts.profile],
+	[input.task, input.fixture, hot.profile],
 ) if {
 	_has(input, "task")
 	_ = _fixture
@@ -134,21 +133,21 @@ errors contains sprintf(
 
 errors contains sprintf(
 	"task %q is not evaluated at stage %s (only at %s)",
-	[input.task, input.stage, concat(", ", contracts.model.tasks[input.task].stages)],
+	[input.task, input.stage, concat(", ", hot.model.tasks[input.task].stages)],
 ) if {
 	input.task in _profile_tasks
 	not at_stage(input.task)
 }
 
-_lane_known if contracts.model.lanes[input.lane]
+_lane_known if hot.model.lanes[input.lane]
 
-_versions := contracts.model.lanes[input.lane].versions
+_versions := hot.model.lanes[input.lane].versions
 
-_exposure := contracts.model.lanes[input.lane].stages[input.stage].exposure
+_exposure := hot.model.lanes[input.lane].stages[input.stage].exposure
 
-_catalogued if contracts.model.fixtures[input.fixture]
+_catalogued if hot.model.fixtures[input.fixture]
 
-_fixture := contracts.model.fixtures[input.fixture]
+_fixture := hot.model.fixtures[input.fixture]
 
 # A fixture no catalogue entry names: its entry derived from the posted source.
 _fixture := derive.entry(input.fixture, object.get(input, "suite", "uncatalogued"), input.source) if {
@@ -182,9 +181,9 @@ _tasks := [t | some t in _profile_tasks; _selected(t); at_stage(t)]
 
 # at_stage holds when task t is evaluated at the input's stage: a task with stages is evaluated
 # only at those (check has no binding for it at the others).
-at_stage(t) if count(object.get(contracts.model.tasks[t], "stages", [])) == 0
+at_stage(t) if count(object.get(hot.model.tasks[t], "stages", [])) == 0
 
-at_stage(t) if input.stage in object.get(contracts.model.tasks[t], "stages", [])
+at_stage(t) if input.stage in object.get(hot.model.tasks[t], "stages", [])
 
 _selected(_) if not _has(input, "task")
 
@@ -215,7 +214,7 @@ policy_input(t) := {
 	"stage": input.stage,
 	"fixture": {"id": input.fixture, "family": _fixture.family, "suite": _fixture.suite},
 	"contract": {
-		"atoms": contracts.model.tasks[t].atoms,
+		"atoms": hot.model.tasks[t].atoms,
 		"optional": _optional,
 		"nullPolicy": _profile.nullPolicy,
 		"metaPolicy": _meta_policy,
@@ -224,7 +223,7 @@ policy_input(t) := {
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": observed(contracts.model.tasks[t].compartment),
+	"observed": observed(hot.model.tasks[t].compartment),
 }
 
 # _source is the fixture's source view and _carrier the posted carrier, each with its numbers
@@ -273,7 +272,7 @@ observed(compartment) := project.view(b, _carrier) if {
 
 # _optional are the model's optional atoms, sorted, as the bundle writer lists them
 # (internal/bundle, optionalAtoms): the same for every decision.
-_optional := contracts.optional
+_optional := hot.optional
 
 default _meta_policy := {"mode": "preserve"}
 

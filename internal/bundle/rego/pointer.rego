@@ -27,7 +27,7 @@ _token(t) := format_int(t, 10) if is_number(t)
 _token(t) := escape(t) if is_string(t)
 
 # lookup is the value at ptr in doc; undefined when any step is absent. A pointer of the
-# model's bindings is read through the bundle's pointer table (data.contractcheck.contracts.pointers,
+# model's bindings is read through the bundle's pointer table (data.contractcheck.bundle.hot.pointers,
 # written by the bundle writer: internal/bundle, pointerTable): its typed paths under "v", at most
 # one of which is in the document, each read with one object.get; any other pointer step by step.
 lookup(doc, ptr) := x if {

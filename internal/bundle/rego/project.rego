@@ -191,7 +191,7 @@ _rejections(cb, items) := {"rejected": [r | some i, item in items; r := _rejecti
 _rejection(cb, i, item) := {"block": i, "error": e} if {
 	m := _mapping(cb, item)
 	_declared(m, "accepts")
-	e := accept.rejection(data.contractcheck.contracts.providers[m.accepts], item)
+	e := accept.rejection(data.contractcheck.bundle.hot.providers[m.accepts], item)
 }
 
 # block reads an item with a block mapping: the kind, and each field the item has.
