@@ -123,6 +123,7 @@ func hotModule(m *contract.Model, profile string, sources, providers map[string]
 		{"profile", profile, false},
 		{"model", hotModel(m), false},
 		{"optional", optionalAtoms(m), false},
+		{"tasks", tasksAt(m, profile), false},
 		{"providers", providers, false},
 		{"source", compact(m.Source), false},
 		{"pointers", pointerTable(m), false},
@@ -175,6 +176,33 @@ func hotModel(m *contract.Model) map[string]any {
 		lanes[l] = map[string]any{"versions": lane.Versions, "configurations": lane.Configurations, "stages": stages}
 	}
 	return map[string]any{"tasks": m.Tasks, "fixtures": m.Fixtures, "profiles": m.Profiles, "lanes": lanes}
+}
+
+// tasksAt are the tasks the profile evaluates on each catalogued fixture at each stage of the
+// model's lanes, in the fixture's order, as rego/decision.rego works them out (_tasks) for an
+// input that selects no task.
+func tasksAt(m *contract.Model, profile string) map[string]map[string][]string {
+	stages := map[string]bool{}
+	for _, lane := range m.Lanes {
+		for s := range lane.Stages {
+			stages[s] = true
+		}
+	}
+	selected := m.Profiles[profile].Tasks
+	out := map[string]map[string][]string{}
+	for id, f := range m.Fixtures {
+		out[id] = map[string][]string{}
+		for s := range stages {
+			ts := []string{}
+			for _, t := range f.Tasks {
+				if (len(selected) == 0 || slices.Contains(selected, t)) && m.Tasks[t].AtStage(s) {
+					ts = append(ts, t)
+				}
+			}
+			out[id][s] = ts
+		}
+	}
+	return out
 }
 
 // compact is the compartment binding b as the projector reads it.

@@ -98,3 +98,37 @@ test_decision_echoes_what_the_census_needs if {
 		"input.sourceSha256 must be a string",
 	]
 }
+
+# The bundle writer's task lists (hot.tasks) are the ones _tasks works out, on every catalogued
+# fixture at every stage.
+test_hot_tasks_are_worked_out_ones if {
+	every f, by_stage in data.contractcheck.bundle.hot.tasks {
+		every s, ts in by_stage {
+			ts == bundle._tasks with input as {"fixture": f, "stage": s}
+		}
+	}
+}
+
+# An input _plain holds for has no errors: every observed position of the model, with a fixture.
+test_plain_inputs_have_no_errors if {
+	positions := [p |
+		some l, lane in data.contractcheck.bundle.hot.model.lanes
+		some v in lane.versions
+		some c, _ in lane.configurations
+		some s, stage in lane.stages
+		stage.exposure == "observed"
+		p := {"fixture": "C01", "lane": l, "laneVersion": v, "configuration": c, "stage": s, "carrier": {}}
+	]
+	count(positions) > 0
+	every p in positions {
+		bundle._plain with input as p
+		count(bundle.errors) == 0 with input as p
+	}
+}
+
+test_not_plain if {
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "task": "T1"})
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "fixture": "C99"})
+	not bundle._plain with input as _sdk
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "stage": "A2"})
+}
