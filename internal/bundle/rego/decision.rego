@@ -228,8 +228,18 @@ _outcome(ds) := "pass" if count(ds) == 0
 
 _outcome(ds) := "unmet" if count(ds) > 0
 
-# policy_input is the input of task t's policy for the posted carrier.
-policy_input(t) := {
+# policy_input is the input of task t's policy for the posted carrier. For a _plain input, what
+# of it does not depend on the carrier (task, stage, fixture, contract) is the bundle writer's
+# (hot.inputs, as the rule below works it out).
+policy_input(t) := object.union(hot.inputs[input.fixture][input.stage][t], {
+	"source": _source,
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"observed": observed(hot.model.tasks[t].compartment),
+}) if {
+	_plain
+} else := {
 	"task": t,
 	"stage": input.stage,
 	"fixture": {"id": input.fixture, "family": _fixture.family, "suite": _fixture.suite},

@@ -132,3 +132,17 @@ test_not_plain if {
 	not bundle._plain with input as _sdk
 	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "stage": "A2"})
 }
+
+# The bundle writer's policy input members (hot.inputs) are the ones policy_input works out, for
+# every catalogued fixture, stage and task.
+test_hot_inputs_are_worked_out_ones if {
+	every f, by_stage in data.contractcheck.bundle.hot.inputs {
+		every s, by_task in by_stage {
+			every t, x in by_task {
+				x == object.filter(bundle.policy_input(t), ["task", "stage", "fixture", "contract"]) with input as {
+					"fixture": f, "stage": s, "lane": "-", "laneVersion": "-", "configuration": "-",
+				}
+			}
+		}
+	}
+}
