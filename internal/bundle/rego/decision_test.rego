@@ -146,3 +146,13 @@ test_hot_inputs_are_worked_out_ones if {
 		}
 	}
 }
+
+# The carrier's numbers are respelled where OPA would compare them inexactly, wherever they are;
+# digits inside a string are not a number.
+test_carrier_respelled if {
+	c := {"a": [1, {"b": 0.100000000000000000000010}], "s": "0.100000000000000000000010"}
+	r := bundle._carrier with input as {"carrier": c}
+	json.marshal(r) == `{"a":[1,{"b":0.10000000000000000000001}],"s":"0.100000000000000000000010"}`
+	d := {"a": [1.50, {"b": 2}], "s": "0.100000000000000000000010"}
+	json.marshal(bundle._carrier) == json.marshal(d) with input as {"carrier": d}
+}
