@@ -228,15 +228,16 @@ _outcome(ds) := "pass" if count(ds) == 0
 
 _outcome(ds) := "unmet" if count(ds) > 0
 
-# policy_input is the input of task t's policy for the posted carrier. For a _plain input, what
-# of it does not depend on the carrier (task, stage, fixture, contract) is the bundle writer's
-# (hot.inputs, as the rule below works it out).
+# policy_input is the input of task t's policy for the posted carrier, its source and observed
+# views narrowed to the members the policy reads (tasks.narrow). For a _plain input, what of it
+# does not depend on the carrier (task, stage, fixture, contract, the narrowed source view) is the
+# bundle writer's (hot.inputs and hot.narrowed, as the rule below works them out).
 policy_input(t) := object.union(hot.inputs[input.fixture][input.stage][t], {
-	"source": _source,
+	"source": hot.narrowed[input.fixture][t],
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": observed(hot.model.tasks[t].compartment),
+	"observed": tasks.narrow(t, observed(hot.model.tasks[t].compartment)),
 }) if {
 	_plain
 } else := {
@@ -249,11 +250,11 @@ policy_input(t) := object.union(hot.inputs[input.fixture][input.stage][t], {
 		"nullPolicy": _profile.nullPolicy,
 		"metaPolicy": _meta_policy,
 	},
-	"source": _source,
+	"source": tasks.narrow(t, _source),
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": observed(hot.model.tasks[t].compartment),
+	"observed": tasks.narrow(t, observed(hot.model.tasks[t].compartment)),
 }
 
 # _source is the fixture's source view and _carrier the posted carrier, each with its numbers

@@ -156,3 +156,13 @@ test_carrier_respelled if {
 	d := {"a": [1.50, {"b": 2}], "s": "0.100000000000000000000010"}
 	json.marshal(bundle._carrier) == json.marshal(d) with input as {"carrier": d}
 }
+
+# The bundle writer's narrowed source views (hot.narrowed) are the source views narrowed as the
+# dispatch narrows them (tasks.narrow), for every catalogued fixture and task it names.
+test_hot_narrowed_sources if {
+	every f, by_task in data.contractcheck.bundle.hot.narrowed {
+		every t, view in by_task {
+			json.marshal(view) == json.marshal(data.contractcheck.bundle.tasks.narrow(t, data.contractcheck.bundle.hot.sources[f]))
+		}
+	}
+}
