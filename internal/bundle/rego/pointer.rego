@@ -30,17 +30,13 @@ _token(t) := escape(t) if is_string(t)
 # model's bindings is read through the bundle's pointer table (data.contractcheck.bundle.hot.pointers,
 # written by the bundle writer: internal/bundle, pointerTable): its typed paths under "v", at most
 # one of which is in the document, each read with one object.get; any other pointer step by step.
+# One rule with an else, the table read in place: each function call and rule body costs OPA a
+# memo entry and bindings of its own.
 lookup(doc, ptr) := x if {
-	some path in _table(ptr)
+	some path in data.contractcheck.bundle.hot.pointers[ptr]
 	x := object.get({"v": doc}, path, _absent)
 	not is_set(x)
-}
-
-lookup(doc, ptr) := follow(doc, tokens(ptr)) if not _table(ptr)
-
-# _table is ptr's entry in the pointer table, read from the store once per pointer and decision
-# (a function's result is remembered for its arguments).
-_table(ptr) := data.contractcheck.bundle.hot.pointers[ptr]
+} else := follow(doc, tokens(ptr)) if not data.contractcheck.bundle.hot.pointers[ptr]
 
 # _absent is what object.get gives for a path that is not there: a set, which no JSON value is.
 _absent := set()
