@@ -30,13 +30,20 @@ import data.contractcheck.bundle.tasks
 _profile := hot.model.profiles[hot.profile]
 
 # decision is the contract set's verdict on the input's carrier.
-decision := _decision(hot.tasks[input.fixture][input.stage]) if {
+decision := {
+	"profile": hot.profile,
+	"fixture": input.fixture,
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"stage": input.stage,
+	"repetition": 1,
+	"results": [result(t) | some t in hot.tasks[input.fixture][input.stage]],
+} if {
 	_plain
 } else := {"errors": sort(errors)} if {
 	count(errors) > 0
-} else := object.union(_echoed, _decision(_tasks))
-
-_decision(ts) := {
+} else := object.union(_echoed, {
 	"profile": hot.profile,
 	"fixture": input.fixture,
 	"lane": input.lane,
@@ -44,14 +51,14 @@ _decision(ts) := {
 	"configuration": input.configuration,
 	"stage": input.stage,
 	"repetition": _repetition,
-	"results": [result(t) | some t in ts],
-}
+	"results": [result(t) | some t in _tasks],
+})
 
 # _plain holds for the input most decisions get: the six members and no other, the fixture
 # catalogued, the lane, version, configuration and stage the model's, the stage observed. Such an
 # input has no errors (each rule of errors needs one of these to fail, or another member) and its
 # tasks are the ones the bundle writer listed for the fixture and stage (hot.tasks, as _tasks
-# works them out), so neither is worked out again.
+# works them out), so neither is worked out again; nor is its repetition, 1 when not given.
 _plain if {
 	is_object(input)
 	count(input) == 6
@@ -213,7 +220,7 @@ _selected(t) if t == input.task
 # (contractcheck.bundle.tasks), on the policy input check builds (docs/design.md).
 result(t) := {
 	"task": t,
-	"outcome": _outcome(v.diagnostics),
+	"outcome": _outcomes[count(v.diagnostics) == 0],
 	"diagnostics": v.diagnostics,
 	"readout": v.readout,
 } if {
@@ -224,9 +231,8 @@ result(t) := {
 	"error": sprintf("the policy of task %s gave no diagnostics or readout", [t]),
 }
 
-_outcome(ds) := "pass" if count(ds) == 0
-
-_outcome(ds) := "unmet" if count(ds) > 0
+# _outcomes is the outcome of a task by whether its diagnostics are empty.
+_outcomes := {true: "pass", false: "unmet"}
 
 # policy_input is the input of task t's policy for the posted carrier, its source and observed
 # views narrowed to the members the policy reads (tasks.narrow). For a _plain input, what of it
