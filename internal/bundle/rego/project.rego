@@ -203,8 +203,14 @@ embedded(m, item) := block(em, obj) if {
 
 # read looks a field up and decodes it; a value the decoder cannot read is kept as carried. With
 # inner, the field is a slot inside a JSON text: it is there only when the value is a string of
-# strict JSON holding something at the inner pointer.
+# strict JSON holding something at the inner pointer. A plain field the bundle writer gave a key
+# (internal/bundle, keyed: no decoder, types or inner pointer, a path naming one object member) is
+# that member of doc, read in place.
 read(f, doc) := x if {
+	k := f.key
+	x := doc[k]
+} else := x if {
+	object.get(f, "key", null) == null
 	v := pointer.lookup(doc, f.path)
 	_type_ok(f, v)
 	x := _read(f, v)
