@@ -25,8 +25,9 @@ import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.project
 import data.contractcheck.bundle.tasks
 
-# The model's parts are read through references, never bound whole: a reference reads only the
-# member it names from the store, a bound document is copied into every decision.
+# What a decision reads of the contract set comes from the generated module hot.rego, as Rego
+# values parsed once (internal/bundle, hotModule), not from the store, which stock OPA converts
+# on every read; its parts are read through references, never bound whole.
 _profile := hot.model.profiles[hot.profile]
 
 # decision is the contract set's verdict on the input's carrier.
