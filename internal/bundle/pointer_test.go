@@ -33,7 +33,7 @@ func TestPointerTableAgrees(t *testing.T) {
 		}
 	}
 	var data map[string]any
-	raw, err := json.Marshal(map[string]any{"contractcheck": map[string]any{"contracts": map[string]any{"pointers": table}}})
+	raw, err := json.Marshal(map[string]any{"contractcheck": map[string]any{"bundle": map[string]any{"hot": map[string]any{"pointers": table}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,3 +105,7 @@ func respellValue(v ast.Value) ast.Value {
 	}
 	return v
 }
+
+// Respell returns v with every number respelled as the engine respells the policy input (see
+// respell): the bundle writer (internal/bundle) writes the source views so, ready for a policy.
+func Respell(v ast.Value) ast.Value { return respellValue(v) }

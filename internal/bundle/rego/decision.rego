@@ -20,20 +20,32 @@
 package contractcheck
 
 import data.contractcheck.bundle.derive
+import data.contractcheck.bundle.hot
 import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.project
 import data.contractcheck.bundle.tasks
-import data.contractcheck.contracts
 
-# The model's parts are read through references, never bound whole: a reference reads only the
-# member it names from the store, a bound document is copied into every decision.
-_profile := contracts.model.profiles[contracts.profile]
+# What a decision reads of the contract set comes from the generated module hot.rego, as Rego
+# values parsed once (internal/bundle, hotModule), not from the store, which stock OPA converts
+# on every read; its parts are read through references, never bound whole.
+_profile := hot.model.profiles[hot.profile]
 
 # decision is the contract set's verdict on the input's carrier.
-decision := {"errors": sort(errors)} if {
+decision := {
+	"profile": hot.profile,
+	"fixture": input.fixture,
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"stage": input.stage,
+	"repetition": 1,
+	"results": [result(t) | some t in hot.tasks[input.fixture][input.stage]],
+} if {
+	_plain
+} else := {"errors": sort(errors)} if {
 	count(errors) > 0
 } else := object.union(_echoed, {
-	"profile": contracts.profile,
+	"profile": hot.profile,
 	"fixture": input.fixture,
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
@@ -42,6 +54,22 @@ decision := {"errors": sort(errors)} if {
 	"repetition": _repetition,
 	"results": [result(t) | some t in _tasks],
 })
+
+# _plain holds for the input most decisions get: the six members and no other, the fixture
+# catalogued, the lane, version, configuration and stage the model's, the stage observed. Such an
+# input has no errors (each rule of errors needs one of these to fail, or another member) and its
+# tasks are the ones the bundle writer listed for the fixture and stage (hot.tasks, as _tasks
+# works them out), so neither is worked out again; nor is its repetition, 1 when not given.
+_plain if {
+	is_object(input)
+	count(input) == 6
+	_ = input.carrier
+	hot.model.fixtures[input.fixture]
+	lane := hot.model.lanes[input.lane]
+	input.laneVersion in lane.versions
+	lane.configurations[input.configuration]
+	lane.stages[input.stage].exposure == "observed"
+}
 
 # _echoed is what of the input the result repeats for a reader of the decision log, when given.
 _echoed[k] := input[k] if {
@@ -81,7 +109,7 @@ errors contains sprintf(
 	[input.fixture],
 ) if {
 	is_string(input.fixture)
-	not contracts.model.fixtures[input.fixture]
+	not hot.model.fixtures[input.fixture]
 	not _has(input, "source")
 }
 
@@ -98,7 +126,7 @@ errors contains "input.suite must be a string" if {
 
 errors contains sprintf("unknown lane %q", [input.lane]) if {
 	is_string(input.lane)
-	not contracts.model.lanes[input.lane]
+	not hot.model.lanes[input.lane]
 }
 
 errors contains sprintf("lane %s has no version %q (it declares %v)", [input.lane, input.laneVersion, _versions]) if {
@@ -107,12 +135,12 @@ errors contains sprintf("lane %s has no version %q (it declares %v)", [input.lan
 
 errors contains sprintf("lane %s has no configuration %q", [input.lane, input.configuration]) if {
 	_lane_known
-	not contracts.model.lanes[input.lane].configurations[input.configuration]
+	not hot.model.lanes[input.lane].configurations[input.configuration]
 }
 
 errors contains sprintf("lane %s does not declare stage %q", [input.lane, input.stage]) if {
 	_lane_known
-	not contracts.model.lanes[input.lane].stages[input.stage]
+	not hot.model.lanes[input.lane].stages[input.stage]
 }
 
 errors contains sprintf(
@@ -124,7 +152,7 @@ errors contains sprintf(
 
 errors contains sprintf(
 	"task %q is not evaluated on fixture %s under profile %s",
-	[input.task, input.fixture, contracts.profile],
+	[input.task, input.fixture, hot.profile],
 ) if {
 	_has(input, "task")
 	_ = _fixture
@@ -133,21 +161,21 @@ errors contains sprintf(
 
 errors contains sprintf(
 	"task %q is not evaluated at stage %s (only at %s)",
-	[input.task, input.stage, concat(", ", contracts.model.tasks[input.task].stages)],
+	[input.task, input.stage, concat(", ", hot.model.tasks[input.task].stages)],
 ) if {
 	input.task in _profile_tasks
 	not at_stage(input.task)
 }
 
-_lane_known if contracts.model.lanes[input.lane]
+_lane_known if hot.model.lanes[input.lane]
 
-_versions := contracts.model.lanes[input.lane].versions
+_versions := hot.model.lanes[input.lane].versions
 
-_exposure := contracts.model.lanes[input.lane].stages[input.stage].exposure
+_exposure := hot.model.lanes[input.lane].stages[input.stage].exposure
 
-_catalogued if contracts.model.fixtures[input.fixture]
+_catalogued if hot.model.fixtures[input.fixture]
 
-_fixture := contracts.model.fixtures[input.fixture]
+_fixture := hot.model.fixtures[input.fixture]
 
 # A fixture no catalogue entry names: its entry derived from the posted source.
 _fixture := derive.entry(input.fixture, object.get(input, "suite", "uncatalogued"), input.source) if {
@@ -155,11 +183,9 @@ _fixture := derive.entry(input.fixture, object.get(input, "suite", "uncatalogued
 	is_object(input.source)
 }
 
-# _source_view is the fixture's source view: the bundle's data for a catalogued fixture, the posted
-# source through the model's canonical binding for another.
-_source_view := contracts.sources[input.fixture] if _catalogued
-
-_source_view := project.view(contracts.model.source, input.source) if {
+# _source_view is the posted source of a fixture no catalogue entry names, through the model's
+# canonical binding.
+_source_view := project.view(hot.source, input.source) if {
 	not _catalogued
 	is_object(input.source)
 }
@@ -183,9 +209,9 @@ _tasks := [t | some t in _profile_tasks; _selected(t); at_stage(t)]
 
 # at_stage holds when task t is evaluated at the input's stage: a task with stages is evaluated
 # only at those (check has no binding for it at the others).
-at_stage(t) if count(object.get(contracts.model.tasks[t], "stages", [])) == 0
+at_stage(t) if count(object.get(hot.model.tasks[t], "stages", [])) == 0
 
-at_stage(t) if input.stage in object.get(contracts.model.tasks[t], "stages", [])
+at_stage(t) if input.stage in object.get(hot.model.tasks[t], "stages", [])
 
 _selected(_) if not _has(input, "task")
 
@@ -195,7 +221,7 @@ _selected(t) if t == input.task
 # (contractcheck.bundle.tasks), on the policy input check builds (docs/design.md).
 result(t) := {
 	"task": t,
-	"outcome": _outcome(v.diagnostics),
+	"outcome": _outcomes[count(v.diagnostics) == 0],
 	"diagnostics": v.diagnostics,
 	"readout": v.readout,
 } if {
@@ -206,39 +232,53 @@ result(t) := {
 	"error": sprintf("the policy of task %s gave no diagnostics or readout", [t]),
 }
 
-_outcome(ds) := "pass" if count(ds) == 0
+# _outcomes is the outcome of a task by whether its diagnostics are empty.
+_outcomes := {true: "pass", false: "unmet"}
 
-_outcome(ds) := "unmet" if count(ds) > 0
-
-# policy_input is the input of task t's policy for the posted carrier.
-policy_input(t) := {
+# policy_input is the input of task t's policy for the posted carrier, its source and observed
+# views narrowed to the members the policy reads (tasks.narrow). For a _plain input, what of it
+# does not depend on the carrier (task, stage, fixture, contract, the narrowed source view) is the
+# bundle writer's (hot.inputs and hot.narrowed, as the rule below works them out).
+policy_input(t) := object.union(hot.inputs[input.fixture][input.stage][t], {
+	"source": hot.narrowed[input.fixture][t],
+	"lane": input.lane,
+	"laneVersion": input.laneVersion,
+	"configuration": input.configuration,
+	"observed": tasks.narrow(t, observed(hot.model.tasks[t].compartment)),
+}) if {
+	_plain
+} else := {
 	"task": t,
 	"stage": input.stage,
 	"fixture": {"id": input.fixture, "family": _fixture.family, "suite": _fixture.suite},
 	"contract": {
-		"atoms": contracts.model.tasks[t].atoms,
+		"atoms": hot.model.tasks[t].atoms,
 		"optional": _optional,
 		"nullPolicy": _profile.nullPolicy,
 		"metaPolicy": _meta_policy,
 	},
-	"source": _source,
+	"source": tasks.narrow(t, _source),
 	"lane": input.lane,
 	"laneVersion": input.laneVersion,
 	"configuration": input.configuration,
-	"observed": observed(contracts.model.tasks[t].compartment),
+	"observed": tasks.narrow(t, observed(hot.model.tasks[t].compartment)),
 }
 
-# _source is the fixture's source view (the bundle's data) and _carrier the posted carrier, each
-# with its numbers respelled as check respells the policy input (internal/policy/numbers.go). They
-# are respelled here, before any function sees them: OPA's memo of function calls compares
-# arguments as it compares numbers, so a function given an unrespelled value could answer for
-# another value that differs only in such a number.
+# _source is the fixture's source view and _carrier the posted carrier, each with its numbers
+# respelled as check respells the policy input (internal/policy/numbers.go). They are respelled
+# before any function sees them: OPA's memo of function calls compares arguments as it compares
+# numbers, so a function given an unrespelled value could answer for another value that differs
+# only in such a number. A catalogued fixture's source view is written respelled by the bundle
+# writer (internal/bundle, hotModule); a posted one is respelled here.
 #
 # Only a number spelt with a '.' and ending in '0' is ever respelled (json.number): a value whose
-# JSON text (json.marshal writes each number as spelt) has no such digits holds none, and is its
-# own respelling without a walk over it.
-_source := _source_view if {
-	not regex.match(jsontext.respellable, json.marshal(_source_view))
+# numbers' JSON text (json.marshal writes each number as spelt) has no such digits holds none, and
+# is its own respelling without a walk over it by path. The numbers are listed by a walk without
+# paths, which OPA makes without building them: cheaper than writing the whole value as JSON.
+_source := hot.sources[input.fixture] if {
+	_catalogued
+} else := _source_view if {
+	not regex.match(jsontext.respellable, json.marshal([n | walk(_source_view, [_, n]); is_number(n)]))
 } else := json.patch(_source_view, [op |
 	walk(_source_view, [p, n])
 	is_number(n)
@@ -249,7 +289,7 @@ _source := _source_view if {
 ])
 
 _carrier := input.carrier if {
-	not regex.match(jsontext.respellable, json.marshal(input.carrier))
+	not regex.match(jsontext.respellable, json.marshal([n | walk(input.carrier, [_, n]); is_number(n)]))
 } else := json.patch(input.carrier, [op |
 	walk(input.carrier, [p, n])
 	is_number(n)
@@ -261,20 +301,17 @@ _carrier := input.carrier if {
 
 # observed is the carrier through the stage's binding of a compartment; a compartment the stage
 # leaves unbound reads as the empty view. Its result is remembered for the compartment: it is
-# computed once per decision, whichever tasks share it.
-observed(compartment) := project.view(binding, _carrier) if {
-	b := contracts.model.lanes[input.lane].stages[input.stage].compartments[compartment]
-	binding := {k: v | some k in _binding_keys; v := b[k]}
+# computed once per decision, whichever tasks share it. The binding is read from the bindings the
+# bundle writer wrote without their doc and basis (internal/bundle, bindings), which OPA would
+# otherwise read from the store in whole, on every decision, to remember the projector's results
+# by their arguments.
+observed(compartment) := project.view(b, _carrier) if {
+	b := hot.bindings[input.lane][input.stage][compartment]
 } else := {}
-
-# _binding_keys are the members of a compartment binding the projector reads: a binding is passed
-# to its functions without its doc and basis, which OPA would otherwise read from the store in
-# whole, on every decision, to remember the functions' results by their arguments.
-_binding_keys := ["root", "unwrap", "content", "structured", "isError", "raised", "meta"]
 
 # _optional are the model's optional atoms, sorted, as the bundle writer lists them
 # (internal/bundle, optionalAtoms): the same for every decision.
-_optional := contracts.optional
+_optional := hot.optional
 
 default _meta_policy := {"mode": "preserve"}
 

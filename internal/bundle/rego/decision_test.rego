@@ -98,3 +98,71 @@ test_decision_echoes_what_the_census_needs if {
 		"input.sourceSha256 must be a string",
 	]
 }
+
+# The bundle writer's task lists (hot.tasks) are the ones _tasks works out, on every catalogued
+# fixture at every stage.
+test_hot_tasks_are_worked_out_ones if {
+	every f, by_stage in data.contractcheck.bundle.hot.tasks {
+		every s, ts in by_stage {
+			ts == bundle._tasks with input as {"fixture": f, "stage": s}
+		}
+	}
+}
+
+# An input _plain holds for has no errors: every observed position of the model, with a fixture.
+test_plain_inputs_have_no_errors if {
+	positions := [p |
+		some l, lane in data.contractcheck.bundle.hot.model.lanes
+		some v in lane.versions
+		some c, _ in lane.configurations
+		some s, stage in lane.stages
+		stage.exposure == "observed"
+		p := {"fixture": "C01", "lane": l, "laneVersion": v, "configuration": c, "stage": s, "carrier": {}}
+	]
+	count(positions) > 0
+	every p in positions {
+		bundle._plain with input as p
+		count(bundle.errors) == 0 with input as p
+	}
+}
+
+test_not_plain if {
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "task": "T1"})
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "fixture": "C99"})
+	not bundle._plain with input as _sdk
+	not bundle._plain with input as object.union(_sdk, {"carrier": {}, "stage": "A2"})
+}
+
+# The bundle writer's policy input members (hot.inputs) are the ones policy_input works out, for
+# every catalogued fixture, stage and task.
+test_hot_inputs_are_worked_out_ones if {
+	every f, by_stage in data.contractcheck.bundle.hot.inputs {
+		every s, by_task in by_stage {
+			every t, x in by_task {
+				x == object.filter(bundle.policy_input(t), ["task", "stage", "fixture", "contract"]) with input as {
+					"fixture": f, "stage": s, "lane": "-", "laneVersion": "-", "configuration": "-",
+				}
+			}
+		}
+	}
+}
+
+# The carrier's numbers are respelled where OPA would compare them inexactly, wherever they are;
+# digits inside a string are not a number.
+test_carrier_respelled if {
+	c := {"a": [1, {"b": 0.100000000000000000000010}], "s": "0.100000000000000000000010"}
+	r := bundle._carrier with input as {"carrier": c}
+	json.marshal(r) == `{"a":[1,{"b":0.10000000000000000000001}],"s":"0.100000000000000000000010"}`
+	d := {"a": [1.50, {"b": 2}], "s": "0.100000000000000000000010"}
+	json.marshal(bundle._carrier) == json.marshal(d) with input as {"carrier": d}
+}
+
+# The bundle writer's narrowed source views (hot.narrowed) are the source views narrowed as the
+# dispatch narrows them (tasks.narrow), for every catalogued fixture and task it names.
+test_hot_narrowed_sources if {
+	every f, by_task in data.contractcheck.bundle.hot.narrowed {
+		every t, view in by_task {
+			json.marshal(view) == json.marshal(data.contractcheck.bundle.tasks.narrow(t, data.contractcheck.bundle.hot.sources[f]))
+		}
+	}
+}

@@ -70,3 +70,21 @@ test_texts_apart_in_one_query if {
 	json.marshal([jsontext.text("[0.10000000000000000000010]"), jsontext.text("[0.10]")]) == "[[0.1000000000000000000001],[0.10]]"
 	jsontext.text("[0.10000000000000000000010]") != jsontext.text("[0.10]")
 }
+
+# A duplicate key is refused whether or not the text's strings hold colons (with none, the
+# members are counted without walking the strings).
+test_duplicate_keys_with_and_without_colons if {
+	not jsontext.text(`{"a": 1, "a": 2}`)
+	not jsontext.text(`{"a": "x:y", "a": 2}`)
+	not jsontext.text(`[{"k:": 1, "k:": 1}]`)
+	jsontext.text(`{"a": "x:y", "b": {"c": 1}}`) == {"a": "x:y", "b": {"c": 1}}
+	jsontext.text(`{"a:b": 1}`) == {"a:b": 1}
+	jsontext.text(`{"a\u003ab": 1, "c": ":"}`) == {"a:b": 1, "c": ":"}
+}
+
+# A long run of digits is looked for only in a text long enough to hold one.
+test_long_numbers if {
+	jsontext.text(concat("", ["[", concat("", [d | some _ in numbers.range(1, 999); d := "1"]), "]"]))
+	jsontext.text("[1e9999]")
+	not jsontext.text("[1e10001]")
+}

@@ -27,20 +27,16 @@ _token(t) := format_int(t, 10) if is_number(t)
 _token(t) := escape(t) if is_string(t)
 
 # lookup is the value at ptr in doc; undefined when any step is absent. A pointer of the
-# model's bindings is read through the bundle's pointer table (data.contractcheck.contracts.pointers,
+# model's bindings is read through the bundle's pointer table (data.contractcheck.bundle.hot.pointers,
 # written by the bundle writer: internal/bundle, pointerTable): its typed paths under "v", at most
 # one of which is in the document, each read with one object.get; any other pointer step by step.
+# One rule with an else, the table read in place: each function call and rule body costs OPA a
+# memo entry and bindings of its own.
 lookup(doc, ptr) := x if {
-	some path in _table(ptr)
+	some path in data.contractcheck.bundle.hot.pointers[ptr]
 	x := object.get({"v": doc}, path, _absent)
 	not is_set(x)
-}
-
-lookup(doc, ptr) := follow(doc, tokens(ptr)) if not _table(ptr)
-
-# _table is ptr's entry in the pointer table, read from the store once per pointer and decision
-# (a function's result is remembered for its arguments).
-_table(ptr) := data.contractcheck.contracts.pointers[ptr]
+} else := follow(doc, tokens(ptr)) if not data.contractcheck.bundle.hot.pointers[ptr]
 
 # _absent is what object.get gives for a path that is not there: a set, which no JSON value is.
 _absent := set()

@@ -34,13 +34,14 @@ _view(c, env) := _parts(c, env) if {
 	not _has(env, "result")
 } else := _parts(c, env.result)
 
-_parts(c, root) := object.union_n([
-	_content(c, root),
-	_field_part("structured", c, root),
-	_is_error(c, root),
-	_raised(c, root),
-	_field_part("meta", c, root),
-])
+# _parts are the view's parts: the content's, and one for each other part the binding declares
+# (a part it does not declare costs no call).
+_parts(c, root) := object.union(_content(c, root), {k: v |
+	some k in ["structured", "isError", "raised", "meta"]
+	f := c[k]
+	f != null
+	v := _part(k, f, root)
+})
 
 _content(c, root) := object.union({"content": content(c.content, v)}, delivered(c.content, v)) if {
 	c.content != null
@@ -48,24 +49,16 @@ _content(c, root) := object.union({"content": content(c.content, v)}, delivered(
 	_type_ok(c.content, v)
 } else := {}
 
-_field_part(name, c, root) := {name: v} if {
-	f := object.get(c, name, null)
-	f != null
-	v := read(f, root)
-} else := {}
+_part("structured", f, root) := read(f, root)
 
-_is_error(c, root) := {"isError": _flag(f, v)} if {
-	f := object.get(c, "isError", null)
-	f != null
-	v := pointer.lookup(root, f.path)
-} else := {}
+_part("meta", f, root) := read(f, root)
 
-_raised(c, root) := {"raised": raised(v)} if {
-	f := object.get(c, "raised", null)
-	f != null
+_part("isError", f, root) := _flag(f, v) if v := pointer.lookup(root, f.path)
+
+_part("raised", f, root) := raised(v) if {
 	v := read(f, root)
 	v != null
-} else := {}
+}
 
 # raised is the canonical form of a raised error: {"message": …} when it has one.
 raised(v) := {"message": v} if {
@@ -99,15 +92,12 @@ content(cb, v) := [{"kind": "text", "text": v}] if {
 	x := jsontext.text(v)
 } else := _items(cb, v)
 
-_items(_, null) := null
-
-_items(cb, v) := [_block(cb, item) | some item in v] if is_array(v)
-
 # A value other than a list where the list belongs stays visible as one unmapped block.
-_items(_, v) := [{"kind": "unmapped", "carried": v}] if {
-	v != null
-	not is_array(v)
-}
+_items(cb, v) := [_block(cb, item) | some item in v] if {
+	is_array(v)
+} else := null if {
+	v == null
+} else := [{"kind": "unmapped", "carried": v}]
 
 _block(cb, item) := {"kind": "unmapped", "type": _discriminator(cb, item)} if {
 	not _mapping(cb, item)
@@ -144,12 +134,8 @@ delivered(cb, v) := {"delivery": ["text"]} if {
 # provider schema.
 _declares(cb) if {
 	some m in cb.kinds
-	_declared(m, "delivery")
-}
-
-_declares(cb) if {
-	some m in cb.kinds
-	_declared(m, "accepts")
+	some key in ["delivery", "accepts"]
+	object.get(m, key, "") != ""
 }
 
 _declared(m, key) if object.get(m, key, "") != ""
@@ -191,7 +177,7 @@ _rejections(cb, items) := {"rejected": [r | some i, item in items; r := _rejecti
 _rejection(cb, i, item) := {"block": i, "error": e} if {
 	m := _mapping(cb, item)
 	_declared(m, "accepts")
-	e := accept.rejection(data.contractcheck.contracts.providers[m.accepts], item)
+	e := accept.rejection(data.contractcheck.bundle.hot.providers[m.accepts], item)
 }
 
 # block reads an item with a block mapping: the kind, and each field the item has.
@@ -217,20 +203,34 @@ embedded(m, item) := block(em, obj) if {
 
 # read looks a field up and decodes it; a value the decoder cannot read is kept as carried. With
 # inner, the field is a slot inside a JSON text: it is there only when the value is a string of
-# strict JSON holding something at the inner pointer.
+# strict JSON holding something at the inner pointer. A plain field the bundle writer gave a key
+# (internal/bundle, keyed: no decoder, types or inner pointer, a path naming one object member) is
+# that member of doc, read in place.
 read(f, doc) := x if {
+	k := f.key
+	x := doc[k]
+} else := x if {
+	object.get(f, "key", null) == null
 	v := pointer.lookup(doc, f.path)
 	_type_ok(f, v)
 	x := _read(f, v)
 }
 
-_read(f, v) := _decode(object.get(f, "decode", "none"), v) if {
+# _read decodes v; a field that is neither decoded nor a slot (the common case) is v itself,
+# without a call to _decode.
+_read(f, v) := v if {
+	object.get(f, "decode", "none") == "none"
+	object.get(f, "inner", null) == null
+} else := _decode(object.get(f, "decode", "none"), v) if {
 	object.get(f, "inner", null) == null
 } else := pointer.lookup(jsontext.text(v), f.inner)
 
-_type_ok(f, _) if object.get(f, "types", null) == null
-
-_type_ok(f, v) if type_name(v) in object.get(f, "types", [])
+# _type_ok holds when the field selects no types, or v's type is one it selects.
+_type_ok(f, v) if {
+	object.get(f, "types", null) == null
+} else if {
+	type_name(v) in object.get(f, "types", [])
+}
 
 _decode(d, v) := v if {
 	not is_string(v)

@@ -181,3 +181,14 @@ test_inner_slot if {
 	not project.read(f, {})
 	project.view({"root": "", "structured": f}, {"content": "{\"structuredContent\": [1]}"}) == {"structured": [1]}
 }
+
+# A plain field the bundle writer keyed is read as the member itself: the same value, absent where
+# the member is absent or the document is not an object.
+test_keyed_fields_read_as_looked_up if {
+	keyed := {"path": "/text", "decode": "none", "key": "text"}
+	every doc in [{"text": "a"}, {"text": null}, {"text": false}, {}, ["text"], "text", null] {
+		[x | x := project.read(keyed, doc)] == [x | x := project.read({"path": "/text", "decode": "none"}, doc)]
+	}
+	project.read(keyed, {"text": false}) == false
+	not project.read(keyed, ["text"])
+}
