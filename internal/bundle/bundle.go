@@ -148,16 +148,28 @@ func hotModule(m *contract.Model, profile string, sources, providers map[string]
 		if err != nil {
 			return nil, err
 		}
-		t, err := ast.ParseTerm(string(raw))
+		// Read as JSON, not as Rego: a string may hold what Rego's parser refuses unescaped (a
+		// byte-order mark), which appendRego escapes.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, err)
+		}
+		val, err := ast.InterfaceToValue(doc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.name, err)
 		}
+		t := ast.NewTerm(val)
 		if r.respell {
 			t = ast.NewTerm(policy.Respell(t.Value))
 		}
-		text := t.String()
-		back, err := ast.ParseTerm(text)
-		if err != nil || back.String() != text {
+		text, err := appendRego(nil, t.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, err)
+		}
+		back, err := ast.ParseTerm(string(text))
+		if err != nil || back.Value.Compare(t.Value) != 0 {
 			return nil, fmt.Errorf("%s does not read back as written (%v)", r.name, err)
 		}
 		fmt.Fprintf(&b, "\n%s := %s\n", r.name, text)
