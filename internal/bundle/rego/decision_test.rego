@@ -1,6 +1,8 @@
 package contractcheck_test
 
 import data.contractcheck as bundle
+import data.contractcheck.bundle.hot
+import data.contractcheck.bundle.tasks
 
 # These tests run against a bundle's own data and policies (internal/bundle TestRego loads them):
 # the built-in contract model under the strict profile.
@@ -102,7 +104,7 @@ test_decision_echoes_what_the_census_needs if {
 # The bundle writer's task lists (hot.tasks) are the ones _tasks works out, on every catalogued
 # fixture at every stage.
 test_hot_tasks_are_worked_out_ones if {
-	every f, by_stage in data.contractcheck.bundle.hot.tasks {
+	every f, by_stage in hot.tasks {
 		every s, ts in by_stage {
 			ts == bundle._tasks with input as {"fixture": f, "stage": s}
 		}
@@ -112,7 +114,7 @@ test_hot_tasks_are_worked_out_ones if {
 # An input _plain holds for has no errors: every observed position of the model, with a fixture.
 test_plain_inputs_have_no_errors if {
 	positions := [p |
-		some l, lane in data.contractcheck.bundle.hot.model.lanes
+		some l, lane in hot.model.lanes
 		some v in lane.versions
 		some c, _ in lane.configurations
 		some s, stage in lane.stages
@@ -136,7 +138,7 @@ test_not_plain if {
 # The bundle writer's policy input members (hot.inputs) are the ones policy_input works out, for
 # every catalogued fixture, stage and task.
 test_hot_inputs_are_worked_out_ones if {
-	every f, by_stage in data.contractcheck.bundle.hot.inputs {
+	every f, by_stage in hot.inputs {
 		every s, by_task in by_stage {
 			every t, x in by_task {
 				x == object.filter(bundle.policy_input(t), ["task", "stage", "fixture", "contract"]) with input as {
@@ -160,9 +162,9 @@ test_carrier_respelled if {
 # The bundle writer's narrowed source views (hot.narrowed) are the source views narrowed as the
 # dispatch narrows them (tasks.narrow), for every catalogued fixture and task it names.
 test_hot_narrowed_sources if {
-	every f, by_task in data.contractcheck.bundle.hot.narrowed {
+	every f, by_task in hot.narrowed {
 		every t, view in by_task {
-			json.marshal(view) == json.marshal(data.contractcheck.bundle.tasks.narrow(t, data.contractcheck.bundle.hot.sources[f]))
+			json.marshal(view) == json.marshal(tasks.narrow(t, hot.sources[f]))
 		}
 	}
 }
