@@ -144,16 +144,10 @@ func hotModule(m *contract.Model, profile string, sources, providers map[string]
 		{"sources", sources, true},
 		{"narrowed", narrowed, true},
 	} {
-		raw, err := marshal(r.v)
-		if err != nil {
-			return nil, err
-		}
 		// Read as JSON, not as Rego: a string may hold what Rego's parser refuses unescaped (a
 		// byte-order mark), which appendRego escapes.
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var doc any
-		if err := dec.Decode(&doc); err != nil {
+		doc, err := plainJSON(r.v)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.name, err)
 		}
 		val, err := ast.InterfaceToValue(doc)
@@ -238,15 +232,13 @@ func tasksAt(m *contract.Model, profile string) map[string]map[string][]string {
 func narrowedSources(m *contract.Model, sources map[string]any, reads func(task string) []string) (map[string]map[string]any, error) {
 	out := map[string]map[string]any{}
 	for id, f := range m.Fixtures {
-		raw, err := marshal(sources[id])
+		doc, err := plainJSON(sources[id])
 		if err != nil {
-			return nil, err
-		}
-		var view map[string]any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&view); err != nil {
 			return nil, fmt.Errorf("the source view of %s: %w", id, err)
+		}
+		view, ok := doc.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("the source view of %s is not an object", id)
 		}
 		out[id] = map[string]any{}
 		for _, t := range f.Tasks {
@@ -327,15 +319,13 @@ func bindings(m *contract.Model) (map[string]map[string]map[string]any, error) {
 // that member's name as "key": rego/project.rego reads such a field as the member itself, where a
 // field of a binding without keys is looked up, type-checked and decoded in three calls.
 func keyed(b contract.Compartment) (map[string]any, error) {
-	raw, err := marshal(compact(b))
+	doc, err := plainJSON(compact(b))
 	if err != nil {
 		return nil, err
 	}
-	var out map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
+	out, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the binding is not an object")
 	}
 	for _, name := range []string{"structured", "raised", "meta"} {
 		keyField(out[name])
@@ -789,6 +779,22 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// plainJSON is v as the bundle's data holds it: written as JSON (marshal) and read back as plain
+// maps, lists, strings, booleans and numbers, each number as spelt (json.Number).
+func plainJSON(v any) (any, error) {
+	raw, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // WriteTarGz writes the bundle as the gzipped tarball OPA loads (opa run --bundle): its files

@@ -26,25 +26,15 @@ func TestHotModuleHostileStrings(t *testing.T) {
 		`"`, `\`, `"} ; allow := true #`, "*/", "/*", "\u2028", "\u2029", "\x00\x01\x1b[31m", "\u202e\u2066",
 		"::error file=a::x", "<script>alert(1)</script>", "`raw`", "\n} package p\nallow := true\n", "\ufeff", "日本",
 	}
-	tests := []struct {
-		name string
-		text string
-	}{}
-	for _, h := range hostile {
-		tests = append(tests, struct {
-			name string
-			text string
-		}{name: strings.ToValidUTF8(strings.Map(printable, h), "?"), text: h})
-	}
 	id := "C01"
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, text := range hostile {
+		t.Run(strings.ToValidUTF8(strings.Map(printable, text), "?"), func(t *testing.T) {
 			sources := map[string]any{}
 			for f := range in.Model.Fixtures {
 				sources[f] = in.SourceView(f)
 			}
 			src := maps.Clone(sources[id].(map[string]any))
-			src["content"] = []any{map[string]any{"type": "text", "text": tc.text, "_meta": map[string]any{tc.text: tc.text}}}
+			src["content"] = []any{map[string]any{"type": "text", "text": text, "_meta": map[string]any{text: text}}}
 			sources[id] = src
 			providers, err := providerSchemas(in.Model)
 			if err != nil {
