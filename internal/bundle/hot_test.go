@@ -52,7 +52,7 @@ func TestHotModuleHostileStrings(t *testing.T) {
 			for _, r := range m.Rules {
 				rules[r.Head.Name.String()] = true
 			}
-			want := map[string]bool{"bindings": true, "profile": true, "model": true, "optional": true, "tasks": true, "inputs": true,
+			want := map[string]bool{"bound": true, "bindings": true, "profile": true, "model": true, "optional": true, "tasks": true, "inputs": true,
 				"providers": true, "source": true, "pointers": true, "sources": true, "narrowed": true}
 			if !maps.Equal(rules, want) {
 				t.Fatalf("the generated module has rules %v, want %v", rules, want)

@@ -305,8 +305,8 @@ _carrier := input.carrier if {
 # bundle writer wrote without their doc and basis (internal/bundle, bindings), which OPA would
 # otherwise read from the store in whole, on every decision, to remember the projector's results
 # by their arguments.
-observed(compartment) := project.view(b, _carrier) if {
-	b := hot.bindings[input.lane][input.stage][compartment]
+observed(compartment) := project.view(hot.bindings[i], _carrier) if {
+	i := hot.bound[input.lane][input.stage][compartment]
 } else := {}
 
 # _optional are the model's optional atoms, sorted, as the bundle writer lists them
