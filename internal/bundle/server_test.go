@@ -439,14 +439,70 @@ func BenchmarkServerDecisions(b *testing.B) {
 			return s.undefined(client, input)
 		})
 	}
+	decisions := func(s *server, inputs []map[string]any) func(*testing.B) {
+		return func(b *testing.B) {
+			serverRate(b, inputs, func(client *http.Client, input map[string]any) error {
+				_, err := s.decide(client, input)
+				return err
+			})
+		}
+	}
 	b.Run("floor-before", floor)
-	b.Run("decision", func(b *testing.B) {
-		serverRate(b, inputs, func(client *http.Client, input map[string]any) error {
-			_, err := s.decide(client, input)
-			return err
-		})
-	})
+	b.Run("decision", decisions(s, inputs))
+	if path := os.Getenv(baselineEnv); path != "" {
+		base := serveBundle(b, path)
+		shared := decidedByBoth(b, s, base, inputs)
+		// Baseline and current alternate as A B B A, so that a machine that speeds up or slows
+		// down steadily over the four runs weighs on both alike.
+		b.Run("paired/baseline-1", decisions(base, shared))
+		b.Run("paired/current-1", decisions(s, shared))
+		b.Run("paired/current-2", decisions(s, shared))
+		b.Run("paired/baseline-2", decisions(base, shared))
+	}
 	b.Run("floor-after", floor)
+}
+
+// baselineEnv names a bundle (a .tar.gz an earlier contractcheck wrote) that
+// BenchmarkServerDecisions serves beside the current one, alternating with it on the inputs both
+// decide (scripts/bench builds the bundle of the commit issue 30's work started from): the ratio
+// of the two is measured on one machine in one run, where an earlier run's decisions/s depend on
+// how busy the machine was then.
+const baselineEnv = "CONTRACTCHECK_BENCH_BASELINE"
+
+// serveBundle starts a stock OPA server on a free loopback port with the bundle at path.
+func serveBundle(t testing.TB, path string) *server {
+	t.Helper()
+	s, _ := run(t, opaBinary(t), "--log-level", "error", "--bundle", path)
+	return s
+}
+
+// decidedByBoth are the inputs both servers decide (a decision with results, not errors): a
+// baseline bundle from before a lane or fixture was added answers its records with errors, which
+// cost a fraction of a decision. It fails the benchmark when none are left.
+func decidedByBoth(b *testing.B, current, base *server, inputs []map[string]any) []map[string]any {
+	b.Helper()
+	client := &http.Client{Timeout: time.Minute}
+	var shared []map[string]any
+	for _, input := range inputs {
+		ok := true
+		for _, s := range []*server{current, base} {
+			d, err := s.decide(client, input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, failed := d["errors"]; failed {
+				ok = false
+			}
+		}
+		if ok {
+			shared = append(shared, input)
+		}
+	}
+	if len(shared) == 0 {
+		b.Fatalf("%s: the baseline bundle decides none of the %d inputs", baselineEnv, len(inputs))
+	}
+	b.Logf("%d of %d inputs decided by both bundles", len(shared), len(inputs))
+	return shared
 }
 
 // serverRate posts the inputs round-robin with post from as many clients as GOMAXPROCS and
