@@ -34,6 +34,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -108,9 +109,11 @@ const hotPath = "contractcheck/bundle/hot.rego"
 // of one passed to a function, to remember the function's result by its arguments; a rule's
 // value is parsed once, when the bundle is activated. It holds the compartment bindings as the
 // projector reads them (bindings, each distinct one once, and bound), the pointer table
-// (pointerTable) and every catalogued fixture's source view with its numbers respelled as the policy input's are (decision.rego,
-// _source). Each rule's value is parsed back and compared with what it was written from.
-func hotModule(m *contract.Model, profile string, sources, providers map[string]any, reads func(task string) []string) ([]byte, error) {
+// (pointerTable), every catalogued fixture's source view with its numbers respelled as the policy
+// input's are (decision.rego, _source), and what strict JSON each string of those views holds, as
+// the bundle's own json.text reads it (texts, jsonTexts). Each rule's value is parsed back and
+// compared with what it was written from.
+func hotModule(m *contract.Model, profile string, sources, providers, texts map[string]any, reads func(task string) []string) ([]byte, error) {
 	tasks := tasksAt(m, profile)
 	narrowed, err := narrowedSources(m, sources, reads)
 	if err != nil {
@@ -145,6 +148,7 @@ func hotModule(m *contract.Model, profile string, sources, providers map[string]
 		{"pointers", pointerTable(m), false},
 		{"sources", sources, true},
 		{"narrowed", narrowed, true},
+		{"texts", texts, false},
 	} {
 		// Read as JSON, not as Rego: a string may hold what Rego's parser refuses unescaped (a
 		// byte-order mark), which appendRego escapes.
@@ -171,6 +175,57 @@ func hotModule(m *contract.Model, profile string, sources, providers map[string]
 		fmt.Fprintf(&b, "\n%s := %s\n", r.name, text)
 	}
 	return []byte(b.String()), nil
+}
+
+// jsonTexts is what the bundle's own json.text (rego/json.rego) reads from each string of the
+// catalogued source views that holds strict JSON, by the string: the JSON items of a source's text
+// (T2's json_items) and a carrier's text that a framework kept as the source wrote it are read
+// from this table, where json.text would otherwise parse and check the text on every decision. It
+// is computed by the function it stands for, evaluated on the bundle's own modules before the
+// table exists, so a string reads the same with or without it (rego/decision_test.rego holds the
+// written table to json.text without it).
+func jsonTexts(ctx context.Context, modules map[string]*ast.Module, sources map[string]any) (map[string]any, error) {
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			seen[x] = true
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(sources)) {
+		doc, err := plainJSON(sources[id])
+		if err != nil {
+			return nil, fmt.Errorf("the source view of %s: %w", id, err)
+		}
+		walk(doc)
+	}
+	strs := make([]any, 0, len(seen))
+	for _, s := range slices.Sorted(maps.Keys(seen)) {
+		strs = append(strs, s)
+	}
+	const query = "x := {s: v | some s in input; v := data.contractcheck.bundle.json.text(s)}"
+	rs, err := rego.New(rego.Query(query), rego.ParsedModule(modules["contractcheck/bundle/json.rego"]),
+		rego.Input(strs), rego.StrictBuiltinErrors(true)).Eval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the strict JSON of the source views' strings: %w", err)
+	}
+	if len(rs) != 1 {
+		return nil, fmt.Errorf("the strict JSON of the source views' strings: %d results", len(rs))
+	}
+	texts, ok := rs[0].Bindings["x"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the strict JSON of the source views' strings: not an object")
+	}
+	return texts, nil
 }
 
 // binding is a compartment binding as the projector reads it (rego/project.rego, view): the
@@ -455,7 +510,11 @@ func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 	if err != nil {
 		return nil, &result.InputError{Err: err}
 	}
-	hot, err := hotModule(in.Model, opts.Profile, sources, providers, in.ViewReads)
+	texts, err := jsonTexts(ctx, modules, sources)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	hot, err := hotModule(in.Model, opts.Profile, sources, providers, texts, in.ViewReads)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}

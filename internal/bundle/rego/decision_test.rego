@@ -2,6 +2,7 @@ package contractcheck_test
 
 import data.contractcheck as bundle
 import data.contractcheck.bundle.hot
+import data.contractcheck.bundle.json as jsontext
 import data.contractcheck.bundle.tasks
 
 # These tests run against a bundle's own data and policies (internal/bundle TestRego loads them):
@@ -157,6 +158,15 @@ test_carrier_respelled if {
 	json.marshal(r) == `{"a":[1,{"b":0.10000000000000000000001}],"s":"0.100000000000000000000010"}`
 	d := {"a": [1.50, {"b": 2}], "s": "0.100000000000000000000010"}
 	json.marshal(bundle._carrier) == json.marshal(d) with input as {"carrier": d}
+}
+
+# The bundle writer's table of strict JSON texts (hot.texts) holds, for each string of the source
+# views it names, what json.text reads from the string without the table, spelt alike.
+test_hot_texts_are_read_ones if {
+	count(hot.texts) > 0
+	every s, v in hot.texts {
+		json.marshal(v) == json.marshal(jsontext.text(s)) with data.contractcheck.bundle.hot.texts as {}
+	}
 }
 
 # The bundle writer's narrowed source views (hot.narrowed) are the source views narrowed as the

@@ -17,8 +17,12 @@ package contractcheck.bundle.json
 # number). The value is respelled here, in the function whose argument is the text: OPA's memo of
 # function calls compares arguments as OPA compares numbers, so a function given the decoded value
 # could answer for another value that differs only in such a number. A value not read from a text
-# is respelled with patches too (decision.rego), never passed to a function before.
-text(s) := json.patch(v, patches) if {
+# is respelled with patches too (decision.rego), never passed to a function before. A string of a
+# catalogued source view is read from the table the bundle writer computed with this function
+# (data.contractcheck.bundle.hot.texts: internal/bundle, jsonTexts), where it reads the same.
+text(s) := v if {
+	v := data.contractcheck.bundle.hot.texts[s]
+} else := json.patch(v, patches) if {
 	is_string(s)
 	json.is_valid(s)
 	_utf8(s)
