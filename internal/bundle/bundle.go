@@ -186,27 +186,12 @@ func hotModule(m *contract.Model, profile string, sources, providers, texts map[
 // written table to json.text without it).
 func jsonTexts(ctx context.Context, modules map[string]*ast.Module, sources map[string]any) (map[string]any, error) {
 	seen := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			seen[x] = true
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
 	for _, id := range slices.Sorted(maps.Keys(sources)) {
 		doc, err := plainJSON(sources[id])
 		if err != nil {
 			return nil, fmt.Errorf("the source view of %s: %w", id, err)
 		}
-		walk(doc)
+		collectStrings(doc, seen)
 	}
 	strs := make([]any, 0, len(seen))
 	for _, s := range slices.Sorted(maps.Keys(seen)) {
@@ -228,6 +213,23 @@ func jsonTexts(ctx context.Context, modules map[string]*ast.Module, sources map[
 		return nil, fmt.Errorf("the strict JSON of the source views' strings: not an object")
 	}
 	return texts, nil
+}
+
+// collectStrings adds every string value of the JSON tree v (plain maps and lists), at any
+// depth, to seen; object keys are not values and are left out.
+func collectStrings(v any, seen map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		seen[x] = true
+	case map[string]any:
+		for _, e := range x {
+			collectStrings(e, seen)
+		}
+	case []any:
+		for _, e := range x {
+			collectStrings(e, seen)
+		}
+	}
 }
 
 // binding is a compartment binding as the projector reads it (rego/project.rego, view): the

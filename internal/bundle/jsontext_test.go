@@ -132,26 +132,11 @@ func catalogueStrings(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			seen[x] = true
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
 	for _, id := range contract.SortedKeys(in.Sources) {
-		walk(in.Sources[id].Doc)
+		collectStrings(in.Sources[id].Doc, seen)
 	}
 	for _, r := range captured(t, in) {
-		walk(r.Carrier)
+		collectStrings(r.Carrier, seen)
 	}
 	return contract.SortedKeys(seen)
 }
