@@ -9,7 +9,17 @@
 // Servable keeps them): a dated revision before 2026-07-28 (Stateless) is spoken with initialize,
 // one from 2026-07-28 on with server/discover and per-request _meta. A draft revision
 // (DRAFT-…, from a user's schema layer) has no protocol the server knows, so it is never offered:
-// a fixture written in one is served all the same, under the revision negotiated. The server
+// a fixture written in one is served all the same, under the revision negotiated.
+//
+// Every request is answered in the revision it speaks (Speaking): the protocol version its _meta
+// names from 2026-07-28 on, else the one its session's initialize negotiated. A tools/call
+// result is the fixture's bytes under that revision (Serve: from 2026-07-28 on "resultType":
+// "complete" is added when the fixture has none, nothing else changes), checked against the
+// revision's pinned schema before it is sent (Server.Validate, SchemaValidator): a fixture that
+// cannot be served under the revision the client chose (a 2026-07-28 array or null
+// structuredContent under 2025-11-25) gets a JSON-RPC error naming the fixture and both
+// revisions, and its Call says why (Call.Refused), so the probe fails the run. Each Call records
+// the revision it was answered under and how the client chose it. The server
 // speaks over newline-delimited JSON-RPC (stdio, ServeStream) and over Streamable HTTP
 // (ServeHTTP): a JSON-RPC request is answered with one application/json response, a notification
 // or a response with 202 Accepted.
@@ -84,6 +94,16 @@ type Call struct {
 	Fixture string
 	// Arguments are the call's arguments as sent (nil when absent).
 	Arguments json.RawMessage
+	// Revision is the MCP revision the call was answered under (see Speaking).
+	Revision string
+	// Via says how the client chose Revision: ViaInitialize, ViaDiscover, ViaMeta or ViaDefault.
+	Via string
+	// Added lists the members the server added to the fixture's result to serve it under
+	// Revision (resultType); the fixture's bytes are otherwise served as compacted.
+	Added []string
+	// Refused is why the fixture could not be served under Revision (the client got a JSON-RPC
+	// error saying so); nil when it was served.
+	Refused error
 }
 
 // Server serves fixtures as the result of one tool. With one fixture every call is answered with
@@ -97,11 +117,20 @@ type Server struct {
 	// Servable keeps them); the fixtures' own dated revisions and DefaultRevision are offered
 	// whatever it holds.
 	Revisions []string
-	// OnCall, when set, is told of every tools/call before it is answered.
+	// OnCall, when set, is told of every tools/call before its answer is sent.
 	OnCall func(Call)
+	// Validate, when set, checks the tools/call response the server is about to send against
+	// the pinned schema of the revision it speaks (SchemaValidator): a response it refuses is not
+	// sent, the client gets a JSON-RPC error naming the fixture and both revisions instead, and
+	// the call is Refused.
+	Validate func(revision string, response []byte) error
 
 	mu    sync.Mutex
 	calls []Call
+	// session is the revision initialize negotiated ("" before one); discovered reports that a
+	// client asked server/discover.
+	session    string
+	discovered bool
 }
 
 // Calls returns the tools/call requests answered so far, in order.
@@ -171,44 +200,102 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":` + fmt.Sprint(code) + `,"message":` + string(b) + `}}`)
 }
 
-// stateless reports whether a request speaks 2026-07-28 or later (a protocol version in its _meta), whose
-// list results carry cacheScope, ttlMs and resultType.
-func stateless(params json.RawMessage) bool {
+// How a client chose the revision a request is answered under (Call.Via).
+const (
+	// ViaInitialize: the session's initialize handshake (revisions before Stateless).
+	ViaInitialize = "initialize"
+	// ViaDiscover: the protocol version in the request's _meta, after the client asked
+	// server/discover (Stateless and later).
+	ViaDiscover = "server/discover"
+	// ViaMeta: the protocol version in the request's _meta, with no server/discover before it.
+	ViaMeta = "_meta"
+	// ViaDefault: neither: no initialize and no protocol version in _meta, so the revision
+	// initialize would have offered.
+	ViaDefault = "default"
+)
+
+// metaVersion is the protocol version a request's _meta names ("" when none).
+func metaVersion(params json.RawMessage) string {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(params, &p) != nil {
-		return false
+		return ""
 	}
 	var v string
 	_ = json.Unmarshal(p.Meta["io.modelcontextprotocol/protocolVersion"], &v)
-	return v != "" && v >= Stateless
+	return v
 }
 
+// initRevision is the revision initialize answers a client asking for one the server does not
+// speak through initialize: the first fixture's when it is before Stateless, else
+// DefaultRevision.
+func (s *Server) initRevision() string {
+	if r := s.revision(); r < Stateless {
+		return r
+	}
+	return DefaultRevision
+}
+
+// Speaking returns the revision the server answers a request with params under, and how the
+// client chose it (Via…): a protocol version from Stateless on in _meta names it for that
+// request; otherwise the session's initialize did. unsupported is set when _meta names a
+// revision from Stateless on that the server does not offer.
+func (s *Server) Speaking(params json.RawMessage) (revision, via string, unsupported bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := metaVersion(params); v >= Stateless {
+		switch {
+		case !slices.Contains(s.offered(), v):
+			return v, ViaMeta, true
+		case s.discovered:
+			return v, ViaDiscover, false
+		}
+		return v, ViaMeta, false
+	}
+	if s.session != "" {
+		return s.session, ViaInitialize, false
+	}
+	return s.initRevision(), ViaDefault, false
+}
+
+// cacheable are the members a list or discover result carries from Stateless on.
+const cacheable = `,"cacheScope":"public","ttlMs":0,"resultType":"complete"`
+
 func (s *Server) answer(m message) ([]byte, error) {
+	revision, via, unsupported := s.Speaking(m.Params)
+	if unsupported {
+		// UnsupportedProtocolVersionError: the client may retry with one of data.supported.
+		data, _ := json.Marshal(map[string]any{"requested": revision, "supported": s.supported()})
+		msg, _ := json.Marshal("unsupported protocol version " + revision)
+		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32022,"message":` + string(msg) + `,"data":` + string(data) + `}}`), nil
+	}
+	modern := revision >= Stateless
 	switch m.Method {
 	case "initialize":
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
-		version := s.revision()
+		version := s.initRevision()
 		if slices.Contains(s.offered(), p.ProtocolVersion) && p.ProtocolVersion < Stateless {
 			// The result bytes are what is measured: speak the client's revision.
 			version = p.ProtocolVersion
 		}
+		s.mu.Lock()
+		s.session = version
+		s.mu.Unlock()
 		return result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}`, version)), nil
 	case "server/discover":
-		versions := []string{s.revision()}
-		offered := s.offered()
-		for i := len(offered) - 1; i >= 0; i-- {
-			if offered[i] != versions[0] {
-				versions = append(versions, offered[i])
-			}
-		}
-		list, _ := json.Marshal(versions)
-		return result(m.ID, `{"supportedVersions":`+string(list)+`,"capabilities":{"tools":{}},"cacheScope":"public","ttlMs":0,"resultType":"complete"}`), nil
+		s.mu.Lock()
+		s.discovered = true
+		s.mu.Unlock()
+		list, _ := json.Marshal(s.supported())
+		return result(m.ID, `{"supportedVersions":`+string(list)+`,"capabilities":{"tools":{}}`+cacheable+`}`), nil
 	case "ping":
+		if modern {
+			return result(m.ID, `{"resultType":"complete"}`), nil // every result carries it
+		}
 		return result(m.ID, `{}`), nil
 	case "tools/list":
 		schema := `{"type":"object","properties":{}}`
@@ -217,17 +304,32 @@ func (s *Server) answer(m message) ([]byte, error) {
 		}
 		name, _ := json.Marshal(s.tool())
 		extra := ""
-		if stateless(m.Params) {
-			extra = `,"cacheScope":"public","ttlMs":0,"resultType":"complete"`
+		if modern {
+			extra = cacheable
 		}
 		return result(m.ID, `{"tools":[{"name":`+string(name)+`,"description":"Returns the fixture result.","inputSchema":`+schema+`}]`+extra+`}`), nil
 	case "tools/call":
-		return s.call(m)
+		return s.call(m, revision, via)
 	}
 	return rpcError(m.ID, -32601, "method not found: "+m.Method), nil
 }
 
-func (s *Server) call(m message) ([]byte, error) {
+// supported lists the revisions server/discover offers: the first fixture's first, then the
+// others, newest first.
+func (s *Server) supported() []string {
+	versions := []string{s.revision()}
+	offered := s.offered()
+	for i := len(offered) - 1; i >= 0; i-- {
+		if offered[i] != versions[0] {
+			versions = append(versions, offered[i])
+		}
+	}
+	return versions
+}
+
+// call answers a tools/call under revision: the fixture as Serve builds it, or, when it cannot be
+// served under revision (Validate refuses it), a JSON-RPC error saying so.
+func (s *Server) call(m message, revision, via string) ([]byte, error) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -239,20 +341,30 @@ func (s *Server) call(m message) ([]byte, error) {
 		return rpcError(m.ID, -32602, fmt.Sprintf("unknown tool %q (the server lists %q)", p.Name, s.tool())), nil
 	}
 	f, ok := s.fixture(p.Arguments)
-	s.mu.Lock()
-	c := Call{Index: len(s.calls), Arguments: p.Arguments}
+	c := Call{Arguments: p.Arguments, Revision: revision, Via: via}
+	var resp []byte
 	if ok {
 		c.Fixture = f.ID
+		var err error
+		resp, c.Added, err = Serve(f.Bytes, m.ID, revision)
+		if err == nil && s.Validate != nil {
+			err = s.Validate(revision, resp)
+		}
+		if err != nil {
+			c.Refused = fmt.Errorf("fixture %s (revision %s) cannot be served under MCP revision %s, which the client negotiated (%s): %w", f.ID, f.Revision, revision, via, err)
+			resp = rpcError(m.ID, -32603, "contractcheck: "+c.Refused.Error())
+		}
+	} else {
+		resp = rpcError(m.ID, -32602, "tools/call: no fixture for arguments "+string(p.Arguments))
 	}
+	s.mu.Lock()
+	c.Index = len(s.calls)
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
 	if s.OnCall != nil {
 		s.OnCall(c)
 	}
-	if !ok {
-		return rpcError(m.ID, -32602, "tools/call: no fixture for arguments "+string(p.Arguments)), nil
-	}
-	return Response(f.Bytes, m.ID)
+	return resp, nil
 }
 
 // fixture picks the fixture a call is answered with.
@@ -277,15 +389,26 @@ func (s *Server) fixture(args json.RawMessage) (Fixture, bool) {
 
 // Response returns the JSON-RPC response a tools/call with request id gets for a fixture: the
 // fixture compacted as the result, or, when the fixture is itself a JSON-RPC response envelope,
-// its own result or error member under the request's id.
+// its own result or error member under the request's id. It is Serve under DefaultRevision.
 func Response(fixture []byte, id json.RawMessage) ([]byte, error) {
+	resp, _, err := Serve(fixture, id, DefaultRevision)
+	return resp, err
+}
+
+// Serve returns the JSON-RPC response a tools/call with request id gets for a fixture under
+// revision, and the members it added to the fixture's result. The result is the fixture
+// compacted (or, for a JSON-RPC response envelope, its own result or error member); from
+// Stateless on, a result without resultType gets "resultType":"complete" as its last member, as
+// that revision requires of every result, and every other byte stays as the compacted fixture
+// has it. Whether the outcome is valid under revision is for Server.Validate to say.
+func Serve(fixture []byte, id json.RawMessage, revision string) ([]byte, []string, error) {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, fixture); err != nil {
-		return nil, fmt.Errorf("fixture: %w", err)
+		return nil, nil, fmt.Errorf("fixture: %w", err)
 	}
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(compact.Bytes(), &env); err != nil {
-		return nil, fmt.Errorf("fixture: %w", err)
+		return nil, nil, fmt.Errorf("fixture: %w", err)
 	}
 	member, body := "result", compact.Bytes()
 	if _, ok := env["jsonrpc"]; ok {
@@ -295,9 +418,26 @@ func Response(fixture []byte, id json.RawMessage) ([]byte, error) {
 			body = env["result"]
 		}
 	}
+	var added []string
+	if member == "result" && revision >= Stateless {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(body, &obj); err != nil {
+			return nil, nil, fmt.Errorf("fixture: the result is not an object: %w", err)
+		}
+		if _, has := obj["resultType"]; !has {
+			// body is a compacted object: "}" is its last byte, and "{}" is all of it when it
+			// has no member.
+			sep := ","
+			if len(obj) == 0 {
+				sep = ""
+			}
+			body = append(append(slices.Clone(body[:len(body)-1]), sep+`"resultType":"complete"`...), '}')
+			added = append(added, "resultType")
+		}
+	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,%q:%s}`, id, member, body)
-	return out.Bytes(), nil
+	return out.Bytes(), added, nil
 }
 
 // ServeStream answers newline-delimited JSON-RPC from r on w (the stdio transport) until r ends.

@@ -3,11 +3,14 @@ package mcpserve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
 // hostile is a fixture whose bytes must reach the client as written: insignificant whitespace
@@ -24,8 +27,8 @@ const resultEnvelope = `{"jsonrpc": "2.0", "id": 7, "result": {"content": [], "i
 func TestHandle(t *testing.T) {
 	builtin := []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 	one := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "H1", Revision: "2025-11-25", Bytes: []byte(hostile)}}}
-	errSrv := &Server{Fixtures: []Fixture{{ID: "E1", Revision: "2025-11-25", Bytes: []byte(errorEnvelope)}}}
-	resSrv := &Server{Fixtures: []Fixture{{ID: "E2", Revision: "2025-11-25", Bytes: []byte(resultEnvelope)}}}
+	errSrv := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "E1", Revision: "2025-11-25", Bytes: []byte(errorEnvelope)}}}
+	resSrv := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "E2", Revision: "2025-11-25", Bytes: []byte(resultEnvelope)}}}
 	newer := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "N1", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"resultType":"complete"}`)}}}
 	// A user's schema layers add a dated revision, offered, and a draft, never offered: the
 	// draft fixture is served under the default revision.
@@ -40,6 +43,27 @@ func TestHandle(t *testing.T) {
 		{"call serves the fixture compacted, numbers and escapes kept", one,
 			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture_tool","arguments":{}}}`,
 			`{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"z":1e2,"a":9007199254740993,"s":"\u2028 \"*/ <script>\u202e"},"content":[{"type":"text","text":"\/ ok"}]}}`},
+		{"a 2026-07-28 call gets resultType after the fixture's own bytes", one,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture_tool","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{"z":1e2,"a":9007199254740993,"s":"\u2028 \"*/ <script>\u202e"},"content":[{"type":"text","text":"\/ ok"}],"resultType":"complete"}}`},
+		{"a 2026-07-28 result envelope's result gets resultType", resSrv,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"resultType":"complete"}}`},
+		{"a 2026-07-28 error envelope is served as it is", errSrv,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`},
+		{"a 2026-07-28 fixture keeps its own resultType", newer,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_tool","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}`},
+		{"a 2026-07-28 ping carries resultType", one,
+			`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`},
+		{"a protocol version in _meta the server does not offer is refused with the ones it does", one,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version 2099-01-01","data":{"requested":"2099-01-01","supported":["2025-11-25","2026-07-28","2025-06-18"]}}}`},
+		{"initialize never answers with a revision initialize does not negotiate", newer,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}}`},
 		{"a string id is kept", one,
 			`{"jsonrpc":"2.0","id":"x\"y","method":"ping"}`, `{"jsonrpc":"2.0","id":"x\"y","result":{}}`},
 		{"an error envelope is served as an error under the request's id", errSrv,
@@ -190,4 +214,78 @@ func TestStreamableHTTPAndRelay(t *testing.T) {
 			t.Errorf("got %q", out.String())
 		}
 	})
+}
+
+// TestNegotiationIsRecorded: every call says the revision it was answered under, how the client
+// chose it, what was added to the fixture, and, when the fixture could not be served under it,
+// why (and the client got an error naming the fixture and both revisions).
+func TestNegotiationIsRecorded(t *testing.T) {
+	v, err := schema.New(mustSub(t, "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(meta string) string {
+		if meta == "" {
+			return `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fixture_tool"}}`
+		}
+		return `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fixture_tool","_meta":{"io.modelcontextprotocol/protocolVersion":"` + meta + `"}}}`
+	}
+	old := Fixture{ID: "C", Revision: "2025-11-25", Bytes: []byte(`{"content":[]}`)}
+	arr := Fixture{ID: "X", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"structuredContent":[1],"resultType":"complete"}`)}
+	tests := []struct {
+		name    string
+		fixture Fixture
+		msgs    []string
+		want    Call
+		refused string // what the refusal (and the client's error) says; "" when served
+	}{
+		{"initialize", old, []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, call("")},
+			Call{Fixture: "C", Revision: "2025-06-18", Via: ViaInitialize}, ""},
+		{"server/discover, then _meta", old, []string{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, call("2026-07-28")},
+			Call{Fixture: "C", Revision: "2026-07-28", Via: ViaDiscover, Added: []string{"resultType"}}, ""},
+		{"_meta alone", old, []string{call("2026-07-28")},
+			Call{Fixture: "C", Revision: "2026-07-28", Via: ViaMeta, Added: []string{"resultType"}}, ""},
+		{"neither", old, []string{call("")}, Call{Fixture: "C", Revision: "2025-11-25", Via: ViaDefault}, ""},
+		{"a 2026-07-28 array structuredContent under 2025-11-25", arr,
+			[]string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, call("")},
+			Call{Fixture: "X", Revision: "2025-11-25", Via: ViaInitialize},
+			"fixture X (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated (initialize): its schema refuses the response"},
+		{"the same fixture under 2026-07-28", arr, []string{call("2026-07-28")}, Call{Fixture: "X", Revision: "2026-07-28", Via: ViaMeta}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Server{Revisions: []string{"2025-06-18", "2025-11-25", "2026-07-28"}, Fixtures: []Fixture{tt.fixture}, Validate: SchemaValidator(v)}
+			var last []byte
+			for _, m := range tt.msgs {
+				var err error
+				if last, err = s.Handle([]byte(m)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calls := s.Calls()
+			if len(calls) != 1 {
+				t.Fatalf("calls %+v", calls)
+			}
+			got := calls[0]
+			refused := got.Refused
+			got.Refused = nil
+			want := tt.want
+			want.Arguments = got.Arguments
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("call %+v, want %+v", got, want)
+			}
+			switch {
+			case tt.refused == "" && refused != nil:
+				t.Errorf("refused: %v", refused)
+			case tt.refused == "":
+				if !bytes.Contains(last, []byte(`"result"`)) {
+					t.Errorf("not served: %s", last)
+				}
+			case refused == nil || !strings.HasPrefix(refused.Error(), tt.refused):
+				t.Errorf("refusal %v, want %q…", refused, tt.refused)
+			case !bytes.Contains(last, []byte(`"error":{"code":-32603,"message":"contractcheck: `+tt.refused)):
+				t.Errorf("the client's error does not say it: %s", last)
+			}
+		})
+	}
 }
