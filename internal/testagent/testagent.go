@@ -257,7 +257,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer t.close()
 	mcp := &mcpClient{t: t}
-	if _, err := mcp.initialize(ctx); err != nil {
+	if err := mcp.handshake(ctx, cfg.Mode); err != nil {
 		return fmt.Errorf("testagent: %w", err)
 	}
 	if cfg.Mode == ModeHang {
