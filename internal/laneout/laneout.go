@@ -42,6 +42,9 @@ type Record struct {
 	Error         string          `json:"error,omitempty"`
 	SourceSha256  string          `json:"sourceSha256"`
 	Origin        string          `json:"origin"`
+	// Notes are free text for human readers, never read by the checker: probe says there which
+	// MCP revision it served the fixture under and how the client negotiated it.
+	Notes string `json:"notes,omitempty"`
 	// Redacted lists the JSON pointers (RFC 6901) into the source whose values were blanked
 	// before the record was written (`contractcheck record --redact`).
 	Redacted []string `json:"redacted,omitempty"`

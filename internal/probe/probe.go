@@ -101,6 +101,9 @@ type Options struct {
 	// revisions are the revisions the MCP server offers: the schema layers' dated ones
 	// (mcpserve.Servable), set by Run.
 	revisions []string
+	// validate checks each tools/call response against the negotiated revision's pinned schema
+	// (mcpserve.SchemaValidator on the run's validator), set by Run.
+	validate func(revision string, response []byte) error
 }
 
 // runProgress says which run of total this is and, from the time the runs before it took
@@ -156,6 +159,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.revisions = mcpserve.Servable(in.Validator.Revisions())
+	o.validate = mcpserve.SchemaValidator(in.Validator)
 	fixtures, err := selectFixtures(in, o.Inputs)
 	if err != nil {
 		return nil, err
@@ -442,7 +446,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		obsBytes int
 		obsErr   error
 	)
-	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, Revisions: o.revisions, OnCall: func(c mcpserve.Call) {
+	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, Revisions: o.revisions, Validate: o.validate, OnCall: func(c mcpserve.Call) {
 		mu.Lock()
 		lastCall = c.Fixture
 		mu.Unlock()
@@ -513,6 +517,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		// What the probe refused explains a failure best, then how the command ended.
 		failure := obsErr
 		if failure == nil {
+			failure = refusal(mcp, f.id) // a fixture the negotiated revision cannot carry (served.go)
+		}
+		if failure == nil {
 			failure = prov.Err()
 		}
 		if failure == nil {
@@ -534,6 +541,11 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		recs, err := recordsFor(o, lane, f, rep, fobs, item, failure)
 		if err != nil {
 			recs, _ = recordsFor(o, lane, f, rep, nil, nil, err)
+		}
+		for i := range recs {
+			if recs[i].Stage == "H4" {
+				recs[i].Notes = servedNote(mcp, f.id) // the revision served (served.go)
+			}
 		}
 		out.records = append(out.records, recs...)
 		// The line says what the records say: H4's state, or the first failure before it.
