@@ -100,7 +100,7 @@ func runServe(ctx context.Context, p serveParams, stdin io.Reader, stdout, stder
 	if !ok {
 		return usage("serve: unknown fixture %q (not in the catalogue)", p.fixture)
 	}
-	srv := &mcpserve.Server{Tool: p.tool, Revisions: mcpserve.Servable(in.Validator.Revisions()),
+	srv := &mcpserve.Server{Tool: p.tool, Revisions: mcpserve.Servable(in.Validator.Revisions()), Validate: mcpserve.SchemaValidator(in.Validator),
 		Fixtures: []mcpserve.Fixture{{ID: p.fixture, Revision: f.Revision, Bytes: in.Sources[p.fixture].Data}}}
 	if p.stdio {
 		return srv.ServeStream(stdin, stdout)
