@@ -214,6 +214,20 @@ const (
 	ViaDefault = "default"
 )
 
+// Negotiated says in words how the client chose a revision (Call.Via), to follow the revision's
+// name in a sentence.
+func Negotiated(via string) string {
+	switch via {
+	case ViaInitialize:
+		return "which the client negotiated through initialize"
+	case ViaDiscover:
+		return "which the client negotiated through server/discover and named in the request's _meta"
+	case ViaMeta:
+		return "which the client named in the request's _meta without asking server/discover"
+	}
+	return "the server's default (the client sent no initialize and no protocol version in _meta)"
+}
+
 // metaVersion is the protocol version a request's _meta names ("" when none).
 func metaVersion(params json.RawMessage) string {
 	var p struct {
@@ -351,7 +365,7 @@ func (s *Server) call(m message, revision, via string) ([]byte, error) {
 			err = s.Validate(revision, resp)
 		}
 		if err != nil {
-			c.Refused = fmt.Errorf("fixture %s (revision %s) cannot be served under MCP revision %s, which the client negotiated (%s): %w", f.ID, f.Revision, revision, via, err)
+			c.Refused = fmt.Errorf("fixture %s (revision %s) cannot be served under MCP revision %s, %s: %w", f.ID, f.Revision, revision, Negotiated(via), err)
 			resp = rpcError(m.ID, -32603, "contractcheck: "+c.Refused.Error())
 		}
 	} else {

@@ -249,7 +249,7 @@ func TestNegotiationIsRecorded(t *testing.T) {
 		{"a 2026-07-28 array structuredContent under 2025-11-25", arr,
 			[]string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, call("")},
 			Call{Fixture: "X", Revision: "2025-11-25", Via: ViaInitialize},
-			"fixture X (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated (initialize): its schema refuses the response"},
+			"fixture X (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated through initialize: the 2025-11-25 schema refuses it: response: /result/structuredContent: got array, want object"},
 		{"the same fixture under 2026-07-28", arr, []string{call("2026-07-28")}, Call{Fixture: "X", Revision: "2026-07-28", Via: ViaMeta}, ""},
 	}
 	for _, tt := range tests {

@@ -19,8 +19,8 @@ func SchemaValidator(v *schema.Validator) func(revision string, response []byte)
 		if err != nil {
 			return fmt.Errorf("the response is not strict JSON: %w", err)
 		}
-		if _, err := v.ValidateSource("the response", revision, doc); err != nil {
-			return fmt.Errorf("its schema refuses the response: %w", err)
+		if _, err := v.ValidateSource("response", revision, doc); err != nil {
+			return fmt.Errorf("the %s schema refuses it: %w", revision, err)
 		}
 		return nil
 	}

@@ -40,7 +40,7 @@ func TestProbeServesTheNegotiatedRevision(t *testing.T) {
 		{"a 2025-11-25 client gets the fixture as it is", nil, "C09", true, c09,
 			`contractcheck probe: tools/call served under MCP revision 2025-11-25, which the client negotiated through initialize.`},
 		{"a fixture the negotiated revision cannot carry fails the run naming both", nil, "X01", false,
-			"fixture X01 (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated (initialize)\n/structuredContent",
+			"fixture X01 (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated through initialize: the 2025-11-25 schema refuses it: response: /result/structuredContent: got array, want object",
 			`contractcheck probe: tools/call refused under MCP revision 2025-11-25, which the client negotiated through initialize.`},
 	}
 	for _, tt := range tests {

@@ -36,7 +36,7 @@ func servedNote(mcp *mcpserve.Server, id string) string {
 		if c.Refused != nil {
 			n = "refused under MCP revision " + c.Revision
 		}
-		n += ", " + negotiated(c.Via)
+		n += ", " + mcpserve.Negotiated(c.Via)
 		if len(c.Added) > 0 {
 			n += fmt.Sprintf(", with %s added to the fixture's result", addedMembers(c.Added))
 		}
@@ -48,19 +48,6 @@ func servedNote(mcp *mcpserve.Server, id string) string {
 		return ""
 	}
 	return "contractcheck probe: tools/call " + strings.Join(notes, "; ") + "."
-}
-
-// negotiated says how the client chose the revision (mcpserve.Via…).
-func negotiated(via string) string {
-	switch via {
-	case mcpserve.ViaInitialize:
-		return "which the client negotiated through initialize"
-	case mcpserve.ViaDiscover:
-		return "which the client negotiated through server/discover and named in the request's _meta"
-	case mcpserve.ViaMeta:
-		return "which the client named in the request's _meta without asking server/discover"
-	}
-	return "the server's default: the client sent no initialize and no protocol version in _meta"
 }
 
 // addedMembers names the members the server added, with their values.
