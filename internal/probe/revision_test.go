@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/testagent"
 )
 
@@ -96,5 +97,27 @@ func TestServedNoteIsDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(files[0], files[1]) || !bytes.Contains(files[0], []byte(`"notes":"contractcheck probe: tools/call served under MCP revision 2026-07-28`)) {
 		t.Errorf("records differ or carry no note:\n%s\n%s", files[0], files[1])
+	}
+}
+
+// TestModernClientReadsWhatItShows: the visibility readout of a 2026-07-28 client is what the
+// client shows the model (the test agent forwards the content text: content-only), not
+// "neither" read off its SDK's rejection of a result without resultType; and check accepts the
+// records with their notes.
+func TestModernClientReadsWhatItShows(t *testing.T) {
+	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-responses", "TESTAGENT_MODE=" + testagent.ModeModern}, "V0*")
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Captured != 4 {
+		t.Fatalf("result %+v", res)
+	}
+	judged, err := check.Run(context.Background(), JudgeOptions(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := judged.Visibility; len(vs) != 1 || vs[0].Category != "content-only" {
+		t.Fatalf("visibility %+v, want content-only", vs)
 	}
 }
