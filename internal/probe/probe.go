@@ -542,9 +542,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		if err != nil {
 			recs, _ = recordsFor(o, lane, f, rep, nil, nil, err)
 		}
-		for i := range recs {
-			if recs[i].Stage == "H4" {
-				recs[i].Notes = servedNote(mcp, f.id) // the revision served (served.go)
+		for j := range recs {
+			if recs[j].Stage == "H4" {
+				recs[j].Notes = servedNote(mcp, f.id) // the revision served (served.go)
 			}
 		}
 		out.records = append(out.records, recs...)
