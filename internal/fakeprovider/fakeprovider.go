@@ -218,9 +218,10 @@ func (p *Provider) ToolCalled(id string) bool {
 
 // Result finds the first recorded model generation request that carries the result of call id
 // and returns the carrying item's exact bytes (a sub-slice of the request body, never
-// re-encoded), the request's API and its Seq. For Gemini results without an id, the call's
-// position in Config.Calls and the tool name as listed pick the functionResponse part (see
-// FindResult).
+// re-encoded), the request's API and its Seq. For Gemini results without an id, or with an id
+// the client made itself (not one of Config.Calls: the fake never sends ids to Gemini
+// clients), the call's position in Config.Calls and the tool name as listed pick the
+// functionResponse part (see FindResult).
 func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -231,6 +232,10 @@ func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 	name := ""
 	if index < len(p.listed) {
 		name = p.listed[index]
+	}
+	ours := make(map[string]bool, len(p.calls))
+	for _, c := range p.calls {
+		ours[c.ID] = true
 	}
 	// A result is carried after the turn that made the call: the requests before it are not
 	// searched (in a long batch run each body holds every earlier turn).
@@ -245,7 +250,7 @@ func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 		if !r.generation {
 			continue
 		}
-		item, found, err := findResult(r.API, r.Body, id, index, name)
+		item, found, err := findResult(r.API, r.Body, id, index, name, ours)
 		if err == nil && found {
 			return r.API, item, r.Seq, true
 		}

@@ -17,18 +17,21 @@ import (
 //
 // ok is false when the body carries no such item; err reports a body that is not a JSON object.
 func FindResult(api API, body []byte, callID string, callIndex int) (item []byte, ok bool, err error) {
-	return findResult(api, body, callID, callIndex, "")
+	return findResult(api, body, callID, callIndex, "", nil)
 }
 
 // findResult is FindResult; for Gemini parts without an id, a non-empty name also requires
-// functionResponse.name to equal it.
-func findResult(api API, body []byte, callID string, callIndex int, name string) ([]byte, bool, error) {
+// functionResponse.name to equal it. When ours is not nil it holds every call id the fake
+// provider may have issued: a Gemini functionResponse id outside it was made by the client
+// (gemini-cli gives an id-less functionCall one of its own and echoes it back), so the part
+// counts among the id-less ones, matched by name and order.
+func findResult(api API, body []byte, callID string, callIndex int, name string, ours map[string]bool) ([]byte, bool, error) {
 	ms, err := root(body)
 	if err != nil {
 		return nil, false, fmt.Errorf("find the result of %s: %w", callID, err)
 	}
 	if api == Gemini {
-		return geminiResult(body, ms, callID, callIndex, name)
+		return geminiResult(body, ms, callID, callIndex, name, ours)
 	}
 	sl, known := resultSlots[api]
 	if !known {
@@ -79,7 +82,7 @@ var resultSlots = map[API]resultSlot{
 }
 
 // geminiResult is findResult for a Gemini generateContent body.
-func geminiResult(body []byte, ms []member, callID string, callIndex int, name string) ([]byte, bool, error) {
+func geminiResult(body []byte, ms []member, callID string, callIndex int, name string, ours map[string]bool) ([]byte, bool, error) {
 	contents, _, err := elems(body, ms, "contents")
 	if err != nil {
 		return nil, false, err
@@ -119,9 +122,12 @@ func geminiResult(body []byte, ms []member, callID string, callIndex int, name s
 			if hasID && id == callID {
 				return body[p[0]:p[1]:p[1]], true, nil
 			}
-			// An absent id, null or "" counts as none; any other id is another call's.
+			// An absent id, null or "" counts as none, and so does an id the client made (one
+			// not in ours); any other id is another call's.
 			if m, present := lookup(fr, "id"); present {
-				if raw := string(body[m.start:m.end]); raw != "null" && raw != `""` {
+				raw := string(body[m.start:m.end])
+				clientMade := ours != nil && hasID && !ours[id]
+				if raw != "null" && raw != `""` && !clientMade {
 					continue
 				}
 			}
