@@ -353,11 +353,11 @@ func routeOf(r *http.Request) route {
 type plan struct {
 	route
 	seq          int
-	status       int    // != 0: an error answer with this status
-	message      string // the error answer's message
-	call         *Call  // the tool call to make, nil for a final text
-	toolName     string // the tool's name as the request listed it
-	turn         int    // the generation turn, from 1
+	status       int        // != 0: an error answer with this status
+	message      string     // the error answer's message
+	call         *Call      // the tool call to make, nil for a final text
+	tool         listedTool // the tool as the request listed it
+	turn         int        // the generation turn, from 1
 	model        string
 	streamed     bool // Responses, Chat, Anthropic: the request asked for a stream
 	includeUsage bool // Chat: stream_options.include_usage
@@ -451,22 +451,22 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 		pl.turn = p.turn
 		return
 	}
-	names, err := toolNames(pl.api, body, ms)
+	tools, err := toolList(pl.api, body, ms)
 	if err != nil {
 		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+err.Error()
 		return
 	}
-	name, ok := matchTool(names, p.tool)
+	listed, ok := matchListed(tools.fns, p.tool)
 	if !ok {
-		listed := "the request lists no tools"
-		if len(names) > 0 {
-			q := make([]string, len(names))
-			for i, n := range names {
-				q[i] = strconv.Quote(n)
+		listedText := "the request lists no tools"
+		if len(tools.fns) > 0 {
+			q := make([]string, len(tools.fns))
+			for i, t := range tools.fns {
+				q[i] = t.describe()
 			}
-			listed = "the request lists " + strings.Join(q, ", ")
+			listedText = "the request lists " + strings.Join(q, ", ")
 		}
-		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s)", where, p.tool, listed)
+		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s)", where, p.tool, listedText)
 		return
 	}
 	c := p.calls[p.next]
@@ -475,10 +475,10 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 		return
 	}
 	p.next++
-	p.listed = append(p.listed, name)
+	p.listed = append(p.listed, listed.name)
 	p.issued[c.ID] = true
 	p.turn++
-	pl.turn, pl.call, pl.toolName = p.turn, &c, name
+	pl.turn, pl.call, pl.tool = p.turn, &c, listed
 }
 
 // defaultModel names the model in answers to requests that name none.
@@ -489,18 +489,45 @@ var defaultModel = map[API]string{
 	Gemini:          "gemini-2.5-flash",
 }
 
-// toolNames lists the names of the function tools a generation request declares, in order.
-// Tools of other kinds (built-in, server-side) are skipped.
-func toolNames(api API, body []byte, ms []member) ([]string, error) {
+// listedTool is a tool a generation request declares that the fake model can call.
+type listedTool struct {
+	name      string // the function's name (for a namespace's function, its name inside it)
+	namespace string // Responses: the namespace tool that holds it ("" for a top-level tool)
+	custom    bool   // Responses: a custom (freeform) tool, called with a string input
+}
+
+// describe names t for a message, quoted.
+func (t listedTool) describe() string {
+	d := strconv.Quote(t.name)
+	if t.namespace != "" {
+		d += " (namespace " + strconv.Quote(t.namespace) + ")"
+	}
+	if t.custom {
+		d += " (custom)"
+	}
+	return d
+}
+
+// toolSet is what a generation request's tools list declares.
+type toolSet struct {
+	fns []listedTool // the tools the fake model can call, in order
+	any bool         // the request lists at least one tool of any kind (built-in ones too)
+}
+
+// toolList reads the tools a generation request declares, in order: function tools (and on
+// Responses custom tools and the tools inside namespace tools). Tools of other kinds
+// (built-in, server-side) are not callable but count in toolSet.any.
+func toolList(api API, body []byte, ms []member) (toolSet, error) {
+	var set toolSet
 	tools, ok, err := elems(body, ms, "tools")
 	if err != nil || !ok {
-		return nil, err
+		return set, err
 	}
-	var names []string
+	set.any = len(tools) > 0
 	for _, t := range tools {
 		tm, ok, err := objectMembers(body, t[0], t[1])
 		if err != nil {
-			return nil, err
+			return set, err
 		}
 		if !ok {
 			continue
@@ -508,8 +535,29 @@ func toolNames(api API, body []byte, ms []member) ([]string, error) {
 		typ, hasType := str(body, tm, "type")
 		switch api {
 		case OpenAIResponses:
-			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "function") {
-				names = append(names, n)
+			if typ == "namespace" {
+				ns, _ := str(body, tm, "name")
+				inner, _, err := elems(body, tm, "tools")
+				if err != nil {
+					return set, err
+				}
+				for _, it := range inner {
+					im, ok, err := objectMembers(body, it[0], it[1])
+					if err != nil {
+						return set, err
+					}
+					if !ok {
+						continue
+					}
+					if lt, ok := responsesTool(body, im); ok {
+						lt.namespace = ns
+						set.fns = append(set.fns, lt)
+					}
+				}
+				continue
+			}
+			if lt, ok := responsesTool(body, tm); ok {
+				set.fns = append(set.fns, lt)
 			}
 		case OpenAIChat:
 			if hasType && typ != "function" {
@@ -517,32 +565,61 @@ func toolNames(api API, body []byte, ms []member) ([]string, error) {
 			}
 			if fn, ok, _ := field(body, tm, "function"); ok {
 				if n, ok := str(body, fn, "name"); ok {
-					names = append(names, n)
+					set.fns = append(set.fns, listedTool{name: n})
 				}
 			}
 		case Anthropic:
 			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "custom") {
-				names = append(names, n)
+				set.fns = append(set.fns, listedTool{name: n})
 			}
 		case Gemini:
 			for _, key := range []string{"functionDeclarations", "function_declarations"} {
 				decls, _, err := elems(body, tm, key)
 				if err != nil {
-					return nil, err
+					return set, err
 				}
 				for _, d := range decls {
 					dm, ok, err := objectMembers(body, d[0], d[1])
 					if err != nil {
-						return nil, err
+						return set, err
 					}
 					if n, has := str(body, dm, "name"); ok && has {
-						names = append(names, n)
+						set.fns = append(set.fns, listedTool{name: n})
 					}
 				}
 			}
 		}
 	}
-	return names, nil
+	return set, nil
+}
+
+// responsesTool reads one Responses tool (top-level or inside a namespace): a function tool
+// (type "function", or no type) or a custom tool (type "custom").
+func responsesTool(body []byte, tm []member) (listedTool, bool) {
+	typ, hasType := str(body, tm, "type")
+	n, ok := str(body, tm, "name")
+	switch {
+	case !ok:
+		return listedTool{}, false
+	case !hasType || typ == "function":
+		return listedTool{name: n}, true
+	case typ == "custom":
+		return listedTool{name: n, custom: true}, true
+	}
+	return listedTool{}, false
+}
+
+// matchListed is matchTool over listed tools, by each tool's own name (inside its namespace).
+func matchListed(tools []listedTool, tool string) (listedTool, bool) {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	n, ok := matchTool(names, tool)
+	if !ok {
+		return listedTool{}, false
+	}
+	return tools[slices.Index(names, n)], true
 }
 
 // toolSeparators may stand between a framework's prefix and the tool's MCP name.
