@@ -246,8 +246,14 @@ func models(api API, k kind, id string) any {
 	return obj{{"object", "list"}, {"data", data}}
 }
 
-// turnID is a deterministic id for the answer of pl's turn.
-func turnID(prefix string, pl plan) string { return prefix + strconv.Itoa(pl.turn) }
+// turnID is a deterministic id for the answer of pl's turn; side calls are numbered apart
+// (resp_probe_side_1, …), so that an agent's turns keep their ids whatever it asks aside.
+func turnID(prefix string, pl plan) string {
+	if pl.side {
+		return prefix + "side_" + strconv.Itoa(pl.turn)
+	}
+	return prefix + strconv.Itoa(pl.turn)
+}
 
 // ---- OpenAI Responses ----
 

@@ -6,8 +6,10 @@
 // name the request's tool list gives it), and once all are issued a final text. Every request is
 // recorded with its body exactly as received, so the request that carries a tool result, the H4
 // carrier, can be read back byte for byte (Provider.Result, FindResult). The side calls SDKs make
-// (model lists, token counts) are answered plausibly; a request the provider does not understand
-// is refused with a 404 naming it and makes Provider.Err fail, never a silent empty answer.
+// (model lists, token counts) are answered plausibly, and so are the generation requests that are
+// not the agent's turn (AnswerSideCall: no tools listed, or none matching while asking for JSON,
+// as model routers and title generators send); a request the provider does not understand is
+// refused with a 404 naming it and makes Provider.Err fail, never a silent empty answer.
 //
 // Answers are deterministic: ids are numbered by turn (resp_probe_1, msg_probe_1, …), tool call
 // ids are the ones configured, and timestamps are fixed (created 1700000000).
@@ -105,6 +107,12 @@ const (
 	AnswerFinal = "final"
 	// AnswerSide is an answer to a side call: a model list or a token count.
 	AnswerSide = "side"
+	// AnswerSideCall is the answer to a generation request that is not the agent's turn: one
+	// that lists no tools at all (a router, a classifier, a title or summary generation), or
+	// that lists tools of which none matches Config.Tool but asks for JSON. It gets a short
+	// text, or when the request asks for JSON a small value valid against the schema it gives
+	// (sideAnswer), and never consumes one of Config.Calls.
+	AnswerSideCall = "side-call"
 	// AnswerRefused is an error answer: a request the provider did not understand or accept.
 	AnswerRefused = "refused"
 )
@@ -125,7 +133,7 @@ type Request struct {
 	// Body is the request body exactly as received (shared: do not modify); nil when it
 	// exceeded MaxBodyBytes.
 	Body []byte
-	// Answer is "call <id>", "final", "side" or "refused".
+	// Answer is "call <id>", "final", "side", "side-call" or "refused".
 	Answer string
 
 	generation bool // a model generation request (not a side call), whatever its answer
@@ -155,7 +163,8 @@ type Provider struct {
 	next   int             // index of the next call to issue
 	listed []string        // per issued call, the tool name as the request listed it
 	issued map[string]bool // call ids answered
-	turn   int             // generation answers given
+	turn   int             // generation answers given (side calls apart)
+	sides  int             // side calls answered (AnswerSideCall)
 	err    error
 }
 
@@ -357,6 +366,7 @@ type plan struct {
 	message      string     // the error answer's message
 	call         *Call      // the tool call to make, nil for a final text
 	tool         listedTool // the tool as the request listed it
+	side         bool       // a side call (AnswerSideCall): finalText is its answer
 	turn         int        // the generation turn, from 1
 	model        string
 	streamed     bool // Responses, Chat, Anthropic: the request asked for a stream
@@ -401,6 +411,8 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(errors.New(pl.message))
 	case rt.kind != kindGenerate:
 		rec.Answer = AnswerSide
+	case pl.side:
+		rec.Answer = AnswerSideCall
 	case pl.call != nil:
 		rec.Answer = "call " + pl.call.ID
 	default:
@@ -446,19 +458,33 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 		}
 	}
 	pl.finalText = p.finalText
+	tools, toolsErr := toolList(pl.api, body, ms)
+	asked, schema, formatErr := jsonAsked(pl.api, body, ms)
+	var listed listedTool
+	matched := false
+	if toolsErr == nil {
+		listed, matched = matchListed(tools.fns, p.tool)
+	}
+	// A request that is not the agent's turn (no tools at all, or none matching while asking
+	// for JSON) is a side call: a router, a classifier, a title. It gets a plausible answer
+	// and leaves the configured calls alone.
+	if toolsErr == nil && formatErr == nil && !matched && (!tools.any || asked) {
+		p.sides++
+		pl.side, pl.turn = true, p.sides
+		pl.finalText = sideAnswer(asked, schema)
+		return
+	}
 	if p.next >= len(p.calls) {
 		p.turn++
 		pl.turn = p.turn
 		return
 	}
-	tools, err := toolList(pl.api, body, ms)
-	if err != nil {
-		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+err.Error()
+	if toolsErr != nil {
+		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+toolsErr.Error()
 		return
 	}
-	listed, ok := matchListed(tools.fns, p.tool)
-	if !ok {
-		listedText := "the request lists no tools"
+	if !matched {
+		listedText := "the request lists no function tools"
 		if len(tools.fns) > 0 {
 			q := make([]string, len(tools.fns))
 			for i, t := range tools.fns {
@@ -466,7 +492,8 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 			}
 			listedText = "the request lists " + strings.Join(q, ", ")
 		}
-		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s)", where, p.tool, listedText)
+		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s), and it does not ask for JSON, as a side call would",
+			where, p.tool, listedText)
 		return
 	}
 	c := p.calls[p.next]

@@ -1,15 +1,17 @@
 package fakeprovider
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The tests below hold the fake provider to real clients' wire habits (issue 40): codex's
-// namespace and custom tools on the Responses API, and Gemini results carrying an id the
-// client made.
+// namespace and custom tools on the Responses API, side calls that list no tools (gemini-cli's
+// model router), and Gemini results carrying an id the client made.
 
 // testdata reads a request body kept under testdata/.
 func testdata(t *testing.T, name string) string {
@@ -87,6 +89,144 @@ func TestResponsesCustomResult(t *testing.T) {
 	api, got, seq, ok := p.Result("call_1")
 	if !ok || api != OpenAIResponses || seq != 2 || string(got) != item {
 		t.Fatalf("Result = %s, %q, %d, %v; want the custom_tool_call_output of request 2", api, got, seq, ok)
+	}
+}
+
+// sideCase is one side call: a request and what its answer must satisfy.
+type sideCase struct {
+	name     string
+	api      API
+	path     string
+	header   map[string]string
+	body     string
+	streamed bool
+	want     string // the answer's text exactly
+}
+
+// TestSideCallAnswers checks that a generation request that lists no tools, or lists none
+// matching while asking for JSON, is answered plausibly (text, or JSON valid against the
+// request's schema), recorded as a side call, and leaves the configured calls alone.
+func TestSideCallAnswers(t *testing.T) {
+	withTools := func(api API) string { return generationBody(t, api, []string{"other_tool"}, false, false) }
+	cases := []sideCase{
+		{name: "gemini-cli classifier", api: Gemini, path: "/v1beta/models/gemini-2.5-flash-lite:generateContent",
+			body: testdata(t, "gemini_cli_classifier.json"), want: `{"model_choice":"flash","reasoning":"probe"}`},
+		{name: "gemini-cli classifier streamed", api: Gemini, path: "/v1beta/models/gemini-2.5-flash-lite:streamGenerateContent?alt=sse",
+			body: testdata(t, "gemini_cli_classifier.json"), streamed: true, want: `{"model_choice":"flash","reasoning":"probe"}`},
+		{name: "gemini snake case responseSchema", api: Gemini, path: "/v1beta/models/g:generateContent",
+			body: `{"contents":[],"generation_config":{"response_mime_type":"application/json","response_schema":{"type":"INTEGER","minimum":3}}}`, want: `3`},
+		{name: "gemini json without a schema", api: Gemini, path: "/v1beta/models/g:generateContent",
+			body: `{"contents":[],"generationConfig":{"responseMimeType":"application/json"}}`, want: `{}`},
+		{name: "gemini no tools, text", api: Gemini, path: "/v1beta/models/g:generateContent",
+			body: `{"contents":[{"role":"user","parts":[{"text":"Title this chat"}]}]}`, want: SideText},
+		{name: "gemini other tools while asking for JSON", api: Gemini, path: "/v1beta/models/g:generateContent",
+			body: strings.Replace(withTools(Gemini), `"tools"`, `"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"next_speaker":{"type":"string","enum":["user","model"]}},"required":["next_speaker"]}},"tools"`, 1),
+			want: `{"next_speaker":"user"}`},
+		{name: "responses json_schema", api: OpenAIResponses, path: "/v1/responses",
+			body: `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"title","strict":true,"schema":{"type":"object","properties":{"title":{"type":"string","minLength":8},"n":{"type":["integer","null"],"minimum":1}},"required":["title","n"],"additionalProperties":false}}}}`,
+			want: `{"n":1,"title":"probexxx"}`},
+		{name: "responses json_schema streamed", api: OpenAIResponses, path: "/v1/responses", streamed: true,
+			body: `{"model":"m","input":"hi","stream":true,"text":{"format":{"type":"json_schema","name":"x","schema":{"type":"array","minItems":2,"items":{"type":"boolean"}}}}}`,
+			want: `[false,false]`},
+		{name: "responses json_object", api: OpenAIResponses, path: "/v1/responses",
+			body: `{"model":"m","input":"hi","text":{"format":{"type":"json_object"}}}`, want: `{}`},
+		{name: "responses no tools", api: OpenAIResponses, path: "/v1/responses", body: `{"model":"m","input":"hi","tools":[]}`, want: SideText},
+		{name: "chat response_format json_schema", api: OpenAIChat, path: "/v1/chat/completions",
+			body: `{"model":"m","messages":[],"response_format":{"type":"json_schema","json_schema":{"name":"c","schema":{"$defs":{"kind":{"enum":["a","b"]}},"type":"object","properties":{"k":{"$ref":"#/$defs/kind"}},"required":["k"]}}}}`,
+			want: `{"k":"a"}`},
+		{name: "chat other tools while asking for JSON", api: OpenAIChat, path: "/v1/chat/completions",
+			body: strings.Replace(withTools(OpenAIChat), `"tools"`, `"response_format":{"type":"json_object"},"tools"`, 1), want: `{}`},
+		{name: "chat no tools streamed", api: OpenAIChat, path: "/v1/chat/completions", streamed: true,
+			body: `{"model":"m","stream":true,"messages":[{"role":"user","content":"Summarize"}]}`, want: SideText},
+		{name: "anthropic no tools", api: Anthropic, path: "/v1/messages",
+			body: `{"model":"m","max_tokens":50,"messages":[{"role":"user","content":"Title this"}]}`, want: SideText},
+		{name: "anthropic no tools streamed", api: Anthropic, path: "/v1/messages", streamed: true,
+			body: `{"model":"m","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"Title this"}]}`, want: SideText},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
+			root := serve(t, p)
+			got := decode(t, tc.api, do(t, http.MethodPost, root+tc.path, tc.header, tc.body), tc.streamed, false)
+			if got.callID != "" || got.text != tc.want {
+				t.Fatalf("side call answered %+v, want the text %s", got, tc.want)
+			}
+			if err := p.Err(); err != nil {
+				t.Fatal(err)
+			}
+			// The configured call is still the next turn's.
+			turnPath := map[API]string{OpenAIResponses: "/v1/responses", OpenAIChat: "/v1/chat/completions",
+				Anthropic: "/v1/messages", Gemini: "/v1beta/models/g:generateContent"}[tc.api]
+			next := decode(t, tc.api, do(t, http.MethodPost, root+turnPath, nil, generationBody(t, tc.api, []string{"fixture_tool"}, false, false)), false, false)
+			if next.name != "fixture_tool" {
+				t.Fatalf("the turn after a side call answered %+v, want the call", next)
+			}
+			var answers []string
+			for _, r := range p.Requests() {
+				answers = append(answers, r.Answer)
+			}
+			if w := []string{AnswerSideCall, "call call_1"}; !slices.Equal(answers, w) {
+				t.Errorf("answers %q, want %q", answers, w)
+			}
+		})
+	}
+}
+
+// TestSideCallIDs checks that side calls are numbered apart from the agent's turns.
+func TestSideCallIDs(t *testing.T) {
+	p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
+	root := serve(t, p)
+	var ids []string
+	for _, body := range []string{`{"model":"m","input":"title"}`, generationBody(t, OpenAIResponses, []string{"fixture_tool"}, false, false), `{"model":"m","input":"title"}`} {
+		var r struct{ ID string }
+		mustJSON(t, readAll(t, do(t, http.MethodPost, root+"/v1/responses", nil, body)), &r)
+		ids = append(ids, r.ID)
+	}
+	if w := []string{"resp_probe_side_1", "resp_probe_1", "resp_probe_side_2"}; !slices.Equal(ids, w) {
+		t.Fatalf("ids %q, want %q", ids, w)
+	}
+}
+
+// TestSampleJSON checks the values side calls answer with against their schemas.
+func TestSampleJSON(t *testing.T) {
+	cases := []struct {
+		name, schema, want string
+	}{
+		{name: "empty", schema: ``, want: `{}`},
+		{name: "not JSON", schema: `{`, want: `{}`},
+		{name: "true schema", schema: `true`, want: `null`},
+		{name: "const", schema: `{"const":{"a":[1]}}`, want: `{"a":[1]}`},
+		{name: "enum", schema: `{"type":"integer","enum":[7,8]}`, want: `7`},
+		{name: "gemini upper case types", schema: `{"type":"OBJECT","properties":{"s":{"type":"NUMBER"},"b":{"type":"BOOLEAN"}},"required":["s","b"]}`, want: `{"b":false,"s":0}`},
+		{name: "only required properties", schema: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b"]}`, want: `{"b":"probe"}`},
+		{name: "all properties when none required", schema: `{"properties":{"b":{"type":"null"},"a":{"type":"array"}}}`, want: `{"a":[],"b":null}`},
+		{name: "required without a property schema", schema: `{"type":"object","required":["x"]}`, want: `{"x":"probe"}`},
+		{name: "integer bounds", schema: `{"type":"integer","minimum":1,"maximum":100}`, want: `1`},
+		{name: "integer exclusive minimum", schema: `{"type":"integer","exclusiveMinimum":4.5}`, want: `5`},
+		{name: "negative maximum", schema: `{"type":"number","maximum":-2.5}`, want: `-2.5`},
+		{name: "string max length", schema: `{"type":"string","maxLength":3}`, want: `"pro"`},
+		{name: "string formats", schema: `{"type":"object","properties":{"d":{"type":"string","format":"date-time"},"u":{"type":"string","format":"uri"},"e":{"type":"string","format":"email"}}}`,
+			want: `{"d":"2023-11-14T22:13:20Z","e":"probe@example.com","u":"https://example.com/"}`},
+		{name: "nullable type list", schema: `{"type":["null","string"]}`, want: `"probe"`},
+		{name: "anyOf skips null", schema: `{"anyOf":[{"type":"null"},{"type":"integer"}]}`, want: `0`},
+		{name: "allOf merges objects", schema: `{"allOf":[{"properties":{"a":{"const":1}},"required":["a"]},{"properties":{"b":{"const":2}},"required":["b"]}]}`, want: `{"a":1,"b":2}`},
+		{name: "tuple prefixItems", schema: `{"type":"array","minItems":2,"prefixItems":[{"const":"x"}],"items":{"type":"integer"}}`, want: `["x",0]`},
+		{name: "ref to root recursion ends", schema: `{"type":"object","properties":{"next":{"$ref":"#"}},"required":["next"]}`,
+			want: strings.Repeat(`{"next":`, 13) + `null` + strings.Repeat(`}`, 13)},
+		{name: "ref escaped pointer", schema: `{"definitions":{"a/b":{"type":"boolean"}},"$ref":"#/definitions/a~1b"}`, want: `false`},
+		{name: "hostile property names", schema: `{"type":"object","properties":{"\"</script>\u2028":{"const":"\u0000"}},"required":["\"</script>\u2028"]}`,
+			want: `{"\"</script>\u2028":"\u0000"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(mustMarshal(SampleJSON([]byte(tc.schema))))
+			if got != tc.want {
+				t.Fatalf("SampleJSON(%s) = %s, want %s", tc.schema, got, tc.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Fatalf("not JSON: %s", got)
+			}
+		})
 	}
 }
 
