@@ -135,8 +135,31 @@ type Request struct {
 	Body []byte
 	// Answer is "call <id>", "final", "side", "side-call" or "refused".
 	Answer string
+	// Guess is the provider API the request looks like it addresses: API when its route is
+	// known, else a guess from its path, headers and body keys ("" when nothing suggests
+	// one). It lets a failure name what an agent sent when the provider understood none of it.
+	Guess API
 
 	generation bool // a model generation request (not a side call), whatever its answer
+}
+
+// Describe names the request for a message: method, path, sequence number, the API it
+// addresses (or the one guessed, marked so) and how it was answered, e.g.
+// `POST /v1/responses (request 1, openai-responses, answered call call_1)`. The path is quoted
+// when it holds anything but printable characters.
+func (r Request) Describe() string {
+	path := r.Path
+	if q := strconv.QuoteToGraphic(path); q[1:len(q)-1] != path || strings.ContainsAny(path, " \"") {
+		path = q
+	}
+	api := string(r.API)
+	switch {
+	case api == "" && r.Guess != "":
+		api = "looks like " + string(r.Guess)
+	case api == "":
+		api = "API unknown"
+	}
+	return fmt.Sprintf("%s %s (request %d, %s, answered %s)", r.Method, path, r.Seq, api, r.Answer)
 }
 
 // MaxBodyBytes bounds a request body the provider reads (64 MiB).
@@ -391,8 +414,11 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.stored += int64(len(body))
 	pl := plan{route: rt, seq: len(p.reqs) + 1}
-	rec := Request{Seq: pl.seq, API: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
+	rec := Request{Seq: pl.seq, API: rt.api, Guess: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
 		generation: rt.kind == kindGenerate}
+	if rec.Guess == "" {
+		rec.Guess = guessAPI(r, body)
+	}
 	where := fmt.Sprintf("fake provider: %s %s (request %d)", r.Method, rec.Path, pl.seq)
 	switch {
 	case rt.kind == kindUnknown:

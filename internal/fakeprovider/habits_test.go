@@ -284,3 +284,42 @@ func TestResultGeminiClientIDs(t *testing.T) {
 		t.Error("FindResult matched a client-made id by order")
 	}
 }
+
+// TestDescribe checks how a request names itself, and the API guessed for unknown routes.
+func TestDescribe(t *testing.T) {
+	cases := []struct {
+		name   string
+		method string
+		path   string
+		header map[string]string
+		body   string
+		want   string
+	}{
+		{name: "known route", method: "POST", path: "/v1/responses", body: `{"model":"m","input":"x"}`,
+			want: "POST /v1/responses (request 1, openai-responses, answered side-call)"},
+		{name: "gemini path variant", method: "POST", path: "/v1beta/tunedModels/x:generateContent", body: `{}`,
+			want: "POST /v1beta/tunedModels/x:generateContent (request 1, looks like gemini, answered refused)"},
+		{name: "anthropic header", method: "POST", path: "/anthropic/v2/complete", header: map[string]string{"anthropic-version": "2023-06-01"}, body: `{}`,
+			want: "POST /anthropic/v2/complete (request 1, looks like anthropic, answered refused)"},
+		{name: "responses by body", method: "POST", path: "/api/generate", body: `{"model":"m","input":[],"instructions":"x"}`,
+			want: "POST /api/generate (request 1, looks like openai-responses, answered refused)"},
+		{name: "chat by body", method: "POST", path: "/api/chat", body: `{"model":"m","messages":[]}`,
+			want: "POST /api/chat (request 1, looks like openai-chat, answered refused)"},
+		{name: "nothing to go by", method: "GET", path: "/health?x=%22y%22", want: "GET /health?x=%22y%22 (request 1, API unknown, answered refused)"},
+		{name: "hostile query", method: "GET", path: "/h?a=\"b\\", want: `GET "/h?a=\"b\\" (request 1, API unknown, answered refused)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
+			root := serve(t, p)
+			readAll(t, do(t, tc.method, root+tc.path, tc.header, tc.body))
+			reqs := p.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests recorded", len(reqs))
+			}
+			if got := reqs[0].Describe(); got != tc.want {
+				t.Fatalf("Describe() = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
