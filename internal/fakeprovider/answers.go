@@ -246,8 +246,14 @@ func models(api API, k kind, id string) any {
 	return obj{{"object", "list"}, {"data", data}}
 }
 
-// turnID is a deterministic id for the answer of pl's turn.
-func turnID(prefix string, pl plan) string { return prefix + strconv.Itoa(pl.turn) }
+// turnID is a deterministic id for the answer of pl's turn; side calls are numbered apart
+// (resp_probe_side_1, …), so that an agent's turns keep their ids whatever it asks aside.
+func turnID(prefix string, pl plan) string {
+	if pl.side {
+		return prefix + "side_" + strconv.Itoa(pl.turn)
+	}
+	return prefix + strconv.Itoa(pl.turn)
+}
 
 // ---- OpenAI Responses ----
 
@@ -270,7 +276,10 @@ func responsesObject(pl plan, status string, output []any, usage any) obj {
 }
 
 // responsesItem is the output item of pl's answer; status "in_progress" gives the item as
-// response.output_item.added shows it (no arguments, no content yet).
+// response.output_item.added shows it (no arguments, no content yet). A call to a tool inside a
+// namespace tool carries its name there and the namespace, as codex reads a function_call
+// (codex-rs/protocol/src/models.rs ResponseItem::FunctionCall {name, namespace, arguments,
+// call_id}); a call to a custom tool is a custom_tool_call whose input is the arguments' text.
 func responsesItem(pl plan, status string) obj {
 	done := status == "completed"
 	if pl.call != nil {
@@ -278,15 +287,40 @@ func responsesItem(pl plan, status string) obj {
 		if done {
 			args = pl.call.Arguments
 		}
-		return obj{{"id", turnID("fc_probe_", pl)}, {"type", "function_call"}, {"status", status},
-			{"arguments", args}, {"call_id", pl.call.ID}, {"name", pl.toolName}}
+		var item obj
+		if pl.tool.custom {
+			item = obj{{"id", responsesItemID(pl)}, {"type", "custom_tool_call"}, {"status", status},
+				{"call_id", pl.call.ID}, {"name", pl.tool.name}}
+		} else {
+			item = obj{{"id", responsesItemID(pl)}, {"type", "function_call"}, {"status", status},
+				{"arguments", args}, {"call_id", pl.call.ID}, {"name", pl.tool.name}}
+		}
+		if pl.tool.namespace != "" {
+			item = append(item, kv{"namespace", pl.tool.namespace})
+		}
+		if pl.tool.custom {
+			item = append(item, kv{"input", args})
+		}
+		return item
 	}
 	content := []any{}
 	if done {
 		content = []any{responsesText(pl.finalText)}
 	}
-	return obj{{"id", turnID("msg_probe_", pl)}, {"type", "message"}, {"status", status},
+	return obj{{"id", responsesItemID(pl)}, {"type", "message"}, {"status", status},
 		{"content", content}, {"role", "assistant"}}
+}
+
+// responsesItemID is the id of pl's output item: fc_probe_N for a function call, ctc_probe_N
+// for a custom tool call, msg_probe_N for a message.
+func responsesItemID(pl plan) string {
+	switch {
+	case pl.call != nil && pl.tool.custom:
+		return turnID("ctc_probe_", pl)
+	case pl.call != nil:
+		return turnID("fc_probe_", pl)
+	}
+	return turnID("msg_probe_", pl)
 }
 
 func responsesText(text string) obj {
@@ -305,13 +339,17 @@ func responsesStream(pl plan) *sse {
 	emit("response.created", kv{"response", started})
 	emit("response.in_progress", kv{"response", started})
 	emit("response.output_item.added", kv{"output_index", 0}, kv{"item", responsesItem(pl, "in_progress")})
-	itemID := kv{"item_id", turnID("fc_probe_", pl)}
-	if pl.call != nil {
+	itemID := kv{"item_id", responsesItemID(pl)}
+	switch {
+	case pl.call != nil && pl.tool.custom:
+		// openai-python types/responses/response_custom_tool_call_input_{delta,done}_event.py
+		emit("response.custom_tool_call_input.delta", itemID, kv{"output_index", 0}, kv{"delta", pl.call.Arguments})
+		emit("response.custom_tool_call_input.done", itemID, kv{"output_index", 0}, kv{"input", pl.call.Arguments})
+	case pl.call != nil:
 		emit("response.function_call_arguments.delta", itemID, kv{"output_index", 0}, kv{"delta", pl.call.Arguments})
-		emit("response.function_call_arguments.done", itemID, kv{"output_index", 0}, kv{"name", pl.toolName},
+		emit("response.function_call_arguments.done", itemID, kv{"output_index", 0}, kv{"name", pl.tool.name},
 			kv{"arguments", pl.call.Arguments})
-	} else {
-		itemID = kv{"item_id", turnID("msg_probe_", pl)}
+	default:
 		emit("response.content_part.added", itemID, kv{"output_index", 0}, kv{"content_index", 0},
 			kv{"part", responsesText("")})
 		emit("response.output_text.delta", itemID, kv{"output_index", 0}, kv{"content_index", 0},
@@ -345,7 +383,7 @@ func chatCompletion(pl plan) obj {
 	if pl.call != nil {
 		msg = obj{{"role", "assistant"}, {"content", nil}, {"refusal", nil}, {"annotations", []any{}},
 			{"tool_calls", []any{obj{{"id", pl.call.ID}, {"type", "function"},
-				{"function", obj{{"name", pl.toolName}, {"arguments", pl.call.Arguments}}}}}}}
+				{"function", obj{{"name", pl.tool.name}, {"arguments", pl.call.Arguments}}}}}}}
 	}
 	return obj{
 		{"id", turnID("chatcmpl-probe-", pl)}, {"object", "chat.completion"}, {"created", created}, {"model", pl.model},
@@ -369,7 +407,7 @@ func chatStream(pl plan) *sse {
 	}
 	if pl.call != nil {
 		chunk(choice(obj{{"role", "assistant"}, {"content", nil}, {"refusal", nil}, {"tool_calls", []any{
-			obj{{"index", 0}, {"id", pl.call.ID}, {"type", "function"}, {"function", obj{{"name", pl.toolName}, {"arguments", ""}}}},
+			obj{{"index", 0}, {"id", pl.call.ID}, {"type", "function"}, {"function", obj{{"name", pl.tool.name}, {"arguments", ""}}}},
 		}}}, nil), nil)
 		chunk(choice(obj{{"tool_calls", []any{
 			obj{{"index", 0}, {"function", obj{{"arguments", pl.call.Arguments}}}},
@@ -402,7 +440,7 @@ func anthropicBlock(pl plan, start bool) obj {
 		if start {
 			input = json.RawMessage("{}")
 		}
-		return obj{{"type", "tool_use"}, {"id", pl.call.ID}, {"name", pl.toolName}, {"input", input}}
+		return obj{{"type", "tool_use"}, {"id", pl.call.ID}, {"name", pl.tool.name}, {"input", input}}
 	}
 	text := pl.finalText
 	if start {
@@ -452,7 +490,7 @@ func geminiResponse(pl plan) obj {
 		// No id, as the Gemini Developer API answers generateContent (FunctionCall.id is
 		// optional): a framework has nothing to echo, and its functionResponse is found by
 		// order and name (FindResult), as the capture programs' fake Gemini left it.
-		part = obj{{"functionCall", obj{{"name", pl.toolName}, {"args", json.RawMessage(pl.call.Arguments)}}}}
+		part = obj{{"functionCall", obj{{"name", pl.tool.name}, {"args", json.RawMessage(pl.call.Arguments)}}}}
 	}
 	return obj{
 		{"candidates", []any{obj{{"content", obj{{"parts", []any{part}}, {"role", "model"}}}, {"finishReason", "STOP"}, {"index", 0}}}},

@@ -18,6 +18,8 @@ import (
 type answer struct {
 	callID, name, args, text string
 	model                    string
+	namespace                string // Responses: the namespace a call names
+	custom                   bool   // Responses: a custom_tool_call (args is its input)
 }
 
 // sseEvent is one server-sent event.
@@ -196,6 +198,7 @@ type responsesResp struct {
 		Type, ID, Status string
 		CallID           string `json:"call_id"`
 		Name, Arguments  string
+		Namespace, Input string
 		Content          []struct{ Type, Text string }
 		Role             string
 	}
@@ -210,7 +213,9 @@ func (r responsesResp) answer(t *testing.T) answer {
 	a := answer{model: r.Model}
 	switch o.Type {
 	case "function_call":
-		a.callID, a.name, a.args = o.CallID, o.Name, o.Arguments
+		a.callID, a.name, a.args, a.namespace = o.CallID, o.Name, o.Arguments, o.Namespace
+	case "custom_tool_call":
+		a.callID, a.name, a.args, a.namespace, a.custom = o.CallID, o.Name, o.Input, o.Namespace, true
 	case "message":
 		for _, c := range o.Content {
 			if c.Type == "output_text" {
@@ -260,6 +265,11 @@ func responsesFromStream(t *testing.T, body []byte) answer {
 		case "response.function_call_arguments.delta":
 			if len(items) != 1 || items[0] != "function_call" {
 				t.Fatalf("arguments delta before its function_call item")
+			}
+			args += head.Delta
+		case "response.custom_tool_call_input.delta":
+			if len(items) != 1 || items[0] != "custom_tool_call" {
+				t.Fatalf("custom tool input delta before its custom_tool_call item")
 			}
 			args += head.Delta
 		case "response.output_text.delta":
@@ -481,5 +491,5 @@ type geminiResp struct {
 
 // String makes failures readable.
 func (a answer) String() string {
-	return fmt.Sprintf("{call %q %q %s, text %q, model %q}", a.callID, a.name, a.args, a.text, a.model)
+	return fmt.Sprintf("{call %q %q %s (namespace %q, custom %v), text %q, model %q}", a.callID, a.name, a.args, a.namespace, a.custom, a.text, a.model)
 }

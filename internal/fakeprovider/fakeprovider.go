@@ -6,8 +6,10 @@
 // name the request's tool list gives it), and once all are issued a final text. Every request is
 // recorded with its body exactly as received, so the request that carries a tool result, the H4
 // carrier, can be read back byte for byte (Provider.Result, FindResult). The side calls SDKs make
-// (model lists, token counts) are answered plausibly; a request the provider does not understand
-// is refused with a 404 naming it and makes Provider.Err fail, never a silent empty answer.
+// (model lists, token counts) are answered plausibly, and so are the generation requests that are
+// not the agent's turn (AnswerSideCall: no tools listed, or none matching while asking for JSON,
+// as model routers and title generators send); a request the provider does not understand is
+// refused with a 404 naming it and makes Provider.Err fail, never a silent empty answer.
 //
 // Answers are deterministic: ids are numbered by turn (resp_probe_1, msg_probe_1, …), tool call
 // ids are the ones configured, and timestamps are fixed (created 1700000000).
@@ -105,6 +107,12 @@ const (
 	AnswerFinal = "final"
 	// AnswerSide is an answer to a side call: a model list or a token count.
 	AnswerSide = "side"
+	// AnswerSideCall is the answer to a generation request that is not the agent's turn: one
+	// that lists no tools at all (a router, a classifier, a title or summary generation), or
+	// that lists tools of which none matches Config.Tool but asks for JSON. It gets a short
+	// text, or when the request asks for JSON a small value valid against the schema it gives
+	// (sideAnswer), and never consumes one of Config.Calls.
+	AnswerSideCall = "side-call"
 	// AnswerRefused is an error answer: a request the provider did not understand or accept.
 	AnswerRefused = "refused"
 )
@@ -125,10 +133,33 @@ type Request struct {
 	// Body is the request body exactly as received (shared: do not modify); nil when it
 	// exceeded MaxBodyBytes.
 	Body []byte
-	// Answer is "call <id>", "final", "side" or "refused".
+	// Answer is "call <id>", "final", "side", "side-call" or "refused".
 	Answer string
+	// Guess is the provider API the request looks like it addresses: API when its route is
+	// known, else a guess from its path, headers and body keys ("" when nothing suggests
+	// one). It lets a failure name what an agent sent when the provider understood none of it.
+	Guess API
 
 	generation bool // a model generation request (not a side call), whatever its answer
+}
+
+// Describe names the request for a message: method, path, sequence number, the API it
+// addresses (or the one guessed, marked so) and how it was answered, e.g.
+// `POST /v1/responses (request 1, openai-responses, answered call call_1)`. The path is quoted
+// when it holds anything but printable characters.
+func (r Request) Describe() string {
+	path := r.Path
+	if q := strconv.QuoteToGraphic(path); q[1:len(q)-1] != path || strings.ContainsAny(path, " \"") {
+		path = q
+	}
+	api := string(r.API)
+	switch {
+	case api == "" && r.Guess != "":
+		api = "looks like " + string(r.Guess)
+	case api == "":
+		api = "API unknown"
+	}
+	return fmt.Sprintf("%s %s (request %d, %s, answered %s)", r.Method, path, r.Seq, api, r.Answer)
 }
 
 // MaxBodyBytes bounds a request body the provider reads (64 MiB).
@@ -155,7 +186,8 @@ type Provider struct {
 	next   int             // index of the next call to issue
 	listed []string        // per issued call, the tool name as the request listed it
 	issued map[string]bool // call ids answered
-	turn   int             // generation answers given
+	turn   int             // generation answers given (side calls apart)
+	sides  int             // side calls answered (AnswerSideCall)
 	err    error
 }
 
@@ -218,9 +250,10 @@ func (p *Provider) ToolCalled(id string) bool {
 
 // Result finds the first recorded model generation request that carries the result of call id
 // and returns the carrying item's exact bytes (a sub-slice of the request body, never
-// re-encoded), the request's API and its Seq. For Gemini results without an id, the call's
-// position in Config.Calls and the tool name as listed pick the functionResponse part (see
-// FindResult).
+// re-encoded), the request's API and its Seq. For Gemini results without an id, or with an id
+// the client made itself (not one of Config.Calls: the fake never sends ids to Gemini
+// clients), the call's position in Config.Calls and the tool name as listed pick the
+// functionResponse part (see FindResult).
 func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -231,6 +264,10 @@ func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 	name := ""
 	if index < len(p.listed) {
 		name = p.listed[index]
+	}
+	ours := make(map[string]bool, len(p.calls))
+	for _, c := range p.calls {
+		ours[c.ID] = true
 	}
 	// A result is carried after the turn that made the call: the requests before it are not
 	// searched (in a long batch run each body holds every earlier turn).
@@ -245,7 +282,7 @@ func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 		if !r.generation {
 			continue
 		}
-		item, found, err := findResult(r.API, r.Body, id, index, name)
+		item, found, err := findResult(r.API, r.Body, id, index, name, ours)
 		if err == nil && found {
 			return r.API, item, r.Seq, true
 		}
@@ -348,11 +385,12 @@ func routeOf(r *http.Request) route {
 type plan struct {
 	route
 	seq          int
-	status       int    // != 0: an error answer with this status
-	message      string // the error answer's message
-	call         *Call  // the tool call to make, nil for a final text
-	toolName     string // the tool's name as the request listed it
-	turn         int    // the generation turn, from 1
+	status       int        // != 0: an error answer with this status
+	message      string     // the error answer's message
+	call         *Call      // the tool call to make, nil for a final text
+	tool         listedTool // the tool as the request listed it
+	side         bool       // a side call (AnswerSideCall): finalText is its answer
+	turn         int        // the generation turn, from 1
 	model        string
 	streamed     bool // Responses, Chat, Anthropic: the request asked for a stream
 	includeUsage bool // Chat: stream_options.include_usage
@@ -376,8 +414,11 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.stored += int64(len(body))
 	pl := plan{route: rt, seq: len(p.reqs) + 1}
-	rec := Request{Seq: pl.seq, API: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
+	rec := Request{Seq: pl.seq, API: rt.api, Guess: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
 		generation: rt.kind == kindGenerate}
+	if rec.Guess == "" {
+		rec.Guess = guessAPI(r, body)
+	}
 	where := fmt.Sprintf("fake provider: %s %s (request %d)", r.Method, rec.Path, pl.seq)
 	switch {
 	case rt.kind == kindUnknown:
@@ -396,6 +437,8 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(errors.New(pl.message))
 	case rt.kind != kindGenerate:
 		rec.Answer = AnswerSide
+	case pl.side:
+		rec.Answer = AnswerSideCall
 	case pl.call != nil:
 		rec.Answer = "call " + pl.call.ID
 	default:
@@ -441,27 +484,42 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 		}
 	}
 	pl.finalText = p.finalText
+	tools, toolsErr := toolList(pl.api, body, ms)
+	asked, schema, formatErr := jsonAsked(pl.api, body, ms)
+	var listed listedTool
+	matched := false
+	if toolsErr == nil {
+		listed, matched = matchListed(tools.fns, p.tool)
+	}
+	// A request that is not the agent's turn (no tools at all, or none matching while asking
+	// for JSON) is a side call: a router, a classifier, a title. It gets a plausible answer
+	// and leaves the configured calls alone.
+	if toolsErr == nil && formatErr == nil && !matched && (!tools.any || asked) {
+		p.sides++
+		pl.side, pl.turn = true, p.sides
+		pl.finalText = sideAnswer(asked, schema)
+		return
+	}
 	if p.next >= len(p.calls) {
 		p.turn++
 		pl.turn = p.turn
 		return
 	}
-	names, err := toolNames(pl.api, body, ms)
-	if err != nil {
-		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+err.Error()
+	if toolsErr != nil {
+		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+toolsErr.Error()
 		return
 	}
-	name, ok := matchTool(names, p.tool)
-	if !ok {
-		listed := "the request lists no tools"
-		if len(names) > 0 {
-			q := make([]string, len(names))
-			for i, n := range names {
-				q[i] = strconv.Quote(n)
+	if !matched {
+		listedText := "the request lists no function tools"
+		if len(tools.fns) > 0 {
+			q := make([]string, len(tools.fns))
+			for i, t := range tools.fns {
+				q[i] = t.describe()
 			}
-			listed = "the request lists " + strings.Join(q, ", ")
+			listedText = "the request lists " + strings.Join(q, ", ")
 		}
-		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s)", where, p.tool, listed)
+		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call (%s), and it does not ask for JSON, as a side call would",
+			where, p.tool, listedText)
 		return
 	}
 	c := p.calls[p.next]
@@ -470,10 +528,10 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 		return
 	}
 	p.next++
-	p.listed = append(p.listed, name)
+	p.listed = append(p.listed, listed.name)
 	p.issued[c.ID] = true
 	p.turn++
-	pl.turn, pl.call, pl.toolName = p.turn, &c, name
+	pl.turn, pl.call, pl.tool = p.turn, &c, listed
 }
 
 // defaultModel names the model in answers to requests that name none.
@@ -484,18 +542,45 @@ var defaultModel = map[API]string{
 	Gemini:          "gemini-2.5-flash",
 }
 
-// toolNames lists the names of the function tools a generation request declares, in order.
-// Tools of other kinds (built-in, server-side) are skipped.
-func toolNames(api API, body []byte, ms []member) ([]string, error) {
+// listedTool is a tool a generation request declares that the fake model can call.
+type listedTool struct {
+	name      string // the function's name (for a namespace's function, its name inside it)
+	namespace string // Responses: the namespace tool that holds it ("" for a top-level tool)
+	custom    bool   // Responses: a custom (freeform) tool, called with a string input
+}
+
+// describe names t for a message, quoted.
+func (t listedTool) describe() string {
+	d := strconv.Quote(t.name)
+	if t.namespace != "" {
+		d += " (namespace " + strconv.Quote(t.namespace) + ")"
+	}
+	if t.custom {
+		d += " (custom)"
+	}
+	return d
+}
+
+// toolSet is what a generation request's tools list declares.
+type toolSet struct {
+	fns []listedTool // the tools the fake model can call, in order
+	any bool         // the request lists at least one tool of any kind (built-in ones too)
+}
+
+// toolList reads the tools a generation request declares, in order: function tools (and on
+// Responses custom tools and the tools inside namespace tools). Tools of other kinds
+// (built-in, server-side) are not callable but count in toolSet.any.
+func toolList(api API, body []byte, ms []member) (toolSet, error) {
+	var set toolSet
 	tools, ok, err := elems(body, ms, "tools")
 	if err != nil || !ok {
-		return nil, err
+		return set, err
 	}
-	var names []string
+	set.any = len(tools) > 0
 	for _, t := range tools {
 		tm, ok, err := objectMembers(body, t[0], t[1])
 		if err != nil {
-			return nil, err
+			return set, err
 		}
 		if !ok {
 			continue
@@ -503,8 +588,29 @@ func toolNames(api API, body []byte, ms []member) ([]string, error) {
 		typ, hasType := str(body, tm, "type")
 		switch api {
 		case OpenAIResponses:
-			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "function") {
-				names = append(names, n)
+			if typ == "namespace" {
+				ns, _ := str(body, tm, "name")
+				inner, _, err := elems(body, tm, "tools")
+				if err != nil {
+					return set, err
+				}
+				for _, it := range inner {
+					im, ok, err := objectMembers(body, it[0], it[1])
+					if err != nil {
+						return set, err
+					}
+					if !ok {
+						continue
+					}
+					if lt, ok := responsesTool(body, im); ok {
+						lt.namespace = ns
+						set.fns = append(set.fns, lt)
+					}
+				}
+				continue
+			}
+			if lt, ok := responsesTool(body, tm); ok {
+				set.fns = append(set.fns, lt)
 			}
 		case OpenAIChat:
 			if hasType && typ != "function" {
@@ -512,32 +618,61 @@ func toolNames(api API, body []byte, ms []member) ([]string, error) {
 			}
 			if fn, ok, _ := field(body, tm, "function"); ok {
 				if n, ok := str(body, fn, "name"); ok {
-					names = append(names, n)
+					set.fns = append(set.fns, listedTool{name: n})
 				}
 			}
 		case Anthropic:
 			if n, ok := str(body, tm, "name"); ok && (!hasType || typ == "custom") {
-				names = append(names, n)
+				set.fns = append(set.fns, listedTool{name: n})
 			}
 		case Gemini:
 			for _, key := range []string{"functionDeclarations", "function_declarations"} {
 				decls, _, err := elems(body, tm, key)
 				if err != nil {
-					return nil, err
+					return set, err
 				}
 				for _, d := range decls {
 					dm, ok, err := objectMembers(body, d[0], d[1])
 					if err != nil {
-						return nil, err
+						return set, err
 					}
 					if n, has := str(body, dm, "name"); ok && has {
-						names = append(names, n)
+						set.fns = append(set.fns, listedTool{name: n})
 					}
 				}
 			}
 		}
 	}
-	return names, nil
+	return set, nil
+}
+
+// responsesTool reads one Responses tool (top-level or inside a namespace): a function tool
+// (type "function", or no type) or a custom tool (type "custom").
+func responsesTool(body []byte, tm []member) (listedTool, bool) {
+	typ, hasType := str(body, tm, "type")
+	n, ok := str(body, tm, "name")
+	switch {
+	case !ok:
+		return listedTool{}, false
+	case !hasType || typ == "function":
+		return listedTool{name: n}, true
+	case typ == "custom":
+		return listedTool{name: n, custom: true}, true
+	}
+	return listedTool{}, false
+}
+
+// matchListed is matchTool over listed tools, by each tool's own name (inside its namespace).
+func matchListed(tools []listedTool, tool string) (listedTool, bool) {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	n, ok := matchTool(names, tool)
+	if !ok {
+		return listedTool{}, false
+	}
+	return tools[slices.Index(names, n)], true
 }
 
 // toolSeparators may stand between a framework's prefix and the tool's MCP name.

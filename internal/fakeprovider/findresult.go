@@ -2,12 +2,14 @@ package fakeprovider
 
 import (
 	"fmt"
+	"slices"
 )
 
 // FindResult finds, in one provider request body of api, the item that carries the result of
 // tool call callID and returns its exact bytes (a sub-slice of body, never re-encoded):
 //
-//   - OpenAI Responses: the input[] item with type "function_call_output" and call_id callID;
+//   - OpenAI Responses: the input[] item with type "function_call_output" (or
+//     "custom_tool_call_output", a custom tool's result) and call_id callID;
 //   - OpenAI Chat Completions: the messages[] message with role "tool" and tool_call_id callID;
 //   - Anthropic Messages: the messages[].content[] block with type "tool_result" and
 //     tool_use_id callID;
@@ -17,18 +19,21 @@ import (
 //
 // ok is false when the body carries no such item; err reports a body that is not a JSON object.
 func FindResult(api API, body []byte, callID string, callIndex int) (item []byte, ok bool, err error) {
-	return findResult(api, body, callID, callIndex, "")
+	return findResult(api, body, callID, callIndex, "", nil)
 }
 
 // findResult is FindResult; for Gemini parts without an id, a non-empty name also requires
-// functionResponse.name to equal it.
-func findResult(api API, body []byte, callID string, callIndex int, name string) ([]byte, bool, error) {
+// functionResponse.name to equal it. When ours is not nil it holds every call id the fake
+// provider may have issued: a Gemini functionResponse id outside it was made by the client
+// (gemini-cli gives an id-less functionCall one of its own and echoes it back), so the part
+// counts among the id-less ones, matched by name and order.
+func findResult(api API, body []byte, callID string, callIndex int, name string, ours map[string]bool) ([]byte, bool, error) {
 	ms, err := root(body)
 	if err != nil {
 		return nil, false, fmt.Errorf("find the result of %s: %w", callID, err)
 	}
 	if api == Gemini {
-		return geminiResult(body, ms, callID, callIndex, name)
+		return geminiResult(body, ms, callID, callIndex, name, ours)
 	}
 	sl, known := resultSlots[api]
 	if !known {
@@ -57,7 +62,7 @@ func findResult(api API, body []byte, callID string, callIndex int, name string)
 			if err != nil {
 				return nil, false, err
 			}
-			if k, _ := str(body, cm, sl.kindKey); ok && k == sl.kind {
+			if k, _ := str(body, cm, sl.kindKey); ok && slices.Contains(sl.kinds, k) {
 				if id, _ := str(body, cm, sl.idKey); id == callID {
 					return body[c[0]:c[1]:c[1]], true, nil
 				}
@@ -69,17 +74,24 @@ func findResult(api API, body []byte, callID string, callIndex int, name string)
 
 // resultSlot is where a request body of one API carries tool results: the items of the list
 // under list (or of the list under nested in each of them), of which the one whose kindKey is
-// kind and whose idKey is the call id carries the call's result.
-type resultSlot struct{ list, nested, kindKey, kind, idKey string }
+// one of kinds and whose idKey is the call id carries the call's result.
+type resultSlot struct {
+	list, nested, kindKey string
+	kinds                 []string
+	idKey                 string
+}
 
 var resultSlots = map[API]resultSlot{
-	OpenAIResponses: {list: "input", kindKey: "type", kind: "function_call_output", idKey: "call_id"},
-	OpenAIChat:      {list: "messages", kindKey: "role", kind: "tool", idKey: "tool_call_id"},
-	Anthropic:       {list: "messages", nested: "content", kindKey: "type", kind: "tool_result", idKey: "tool_use_id"},
+	// A custom tool's result is a custom_tool_call_output {call_id, output} (codex-rs
+	// protocol/src/models.rs ResponseItem::CustomToolCallOutput, openai-python
+	// types/responses/response_custom_tool_call_output_param.py).
+	OpenAIResponses: {list: "input", kindKey: "type", kinds: []string{"function_call_output", "custom_tool_call_output"}, idKey: "call_id"},
+	OpenAIChat:      {list: "messages", kindKey: "role", kinds: []string{"tool"}, idKey: "tool_call_id"},
+	Anthropic:       {list: "messages", nested: "content", kindKey: "type", kinds: []string{"tool_result"}, idKey: "tool_use_id"},
 }
 
 // geminiResult is findResult for a Gemini generateContent body.
-func geminiResult(body []byte, ms []member, callID string, callIndex int, name string) ([]byte, bool, error) {
+func geminiResult(body []byte, ms []member, callID string, callIndex int, name string, ours map[string]bool) ([]byte, bool, error) {
 	contents, _, err := elems(body, ms, "contents")
 	if err != nil {
 		return nil, false, err
@@ -119,9 +131,12 @@ func geminiResult(body []byte, ms []member, callID string, callIndex int, name s
 			if hasID && id == callID {
 				return body[p[0]:p[1]:p[1]], true, nil
 			}
-			// An absent id, null or "" counts as none; any other id is another call's.
+			// An absent id, null or "" counts as none, and so does an id the client made (one
+			// not in ours); any other id is another call's.
 			if m, present := lookup(fr, "id"); present {
-				if raw := string(body[m.start:m.end]); raw != "null" && raw != `""` {
+				raw := string(body[m.start:m.end])
+				clientMade := ours != nil && hasID && !ours[id]
+				if raw != "null" && raw != `""` && !clientMade {
 					continue
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // RouteAPI returns the provider API request r addresses ("" when its route is unknown) and
@@ -14,6 +15,39 @@ import (
 func RouteAPI(r *http.Request) (api API, generation bool) {
 	rt := routeOf(r)
 	return rt.api, rt.kind == kindGenerate
+}
+
+// guessAPI names the provider API a request the fake provider has no route for looks like it
+// addresses, from its path, headers and body keys; "" when nothing suggests one.
+func guessAPI(r *http.Request, body []byte) API {
+	path := strings.ToLower(r.URL.Path)
+	switch {
+	case strings.Contains(path, "generatecontent") || strings.Contains(path, "counttokens") ||
+		r.Header.Get("x-goog-api-key") != "" || r.URL.Query().Has("key"):
+		return Gemini
+	case strings.Contains(path, "/messages") || r.Header.Get("anthropic-version") != "" || r.Header.Get("x-api-key") != "":
+		return Anthropic
+	case strings.Contains(path, "/responses"):
+		return OpenAIResponses
+	case strings.Contains(path, "/chat/completions") || strings.Contains(path, "/completions"):
+		return OpenAIChat
+	}
+	ms, err := root(body)
+	if err != nil {
+		return ""
+	}
+	has := func(k string) bool { _, ok := lookup(ms, k); return ok }
+	switch {
+	case has("contents"):
+		return Gemini
+	case has("input") || has("instructions"):
+		return OpenAIResponses
+	case has("messages") && has("max_tokens") && !has("n"):
+		return Anthropic
+	case has("messages"):
+		return OpenAIChat
+	}
+	return ""
 }
 
 // ValueAt returns the byte range [start, end) of the value that the JSON pointer tokens (RFC

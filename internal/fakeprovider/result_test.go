@@ -153,9 +153,14 @@ func TestResultGeminiWithoutIDs(t *testing.T) {
 	path := root + "/v1beta/models/g:generateContent"
 	listed := generationBody(t, Gemini, []string{"mcp_fixture_tool"}, false, false)
 	readAll(t, do(t, http.MethodPost, path, nil, listed))
-	second := carrying(Gemini, geminiOther+","+geminiIdless0)
+	// carrying's response to call_other names another tool here: an id the fake never
+	// issued is the client's own, matched by name and order (TestResultGeminiClientIDs).
+	other := func(s string) string {
+		return strings.Replace(s, `"id":"call_other","name":"mcp_fixture_tool"`, `"id":"call_other","name":"other_tool"`, 1)
+	}
+	second := other(carrying(Gemini, geminiOther+","+geminiIdless0))
 	readAll(t, do(t, http.MethodPost, path, nil, second))
-	third := carrying(Gemini, geminiOther+","+geminiIdless0+","+geminiIdless1)
+	third := other(carrying(Gemini, geminiOther+","+geminiIdless0+","+geminiIdless1))
 	readAll(t, do(t, http.MethodPost, path, nil, third))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)

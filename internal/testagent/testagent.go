@@ -289,6 +289,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("testagent: %w", err)
 	}
+	if conv, err = habit(ctx, hc, cfg, getenv, conv); err != nil {
+		return fmt.Errorf("testagent: %w", err)
+	}
 	for n := 1; n <= maxTurns; n++ {
 		answer, err := send(ctx, hc, conv, cfg.Stream)
 		if err != nil {
