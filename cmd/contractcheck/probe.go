@@ -90,6 +90,7 @@ func newProbeCommand() *cobra.Command {
 	f.BoolVar(&p.AppendURL, "append-url", false, "append the MCP endpoint to COMMAND's arguments (the MCP conformance suite's convention)")
 	f.BoolVar(&p.Batch, "batch", false, "run all selected fixtures in one process per repetition: the fake model calls the tool once per fixture")
 	f.BoolVar(&p.Body, "h4-body", false, "record the whole provider request body at H4, for a lane of your own whose H4 binding reads the body")
+	f.BoolVar(&p.OutOfRevision, "serve-out-of-revision", false, "serve a fixture the negotiated MCP revision's schema refuses (a 2026-07-28 result to a 2025-11-25 client) instead of failing its run; the H4 record's notes say so")
 	f.BoolVarP(&p.verbose, "verbose", "v", false, "show the command's output")
 	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	addProbeInputFlags(cmd, &p.Inputs)

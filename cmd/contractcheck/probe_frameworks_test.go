@@ -230,7 +230,10 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 		}
 		return why
 	}
-	selection := []string{"--version", tc.version, "--configuration", tc.configuration}
+	// The committed captures were served by the capture programs' raw server, which serves a
+	// fixture whatever revision the client negotiated: probe does so too when told
+	// (--serve-out-of-revision), so X01 and X02 reach a 2025 client here as they did there.
+	selection := []string{"--version", tc.version, "--configuration", tc.configuration, "--serve-out-of-revision"}
 	for _, f := range fixtures {
 		selection = append(selection, "--fixture", f)
 	}
@@ -413,7 +416,9 @@ func logGenericReadings(t *testing.T, cc string, tc frameworkLane, generic *prob
 
 func testPlainAgent(t *testing.T, tier *probeTier, tc frameworkLane, catalogue []string) {
 	run := tier.runner(t, tc)
-	args := []string{"probe", "--lane", tc.lane, "--version", tc.version, "--repetitions", "1"}
+	// Every fixture is to reach the model, X01 and X02 (2026-07-28 results) also when the agent's
+	// SDK negotiates 2025-11-25: served out of revision, as the capture programs serve them.
+	args := []string{"probe", "--lane", tc.lane, "--version", tc.version, "--repetitions", "1", "--serve-out-of-revision"}
 	plain := &probeRun{what: "plain over Streamable HTTP", lane: tc.lane, args: args,
 		env: []string{"PROBE_TRANSPORT=http", "PROBE_STREAM=", "PROBE_OBSERVE=", "PROBE_CONFIGURATION="}}
 	streamed := &probeRun{what: "streamed over stdio", lane: tc.lane, args: args, streamed: true,

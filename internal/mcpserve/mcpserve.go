@@ -104,6 +104,9 @@ type Call struct {
 	// Refused is why the fixture could not be served under Revision (the client got a JSON-RPC
 	// error saying so); nil when it was served.
 	Refused error
+	// OutOfRevision is Validate's complaint about the response that was served all the same
+	// (Server.OutOfRevision); nil when the response is valid under Revision or was refused.
+	OutOfRevision error
 }
 
 // Server serves fixtures as the result of one tool. With one fixture every call is answered with
@@ -124,6 +127,11 @@ type Server struct {
 	// sent, the client gets a JSON-RPC error naming the fixture and both revisions instead, and
 	// the call is Refused.
 	Validate func(revision string, response []byte) error
+	// OutOfRevision serves a fixture that Validate refuses all the same, as the capture
+	// programs' raw server does, and says so in the call (Call.OutOfRevision): what a client of
+	// an older revision makes of a newer result (X01's array structuredContent to a 2025-11-25
+	// client, say) is then measured instead of refused.
+	OutOfRevision bool
 
 	mu    sync.Mutex
 	calls []Call
@@ -364,7 +372,10 @@ func (s *Server) call(m message, revision, via string) ([]byte, error) {
 		if err == nil && s.Validate != nil {
 			err = s.Validate(revision, resp)
 		}
-		if err != nil {
+		switch {
+		case err != nil && s.OutOfRevision && resp != nil:
+			c.OutOfRevision = err
+		case err != nil:
 			c.Refused = fmt.Errorf("fixture %s (revision %s) cannot be served under MCP revision %s, %s: %w", f.ID, f.Revision, revision, Negotiated(via), err)
 			resp = rpcError(m.ID, -32603, "contractcheck: "+c.Refused.Error())
 		}

@@ -86,6 +86,10 @@ type Options struct {
 	// Batch runs all selected fixtures in one process per repetition: the fake model calls the
 	// tool once per fixture, naming the fixture in the call's arguments.
 	Batch bool
+	// OutOfRevision serves a fixture the negotiated revision's schema refuses all the same (as
+	// the capture programs' raw server does) instead of failing the run; the H4 record's notes
+	// say so (mcpserve.Server.OutOfRevision).
+	OutOfRevision bool
 	// Tool is the MCP tool's name (mcpserve.DefaultTool when empty); Prompt the user prompt.
 	Tool, Prompt string
 	// Executable is the contractcheck binary that `CONTRACTCHECK_MCP_COMMAND` starts.
@@ -446,7 +450,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		obsBytes int
 		obsErr   error
 	)
-	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, Revisions: o.revisions, Validate: o.validate, OnCall: func(c mcpserve.Call) {
+	mcp := &mcpserve.Server{Tool: o.Tool, Fixtures: served, Revisions: o.revisions, Validate: o.validate, OutOfRevision: o.OutOfRevision, OnCall: func(c mcpserve.Call) {
 		mu.Lock()
 		lastCall = c.Fixture
 		mu.Unlock()

@@ -30,23 +30,29 @@ func TestProbeServesTheNegotiatedRevision(t *testing.T) {
 		captured bool
 		want     string
 		note     string
+		// outOfRevision sets Options.OutOfRevision (--serve-out-of-revision).
+		outOfRevision bool
 	}{
 		{"a 2026-07-28 client over HTTP gets the fixture's content", []string{"TESTAGENT_MODE=" + testagent.ModeModern}, "C09", true, c09,
-			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta, with "resultType":"complete" added to the fixture's result.`},
+			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta, with "resultType":"complete" added to the fixture's result.`, false},
 		{"a 2026-07-28 client over stdio gets the fixture's content", []string{"TESTAGENT_MODE=" + testagent.ModeModern, "TESTAGENT_TRANSPORT=stdio"}, "C09", true, c09,
-			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta, with "resultType":"complete" added to the fixture's result.`},
+			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta, with "resultType":"complete" added to the fixture's result.`, false},
 		{"a 2026-07-28 fixture keeps its own resultType", []string{"TESTAGENT_MODE=" + testagent.ModeModern}, "X01", true,
 			`[{"sku":"BRK-PAD-0412","onHand":128,"bin":"A-14-03"},{"sku":"OIL-FLT-0077","onHand":0,"bin":"C-02-11"}]`,
-			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta.`},
+			`contractcheck probe: tools/call served under MCP revision 2026-07-28, which the client negotiated through server/discover and named in the request's _meta.`, false},
 		{"a 2025-11-25 client gets the fixture as it is", nil, "C09", true, c09,
-			`contractcheck probe: tools/call served under MCP revision 2025-11-25, which the client negotiated through initialize.`},
+			`contractcheck probe: tools/call served under MCP revision 2025-11-25, which the client negotiated through initialize.`, false},
 		{"a fixture the negotiated revision cannot carry fails the run naming both", nil, "X01", false,
 			"fixture X01 (revision 2026-07-28) cannot be served under MCP revision 2025-11-25, which the client negotiated through initialize: the 2025-11-25 schema refuses it: response: /result/structuredContent: got array, want object",
-			`contractcheck probe: tools/call refused under MCP revision 2025-11-25, which the client negotiated through initialize.`},
+			`contractcheck probe: tools/call refused under MCP revision 2025-11-25, which the client negotiated through initialize.`, false},
+		{"--serve-out-of-revision serves it all the same and says so", nil, "X01", true,
+			`[{"sku":"BRK-PAD-0412","onHand":128,"bin":"A-14-03"},{"sku":"OIL-FLT-0077","onHand":0,"bin":"C-02-11"}]`,
+			`contractcheck probe: tools/call served under MCP revision 2025-11-25, which the client negotiated through initialize, out of revision (--serve-out-of-revision): the 2025-11-25 schema refuses it: response: /result/structuredContent: got array, want object.`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := probeOpts(t, "agent", append([]string{"TESTAGENT_API=openai-chat"}, tt.env...), tt.fixture)
+			o.OutOfRevision = tt.outOfRevision
 			var log bytes.Buffer
 			o.Log = &log
 			res, err := Run(context.Background(), o)

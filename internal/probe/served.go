@@ -40,6 +40,9 @@ func servedNote(mcp *mcpserve.Server, id string) string {
 		if len(c.Added) > 0 {
 			n += fmt.Sprintf(", with %s added to the fixture's result", addedMembers(c.Added))
 		}
+		if c.OutOfRevision != nil {
+			n += ", out of revision (--serve-out-of-revision): " + c.OutOfRevision.Error()
+		}
 		if !slices.Contains(notes, n) {
 			notes = append(notes, n)
 		}
