@@ -52,9 +52,9 @@ func newInspectTrafficCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.dir, "probe-output", "", "the directory a probe --traffic wrote (its --output): find the run by --fixture and --repetition")
-	f.StringVar(&p.fixture, "fixture", "", "the run's fixture (a batch run that served it is found too)")
-	f.IntVar(&p.repetition, "repetition", 1, "the run's repetition")
+	f.StringVar(&p.dir, "probe-output", "", "the `DIR` a probe --traffic wrote (its --output): find the run there by --fixture and --repetition")
+	f.StringVar(&p.fixture, "fixture", "", "the run's fixture `ID` (a batch run that served it is found too)")
+	f.IntVar(&p.repetition, "repetition", 1, "the run's repetition `N`")
 	f.StringVar(&p.lane, "lane", "", "the run's lane, when the directory holds several (default: any)")
 	f.StringVar(&p.version, "version", "", "the run's lane version, when the directory holds several (default: any)")
 	f.StringVar(&p.configuration, "configuration", "", "the run's configuration, when the directory holds several (default: any)")
