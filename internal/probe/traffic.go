@@ -190,13 +190,14 @@ func quoteJSON(s string) []byte {
 // Traffic is one run's traffic file, read back (ReadTraffic).
 type Traffic struct {
 	// File is the path the traffic was read from.
-	File      string        `json:"file"`
+	File string `json:"file"`
+	// Header is the file's first line; Exchanges the lines after it, in order.
 	Header    TrafficHeader `json:"header"`
 	Exchanges []Exchange    `json:"exchanges"`
 }
 
 // TrafficPath is the path, relative to the output directory and slash-separated, of the traffic
-// of a run of fixtures (one fixture, or a batch) at repetition rep.
+// of a run (a fixture's id, or _batch for a batch run) at repetition rep.
 func TrafficPath(lane, version, configuration, run string, rep int) string {
 	return path.Join(TrafficDir, lane, version, configuration, run, strconv.Itoa(rep)+TrafficExt)
 }
@@ -234,7 +235,7 @@ func (t *trafficLog) capture(next http.Handler, fixtures []fixture, rep int) (ht
 	if t == nil {
 		return next, func() {}
 	}
-	c := &runCapture{next: next}
+	c := &runCapture{next: next, maxBody: maxTrafficBody, maxRun: maxTrafficRun}
 	return c, func() { t.save(c, fixtures, rep) }
 }
 
@@ -356,6 +357,8 @@ func encodeTraffic(h TrafficHeader, xs []Exchange) ([]byte, error) {
 // request and response bytes, within the bounds, until close.
 type runCapture struct {
 	next    http.Handler
+	maxBody int   // maxTrafficBody; lowered by tests
+	maxRun  int64 // maxTrafficRun; lowered by tests
 	mu      sync.Mutex
 	closed  bool
 	budget  int64 // bytes of bodies kept in all
@@ -373,7 +376,7 @@ type liveExchange struct {
 // keep appends p to *body within the per-body and per-run bounds, counting what is left out.
 func (c *runCapture) keep(body *Body, omitted *int64, p []byte) {
 	c.mu.Lock()
-	room := min(int64(maxTrafficBody-len(*body)), maxTrafficRun-c.budget)
+	room := min(int64(c.maxBody-len(*body)), c.maxRun-c.budget)
 	if c.closed {
 		room = 0
 	}
@@ -406,7 +409,7 @@ func (c *runCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The body is read before the handler runs, so that a request the handler refuses unread
 	// (an unknown path, say) is kept too; the handler reads the same bytes, and the same error.
 	if r.Body != nil && r.Body != http.NoBody {
-		head, err := io.ReadAll(io.LimitReader(r.Body, maxTrafficBody))
+		head, err := io.ReadAll(io.LimitReader(r.Body, int64(c.maxBody)))
 		lx.mu.Lock()
 		c.keep(&lx.x.Request, &lx.x.RequestOmitted, head)
 		lx.mu.Unlock()

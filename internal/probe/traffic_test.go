@@ -452,3 +452,115 @@ func TestRedact(t *testing.T) {
 		t.Errorf("query %q", got)
 	}
 }
+
+// TestCapture: the middleware keeps each body within its bound and a run's bodies within the
+// run's, counting the rest; marks an exchange still under way when the run ends; and redacts a
+// credential the run's requests carried wherever a body holds it, but the public dummy key.
+func TestCapture(t *testing.T) {
+	type req struct {
+		body    string
+		headers map[string]string
+	}
+	type want struct {
+		request, response       string
+		reqOmitted, respOmitted int64
+		redacted                bool
+	}
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		half := len(b) / 2
+		_, _ = w.Write(b[:half])
+		w.(http.Flusher).Flush()
+		_, _ = w.Write(b[half:])
+	})
+	long := strings.Repeat("a", 150)
+	tests := []struct {
+		name            string
+		maxBody, maxRun int64
+		reqs            []req
+		want            []want
+	}{
+		{name: "within the bounds", maxBody: 100, maxRun: 1000, reqs: []req{{body: "hello"}},
+			want: []want{{request: "hello", response: "hello"}}},
+		{name: "a body past its bound", maxBody: 100, maxRun: 1000, reqs: []req{{body: long}},
+			want: []want{{request: long[:100], response: long[:100], reqOmitted: 50, respOmitted: 50}}},
+		{name: "a run past its bound", maxBody: 100, maxRun: 120, reqs: []req{{body: long[:50]}, {body: long[:50]}},
+			want: []want{{request: long[:50], response: long[:50]}, {request: long[:20], reqOmitted: 30, respOmitted: 50}}},
+		{name: "a credential in a later body", maxBody: 100, maxRun: 1000,
+			reqs: []req{{body: "{}", headers: map[string]string{"Authorization": "Bearer sk-live-123456"}},
+				{body: "key sk-live-123456 and " + "contractcheck-probe"}},
+			want: []want{{request: "{}", response: "{}"},
+				{request: "key [redacted] and contractcheck-probe", response: "key [redacted] and contractcheck-probe", redacted: true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &runCapture{next: echo, maxBody: int(tt.maxBody), maxRun: tt.maxRun}
+			for _, rq := range tt.reqs {
+				r, err := http.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(rq.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range rq.headers {
+					r.Header.Set(k, v)
+				}
+				rec := &flushRecorder{}
+				c.ServeHTTP(rec, r)
+				if rec.body.String() != rq.body || !rec.flushed {
+					t.Errorf("the client got %q (flushed %v), want %q: the capture changed the exchange", rec.body.String(), rec.flushed, rq.body)
+				}
+			}
+			xs := c.close()
+			if len(xs) != len(tt.want) {
+				t.Fatalf("%d exchanges, want %d", len(xs), len(tt.want))
+			}
+			for i, w := range tt.want {
+				x := xs[i]
+				got := want{string(x.Request), string(x.Response), x.RequestOmitted, x.ResponseOmitted, x.Redacted}
+				if got != w || x.Status != http.StatusOK || x.Incomplete || x.Endpoint != "provider" {
+					t.Errorf("exchange %d: %+v (status %d, incomplete %v), want %+v", i+1, got, x.Status, x.Incomplete, w)
+				}
+			}
+		})
+	}
+
+	t.Run("under way when the run ends", func(t *testing.T) {
+		started, release := make(chan struct{}), make(chan struct{})
+		c := &runCapture{maxBody: 100, maxRun: 1000, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.ReadAll(r.Body)
+			w.WriteHeader(http.StatusAccepted)
+			close(started)
+			<-release
+		})}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r, _ := http.NewRequest(http.MethodPost, "/mcp", strings.NewReader("late"))
+			c.ServeHTTP(&flushRecorder{}, r)
+		}()
+		<-started
+		xs := c.close()
+		close(release)
+		<-done
+		if len(xs) != 1 || !xs[0].Incomplete || string(xs[0].Request) != "late" || xs[0].Status != http.StatusAccepted || xs[0].Endpoint != "mcp" {
+			t.Errorf("exchanges %+v", xs)
+		}
+	})
+}
+
+// flushRecorder is a ResponseWriter that records the body and whether it was flushed.
+type flushRecorder struct {
+	h       http.Header
+	body    bytes.Buffer
+	flushed bool
+}
+
+func (f *flushRecorder) Header() http.Header {
+	if f.h == nil {
+		f.h = http.Header{}
+	}
+	return f.h
+}
+func (f *flushRecorder) Write(p []byte) (int, error) { return f.body.Write(p) }
+func (f *flushRecorder) WriteHeader(int)             {}
+func (f *flushRecorder) Flush()                      { f.flushed = true }
