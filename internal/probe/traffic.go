@@ -87,8 +87,8 @@ type Exchange struct {
 	// Endpoint is "mcp" (the MCP server; a stdio client's messages arrive here through the
 	// relay), "observe" (the observe hook) or "provider" (the fake model provider).
 	Endpoint string `json:"endpoint"`
-	// Method, Path and Query are the request's, the path below the run's base URL (its random
-	// port and token left out); credentials in the query are redacted.
+	// Method, Path and Query are the request's, the path as sent (percent-encoded) below the
+	// run's base URL (its random port and token left out); credentials in the query are redacted.
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	Query  string `json:"query,omitempty"`
@@ -174,7 +174,7 @@ func quoteJSON(s string) []byte {
 			out = append(out, '\\', 't')
 		case r == ' ' || r < utf8.RuneSelf && r > ' ' && r != 0x7f:
 			out = append(out, byte(r))
-		case r >= utf8.RuneSelf && unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
+		case r >= utf8.RuneSelf && graphic(r):
 			out = utf8.AppendRune(out, r)
 		case r > 0xffff:
 			r1, r2 := utf16.EncodeRune(r)
@@ -339,19 +339,46 @@ func onlyTraffic(dir string) bool {
 // encodeTraffic is a run's traffic file: the header, then the exchanges in arrival order.
 func encodeTraffic(h TrafficHeader, xs []Exchange) ([]byte, error) {
 	h.Exchanges = len(xs)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	var buf, line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(h); err != nil {
 		return nil, fmt.Errorf("encode the traffic header: %w", err)
 	}
+	buf.Write(escapeGraphic(line.Bytes()))
 	for i := range xs {
+		line.Reset()
 		if err := enc.Encode(&xs[i]); err != nil {
 			return nil, fmt.Errorf("encode exchange %d: %w", xs[i].Seq, err)
 		}
+		buf.Write(escapeGraphic(line.Bytes()))
 	}
 	return buf.Bytes(), nil
 }
+
+// escapeGraphic writes every character of a JSON text that is not graphic (and not yet escaped:
+// encoding/json escapes the controls, U+2028 and U+2029, not the bidi and other format
+// characters a header value or a path may hold) as a \u escape. Such a character can only be in a
+// string, where the escape means the same: the line reads back to the same values, and is safe to
+// print.
+func escapeGraphic(line []byte) []byte {
+	if !slices.ContainsFunc([]rune(string(line)), func(r rune) bool { return r >= utf8.RuneSelf && !graphic(r) }) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+16)
+	for _, r := range string(line) {
+		if r < utf8.RuneSelf || graphic(r) {
+			out = utf8.AppendRune(out, r)
+			continue
+		}
+		out = append(out, quoteJSON(string(r))[1:]...)
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// graphic says whether r may be written to a terminal as itself (escape.Terminal's rule).
+func graphic(r rune) bool { return r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r) }
 
 // runCapture is the middleware of one run: it numbers each request as it arrives and keeps the
 // request and response bytes, within the bounds, until close.
@@ -396,7 +423,7 @@ func (c *runCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lx := &liveExchange{x: Exchange{Seq: len(c.xs) + 1, Endpoint: endpointOf(r.URL.Path), Method: r.Method,
-		Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), RequestHeaders: redactHeaders(r.Header), Request: Body{}, Response: Body{}}}
+		Path: r.URL.EscapedPath(), Query: redactQuery(r.URL.RawQuery), RequestHeaders: redactHeaders(r.Header), Request: Body{}, Response: Body{}}}
 	c.xs = append(c.xs, lx)
 	for _, v := range secretValues(r) {
 		if c.secrets == nil {

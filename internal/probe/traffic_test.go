@@ -67,7 +67,7 @@ func hostileAgent() error {
 		return err
 	}
 	prov, err := post(os.Getenv("OPENAI_BASE_URL")+"/chat/completions?alt=sse&key="+secretQuery, []byte(hostileText),
-		map[string]string{"Content-Type": "application/json", "X-Goog-Api-Key": secretHeader})
+		map[string]string{"Content-Type": "application/json", "X-Goog-Api-Key": secretHeader, "X-Hostile": "\u202eevil"})
 	if err != nil {
 		return err
 	}
@@ -257,8 +257,12 @@ func TestTrafficHostile(t *testing.T) {
 	if h := tr.Exchanges[1].RequestHeaders.Get("X-Goog-Api-Key"); h != redacted {
 		t.Errorf("X-Goog-Api-Key %q", h)
 	}
-	// Invalid UTF-8 goes as base64, so the file holds no raw control byte either.
-	if !bytes.Contains(file, []byte(`"request":{"base64":`)) || bytes.ContainsAny(file, "\x1b\x07\r") {
+	if h := tr.Exchanges[1].RequestHeaders.Get("X-Hostile"); h != "\u202eevil" {
+		t.Errorf("X-Hostile %q", h)
+	}
+	// Invalid UTF-8 goes as base64, and every other character that is not graphic as an escape,
+	// so the file holds no raw control or format character.
+	if !bytes.Contains(file, []byte(`"request":{"base64":`)) || bytes.ContainsAny(file, "\x1b\x07\r\u202e\u2028") {
 		t.Errorf("file:\n%q", file)
 	}
 }
@@ -418,6 +422,29 @@ func TestBody(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &b); err == nil {
 			t.Errorf("%s read as a body %q", bad, b)
 		}
+	}
+}
+
+// TestEscapeGraphic: a JSON line's format characters are escaped, and it reads back the same.
+func TestEscapeGraphic(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "nothing to escape", in: `{"a":"café ✓"}`, want: `{"a":"café ✓"}`},
+		{name: "a bidi override in a value", in: "{\"h\":[\"\u202eevil\"]}", want: `{"h":["\u202eevil"]}`},
+		{name: "a zero width joiner and a tag", in: "{\"p\":\"a\u200db\U000E0041\"}", want: `{"p":"a\u200db\udb40\udc41"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(escapeGraphic([]byte(tt.in)))
+			if got != tt.want {
+				t.Fatalf("%s, want %s", got, tt.want)
+			}
+			var a, b any
+			if json.Unmarshal([]byte(tt.in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%s reads back as %v, not %v", got, b, a)
+			}
+		})
 	}
 }
 
