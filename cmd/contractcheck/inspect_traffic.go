@@ -91,7 +91,7 @@ func runInspectTraffic(p inspectTrafficParams, args []string, stdout io.Writer) 
 	for _, file := range files {
 		t, err := probe.ReadTraffic(file, maxTrafficFile)
 		if err != nil {
-			return &result.InputError{Err: fmt.Errorf("inspect %s", escape.Terminal(err.Error()))}
+			return &result.InputError{Err: fmt.Errorf("inspect %w", err)}
 		}
 		ins.Runs = append(ins.Runs, t)
 	}

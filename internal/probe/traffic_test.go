@@ -387,6 +387,18 @@ func TestTrafficOnlyDirectory(t *testing.T) {
 			}
 		})
 	}
+	// Another lane in the same directory: the run is ambiguous until the lane is named.
+	o2 := o
+	o2.Lane = "other-agent"
+	if _, err := Run(context.Background(), o2); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := FindTraffic(o.Output, "", "", "", "C09", 1); err == nil || !strings.Contains(err.Error(), "2 runs of C09 repetition 1") {
+		t.Errorf("two lanes: %s, %v", f, err)
+	}
+	if f, err := FindTraffic(o.Output, "other-agent", "", "", "C09", 1); err != nil || !strings.Contains(filepath.ToSlash(f), "/traffic/other-agent/") {
+		t.Errorf("the other lane: %s, %v", f, err)
+	}
 }
 
 // TestBody: a body is kept as a JSON string when it is UTF-8 and as base64 when not, and reads
