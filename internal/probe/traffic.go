@@ -440,7 +440,7 @@ func (c *runCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		lx.mu.Lock()
 		c.keep(&lx.x.Request, &lx.x.RequestOmitted, head)
 		lx.mu.Unlock()
-		rest := io.Reader(&countingReader{r: r.Body, c: c, lx: lx})
+		rest := io.Reader(&countingReader{r: r.Body, lx: lx})
 		if err != nil {
 			rest = errReader{err}
 		}
@@ -543,7 +543,6 @@ func endpointOf(p string) string {
 // reads.
 type countingReader struct {
 	r  io.Reader
-	c  *runCapture
 	lx *liveExchange
 }
 
