@@ -32,8 +32,16 @@ position: --fixture, --lane, --version, --configuration, --stage (names or globs
 --repetition; every record that matches is printed, at most 100. A record that was not captured
 has no input: its state is every task's outcome.
 
+inspect traffic prints one probe run's exchanges, as probe --traffic kept them: every MCP message,
+provider request and response and observe hook call of the run, in the order they arrived, with
+headers (credentials redacted) and bodies. Name the run by its file
+(DIR/traffic/<lane>/<version>/<configuration>/<fixture>/<repetition>.ndjson) or by
+--probe-output DIR, --fixture and --repetition. Every string is escaped for the terminal (a byte
+that is not UTF-8 as \xNN); --format json gives the bytes exactly (docs/probe.md, "Traffic").
+
 Exit codes: 0 printed; 2 usage or input error (an unknown fixture names the fixtures there are, a
-record that cannot be read names its file and line, no record matches); 3 a policy failed.`
+record that cannot be read names its file and line, no record matches, no traffic of the run);
+3 a policy failed.`
 
 const inspectFixtureExample = `  contractcheck inspect fixture C01
   contractcheck inspect fixture MYPROD-1 --fixtures ./my-results --format json`
@@ -45,14 +53,14 @@ const inspectRecordExample = `  contractcheck inspect record builtin:fixtures/ob
 func newInspectCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect",
-		Short: "Show what a run reads: a fixture's entry, a record's policy inputs and verdicts",
+		Short: "Show what a run reads: a fixture's entry, a record's policy inputs and verdicts, a probe run's traffic",
 		Long:  inspectLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID, or inspect record FILE:LINE)")}
+			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)")}
 		},
 	}
-	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand())
+	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
 	return cmd
 }
 

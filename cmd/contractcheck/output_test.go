@@ -11,9 +11,10 @@ import (
 )
 
 // outputEnv is what the runs of TestOutputFlagsEveryVerb read: a copy of the direct lane's
-// records, a layer from init, a copy of the built-in challenge suite alpha and a valid source.
+// records, a layer from init, a copy of the built-in challenge suite alpha, a valid source and a
+// probe run's traffic file.
 type outputEnv struct {
-	dir, obs, record, layer, policy, suite, suiteCase, source string
+	dir, obs, record, layer, policy, suite, suiteCase, source, traffic string
 }
 
 func newOutputEnv(t *testing.T) outputEnv {
@@ -37,6 +38,9 @@ func newOutputEnv(t *testing.T) outputEnv {
 	}
 	e.suiteCase = cases[0]
 	write(t, e.source, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
+	e.traffic = filepath.Join(dir, "traffic", "1.ndjson")
+	write(t, e.traffic, `{"format":"contractcheck-probe-traffic","formatVersion":1,"lane":"a","laneVersion":"1","configuration":"default","run":"C09","fixtures":["C09"],"repetition":1,"exchanges":1}`+"\n"+
+		`{"seq":1,"endpoint":"mcp","method":"POST","path":"/mcp","request":"{}","status":200,"response":{"base64":"/w=="}}`+"\n")
 	return e
 }
 
@@ -75,6 +79,8 @@ var resultVerbs = []resultVerb{
 	{name: "inspect record", run: func(outputEnv) []string {
 		return []string{"inspect", "record", "builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6"}
 	}},
+	{name: "inspect traffic", run: func(e outputEnv) []string { return []string{"inspect", "traffic", e.traffic} },
+		input: func(e outputEnv) ([]string, string) { return []string{"inspect", "traffic", e.traffic}, e.traffic }},
 	{name: "bundle", run: func(outputEnv) []string { return []string{"bundle"} }, toFile: true,
 		input: func(e outputEnv) ([]string, string) { return []string{"bundle", "--policies", e.layer}, e.policy }},
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +44,14 @@ DIR then holds the records (<lane>/<version>/<configuration>.jsonl), probe.json 
 (the lane, its H4 read through the provider's generic binding, and a profile "probe"):
 
   contractcheck check --observations DIR --contracts DIR --profile probe
+
+With --traffic, every exchange of each run with the MCP server, the fake provider and the observe
+hook (request method, path, headers with credentials redacted, body; response status, headers,
+body, a stream whole) is kept, in arrival order, failed runs included, in
+DIR/traffic/<lane>/<version>/<configuration>/<fixture>/<repetition>.ndjson (_batch/ for --batch),
+written as each run ends, so it is there even when probe then fails. Show one run's with:
+
+  contractcheck inspect traffic --probe-output DIR --fixture ID --repetition N
 
 A lane declared in a --contracts layer keeps its own bindings (and may observe D1, A2 or M3
 through the observe hook). docs/probe.md walks from an empty directory to a gated CI job.
@@ -92,6 +102,7 @@ func newProbeCommand() *cobra.Command {
 	f.BoolVar(&p.Body, "h4-body", false, "record the whole provider request body at H4, for a lane of your own whose H4 binding reads the body")
 	f.BoolVar(&p.OutOfRevision, "serve-out-of-revision", false, "serve a fixture the negotiated MCP revision's schema refuses (a 2026-07-28 result to a 2025-11-25 client) instead of failing its run; the H4 record's notes say so")
 	f.BoolVarP(&p.verbose, "verbose", "v", false, "show the command's output")
+	f.BoolVar(&p.Traffic, "traffic", false, "keep every MCP message and provider request and response of each run, byte for byte, in DIR/traffic/ (contractcheck inspect traffic shows one run's)")
 	f.StringArrayVar(&p.Inputs.Scope.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	addProbeInputFlags(cmd, &p.Inputs)
 	addProgressFlags(cmd, &p.progress)
@@ -124,6 +135,7 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	p.Log, p.Verbose, p.Quiet = stderr, p.verbose, p.progress.quiet
 	res, err := probe.Run(ctx, p.Options)
 	if err != nil {
+		writeProbeTraffic(stderr, p, false) // the runs made before the error are on disk
 		var pe *probe.Error
 		if errors.As(err, &pe) {
 			return result.ExitInputError, err
@@ -132,6 +144,7 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
 		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
+	writeProbeTraffic(stderr, p, res.Failed > 0)
 	// Judging is the next step's (check's) job; the category is said here when the records can be
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.
@@ -157,6 +170,23 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		return result.ExitUnmet, nil
 	}
 	return result.ExitSatisfied, nil
+}
+
+// writeProbeTraffic says where the runs' traffic went (with --traffic, whatever the probe ended
+// with: each run's is written as it ends), and how to keep it when runs failed without it.
+func writeProbeTraffic(w io.Writer, p probeParams, failed bool) {
+	if !p.Traffic {
+		if failed {
+			fmt.Fprintln(w, "probe: to see every message the command sent and got, probe again with --traffic")
+		}
+		return
+	}
+	dir := filepath.Join(p.Output, probe.TrafficDir, p.Lane, p.Version, p.Configuration)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	fmt.Fprintf(w, "probe: the traffic of every run is in %s (show one: contractcheck inspect traffic --probe-output %s --fixture ID --repetition N)\n",
+		shownPath(dir), shownPath(p.Output))
 }
 
 // writeProbeVisibility says what of a result's channels reaches the model through the probed

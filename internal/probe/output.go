@@ -99,6 +99,9 @@ type manifestLane = laneout.Lane
 func readManifest(dir string) (*manifest, error) {
 	m := &manifest{ProbeVersion: 1, Lanes: map[string]manifestLane{}}
 	found, err := generator.ReadManifest(dir, m)
+	if err != nil && onlyTraffic(dir) { // a probe that failed before its records wrote its traffic (traffic.go)
+		found, err = false, nil
+	}
 	switch {
 	case err != nil:
 		return nil, inputError("probe: %v", err)

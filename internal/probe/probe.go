@@ -101,7 +101,12 @@ type Options struct {
 	Log     io.Writer
 	Verbose bool
 	Quiet   bool
+	// Traffic writes every exchange of each run with its MCP server, fake provider and observe
+	// hook to <Output>/traffic/ (traffic.go), as each run ends.
+	Traffic bool
 
+	// traffic is the traffic log when Traffic is set, made by Run.
+	traffic *trafficLog
 	// revisions are the revisions the MCP server offers: the schema layers' dated ones
 	// (mcpserve.Servable), set by Run.
 	revisions []string
@@ -130,6 +135,9 @@ type Result struct {
 	Files []string
 	// Provider is the API the lane's H4 binding follows.
 	Provider string
+	// Traffic is the directory, relative to the output directory and slash-separated, that holds
+	// the runs' traffic (Options.Traffic), or empty.
+	Traffic string
 }
 
 // Error is a probe input or usage error (exit 2).
@@ -177,6 +185,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
+	o.traffic = newTrafficLog(&o) // --traffic (traffic.go)
+
 	srv, err := newHub()
 	if err != nil {
 		return nil, fmt.Errorf("probe: listen on loopback: %w", err)
@@ -221,6 +231,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			records = append(records, out.records...)
 		}
 	}
+	// --traffic: every run's exchanges are on disk by now, whatever follows (traffic.go).
+	trafficDir, err := o.traffic.finish()
+	if err != nil {
+		return nil, err
+	}
 
 	provider := o.Provider
 	if provider == "" && !lane.declared {
@@ -249,7 +264,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Files = files
+	res.Files, res.Traffic = files, trafficDir
 	return res, nil
 }
 
@@ -495,7 +510,10 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.Handle("/", prov)
-	h.add(token, mux)
+	// --traffic: the run's exchanges, written as the run ends (after h.remove; traffic.go).
+	handler, saveTraffic := o.traffic.capture(mux, fixtures, rep)
+	defer saveTraffic()
+	h.add(token, handler)
 	defer h.remove(token)
 
 	scenario, revision := fixtures[0].id, fixtures[0].revision
