@@ -130,7 +130,7 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		return result.ExitCode(err), err
 	}
 	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
-		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
+		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res), shownPath(p.Output))
 	// Judging is the next step's (check's) job; the category is said here when the records can be
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.
@@ -179,9 +179,13 @@ func writeProbeVisibility(w io.Writer, vs []result.Visibility, err error) {
 // (escape.Shell).
 func shownPath(p string) string { return escape.Shell(p) }
 
-func h4Binding(provider string) string {
-	if provider == "" {
+// h4Binding says what reads the lane's H4 records.
+func h4Binding(res *probe.Result) string {
+	switch {
+	case res.Declared:
 		return "the lane's own binding"
+	case res.Provider == "":
+		return "bound to nothing, the provider API unknown"
 	}
-	return provider
+	return res.Provider
 }

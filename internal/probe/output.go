@@ -158,6 +158,10 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 	switch {
 	case lane.declared:
 		ml.Declared, ml.Provider = true, ""
+	case provider == "":
+		// The API is unknown in this probe: the lane keeps the binding an earlier probe into
+		// the directory found (its records need it), or none.
+		ml.Declared = false
 	case ml.Provider != "" && ml.Provider != provider:
 		return nil, inputError("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
 	default:

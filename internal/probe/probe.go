@@ -121,8 +121,12 @@ type Result struct {
 	Runs, Captured, Failed int
 	// Files are the files written, relative to the output directory.
 	Files []string
-	// Provider is the API the lane's H4 binding follows.
+	// Provider is the API the lane's H4 binding follows: empty when a layer declares the lane
+	// (Declared), or when no model request was understood and none was named (H4 bound to
+	// nothing).
 	Provider string
+	// Declared reports that a layer declares the lane (its own bindings read the records).
+	Declared bool
 }
 
 // Error is a probe input or usage error (exit 2).
@@ -177,7 +181,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	res := &Result{}
 	var records []record
-	firstFailure := ""
 	apis := map[fakeprovider.API]bool{}
 	groups := [][]fixture{}
 	if o.Batch {
@@ -203,9 +206,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 						res.Failed++
 					}
 				}
-				if r.Error != "" && firstFailure == "" {
-					firstFailure = r.Error
-				}
 			}
 			for _, a := range out.apis {
 				apis[a] = true
@@ -218,11 +218,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if provider == "" && !lane.declared {
 		switch len(apis) {
 		case 0:
-			why := ""
-			if firstFailure != "" {
-				why = "; the first run's failure: " + firstFailure
-			}
-			return nil, inputError("probe: the command sent no model request to the fake provider in any run, so the provider API is unknown: name it with --provider (%s)%s", apiList(), why)
+			// Nothing was captured, and no binding is guessed: the lane's H4 is bound to
+			// nothing (laneout), its records are execution_failed, and the directory is
+			// written so that the user can look, and check fails the profile on it.
+			fmt.Fprintf(o.Log, "probe: no model request was understood in any run, so the provider API is unknown: lane %s's H4 is bound to nothing and every run is execution_failed (name the API with --provider: %s)\n", o.Lane, apiList())
 		case 1:
 			for a := range apis {
 				provider = string(a)
@@ -236,7 +235,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, inputError("probe: the command spoke to several provider APIs (%s): name the one the lane's H4 follows with --provider", strings.Join(names, ", "))
 		}
 	}
-	res.Provider = provider
+	res.Provider, res.Declared = provider, lane.declared
 	files, err := o.write(man, lane, provider, fixtures, records)
 	if err != nil {
 		return nil, err
@@ -499,19 +498,19 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 	}
 	tail, runErr := o.execute(ctx, mcpURL, base, scenario, revision, rep)
 
-	out := runOutcome{}
-	seen := map[fakeprovider.API]bool{}
-	for _, r := range prov.Requests() {
-		if r.API != "" && !seen[r.API] && r.Answer != "side" && r.Answer != "refused" {
-			seen[r.API] = true
-			out.apis = append(out.apis, r.API)
-		}
-	}
+	// The API is recognised from each model request, refused ones included (requests.go).
+	reqs := prov.Requests()
+	out := runOutcome{apis: requestAPIs(reqs)}
+	mismatch := o.apiMismatch(lane, reqs)
 	mu.Lock()
 	defer mu.Unlock()
 	for i, f := range fixtures {
-		// What the probe refused explains a failure best, then how the command ended.
-		failure := obsErr
+		// A --provider the command did not speak explains a failure best, then what the probe
+		// refused, then how the command ended.
+		failure := mismatch
+		if failure == nil {
+			failure = obsErr
+		}
 		if failure == nil {
 			failure = prov.Err()
 		}
@@ -522,6 +521,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		if failure == nil {
 			item, failure = o.h4(prov, mcp, calls[i], f, i)
 		}
+		failure = nothingUnderstood(failure, reqs)
 		if failure != nil && tail != "" {
 			failure = fmt.Errorf("%w; the command's output ended with: %s", failure, tail)
 		}

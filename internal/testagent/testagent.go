@@ -220,6 +220,9 @@ func ShellWords(s string) ([]string, error) {
 // Run runs the agent once: MCP handshake and tool list, then model turns until a final text.
 // It returns an error on any protocol failure: the MCP server's or the provider's.
 func Run(ctx context.Context, cfg Config) error {
+	if extra, ok := extraModes[cfg.Mode]; ok {
+		return extra(ctx, cfg)
+	}
 	if !slices.Contains(modes, cfg.Mode) {
 		return fmt.Errorf("testagent: unknown mode %q", cfg.Mode)
 	}
