@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/laneout"
@@ -634,6 +635,9 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.RunTimeout)
 	defer cancel()
+	if err := subreaper(); err != nil && !o.Quiet {
+		fmt.Fprintf(o.Log, "probe: cannot become a child subreaper (a process the command detaches may outlive the run): %s\n", escape.Terminal(err.Error()))
+	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
@@ -659,14 +663,7 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	env = append(env, Quiet...)
 	cmd.Env = env
 	cmd.Stdin = nil
-	var tail tailBuffer
-	var w io.Writer = &tail
-	if o.Verbose {
-		w = io.MultiWriter(&tail, o.Log)
-	}
-	cmd.Stdout, cmd.Stderr = w, w
-	err := cmd.Run()
-	text := tail.String()
+	text, err := o.run(cmd, base+"/", scenario, rep)
 	switch {
 	case err == nil:
 		return "", nil
@@ -681,6 +678,49 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 		}
 		return text, fmt.Errorf("the command failed: %w", err)
 	}
+}
+
+// run starts cmd with its output on a pipe of probe's own (no copying goroutine of exec's, so that
+// a leftover process holding the pipe does not hold up the run), waits for it, ends what it left
+// behind (endLeftovers: its process group, and what it detached, found by marker in their
+// environment) and says so, and returns the tail of its output and how it ended. With Verbose
+// the output is streamed to Log, line by line, escaped for a terminal.
+func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Errorf("a pipe for the command's output: %w", err)
+	}
+	var tail tailBuffer
+	var w io.Writer = &tail
+	var lines *lineWriter
+	if o.Verbose {
+		lines = &lineWriter{w: o.Log}
+		w = io.MultiWriter(&tail, lines)
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(w, pr)
+	}()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	_ = pw.Close()
+	if err == nil {
+		err = cmd.Wait()
+		sayLeftovers(o.Log, scenario, rep, endLeftovers(cmd.Process.Pid, marker))
+	}
+	// What is left holding the pipe (a process out of probe's reach) does not hold up the run.
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		_ = pr.Close()
+		<-copied
+	}
+	_ = pr.Close()
+	if lines != nil {
+		lines.flush()
+	}
+	return tail.String(), err
 }
 
 func newToken() string {
@@ -702,6 +742,46 @@ func ShellJoin(words []string) string {
 		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// lineWriter writes each line written to it to w as escape.Terminal makes it, when the line is
+// complete (flush writes an unfinished last one): a command's output cannot move the cursor,
+// clear the screen or reorder text on the terminal probe writes to.
+type lineWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+// maxLine bounds a line held back for its end: a longer one is written in pieces.
+const maxLine = 64 << 10
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			if len(l.pending) > maxLine {
+				cut := escape.CutPoint(string(l.pending), maxLine)
+				l.line(l.pending[:cut])
+				l.pending = slices.Clone(l.pending[cut:])
+			}
+			return len(p), nil
+		}
+		l.line(bytes.TrimSuffix(l.pending[:i], []byte("\r")))
+		l.pending = l.pending[i+1:]
+	}
+}
+
+func (l *lineWriter) line(b []byte) {
+	fmt.Fprintln(l.w, escape.Terminal(string(b)))
+}
+
+// flush writes an unfinished last line.
+func (l *lineWriter) flush() {
+	if len(l.pending) > 0 {
+		l.line(l.pending)
+		l.pending = nil
+	}
 }
 
 // tailBuffer keeps the last 2 KiB written to it.
