@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
@@ -118,10 +122,45 @@ func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Scope.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
 }
 
-// runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed.
+// signalError is why a probe stopped on SIGINT or SIGTERM.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "interrupted by " + unix.SignalName(e.sig) }
+
+// onSignal returns a context that ends with a signalError cause on the first SIGINT or SIGTERM
+// (a second one then ends the process as it would without probe), and a stop to call when done.
+func onSignal(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(signalError{s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed. On SIGINT
+// or SIGTERM the agent's run ends (its process group, and what it left behind) before probe
+// exits, with 128 plus the signal's number, as a shell reports a process the signal ended.
 func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error) {
 	p.Log, p.Verbose, p.Quiet = stderr, p.verbose, p.progress.quiet
+	ctx, stop := onSignal(ctx)
+	defer stop()
 	res, err := probe.Run(ctx, p.Options)
+	var se signalError
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return 128 + int(se.sig), fmt.Errorf("probe: %w: the agent's process group and what it left behind were ended; nothing was written to %s", se, shownPath(p.Output))
+	}
 	if err != nil {
 		var pe *probe.Error
 		if errors.As(err, &pe) {

@@ -640,13 +640,15 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Past the timeout, or when probe is interrupted, the command's whole group is ended:
+	// SIGTERM, then (exec's WaitDelay) SIGKILL to the command, and endLeftovers for the rest.
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
 		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	}
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = killGrace
 	env := slices.Clone(o.Env)
 	env = append(env, fakeprovider.Env(base)...)
 	env = append(env,
