@@ -89,6 +89,7 @@ func newProbeCommand() *cobra.Command {
 	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
 	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
+	f.IntVar(&p.MaxFailures, "max-failures", 3, "stop after this many consecutive runs failed the same way, the runs left execution_failed (not run); 0 never stops")
 	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
 	f.DurationVar(&p.RunTimeout, "run-timeout", 60*time.Second, "time limit of one run of the command; over it the run is execution_failed")
 	f.BoolVar(&p.AppendURL, "append-url", false, "append the MCP endpoint to COMMAND's arguments (the MCP conformance suite's convention)")
@@ -168,8 +169,12 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		}
 		return result.ExitCode(err), err
 	}
-	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
-		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res), shownPath(p.Output))
+	notRun := ""
+	if res.NotRun > 0 {
+		notRun = fmt.Sprintf(" (%d not run: --max-failures)", res.NotRun)
+	}
+	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d%s; lane %s %s %s (H4: %s) written to %s\n",
+		res.Runs, res.Captured, res.Failed, notRun, p.Lane, p.Version, p.Configuration, h4Binding(res), shownPath(p.Output))
 	// Judging is the next step's (check's) job; the category is said here when the records can be
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.

@@ -74,6 +74,9 @@ type Options struct {
 	Body bool
 	// Repetitions is how many fresh runs each fixture gets (at least 1).
 	Repetitions int
+	// MaxFailures stops the probe after this many consecutive runs failed the same way (0:
+	// never): the runs not run are execution_failed, "not run: …".
+	MaxFailures int
 	// Output is the directory the records and probe.cue go to.
 	Output string
 	// RunTimeout bounds one run of the command.
@@ -118,8 +121,8 @@ func runProgress(run, total int, elapsed time.Duration) string {
 // Result is what a probe did.
 type Result struct {
 	// Runs counts the command's runs; Captured and Failed the fixture repetitions whose H4 was
-	// captured or failed.
-	Runs, Captured, Failed int
+	// captured or failed; NotRun those of Failed not run because of MaxFailures.
+	Runs, Captured, Failed, NotRun int
 	// Files are the files written, relative to the output directory.
 	Files []string
 	// Provider is the API the lane's H4 binding follows: empty when a layer declares the lane
@@ -181,38 +184,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer srv.close()
 
 	res := &Result{}
-	var records []record
-	apis := map[fakeprovider.API]bool{}
-	groups := [][]fixture{}
-	if o.Batch {
-		groups = append(groups, fixtures)
-	} else {
-		for _, f := range fixtures {
-			groups = append(groups, []fixture{f})
-		}
-	}
-	total, started := o.Repetitions*len(groups), time.Now()
-	for rep := 1; rep <= o.Repetitions; rep++ {
-		for _, g := range groups {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			out := o.runOnce(ctx, srv, g, rep, lane, runProgress(res.Runs+1, total, time.Since(started)))
-			res.Runs++
-			for _, r := range out.records {
-				if r.Stage == "H4" {
-					if r.State == "captured" {
-						res.Captured++
-					} else {
-						res.Failed++
-					}
-				}
-			}
-			for _, a := range out.apis {
-				apis[a] = true
-			}
-			records = append(records, out.records...)
-		}
+	records, apis, err := o.runAll(ctx, srv, fixtures, lane, res)
+	if err != nil {
+		return nil, err
 	}
 
 	provider := o.Provider
@@ -267,6 +241,8 @@ func (o *Options) normalize() error {
 		return inputError("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
 	case !laneout.NameRE.MatchString(o.Configuration):
 		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
+	case o.MaxFailures < 0:
+		return inputError("probe: --max-failures %d: a number of runs, or 0 never to stop", o.MaxFailures)
 	case o.Repetitions < 1:
 		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
 	case o.RunTimeout <= 0:
@@ -417,10 +393,12 @@ type observation struct {
 type runOutcome struct {
 	records []record
 	apis    []fakeprovider.API
+	// uncalled are the fixtures the fake model never got to call the tool for.
+	uncalled []fixture
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
-func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress string) runOutcome {
+func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress func(i int) string) runOutcome {
 	token := newToken()
 	base := h.root() + "/r/" + token
 	mcpURL := base + "/mcp"
@@ -518,6 +496,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		if failure == nil {
 			failure = runErr
 		}
+		if !prov.ToolCalled(calls[i].ID) {
+			out.uncalled = append(out.uncalled, f)
+		}
 		var item []byte
 		if failure == nil {
 			item, failure = o.h4(prov, mcp, calls[i], f, i)
@@ -547,7 +528,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		}
 		q := strconv.QuoteToGraphic(state)
 		if !o.Quiet {
-			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress)
+			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress(i))
 		}
 	}
 	return out

@@ -135,6 +135,16 @@ func runRawRequest(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// maxTurnsOf reads TESTAGENT_MAX_TURNS: a framework's step cap (Config.MaxTurns), 0 when unset
+// or not a positive number.
+func maxTurnsOf(getenv func(string) string) int {
+	n, err := strconv.Atoi(getenv("TESTAGENT_MAX_TURNS"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // envOf is the configuration's getenv, os.Getenv when it has none.
 func envOf(cfg Config) func(string) string {
 	if cfg.Env != nil {
