@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -186,20 +185,38 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		vs = judged.Visibility
 	}
 	writeProbeVisibility(stderr, vs, verr)
-	// The layers the probe read beside its own output (a fixtures layer of the user's own
-	// results, say) are the check's too.
-	var more strings.Builder
-	for _, f := range p.Inputs.Fixtures {
-		fmt.Fprintf(&more, " --fixtures %s", shownPath(f))
-	}
-	if p.Inputs.Revision != "" {
-		fmt.Fprintf(&more, " --revision %s", escape.Shell(p.Inputs.Revision))
-	}
-	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe%s\n", shownPath(p.Output), shownPath(p.Output), more.String())
+	fmt.Fprintf(stderr, "judge it: %s\n", judgeCommand(p.Options))
 	if res.Failed > 0 {
 		return result.ExitUnmet, nil
 	}
 	return result.ExitSatisfied, nil
+}
+
+// judgeCommand is the check command line that judges what a probe wrote, as probe.JudgeOptions
+// judges it: every layer the probe read (the user's --contracts before the probe's own output,
+// --policies, --schemas, --fixtures, --revision, --no-builtin) is the check's too, so that a lane
+// declared in a layer of the user's is known to it. Each word is escape.Shell'd.
+func judgeCommand(o probe.Options) string {
+	words := []string{"contractcheck", "check", "--observations", o.Output}
+	for _, c := range append(append([]string(nil), o.Inputs.Contracts...), o.Output) {
+		words = append(words, "--contracts", c)
+	}
+	for _, flag := range []struct {
+		name string
+		dirs []string
+	}{{"--policies", o.Inputs.Policies}, {"--schemas", o.Inputs.Schemas}, {"--fixtures", o.Inputs.Fixtures}} {
+		for _, d := range flag.dirs {
+			words = append(words, flag.name, d)
+		}
+	}
+	if o.Inputs.Revision != "" {
+		words = append(words, "--revision", o.Inputs.Revision)
+	}
+	if o.Inputs.NoBuiltin {
+		words = append(words, "--no-builtin")
+	}
+	words = append(words, "--profile", probe.ProfileName)
+	return escape.Shell(words...)
 }
 
 // writeProbeVisibility says what of a result's channels reaches the model through the probed
