@@ -178,7 +178,7 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.
 	var vs []result.Visibility
-	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options))
+	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options, res))
 	if verr != nil {
 		verr = fmt.Errorf("probe: judging the records in %s: %w", p.Output, verr)
 	} else {

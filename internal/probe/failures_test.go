@@ -76,7 +76,7 @@ func TestFailuresTellTheTruth(t *testing.T) {
 				}
 			}
 			// check reads the directory and fails the gate on the records: never green.
-			rep, err := check.Run(context.Background(), JudgeOptions(o))
+			rep, err := check.Run(context.Background(), JudgeOptions(o, nil))
 			if err != nil {
 				t.Fatalf("check: %v", err)
 			}

@@ -131,6 +131,9 @@ type Result struct {
 	Provider string
 	// Declared reports that a layer declares the lane (its own bindings read the records).
 	Declared bool
+	// Fixtures are the fixtures the lane version's record file holds after the probe: its own,
+	// and those an earlier probe into the directory wrote (a probe merges by fixture).
+	Fixtures []string
 }
 
 // Error is a probe input or usage error (exit 2).
@@ -211,11 +214,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	res.Provider, res.Declared = provider, lane.declared
-	files, err := o.write(man, lane, provider, fixtures, records)
+	files, held, err := o.write(man, lane, provider, fixtures, records)
 	if err != nil {
 		return nil, err
 	}
-	res.Files = files
+	res.Files, res.Fixtures = files, held
 	return res, nil
 }
 
