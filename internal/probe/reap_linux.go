@@ -62,11 +62,23 @@ func readProcs() map[int]procInfo {
 	return out
 }
 
+// runEnv is the variable whose value names a run in every command's environment (and holds the
+// run's marker).
+const runEnv = "CONTRACTCHECK_OBSERVE_URL="
+
 // hasMarker reports whether the process's environment holds marker (the run's URL prefix,
 // which every variable probe gives the command carries).
 func hasMarker(pid int, marker string) bool {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
 	return err == nil && bytes.Contains(data, []byte(marker))
+}
+
+// anotherRun reports whether the process's environment names a run other than marker's: a
+// process of another probe run in the same process (a library caller's, a test's), whose group
+// id may be a reused one.
+func anotherRun(pid int, marker string) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	return err == nil && bytes.Contains(data, []byte(runEnv)) && !bytes.Contains(data, []byte(marker))
 }
 
 // cmdlineOf is the process's arguments, nil when it is gone or has none.
@@ -79,14 +91,16 @@ func cmdlineOf(pid int) []string {
 }
 
 // leftovers are the processes the run whose command led process group pgid, and whose
-// environment holds marker, left behind: the group's members, the processes re-parented to
-// probe that carry the run's environment (a detached daemon leaves the group, not the
-// environment), and every descendant of those.
+// environment holds marker, left behind: the group's members (but one that names another run: the
+// group id was reused), the processes re-parented to probe that carry the run's environment (a
+// detached daemon leaves the group, not the environment), and every descendant of those. A
+// process that both detaches and drops the environment is not told from a process of someone
+// else's, and is left alone.
 func leftovers(procs map[int]procInfo, pgid int, marker string) []int {
 	self := os.Getpid()
 	in := map[int]bool{}
 	for _, p := range procs {
-		if p.pid != self && (p.pgrp == pgid || p.ppid == self && hasMarker(p.pid, marker)) {
+		if p.pid != self && (p.pgrp == pgid && !anotherRun(p.pid, marker) || p.ppid == self && hasMarker(p.pid, marker)) {
 			in[p.pid] = true
 		}
 	}
