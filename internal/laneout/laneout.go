@@ -165,7 +165,7 @@ const NothingCaptured = "carriers/probe-nothing-captured.schema.json"
 // (a comprehension over the model's tasks, so a layer's own tasks are covered too), its carrier
 // schema one that accepts nothing. No binding is guessed.
 func unknownH4(tool string) string {
-	why := "The provider API is unknown: no model request was understood in any run, so nothing was captured and nothing is bound (name the API with --provider, or see the records' errors)."
+	why := "The provider API is unknown: no model request was understood and no API was named, so nothing was captured and nothing is bound (the records' errors say what was received)."
 	return "{\n\t\texposure: \"observed\"\n\t\tdoc: " + cueString("Not bound: "+tool+" captured no provider request. "+why) +
 		"\n\t\tcarrier: " + cueString(NothingCaptured) +
 		"\n\t\tcompartments: {}\n\t\tunbound: {for _, t in tasks {(t.compartment): " + cueString(why) + "}}\n\t}"
