@@ -179,6 +179,9 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	// capture program's envelope, say): the probe itself succeeded either way.
 	var vs []result.Visibility
 	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options, res))
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return 128 + int(se.sig), fmt.Errorf("probe: %w while judging the records, which are written to %s", se, shownPath(p.Output))
+	}
 	if verr != nil {
 		verr = fmt.Errorf("probe: judging the records in %s: %w", p.Output, verr)
 	} else {
