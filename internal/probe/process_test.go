@@ -27,6 +27,7 @@ func TestLeftovers(t *testing.T) {
 	}{
 		{"a daemon that ends on SIGTERM", nil},
 		{"a daemon that ignores SIGTERM", []string{"TESTAGENT_IGNORE_TERM=1"}},
+		{"a daemon with an environment of its own and the MCP URL in its arguments", []string{"TESTAGENT_DAEMON_ENV=clean"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,11 +66,17 @@ func readProcs() map[int]procInfo {
 // run's marker).
 const runEnv = "CONTRACTCHECK_OBSERVE_URL="
 
-// hasMarker reports whether the process's environment holds marker (the run's URL prefix,
-// which every variable probe gives the command carries).
+// hasMarker reports whether the process's environment or arguments hold marker (the run's URL
+// prefix, which every variable probe gives the command carries, and the stdio server's command
+// line, which an agent may start with an environment of its own).
 func hasMarker(pid int, marker string) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
-	return err == nil && bytes.Contains(data, []byte(marker))
+	for _, f := range []string{"environ", "cmdline"} {
+		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), f))
+		if err == nil && bytes.Contains(data, []byte(marker)) {
+			return true
+		}
+	}
+	return false
 }
 
 // anotherRun reports whether the process's environment names a run other than marker's: a

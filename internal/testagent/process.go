@@ -20,8 +20,9 @@ import (
 // understand). Run dispatches them through extraModes before it connects to anything.
 const (
 	// ModeDaemon starts a detached grandchild (its own session, as a daemon is: the same
-	// executable in ModeSleep, its arguments those of the agent plus TESTAGENT_DAEMON_ARG) and
-	// then runs as ModeNormal, leaving the grandchild behind when it exits.
+	// executable in ModeSleep, its arguments those of the agent plus TESTAGENT_DAEMON_ARG; with
+	// TESTAGENT_DAEMON_ENV=clean an environment of its own and CONTRACTCHECK_MCP_URL as its last
+	// argument) and then runs as ModeNormal, leaving the grandchild behind when it exits.
 	ModeDaemon = "daemon"
 	// ModeSleep writes its pid as a line to TESTAGENT_PID_FILE and sleeps until SIGTERM or
 	// SIGINT, or forever with TESTAGENT_IGNORE_TERM=1 (only SIGKILL ends it then).
@@ -58,9 +59,16 @@ func runDaemon(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("testagent: mode daemon: %w", err)
 	}
 	args := append(append([]string(nil), os.Args[1:]...), getenv("TESTAGENT_DAEMON_ARG"))
+	env := append(os.Environ(), "TESTAGENT_MODE="+ModeSleep)
+	if getenv("TESTAGENT_DAEMON_ENV") == "clean" {
+		// As an MCP client starts a server: an environment of its own, the server's URL on its
+		// command line.
+		args = append(args, getenv("CONTRACTCHECK_MCP_URL"))
+		env = []string{EnvSwitch + "=" + getenv(EnvSwitch), "TESTAGENT_MODE=" + ModeSleep, "TESTAGENT_PID_FILE=" + pidFile}
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Args[0] = os.Args[0]
-	cmd.Env = append(os.Environ(), "TESTAGENT_MODE="+ModeSleep)
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("testagent: mode daemon: start the grandchild: %w", err)
