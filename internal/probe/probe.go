@@ -691,9 +691,10 @@ func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, 
 	cmd.Stdout, cmd.Stderr = pw, pw
 	err = cmd.Start()
 	_ = pw.Close()
+	var left []leftover
 	if err == nil {
 		err = cmd.Wait()
-		sayLeftovers(o.Log, scenario, rep, endLeftovers(cmd.Process.Pid, marker))
+		left = endLeftovers(cmd.Process.Pid, marker)
 	}
 	// What is left holding the pipe (a process out of probe's reach) does not hold up the run.
 	select {
@@ -706,6 +707,8 @@ func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, 
 	if lines != nil {
 		lines.flush()
 	}
+	// Said once the command's output is all written: nothing else writes to Log meanwhile.
+	sayLeftovers(o.Log, scenario, rep, left)
 	return tail.String(), err
 }
 
