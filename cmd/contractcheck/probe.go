@@ -39,7 +39,10 @@ process with the caller's environment plus:
 The fake model answers the first request with a call to the tool and the next with a final text.
 H4 is the provider request item that carries the tool result; D1, A2 and M3 are not_observable
 unless the command reports them. A command that exits non-zero, runs past --run-timeout, never
-calls the tool or never sends the result on gives execution_failed with the tail of its output.
+calls the tool or never sends the result on gives execution_failed with the tail of its output;
+after --max-failures consecutive runs failed alike, the runs left are execution_failed, not run.
+When a run ends, what the command left behind is ended and said: its process group and, on
+Linux, the processes it detached (probe is their subreaper).
 
 DIR then holds the records (<lane>/<version>/<configuration>.jsonl), probe.json and probe.cue
 (the lane, its H4 read through the provider's generic binding, and a profile "probe"):
@@ -50,7 +53,8 @@ A lane declared in a --contracts layer keeps its own bindings (and may observe D
 through the observe hook). docs/probe.md walks from an empty directory to a gated CI job.
 
 Exit codes: 0 every run reached the model; 1 a run failed (its records say why); 2 usage or
-input error; 3 the instrument failed.`
+input error; 3 the instrument failed; 130 or 143 interrupted by SIGINT or SIGTERM, the agent's
+run ended first.`
 
 type probeParams struct {
 	probe.Options
