@@ -74,8 +74,8 @@ type Options struct {
 	Body bool
 	// Repetitions is how many fresh runs each fixture gets (at least 1).
 	Repetitions int
-	// MaxFailures stops the probe after this many consecutive runs failed the same way (0:
-	// never): the runs not run are execution_failed, "not run: …".
+	// MaxFailures stops the probe after this many consecutive runs failed the same way before
+	// any fixture was served (0: never): the runs not run are execution_failed, "not run: …".
 	MaxFailures int
 	// Output is the directory the records and probe.cue go to.
 	Output string
@@ -398,6 +398,9 @@ type runOutcome struct {
 	apis    []fakeprovider.API
 	// uncalled are the fixtures the fake model never got to call the tool for.
 	uncalled []fixture
+	// served reports that the MCP server answered a tools/call: from there on what the command
+	// does may depend on the fixture.
+	served bool
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
@@ -482,7 +485,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 
 	// The API is recognised from each model request, refused ones included (requests.go).
 	reqs := prov.Requests()
-	out := runOutcome{apis: requestAPIs(reqs)}
+	out := runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0}
 	mismatch := o.apiMismatch(lane, reqs)
 	mu.Lock()
 	defer mu.Unlock()

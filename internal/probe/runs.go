@@ -22,8 +22,9 @@ type pendingRun struct {
 // runAll makes the runs, repetition by repetition, and returns their records and the provider
 // APIs the command spoke, counting in res. In batch mode, a run that ended with some fixtures
 // called and some not (a framework's step cap) is resumed in a fresh process with those left.
-// With MaxFailures, after that many consecutive runs failed the same way the rest are not run:
-// each of their fixture repetitions is execution_failed, saying why.
+// With MaxFailures, after that many consecutive runs failed the same way before the MCP server
+// served any fixture, the rest are not run: each of their fixture repetitions is
+// execution_failed, saying why.
 func (o *Options) runAll(ctx context.Context, srv *hub, fixtures []fixture, lane laneDef, res *Result) ([]record, map[fakeprovider.API]bool, error) {
 	var queue []pendingRun
 	for rep := 1; rep <= o.Repetitions; rep++ {
@@ -85,7 +86,13 @@ func (o *Options) runAll(ctx context.Context, srv *hub, fixtures []fixture, lane
 		}
 		records = append(records, out.records...)
 
-		sig := failureSignature(out.records, p.fixtures)
+		// Only a failure before any fixture was served counts: it cannot be the fixture's doing
+		// (an SDK that rejects an invalid result fails alike on a run of such fixtures, and
+		// rightly so), so runs that failed alike then say the command is broken.
+		sig := ""
+		if !out.served {
+			sig = failureSignature(out.records, p.fixtures)
+		}
 		switch {
 		case sig == "":
 			streak, last = 0, ""
