@@ -40,8 +40,8 @@ The fake model answers the first request with a call to the tool and the next wi
 H4 is the provider request item that carries the tool result; D1, A2 and M3 are not_observable
 unless the command reports them. A command that exits non-zero, runs past --run-timeout, never
 calls the tool or never sends the result on gives execution_failed with the tail of its output;
-after --max-failures consecutive runs failed alike before a fixture was served, the runs left
-are execution_failed, not run.
+after --max-failures consecutive runs failed alike before a fixture was served, or timed out
+alike, the runs left are execution_failed, not run.
 When a run ends, what the command left behind is ended and said: its process group and, on
 Linux, the processes it detached (probe is their subreaper).
 
@@ -93,7 +93,7 @@ func newProbeCommand() *cobra.Command {
 	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
 	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
-	f.IntVar(&p.MaxFailures, "max-failures", 3, "stop after this many consecutive runs failed the same way before a fixture was served, the runs left execution_failed (not run); 0 never stops")
+	f.IntVar(&p.MaxFailures, "max-failures", 3, "stop after this many consecutive runs failed the same way before a fixture was served, or timed out alike, the runs left execution_failed (not run); 0 never stops")
 	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
 	f.DurationVar(&p.RunTimeout, "run-timeout", 60*time.Second, "time limit of one run of the command; over it the run is execution_failed")
 	f.BoolVar(&p.AppendURL, "append-url", false, "append the MCP endpoint to COMMAND's arguments (the MCP conformance suite's convention)")

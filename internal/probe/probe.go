@@ -75,7 +75,8 @@ type Options struct {
 	// Repetitions is how many fresh runs each fixture gets (at least 1).
 	Repetitions int
 	// MaxFailures stops the probe after this many consecutive runs failed the same way before
-	// any fixture was served (0: never): the runs not run are execution_failed, "not run: …".
+	// any fixture was served, or timed out alike (0: never): the runs not run are
+	// execution_failed, "not run: …".
 	MaxFailures int
 	// Output is the directory the records and probe.cue go to.
 	Output string
@@ -401,6 +402,15 @@ type runOutcome struct {
 	// served reports that the MCP server answered a tools/call: from there on what the command
 	// does may depend on the fixture.
 	served bool
+	// timedOut reports that the command ran past RunTimeout.
+	timedOut bool
+}
+
+// timeoutError is the failure of a run past its time limit.
+type timeoutError struct{ limit time.Duration }
+
+func (e timeoutError) Error() string {
+	return fmt.Sprintf("the command did not finish within --run-timeout %s and was stopped", e.limit)
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
@@ -485,7 +495,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 
 	// The API is recognised from each model request, refused ones included (requests.go).
 	reqs := prov.Requests()
-	out := runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0}
+	out := runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0, timedOut: errors.As(runErr, new(timeoutError))}
 	mismatch := o.apiMismatch(lane, reqs)
 	mu.Lock()
 	defer mu.Unlock()
@@ -657,7 +667,7 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	case err == nil:
 		return "", nil
 	case ctx.Err() == context.DeadlineExceeded:
-		return text, fmt.Errorf("the command did not finish within --run-timeout %s and was stopped", o.RunTimeout)
+		return text, timeoutError{o.RunTimeout}
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 		return text, fmt.Errorf("the command could not start: %w", err)
 	default:

@@ -23,8 +23,8 @@ type pendingRun struct {
 // APIs the command spoke, counting in res. In batch mode, a run that ended with some fixtures
 // called and some not (a framework's step cap) is resumed in a fresh process with those left.
 // With MaxFailures, after that many consecutive runs failed the same way before the MCP server
-// served any fixture, the rest are not run: each of their fixture repetitions is
-// execution_failed, saying why.
+// served any fixture, or ran past the time limit alike, the rest are not run: each of their
+// fixture repetitions is execution_failed, saying why.
 func (o *Options) runAll(ctx context.Context, srv *hub, fixtures []fixture, lane laneDef, res *Result) ([]record, map[fakeprovider.API]bool, error) {
 	var queue []pendingRun
 	for rep := 1; rep <= o.Repetitions; rep++ {
@@ -86,11 +86,12 @@ func (o *Options) runAll(ctx context.Context, srv *hub, fixtures []fixture, lane
 		}
 		records = append(records, out.records...)
 
-		// Only a failure before any fixture was served counts: it cannot be the fixture's doing
-		// (an SDK that rejects an invalid result fails alike on a run of such fixtures, and
-		// rightly so), so runs that failed alike then say the command is broken.
+		// A failure before any fixture was served cannot be the fixture's doing (an SDK that
+		// rejects an invalid result fails alike on a row of such fixtures, and rightly so), so
+		// runs that failed alike then say the command is broken; so do runs that hung alike,
+		// served or not, each costing the whole --run-timeout.
 		sig := ""
-		if !out.served {
+		if !out.served || out.timedOut {
 			sig = failureSignature(out.records, p.fixtures)
 		}
 		switch {

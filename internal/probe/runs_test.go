@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMaxFailures: after MaxFailures consecutive runs failed the same way the probe stops, says
@@ -14,20 +15,33 @@ func TestMaxFailures(t *testing.T) {
 	tests := []struct {
 		name                 string
 		mode                 string
+		env                  []string
+		timeout              time.Duration
 		max                  int
 		wantRuns, wantNotRun int
+		wantWhy              string
 	}{
 		{name: "stops after 2 alike", mode: "exit1", max: 2, wantRuns: 2, wantNotRun: 3},
 		{name: "0 never stops", mode: "exit1", max: 0, wantRuns: 5},
 		{name: "more than the runs", mode: "exit1", max: 9, wantRuns: 5},
 		// Failures after the fixture was served may be the fixture's doing: they never stop it.
 		{name: "failures after a fixture was served", mode: "no-followup", max: 2, wantRuns: 5},
+		// A hang costs the whole timeout: hangs alike stop it, served or not.
+		{name: "hangs after a fixture was served", mode: "agent", env: []string{"TESTAGENT_API=openai-chat", "TESTAGENT_MODE=hang-after-call"},
+			timeout: time.Second, max: 2, wantRuns: 2, wantNotRun: 3, wantWhy: "the command did not finish within --run-timeout 1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := probeOpts(t, tt.mode, nil, "C0[1-5]")
+			o := probeOpts(t, tt.mode, tt.env, "C0[1-5]")
 			o.Provider = "openai-chat"
 			o.MaxFailures = tt.max
+			if tt.timeout > 0 {
+				o.RunTimeout = tt.timeout
+			}
+			why := tt.wantWhy
+			if why == "" {
+				why = "the command exited with exit status 1"
+			}
 			var log bytes.Buffer
 			o.Log = &log
 			res, err := Run(context.Background(), o)
@@ -44,7 +58,7 @@ func TestMaxFailures(t *testing.T) {
 				if h4.State != "execution_failed" {
 					t.Errorf("%s H4 %+v", id, h4)
 				}
-				if strings.HasPrefix(h4.Error, "not run: probe stopped after 2 consecutive runs failed the same way (--max-failures 2): the command exited with exit status 1") {
+				if strings.HasPrefix(h4.Error, "not run: probe stopped after 2 consecutive runs failed the same way (--max-failures 2): "+why) {
 					notRun++
 				}
 			}

@@ -31,6 +31,9 @@ const (
 	// the provider root (OPENAI_BASE_URL without its /v1) with TESTAGENT_REQUEST_BODY (default
 	// {}), and fails (exit 1) unless it is answered 200.
 	ModeRawRequest = "raw-request"
+	// ModeHangAfterCall calls the tool the model asks for in its first turn, then waits until
+	// the context ends without sending the result on (an agent that hangs on a result).
+	ModeHangAfterCall = "hang-after-call"
 )
 
 // extraModes are the modes of this file, by name (set by init: runDaemon runs Run, which
@@ -39,9 +42,10 @@ var extraModes map[string]func(context.Context, Config) error
 
 func init() {
 	extraModes = map[string]func(context.Context, Config) error{
-		ModeDaemon:     runDaemon,
-		ModeSleep:      runSleep,
-		ModeRawRequest: runRawRequest,
+		ModeDaemon:        runDaemon,
+		ModeSleep:         runSleep,
+		ModeRawRequest:    runRawRequest,
+		ModeHangAfterCall: runHangAfterCall,
 	}
 }
 
@@ -86,6 +90,16 @@ func runDaemon(ctx context.Context, cfg Config) error {
 	}
 	cfg.Mode = ModeNormal
 	return Run(ctx, cfg)
+}
+
+// runHangAfterCall runs one model turn and its tool calls, then hangs.
+func runHangAfterCall(ctx context.Context, cfg Config) error {
+	cfg.Mode, cfg.MaxTurns = ModeNormal, 1
+	if err := Run(ctx, cfg); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return fmt.Errorf("testagent: hung after the tool call until %w", ctx.Err())
 }
 
 // runSleep writes the pid and sleeps.
