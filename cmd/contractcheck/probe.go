@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
@@ -38,7 +40,11 @@ process with the caller's environment plus:
 The fake model answers the first request with a call to the tool and the next with a final text.
 H4 is the provider request item that carries the tool result; D1, A2 and M3 are not_observable
 unless the command reports them. A command that exits non-zero, runs past --run-timeout, never
-calls the tool or never sends the result on gives execution_failed with the tail of its output.
+calls the tool or never sends the result on gives execution_failed with the tail of its output;
+after --max-failures consecutive runs failed alike before a fixture was served, or timed out
+alike, the runs left are execution_failed, not run.
+When a run ends, what the command left behind is ended and said: its process group and, on
+Linux, the processes it detached (probe is their subreaper).
 
 DIR then holds the records (<lane>/<version>/<configuration>.jsonl), probe.json and probe.cue
 (the lane, its H4 read through the provider's generic binding, and a profile "probe"):
@@ -57,7 +63,8 @@ A lane declared in a --contracts layer keeps its own bindings (and may observe D
 through the observe hook). docs/probe.md walks from an empty directory to a gated CI job.
 
 Exit codes: 0 every run reached the model; 1 a run failed (its records say why); 2 usage or
-input error; 3 the instrument failed.`
+input error; 3 the instrument failed; 130 or 143 interrupted by SIGINT or SIGTERM, the agent's
+run ended first.`
 
 type probeParams struct {
 	probe.Options
@@ -95,6 +102,7 @@ func newProbeCommand() *cobra.Command {
 	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
 	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
+	f.IntVar(&p.MaxFailures, "max-failures", 3, "stop after this many consecutive runs failed the same way before a fixture was served, or timed out alike, the runs left execution_failed (not run); 0 never stops")
 	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
 	f.DurationVar(&p.RunTimeout, "run-timeout", 60*time.Second, "time limit of one run of the command; over it the run is execution_failed")
 	f.BoolVar(&p.AppendURL, "append-url", false, "append the MCP endpoint to COMMAND's arguments (the MCP conformance suite's convention)")
@@ -130,10 +138,45 @@ func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
 	cmd.Flags().StringArrayVar(&o.Scope.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
 }
 
-// runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed.
+// signalError is why a probe stopped on SIGINT or SIGTERM.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "interrupted by " + unix.SignalName(e.sig) }
+
+// onSignal returns a context that ends with a signalError cause on the first SIGINT or SIGTERM
+// (a second one then ends the process as it would without probe), and a stop to call when done.
+func onSignal(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(signalError{s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// runProbe runs a probe and says what it wrote; the exit code is 1 when a run failed. On SIGINT
+// or SIGTERM the agent's run ends (its process group, and what it left behind) before probe
+// exits, with 128 plus the signal's number, as a shell reports a process the signal ended.
 func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error) {
 	p.Log, p.Verbose, p.Quiet = stderr, p.verbose, p.progress.quiet
+	ctx, stop := onSignal(ctx)
+	defer stop()
 	res, err := probe.Run(ctx, p.Options)
+	var se signalError
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return 128 + int(se.sig), fmt.Errorf("probe: %w: the agent's process group and what it left behind were ended; nothing was written to %s", se, shownPath(p.Output))
+	}
 	if err != nil {
 		writeProbeTraffic(stderr, p, false) // the runs made before the error are on disk
 		var pe *probe.Error
@@ -142,30 +185,28 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 		}
 		return result.ExitCode(err), err
 	}
-	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d; lane %s %s %s (H4: %s) written to %s\n",
-		res.Runs, res.Captured, res.Failed, p.Lane, p.Version, p.Configuration, h4Binding(res.Provider), shownPath(p.Output))
+	notRun := ""
+	if res.NotRun > 0 {
+		notRun = fmt.Sprintf(" (%d not run: --max-failures)", res.NotRun)
+	}
+	fmt.Fprintf(stderr, "probe: %d runs; H4 captured for %d fixture repetitions, execution_failed for %d%s; lane %s %s %s (H4: %s) written to %s\n",
+		res.Runs, res.Captured, res.Failed, notRun, p.Lane, p.Version, p.Configuration, h4Binding(res), shownPath(p.Output))
 	writeProbeTraffic(stderr, p, res.Failed > 0)
 	// Judging is the next step's (check's) job; the category is said here when the records can be
 	// judged as they are, and why not otherwise (a lane of a layer whose carriers need the
 	// capture program's envelope, say): the probe itself succeeded either way.
 	var vs []result.Visibility
-	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options))
+	judged, verr := check.Run(ctx, probe.JudgeOptions(p.Options, res))
+	if cause := context.Cause(ctx); errors.As(cause, &se) {
+		return 128 + int(se.sig), fmt.Errorf("probe: %w while judging the records, which are written to %s", se, shownPath(p.Output))
+	}
 	if verr != nil {
 		verr = fmt.Errorf("probe: judging the records in %s: %w", p.Output, verr)
 	} else {
 		vs = judged.Visibility
 	}
 	writeProbeVisibility(stderr, vs, verr)
-	// The layers the probe read beside its own output (a fixtures layer of the user's own
-	// results, say) are the check's too.
-	var more strings.Builder
-	for _, f := range p.Inputs.Fixtures {
-		fmt.Fprintf(&more, " --fixtures %s", shownPath(f))
-	}
-	if p.Inputs.Revision != "" {
-		fmt.Fprintf(&more, " --revision %s", escape.Shell(p.Inputs.Revision))
-	}
-	fmt.Fprintf(stderr, "judge it: contractcheck check --observations %s --contracts %s --profile probe%s\n", shownPath(p.Output), shownPath(p.Output), more.String())
+	fmt.Fprintf(stderr, "judge it: %s\n", judgeCommand(p.Options))
 	if res.Failed > 0 {
 		return result.ExitUnmet, nil
 	}
@@ -189,6 +230,33 @@ func writeProbeTraffic(w io.Writer, p probeParams, failed bool) {
 		shownPath(dir), shownPath(p.Output))
 }
 
+// judgeCommand is the check command line that judges what a probe wrote, as probe.JudgeOptions
+// judges it: every layer the probe read (the user's --contracts before the probe's own output,
+// --policies, --schemas, --fixtures, --revision, --no-builtin) is the check's too, so that a lane
+// declared in a layer of the user's is known to it. Each word is escape.Shell'd.
+func judgeCommand(o probe.Options) string {
+	words := []string{"contractcheck", "check", "--observations", o.Output}
+	for _, c := range append(append([]string(nil), o.Inputs.Contracts...), o.Output) {
+		words = append(words, "--contracts", c)
+	}
+	for _, flag := range []struct {
+		name string
+		dirs []string
+	}{{"--policies", o.Inputs.Policies}, {"--schemas", o.Inputs.Schemas}, {"--fixtures", o.Inputs.Fixtures}} {
+		for _, d := range flag.dirs {
+			words = append(words, flag.name, d)
+		}
+	}
+	if o.Inputs.Revision != "" {
+		words = append(words, "--revision", o.Inputs.Revision)
+	}
+	if o.Inputs.NoBuiltin {
+		words = append(words, "--no-builtin")
+	}
+	words = append(words, "--profile", probe.ProfileName)
+	return escape.Shell(words...)
+}
+
 // writeProbeVisibility says what of a result's channels reaches the model through the probed
 // agent, one line per stage (docs/visibility.md), how to find out when no fixture of the readout
 // was probed, or why the records could not be judged here (err).
@@ -210,9 +278,13 @@ func writeProbeVisibility(w io.Writer, vs []result.Visibility, err error) {
 // (escape.Shell).
 func shownPath(p string) string { return escape.Shell(p) }
 
-func h4Binding(provider string) string {
-	if provider == "" {
+// h4Binding says what reads the lane's H4 records.
+func h4Binding(res *probe.Result) string {
+	switch {
+	case res.Declared:
 		return "the lane's own binding"
+	case res.Provider == "":
+		return "bound to nothing, the provider API unknown"
 	}
-	return provider
+	return res.Provider
 }

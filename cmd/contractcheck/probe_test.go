@@ -15,31 +15,46 @@ import (
 // probe profile then fails the gate on them: a broken agent is never green.
 func TestProbeBrokenCommand(t *testing.T) {
 	t.Parallel()
-	out := filepath.Join(t.TempDir(), "probe-out")
-	code, _, stderr := cli(t, "probe", "--lane", "broken-agent", "--version", "0.1.0", "--provider", "anthropic",
-		"--fixture", "C09", "--repetitions", "2", "--output", out, "--", "sh", "-c", `printf 'no key\n::error::x\n' >&2; exit 3`)
-	if code != 1 {
-		t.Fatalf("probe exit %d, want 1\n%s", code, stderr)
+	tests := []struct {
+		name     string
+		provider []string
+		binding  string
+	}{
+		{"with --provider", []string{"--provider", "anthropic"}, "(H4: anthropic)"},
+		// No model request, no --provider: the API is unknown, and the records are still written.
+		{"without --provider", nil, "(H4: bound to nothing, the provider API unknown)"},
 	}
-	for _, w := range []string{"probe: C09 repetition 2: execution_failed: the command exited with exit status 3",
-		"execution_failed for 2", "probe: no fixture of the visibility readout was probed", "judge it: contractcheck check --observations"} {
-		if !strings.Contains(stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, stderr)
-		}
-	}
-	if strings.Contains(stderr, "\n::error") {
-		t.Errorf("the command's output put a workflow command at the start of a line:\n%s", stderr)
-	}
-	recs, err := os.ReadFile(filepath.Join(out, "broken-agent", "0.1.0", "default.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := bytes.Count(recs, []byte(`"state":"execution_failed"`)); n != 2 {
-		t.Errorf("%d execution_failed records, want 2:\n%s", n, recs)
-	}
-	code, stdout, stderr := cli(t, "check", "--observations", out, "--contracts", out, "--profile", "probe")
-	if code != 1 || !strings.Contains(stdout, "execution_failed") {
-		t.Errorf("check exit %d, want 1\n%s%s", code, stdout, stderr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "probe-out")
+			args := append([]string{"probe", "--lane", "broken-agent", "--version", "0.1.0"}, tt.provider...)
+			args = append(args, "--fixture", "C09", "--repetitions", "2", "--output", out, "--", "sh", "-c", `printf 'no key\n::error::x\n' >&2; exit 3`)
+			code, _, stderr := cli(t, args...)
+			if code != 1 {
+				t.Fatalf("probe exit %d, want 1\n%s", code, stderr)
+			}
+			for _, w := range []string{"probe: C09 repetition 2: execution_failed: the command exited with exit status 3",
+				"execution_failed for 2", tt.binding, "probe: no fixture of the visibility readout was probed", "judge it: contractcheck check --observations"} {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "\n::error") {
+				t.Errorf("the command's output put a workflow command at the start of a line:\n%s", stderr)
+			}
+			recs, err := os.ReadFile(filepath.Join(out, "broken-agent", "0.1.0", "default.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := bytes.Count(recs, []byte(`"state":"execution_failed"`)); n != 2 {
+				t.Errorf("%d execution_failed records, want 2:\n%s", n, recs)
+			}
+			code, stdout, stderr := cli(t, "check", "--observations", out, "--contracts", out, "--profile", "probe")
+			if code != 1 || !strings.Contains(stdout, "execution_failed") {
+				t.Errorf("check exit %d, want 1\n%s%s", code, stdout, stderr)
+			}
+		})
 	}
 }
 

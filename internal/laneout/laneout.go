@@ -128,6 +128,9 @@ func (g Generator) LaneFile(lanes map[string]Lane) ([]byte, error) {
 		slices.Sort(cs)
 		// A generated lane's H4 is always the item (a body needs a lane of the user's own).
 		h4 := "_providerH4[" + cueString(l.Provider) + "]"
+		if l.Provider == "" {
+			h4 = unknownH4(g.Tool)
+		}
 		fmt.Fprintf(&b, "\nlanes: %s: {\n", cueString(n))
 		fmt.Fprintf(&b, "\tdoc:    %s\n", cueString(g.LaneDoc(l.Provider)))
 		b.WriteString("\torigin: \"captured\"\n")
@@ -153,6 +156,22 @@ func (g Generator) LaneFile(lanes map[string]Lane) ([]byte, error) {
 		return nil, fmt.Errorf("%s: generated %s: %w", g.Tool, g.File, err)
 	}
 	return out, nil
+}
+
+// NothingCaptured is the carrier schema of a generated lane whose provider API is unknown: it
+// accepts nothing (schemas/carriers/probe-nothing-captured.schema.json).
+const NothingCaptured = "carriers/probe-nothing-captured.schema.json"
+
+// unknownH4 is the H4 stage of a generated lane whose provider API is unknown (no model request
+// was understood and none was named): observed, so that its execution_failed records are judged
+// and fail the profile, but bound to nothing, every compartment a task reads listed as unbound
+// (a comprehension over the model's tasks, so a layer's own tasks are covered too), its carrier
+// schema one that accepts nothing. No binding is guessed.
+func unknownH4(tool string) string {
+	why := "The provider API is unknown: no model request was understood and no API was named, so nothing was captured and nothing is bound (the records' errors say what was received)."
+	return "{\n\t\texposure: \"observed\"\n\t\tdoc: " + cueString("Not bound: "+tool+" captured no provider request. "+why) +
+		"\n\t\tcarrier: " + cueString(NothingCaptured) +
+		"\n\t\tcompartments: {}\n\t\tunbound: {for _, t in tasks {(t.compartment): " + cueString(why) + "}}\n\t}"
 }
 
 // ReadManifest reads the manifest of the tool's output directory dir (Generator.Manifest) into

@@ -53,3 +53,25 @@ func TestLaneFile(t *testing.T) {
 		t.Errorf("a declared lane was generated:\n%s", s)
 	}
 }
+
+// TestLaneFileUnknownProvider: a generated lane whose provider API is unknown gets an H4 bound to
+// nothing, never a guessed provider's binding: observed (its records are judged, and fail the
+// profile), its carrier schema one that accepts nothing, every compartment a task reads unbound.
+func TestLaneFileUnknownProvider(t *testing.T) {
+	t.Parallel()
+	g := Generator{Tool: "probe", Manifest: "probe.json", File: "probe.cue", Profile: "probe", Done: "Probed",
+		LaneDoc: func(p string) string { return "lane via " + p }, StageDoc: "unseen", ProfileDoc: "pd", RequireDoc: "rd", Judge: "--x"}
+	out, err := g.LaneFile(map[string]Lane{"u": {Versions: map[string][]string{"1": {"default"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, w := range []string{`exposure: "observed"`, `"` + NothingCaptured + `"`, `compartments: {}`, `unbound: {for _, t in tasks {(t.compartment): "The provider API is unknown`} {
+		if !strings.Contains(s, w) {
+			t.Errorf("the lane file lacks %q:\n%s", w, s)
+		}
+	}
+	if strings.Contains(s, "_providerH4") {
+		t.Errorf("a provider binding was guessed:\n%s", s)
+	}
+}

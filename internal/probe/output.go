@@ -114,9 +114,12 @@ func readManifest(dir string) (*manifest, error) {
 // write merges the records into the output directory all or nothing: the lane version's record
 // file keeps the records of fixtures this run did not probe, and probe.json and probe.cue are
 // written anew from the manifest.
-func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures []fixture, records []record) ([]string, error) {
+//
+// It returns the files written and the fixtures the lane version's record file then holds, this
+// probe's and those kept from earlier ones, sorted.
+func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures []fixture, records []record) ([]string, []string, error) {
 	if err := safeio.CheckOutputDir(o.Output, inputDirs(o)); err != nil {
-		return nil, inputError("probe: %v", err)
+		return nil, nil, inputError("probe: %v", err)
 	}
 	rel := o.Lane + "/" + o.Version + "/" + o.Configuration + ".jsonl"
 	probed := map[string]bool{}
@@ -124,9 +127,10 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 		probed[f.id] = true
 	}
 	var lines [][]byte
+	var held []string // the fixtures of the records kept from earlier probes
 	old, err := os.ReadFile(filepath.Join(o.Output, filepath.FromSlash(rel)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("probe: %w", err)
+		return nil, nil, fmt.Errorf("probe: %w", err)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(old))
 	sc.Buffer(nil, 256<<20)
@@ -139,16 +143,19 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 			Fixture string `json:"fixture"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, inputError("probe: %s: a line that is not a record: %v", filepath.Join(o.Output, rel), err)
+			return nil, nil, inputError("probe: %s: a line that is not a record: %v", filepath.Join(o.Output, rel), err)
 		}
 		if !probed[r.Fixture] {
 			lines = append(lines, append(slices.Clone(line), '\n'))
+			if !slices.Contains(held, r.Fixture) {
+				held = append(held, r.Fixture)
+			}
 		}
 	}
 	for _, r := range records {
 		b, err := encodeRecord(r)
 		if err != nil {
-			return nil, fmt.Errorf("probe: encode record: %w", err)
+			return nil, nil, fmt.Errorf("probe: encode record: %w", err)
 		}
 		lines = append(lines, b)
 	}
@@ -161,13 +168,17 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 	switch {
 	case lane.declared:
 		ml.Declared, ml.Provider = true, ""
+	case provider == "":
+		// The API is unknown in this probe: the lane keeps the binding an earlier probe into
+		// the directory found (its records need it), or none.
+		ml.Declared = false
 	case ml.Provider != "" && ml.Provider != provider:
-		return nil, inputError("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
+		return nil, nil, inputError("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
 	default:
 		ml.Declared, ml.Provider = false, provider
 	}
 	if len(ml.Versions) > 0 && ml.Body != o.Body {
-		return nil, inputError("probe: lane %s was probed into %s with H4 as the %s before: keep --h4-body as it was", o.Lane, o.Output, map[bool]string{true: "whole body", false: "item"}[ml.Body])
+		return nil, nil, inputError("probe: lane %s was probed into %s with H4 as the %s before: keep --h4-body as it was", o.Lane, o.Output, map[bool]string{true: "whole body", false: "item"}[ml.Body])
 	}
 	ml.Body = o.Body
 	if !slices.Contains(ml.Versions[o.Version], o.Configuration) {
@@ -177,11 +188,11 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 	man.Lanes[o.Lane] = ml
 	manData, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
+		return nil, nil, fmt.Errorf("probe: %w", err)
 	}
 	lf, err := laneFile(man)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files := map[string][]byte{
 		rel:          bytes.Join(lines, nil),
@@ -189,14 +200,20 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 		LaneFile:     lf,
 	}
 	if err := safeio.WriteTree(o.Output, files); err != nil {
-		return nil, fmt.Errorf("probe: write %s: %w", o.Output, err)
+		return nil, nil, fmt.Errorf("probe: write %s: %w", o.Output, err)
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return names, nil
+	for id := range probed {
+		if !slices.Contains(held, id) {
+			held = append(held, id)
+		}
+	}
+	slices.Sort(held)
+	return names, held, nil
 }
 
 // recordKey orders records by fixture, repetition and stage.

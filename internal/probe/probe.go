@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/laneout"
@@ -73,6 +74,10 @@ type Options struct {
 	Body bool
 	// Repetitions is how many fresh runs each fixture gets (at least 1).
 	Repetitions int
+	// MaxFailures stops the probe after this many consecutive runs failed the same way before
+	// any fixture was served, or timed out alike (0: never): the runs not run are
+	// execution_failed, "not run: …".
+	MaxFailures int
 	// Output is the directory the records and probe.cue go to.
 	Output string
 	// RunTimeout bounds one run of the command.
@@ -129,15 +134,22 @@ func runProgress(run, total int, elapsed time.Duration) string {
 // Result is what a probe did.
 type Result struct {
 	// Runs counts the command's runs; Captured and Failed the fixture repetitions whose H4 was
-	// captured or failed.
-	Runs, Captured, Failed int
+	// captured or failed; NotRun those of Failed not run because of MaxFailures.
+	Runs, Captured, Failed, NotRun int
 	// Files are the files written, relative to the output directory.
 	Files []string
-	// Provider is the API the lane's H4 binding follows.
+	// Provider is the API the lane's H4 binding follows: empty when a layer declares the lane
+	// (Declared), or when no model request was understood and none was named (H4 bound to
+	// nothing).
 	Provider string
 	// Traffic is the directory, relative to the output directory and slash-separated, that holds
 	// the runs' traffic (Options.Traffic), or empty.
 	Traffic string
+	// Declared reports that a layer declares the lane (its own bindings read the records).
+	Declared bool
+	// Fixtures are the fixtures the lane version's record file holds after the probe: its own,
+	// and those an earlier probe into the directory wrote (a probe merges by fixture).
+	Fixtures []string
 }
 
 // Error is a probe input or usage error (exit 2).
@@ -194,42 +206,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer srv.close()
 
 	res := &Result{}
-	var records []record
-	firstFailure := ""
-	apis := map[fakeprovider.API]bool{}
-	groups := [][]fixture{}
-	if o.Batch {
-		groups = append(groups, fixtures)
-	} else {
-		for _, f := range fixtures {
-			groups = append(groups, []fixture{f})
-		}
-	}
-	total, started := o.Repetitions*len(groups), time.Now()
-	for rep := 1; rep <= o.Repetitions; rep++ {
-		for _, g := range groups {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			out := o.runOnce(ctx, srv, g, rep, lane, runProgress(res.Runs+1, total, time.Since(started)))
-			res.Runs++
-			for _, r := range out.records {
-				if r.Stage == "H4" {
-					if r.State == "captured" {
-						res.Captured++
-					} else {
-						res.Failed++
-					}
-				}
-				if r.Error != "" && firstFailure == "" {
-					firstFailure = r.Error
-				}
-			}
-			for _, a := range out.apis {
-				apis[a] = true
-			}
-			records = append(records, out.records...)
-		}
+	records, apis, err := o.runAll(ctx, srv, fixtures, lane, res)
+	if err != nil {
+		return nil, err
 	}
 	// --traffic: every run's exchanges are on disk by now, whatever follows (traffic.go).
 	trafficDir, err := o.traffic.finish()
@@ -241,11 +220,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if provider == "" && !lane.declared {
 		switch len(apis) {
 		case 0:
-			why := ""
-			if firstFailure != "" {
-				why = "; the first run's failure: " + firstFailure
-			}
-			return nil, inputError("probe: the command sent no model request to the fake provider in any run, so the provider API is unknown: name it with --provider (%s)%s", apiList(), why)
+			// Nothing was captured, and no binding is guessed: the lane's H4 is bound to
+			// nothing (laneout), its records are execution_failed, and the directory is
+			// written so that the user can look, and check fails the profile on it.
+			fmt.Fprintf(o.Log, "probe: no model request was understood in any run, so the provider API is unknown: lane %s's H4 is bound to nothing and every run is execution_failed (name the API with --provider: %s)\n", o.Lane, apiList())
 		case 1:
 			for a := range apis {
 				provider = string(a)
@@ -259,12 +237,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, inputError("probe: the command spoke to several provider APIs (%s): name the one the lane's H4 follows with --provider", strings.Join(names, ", "))
 		}
 	}
-	res.Provider = provider
-	files, err := o.write(man, lane, provider, fixtures, records)
+	res.Provider, res.Declared = provider, lane.declared
+	files, held, err := o.write(man, lane, provider, fixtures, records)
 	if err != nil {
 		return nil, err
 	}
-	res.Files, res.Traffic = files, trafficDir
+	res.Files, res.Traffic, res.Fixtures = files, trafficDir, held
 	return res, nil
 }
 
@@ -290,6 +268,8 @@ func (o *Options) normalize() error {
 		return inputError("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
 	case !laneout.NameRE.MatchString(o.Configuration):
 		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
+	case o.MaxFailures < 0:
+		return inputError("probe: --max-failures %d: a number of runs, or 0 never to stop", o.MaxFailures)
 	case o.Repetitions < 1:
 		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
 	case o.RunTimeout <= 0:
@@ -440,10 +420,24 @@ type observation struct {
 type runOutcome struct {
 	records []record
 	apis    []fakeprovider.API
+	// uncalled are the fixtures the fake model never got to call the tool for.
+	uncalled []fixture
+	// served reports that the MCP server answered a tools/call: from there on what the command
+	// does may depend on the fixture.
+	served bool
+	// timedOut reports that the command ran past RunTimeout.
+	timedOut bool
+}
+
+// timeoutError is the failure of a run past its time limit.
+type timeoutError struct{ limit time.Duration }
+
+func (e timeoutError) Error() string {
+	return fmt.Sprintf("the command did not finish within --run-timeout %s and was stopped", e.limit)
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
-func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress string) runOutcome {
+func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress func(i int) string) runOutcome {
 	token := newToken()
 	base := h.root() + "/r/" + token
 	mcpURL := base + "/mcp"
@@ -525,19 +519,19 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 	}
 	tail, runErr := o.execute(ctx, mcpURL, base, scenario, revision, rep)
 
-	out := runOutcome{}
-	seen := map[fakeprovider.API]bool{}
-	for _, r := range prov.Requests() {
-		if r.API != "" && !seen[r.API] && r.Answer != "side" && r.Answer != "refused" {
-			seen[r.API] = true
-			out.apis = append(out.apis, r.API)
-		}
-	}
+	// The API is recognised from each model request, refused ones included (requests.go).
+	reqs := prov.Requests()
+	out := runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0, timedOut: errors.As(runErr, new(timeoutError))}
+	mismatch := o.apiMismatch(lane, reqs)
 	mu.Lock()
 	defer mu.Unlock()
 	for i, f := range fixtures {
-		// What the probe refused explains a failure best, then how the command ended.
-		failure := obsErr
+		// A --provider the command did not speak explains a failure best, then what the probe
+		// refused, then how the command ended.
+		failure := mismatch
+		if failure == nil {
+			failure = obsErr
+		}
 		if failure == nil {
 			failure = refusal(mcp, f.id) // a fixture the negotiated revision cannot carry (served.go)
 		}
@@ -547,10 +541,14 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		if failure == nil {
 			failure = runErr
 		}
+		if !prov.ToolCalled(calls[i].ID) {
+			out.uncalled = append(out.uncalled, f)
+		}
 		var item []byte
 		if failure == nil {
 			item, failure = o.h4(prov, mcp, calls[i], f, i)
 		}
+		failure = nothingUnderstood(failure, reqs)
 		if failure != nil && tail != "" {
 			failure = fmt.Errorf("%w; the command's output ended with: %s", failure, tail)
 		}
@@ -580,7 +578,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		}
 		q := strconv.QuoteToGraphic(state)
 		if !o.Quiet {
-			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress)
+			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress(i))
 		}
 	}
 	return out
@@ -668,15 +666,20 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.RunTimeout)
 	defer cancel()
+	if err := subreaper(); err != nil && !o.Quiet {
+		fmt.Fprintf(o.Log, "probe: cannot become a child subreaper (a process the command detaches may outlive the run): %s\n", escape.Terminal(err.Error()))
+	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Past the timeout, or when probe is interrupted, the command's whole group is ended:
+	// SIGTERM, then (exec's WaitDelay) SIGKILL to the command, and endLeftovers for the rest.
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
 		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	}
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = killGrace
 	env := slices.Clone(o.Env)
 	env = append(env, fakeprovider.Env(base)...)
 	env = append(env,
@@ -693,19 +696,12 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	env = append(env, Quiet...)
 	cmd.Env = env
 	cmd.Stdin = nil
-	var tail tailBuffer
-	var w io.Writer = &tail
-	if o.Verbose {
-		w = io.MultiWriter(&tail, o.Log)
-	}
-	cmd.Stdout, cmd.Stderr = w, w
-	err := cmd.Run()
-	text := tail.String()
+	text, err := o.run(cmd, base+"/", scenario, rep)
 	switch {
 	case err == nil:
 		return "", nil
 	case ctx.Err() == context.DeadlineExceeded:
-		return text, fmt.Errorf("the command did not finish within --run-timeout %s and was stopped", o.RunTimeout)
+		return text, timeoutError{o.RunTimeout}
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 		return text, fmt.Errorf("the command could not start: %w", err)
 	default:
@@ -715,6 +711,52 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 		}
 		return text, fmt.Errorf("the command failed: %w", err)
 	}
+}
+
+// run starts cmd with its output on a pipe of probe's own (no copying goroutine of exec's, so that
+// a leftover process holding the pipe does not hold up the run), waits for it, ends what it left
+// behind (endLeftovers: its process group, and what it detached, found by marker in their
+// environment) and says so, and returns the tail of its output and how it ended. With Verbose
+// the output is streamed to Log, line by line, escaped for a terminal.
+func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Errorf("a pipe for the command's output: %w", err)
+	}
+	var tail tailBuffer
+	var w io.Writer = &tail
+	var lines *lineWriter
+	if o.Verbose {
+		lines = &lineWriter{w: o.Log}
+		w = io.MultiWriter(&tail, lines)
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(w, pr)
+	}()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	_ = pw.Close()
+	var left []leftover
+	if err == nil {
+		err = cmd.Wait()
+		left = endLeftovers(cmd.Process.Pid, marker)
+	}
+	// What is left holding the pipe (a process out of probe's reach) does not hold up the run.
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		_ = pr.Close()
+		<-copied
+	}
+	_ = pr.Close()
+	if lines != nil {
+		lines.flush()
+	}
+	// Said once the command's output is all written: nothing else writes to Log meanwhile.
+	sayLeftovers(o.Log, scenario, rep, left)
+	return tail.String(), err
 }
 
 func newToken() string {
@@ -736,6 +778,46 @@ func ShellJoin(words []string) string {
 		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// lineWriter writes each line written to it to w as escape.Terminal makes it, when the line is
+// complete (flush writes an unfinished last one): a command's output cannot move the cursor,
+// clear the screen or reorder text on the terminal probe writes to.
+type lineWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+// maxLine bounds a line held back for its end: a longer one is written in pieces.
+const maxLine = 64 << 10
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			if len(l.pending) > maxLine {
+				cut := escape.CutPoint(string(l.pending), maxLine)
+				l.line(l.pending[:cut])
+				l.pending = slices.Clone(l.pending[cut:])
+			}
+			return len(p), nil
+		}
+		l.line(bytes.TrimSuffix(l.pending[:i], []byte("\r")))
+		l.pending = l.pending[i+1:]
+	}
+}
+
+func (l *lineWriter) line(b []byte) {
+	fmt.Fprintln(l.w, escape.Terminal(string(b)))
+}
+
+// flush writes an unfinished last line.
+func (l *lineWriter) flush() {
+	if len(l.pending) > 0 {
+		l.line(l.pending)
+		l.pending = nil
+	}
 }
 
 // tailBuffer keeps the last 2 KiB written to it.

@@ -509,7 +509,7 @@ func TestVisibility(t *testing.T) {
 			if _, err := Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			judged, err := check.Run(context.Background(), JudgeOptions(o))
+			judged, err := check.Run(context.Background(), JudgeOptions(o, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -537,7 +537,7 @@ func TestVisibility(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if judged, err := check.Run(context.Background(), JudgeOptions(o)); err != nil || len(judged.Visibility) != 0 {
+	if judged, err := check.Run(context.Background(), JudgeOptions(o, nil)); err != nil || len(judged.Visibility) != 0 {
 		t.Errorf("probe of C09: %v; want a check with no visibility readout", err)
 	}
 }

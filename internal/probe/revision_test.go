@@ -119,7 +119,7 @@ func TestModernClientReadsWhatItShows(t *testing.T) {
 	if res.Captured != 4 {
 		t.Fatalf("result %+v", res)
 	}
-	judged, err := check.Run(context.Background(), JudgeOptions(o))
+	judged, err := check.Run(context.Background(), JudgeOptions(o, res))
 	if err != nil {
 		t.Fatal(err)
 	}

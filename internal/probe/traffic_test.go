@@ -167,9 +167,8 @@ func TestTraffic(t *testing.T) {
 					t.Errorf("want one model request and the tool call last: %v", endpoints(tr))
 				}
 			}},
-		{name: "the provider API unknown: the probe fails, the traffic stays", mode: "traffic-hostile",
-			runErr: "provider API is unknown",
-			want:   []string{"mcp POST /mcp", "provider POST /v1/chat/completions"}},
+		{name: "a refused model request: the run fails, the traffic stays", mode: "traffic-hostile",
+			want: []string{"mcp POST /mcp", "provider POST /v1/chat/completions"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +208,7 @@ func TestTraffic(t *testing.T) {
 			}
 			if tt.runErr == "" {
 				// check reads the directory's records, not its traffic.
-				if _, err := check.Run(context.Background(), JudgeOptions(o)); err != nil {
+				if _, err := check.Run(context.Background(), JudgeOptions(o, res)); err != nil {
 					t.Errorf("check of the output: %v", err)
 				}
 			}
@@ -349,8 +348,15 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 func TestTrafficOnlyDirectory(t *testing.T) {
 	o := probeOpts(t, "exit1", nil, "C09")
 	o.Traffic = true
-	if _, err := Run(context.Background(), o); err == nil {
-		t.Fatal("a probe whose command spoke to no provider and named none succeeded")
+	if res, err := Run(context.Background(), o); err != nil || res.Failed != 1 {
+		t.Fatalf("a probe whose command spoke to no provider: %+v, %v", res, err)
+	}
+	// What a probe that ended in an error after its runs (a command that spoke several provider
+	// APIs) leaves: the traffic alone.
+	for _, f := range []string{"acme-agent", "probe.cue", "probe.json"} {
+		if err := os.RemoveAll(filepath.Join(o.Output, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !onlyTraffic(o.Output) {
 		t.Fatalf("%s does not hold the traffic alone", o.Output)

@@ -33,7 +33,7 @@ func TestProbeUncatalogued(t *testing.T) {
 			t.Errorf("no record of %s", id)
 		}
 	}
-	r, err := check.Run(context.Background(), JudgeOptions(o))
+	r, err := check.Run(context.Background(), JudgeOptions(o, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,9 @@ type Config struct {
 	ToolPrefix string
 	// Mode makes the agent misbehave on purpose (ModeNormal by default).
 	Mode string
+	// MaxTurns, when positive, is a framework's step cap: after that many model turns the agent
+	// stops with success, the tool calls of the last turn made but their results not sent on.
+	MaxTurns int
 	// Env reads OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and the API keys;
 	// os.Getenv when nil.
 	Env func(string) string
@@ -102,7 +105,8 @@ type Config struct {
 // backslashes as in a POSIX shell, no expansions), CONTRACTCHECK_TOOL, CONTRACTCHECK_PROMPT,
 // and the agent's own TESTAGENT_API (default openai-responses), TESTAGENT_STREAM=1,
 // TESTAGENT_TRANSPORT=http|stdio (default http when CONTRACTCHECK_MCP_URL is set, else stdio),
-// TESTAGENT_TOOL_PREFIX and TESTAGENT_MODE. Env is set to getenv.
+// TESTAGENT_TOOL_PREFIX, TESTAGENT_MODE and TESTAGENT_MAX_TURNS (a positive number; else no
+// cap). Env is set to getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		MCPURL:     getenv("CONTRACTCHECK_MCP_URL"),
@@ -110,6 +114,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Prompt:     getenv("CONTRACTCHECK_PROMPT"),
 		ToolPrefix: getenv("TESTAGENT_TOOL_PREFIX"),
 		Mode:       getenv("TESTAGENT_MODE"),
+		MaxTurns:   maxTurnsOf(getenv),
 		Env:        getenv,
 		API:        fakeprovider.OpenAIResponses,
 	}
@@ -220,6 +225,9 @@ func ShellWords(s string) ([]string, error) {
 // Run runs the agent once: MCP handshake and tool list, then model turns until a final text.
 // It returns an error on any protocol failure: the MCP server's or the provider's.
 func Run(ctx context.Context, cfg Config) error {
+	if extra, ok := extraModes[cfg.Mode]; ok {
+		return extra(ctx, cfg)
+	}
 	if !slices.Contains(modes, cfg.Mode) {
 		return fmt.Errorf("testagent: unknown mode %q", cfg.Mode)
 	}
@@ -322,7 +330,7 @@ func Run(ctx context.Context, cfg Config) error {
 				return fmt.Errorf("testagent: %w", err)
 			}
 		}
-		if cfg.Mode == ModeNoFollowUp {
+		if cfg.Mode == ModeNoFollowUp || n == cfg.MaxTurns {
 			return nil
 		}
 		if err := conv.record(answer, results); err != nil {

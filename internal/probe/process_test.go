@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLeftovers: a command that starts a detached daemon (a session of its own, as cline starts
+// its hub daemon) leaves it behind; probe, a child subreaper, ends it when the run ends, one
+// daemon per run across repetitions, SIGKILL for one that ignores SIGTERM, and says so, the
+// daemon's hostile command line escaped.
+func TestLeftovers(t *testing.T) {
+	defer func(g time.Duration) { killGrace = g }(killGrace)
+	killGrace = 300 * time.Millisecond
+	const arg = "--hub-daemon\x1b[2J\u202e\u2028"
+	tests := []struct {
+		name string
+		env  []string
+	}{
+		{"a daemon that ends on SIGTERM", nil},
+		{"a daemon that ignores SIGTERM", []string{"TESTAGENT_IGNORE_TERM=1"}},
+		{"a daemon with an environment of its own and the MCP URL in its arguments", []string{"TESTAGENT_DAEMON_ENV=clean"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			env := append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile, "TESTAGENT_DAEMON_ARG=" + arg}, tt.env...)
+			o := probeOpts(t, "agent", env, "C09")
+			o.Repetitions = 2
+			var log bytes.Buffer
+			o.Log = &log
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Captured != 2 || res.Failed != 0 {
+				t.Fatalf("result %+v\n%s", res, log.String())
+			}
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids := strings.Fields(string(data))
+			if len(pids) != 2 {
+				t.Fatalf("daemon pids %q, want one per run", pids)
+			}
+			for i, p := range pids {
+				pid, err := strconv.Atoi(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("daemon %d outlived the probe (kill 0: %v)", pid, err)
+				}
+				want := "probe: C09 repetition " + strconv.Itoa(i+1) + ": the command left 1 process behind, ended with SIGTERM (SIGKILL after 300ms): pid " + p + " ("
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("log lacks %q:\n%s", want, log.String())
+				}
+			}
+			if !strings.Contains(log.String(), `--hub-daemon`) || strings.ContainsAny(log.String(), "\x1b\u202e\u2028") {
+				t.Errorf("the daemon's command line is missing or unescaped:\n%q", log.String())
+			}
+		})
+	}
+}

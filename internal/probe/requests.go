@@ -1,0 +1,104 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+)
+
+// This file reads what the fake provider received in one run: which provider API the command
+// spoke (from each request, refused ones included), and a summary of the requests for a failure
+// that must say what was received when no model request was understood.
+
+// generationRequest reports whether r addressed a model generation route of its API (answered
+// with a call, a final text or as a side call, or refused: a request the fake did not accept is still the
+// command speaking that API), as opposed to a side call or a route no API has.
+func generationRequest(r fakeprovider.Request) bool {
+	switch {
+	case r.API == "":
+		return false
+	case r.Answer == fakeprovider.AnswerFinal || strings.HasPrefix(r.Answer, "call "):
+		return true
+	case r.Answer == fakeprovider.AnswerSideCall:
+		return true // a router's or title generator's request: the command speaking that API all the same
+	case r.Answer != fakeprovider.AnswerRefused:
+		return false
+	}
+	path, _, _ := strings.Cut(r.Path, "?")
+	for _, suffix := range []string{"/responses", "/chat/completions", "/messages", ":generateContent", ":streamGenerateContent"} {
+		if strings.HasSuffix(path, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// understood reports whether the fake provider answered r as a model turn (a call or a final
+// text).
+func understood(r fakeprovider.Request) bool {
+	return r.Answer == fakeprovider.AnswerFinal || strings.HasPrefix(r.Answer, "call ")
+}
+
+// requestAPIs are the provider APIs of the run's model generation requests, in the order first
+// seen.
+func requestAPIs(reqs []fakeprovider.Request) []fakeprovider.API {
+	var out []fakeprovider.API
+	for _, r := range reqs {
+		if generationRequest(r) && !slices.Contains(out, r.API) {
+			out = append(out, r.API)
+		}
+	}
+	return out
+}
+
+// maxReceived bounds the requests a summary names.
+const maxReceived = 5
+
+// receivedSummary names what the fake provider received: each request's method, path, the API
+// its route was taken for and how it was answered ("POST /v1/responses (request 1: API
+// openai-responses, refused)"), the first maxReceived of them.
+func receivedSummary(reqs []fakeprovider.Request) string {
+	if len(reqs) == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for i, r := range reqs {
+		if i == maxReceived {
+			parts = append(parts, fmt.Sprintf("and %d more", len(reqs)-maxReceived))
+			break
+		}
+		api := "API unknown"
+		if r.API != "" {
+			api = "API " + string(r.API)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (request %d: %s, %s)", r.Method, r.Path, r.Seq, api, r.Answer))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// apiMismatch is the failure of a run whose model requests spoke another API than --provider
+// names, naming both; nil when they agree, when no API was named or when a layer declares the
+// lane (its own binding, not --provider's, reads H4).
+func (o *Options) apiMismatch(lane laneDef, reqs []fakeprovider.Request) error {
+	if o.Provider == "" || lane.declared {
+		return nil
+	}
+	for _, r := range reqs {
+		if generationRequest(r) && string(r.API) != o.Provider {
+			return fmt.Errorf("--provider is %s, but the command spoke %s to the fake provider (%s %s, request %d): the lane's H4 binding would not read its requests; give --provider %s, or leave --provider out", o.Provider, r.API, r.Method, r.Path, r.Seq, r.API)
+		}
+	}
+	return nil
+}
+
+// nothingUnderstood adds what the fake provider received to failure when no model request of
+// the run was understood, so that a command speaking a route or shape the fake does not know
+// is told what it sent.
+func nothingUnderstood(failure error, reqs []fakeprovider.Request) error {
+	if failure == nil || slices.ContainsFunc(reqs, understood) {
+		return failure
+	}
+	return fmt.Errorf("%w; no model request was understood: the fake provider received %s", failure, receivedSummary(reqs))
+}
