@@ -31,7 +31,7 @@ printf '::error::pwned \033[31m red\n' >> msgs
 eval "$CONTRACTCHECK_MCP_COMMAND" < msgs`
 
 // TestProbeTraffic: probe --traffic keeps a failed run's MCP messages through the stdio relay byte
-// for byte, says where, whether probe then exits 1 or 2; inspect traffic shows the run escaped
+// for byte and says where, with the provider API named or unknown; inspect traffic shows the run escaped
 // and, as JSON, exactly.
 func TestProbeTraffic(t *testing.T) {
 	t.Parallel()
@@ -43,8 +43,8 @@ func TestProbeTraffic(t *testing.T) {
 	}{
 		{name: "records written, exit 1", provider: []string{"--provider", "openai-chat"}, code: 1,
 			want: []string{"execution_failed for 1", "probe: the traffic of every run is in "}},
-		{name: "the provider API unknown, exit 2", code: 2,
-			want: []string{"provider API is unknown", "probe: the traffic of every run is in "}},
+		{name: "the provider API unknown, H4 bound to nothing, exit 1", code: 1,
+			want: []string{"provider API is unknown", "H4 is bound to nothing", "probe: the traffic of every run is in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
