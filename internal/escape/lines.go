@@ -29,14 +29,14 @@ func TerminalLines(s string) string {
 }
 
 // escapeLen is the length of the escape Terminal writes that starts at s[0] (\n, \r, \t,
-// \uXXXX, \UXXXXXXXX), or 0 when s does not start with one.
+// \uXXXX, \UXXXXXXXX, \\), or 0 when s does not start with one.
 func escapeLen(s string) int {
 	if len(s) < 2 || s[0] != '\\' {
 		return 0
 	}
 	width := 0
 	switch s[1] {
-	case 'n', 'r', 't':
+	case 'n', 'r', 't', '\\':
 		return 2
 	case 'u':
 		width = 4
@@ -66,10 +66,23 @@ func CutPoint(s string, i int) int {
 		i--
 	}
 	// The longest escape is \UXXXXXXXX, 10 bytes: one that spans i starts at most 9 bytes before.
-	for k := max(0, i-9); k < i; k++ {
-		if s[k] == '\\' && k+escapeLen(s[k:]) > i {
-			return k
+	// Escapes are read left to right from the start of the run of backslashes there (\\ is an
+	// escape too, so a backslash's meaning depends on those before it).
+	k := max(0, i-9)
+	for k > 0 && s[k-1] == '\\' {
+		k--
+	}
+	for k < i {
+		n := 1
+		if s[k] == '\\' {
+			if e := escapeLen(s[k:]); e > 0 {
+				if k+e > i {
+					return k
+				}
+				n = e
+			}
 		}
+		k += n
 	}
 	return i
 }

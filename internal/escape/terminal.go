@@ -18,20 +18,53 @@ func visible(r rune) bool {
 
 // Terminal returns s as it may be written to a terminal or a CI log: on one line, every
 // character that is not graphic shown as an escape (\n, \r, \t, else \u001b or \U000e0001),
-// invalid UTF-8 as U+FFFD. A backslash is kept as it is: the text is for reading, not for
-// parsing back.
-func Terminal(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !visible(r) })
+// invalid UTF-8 as U+FFFD. A backslash is kept as it is, unless it would then read as the start
+// of an escape (a text that holds "\u001b" literally, a backslash before another or before a
+// character shown escaped): then it is written \\, so that an escape in the output always stands
+// for the character it names, never for text that spelt one (C:\dir keeps its backslash, "\n"
+// becomes \\n), and the output reads back as s.
+func Terminal(s string) string { return terminal(s, true) }
+
+// terminal is Terminal; with spelt false a backslash is always kept as it is (for a caller that
+// has escaped every backslash itself, as TAPDescription does).
+func terminal(s string, spelt bool) string {
+	i := indexUnsafe(s, spelt)
 	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
-	for _, r := range s[i:] {
+	for k, r := range s[i:] {
+		if spelt && r == '\\' && spellsEscape(s[i+k:]) {
+			b.WriteString(`\\`)
+			continue
+		}
 		writeVisible(&b, r)
 	}
 	return b.String()
+}
+
+// indexUnsafe is the index of the first character terminal does not write as it is, or -1.
+func indexUnsafe(s string, spelt bool) int {
+	for i, r := range s {
+		if r == utf8.RuneError || !visible(r) || spelt && r == '\\' && spellsEscape(s[i:]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// spellsEscape reports whether the backslash s starts with would, kept as it is, read as the
+// start of an escape in Terminal's output: followed by what spells one (\n, \r, \t, \uXXXX,
+// \UXXXXXXXX, \\), or by a character Terminal writes escaped (whose escape starts with a
+// backslash of its own).
+func spellsEscape(s string) bool {
+	if escapeLen(s) > 0 {
+		return true
+	}
+	r, n := utf8.DecodeRuneInString(s[1:])
+	return n > 0 && r != utf8.RuneError && !visible(r)
 }
 
 // writeVisible writes r, or its escape when it is not visible.

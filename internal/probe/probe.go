@@ -576,9 +576,9 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 				break
 			}
 		}
-		q := strconv.QuoteToGraphic(state)
 		if !o.Quiet {
-			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, q[1:len(q)-1], progress(i))
+			// Escaped as check escapes the same error in its report (escape.Terminal).
+			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, escape.Terminal(state), progress(i))
 		}
 	}
 	return out

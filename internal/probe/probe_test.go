@@ -236,6 +236,10 @@ func TestBrokenCommands(t *testing.T) {
 					t.Errorf("unsafe log line %q", line)
 				}
 			}
+			// The output's escape sequence is spelt as check spells it in its report.
+			if tt.mode == "exit1" && !strings.Contains(log.String(), `pwned\u001b[31m red \u202e evil\u0007`) {
+				t.Errorf("the log does not spell the command's output as escape.Terminal does:\n%s", log.String())
+			}
 		})
 	}
 }
