@@ -122,7 +122,11 @@ type Visibility struct {
 	Candidates []string `json:"candidates,omitempty"`
 	// OnError is the shape the error results (isError true) share, "mixed" when they differ;
 	// the category rests on the other results. Absent when the group has no error result.
-	OnError  string              `json:"onError,omitempty"`
+	OnError string `json:"onError,omitempty"`
+	// Rendered is the category when a lossy reading (the built-in policy's rendered: every
+	// value is in a text the model reads, not as a value it can be read back from) counts as
+	// reaching the model; absent when it is the same as Category.
+	Rendered string              `json:"rendered,omitempty"`
 	Fixtures []VisibilityFixture `json:"fixtures"`
 }
 
@@ -132,8 +136,9 @@ type VisibilityFixture struct {
 	// State is captured, unstable (the repetitions read different channels) or the records'
 	// state (not_reached, execution_failed, …).
 	State string `json:"state"`
-	// Shape is what of content and structuredContent reaches the carrier: content, structured,
-	// both or nothing.
+	// Shape is what of content and structuredContent reaches the carrier exactly: content,
+	// structured or both; else rendered (a value is in a text, not recoverable), rewritten (a
+	// text of the framework's own in its place) or nothing.
 	Shape string `json:"shape,omitempty"`
 	// Channels is how each channel reaches it (content, structured, isError: see
 	// docs/visibility.md).
@@ -143,8 +148,9 @@ type VisibilityFixture struct {
 }
 
 // Summary is the group's category as one phrase: "content-only", "mixed (nearest both; V02
-// differs)" or "undetermined (content-only or fallback)", followed by ", on error nothing" when
-// the error results show another shape than the category gives a result with content.
+// differs)" or "undetermined (content-only or fallback)", followed by ", rendered both" when a
+// lossy reading gives another category, and ", on error nothing" when the error results show
+// another shape than the category gives a result with content.
 func (v Visibility) Summary() string {
 	s := v.Category
 	switch {
@@ -156,6 +162,9 @@ func (v Visibility) Summary() string {
 		s = fmt.Sprintf("mixed (nearest %s; %s %s)", v.Nearest, strings.Join(v.Disagree, ", "), verb)
 	case len(v.Candidates) > 0:
 		s = fmt.Sprintf("%s (%s)", v.Category, strings.Join(v.Candidates, " or "))
+	}
+	if v.Rendered != "" && v.Rendered != v.Category {
+		s += ", rendered " + v.Rendered
 	}
 	if v.OnError != "" && v.OnError != categoryShape[v.Category] {
 		s += ", on error " + v.OnError
