@@ -35,6 +35,20 @@ func visibilitySample() *result.Report {
 	return r
 }
 
+// blindSample is visibilitySample with two more groups: one whose records carry nothing of what
+// was served (a client that sent its own error on every result) and one read rendered only.
+func blindSample() *result.Report {
+	r := visibilitySample()
+	r.Visibility = append(r.Visibility,
+		result.Visibility{Lane: "blind", Version: "1.0", Configuration: "default", Stage: "H4", Category: "neither", OnError: "rewritten", Fixtures: []result.VisibilityFixture{
+			{Fixture: "V01", State: "captured", Shape: "nothing", Channels: map[string]string{"content": "none", "structured": "none"}, Record: "obs/blind/1.0/default.jsonl:1"},
+			{Fixture: "V04", State: "captured", Shape: "rewritten", Channels: map[string]string{"content": "rewritten", "structured": "none", "isError": "flag"}, Record: "obs/blind/1.0/default.jsonl:2"}}},
+		result.Visibility{Lane: "printer", Version: "0.1", Configuration: "default", Stage: "H4", Category: "neither", Rendered: "both", Fixtures: []result.VisibilityFixture{
+			{Fixture: "V03", State: "captured", Shape: "rendered", Channels: map[string]string{"content": "rendered", "structured": "rendered"}, Record: "obs/printer/0.1/default.jsonl:1"}}},
+	)
+	return r
+}
+
 // TestVisibilitySection writes the visibility readout in the text, markdown and HTML formats and
 // looks for each row, its categories per stage and its fixtures; a report without a readout
 // writes no section. Every output stays in its format's grammar (checkGrammar).
@@ -94,6 +108,25 @@ func TestVisibilitySection(t *testing.T) {
 		{
 			name: "html names the policy", format: "html", r: visibilitySample(),
 			want: []string{`<p class="help">For each lane, version and configuration: which of a tool result's channels (content, structuredContent, the isError marker) reach the model at each model-facing stage, as a category judged by the policy <code>contractcheck.visibility</code>; docs/visibility.md defines the categories. Hover a category for each fixture's channels. The fixtures are the first stage's, each with what of it reaches the model.</p>`},
+		},
+		{
+			name: "text warns of a group that carries nothing served", format: "text", width: 400, r: blindSample(),
+			want: []string{
+				"  blind 1.0 default    H4 neither, on error rewritten",
+				"  printer 0.1 default  H4 neither, rendered both",
+				"  warning: blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): " +
+					"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+			},
+			absent: []string{"warning: printer", "warning: lane"},
+		},
+		{
+			name: "markdown warns of a group that carries nothing served", format: "markdown", r: blindSample(),
+			want: []string{
+				"| printer 0.1 default | – | neither, rendered both | V03 rendered |",
+				"> **Warning:** blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): " +
+					"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+			},
+			absent: []string{"Warning:** printer"},
 		},
 		{name: "text without a readout", format: "text", r: sample(), absent: []string{"what reaches the model"}},
 		{name: "markdown without a readout", format: "markdown", r: sample(), absent: []string{"What reaches the model", "| lane version configuration |"}},

@@ -172,6 +172,33 @@ func (v Visibility) Summary() string {
 	return s
 }
 
+// NothingServed reports whether the group's records carry none of what was served: at least one
+// fixture was captured and read, and every one of them has the shape nothing or rewritten (the
+// built-in policy's words: no reading of the content or the structured value, exact or rendered;
+// at most a text of the agent's own, such as its error on a result it could not read). A probe
+// that reads so tested the agent's error handling, not what reaches its model.
+func (v Visibility) NothingServed() bool {
+	read := 0
+	for _, f := range v.Fixtures {
+		if f.State != "captured" || f.Shape == "" {
+			continue
+		}
+		if f.Shape != "nothing" && f.Shape != "rewritten" {
+			return false
+		}
+		read++
+	}
+	return read > 0
+}
+
+// NothingServedWarning says, unescaped, that the group's records carry none of what was served
+// (NothingServed): the agent sent its model something, but nothing of the tool's result.
+func (v Visibility) NothingServedWarning() string {
+	return fmt.Sprintf("%s %s %s at %s: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): "+
+		"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+		v.Lane, v.Version, v.Configuration, v.Stage)
+}
+
 // categoryShape is the shape each built-in category gives a result with content.
 var categoryShape = map[string]string{
 	"content-only": "content", "structured-first": "structured", "both": "both", "fallback": "content", "neither": "nothing",

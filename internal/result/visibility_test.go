@@ -26,3 +26,31 @@ func TestVisibilitySummary(t *testing.T) {
 		})
 	}
 }
+
+// A group carries nothing of what was served when every fixture read shows nothing of it (a
+// text of the agent's own counts as nothing); a fixture not captured does not count either way.
+func TestVisibilityNothingServed(t *testing.T) {
+	f := func(state, shape string) VisibilityFixture {
+		return VisibilityFixture{Fixture: "V01", State: state, Shape: shape}
+	}
+	tests := []struct {
+		name     string
+		fixtures []VisibilityFixture
+		want     bool
+	}{
+		{"nothing and rewritten", []VisibilityFixture{f("captured", "nothing"), f("captured", "rewritten")}, true},
+		{"one content", []VisibilityFixture{f("captured", "nothing"), f("captured", "content")}, false},
+		{"rendered is something", []VisibilityFixture{f("captured", "rendered"), f("captured", "nothing")}, false},
+		{"structured", []VisibilityFixture{f("captured", "structured")}, false},
+		{"not captured only", []VisibilityFixture{f("execution_failed", ""), f("unstable", "")}, false},
+		{"not captured beside nothing", []VisibilityFixture{f("not_reached", ""), f("captured", "nothing")}, true},
+		{"no fixtures", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (Visibility{Category: "neither", Fixtures: tt.fixtures}).NothingServed(); got != tt.want {
+				t.Errorf("NothingServed() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
