@@ -517,6 +517,9 @@ func TestVisibility(t *testing.T) {
 			if len(vs) != 1 {
 				t.Fatalf("visibility: %d groups, want the lane's H4 only: %+v", len(vs), vs)
 			}
+			if g := judged.Gate; !g.Satisfied || len(g.Reached) != 1 || g.Reached[0].Groups != 1 || len(g.Reached[0].Unreached) != 0 {
+				t.Errorf("gate %s, reached %+v; want satisfied, the H4 group judged and reached", g.Verdict, g.Reached)
+			}
 			v := vs[0]
 			if v.Lane != "acme-agent" || v.Stage != "H4" || v.Category != "content-only" || len(v.Fixtures) != 4 {
 				t.Errorf("visibility: %s %s %s: %s over %d fixtures, want content-only over V01-V04: %+v", v.Lane, v.Stage, v.Configuration, v.Summary(), len(v.Fixtures), v)
@@ -532,6 +535,31 @@ func TestVisibility(t *testing.T) {
 			}
 		})
 	}
+	// An agent that sends its own error in place of every result (a client rejecting what it was
+	// served): every record carries nothing of it, and the probe profile's gate is unmet although
+	// every binding is judged pass or unmet.
+	t.Run("nothing served", func(t *testing.T) {
+		o := probeOpts(t, "agent", append([]string{"TESTAGENT_MODE=reject-result"}, tests[0].env...), "V0*")
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		judged, err := check.Run(context.Background(), JudgeOptions(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(judged.Visibility) != 1 || !judged.Visibility[0].NothingServed() || judged.Visibility[0].Category != "neither" {
+			t.Fatalf("visibility %+v, want one H4 group reading neither with nothing served", judged.Visibility)
+		}
+		g := judged.Gate
+		if g.Satisfied || g.Verdict != result.VerdictUnmet || len(g.Violations) != 0 {
+			t.Errorf("gate %s with %d violations, want unmet by visibility.reached alone", g.Verdict, len(g.Violations))
+		}
+		if len(g.Reached) != 1 || len(g.Reached[0].Unreached) != 1 || len(g.Reached[0].Unreached[0].Records) != 4 ||
+			g.Reached[0].Name != "profiles.probe.visibility.reached" {
+			t.Errorf("reached %+v, want acme-agent's H4 group unreached with its 4 records", g.Reached)
+		}
+	})
+
 	// A probe of no visibility fixture has nothing to say about it.
 	o := probeOpts(t, "agent", tests[0].env, "C09")
 	if _, err := Run(context.Background(), o); err != nil {

@@ -203,3 +203,37 @@ func TestVisibilityHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestReachedText: a gate unmet by the profile's visibility.reached lists each group with
+// nothing served, its first record and the clause, and counts them on the verdict line; escaped
+// for the terminal.
+func TestReachedText(t *testing.T) {
+	r := blindSample()
+	r.Profile = "probe"
+	r.Gate = result.Gate{Verdict: result.VerdictUnmet, Violations: []result.Violation{}, Reached: []result.ReachedResult{{
+		Name: "profiles.probe.visibility.reached", Stage: "H4", Groups: 2,
+		Unreached: []result.UnreachedGroup{{Lane: "blind\x1b[2J", Version: "1.0", Configuration: "default", Records: []string{"obs/blind/1.0/default.jsonl:1"}}}}}}
+	out, err := New("text", Options{Style: Style{Width: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	at := 0
+	for _, w := range []string{
+		`  ✗ blind\u001b[2J 1.0 default H4: nothing of what was served reached the model (every record reads nothing, or a text of the agent's own)`,
+		"      record obs/blind/1.0/default.jsonl:1",
+		"      required by profiles.probe.visibility.reached (docs/visibility.md)",
+		"gate: profile probe NOT satisfied (0 violations, 1 group with nothing served, 0 bindings gated)",
+	} {
+		i := slices.Index(lines[at:], w)
+		if i < 0 {
+			t.Errorf("no line %q after line %d in:\n%s", w, at, buf.String())
+			continue
+		}
+		at += i + 1
+	}
+}

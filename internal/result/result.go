@@ -413,6 +413,30 @@ type Gate struct {
 	// FixedBy says, per fixedBy clause of the profile, whether the fix landed (absent when the
 	// profile has none).
 	FixedBy []FixResult `json:"fixedBy,omitempty"`
+	// Reached says, per stage of the profile's visibility.reached, which groups of the
+	// visibility readout carry nothing of what was served (absent when the profile lists none).
+	Reached []ReachedResult `json:"reached,omitempty"`
+}
+
+// ReachedResult is the profile's visibility.reached clause at one stage: how many groups of the
+// visibility readout it judged, and those whose records carry nothing of what was served
+// (Visibility.NothingServed), each of which makes the gate unmet.
+type ReachedResult struct {
+	// Name is profiles.<profile>.visibility.reached.
+	Name  string `json:"name"`
+	Stage string `json:"stage"`
+	// Groups counts the readout's groups (lane, version, configuration) at the stage.
+	Groups    int              `json:"groups"`
+	Unreached []UnreachedGroup `json:"unreached"`
+}
+
+// UnreachedGroup is a lane, version and configuration whose records at a stage carry nothing of
+// what was served, with the records of its fixtures (file:line).
+type UnreachedGroup struct {
+	Lane          string   `json:"lane"`
+	Version       string   `json:"version"`
+	Configuration string   `json:"configuration"`
+	Records       []string `json:"records"`
 }
 
 // Gated is how many bindings the gate's requirements select, less those they exempt.

@@ -56,10 +56,17 @@ const (
 	ModeFail = "fail"
 	// ModeHang initializes the MCP session and then waits until the context ends.
 	ModeHang = "hang"
+	// ModeRejectResult calls the tool and sends the model, in place of every result, an MCP
+	// error of its own: a client that rejects the result it was served (as a client of the
+	// 2026-07-28 revision rejects a result without resultType) and sends its error on instead.
+	ModeRejectResult = "reject-result"
 )
 
+// RejectedResult is the error a ModeRejectResult agent sends its model in place of a result.
+const RejectedResult = "result rejected by the client: missing required resultType"
+
 // modes lists the valid Config.Mode values.
-var modes = []string{ModeNormal, ModeSkipTool, ModeNoFollowUp, ModeFail, ModeHang}
+var modes = []string{ModeNormal, ModeSkipTool, ModeNoFollowUp, ModeFail, ModeHang, ModeRejectResult}
 
 // DefaultPrompt is the user prompt when Config.Prompt is empty.
 const DefaultPrompt = "Call the tool and report what it returned."
@@ -317,6 +324,9 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			if results[i], err = parseOutput(res); err != nil {
 				return fmt.Errorf("testagent: %w", err)
+			}
+			if cfg.Mode == ModeRejectResult {
+				results[i] = toolOutput{rpcErr: &rpcError{Code: -32603, Message: RejectedResult}}
 			}
 		}
 		if cfg.Mode == ModeNoFollowUp {
