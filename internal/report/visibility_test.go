@@ -221,6 +221,21 @@ func TestReachedText(t *testing.T) {
 	if err := out.Output(&buf, r); err != nil {
 		t.Fatal(err)
 	}
+	md, err := New("markdown", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mbuf bytes.Buffer
+	if err := md.Output(&mbuf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "- `blind\\u001b[2J` 1.0 default H4: nothing of what was served reached the model (record `obs/blind/1.0/default.jsonl:1`); required by `profiles.probe.visibility.reached` (docs/visibility.md)."
+	if !strings.Contains(mbuf.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, mbuf.String())
+	}
+	if bad := checkGrammar("markdown", mbuf.String()); bad != "" {
+		t.Error(bad)
+	}
 	lines := strings.Split(buf.String(), "\n")
 	at := 0
 	for _, w := range []string{
