@@ -128,6 +128,15 @@ func TestVisibilitySection(t *testing.T) {
 			},
 			absent: []string{"Warning:** printer"},
 		},
+		{
+			name: "html warns of a group that carries nothing served", format: "html", r: blindSample(),
+			want: []string{
+				`<tr><td>printer 0.1 default</td><td>–</td><td title="V03: content rendered, structured rendered">neither, rendered both</td><td>V03 rendered</td></tr>`,
+				`<p class="warn"><strong>Warning:</strong> blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent&#39;s own): ` +
+					`the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)</p>`,
+			},
+			absent: []string{"Warning:</strong> printer"},
+		},
 		{name: "text without a readout", format: "text", r: sample(), absent: []string{"what reaches the model"}},
 		{name: "markdown without a readout", format: "markdown", r: sample(), absent: []string{"What reaches the model", "| lane version configuration |"}},
 		{name: "html without a readout", format: "html", r: sample(), absent: []string{`id="visibility"`, `href="#visibility"`, "What reaches the model"}},
