@@ -285,10 +285,20 @@ _error_object if {
 	views.same(v.error, _whole)
 }
 
+# METADATA
+# title: max_rendered
+# description: |
+#   The most texts, or leaves, of a source the lossy readings search for:
+#   each is searched in every text item, so a bigger source is not read
+#   rendered (it reads none there), and a readout stays bounded on every
+#   record.
+max_rendered := 256
+
 # _rendered_content holds when every source text is found inside a text
 # item: lossy, a search inside strings, and so never an exact reading.
 _rendered_content if {
 	_all_text
+	count(_src_texts) <= max_rendered
 	every s in _src_texts {
 		some t in _texts
 		contains(t, s)
@@ -345,6 +355,7 @@ _leaf(v) := json.marshal(v) if not is_string(v)
 # structured value: lossy, as _rendered_content.
 _rendered_structured if {
 	count(_leaves) > 0
+	count(_leaves) <= max_rendered
 	some t in _texts
 	every l in _leaves {
 		contains(t, l)

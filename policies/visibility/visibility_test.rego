@@ -267,3 +267,14 @@ test_on_error_says_what_reached_the_model if {
 	# An error's shape never moves the category.
 	category(object.union(ok, {"V04": _err_f("rewritten")})).category == "content-only"
 }
+
+test_rendered_is_bounded if {
+	# A structured value of more leaves than max_rendered is not searched for.
+	big := {"n": numbers.range(1, visibility.max_rendered + 1)}
+	text := json.marshal(big)
+	channels({"content": [_text], "structured": big}, _same(_texts([concat(" ", ["values:", text])])), {}).structured == "none"
+
+	# At the bound it is.
+	small := {"n": numbers.range(1, visibility.max_rendered)}
+	channels({"content": [_text], "structured": small}, _same(_texts([concat(" ", ["values:", json.marshal(small)])])), {}).structured == "rendered"
+}
