@@ -560,6 +560,35 @@ func TestVisibility(t *testing.T) {
 		}
 	})
 
+	// gemini-cli's habit: each result's text between two tag lines. The readout finds the text as
+	// whole lines of it (line), on the error result too: content-only, on error the content.
+	t.Run("tag lines", func(t *testing.T) {
+		o := probeOpts(t, "agent", append([]string{"TESTAGENT_MODE=tag-lines"}, tests[0].env...), "V0*")
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		judged, err := check.Run(context.Background(), JudgeOptions(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(judged.Visibility) != 1 {
+			t.Fatalf("visibility %+v, want one H4 group", judged.Visibility)
+		}
+		v := judged.Visibility[0]
+		if v.Category != "content-only" || v.OnError != "content" || v.NothingServed() {
+			t.Errorf("visibility %s, want content-only with the content on error", v.Summary())
+		}
+		for _, f := range v.Fixtures {
+			want := "line"
+			if f.Fixture == "V02" {
+				want = "empty"
+			}
+			if f.Channels["content"] != want || f.Channels["structured"] != "none" {
+				t.Errorf("%s: channels %v, want content %s and no structured value", f.Fixture, f.Channels, want)
+			}
+		}
+	})
+
 	// A probe of no visibility fixture has nothing to say about it.
 	o := probeOpts(t, "agent", tests[0].env, "C09")
 	if _, err := Run(context.Background(), o); err != nil {

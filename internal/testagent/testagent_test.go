@@ -244,6 +244,7 @@ func TestModes(t *testing.T) {
 	}{
 		{name: "skip tool", mode: ModeSkipTool, wantCalls: 0, wantModelRq: 1},
 		{name: "reject result", mode: ModeRejectResult, wantCalls: 1, wantModelRq: 2, wantItem: RejectedResult},
+		{name: "tag lines", mode: ModeTagLines, wantCalls: 1, wantModelRq: 2, wantItem: `<untrusted_context>\n`},
 		{name: "no follow-up", mode: ModeNoFollowUp, wantCalls: 1, wantModelRq: 1},
 		{name: "fail", mode: ModeFail, wantErr: "failing on purpose"},
 		{name: "hang", mode: ModeHang, wantErr: "hung until context canceled"},
