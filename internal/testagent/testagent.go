@@ -56,20 +56,10 @@ const (
 	ModeFail = "fail"
 	// ModeHang initializes the MCP session and then waits until the context ends.
 	ModeHang = "hang"
-	// ModeRejectResult calls the tool and sends the model, in place of every result, an MCP
-	// error of its own: a client that rejects the result it was served (as a client of the
-	// 2026-07-28 revision rejects a result without resultType) and sends its error on instead.
-	ModeRejectResult = "reject-result"
-	// ModeTagLines sends the model each result's texts, joined by newlines, as one text between
-	// two tag lines (<untrusted_context> and </untrusted_context>), as gemini-cli does.
-	ModeTagLines = "tag-lines"
 )
 
-// RejectedResult is the error a ModeRejectResult agent sends its model in place of a result.
-const RejectedResult = "result rejected by the client: missing required resultType"
-
 // modes lists the valid Config.Mode values.
-var modes = []string{ModeNormal, ModeSkipTool, ModeNoFollowUp, ModeFail, ModeHang, ModeRejectResult, ModeTagLines}
+var modes = []string{ModeNormal, ModeSkipTool, ModeNoFollowUp, ModeFail, ModeHang}
 
 // DefaultPrompt is the user prompt when Config.Prompt is empty.
 const DefaultPrompt = "Call the tool and report what it returned."
@@ -328,13 +318,7 @@ func Run(ctx context.Context, cfg Config) error {
 			if results[i], err = parseOutput(res); err != nil {
 				return fmt.Errorf("testagent: %w", err)
 			}
-			switch cfg.Mode {
-			case ModeRejectResult:
-				results[i] = toolOutput{rpcErr: &rpcError{Code: -32603, Message: RejectedResult}}
-			case ModeTagLines:
-				wrapped := "<untrusted_context>\n" + results[i].joined() + "\n</untrusted_context>"
-				results[i] = toolOutput{blocks: []mcpBlock{{Type: "text", Text: wrapped}}, isError: results[i].isError}
-			}
+			results[i] = reshape(cfg.Mode, results[i])
 		}
 		if cfg.Mode == ModeNoFollowUp {
 			return nil
