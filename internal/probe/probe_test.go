@@ -535,60 +535,6 @@ func TestVisibility(t *testing.T) {
 			}
 		})
 	}
-	// An agent that sends its own error in place of every result (a client rejecting what it was
-	// served): every record carries nothing of it, and the probe profile's gate is unmet although
-	// every binding is judged pass or unmet.
-	t.Run("nothing served", func(t *testing.T) {
-		o := probeOpts(t, "agent", append([]string{"TESTAGENT_MODE=reject-result"}, tests[0].env...), "V0*")
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		judged, err := check.Run(context.Background(), JudgeOptions(o))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(judged.Visibility) != 1 || !judged.Visibility[0].NothingServed() || judged.Visibility[0].Category != "neither" {
-			t.Fatalf("visibility %+v, want one H4 group reading neither with nothing served", judged.Visibility)
-		}
-		g := judged.Gate
-		if g.Satisfied || g.Verdict != result.VerdictUnmet || len(g.Violations) != 0 {
-			t.Errorf("gate %s with %d violations, want unmet by visibility.reached alone", g.Verdict, len(g.Violations))
-		}
-		if len(g.Reached) != 1 || len(g.Reached[0].Unreached) != 1 || len(g.Reached[0].Unreached[0].Records) != 4 ||
-			g.Reached[0].Name != "profiles.probe.visibility.reached" {
-			t.Errorf("reached %+v, want acme-agent's H4 group unreached with its 4 records", g.Reached)
-		}
-	})
-
-	// gemini-cli's habit: each result's text between two tag lines. The readout finds the text as
-	// whole lines of it (line), on the error result too: content-only, on error the content.
-	t.Run("tag lines", func(t *testing.T) {
-		o := probeOpts(t, "agent", append([]string{"TESTAGENT_MODE=tag-lines"}, tests[0].env...), "V0*")
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		judged, err := check.Run(context.Background(), JudgeOptions(o))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(judged.Visibility) != 1 {
-			t.Fatalf("visibility %+v, want one H4 group", judged.Visibility)
-		}
-		v := judged.Visibility[0]
-		if v.Category != "content-only" || v.OnError != "content" || v.NothingServed() {
-			t.Errorf("visibility %s, want content-only with the content on error", v.Summary())
-		}
-		for _, f := range v.Fixtures {
-			want := "line"
-			if f.Fixture == "V02" {
-				want = "empty"
-			}
-			if f.Channels["content"] != want || f.Channels["structured"] != "none" {
-				t.Errorf("%s: channels %v, want content %s and no structured value", f.Fixture, f.Channels, want)
-			}
-		}
-	})
-
 	// A probe of no visibility fixture has nothing to say about it.
 	o := probeOpts(t, "agent", tests[0].env, "C09")
 	if _, err := Run(context.Background(), o); err != nil {
