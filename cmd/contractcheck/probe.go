@@ -258,8 +258,9 @@ func judgeCommand(o probe.Options) string {
 }
 
 // writeProbeVisibility says what of a result's channels reaches the model through the probed
-// agent, one line per stage (docs/visibility.md), how to find out when no fixture of the readout
-// was probed, or why the records could not be judged here (err).
+// agent, one line per stage (docs/visibility.md) and a warning under a stage whose records carry
+// nothing of what was served, how to find out when no fixture of the readout was probed, or why
+// the records could not be judged here (err).
 func writeProbeVisibility(w io.Writer, vs []result.Visibility, err error) {
 	if err != nil {
 		fmt.Fprintf(w, "probe: what reaches the model: not judged here (check will say the same): %s\n", escape.Terminal(err.Error()))
@@ -271,6 +272,9 @@ func writeProbeVisibility(w io.Writer, vs []result.Visibility, err error) {
 	}
 	for _, v := range vs {
 		fmt.Fprintf(w, "probe: what reaches the model at %s: %s (docs/visibility.md)\n", escape.Terminal(v.Stage), escape.Terminal(v.Summary()))
+		if v.NothingServed() {
+			fmt.Fprintf(w, "probe: WARNING: %s\n", escape.Terminal(v.NothingServedWarning()))
+		}
 	}
 }
 

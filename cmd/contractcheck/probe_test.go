@@ -160,6 +160,10 @@ func TestWriteProbeVisibility(t *testing.T) {
 	}{
 		{"category", []result.Visibility{{Stage: "H4", Category: "mixed", Nearest: "both", Disagree: []string{"V02"}}},
 			nil, []string{"probe: what reaches the model at H4: mixed (nearest both; V02 differs) (docs/visibility.md)\n"}},
+		{"nothing served", []result.Visibility{{Lane: "acme", Version: "1", Configuration: "default", Stage: "H4", Category: "neither", OnError: "rewritten",
+			Fixtures: []result.VisibilityFixture{{Fixture: "V01", State: "captured", Shape: "nothing"}, {Fixture: "V04", State: "captured", Shape: "rewritten"}}}},
+			nil, []string{"probe: what reaches the model at H4: neither, on error rewritten (docs/visibility.md)\n",
+				"probe: WARNING: acme 1 default at H4: no record carries anything of what the MCP server served"}},
 		{"nothing probed", nil, nil, []string{"add --suite visibility"}},
 		{"not judged", nil, errors.New("out/x.jsonl:4: /carrier: missing properties 'api'\n::error::pwned"),
 			[]string{"probe: what reaches the model: not judged here (check will say the same): out/x.jsonl:4: /carrier: missing properties 'api'\\n::error::pwned\n"}},

@@ -112,6 +112,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 			r.VisibilityPolicy = visReader.Policy()
 		}
 	}
+	gateReached(in.Model, in.Options().Profile, r)
 	if lacking.Count > 0 {
 		r.Lacking = lacking
 	}

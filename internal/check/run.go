@@ -111,6 +111,7 @@ func Census(ctx context.Context, in *instrument.Instrument, files []instrument.R
 	if len(r.Visibility) > 0 {
 		r.VisibilityPolicy = vis.Policy()
 	}
+	gateReached(in.Model, opts.Profile, r)
 	if le := guard.Stopped(ctx); le != nil {
 		return nil, &result.InstrumentError{Err: le} // the report could not be made within the budget
 	}

@@ -49,14 +49,14 @@ type Visibility struct {
 }
 
 // VisibilityStages are the stages the readout is taken at under a profile: the model's stages and
-// those the profile adds, in stage order.
+// those the profile adds (to read, or to require something reached at), in stage order.
 func (m *Model) VisibilityStages(profile string) []string {
 	set := map[string]bool{}
 	for _, s := range m.Visibility.Stages {
 		set[s] = true
 	}
 	if p, ok := m.Profiles[profile]; ok && p.Visibility != nil {
-		for _, s := range p.Visibility.Stages {
+		for _, s := range slices.Concat(p.Visibility.Stages, p.Visibility.Reached) {
 			set[s] = true
 		}
 	}
@@ -340,9 +340,13 @@ type Profile struct {
 	Visibility *ProfileVisibility `json:"visibility,omitempty"`
 }
 
-// ProfileVisibility is a profile's addition to the channel-visibility readout.
+// ProfileVisibility is a profile's addition to the channel-visibility readout: stages to read, and
+// stages at which the gate requires that something of what was served reached the model.
 type ProfileVisibility struct {
-	Stages []string `json:"stages"`
+	Stages []string `json:"stages,omitempty"`
+	// Reached lists the stages at which a group of the readout whose records carry nothing of
+	// what was served makes the gate unmet (they are read, too).
+	Reached []string `json:"reached,omitempty"`
 }
 
 // FixedBy is a profile clause that gates a fix: from one version of a lane to another, the named

@@ -52,6 +52,35 @@ func TestLaneFile(t *testing.T) {
 	if strings.Contains(s, `lanes: "a": {`) {
 		t.Errorf("a declared lane was generated:\n%s", s)
 	}
+	if strings.Contains(s, "visibility:") {
+		t.Errorf("a generator without Reached wrote a visibility clause:\n%s", s)
+	}
+}
+
+// TestLaneFileReached: a generator's Reached stages become its profile's visibility.reached.
+func TestLaneFileReached(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		reached []string
+		want    string
+	}{
+		{"H4", []string{"H4"}, `visibility: reached: ["H4"]`},
+		{"two stages", []string{"M3", "H4"}, `visibility: reached: ["M3", "H4"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := Generator{Tool: "probe", Manifest: "probe.json", File: "probe.cue", Profile: "probe", Done: "Probed",
+				LaneDoc: func(p string) string { return p }, StageDoc: "unseen", ProfileDoc: "pd", RequireDoc: "rd", Judge: "--x", Reached: tt.reached}
+			out, err := g.LaneFile(map[string]Lane{"b": {Provider: "gemini", Versions: map[string][]string{"1": {"default"}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("the lane file lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
 }
 
 // TestLaneFileUnknownProvider: a generated lane whose provider API is unknown gets an H4 bound to

@@ -248,6 +248,7 @@ var generator = laneout.Generator{
 	ProfileDoc: "Every probed fixture reached the model: the command ran, called the tool and sent the result on (written by contractcheck probe; gate your own contracts with a profile of your own).",
 	RequireDoc: "Each probed lane's H4 was captured: judged pass or unmet, never execution_failed.",
 	Judge:      "--observations DIR --contracts DIR --profile probe",
+	Reached:    []string{"H4"},
 }
 
 // laneFile is probe.cue: a lane for every probed lane no layer declares (H4 the provider's

@@ -521,6 +521,9 @@ func TestVisibility(t *testing.T) {
 			if len(vs) != 1 {
 				t.Fatalf("visibility: %d groups, want the lane's H4 only: %+v", len(vs), vs)
 			}
+			if g := judged.Gate; !g.Satisfied || len(g.Reached) != 1 || g.Reached[0].Groups != 1 || len(g.Reached[0].Unreached) != 0 {
+				t.Errorf("gate %s, reached %+v; want satisfied, the H4 group judged and reached", g.Verdict, g.Reached)
+			}
 			v := vs[0]
 			if v.Lane != "acme-agent" || v.Stage != "H4" || v.Category != "content-only" || len(v.Fixtures) != 4 {
 				t.Errorf("visibility: %s %s %s: %s over %d fixtures, want content-only over V01-V04: %+v", v.Lane, v.Stage, v.Configuration, v.Summary(), len(v.Fixtures), v)

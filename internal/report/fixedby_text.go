@@ -45,3 +45,31 @@ func unmetFixes(fixes []result.FixResult) string {
 	}
 	return fmt.Sprintf(", %s not fixed", plural(n, "fixedBy clause"))
 }
+
+// writeReached writes, per stage of the profile's visibility.reached clause, each group whose
+// records carry nothing of what was served, with its first record; each string escape.Terminal.
+func writeReached(w io.Writer, reached []result.ReachedResult) {
+	for _, q := range reached {
+		for _, g := range q.Unreached {
+			fmt.Fprintf(w, "  ✗ %s %s %s %s: nothing of what was served reached the model (every record reads nothing, or a text of the agent's own)\n",
+				term(g.Lane), term(g.Version), term(g.Configuration), term(q.Stage))
+			if len(g.Records) > 0 {
+				fmt.Fprintf(w, "      record %s\n", term(g.Records[0]))
+			}
+			fmt.Fprintf(w, "      required by %s (docs/visibility.md)\n", term(q.Name))
+		}
+	}
+}
+
+// unmetReached counts the groups the visibility.reached clause found nothing served in, for the
+// verdict line.
+func unmetReached(reached []result.ReachedResult) string {
+	n := 0
+	for _, q := range reached {
+		n += len(q.Unreached)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s with nothing served", plural(n, "group"))
+}

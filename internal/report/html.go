@@ -364,11 +364,14 @@ func (p *htmlPage) groupLabel(g int) string {
 
 // htmlVisibility is the visibility readout: a row per lane, version and configuration, a column
 // per stage holding the group's Summary, its title each fixture's channels (visibilityChannels),
-// and the fixtures of the row's first group with their shape (visibilityFixtures).
+// and the fixtures of the row's first group with their shape (visibilityFixtures); then a warning
+// for each group whose records carry nothing of what was served.
 type htmlVisibility struct {
 	Policy string
 	Stages []string
 	Rows   []htmlVisRow
+	// Warnings say which groups' records carry nothing of what was served (unescaped).
+	Warnings []string
 }
 
 // htmlVisRow is a lane, version and configuration of the visibility readout.
@@ -401,6 +404,11 @@ func htmlVisibilityOf(r *result.Report) *htmlVisibility {
 			hr.Cells = append(hr.Cells, htmlVisCell{OK: true, Channels: visibilityChannels(g.Fixtures), Summary: g.Summary()})
 		}
 		v.Rows = append(v.Rows, hr)
+	}
+	for _, g := range r.Visibility {
+		if g.NothingServed() {
+			v.Warnings = append(v.Warnings, g.NothingServedWarning())
+		}
 	}
 	return v
 }

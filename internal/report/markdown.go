@@ -85,7 +85,8 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 // writeVisibilityMarkdown writes the visibility readout, when the report has one: the policy
 // that judged it, then a table with a row per lane, version and configuration, a column per
 // stage holding the group's Summary, and the fixtures of the row's first group with their shape
-// (fixtureShape). Every string of the data is escape.MarkdownText, the policy escape.MarkdownCode.
+// (fixtureShape); then a warning for each group whose records carry nothing of what was served.
+// Every string of the data is escape.MarkdownText, the policy escape.MarkdownCode.
 func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 	if len(r.Visibility) == 0 {
 		return
@@ -110,6 +111,11 @@ func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 			}
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |\n", row.label, strings.Join(cols, " | "), visibilityFixtures(row.groups[0].Fixtures, md))
+	}
+	for _, v := range r.Visibility {
+		if v.NothingServed() {
+			fmt.Fprintf(w, "\n> **Warning:** %s\n", md(v.NothingServedWarning()))
+		}
 	}
 }
 

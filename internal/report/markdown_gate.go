@@ -11,8 +11,9 @@ import (
 // job summary stays readable, and the JSON report lists them all.
 const markdownViolations = 50
 
-// writeMarkdownGate writes the gate: its verdict, the requirements out of the run's scope, and a
-// table of the violations, each with the record it comes from and the requirement it breaks.
+// writeMarkdownGate writes the gate: its verdict, the requirements out of the run's scope, the
+// groups its visibility.reached clause found nothing served in, and a table of the violations,
+// each with the record it comes from and the requirement it breaks.
 func writeMarkdownGate(w io.Writer, r *result.Report) {
 	g := r.Gate
 	gated := g.Gated()
@@ -39,6 +40,16 @@ func writeMarkdownGate(w io.Writer, r *result.Report) {
 			if q.OutOfScope {
 				fmt.Fprintf(w, "\n%s is out of the run's scope (%s).\n", mdCode(q.Name), md(scope))
 			}
+		}
+	}
+	for _, q := range g.Reached {
+		for _, u := range q.Unreached {
+			at := ""
+			if len(u.Records) > 0 {
+				at = " (record " + mdCode(u.Records[0]) + ")"
+			}
+			fmt.Fprintf(w, "\n- %s %s %s %s: nothing of what was served reached the model%s; required by %s (docs/visibility.md).\n",
+				mdCode(u.Lane), md(u.Version), md(u.Configuration), md(q.Stage), at, mdCode(q.Name))
 		}
 	}
 	if len(g.Violations) == 0 {

@@ -243,6 +243,7 @@ func writeGate(w io.Writer, r *result.Report, limit int) {
 		fmt.Fprintf(w, "      required by %s: %s\n", term(v.RequirementName), term(oneLine(v.Requirement)))
 	}
 	writeFixes(w, g.FixedBy)
+	writeReached(w, g.Reached)
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
 			if q.OutOfScope {
@@ -263,7 +264,7 @@ func writeGate(w io.Writer, r *result.Report, limit int) {
 	case result.VerdictSatisfied:
 		fmt.Fprintf(w, "gate: profile %s satisfied (%s, %d bindings gated)\n", profile, plural(len(g.Requirements), "requirement"), gated)
 	case result.VerdictUnmet:
-		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", profile, len(g.Violations), unmetFixes(g.FixedBy), gated)
+		fmt.Fprintf(w, "gate: profile %s NOT satisfied (%d violations%s, %d bindings gated)\n", profile, len(g.Violations), unmetFixes(g.FixedBy)+unmetReached(g.Reached), gated)
 	case result.VerdictSelectedNothing:
 		for _, q := range g.Requirements {
 			if q.Unmatched != "" {

@@ -34,7 +34,8 @@ func visibilityRows(vs []result.Visibility, name func(string) string) []visibili
 
 // writeVisibilityText writes one line per lane, version and configuration: each stage's category
 // (`openai-agents 0.22.0 default  M3 content-only  H4 content-only`), the label column aligned and
-// a stage that does not fit the width on a continuation line.
+// a stage that does not fit the width on a continuation line; then a warning for each group whose
+// records carry nothing of what was served (result.Visibility.NothingServed).
 func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
 	if len(vs) == 0 {
 		return
@@ -63,6 +64,11 @@ func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
 			first = false
 		}
 		fmt.Fprintln(w, line)
+	}
+	for _, v := range vs {
+		if v.NothingServed() {
+			fmt.Fprintf(w, "  warning: %s\n", term(v.NothingServedWarning()))
+		}
 	}
 }
 

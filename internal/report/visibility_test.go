@@ -35,6 +35,20 @@ func visibilitySample() *result.Report {
 	return r
 }
 
+// blindSample is visibilitySample with two more groups: one whose records carry nothing of what
+// was served (a client that sent its own error on every result) and one read rendered only.
+func blindSample() *result.Report {
+	r := visibilitySample()
+	r.Visibility = append(r.Visibility,
+		result.Visibility{Lane: "blind", Version: "1.0", Configuration: "default", Stage: "H4", Category: "neither", OnError: "rewritten", Fixtures: []result.VisibilityFixture{
+			{Fixture: "V01", State: "captured", Shape: "nothing", Channels: map[string]string{"content": "none", "structured": "none"}, Record: "obs/blind/1.0/default.jsonl:1"},
+			{Fixture: "V04", State: "captured", Shape: "rewritten", Channels: map[string]string{"content": "rewritten", "structured": "none", "isError": "flag"}, Record: "obs/blind/1.0/default.jsonl:2"}}},
+		result.Visibility{Lane: "printer", Version: "0.1", Configuration: "default", Stage: "H4", Category: "neither", Rendered: "both", Fixtures: []result.VisibilityFixture{
+			{Fixture: "V03", State: "captured", Shape: "rendered", Channels: map[string]string{"content": "rendered", "structured": "rendered"}, Record: "obs/printer/0.1/default.jsonl:1"}}},
+	)
+	return r
+}
+
 // TestVisibilitySection writes the visibility readout in the text, markdown and HTML formats and
 // looks for each row, its categories per stage and its fixtures; a report without a readout
 // writes no section. Every output stays in its format's grammar (checkGrammar).
@@ -94,6 +108,34 @@ func TestVisibilitySection(t *testing.T) {
 		{
 			name: "html names the policy", format: "html", r: visibilitySample(),
 			want: []string{`<p class="help">For each lane, version and configuration: which of a tool result's channels (content, structuredContent, the isError marker) reach the model at each model-facing stage, as a category judged by the policy <code>contractcheck.visibility</code>; docs/visibility.md defines the categories. Hover a category for each fixture's channels. The fixtures are the first stage's, each with what of it reaches the model.</p>`},
+		},
+		{
+			name: "text warns of a group that carries nothing served", format: "text", width: 400, r: blindSample(),
+			want: []string{
+				"  blind 1.0 default    H4 neither, on error rewritten",
+				"  printer 0.1 default  H4 neither, rendered both",
+				"  warning: blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): " +
+					"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+			},
+			absent: []string{"warning: printer", "warning: lane"},
+		},
+		{
+			name: "markdown warns of a group that carries nothing served", format: "markdown", r: blindSample(),
+			want: []string{
+				"| printer 0.1 default | – | neither, rendered both | V03 rendered |",
+				"> **Warning:** blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): " +
+					"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+			},
+			absent: []string{"Warning:** printer"},
+		},
+		{
+			name: "html warns of a group that carries nothing served", format: "html", r: blindSample(),
+			want: []string{
+				`<tr><td>printer 0.1 default</td><td>–</td><td title="V03: content rendered, structured rendered">neither, rendered both</td><td>V03 rendered</td></tr>`,
+				`<p class="warn"><strong>Warning:</strong> blind 1.0 default at H4: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent&#39;s own): ` +
+					`the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)</p>`,
+			},
+			absent: []string{"Warning:</strong> printer"},
 		},
 		{name: "text without a readout", format: "text", r: sample(), absent: []string{"what reaches the model"}},
 		{name: "markdown without a readout", format: "markdown", r: sample(), absent: []string{"What reaches the model", "| lane version configuration |"}},
@@ -168,5 +210,54 @@ func TestVisibilityHelpers(t *testing.T) {
 				t.Errorf("got %q, want %q", tc.got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReachedText: a gate unmet by the profile's visibility.reached lists each group with
+// nothing served, its first record and the clause, and counts them on the verdict line; escaped
+// for the terminal.
+func TestReachedText(t *testing.T) {
+	r := blindSample()
+	r.Profile = "probe"
+	r.Gate = result.Gate{Verdict: result.VerdictUnmet, Violations: []result.Violation{}, Reached: []result.ReachedResult{{
+		Name: "profiles.probe.visibility.reached", Stage: "H4", Groups: 2,
+		Unreached: []result.UnreachedGroup{{Lane: "blind\x1b[2J", Version: "1.0", Configuration: "default", Records: []string{"obs/blind/1.0/default.jsonl:1"}}}}}}
+	out, err := New("text", Options{Style: Style{Width: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	md, err := New("markdown", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mbuf bytes.Buffer
+	if err := md.Output(&mbuf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "- `blind\\u001b[2J` 1.0 default H4: nothing of what was served reached the model (record `obs/blind/1.0/default.jsonl:1`); required by `profiles.probe.visibility.reached` (docs/visibility.md)."
+	if !strings.Contains(mbuf.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, mbuf.String())
+	}
+	if bad := checkGrammar("markdown", mbuf.String()); bad != "" {
+		t.Error(bad)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	at := 0
+	for _, w := range []string{
+		`  ✗ blind\u001b[2J 1.0 default H4: nothing of what was served reached the model (every record reads nothing, or a text of the agent's own)`,
+		"      record obs/blind/1.0/default.jsonl:1",
+		"      required by profiles.probe.visibility.reached (docs/visibility.md)",
+		"gate: profile probe NOT satisfied (0 violations, 1 group with nothing served, 0 bindings gated)",
+	} {
+		i := slices.Index(lines[at:], w)
+		if i < 0 {
+			t.Errorf("no line %q after line %d in:\n%s", w, at, buf.String())
+			continue
+		}
+		at += i + 1
 	}
 }

@@ -122,7 +122,11 @@ type Visibility struct {
 	Candidates []string `json:"candidates,omitempty"`
 	// OnError is the shape the error results (isError true) share, "mixed" when they differ;
 	// the category rests on the other results. Absent when the group has no error result.
-	OnError  string              `json:"onError,omitempty"`
+	OnError string `json:"onError,omitempty"`
+	// Rendered is the category when a lossy reading (the built-in policy's rendered: every
+	// value is in a text the model reads, not as a value it can be read back from) counts as
+	// reaching the model; absent when it is the same as Category.
+	Rendered string              `json:"rendered,omitempty"`
 	Fixtures []VisibilityFixture `json:"fixtures"`
 }
 
@@ -132,8 +136,9 @@ type VisibilityFixture struct {
 	// State is captured, unstable (the repetitions read different channels) or the records'
 	// state (not_reached, execution_failed, …).
 	State string `json:"state"`
-	// Shape is what of content and structuredContent reaches the carrier: content, structured,
-	// both or nothing.
+	// Shape is what of content and structuredContent reaches the carrier exactly: content,
+	// structured or both; else rendered (a value is in a text, not recoverable), rewritten (a
+	// text of the framework's own in its place) or nothing.
 	Shape string `json:"shape,omitempty"`
 	// Channels is how each channel reaches it (content, structured, isError: see
 	// docs/visibility.md).
@@ -143,8 +148,9 @@ type VisibilityFixture struct {
 }
 
 // Summary is the group's category as one phrase: "content-only", "mixed (nearest both; V02
-// differs)" or "undetermined (content-only or fallback)", followed by ", on error nothing" when
-// the error results show another shape than the category gives a result with content.
+// differs)" or "undetermined (content-only or fallback)", followed by ", rendered both" when a
+// lossy reading gives another category, and ", on error nothing" when the error results show
+// another shape than the category gives a result with content.
 func (v Visibility) Summary() string {
 	s := v.Category
 	switch {
@@ -157,10 +163,40 @@ func (v Visibility) Summary() string {
 	case len(v.Candidates) > 0:
 		s = fmt.Sprintf("%s (%s)", v.Category, strings.Join(v.Candidates, " or "))
 	}
+	if v.Rendered != "" && v.Rendered != v.Category {
+		s += ", rendered " + v.Rendered
+	}
 	if v.OnError != "" && v.OnError != categoryShape[v.Category] {
 		s += ", on error " + v.OnError
 	}
 	return s
+}
+
+// NothingServed reports whether the group's records carry none of what was served: at least one
+// fixture was captured and read, and every one of them has the shape nothing or rewritten (the
+// built-in policy's words: no reading of the content or the structured value, exact or rendered;
+// at most a text of the agent's own, such as its error on a result it could not read). A probe
+// that reads so tested the agent's error handling, not what reaches its model.
+func (v Visibility) NothingServed() bool {
+	read := 0
+	for _, f := range v.Fixtures {
+		if f.State != "captured" || f.Shape == "" {
+			continue
+		}
+		if f.Shape != "nothing" && f.Shape != "rewritten" {
+			return false
+		}
+		read++
+	}
+	return read > 0
+}
+
+// NothingServedWarning says, unescaped, that the group's records carry none of what was served
+// (NothingServed): the agent sent its model something, but nothing of the tool's result.
+func (v Visibility) NothingServedWarning() string {
+	return fmt.Sprintf("%s %s %s at %s: no record carries anything of what the MCP server served (every fixture reads nothing, or a text of the agent's own): "+
+		"the model never saw a tool result; did the agent reject it (an error of its own sent instead)? Look at the records before trusting a category (docs/visibility.md)",
+		v.Lane, v.Version, v.Configuration, v.Stage)
 }
 
 // categoryShape is the shape each built-in category gives a result with content.
@@ -377,6 +413,30 @@ type Gate struct {
 	// FixedBy says, per fixedBy clause of the profile, whether the fix landed (absent when the
 	// profile has none).
 	FixedBy []FixResult `json:"fixedBy,omitempty"`
+	// Reached says, per stage of the profile's visibility.reached, which groups of the
+	// visibility readout carry nothing of what was served (absent when the profile lists none).
+	Reached []ReachedResult `json:"reached,omitempty"`
+}
+
+// ReachedResult is the profile's visibility.reached clause at one stage: how many groups of the
+// visibility readout it judged, and those whose records carry nothing of what was served
+// (Visibility.NothingServed), each of which makes the gate unmet.
+type ReachedResult struct {
+	// Name is profiles.<profile>.visibility.reached.
+	Name  string `json:"name"`
+	Stage string `json:"stage"`
+	// Groups counts the readout's groups (lane, version, configuration) at the stage.
+	Groups    int              `json:"groups"`
+	Unreached []UnreachedGroup `json:"unreached"`
+}
+
+// UnreachedGroup is a lane, version and configuration whose records at a stage carry nothing of
+// what was served, with the records of its fixtures (file:line).
+type UnreachedGroup struct {
+	Lane          string   `json:"lane"`
+	Version       string   `json:"version"`
+	Configuration string   `json:"configuration"`
+	Records       []string `json:"records"`
 }
 
 // Gated is how many bindings the gate's requirements select, less those they exempt.

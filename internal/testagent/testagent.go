@@ -329,6 +329,7 @@ func Run(ctx context.Context, cfg Config) error {
 			if results[i], err = parseOutput(res); err != nil {
 				return fmt.Errorf("testagent: %w", err)
 			}
+			results[i] = reshape(cfg.Mode, results[i])
 		}
 		if cfg.Mode == ModeNoFollowUp || n == cfg.MaxTurns {
 			return nil

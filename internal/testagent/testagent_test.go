@@ -238,10 +238,13 @@ func TestModes(t *testing.T) {
 		name        string
 		mode        string
 		wantErr     string
-		wantCalls   int // MCP tools/call requests
-		wantModelRq int // provider requests
+		wantCalls   int    // MCP tools/call requests
+		wantModelRq int    // provider requests
+		wantItem    string // in the item carrying call_1's result, when set
 	}{
 		{name: "skip tool", mode: ModeSkipTool, wantCalls: 0, wantModelRq: 1},
+		{name: "reject result", mode: ModeRejectResult, wantCalls: 1, wantModelRq: 2, wantItem: RejectedResult},
+		{name: "tag lines", mode: ModeTagLines, wantCalls: 1, wantModelRq: 2, wantItem: `<untrusted_context>\n`},
 		{name: "no follow-up", mode: ModeNoFollowUp, wantCalls: 1, wantModelRq: 1},
 		{name: "fail", mode: ModeFail, wantErr: "failing on purpose"},
 		{name: "hang", mode: ModeHang, wantErr: "hung until context canceled"},
@@ -269,6 +272,11 @@ func TestModes(t *testing.T) {
 			}
 			if n := len(p.Requests()); n != tc.wantModelRq {
 				t.Errorf("%d provider requests, want %d", n, tc.wantModelRq)
+			}
+			if tc.wantItem != "" {
+				if _, item, _, ok := p.Result("call_1"); !ok || !strings.Contains(string(item), tc.wantItem) {
+					t.Errorf("the result item %s lacks %q", item, tc.wantItem)
+				}
 			}
 		})
 	}

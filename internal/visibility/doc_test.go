@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,7 +113,8 @@ func TestDocTable(t *testing.T) {
 		return
 	}
 	if *update {
-		out := append(append(append(append(before, tableStart...), table...), tableEnd...), after...)
+		// A new slice: before shares doc's array with after, which appending to it would overwrite.
+		out := slices.Concat(before, []byte(tableStart), []byte(table), []byte(tableEnd), after)
 		if err := os.WriteFile(docFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}

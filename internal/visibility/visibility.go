@@ -451,14 +451,14 @@ func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, erro
 }
 
 // readCategory reads the category rule's value into v: category (a word) and shapes (a word by
-// fixture), nearest, disagree and candidates when present.
+// fixture), nearest, disagree, candidates, onError and rendered when present.
 func readCategory(ro map[string]any, v *result.Visibility) error {
 	cat, ok := ro["category"].(string)
 	if !ok || !word.MatchString(cat) {
 		return fmt.Errorf("category is %s, want a lowercase word (%s)", describe(ro["category"]), word)
 	}
 	v.Category = cat
-	for key, dst := range map[string]*string{"nearest": &v.Nearest, "onError": &v.OnError} {
+	for key, dst := range map[string]*string{"nearest": &v.Nearest, "onError": &v.OnError, "rendered": &v.Rendered} {
 		if n, ok := ro[key]; ok {
 			s, ok := n.(string)
 			if !ok || !word.MatchString(s) {

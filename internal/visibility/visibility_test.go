@@ -160,6 +160,13 @@ func TestPolicyErrors(t *testing.T) {
 			code:     3,
 		},
 		{
+			name:     "rendered not a word",
+			contract: `visibility: policy: "acme.lossy"`,
+			rego:     "package acme.lossy\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"neither\", \"rendered\": \"Both!\"}\n",
+			want:     `rendered is "Both!", want a lowercase word`,
+			code:     3,
+		},
+		{
 			name:     "disagree names a stranger",
 			contract: `visibility: policy: "acme.stranger"`,
 			rego:     "package acme.stranger\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"mixed\", \"disagree\": [\"C01\"]}\n",

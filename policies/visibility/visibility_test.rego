@@ -43,8 +43,8 @@ test_joined_text_items if {
 	obs := _same(_texts([concat("\n", [_text.text, json.marshal(_structured)])]))
 	channels(_src, obs, {}) == {"content": "joined", "structured": "json-line"}
 
-	# A join that merely begins with the text is not the text.
-	channels(_src, _same(_texts([concat("", [_text.text, " and more"])])), {}) == {"content": "none", "structured": "none"}
+	# A join that merely begins with the text is not the text: the text is in it, rendered.
+	channels(_src, _same(_texts([concat("", [_text.text, " and more"])])), {}) == {"content": "rendered", "structured": "none"}
 }
 
 test_whole_result_native if {
@@ -66,9 +66,10 @@ test_dump_of_result_in_text if {
 }
 
 test_exact_values_only if {
-	# A text that merely contains the value, or spells a number otherwise, recovers nothing.
+	# A text that merely contains the value recovers nothing exactly (its leaves are in it:
+	# rendered, apart), and one that spells a number otherwise holds not even that.
 	prose := sprintf("result: %s", [json.marshal(_structured)])
-	channels(_src, _same(_texts([prose])), {}) == {"content": "none", "structured": "none"}
+	channels(_src, _same(_texts([prose])), {}) == {"content": "none", "structured": "rendered"}
 	other := json.marshal({"invoices": [{"id": "INV-1", "amountEur": 1299.25}], "currency": "EUR"})
 	channels(_src, _same(_texts([other])), {}) == {"content": "none", "structured": "none"}
 }
@@ -133,4 +134,147 @@ test_undetermined_without_an_empty_content if {
 	c := category({"V01": _f("blocks", "none")})
 	c.category == "undetermined"
 	c.candidates == ["content-only", "fallback"]
+}
+
+_v01_text := "{\"verdict\":\"approve\",\"claimId\":\"CLM-55102\"}"
+
+_v01 := {"content": [{"kind": "text", "text": _v01_text}], "structured": {"verdict": "reject", "claimId": "CLM-55102"}}
+
+test_line_between_tag_lines if {
+	# gemini-cli: the text word for word between two tag lines, structuredContent dropped.
+	tagged := concat("\n", ["<untrusted_context>", _v01_text, "</untrusted_context>"])
+	channels(_v01, _same(_texts([tagged])), {}) == {"content": "line", "structured": "none"}
+
+	# A marker on a line of its own before the text, and the text as the last line.
+	channels(_src, _same(_texts([concat("\n", ["Tool output:", _text.text])])), {}).content == "line"
+
+	# Part of a line is not a line: the text is only rendered there.
+	channels(_src, _same(_texts([concat("\n", ["<ctx>", concat("", ["> ", _text.text]), "</ctx>"])])), {}).content == "rendered"
+}
+
+test_line_of_joined_texts if {
+	# Two text items, joined by newlines, as whole lines in the middle of a text.
+	src := {"content": [_text, {"kind": "text", "text": "Pay by Friday."}]}
+	obs := _same(_texts([concat("\n", ["<result>", _text.text, "Pay by Friday.", "</result>"])]))
+	channels(src, obs, {}).content == "line"
+
+	# The same texts on one line are not whole lines.
+	channels(src, _same(_texts([concat(" ", ["<result>", _text.text, "Pay by Friday.", "</result>"])])), {}).content == "rendered"
+}
+
+_err_text := "Rate limit reached for workspace ws-delta."
+
+_err_v04 := {"content": [{"kind": "text", "text": _err_text}], "structured": {"errorCode": "RATE_LIMITED", "retryAfterSeconds": 120}, "isError": true}
+
+test_prefixed_marker_on_the_same_line if {
+	# strands on an error: "[ERROR] " and the text.
+	channels(_err_v04, _same(_texts([concat("", ["[ERROR] ", _err_text])])), {}) == {"content": "prefixed", "structured": "none", "isError": "lost"}
+
+	# A marker that is not one of the policy's is no exact reading.
+	channels(_err_v04, _same(_texts([concat("", ["[WARN] ", _err_text])])), {}).content == "rendered"
+	every m in visibility.markers {
+		channels(_err_v04, _same(_texts([concat("", [m, _err_text, "\nRetry later."])])), {}).content == "prefixed"
+	}
+}
+
+test_array_dump if {
+	# A framework that sends the content list as a bare JSON array.
+	dump := json.marshal([{"type": "text", "text": _text.text}])
+	channels(_src, _same(_texts([dump])), {}) == {"content": "array-dump", "structured": "none"}
+
+	# An array of other blocks recovers nothing of it.
+	other := json.marshal([{"type": "text", "text": "Three invoices are overdue."}])
+	channels(_src, _same(_texts([other])), {}).content == "none"
+
+	# Two source texts, one of them missing from the array: partial.
+	src := {"content": [_text, {"kind": "text", "text": "Pay by Friday."}]}
+	channels(src, _same(_texts([dump])), {}).content == "partial"
+}
+
+test_error_object if {
+	channels(_err_v04, _same(_texts([json.marshal({"error": _err_text})])), {}) == {"content": "error-object", "structured": "none", "isError": "lost"}
+
+	# adk-go: the error member is a sentence of the framework's own around the text.
+	sentence := json.marshal({"error": concat("", ["Tool execution failed. Details: ", _err_text])})
+	channels(_err_v04, _same(_texts([sentence])), {}).content == "rendered"
+
+	# The same sentence raised (Gemini's functionResponse.response.error) reads the same.
+	raised := {"error": {"raised": {"message": concat("", ["Tool execution failed. Details: ", _err_text])}}}
+	channels(_err_v04, raised, {}) == {"content": "rendered", "structured": "none", "isError": "flag"}
+	channels(_err_v04, {"error": {"raised": {"message": _err_text}}}, {}).content == "line"
+}
+
+test_rewritten_only_on_error if {
+	# agent-framework: "Error: Function failed." in place of the tool's text.
+	own := _same(_texts(["Error: Function failed."]))
+	channels(_err_v04, own, {}).content == "rewritten"
+
+	# A result that is not an error reads none: its text is, say, the structured value's JSON.
+	channels(_src, own, {}).content == "none"
+
+	# No text at all: none.
+	channels(_err_v04, _same(_texts([" "])), {}).content == "none"
+}
+
+test_rendered_javascript_object_literal if {
+	# A framework that prints the whole result as a JavaScript object literal, quotes stripped.
+	printed := concat("\n", [
+		"{",
+		"  content: [ { type: text, text: Two invoices are overdue. } ],",
+		"  structuredContent: { invoices: [ { id: INV-1, amountEur: 1299.5 } ], currency: EUR }",
+		"}",
+	])
+	channels(_src, _same(_texts([printed])), {}) == {"content": "rendered", "structured": "rendered"}
+
+	# One leaf missing (or spelled otherwise) is not rendered.
+	other := replace(printed, "1299.5", "1300")
+	channels(_src, _same(_texts([other])), {}) == {"content": "rendered", "structured": "none"}
+}
+
+test_exact_readings_before_lossy if {
+	# The exact reading wins when a text is also found elsewhere.
+	obs := _same(_texts([_text.text, json.marshal(_structured), concat("", ["see: ", _text.text])]))
+	channels(_src, obs, {}) == {"content": "blocks", "structured": "json-text"}
+}
+
+test_rendered_category_apart if {
+	rendered := {"channels": {"content": "rendered", "structured": "rendered"}}
+	empty := {"channels": {"content": "empty", "structured": "rendered"}}
+	c := category({"V01": rendered, "V02": empty, "V03": rendered})
+	c.category == "neither"
+	c.rendered == "both"
+	c.shapes == {"V01": "rendered", "V02": "rendered", "V03": "rendered"}
+
+	# Exact content, the structured value rendered only: content-only exactly, both rendered.
+	c2 := category({"V01": _f("blocks", "rendered"), "V02": _f("empty", "rendered")})
+	c2.category == "content-only"
+	c2.rendered == "both"
+
+	# No rendered channel: no rendered category.
+	not category({"V01": _f("blocks", "none"), "V02": _f("empty", "none")}).rendered
+}
+
+_err_f(content) := {"channels": {"content": content, "structured": "none", "isError": "flag"}}
+
+test_on_error_says_what_reached_the_model if {
+	ok := {"V01": _f("blocks", "none"), "V02": _f("empty", "none")}
+	category(object.union(ok, {"V04": _err_f("prefixed")})).onError == "content"
+	category(object.union(ok, {"V04": _err_f("error-object")})).onError == "content"
+	category(object.union(ok, {"V04": _err_f("rendered")})).onError == "rendered"
+	category(object.union(ok, {"V04": _err_f("rewritten")})).onError == "rewritten"
+	category(object.union(ok, {"V04": _err_f("none")})).onError == "nothing"
+
+	# An error's shape never moves the category.
+	category(object.union(ok, {"V04": _err_f("rewritten")})).category == "content-only"
+}
+
+test_rendered_is_bounded if {
+	# A structured value of more leaves than max_rendered is not searched for.
+	big := {"n": numbers.range(1, visibility.max_rendered + 1)}
+	text := json.marshal(big)
+	channels({"content": [_text], "structured": big}, _same(_texts([concat(" ", ["values:", text])])), {}).structured == "none"
+
+	# At the bound it is.
+	small := {"n": numbers.range(1, visibility.max_rendered)}
+	channels({"content": [_text], "structured": small}, _same(_texts([concat(" ", ["values:", json.marshal(small)])])), {}).structured == "rendered"
 }
