@@ -136,8 +136,6 @@ run(
     'true',
     '--cwd',
     h.work,
-    '--retries',
-    '1',
     // after "--" a prompt that starts with "-" stays the prompt
     '--',
     prompt(),
