@@ -17,7 +17,8 @@ import (
 )
 
 func TestTerminal(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	// exact is TerminalExact's output where it differs from Terminal's (want).
+	tests := []struct{ name, in, want, exact string }{
 		{name: "plain", in: "structuredContent kept at D1", want: "structuredContent kept at D1"},
 		{name: "line breaks", in: "a\nb\r\tc", want: `a\nb\r\tc`},
 		{name: "escape and bell", in: "\x1b[31mred\a", want: `\u001b[31mred\u0007`},
@@ -29,17 +30,24 @@ func TestTerminal(t *testing.T) {
 		{name: "kept", in: "表🙂é \\ \"", want: "表🙂é \\ \""},
 		{name: "invalid utf-8", in: "a\xffb", want: "a\ufffdb"},
 		{name: "a path's backslash kept", in: `C:\dir\file`, want: `C:\dir\file`},
-		{name: "a spelt escape", in: `\u001b[31m`, want: `\\u001b[31m`},
-		{name: "a spelt escape beside a real one", in: "\\u001b\x1b", want: `\\u001b\u001b`},
-		{name: "a spelt line break", in: `a\nb`, want: `a\\nb`},
-		{name: "backslashes", in: `a\\b`, want: `a\\\b`},
-		{name: "a backslash before a control", in: "\\\x10", want: `\\\u0010`},
+		{name: "a spelt escape", in: `\u001b[31m`, want: `\u001b[31m`, exact: `\\u001b[31m`},
+		{name: "a spelt escape beside a real one", in: "\\u001b\x1b", want: `\u001b\u001b`, exact: `\\u001b\u001b`},
+		{name: "a spelt line break", in: `a\nb`, want: `a\nb`, exact: `a\\nb`},
+		{name: "backslashes", in: `a\\b`, want: `a\\b`, exact: `a\\\b`},
+		{name: "a backslash before a control", in: "\\\x10", want: `\\u0010`, exact: `\\\u0010`},
 		{name: "a trailing backslash", in: `a\`, want: `a\`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Terminal(tc.in); got != tc.want {
 				t.Errorf("Terminal(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			exact := tc.exact
+			if exact == "" {
+				exact = tc.want
+			}
+			if got := TerminalExact(tc.in); got != exact {
+				t.Errorf("TerminalExact(%q) = %q, want %q", tc.in, got, exact)
 			}
 		})
 	}
@@ -255,7 +263,7 @@ func FuzzTerminal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Terminal(s), TAPDescription(s), Markdown(s), MarkdownCode(s)} {
+		for _, out := range []string{Terminal(s), TerminalExact(s), TAPDescription(s), Markdown(s), MarkdownCode(s)} {
 			if !utf8.ValidString(out) {
 				t.Fatalf("%q: output %q is not UTF-8", s, out)
 			}
@@ -265,7 +273,13 @@ func FuzzTerminal(f *testing.F) {
 				}
 			}
 		}
-		if got := unescapeTerminal(t, Terminal(s)); got != valid(s) {
+		if got := unescapeTerminal(t, TerminalExact(s)); got != valid(s) {
+			t.Fatalf("TerminalExact(%q) = %q reads back as %q", s, TerminalExact(s), got)
+		}
+		if strings.Contains(s, `\`) {
+			return // Terminal keeps a backslash as it is: what it writes is for reading only
+		}
+		if got := unescape(t, Terminal(s), false); got != valid(s) {
 			t.Fatalf("Terminal(%q) = %q reads back as %q", s, Terminal(s), got)
 		}
 	})

@@ -12,7 +12,7 @@ func TAPDescription(s string) string {
 	if strings.ContainsAny(s, `#\`) {
 		s = strings.NewReplacer(`\`, `\\`, `#`, `\#`).Replace(s)
 	}
-	return terminal(s, false) // every backslash is escaped already
+	return Terminal(s)
 }
 
 // YAMLString returns s as a YAML double-quoted scalar, such as TAP's diagnostic block holds:

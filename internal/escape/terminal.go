@@ -18,15 +18,20 @@ func visible(r rune) bool {
 
 // Terminal returns s as it may be written to a terminal or a CI log: on one line, every
 // character that is not graphic shown as an escape (\n, \r, \t, else \u001b or \U000e0001),
-// invalid UTF-8 as U+FFFD. A backslash is kept as it is, unless it would then read as the start
-// of an escape (a text that holds "\u001b" literally, a backslash before another or before a
-// character shown escaped): then it is written \\, so that an escape in the output always stands
-// for the character it names, never for text that spelt one (C:\dir keeps its backslash, "\n"
-// becomes \\n), and the output reads back as s.
-func Terminal(s string) string { return terminal(s, true) }
+// invalid UTF-8 as U+FFFD. A backslash is kept as it is: the text is for reading, not for
+// parsing back, and a message that quotes a value (%q) already shows the value's backslashes
+// escaped. Data that no one quoted (an agent's output, a carrier's text) is TerminalExact's.
+func Terminal(s string) string { return terminal(s, false) }
 
-// terminal is Terminal; with spelt false a backslash is always kept as it is (for a caller that
-// has escaped every backslash itself, as TAPDescription does).
+// TerminalExact returns s as Terminal does, but that a backslash that would read as the start of
+// an escape (a text that spells "\u001b", a backslash before another or before a character shown
+// escaped) is written \\: an escape in the output then always stands for the character it
+// names, never for text that spelt one (C:\dir keeps its backslash, "\n" becomes \\n), and the
+// output reads back as s. It is for data shown as it is, unquoted: a report's strings, an
+// agent's output, a record's error.
+func TerminalExact(s string) string { return terminal(s, true) }
+
+// terminal is TerminalExact with spelt, else Terminal (a backslash always kept as it is).
 func terminal(s string, spelt bool) string {
 	i := indexUnsafe(s, spelt)
 	if i < 0 {

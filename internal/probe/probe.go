@@ -577,8 +577,8 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 			}
 		}
 		if !o.Quiet {
-			// Escaped as check escapes the same error in its report (escape.Terminal).
-			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, escape.Terminal(state), progress(i))
+			// Escaped as check escapes the same error in its report (escape.TerminalExact).
+			fmt.Fprintf(o.Log, "probe: %s repetition %d: %s (%s)\n", f.id, rep, escape.TerminalExact(state), progress(i))
 		}
 	}
 	return out
@@ -809,7 +809,7 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 }
 
 func (l *lineWriter) line(b []byte) {
-	fmt.Fprintln(l.w, escape.Terminal(string(b)))
+	fmt.Fprintln(l.w, escape.TerminalExact(string(b)))
 }
 
 // flush writes an unfinished last line.

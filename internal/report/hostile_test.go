@@ -362,3 +362,23 @@ func TestHostileStringsEveryPlaceOfTheHTMLPage(t *testing.T) {
 		}
 	}
 }
+
+// TestTextShowsDataExactly: a record's error that spells an escape (an agent's output holding the
+// six characters \u001b) is shown apart from one that holds the character: the text format
+// writes the spelt one's backslash as \\ (escape.TerminalExact), while a quoted value (a
+// diagnostic's JSON) keeps its backslashes as they are.
+func TestTextShowsDataExactly(t *testing.T) {
+	const s = "spelt \\u001b, real \x1b"
+	out, err := New("text", Options{Details: true, Style: Style{Width: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, hostileSample(s, false)); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if !strings.Contains(got, `error: error spelt \\u001b, real \u001b`) || strings.Contains(got, `error: error spelt \u001b`) {
+		t.Errorf("the record's error does not tell the spelt escape from the character:\n%s", got)
+	}
+}

@@ -208,6 +208,12 @@ func cutEscaped(s string, n int) string { return escape.Cut(s, n, "…") }
 // term is escape.Terminal: a string of the data as a terminal or a CI log may show it.
 func term(s string) string { return escape.Terminal(s) }
 
+// termExact is escape.TerminalExact, for a text no one quoted that may hold what an agent wrote
+// (a record's error, with the tail of its output): a backslash that would read as an escape is
+// written \\, so output that spells \u001b is told apart from an escape character. A JSON value
+// (a diagnostic's expected and observed) is quoted already and goes through term.
+func termExact(s string) string { return escape.TerminalExact(s) }
+
 // terms is term of each string.
 func terms(xs []string) []string {
 	out := make([]string, len(xs))
@@ -384,7 +390,7 @@ func writeUnmet(w io.Writer, r *result.Report) {
 		}
 		fmt.Fprintln(w)
 		if res.Error != "" {
-			fmt.Fprintf(w, "      error: %s\n", term(oneLine(res.Error)))
+			fmt.Fprintf(w, "      error: %s\n", termExact(oneLine(res.Error)))
 		}
 		for _, d := range res.Diagnostics {
 			fmt.Fprintf(w, "      %s\n", term(FormatDiagnostic(d)))
