@@ -15,8 +15,9 @@ func TestRunProgress(t *testing.T) {
 		elapsed    time.Duration
 		want       string
 	}{
-		{name: "first run", run: 1, total: 30, want: "run 1/30"},
-		{name: "time left from the runs before", run: 11, total: 30, elapsed: 20 * time.Second, want: "run 11/30, about 40s left"},
+		{name: "first run", run: 1, total: 30, elapsed: 3 * time.Second, want: "run 1/30, about 1m27s left"},
+		{name: "time left from the runs ended", run: 10, total: 30, elapsed: 20 * time.Second, want: "run 10/30, about 40s left"},
+		{name: "nothing left to speak of", run: 1, total: 2, elapsed: 100 * time.Millisecond, want: "run 1/2"},
 		{name: "last run", run: 30, total: 30, elapsed: time.Minute, want: "run 30/30"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
