@@ -169,8 +169,9 @@ func (o *Options) runAll(ctx context.Context, fixtures []fixture, lane laneDef, 
 	if failure != nil {
 		return nil, nil, failure
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+	if ctx.Err() != nil {
+		// Why: a signal (the caller's), or the memory budget (a *guard.LimitError, exit 3).
+		return nil, nil, fmt.Errorf("probe: the runs stopped: %w", context.Cause(ctx))
 	}
 	return records, apis, nil
 }
