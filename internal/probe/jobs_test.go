@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,12 +11,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestJobsIdentical: a probe of runs made four at once writes the records, probe.json, probe.cue
 // and traffic files of the same probe made one run at a time, byte for byte, and the same lines
-// (but the time left): with failures mixed in, their output hostile, with --max-failures stopping
-// the probe, with --traffic, and in batch mode, resumed runs and all. The runs end out of order
+// (but the time left), the command's output with Verbose each run's together: with failures mixed
+// in, their output hostile, with --max-failures stopping the probe, with --traffic, and in batch
+// mode, resumed runs and all. The runs end out of order
 // (mode mixed pauses at random first).
 func TestJobsIdentical(t *testing.T) {
 	tests := []struct {
@@ -26,9 +32,11 @@ func TestJobsIdentical(t *testing.T) {
 		max        int
 		batch      bool
 		traffic    bool
+		verbose    bool
 		wantNotRun bool
 	}{
 		{name: "failures mixed in", env: []string{"TESTAGENT_FAIL=C03,C07"}, fixtures: []string{"C0[1-9]"}, reps: 2, max: 3},
+		{name: "verbose, failures mixed in", env: []string{"TESTAGENT_FAIL=C02,C06"}, fixtures: []string{"C0[1-8]"}, reps: 2, max: 3, verbose: true},
 		{name: "max-failures stops", env: []string{"TESTAGENT_FAIL=C03,C04"}, fixtures: []string{"C0[1-9]"}, reps: 2, max: 2, wantNotRun: true},
 		{name: "traffic", env: []string{"TESTAGENT_FAIL=C05"}, fixtures: []string{"C0[1-8]"}, reps: 2, max: 3, traffic: true},
 		{name: "traffic and max-failures", env: []string{"TESTAGENT_FAIL=C02,C03"}, fixtures: []string{"C0[1-8]"}, reps: 1, max: 2, traffic: true, wantNotRun: true},
@@ -40,7 +48,7 @@ func TestJobsIdentical(t *testing.T) {
 			probeWith := func(jobs int) (Options, *Result, string) {
 				o := probeOpts(t, "mixed", append([]string{"TESTAGENT_API=openai-chat"}, tt.env...), tt.fixtures...)
 				o.Provider = "openai-chat"
-				o.Repetitions, o.MaxFailures, o.Batch, o.Traffic, o.Jobs = tt.reps, tt.max, tt.batch, tt.traffic, jobs
+				o.Repetitions, o.MaxFailures, o.Batch, o.Traffic, o.Verbose, o.Jobs = tt.reps, tt.max, tt.batch, tt.traffic, tt.verbose, jobs
 				var log bytes.Buffer
 				o.Log = &log
 				res, err := Run(context.Background(), o)
@@ -73,6 +81,9 @@ func TestJobsIdentical(t *testing.T) {
 			}
 			if a, b := timeLeft.ReplaceAllString(logOne, ""), timeLeft.ReplaceAllString(logFour, ""); a != b {
 				t.Errorf("the lines differ:\njobs 1:\n%s\njobs 4:\n%s", a, b)
+			}
+			if tt.verbose && !strings.Contains(logFour, `::error file=x::pwned\u001b[31m`) {
+				t.Errorf("the failing runs' output is not in the log, escaped:\n%s", logFour)
 			}
 			if strings.ContainsAny(logFour, "\x00\x1b\u202e\x07") {
 				t.Errorf("a control character reached the log:\n%q", logFour)
@@ -124,4 +135,24 @@ func keysOf(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestJobsMemoryBudget: when the memory budget stops the probe (the watchdog trips) while runs
+// are made at once, every running run is ended and the probe fails with the budget's error, an
+// instrument failure (exit 3), not a usage error.
+func TestJobsMemoryBudget(t *testing.T) {
+	ctx, stop := guard.Watch(guard.WithLimits(context.Background(), guard.Limits{Memory: 4 << 30, Target: -1}))
+	defer stop()
+	o := probeOpts(t, "hang", nil, "C07", "C08", "C09")
+	// The runs would hang for the hour were they not ended when the budget stops the probe.
+	o.Provider, o.Jobs, o.RunTimeout = "openai-chat", 3, time.Hour
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		guard.Trip()
+	}()
+	_, err := Run(ctx, o)
+	var le *guard.LimitError
+	if !errors.As(err, &le) || result.ExitCode(err) != result.ExitInstrument {
+		t.Fatalf("error %v (exit %d), want the budget's, exit %d", err, result.ExitCode(err), result.ExitInstrument)
+	}
 }
