@@ -102,7 +102,8 @@ type Options struct {
 	// Env is the environment the command inherits (os.Environ() when nil).
 	Env []string
 	// Log receives one line per run, with the runs done and the time left (none when Quiet),
-	// and the command's output when Verbose is set.
+	// and the command's output when Verbose is set; with Jobs above 1 each run's lines at once,
+	// in run order, when the runs before it have ended (runs.go).
 	Log     io.Writer
 	Verbose bool
 	Quiet   bool
@@ -769,7 +770,8 @@ func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, 
 	if lines != nil {
 		lines.flush()
 	}
-	// Said once the command's output is all written: nothing else writes to Log meanwhile.
+	// Said once the command's output is all written: nothing else writes to this run's Log
+	// meanwhile (with --jobs above 1 a Log of the run's own, runs.go).
 	sayLeftovers(o.Log, scenario, rep, left)
 	return tail.String(), err
 }
