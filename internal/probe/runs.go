@@ -100,6 +100,11 @@ func (o *Options) runAll(ctx context.Context, fixtures []fixture, lane laneDef, 
 			for _, out := range runs {
 				if out.err != nil {
 					failure = out.err
+					for _, c := range cancels {
+						if c != nil {
+							c() // the probe fails: the runs still running are ended
+						}
+					}
 					break
 				}
 				res.Runs++
