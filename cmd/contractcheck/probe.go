@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -45,6 +46,10 @@ after --max-failures consecutive runs failed alike before a fixture was served, 
 alike, the runs left are execution_failed, not run.
 When a run ends, what the command left behind is ended and said: its process group and, on
 Linux, the processes it detached (probe is their subreaper).
+--jobs runs that many at once (default: the cores), each with its own servers and loopback port;
+the records, probe.json, probe.cue and traffic are byte for byte those of --jobs 1, and the lines
+come in run order. An agent that cannot run twice at once (a daemon or a lock in its home
+directory) needs a home directory per run (HOME=$(mktemp -d) in COMMAND), or --jobs 1.
 
 DIR then holds the records (<lane>/<version>/<configuration>.jsonl), probe.json and probe.cue
 (the lane, its H4 read through the provider's generic binding, and a profile "probe"):
@@ -102,6 +107,7 @@ func newProbeCommand() *cobra.Command {
 	addLaneFlags(cmd, &p.Lane, &p.Version, &p.Configuration)
 	f.StringVar(&p.Provider, "provider", "", "the provider API whose generic H4 binding a lane no layer declares gets: openai-responses, openai-chat, anthropic, gemini (default: the API the command spoke)")
 	f.IntVar(&p.Repetitions, "repetitions", 3, "fresh runs of the command per fixture")
+	f.IntVar(&p.Jobs, "jobs", 0, "runs made at once, each with its own MCP server, fake provider and port; the records and traffic are those of one at a time (default 0: the cores; 1 one at a time)")
 	f.IntVar(&p.MaxFailures, "max-failures", 3, "stop after this many consecutive runs failed the same way before a fixture was served, or timed out alike, the runs left execution_failed (not run); 0 never stops")
 	f.StringVar(&p.Output, "output", "", "directory the records, probe.json and probe.cue are written to: empty, or an earlier probe's (required)")
 	f.DurationVar(&p.RunTimeout, "run-timeout", 60*time.Second, "time limit of one run of the command; over it the run is execution_failed")
@@ -170,6 +176,9 @@ func onSignal(ctx context.Context) (context.Context, func()) {
 // exits, with 128 plus the signal's number, as a shell reports a process the signal ended.
 func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error) {
 	p.Log, p.Verbose, p.Quiet = stderr, p.verbose, p.progress.quiet
+	if p.Jobs == 0 {
+		p.Jobs = runtime.GOMAXPROCS(0) // the cores probe may use (a container's CPU limit included)
+	}
 	ctx, stop := onSignal(ctx)
 	defer stop()
 	res, err := probe.Run(ctx, p.Options)

@@ -71,6 +71,7 @@ func TestProbeUsage(t *testing.T) {
 		{"no output", []string{"--lane", "a", "--version", "1", "--", "true"}, "--output is required"},
 		{"an unknown provider", []string{"--lane", "a", "--version", "1", "--provider", "x", "--output", "OUT", "--", "true"}, "--provider"},
 		{"an unknown fixture", []string{"--lane", "a", "--version", "1", "--fixture", "ZZ9", "--output", "OUT", "--", "true"}, "ZZ9"},
+		{"negative jobs", []string{"--lane", "a", "--version", "1", "--jobs", "-2", "--output", "OUT", "--", "true"}, "--jobs -2: a number of runs at once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,6 +180,23 @@ func TestWriteProbeVisibility(t *testing.T) {
 			}
 			if strings.Contains(b.String(), "\n::") {
 				t.Errorf("a line starts a workflow command:\n%s", b.String())
+			}
+		})
+	}
+}
+
+// TestProbeJobs: --jobs 0 is the cores (the default), not a usage error, and --jobs 1 one run at
+// a time: either probe runs, the command's failure its records' (exit 1).
+func TestProbeJobs(t *testing.T) {
+	t.Parallel()
+	for _, jobs := range []string{"0", "1", "3"} {
+		t.Run("jobs="+jobs, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "probe-out")
+			code, _, stderr := cli(t, "probe", "--lane", "broken-agent", "--version", "0.1.0", "--provider", "openai-chat", "--jobs", jobs,
+				"--fixture", "C0[7-9]", "--repetitions", "1", "--output", out, "--", "sh", "-c", "exit 3")
+			if code != 1 || !strings.Contains(stderr, "probe: 3 runs; H4 captured for 0 fixture repetitions, execution_failed for 3") {
+				t.Errorf("exit %d, want 1 with 3 runs:\n%s", code, stderr)
 			}
 		})
 	}

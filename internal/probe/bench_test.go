@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -50,10 +52,12 @@ func BenchmarkProbe(b *testing.B) {
 	}
 }
 
-// benchOpts probes every catalogued fixture once into a fresh directory.
+// benchOpts probes every catalogued fixture once into a fresh directory, those of a revision the
+// agent's 2025-11-25 refuses (X01, X02) served all the same, as the capture programs serve them:
+// every run captures.
 func benchOpts(b *testing.B, env []string) Options {
 	return Options{
-		Lane: "bench-agent", Version: "1.0.0", Configuration: "default", Repetitions: 1,
+		Lane: "bench-agent", Version: "1.0.0", Configuration: "default", Repetitions: 1, OutOfRevision: true,
 		Output:     filepath.Join(b.TempDir(), "out"),
 		RunTimeout: time.Minute,
 		Command:    []string{os.Args[0]},
@@ -76,4 +80,33 @@ func agentStartup(b *testing.B) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// BenchmarkProbeJobs probes the whole built-in catalogue × 3 repetitions through the Go test
+// agent (Chat Completions, streamed, Streamable HTTP), a process per run, once one run at a time
+// (jobs=1) and once GOMAXPROCS runs at once; the ratio of the two ns/op is the speed-up of
+// --jobs, whose goal is at least 0.8 × the cores:
+//
+//	go test ./internal/probe -run '^$' -bench ProbeJobs -benchtime 1x -count 3
+func BenchmarkProbeJobs(b *testing.B) {
+	env := []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
+	for _, jobs := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run("jobs="+strconv.Itoa(jobs), func(b *testing.B) {
+			runs := 0
+			for b.Loop() {
+				o := benchOpts(b, env)
+				o.Repetitions, o.Jobs = 3, jobs
+				res, err := Run(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Failed != 0 || res.Captured == 0 {
+					b.Fatalf("result %+v", res)
+				}
+				runs = res.Runs
+			}
+			b.ReportMetric(float64(runs), "runs")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(runs), "ns/run")
+		})
+	}
 }

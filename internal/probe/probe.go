@@ -102,13 +102,19 @@ type Options struct {
 	// Env is the environment the command inherits (os.Environ() when nil).
 	Env []string
 	// Log receives one line per run, with the runs done and the time left (none when Quiet),
-	// and the command's output when Verbose is set.
+	// and the command's output when Verbose is set; with Jobs above 1 each run's lines at once,
+	// in run order, when the runs before it have ended (runs.go).
 	Log     io.Writer
 	Verbose bool
 	Quiet   bool
 	// Traffic writes every exchange of each run with its MCP server, fake provider and observe
 	// hook to <Output>/traffic/ (traffic.go), as each run ends.
 	Traffic bool
+	// Jobs is how many runs are made at once (jobs.go): each run has its own MCP server, fake
+	// provider, observe hook and loopback port, and the records, probe.json, probe.cue and traffic
+	// files are byte for byte those of one run at a time. 0 means 1 (the command line's --jobs
+	// defaults to the cores).
+	Jobs int
 
 	// traffic is the traffic log when Traffic is set, made by Run.
 	traffic *trafficLog
@@ -118,17 +124,6 @@ type Options struct {
 	// validate checks each tools/call response against the negotiated revision's pinned schema
 	// (mcpserve.SchemaValidator on the run's validator), set by Run.
 	validate func(revision string, response []byte) error
-}
-
-// runProgress says which run of total this is and, from the time the runs before it took
-// (elapsed), about how long the rest will take.
-func runProgress(run, total int, elapsed time.Duration) string {
-	s := fmt.Sprintf("run %d/%d", run, total)
-	if done := run - 1; done > 0 && run < total {
-		left := elapsed * time.Duration(total-done) / time.Duration(done)
-		s += ", about " + left.Round(time.Second).String() + " left"
-	}
-	return s
 }
 
 // Result is what a probe did.
@@ -199,14 +194,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	o.traffic = newTrafficLog(&o) // --traffic (traffic.go)
 
-	srv, err := newHub()
-	if err != nil {
-		return nil, fmt.Errorf("probe: listen on loopback: %w", err)
-	}
-	defer srv.close()
-
 	res := &Result{}
-	records, apis, err := o.runAll(ctx, srv, fixtures, lane, res)
+	records, apis, err := o.runAll(ctx, fixtures, lane, res)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +259,8 @@ func (o *Options) normalize() error {
 		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
 	case o.MaxFailures < 0:
 		return inputError("probe: --max-failures %d: a number of runs, or 0 never to stop", o.MaxFailures)
+	case o.Jobs < 0:
+		return inputError("probe: --jobs %d: a number of runs at once, at least 1 (0: the cores)", o.Jobs)
 	case o.Repetitions < 1:
 		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
 	case o.RunTimeout <= 0:
@@ -281,6 +272,9 @@ func (o *Options) normalize() error {
 		if _, err := fakeprovider.ParseAPI(o.Provider); err != nil {
 			return inputError("probe: --provider %s: one of %s", strconv.QuoteToGraphic(o.Provider), apiList())
 		}
+	}
+	if o.Jobs == 0 {
+		o.Jobs = 1
 	}
 	if o.Tool == "" {
 		o.Tool = mcpserve.DefaultTool
@@ -356,8 +350,13 @@ func laneOf(m *contract.Model, o Options) (laneDef, error) {
 	return d, nil
 }
 
-// hub is the loopback HTTP server every run's MCP endpoint, provider and observe hook hang off,
-// each under /r/<token>/.
+// hub is the loopback HTTP server a run's MCP endpoint, provider and observe hook hang off, under
+// /r/<token>/. Each run has a hub of its own, on a port of its own: the token in the path would
+// keep runs apart on one port, but a client that keys what it keeps by host and port (a daemon
+// shared by the runs of --jobs, a cache of an MCP server's session or OAuth metadata by origin)
+// would mix two runs made at once on one port; a listener costs nothing next to a process start.
+// The token stays: a request of a run's leftover process, or of an earlier run's whose port was
+// reused, reaches no other run.
 type hub struct {
 	ln   net.Listener
 	srv  *http.Server
@@ -427,6 +426,17 @@ type runOutcome struct {
 	served bool
 	// timedOut reports that the command ran past RunTimeout.
 	timedOut bool
+	// traffic is the run's traffic file, written when the run's records are (jobs.go); nil
+	// without --traffic.
+	traffic *runTraffic
+	// err is a failure of the instrument (the loopback listener): the probe fails with it.
+	err error
+	// fixtures are the run's (set by slot); resumed is the run that resumes the fixtures it left
+	// uncalled (batch mode), nil when none does.
+	fixtures []fixture
+	resumed  *pendingRun
+	// log holds the run's lines until they are written, with --jobs above 1 (runs.go).
+	log *runLog
 }
 
 // timeoutError is the failure of a run past its time limit.
@@ -437,7 +447,12 @@ func (e timeoutError) Error() string {
 }
 
 // runOnce runs the command once for fixtures (one, or all of them in batch mode).
-func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep int, lane laneDef, progress func(i int) string) runOutcome {
+func (o *Options) runOnce(ctx context.Context, fixtures []fixture, rep int, lane laneDef, progress func(i int) string) (out runOutcome) {
+	h, err := newHub()
+	if err != nil {
+		return runOutcome{err: fmt.Errorf("probe: listen on loopback: %w", err)}
+	}
+	defer h.close()
 	token := newToken()
 	base := h.root() + "/r/" + token
 	mcpURL := base + "/mcp"
@@ -504,9 +519,10 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.Handle("/", prov)
-	// --traffic: the run's exchanges, written as the run ends (after h.remove; traffic.go).
-	handler, saveTraffic := o.traffic.capture(mux, fixtures, rep)
-	defer saveTraffic()
+	// --traffic: the run's exchanges, encoded as the run ends (after h.remove; traffic.go) and
+	// written with its records (jobs.go).
+	handler, endTraffic := o.traffic.capture(mux, fixtures, rep)
+	defer func() { out.traffic = endTraffic() }()
 	h.add(token, handler)
 	defer h.remove(token)
 
@@ -521,7 +537,7 @@ func (o *Options) runOnce(ctx context.Context, h *hub, fixtures []fixture, rep i
 
 	// The API is recognised from each model request, refused ones included (requests.go).
 	reqs := prov.Requests()
-	out := runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0, timedOut: errors.As(runErr, new(timeoutError))}
+	out = runOutcome{apis: requestAPIs(reqs), served: len(mcp.Calls()) > 0, timedOut: errors.As(runErr, new(timeoutError))}
 	mismatch := o.apiMismatch(lane, reqs)
 	mu.Lock()
 	defer mu.Unlock()
@@ -754,7 +770,8 @@ func (o *Options) run(cmd *exec.Cmd, marker, scenario string, rep int) (string, 
 	if lines != nil {
 		lines.flush()
 	}
-	// Said once the command's output is all written: nothing else writes to Log meanwhile.
+	// Said once the command's output is all written: nothing else writes to this run's Log
+	// meanwhile (with --jobs above 1 a Log of the run's own, runs.go).
 	sayLeftovers(o.Log, scenario, rep, left)
 	return tail.String(), err
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +43,16 @@ func TestMain(m *testing.M) {
 		// A broken agent whose output is hostile to a terminal and a CI log.
 		fmt.Fprint(os.Stderr, "starting\n::error file=x::pwned\x1b[31m red \u202e evil\x07\nTraceback: boom\n")
 		os.Exit(1)
+	case "mixed":
+		// Runs that end out of order (a random pause first), the fixtures TESTAGENT_FAIL lists
+		// failing before any is served with output hostile to a terminal and a CI log, the others
+		// the test agent's.
+		time.Sleep(time.Duration(rand.IntN(120)) * time.Millisecond)
+		if slices.Contains(strings.Split(os.Getenv("TESTAGENT_FAIL"), ","), os.Getenv("CONTRACTCHECK_FIXTURE")) {
+			fmt.Fprint(os.Stderr, "::error file=x::pwned\x1b[31m red \u202e evil\x07\x00\nTraceback: boom\n")
+			os.Exit(1)
+		}
+		testagent.Main()
 	case "hang":
 		time.Sleep(time.Hour)
 	case "silent":
@@ -422,6 +433,7 @@ func TestUsage(t *testing.T) {
 		{"no fixture selected", func(o *Options) { o.Inputs.Scope.Fixtures = []string{"NOPE"} }, `"NOPE" matches nothing`},
 		{"body for a generated lane", func(o *Options) { o.Body = true }, "--h4-body"},
 		{"a built-in lane at an unknown version", func(o *Options) { o.Lane = "adk-go" }, "declares versions"},
+		{"negative jobs", func(o *Options) { o.Jobs = -1 }, "--jobs -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

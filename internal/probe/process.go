@@ -15,6 +15,13 @@ import (
 // probe rather than to init. When the run ends, every process of the command's group and every
 // process re-parented to probe that carries the run's environment, with their descendants, is
 // sent SIGTERM, then SIGKILL after killGrace, and reaped; the run's line says which.
+//
+// With --jobs several runs are made at once, all children of probe, and a run's cleanup must take
+// only its own: a process re-parented to probe is the run's only if it carries the run's marker
+// (its URL, which no other run's environment or arguments hold), and a member of the run's group
+// is left alone when its environment or arguments name another run's URL (reap_linux.go,
+// anotherRun: a group id a reused pid made this run's). A run's marker is its own hub's address
+// and token, so two runs never share one.
 
 // killGrace is how long a leftover process has between SIGTERM and SIGKILL.
 var killGrace = 2 * time.Second

@@ -72,3 +72,67 @@ func TestLeftovers(t *testing.T) {
 		})
 	}
 }
+
+// TestLeftoversConcurrent: with runs made at once (Jobs), each run's detached daemon is ended
+// when that run ends and is said on that run's line, never another's: a run's cleanup takes only
+// what carries its own URL (a run's environment names it), so no run ends another's daemon,
+// which would then be missing from its own run's line.
+func TestLeftoversConcurrent(t *testing.T) {
+	defer func(g time.Duration) { killGrace = g }(killGrace)
+	killGrace = 300 * time.Millisecond
+	tests := []struct {
+		name string
+		env  []string
+	}{
+		{"daemons that end on SIGTERM", nil},
+		{"daemons that ignore SIGTERM", []string{"TESTAGENT_IGNORE_TERM=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			env := append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile, "TESTAGENT_PID_LABEL=1"}, tt.env...)
+			o := probeOpts(t, "agent", env, "C07", "C09")
+			o.Repetitions, o.Jobs = 2, 4
+			var log bytes.Buffer
+			o.Log = &log
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Captured != 4 || res.Failed != 0 {
+				t.Fatalf("result %+v\n%s", res, log.String())
+			}
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) != 4 {
+				t.Fatalf("daemon lines %q, want one per run", lines)
+			}
+			runs := map[string]bool{}
+			for _, l := range lines {
+				f := strings.Fields(l)
+				if len(f) != 3 {
+					t.Fatalf("daemon line %q: want pid, fixture, repetition", l)
+				}
+				pid, err := strconv.Atoi(f[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[f[1]+" "+f[2]] = true
+				if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("daemon %d outlived the probe (kill 0: %v)", pid, err)
+				}
+				want := "probe: " + f[1] + " repetition " + f[2] + ": the command left 1 process behind, ended with SIGTERM (SIGKILL after 300ms): pid " + f[0] + " ("
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("log lacks %q:\n%s", want, log.String())
+				}
+			}
+			if len(runs) != 4 {
+				t.Errorf("daemons of runs %v, want one of each of the four", runs)
+			}
+		})
+	}
+}

@@ -79,12 +79,25 @@ func hasMarker(pid int, marker string) bool {
 	return false
 }
 
-// anotherRun reports whether the process's environment names a run other than marker's: a
-// process of another probe run in the same process (a library caller's, a test's), whose group
-// id may be a reused one.
+// anotherRun reports whether the process belongs to a run other than marker's: its environment
+// or its arguments name a run's URL (/r/<token>), none of them marker's. Such a process is of
+// another run of the same probe (--jobs), or of another probe in the same process (a library
+// caller's, a test's), in a group whose id is a reused one: a run's pid reused as another run's
+// group leader. The arguments count for a process with an environment of its own (the stdio
+// server an MCP client starts, its URL on its command line).
 func anotherRun(pid int, marker string) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
-	return err == nil && bytes.Contains(data, []byte(runEnv)) && !bytes.Contains(data, []byte(marker))
+	other := false
+	for _, f := range []string{"environ", "cmdline"} {
+		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), f))
+		switch {
+		case err != nil:
+		case bytes.Contains(data, []byte(marker)):
+			return false
+		case f == "environ" && bytes.Contains(data, []byte(runEnv)), runURL.Match(data):
+			other = true
+		}
+	}
+	return other
 }
 
 // cmdlineOf is the process's arguments, nil when it is gone or has none.

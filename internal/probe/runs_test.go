@@ -122,7 +122,7 @@ func TestBatchResume(t *testing.T) {
 }
 
 // TestFailureSignature: two failures are alike when their message is, whatever the command's
-// output tail, the fixture or the run's URL token.
+// output tail, the fixture, the run's URL token or its port.
 func TestFailureSignature(t *testing.T) {
 	c09, c07 := []fixture{{id: "C09"}}, []fixture{{id: "C07"}}
 	sig := func(msg string, fs []fixture) string {
@@ -138,6 +138,8 @@ func TestFailureSignature(t *testing.T) {
 		{"output tails differ", "the command exited with exit status 1; the command's output ended with: 12:00:01 boom", "the command exited with exit status 1; the command's output ended with: 12:00:02 boom", c09, c07, true},
 		{"fixture ids differ", "the fake model never got to call the tool for C09: 2 model requests", "the fake model never got to call the tool for C07: 2 model requests", c09, c07, true},
 		{"run tokens differ", "POST /r/0123456789abcdef/mcp: refused", "POST /r/fedcba9876543210/mcp: refused", c09, c07, true},
+		// Each run has a port of its own (probe.go, hub).
+		{"run ports differ", "dial tcp 127.0.0.1:40001: connection reset", "dial tcp 127.0.0.1:40002: connection reset", c09, c07, true},
 		{"causes differ", "the command exited with exit status 1", "the command exited with exit status 2", c09, c09, false},
 	}
 	for _, tt := range tests {

@@ -210,8 +210,9 @@ func trafficRun(fixtures []fixture) string {
 	return batchRun
 }
 
-// trafficLog writes each run's traffic to the output directory as the run ends: nothing of a run
-// is kept past it, and the traffic of every run made is on disk whatever the probe ends with.
+// trafficLog writes each run's traffic to the output directory as the run's records are taken
+// (at its end, or with --jobs once the runs before it have ended too): nothing of a run is kept
+// past that, and the traffic of every run made is on disk whatever the probe ends with.
 type trafficLog struct {
 	o    *Options
 	mu   sync.Mutex
@@ -229,18 +230,29 @@ func newTrafficLog(o *Options) *trafficLog {
 	return &trafficLog{o: o, runs: map[string]bool{}}
 }
 
-// capture wraps a run's handler: every exchange through it is kept until save writes the run's
-// file. With no traffic log the handler is returned as it is and save does nothing.
-func (t *trafficLog) capture(next http.Handler, fixtures []fixture, rep int) (http.Handler, func()) {
+// capture wraps a run's handler: every exchange through it is kept until end encodes the run's
+// file, which write then writes. With no traffic log the handler is returned as it is and end
+// returns nil.
+func (t *trafficLog) capture(next http.Handler, fixtures []fixture, rep int) (http.Handler, func() *runTraffic) {
 	if t == nil {
-		return next, func() {}
+		return next, func() *runTraffic { return nil }
 	}
 	c := &runCapture{next: next, maxBody: maxTrafficBody, maxRun: maxTrafficRun}
-	return c, func() { t.save(c, fixtures, rep) }
+	return c, func() *runTraffic { return t.encode(c, fixtures, rep) }
 }
 
-// save writes one run's traffic file, all or nothing.
-func (t *trafficLog) save(c *runCapture, fixtures []fixture, rep int) {
+// runTraffic is a run's traffic file, encoded as the run ended, for write: with --jobs a run's
+// file is written when its records are, in run order, and not at all for a run --max-failures
+// made not run, as one run at a time would have it.
+type runTraffic struct {
+	run, name string // the run's directory below the configuration, and its header's name
+	rep       int
+	data      []byte
+	err       error
+}
+
+// encode encodes one run's traffic file.
+func (t *trafficLog) encode(c *runCapture, fixtures []fixture, rep int) *runTraffic {
 	o := t.o
 	ids := make([]string, len(fixtures))
 	for i, f := range fixtures {
@@ -253,11 +265,21 @@ func (t *trafficLog) save(c *runCapture, fixtures []fixture, rep int) {
 		h.Run = "batch"
 	}
 	data, err := encodeTraffic(h, c.close())
+	return &runTraffic{run: run, name: h.Run, rep: rep, data: data, err: err}
+}
+
+// write writes one run's traffic file, all or nothing; the first failure is finish's.
+func (t *trafficLog) write(rt *runTraffic) {
+	if t == nil || rt == nil {
+		return
+	}
+	o := t.o
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
 		return
 	}
+	run, rep, err := rt.run, rt.rep, rt.err
 	if err == nil && !fixturePattern.MatchString(run) && run != batchRun {
 		err = fmt.Errorf("fixture id %s is not a name a path can hold", strconv.QuoteToGraphic(run))
 	}
@@ -270,10 +292,10 @@ func (t *trafficLog) save(c *runCapture, fixtures []fixture, rep int) {
 	}
 	rel := TrafficPath(o.Lane, o.Version, o.Configuration, run, rep)
 	if err == nil {
-		err = safeio.WriteTree(o.Output, map[string][]byte{rel: data})
+		err = safeio.WriteTree(o.Output, map[string][]byte{rel: rt.data})
 	}
 	if err != nil {
-		t.err = fmt.Errorf("probe: write the traffic of %s repetition %d (%s): %w", h.Run, rep, rel, err)
+		t.err = fmt.Errorf("probe: write the traffic of %s repetition %d (%s): %w", rt.name, rep, rel, err)
 		return
 	}
 	t.runs[run] = true

@@ -24,8 +24,9 @@ const (
 	// TESTAGENT_DAEMON_ENV=clean an environment of its own and CONTRACTCHECK_MCP_URL as its last
 	// argument) and then runs as ModeNormal, leaving the grandchild behind when it exits.
 	ModeDaemon = "daemon"
-	// ModeSleep writes its pid as a line to TESTAGENT_PID_FILE and sleeps until SIGTERM or
-	// SIGINT, or forever with TESTAGENT_IGNORE_TERM=1 (only SIGKILL ends it then).
+	// ModeSleep writes its pid as a line to TESTAGENT_PID_FILE (followed by CONTRACTCHECK_FIXTURE
+	// and CONTRACTCHECK_REPETITION with TESTAGENT_PID_LABEL=1: the run it belongs to) and sleeps
+	// until SIGTERM or SIGINT, or forever with TESTAGENT_IGNORE_TERM=1 (only SIGKILL ends it then).
 	ModeSleep = "sleep"
 	// ModeRawRequest sends one request to the provider, TESTAGENT_REQUEST "METHOD /path" under
 	// the provider root (OPENAI_BASE_URL without its /v1) with TESTAGENT_REQUEST_BODY (default
@@ -57,7 +58,6 @@ func runDaemon(ctx context.Context, cfg Config) error {
 	if pidFile == "" {
 		return errors.New("testagent: mode daemon: TESTAGENT_PID_FILE is not set")
 	}
-	before, _ := os.ReadFile(pidFile)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("testagent: mode daemon: %w", err)
@@ -77,11 +77,22 @@ func runDaemon(ctx context.Context, cfg Config) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("testagent: mode daemon: start the grandchild: %w", err)
 	}
+	pid := strconv.Itoa(cmd.Process.Pid)
 	if err := cmd.Process.Release(); err != nil {
 		return fmt.Errorf("testagent: mode daemon: %w", err)
 	}
+	// Its own line, not another run's: runs made at once (probe --jobs) may share the file.
+	written := func() bool {
+		now, _ := os.ReadFile(pidFile)
+		for _, l := range strings.Split(string(now), "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == pid {
+				return true
+			}
+		}
+		return false
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if now, _ := os.ReadFile(pidFile); len(now) > len(before) {
+		if written() {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -113,7 +124,11 @@ func runSleep(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("testagent: mode sleep: %w", err)
 	}
-	_, err = fmt.Fprintln(f, os.Getpid())
+	line := strconv.Itoa(os.Getpid())
+	if getenv("TESTAGENT_PID_LABEL") == "1" {
+		line += " " + getenv("CONTRACTCHECK_FIXTURE") + " " + getenv("CONTRACTCHECK_REPETITION")
+	}
+	_, err = fmt.Fprintln(f, line) // one write: runs at once append to one file
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
