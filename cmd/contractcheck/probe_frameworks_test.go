@@ -187,7 +187,8 @@ type probeRun struct {
 }
 
 // probeSlots bounds the probes running at once, across the tests of the tier, to the cores:
-// a probe runs one agent process at a time, and the agents' start-up is what takes the time.
+// the frameworks' probes run one agent process at a time (--jobs 1), and the agents' start-up
+// is what takes the time.
 var probeSlots = make(chan struct{}, runtime.NumCPU())
 
 // probeBoth runs the probes at once (as far as probeSlots allows) and fails the test if one
@@ -233,7 +234,7 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 	// The committed captures were served by the capture programs' raw server, which serves a
 	// fixture whatever revision the client negotiated: probe does so too when told
 	// (--serve-out-of-revision), so X01 and X02 reach a 2025 client here as they did there.
-	selection := []string{"--version", tc.version, "--configuration", tc.configuration, "--serve-out-of-revision"}
+	selection := []string{"--version", tc.version, "--configuration", tc.configuration, "--serve-out-of-revision", "--jobs", "1"}
 	for _, f := range fixtures {
 		selection = append(selection, "--fixture", f)
 	}
@@ -418,7 +419,7 @@ func testPlainAgent(t *testing.T, tier *probeTier, tc frameworkLane, catalogue [
 	run := tier.runner(t, tc)
 	// Every fixture is to reach the model, X01 and X02 (2026-07-28 results) also when the agent's
 	// SDK negotiates 2025-11-25: served out of revision, as the capture programs serve them.
-	args := []string{"probe", "--lane", tc.lane, "--version", tc.version, "--repetitions", "1", "--serve-out-of-revision"}
+	args := []string{"probe", "--lane", tc.lane, "--version", tc.version, "--repetitions", "1", "--serve-out-of-revision", "--jobs", "1"}
 	plain := &probeRun{what: "plain over Streamable HTTP", lane: tc.lane, args: args,
 		env: []string{"PROBE_TRANSPORT=http", "PROBE_STREAM=", "PROBE_OBSERVE=", "PROBE_CONFIGURATION="}}
 	streamed := &probeRun{what: "streamed over stdio", lane: tc.lane, args: args, streamed: true,
