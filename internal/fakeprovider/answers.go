@@ -315,8 +315,7 @@ func responsesItem(pl plan, status string) obj {
 }
 
 // responsesItemID is the id of pl's output item: tsc_probe_N for a tool search call, fc_probe_N
-// for a function call, ctc_probe_N
-// for a custom tool call, msg_probe_N for a message.
+// for a function call, ctc_probe_N for a custom tool call, msg_probe_N for a message.
 func responsesItemID(pl plan) string {
 	switch {
 	case pl.search != nil:
