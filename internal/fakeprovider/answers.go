@@ -281,6 +281,9 @@ func responsesObject(pl plan, status string, output []any, usage any) obj {
 // (codex-rs/protocol/src/models.rs ResponseItem::FunctionCall {name, namespace, arguments,
 // call_id}); a call to a custom tool is a custom_tool_call whose input is the arguments' text.
 func responsesItem(pl plan, status string) obj {
+	if pl.search != nil {
+		return searchItem(pl, status)
+	}
 	done := status == "completed"
 	if pl.call != nil {
 		args := ""
@@ -311,10 +314,12 @@ func responsesItem(pl plan, status string) obj {
 		{"content", content}, {"role", "assistant"}}
 }
 
-// responsesItemID is the id of pl's output item: fc_probe_N for a function call, ctc_probe_N
-// for a custom tool call, msg_probe_N for a message.
+// responsesItemID is the id of pl's output item: tsc_probe_N for a tool search call, fc_probe_N
+// for a function call, ctc_probe_N for a custom tool call, msg_probe_N for a message.
 func responsesItemID(pl plan) string {
 	switch {
+	case pl.search != nil:
+		return turnID("tsc_probe_", pl)
 	case pl.call != nil && pl.tool.custom:
 		return turnID("ctc_probe_", pl)
 	case pl.call != nil:
@@ -341,6 +346,8 @@ func responsesStream(pl plan) *sse {
 	emit("response.output_item.added", kv{"output_index", 0}, kv{"item", responsesItem(pl, "in_progress")})
 	itemID := kv{"item_id", responsesItemID(pl)}
 	switch {
+	case pl.search != nil:
+		// A tool search has no events of its own between the item's added and done.
 	case pl.call != nil && pl.tool.custom:
 		// openai-python types/responses/response_custom_tool_call_input_{delta,done}_event.py
 		emit("response.custom_tool_call_input.delta", itemID, kv{"output_index", 0}, kv{"delta", pl.call.Arguments})

@@ -20,6 +20,7 @@ type answer struct {
 	model                    string
 	namespace                string // Responses: the namespace a call names
 	custom                   bool   // Responses: a custom_tool_call (args is its input)
+	search                   string // Responses: a client tool_search_call's arguments, compacted
 }
 
 // sseEvent is one server-sent event.
@@ -197,7 +198,9 @@ type responsesResp struct {
 	Output []struct {
 		Type, ID, Status string
 		CallID           string `json:"call_id"`
-		Name, Arguments  string
+		Name             string
+		Arguments        json.RawMessage // a string, but a JSON object in a tool_search_call
+		Execution        string
 		Namespace, Input string
 		Content          []struct{ Type, Text string }
 		Role             string
@@ -213,7 +216,13 @@ func (r responsesResp) answer(t *testing.T) answer {
 	a := answer{model: r.Model}
 	switch o.Type {
 	case "function_call":
-		a.callID, a.name, a.args, a.namespace = o.CallID, o.Name, o.Arguments, o.Namespace
+		mustJSON(t, o.Arguments, &a.args)
+		a.callID, a.name, a.namespace = o.CallID, o.Name, o.Namespace
+	case "tool_search_call":
+		if o.Execution != "client" || !strings.HasPrefix(o.ID, "tsc_probe_") {
+			t.Fatalf("tool_search_call with execution %q, id %q", o.Execution, o.ID)
+		}
+		a.callID, a.search = o.CallID, compact(t, o.Arguments)
 	case "custom_tool_call":
 		a.callID, a.name, a.args, a.namespace, a.custom = o.CallID, o.Name, o.Input, o.Namespace, true
 	case "message":
@@ -236,6 +245,7 @@ func responsesFromStream(t *testing.T, body []byte) answer {
 	var args, text string
 	var items []string
 	var completed *responsesResp
+	var doneItem string // the item of response.output_item.done, which codex reads
 	for i, ev := range evs {
 		var head struct {
 			Type     string
@@ -262,6 +272,10 @@ func responsesFromStream(t *testing.T, body []byte) answer {
 		switch head.Type {
 		case "response.output_item.added":
 			items = append(items, head.Item.Type)
+		case "response.output_item.done":
+			var d struct{ Item json.RawMessage }
+			mustJSON(t, ev.data, &d)
+			doneItem = compact(t, d.Item)
 		case "response.function_call_arguments.delta":
 			if len(items) != 1 || items[0] != "function_call" {
 				t.Fatalf("arguments delta before its function_call item")
@@ -283,6 +297,11 @@ func responsesFromStream(t *testing.T, body []byte) answer {
 			}
 			completed = &responsesResp{}
 			mustJSON(t, head.Response, completed)
+			var raw struct{ Output []json.RawMessage }
+			mustJSON(t, head.Response, &raw)
+			if len(raw.Output) != 1 || compact(t, raw.Output[0]) != doneItem {
+				t.Fatalf("response.completed output %s differs from response.output_item.done's item %s", raw.Output, doneItem)
+			}
 		}
 	}
 	if completed == nil {
@@ -491,5 +510,5 @@ type geminiResp struct {
 
 // String makes failures readable.
 func (a answer) String() string {
-	return fmt.Sprintf("{call %q %q %s (namespace %q, custom %v), text %q, model %q}", a.callID, a.name, a.args, a.namespace, a.custom, a.text, a.model)
+	return fmt.Sprintf("{call %q %q %s (namespace %q, custom %v), search %s, text %q, model %q}", a.callID, a.name, a.args, a.namespace, a.custom, a.search, a.text, a.model)
 }

@@ -3,7 +3,9 @@
 // plain and streamed (SSE), for one agent run on loopback.
 //
 // Every generation request gets the next tool call of Config.Calls (to the probe tool, under the
-// name the request's tool list gives it), and once all are issued a final text. Every request is
+// name the request's tool list gives it), and once all are issued a final text. A Responses
+// client that defers its tools behind a client-executed tool search is first asked to search
+// for the probe tool (AnswerToolSearch), which is then called as the search returned it. Every request is
 // recorded with its body exactly as received, so the request that carries a tool result, the H4
 // carrier, can be read back byte for byte (Provider.Result, FindResult). The side calls SDKs make
 // (model lists, token counts) are answered plausibly, and so are the generation requests that are
@@ -113,6 +115,12 @@ const (
 	// text, or when the request asks for JSON a small value valid against the schema it gives
 	// (sideAnswer), and never consumes one of Config.Calls.
 	AnswerSideCall = "side-call"
+	// AnswerToolSearch is a Responses answer asking the client to run its tool search: a
+	// tool_search_call item whose arguments are {"query": Config.Tool}. It is given to a
+	// generation request that lists no tool matching Config.Tool but a tool_search tool with
+	// "execution": "client", once per run, and never consumes one of Config.Calls: the next
+	// request carries the search's tool_search_output, where the tool is found and called.
+	AnswerToolSearch = "tool-search"
 	// AnswerRefused is an error answer: a request the provider did not understand or accept.
 	AnswerRefused = "refused"
 )
@@ -133,7 +141,7 @@ type Request struct {
 	// Body is the request body exactly as received (shared: do not modify); nil when it
 	// exceeded MaxBodyBytes.
 	Body []byte
-	// Answer is "call <id>", "final", "side", "side-call" or "refused".
+	// Answer is "call <id>", "final", "side", "side-call", "tool-search" or "refused".
 	Answer string
 	// Guess is the provider API the request looks like it addresses: API when its route is
 	// known, else a guess from its path, headers and body keys ("" when nothing suggests
@@ -181,14 +189,15 @@ type Provider struct {
 	maxRun    int64 // MaxRunBytes; lowered by tests
 	stored    int64 // the bytes of the bodies kept
 
-	mu     sync.Mutex
-	reqs   []Request
-	next   int             // index of the next call to issue
-	listed []string        // per issued call, the tool name as the request listed it
-	issued map[string]bool // call ids answered
-	turn   int             // generation answers given (side calls apart)
-	sides  int             // side calls answered (AnswerSideCall)
-	err    error
+	mu       sync.Mutex
+	reqs     []Request
+	next     int             // index of the next call to issue
+	listed   []string        // per issued call, the tool name as the request listed it
+	issued   map[string]bool // call ids answered
+	turn     int             // generation answers given (side calls apart)
+	sides    int             // side calls answered (AnswerSideCall)
+	searches int             // tool searches asked for (AnswerToolSearch)
+	err      error
 }
 
 // New returns a Provider for cfg. A configuration it cannot honour (no Tool, arguments that are
@@ -385,12 +394,13 @@ func routeOf(r *http.Request) route {
 type plan struct {
 	route
 	seq          int
-	status       int        // != 0: an error answer with this status
-	message      string     // the error answer's message
-	call         *Call      // the tool call to make, nil for a final text
-	tool         listedTool // the tool as the request listed it
-	side         bool       // a side call (AnswerSideCall): finalText is its answer
-	turn         int        // the generation turn, from 1
+	status       int         // != 0: an error answer with this status
+	message      string      // the error answer's message
+	call         *Call       // the tool call to make, nil for a final text
+	tool         listedTool  // the tool as the request listed it
+	side         bool        // a side call (AnswerSideCall): finalText is its answer
+	search       *searchCall // a tool search to ask the client for (AnswerToolSearch)
+	turn         int         // the generation turn, from 1
 	model        string
 	streamed     bool // Responses, Chat, Anthropic: the request asked for a stream
 	includeUsage bool // Chat: stream_options.include_usage
@@ -439,6 +449,8 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.Answer = AnswerSide
 	case pl.side:
 		rec.Answer = AnswerSideCall
+	case pl.search != nil:
+		rec.Answer = AnswerToolSearch
 	case pl.call != nil:
 		rec.Answer = "call " + pl.call.ID
 	default:
@@ -485,11 +497,19 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 	}
 	pl.finalText = p.finalText
 	tools, toolsErr := toolList(pl.api, body, ms)
+	var searched []searchOutput
+	if toolsErr == nil && pl.api == OpenAIResponses {
+		searched, toolsErr = searchOutputs(body, ms)
+	}
 	asked, schema, formatErr := jsonAsked(pl.api, body, ms)
 	var listed listedTool
 	matched := false
 	if toolsErr == nil {
 		listed, matched = matchListed(tools.fns, p.tool)
+		if !matched {
+			// A tool the client's tool search returned is callable as if listed.
+			listed, matched = matchListed(searchedTools(searched), p.tool)
+		}
 	}
 	// A request that is not the agent's turn (no tools at all, or none matching while asking
 	// for JSON) is a side call: a router, a classifier, a title. It gets a plausible answer
@@ -507,6 +527,25 @@ func (p *Provider) decide(pl *plan, body []byte, where string) {
 	}
 	if toolsErr != nil {
 		pl.status, pl.message = http.StatusBadRequest, where+": tools: "+toolsErr.Error()
+		return
+	}
+	if !matched && len(searched) > 0 {
+		pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call: the client's tool search found none (%s)",
+			where, p.tool, describeSearch(searched))
+		return
+	}
+	if !matched && tools.search {
+		// The client defers its tools behind a tool search: ask it to search for the probe
+		// tool, as the model would. One search per run: a client that does not send back its
+		// output would otherwise be asked forever.
+		if p.searches > 0 {
+			pl.status, pl.message = http.StatusBadRequest, fmt.Sprintf("%s: no tool matching %q to call, and the request carries no tool_search_output for the tool search call_probe_search_%d asked for",
+				where, p.tool, p.searches)
+			return
+		}
+		p.searches++
+		p.turn++
+		pl.turn, pl.search = p.turn, &searchCall{id: "call_probe_search_" + strconv.Itoa(p.searches), query: p.tool}
 		return
 	}
 	if !matched {
@@ -563,8 +602,9 @@ func (t listedTool) describe() string {
 
 // toolSet is what a generation request's tools list declares.
 type toolSet struct {
-	fns []listedTool // the tools the fake model can call, in order
-	any bool         // the request lists at least one tool of any kind (built-in ones too)
+	fns    []listedTool // the tools the fake model can call, in order
+	any    bool         // the request lists at least one tool of any kind (built-in ones too)
+	search bool         // Responses: the request lists a client-executed tool_search tool
 }
 
 // toolList reads the tools a generation request declares, in order: function tools (and on
@@ -588,30 +628,17 @@ func toolList(api API, body []byte, ms []member) (toolSet, error) {
 		typ, hasType := str(body, tm, "type")
 		switch api {
 		case OpenAIResponses:
-			if typ == "namespace" {
-				ns, _ := str(body, tm, "name")
-				inner, _, err := elems(body, tm, "tools")
-				if err != nil {
-					return set, err
-				}
-				for _, it := range inner {
-					im, ok, err := objectMembers(body, it[0], it[1])
-					if err != nil {
-						return set, err
-					}
-					if !ok {
-						continue
-					}
-					if lt, ok := responsesTool(body, im); ok {
-						lt.namespace = ns
-						set.fns = append(set.fns, lt)
-					}
+			if typ == "tool_search" {
+				if ex, _ := str(body, tm, "execution"); ex == "client" {
+					set.search = true
 				}
 				continue
 			}
-			if lt, ok := responsesTool(body, tm); ok {
-				set.fns = append(set.fns, lt)
+			fns, err := responsesTools(body, tm)
+			if err != nil {
+				return set, err
 			}
+			set.fns = append(set.fns, fns...)
 		case OpenAIChat:
 			if hasType && typ != "function" {
 				continue
@@ -644,6 +671,37 @@ func toolList(api API, body []byte, ms []member) (toolSet, error) {
 		}
 	}
 	return set, nil
+}
+
+// responsesTools reads the callable tools of one Responses tool object tm: the tool itself (a
+// function or custom tool), or for a namespace tool the function and custom tools inside it.
+func responsesTools(body []byte, tm []member) ([]listedTool, error) {
+	if typ, _ := str(body, tm, "type"); typ != "namespace" {
+		if lt, ok := responsesTool(body, tm); ok {
+			return []listedTool{lt}, nil
+		}
+		return nil, nil
+	}
+	ns, _ := str(body, tm, "name")
+	inner, _, err := elems(body, tm, "tools")
+	if err != nil {
+		return nil, err
+	}
+	var fns []listedTool
+	for _, it := range inner {
+		im, ok, err := objectMembers(body, it[0], it[1])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if lt, ok := responsesTool(body, im); ok {
+			lt.namespace = ns
+			fns = append(fns, lt)
+		}
+	}
+	return fns, nil
 }
 
 // responsesTool reads one Responses tool (top-level or inside a namespace): a function tool

@@ -10,8 +10,8 @@ import (
 )
 
 // TestRealClientHabits probes the test agent playing real clients' wire habits (issue 40):
-// gemini-cli's client-made call ids, codex's namespace tools, Responses custom tools, and
-// tool-less side calls (a model router asking for JSON, a title). Each fixture's H4 carrier
+// gemini-cli's client-made call ids, codex's namespace tools and its client-executed tool
+// search, Responses custom tools, and tool-less side calls (a model router asking for JSON, a title). Each fixture's H4 carrier
 // must be captured end to end, and the API named from the agent's own requests.
 func TestRealClientHabits(t *testing.T) {
 	tests := []struct {
@@ -34,6 +34,10 @@ func TestRealClientHabits(t *testing.T) {
 			`"type":"function_call_output"`, `Cannot book pickup`},
 		{"custom tool streamed http", testagent.ModeCustomTool, "openai-responses", "1", "http", false,
 			`"type":"custom_tool_call_output"`, `Cannot book pickup`},
+		{"codex tool search streamed http", testagent.ModeCodexToolSearch, "openai-responses", "1", "http", false,
+			`"type":"function_call_output"`, `Cannot book pickup`},
+		{"codex tool search plain stdio batch", testagent.ModeCodexToolSearch, "openai-responses", "0", "stdio", true,
+			`"type":"function_call_output"`, `Cannot book pickup`},
 		{"side calls gemini streamed http", testagent.ModeSideCalls, "gemini", "1", "http", false, `"functionResponse"`, `Cannot book pickup`},
 		{"side calls chat plain http batch", testagent.ModeSideCalls, "openai-chat", "0", "http", true, `"role":"tool"`, `Cannot book pickup`},
 	}

@@ -13,13 +13,13 @@ import (
 // that must say what was received when no model request was understood.
 
 // generationRequest reports whether r addressed a model generation route of its API (answered
-// with a call, a final text or as a side call, or refused: a request the fake did not accept is still the
+// with a call, a tool search, a final text or as a side call, or refused: a request the fake did not accept is still the
 // command speaking that API), as opposed to a side call or a route no API has.
 func generationRequest(r fakeprovider.Request) bool {
 	switch {
 	case r.API == "":
 		return false
-	case r.Answer == fakeprovider.AnswerFinal || strings.HasPrefix(r.Answer, "call "):
+	case understood(r):
 		return true
 	case r.Answer == fakeprovider.AnswerSideCall:
 		return true // a router's or title generator's request: the command speaking that API all the same
@@ -35,10 +35,10 @@ func generationRequest(r fakeprovider.Request) bool {
 	return false
 }
 
-// understood reports whether the fake provider answered r as a model turn (a call or a final
-// text).
+// understood reports whether the fake provider answered r as a model turn (a call, a tool
+// search or a final text).
 func understood(r fakeprovider.Request) bool {
-	return r.Answer == fakeprovider.AnswerFinal || strings.HasPrefix(r.Answer, "call ")
+	return r.Answer == fakeprovider.AnswerFinal || r.Answer == fakeprovider.AnswerToolSearch || strings.HasPrefix(r.Answer, "call ")
 }
 
 // requestAPIs are the provider APIs of the run's model generation requests, in the order first

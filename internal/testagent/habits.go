@@ -35,6 +35,16 @@ const (
 	// request), and one without tools asking for text. Each answer must parse: the JSON
 	// must hold the schema's required members with an allowed model_choice.
 	ModeSideCalls = "side-calls"
+	// ModeCodexToolSearch (OpenAI Responses) defers its MCP tools behind a client-executed tool
+	// search, as @openai/codex 0.171.0 does with gpt-5.5: the requests list no MCP tool but
+	// {"type": "tool_search", "execution": "client", …} (and exec_command). A tool_search_call
+	// in an answer is run by the agent itself: the history gets the call and a
+	// tool_search_output {"type", "call_id", "status", "execution": "client", "tools"} whose
+	// tools are the matching MCP tools in one namespace tool CodexNamespace (each with
+	// "defer_loading": true), and the next request is sent at once (codex-rs
+	// protocol/src/models.rs ResponseItem::ToolSearchCall and ToolSearchOutput). Calls must
+	// then name the namespace, as in ModeCodexNamespace.
+	ModeCodexToolSearch = "codex-tool-search"
 )
 
 // CodexNamespace is the namespace ModeCodexNamespace declares the MCP tools in, as codex
@@ -42,7 +52,7 @@ const (
 const CodexNamespace = "mcp__cc"
 
 func init() {
-	modes = append(modes, ModeGeminiClientIDs, ModeCodexNamespace, ModeCustomTool, ModeSideCalls)
+	modes = append(modes, ModeGeminiClientIDs, ModeCodexNamespace, ModeCustomTool, ModeSideCalls, ModeCodexToolSearch)
 }
 
 // habit returns the conversation cfg.Mode asks for around conv, making the side calls of
@@ -70,6 +80,11 @@ func habit(ctx context.Context, hc *http.Client, cfg Config, getenv func(string)
 			return nil, err
 		}
 		return &customConv{responsesConv: conv.(*responsesConv)}, nil
+	case ModeCodexToolSearch:
+		if err := need(fakeprovider.OpenAIResponses); err != nil {
+			return nil, err
+		}
+		return &toolSearchConv{namespaceConv: &namespaceConv{responsesConv: conv.(*responsesConv)}, ctx: ctx, hc: hc, stream: cfg.Stream}, nil
 	case ModeSideCalls:
 		if err := sideCalls(ctx, hc, cfg, getenv); err != nil {
 			return nil, err
@@ -171,6 +186,117 @@ func (c *namespaceConv) parse(r io.Reader, streamed bool) (turn, error) {
 		}
 	}
 	return t, nil
+}
+
+// ---- OpenAI Responses: codex's client-executed tool search ----
+
+// maxToolSearches bounds the tool searches one model turn may ask for in a row.
+const maxToolSearches = 3
+
+// toolSearchDescription opens the description of codex 0.171.0's tool_search tool.
+const toolSearchDescription = "# Tool discovery\n\nSearches over deferred tool metadata with BM25 and exposes matching tools for the next model call."
+
+// toolSearchConv is a Responses conversation that defers its tools behind a tool search it
+// runs itself.
+type toolSearchConv struct {
+	*namespaceConv
+	ctx      context.Context
+	hc       *http.Client
+	stream   bool
+	searches int // tool searches run in a row (reset by any other answer)
+}
+
+func (c *toolSearchConv) request() (string, []byte, error) {
+	url, body, err := c.responsesConv.request()
+	if err != nil {
+		return "", nil, err
+	}
+	body, err = editBody(body, func(m map[string]json.RawMessage) error {
+		m["tools"] = raw([]any{
+			map[string]any{"type": "function", "name": "exec_command", "description": "Runs a command in a PTY.", "strict": false,
+				"parameters": map[string]any{"type": "object", "properties": map[string]any{"cmd": map[string]any{"type": "string"}}, "required": []string{"cmd"}}},
+			map[string]any{"type": "tool_search", "execution": "client", "description": toolSearchDescription,
+				"parameters": map[string]any{"type": "object", "properties": map[string]any{
+					"limit": map[string]any{"type": "number", "description": "Maximum number of tools to return. Defaults to 8."},
+					"query": map[string]any{"type": "string", "description": "Search query for deferred tools."}},
+					"required": []string{"query"}, "additionalProperties": false}},
+		})
+		return nil
+	})
+	return url, body, err
+}
+
+// parse reads an answer; a tool_search_call in it is run at once: the call and its output go
+// to the history and the answer to the next request is returned instead.
+func (c *toolSearchConv) parse(r io.Reader, streamed bool) (turn, error) {
+	t, err := c.namespaceConv.parse(r, streamed)
+	if err != nil {
+		return t, err
+	}
+	var outputs []json.RawMessage
+	for _, item := range t.replay {
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(item, &kind); err != nil {
+			return turn{}, fmt.Errorf("output item: %w", err)
+		}
+		if kind.Type != "tool_search_call" {
+			continue
+		}
+		var it struct {
+			CallID    string `json:"call_id"`
+			Execution string `json:"execution"`
+			Arguments struct {
+				Query string   `json:"query"`
+				Limit *float64 `json:"limit"`
+			} `json:"arguments"`
+		}
+		if err := json.Unmarshal(item, &it); err != nil {
+			return turn{}, fmt.Errorf("tool_search_call: %w", err)
+		}
+		if it.Execution != "client" || it.CallID == "" {
+			return turn{}, fmt.Errorf("tool_search_call with execution %q and call_id %q: not a client search", it.Execution, it.CallID)
+		}
+		limit := 8
+		if it.Arguments.Limit != nil {
+			limit = int(*it.Arguments.Limit)
+		}
+		outputs = append(outputs, raw(map[string]any{"type": "tool_search_output", "call_id": it.CallID, "status": "completed",
+			"execution": "client", "tools": c.search(it.Arguments.Query, limit)}))
+	}
+	if len(outputs) == 0 {
+		c.searches = 0
+		return t, nil
+	}
+	if len(t.calls) > 0 {
+		return turn{}, errors.New("an answer both searches for tools and calls one")
+	}
+	if c.searches++; c.searches > maxToolSearches {
+		return turn{}, fmt.Errorf("more than %d tool searches in a row", maxToolSearches)
+	}
+	c.history = append(c.history, t.replay...)
+	c.history = append(c.history, outputs...)
+	return send(c.ctx, c.hc, c, c.stream)
+}
+
+// search finds the declared tools whose name or description holds a word of query (at most
+// limit), as one namespace tool CodexNamespace; none found gives no tools.
+func (c *toolSearchConv) search(query string, limit int) []any {
+	words := strings.Fields(strings.ToLower(query))
+	var found []any
+	for _, t := range c.tools {
+		text := strings.ToLower(t.name + " " + t.description)
+		if len(found) < limit && slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) {
+			found = append(found, map[string]any{"type": "function", "name": t.name, "description": t.description,
+				"strict": false, "defer_loading": true, "parameters": schemaOf(t)})
+		}
+	}
+	if len(found) == 0 {
+		return []any{}
+	}
+	return []any{map[string]any{"type": "namespace", "name": CodexNamespace,
+		"description": "Tools in the " + CodexNamespace + " namespace.", "tools": found}}
 }
 
 // ---- OpenAI Responses: custom tools ----

@@ -34,6 +34,7 @@ func TestHabits(t *testing.T) {
 	responsesItem := map[string]any{"type": "function_call_output", "call_id": "call_1", "output": joined}
 	customItem := map[string]any{"type": "custom_tool_call_output", "call_id": "call_1", "output": joined}
 	turns := []string{"call call_1", "final"}
+	searched := []string{fakeprovider.AnswerToolSearch, "call call_1", "final"}
 	cases := []habitCase{
 		{name: "gemini client ids plain", mode: ModeGeminiClientIDs, api: fakeprovider.Gemini, wantAnswers: turns, wantItem: geminiItem("fixture_tool")},
 		{name: "gemini client ids streamed with a prefix", mode: ModeGeminiClientIDs, api: fakeprovider.Gemini, stream: true, prefix: "mcp_srv_",
@@ -44,6 +45,12 @@ func TestHabits(t *testing.T) {
 		{name: "custom tool plain", mode: ModeCustomTool, api: fakeprovider.OpenAIResponses, wantAnswers: turns, wantItem: customItem},
 		{name: "custom tool streamed with a prefix", mode: ModeCustomTool, api: fakeprovider.OpenAIResponses, stream: true, prefix: "server__",
 			wantAnswers: turns, wantItem: customItem},
+		{name: "codex tool search plain", mode: ModeCodexToolSearch, api: fakeprovider.OpenAIResponses,
+			wantAnswers: searched, wantItem: responsesItem},
+		{name: "codex tool search streamed", mode: ModeCodexToolSearch, api: fakeprovider.OpenAIResponses, stream: true,
+			wantAnswers: searched, wantItem: responsesItem},
+		{name: "codex tool search with an mcp prefix", mode: ModeCodexToolSearch, api: fakeprovider.OpenAIResponses, prefix: "mcp__cc__",
+			wantAnswers: searched, wantItem: responsesItem},
 	}
 	for _, api := range fakeprovider.APIs() {
 		for _, stream := range []bool{false, true} {
@@ -104,6 +111,7 @@ func TestHabitNeedsItsAPI(t *testing.T) {
 		{name: "gemini ids on chat", mode: ModeGeminiClientIDs, api: fakeprovider.OpenAIChat},
 		{name: "namespace on gemini", mode: ModeCodexNamespace, api: fakeprovider.Gemini},
 		{name: "custom on anthropic", mode: ModeCustomTool, api: fakeprovider.Anthropic},
+		{name: "tool search on chat", mode: ModeCodexToolSearch, api: fakeprovider.OpenAIChat},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

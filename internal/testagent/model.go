@@ -290,10 +290,10 @@ func (c *responsesConv) parse(r io.Reader, streamed bool) (turn, error) {
 	var t turn
 	for _, item := range output {
 		var it struct {
-			Type      string `json:"type"`
-			CallID    string `json:"call_id"`
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
+			Type      string          `json:"type"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"` // a string; an object in a tool_search_call
 			Content   []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
@@ -304,7 +304,11 @@ func (c *responsesConv) parse(r io.Reader, streamed bool) (turn, error) {
 		}
 		switch it.Type {
 		case "function_call":
-			args, err := argsOf(it.Arguments)
+			var text string
+			if err := json.Unmarshal(it.Arguments, &text); err != nil {
+				return turn{}, fmt.Errorf("function_call arguments: %w", err)
+			}
+			args, err := argsOf(text)
 			if err != nil {
 				return turn{}, err
 			}
