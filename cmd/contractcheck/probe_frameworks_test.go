@@ -231,10 +231,7 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 		}
 		return why
 	}
-	// The committed captures were served by the capture programs' raw server, which serves a
-	// fixture whatever revision the client negotiated: probe does so too when told
-	// (--serve-out-of-revision), so X01 and X02 reach a 2025 client here as they did there.
-	selection := []string{"--version", tc.version, "--configuration", tc.configuration, "--serve-out-of-revision", "--jobs", "1"}
+	selection := []string{"--version", tc.version, "--configuration", tc.configuration}
 	for _, f := range fixtures {
 		selection = append(selection, "--fixture", f)
 	}
@@ -243,14 +240,19 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 	}
 
 	// The lane itself, as the capture program runs it; the generic lane beside it.
+	// The committed captures were served by the capture programs' raw server, which serves a
+	// fixture whatever revision the client negotiated: probe does so too when told
+	// (--serve-out-of-revision), so X01 and X02 reach a 2025 client here as they did there. One
+	// agent at a time (--jobs 1): the tier's probe slots spread the probes over the cores.
+	probeArgs := []string{"--repetitions", "1", "--serve-out-of-revision", "--jobs", "1"}
 	own := &probeRun{what: "the lane's own probe (stdio, plain)", lane: tc.lane,
-		args: append([]string{"probe", "--lane", tc.lane, "--repetitions", "1"}, selection...),
+		args: slices.Concat([]string{"probe", "--lane", tc.lane}, probeArgs, selection),
 		env:  env("PROBE_OBSERVE=1", "PROBE_TRANSPORT=stdio", "PROBE_STREAM=")}
 	if tc.body {
 		own.args = append(own.args, "--h4-body")
 	}
 	generic := &probeRun{what: "the generic lane's probe (Streamable HTTP, streamed)", lane: tc.lane + "-generic", streamed: true,
-		args: append([]string{"probe", "--lane", tc.lane + "-generic", "--repetitions", "1"}, selection...),
+		args: slices.Concat([]string{"probe", "--lane", tc.lane + "-generic"}, probeArgs, selection),
 		env:  env("PROBE_OBSERVE=", "PROBE_TRANSPORT=http", "PROBE_STREAM=1")}
 	if tc.noGeneric != "" {
 		t.Logf("no generic provider lane run: %s", tc.noGeneric)
