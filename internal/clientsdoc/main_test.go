@@ -138,7 +138,8 @@ func TestTransport(t *testing.T) {
 	}{
 		{"streamable http", http.Header{"Accept": {"application/json, text/event-stream"}, "User-Agent": {"node"}}, "Streamable HTTP"},
 		{"accept split over values", http.Header{"Accept": {"application/json", "text/event-stream"}}, "Streamable HTTP"},
-		{"probe's stdio relay", http.Header{"User-Agent": {"Go-http-client/1.1"}, "Content-Type": {"application/json"}}, "stdio"},
+		// the headers of probe's relay as a stdio run of the strands-agents recipe recorded them
+		{"probe's stdio relay", http.Header{"Accept-Encoding": {"gzip"}, "Content-Type": {"application/json"}, "User-Agent": {"Go-http-client/1.1"}}, "stdio"},
 		{"a go client that accepts json only", http.Header{"Accept": {"application/json"}, "User-Agent": {"Go-http-client/1.1"}}, "unknown"},
 		{"nothing", nil, "unknown"},
 	}
