@@ -29,6 +29,9 @@ import (
 //     (content-only) and cline (both), and for codex and strands-agents a definite category
 //     read from their own records (content-only, structured-first, both or fallback: not
 //     unread, mixed, undetermined or neither), logged for docs/clients.md;
+//   - the category and on-error reading equal those of the client's committed evidence
+//     (examples/probe/clients/<dir>/visibility, which docs/clients.md is generated from): a
+//     client or probe change that moves them fails here until scripts/probe-clients is run;
 //   - the recipe cleans up after itself: the throw-away homes under the probe's TMPDIR are gone
 //     and no process started from them (cline's detached hub daemon) is left.
 //
@@ -166,20 +169,49 @@ func testProbeClient(t *testing.T, repo, cc string, tc probeClient, catalogue []
 	if err := check.Run(); err != nil {
 		t.Errorf("check --profile probe: %v\n%s", err, stderr.String())
 	}
-	category, summary := readVisibility(t, report, tc)
+	fresh := readVisibility(t, report, tc)
 	switch {
-	case tc.category != "" && category != tc.category:
-		t.Errorf("visibility: %s, want %s", summary, tc.category)
-	case tc.category == "" && !slices.Contains(definiteCategories, category):
-		t.Errorf("visibility: %s, want one of %s read from the client's records", summary, strings.Join(definiteCategories, ", "))
+	case tc.category != "" && fresh.category != tc.category:
+		t.Errorf("visibility: %s, want %s", fresh.summary, tc.category)
+	case tc.category == "" && !slices.Contains(definiteCategories, fresh.category):
+		t.Errorf("visibility: %s, want one of %s read from the client's records", fresh.summary, strings.Join(definiteCategories, ", "))
 	}
 	t.Logf("RESULT %s %s (%s): %d of %d fixtures captured; visibility at H4: %s",
-		tc.lane, tc.version, tc.provider, captured, len(catalogue), summary)
+		tc.lane, tc.version, tc.provider, captured, len(catalogue), fresh.summary)
+
+	// docs/clients.md is generated from the client's committed evidence (scripts/probe-clients):
+	// a fresh run must read what it says, the category and the on-error reading (readings, not
+	// bytes: a client's call ids and dates differ from run to run).
+	evidence := filepath.Join(dir, "visibility")
+	committedReport := filepath.Join(t.TempDir(), "committed.json")
+	check = exec.Command(cc, "check", "--no-cache", "--observations", evidence, "--contracts", evidence, "--profile", "probe",
+		"--format", "json", "--output", committedReport)
+	stderr.Reset()
+	check.Stderr = &stderr
+	if err := check.Run(); err != nil {
+		var exit *exec.ExitError
+		// exit 1 is a gate not met: the committed records of a client that fails today
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("check of the committed evidence %s: %v\n%s", evidence, err, stderr.String())
+		}
+	}
+	committed := readVisibility(t, committedReport, tc)
+	if fresh.category != committed.category || fresh.onError != committed.onError {
+		t.Errorf("a fresh run reads %s (on error %s), the committed evidence in examples/probe/clients/%s/visibility (docs/clients.md) %s (on error %s): "+
+			"run scripts/probe-clients %s and commit what it writes", fresh.category, orNone(fresh.onError), tc.dir,
+			committed.category, orNone(committed.onError), tc.dir)
+	}
 }
 
-// readVisibility returns the category of the client's H4 visibility readout in a check report,
-// and the readout as a phrase with the fixtures' shapes.
-func readVisibility(t *testing.T, report string, tc probeClient) (string, string) {
+// visibilityReading is a client's H4 visibility readout in a check report.
+type visibilityReading struct {
+	// category and onError are the readout's; summary says it as a phrase with the fixtures'
+	// shapes.
+	category, onError, summary string
+}
+
+// readVisibility returns the client's H4 visibility readout in a check report.
+func readVisibility(t *testing.T, report string, tc probeClient) visibilityReading {
 	t.Helper()
 	data, err := os.ReadFile(report)
 	if err != nil {
@@ -220,10 +252,10 @@ func readVisibility(t *testing.T, report string, tc probeClient) (string, string
 		if v.OnError != "" {
 			s += ", on error " + v.OnError
 		}
-		return v.Category, s + ": " + strings.Join(fs, "; ")
+		return visibilityReading{category: v.Category, onError: v.OnError, summary: s + ": " + strings.Join(fs, "; ")}
 	}
 	t.Fatalf("the check report has no H4 visibility readout of %s %s", tc.lane, tc.version)
-	return "", ""
+	return visibilityReading{}
 }
 
 // checkLeftovers fails the test if a recipe left a home directory under homes, or a process
