@@ -64,6 +64,9 @@ var probeClients = []probeClient{
 	{lane: "codex", version: "0.171.0", dir: "codex", pkg: "@openai/codex", provider: "openai-responses"},
 	{lane: "cline", version: "3.0.65", dir: "cline", pkg: "cline", provider: "openai-chat", category: "both"},
 	{lane: "strands-agents", version: "1.19.0", dir: "strands-agents", pkg: "@strands-agents/sdk", provider: "openai-responses"},
+	// the 2026-07-28-negotiating client: an agent of ours on the MCP TypeScript SDK's 2026
+	// line, which takes 2026-07-28 through server/discover and rejects a result without resultType
+	{lane: "mcp-client-2026", version: "2.4.0", dir: "mcp-client-2026", pkg: "@modelcontextprotocol/client", provider: "openai-chat", category: "content-only"},
 }
 
 // definiteCategories are the built-in categories a client's records can read as one.
