@@ -23,10 +23,15 @@ import (
 // change that breaks a client, fails here and not for a user. For each client:
 //
 //   - every fixture reaches the model (H4 captured) and `check --profile probe` is satisfied;
+//     for a client that negotiates 2026-07-28 (mcp-client-2026, on the MCP TypeScript SDK's
+//     2026 line), every H4 record's notes say the result was served under 2026-07-28, chosen
+//     through server/discover: a probe that falls back to 2025 bytes, or a client that falls
+//     back to initialize, fails here instead of reading the client's own error as "captured";
 //   - probe.json names the provider API the client speaks;
 //   - the visibility readout of `check` (docs/visibility.md), read from the records of the
 //     catalogue's visibility suite, is the client's category: the issue's for gemini-cli
-//     (content-only) and cline (both), and for codex and strands-agents a definite category
+//     (content-only), cline (both) and mcp-client-2026 (content-only: the recipe hands the
+//     content's text on, as the SDK's example does), and for codex and strands-agents a definite category
 //     read from their own records (content-only, structured-first, both or fallback: not
 //     unread, mixed, undetermined or neither), logged for docs/clients.md;
 //   - the category and on-error reading equal those of the client's committed evidence
@@ -56,6 +61,9 @@ type probeClient struct {
 	provider string
 	// category is the visibility category its records must read; "" for any definite one.
 	category string
+	// negotiates is the MCP revision the client must have negotiated through server/discover,
+	// as every H4 record's notes say; "" for a client that is not checked for it.
+	negotiates string
 }
 
 // probeClients are the recipes, in the order of issue 40's item 5.
@@ -64,6 +72,9 @@ var probeClients = []probeClient{
 	{lane: "codex", version: "0.171.0", dir: "codex", pkg: "@openai/codex", provider: "openai-responses"},
 	{lane: "cline", version: "3.0.65", dir: "cline", pkg: "cline", provider: "openai-chat", category: "both"},
 	{lane: "strands-agents", version: "1.19.0", dir: "strands-agents", pkg: "@strands-agents/sdk", provider: "openai-responses"},
+	// the issue's 2026-07-28-negotiating client: an agent of ours on the MCP TypeScript SDK's 2026
+	// line, which takes 2026-07-28 through server/discover and rejects a result without resultType
+	{lane: "mcp-client-2026", version: "2.4.0", dir: "mcp-client-2026", pkg: "@modelcontextprotocol/client", provider: "openai-chat", category: "content-only", negotiates: "2026-07-28"},
 }
 
 // definiteCategories are the built-in categories a client's records can read as one.
@@ -141,6 +152,11 @@ func testProbeClient(t *testing.T, repo, cc string, tc probeClient, catalogue []
 			t.Errorf("%s H4: %s: %.400s", f, r.State, r.Error)
 		default:
 			captured++
+			// the records say the revision served, and how the client chose it
+			want := "served under MCP revision " + tc.negotiates + ", which the client negotiated through server/discover"
+			if tc.negotiates != "" && !strings.Contains(r.Notes, want) {
+				t.Errorf("%s H4: the notes do not say %q: %q", f, want, r.Notes)
+			}
 		}
 	}
 

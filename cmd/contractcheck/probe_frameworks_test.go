@@ -811,6 +811,7 @@ type probeRecord struct {
 	State      string          `json:"state"`
 	Carrier    json.RawMessage `json:"carrier"`
 	Error      string          `json:"error"`
+	Notes      string          `json:"notes"`
 }
 
 // readProbeRecords reads the records of repetition 1 of a record file, keyed fixture/stage.
