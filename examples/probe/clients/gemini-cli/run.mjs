@@ -6,8 +6,9 @@
 //     node examples/probe/clients/gemini-cli/run.mjs
 //
 // PROBE_TRANSPORT=stdio serves the fixture through CONTRACTCHECK_MCP_COMMAND instead of
-// CONTRACTCHECK_MCP_URL; GEMINI_CLI_MODEL overrides the model (a concrete model: "auto" would
-// switch the model router, and its tool-less classifier calls, back on).
+// CONTRACTCHECK_MCP_URL. The model is the client's own default (its model router, whose
+// tool-less classifier request the fake provider answers as a side call); GEMINI_CLI_MODEL names
+// one (a concrete model switches the router off).
 
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const gemini = binOf(here, '@google/gemini-cli', 'gemini');
 need('GOOGLE_GEMINI_BASE_URL');
 need('GEMINI_API_KEY');
-const model = process.env.GEMINI_CLI_MODEL || 'gemini-2.5-flash';
+const model = process.env.GEMINI_CLI_MODEL || '';
 
 const server =
   transport() === 'stdio'
@@ -35,7 +36,7 @@ writeJSON(`${h.dir}/.gemini/settings.json`, {
   privacy: { usageStatisticsEnabled: false },
   telemetry: { enabled: false },
   ide: { enabled: false },
-  model: { name: model },
+  ...(model ? { model: { name: model } } : {}),
   security: {
     auth: { selectedType: 'gemini-api-key' },
     folderTrust: { enabled: false },
@@ -48,7 +49,7 @@ run(
   process.execPath,
   [
     gemini,
-    `--model=${model}`,
+    ...(model ? [`--model=${model}`] : []),
     '--approval-mode=yolo',
     '--skip-trust',
     '--output-format=text',
