@@ -20,7 +20,15 @@ func Python(s string) string { return pythonStyle.quote(s) }
 // literal. Invalid UTF-8 becomes U+FFFD.
 func JavaScript(s string) string { return javaScriptStyle.quote(s) }
 
+// JSON returns s as a JSON string that a terminal may show as it is: '"' and '\' escaped, line
+// breaks and tab as \n, \r, \t, every character Terminal would show escaped (controls, DEL,
+// U+2028 and U+2029, bidi and other format characters) as \uXXXX (a surrogate pair beyond the
+// basic plane), every other character as itself. It reads back (encoding/json) as s; invalid
+// UTF-8 becomes U+FFFD.
+func JSON(s string) string { return jsonStyle.quote(s) }
+
 var (
+	jsonStyle       = literalStyle{keep: visible, pairs: true}
 	pythonStyle     = literalStyle{keep: printableASCII, hexByte: true}
 	javaScriptStyle = literalStyle{keep: func(r rune) bool { return printableASCII(r) && r != '<' && r != '>' && r != '/' }, pairs: true}
 )

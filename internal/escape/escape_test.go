@@ -3,6 +3,7 @@ package escape
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,6 +251,16 @@ func FuzzCodeLiterals(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkLiteral(t, "Python", Python(s), s, false)
 		checkLiteral(t, "JavaScript", JavaScript(s), s, true)
+		j := JSON(s)
+		var back string
+		if err := json.Unmarshal([]byte(j), &back); err != nil || back != valid(s) {
+			t.Fatalf("JSON(%q) = %s reads back as %q, %v", s, j, back, err)
+		}
+		for _, r := range j {
+			if !visible(r) && r != utf8.RuneError {
+				t.Fatalf("JSON(%q) = %s holds %U", s, j, r)
+			}
+		}
 		lit := Go(s)
 		got, err := strconv.Unquote(lit)
 		if err != nil || got != valid(s) {

@@ -18,10 +18,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf16"
+
 	"unicode/utf8"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -124,7 +124,7 @@ type Body []byte
 // MarshalJSON implements json.Marshaler.
 func (b Body) MarshalJSON() ([]byte, error) {
 	if utf8.Valid(b) {
-		return quoteJSON(string(b)), nil
+		return []byte(escape.JSON(string(b))), nil
 	}
 	return json.Marshal(struct {
 		Base64 string `json:"base64"`
@@ -152,39 +152,6 @@ func (b *Body) UnmarshalJSON(data []byte) error {
 	}
 	*b = raw
 	return nil
-}
-
-// quoteJSON is s as a JSON string, every character that is not graphic (or the space) escaped.
-func quoteJSON(s string) []byte {
-	const hex = "0123456789abcdef"
-	out := make([]byte, 0, len(s)+2)
-	out = append(out, '"')
-	u := func(r rune) {
-		out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-	}
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			out = append(out, '\\', byte(r))
-		case r == '\n':
-			out = append(out, '\\', 'n')
-		case r == '\r':
-			out = append(out, '\\', 'r')
-		case r == '\t':
-			out = append(out, '\\', 't')
-		case r == ' ' || r < utf8.RuneSelf && r > ' ' && r != 0x7f:
-			out = append(out, byte(r))
-		case r >= utf8.RuneSelf && graphic(r):
-			out = utf8.AppendRune(out, r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			u(r1)
-			u(r2)
-		default:
-			u(r)
-		}
-	}
-	return append(out, '"')
 }
 
 // Traffic is one run's traffic file, read back (ReadTraffic).
@@ -384,23 +351,28 @@ func encodeTraffic(h TrafficHeader, xs []Exchange) ([]byte, error) {
 // string, where the escape means the same: the line reads back to the same values, and is safe to
 // print.
 func escapeGraphic(line []byte) []byte {
-	if !slices.ContainsFunc([]rune(string(line)), func(r rune) bool { return r >= utf8.RuneSelf && !graphic(r) }) {
-		return line
-	}
-	out := make([]byte, 0, len(line)+16)
-	for _, r := range string(line) {
-		if r < utf8.RuneSelf || graphic(r) {
-			out = utf8.AppendRune(out, r)
+	var out []byte
+	for i, r := range string(line) {
+		if r < utf8.RuneSelf {
+			if out != nil {
+				out = append(out, byte(r))
+			}
 			continue
 		}
-		out = append(out, quoteJSON(string(r))[1:]...)
-		out = out[:len(out)-1]
+		q := escape.JSON(string(r)) // the rune itself in quotes, or its \u escape(s)
+		if q[1:len(q)-1] == string(r) && out == nil {
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(line)+16), line[:i]...)
+		}
+		out = append(out, q[1:len(q)-1]...)
+	}
+	if out == nil {
+		return line
 	}
 	return out
 }
-
-// graphic says whether r may be written to a terminal as itself (escape.Terminal's rule).
-func graphic(r rune) bool { return r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r) }
 
 // runCapture is the middleware of one run: it numbers each request as it arrives and keeps the
 // request and response bytes, within the bounds, until close.
