@@ -110,7 +110,7 @@ type Options struct {
 	// Traffic writes every exchange of each run with its MCP server, fake provider and observe
 	// hook to <Output>/traffic/ (traffic.go), as each run ends.
 	Traffic bool
-	// Jobs is how many runs are made at once (jobs.go): each run has its own MCP server, fake
+	// Jobs is how many runs are made at once (runs.go): each run has its own MCP server, fake
 	// provider, observe hook and loopback port, and the records, probe.json, probe.cue and traffic
 	// files are byte for byte those of one run at a time. 0 means 1 (the command line's --jobs
 	// defaults to the cores).
@@ -426,7 +426,7 @@ type runOutcome struct {
 	served bool
 	// timedOut reports that the command ran past RunTimeout.
 	timedOut bool
-	// traffic is the run's traffic file, written when the run's records are (jobs.go); nil
+	// traffic is the run's traffic file, written when the run's records are (runs.go); nil
 	// without --traffic.
 	traffic *runTraffic
 	// err is a failure of the instrument (the loopback listener): the probe fails with it.
@@ -520,7 +520,7 @@ func (o *Options) runOnce(ctx context.Context, fixtures []fixture, rep int, lane
 	})
 	mux.Handle("/", prov)
 	// --traffic: the run's exchanges, encoded as the run ends (after h.remove; traffic.go) and
-	// written with its records (jobs.go).
+	// written with its records (runs.go).
 	handler, endTraffic := o.traffic.capture(mux, fixtures, rep)
 	defer func() { out.traffic = endTraffic() }()
 	h.add(token, handler)
@@ -682,9 +682,6 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.RunTimeout)
 	defer cancel()
-	if err := subreaper(); err != nil && !o.Quiet {
-		fmt.Fprintf(o.Log, "probe: cannot become a child subreaper (a process the command detaches may outlive the run): %s\n", escape.Terminal(err.Error()))
-	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Past the timeout, or when probe is interrupted, the command's whole group is ended:

@@ -49,6 +49,10 @@ func (o *Options) runAll(ctx context.Context, fixtures []fixture, lane laneDef, 
 			slots = append(slots, pendingRun{rep, []fixture{f}})
 		}
 	}
+	// Once for the probe, before its first command starts (reap_linux.go).
+	if err := subreaper(); err != nil && !o.Quiet {
+		fmt.Fprintf(o.Log, "probe: cannot become a child subreaper (a process the command detaches may outlive the run): %s\n", escape.Terminal(err.Error()))
+	}
 	jobs := max(o.Jobs, 1)
 	window := jobs
 	if jobs > 1 {
