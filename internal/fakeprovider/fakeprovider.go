@@ -147,8 +147,10 @@ type Request struct {
 	// known, else a guess from its path, headers and body keys ("" when nothing suggests
 	// one). It lets a failure name what an agent sent when the provider understood none of it.
 	Guess API
-
-	generation bool // a model generation request (not a side call), whatever its answer
+	// Generation reports that the request addressed a model generation route of its API
+	// (rather than a model list or a token count), whatever its answer: a call, a final text, a
+	// tool search, a side call, or a refusal.
+	Generation bool
 }
 
 // Describe names the request for a message: method, path, sequence number, the API it
@@ -288,7 +290,7 @@ func (p *Provider) Result(id string) (api API, item []byte, seq int, ok bool) {
 		}
 	}
 	for _, r := range p.reqs[issued+1:] {
-		if !r.generation {
+		if !r.Generation {
 			continue
 		}
 		item, found, err := findResult(r.API, r.Body, id, index, name, ours)
@@ -425,7 +427,7 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.stored += int64(len(body))
 	pl := plan{route: rt, seq: len(p.reqs) + 1}
 	rec := Request{Seq: pl.seq, API: rt.api, Guess: rt.api, Method: r.Method, Path: r.URL.RequestURI(), Body: body,
-		generation: rt.kind == kindGenerate}
+		Generation: rt.kind == kindGenerate}
 	if rec.Guess == "" {
 		rec.Guess = guessAPI(r, body)
 	}

@@ -12,28 +12,11 @@ import (
 // spoke (from each request, refused ones included), and a summary of the requests for a failure
 // that must say what was received when no model request was understood.
 
-// generationRequest reports whether r addressed a model generation route of its API (answered
-// with a call, a tool search, a final text or as a side call, or refused: a request the fake did not accept is still the
-// command speaking that API), as opposed to a side call or a route no API has.
-func generationRequest(r fakeprovider.Request) bool {
-	switch {
-	case r.API == "":
-		return false
-	case understood(r):
-		return true
-	case r.Answer == fakeprovider.AnswerSideCall:
-		return true // a router's or title generator's request: the command speaking that API all the same
-	case r.Answer != fakeprovider.AnswerRefused:
-		return false
-	}
-	path, _, _ := strings.Cut(r.Path, "?")
-	for _, suffix := range []string{"/responses", "/chat/completions", "/messages", ":generateContent", ":streamGenerateContent"} {
-		if strings.HasSuffix(path, suffix) {
-			return true
-		}
-	}
-	return false
-}
+// generationRequest reports whether r addressed a model generation route of an API
+// (fakeprovider.Request.Generation): whatever its answer, a call, a tool search, a final text, a
+// side call (a router's or title generator's request) or a refusal, it is the command speaking
+// that API, where a model list, a token count or a route no API has is not.
+func generationRequest(r fakeprovider.Request) bool { return r.API != "" && r.Generation }
 
 // understood reports whether the fake provider answered r as a model turn (a call, a tool
 // search or a final text).

@@ -14,13 +14,13 @@ func TestGenerationRequest(t *testing.T) {
 		req                    fakeprovider.Request
 		generation, understood bool
 	}{
-		{name: "tool search", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: fakeprovider.AnswerToolSearch},
+		{name: "tool search", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: fakeprovider.AnswerToolSearch, Generation: true},
 			generation: true, understood: true},
-		{name: "call", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: "call call_1"},
+		{name: "call", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: "call call_1", Generation: true},
 			generation: true, understood: true},
-		{name: "side call", req: fakeprovider.Request{API: fakeprovider.OpenAIChat, Path: "/v1/chat/completions", Answer: fakeprovider.AnswerSideCall},
+		{name: "side call", req: fakeprovider.Request{API: fakeprovider.OpenAIChat, Path: "/v1/chat/completions", Answer: fakeprovider.AnswerSideCall, Generation: true},
 			generation: true},
-		{name: "refused generation", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: fakeprovider.AnswerRefused},
+		{name: "refused generation", req: fakeprovider.Request{API: fakeprovider.OpenAIResponses, Path: "/v1/responses", Answer: fakeprovider.AnswerRefused, Generation: true},
 			generation: true},
 		{name: "model list", req: fakeprovider.Request{API: fakeprovider.OpenAIChat, Path: "/v1/models", Answer: fakeprovider.AnswerSide}},
 	}
