@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -126,9 +127,9 @@ func readClient(ctx context.Context, root, dir string) ([]Client, error) {
 		return nil, fmt.Errorf("checking %s: %w", rel, err)
 	}
 	var cs []Client
-	for _, lane := range sortedKeys(man.Lanes) {
+	for _, lane := range slices.Sorted(maps.Keys(man.Lanes)) {
 		l := man.Lanes[lane]
-		for _, version := range sortedKeys(l.Versions) {
+		for _, version := range slices.Sorted(maps.Keys(l.Versions)) {
 			for _, conf := range l.Versions[version] {
 				c := Client{Dir: dir, Lane: lane, Version: version, Configuration: conf, Provider: l.Provider}
 				if err := c.read(r, root, evidence, rel); err != nil {
@@ -304,14 +305,4 @@ func transport(x probe.Exchange) string {
 		return "stdio"
 	}
 	return "unknown"
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
