@@ -154,22 +154,22 @@ type Request struct {
 }
 
 // Describe names the request for a message: method, path, sequence number, the API it
-// addresses (or the one guessed, marked so) and how it was answered, e.g.
-// `POST /v1/responses (request 1, openai-responses, answered call call_1)`. The path is quoted
-// when it holds anything but printable characters.
+// addresses (or "API unknown", with the one it looks like when Guess has one) and how it was
+// answered, e.g. `POST /v1/responses (request 1: API openai-responses, call call_1)`. The path is
+// quoted when it holds anything but printable characters.
 func (r Request) Describe() string {
 	path := r.Path
 	if q := strconv.QuoteToGraphic(path); q[1:len(q)-1] != path || strings.ContainsAny(path, " \"") {
 		path = q
 	}
-	api := string(r.API)
+	api := "API " + string(r.API)
 	switch {
-	case api == "" && r.Guess != "":
-		api = "looks like " + string(r.Guess)
-	case api == "":
+	case r.API == "" && r.Guess != "":
+		api = "API unknown, looks like " + string(r.Guess)
+	case r.API == "":
 		api = "API unknown"
 	}
-	return fmt.Sprintf("%s %s (request %d, %s, answered %s)", r.Method, path, r.Seq, api, r.Answer)
+	return fmt.Sprintf("%s %s (request %d: %s, %s)", r.Method, path, r.Seq, api, r.Answer)
 }
 
 // MaxBodyBytes bounds a request body the provider reads (64 MiB).

@@ -296,17 +296,17 @@ func TestDescribe(t *testing.T) {
 		want   string
 	}{
 		{name: "known route", method: "POST", path: "/v1/responses", body: `{"model":"m","input":"x"}`,
-			want: "POST /v1/responses (request 1, openai-responses, answered side-call)"},
+			want: "POST /v1/responses (request 1: API openai-responses, side-call)"},
 		{name: "gemini path variant", method: "POST", path: "/v1beta/tunedModels/x:generateContent", body: `{}`,
-			want: "POST /v1beta/tunedModels/x:generateContent (request 1, looks like gemini, answered refused)"},
+			want: "POST /v1beta/tunedModels/x:generateContent (request 1: API unknown, looks like gemini, refused)"},
 		{name: "anthropic header", method: "POST", path: "/anthropic/v2/complete", header: map[string]string{"anthropic-version": "2023-06-01"}, body: `{}`,
-			want: "POST /anthropic/v2/complete (request 1, looks like anthropic, answered refused)"},
+			want: "POST /anthropic/v2/complete (request 1: API unknown, looks like anthropic, refused)"},
 		{name: "responses by body", method: "POST", path: "/api/generate", body: `{"model":"m","input":[],"instructions":"x"}`,
-			want: "POST /api/generate (request 1, looks like openai-responses, answered refused)"},
+			want: "POST /api/generate (request 1: API unknown, looks like openai-responses, refused)"},
 		{name: "chat by body", method: "POST", path: "/api/chat", body: `{"model":"m","messages":[]}`,
-			want: "POST /api/chat (request 1, looks like openai-chat, answered refused)"},
-		{name: "nothing to go by", method: "GET", path: "/health?x=%22y%22", want: "GET /health?x=%22y%22 (request 1, API unknown, answered refused)"},
-		{name: "hostile query", method: "GET", path: "/h?a=\"b\\", want: `GET "/h?a=\"b\\" (request 1, API unknown, answered refused)`},
+			want: "POST /api/chat (request 1: API unknown, looks like openai-chat, refused)"},
+		{name: "nothing to go by", method: "GET", path: "/health?x=%22y%22", want: "GET /health?x=%22y%22 (request 1: API unknown, refused)"},
+		{name: "hostile query", method: "GET", path: "/h?a=\"b\\", want: `GET "/h?a=\"b\\" (request 1: API unknown, refused)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,9 +39,10 @@ func requestAPIs(reqs []fakeprovider.Request) []fakeprovider.API {
 // maxReceived bounds the requests a summary names.
 const maxReceived = 5
 
-// receivedSummary names what the fake provider received: each request's method, path, the API
-// its route was taken for and how it was answered ("POST /v1/responses (request 1: API
-// openai-responses, refused)"), the first maxReceived of them.
+// receivedSummary names what the fake provider received: each request as Request.Describe names
+// it, method, path, the API its route was taken for (or the one it looks like) and how it was
+// answered ("POST /v1/responses (request 1: API openai-responses, refused)"), the first
+// maxReceived of them.
 func receivedSummary(reqs []fakeprovider.Request) string {
 	if len(reqs) == 0 {
 		return "nothing"
@@ -52,11 +53,7 @@ func receivedSummary(reqs []fakeprovider.Request) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(reqs)-maxReceived))
 			break
 		}
-		api := "API unknown"
-		if r.API != "" {
-			api = "API " + string(r.API)
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (request %d: %s, %s)", r.Method, r.Path, r.Seq, api, r.Answer))
+		parts = append(parts, r.Describe())
 	}
 	return strings.Join(parts, ", ")
 }
