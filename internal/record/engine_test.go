@@ -66,3 +66,125 @@ func TestEngine(t *testing.T) {
 		t.Errorf("stats %+v, want 1 evicted and 2 pending", s)
 	}
 }
+
+// chatItem is a Chat Completions request carrying one result of lookup: call id key, arguments
+// args (JSON text), the tool message's content.
+func chatItem(key, args, content string) []byte {
+	a, _ := json.Marshal(args)
+	c, _ := json.Marshal(content)
+	return fmt.Appendf(nil, `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":%q,"type":"function","function":{"name":"lookup","arguments":%s}}]},{"role":"tool","tool_call_id":%q,"content":%s}]}`, key, a, key, c)
+}
+
+// TestPairingProvedOrAmbiguous: with equal arguments, a provider item is paired with the result
+// its content singles out, whatever the arrival order; results the evidence cannot tell apart
+// are written ambiguous, never crossed; equal results are one fixture, paired.
+func TestPairingProvedOrAmbiguous(t *testing.T) {
+	type step struct {
+		session string // an MCP step: the session; "" for a provider item
+		open    bool   // open the (stdio) session
+		end     bool   // end the session
+		id      int    // the JSON-RPC id
+		text    string // the result's text (MCP) or the item's content (provider)
+		key     string // the provider item's call id
+	}
+	call := func(s string, id int, text string) step { return step{session: s, id: id, text: text} }
+	item := func(key, content string) step { return step{key: key, text: content} }
+	tests := []struct {
+		name  string
+		steps []step
+		// want: each write, "result text ~ item key", or "result text ~ key ambiguous N".
+		want []string
+		// pending: the calls left without an item.
+		pending int
+	}{
+		{
+			name:  "the request carrying the second result arrives first",
+			steps: []step{call("s1", 1, "result 1"), call("s2", 1, "result 2"), item("k2", "result 2"), item("k1", "result 1")},
+			want:  []string{"result 2 ~ k2", "result 1 ~ k1"},
+		},
+		{
+			name:  "a text inside another is not evidence against it",
+			steps: []step{call("s1", 1, "result 1"), call("s2", 1, "result 10"), item("k10", "result 10"), item("k1", "result 1")},
+			want:  []string{"result 10 ~ k10", "result 1 ~ k1"},
+		},
+		{
+			name:  "wrapped texts: the longer string found wins",
+			steps: []step{call("s1", 1, "result 1"), call("s2", 1, "result 10"), item("k10", "the tool said: result 10."), item("k1", "the tool said: result 1.")},
+			want:  []string{"result 10 ~ k10", "result 1 ~ k1"},
+		},
+		{
+			name:  "equal results are one fixture",
+			steps: []step{call("s1", 1, "same"), call("s2", 1, "same"), item("k2", ""), item("k1", "")},
+			want:  []string{"same ~ k2", "same ~ k1"},
+		},
+		{
+			name:  "items that carry nothing of either result are ambiguous",
+			steps: []step{call("s1", 1, "result 1"), call("s2", 1, "result 2"), item("k2", ""), item("k1", "")},
+			want:  []string{"result 1 ~ k2 ambiguous 2", "result 2 ~ k1 ambiguous 2"},
+		},
+		{
+			name: "after an ambiguous item, the other is paired only on evidence",
+			steps: []step{call("s1", 1, "result 1"), call("s2", 1, "result 2"), call("s3", 1, "result 3"), item("kx", ""),
+				item("k1", "result 1"), item("k3", "result 3")},
+			// kx took result 1's call; k1 carries result 1, which no pending call holds: ambiguous.
+			want: []string{"result 1 ~ kx ambiguous 3", "result 2 ~ k1 ambiguous 3", "result 3 ~ k3"},
+		},
+		{
+			// k2 waits for a result that singles it out; k1, whose one candidate is proof only
+			// once nothing more can come, for the session's end.
+			name: "a stdio copy late: the item waits for its result",
+			steps: []step{{session: "stdio:a", open: true}, call("stdio:a", 1, "result 1"), item("k2", "result 2"), item("k1", "result 1"),
+				call("stdio:a", 2, "result 2"), {session: "stdio:a", end: true}},
+			want: []string{"result 2 ~ k2", "result 1 ~ k1"},
+		},
+		{
+			name: "a stdio copy late, no evidence: decided when the session ends",
+			steps: []step{{session: "stdio:a", open: true}, call("stdio:a", 1, "result 1"), item("k2", ""), call("stdio:a", 2, "result 2"),
+				item("k1", ""), {session: "stdio:a", end: true}},
+			want: []string{"result 1 ~ k2 ambiguous 2", "result 2 ~ k1 ambiguous 2"},
+		},
+		{
+			name:    "a stdio session still open: one candidate is not proof until it ends",
+			steps:   []step{{session: "stdio:a", open: true}, call("stdio:a", 1, "result 1"), item("k9", "")},
+			want:    []string{},
+			pending: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := []string{}
+			e := newEngine(func(c mcpCall, r provResult) {
+				var src struct {
+					Content []struct{ Text string }
+				}
+				if err := json.Unmarshal(c.source, &src); err != nil {
+					t.Fatal(err)
+				}
+				w := src.Content[0].Text + " ~ " + r.key
+				if r.ambiguous > 0 {
+					w += fmt.Sprintf(" ambiguous %d", r.ambiguous)
+				}
+				got = append(got, w)
+			}, func(string, ...any) {})
+			for _, s := range tc.steps {
+				switch {
+				case s.open:
+					e.loopOnce(event{session: s.session, openSession: true})
+				case s.end:
+					e.loopOnce(event{session: s.session, endSession: true})
+				case s.session != "":
+					e.mcp(s.session, false, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, s.id)))
+					e.mcp(s.session, true, toolsResult(s.id, s.text))
+				default:
+					e.provider(fakeprovider.OpenAIChat, chatItem(s.key, "{}", s.text))
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("written %q, want %q", got, tc.want)
+			}
+			if s := e.Stats(); s.PendingCalls != tc.pending {
+				t.Errorf("%d calls pending, want %d", s.PendingCalls, tc.pending)
+			}
+		})
+	}
+}
