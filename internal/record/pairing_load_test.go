@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // The load case of issue 41: every tools/call has the same arguments ({}) and a distinct result
@@ -236,5 +238,44 @@ func BenchmarkEqualArguments(b *testing.B) {
 				b.ReportMetric(time.Since(start).Seconds(), "s")
 			}
 		})
+	}
+}
+
+// TestAmbiguousRecordsJudged: two tools/call of equal arguments return distinct results, and the
+// requests carrying them carry nothing of either (an empty text): record writes both ambiguous,
+// loses nothing, and check reads them as ambiguous bindings (counted, none unstable), which the
+// record profile's requirement (H4 judged: pass or unmet) does not allow: check's verdict is unmet.
+func TestAmbiguousRecordsJudged(t *testing.T) {
+	t.Parallel()
+	mcp := httptest.NewServer(equalArgsMCP())
+	defer mcp.Close()
+	prov := httptest.NewServer(benchProvider(false))
+	defer prov.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	o := Options{Lane: "amb", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL}
+	res, log, err := recording(t, o, func(ep Endpoints) error {
+		for i := range 2 {
+			post(t, ep.MCP, nil, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, i+1))
+		}
+		for _, id := range []string{"call_b", "call_a"} {
+			post(t, ep.Provider+"/v1/chat/completions", nil, `{"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"lookup","arguments":"{}"}}]},{"role":"tool","tool_call_id":"`+id+`","content":""}]}`)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, log)
+	}
+	if res.Ambiguous != 2 || res.Pairs != 0 || res.Lost() {
+		t.Fatalf("%s; want 2 ambiguous, nothing lost\n%s", res.Stats, log)
+	}
+	if !strings.Contains(log, "2 ambiguous") {
+		t.Errorf("the summary does not say the ambiguous records:\n%s", log)
+	}
+	rep := judge(t, out)
+	if rep.Summary.Ambiguous == 0 || rep.Summary.Unstable != 0 || rep.Summary.Pass+rep.Summary.Unmet != 0 {
+		t.Errorf("check summary %+v; want ambiguous bindings only", rep.Summary)
+	}
+	if code := rep.ExitCode(); code != result.ExitUnmet {
+		t.Errorf("check exit %d, want %d (the record profile holds H4 to pass or unmet)", code, result.ExitUnmet)
 	}
 }
