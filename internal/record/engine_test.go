@@ -188,3 +188,42 @@ func TestPairingProvedOrAmbiguous(t *testing.T) {
 		})
 	}
 }
+
+// TestSingledOut: which candidate result an item's strings single out, in the spellings a JSON
+// encoder gives, or none when they point to none or to more than one.
+func TestSingledOut(t *testing.T) {
+	text := func(s string) string {
+		b, _ := json.Marshal(s)
+		return `{"content":[{"type":"text","text":` + string(b) + `}]}`
+	}
+	tests := []struct {
+		name    string
+		results []string // the distinct candidate results
+		item    string   // the provider item
+		want    int
+		exact   bool
+	}{
+		{name: "the text as the content", results: []string{text("result 1"), text("result 2")}, item: `{"role":"tool","tool_call_id":"c","content":"result 2"}`, want: 1, exact: true},
+		{name: "escaped spellings", results: []string{text("résultat / 1"), text("résultat / 2")}, item: `{"role":"tool","content":"r\u00e9sultat \/ 1"}`, want: 0, exact: true},
+		{name: "the result serialised into a string", results: []string{text("a"), text("b")}, item: `{"type":"function_call_output","output":"{\"content\":[{\"type\":\"text\",\"text\":\"b\"}]}"}`, want: 1, exact: true},
+		{name: "a structured value's string", results: []string{`{"content":[],"structuredContent":{"state":"shipped"}}`, `{"content":[],"structuredContent":{"state":"pending"}}`}, item: `{"parts":[{"functionResponse":{"name":"lookup","response":{"state":"pending"}}}]}`, want: 1, exact: true},
+		{name: "a text inside a longer one found", results: []string{text("result 1"), text("result 10")}, item: `{"content":"tool said: result 10"}`, want: 1},
+		{name: "both found whole", results: []string{text("a"), text("b")}, item: `{"content":["a","b"]}`, want: -1},
+		{name: "neither found", results: []string{text("a"), text("b")}, item: `{"content":""}`, want: -1},
+		{name: "only what both hold found", results: []string{`{"content":[{"type":"text","text":"same"}],"n":1}`, `{"content":[{"type":"text","text":"same"}],"n":2}`}, item: `{"content":"same"}`, want: -1},
+		{name: "the call id is no evidence", results: []string{text("call_7"), text("other")}, item: `{"role":"tool","tool_call_id":"call_7","content":""}`, want: -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			toks := make([][]string, len(tc.results))
+			for i, r := range tc.results {
+				toks[i] = (&mcpCall{source: []byte(r)}).tokens()
+			}
+			r := &provResult{key: "call_7", name: "lookup", item: []byte(tc.item)}
+			got, exact := singledOut(candidateEvidence(toks, r.hay()))
+			if got != tc.want || exact != tc.exact {
+				t.Errorf("singled out %d (exact %v), want %d (%v)", got, exact, tc.want, tc.exact)
+			}
+		})
+	}
+}
