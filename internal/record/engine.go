@@ -244,8 +244,9 @@ func compatible(c *mcpCall, r *provResult) bool {
 	return nameMatches(c.name, r.name) && sameArgs(c.args, r.args)
 }
 
-// maxAmbiguity bounds the distinct results an ambiguity remembers; past it, a call tainted with
-// it is never paired but ambiguous.
+// maxAmbiguity bounds the distinct results an ambiguity remembers; past it, the ambiguity
+// remembers none, and an item with a candidate tainted with it is written ambiguous (what it could
+// carry instead is no longer known).
 const maxAmbiguity = 64
 
 // ambiguity is what an item written ambiguous could have carried: one call of each distinct
@@ -261,8 +262,9 @@ type ambiguity struct {
 // recording ends, or the item is evicted).
 //
 // The candidates are the pending calls compatible with the item. The proof is one of:
-//   - the candidates hold one distinct result (equal bytes are one fixture, so taking any of them
-//     crosses nothing), none of them tainted, and nothing is still to come;
+//   - the candidates, and the results a tainted candidate could be instead, hold one distinct
+//     result (equal bytes are one fixture, so taking any of them crosses nothing), and nothing is
+//     still to come;
 //   - the item's strings single out one distinct result among the candidates' (singledOut), the
 //     results tainted candidates could be instead included: at once when the evidence is a whole
 //     string of the item, else once nothing is still to come.
