@@ -353,6 +353,9 @@ func (e *engine) decide(r *provResult, final bool) bool {
 	}
 	res := *r
 	res.ambiguous = max(len(results), 2)
+	if amb.overflow {
+		res.ambiguous = max(res.ambiguous, maxAmbiguity+1)
+	}
 	e.write(*c, res)
 	return true
 }

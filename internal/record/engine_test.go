@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
@@ -226,4 +227,46 @@ func TestSingledOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPairingBounds: an item evicted from the waiting ones is decided as at the recording's end
+// (not lost when a candidate is there); past maxAmbiguity distinct results, an item whose
+// candidates are tainted is written ambiguous even on evidence (what it could carry instead is
+// no longer known).
+func TestPairingBounds(t *testing.T) {
+	var got []string
+	e := newEngine(func(c mcpCall, r provResult) {
+		got = append(got, fmt.Sprintf("%s ~ %s %d", c.source, r.key, r.ambiguous))
+	}, func(string, ...any) {})
+	emptyCall := func(s string, id int, text string) {
+		e.mcp(s, false, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, id)))
+		e.mcp(s, true, toolsResult(id, text))
+	}
+	t.Run("evicted", func(t *testing.T) {
+		defer func(n int) { maxPending = n }(maxPending)
+		maxPending = 1
+		got = nil
+		e.loopOnce(event{session: "stdio:x", openSession: true})
+		emptyCall("stdio:x", 1, "only")
+		e.provider(fakeprovider.OpenAIChat, chatItem("k1", "{}", ""))      // waits: the session is open
+		e.provider(fakeprovider.OpenAIChat, chatItem("o1", `{"n":1}`, "")) // evicts k1
+		if want := []string{`{"content":[{"type":"text","text":"only"}]} ~ k1 0`}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("written %q, want %q", got, want)
+		}
+		if s := e.Stats(); s.Evicted != 0 {
+			t.Errorf("%d evicted, want 0: the evicted item was decided", s.Evicted)
+		}
+		e.loopOnce(event{session: "stdio:x", endSession: true})
+	})
+	t.Run("overflow", func(t *testing.T) {
+		got = nil
+		for i := range maxAmbiguity + 1 {
+			emptyCall("h", i+1, fmt.Sprint("result ", i+1))
+		}
+		e.provider(fakeprovider.OpenAIChat, chatItem("lossy", "{}", ""))
+		e.provider(fakeprovider.OpenAIChat, chatItem("k2", "{}", "result 2"))
+		if len(got) != 2 || !strings.HasSuffix(got[0], "lossy 65") || !strings.HasSuffix(got[1], "k2 65") {
+			t.Errorf("written %q, want both ambiguous", got)
+		}
+	})
 }

@@ -36,8 +36,9 @@ type provResult struct {
 	args any
 	item []byte
 	h    *haystack
-	// ambiguous, when not 0, is the number of distinct results the item could carry: it is
-	// written as an ambiguous record of the call it is handed with, not as a pair.
+	// ambiguous, when not 0, is how many distinct results the item could carry, at least (more
+	// than maxAmbiguity when they are no longer known): it is written as an ambiguous record of
+	// the call it is handed with, not as a pair.
 	ambiguous int
 }
 

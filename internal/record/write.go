@@ -232,7 +232,7 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 		case st != "H4":
 		case res.ambiguous > 0:
 			r.State = "ambiguous"
-			r.Notes = fmt.Sprintf("a provider item of %s with these arguments reached the model, but it could carry any of %d distinct results seen (this one included): its content does not tell which (docs/record.md, Pairing)", call.name, res.ambiguous)
+			r.Notes = fmt.Sprintf("a provider item of %s with these arguments reached the model, but it could carry any of at least %d distinct results seen (this one included): its content does not tell which (docs/record.md, Pairing)", call.name, res.ambiguous)
 		default:
 			r.State, r.Carrier = "captured", item2.Bytes()
 		}
