@@ -46,9 +46,11 @@ Nothing of a request's headers or URL is written, and a pair holding a credentia
 traffic carried is refused. --redact POINTER blanks a value of every result before anything is
 written. docs/record.md has a worked example.
 
-Exit codes: 0 every tools/call result was paired and written; 2 usage or input error; 3 something
-seen was not recorded (a limit reached, a pair refused, a result no provider request carried, a
-write that failed, the agent command failing): the line before the exit says what.`
+Exit codes: 0 every tools/call result was paired and written; 1 everything seen was written, but
+some provider items are ambiguous records (which of two or more distinct results of the same tool
+and arguments each carries is not proved); 2 usage or input error; 3 something seen was not
+recorded (a limit reached, a pair refused, a result no provider request carried, a write that
+failed, the agent command failing): the line before the exit says what.`
 
 type recordParams struct {
 	record.Options
@@ -107,7 +109,7 @@ func newRecordCommand() *cobra.Command {
 }
 
 // runRecord records until the command exits or a signal, and says what it wrote; the exit code
-// is 3 when anything seen was not recorded.
+// is recordExit's.
 func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -121,6 +123,13 @@ func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, erro
 		return result.ExitInstrument, err
 	}
 	fmt.Fprintf(stderr, "judge it: contractcheck check --fixtures %s --observations %s --contracts %s --profile record\n", shownPath(p.Output), shownPath(p.Output), shownPath(p.Output))
+	return recordExit(res)
+}
+
+// recordExit is a recording's exit code: 3 when the agent command failed or anything seen was
+// not recorded; else 1 when provider items were written ambiguous (nothing was lost, but what
+// check reads of them is no verdict); else 0.
+func recordExit(res *record.Result) (int, error) {
 	switch {
 	case res.AgentErr != nil:
 		return result.ExitInstrument, fmt.Errorf("record: the agent command failed: %w", res.AgentErr)
@@ -130,6 +139,8 @@ func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, erro
 			why = res.Limit
 		}
 		return result.ExitInstrument, fmt.Errorf("record: %s: %s", why, res.Stats)
+	case res.Ambiguous > 0:
+		return result.ExitUnmet, fmt.Errorf("record: %d provider items written ambiguous: each could carry more than one distinct result of its tool and arguments, and nothing in it tells which (docs/record.md, Pairing); check counts them as ambiguous, unjudged", res.Ambiguous)
 	}
 	return result.ExitSatisfied, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/record"
 )
 
 // TestRecordHelp: record --help lists its flags and the check that judges its output.
@@ -157,4 +159,29 @@ func TestRecordCommandLine(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// TestRecordExit: a loss (or the agent failing) exits 3 before anything else; ambiguous records,
+// nothing lost, exit 1 and say how many; a recording that paired everything exits 0.
+func TestRecordExit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		res   record.Result
+		code  int
+		error string
+	}{
+		{name: "everything paired", res: record.Result{Stats: record.Stats{Calls: 2, Pairs: 2}}, code: 0},
+		{name: "ambiguous", res: record.Result{Stats: record.Stats{Calls: 3, Pairs: 1, Ambiguous: 2}}, code: 1, error: "2 provider items written ambiguous"},
+		{name: "ambiguous and lost", res: record.Result{Stats: record.Stats{Calls: 3, Ambiguous: 2, PendingCalls: 1}}, code: 3, error: "not recorded"},
+		{name: "the agent failed", res: record.Result{Stats: record.Stats{Ambiguous: 1}, AgentErr: errors.New("exit status 1")}, code: 3, error: "the agent command failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, err := recordExit(&tc.res)
+			if code != tc.code || (err == nil) != (tc.error == "") || err != nil && !strings.Contains(err.Error(), tc.error) {
+				t.Errorf("exit %d (%v), want %d (%q)", code, err, tc.code, tc.error)
+			}
+		})
+	}
 }

@@ -170,15 +170,27 @@ func (c *Census) repsOf(s int32) []rep {
 }
 
 // collapsed is a binding's outcome when its repetitions agree: the reading's variant; -1 when
-// they disagree (unstable).
+// they disagree (unstable). An ambiguous repetition (contractcheck record saw the item but could
+// not prove which result it carried: docs/record.md, "Pairing") says nothing of the binding and
+// is set aside, so that it never makes a binding unstable; a binding whose every repetition is
+// ambiguous is ambiguous.
 func (c *Census) collapsed(s int32) int32 {
-	v := c.slots.at(s).variant
+	const none = -2
+	v, amb := int32(none), int32(-1)
 	c.reps(s, func(_, variant int32) bool {
-		if variant != v {
+		switch {
+		case c.variants.at(variant).outcome == result.Ambiguous:
+			amb = variant
+		case v == none:
+			v = variant
+		case variant != v:
 			v = -1
 		}
-		return v >= 0
+		return v != -1
 	})
+	if v == none {
+		return amb
+	}
 	return v
 }
 

@@ -271,6 +271,47 @@ func TestCensusGate(t *testing.T) {
 	}
 }
 
+// TestCensusAmbiguous: an ambiguous repetition (record could not prove which result the item
+// carried) is set aside beside the others, so a binding never becomes unstable by it; a binding
+// whose every repetition is ambiguous is ambiguous, counted, never exempt: a requirement that does
+// not list it is violated.
+func TestCensusAmbiguous(t *testing.T) {
+	tests := []struct {
+		name     string
+		outcomes []string // the repetitions' outcomes
+		want     string
+		verdict  string
+	}{
+		{name: "beside a pass", outcomes: []string{"ambiguous", "pass", "ambiguous"}, want: result.Pass, verdict: result.VerdictSatisfied},
+		{name: "beside an unmet", outcomes: []string{"unmet", "ambiguous"}, want: result.Unmet, verdict: result.VerdictUnmet},
+		{name: "every repetition", outcomes: []string{"ambiguous", "ambiguous"}, want: result.Ambiguous, verdict: result.VerdictUnmet},
+		{name: "the others disagree", outcomes: []string{"pass", "ambiguous", "unmet"}, want: result.Unstable, verdict: result.VerdictInstrumentFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := New(model(), "p")
+			for i, o := range tc.outcomes {
+				r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "H4"}, Task: "P"},
+					Repetition: i + 1, Origin: "captured", Outcome: o}
+				if o == result.Unmet {
+					r.Diagnostics = []result.Diagnostic{{"atom": "block.text", "kind": "missing"}}
+				}
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := c.Report()
+			res := r.Results.At(0)
+			if res.Outcome != tc.want || res.Repetitions != len(tc.outcomes) || r.Gate.Verdict != tc.verdict {
+				t.Errorf("outcome %s (%d repetitions), verdict %s; want %s (%d), %s", res.Outcome, res.Repetitions, r.Gate.Verdict, tc.want, len(tc.outcomes), tc.verdict)
+			}
+			if want := map[bool]int{true: 1}[tc.want == result.Ambiguous]; r.Summary.Ambiguous != want {
+				t.Errorf("summary counts %d ambiguous, want %d", r.Summary.Ambiguous, want)
+			}
+		})
+	}
+}
+
 func TestCensusUnstableFailsTheInstrument(t *testing.T) {
 	c, _ := New(model(), "p")
 	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}})

@@ -80,7 +80,7 @@ func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(resu
 				})
 			}
 			last, gap = "", false
-		default: // execution_failed, not_reached, unstable: nothing can be bounded across them
+		default: // execution_failed, not_reached, ambiguous, unstable: nothing can be bounded across them
 			last, gap = "", false
 		}
 	}

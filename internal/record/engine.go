@@ -43,8 +43,10 @@ type event struct {
 	session    string
 	fromServer bool
 	msg        []byte
-	// endSession: the session is over (its unanswered calls are counted).
-	endSession bool
+	// openSession: a stdio session begins (its messages may reach the recorder after the
+	// provider requests that carry them: decide waits while one is open); endSession: the
+	// session is over (its unanswered calls are counted).
+	openSession, endSession bool
 	// a provider request body of api.
 	api  fakeprovider.API
 	body []byte
@@ -69,6 +71,7 @@ type engine struct {
 	seen         map[string]bool
 	seenOrder    []string
 	tools        map[string]bool // the MCP tools listed or called
+	live         map[string]bool // the stdio sessions open
 
 	mu    sync.Mutex
 	stats Stats
@@ -76,7 +79,7 @@ type engine struct {
 
 func newEngine(write func(mcpCall, provResult), note func(string, ...any)) *engine {
 	return &engine{events: make(chan event, queueLen), write: write, note: note,
-		open: map[string]map[string]historyCall{}, seen: map[string]bool{}, tools: map[string]bool{}}
+		open: map[string]map[string]historyCall{}, seen: map[string]bool{}, tools: map[string]bool{}, live: map[string]bool{}}
 }
 
 // loop handles events until the channel is closed.
@@ -91,7 +94,11 @@ func (e *engine) loopOnce(ev event) {
 	{
 		switch {
 		case ev.flush != nil:
+			// Nothing more comes: the items still waiting with candidates are decided.
+			e.retry(nil, true)
 			close(ev.flush)
+		case ev.openSession:
+			e.live[ev.session] = true
 		case ev.unreadable != "":
 			e.count(func(s *Stats) { s.Unreadable++ })
 			e.note("record: not recorded: %s", ev.unreadable)
@@ -106,6 +113,12 @@ func (e *engine) loopOnce(ev event) {
 				e.count(func(s *Stats) { s.Unanswered += n })
 			}
 			delete(e.open, ev.session)
+			if e.live[ev.session] {
+				delete(e.live, ev.session)
+				if len(e.live) == 0 {
+					e.retry(nil, false)
+				}
+			}
 		case ev.body != nil:
 			e.provider(ev.api, ev.body)
 		case ev.msg != nil:
@@ -218,32 +231,166 @@ func compactID(id []byte) []byte {
 	return b.Bytes()
 }
 
-// call pairs a tools/call result with the earliest provider item waiting for it, or keeps it.
+// call keeps a tools/call result among the pending ones and decides the provider items waiting
+// for a call of its tool with its arguments: it may be what singles one out.
 func (e *engine) call(c *mcpCall) {
-	match := func(w *provResult) bool { return nameMatches(c.name, w.name) && sameArgs(c.args, w.args) }
-	if w, ok := take(&e.waiting, &e.waitingBytes, match, itemSize); ok {
-		e.write(*c, *w)
-		return
-	}
 	keep(&e.pending, &e.pendingBytes, c, sourceSize, func(*mcpCall) { e.count(func(s *Stats) { s.Evicted++ }) })
+	e.retry(func(w *provResult) bool { return compatible(c, w) }, false)
+}
+
+// compatible reports whether a provider item may carry a call's result: the same tool (by
+// nameMatches) and equal arguments.
+func compatible(c *mcpCall, r *provResult) bool {
+	return nameMatches(c.name, r.name) && sameArgs(c.args, r.args)
+}
+
+// maxAmbiguity bounds the distinct results an ambiguity remembers; past it, the ambiguity
+// remembers none, and an item with a candidate tainted with it is written ambiguous (what it could
+// carry instead is no longer known).
+const maxAmbiguity = 64
+
+// ambiguity is what an item written ambiguous could have carried: one call of each distinct
+// result the evidence could not tell apart (the call taken for the record included).
+type ambiguity struct {
+	results  []*mcpCall
+	overflow bool
+}
+
+// decide pairs a provider item with the call whose result it carries when the evidence proves
+// which one, writes it ambiguous when the evidence cannot and nothing more can come that would,
+// and otherwise leaves it (false: the item waits). final says that nothing more can come (the
+// recording ends, or the item is evicted).
+//
+// The candidates are the pending calls compatible with the item. The proof is one of:
+//   - the candidates, and the results a tainted candidate could be instead, hold one distinct
+//     result (equal bytes are one fixture, so taking any of them crosses nothing), and nothing is
+//     still to come;
+//   - the item's strings single out one distinct result among the candidates' (singledOut), the
+//     results tainted candidates could be instead included: at once when the evidence is a whole
+//     string of the item, else once nothing is still to come.
+//
+// Nothing is still to come when no stdio session is open: an HTTP exchange's response reaches the
+// recorder before the agent reads it, so an item's own call is always among the candidates, while
+// a stdio server's messages are copied to the recorder after the agent has them, and may arrive
+// after the provider request that carries them.
+func (e *engine) decide(r *provResult, final bool) bool {
+	var cands []*mcpCall
+	for _, c := range e.pending {
+		if compatible(c, r) {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return false
+	}
+	// The distinct results: the candidates' (first: the earliest pending call of it), then those
+	// a tainted candidate's item could have carried (first nil: no call of it is pending).
+	type result struct{ rep, first *mcpCall }
+	var results []result
+	overflow := false
+	add := func(c *mcpCall, pending bool) {
+		for i := range results {
+			if bytes.Equal(results[i].rep.source, c.source) {
+				if pending && results[i].first == nil {
+					results[i].first = c
+				}
+				return
+			}
+		}
+		r := result{rep: c}
+		if pending {
+			r.first = c
+		}
+		results = append(results, r)
+	}
+	for _, c := range cands {
+		add(c, true)
+	}
+	for _, c := range cands {
+		if c.taint != nil {
+			overflow = overflow || c.taint.overflow
+			for _, g := range c.taint.results {
+				add(g, false)
+			}
+		}
+	}
+	winner, exact := -1, false
+	switch {
+	case overflow:
+	case len(results) == 1:
+		winner = 0
+	default:
+		toks := make([][]string, len(results))
+		for i, g := range results {
+			toks[i] = g.rep.tokens()
+		}
+		winner, exact = singledOut(candidateEvidence(toks, r.hay()))
+	}
+	settled := final || len(e.live) == 0
+	if winner >= 0 && results[winner].first != nil && (settled || exact) {
+		c := results[winner].first
+		e.drop(c)
+		e.write(*c, *r)
+		return true
+	}
+	if !settled {
+		return false
+	}
+	// Ambiguous: the earliest candidate is taken for the record (one call per item, so that the
+	// counts add up); the others are tainted with what the item could have carried.
+	c := cands[0]
+	e.drop(c)
+	amb := &ambiguity{overflow: overflow || len(results) > maxAmbiguity}
+	if !amb.overflow {
+		for _, g := range results {
+			amb.results = append(amb.results, g.rep)
+		}
+	}
+	for _, o := range cands[1:] {
+		if o.taint == nil || !o.taint.overflow {
+			o.taint = amb
+		}
+	}
+	res := *r
+	res.ambiguous = max(len(results), 2)
+	if amb.overflow {
+		res.ambiguous = max(res.ambiguous, maxAmbiguity+1)
+	}
+	e.write(*c, res)
+	return true
+}
+
+// drop removes a call from the pending ones.
+func (e *engine) drop(c *mcpCall) {
+	for i, p := range e.pending {
+		if p == c {
+			e.pending = append(e.pending[:i], e.pending[i+1:]...)
+			e.pendingBytes -= sourceSize(c)
+			return
+		}
+	}
+}
+
+// retry decides the waiting items sel selects (every one when sel is nil), in order, until none
+// more is decided: a pairing takes a candidate away from the others, which may then be proved.
+func (e *engine) retry(sel func(*provResult) bool, final bool) {
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(e.waiting); i++ {
+			w := e.waiting[i]
+			if (sel != nil && !sel(w)) || !e.decide(w, final) {
+				continue
+			}
+			e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+			e.waitingBytes -= itemSize(w)
+			i--
+			changed = true
+		}
+	}
 }
 
 func itemSize(r *provResult) int { return len(r.item) }
 func sourceSize(c *mcpCall) int  { return len(c.source) }
-
-// take removes and returns the earliest element of list that matches, keeping size the bytes
-// the list holds.
-func take[T any](list *[]T, size *int, match func(T) bool, bytes func(T) int) (T, bool) {
-	for i, x := range *list {
-		if match(x) {
-			*list = append((*list)[:i], (*list)[i+1:]...)
-			*size -= bytes(x)
-			return x, true
-		}
-	}
-	var zero T
-	return zero, false
-}
 
 // keep appends x to list and evicts the oldest elements past maxPending or maxPendingBytes,
 // each counted by evicted.
@@ -290,17 +437,22 @@ func (e *engine) remember(key string) {
 	}
 }
 
-// result pairs a provider item with the earliest tools/call result waiting for it, or keeps it.
+// result decides a provider item (decide), or keeps it waiting for its call. An item evicted
+// from the waiting ones past the bounds is decided as if the recording ended, and counted when
+// still undecided.
 func (e *engine) result(r *provResult) {
-	match := func(c *mcpCall) bool { return nameMatches(c.name, r.name) && sameArgs(c.args, r.args) }
-	if c, ok := take(&e.pending, &e.pendingBytes, match, sourceSize); ok {
-		e.write(*c, *r)
+	if e.decide(r, false) {
+		if len(e.live) > 0 {
+			e.retry(func(w *provResult) bool { return w.name == r.name && sameArgs(w.args, r.args) }, false)
+		}
 		return
 	}
 	keep(&e.waiting, &e.waitingBytes, r, itemSize, func(w *provResult) {
-		if e.mcpTool(w.name) {
+		switch {
+		case e.decide(w, true):
+		case e.mcpTool(w.name):
 			e.count(func(s *Stats) { s.Evicted++ })
-		} else {
+		default:
 			e.count(func(s *Stats) { s.OtherTools++ })
 		}
 	})
@@ -321,6 +473,10 @@ func (e *engine) mcpTool(name string) bool {
 type Stats struct {
 	// Calls counts the tools/call results seen; Pairs those written with their provider item.
 	Calls, Pairs int
+	// Ambiguous counts the provider items written as ambiguous records: the evidence could not
+	// tell which of two or more distinct results of the same tool and arguments each carries
+	// (docs/record.md, "Pairing"). Nothing is lost, but they are not judged.
+	Ambiguous int
 	// Sources counts the source files written (a result seen again is a repetition of its
 	// source); Bytes the bytes written.
 	Sources int
@@ -350,6 +506,6 @@ func (s Stats) Lost() bool {
 
 // String is the counts as one line.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d tool calls, %d pairs written (%d sources, %d bytes), %d results of the agent's other tools; not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
-		s.Calls, s.Pairs, s.Sources, s.Bytes, s.OtherTools, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
+	return fmt.Sprintf("%d tool calls, %d pairs written, %d ambiguous (%d sources, %d bytes), %d results of the agent's other tools; not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
+		s.Calls, s.Pairs, s.Ambiguous, s.Sources, s.Bytes, s.OtherTools, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
 }

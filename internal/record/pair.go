@@ -20,6 +20,11 @@ type mcpCall struct {
 	name   string
 	args   any
 	source []byte // the response's result member, or the whole response for a JSON-RPC error
+	toks   []string
+	// taint is set when the call was a candidate of an item written ambiguous that another call
+	// was taken for: the results that item could have carried, one of which is this call's
+	// perhaps. Such a call is paired only by evidence that sets it apart from them too.
+	taint *ambiguity
 }
 
 // provResult is one tool result a provider request carries, with the call it answers as the
@@ -30,6 +35,11 @@ type provResult struct {
 	name string
 	args any
 	item []byte
+	h    *haystack
+	// ambiguous, when not 0, is how many distinct results the item could carry, at least (more
+	// than maxAmbiguity when they are no longer known): it is written as an ambiguous record of
+	// the call it is handed with, not as a pair.
+	ambiguous int
 }
 
 // historyCall is a tool call of the model as a request's history shows it.
@@ -336,4 +346,190 @@ func resultBytes(msg []byte, m *rpcMessage) ([]byte, bool) {
 		return bytes.Clone(bytes.TrimSpace(msg)), true
 	}
 	return nil, false
+}
+
+// Evidence of which result a provider item carries. A tools/call result's text reaches the model
+// in the provider item as JSON string content (a text block's text as the item's content, or the
+// whole result serialised into a string, or a Gemini response object), so the recorder compares
+// strings: the string values of the result (and of a string that is itself JSON, as a text
+// counterpart of structuredContent is) against the item's string values, read the same way. A
+// string of a result found in the item, equal to one of its strings or inside one, is evidence
+// that the item carries that result; strings every candidate holds (a block's "text" type) are
+// evidence of nothing.
+
+// maxEvidenceDepth bounds how deep strings that hold JSON are read into.
+const maxEvidenceDepth = 3
+
+// jsonStrings returns the non-empty string values of a JSON text (not its member names), reading
+// into strings that are themselves a JSON object or array, deduplicated, in order of appearance.
+func jsonStrings(data []byte) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e, depth)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, depth)
+			}
+		case string:
+			if x == "" {
+				return
+			}
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+			if depth < maxEvidenceDepth {
+				if t := strings.TrimSpace(x); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
+					var inner any
+					if json.Unmarshal([]byte(t), &inner) == nil {
+						walk(inner, depth+1)
+					}
+				}
+			}
+		}
+	}
+	var v any
+	if json.Unmarshal(data, &v) == nil {
+		walk(v, 0)
+	}
+	return out
+}
+
+// tokens returns the call's result strings, read once.
+func (c *mcpCall) tokens() []string {
+	if c.toks == nil {
+		c.toks = jsonStrings(c.source)
+		if c.toks == nil {
+			c.toks = []string{}
+		}
+	}
+	return c.toks
+}
+
+// haystack is what of a provider item is searched: its strings (but the call id and the tool
+// name, which say nothing of the result), each between NUL bytes, and the same strings as a set.
+type haystack struct {
+	joined string
+	leaves map[string]bool
+}
+
+// hay returns the item's haystack, read once.
+func (r *provResult) hay() *haystack {
+	if r.h == nil {
+		h := &haystack{leaves: map[string]bool{}}
+		var b strings.Builder
+		b.WriteByte(0)
+		for _, s := range jsonStrings(r.item) {
+			if s == r.key || s == r.name {
+				continue
+			}
+			h.leaves[s] = true
+			b.WriteString(s)
+			b.WriteByte(0)
+		}
+		h.joined = b.String()
+		r.h = h
+	}
+	return r.h
+}
+
+// found is what one candidate result's strings show in an item: the strings equal to one of the
+// item's strings (exact) and those inside one (within, exact ones included).
+type found struct {
+	exact, within []string
+}
+
+// candidateEvidence compares the distinct candidate results (their strings, each list
+// deduplicated) with an item: strings every candidate holds are left out.
+func candidateEvidence(cands [][]string, h *haystack) []found {
+	common := map[string]int{}
+	for _, toks := range cands {
+		for _, t := range toks {
+			common[t]++
+		}
+	}
+	out := make([]found, len(cands))
+	for i, toks := range cands {
+		for _, t := range toks {
+			if common[t] == len(cands) || strings.IndexByte(t, 0) >= 0 {
+				continue
+			}
+			if h.leaves[t] {
+				out[i].exact = append(out[i].exact, t)
+				out[i].within = append(out[i].within, t)
+			} else if strings.Contains(h.joined, t) {
+				out[i].within = append(out[i].within, t)
+			}
+		}
+	}
+	return out
+}
+
+// singledOut returns the index of the one candidate the evidence points to, and whether the
+// evidence holds a whole string of the item (exact), or -1 when it points to none or to more than
+// one. A candidate with a string equal to one of the item's strings wins when it is the only one;
+// else, among those with a string inside the item's, a candidate whose strings found are each
+// inside a longer string found of another (the "result 1" of "result 10") is set aside, and the
+// one left, if one is, wins.
+func singledOut(ev []found) (int, bool) {
+	winner := -1
+	for i, f := range ev {
+		if len(f.exact) > 0 {
+			if winner >= 0 {
+				winner = -2
+				break
+			}
+			winner = i
+		}
+	}
+	if winner >= 0 {
+		return winner, true
+	}
+	if winner == -2 {
+		return -1, false
+	}
+	var left []int
+	for i, f := range ev {
+		if len(f.within) > 0 {
+			left = append(left, i)
+		}
+	}
+	covered := func(a, b []string) bool { // every string of a is inside one of b
+		for _, x := range a {
+			ok := false
+			for _, y := range b {
+				if strings.Contains(y, x) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	var maximal []int
+	for _, i := range left {
+		dominated := false
+		for _, j := range left {
+			if i != j && covered(ev[i].within, ev[j].within) && !covered(ev[j].within, ev[i].within) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			maximal = append(maximal, i)
+		}
+	}
+	if len(maximal) == 1 {
+		return maximal[0], false
+	}
+	return -1, false
 }

@@ -319,6 +319,7 @@ func (r *recorder) stdioEndpoint(w http.ResponseWriter, req *http.Request) {
 	session := "stdio:" + sid
 	switch req.Header.Get(headerEvent) {
 	case "open":
+		r.send(event{session: session, openSession: true})
 		r.stdioMu.Lock()
 		r.stdioOpen[sid] = true
 		r.stdioMu.Unlock()

@@ -178,7 +178,8 @@ func (w *writer) writeLane() error {
 var errStopped = errors.New("recording stopped")
 
 // pair writes one pair: the source (after --redact) unless written already, and the records of
-// its next repetition (H4 captured, the stages the lane does not see not_observable). A pair
+// its next repetition (H4 captured, the stages the lane does not see not_observable); for an
+// item the engine could not pair with proof (res.ambiguous), H4 is ambiguous, without the item. A pair
 // that cannot be written safely is refused and counted; a write that fails stops the writer and
 // is returned.
 func (w *writer) pair(call mcpCall, res provResult) error {
@@ -217,15 +218,22 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	sha := hex.EncodeToString(sum[:])
 	id := "R" + sha[:12]
 	var item2 bytes.Buffer
-	if err := json.Compact(&item2, item); err != nil {
-		return refuse("the provider item is not JSON: %v", err)
+	if res.ambiguous == 0 {
+		if err := json.Compact(&item2, item); err != nil {
+			return refuse("the provider item is not JSON: %v", err)
+		}
 	}
 	rep := w.reps[id] + 1
 	var lines []byte
 	for _, st := range []string{"D1", "A2", "M3", "H4"} {
 		r := laneout.Record{Fixture: id, Lane: w.o.Lane, LaneVersion: w.o.Version, Configuration: w.o.Configuration,
 			Stage: st, Repetition: rep, State: "not_observable", SourceSha256: sha, Origin: "captured", Redacted: applied}
-		if st == "H4" {
+		switch {
+		case st != "H4":
+		case res.ambiguous > 0:
+			r.State = "ambiguous"
+			r.Notes = fmt.Sprintf("a provider item of %s with these arguments reached the model, but it could carry any of at least %d distinct results seen (this one included): its content does not tell which (docs/record.md, Pairing)", call.name, res.ambiguous)
+		default:
 			r.State, r.Carrier = "captured", item2.Bytes()
 		}
 		b, err := laneout.Encode(r)
@@ -279,7 +287,14 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	w.reps[id] = rep
 	w.pairs++
 	w.bytes += size
-	w.stats(func(s *Stats) { s.Pairs++; s.Bytes = w.bytes })
+	w.stats(func(s *Stats) {
+		if res.ambiguous > 0 {
+			s.Ambiguous++
+		} else {
+			s.Pairs++
+		}
+		s.Bytes = w.bytes
+	})
 	return nil
 }
 

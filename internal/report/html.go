@@ -51,11 +51,11 @@ func stageRank(s string) int {
 // htmlMarks are the cells' glyphs, beside their colour, so the outcome reads without colour.
 var htmlMarks = map[string]string{
 	result.Pass: "✓", result.Unmet: "✗", result.Unstable: "≈", result.ExecutionFailed: "!", result.NotReached: "…",
-	result.NotApplicable: "–", result.NotObservable: "◌",
+	result.NotApplicable: "–", result.NotObservable: "◌", result.Ambiguous: "⇄",
 }
 
 // htmlOutcomes lists the outcomes in legend order.
-var htmlOutcomes = []string{result.Pass, result.Unmet, result.Unstable, result.ExecutionFailed, result.NotReached, result.NotObservable, result.NotApplicable}
+var htmlOutcomes = []string{result.Pass, result.Unmet, result.Unstable, result.ExecutionFailed, result.NotReached, result.Ambiguous, result.NotObservable, result.NotApplicable}
 
 // ViewPointer is where a diagnostic's path lies in a canonical view: the built-in tasks give a
 // block atom's path relative to the content list, a structured atom's relative to the structured

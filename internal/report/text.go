@@ -34,10 +34,11 @@ var marks = map[string]string{
 	result.NotReached:      "·",
 	result.NotApplicable:   "–",
 	result.NotObservable:   "?",
+	result.Ambiguous:       "A",
 	result.Unstable:        "~",
 }
 
-const legend = "✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  ~ unstable"
+const legend = "✓ pass  ✗ unmet  E execution_failed  · not_reached  – not_applicable  ? not_observable  A ambiguous  ~ unstable"
 
 var stageOrder = []string{"D1", "A2", "M3", "H4"}
 
@@ -85,7 +86,7 @@ func writeSummary(w io.Writer, r *result.Report, width int) {
 	fmt.Fprintln(w)
 	wrapList(w, fmt.Sprintf("%d bindings: ", r.Len()), []string{fmt.Sprintf("%d pass", s.Pass), fmt.Sprintf("%d unmet", s.Unmet),
 		fmt.Sprintf("%d execution_failed", s.ExecutionFailed), fmt.Sprintf("%d not_reached", s.NotReached), fmt.Sprintf("%d not_applicable", s.NotApplicable),
-		fmt.Sprintf("%d not_observable", s.NotObservable), fmt.Sprintf("%d unstable", s.Unstable)}, width)
+		fmt.Sprintf("%d not_observable", s.NotObservable), fmt.Sprintf("%d ambiguous", s.Ambiguous), fmt.Sprintf("%d unstable", s.Unstable)}, width)
 	tasks, rows := Findings(r)
 	if len(rows) > 0 {
 		writeFindingsTable(w, tasks, rows, width)

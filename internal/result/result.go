@@ -250,6 +250,7 @@ type Summary struct {
 	NotReached      int `json:"not_reached"`
 	NotApplicable   int `json:"not_applicable"`
 	NotObservable   int `json:"not_observable"`
+	Ambiguous       int `json:"ambiguous"`
 	Unstable        int `json:"unstable"`
 }
 
@@ -268,6 +269,8 @@ func (s *Summary) Add(outcome string) {
 		s.NotApplicable++
 	case NotObservable:
 		s.NotObservable++
+	case Ambiguous:
+		s.Ambiguous++
 	case Unstable:
 		s.Unstable++
 	}
@@ -281,7 +284,11 @@ const (
 	NotReached      = "not_reached"
 	NotApplicable   = "not_applicable"
 	NotObservable   = "not_observable"
-	Unstable        = "unstable"
+	// Ambiguous is a recorded observation whose source is not proved: contractcheck record saw
+	// the item reach the model but could not tell which of two or more distinct results of the
+	// same tool and arguments it carries (docs/record.md, "Pairing"). Never a pass or an unmet.
+	Ambiguous = "ambiguous"
+	Unstable  = "unstable"
 )
 
 // Position identifies where a carrier was observed: fixture, lane at a version and configuration,
@@ -498,8 +505,8 @@ type Violation struct {
 // does not show the report itself.
 func (r *Report) Verdict() string {
 	s := r.Summary
-	return fmt.Sprintf("profile %s %s: %d bindings (%d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d unstable), %d violations",
-		r.Profile, r.VerdictText(), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Unstable, len(r.Gate.Violations))
+	return fmt.Sprintf("profile %s %s: %d bindings (%d pass, %d unmet, %d execution_failed, %d not_reached, %d not_applicable, %d not_observable, %d ambiguous, %d unstable), %d violations",
+		r.Profile, r.VerdictText(), r.Len(), s.Pass, s.Unmet, s.ExecutionFailed, s.NotReached, s.NotApplicable, s.NotObservable, s.Ambiguous, s.Unstable, len(r.Gate.Violations))
 }
 
 // VerdictText is the gate's verdict in words, as Verdict and the formats' summary lines give it:

@@ -50,7 +50,7 @@ func recordConforms(doc any) bool {
 	}
 	state, _ := str("state")
 	switch state {
-	case "captured", "execution_failed", "not_reached", "not_applicable", "not_observable":
+	case "captured", "execution_failed", "not_reached", "not_applicable", "not_observable", "ambiguous":
 	default:
 		return false
 	}

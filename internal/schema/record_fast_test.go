@@ -57,6 +57,7 @@ func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 		func(m map[string]any) { m["state"] = "captured" },
 		func(m map[string]any) { m["state"] = "execution_failed" },
 		func(m map[string]any) { m["state"] = "not_reached" },
+		func(m map[string]any) { m["state"] = "ambiguous" },
 		func(m map[string]any) { m["error"] = "" },
 		func(m map[string]any) { m["error"] = "boom" },
 		func(m map[string]any) { delete(m, "carrier") },

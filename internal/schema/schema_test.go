@@ -291,7 +291,7 @@ func TestValidateRecord(t *testing.T) {
 				t.Errorf("line %d: %v", line, err)
 			}
 		}
-		if line != 4 {
+		if line != 5 {
 			t.Errorf("%d lines", line)
 		}
 	})
@@ -304,6 +304,7 @@ func TestValidateRecord(t *testing.T) {
 	}{
 		{name: "captured without carrier", file: "captured-without-carrier.json", wantPtr: "", wantMsg: "missing property 'carrier'"},
 		{name: "carrier when not captured", file: "carrier-when-not-captured.json", wantPtr: "/carrier", wantMsg: `present only when state is "captured"`},
+		{name: "ambiguous with a carrier", file: "ambiguous-with-carrier.json", wantPtr: "/carrier", wantMsg: `present only when state is "captured"`},
 		{name: "execution_failed without error", file: "execution-failed-without-error.json", wantPtr: "", wantMsg: "missing property 'error'"},
 		{name: "execution_failed with empty error", file: "execution-failed-empty-error.json", wantPtr: "/error", wantMsg: "minLength"},
 		{name: "error when not failed", file: "error-when-not-failed.json", wantPtr: "/error", wantMsg: `present only when state is "execution_failed"`},

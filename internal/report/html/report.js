@@ -17,10 +17,10 @@
   var G = 0, FX = 1, STAGE = 2, OUT = 3, SHAPE = 4, READOUT = 5, DIAGS = 6, ERR = 7, OBS = 8, RECS = 9;
   var TASK = 0, ORIGIN = 1, COMP = 2, ROLE = 3, REPS = 4, REQ = 5, REQBY = 6, BIND = 7;
   function sh(r) { return D.shapes[r[SHAPE]]; }
-  var MARKS = { pass: '✓', unmet: '✗', unstable: '≈', execution_failed: '!', not_reached: '…', not_applicable: '–', not_observable: '◌' };
-  var ORDER = ['pass', 'unmet', 'unstable', 'execution_failed', 'not_reached', 'not_observable', 'not_applicable'];
+  var MARKS = { pass: '✓', unmet: '✗', unstable: '≈', execution_failed: '!', not_reached: '…', ambiguous: '⇄', not_applicable: '–', not_observable: '◌' };
+  var ORDER = ['pass', 'unmet', 'unstable', 'execution_failed', 'not_reached', 'ambiguous', 'not_observable', 'not_applicable'];
   var COLOURS = { pass: 'var(--pass)', unmet: 'var(--unmet)', unstable: 'var(--unstable)', execution_failed: 'var(--failed)',
-    not_reached: 'var(--reached)', not_observable: '#ddd', not_applicable: 'var(--na)' };
+    not_reached: 'var(--reached)', ambiguous: 'var(--ambiguous)', not_observable: '#ddd', not_applicable: 'var(--na)' };
   var drill = document.getElementById('drill');
   var body = document.getElementById('drill-body');
   var selected = null;
