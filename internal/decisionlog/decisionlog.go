@@ -501,13 +501,32 @@ func taskResult(x any) (TaskResult, error) {
 		if !ok {
 			return tr, fmt.Errorf("diagnostics[%d] is %s, want an object", i, kind(d))
 		}
+		// The values of the user's data are logged values (values.go): read back.
+		for k, v := range dm {
+			if plainMembers[k] {
+				continue
+			}
+			x, err := readValue(v)
+			if err != nil {
+				return tr, fmt.Errorf("diagnostics[%d].%s %v", i, k, err)
+			}
+			dm[k] = x
+		}
 		tr.Diagnostics = append(tr.Diagnostics, dm)
 	}
 	if (tr.Outcome == result.Pass) != (len(ds) == 0) {
 		return tr, fmt.Errorf("outcome %s with %d diagnostics (pass is exactly no diagnostics)", tr.Outcome, len(ds))
 	}
-	if tr.Readout, ok = m["readout"].(map[string]any); !ok {
-		return tr, fmt.Errorf("readout is %s, want an object", kind(m["readout"]))
+	r, ok := m["readout"].(map[string]any)
+	if _, quoted := r["json"]; !ok || !quoted {
+		return tr, fmt.Errorf("readout is %s, want {\"json\": the readout's JSON text} %s", kind(m["readout"]), olderBundle)
+	}
+	x, err := readValue(r)
+	if err != nil {
+		return tr, fmt.Errorf("readout %v", err)
+	}
+	if tr.Readout, ok = x.(map[string]any); !ok {
+		return tr, fmt.Errorf("readout holds %s, want an object", kind(x))
 	}
 	return tr, nil
 }
