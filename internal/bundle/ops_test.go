@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
+
 	"github.com/contractcheck/contractcheck/internal/instrument"
 )
 
@@ -189,4 +192,23 @@ func mkdir(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestMaskPolicyDocumented: the mask policy the tests serve is the one docs/opa.md gives, word for
+// word, and is formatted as opa fmt writes it.
+func TestMaskPolicyDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "opa.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```rego\n"+MaskPolicy+"```\n") {
+		t.Errorf("docs/opa.md does not give the mask policy as MaskPolicy holds it:\n%s", MaskPolicy)
+	}
+	formatted, err := format.SourceWithOpts("mask.rego", []byte(MaskPolicy), format.Opts{RegoVersion: ast.RegoV1})
+	if err != nil || string(formatted) != MaskPolicy {
+		t.Errorf("MaskPolicy is not as opa fmt writes it (%v):\n%s", err, formatted)
+	}
+	if !strings.Contains(string(doc), MaskManifest) {
+		t.Errorf("docs/opa.md does not give the mask's manifest %s", MaskManifest)
+	}
 }
