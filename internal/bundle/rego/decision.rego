@@ -240,11 +240,10 @@ _outcomes := {true: "pass", false: "unmet"}
 # logged_diagnostic is a policy's diagnostic as the decision gives it: its atom, path, kind and
 # block as the policy gave them, and every other member (expected, observed: values that come from
 # the user's data) as a logged value (logged_value). The diagnostics keep the policy's order.
-logged_diagnostic(d) := {k: _logged_member(k, x) | some k, x in d}
-
-_logged_member(k, x) := x if {
-	k in _plain_members
-} else := logged_value(x)
+logged_diagnostic(d) := object.union(
+	object.filter(d, _plain_members),
+	{k: logged_value(x) | some k, x in d; not _plain_members[k]},
+)
 
 _plain_members := {"atom", "path", "kind", "block"}
 
@@ -256,21 +255,13 @@ _plain_members := {"atom", "path", "kind", "block"}
 # "sha256" (of its JSON text, as json.marshal writes it)}.
 logged_value(x) := {"json": json.marshal(x)} if {
 	hot.quote_data
-} else := object.union(
-	{"type": _json_types[type_name(x)], "sha256": crypto.sha256(json.marshal(x))},
-	_length(x),
-)
+} else := {"type": t, "sha256": crypto.sha256(json.marshal(x))} if {
+	t := _scalar_types[type_name(x)]
+} else := {"type": _json_types[type_name(x)], "length": count(x), "sha256": crypto.sha256(json.marshal(x))}
 
-_json_types := {
-	"string": "string", "number": "number", "boolean": "boolean", "null": "null",
-	"array": "array", "set": "array", "object": "object",
-}
+_scalar_types := {"number": "number", "boolean": "boolean", "null": "null"}
 
-_length(x) := {"length": count(x)} if {
-	not is_number(x)
-	not is_boolean(x)
-	not is_null(x)
-} else := {}
+_json_types := {"string": "string", "array": "array", "set": "array", "object": "object"}
 
 # policy_input is the input of task t's policy for the posted carrier, its source and observed
 # views narrowed to the members the policy reads (tasks.narrow). For a _plain input, what of it
