@@ -170,6 +170,15 @@ test_decision_echoes_what_the_census_needs if {
 		"input.repetition must be an integer from 1 to 9007199254740991",
 		"input.sourceSha256 must be a string",
 	]
+
+	# What the result echoes must survive a float64 (OPA's upload): 2^53 does not.
+	g := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 9007199254740992, "record": {"file": "x", "line": 9007199254740993}})
+	g.errors == [
+		"input.record must be an object {\"file\": string, \"line\": integer from 1 to 9007199254740991}",
+		"input.repetition must be an integer from 1 to 9007199254740991",
+	]
+	h := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 9007199254740991})
+	h.repetition == 9007199254740991
 }
 
 # The bundle writer's task lists (hot.tasks) are the ones _tasks works out, on every catalogued
