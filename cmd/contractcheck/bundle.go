@@ -26,6 +26,10 @@ model, the evaluated contract model, every catalogued source's canonical view an
 request schemas the model names as data, and a .manifest with a revision (a digest of the contents) and the roots. The same inputs give the same
 bytes.
 
+A decision names what differs without the user's data: a diagnostic's expected and observed values
+are described by type, length and sha256, unless --quote-data makes it quote them as their JSON
+text (exact through every route OPA logs by). The readout is given as its JSON text.
+
 Exit codes: 0 written; 2 usage, input or output error; 3 the instrument failed (a policy or the
 contracts stopped at a limit).`
 
@@ -35,7 +39,8 @@ const bundleExample = `  contractcheck bundle --output contracts.tar.gz
 
 type bundleParams struct {
 	instrument.Options
-	out output[*bundle.Bundle]
+	settings bundle.Settings
+	out      output[*bundle.Bundle]
 }
 
 func newBundleCommand() *cobra.Command {
@@ -55,6 +60,8 @@ func newBundleCommand() *cobra.Command {
 		},
 	}
 	addInputFlags(cmd, &p.Options)
+	cmd.Flags().BoolVar(&p.settings.QuoteData, "quote-data", false,
+		"quote the user's data in decisions (a diagnostic's expected and observed values, as JSON text) instead of describing it by type, length and sha256; it then reaches OPA's decision logs")
 	addOutputFlags(cmd, &p.out, bundle.Outputters(), outputSpec{what: "bundle", format: "tar.gz", required: true})
 	return cmd
 }
@@ -69,14 +76,18 @@ func runBundle(ctx context.Context, p bundleParams, stdout, stderr io.Writer) (i
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	b, err := bundle.Build(ctx, p.Options)
+	b, err := bundle.BuildWith(ctx, p.Options, p.settings)
 	if err != nil {
 		return result.ExitCode(err), err
 	}
 	if err := p.out.write(stdout, out, b); err != nil {
 		return result.ExitInputError, err
 	}
-	fmt.Fprintf(stderr, "wrote %s: profile %s, revision %s, roots %v, %d files; entry point POST /v1/data/contractcheck/decision\n",
-		escape.Terminal(p.out.File), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files))
+	data := "described"
+	if b.QuoteData {
+		data = "quoted"
+	}
+	fmt.Fprintf(stderr, "wrote %s: profile %s, revision %s, roots %v, %d files, the user's data %s in decisions; entry point POST /v1/data/contractcheck/decision\n",
+		escape.Terminal(p.out.File), b.Profile, b.Revision, escape.Terminal(fmt.Sprint(b.Roots)), len(b.Files), data)
 	return result.ExitSatisfied, nil
 }

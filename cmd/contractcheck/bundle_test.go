@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,11 +29,15 @@ func TestBundleVerb(t *testing.T) {
 		// modules lists paths the written bundle holds, and roots its roots.
 		modules []string
 		roots   []string
+		// quote is whether the bundle quotes the user's data (its manifest and its hot module say).
+		quote bool
 	}{
-		{name: "built-in", args: []string{"--output", filepath.Join(dir, "a.tar.gz")}, code: 0, inStderr: "profile strict, revision ",
+		{name: "built-in", args: []string{"--output", filepath.Join(dir, "a.tar.gz")}, code: 0, inStderr: "the user's data described in decisions",
 			modules: []string{"/policies/0/tasks/t4.rego", "/contractcheck/bundle/project.rego"}, roots: []string{"contractcheck"}},
 		{name: "with a layer", args: []string{"--contracts", layer, "--policies", layer, "--profile", "links-t6", "--output", filepath.Join(dir, "b.tar.gz")}, code: 0,
 			inStderr: "profile links-t6", modules: []string{"/policies/1/t6.rego"}, roots: []string{"contractcheck", "custom"}},
+		{name: "quoting the user's data", args: []string{"--quote-data", "--output", filepath.Join(dir, "q.tar.gz")}, code: 0,
+			inStderr: "the user's data quoted in decisions", modules: []string{"/contractcheck/bundle/hot.rego"}, roots: []string{"contractcheck"}, quote: true},
 		{name: "no output", args: nil, code: 2, inStderr: "--output is required"},
 		{name: "output inside an input", args: []string{"--policies", layer, "--output", filepath.Join(layer, "x.tar.gz")}, code: 2, inStderr: "an input directory of this run"},
 		{name: "unknown profile", args: []string{"--profile", "nope", "--output", filepath.Join(dir, "c.tar.gz")}, code: 2, inStderr: `unknown profile "nope"`},
@@ -56,6 +61,15 @@ func TestBundleVerb(t *testing.T) {
 			}
 			if got := strings.Join(*b.Manifest.Roots, " "); got != strings.Join(tc.roots, " ") {
 				t.Errorf("roots %q, want %q", got, tc.roots)
+			}
+			meta, _ := b.Manifest.Metadata["contractcheck"].(map[string]any)
+			if meta["quoteData"] != tc.quote {
+				t.Errorf("manifest metadata %v, want quoteData %v", b.Manifest.Metadata, tc.quote)
+			}
+			for _, m := range b.Modules {
+				if m.Path == "/contractcheck/bundle/hot.rego" && !strings.Contains(string(m.Raw), fmt.Sprintf("\nquote_data := %v\n", tc.quote)) {
+					t.Errorf("hot.rego does not say quote_data := %v", tc.quote)
+				}
 			}
 			for _, want := range tc.modules {
 				found := false

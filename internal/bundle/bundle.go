@@ -76,7 +76,9 @@ type Bundle struct {
 	Revision string
 	Roots    []string
 	Profile  string
-	Files    []File
+	// QuoteData is the setting the bundle was built with (Settings).
+	QuoteData bool
+	Files     []File
 }
 
 // manifest is the .manifest file (OPA's bundle format).
@@ -113,7 +115,7 @@ const hotPath = "contractcheck/bundle/hot.rego"
 // input's are (decision.rego, _source), and what strict JSON each string of those views holds, as
 // the bundle's own json.text reads it (texts, jsonTexts). Each rule's value is parsed back and
 // compared with what it was written from.
-func hotModule(m *contract.Model, profile string, sources, providers, texts map[string]any, reads func(task string) []string) ([]byte, error) {
+func hotModule(m *contract.Model, profile string, quote bool, sources, providers, texts map[string]any, reads func(task string) []string) ([]byte, error) {
 	tasks := tasksAt(m, profile)
 	narrowed, err := narrowedSources(m, sources, reads)
 	if err != nil {
@@ -139,6 +141,7 @@ func hotModule(m *contract.Model, profile string, sources, providers, texts map[
 		{"bound", bound, false},
 		{"bindings", distinct, false},
 		{"profile", profile, false},
+		{"quote_data", quote, false},
 		{"model", hotModel(m), false},
 		{"optional", optionalAtoms(m), false},
 		{"tasks", tasks, false},
@@ -459,9 +462,23 @@ func keyField(f any) {
 // indexLike matches a reference token that may read as an array index (rego/pointer.rego, _index).
 var indexLike = regexp.MustCompile(`^[+-]?[0-9]+$`)
 
+// Settings are what a bundle decides beyond the contract set it holds.
+type Settings struct {
+	// QuoteData makes the decision quote the values of the user's data its diagnostics name
+	// (expected, observed) as their JSON text; without it they are described by type, length
+	// and digest (rego/decision.rego, logged_value), so that a decision log holds none of the
+	// user's data (docs/opa.md, "Decision logs").
+	QuoteData bool
+}
+
 // Build loads the contract set as check does (every layer validated, the profile known) and
-// makes its bundle for opts.Profile.
+// makes its bundle for opts.Profile, with the default Settings.
 func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
+	return BuildWith(ctx, opts, Settings{})
+}
+
+// BuildWith is Build with the bundle's settings.
+func BuildWith(ctx context.Context, opts instrument.Options, settings Settings) (*Bundle, error) {
 	if opts.Profile == "" {
 		opts.Profile = instrument.DefaultProfile
 	}
@@ -518,7 +535,7 @@ func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
-	hot, err := hotModule(in.Model, opts.Profile, sources, providers, texts, in.ViewReads)
+	hot, err := hotModule(in.Model, opts.Profile, settings.QuoteData, sources, providers, texts, in.ViewReads)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
@@ -535,7 +552,7 @@ func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 		return nil, fmt.Errorf("bundle: data: %w", err)
 	}
 	files = append(files, File{Path: DataPath + "/data.json", Data: data})
-	b := &Bundle{Roots: roots(modules), Profile: opts.Profile}
+	b := &Bundle{Roots: roots(modules), Profile: opts.Profile, QuoteData: settings.QuoteData}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	h := sha256.New()
 	for _, f := range files {
@@ -544,7 +561,7 @@ func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
 	}
 	b.Revision = hex.EncodeToString(h.Sum(nil))[:32]
 	m, err := marshal(manifest{Revision: b.Revision, Roots: b.Roots, RegoVersion: 1,
-		Metadata: map[string]any{"contractcheck": map[string]any{"profile": opts.Profile, "entrypoint": "contractcheck/decision"}}})
+		Metadata: map[string]any{"contractcheck": map[string]any{"profile": opts.Profile, "entrypoint": "contractcheck/decision", "quoteData": settings.QuoteData}}})
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func TestHotModuleHostileStrings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := hotModule(in.Model, "strict", sources, providers, map[string]any{text: text}, in.ViewReads)
+			text, err := hotModule(in.Model, "strict", false, sources, providers, map[string]any{text: text}, in.ViewReads)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestHotModuleHostileStrings(t *testing.T) {
 			for _, r := range m.Rules {
 				rules[r.Head.Name.String()] = true
 			}
-			want := map[string]bool{"bound": true, "bindings": true, "profile": true, "model": true, "optional": true, "tasks": true, "inputs": true,
+			want := map[string]bool{"bound": true, "bindings": true, "profile": true, "quote_data": true, "model": true, "optional": true, "tasks": true, "inputs": true,
 				"providers": true, "source": true, "pointers": true, "sources": true, "narrowed": true, "texts": true}
 			if !maps.Equal(rules, want) {
 				t.Fatalf("the generated module has rules %v, want %v", rules, want)

@@ -19,6 +19,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/version"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testtier"
@@ -219,8 +220,10 @@ func normalize(v any) any {
 }
 
 // compare holds one record's decision to check's readings, binding for binding, and returns
-// the mismatches.
-func compare(rec *instrument.Record, readings []census.Reading, decision map[string]any) []string {
+// the mismatches: each task's result is check's reading as a decision of a bundle built with
+// quote (Settings.QuoteData) logs it (decisionlog.EncodeTaskResult): the values of the user's
+// data described by their digests, or quoted as their JSON text.
+func compare(rec *instrument.Record, readings []census.Reading, decision map[string]any, quote bool) []string {
 	at := fmt.Sprintf("%s:%d (%s %s %s %s %s)", rec.File, rec.Line, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage)
 	if errs, ok := decision["errors"]; ok {
 		return []string{fmt.Sprintf("%s: the decision is errors %v", at, errs)}
@@ -245,10 +248,15 @@ func compare(rec *instrument.Record, readings []census.Reading, decision map[str
 		if got["outcome"] != want.Outcome {
 			out = append(out, fmt.Sprintf("%s %s: outcome %v, check %s", at, want.Task, got["outcome"], want.Outcome))
 		}
-		if g, w := canonical(got["diagnostics"], true), canonical(want.Diagnostics, true); g != w {
+		logged, err := decisionlog.EncodeTaskResult(want.Task, want.Outcome, want.Diagnostics, want.Readout, quote)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s %s: %v", at, want.Task, err))
+			continue
+		}
+		if g, w := canonical(got["diagnostics"], true), canonical(logged["diagnostics"], true); g != w {
 			out = append(out, fmt.Sprintf("%s %s: diagnostics\n\tOPA   %s\n\tcheck %s", at, want.Task, g, w))
 		}
-		if g, w := canonical(got["readout"], false), canonical(want.Readout, false); g != w {
+		if g, w := canonical(got["readout"], false), canonical(logged["readout"], false); g != w {
 			out = append(out, fmt.Sprintf("%s %s: readout\n\tOPA   %s\n\tcheck %s", at, want.Task, g, w))
 		}
 	}
@@ -314,7 +322,7 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 						} else if d, err := s.decide(client, inputOf(rec)); err != nil {
 							out = []string{fmt.Sprintf("%s:%d: OPA: %v", rec.File, rec.Line, err)}
 						} else {
-							out = compare(rec, readings, d)
+							out = compare(rec, readings, d, false)
 						}
 						mu.Lock()
 						bindings += len(readings)

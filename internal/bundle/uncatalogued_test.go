@@ -15,6 +15,7 @@ import (
 	opabundle "github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -188,7 +189,15 @@ func agreeOnUncatalogued(t *testing.T, decide func(map[string]any) (map[string]a
 						t.Fatalf("%s %s: %v", name, task, err)
 					}
 					r := results[i].(map[string]any)
-					want := asJSON(t, map[string]any{"diagnostics": v.Diagnostics, "readout": v.Readout})
+					outcome := result.Unmet
+					if v.Pass() {
+						outcome = result.Pass
+					}
+					logged, err := decisionlog.EncodeTaskResult(task, outcome, v.Diagnostics, v.Readout, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := asJSON(t, map[string]any{"diagnostics": logged["diagnostics"], "readout": logged["readout"]})
 					got := map[string]any{"diagnostics": r["diagnostics"], "readout": r["readout"]}
 					if mustJSON(t, got) != mustJSON(t, want) {
 						t.Errorf("%s %s:\nbundle %s\ncheck  %s", name, task, mustJSON(t, got), mustJSON(t, want))

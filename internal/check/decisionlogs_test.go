@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -23,7 +24,7 @@ import (
 
 // decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
 // events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
-// holds to OPA's own): one event per captured record, its carrier masked, posted with its
+// holds to OPA's own, the user's data quoted): one event per captured record, its carrier masked, posted with its
 // repetition and its place (record). The records not captured have no decision.
 func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 	t.Helper()
@@ -47,11 +48,12 @@ func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 		}
 		var results []any
 		for _, r := range rs {
-			ds := []any{}
-			for _, d := range r.Diagnostics {
-				ds = append(ds, d)
+			// As a bundle built with --quote-data logs it: the report read back is check's own.
+			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
+			if err != nil {
+				return err
 			}
-			results = append(results, map[string]any{"task": r.Task, "outcome": r.Outcome, "diagnostics": ds, "readout": r.Readout})
+			results = append(results, tr)
 		}
 		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
 			"stage": rec.Stage, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line}}
@@ -299,14 +301,14 @@ func TestDecisionLogsErrors(t *testing.T) {
 		{"unknown fixture", with(func(_, res map[string]any) { res["fixture"] = "NOPE\u2028</script>" }), "unknown fixture \"NOPE\\u2028</script>\"", 2},
 		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "/sourceSha256: 00 does not match fixture C01", 2},
 		{"pass with diagnostics", with(func(_, res map[string]any) {
-			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{}}}
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{"json": "{}"}}}
 		}), "results[0]: outcome pass with 1 diagnostics", 2},
 		{"policy failed", with(func(_, res map[string]any) {
 			res["results"] = []any{map[string]any{"task": "T1", "outcome": "instrument_failed", "error": "no verdict"}}
 		}), "the bundle's policy failed: no verdict", 3},
 		{"damaged event", goodLine[:len(goodLine)/2], ":1: a damaged decision-log event", 2},
 		{"a different decision for the same repetition", goodLine + "\n" + with(func(_, res map[string]any) {
-			res["results"] = []any{map[string]any{"task": "T1", "outcome": "unmet", "diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}, "readout": map[string]any{}}}
+			res["results"] = []any{map[string]any{"task": "T1", "outcome": "unmet", "diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": map[string]any{"json": "1"}, "observed": map[string]any{"json": "2"}}}, "readout": map[string]any{"json": "{}"}}}
 		}), ":2: ", 2},
 		{"nothing but other lines", `{"level":"info","msg":"Initializing"}`, "no decision of contractcheck/decision", 2},
 	} {
@@ -341,8 +343,8 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 			res := ev["result"].(map[string]any)
 			res["record"] = map[string]any{"file": h, "line": 1}
 			// T1 unmet everywhere: the violations name the records.
-			res["results"].([]any)[0] = map[string]any{"task": "T1", "outcome": "unmet", "readout": map[string]any{},
-				"diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": 1, "observed": 2}}}
+			res["results"].([]any)[0] = map[string]any{"task": "T1", "outcome": "unmet", "readout": map[string]any{"json": "{}"},
+				"diagnostics": []any{map[string]any{"atom": "block.count", "kind": "altered", "path": "", "expected": map[string]any{"json": "1"}, "observed": map[string]any{"json": "2"}}}}
 		}
 		file := writeTemp(t, "opa.log", consoleLog(t, events))
 		r, _, err := RunDecisionLogs(ctx, opts, DecisionLogs{Paths: []string{file}})

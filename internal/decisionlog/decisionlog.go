@@ -10,7 +10,10 @@
 // in the array).
 //
 // The reader reads the decision's result only, never its input: the result echoes everything the
-// census needs (rego/decision.rego), so a mask policy may erase the carrier, or the whole input.
+// census needs (rego/decision.rego), so a mask policy may erase the carrier, the source, or the
+// whole input. A task result gives its readout, and its diagnostics' values of the user's data,
+// as JSON text or (unless the bundle quotes the user's data) as descriptions (values.go): no
+// number OPA's upload could round; the reader takes them back exact.
 package decisionlog
 
 import (
@@ -79,10 +82,13 @@ func at(file string, line int, batch bool) string {
 
 // TaskResult is one task's result in a decision.
 type TaskResult struct {
-	Task        string
-	Outcome     string
+	Task    string
+	Outcome string
+	// Diagnostics are the policy's, each value of the user's data (expected, observed) read back:
+	// the value a bundle built with --quote-data quoted, else its description (Describe).
 	Diagnostics []result.Diagnostic
-	Readout     map[string]any
+	// Readout is the readout its JSON text holds.
+	Readout map[string]any
 	// Error is the decision's explanation of an instrument_failed outcome.
 	Error string
 }
@@ -501,13 +507,32 @@ func taskResult(x any) (TaskResult, error) {
 		if !ok {
 			return tr, fmt.Errorf("diagnostics[%d] is %s, want an object", i, kind(d))
 		}
+		// The values of the user's data are logged values (values.go): read back.
+		for k, v := range dm {
+			if plainMembers[k] {
+				continue
+			}
+			x, err := readValue(v)
+			if err != nil {
+				return tr, fmt.Errorf("diagnostics[%d].%s %v", i, k, err)
+			}
+			dm[k] = x
+		}
 		tr.Diagnostics = append(tr.Diagnostics, dm)
 	}
 	if (tr.Outcome == result.Pass) != (len(ds) == 0) {
 		return tr, fmt.Errorf("outcome %s with %d diagnostics (pass is exactly no diagnostics)", tr.Outcome, len(ds))
 	}
-	if tr.Readout, ok = m["readout"].(map[string]any); !ok {
-		return tr, fmt.Errorf("readout is %s, want an object", kind(m["readout"]))
+	r, ok := m["readout"].(map[string]any)
+	if _, quoted := r["json"]; !ok || !quoted {
+		return tr, fmt.Errorf("readout is %s, want {\"json\": the readout's JSON text} %s", kind(m["readout"]), olderBundle)
+	}
+	x, err := readValue(r)
+	if err != nil {
+		return tr, fmt.Errorf("readout %v", err)
+	}
+	if tr.Readout, ok = x.(map[string]any); !ok {
+		return tr, fmt.Errorf("readout holds %s, want an object", kind(x))
 	}
 	return tr, nil
 }

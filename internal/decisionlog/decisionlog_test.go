@@ -188,7 +188,7 @@ func gzipped(b []byte) []byte {
 	return out.Bytes()
 }
 
-const good = `{"decision_id":"d1","path":"contractcheck/decision","result":{"profile":"strict","fixture":"C01","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"results":[{"task":"T1","outcome":"pass","diagnostics":[],"readout":{}}]}}`
+const good = `{"decision_id":"d1","path":"contractcheck/decision","result":{"profile":"strict","fixture":"C01","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"results":[{"task":"T1","outcome":"pass","diagnostics":[],"readout":{"json":"{}"}}]}}`
 
 // TestReadErrors: an event on the decision path that cannot be taken is an error naming its line
 // (or its place in a batch).
@@ -205,7 +205,20 @@ func TestReadErrors(t *testing.T) {
 		{"bad record", edit(`"repetition":1`, `"repetition":1,"record":{"file":"x"}`), `result.record is {"file":"x"}`},
 		{"bad outcome", edit(`"outcome":"pass"`, `"outcome":"maybe"`), `results[0]: outcome "maybe" is not pass, unmet or instrument_failed`},
 		{"unmet without diagnostics", edit(`"outcome":"pass"`, `"outcome":"unmet"`), "outcome unmet with 0 diagnostics"},
-		{"no readout", edit(`,"readout":{}`, ``), "readout is absent or null, want an object"},
+		{"no readout", edit(`,"readout":{"json":"{}"}`, ``), `readout is absent or null, want {"json": the readout's JSON text}`},
+		{"a readout as an older bundle logs it", edit(`"readout":{"json":"{}"}`, `"readout":{"count":1}`), "readout is an object, want {\"json\": the readout's JSON text} (a bundle older than this reader"},
+		{"a readout that is not an object", edit(`"readout":{"json":"{}"}`, `"readout":{"json":"[1]"}`), "readout holds an array, want an object"},
+		{"a readout that is not JSON", edit(`"readout":{"json":"{}"}`, `"readout":{"json":"{"}`), "readout json is not one strict JSON value: column"},
+		{"a value as an older bundle logs it", edit(`"outcome":"pass","diagnostics":[]`, `"outcome":"unmet","diagnostics":[{"atom":"a","path":"","kind":"altered","expected":9007199254740993}]`),
+			"diagnostics[0].expected is a number, want {\"json\": text} or a description"},
+		{"a quoted value with another member", edit(`"outcome":"pass","diagnostics":[]`, `"outcome":"unmet","diagnostics":[{"atom":"a","path":"","kind":"missing","expected":{"json":"1","x":1}}]`),
+			`diagnostics[0].expected is {"json":"1","x":1}, want {"json": text}`},
+		{"a description of an unknown type", edit(`"outcome":"pass","diagnostics":[]`, `"outcome":"unmet","diagnostics":[{"atom":"a","path":"","kind":"missing","expected":{"type":"date","sha256":"`+strings.Repeat("a", 64)+`"}}]`),
+			`diagnostics[0].expected is {"sha256":"aaaa`},
+		{"a description without its length", edit(`"outcome":"pass","diagnostics":[]`, `"outcome":"unmet","diagnostics":[{"atom":"a","path":"","kind":"missing","expected":{"type":"string","sha256":"`+strings.Repeat("a", 64)+`"}}]`),
+			`want {"json": text} or a description {"type", "length" (of a string, an array or an object), "sha256"}`},
+		{"a description with a short digest", edit(`"outcome":"pass","diagnostics":[]`, `"outcome":"unmet","diagnostics":[{"atom":"a","path":"","kind":"missing","expected":{"type":"number","sha256":"abc"}}]`),
+			`diagnostics[0].expected is {"sha256":"abc","type":"number"}`},
 		{"damaged", good[:80], "log:2: a damaged decision-log event: column"},
 		{"decision id not a string", `{"decision_id":1}`, "decision_id is not a string"},
 	} {

@@ -10,7 +10,9 @@
 #   when the input carries its W0 result as "source" (and optionally its "suite", default
 #   "uncatalogued"): its entry is derived from the source as check derives it (derive.rego,
 #   docs/uncatalogued.md). The decision names the position and gives, per task, the outcome (pass
-#   when the diagnostics are empty, else unmet), the diagnostics and the readout; an input the
+#   when the diagnostics are empty, else unmet), the diagnostics (their expected and observed
+#   values described, or quoted as JSON text in a bundle built with --quote-data: logged_value) and
+#   the readout (as JSON text); an input the
 #   contract model does not know gives {"errors": [...]} instead. What the census needs to take
 #   the decision back from a decision log (contractcheck check --decision-logs) is echoed in the
 #   result: "repetition" (input.repetition, default 1) and, when the input carries them,
@@ -81,7 +83,7 @@ default _repetition := 1
 
 _repetition := input.repetition if _has(input, "repetition")
 
-errors contains "input.repetition must be an integer ≥ 1" if {
+errors contains "input.repetition must be an integer from 1 to 9007199254740991" if {
 	_has(input, "repetition")
 	not _positive_integer(input.repetition)
 }
@@ -91,7 +93,7 @@ errors contains "input.sourceSha256 must be a string" if {
 	not is_string(input.sourceSha256)
 }
 
-errors contains "input.record must be an object {\"file\": string, \"line\": integer ≥ 1}" if {
+errors contains "input.record must be an object {\"file\": string, \"line\": integer from 1 to 9007199254740991}" if {
 	_has(input, "record")
 	not _record_ref(input.record)
 }
@@ -222,8 +224,8 @@ _selected(t) if t == input.task
 result(t) := {
 	"task": t,
 	"outcome": _outcomes[count(v.diagnostics) == 0],
-	"diagnostics": v.diagnostics,
-	"readout": v.readout,
+	"diagnostics": [logged_diagnostic(d) | some d in v.diagnostics],
+	"readout": {"json": json.marshal(v.readout)},
 } if {
 	v := tasks.verdict(t, policy_input(t))
 } else := {
@@ -234,6 +236,32 @@ result(t) := {
 
 # _outcomes is the outcome of a task by whether its diagnostics are empty.
 _outcomes := {true: "pass", false: "unmet"}
+
+# logged_diagnostic is a policy's diagnostic as the decision gives it: its atom, path, kind and
+# block as the policy gave them, and every other member (expected, observed: values that come from
+# the user's data) as a logged value (logged_value). The diagnostics keep the policy's order.
+logged_diagnostic(d) := object.union(
+	object.filter(d, _plain_members),
+	{k: logged_value(x) | some k, x in d; not _plain_members[k]},
+)
+
+_plain_members := {"atom", "path", "kind", "block"}
+
+# logged_value is a value of the user's data as the decision gives it, so that every route by
+# which OPA logs a decision keeps it exact (OPA's upload re-encodes events through float64) and
+# nothing of the user's data is in the decision unless the bundle was built to quote it:
+# {"json": its JSON text} in a bundle built with --quote-data (hot.quote_data), else its
+# description {"type", "length" (characters of a string, items of an array, members of an object),
+# "sha256" (of its JSON text, as json.marshal writes it)}.
+logged_value(x) := {"json": json.marshal(x)} if {
+	hot.quote_data
+} else := {"type": t, "sha256": crypto.sha256(json.marshal(x))} if {
+	t := _scalar_types[type_name(x)]
+} else := {"type": _json_types[type_name(x)], "length": count(x), "sha256": crypto.sha256(json.marshal(x))}
+
+_scalar_types := {"number": "number", "boolean": "boolean", "null": "null"}
+
+_json_types := {"string": "string", "array": "array", "set": "array", "object": "object"}
 
 # policy_input is the input of task t's policy for the posted carrier, its source and observed
 # views narrowed to the members the policy reads (tasks.narrow). For a _plain input, what of it
@@ -327,15 +355,18 @@ _has(obj, key) if {
 	_ = obj[key]
 }
 
-# _record_ref holds a posted record reference to {"file": string, "line": integer ≥ 1}.
+# _record_ref holds a posted record reference to {"file": string, "line": integer from 1 to 2^53 - 1}.
 _record_ref(r) if {
 	is_string(r.file)
 	_positive_integer(r.line)
 	count(object.keys(r)) == 2
 }
 
+# _positive_integer holds for an integer from 1 to 2^53 - 1: what the result echoes must survive
+# OPA's upload, which reads numbers as float64.
 _positive_integer(n) if {
 	is_number(n)
 	n >= 1
+	n <= 9007199254740991
 	floor(n) == n
 }

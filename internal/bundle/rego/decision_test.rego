@@ -23,9 +23,77 @@ test_decision_on_a_lossy_carrier if {
 	r.outcome == "unmet"
 	some x in r.diagnostics
 	x.path == "/sequence"
-	x.expected == 9007199254740993
-	x.observed == 9007199254740992
+
+	# The values of the user's data are described, not quoted: a digest of their JSON text.
+	x.expected == {"type": "number", "sha256": crypto.sha256("9007199254740993")}
+	x.observed == {"type": "number", "sha256": crypto.sha256("9007199254740992")}
+	json.unmarshal(r.readout.json) == {"relation": "structure_only", "state": "populated", "type": "object"}
+
+	# A bundle built with --quote-data quotes them as their JSON text, which keeps every digit
+	# through OPA's upload (a number there goes through float64).
+	q := bundle.decision with input as object.union(_sdk, {"carrier": carrier})
+		with hot.quote_data as true
+	some qr in q.results
+	qr.task == "T2"
+	some y in qr.diagnostics
+	y.path == "/sequence"
+	y.expected == {"json": "9007199254740993"}
+	y.observed == {"json": "9007199254740992"}
 }
+
+# A decision quotes nothing of the user's data unless the bundle was built to: a missing text block
+# (its text a secret) and a resource link's URI are described by type, length and digest, and the
+# decision's JSON holds neither; with --quote-data both are there, as their JSON text.
+test_decision_quotes_no_user_data if {
+	secret := "SECRET-TEXT-7f3a <script>"
+	src := {"content": [
+		{"type": "text", "text": secret},
+		{"type": "resource_link", "uri": "https://example.com/private/SECRET-URI", "name": "n"},
+	]}
+	input_ := object.union(_direct, {"fixture": "MINE-2", "source": src, "carrier": {"content": []}})
+	d := bundle.decision with input as input_
+	text := json.marshal(d)
+	not contains(text, "SECRET")
+	some r in d.results
+	r.task == "T1"
+	r.outcome == "unmet"
+	some x in r.diagnostics
+	x.kind == "missing"
+	x.block == 0
+	x.expected == {"type": "object", "length": 2, "sha256": crypto.sha256(json.marshal({"kind": "text", "text": secret}))}
+
+	q := bundle.decision with input as input_ with hot.quote_data as true
+	contains(json.marshal(q), "SECRET-TEXT-7f3a")
+	contains(json.marshal(q), "SECRET-URI")
+}
+
+# logged_value describes each JSON type: a string's length in characters, an array's items, an
+# object's members; a set is an array.
+test_logged_value_describes if {
+	every v, want in {
+		"héllo": {"type": "string", "length": 5},
+		7: {"type": "number"},
+		false: {"type": "boolean"},
+		null: {"type": "null"},
+		"[1,2]": {"type": "array", "length": 2},
+		"{\"a\":1}": {"type": "object", "length": 1},
+	} {
+		x := _value_of(v)
+		got := bundle.logged_value(x)
+		got == object.union(want, {"sha256": crypto.sha256(json.marshal(x))})
+	}
+	bundle.logged_value({1, 2}) == {"type": "array", "length": 2, "sha256": crypto.sha256("[1,2]")}
+}
+
+# _value_of reads the arrays and objects of test_logged_value_describes from their JSON text (an
+# object's key cannot be an array).
+_value_of(v) := json.unmarshal(v) if {
+	is_string(v)
+	startswith(v, "[")
+} else := json.unmarshal(v) if {
+	is_string(v)
+	startswith(v, "{")
+} else := v
 
 test_decision_one_task if {
 	d := bundle.decision with input as object.union(_sdk, {"carrier": {}, "task": "T1"})
@@ -70,8 +138,10 @@ test_decision_task_stages if {
 	some tp in d.results
 	tp.task == "TP"
 	tp.outcome == "unmet"
-	tp.readout == {"validated": true, "rejected": 1}
-	[x.observed | some x in tp.diagnostics] == ["/image_url: got string, want null; also /image_url: not a valid \"uri\": no scheme (not an absolute URI)"]
+	json.unmarshal(tp.readout.json) == {"validated": true, "rejected": 1}
+	[x.observed.type | some x in tp.diagnostics] == ["string"]
+	q := bundle.decision with input as object.union(_oajs, {"stage": "H4", "carrier": h4}) with hot.quote_data as true
+	[json.unmarshal(x.observed.json) | some r in q.results; r.task == "TP"; some x in r.diagnostics] == ["/image_url: got string, want null; also /image_url: not a valid \"uri\": no scheme (not an absolute URI)"]
 
 	a2 := {"type": "tool_call_output_item", "rawItem": {}, "output": {"type": "image", "data": _raw_base64, "mimeType": "image/png"}}
 	e := bundle.decision with input as object.union(_oajs, {"stage": "A2", "carrier": a2})
@@ -96,10 +166,19 @@ test_decision_echoes_what_the_census_needs if {
 	e.record == {"file": "x.jsonl", "line": 7}
 	f := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 1.5, "sourceSha256": 1, "record": {"file": "x"}})
 	f.errors == [
-		"input.record must be an object {\"file\": string, \"line\": integer ≥ 1}",
-		"input.repetition must be an integer ≥ 1",
+		"input.record must be an object {\"file\": string, \"line\": integer from 1 to 9007199254740991}",
+		"input.repetition must be an integer from 1 to 9007199254740991",
 		"input.sourceSha256 must be a string",
 	]
+
+	# What the result echoes must survive a float64 (OPA's upload): 2^53 does not.
+	g := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 9007199254740992, "record": {"file": "x", "line": 9007199254740993}})
+	g.errors == [
+		"input.record must be an object {\"file\": string, \"line\": integer from 1 to 9007199254740991}",
+		"input.repetition must be an integer from 1 to 9007199254740991",
+	]
+	h := bundle.decision with input as object.union(_sdk, {"carrier": {}, "repetition": 9007199254740991})
+	h.repetition == 9007199254740991
 }
 
 # The bundle writer's task lists (hot.tasks) are the ones _tasks works out, on every catalogued
