@@ -31,8 +31,8 @@ func TestBundleVerb(t *testing.T) {
 	}{
 		{name: "built-in", args: []string{"--output", filepath.Join(dir, "a.tar.gz")}, code: 0, inStderr: "profile strict, revision ",
 			modules: []string{"/policies/0/tasks/t4.rego", "/contractcheck/bundle/project.rego"}, roots: []string{"contractcheck"}},
-		{name: "with a layer", args: []string{"--contracts", layer, "--policies", layer, "--profile", "links-t6", "--output", filepath.Join(dir, "b.tar.gz")}, code: 0,
-			inStderr: "profile links-t6", modules: []string{"/policies/1/t6.rego"}, roots: []string{"contractcheck", "custom"}},
+		{name: "with a layer", args: []string{"--contracts", layer, "--policies", layer, "--profile", "mine", "--output", filepath.Join(dir, "b.tar.gz")}, code: 0,
+			inStderr: "profile mine", modules: []string{"/policies/1/t6.rego"}, roots: []string{"contractcheck", "custom"}},
 		{name: "no output", args: nil, code: 2, inStderr: "--output is required"},
 		{name: "output inside an input", args: []string{"--policies", layer, "--output", filepath.Join(layer, "x.tar.gz")}, code: 2, inStderr: "an input directory of this run"},
 		{name: "unknown profile", args: []string{"--profile", "nope", "--output", filepath.Join(dir, "c.tar.gz")}, code: 2, inStderr: `unknown profile "nope"`},
