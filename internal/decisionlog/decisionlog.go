@@ -4,10 +4,11 @@
 // such lines, directories of such files, standard input, and the batches OPA's decision-log
 // plugin uploads to a log service (a JSON array of events, gzip-compressed as OPA sends it, or
 // not). Only events on the bundle's decision path (Path) are decisions; the events of other paths
-// and the log lines that are not decision events are counted (Counts), never taken. An event on
-// the decision path that cannot be taken (no result, an error, a result with "errors", a member
-// missing or of the wrong type) is an error naming its file and line (or, in a batch, its place
-// in the array).
+// and the log lines that are not decision events are counted (Counts), never taken. A decision
+// that is an error, not a verdict (OPA logged an error, or the result is the bundle's {"errors":
+// …}), is handed on as such (Decision.Error), for the caller to count and report. An event on the
+// decision path that cannot be taken otherwise (no result, a member missing or of the wrong type)
+// is an error naming its file and line (or, in a batch, its place in the array).
 //
 // The reader reads the decision's result only, never its input: the result echoes everything the
 // census needs (rego/decision.rego), so a mask policy may erase the carrier, or the whole input.
@@ -53,7 +54,12 @@ type Decision struct {
 	// Batch says the file is a JSON array of events: Line is an index, not a line.
 	Batch bool
 	// ID is OPA's decision id.
-	ID      string
+	ID string
+	// Error, when not "", says the decision is an error, not a verdict: what OPA logged as the
+	// evaluation's error, or the result's "errors" (the bundle refused the input: a position the
+	// contract set does not know, no carrier), as compact JSON. Such a decision has nothing else
+	// but File, Line, Batch and ID.
+	Error   string
 	Profile string
 	result.Position
 	Repetition int
@@ -401,7 +407,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return nil, fmt.Errorf("%s: decision %s: %s", where, strconv.Quote(id), fmt.Sprintf(format, args...))
 	}
 	if e, has := ev["error"]; has && e != nil {
-		return fail("OPA logged an error, not a decision: %s", compact(e))
+		return &Decision{File: name, Line: line, Batch: batch, ID: id, Error: "OPA logged an error: " + compact(e)}, nil
 	}
 	res, has := ev["result"]
 	if !has {
@@ -418,7 +424,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return fail("result is %s, not a decision object", kind(res))
 	}
 	if errs, has := r["errors"]; has {
-		return fail("the decision is an error, not a verdict: %s", compact(errs))
+		return &Decision{File: name, Line: line, Batch: batch, ID: id, Error: "the bundle refused the input: " + compact(errs)}, nil
 	}
 	d := &Decision{File: name, Line: line, Batch: batch, ID: id}
 	str := func(key string, dst *string) error {

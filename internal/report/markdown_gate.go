@@ -34,6 +34,8 @@ func writeMarkdownGate(w io.Writer, r *result.Report) {
 		return
 	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile %s.\n", r.Summary.Unstable, profile)
+	case result.VerdictIncomplete:
+		fmt.Fprintf(w, "**Gate:** no verdict for profile %s over an incomplete census: %s.\n", profile, md(r.Lacking.Summary()))
 	}
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
