@@ -30,7 +30,7 @@ func newInitCommand() *cobra.Command {
 		Use:     "init DIR",
 		Short:   "Write a working custom contract layer to start from",
 		Long:    initLong,
-		Example: "  contractcheck init my-contracts\n  contractcheck init --task LINKS my-contracts",
+		Example: "  contractcheck init my-contracts\n  contractcheck init --task LINKS my-contracts\n  contractcheck init --lane acme-agent acme",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
@@ -39,6 +39,7 @@ func newInitCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Task, "task", "T6", "id of the custom task")
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "name of the profile that requires the task (default: the layer directory's name)")
+	cmd.Flags().StringArrayVar(&opts.Lanes, "lane", nil, "a lane the profile gates beside the control lane (your agent's, declared by record or probe; repeatable)")
 	return cmd
 }
 

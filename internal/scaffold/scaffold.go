@@ -37,6 +37,10 @@ type InitOptions struct {
 	Task string
 	// Profile is the profile's name (default ProfileName(Dir): named after the layer).
 	Profile string
+	// Lanes are lanes the profile's requirement gates beside the control lane: an agent's lane,
+	// which another layer declares (the record.cue of contractcheck record, probe's output). A
+	// check of the layer then needs that layer beside it.
+	Lanes []string
 }
 
 // BuiltinProfiles are the names of the built-in profiles (contracts/profiles*.cue): a layer's
@@ -74,6 +78,9 @@ var taskID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // escaping in CUE, markdown or a shell word.
 type layerData struct {
 	Shell, Title, InitCode, Base, Task, Atom, Package, Short, Profile string
+	// Lanes is the requirement's lanes as a CUE list; Agents the lanes given beside the control
+	// lane, as words for prose and comments ("" when none was given).
+	Lanes, Agents string
 }
 
 // Init writes a working layer to opts.Dir and returns the files written, relative to it.
@@ -94,8 +101,18 @@ func Init(opts InitOptions) ([]string, error) {
 	if slices.Contains(BuiltinProfiles, opts.Profile) {
 		return nil, fmt.Errorf("--profile %q: a built-in profile has this name (choose another)", opts.Profile)
 	}
+	lanes := []string{"direct"}
+	for _, l := range opts.Lanes {
+		if !profileName.MatchString(l) {
+			return nil, fmt.Errorf("--lane %q: a lane name is a lower-case letter or digit followed by lower-case letters, digits, '.', '_' or '-'", l)
+		}
+		if !slices.Contains(lanes, l) {
+			lanes = append(lanes, l)
+		}
+	}
 	dir := filepath.ToSlash(opts.Dir)
 	d := layerData{
+		Lanes: `["` + strings.Join(lanes, `", "`) + `"]`, Agents: strings.Join(lanes[1:], ", "),
 		Shell: escape.Shell(dir), Title: escape.MarkdownText(dir), InitCode: escape.MarkdownCode(escape.Shell("contractcheck", "init", dir)),
 		Base: short, Task: opts.Task, Atom: "link.uri",
 		Package: "custom.tasks." + short, Short: short, Profile: opts.Profile,

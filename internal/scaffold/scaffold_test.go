@@ -107,6 +107,45 @@ func TestInitFiles(t *testing.T) {
 	}
 }
 
+// TestInitLanes: the lanes given beside the control lane reach the profile's requirement, once
+// each, and the README says which layer declares them; without any, the control lane alone.
+func TestInitLanes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		lanes     []string
+		want      string
+		inReadme  string
+		notInCode string
+	}{
+		{name: "none", want: `lanes: ["direct"]`, notInCode: "declared by another layer"},
+		{name: "an agent's lane", lanes: []string{"acme-agent"}, want: `lanes: ["direct", "acme-agent"]`, inReadme: "The profile also gates acme-agent, which another layer declares"},
+		{name: "given twice, and the control lane", lanes: []string{"a", "direct", "a", "b"}, want: `lanes: ["direct", "a", "b"]`, inReadme: "The profile also gates a, b,"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "acme")
+			if _, err := Init(InitOptions{Dir: dir, Lanes: tc.lanes}); err != nil {
+				t.Fatal(err)
+			}
+			cue, _ := os.ReadFile(filepath.Join(dir, "t6.cue"))
+			readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+			if !strings.Contains(string(cue), tc.want) {
+				t.Errorf("t6.cue lacks %s:\n%s", tc.want, cue)
+			}
+			if tc.inReadme != "" && !strings.Contains(string(readme), tc.inReadme) {
+				t.Errorf("README.md lacks %q:\n%s", tc.inReadme, readme)
+			}
+			if tc.notInCode != "" && strings.Contains(string(cue), tc.notInCode) {
+				t.Errorf("t6.cue says %q with no lane given", tc.notInCode)
+			}
+		})
+	}
+	if _, err := Init(InitOptions{Dir: filepath.Join(t.TempDir(), "x"), Lanes: []string{"Bad Lane"}}); err == nil || !strings.Contains(err.Error(), `--lane "Bad Lane"`) {
+		t.Errorf("a lane name the model refuses: %v", err)
+	}
+}
+
 // TestInitRefusesProfile holds init to a profile name the contract model takes and no built-in
 // profile has.
 func TestInitRefusesProfile(t *testing.T) {
