@@ -35,7 +35,11 @@ func writeMarkdownGate(w io.Writer, r *result.Report) {
 	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile %s.\n", r.Summary.Unstable, profile)
 	case result.VerdictIncomplete:
-		fmt.Fprintf(w, "**Gate:** no verdict for profile %s over an incomplete census: %s.\n", profile, md(r.Lacking.Summary()))
+		what := ""
+		if r.Lacking != nil {
+			what = ": " + md(r.Lacking.Summary())
+		}
+		fmt.Fprintf(w, "**Gate:** no verdict for profile %s over an incomplete census%s.\n", profile, what)
 	}
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {
