@@ -45,7 +45,9 @@ type repKey struct {
 // records' bindings: a record that was not captured gives its reading as it does in check, a
 // captured one takes its verdicts from the decision of the same position and repetition, and the
 // report's record references and visibility readout are the records'. A decision that is an error,
-// not a verdict (decisionlog.Decision.Error), is counted and listed, and the read goes on. What
+// not a verdict (decisionlog.Decision.Error), is counted and listed, and the read goes on; one
+// whose logged input places it outside the run's scope (instrument.OutsideScope: a --lane the
+// posted lane is not, say) is counted as outside it instead. What
 // the logs lack and the error decisions are the report's Lacking, whose gate then gives no
 // verdict (result.VerdictIncomplete, exit 2). The counts say what the reader read besides.
 func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
@@ -60,6 +62,10 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	var refused *result.DecisionErrors
 	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
 		if d.Error != "" {
+			if in.OutsideScope(d.Position) {
+				outOfScope++ // its logged input places it outside the run's scope
+				return nil
+			}
 			if refused == nil {
 				refused = &result.DecisionErrors{First: []result.DecisionError{}}
 			}

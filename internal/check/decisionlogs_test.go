@@ -383,7 +383,7 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 		t.Fatalf("no line holds %s", id)
 		return 0
 	}
-	r, counts, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+	r, counts, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
 	if err != nil {
 		t.Fatalf("an error decision stopped the read: %v", err)
 	}
@@ -426,6 +426,70 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 	}
 	if gerr := r.GateError(); gerr == nil || !strings.Contains(gerr.Error(), "2 decisions in the logs are errors") || !strings.Contains(gerr.Error(), "refused-1") {
 		t.Errorf("gate error %v", gerr)
+	}
+}
+
+// TestDecisionLogsErrorDecisionsInScope: an error decision whose logged input places it outside
+// the run's scope (a lane --lane leaves out) is counted as outside it and leaves the verdict to
+// the rest; one within the scope, or whose input names no position (masked, or OPA's own error),
+// makes the census incomplete.
+func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
+	ctx := context.Background()
+	want, err := Run(ctx, directPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := decisionEvents(t, directPaper)
+	refused := func(id string, input map[string]any) map[string]any {
+		return map[string]any{"decision_id": id, "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+			"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}}
+	}
+	otherLane := refused("other-lane", map[string]any{"fixture": "C01", "lane": "nope", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
+	otherSuite := refused("other-suite", map[string]any{"fixture": "X01", "lane": "direct", "stage": "D1"})
+	unknownFixture := refused("unknown-fixture", map[string]any{"fixture": "NOPE", "lane": "direct", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
+	masked := refused("masked", nil)
+	for _, tc := range []struct {
+		name       string
+		extra      []map[string]any
+		errors     []string
+		outOfScope int
+	}{
+		{name: "a lane outside --lane", extra: []map[string]any{otherLane}, outOfScope: 1},
+		{name: "a suite outside --suite", extra: []map[string]any{otherSuite}, outOfScope: 1},
+		{name: "a fixture the contracts do not know, in the lane", extra: []map[string]any{unknownFixture}, errors: []string{"unknown-fixture"}},
+		{name: "no position logged", extra: []map[string]any{masked}, errors: []string{"masked"}},
+		{name: "all of them", extra: []map[string]any{otherLane, masked, otherSuite, unknownFixture}, errors: []string{"masked", "unknown-fixture"}, outOfScope: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeTemp(t, "opa.log", consoleLog(t, append(append([]map[string]any{}, events...), tc.extra...)))
+			r, counts, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts.OutOfScope != tc.outOfScope {
+				t.Errorf("%d decisions outside the scope, want %d (%s)", counts.OutOfScope, tc.outOfScope, counts)
+			}
+			if len(tc.errors) == 0 {
+				if r.Lacking != nil {
+					t.Fatalf("lacking %+v: the error decision is outside the run's scope", r.Lacking)
+				}
+				if g, w := render(t, r, "json"), render(t, want, "json"); g != w {
+					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
+				}
+				return
+			}
+			if r.Lacking == nil || r.Lacking.Errors == nil {
+				t.Fatalf("lacking %+v, want the error decisions %q", r.Lacking, tc.errors)
+			}
+			var got []string
+			for _, e := range r.Lacking.Errors.First {
+				got = append(got, e.Decision)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.errors, ",") || r.Lacking.Errors.Count != len(tc.errors) {
+				t.Errorf("error decisions %q (count %d), want %q", got, r.Lacking.Errors.Count, tc.errors)
+			}
+			checkIncomplete(t, r)
+		})
 	}
 }
 

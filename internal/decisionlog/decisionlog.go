@@ -57,8 +57,9 @@ type Decision struct {
 	ID string
 	// Error, when not "", says the decision is an error, not a verdict: what OPA logged as the
 	// evaluation's error, or the result's "errors" (the bundle refused the input: a position the
-	// contract set does not know, no carrier), as compact JSON. Such a decision has nothing else
-	// but File, Line, Batch and ID.
+	// contract set does not know, no carrier), as compact JSON. Such a decision has no result: only
+	// File, Line, Batch, ID and, of the Position, the members the logged input names as strings
+	// (none when a mask erased them), for the caller to place it in or out of a run's scope.
 	Error   string
 	Profile string
 	result.Position
@@ -407,7 +408,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return nil, fmt.Errorf("%s: decision %s: %s", where, strconv.Quote(id), fmt.Sprintf(format, args...))
 	}
 	if e, has := ev["error"]; has && e != nil {
-		return &Decision{File: name, Line: line, Batch: batch, ID: id, Error: "OPA logged an error: " + compact(e)}, nil
+		return errorDecision(name, line, batch, id, "OPA logged an error: "+compact(e), ev), nil
 	}
 	res, has := ev["result"]
 	if !has {
@@ -424,7 +425,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return fail("result is %s, not a decision object", kind(res))
 	}
 	if errs, has := r["errors"]; has {
-		return &Decision{File: name, Line: line, Batch: batch, ID: id, Error: "the bundle refused the input: " + compact(errs)}, nil
+		return errorDecision(name, line, batch, id, "the bundle refused the input: "+compact(errs), ev), nil
 	}
 	d := &Decision{File: name, Line: line, Batch: batch, ID: id}
 	str := func(key string, dst *string) error {
@@ -475,6 +476,20 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		d.Results = append(d.Results, tr)
 	}
 	return d, nil
+}
+
+// errorDecision is a decision that is an error, with the position members its logged input names
+// as strings (an error has no result to echo them).
+func errorDecision(name string, line int, batch bool, id, msg string, ev map[string]any) *Decision {
+	d := &Decision{File: name, Line: line, Batch: batch, ID: id, Error: msg}
+	in, _ := ev["input"].(map[string]any)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"fixture", &d.Fixture}, {"lane", &d.Lane}, {"laneVersion", &d.LaneVersion}, {"configuration", &d.Configuration}, {"stage", &d.Stage}} {
+		*f.dst, _ = in[f.key].(string)
+	}
+	return d
 }
 
 // taskResult reads one task's result.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/progress"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -244,11 +245,12 @@ func TestReadErrorDecisions(t *testing.T) {
 		name, log string
 		batch     bool
 		at, err   string
+		pos       result.Position // the members the logged input names as strings
 	}{
 		{name: "OPA error", log: `{"decision_id":"d1","path":"/contractcheck/decision","error":{"code":"eval_error"}}`,
 			at: "log:2", err: `OPA logged an error: {"code":"eval_error"}`},
-		{name: "refused input", log: `{"decision_id":"d1","path":"contractcheck/decision","result":{"errors":["unknown lane \"x\""]}}`,
-			at: "log:2", err: `the bundle refused the input: ["unknown lane \"x\""]`},
+		{name: "refused input", log: `{"decision_id":"d1","path":"contractcheck/decision","input":{"fixture":"C01","lane":"x","laneVersion":1,"stage":"D1"},"result":{"errors":["unknown lane \"x\""]}}`,
+			at: "log:2", err: `the bundle refused the input: ["unknown lane \"x\""]`, pos: result.Position{Fixture: "C01", Lane: "x", Stage: "D1"}},
 		{name: "refused input in a batch", batch: true, log: `{"decision_id":"d1","path":"contractcheck/decision","result":{"errors":["no carrier"]}}`,
 			at: "log: event 2", err: `the bundle refused the input: ["no carrier"]`},
 	} {
@@ -269,6 +271,9 @@ func TestReadErrorDecisions(t *testing.T) {
 			d := ds[1]
 			if at := d.At(); at != p+tc.at[len("log"):] || d.ID != "d1" || d.Error != tc.err || d.Results != nil {
 				t.Errorf("decision at %s, id %q, error %q, results %v; want at %s, error %q", at, d.ID, d.Error, d.Results, p+tc.at[len("log"):], tc.err)
+			}
+			if d.Position != tc.pos {
+				t.Errorf("position %+v, want %+v", d.Position, tc.pos)
 			}
 			if ds[0].Error != "" || ds[2].Error != "" || ds[2].ID != "d3" {
 				t.Errorf("the decisions around it: %+v, %+v", ds[0], ds[2])
