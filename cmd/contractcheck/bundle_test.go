@@ -34,8 +34,8 @@ func TestBundleVerb(t *testing.T) {
 	}{
 		{name: "built-in", args: []string{"--output", filepath.Join(dir, "a.tar.gz")}, code: 0, inStderr: "the user's data described in decisions",
 			modules: []string{"/policies/0/tasks/t4.rego", "/contractcheck/bundle/project.rego"}, roots: []string{"contractcheck"}},
-		{name: "with a layer", args: []string{"--contracts", layer, "--policies", layer, "--profile", "links-t6", "--output", filepath.Join(dir, "b.tar.gz")}, code: 0,
-			inStderr: "profile links-t6", modules: []string{"/policies/1/t6.rego"}, roots: []string{"contractcheck", "custom"}},
+		{name: "with a layer", args: []string{"--contracts", layer, "--policies", layer, "--profile", "mine", "--output", filepath.Join(dir, "b.tar.gz")}, code: 0,
+			inStderr: "profile mine", modules: []string{"/policies/1/t6.rego"}, roots: []string{"contractcheck", "custom"}},
 		{name: "quoting the user's data", args: []string{"--quote-data", "--output", filepath.Join(dir, "q.tar.gz")}, code: 0,
 			inStderr: "the user's data quoted in decisions", modules: []string{"/contractcheck/bundle/hot.rego"}, roots: []string{"contractcheck"}, quote: true},
 		{name: "no output", args: nil, code: 2, inStderr: "--output is required"},

@@ -36,12 +36,15 @@ the instrument (exit 3).
 
 With --decision-logs the verdicts are not evaluated here but read from OPA decision logs of the
 contract set's bundle (contractcheck bundle, served by a stock OPA with decision logging): the
-census, the gate and the report are check's own. The expected bindings are the contract set's
-matrix within the run's scope, or the records' with --observations; a census that lacks any of
-them gives no verdict (exit 2) and the report lists what is lacking (docs/opa.md).
+census, the gate and the report are check's own. The expected bindings are what was posted (the
+suites the logs hold decisions of at each lane, version, configuration and stage they hold
+decisions at, narrowed by the run's scope), or the records' with --observations; a census that
+lacks any of them, or holds decisions that are errors (each named with its file and line), gives
+no verdict (gate verdict incomplete, exit 2) and the report lists what is lacking (docs/opa.md).
 
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
-error, the gate selected nothing, or decision logs lack expected bindings; 3 the instrument
+error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that
+are errors; 3 the instrument
 failed (repetitions disagree, a policy failed or broke the policy interface, or a policy or the
 contracts stopped at --eval-timeout, --load-timeout or --memory-budget). An exit-3 run still
 writes its report, to --output or standard output: one that failed before its verdict writes a

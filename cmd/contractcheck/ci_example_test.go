@@ -152,7 +152,7 @@ func TestCIExamples(t *testing.T) {
 					t.Fatalf("%s:%d: contractcheck %s: exit %d\n%s%s", file, c.line, strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
 				}
 				if o := output(c); o != "" {
-					checkCIReport(t, schemaFile, o, "profile links-t6 satisfied")
+					checkCIReport(t, schemaFile, o, "profile contractcheck satisfied")
 					if !strings.Contains(r.stderr, "report written to "+o) {
 						t.Errorf("%s:%d: the verdict is not on stderr: %q", file, c.line, r.stderr)
 					}
@@ -197,7 +197,7 @@ func TestCIExamples(t *testing.T) {
 					t.Errorf("%s:%d: contractcheck %s: exit %d, want 1 (a required contract unmet)\n%s", file, c.line, strings.Join(c.args, " "), r.code, r.stderr)
 				}
 				if o := output(c); o != "" {
-					checkCIReport(t, schemaFile, o, "profile links-t6 NOT satisfied")
+					checkCIReport(t, schemaFile, o, "profile contractcheck NOT satisfied")
 				}
 				if strings.Contains(strings.Join(c.args, " "), "--format github") {
 					gated = true

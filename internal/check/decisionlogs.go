@@ -38,12 +38,18 @@ type repKey struct {
 // RunDecisionLogs builds the census from OPA decision logs of the contract set's bundle instead
 // of evaluating carriers: each decision of the bundle's path (internal/decisionlog) gives, per task,
 // the reading check's policy evaluation gives for a captured record, and the census, the gate, the
-// localizations and the divergences are check's own. The expected bindings are the contract set's
-// matrix within the run's scope (instrument.Matrix), or, when opts names observation records
-// (--observations), the records' bindings: a record that was not captured gives its reading as it
-// does in check, a captured one takes its verdicts from the decision of the same position and
-// repetition, and the report's record references and visibility readout are the records'. What the
-// logs lack is the report's Lacking (exit 2). The counts say what the reader read besides.
+// localizations and the divergences are check's own. The expected bindings are what production
+// posted (fromMatrix): the contract set's matrix within the run's scope (instrument.Matrix) at
+// each lane, version, configuration and stage the logs hold a decision at, for the suites they
+// hold a decision of there; or, when opts names observation records (--observations), the
+// records' bindings: a record that was not captured gives its reading as it does in check, a
+// captured one takes its verdicts from the decision of the same position and repetition, and the
+// report's record references and visibility readout are the records'. A decision that is an error,
+// not a verdict (decisionlog.Decision.Error), is counted and listed, and the read goes on; one
+// whose logged input places it outside the run's scope (instrument.OutsideScope: a --lane the
+// posted lane is not, say) is counted as outside it instead. What
+// the logs lack and the error decisions are the report's Lacking, whose gate then gives no
+// verdict (result.VerdictIncomplete, exit 2). The counts say what the reader read besides.
 func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -53,7 +59,22 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	held := map[repKey]int{} // index in readings
 	var readings []heldReading
 	outOfScope, duplicates := 0, 0
+	var refused *result.DecisionErrors
 	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
+		if d.Error != "" {
+			if in.OutsideScope(d.Position) {
+				outOfScope++ // its logged input places it outside the run's scope
+				return nil
+			}
+			if refused == nil {
+				refused = &result.DecisionErrors{First: []result.DecisionError{}}
+			}
+			refused.Count++
+			if len(refused.First) < result.MaxLackingListed {
+				refused.First = append(refused.First, result.DecisionError{At: d.At(), Decision: d.ID, Error: d.Error})
+			}
+			return nil
+		}
 		rs, err := readingsOf(in, d)
 		if err != nil {
 			return err
@@ -100,7 +121,8 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	if err != nil {
 		return nil, counts, err
 	}
-	if lacking.Held == 0 && len(held) == 0 {
+	lacking.Errors = refused
+	if lacking.Held == 0 && len(held) == 0 && refused == nil {
 		return nil, counts, inputErr(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
 	}
 	r := cen.Report()
@@ -113,14 +135,35 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 		}
 	}
 	gateReached(in.Model, in.Options().Profile, r)
-	if lacking.Count > 0 {
+	if lacking.Count > 0 || lacking.Errors != nil {
 		r.Lacking = lacking
+		// An incomplete census gives no verdict, in every format alike: the gate says so, unless it
+		// already says the instrument failed (exit 3 comes first: result.Report.ExitCode).
+		if r.Gate.Verdict != result.VerdictInstrumentFailed {
+			r.Gate.Verdict, r.Gate.Satisfied = result.VerdictIncomplete, false
+		}
 	}
 	return r, counts, nil
 }
 
+// posted is a lane, version, configuration and stage decisions were posted at, with a suite they
+// were posted for: what production judges, the expected set of a run from decision logs.
+type posted struct {
+	lane, version, configuration, stage, suite string
+}
+
+// postedAt is the lane, version, configuration, stage and suite of a position.
+func postedAt(in *instrument.Instrument, pos result.Position) posted {
+	return posted{pos.Lane, pos.LaneVersion, pos.Configuration, pos.Stage, in.Model.Fixtures[pos.Fixture].Suite}
+}
+
 // fromMatrix adds the decisions' readings to the census and says which bindings of the contract
-// set's matrix within the scope they lack.
+// set's matrix within the scope they lack, of those production posted: the positions whose lane,
+// version, configuration and stage the logs hold a decision at, and whose fixture's suite the
+// logs hold a decision of at that lane, version, configuration and stage. A service posts what its
+// agent is given: a suite it posts at a stage is expected whole there (a decision OPA dropped is
+// lacking), and a catalogue suite it never posts, a lane version it does not run or a stage it does
+// not post at is not expected. The run's scope (--lane, --suite, --fixture, …) narrows it further.
 func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
 	for _, h := range readings {
 		if err := cen.Add(h.Reading); err != nil {
@@ -128,11 +171,16 @@ func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]i
 		}
 	}
 	bindings := map[census.Binding]bool{}
+	where := map[posted]bool{}
 	for k := range held {
 		bindings[k.Binding] = true
+		where[postedAt(in, k.Position)] = true
 	}
-	l := &result.Lacking{}
+	l := &result.Lacking{First: []result.LackingBinding{}}
 	in.Matrix(func(pos result.Position, tasks []string) bool {
+		if !where[postedAt(in, pos)] {
+			return true
+		}
 		for _, t := range tasks {
 			l.Expected++
 			if bindings[census.Binding{Position: pos, Task: t}] {
@@ -160,7 +208,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 		return nil, inputErr(err)
 	}
 	used := make([]bool, len(readings))
-	l := &result.Lacking{}
+	l := &result.Lacking{First: []result.LackingBinding{}}
 	n := 0
 	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
 		n++

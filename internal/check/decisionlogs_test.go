@@ -261,6 +261,236 @@ func TestDecisionLogsLacking(t *testing.T) {
 			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
 				t.Errorf("text report does not say it is incomplete:\n%s", txt)
 			}
+			checkIncomplete(t, r)
+		})
+	}
+}
+
+// checkIncomplete holds every format of a report over an incomplete census to one verdict: none
+// (the gate's verdict incomplete in the JSON, "no verdict" in words, a failing case in JUnit),
+// and exit 2.
+func checkIncomplete(t *testing.T, r *result.Report) {
+	t.Helper()
+	if r.Gate.Verdict != result.VerdictIncomplete || r.Gate.Satisfied || r.ExitCode() != result.ExitInputError {
+		t.Errorf("gate verdict %q, satisfied %v, exit %d; want incomplete, false, 2", r.Gate.Verdict, r.Gate.Satisfied, r.ExitCode())
+	}
+	doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := doc.(map[string]any)["gate"].(map[string]any)
+	if gate["verdict"] != result.VerdictIncomplete || gate["satisfied"] != false {
+		t.Errorf("the JSON report's gate says %v, satisfied %v: the text says no verdict", gate["verdict"], gate["satisfied"])
+	}
+	for _, tc := range []struct{ format, want string }{
+		{"text", "gate: no verdict for profile strict over an incomplete census (exit 2)"},
+		{"markdown", "no verdict for profile `strict` over an incomplete census"},
+		{"table", "gate: profile strict incomplete (no verdict)"},
+		{"tap", "# gate: profile strict incomplete (no verdict)"},
+		{"junit", `type="incomplete"`},
+	} {
+		out := render(t, r, tc.format)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s report does not say %q:\n%s", tc.format, tc.want, out[max(0, len(out)-1500):])
+		}
+		if strings.Contains(out, "NOT satisfied") || strings.Contains(out, "profile strict satisfied") {
+			t.Errorf("%s report gives a verdict over an incomplete census", tc.format)
+		}
+	}
+	if r.Verdict() == "" || !strings.Contains(r.Verdict(), "incomplete (no verdict)") {
+		t.Errorf("one-line verdict %q", r.Verdict())
+	}
+}
+
+// TestDecisionLogsExpectWhatWasPosted: the expected bindings are what the logs show was posted
+// (the suites posted at each lane, version, configuration and stage), not the contract set's whole
+// matrix: a log of the control lane's paper suite is complete over an unscoped run and over
+// --lane direct, gives check's verdict, and a decision dropped from it is lacking still.
+func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
+	ctx := context.Background()
+	want, err := Run(ctx, directPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := decisionEvents(t, directPaper)
+	file := writeTemp(t, "opa.log", consoleLog(t, events))
+	dropped := events[len(events)-1]["result"].(map[string]any)
+	var kept []map[string]any
+	for _, ev := range events {
+		if r := ev["result"].(map[string]any); r["fixture"] != dropped["fixture"] || r["stage"] != dropped["stage"] {
+			kept = append(kept, ev)
+		}
+	}
+	lossy := writeTemp(t, "lossy.log", consoleLog(t, kept))
+	for _, tc := range []struct {
+		name    string
+		opts    instrument.Options
+		log     string
+		lacking string // the fixture lacking, "" for a complete census
+	}{
+		{name: "no scope", log: file},
+		{name: "lane only", opts: instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: file},
+		{name: "the scope of what was posted", opts: directPaper, log: file},
+		{name: "narrower than what was posted", opts: instrument.Options{Scope: result.Scope{Fixtures: []string{"C01"}}}, log: file},
+		{name: "a dropped decision, no scope", log: lossy, lacking: dropped["fixture"].(string)},
+		{name: "a dropped decision, lane only", opts: instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: lossy, lacking: dropped["fixture"].(string)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _, err := RunDecisionLogs(ctx, tc.opts, DecisionLogs{Paths: []string{tc.log}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.lacking == "" {
+				if r.Lacking != nil {
+					t.Fatalf("lacking %d of %d expected bindings (first %v): nothing posted is lacking", r.Lacking.Count, r.Lacking.Expected, r.Lacking.First[:min(3, len(r.Lacking.First))])
+				}
+				if r.Gate.Verdict != want.Gate.Verdict || r.ExitCode() != want.ExitCode() || r.Summary != want.Summary && tc.opts.Scope.Fixtures == nil {
+					t.Errorf("verdict %s (exit %d, %+v), check's over what was posted %s (exit %d, %+v)", r.Gate.Verdict, r.ExitCode(), r.Summary, want.Gate.Verdict, want.ExitCode(), want.Summary)
+				}
+				return
+			}
+			l := r.Lacking
+			if l == nil || l.Count == 0 {
+				t.Fatalf("lacking %+v, want the dropped decision's bindings", l)
+			}
+			for _, b := range l.First {
+				if b.Fixture != tc.lacking || b.Lane != "direct" {
+					t.Errorf("lacking %s: only %s was dropped", b, tc.lacking)
+				}
+			}
+			checkIncomplete(t, r)
+		})
+	}
+}
+
+// TestDecisionLogsErrorDecisions: a decision that is an error (a lane the bundle does not know, an
+// error OPA logged) does not stop the read: it is counted and listed with its file and line, the
+// other decisions are read, and the report gives no verdict (exit 2) in every format.
+func TestDecisionLogsErrorDecisions(t *testing.T) {
+	ctx := context.Background()
+	events := decisionEvents(t, directPaper)
+	refused := map[string]any{"decision_id": "refused-1", "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+		"input": map[string]any{"lane": "nope"}, "result": map[string]any{"errors": []any{"/lane: unknown lane \"nope\"\u2028</script>"}}}
+	failed := map[string]any{"decision_id": "failed-2", "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+		"error": map[string]any{"code": "eval_error", "message": "timeout"}}
+	log := consoleLog(t, append([]map[string]any{refused}, append(events, failed)...))
+	file := writeTemp(t, "opa.log", log)
+	lines := strings.Split(string(log), "\n")
+	lineOf := func(id string) int {
+		for i, l := range lines {
+			if strings.Contains(l, `"decision_id":"`+id+`"`) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line holds %s", id)
+		return 0
+	}
+	r, counts, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
+	if err != nil {
+		t.Fatalf("an error decision stopped the read: %v", err)
+	}
+	if counts.Decisions != len(events)+2 {
+		t.Errorf("counts %s, want %d decisions", counts, len(events)+2)
+	}
+	l := r.Lacking
+	if l == nil || l.Errors == nil || l.Errors.Count != 2 || l.Count != 0 || l.Held != l.Expected || l.Expected == 0 {
+		t.Fatalf("lacking %+v, want the 2 error decisions and every expected binding held", l)
+	}
+	for i, want := range []struct{ id, error string }{
+		{"refused-1", "the bundle refused the input: [\"/lane: unknown lane \\\"nope\\\"\u2028</script>\"]"},
+		{"failed-2", `OPA logged an error: {"code":"eval_error","message":"timeout"}`},
+	} {
+		got := l.Errors.First[i]
+		if at := fmt.Sprintf("%s:%d", file, lineOf(want.id)); got.At != at || got.Decision != want.id || got.Error != want.error {
+			t.Errorf("error decision %d: %+v, want at %s, %s, %s", i, got, at, want.id, want.error)
+		}
+	}
+	checkIncomplete(t, r)
+	txt := render(t, r, "text")
+	if !strings.Contains(txt, "INCOMPLETE: 2 decisions in the logs are errors") || !strings.Contains(txt, fmt.Sprintf("%s:%d", file, lineOf("refused-1"))) {
+		t.Errorf("the text report does not list the error decisions:\n%s", txt[max(0, len(txt)-1200):])
+	}
+	if strings.ContainsRune(txt, '\u2028') {
+		t.Error("the text report holds a raw U+2028 from the logged error")
+	}
+	js := render(t, r, "json")
+	doc, err := strictjson.Decode("report.json", []byte(js), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
+	v, err := schema.New(sfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.ValidateReport(doc); err != nil {
+		t.Errorf("the report with error decisions does not validate against its schema: %v", err)
+	}
+	if gerr := r.GateError(); gerr == nil || !strings.Contains(gerr.Error(), "2 decisions in the logs are errors") || !strings.Contains(gerr.Error(), "refused-1") {
+		t.Errorf("gate error %v", gerr)
+	}
+}
+
+// TestDecisionLogsErrorDecisionsInScope: an error decision whose logged input places it outside
+// the run's scope (a lane --lane leaves out) is counted as outside it and leaves the verdict to
+// the rest; one within the scope, or whose input names no position (masked, or OPA's own error),
+// makes the census incomplete.
+func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
+	ctx := context.Background()
+	want, err := Run(ctx, directPaper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := decisionEvents(t, directPaper)
+	refused := func(id string, input map[string]any) map[string]any {
+		return map[string]any{"decision_id": id, "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+			"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}}
+	}
+	otherLane := refused("other-lane", map[string]any{"fixture": "C01", "lane": "nope", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
+	otherSuite := refused("other-suite", map[string]any{"fixture": "X01", "lane": "direct", "stage": "D1"})
+	unknownFixture := refused("unknown-fixture", map[string]any{"fixture": "NOPE", "lane": "direct", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
+	masked := refused("masked", nil)
+	for _, tc := range []struct {
+		name       string
+		extra      []map[string]any
+		errors     []string
+		outOfScope int
+	}{
+		{name: "a lane outside --lane", extra: []map[string]any{otherLane}, outOfScope: 1},
+		{name: "a suite outside --suite", extra: []map[string]any{otherSuite}, outOfScope: 1},
+		{name: "a fixture the contracts do not know, in the lane", extra: []map[string]any{unknownFixture}, errors: []string{"unknown-fixture"}},
+		{name: "no position logged", extra: []map[string]any{masked}, errors: []string{"masked"}},
+		{name: "all of them", extra: []map[string]any{otherLane, masked, otherSuite, unknownFixture}, errors: []string{"masked", "unknown-fixture"}, outOfScope: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeTemp(t, "opa.log", consoleLog(t, append(append([]map[string]any{}, events...), tc.extra...)))
+			r, counts, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts.OutOfScope != tc.outOfScope {
+				t.Errorf("%d decisions outside the scope, want %d (%s)", counts.OutOfScope, tc.outOfScope, counts)
+			}
+			if len(tc.errors) == 0 {
+				if r.Lacking != nil {
+					t.Fatalf("lacking %+v: the error decision is outside the run's scope", r.Lacking)
+				}
+				if g, w := render(t, r, "json"), render(t, want, "json"); g != w {
+					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
+				}
+				return
+			}
+			if r.Lacking == nil || r.Lacking.Errors == nil {
+				t.Fatalf("lacking %+v, want the error decisions %q", r.Lacking, tc.errors)
+			}
+			var got []string
+			for _, e := range r.Lacking.Errors.First {
+				got = append(got, e.Decision)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.errors, ",") || r.Lacking.Errors.Count != len(tc.errors) {
+				t.Errorf("error decisions %q (count %d), want %q", got, r.Lacking.Errors.Count, tc.errors)
+			}
+			checkIncomplete(t, r)
 		})
 	}
 }
@@ -294,7 +524,6 @@ func TestDecisionLogsErrors(t *testing.T) {
 	}{
 		{"no result", with(func(ev, _ map[string]any) { delete(ev, "result") }), ":1: decision \"id-0\": no result", 2},
 		{"result erased", with(func(ev, _ map[string]any) { delete(ev, "result"); ev["erased"] = []any{"/result"} }), "erased by a mask policy", 2},
-		{"errors", with(func(ev, _ map[string]any) { ev["result"] = map[string]any{"errors": []any{"unknown lane \"x\""}} }), "the decision is an error", 2},
 		{"no repetition", with(func(_, res map[string]any) { delete(res, "repetition") }), "result.repetition is absent", 2},
 		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "/stage: lane direct does not declare stage \"Z9\"", 2},
 		{"other profile", with(func(_, res map[string]any) { res["profile"] = "optional-null" }), "the decision is of profile \"optional-null\"", 2},

@@ -4,10 +4,11 @@
 // such lines, directories of such files, standard input, and the batches OPA's decision-log
 // plugin uploads to a log service (a JSON array of events, gzip-compressed as OPA sends it, or
 // not). Only events on the bundle's decision path (Path) are decisions; the events of other paths
-// and the log lines that are not decision events are counted (Counts), never taken. An event on
-// the decision path that cannot be taken (no result, an error, a result with "errors", a member
-// missing or of the wrong type) is an error naming its file and line (or, in a batch, its place
-// in the array).
+// and the log lines that are not decision events are counted (Counts), never taken. A decision
+// that is an error, not a verdict (OPA logged an error, or the result is the bundle's {"errors":
+// …}), is handed on as such (Decision.Error), for the caller to count and report. An event on the
+// decision path that cannot be taken otherwise (no result, a member missing or of the wrong type)
+// is an error naming its file and line (or, in a batch, its place in the array).
 //
 // The reader reads the decision's result only, never its input: the result echoes everything the
 // census needs (rego/decision.rego), so a mask policy may erase the carrier, the source, or the
@@ -56,7 +57,13 @@ type Decision struct {
 	// Batch says the file is a JSON array of events: Line is an index, not a line.
 	Batch bool
 	// ID is OPA's decision id.
-	ID      string
+	ID string
+	// Error, when not "", says the decision is an error, not a verdict: what OPA logged as the
+	// evaluation's error, or the result's "errors" (the bundle refused the input: a position the
+	// contract set does not know, no carrier), as compact JSON. Such a decision has no result: only
+	// File, Line, Batch, ID and, of the Position, the members the logged input names as strings
+	// (none when a mask erased them), for the caller to place it in or out of a run's scope.
+	Error   string
 	Profile string
 	result.Position
 	Repetition int
@@ -407,7 +414,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return nil, fmt.Errorf("%s: decision %s: %s", where, strconv.Quote(id), fmt.Sprintf(format, args...))
 	}
 	if e, has := ev["error"]; has && e != nil {
-		return fail("OPA logged an error, not a decision: %s", compact(e))
+		return errorDecision(name, line, batch, id, "OPA logged an error: "+compact(e), ev), nil
 	}
 	res, has := ev["result"]
 	if !has {
@@ -424,7 +431,7 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return fail("result is %s, not a decision object", kind(res))
 	}
 	if errs, has := r["errors"]; has {
-		return fail("the decision is an error, not a verdict: %s", compact(errs))
+		return errorDecision(name, line, batch, id, "the bundle refused the input: "+compact(errs), ev), nil
 	}
 	d := &Decision{File: name, Line: line, Batch: batch, ID: id}
 	str := func(key string, dst *string) error {
@@ -475,6 +482,20 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		d.Results = append(d.Results, tr)
 	}
 	return d, nil
+}
+
+// errorDecision is a decision that is an error, with the position members its logged input names
+// as strings (an error has no result to echo them).
+func errorDecision(name string, line int, batch bool, id, msg string, ev map[string]any) *Decision {
+	d := &Decision{File: name, Line: line, Batch: batch, ID: id, Error: msg}
+	in, _ := ev["input"].(map[string]any)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"fixture", &d.Fixture}, {"lane", &d.Lane}, {"laneVersion", &d.LaneVersion}, {"configuration", &d.Configuration}, {"stage", &d.Stage}} {
+		*f.dst, _ = in[f.key].(string)
+	}
+	return d
 }
 
 // taskResult reads one task's result.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/progress"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -196,10 +197,8 @@ func TestReadErrors(t *testing.T) {
 	edit := func(old, new string) string { return strings.Replace(good, old, new, 1) }
 	for _, tc := range []struct{ name, log, want string }{
 		{"no result", `{"decision_id":"d1","path":"contractcheck/decision"}`, `log:2: decision "d1": no result`},
-		{"OPA error", `{"decision_id":"d1","path":"/contractcheck/decision","error":{"code":"eval_error"}}`, `log:2: decision "d1": OPA logged an error`},
 		{"result erased", `{"decision_id":"d1","path":"contractcheck/decision","erased":["/result"]}`, "erased by a mask policy"},
 		{"result partly erased", edit(`"path"`, `"erased":["/result/results"],"path"`), "erased part of the result"},
-		{"errors", `{"decision_id":"d1","path":"contractcheck/decision","result":{"errors":["unknown lane \"x\""]}}`, `the decision is an error, not a verdict: ["unknown lane \"x\""]`},
 		{"no fixture", edit(`"fixture":"C01",`, ``), "result.fixture is absent or null, want a string"},
 		{"bad repetition", edit(`"repetition":1`, `"repetition":0`), "result.repetition is 0, want an integer ≥ 1"},
 		{"bad record", edit(`"repetition":1`, `"repetition":1,"record":{"file":"x"}`), `result.record is {"file":"x"}`},
@@ -249,6 +248,51 @@ func TestReadErrors(t *testing.T) {
 			t.Fatalf("error %v", err)
 		}
 	})
+}
+
+// TestReadErrorDecisions: a decision that is an error, not a verdict (OPA logged an error, or the
+// bundle refused the input), is handed on as such, named with its file and line or its place in a
+// batch, and the read goes on to the decisions after it.
+func TestReadErrorDecisions(t *testing.T) {
+	for _, tc := range []struct {
+		name, log string
+		batch     bool
+		at, err   string
+		pos       result.Position // the members the logged input names as strings
+	}{
+		{name: "OPA error", log: `{"decision_id":"d1","path":"/contractcheck/decision","error":{"code":"eval_error"}}`,
+			at: "log:2", err: `OPA logged an error: {"code":"eval_error"}`},
+		{name: "refused input", log: `{"decision_id":"d1","path":"contractcheck/decision","input":{"fixture":"C01","lane":"x","laneVersion":1,"stage":"D1"},"result":{"errors":["unknown lane \"x\""]}}`,
+			at: "log:2", err: `the bundle refused the input: ["unknown lane \"x\""]`, pos: result.Position{Fixture: "C01", Lane: "x", Stage: "D1"}},
+		{name: "refused input in a batch", batch: true, log: `{"decision_id":"d1","path":"contractcheck/decision","result":{"errors":["no carrier"]}}`,
+			at: "log: event 2", err: `the bundle refused the input: ["no carrier"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "log")
+			data := good + "\n" + tc.log + "\n" + strings.Replace(good, `"d1"`, `"d3"`, 1) + "\n"
+			if tc.batch {
+				data = "[" + good + "," + tc.log + "," + strings.Replace(good, `"d1"`, `"d3"`, 1) + "]"
+			}
+			os.WriteFile(p, []byte(data), 0o600)
+			ds, c, err := readAll(t, []string{p}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ds) != 3 || c.Decisions != 3 {
+				t.Fatalf("%d decisions handed on, %d counted, want 3", len(ds), c.Decisions)
+			}
+			d := ds[1]
+			if at := d.At(); at != p+tc.at[len("log"):] || d.ID != "d1" || d.Error != tc.err || d.Results != nil {
+				t.Errorf("decision at %s, id %q, error %q, results %v; want at %s, error %q", at, d.ID, d.Error, d.Results, p+tc.at[len("log"):], tc.err)
+			}
+			if d.Position != tc.pos {
+				t.Errorf("position %+v, want %+v", d.Position, tc.pos)
+			}
+			if ds[0].Error != "" || ds[2].Error != "" || ds[2].ID != "d3" {
+				t.Errorf("the decisions around it: %+v, %+v", ds[0], ds[2])
+			}
+		})
+	}
 }
 
 // TestHostileStrings: hostile strings as a path, a decision id or a member of the result reach the

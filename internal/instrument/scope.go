@@ -58,6 +58,20 @@ func within(entries []string, v string) bool {
 	return len(entries) == 0 || contract.Matches(entries, v)
 }
 
+// OutsideScope reports whether a position known only in part is outside the run's scope: some
+// member it names ("" is unknown) is one the scope leaves out (a fixture's suite is judged when
+// the contracts know the fixture). A position that names nothing is never outside.
+func (in *Instrument) OutsideScope(pos result.Position) bool {
+	s := in.opts.Scope
+	out := func(entries []string, v string) bool { return v != "" && !within(entries, v) }
+	suite := ""
+	if f, ok := in.Model.Fixtures[pos.Fixture]; ok {
+		suite = f.Suite
+	}
+	return out(s.Lanes, pos.Lane) || out(s.Versions, pos.LaneVersion) || out(s.Configurations, pos.Configuration) ||
+		out(s.Stages, pos.Stage) || out(s.Fixtures, pos.Fixture) || out(s.Suites, suite)
+}
+
 // inScope reports whether a record's position is within the run's scope; tasks are filtered
 // where they are evaluated.
 func (in *Instrument) inScope(rec *Record) bool {

@@ -98,6 +98,13 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
 		doc.Suites = append(doc.Suites, s)
 	}
+	if l := r.Lacking; l != nil {
+		// A census read from decision logs that is incomplete gives no verdict: one failing case
+		// says so, so that a CI reading the file alone does not take the gate for passed.
+		doc.Suites = append(doc.Suites, junitSuite{Name: "decision logs: the census is complete", Cases: []junitCase{{
+			Name: "the logs hold every expected binding, and no decision is an error", Classname: "lacking",
+			Failure: &junitMessage{Message: "incomplete census, no verdict: " + l.Summary(), Type: result.VerdictIncomplete, Text: l.Err().Error() + "\n"}}}})
+	}
 	unrequired := len(doc.Suites)
 	doc.Suites = append(doc.Suites, junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile})
 	for i := range doc.Suites {

@@ -34,6 +34,12 @@ func writeMarkdownGate(w io.Writer, r *result.Report) {
 		return
 	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "**Gate:** the instrument failed (%d unstable bindings): no verdict for profile %s.\n", r.Summary.Unstable, profile)
+	case result.VerdictIncomplete:
+		what := ""
+		if r.Lacking != nil {
+			what = ": " + md(r.Lacking.Summary())
+		}
+		fmt.Fprintf(w, "**Gate:** no verdict for profile %s over an incomplete census%s.\n", profile, what)
 	}
 	if scope := r.ScopeText(); scope != "" {
 		for _, q := range g.Requirements {

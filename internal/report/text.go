@@ -260,11 +260,19 @@ func writeGate(w io.Writer, r *result.Report, limit int) {
 	}
 	profile := term(r.Profile)
 	if l := r.Lacking; l != nil {
-		fmt.Fprintf(w, "INCOMPLETE: the decision logs hold %d of the %d expected bindings; %d lacking, first:\n", l.Held, l.Expected, l.Count)
-		for _, b := range l.First[:min(len(l.First), limit)] {
-			fmt.Fprintf(w, "  ? %s\n", term(b.String()))
+		if l.Count > 0 {
+			fmt.Fprintf(w, "INCOMPLETE: the decision logs hold %d of the %d expected bindings; %d lacking, first:\n", l.Held, l.Expected, l.Count)
+			for _, b := range l.First[:min(len(l.First), limit)] {
+				fmt.Fprintf(w, "  ? %s\n", term(b.String()))
+			}
 		}
-		fmt.Fprintf(w, "gate: no verdict for profile %s over an incomplete census (exit 2)\n", profile)
+		if e := l.Errors; e != nil {
+			fmt.Fprintf(w, "INCOMPLETE: %d decisions in the logs are errors, not verdicts; first:\n", e.Count)
+			for _, d := range e.First[:min(len(e.First), limit)] {
+				fmt.Fprintf(w, "  ! %s\n", term(d.String()))
+			}
+		}
+		fmt.Fprintf(w, "gate: no verdict for profile %s over an incomplete census (exit %d)\n", profile, r.ExitCode())
 		return
 	}
 	switch g.Verdict {

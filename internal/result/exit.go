@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
@@ -21,9 +22,10 @@ const (
 )
 
 // ExitCode is a property of the report: 3 when the instrument failed (unstable repetitions, or
-// a run that failed before its verdict: Failure), 2
-// when the gate selected nothing (a profile with no requirement, or a requirement that gated no
-// binding), 1 when a required contract is unmet, 0 when the profile is satisfied.
+// a run that failed before its verdict: Failure), 2 when the gate selected nothing (a profile
+// with no requirement, or a requirement that gated no binding) or a census read from decision
+// logs is incomplete (Lacking: bindings lacking, or decisions that are errors), 1 when a required
+// contract is unmet, 0 when the profile is satisfied.
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Failure != nil:
@@ -77,16 +79,50 @@ func (r *Report) GateError() error {
 // Err says what a census lacks, with the first few lacking bindings, for the message beside exit
 // code 2.
 func (l *Lacking) Err() error {
-	var first []string
-	for _, b := range l.First[:min(len(l.First), 5)] {
-		first = append(first, b.String())
+	var parts []string
+	if l.Count > 0 {
+		var first []string
+		for _, b := range l.First[:min(len(l.First), 5)] {
+			first = append(first, b.String())
+		}
+		more := ""
+		if l.Count > len(first) {
+			more = fmt.Sprintf("\n(and %d more: the JSON report's lacking member lists the first %d)", l.Count-len(first), len(l.First))
+		}
+		parts = append(parts, fmt.Sprintf("the decision logs lack %d of the %d expected bindings (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n%s%s",
+			l.Count, l.Expected, strings.Join(first, "\n"), more))
 	}
-	more := ""
-	if l.Count > len(first) {
-		more = fmt.Sprintf("\n(and %d more: the JSON report's lacking member lists the first %d)", l.Count-len(first), len(l.First))
+	if e := l.Errors; e != nil && e.Count > 0 {
+		var first []string
+		for _, d := range e.First[:min(len(e.First), 5)] {
+			first = append(first, d.String())
+		}
+		more := ""
+		if e.Count > len(first) {
+			more = fmt.Sprintf("\n(and %d more: the JSON report's lacking.errors member lists the first %d)", e.Count-len(first), len(e.First))
+		}
+		parts = append(parts, fmt.Sprintf("%d decisions in the logs are errors, not verdicts: what was posted there was not judged (fix what the service posts: the position must be one the bundle's contract set knows); errors:\n%s%s",
+			e.Count, strings.Join(first, "\n"), more))
 	}
-	return fmt.Errorf("the decision logs lack %d of the %d expected bindings, so the census is incomplete and gives no verdict (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n%s%s",
-		l.Count, l.Expected, strings.Join(first, "\n"), more)
+	return fmt.Errorf("the census is incomplete and gives no verdict: %s", strings.Join(parts, ";\n"))
+}
+
+// Summary says in words what an incomplete census lacks: "N of the M expected bindings lacking"
+// and "K decisions that are errors", as they apply.
+func (l *Lacking) Summary() string {
+	var parts []string
+	if l.Count > 0 {
+		parts = append(parts, fmt.Sprintf("%d of the %d expected bindings lacking", l.Count, l.Expected))
+	}
+	if l.Errors != nil {
+		parts = append(parts, fmt.Sprintf("%d decisions that are errors", l.Errors.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the decision as a message names it: where it was logged, its id and the error.
+func (d DecisionError) String() string {
+	return fmt.Sprintf("%s: decision %s: %s", d.At, strconv.Quote(d.Decision), d.Error)
 }
 
 // InputError is bad input: a usage error, malformed JSON, a schema-invalid source or record, a

@@ -78,9 +78,10 @@ func emptyDivergences() Divergences {
 	return Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{}, Apart: []Divergence{}, LeaveOneOut: map[string]int{}}
 }
 
-// Lacking is what a census built from decision logs lacks: the expected bindings (the contract
-// set's matrix within the run's scope, or the observation records' bindings) the logs hold no
-// decision for. Such a census is incomplete, and its report gives no verdict (ExitCode).
+// Lacking is what a census built from decision logs lacks: the expected bindings (the positions
+// of the contract set's matrix within the run's scope that the logs show were posted, or the
+// observation records' bindings) the logs hold no decision for, and the decisions that are
+// errors, not verdicts. Such a census is incomplete, and its report gives no verdict (ExitCode).
 type Lacking struct {
 	// Expected counts the expected bindings; Held those the logs hold a decision for.
 	Expected int `json:"expected"`
@@ -89,6 +90,29 @@ type Lacking struct {
 	// MaxLackingListed).
 	Count int              `json:"count"`
 	First []LackingBinding `json:"first"`
+	// Errors, when the logs hold decisions that are errors, not verdicts, lists them: a carrier
+	// was posted and not judged.
+	Errors *DecisionErrors `json:"errors,omitempty"`
+}
+
+// DecisionErrors are the decisions of a decision log that are errors, not verdicts: OPA logged an
+// error for the evaluation, or the bundle refused the input (a position the contract set does
+// not know, no carrier: {"errors": …}).
+type DecisionErrors struct {
+	// Count counts them; First lists the first of them in the order read (at most
+	// MaxLackingListed).
+	Count int             `json:"count"`
+	First []DecisionError `json:"first"`
+}
+
+// DecisionError is one decision that is an error.
+type DecisionError struct {
+	// At is where it was logged: "file:line", or "file: event n" in an uploaded batch.
+	At string `json:"at"`
+	// Decision is OPA's decision id.
+	Decision string `json:"decision"`
+	// Error is what OPA or the bundle said, as logged (compact JSON).
+	Error string `json:"error"`
 }
 
 // MaxLackingListed is how many lacking bindings a report lists.
@@ -410,7 +434,7 @@ type Divergence struct {
 
 // Gate is the profile's verdict.
 type Gate struct {
-	// Verdict is satisfied, unmet, selected_nothing or instrument_failed.
+	// Verdict is satisfied, unmet, selected_nothing, instrument_failed or incomplete.
 	Verdict string `json:"verdict"`
 	// Satisfied is true exactly when the verdict is satisfied.
 	Satisfied bool `json:"satisfied"`
@@ -466,6 +490,9 @@ const (
 	VerdictSelectedNothing = "selected_nothing"
 	// VerdictInstrumentFailed: repetitions disagree somewhere; no verdict can be trusted.
 	VerdictInstrumentFailed = "instrument_failed"
+	// VerdictIncomplete: a census read from decision logs lacks expected bindings, or some of the
+	// logged decisions are errors (Report.Lacking); it gives no verdict (exit 2).
+	VerdictIncomplete = "incomplete"
 )
 
 // RequirementResult is what one requirement of the profile selected.
@@ -510,8 +537,8 @@ func (r *Report) Verdict() string {
 }
 
 // VerdictText is the gate's verdict in words, as Verdict and the formats' summary lines give it:
-// "satisfied", "NOT satisfied", "selected nothing (no verdict)" or "the instrument failed (no
-// verdict)".
+// "satisfied", "NOT satisfied", "selected nothing (no verdict)", "the instrument failed (no
+// verdict)" or "incomplete (no verdict)".
 func (r *Report) VerdictText() string {
 	if r.Failure != nil {
 		return "the instrument failed (no verdict)"
@@ -525,6 +552,8 @@ func (r *Report) VerdictText() string {
 		return "selected nothing (no verdict)"
 	case VerdictInstrumentFailed:
 		return "the instrument failed (no verdict)"
+	case VerdictIncomplete:
+		return "incomplete (no verdict)"
 	}
 	return r.Gate.Verdict
 }
