@@ -35,8 +35,8 @@ func TestEngine(t *testing.T) {
 	// The MCP result first, then the request carrying it, then a later request repeating it.
 	e.mcp("s1", false, toolsCall(1, "a"))
 	e.mcp("s1", true, toolsResult(1, "A"))
-	e.provider(fakeprovider.OpenAIChat, chatBody("a"))
-	e.provider(fakeprovider.OpenAIChat, chatBody("a", "b"))
+	e.provider(fakeprovider.OpenAIChat, chatBody("a"), "")
+	e.provider(fakeprovider.OpenAIChat, chatBody("a", "b"), "")
 	// The provider item first (a stdio copy late), then its result.
 	e.mcp("s2", false, toolsCall(1, "b"))
 	e.mcp("s2", true, toolsResult(1, "B"))
@@ -46,7 +46,7 @@ func TestEngine(t *testing.T) {
 	e.mcp("s1", false, toolsCall(2, "c"))
 	e.loopOnce(event{session: "s1", endSession: true})
 	// A result of the agent's own function (no MCP tool of that name) is not the recorder's.
-	e.provider(fakeprovider.OpenAIChat, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"f1","function":{"name":"calculator","arguments":"{}"}}]},{"role":"tool","tool_call_id":"f1","content":"4"}]}`))
+	e.provider(fakeprovider.OpenAIChat, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"f1","function":{"name":"calculator","arguments":"{}"}}]},{"role":"tool","tool_call_id":"f1","content":"4"}]}`), "")
 	want := []string{`{"content":[{"type":"text","text":"A"}]} ~ a`, `{"content":[{"type":"text","text":"B"}]} ~ b`}
 	if fmt.Sprint(pairs) != fmt.Sprint(want) {
 		t.Errorf("pairs %q, want %q", pairs, want)

@@ -30,6 +30,9 @@ type provResult struct {
 	name string
 	args any
 	item []byte
+	// failure is what failed when the request's answer was not a success ("" when it was):
+	// the pair is then written execution_failed with it.
+	failure string
 }
 
 // historyCall is a tool call of the model as a request's history shows it.

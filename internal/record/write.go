@@ -178,9 +178,10 @@ func (w *writer) writeLane() error {
 var errStopped = errors.New("recording stopped")
 
 // pair writes one pair: the source (after --redact) unless written already, and the records of
-// its next repetition (H4 captured, the stages the lane does not see not_observable). A pair
-// that cannot be written safely is refused and counted; a write that fails stops the writer and
-// is returned.
+// its next repetition (H4 captured, the stages the lane does not see not_observable). When the
+// provider request failed (res.failure), H4 is execution_failed with what failed and no carrier:
+// the item was sent, but no answer shows the model received it. A pair that cannot be written
+// safely is refused and counted; a write that fails stops the writer and is returned.
 func (w *writer) pair(call mcpCall, res provResult) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -220,12 +221,19 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	if err := json.Compact(&item2, item); err != nil {
 		return refuse("the provider item is not JSON: %v", err)
 	}
+	if cred := w.creds.find([]byte(res.failure)); cred != "" { // quoted upstream text is checked when quoted (recorder.quote): a second line
+		return refuse("the provider's error message holds a credential of the traffic (%s): not written", cred)
+	}
 	rep := w.reps[id] + 1
 	var lines []byte
 	for _, st := range []string{"D1", "A2", "M3", "H4"} {
 		r := laneout.Record{Fixture: id, Lane: w.o.Lane, LaneVersion: w.o.Version, Configuration: w.o.Configuration,
 			Stage: st, Repetition: rep, State: "not_observable", SourceSha256: sha, Origin: "captured", Redacted: applied}
-		if st == "H4" {
+		switch {
+		case st != "H4":
+		case res.failure != "":
+			r.State, r.Error = "execution_failed", res.failure
+		default:
 			r.State, r.Carrier = "captured", item2.Bytes()
 		}
 		b, err := laneout.Encode(r)
@@ -279,7 +287,13 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	w.reps[id] = rep
 	w.pairs++
 	w.bytes += size
-	w.stats(func(s *Stats) { s.Pairs++; s.Bytes = w.bytes })
+	w.stats(func(s *Stats) {
+		s.Pairs++
+		s.Bytes = w.bytes
+		if res.failure != "" {
+			s.Failed++
+		}
+	})
 	return nil
 }
 
