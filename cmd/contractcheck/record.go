@@ -46,9 +46,10 @@ Nothing of a request's headers or URL is written, and a pair holding a credentia
 traffic carried is refused. --redact POINTER blanks a value of every result before anything is
 written. docs/record.md has a worked example.
 
-Exit codes: 0 every tools/call result was paired and written; 2 usage or input error; 3 something
-seen was not recorded (a limit reached, a pair refused, a result no provider request carried, a
-write that failed, the agent command failing): the line before the exit says what.`
+Exit codes: 0 every tools/call result was paired and written captured; 2 usage or input error; 3
+something seen was not recorded (a limit reached, a pair refused, a result no provider request
+carried, a write that failed, the agent command failing) or an upstream failed (a pair written
+execution_failed, a tools/call the MCP server failed): the line before the exit says what.`
 
 type recordParams struct {
 	record.Options
@@ -107,7 +108,7 @@ func newRecordCommand() *cobra.Command {
 }
 
 // runRecord records until the command exits or a signal, and says what it wrote; the exit code
-// is 3 when anything seen was not recorded.
+// is 3 when anything seen was not recorded as a captured pair (an upstream failure included).
 func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -126,8 +127,11 @@ func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, erro
 		return result.ExitInstrument, fmt.Errorf("record: the agent command failed: %w", res.AgentErr)
 	case res.Lost():
 		why := "some traffic was not recorded"
-		if res.Limit != "" {
+		switch {
+		case res.Limit != "":
 			why = res.Limit
+		case res.Failed+res.MCPFailed > 0:
+			why = fmt.Sprintf("an upstream failed (%d pairs written execution_failed, %d tools/call requests without a result)", res.Failed, res.MCPFailed)
 		}
 		return result.ExitInstrument, fmt.Errorf("record: %s: %s", why, res.Stats)
 	}

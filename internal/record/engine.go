@@ -443,7 +443,7 @@ func (e *engine) writeFailed() {
 }
 
 // mcpFailed handles an MCP exchange whose answer failed: its tools/call requests still open have
-// no result (there is no source to write) and are counted as failed, not unanswered.
+// no result (there is no source to write) and are counted as failed, not unanswered, and said.
 func (e *engine) mcpFailed(session, failure string) {
 	n := 0
 	for id, c := range e.open[session] {
@@ -452,11 +452,9 @@ func (e *engine) mcpFailed(session, failure string) {
 		}
 		delete(e.open[session], id)
 	}
-	if n > 0 {
+	if n > 0 { // an exchange without a tools/call pending (an initialize, a notification) costs the recording nothing
 		e.count(func(s *Stats) { s.MCPFailed += n })
 		e.note("record: %d tools/call requests without a result: %s", n, failure)
-	} else {
-		e.note("record: an MCP exchange failed: %s", failure)
 	}
 }
 
