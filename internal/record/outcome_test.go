@@ -410,3 +410,141 @@ func TestAnswerNeverCame(t *testing.T) {
 		t.Errorf("H4 error %q", e)
 	}
 }
+
+// TestOutcome: what each provider API's answer says of its success, read as it passes in
+// chunks of any size: the last event of each stream, the error events, a body that is an error
+// object; a content-encoded answer is judged by its status alone.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	const (
+		sse  = "text/event-stream"
+		js   = "application/json"
+		long = 2 << 20 // an event past maxScanEvent
+	)
+	ev := func(name, data string) string {
+		if name == "" {
+			return "data: " + data + "\n\n"
+		}
+		return "event: " + name + "\ndata: " + data + "\n\n"
+	}
+	tests := []struct {
+		name   string
+		api    fakeprovider.API
+		status int
+		ctype  string
+		enc    string
+		body   string
+		want   string // "" a success, else a part of the failure
+	}{
+		{name: "responses completed", api: fakeprovider.OpenAIResponses, ctype: sse,
+			body: ev("response.created", `{"type":"response.created","response":{"error":null}}`) + ev("response.completed", `{"type":"response.completed","response":{"status":"completed","error":null}}`)},
+		{name: "responses incomplete", api: fakeprovider.OpenAIResponses, ctype: sse,
+			body: ev("response.incomplete", `{"type":"response.incomplete"}`)},
+		{name: "responses failed", api: fakeprovider.OpenAIResponses, ctype: sse,
+			body: ev("response.created", `{"type":"response.created"}`) + ev("response.failed", `{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The model failed"}}}`),
+			want: "the provider sent an error event: server_error: The model failed"},
+		{name: "responses error event without its name line", api: fakeprovider.OpenAIResponses, ctype: sse,
+			body: ev("", `{"type":"error","code":"rate_limit_exceeded","message":"Slow down"}`), want: "sent an error event: Slow down"},
+		{name: "responses cut before response.completed", api: fakeprovider.OpenAIResponses, ctype: sse,
+			body: ev("response.created", `{"type":"response.created"}`), want: "ended before its last event (response.completed or response.incomplete)"},
+		{name: "anthropic message_stop, CRLF lines", api: fakeprovider.Anthropic, ctype: sse,
+			body: "event: message_start\r\ndata: {\"type\":\"message_start\"}\r\n\r\nevent: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n"},
+		{name: "anthropic overloaded mid-stream", api: fakeprovider.Anthropic, ctype: sse,
+			body: ev("message_start", `{"type":"message_start"}`) + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			want: "the provider sent an error event: overloaded_error: Overloaded"},
+		{name: "anthropic last event without its blank line", api: fakeprovider.Anthropic, ctype: sse,
+			body: "event: message_stop\ndata: {\"type\":\"message_stop\"}"},
+		{name: "anthropic cut", api: fakeprovider.Anthropic, ctype: sse,
+			body: ev("message_start", `{"type":"message_start"}`), want: "(message_stop)"},
+		{name: "chat done", api: fakeprovider.OpenAIChat, ctype: sse, body: ev("", chunkRole) + ev("", "[DONE]")},
+		{name: "chat a large chunk, then done", api: fakeprovider.OpenAIChat, ctype: sse,
+			body: ev("", `{"choices":[{"delta":{"content":"`+strings.Repeat("x", long)+`"}}]}`) + ev("", "[DONE]")},
+		{name: "gemini finishReason", api: fakeprovider.Gemini, ctype: sse,
+			body: ev("", `{"candidates":[{"content":{"parts":[{"text":"Do"}]}}]}`) + ev("", `{"candidates":[{"content":{"parts":[{"text":"ne."}]},"finishReason":"STOP"}]}`)},
+		{name: "gemini cut", api: fakeprovider.Gemini, ctype: sse,
+			body: ev("", `{"candidates":[{"content":{"parts":[{"text":"Do"}]}}]}`), want: "(a chunk with a finishReason)"},
+		{name: "gemini error chunk", api: fakeprovider.Gemini, ctype: sse,
+			body: ev("", `{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`), want: "UNAVAILABLE: The model is overloaded."},
+		{name: "gemini JSON array with an error element", api: fakeprovider.Gemini, ctype: js,
+			body: `[{"candidates":[{"finishReason":"STOP"}]},{"error":{"code":500,"message":"internal","status":"INTERNAL"}}]`, want: "answered with an error: INTERNAL: internal"},
+		{name: "gemini JSON array", api: fakeprovider.Gemini, ctype: js, body: `[{"candidates":[{"finishReason":"STOP"}]}]`},
+		{name: "anthropic 529", api: fakeprovider.Anthropic, status: 529, ctype: js,
+			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, want: "the provider answered HTTP 529: overloaded_error: Overloaded"},
+		{name: "429 with a text body", api: fakeprovider.OpenAIChat, status: 429, ctype: "text/plain", body: "slow down\n", want: "answered HTTP 429 Too Many Requests: slow down"},
+		{name: "a large success whose head holds error null", api: fakeprovider.OpenAIResponses, ctype: js,
+			body: `{"id":"r","error":null,"output":[{"text":"` + strings.Repeat("y", long) + `"}]}`},
+		{name: "a large success: no error member in the head", api: fakeprovider.OpenAIChat, ctype: js,
+			body: `{"id":"c","choices":[{"message":{"content":"` + strings.Repeat("y", long) + `"}}],"error":{"message":"past the head: not seen"}}`},
+		{name: "an empty 200", api: fakeprovider.OpenAIChat, ctype: js, body: "", want: "an empty body"},
+		{name: "a 200 that is not JSON", api: fakeprovider.OpenAIChat, ctype: "text/html", body: "<html>maintenance</html>", want: "a body that is not JSON"},
+		{name: "gzip: the status alone", api: fakeprovider.OpenAIChat, ctype: js, enc: "gzip", body: "\x1f\x8b not looked into"},
+		{name: "gzip 500", api: fakeprovider.OpenAIChat, status: 500, ctype: js, enc: "gzip", body: "\x1f\x8b", want: "answered HTTP 500 Internal Server Error"},
+	}
+	for _, tc := range tests {
+		for _, chunk := range []int{1, 7, 1 << 16} {
+			if chunk == 1 && len(tc.body) > 1<<16 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/chunks of %d", tc.name, chunk), func(t *testing.T) {
+				status := tc.status
+				if status == 0 {
+					status = http.StatusOK
+				}
+				resp := &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), Header: http.Header{},
+					Body: io.NopCloser(&chunked{s: tc.body, n: chunk})}
+				resp.Header.Set("Content-Type", tc.ctype)
+				if tc.enc != "" {
+					resp.Header.Set("Content-Encoding", tc.enc)
+				}
+				o := &outcome{api: tc.api}
+				o.response(resp)
+				if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+					t.Fatal(err)
+				}
+				got := o.failure("the provider", false, clean)
+				if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+					t.Errorf("failure %q, want %q", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// chunked reads s n bytes at a time.
+type chunked struct {
+	s string
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
+}
+
+// BenchmarkOutcomeSSE: what watching a streamed answer costs, per byte: a Chat stream of 1,000
+// chunks read through outcomeBody.
+func BenchmarkOutcomeSSE(b *testing.B) {
+	var s strings.Builder
+	for range 1000 {
+		s.WriteString("data: " + chunkRole + "\n\n")
+	}
+	s.WriteString("data: [DONE]\n\n")
+	body := s.String()
+	buf := make([]byte, 32<<10)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		resp := &http.Response{StatusCode: 200, Status: "200 OK", Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(body))}
+		o := &outcome{api: fakeprovider.OpenAIChat}
+		o.response(resp)
+		if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{resp.Body}, buf); err != nil {
+			b.Fatal(err)
+		}
+		if f := o.failure("the provider", false, clean); f != "" {
+			b.Fatal(f)
+		}
+	}
+}
