@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // hostileMessage is an upstream error message that holds what no record or log line may hold as
@@ -204,6 +205,9 @@ func TestUpstreamFailures(t *testing.T) {
 						t.Errorf("H4 error %q, want it to hold %q", e, w)
 					}
 				}
+			}
+			if rep := judge(t, out); rep.Summary.ExecutionFailed == 0 || rep.Summary.Pass+rep.Summary.Unmet != 0 || rep.ExitCode() == result.ExitSatisfied {
+				t.Errorf("check: %+v, exit %d; want the failed bindings execution_failed, none pass or unmet, not satisfied", rep.Summary, rep.ExitCode())
 			}
 			if !strings.Contains(res.Stats.String(), "failed upstream: 2 pairs written execution_failed (2 provider requests failed") || !res.Lost() {
 				t.Errorf("summary %q (lost %t), want 2 pairs execution_failed of 2 failed requests, and not clean (exit 3)", res.Stats, res.Lost())

@@ -154,7 +154,7 @@ func (r *recorder) providerAnswered(api fakeprovider.API, body []byte, o *outcom
 	failure := o.failure("the provider", r.ending.Load(), r.quote)
 	if failure != "" {
 		r.eng.count(func(s *Stats) { s.ProviderFailed++ })
-		r.note("record: a %s request failed: %s", api, failure)
+		r.note("record: a provider request (%s) failed: %s", api, failure)
 	}
 	r.send(event{api: api, body: body, failure: failure})
 }
