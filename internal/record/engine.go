@@ -334,6 +334,7 @@ func failedKey(r *provResult) string { return string(r.api) + "\x00" + r.key }
 func (e *engine) retried(key string, r *provResult) bool {
 	if c, ok := e.failed[key]; ok {
 		if r.failure != "" {
+			e.failedBytes += len(r.item) - len(e.failedRes[key].item)
 			e.failedRes[key] = *r
 			return true
 		}
