@@ -363,6 +363,10 @@ func TestFailedThenRetried(t *testing.T) {
 			if st := e.Stats(); st.Retried != tc.retried || st.PendingResults != 0 {
 				t.Errorf("stats %+v, want %d retried, nothing pending", st, tc.retried)
 			}
+			e.loopOnce(event{flush: make(chan struct{}), final: true})
+			if len(e.failed) != 0 || len(e.failedRes) != 0 || e.failedBytes != 0 {
+				t.Errorf("after the end %d pairs held, %d bytes; want none", len(e.failed), e.failedBytes)
+			}
 		})
 	}
 }
