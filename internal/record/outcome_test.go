@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -554,5 +555,40 @@ func BenchmarkOutcomeSSE(b *testing.B) {
 		if f := o.failure("the provider", false, clean); f != "" {
 			b.Fatal(f)
 		}
+	}
+}
+
+// TestRetryCaptured: through the proxies, a provider request answered 502 and then retried with
+// success: the pair is written once, captured from the retry, the failure counted but nothing
+// lost (exit 0).
+func TestRetryCaptured(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	prov := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, `{"error":{"message":"try again"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}]}`)
+	}))
+	defer prov.Close()
+	mcp := httptest.NewServer(&standIn{})
+	defer mcp.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	o := Options{Lane: "fail-agent", Version: "1", Output: out, ProviderURL: prov.URL, MCPURL: mcp.URL + "/mcp"}
+	res, log, err := recording(t, o, func(ep Endpoints) error {
+		callThenCarry(t, ep, 1, "text", false, nil)
+		// the SDK's retry: the same request again
+		tryPost(ep.Provider+"/v1/chat/completions", nil, chatCarrying("call_1", `{"which":"text"}`, "plain text, with \"quotes\" and <b>", false))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, log)
+	}
+	recs := readRecords(t, filepath.Join(out, "fail-agent", "1", "default.jsonl"))
+	if len(recs) != 4 || recs[3].State != "captured" || res.Pairs != 1 || res.Failed != 0 || res.Retried != 1 || res.ProviderFailed != 1 || res.Lost() {
+		t.Fatalf("records %+v, %s; want one pair captured from the retry, 1 request failed, nothing lost\n%s", recs, res.Stats, log)
 	}
 }
