@@ -46,11 +46,12 @@ Nothing of a request's headers or URL is written, and a pair holding a credentia
 traffic carried is refused. --redact POINTER blanks a value of every result before anything is
 written. docs/record.md has a worked example.
 
-Exit codes: 0 every tools/call result was paired and written; 1 everything seen was written, but
-some provider items are ambiguous records (which of two or more distinct results of the same tool
-and arguments each carries is not proved); 2 usage or input error; 3 something seen was not
-recorded (a limit reached, a pair refused, a result no provider request carried, a write that
-failed, the agent command failing): the line before the exit says what.`
+Exit codes: 0 every tools/call result was paired and written captured; 1 everything seen was
+written, but some provider items are ambiguous records (which of two or more distinct results of
+the same tool and arguments each carries is not proved); 2 usage or input error; 3 something seen
+was not recorded (a limit reached, a pair refused, a result no provider request carried, a write
+that failed, the agent command failing) or an upstream failed (a pair written execution_failed, a
+tools/call the MCP server failed): the line before the exit says what.`
 
 type recordParams struct {
 	record.Options
@@ -135,8 +136,11 @@ func recordExit(res *record.Result) (int, error) {
 		return result.ExitInstrument, fmt.Errorf("record: the agent command failed: %w", res.AgentErr)
 	case res.Lost():
 		why := "some traffic was not recorded"
-		if res.Limit != "" {
+		switch {
+		case res.Limit != "":
 			why = res.Limit
+		case res.Failed+res.MCPFailed > 0:
+			why = fmt.Sprintf("an upstream failed (%d pairs written execution_failed, %d tools/call requests without a result)", res.Failed, res.MCPFailed)
 		}
 		return result.ExitInstrument, fmt.Errorf("record: %s: %s", why, res.Stats)
 	case res.Ambiguous > 0:

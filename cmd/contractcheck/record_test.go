@@ -185,3 +185,69 @@ func TestRecordExit(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordUpstreamFailure: every provider request answered 502: record writes the pair
+// execution_failed (no captured record), says so in its summary and exits 3 naming the failure.
+func TestRecordUpstreamFailure(t *testing.T) {
+	t.Parallel()
+	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"}]}}`, m.ID)
+	}))
+	defer mcp.Close()
+	prov := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, `{"error":{"message":"upstream connect error","type":"server_error"}}`)
+	}))
+	defer prov.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := filepath.Join(t.TempDir(), "rec")
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := cli(t, "record", "--lane", "cli-agent", "--version", "1", "--listen", addr, "--duration", "3s",
+			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
+		done <- result{code, stderr}
+	}()
+	send := func(url, body string) error {
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if err = send(base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil || i == 100 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the MCP proxy: %v", err)
+	}
+	if err := send(base+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
+		t.Fatalf("the provider proxy: %v", err)
+	}
+	r := <-done
+	if r.code != 3 || !strings.Contains(r.stderr, "an upstream failed (1 pairs written execution_failed") ||
+		!strings.Contains(r.stderr, "the provider answered HTTP 502 Bad Gateway: server_error: upstream connect error") {
+		t.Fatalf("record exit %d, want 3 naming the failed pair\n%s", r.code, r.stderr)
+	}
+	recs, err := os.ReadFile(filepath.Join(out, "cli-agent", "1", "default.jsonl"))
+	if err != nil || strings.Contains(string(recs), `"state":"captured"`) || !strings.Contains(string(recs), `"state":"execution_failed"`) {
+		t.Errorf("records %s (%v), want H4 execution_failed and nothing captured", recs, err)
+	}
+}

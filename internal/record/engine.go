@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
@@ -47,21 +48,32 @@ type event struct {
 	// provider requests that carry them: decide waits while one is open); endSession: the
 	// session is over (its unanswered calls are counted).
 	openSession, endSession bool
-	// a provider request body of api.
+	// a provider request body of api, sent once its answer is known.
 	api  fakeprovider.API
 	body []byte
+	// failure: the upstream's answer to this exchange was not a success (what failed, one line,
+	// escaped). With body: the provider's answer failed, and the items the request carries are
+	// written execution_failed (unless a later request carrying them is answered). With session
+	// alone: the MCP server's answer failed, and the session's tools/call requests still open
+	// failed.
+	failure string
 	// a message the proxies could not read (too large, not JSON): counted.
 	unreadable string
-	// flush: closed when everything before it is handled.
+	// flush: closed when everything before it is handled; with final, the recording is over and
+	// the failed pairs still held for a retry are written first.
 	flush chan struct{}
+	final bool
 }
 
 // engine pairs tools/call results with the provider items that carry them. It runs on one
 // goroutine (loop); its counters are read after the loop ends.
 type engine struct {
 	events chan event
-	write  func(call mcpCall, res provResult) // a pair found
-	note   func(format string, args ...any)   // a loud line on stderr
+	// write is called for a pair found: pairFound, which writes it (emit) at once when its
+	// provider request was answered, or holds it (failed) when it failed.
+	write func(call mcpCall, res provResult)
+	emit  func(call mcpCall, res provResult)
+	note  func(format string, args ...any) // a loud line on stderr
 
 	open         map[string]map[string]historyCall // session → JSON-RPC id → tools/call request
 	pending      []*mcpCall                        // results waiting for their provider item
@@ -72,14 +84,27 @@ type engine struct {
 	seenOrder    []string
 	tools        map[string]bool // the MCP tools listed or called
 	live         map[string]bool // the stdio sessions open
+	// failed are the pairs whose provider request failed, by API and call id (failedKey), held
+	// until a later request carrying the item is answered (a retry: the pair is then captured)
+	// or the recording ends (written execution_failed); failedRes their provider items,
+	// failedOrder their arrival order (keys taken since included), failedBytes what they hold.
+	// failedWaitingKeys hints at the items of failed requests among waiting (hintFailedWaiting).
+	failed            map[string]*mcpCall
+	failedRes         map[string]provResult
+	failedOrder       []string
+	failedBytes       int
+	failedWaitingKeys map[string]int
 
 	mu    sync.Mutex
 	stats Stats
 }
 
 func newEngine(write func(mcpCall, provResult), note func(string, ...any)) *engine {
-	return &engine{events: make(chan event, queueLen), write: write, note: note,
-		open: map[string]map[string]historyCall{}, seen: map[string]bool{}, tools: map[string]bool{}, live: map[string]bool{}}
+	e := &engine{events: make(chan event, queueLen), emit: write, note: note,
+		open: map[string]map[string]historyCall{}, seen: map[string]bool{}, tools: map[string]bool{}, live: map[string]bool{},
+		failed: map[string]*mcpCall{}, failedRes: map[string]provResult{}, failedWaitingKeys: map[string]int{}}
+	e.write = e.pairFound
+	return e
 }
 
 // loop handles events until the channel is closed.
@@ -94,14 +119,20 @@ func (e *engine) loopOnce(ev event) {
 	{
 		switch {
 		case ev.flush != nil:
-			// Nothing more comes: the items still waiting with candidates are decided.
+			// Nothing more comes: the items still waiting with candidates are decided, then
+			// (at the end) the failed pairs still held for a retry are written.
 			e.retry(nil, true)
+			if ev.final {
+				e.writeFailed()
+			}
 			close(ev.flush)
 		case ev.openSession:
 			e.live[ev.session] = true
 		case ev.unreadable != "":
 			e.count(func(s *Stats) { s.Unreadable++ })
 			e.note("record: not recorded: %s", ev.unreadable)
+		case ev.failure != "" && ev.body == nil:
+			e.mcpFailed(ev.session, ev.failure)
 		case ev.endSession:
 			n := 0
 			for _, c := range e.open[ev.session] {
@@ -120,7 +151,7 @@ func (e *engine) loopOnce(ev event) {
 				}
 			}
 		case ev.body != nil:
-			e.provider(ev.api, ev.body)
+			e.provider(ev.api, ev.body, ev.failure)
 		case ev.msg != nil:
 			e.mcp(ev.session, ev.fromServer, ev.msg)
 		}
@@ -405,9 +436,12 @@ func keep[T any](list *[]T, size *int, x T, bytes func(T) int, evicted func(T)) 
 	}
 }
 
-// provider reads one provider request: each result it carries that is not recorded yet meets
-// the earliest waiting tools/call of the same tool and arguments, or waits for it.
-func (e *engine) provider(api fakeprovider.API, body []byte) {
+// provider reads one provider request, whose answer failed when failure is not "": each result
+// it carries that is not recorded yet meets the earliest waiting tools/call of the same tool and
+// arguments, or waits for it. A result is recorded once a request carrying it is answered: the
+// items of a failed request are marked with its failure, and a later request carrying one of
+// them (a retry, or the conversation's next request) takes its place (retried).
+func (e *engine) provider(api fakeprovider.API, body []byte, failure string) {
 	results, orphans, err := providerResults(api, body)
 	if err != nil {
 		e.count(func(s *Stats) { s.Unreadable++ })
@@ -423,8 +457,162 @@ func (e *engine) provider(api fakeprovider.API, body []byte) {
 		if e.seen[key] {
 			continue
 		}
-		e.remember(key)
+		r.failure = failure
+		if e.retried(key, r) {
+			continue
+		}
+		if failure == "" {
+			e.remember(key)
+		}
 		e.result(r)
+		if n := len(e.waiting); failure != "" && n > 0 && e.waiting[n-1] == r {
+			e.hintFailedWaiting(key)
+		}
+	}
+}
+
+// failedKey is the key of a provider item among the failed ones: its API and call id.
+func failedKey(r *provResult) string { return string(r.api) + "\x00" + r.key }
+
+// retried handles a provider item (key) that an earlier, failed request carried already: held
+// paired (failed) or waiting for its tools/call. When r's request was answered, the held pair is
+// written with r's item (captured), or the waiting item is dropped for r, which takes its place
+// (false: r is then handled as new); when it failed too, the earlier item takes r's failure (the
+// latest). It reports whether r is handled.
+func (e *engine) retried(key string, r *provResult) bool {
+	if c, ok := e.failed[key]; ok {
+		if r.failure != "" {
+			e.failedBytes += len(r.item) - len(e.failedRes[key].item)
+			e.failedRes[key] = *r
+			return true
+		}
+		e.unholdFailed(key)
+		e.remember(key)
+		e.count(func(s *Stats) { s.Retried++ })
+		e.emit(*c, *r)
+		return true
+	}
+	if e.failedWaitingKeys[key] == 0 {
+		return false
+	}
+	for i, w := range e.waiting {
+		if w.failure == "" || failedKey(w) != key {
+			continue
+		}
+		if r.failure != "" {
+			w.failure = r.failure
+			return true
+		}
+		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+		e.waitingBytes -= itemSize(w)
+		e.failedWaitingKeys[key]--
+		if e.failedWaitingKeys[key] <= 0 {
+			delete(e.failedWaitingKeys, key)
+		}
+		e.count(func(s *Stats) { s.Retried++ })
+		return false
+	}
+	delete(e.failedWaitingKeys, key) // taken or evicted since: the hint was stale
+	return false
+}
+
+// hintFailedWaiting notes that an item of a failed request (key) waits for its tools/call. The
+// notes are a hint that spares retried a walk of waiting: one may outlive its item (evicted);
+// past twice the bound they are counted again from waiting.
+func (e *engine) hintFailedWaiting(key string) {
+	e.failedWaitingKeys[key]++
+	if len(e.failedWaitingKeys) <= 2*maxPending {
+		return
+	}
+	clear(e.failedWaitingKeys)
+	for _, w := range e.waiting {
+		if w.failure != "" {
+			e.failedWaitingKeys[failedKey(w)]++
+		}
+	}
+}
+
+// pairFound writes a pair whose provider request was answered (emit); one whose request failed
+// is held until a later request carrying the item is answered or the recording ends, within
+// maxPending pairs and maxPendingBytes (past them the oldest is written execution_failed).
+// An ambiguous item of a failed request is written at once (ambiguous, the failure noted).
+func (e *engine) pairFound(c mcpCall, r provResult) {
+	if r.failure == "" {
+		e.emit(c, r)
+		return
+	}
+	if r.ambiguous > 0 {
+		// Not held for a retry: a retry's answered item would be written captured with the call
+		// taken for the ambiguous record, a pairing nothing proved. Written ambiguous now (the
+		// failure in its note), and its later requests are not paired again.
+		e.remember(failedKey(&r))
+		e.emit(c, r)
+		return
+	}
+	key := failedKey(&r)
+	if n := e.failedWaitingKeys[key]; n > 0 { // it was waiting: it is not any more
+		if n == 1 {
+			delete(e.failedWaitingKeys, key)
+		} else {
+			e.failedWaitingKeys[key] = n - 1
+		}
+	}
+	if old, ok := e.failed[key]; ok { // the same item paired twice (cannot happen): the first is written
+		e.emit(*old, e.failedRes[key])
+		e.unholdFailed(key)
+	}
+	e.failed[key], e.failedRes[key] = &c, r
+	e.failedOrder = append(e.failedOrder, key)
+	e.failedBytes += len(c.source) + len(r.item)
+	for len(e.failed) > maxPending || e.failedBytes > maxPendingBytes {
+		k := e.failedOrder[0]
+		e.failedOrder = e.failedOrder[1:]
+		if c, ok := e.failed[k]; ok {
+			res := e.failedRes[k]
+			e.unholdFailed(k)
+			e.emit(*c, res)
+		}
+	}
+	if len(e.failedOrder) > 2*len(e.failed)+64 { // keys taken since: drop them
+		e.failedOrder = slices.DeleteFunc(e.failedOrder, func(k string) bool { _, ok := e.failed[k]; return !ok })
+	}
+}
+
+// unholdFailed forgets a held failed pair.
+func (e *engine) unholdFailed(key string) {
+	if c, ok := e.failed[key]; ok {
+		e.failedBytes -= len(c.source) + len(e.failedRes[key].item)
+		delete(e.failed, key)
+		delete(e.failedRes, key)
+	}
+}
+
+// writeFailed writes the failed pairs still held, in arrival order: the recording is over and no
+// request carrying their items was answered.
+func (e *engine) writeFailed() {
+	for _, k := range e.failedOrder {
+		if c, ok := e.failed[k]; ok {
+			res := e.failedRes[k]
+			e.unholdFailed(k)
+			e.emit(*c, res)
+		}
+	}
+	e.failedOrder = nil
+}
+
+// mcpFailed handles an MCP exchange whose answer failed: its tools/call requests still open have
+// no result (there is no source to write) and are counted as failed, not unanswered, and said.
+func (e *engine) mcpFailed(session, failure string) {
+	n := 0
+	for id, c := range e.open[session] {
+		if c.name != listMarker {
+			n++
+		}
+		delete(e.open[session], id)
+	}
+	if n > 0 { // an exchange without a tools/call pending (an initialize, a notification) costs the recording nothing
+		e.count(func(s *Stats) { s.MCPFailed += n })
+		e.note("record: %d tools/call requests without a result: %s", n, failure)
 	}
 }
 
@@ -471,8 +659,11 @@ func (e *engine) mcpTool(name string) bool {
 
 // Stats counts what a recording saw and did.
 type Stats struct {
-	// Calls counts the tools/call results seen; Pairs those written with their provider item.
-	Calls, Pairs int
+	// Calls counts the tools/call results seen; Pairs those written with their provider item;
+	// Failed those of them written execution_failed, as no provider request carrying the item
+	// was answered (an HTTP status that is not 2xx, a provider that could not be reached, an
+	// error answer or error event, an answer cut short).
+	Calls, Pairs, Failed int
 	// Ambiguous counts the provider items written as ambiguous records: the evidence could not
 	// tell which of two or more distinct results of the same tool and arguments each carries
 	// (docs/record.md, "Pairing"). Nothing is lost, but they are not judged.
@@ -491,6 +682,17 @@ type Stats struct {
 	OtherTools int
 	// Unanswered are tools/call requests without a response when their session ended.
 	Unanswered int
+	// MCPFailed are tools/call requests whose exchange with the MCP server failed before their
+	// result (an HTTP status that is not 2xx, a server that could not be reached, an answer cut
+	// short): they have no result, so nothing to write.
+	MCPFailed int
+	// ProviderFailed counts the provider generation requests whose answer failed (with items to
+	// record or not); Retried the items of a failed request that a later request carried and
+	// got answered (their pairs were captured, not failed).
+	ProviderFailed, Retried int
+	// Unfinished are exchanges still passing when the recording ended that could not be
+	// stopped in time: what they carried is not recorded.
+	Unfinished int
 	// Evicted are calls or items dropped past the recorder's bounds; Unreadable messages it
 	// could not read; Refused pairs not written (a credential in them, a redaction that broke
 	// them, a second provider API, the limits reached).
@@ -499,13 +701,14 @@ type Stats struct {
 	Limit string
 }
 
-// Lost reports whether anything seen was not recorded.
+// Lost reports whether anything seen was not recorded as a captured pair: not recorded at all,
+// or written execution_failed (an upstream failed).
 func (s Stats) Lost() bool {
-	return s.PendingCalls+s.PendingResults+s.Orphans+s.Unanswered+s.Evicted+s.Unreadable+s.Refused > 0 || s.Limit != ""
+	return s.PendingCalls+s.PendingResults+s.Orphans+s.Unanswered+s.Evicted+s.Unreadable+s.Refused+s.Failed+s.MCPFailed+s.Unfinished > 0 || s.Limit != ""
 }
 
 // String is the counts as one line.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d tool calls, %d pairs written, %d ambiguous (%d sources, %d bytes), %d results of the agent's other tools; not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused",
-		s.Calls, s.Pairs, s.Ambiguous, s.Sources, s.Bytes, s.OtherTools, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused)
+	return fmt.Sprintf("%d tool calls, %d pairs written, %d ambiguous (%d sources, %d bytes), %d results of the agent's other tools; failed upstream: %d pairs written execution_failed (%d provider requests failed, %d of their items answered on a later request), %d tools/call requests the MCP server failed; not recorded: %d results no provider request carried, %d provider results without their tools/call, %d results without their call in the request, %d calls unanswered, %d evicted past the bounds, %d unreadable messages, %d pairs refused, %d exchanges unfinished at the end",
+		s.Calls, s.Pairs, s.Ambiguous, s.Sources, s.Bytes, s.OtherTools, s.Failed, s.ProviderFailed, s.Retried, s.MCPFailed, s.PendingCalls, s.PendingResults, s.Orphans, s.Unanswered, s.Evicted, s.Unreadable, s.Refused, s.Unfinished)
 }

@@ -36,8 +36,8 @@ func TestEngine(t *testing.T) {
 	// The MCP result first, then the request carrying it, then a later request repeating it.
 	e.mcp("s1", false, toolsCall(1, "a"))
 	e.mcp("s1", true, toolsResult(1, "A"))
-	e.provider(fakeprovider.OpenAIChat, chatBody("a"))
-	e.provider(fakeprovider.OpenAIChat, chatBody("a", "b"))
+	e.provider(fakeprovider.OpenAIChat, chatBody("a"), "")
+	e.provider(fakeprovider.OpenAIChat, chatBody("a", "b"), "")
 	// The provider item first (a stdio copy late), then its result.
 	e.mcp("s2", false, toolsCall(1, "b"))
 	e.mcp("s2", true, toolsResult(1, "B"))
@@ -47,7 +47,7 @@ func TestEngine(t *testing.T) {
 	e.mcp("s1", false, toolsCall(2, "c"))
 	e.loopOnce(event{session: "s1", endSession: true})
 	// A result of the agent's own function (no MCP tool of that name) is not the recorder's.
-	e.provider(fakeprovider.OpenAIChat, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"f1","function":{"name":"calculator","arguments":"{}"}}]},{"role":"tool","tool_call_id":"f1","content":"4"}]}`))
+	e.provider(fakeprovider.OpenAIChat, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"f1","function":{"name":"calculator","arguments":"{}"}}]},{"role":"tool","tool_call_id":"f1","content":"4"}]}`), "")
 	want := []string{`{"content":[{"type":"text","text":"A"}]} ~ a`, `{"content":[{"type":"text","text":"B"}]} ~ b`}
 	if fmt.Sprint(pairs) != fmt.Sprint(want) {
 		t.Errorf("pairs %q, want %q", pairs, want)
@@ -177,7 +177,7 @@ func TestPairingProvedOrAmbiguous(t *testing.T) {
 					e.mcp(s.session, false, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, s.id)))
 					e.mcp(s.session, true, toolsResult(s.id, s.text))
 				default:
-					e.provider(fakeprovider.OpenAIChat, chatItem(s.key, "{}", s.text))
+					e.provider(fakeprovider.OpenAIChat, chatItem(s.key, "{}", s.text), "")
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
@@ -248,8 +248,8 @@ func TestPairingBounds(t *testing.T) {
 		got = nil
 		e.loopOnce(event{session: "stdio:x", openSession: true})
 		emptyCall("stdio:x", 1, "only")
-		e.provider(fakeprovider.OpenAIChat, chatItem("k1", "{}", ""))      // waits: the session is open
-		e.provider(fakeprovider.OpenAIChat, chatItem("o1", `{"n":1}`, "")) // evicts k1
+		e.provider(fakeprovider.OpenAIChat, chatItem("k1", "{}", ""), "")      // waits: the session is open
+		e.provider(fakeprovider.OpenAIChat, chatItem("o1", `{"n":1}`, ""), "") // evicts k1
 		if want := []string{`{"content":[{"type":"text","text":"only"}]} ~ k1 0`}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("written %q, want %q", got, want)
 		}
@@ -263,8 +263,8 @@ func TestPairingBounds(t *testing.T) {
 		for i := range maxAmbiguity + 1 {
 			emptyCall("h", i+1, fmt.Sprint("result ", i+1))
 		}
-		e.provider(fakeprovider.OpenAIChat, chatItem("lossy", "{}", ""))
-		e.provider(fakeprovider.OpenAIChat, chatItem("k2", "{}", "result 2"))
+		e.provider(fakeprovider.OpenAIChat, chatItem("lossy", "{}", ""), "")
+		e.provider(fakeprovider.OpenAIChat, chatItem("k2", "{}", "result 2"), "")
 		if len(got) != 2 || !strings.HasSuffix(got[0], "lossy 65") || !strings.HasSuffix(got[1], "k2 65") {
 			t.Errorf("written %q, want both ambiguous", got)
 		}

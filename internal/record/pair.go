@@ -40,6 +40,9 @@ type provResult struct {
 	// than maxAmbiguity when they are no longer known): it is written as an ambiguous record of
 	// the call it is handed with, not as a pair.
 	ambiguous int
+	// failure is what failed when the request's answer was not a success ("" when it was):
+	// the pair is then written execution_failed with it.
+	failure string
 }
 
 // historyCall is a tool call of the model as a request's history shows it.

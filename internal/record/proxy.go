@@ -95,7 +95,11 @@ func (r *recorder) proxy(target *url.URL, prefix string, mcp bool, modify func(*
 			if errors.As(err, &ue) {
 				err = ue.Err // its text holds the whole URL, query (a ?key=) included
 			}
-			r.note("record: upstream %s: %v", redactURL(target.String()), err)
+			if o := outcomeOf(req.Context()); o != nil {
+				o.err = err // the handler says it, with what it costs the recording
+			} else {
+				r.note("record: upstream %s: %s", redactURL(target.String()), r.quote(err.Error()))
+			}
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
@@ -109,7 +113,12 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 		return nil, inputError("record: --provider: %v", err)
 	}
 	r.noteURL(target)
-	rp := r.proxy(target, "/provider", false, nil)
+	rp := r.proxy(target, "/provider", false, func(resp *http.Response) error {
+		if o := outcomeOf(resp.Request.Context()); o != nil {
+			o.response(resp)
+		}
+		return nil
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.noteCredentials(req)
 		rel, u := *req, *req.URL // a shallow copy: the route reads the path, method and headers
@@ -124,11 +133,39 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 			case big:
 				r.send(event{unreadable: fmt.Sprintf("a %s request larger than %d bytes", api, MaxMessageBytes)})
 			default:
-				r.send(event{api: api, body: body})
+				// The body goes to the engine once the answer is known (its end passed, or its
+				// failure): nothing of it is written as captured before. The deferred call runs
+				// when ServeHTTP panics too (http.ErrAbortHandler: the copy to the agent failed).
+				r.begin()
+				defer r.end()
+				o := &outcome{api: api}
+				defer r.providerAnswered(api, body, o)
+				rp.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), outcomeKey{}, o)))
+				return
 			}
 		}
 		rp.ServeHTTP(w, req)
 	}), nil
+}
+
+// providerAnswered hands a generation request's body to the engine with its answer's outcome:
+// a failed one is said, counted, and its items are written execution_failed.
+func (r *recorder) providerAnswered(api fakeprovider.API, body []byte, o *outcome) {
+	failure := o.failure("the provider", r.ending.Load(), r.quote)
+	if failure != "" {
+		r.eng.count(func(s *Stats) { s.ProviderFailed++ })
+		r.note("record: a provider request (%s) failed: %s", api, failure)
+	}
+	r.send(event{api: api, body: body, failure: failure})
+}
+
+// quote is an upstream's text as it may be shown and written (clean), or a word in its place
+// when it holds a credential of the traffic (a provider that echoes the key it refused).
+func (r *recorder) quote(s string) string {
+	if r.creds.find([]byte(s)) != "" {
+		return "(a text holding a credential of the traffic: not shown)"
+	}
+	return clean(s)
 }
 
 // noteURL notes the credentials an upstream URL holds itself.
@@ -154,9 +191,13 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 	}
 	r.noteURL(target)
 	rp := r.proxy(target, "/mcp", true, func(resp *http.Response) error {
+		o := outcomeOf(resp.Request.Context())
+		if o != nil {
+			o.response(resp)
+		}
 		session, ok := resp.Request.Context().Value(exchangeKey{}).(string)
-		if !ok || resp.Body == nil {
-			return nil
+		if !ok || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode >= 300 {
+			return nil // a status that is not a success answers nothing, whatever its body
 		}
 		ct := resp.Header.Get("Content-Type")
 		switch {
@@ -184,9 +225,18 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 		} else {
 			r.send(event{session: session, msg: body})
 		}
+		r.begin()
+		defer r.end()
+		o := &outcome{}
+		defer func() { // run when ServeHTTP panics too (http.ErrAbortHandler)
+			if f := o.failure("the MCP server", r.ending.Load(), r.quote); f != "" {
+				r.send(event{session: session, failure: f})
+			}
+			r.send(event{session: session, endSession: true})
+		}()
 		ctx := context.WithValue(req.Context(), exchangeKey{}, session)
+		ctx = context.WithValue(ctx, outcomeKey{}, o)
 		rp.ServeHTTP(w, req.WithContext(ctx))
-		r.send(event{session: session, endSession: true})
 	}), nil
 }
 

@@ -219,6 +219,13 @@ type recorder struct {
 	sendMu sync.RWMutex
 	closed bool
 
+	// inflight are the exchanges whose outcome goes to the engine once their answer passed
+	// (provider generation requests, MCP POSTs), active how many; ending is set when the
+	// recording cuts those still passing at its end.
+	inflight sync.WaitGroup
+	active   atomic.Int64
+	ending   atomic.Bool
+
 	exchanges atomic.Int64
 	fatalMu   sync.Mutex
 	fatal     error
@@ -307,7 +314,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ep.MCPCommand = probe.ShellJoin(append([]string{o.Executable, "record", "stdio", "--to", ep.Stdio, "--"}, o.MCPCommand...))
 	}
 	mux.HandleFunc("/stdio/"+r.token, r.stdioEndpoint)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	// The requests' contexts derive from base: cancelling it at the end cuts the upstream
+	// exchanges still passing, whose handlers then say so (an answer that never came).
+	baseCtx, cutExchanges := context.WithCancel(context.Background())
+	defer cutExchanges()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return baseCtx }}
 	go r.eng.loop()
 	go func() { _ = srv.Serve(ln) }()
 
@@ -338,10 +349,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.waitStdio(5 * time.Second)
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_ = srv.Shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		// Exchanges still passing (a provider that never answers, a stream left open): cut
+		// them; their handlers hand the engine what they carried, failed.
+		r.ending.Store(true)
+		cutExchanges()
+		_ = srv.Close()
+	}
 	scancel()
+	if !waitFor(&r.inflight, 5*time.Second) {
+		n := int(r.active.Load())
+		r.eng.count(func(s *Stats) { s.Unfinished += n })
+		r.note("record: %d exchanges still passing after the recording ended could not be stopped: what they carry is not recorded", n)
+	}
 	flushed := make(chan struct{})
-	r.send(event{flush: flushed})
+	r.send(event{flush: flushed, final: true})
 	<-flushed
 	r.sendMu.Lock()
 	r.closed = true
@@ -360,6 +382,34 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return res, fatal
 	}
 	return res, nil
+}
+
+// waitFor waits up to d for wg, and reports whether it is done.
+func waitFor(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// begin and end bracket an exchange whose outcome goes to the engine when its answer passed.
+func (r *recorder) begin() {
+	r.inflight.Add(1)
+	r.active.Add(1)
+}
+
+func (r *recorder) end() {
+	r.active.Add(-1)
+	r.inflight.Done()
 }
 
 // transport is the upstream transport: the default one's settings, TLS verified against the

@@ -178,10 +178,12 @@ func (w *writer) writeLane() error {
 var errStopped = errors.New("recording stopped")
 
 // pair writes one pair: the source (after --redact) unless written already, and the records of
-// its next repetition (H4 captured, the stages the lane does not see not_observable); for an
-// item the engine could not pair with proof (res.ambiguous), H4 is ambiguous, without the item. A pair
-// that cannot be written safely is refused and counted; a write that fails stops the writer and
-// is returned.
+// its next repetition (H4 captured, the stages the lane does not see not_observable). For an
+// item the engine could not pair with proof (res.ambiguous), H4 is ambiguous, without the item
+// (a failed request included: which result it carried is unknown). When the provider request
+// failed (res.failure), H4 is execution_failed with what failed and no carrier: the item was
+// sent, but no answer shows the model received it. A pair that cannot be written safely is
+// refused and counted; a write that fails stops the writer and is returned.
 func (w *writer) pair(call mcpCall, res provResult) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -223,6 +225,9 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 			return refuse("the provider item is not JSON: %v", err)
 		}
 	}
+	if cred := w.creds.find([]byte(res.failure)); cred != "" { // quoted upstream text is checked when quoted (recorder.quote): a second line
+		return refuse("the provider's error message holds a credential of the traffic (%s): not written", cred)
+	}
 	rep := w.reps[id] + 1
 	var lines []byte
 	for _, st := range []string{"D1", "A2", "M3", "H4"} {
@@ -233,6 +238,11 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 		case res.ambiguous > 0:
 			r.State = "ambiguous"
 			r.Notes = fmt.Sprintf("a provider item of %s with these arguments reached the model, but it could carry any of at least %d distinct results seen (this one included): its content does not tell which (docs/record.md, Pairing)", call.name, res.ambiguous)
+			if res.failure != "" {
+				r.Notes += "; the provider request failed: " + res.failure
+			}
+		case res.failure != "":
+			r.State, r.Error = "execution_failed", res.failure
 		default:
 			r.State, r.Carrier = "captured", item2.Bytes()
 		}
@@ -288,9 +298,13 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	w.pairs++
 	w.bytes += size
 	w.stats(func(s *Stats) {
-		if res.ambiguous > 0 {
+		switch {
+		case res.ambiguous > 0:
 			s.Ambiguous++
-		} else {
+		case res.failure != "":
+			s.Pairs++
+			s.Failed++
+		default:
 			s.Pairs++
 		}
 		s.Bytes = w.bytes
