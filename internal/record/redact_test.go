@@ -1,7 +1,14 @@
 package record
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -150,4 +157,129 @@ func TestProviderResults(t *testing.T) {
 	if nameMatches("lookup", "xlookup") || nameMatches("lookup", "lookup2") {
 		t.Error("nameMatches matched a name that only contains the tool's")
 	}
+}
+
+// echoServer is an MCP server whose tools/call result is one text block whose JSON string
+// content is the call's "raw" argument as given: the test chooses the spelling the server
+// writes (a JSON escape a Go encoder would not use, say).
+func echoServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Arguments struct {
+					Raw string `json:"raw"`
+				} `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"`+m.Params.Arguments.Raw+`"}]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// echoPair makes one tools/call of lookup through the MCP proxy whose result text is raw (JSON
+// string content, spelled as given) and one Chat Completions request that carries the same
+// spelling through the provider proxy; both requests carry header.
+func echoPair(t *testing.T, ep Endpoints, n int, raw string, header map[string]string) {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"raw": raw})
+	post(t, ep.MCP, header, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":%s}}`, n, args))
+	argText, _ := json.Marshal(string(args))
+	id := fmt.Sprintf("call_%d", n)
+	body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":%q,"type":"function","function":{"name":"lookup","arguments":%s}}]},{"role":"tool","tool_call_id":%q,"content":"%s"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`, id, argText, id, raw)
+	post(t, ep.Provider+"/v1/chat/completions", header, body)
+}
+
+// TestCredentialEchoes: the holes of issue 41 item 2, each through a whole recording. A server
+// that echoes a credential the traffic carried (the 1,100th of rotating tokens, a Cookie value,
+// a Basic-auth password, a token in JSON's \/ spelling) has that pair refused, exit 3's count,
+// the header named and never the value; a clean pair beside it is written, and no written file
+// holds the secret in any spelling.
+func TestCredentialEchoes(t *testing.T) {
+	t.Parallel()
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:correct-horse-battery"))
+	tests := []struct {
+		name    string
+		before  func(t *testing.T, ep Endpoints) // traffic before the pair
+		header  map[string]string
+		echo    string   // the result text's JSON string content, as the server spells it
+		secrets []string // what no file and no log line may hold
+		named   string   // what the refusal names
+	}{
+		{name: "a token after 1,024 others",
+			before: func(t *testing.T, ep Endpoints) {
+				for i := range 1100 {
+					get(t, ep.Provider+"/v1/models", map[string]string{"Authorization": fmt.Sprintf("Bearer rot-%04d-0123456789", i)})
+				}
+			},
+			header: map[string]string{"Authorization": "Bearer rot-1099-0123456789"},
+			echo:   "the token is rot-1099-0123456789", secrets: []string{"rot-1099-0123456789"}, named: "Authorization"},
+		{name: "a Cookie value", header: map[string]string{"Cookie": "sid=COOKIESECRET99; theme=dark"},
+			echo: "your session: COOKIESECRET99", secrets: []string{"COOKIESECRET99"}, named: "Cookie"},
+		{name: "a Basic-auth password", header: map[string]string{"Authorization": "Basic " + basic},
+			echo: "password correct-horse-battery", secrets: []string{"correct-horse-battery", basic}, named: "Authorization"},
+		{name: "a token JSON-escaped", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
+			echo: `key sk-SEC\/RET\/123`, secrets: []string{"sk-SEC/RET/123", `sk-SEC\/RET\/123`, `sk-SEC\\/RET\\/123`}, named: "Authorization"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "rec")
+			o := Options{Lane: "echoes", Version: "1", Output: out, MCPURL: echoServer(t), ProviderURL: upstream(t, "k", nil)}
+			res, log, err := recording(t, o, func(ep Endpoints) error {
+				if tc.before != nil {
+					tc.before(t, ep)
+				}
+				echoPair(t, ep, 1, "nothing to hide here", tc.header)
+				echoPair(t, ep, 2, tc.echo, tc.header)
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("record: %v\n%s", err, log)
+			}
+			if res.Pairs != 1 || res.Refused != 1 || !res.Lost() {
+				t.Errorf("%s; want 1 pair written and 1 refused\n%s", res.Stats, log)
+			}
+			if !strings.Contains(log, "holds a credential of the traffic") || !strings.Contains(log, tc.named) {
+				t.Errorf("the refusal does not name %s:\n%s", tc.named, log)
+			}
+			for p, b := range writtenFiles(t, out) {
+				for _, s := range tc.secrets {
+					if bytes.Contains(b, []byte(s)) {
+						t.Errorf("%s holds %q", p, s)
+					}
+				}
+			}
+			for _, s := range tc.secrets {
+				if strings.Contains(log, s) {
+					t.Errorf("the log shows %q:\n%s", s, log)
+				}
+			}
+		})
+	}
+}
+
+// get sends one GET and discards its answer.
+func get(t *testing.T, url string, header map[string]string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 }
