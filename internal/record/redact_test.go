@@ -6,12 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 )
@@ -282,4 +286,260 @@ func get(t *testing.T, url string, header map[string]string) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+}
+
+// TestCredentialSpellings: each credential position the agent can send, and each spelling a
+// JSON or URL encoder can give the value in what would be written, is found and named; values
+// that only look alike (the same length and last bytes, a short cookie value) are not.
+func TestCredentialSpellings(t *testing.T) {
+	t.Parallel()
+	basic := func(pair string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(pair)) }
+	tests := []struct {
+		name   string
+		header map[string]string
+		url    string
+		extra  []string // --secret-header
+		text   string   // what would be written
+		want   string   // the source named; "" when nothing may be found
+	}{
+		{name: "bearer, raw", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"}, text: `{"t":"sk-SEC/RET/123"}`, want: "the Authorization header"},
+		{name: "bearer, \\/", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"}, text: `{"t":"sk-SEC\/RET\/123"}`, want: "Authorization"},
+		{name: "every character \\u-escaped, upper-case hex", header: map[string]string{"x-api-key": "sk-SEC/RET/123"},
+			text: `{"t":"\u0073\u006B\u002D\u0053\u0045\u0043\u002F\u0052\u0045\u0054\u002f\u0031\u0032\u0033"}`, want: "the X-Api-Key header"},
+		{name: "a character beyond the BMP as a surrogate pair", header: map[string]string{"x-api-key": "key-\U0001F600-0123"},
+			text: `{"t":"key-\ud83d\uDE00-0123"}`, want: "X-Api-Key"},
+		{name: "in a key", header: map[string]string{"api-key": "azure-0123456789"}, text: `{"azure-0123456789":1}`, want: "the Api-Key header"},
+		{name: "JSON in a JSON string", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
+			text: `{"text":"{\"t\":\"sk-SEC\\\/RET\\\/123\"}"}`, want: "Authorization"},
+		{name: "JSON in text in an item's string", header: map[string]string{"Authorization": "Bearer tok\"quoted\"1"},
+			text: `{"content":"{\"text\":\"{\\\"t\\\":\\\"tok\\\\\\\"quoted\\\\\\\"1\\\"}\"}"}`, want: "Authorization"},
+		{name: "percent-encoded, lower-case hex", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
+			text: `{"uri":"https://x.example/?t=sk-SEC%2fRET%2F123"}`, want: "Authorization"},
+		{name: "percent-encoded then \\u-escaped", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
+			text: `{"uri":"https://x.example/?t=sk-SEC\u00252fRET%2F123"}`, want: "Authorization"},
+		{name: "JSON text in a URL parameter", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
+			text: `{"uri":"https://x.example/?q=%7B%22t%22%3A%22sk-SEC%5C%2FRET%5C%2F123%22%7D"}`, want: "Authorization"},
+		{name: "a Basic password", header: map[string]string{"Authorization": basic("alice:correct-horse")}, text: `{"t":"correct-horse"}`, want: "the Authorization header (Basic)"},
+		{name: "a Basic user", header: map[string]string{"Authorization": basic("alice@example.com:pw")}, text: `{"t":"alice@example.com"}`, want: "Basic"},
+		{name: "the Basic pair in URL base64", header: map[string]string{"Authorization": basic("al?ce:p>ss>w?rd")},
+			text: `{"t":"` + base64.RawURLEncoding.EncodeToString([]byte("al?ce:p>ss>w?rd")) + `"}`, want: "Basic"},
+		{name: "a URL's password as a Basic pair", url: "https://bob:hunter2hunter2@up.example/", text: `{"h":"` + base64.StdEncoding.EncodeToString([]byte("bob:hunter2hunter2")) + `"}`, want: "a URL's user and password"},
+		{name: "a Cookie value", header: map[string]string{"Cookie": "sid=COOKIESECRET99; theme=dark"}, text: `{"t":"COOKIESECRET99"}`, want: "a value of the Cookie header"},
+		{name: "a Cookie value decoded", header: map[string]string{"Cookie": "sid=abc%3D%3Ddefgh"}, text: `{"t":"abc==defgh"}`, want: "Cookie"},
+		{name: "a short Cookie value is not sought", header: map[string]string{"Cookie": "sid=COOKIESECRET99; theme=dark"}, text: `{"theme":"dark"}`},
+		{name: "a query parameter with +, as sent", url: "https://up.example/v1?access_token=ab+cd/ef%3D", text: `{"u":"ab+cd/ef="}`, want: "the access_token query parameter"},
+		{name: "a query parameter key", url: "https://up.example/v1?KEY=AIza0123456789", text: `{"u":"AIza0123456789"}`, want: "the key query parameter"},
+		{name: "a --secret-header", header: map[string]string{"X-Tenant-Secret": "tenant-0123456789"}, extra: []string{"x-tenant-secret"}, text: `{"t":"tenant-0123456789"}`, want: "the X-Tenant-Secret header"},
+		{name: "an unnamed header is not sought", header: map[string]string{"X-Tenant-Secret": "tenant-0123456789"}, text: `{"t":"tenant-0123456789"}`},
+		{name: "a Digest response", header: map[string]string{"Authorization": `Digest username="bob", response="6629fae49393a05397450978507c4ef1"`},
+			text: `{"t":"6629fae49393a05397450978507c4ef1"}`, want: "Authorization"},
+		{name: "the same length and last bytes, another value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"sk-BBBB-0123456789"}`},
+		{name: "part of a value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"AAAA-0123456789"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCredentials(tc.extra)
+			h := http.Header{}
+			for k, v := range tc.header {
+				h.Set(k, v)
+			}
+			u, err := url.Parse(tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.noteRequest(h, u)
+			if !json.Valid([]byte(tc.text)) {
+				t.Fatalf("the case's text is not JSON: %s", tc.text)
+			}
+			got := c.find([]byte(`{"other":"item"}`), []byte(tc.text))
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("found a credential (%s) in %s", got, tc.text)
+			case tc.want != "" && !strings.Contains(got, tc.want):
+				t.Errorf("found %q in %s, want %q", got, tc.text, tc.want)
+			}
+		})
+	}
+}
+
+// TestCredentialsUnbounded: no value is forgotten, however many: the first and the last of
+// 200,000 distinct tokens are both found, and a value noted again is one value.
+func TestCredentialsUnbounded(t *testing.T) {
+	t.Parallel()
+	c := newCredentials(nil)
+	const n = 200000
+	for i := range n {
+		c.noteRequest(http.Header{"Authorization": {fmt.Sprintf("Bearer rot-%07d-abcdef", i)}}, &url.URL{})
+	}
+	c.noteRequest(http.Header{"Authorization": {"Bearer rot-0000000-abcdef"}}, &url.URL{})
+	for _, i := range []int{0, n / 2, n - 1} {
+		if got := c.find(fmt.Appendf(nil, `{"t":"rot-%07d-abcdef"}`, i)); got == "" {
+			t.Errorf("token %d of %d was forgotten", i, n)
+		}
+	}
+	if got := c.find([]byte(`{"t":"rot-9999999-abcdef"}`)); got != "" {
+		t.Errorf("found %s, a token never sent", got)
+	}
+	// Each request noted two values: "Bearer …" and the token.
+	if len(c.seen) != 2*n {
+		t.Errorf("%d values kept, want %d", len(c.seen), 2*n)
+	}
+}
+
+// TestCredentialsConcurrent: values are added while a search runs (go test -race says whether
+// that is safe), and a value added before find is found by it.
+func TestCredentialsConcurrent(t *testing.T) {
+	t.Parallel()
+	c := newCredentials(nil)
+	big := bytes.Repeat([]byte(`{"t":"ordinary text, nothing secret"}`), 1<<14)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20000 {
+			c.noteRequest(http.Header{"X-Api-Key": {fmt.Sprintf("concurrent-%06d", i)}}, &url.URL{})
+		}
+	}()
+	for range 20 {
+		if got := c.find(big); got != "" {
+			t.Fatalf("found %s in text without a credential", got)
+		}
+	}
+	<-done
+	if got := c.find([]byte(`"concurrent-019999"`)); got == "" {
+		t.Error("the last value added was not found")
+	}
+}
+
+// spellJSON is s as JSON string content in one of the spellings an encoder may give it, chosen
+// by rng: each character raw or \uXXXX (hex in either case), / raw or \/, the characters that
+// must be escaped by their short escape or \uXXXX.
+func spellJSON(s string, rng *rand.Rand) string {
+	var b strings.Builder
+	u := func(r rune) {
+		hex := fmt.Sprintf("%04x", r)
+		if rng.IntN(2) == 0 {
+			hex = strings.ToUpper(hex)
+		}
+		b.WriteString(`\u` + hex)
+	}
+	for _, r := range s {
+		short := map[rune]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\t': `\t`, '\r': `\r`, '\b': `\b`, '\f': `\f`}[r]
+		switch {
+		case short != "" || r < 0x20:
+			if short != "" && rng.IntN(2) == 0 {
+				b.WriteString(short)
+			} else {
+				u(r)
+			}
+		case r == '/' && rng.IntN(2) == 0:
+			b.WriteString(`\/`)
+		case rng.IntN(3) == 0:
+			if r > 0xFFFF {
+				r1, r2 := utf16.EncodeRune(r)
+				u(r1)
+				u(r2)
+			} else {
+				u(r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// spellPercent is s percent-encoded as a URL encoder may: every byte other than the unreserved
+// ones as %XX (hex in either case), the unreserved ones raw or encoded, chosen by rng.
+func spellPercent(s string, rng *rand.Rand) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		unreserved := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+		if unreserved && rng.IntN(4) != 0 {
+			b.WriteByte(c)
+			continue
+		}
+		hex := fmt.Sprintf("%%%02x", c)
+		if rng.IntN(2) == 0 {
+			hex = strings.ToUpper(hex)
+		}
+		b.WriteString(hex)
+	}
+	return b.String()
+}
+
+// FuzzCredentialEcho: a credential the agent sent (in a Bearer token, x-api-key, a Cookie
+// value, a Basic password or an access_token query parameter) echoed in a result in any
+// spelling a JSON or URL encoder gives it (chosen by spell), at any position (text content, a
+// structuredContent string, a key, JSON inside a text block, a percent-encoded URL in a
+// resource link; in the source or wrapped as a provider item's string), is always found.
+func FuzzCredentialEcho(f *testing.F) {
+	f.Add("sk-SEC/RET/123", uint64(1), uint8(0))
+	f.Add("COOKIESECRET99", uint64(2), uint8(2))
+	f.Add("correct-horse-battery", uint64(3), uint8(3))
+	f.Add(`tok"with\quotes/`, uint64(4), uint8(8))
+	f.Add("a%41b%2Fc&d=e+f", uint64(5), uint8(24))
+	f.Add("短い秘密の値です", uint64(6), uint8(16))
+	f.Add("emoji-\U0001F600-key", uint64(7), uint8(21))
+	f.Add("x", uint64(8), uint8(49))
+	f.Fuzz(func(t *testing.T, secret string, spell uint64, pos uint8) {
+		// A header value: valid UTF-8, no control characters, no surrounding space.
+		secret = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+				return -1
+			}
+			return r
+		}, secret))
+		if len(secret) < minCredential {
+			secret += "-padding"[:minCredential-len(secret)]
+		}
+		if strings.TrimSpace(secret) != secret {
+			secret = "p" + strings.TrimSpace(secret) + "p"
+		}
+		h, u := http.Header{}, &url.URL{Scheme: "https", Host: "up.example", Path: "/v1"}
+		switch pos % 5 {
+		case 0:
+			h.Set("Authorization", "Bearer "+secret)
+		case 1:
+			h.Set("X-Api-Key", secret)
+		case 2:
+			secret = strings.NewReplacer(";", "_", `"`, "_", " ", "_").Replace(secret)
+			h.Set("Cookie", "theme=dark; sid="+secret)
+		case 3:
+			h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("user:"+secret)))
+		case 4:
+			u.RawQuery = "x=1&access_token=" + url.QueryEscape(secret)
+		}
+		c := newCredentials(nil)
+		c.noteRequest(h, u)
+		rng := rand.New(rand.NewPCG(spell, uint64(pos)))
+		var src string
+		switch pos / 5 % 5 {
+		case 0:
+			src = `{"content":[{"type":"text","text":"the value is ` + spellJSON(secret, rng) + `, see"}]}`
+		case 1:
+			src = `{"content":[],"structuredContent":{"k":"` + spellJSON(secret, rng) + `"}}`
+		case 2:
+			src = `{"content":[],"structuredContent":{"` + spellJSON(secret, rng) + `":1}}`
+		case 3:
+			inner := `{"token":"` + spellJSON(secret, rng) + `"}`
+			src = `{"content":[{"type":"text","text":"` + spellJSON(inner, rng) + `"}]}`
+		case 4:
+			uri := "https://example.com/cb?x=1&token=" + spellPercent(secret, rng)
+			src = `{"content":[{"type":"resource_link","uri":"` + spellJSON(uri, rng) + `","name":"n"}]}`
+		}
+		data := [][]byte{[]byte(src), []byte(`{"role":"tool","content":"ok"}`)}
+		if pos/25%2 == 1 { // the item carries the result as a string; the source is clean
+			data = [][]byte{[]byte(`{"content":[]}`), []byte(`{"role":"tool","content":"` + spellJSON(src, rng) + `"}`)}
+		}
+		for _, d := range data {
+			if !json.Valid(d) {
+				t.Fatalf("the test spelled no JSON: %s", d)
+			}
+		}
+		if got := c.find(data...); got == "" {
+			t.Errorf("the credential %q (position %d) was not found in %s", secret, pos, bytes.Join(data, []byte(" / ")))
+		}
+	})
 }
