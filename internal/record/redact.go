@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"slices"
@@ -172,6 +173,8 @@ type credentials struct {
 	anchors map[uint64][]int             // a value's last 8 bytes (little-endian) → the lengths of values ending so
 	filter  []uint64                     // one bit per filterHash of an anchor: most windows stop here
 	shift   uint                         // 64 - log2(bits in filter)
+	long    map[polyKey]bool             // the length and rolling hash of each value longer than shortValue
+	pows    map[int]uint64               // polyBase to the power of each long value's length
 
 	pendingMu sync.Mutex
 	pending   map[[sha256.Size]byte]pendingCredential
@@ -181,8 +184,21 @@ type credentials struct {
 type pendingCredential struct {
 	anchor uint64
 	n      int
+	poly   uint64 // the rolling hash, for a value longer than shortValue
 	source string
 }
+
+// polyKey is a long value's length and rolling hash.
+type polyKey struct {
+	n    int
+	hash uint64
+}
+
+// shortValue is the longest value whose windows scan hashes with SHA-256 at once. A longer
+// value's windows are first compared by rolling hash (Rabin–Karp, computed from checkpoints
+// every polyStep bytes), so that a window's cost does not grow with the value's length: a text
+// whose every window ends like a 100 KiB value would otherwise cost 100 KiB of hashing a byte.
+const shortValue = 256
 
 // minCredential is the shortest value sought: a shorter one (a cookie's "dark", a PIN) would
 // match ordinary text and blank pairs for nothing. It is also the width of the anchor window.
@@ -339,7 +355,11 @@ func (c *credentials) add(v, source string) {
 	if c.pending == nil {
 		c.pending = map[[sha256.Size]byte]pendingCredential{}
 	}
-	c.pending[sum] = pendingCredential{anchor: binary.LittleEndian.Uint64([]byte(v[len(v)-minCredential:])), n: len(v), source: source}
+	pc := pendingCredential{anchor: binary.LittleEndian.Uint64([]byte(v[len(v)-minCredential:])), n: len(v), source: source}
+	if pc.n > shortValue {
+		pc.poly = polyHash(0, []byte(v))
+	}
+	c.pending[sum] = pc
 	n := len(c.pending)
 	c.pendingMu.Unlock()
 	if n >= mergeAt && c.mu.TryLock() {
@@ -360,6 +380,8 @@ func (c *credentials) merge() {
 	if c.seen == nil {
 		c.seen = map[[sha256.Size]byte]string{}
 		c.anchors = map[uint64][]int{}
+		c.long = map[polyKey]bool{}
+		c.pows = map[int]uint64{}
 		c.sources = map[string]string{}
 	}
 	grown := false
@@ -373,6 +395,12 @@ func (c *credentials) merge() {
 			c.sources[src] = src
 		}
 		c.seen[sum] = src
+		if pc.n > shortValue {
+			c.long[polyKey{pc.n, pc.poly}] = true
+			if _, ok := c.pows[pc.n]; !ok {
+				c.pows[pc.n] = polyPow(pc.n)
+			}
+		}
 		lens, ok := c.anchors[pc.anchor]
 		if !ok {
 			grown = true
@@ -471,10 +499,12 @@ func (c *credentials) find(data ...[]byte) string {
 
 // scan looks for a credential in b as it is: every window of 8 bytes is an anchor candidate
 // (the filter rules most out, the map the rest); a window that is a value's last 8 bytes has
-// the bytes ending there, of each length a value with that anchor has, hashed and looked up.
-// The caller holds mu for reading.
+// the bytes ending there, of each length a value with that anchor has, looked up: by SHA-256 for
+// a short value, by rolling hash and then SHA-256 for a long one. The caller holds mu for
+// reading.
 func (c *credentials) scan(b []byte) string {
 	f, shift := c.filter, c.shift
+	var cp []uint64 // rolling-hash checkpoints of b, made at the first long value's window
 	for i := minCredential; i <= len(b); i++ {
 		w := binary.LittleEndian.Uint64(b[i-minCredential : i])
 		h := filterHash(w) >> shift
@@ -485,12 +515,81 @@ func (c *credentials) scan(b []byte) string {
 			if n > i {
 				continue
 			}
+			if n > shortValue {
+				if cp == nil {
+					cp = checkpoints(b)
+				}
+				hw := (prefixHash(b, cp, i) + polyMod - mulMod(prefixHash(b, cp, i-n), c.pows[n])) % polyMod
+				if !c.long[polyKey{n, hw}] {
+					continue
+				}
+			}
 			if s, ok := c.seen[sha256.Sum256(b[i-n:i])]; ok {
 				return s
 			}
 		}
 	}
 	return ""
+}
+
+// The rolling hash: a polynomial in polyBase over the bytes (each plus one), modulo the
+// Mersenne prime 2^61-1.
+const (
+	polyMod  = 1<<61 - 1
+	polyBase = 0x1b873593a2c4e6f
+	polyStep = 64 // bytes between two checkpoints
+)
+
+// mulMod is a*b mod polyMod for a, b < polyMod.
+func mulMod(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	r := (hi<<3 | lo>>61) + lo&polyMod
+	if r >= polyMod {
+		r -= polyMod
+	}
+	return r
+}
+
+// polyHash extends the rolling hash h by b.
+func polyHash(h uint64, b []byte) uint64 {
+	for _, x := range b {
+		h = mulMod(h, polyBase) + uint64(x) + 1
+		if h >= polyMod {
+			h -= polyMod
+		}
+	}
+	return h
+}
+
+// polyPow is polyBase to the power n.
+func polyPow(n int) uint64 {
+	r, x := uint64(1), uint64(polyBase)
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			r = mulMod(r, x)
+		}
+		x = mulMod(x, x)
+	}
+	return r
+}
+
+// checkpoints are the rolling hashes of b's first 0, polyStep, 2·polyStep, … bytes.
+func checkpoints(b []byte) []uint64 {
+	cp := make([]uint64, 0, len(b)/polyStep+1)
+	h := uint64(0)
+	for i := 0; ; i += polyStep {
+		cp = append(cp, h)
+		if i+polyStep > len(b) {
+			return cp
+		}
+		h = polyHash(h, b[i:i+polyStep])
+	}
+}
+
+// prefixHash is the rolling hash of b[:i], from the checkpoint before i.
+func prefixHash(b []byte, cp []uint64, i int) uint64 {
+	k := i / polyStep
+	return polyHash(cp[k], b[k*polyStep:i])
 }
 
 // unescapeJSON undoes JSON string escapes wherever they are in b (a whole document: its

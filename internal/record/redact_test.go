@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -216,6 +217,7 @@ func TestCredentialEchoes(t *testing.T) {
 		echo    string   // the result text's JSON string content, as the server spells it
 		secrets []string // what no file and no log line may hold
 		named   string   // what the refusal names
+		secretH []string // --secret-header
 	}{
 		{name: "a token after 1,024 others",
 			before: func(t *testing.T, ep Endpoints) {
@@ -231,12 +233,14 @@ func TestCredentialEchoes(t *testing.T) {
 			echo: "password correct-horse-battery", secrets: []string{"correct-horse-battery", basic}, named: "Authorization"},
 		{name: "a token JSON-escaped", header: map[string]string{"Authorization": "Bearer sk-SEC/RET/123"},
 			echo: `key sk-SEC\/RET\/123`, secrets: []string{"sk-SEC/RET/123", `sk-SEC\/RET\/123`, `sk-SEC\\/RET\\/123`}, named: "Authorization"},
+		{name: "a --secret-header", header: map[string]string{"X-Tenant-Secret": "tenant-0123456789"}, secretH: []string{"x-tenant-secret"},
+			echo: "tenant tenant-0123456789", secrets: []string{"tenant-0123456789"}, named: "X-Tenant-Secret"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "rec")
-			o := Options{Lane: "echoes", Version: "1", Output: out, MCPURL: echoServer(t), ProviderURL: upstream(t, "k", nil)}
+			o := Options{Lane: "echoes", Version: "1", Output: out, MCPURL: echoServer(t), ProviderURL: upstream(t, "k", nil), SecretHeaders: tc.secretH}
 			res, log, err := recording(t, o, func(ep Endpoints) error {
 				if tc.before != nil {
 					tc.before(t, ep)
@@ -333,6 +337,10 @@ func TestCredentialSpellings(t *testing.T) {
 		{name: "an unnamed header is not sought", header: map[string]string{"X-Tenant-Secret": "tenant-0123456789"}, text: `{"t":"tenant-0123456789"}`},
 		{name: "a Digest response", header: map[string]string{"Authorization": `Digest username="bob", response="6629fae49393a05397450978507c4ef1"`},
 			text: `{"t":"6629fae49393a05397450978507c4ef1"}`, want: "Authorization"},
+		{name: "a long token, JSON-escaped", header: map[string]string{"Authorization": "Bearer " + longToken('A')},
+			text: `{"t":"x ` + strings.ReplaceAll(longToken('A'), "/", `\/`) + ` y"}`, want: "Authorization"},
+		{name: "a long token's length and last bytes, another value", header: map[string]string{"Authorization": "Bearer " + longToken('A')},
+			text: `{"t":"x ` + longToken('B') + ` y"}`},
 		{name: "the same length and last bytes, another value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"sk-BBBB-0123456789"}`},
 		{name: "part of a value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"AAAA-0123456789"}`},
 	}
@@ -361,6 +369,12 @@ func TestCredentialSpellings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// longToken is a 3,000-byte token (longer than shortValue: sought by rolling hash first) that
+// starts with first and holds slashes.
+func longToken(first byte) string {
+	return string(first) + strings.Repeat("eyJhbGciOi/JIUzI1NiJ9", 3000/21) + "/0123456789"
 }
 
 // TestCredentialsUnbounded: no value is forgotten, however many: the first and the last of
@@ -542,4 +556,94 @@ func FuzzCredentialEcho(f *testing.F) {
 			t.Errorf("the credential %q (position %d) was not found in %s", secret, pos, bytes.Join(data, []byte(" / ")))
 		}
 	})
+}
+
+// findBefore is the credential search record did before issue 41 (each kept value, raw and in
+// Go's JSON spelling, by bytes.Contains), kept as BenchmarkCredentialFind's baseline.
+func findBefore(vals []string, data ...[]byte) bool {
+	for _, v := range vals {
+		forms := [][]byte{[]byte(v)}
+		if q, err := json.Marshal(v); err == nil {
+			forms = append(forms, q[1:len(q)-1])
+		}
+		for _, d := range data {
+			for _, f := range forms {
+				if bytes.Contains(d, f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// largeItem is a provider item of about size bytes that holds no credential: a Chat Completions
+// tool message whose content is JSON text (records with text, numbers, escapes and
+// percent-encoded URLs), so that its search undoes two layers of JSON escapes and percent-encoding.
+func largeItem(size int) []byte {
+	type rec struct {
+		ID   int    `json:"id"`
+		Name string `json:"name"`
+		Note string `json:"note"`
+		URL  string `json:"url"`
+	}
+	var recs []rec
+	for n := 0; n < size; n += 160 {
+		recs = append(recs, rec{ID: n, Name: fmt.Sprintf("customer %d <é>", n), Note: "said \"hello\"\nand left/right", URL: fmt.Sprintf("https://shop.example/o?id=%d&q=a%%20b%%2Fc", n)})
+	}
+	inner, _ := json.Marshal(recs)
+	content, _ := json.Marshal(string(inner))
+	return []byte(`{"role":"tool","tool_call_id":"call_1","content":` + string(content) + `}`)
+}
+
+// BenchmarkCredentialFind: the search before a pair is written, on a 4 MiB item that holds no
+// credential (the whole of it is searched), with 3 credentials (an API key, the same as a Bearer
+// token, a cookie) and with 1,024 (rotating tokens: the old search's cap): "before" is the old
+// search (raw and Go's JSON spelling only), "now" the search of every spelling.
+func BenchmarkCredentialFind(b *testing.B) {
+	item := largeItem(4 << 20)
+	for _, n := range []int{3, 1024} {
+		var vals []string
+		c := newCredentials(nil)
+		for i := range n {
+			v := fmt.Sprintf("sk-proj-%04d-Zq8xT1mK9wLp", i)
+			vals = append(vals, v)
+			c.noteRequest(http.Header{"Authorization": {"Bearer " + v}}, &url.URL{})
+		}
+		b.Run(fmt.Sprintf("before/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(item)))
+			for b.Loop() {
+				if findBefore(vals, item) {
+					b.Fatal("found a credential")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("now/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(item)))
+			for b.Loop() {
+				if c.find(item) != "" {
+					b.Fatal("found a credential")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCredentialMemory reports the heap one distinct credential costs the set (values
+// of 40 bytes, 100,000 of them; each request noted adds two: the header and its token).
+func BenchmarkCredentialMemory(b *testing.B) {
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c := newCredentials(nil)
+		for i := range 50000 {
+			c.noteRequest(http.Header{"Authorization": {fmt.Sprintf("Bearer rot-%07d-0123456789abcdefghijklmn", i)}}, &url.URL{})
+		}
+		c.find([]byte("x"))
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(c.seen)), "B/credential")
+		runtime.KeepAlive(c)
+	}
 }
