@@ -266,9 +266,9 @@ func (c *credentials) noteURL(u *url.URL) {
 	}
 	if u.User != nil {
 		if pass, ok := u.User.Password(); ok {
-			c.addBasic(u.User.Username()+":"+pass, "a URL's user and password")
+			c.addBasic(u.User.Username()+":"+pass, "the user:password of a URL")
 		} else {
-			c.add(u.User.Username(), "a URL's user")
+			c.add(u.User.Username(), "the user of a URL")
 		}
 	}
 	for part := range strings.SplitSeq(u.RawQuery, "&") {
@@ -303,7 +303,7 @@ func (c *credentials) addAuthorization(name, v string) {
 	if strings.EqualFold(scheme, "Basic") {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 			if pair, err := enc.DecodeString(tok); err == nil {
-				c.addBasic(string(pair), source+" (Basic)")
+				c.addBasic(string(pair), "the Basic user:password of the "+name+" header")
 				break
 			}
 		}
