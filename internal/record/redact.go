@@ -242,7 +242,10 @@ func (c *credentials) noteRequest(h http.Header, u *url.URL) {
 				c.addAuthorization(name, v)
 			case "Cookie":
 				for part := range strings.SplitSeq(v, ";") {
-					_, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+					k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+					if !ok {
+						val = k // a value without a name
+					}
 					val = strings.TrimSpace(val)
 					if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
 						val = val[1 : len(val)-1]

@@ -330,6 +330,7 @@ func TestCredentialSpellings(t *testing.T) {
 		{name: "a URL's password as a Basic pair", url: "https://bob:hunter2hunter2@up.example/", text: `{"h":"` + base64.StdEncoding.EncodeToString([]byte("bob:hunter2hunter2")) + `"}`, want: "the user:password of a URL"},
 		{name: "a Cookie value", header: map[string]string{"Cookie": "sid=COOKIESECRET99; theme=dark"}, text: `{"t":"COOKIESECRET99"}`, want: "a value of the Cookie header"},
 		{name: "a Cookie value decoded", header: map[string]string{"Cookie": "sid=abc%3D%3Ddefgh"}, text: `{"t":"abc==defgh"}`, want: "Cookie"},
+		{name: "a Cookie value without a name", header: map[string]string{"Cookie": "theme=dark; NAMELESS-VALUE-42"}, text: `{"t":"NAMELESS-VALUE-42"}`, want: "Cookie"},
 		{name: "a short Cookie value is not sought", header: map[string]string{"Cookie": "sid=COOKIESECRET99; theme=dark"}, text: `{"theme":"dark"}`},
 		{name: "a query parameter with +, as sent", url: "https://up.example/v1?access_token=ab+cd/ef%3D", text: `{"u":"ab+cd/ef="}`, want: "the access_token query parameter"},
 		{name: "a query parameter key", url: "https://up.example/v1?KEY=AIza0123456789", text: `{"u":"AIza0123456789"}`, want: "the key query parameter"},
