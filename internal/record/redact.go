@@ -507,7 +507,7 @@ func (c *credentials) find(data ...[]byte) string {
 // reading.
 func (c *credentials) scan(b []byte) string {
 	f, shift := c.filter, c.shift
-	var cp []uint64 // rolling-hash checkpoints of b, made at the first long value's window
+	var pre *prefixHashes // made at the first window that ends like a long value
 	for i := minCredential; i <= len(b); i++ {
 		w := binary.LittleEndian.Uint64(b[i-minCredential : i])
 		h := filterHash(w) >> shift
@@ -519,10 +519,10 @@ func (c *credentials) scan(b []byte) string {
 				continue
 			}
 			if n > shortValue {
-				if cp == nil {
-					cp = checkpoints(b)
+				if pre == nil {
+					pre = newPrefixHashes(b)
 				}
-				hw := (prefixHash(b, cp, i) + polyMod - mulMod(prefixHash(b, cp, i-n), c.pows[n])) % polyMod
+				hw := (pre.at(i, 0) + polyMod - mulMod(pre.at(i-n, n), c.pows[n])) % polyMod
 				if !c.long[polyKey{n, hw}] {
 					continue
 				}
@@ -533,6 +533,44 @@ func (c *credentials) scan(b []byte) string {
 		}
 	}
 	return ""
+}
+
+// prefixHashes give the rolling hash of b[:i] for the i a scan asks for, in increasing order
+// for each cursor (0 for the window's end, a value's length for its start): from the checkpoint
+// before i, or on from the cursor's last i when that is nearer, so that a run of windows costs
+// one step a byte.
+type prefixHashes struct {
+	b       []byte
+	cp      []uint64 // the hashes of b[:0], b[:polyStep], b[:2·polyStep], …
+	cursors map[int]*[2]uint64
+}
+
+func newPrefixHashes(b []byte) *prefixHashes {
+	p := &prefixHashes{b: b, cp: make([]uint64, 0, len(b)/polyStep+1), cursors: map[int]*[2]uint64{}}
+	h := uint64(0)
+	for i := 0; ; i += polyStep {
+		p.cp = append(p.cp, h)
+		if i+polyStep > len(b) {
+			return p
+		}
+		h = polyHash(h, b[i:i+polyStep])
+	}
+}
+
+// at is the rolling hash of b[:i] through cursor k.
+func (p *prefixHashes) at(i, k int) uint64 {
+	c, ok := p.cursors[k]
+	if !ok {
+		c = &[2]uint64{}
+		p.cursors[k] = c
+	}
+	from, h := int(c[0]), c[1]
+	if !ok || i < from || i-from > i%polyStep {
+		from, h = i/polyStep*polyStep, p.cp[i/polyStep]
+	}
+	h = polyHash(h, p.b[from:i])
+	c[0], c[1] = uint64(i), h
+	return h
 }
 
 // The rolling hash: a polynomial in polyBase over the bytes (each plus one), modulo the
@@ -574,25 +612,6 @@ func polyPow(n int) uint64 {
 		x = mulMod(x, x)
 	}
 	return r
-}
-
-// checkpoints are the rolling hashes of b's first 0, polyStep, 2·polyStep, … bytes.
-func checkpoints(b []byte) []uint64 {
-	cp := make([]uint64, 0, len(b)/polyStep+1)
-	h := uint64(0)
-	for i := 0; ; i += polyStep {
-		cp = append(cp, h)
-		if i+polyStep > len(b) {
-			return cp
-		}
-		h = polyHash(h, b[i:i+polyStep])
-	}
-}
-
-// prefixHash is the rolling hash of b[:i], from the checkpoint before i.
-func prefixHash(b []byte, cp []uint64, i int) uint64 {
-	k := i / polyStep
-	return polyHash(cp[k], b[k*polyStep:i])
 }
 
 // unescapeJSON undoes JSON string escapes wherever they are in b (a whole document: its

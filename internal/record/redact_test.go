@@ -342,6 +342,10 @@ func TestCredentialSpellings(t *testing.T) {
 			text: `{"t":"x ` + strings.ReplaceAll(longToken('A'), "/", `\/`) + ` y"}`, want: "Authorization"},
 		{name: "a long token's length and last bytes, another value", header: map[string]string{"Authorization": "Bearer " + longToken('A')},
 			text: `{"t":"x ` + longToken('B') + ` y"}`},
+		{name: "a long value after a run of its last bytes", header: map[string]string{"X-Api-Key": "x" + strings.Repeat("a", 2999)},
+			text: `{"t":"` + strings.Repeat("a", 4000) + "x" + strings.Repeat("a", 2999) + `|"}`, want: "X-Api-Key"},
+		{name: "a run of a long value's last bytes, another value", header: map[string]string{"X-Api-Key": "x" + strings.Repeat("a", 2999)},
+			text: `{"t":"` + strings.Repeat("a", 4000) + "x" + strings.Repeat("a", 1500) + "y" + strings.Repeat("a", 1498) + `|"}`},
 		{name: "the same length and last bytes, another value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"sk-BBBB-0123456789"}`},
 		{name: "part of a value", header: map[string]string{"Authorization": "Bearer sk-AAAA-0123456789"}, text: `{"t":"AAAA-0123456789"}`},
 	}
@@ -646,5 +650,21 @@ func BenchmarkCredentialMemory(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(c.seen)), "B/credential")
 		runtime.KeepAlive(c)
+	}
+}
+
+// BenchmarkCredentialFindRepetitive: the worst case of the anchor search, a 64 KiB credential
+// of one repeated byte and a 1 MiB text of that byte with a break every 32 KiB (it never holds
+// the credential): every window ends like the credential, and each costs a rolling-hash look-up
+// rather than 64 KiB of SHA-256.
+func BenchmarkCredentialFindRepetitive(b *testing.B) {
+	c := newCredentials(nil)
+	c.noteRequest(http.Header{"X-Api-Key": {strings.Repeat("a", 64<<10)}}, &url.URL{})
+	text := []byte(strings.Repeat(strings.Repeat("a", 32<<10-1)+"|", 32))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if c.find(text) != "" {
+			b.Fatal("found a credential")
+		}
 	}
 }
