@@ -43,8 +43,10 @@ its H4 read through the provider's generic binding, and a profile "record"):
   contractcheck check --fixtures DIR --observations DIR --contracts DIR --profile record
 
 Nothing of a request's headers or URL is written, and a pair holding a credential value the
-traffic carried is refused. --redact POINTER blanks a value of every result before anything is
-written. docs/record.md has a worked example.
+traffic carried (Authorization, Cookie values, API-key headers, key/api_key/access_token query
+parameters, URL passwords, and the headers --secret-header names), in any JSON or URL spelling, is
+refused. --redact POINTER blanks a value of every result before anything is written.
+docs/record.md has a worked example.
 
 Exit codes: 0 every tools/call result was paired and written captured; 1 everything seen was
 written, but some provider items are ambiguous records (which of two or more distinct results of
@@ -101,6 +103,7 @@ func newRecordCommand() *cobra.Command {
 	f.StringVar(&p.Listen, "listen", "127.0.0.1:0", "the address the proxies listen on (loopback unless you say otherwise)")
 	f.StringVar(&p.Output, "output", "", "directory the sources, records, record.json and record.cue are written to: empty, or an earlier recording's (required)")
 	f.StringArrayVar(&p.Redact, "redact", nil, "a JSON pointer (RFC 6901) into each tools/call result whose value is blanked before anything is written (repeatable)")
+	f.StringArrayVar(&p.SecretHeaders, "secret-header", nil, "a request header whose values are credentials besides the built-in ones: a pair holding one is refused (repeatable)")
 	f.IntVar(&p.MaxRecords, "max-records", 100000, "stop recording after this many pairs (0: no limit); the proxies keep forwarding")
 	f.Int64Var(&p.MaxBytes, "max-bytes", 1<<30, "stop recording after this many bytes written (0: no limit); the proxies keep forwarding")
 	f.DurationVar(&p.Duration, "duration", 0, "stop after this long (default: when COMMAND exits, or on SIGINT or SIGTERM)")

@@ -26,7 +26,7 @@ func TestRecordHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, w := range []string{"--lane", "--version", "--configuration", "--suite", "--mcp ", "--mcp-command", "--provider ", "--provider-api", "--listen", "--output", "--redact", "--max-records", "--max-bytes", "--duration", "--ca-file", "--profile record", "stdio"} {
+	for _, w := range []string{"--lane", "--version", "--configuration", "--suite", "--mcp ", "--mcp-command", "--provider ", "--provider-api", "--listen", "--output", "--redact", "--secret-header", "--max-records", "--max-bytes", "--duration", "--ca-file", "--profile record", "stdio"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("record --help does not mention %q", w)
 		}
@@ -56,6 +56,7 @@ func TestRecordUsage(t *testing.T) {
 		{"no provider", with("--provider"), "--provider is required"},
 		{"no MCP server", with("--mcp"), "--mcp"},
 		{"a bad pointer", with("", "--redact", "owner"), `--redact "owner"`},
+		{"a header name that is not one", with("", "--secret-header", "x tenant"), `--secret-header "x tenant"`},
 		{"an unknown provider API", with("", "--provider-api", "x"), "--provider-api"},
 		{"an unclosed quote", with("--mcp", "--mcp-command", "'node"), "--mcp-command"},
 		{"arguments before --", with("", "node", "--", "x"), "give the agent command after --"},

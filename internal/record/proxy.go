@@ -52,12 +52,7 @@ func readBody(req *http.Request) (body []byte, big bool, err error) {
 
 // noteCredentials notes the credentials of a request (never stored; looked for in what is).
 func (r *recorder) noteCredentials(req *http.Request) {
-	user, pass := "", ""
-	if req.URL.User != nil {
-		user = req.URL.User.Username()
-		pass, _ = req.URL.User.Password()
-	}
-	r.creds.addRequest(req.Header, user, pass, req.URL.Query())
+	r.creds.noteRequest(req.Header, req.URL)
 }
 
 // proxy is a reverse proxy to target: the path under prefix is appended to target's path (the
@@ -170,12 +165,7 @@ func (r *recorder) quote(s string) string {
 
 // noteURL notes the credentials an upstream URL holds itself.
 func (r *recorder) noteURL(u *url.URL) {
-	user, pass := "", ""
-	if u.User != nil {
-		user = u.User.Username()
-		pass, _ = u.User.Password()
-	}
-	r.creds.addRequest(nil, user, pass, u.Query())
+	r.creds.noteURL(u)
 }
 
 // exchangeKey carries an MCP exchange's session name through the proxy.

@@ -35,6 +35,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/probe"
@@ -62,6 +64,9 @@ type Options struct {
 	// Redact are JSON pointers (RFC 6901) into each tools/call result whose values are blanked
 	// before anything is written.
 	Redact []string
+	// SecretHeaders name request headers whose values are credentials besides the built-in ones
+	// (Authorization, Cookie, x-api-key, …): they are sought in everything written like those.
+	SecretHeaders []string
 	// MaxRecords stops recording after this many pairs (0: no limit); MaxBytes after this many
 	// bytes written (0: no limit). The proxies keep forwarding.
 	MaxRecords int
@@ -181,6 +186,11 @@ func (o *Options) normalize() error {
 			return inputError("record: %s %s: want an http or https URL", flag, strings.Split(u, "@")[len(strings.Split(u, "@"))-1])
 		}
 	}
+	for _, h := range o.SecretHeaders {
+		if !httpguts.ValidHeaderFieldName(h) {
+			return inputError("record: --secret-header %q: not an HTTP header name (RFC 9110 token characters)", h)
+		}
+	}
 	o.redact = nil
 	for _, r := range o.Redact {
 		p, err := parsePointer(r)
@@ -274,7 +284,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &recorder{o: &o, creds: &credentials{}, tr: tr, cancel: cancel, stdioOpen: map[string]bool{}}
+	r := &recorder{o: &o, creds: newCredentials(o.SecretHeaders), tr: tr, cancel: cancel, stdioOpen: map[string]bool{}}
 	r.stdioIdle = sync.NewCond(&r.stdioMu)
 	r.eng = newEngine(func(c mcpCall, p provResult) {
 		if err := r.w.pair(c, p); err != nil {

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -213,9 +212,6 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	if err != nil {
 		return refuse("%v", err)
 	}
-	if cred := w.creds.find(src, item); cred != "" {
-		return refuse("the result or the provider item holds a credential of the traffic (%s): not written", cred)
-	}
 	sum := sha256.Sum256(src)
 	sha := hex.EncodeToString(sum[:])
 	id := "R" + sha[:12]
@@ -251,6 +247,11 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 			return refuse("encode: %v", err)
 		}
 		lines = append(lines, b...)
+	}
+	// The bytes that would be written, as they would be: a credential in any spelling refuses
+	// the pair.
+	if cred := w.creds.find(src, lines); cred != "" {
+		return refuse("the result or the provider item holds a credential of the traffic (%s): not written", cred)
 	}
 	newSource := !w.sources[id]
 	size := int64(len(lines))
@@ -363,81 +364,4 @@ func writeWhole(path string, data []byte) (err error) {
 		os.Remove(tmp)
 	}
 	return err
-}
-
-// credentials are the credential values seen in the traffic's headers and URLs. Nothing of a
-// header or a URL is ever written; find is the second line of defence, refusing a pair whose
-// bytes hold one of them anyway (a server that echoes a token, say).
-type credentials struct {
-	mu   sync.Mutex
-	vals map[string]bool
-}
-
-// minCredential is the shortest value find looks for: a shorter one would match ordinary text.
-const minCredential = 8
-
-// maxCredentials bounds the values kept.
-const maxCredentials = 1024
-
-// credentialHeaders are the request headers whose values are credentials.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key", "Cookie", "Anthropic-Api-Key", "Openai-Api-Key", "X-Auth-Token"}
-
-// credentialParams are the query parameters whose values are credentials.
-var credentialParams = []string{"key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "signature"}
-
-func (c *credentials) add(v string) {
-	v = strings.TrimSpace(v)
-	if len(v) < minCredential {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.vals == nil {
-		c.vals = map[string]bool{}
-	}
-	if len(c.vals) < maxCredentials {
-		c.vals[v] = true
-	}
-}
-
-// addRequest notes the credentials of a request: its credential headers (a scheme's token
-// after the scheme too), its URL's password and credential query parameters.
-func (c *credentials) addRequest(h map[string][]string, user, pass string, query map[string][]string) {
-	for _, name := range credentialHeaders {
-		for _, v := range h[name] {
-			c.add(v)
-			if _, tok, ok := strings.Cut(v, " "); ok {
-				c.add(tok)
-			}
-		}
-	}
-	c.add(user)
-	c.add(pass)
-	for k, vs := range query {
-		if slices.Contains(credentialParams, strings.ToLower(k)) {
-			for _, v := range vs {
-				c.add(v)
-			}
-		}
-	}
-}
-
-// find returns a description of the first credential any of data holds, raw or JSON-escaped.
-func (c *credentials) find(data ...[]byte) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for v := range c.vals {
-		forms := [][]byte{[]byte(v)}
-		if q, err := json.Marshal(v); err == nil {
-			forms = append(forms, q[1:len(q)-1])
-		}
-		for _, d := range data {
-			for _, f := range forms {
-				if bytes.Contains(d, f) {
-					return fmt.Sprintf("a value of %d bytes seen in a request's headers or URL", len(v))
-				}
-			}
-		}
-	}
-	return ""
 }
