@@ -59,20 +59,22 @@ func docBlocks(t *testing.T, page, heading string) []string {
 	return blocks
 }
 
-// maskBundle is the mask bundle opaPage (docs/opa.md) shows ("Decision logs"): the rego block whose first
-// line names its files, "# mask/mask.rego, with mask/.manifest {…}". It writes both below dir.
+// maskBundle is the mask bundle opaPage (docs/opa.md) shows ("Decision logs"): the manifest its
+// sentence names (`mask/.manifest` `{…}`) and the rego block of package system.log. It writes
+// both below dir.
 func maskBundle(t *testing.T, opaPage, dir string) {
 	t.Helper()
 	data, err := os.ReadFile(opaPage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```rego\n# mask/mask.rego, with mask/.manifest (\\{[^\n]*\\})\n(.*?)```").FindSubmatch(data)
-	if m == nil {
-		t.Fatal("docs/opa.md shows no mask bundle (a rego block beginning \"# mask/mask.rego, with mask/.manifest {…}\")")
+	manifest := regexp.MustCompile("`mask/\\.manifest` `(\\{[^`\n]*\\})`").FindSubmatch(data)
+	policy := regexp.MustCompile("(?s)```rego\n(package system\\.log\n.*?)```").FindSubmatch(data)
+	if manifest == nil || policy == nil {
+		t.Fatal("docs/opa.md shows no mask bundle (`mask/.manifest` `{…}` and a rego block of package system.log)")
 	}
-	write(t, filepath.Join(dir, "mask", ".manifest"), string(m[1]))
-	write(t, filepath.Join(dir, "mask", "mask.rego"), string(m[2]))
+	write(t, filepath.Join(dir, "mask", ".manifest"), string(manifest[1]))
+	write(t, filepath.Join(dir, "mask", "mask.rego"), string(policy[1]))
 }
 
 // recordAcme makes the recording §2 of docs/production.md makes (rec, lane acme-agent, version
