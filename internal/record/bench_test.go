@@ -1,7 +1,9 @@
 package record
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +22,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
 )
 
 // Benchmark shape: benchCalls tool calls over benchConns concurrent connections, each call a
@@ -248,4 +254,212 @@ func bareProxies(mcpURL, providerURL string) http.Handler {
 		pr.Out.URL.Path = strings.TrimPrefix(pr.In.URL.Path, "/provider")
 	}})
 	return mux
+}
+
+// Shape of BenchmarkRecordMemory: memCalls tools/call results of memResultBytes each over
+// memConns concurrent connections.
+const (
+	memCalls       = 64
+	memConns       = 16
+	memResultBytes = 32 << 20
+)
+
+// filler is n bytes of a text that names call, streamed (the benchmark's own side holds none of
+// it, so that the peak RSS measured is the recorder's).
+func filler(call, n int) io.Reader {
+	head := "result of call " + strconv.Itoa(call) + ": "
+	return io.MultiReader(strings.NewReader(head), io.LimitReader(repeatReader('x'), int64(n-len(head))))
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+// bigResult is the tools/call response of call: a text block of memResultBytes.
+func bigResult(id string, call int) io.Reader {
+	return io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"`),
+		filler(call, memResultBytes), strings.NewReader(`"}]}}`))
+}
+
+// bigCarrier is the Chat Completions request that carries call's result.
+func bigCarrier(call int) io.Reader {
+	id := "call_" + strconv.Itoa(call)
+	args, _ := json.Marshal(`{"n":` + strconv.Itoa(call) + `}`)
+	return io.MultiReader(strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"look it up"},{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"lookup","arguments":`+string(args)+`}}]},{"role":"tool","tool_call_id":"`+id+`","content":"`),
+		filler(call, memResultBytes), strings.NewReader(`"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`))
+}
+
+// peakRSS is the process's peak resident set (VmHWM), in bytes; resetPeakRSS starts it again
+// from the current RSS.
+func peakRSS(b *testing.B) int64 {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range strings.Lines(string(st)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatalf("VmHWM %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	b.Skip("no VmHWM in /proc/self/status")
+	return 0
+}
+
+func resetPeakRSS(b *testing.B) {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Skipf("cannot reset the peak RSS: %v", err)
+	}
+}
+
+// BenchmarkRecordMemory sends memCalls tools/call results of memResultBytes each over memConns
+// connections through record (each result then carried by a Chat Completions request through the
+// provider proxy), under the memory budget the command line would give it (guard.Watch, the
+// budget $CONTRACTCHECK_BENCH_BUDGET, default 1GiB), checks that the agent received every
+// result byte for byte, and reports the process's peak RSS (VmHWM, reset before the run), which
+// the budget must bound. The upstreams and the agent stream their bodies: what the process holds
+// is the recorder's. Run it alone, with -benchtime=1x:
+//
+//	go test ./internal/record -run '^$' -bench RecordMemory -benchtime 1x
+func BenchmarkRecordMemory(b *testing.B) {
+	budgetText := os.Getenv("CONTRACTCHECK_BENCH_BUDGET")
+	if budgetText == "" {
+		budgetText = "1GiB"
+	}
+	budget, err := guard.ParseSize(budgetText)
+	if err != nil {
+		b.Fatalf("CONTRACTCHECK_BENCH_BUDGET: %v", err)
+	}
+	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Arguments struct{ N int } `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, bigResult(string(m.ID), m.Params.Arguments.N))
+	}))
+	defer mcp.Close()
+	prov := httptest.NewServer(benchProvider(false))
+	defer prov.Close()
+	for it := range b.N {
+		ctx, stopWatch := guard.Watch(guard.WithLimits(context.Background(), guard.Limits{Memory: budget, Target: -1}))
+		ctx, cancel := context.WithTimeout(ctx, benchDeadline)
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS(b)
+		out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
+		ready := make(chan Endpoints, 1)
+		var res *Result
+		var rerr error
+		done := make(chan struct{})
+		rctx, stop := context.WithCancel(ctx)
+		go func() {
+			defer close(done)
+			res, rerr = Run(rctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL,
+				Executable: os.Args[0], Ready: func(ep Endpoints) { ready <- ep }})
+		}()
+		var ep Endpoints
+		select {
+		case ep = <-ready:
+		case <-done:
+			b.Fatalf("record: %v", rerr)
+		}
+		tr := &http.Transport{MaxIdleConnsPerHost: memConns, MaxConnsPerHost: memConns}
+		hc := &http.Client{Transport: tr}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, memConns)
+		for range memConns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					n := int(next.Add(1))
+					if n > memCalls {
+						return
+					}
+					if err := bigCall(ctx, hc, ep, n); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		stop()
+		<-done
+		peak := peakRSS(b)
+		cancel()
+		stopWatch()
+		tr.CloseIdleConnections()
+		b.Logf("peak RSS %d MiB (budget %s)", peak>>20, budgetText)
+		close(errs)
+		for err := range errs {
+			b.Error(err)
+		}
+		if rerr != nil {
+			b.Fatalf("record: %v", rerr)
+		}
+		if res.Pairs != memCalls || res.Lost() {
+			b.Errorf("%s; want all %d pairs", res.Stats, memCalls)
+		}
+		b.ReportMetric(float64(res.Pairs), "pairs")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(budget)/(1<<20), "budget-MiB")
+	}
+}
+
+// bigCall makes call n: a tools/call whose response must be bigResult byte for byte, then the
+// provider request carrying it.
+func bigCall(ctx context.Context, hc *http.Client, ep Endpoints, n int) error {
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(n) + `,"method":"tools/call","params":{"name":"lookup","arguments":{"n":` + strconv.Itoa(n) + `}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.MCP, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	got, want := sha256.New(), sha256.New()
+	_, err = io.Copy(got, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("tools/call %d: %w", n, err)
+	}
+	_, _ = io.Copy(want, bigResult(strconv.Itoa(n), n))
+	if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+		return fmt.Errorf("tools/call %d: the agent did not receive the server's bytes", n)
+	}
+	req, err = http.NewRequestWithContext(ctx, http.MethodPost, ep.Provider+"/v1/chat/completions", bigCarrier(n))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = hc.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("provider request %d: %s", n, resp.Status)
+	}
+	return nil
 }

@@ -42,12 +42,12 @@ type event struct {
 	// says which way it went.
 	session    string
 	fromServer bool
-	msg        []byte
+	msg        blob
 	// endSession: the session is over (its unanswered calls are counted).
 	endSession bool
 	// a provider request body of api.
 	api  fakeprovider.API
-	body []byte
+	body blob
 	// a message the proxies could not read (too large, not JSON): counted.
 	unreadable string
 	// flush: closed when everything before it is handled.
@@ -69,6 +69,8 @@ type engine struct {
 	seen         map[string]bool
 	seenOrder    []string
 	tools        map[string]bool // the MCP tools listed or called
+
+	spool *spool // where what waits is held past the memory share (nil: in memory)
 
 	mu    sync.Mutex
 	stats Stats
@@ -106,12 +108,39 @@ func (e *engine) loopOnce(ev event) {
 				e.count(func(s *Stats) { s.Unanswered += n })
 			}
 			delete(e.open, ev.session)
-		case ev.body != nil:
-			e.provider(ev.api, ev.body)
-		case ev.msg != nil:
-			e.mcp(ev.session, ev.fromServer, ev.msg)
+		case ev.api != "" && !ev.body.empty():
+			if body, ok := e.bytes(ev.body, "a "+string(ev.api)+" request"); ok {
+				e.provider(ev.api, body)
+			}
+		case !ev.msg.empty():
+			if msg, ok := e.bytes(ev.msg, "an MCP message"); ok {
+				e.mcp(ev.session, ev.fromServer, msg)
+			}
 		}
 	}
+}
+
+// bytes reads a message the proxies spooled; one the spool lost is counted as not recorded.
+func (e *engine) bytes(b blob, what string) ([]byte, bool) {
+	data, err := b.bytes()
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: %s: %v", what, err)
+		return nil, false
+	}
+	return data, true
+}
+
+// hold keeps b while it waits for its other half: in memory while the lists leave room in the
+// memory share, else in the spool (spool.hold). False: the spool could not keep it (counted).
+func (e *engine) hold(b []byte, what string) (blob, bool) {
+	h, err := e.spool.hold(b, e.pendingBytes+e.waitingBytes)
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: %s: %v", what, err)
+		return blob{}, false
+	}
+	return h, true
 }
 
 func (e *engine) count(f func(*Stats)) {
@@ -206,7 +235,11 @@ func (e *engine) mcp(session string, fromServer bool, msg []byte) {
 			continue
 		}
 		e.count(func(s *Stats) { s.Calls++ })
-		e.call(&mcpCall{name: req.name, args: decodeArgs(req.args), source: src})
+		held, ok := e.hold(src, "a tools/call result")
+		if !ok {
+			continue
+		}
+		e.call(&mcpCall{name: req.name, args: decodeArgs(req.args), source: held})
 	}
 }
 
@@ -228,8 +261,8 @@ func (e *engine) call(c *mcpCall) {
 	keep(&e.pending, &e.pendingBytes, c, sourceSize, func(*mcpCall) { e.count(func(s *Stats) { s.Evicted++ }) })
 }
 
-func itemSize(r *provResult) int { return len(r.item) }
-func sourceSize(c *mcpCall) int  { return len(c.source) }
+func itemSize(r *provResult) int { return r.item.memSize() }
+func sourceSize(c *mcpCall) int  { return c.source.memSize() }
 
 // take removes and returns the earliest element of list that matches, keeping size the bytes
 // the list holds.
@@ -277,6 +310,11 @@ func (e *engine) provider(api fakeprovider.API, body []byte) {
 			continue
 		}
 		e.remember(key)
+		held, ok := e.hold(r.item.mem, "a provider item")
+		if !ok {
+			continue
+		}
+		r.item = held
 		e.result(r)
 	}
 }

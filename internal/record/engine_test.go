@@ -31,7 +31,7 @@ func toolsResult(id int, text string) []byte {
 // by session and JSON-RPC id; what is left over and what is evicted is counted.
 func TestEngine(t *testing.T) {
 	var pairs []string
-	e := newEngine(func(c mcpCall, r provResult) { pairs = append(pairs, string(c.source)+" ~ "+r.key) }, func(string, ...any) {})
+	e := newEngine(func(c mcpCall, r provResult) { pairs = append(pairs, string(c.source.mem)+" ~ "+r.key) }, func(string, ...any) {})
 	// The MCP result first, then the request carrying it, then a later request repeating it.
 	e.mcp("s1", false, toolsCall(1, "a"))
 	e.mcp("s1", true, toolsResult(1, "A"))

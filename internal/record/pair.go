@@ -19,7 +19,7 @@ import (
 type mcpCall struct {
 	name   string
 	args   any
-	source []byte // the response's result member, or the whole response for a JSON-RPC error
+	source blob // the response's result member, or the whole response for a JSON-RPC error
 }
 
 // provResult is one tool result a provider request carries, with the call it answers as the
@@ -29,7 +29,7 @@ type provResult struct {
 	key  string // the call id (or, for a Gemini call without one, a key from its position)
 	name string
 	args any
-	item []byte
+	item blob // in memory as providerResults returns it; the engine may spool it
 }
 
 // historyCall is a tool call of the model as a request's history shows it.
@@ -149,7 +149,7 @@ func providerResults(api fakeprovider.API, body []byte) (out []provResult, orpha
 			orphans++
 			continue
 		}
-		out = append(out, provResult{api: api, key: id, name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+		out = append(out, provResult{api: api, key: id, name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 	}
 	return out, orphans, nil
 }
@@ -209,7 +209,7 @@ func geminiResults(body []byte) (out []provResult, orphans int, err error) {
 					orphans++
 					continue
 				}
-				out = append(out, provResult{api: fakeprovider.Gemini, key: *fr.ID, name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+				out = append(out, provResult{api: fakeprovider.Gemini, key: *fr.ID, name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 				continue
 			}
 			item, found, err := fakeprovider.FindResult(fakeprovider.Gemini, body, "\x00no id", k)
@@ -219,7 +219,7 @@ func geminiResults(body []byte) (out []provResult, orphans int, err error) {
 				continue
 			}
 			c := idless[k]
-			out = append(out, provResult{api: fakeprovider.Gemini, key: "gemini:" + prefix + ":" + strconv.Itoa(k), name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+			out = append(out, provResult{api: fakeprovider.Gemini, key: "gemini:" + prefix + ":" + strconv.Itoa(k), name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 			k++
 		}
 	}

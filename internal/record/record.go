@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/probe"
 )
@@ -214,6 +215,7 @@ type recorder struct {
 	eng    *engine
 	w      *writer
 	tr     *http.Transport
+	spool  *spool
 	cancel context.CancelFunc
 
 	sendMu sync.RWMutex
@@ -269,6 +271,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	r := &recorder{o: &o, creds: &credentials{}, tr: tr, cancel: cancel, stdioOpen: map[string]bool{}}
 	r.stdioIdle = sync.NewCond(&r.stdioMu)
+	sp, err := newSpool(guard.LimitsOf(ctx).Memory)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := sp.close(); err != nil {
+			r.note("%v", err)
+		}
+	}()
+	r.spool = sp
 	r.eng = newEngine(func(c mcpCall, p provResult) {
 		if err := r.w.pair(c, p); err != nil {
 			if !errors.Is(err, errStopped) {
@@ -277,6 +289,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			r.eng.count(func(s *Stats) { s.Refused++ })
 		}
 	}, r.note)
+	r.eng.spool = sp
 	r.w, err = openWriter(&o, r.creds, r.note, r.eng.count)
 	if err != nil {
 		return nil, err
