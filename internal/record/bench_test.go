@@ -82,7 +82,7 @@ func benchProvider(stream bool) http.Handler {
 }
 
 // benchTraffic sends the calls over conns connections and returns each request's latency.
-func benchTraffic(ctx context.Context, mcpURL, providerURL string, stream bool, base int) ([]time.Duration, error) {
+func benchTraffic(ctx context.Context, mcpURL, providerURL string, stream bool, base, calls int) ([]time.Duration, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: benchConns, MaxConnsPerHost: benchConns, MaxIdleConns: 2 * benchConns}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -124,7 +124,7 @@ func benchTraffic(ctx context.Context, mcpURL, providerURL string, stream bool, 
 			defer wg.Done()
 			for {
 				i := int(next.Add(1))
-				if i > benchCalls || ctx.Err() != nil {
+				if i > calls || ctx.Err() != nil {
 					return
 				}
 				n := base + i
@@ -167,11 +167,21 @@ func quantile(ds []time.Duration, q float64) float64 {
 	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
 }
 
+// benchRounds is the number of rounds BenchmarkRecord alternates the three routes in, so that
+// the load of the machine falls on all three alike.
+const benchRounds = 10
+
 // BenchmarkRecord drives benchCalls tool calls over benchConns connections on loopback, plain and
-// streamed, once directly, once through bare reverse proxies (the floor of any proxy on the same
-// cores) and once through record, and reports the pairs written (want all) and the latency the
-// proxies add per request at the median and the 99th percentile. Each iteration
-// is the whole run (run it with -benchtime=1x); a run past benchDeadline fails.
+// streamed, through three routes in the same run: directly to the upstreams, through bare
+// httputil.ReverseProxys of the same shape (a hop that records nothing: the floor of any proxy on
+// the same cores) and through record, alternating the routes in benchRounds rounds. It reports the
+// pairs written (want all) and, per request, the latency each proxy adds over the direct route at
+// the median and the 99th percentile, what record adds over the bare hop (record-vs-bare, the
+// cost of recording; the goal is at most 1 ms at the median and 5 ms at p99) and the ratio of the
+// two added latencies. Each iteration is the whole run (run it with -benchtime=1x); a run past
+// benchDeadline fails:
+//
+//	go test ./internal/record -run '^$' -bench 'Record$' -benchtime 1x -count 3
 func BenchmarkRecord(b *testing.B) {
 	for _, stream := range []bool{false, true} {
 		name := map[bool]string{false: "plain", true: "streamed"}[stream]
@@ -182,20 +192,7 @@ func BenchmarkRecord(b *testing.B) {
 			defer prov.Close()
 			for it := range b.N {
 				ctx, cancel := context.WithTimeout(context.Background(), benchDeadline)
-				direct, err := benchTraffic(ctx, mcp.URL+"/mcp", prov.URL, stream, 0)
-				if err != nil {
-					cancel()
-					b.Fatalf("direct: %v", err)
-				}
-				// The floor: the same traffic through bare reverse proxies (no recording), which
-				// costs the extra hop on the same cores.
 				bare := httptest.NewServer(bareProxies(mcp.URL+"/mcp", prov.URL))
-				bared, err := benchTraffic(ctx, bare.URL+"/mcp", bare.URL+"/provider", stream, 0)
-				bare.Close()
-				if err != nil {
-					cancel()
-					b.Fatalf("bare proxies: %v", err)
-				}
 				out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
 				ready := make(chan Endpoints, 1)
 				var res *Result
@@ -214,26 +211,56 @@ func BenchmarkRecord(b *testing.B) {
 					cancel()
 					b.Fatalf("record: %v", rerr)
 				}
-				proxied, err := benchTraffic(ctx, ep.MCP, ep.Provider, stream, 0)
+				var direct, bared, proxied []time.Duration
+				per := benchCalls / benchRounds
+				for round := range benchRounds {
+					base := round * per
+					for _, route := range []struct {
+						name          string
+						mcp, provider string
+						lats          *[]time.Duration
+					}{
+						{"direct", mcp.URL + "/mcp", prov.URL, &direct},
+						{"bare proxies", bare.URL + "/mcp", bare.URL + "/provider", &bared},
+						{"record", ep.MCP, ep.Provider, &proxied},
+					} {
+						l, err := benchTraffic(ctx, route.mcp, route.provider, stream, base, per)
+						if err != nil {
+							stop()
+							<-done
+							cancel()
+							b.Fatalf("%s: %v", route.name, err)
+						}
+						*route.lats = append(*route.lats, l...)
+					}
+				}
+				bare.Close()
 				stop()
 				<-done
 				cancel()
-				if err != nil {
-					b.Fatalf("through record: %v", err)
-				}
 				if rerr != nil {
 					b.Fatalf("record: %v", rerr)
 				}
 				if res.Pairs != benchCalls || res.Lost() {
 					b.Errorf("%s; want all %d pairs", res.Stats, benchCalls)
 				}
+				d50, d99 := quantile(direct, 0.5), quantile(direct, 0.99)
+				bare50, bare99 := quantile(bared, 0.5)-d50, quantile(bared, 0.99)-d99
+				rec50, rec99 := quantile(proxied, 0.5)-d50, quantile(proxied, 0.99)-d99
 				b.ReportMetric(float64(res.Pairs), "pairs")
-				b.ReportMetric(quantile(direct, 0.5), "direct-p50-ms")
-				b.ReportMetric(quantile(proxied, 0.5), "proxied-p50-ms")
-				b.ReportMetric(quantile(proxied, 0.5)-quantile(direct, 0.5), "added-p50-ms")
-				b.ReportMetric(quantile(proxied, 0.99)-quantile(direct, 0.99), "added-p99-ms")
-				b.ReportMetric(quantile(bared, 0.5)-quantile(direct, 0.5), "bare-added-p50-ms")
-				b.ReportMetric(quantile(bared, 0.99)-quantile(direct, 0.99), "bare-added-p99-ms")
+				b.ReportMetric(d50, "direct-p50-ms")
+				b.ReportMetric(bare50, "bare-added-p50-ms")
+				b.ReportMetric(bare99, "bare-added-p99-ms")
+				b.ReportMetric(rec50, "record-added-p50-ms")
+				b.ReportMetric(rec99, "record-added-p99-ms")
+				b.ReportMetric(rec50-bare50, "record-vs-bare-p50-ms")
+				b.ReportMetric(rec99-bare99, "record-vs-bare-p99-ms")
+				if bare50 > 0 {
+					b.ReportMetric(rec50/bare50, "record/bare-added-p50")
+				}
+				if bare99 > 0 {
+					b.ReportMetric(rec99/bare99, "record/bare-added-p99")
+				}
 			}
 		})
 	}

@@ -86,6 +86,10 @@ type Options struct {
 	Ready func(Endpoints)
 
 	redact []pointer
+	// budget, when set, replaces the context's memory budget (guard.LimitsOf), and spoolIn the
+	// directory the spool is made in (os.TempDir()): for the tests.
+	budget  int64
+	spoolIn string
 }
 
 // Endpoints are where the proxies listen.
@@ -271,7 +275,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	r := &recorder{o: &o, creds: &credentials{}, tr: tr, cancel: cancel, stdioOpen: map[string]bool{}}
 	r.stdioIdle = sync.NewCond(&r.stdioMu)
-	sp, err := newSpool(guard.LimitsOf(ctx).Memory)
+	budget := guard.LimitsOf(ctx).Memory
+	if o.budget > 0 {
+		budget = o.budget
+	}
+	sp, err := newSpool(o.spoolIn, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -45,9 +45,10 @@ type spool struct {
 	seq        atomic.Int64
 }
 
-// newSpool makes the spool's directory (mode 0700) for a run with the memory budget.
-func newSpool(budget int64) (*spool, error) {
-	dir, err := os.MkdirTemp("", "contractcheck-record-")
+// newSpool makes the spool's directory (mode 0700) in parent (os.TempDir() when empty) for a
+// run with the memory budget.
+func newSpool(parent string, budget int64) (*spool, error) {
+	dir, err := os.MkdirTemp(parent, "contractcheck-record-")
 	if err != nil {
 		return nil, fmt.Errorf("record: the spool directory: %w", err)
 	}
