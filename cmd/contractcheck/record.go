@@ -46,6 +46,11 @@ Nothing of a request's headers or URL is written, and a pair holding a credentia
 traffic carried is refused. --redact POINTER blanks a value of every result before anything is
 written. docs/record.md has a worked example.
 
+Memory is bounded by --memory-budget (a flag of every verb): the recorder's copy of a message past
+1 MiB goes to a private temporary directory as the message passes (the agent gets the bytes as
+they come; the directory is removed at the end), and a message larger than a sixteenth of the
+budget (at most 64 MiB) is forwarded but not recorded, and counted.
+
 Exit codes: 0 every tools/call result was paired and written; 2 usage or input error; 3 something
 seen was not recorded (a limit reached, a pair refused, a result no provider request carried, a
 write that failed, the agent command failing): the line before the exit says what.`

@@ -131,10 +131,11 @@ func (e *engine) bytes(b blob, what string) ([]byte, bool) {
 	return data, true
 }
 
-// hold keeps b while it waits for its other half: in memory while the lists leave room in the
-// memory share, else in the spool (spool.hold). False: the spool could not keep it (counted).
+// hold keeps b while it waits for its other half: in memory while the two lists together hold
+// less than maxPendingBytes and the memory share, else in the spool (spool.hold), so that no
+// list is evicted for its bytes. False: the spool could not keep it (counted).
 func (e *engine) hold(b []byte, what string) (blob, bool) {
-	h, err := e.spool.hold(b, e.pendingBytes+e.waitingBytes)
+	h, err := e.spool.hold(b, e.pendingBytes+e.waitingBytes, maxPendingBytes)
 	if err != nil {
 		e.count(func(s *Stats) { s.Unreadable++ })
 		e.note("record: not recorded: %s: %v", what, err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 )
 
@@ -149,10 +150,11 @@ func (f spooled) release() {
 // errSpoolFull is the spool's files holding maxSpoolBytes.
 var errSpoolFull = errors.New("the recorder's spool is full")
 
-// hold keeps b for the engine: in memory when it is small and the engine's lists (which hold
-// held bytes in memory) leave room in the memory share, else in a file of the spool.
-func (s *spool) hold(b []byte, held int) (blob, error) {
-	if s == nil || len(b) <= spoolAt && int64(held+len(b)) <= s.memShare {
+// hold keeps b for the engine: in memory when it is small and the engine's lists, which hold
+// held bytes in memory, stay within the memory share and within limit; else in a file of the
+// spool.
+func (s *spool) hold(b []byte, held, limit int) (blob, error) {
+	if s == nil || len(b) <= spoolAt && int64(held+len(b)) <= min(s.memShare, int64(limit)) {
 		return bytesOf(b), nil
 	}
 	w := s.writer(true)
@@ -262,8 +264,29 @@ func (w *spoolWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// size is the bytes kept so far.
-func (w *spoolWriter) size() int { return len(w.mem) + int(w.n) }
+// copyBufs are io.Copy's buffers for spoolWriter.ReadFrom, reused: a request's 32 KiB each
+// time showed as garbage at thousands of requests a second.
+var copyBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// ReadFrom copies r to the writer through a buffer of the pool.
+func (w *spoolWriter) ReadFrom(r io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[32 << 10]byte)
+	defer copyBufs.Put(buf)
+	var n int64
+	for {
+		k, err := r.Read(buf[:])
+		if k > 0 {
+			_, _ = w.Write(buf[:k])
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
 
 // finish ends the message and returns the blob that holds it; its memory is then the engine's
 // to count.

@@ -352,4 +352,3 @@ func countFiles(t *testing.T, dir string) int {
 	}
 	return n
 }
-
