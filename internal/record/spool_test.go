@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -318,8 +320,8 @@ func TestBigResultsSpooled(t *testing.T) {
 	if spooledWhileWaiting < calls {
 		t.Errorf("%d files in the spool while the results waited, want %d or more", spooledWhileWaiting, calls)
 	}
-	if n := countFiles(t, spoolIn); n != 0 {
-		t.Errorf("%d files left in the spool's parent, want none", n)
+	if left, err := os.ReadDir(spoolIn); err != nil || len(left) != 0 {
+		t.Errorf("the spool's parent holds %d entries (%v), want none: the spool is removed at the end", len(left), err)
 	}
 	found := 0
 	for p, b := range writtenFiles(t, out) {
@@ -351,4 +353,66 @@ func countFiles(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestStdioFramesSpooled: the stdio endpoint copies a frame past spoolAt into the spool and
+// hands the engine its exact bytes; one past the largest message recorded is counted.
+func TestStdioFramesSpooled(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"t":"` + strings.Repeat("s", spoolAt) + `"}}`
+	tests := []struct {
+		name    string
+		budget  int64
+		want    []string
+		spooled int
+	}{
+		{name: "spooled", budget: 1 << 30, want: []string{big}, spooled: 1},
+		{name: "past the budget's share", budget: 16 << 20, want: []string{"unreadable: a stdio message larger than 1048576 bytes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tapRecorder(t, tc.budget)
+			r.stdioOpen = map[string]bool{}
+			var body bytes.Buffer
+			body.WriteByte('s')
+			body.Write(binary.BigEndian.AppendUint32(nil, uint32(len(big))))
+			body.WriteString(big)
+			req := httptest.NewRequest(http.MethodPost, "/stdio/x", &body)
+			req.Header.Set(headerSession, "1")
+			w := httptest.NewRecorder()
+			r.stdioEndpoint(w, req)
+			if w.Code != http.StatusNoContent {
+				t.Fatalf("status %d", w.Code)
+			}
+			msgs, spooled := drained(t, r)
+			if fmt.Sprintf("%q", msgs) != fmt.Sprintf("%q", tc.want) || spooled != tc.spooled {
+				t.Errorf("events %.80q (%d spooled), want %.80q (%d)", msgs, spooled, tc.want, tc.spooled)
+			}
+		})
+	}
+}
+
+// TestStdioQueueBound: record stdio's queue to the recorder holds at most maxQueued bytes: a
+// message that would pass it waits until the queue drains (it is never dropped).
+func TestStdioQueueBound(t *testing.T) {
+	p := &poster{queue: make(chan frame, stdioQueue), maxQueued: 10, limit: 10}
+	p.drained = sync.NewCond(&p.qmu)
+	p.enqueue(frame{dir: 'c', msg: []byte("12345678")})
+	second := make(chan struct{})
+	go func() {
+		p.enqueue(frame{dir: 'c', msg: []byte("abcdefgh")})
+		close(second)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if n := len(p.queue); n != 1 {
+		t.Fatalf("%d messages queued, want 1: the second passes the bound", n)
+	}
+	f := <-p.queue // what run does once a batch is posted
+	p.qmu.Lock()
+	p.queued -= len(f.msg)
+	p.drained.Broadcast()
+	p.qmu.Unlock()
+	<-second
+	if f := <-p.queue; string(f.msg) != "abcdefgh" {
+		t.Errorf("then %q, want the second message", f.msg)
+	}
 }
