@@ -120,8 +120,10 @@ func (e *engine) loopOnce(ev event) {
 	}
 }
 
-// bytes reads a message the proxies spooled; one the spool lost is counted as not recorded.
+// bytes reads a message the proxies spooled (and ends its count in the proxies' memory share);
+// one the spool lost is counted as not recorded.
 func (e *engine) bytes(b blob, what string) ([]byte, bool) {
+	b.release()
 	data, err := b.bytes()
 	if err != nil {
 		e.count(func(s *Stats) { s.Unreadable++ })

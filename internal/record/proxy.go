@@ -137,6 +137,7 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 				http.Error(w, "record: read the request: "+err.Error(), http.StatusBadRequest)
 				return
 			case big:
+				body.release()
 				r.send(event{unreadable: fmt.Sprintf("a %s request larger than %d bytes", api, r.spool.limit())})
 			default:
 				r.send(event{api: api, body: body})
@@ -195,6 +196,7 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 		}
 		session := "http:" + strconv.FormatInt(r.exchanges.Add(1), 10)
 		if big {
+			body.release()
 			r.send(event{unreadable: fmt.Sprintf("an MCP request larger than %d bytes", r.spool.limit())})
 		} else {
 			r.send(event{session: session, msg: body})

@@ -79,6 +79,16 @@ func (s *spool) limit() int {
 type blob struct {
 	mem  []byte
 	file *spoolFile
+	// counted is the spool whose memory share counts mem until the engine takes the blob
+	// (release): the messages waiting in the engine's queue are in the share too.
+	counted *spool
+}
+
+// release ends the memory share's count of a blob the engine has taken.
+func (b blob) release() {
+	if b.counted != nil {
+		b.counted.inMem.Add(-int64(len(b.mem)))
+	}
 }
 
 // spoolFile is a file of the spool; it is removed once nothing refers to it.
@@ -288,17 +298,23 @@ func (w *spoolWriter) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
-// finish ends the message and returns the blob that holds it; its memory is then the engine's
-// to count.
+// finish ends the message and returns the blob that holds it. An in-memory blob stays counted
+// in the memory share until the engine takes it (blob.release).
 func (w *spoolWriter) finish() (blob, error) {
-	w.releaseMem()
 	if w.err != nil {
 		w.discard()
 		return blob{}, w.err
 	}
 	if w.f == nil {
-		return bytesOf(w.mem), nil
+		b := bytesOf(w.mem)
+		if w.reserved > 0 && w.reserved == int64(len(w.mem)) {
+			b.counted = w.s
+			w.reserved = 0
+		}
+		w.releaseMem()
+		return b, nil
 	}
+	w.releaseMem()
 	err := w.f.Close()
 	w.f = nil
 	sf := &spoolFile{path: w.path, size: w.n}

@@ -416,3 +416,37 @@ func TestStdioQueueBound(t *testing.T) {
 		t.Errorf("then %q, want the second message", f.msg)
 	}
 }
+
+// TestQueuedMessagesShareMemory: the messages the taps handed over stay in the memory share
+// until the engine takes them, so a queue the engine has not drained yet sends the next
+// messages to the spool; once taken, the share is free again.
+func TestQueuedMessagesShareMemory(t *testing.T) {
+	r := tapRecorder(t, 8<<20) // a share of 1 MiB
+	body := `{"t":"` + strings.Repeat("q", 400<<10) + `"}`
+	read := func() {
+		t.Helper()
+		tap := &jsonTap{body: io.NopCloser(strings.NewReader(body)), r: r, session: "s"}
+		if got, err := io.ReadAll(tap); err != nil || string(got) != body {
+			t.Fatalf("passed on %d bytes (%v), want the body unchanged", len(got), err)
+		}
+	}
+	inFile := func() []bool {
+		var out []bool
+		for len(r.eng.events) > 0 {
+			ev := <-r.eng.events
+			out = append(out, ev.msg.file != nil)
+			ev.msg.release()
+		}
+		return out
+	}
+	for range 3 {
+		read()
+	}
+	if got := fmt.Sprint(inFile()); got != "[false false true]" {
+		t.Errorf("in a file: %s, want the third spooled (the first two fill the share while they are queued)", got)
+	}
+	read()
+	if got := fmt.Sprint(inFile()); got != "[false]" {
+		t.Errorf("after the queue was taken: in a file %s, want in memory", got)
+	}
+}
