@@ -26,8 +26,9 @@ const (
 )
 
 // maxPending bounds the tools/call results waiting for the provider request that carries them,
-// and the provider results waiting for their tools/call, each in count and in bytes; past either,
-// the oldest is evicted and counted. (Variables for the tests.)
+// and the provider results waiting for their tools/call, each in count and in bytes of memory;
+// past either, the oldest is evicted and counted. (What would pass the bytes waits in the spool
+// instead: engine.hold.) (Variables for the tests.)
 var (
 	maxPending      = 100_000
 	maxPendingBytes = 256 << 20
