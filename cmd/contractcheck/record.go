@@ -48,6 +48,11 @@ parameters, URL passwords, and the headers --secret-header names), in any JSON o
 refused. --redact POINTER blanks a value of every result before anything is written.
 docs/record.md has a worked example.
 
+Memory is bounded by --memory-budget (a flag of every verb): the recorder's copy of a message past
+1 MiB goes to a private temporary directory as the message passes (the agent gets the bytes as
+they come; the directory is removed at the end), and a message larger than a sixteenth of the
+budget (at most 64 MiB) is forwarded but not recorded, and counted.
+
 Exit codes: 0 every tools/call result was paired and written captured; 1 everything seen was
 written, but some provider items are ambiguous records (which of two or more distinct results of
 the same tool and arguments each carries is not proved); 2 usage or input error; 3 something seen

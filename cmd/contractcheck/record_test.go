@@ -26,7 +26,7 @@ func TestRecordHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, w := range []string{"--lane", "--version", "--configuration", "--suite", "--mcp ", "--mcp-command", "--provider ", "--provider-api", "--listen", "--output", "--redact", "--secret-header", "--max-records", "--max-bytes", "--duration", "--ca-file", "--profile record", "stdio"} {
+	for _, w := range []string{"--lane", "--version", "--configuration", "--suite", "--mcp ", "--mcp-command", "--provider ", "--provider-api", "--listen", "--output", "--redact", "--secret-header", "--max-records", "--max-bytes", "--duration", "--ca-file", "--memory-budget", "--profile record", "stdio"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("record --help does not mention %q", w)
 		}

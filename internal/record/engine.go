@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -27,8 +28,9 @@ const (
 )
 
 // maxPending bounds the tools/call results waiting for the provider request that carries them,
-// and the provider results waiting for their tools/call, each in count and in bytes; past either,
-// the oldest is evicted and counted. (Variables for the tests.)
+// and the provider results waiting for their tools/call, each in count and in bytes of memory;
+// past either, the oldest is evicted and counted. (What would pass the bytes waits in the spool
+// instead: engine.hold.) (Variables for the tests.)
 var (
 	maxPending      = 100_000
 	maxPendingBytes = 256 << 20
@@ -43,14 +45,14 @@ type event struct {
 	// says which way it went.
 	session    string
 	fromServer bool
-	msg        []byte
+	msg        blob
 	// openSession: a stdio session begins (its messages may reach the recorder after the
 	// provider requests that carry them: decide waits while one is open); endSession: the
 	// session is over (its unanswered calls are counted).
 	openSession, endSession bool
 	// a provider request body of api, sent once its answer is known.
 	api  fakeprovider.API
-	body []byte
+	body blob
 	// failure: the upstream's answer to this exchange was not a success (what failed, one line,
 	// escaped). With body: the provider's answer failed, and the items the request carries are
 	// written execution_failed (unless a later request carrying them is answered). With session
@@ -95,6 +97,8 @@ type engine struct {
 	failedBytes       int
 	failedWaitingKeys map[string]int
 
+	spool *spool // where what waits is held past the memory share (nil: in memory)
+
 	mu    sync.Mutex
 	stats Stats
 }
@@ -131,7 +135,7 @@ func (e *engine) loopOnce(ev event) {
 		case ev.unreadable != "":
 			e.count(func(s *Stats) { s.Unreadable++ })
 			e.note("record: not recorded: %s", ev.unreadable)
-		case ev.failure != "" && ev.body == nil:
+		case ev.failure != "" && ev.body.empty():
 			e.mcpFailed(ev.session, ev.failure)
 		case ev.endSession:
 			n := 0
@@ -150,12 +154,42 @@ func (e *engine) loopOnce(ev event) {
 					e.retry(nil, false)
 				}
 			}
-		case ev.body != nil:
-			e.provider(ev.api, ev.body, ev.failure)
-		case ev.msg != nil:
-			e.mcp(ev.session, ev.fromServer, ev.msg)
+		case ev.api != "" && !ev.body.empty():
+			if body, ok := e.bytes(ev.body, "a "+string(ev.api)+" request"); ok {
+				e.provider(ev.api, body, ev.failure)
+			}
+		case !ev.msg.empty():
+			if msg, ok := e.bytes(ev.msg, "an MCP message"); ok {
+				e.mcp(ev.session, ev.fromServer, msg)
+			}
 		}
 	}
+}
+
+// bytes reads a message the proxies spooled (and ends its count in the proxies' memory share);
+// one the spool lost is counted as not recorded.
+func (e *engine) bytes(b blob, what string) ([]byte, bool) {
+	b.release()
+	data, err := b.bytes()
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: %s: %v", what, err)
+		return nil, false
+	}
+	return data, true
+}
+
+// hold keeps b while it waits for its other half: in memory while the two lists together hold
+// less than maxPendingBytes and the memory share, else in the spool (spool.hold), so that no
+// list is evicted for its bytes. False: the spool could not keep it (counted).
+func (e *engine) hold(b []byte, what string) (blob, bool) {
+	h, err := e.spool.hold(b, e.pendingBytes+e.waitingBytes, maxPendingBytes)
+	if err != nil {
+		e.count(func(s *Stats) { s.Unreadable++ })
+		e.note("record: not recorded: %s: %v", what, err)
+		return blob{}, false
+	}
+	return h, true
 }
 
 func (e *engine) count(f func(*Stats)) {
@@ -250,7 +284,12 @@ func (e *engine) mcp(session string, fromServer bool, msg []byte) {
 			continue
 		}
 		e.count(func(s *Stats) { s.Calls++ })
-		e.call(&mcpCall{name: req.name, args: decodeArgs(req.args), source: src})
+		held, ok := e.hold(src, "a tools/call result")
+		if !ok {
+			continue
+		}
+		c := &mcpCall{name: req.name, args: decodeArgs(req.args), source: held, sum: sha256.Sum256(src)}
+		e.call(c)
 	}
 }
 
@@ -321,7 +360,7 @@ func (e *engine) decide(r *provResult, final bool) bool {
 	overflow := false
 	add := func(c *mcpCall, pending bool) {
 		for i := range results {
-			if bytes.Equal(results[i].rep.source, c.source) {
+			if results[i].rep.sum == c.sum {
 				if pending && results[i].first == nil {
 					results[i].first = c
 				}
@@ -420,8 +459,8 @@ func (e *engine) retry(sel func(*provResult) bool, final bool) {
 	}
 }
 
-func itemSize(r *provResult) int { return len(r.item) }
-func sourceSize(c *mcpCall) int  { return len(c.source) }
+func itemSize(r *provResult) int { return r.item.memSize() }
+func sourceSize(c *mcpCall) int  { return c.source.memSize() }
 
 // keep appends x to list and evicts the oldest elements past maxPending or maxPendingBytes,
 // each counted by evicted.
@@ -458,6 +497,11 @@ func (e *engine) provider(api fakeprovider.API, body []byte, failure string) {
 			continue
 		}
 		r.failure = failure
+		held, ok := e.hold(r.item.mem, "a provider item")
+		if !ok {
+			continue
+		}
+		r.item = held
 		if e.retried(key, r) {
 			continue
 		}
@@ -482,7 +526,7 @@ func failedKey(r *provResult) string { return string(r.api) + "\x00" + r.key }
 func (e *engine) retried(key string, r *provResult) bool {
 	if c, ok := e.failed[key]; ok {
 		if r.failure != "" {
-			e.failedBytes += len(r.item) - len(e.failedRes[key].item)
+			e.failedBytes += r.item.memSize() - e.failedRes[key].item.memSize()
 			e.failedRes[key] = *r
 			return true
 		}
@@ -563,7 +607,7 @@ func (e *engine) pairFound(c mcpCall, r provResult) {
 	}
 	e.failed[key], e.failedRes[key] = &c, r
 	e.failedOrder = append(e.failedOrder, key)
-	e.failedBytes += len(c.source) + len(r.item)
+	e.failedBytes += c.source.memSize() + r.item.memSize()
 	for len(e.failed) > maxPending || e.failedBytes > maxPendingBytes {
 		k := e.failedOrder[0]
 		e.failedOrder = e.failedOrder[1:]
@@ -581,7 +625,7 @@ func (e *engine) pairFound(c mcpCall, r provResult) {
 // unholdFailed forgets a held failed pair.
 func (e *engine) unholdFailed(key string) {
 	if c, ok := e.failed[key]; ok {
-		e.failedBytes -= len(c.source) + len(e.failedRes[key].item)
+		e.failedBytes -= c.source.memSize() + e.failedRes[key].item.memSize()
 		delete(e.failed, key)
 		delete(e.failedRes, key)
 	}

@@ -32,7 +32,7 @@ func toolsResult(id int, text string) []byte {
 // by session and JSON-RPC id; what is left over and what is evicted is counted.
 func TestEngine(t *testing.T) {
 	var pairs []string
-	e := newEngine(func(c mcpCall, r provResult) { pairs = append(pairs, string(c.source)+" ~ "+r.key) }, func(string, ...any) {})
+	e := newEngine(func(c mcpCall, r provResult) { pairs = append(pairs, string(c.source.mem)+" ~ "+r.key) }, func(string, ...any) {})
 	// The MCP result first, then the request carrying it, then a later request repeating it.
 	e.mcp("s1", false, toolsCall(1, "a"))
 	e.mcp("s1", true, toolsResult(1, "A"))
@@ -158,7 +158,7 @@ func TestPairingProvedOrAmbiguous(t *testing.T) {
 				var src struct {
 					Content []struct{ Text string }
 				}
-				if err := json.Unmarshal(c.source, &src); err != nil {
+				if err := json.Unmarshal(c.source.mem, &src); err != nil {
 					t.Fatal(err)
 				}
 				w := src.Content[0].Text + " ~ " + r.key
@@ -218,9 +218,9 @@ func TestSingledOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			toks := make([][]string, len(tc.results))
 			for i, r := range tc.results {
-				toks[i] = (&mcpCall{source: []byte(r)}).tokens()
+				toks[i] = (&mcpCall{source: bytesOf([]byte(r))}).tokens()
 			}
-			r := &provResult{key: "call_7", name: "lookup", item: []byte(tc.item)}
+			r := &provResult{key: "call_7", name: "lookup", item: bytesOf([]byte(tc.item))}
 			got, exact := singledOut(candidateEvidence(toks, r.hay()))
 			if got != tc.want || exact != tc.exact {
 				t.Errorf("singled out %d (exact %v), want %d (%v)", got, exact, tc.want, tc.exact)
@@ -236,7 +236,7 @@ func TestSingledOut(t *testing.T) {
 func TestPairingBounds(t *testing.T) {
 	var got []string
 	e := newEngine(func(c mcpCall, r provResult) {
-		got = append(got, fmt.Sprintf("%s ~ %s %d", c.source, r.key, r.ambiguous))
+		got = append(got, fmt.Sprintf("%s ~ %s %d", c.source.mem, r.key, r.ambiguous))
 	}, func(string, ...any) {})
 	emptyCall := func(s string, id int, text string) {
 		e.mcp(s, false, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, id)))

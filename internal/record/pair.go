@@ -19,7 +19,8 @@ import (
 type mcpCall struct {
 	name   string
 	args   any
-	source []byte // the response's result member, or the whole response for a JSON-RPC error
+	source blob     // the response's result member, or the whole response for a JSON-RPC error
+	sum    [32]byte // the source's sha256: equal sums are one fixture
 	toks   []string
 	// taint is set when the call was a candidate of an item written ambiguous that another call
 	// was taken for: the results that item could have carried, one of which is this call's
@@ -34,7 +35,7 @@ type provResult struct {
 	key  string // the call id (or, for a Gemini call without one, a key from its position)
 	name string
 	args any
-	item []byte
+	item blob // in memory as providerResults returns it; the engine may spool it
 	h    *haystack
 	// ambiguous, when not 0, is how many distinct results the item could carry, at least (more
 	// than maxAmbiguity when they are no longer known): it is written as an ambiguous record of
@@ -162,7 +163,7 @@ func providerResults(api fakeprovider.API, body []byte) (out []provResult, orpha
 			orphans++
 			continue
 		}
-		out = append(out, provResult{api: api, key: id, name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+		out = append(out, provResult{api: api, key: id, name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 	}
 	return out, orphans, nil
 }
@@ -222,7 +223,7 @@ func geminiResults(body []byte) (out []provResult, orphans int, err error) {
 					orphans++
 					continue
 				}
-				out = append(out, provResult{api: fakeprovider.Gemini, key: *fr.ID, name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+				out = append(out, provResult{api: fakeprovider.Gemini, key: *fr.ID, name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 				continue
 			}
 			item, found, err := fakeprovider.FindResult(fakeprovider.Gemini, body, "\x00no id", k)
@@ -232,7 +233,7 @@ func geminiResults(body []byte) (out []provResult, orphans int, err error) {
 				continue
 			}
 			c := idless[k]
-			out = append(out, provResult{api: fakeprovider.Gemini, key: "gemini:" + prefix + ":" + strconv.Itoa(k), name: c.name, args: decodeArgs(c.args), item: bytes.Clone(item)})
+			out = append(out, provResult{api: fakeprovider.Gemini, key: "gemini:" + prefix + ":" + strconv.Itoa(k), name: c.name, args: decodeArgs(c.args), item: bytesOf(bytes.Clone(item))})
 			k++
 		}
 	}
@@ -406,13 +407,18 @@ func jsonStrings(data []byte) []string {
 
 // tokens returns the call's result strings, read once.
 func (c *mcpCall) tokens() []string {
-	if c.toks == nil {
-		c.toks = jsonStrings(c.source)
-		if c.toks == nil {
-			c.toks = []string{}
-		}
+	if c.toks != nil {
+		return c.toks
 	}
-	return c.toks
+	data, _ := c.source.bytes() // a spool file that cannot be read gives no strings: no evidence
+	toks := jsonStrings(data)
+	if toks == nil {
+		toks = []string{}
+	}
+	if c.source.file == nil { // a spooled result's strings are read again when needed, not kept
+		c.toks = toks
+	}
+	return toks
 }
 
 // haystack is what of a provider item is searched: its strings (but the call id and the tool
@@ -422,13 +428,14 @@ type haystack struct {
 	leaves map[string]bool
 }
 
-// hay returns the item's haystack, read once.
+// hay returns the item's haystack, read once (each time for a spooled item).
 func (r *provResult) hay() *haystack {
 	if r.h == nil {
 		h := &haystack{leaves: map[string]bool{}}
 		var b strings.Builder
 		b.WriteByte(0)
-		for _, s := range jsonStrings(r.item) {
+		data, _ := r.item.bytes() // a spool file that cannot be read gives no strings: no evidence
+		for _, s := range jsonStrings(data) {
 			if s == r.key || s == r.name {
 				continue
 			}
@@ -437,6 +444,9 @@ func (r *provResult) hay() *haystack {
 			b.WriteByte(0)
 		}
 		h.joined = b.String()
+		if r.item.file != nil { // a spooled item's strings are read again when needed, not kept
+			return h
+		}
 		r.h = h
 	}
 	return r.h

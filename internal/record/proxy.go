@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,33 +21,49 @@ import (
 
 var randReader = rand.Reader
 
-// readBody reads a request body up to MaxMessageBytes. When it is larger, big is true and body
-// is what was read; the request's Body then yields the whole of it still, for forwarding.
-func readBody(req *http.Request) (body []byte, big bool, err error) {
+// readBody reads a request body, up to the largest message recorded and one byte more, into the
+// spool. When it is larger, big is true and body is what was read; either way the request's Body
+// then yields the whole of it, for forwarding.
+func readBody(req *http.Request, sp *spool) (body blob, big bool, err error) {
 	if req.Body == nil || req.Body == http.NoBody {
-		return nil, false, nil
+		return blob{}, false, nil
 	}
-	var b bytes.Buffer
-	if req.ContentLength > 0 && req.ContentLength <= MaxMessageBytes {
-		b.Grow(int(req.ContentLength) + bytes.MinRead)
+	limit := sp.limit()
+	w := sp.writer(req.ContentLength > int64(spoolAt))
+	w.keepAll = true
+	if req.ContentLength > 0 && req.ContentLength <= int64(spoolAt) {
+		w.mem = make([]byte, 0, req.ContentLength)
 	}
-	_, err = b.ReadFrom(io.LimitReader(req.Body, MaxMessageBytes+1))
-	body = b.Bytes()
+	_, err = io.Copy(w, io.LimitReader(req.Body, int64(limit)+1))
 	if err != nil {
-		return nil, false, err
+		w.discard()
+		return blob{}, false, err
 	}
-	if len(body) > MaxMessageBytes {
+	body, err = w.finish()
+	if err != nil {
+		return blob{}, false, err
+	}
+	rd, err := body.reader()
+	if err != nil {
+		return blob{}, false, err
+	}
+	if body.size() > limit {
 		req.Body = struct {
 			io.Reader
 			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
+		}{io.MultiReader(rd, req.Body), closeBoth{rd, req.Body}}
 		return body, true, nil
 	}
 	req.Body.Close()
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
+	req.Body = rd
+	req.ContentLength = int64(body.size())
 	return body, false, nil
 }
+
+// closeBoth closes two readers.
+type closeBoth [2]io.Closer
+
+func (c closeBoth) Close() error { return errors.Join(c[0].Close(), c[1].Close()) }
 
 // noteCredentials notes the credentials of a request (never stored; looked for in what is).
 func (r *recorder) noteCredentials(req *http.Request) {
@@ -120,13 +135,14 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 		u.Path = strings.TrimPrefix(req.URL.Path, "/provider")
 		rel.URL = &u
 		if api, gen := fakeprovider.RouteAPI(&rel); gen && api != "" {
-			body, big, err := readBody(req)
+			body, big, err := readBody(req, r.spool)
 			switch {
 			case err != nil:
 				http.Error(w, "record: read the request: "+err.Error(), http.StatusBadRequest)
 				return
 			case big:
-				r.send(event{unreadable: fmt.Sprintf("a %s request larger than %d bytes", api, MaxMessageBytes)})
+				body.release()
+				r.send(event{unreadable: fmt.Sprintf("a %s request larger than %d bytes", api, r.spool.limit())})
 			default:
 				// The body goes to the engine once the answer is known (its end passed, or its
 				// failure): nothing of it is written as captured before. The deferred call runs
@@ -145,7 +161,7 @@ func (r *recorder) providerProxy(base string) (http.Handler, error) {
 
 // providerAnswered hands a generation request's body to the engine with its answer's outcome:
 // a failed one is said, counted, and its items are written execution_failed.
-func (r *recorder) providerAnswered(api fakeprovider.API, body []byte, o *outcome) {
+func (r *recorder) providerAnswered(api fakeprovider.API, body blob, o *outcome) {
 	failure := o.failure("the provider", r.ending.Load(), r.quote)
 	if failure != "" {
 		r.eng.count(func(s *Stats) { s.ProviderFailed++ })
@@ -192,7 +208,7 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 		ct := resp.Header.Get("Content-Type")
 		switch {
 		case strings.HasPrefix(ct, "text/event-stream"):
-			resp.Body = &sseTap{body: resp.Body, r: r, session: session}
+			resp.Body = &sseTap{body: resp.Body, r: r, session: session, head: make([]byte, 0, len("data: "))}
 		case strings.HasPrefix(ct, "application/json"):
 			resp.Body = &jsonTap{body: resp.Body, r: r, session: session}
 		}
@@ -204,14 +220,15 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 			rp.ServeHTTP(w, req)
 			return
 		}
-		body, big, err := readBody(req)
+		body, big, err := readBody(req, r.spool)
 		if err != nil {
 			http.Error(w, "record: read the request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		session := "http:" + strconv.FormatInt(r.exchanges.Add(1), 10)
 		if big {
-			r.send(event{unreadable: fmt.Sprintf("an MCP request larger than %d bytes", MaxMessageBytes)})
+			body.release()
+			r.send(event{unreadable: fmt.Sprintf("an MCP request larger than %d bytes", r.spool.limit())})
 		} else {
 			r.send(event{session: session, msg: body})
 		}
@@ -231,52 +248,131 @@ func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 }
 
 // jsonTap passes a JSON response body through and hands it to the engine as soon as it is a
-// whole JSON value (before its last bytes reach the agent), or at its end.
+// whole JSON value (before its last bytes reach the agent), or at its end. Its copy goes to the
+// spool as it passes; the end of the value is found by a scanner that reads each byte once.
 type jsonTap struct {
 	body    io.ReadCloser
 	r       *recorder
 	session string
-	buf     []byte
+	copy    *spoolWriter
+	scan    valueEnd
 	done    bool
 }
 
 func (t *jsonTap) Read(p []byte) (int, error) {
 	n, err := t.body.Read(p)
-	if !t.done {
-		t.buf = append(t.buf, p[:n]...)
-		switch {
-		case len(t.buf) > MaxMessageBytes:
-			t.done = true
-			t.r.send(event{unreadable: fmt.Sprintf("an MCP response larger than %d bytes", MaxMessageBytes)})
-			t.buf = nil
-		case n > 0 && endsValue(t.buf) && jsonComplete(t.buf), err != nil && len(bytes.TrimSpace(t.buf)) > 0:
-			t.done = true
-			t.r.send(event{session: t.session, fromServer: true, msg: t.buf})
-			t.buf = nil
-		}
+	if t.done {
+		return n, err
+	}
+	if t.copy == nil {
+		t.copy = t.r.spool.writer(false)
+	}
+	chunk := p[:n]
+	end := t.scan.feed(chunk)
+	if end >= 0 {
+		chunk = chunk[:end]
+	}
+	_, _ = t.copy.Write(chunk)
+	switch {
+	case t.copy.over:
+		t.done = true
+		t.copy.discard()
+		t.r.send(event{unreadable: fmt.Sprintf("an MCP response larger than %d bytes", t.r.spool.limit())})
+	case end >= 0, err != nil && t.scan.nonSpace:
+		t.done = true
+		t.r.sendCopy(t.copy, event{session: t.session, fromServer: true}, "an MCP response")
+	case err != nil:
+		t.done = true
+		t.copy.discard()
 	}
 	return n, err
 }
 
-func (t *jsonTap) Close() error { return t.body.Close() }
-
-func endsValue(b []byte) bool {
-	b = bytes.TrimRight(b, " \t\r\n")
-	return len(b) > 0 && (b[len(b)-1] == '}' || b[len(b)-1] == ']')
+func (t *jsonTap) Close() error {
+	if !t.done && t.copy != nil {
+		t.done = true
+		t.copy.discard()
+	}
+	return t.body.Close()
 }
 
-func jsonComplete(b []byte) bool { return json.Valid(b) }
+// valueEnd finds where a JSON object or array ends in a stream, a byte at a time: the depth of
+// brackets outside strings. (It does not check the value: the engine does.)
+type valueEnd struct {
+	depth    int
+	inString bool
+	escaped  bool
+	nonSpace bool // a byte other than white space was seen
+	scalar   bool // the value is not an object or array: it ends with the stream
+}
+
+// feed scans b and returns the index just past the value's last byte, or -1 when it goes on.
+func (v *valueEnd) feed(b []byte) int {
+	for i, c := range b {
+		if v.scalar {
+			return -1
+		}
+		if v.inString {
+			switch {
+			case v.escaped:
+				v.escaped = false
+			case c == '\\':
+				v.escaped = true
+			case c == '"':
+				v.inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		if !v.nonSpace {
+			v.nonSpace = true
+			if c != '{' && c != '[' {
+				v.scalar = true
+				return -1
+			}
+		}
+		switch c {
+		case '"':
+			v.inString = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			if v.depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// sendCopy hands the engine the message a spool writer holds, with ev's session and direction;
+// a copy the spool could not keep is counted as not recorded.
+func (r *recorder) sendCopy(w *spoolWriter, ev event, what string) {
+	b, err := w.finish()
+	if err != nil {
+		r.send(event{unreadable: fmt.Sprintf("%s: %v", what, err)})
+		return
+	}
+	ev.msg = b
+	r.send(ev)
+}
 
 // sseTap passes an SSE response body through and hands each event's data to the engine as the
-// event's last line is read (before it reaches the agent).
+// event's last line is read (before it reaches the agent). The data goes to the spool as it
+// passes; of the other lines only their first bytes (the field's name) are kept.
 type sseTap struct {
 	body    io.ReadCloser
 	r       *recorder
 	session string
-	line    []byte
-	data    []byte
+	head    []byte       // the current line's first bytes, up to len("data: ") (its capacity)
+	inData  bool         // the current line is a data line: its value goes to data
+	cr      bool         // a '\r' of the current data line held back (dropped at its end)
+	data    *spoolWriter // the current event's data
 	hasData bool
-	skip    bool // the current event is past the bound
 }
 
 func (t *sseTap) Read(p []byte) (int, error) {
@@ -292,7 +388,7 @@ func (t *sseTap) Read(p []byte) (int, error) {
 		t.lineDone()
 		chunk = chunk[i+1:]
 	}
-	if err != nil && len(t.line) > 0 {
+	if err != nil && (len(t.head) > 0 || t.inData) {
 		t.lineDone()
 	}
 	if err != nil {
@@ -301,46 +397,86 @@ func (t *sseTap) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// appendLine takes more of the current line.
 func (t *sseTap) appendLine(b []byte) {
-	if len(t.line)+len(b) > MaxMessageBytes {
-		t.skip = true
+	if !t.inData {
+		k := min(len(b), cap(t.head)-len(t.head))
+		t.head = append(t.head, b[:k]...)
+		b = b[k:]
+		if len(t.head) < cap(t.head) || !bytes.HasPrefix(t.head, []byte("data:")) {
+			return // not a data line, or not known yet
+		}
+		t.startData()
+	}
+	t.writeData(b)
+}
+
+// startData begins a data line whose first bytes are in head.
+func (t *sseTap) startData() {
+	if t.data == nil {
+		t.data = t.r.spool.writer(false)
+	}
+	if t.hasData {
+		_, _ = t.data.Write([]byte{'\n'})
+	}
+	t.hasData, t.inData = true, true
+	v := t.head[len("data:"):]
+	if len(v) > 0 && v[0] == ' ' {
+		v = v[1:]
+	}
+	t.writeData(v)
+}
+
+// writeData copies a data line's bytes, holding back a last '\r' (which ends the line when the
+// '\n' follows).
+func (t *sseTap) writeData(b []byte) {
+	if len(b) == 0 {
 		return
 	}
-	t.line = append(t.line, b...)
+	if t.cr {
+		_, _ = t.data.Write([]byte{'\r'})
+		t.cr = false
+	}
+	if b[len(b)-1] == '\r' {
+		t.cr = true
+		b = b[:len(b)-1]
+	}
+	_, _ = t.data.Write(b)
 }
 
 func (t *sseTap) lineDone() {
-	line := bytes.TrimSuffix(t.line, []byte("\r"))
-	t.line = t.line[:0]
-	if len(line) == 0 {
-		t.dispatch()
-		return
+	if !t.inData && bytes.HasPrefix(t.head, []byte("data:")) {
+		t.startData() // a data line shorter than its head
 	}
-	if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-		v = bytes.TrimPrefix(v, []byte(" "))
-		if t.hasData {
-			t.data = append(t.data, '\n')
-		}
-		if len(t.data)+len(v) > MaxMessageBytes {
-			t.skip = true
-		} else {
-			t.data = append(t.data, v...)
-		}
-		t.hasData = true
+	empty := !t.inData && (len(t.head) == 0 || string(t.head) == "\r")
+	t.head, t.inData, t.cr = t.head[:0], false, false
+	if empty {
+		t.dispatch()
 	}
 }
 
 func (t *sseTap) dispatch() {
+	d := t.data
+	t.data, t.hasData = nil, false
 	switch {
-	case t.skip:
-		t.r.send(event{unreadable: fmt.Sprintf("an MCP event larger than %d bytes", MaxMessageBytes)})
-	case t.hasData && len(bytes.TrimSpace(t.data)) > 0:
-		t.r.send(event{session: t.session, fromServer: true, msg: bytes.Clone(t.data)})
+	case d == nil:
+	case d.over:
+		d.discard()
+		t.r.send(event{unreadable: fmt.Sprintf("an MCP event larger than %d bytes", t.r.spool.limit())})
+	case !d.nonSpace:
+		d.discard()
+	default:
+		t.r.sendCopy(d, event{session: t.session, fromServer: true}, "an MCP event")
 	}
-	t.data, t.hasData, t.skip = t.data[:0], false, false
 }
 
-func (t *sseTap) Close() error { return t.body.Close() }
+func (t *sseTap) Close() error {
+	if t.data != nil {
+		t.data.discard()
+		t.data = nil
+	}
+	return t.body.Close()
+}
 
 // The stdio endpoint receives what `record stdio` saw, in frames: a direction byte ('c' the
 // agent's message to the server, 's' the server's to the agent, 'x' a message too large to
@@ -380,19 +516,20 @@ func (r *recorder) stdioEndpoint(w http.ResponseWriter, req *http.Request) {
 				break
 			}
 			n := binary.BigEndian.Uint32(hdr[1:])
-			if hdr[0] == 'x' || n > MaxMessageBytes {
-				r.send(event{unreadable: fmt.Sprintf("a stdio message larger than %d bytes", MaxMessageBytes)})
+			if hdr[0] == 'x' || int64(n) > int64(r.spool.limit()) {
+				r.send(event{unreadable: fmt.Sprintf("a stdio message larger than %d bytes", r.spool.limit())})
 				if _, err := io.CopyN(io.Discard, br, int64(n)); err != nil {
 					break
 				}
 				continue
 			}
-			msg := make([]byte, n)
-			if _, err := io.ReadFull(br, msg); err != nil {
+			cp := r.spool.writer(int64(n) > int64(spoolAt))
+			if _, err := io.CopyN(cp, br, int64(n)); err != nil {
+				cp.discard()
 				r.send(event{unreadable: "a stdio frame cut short: " + err.Error()})
 				break
 			}
-			r.send(event{session: session, fromServer: hdr[0] == 's', msg: msg})
+			r.sendCopy(cp, event{session: session, fromServer: hdr[0] == 's'}, "a stdio message")
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -38,6 +38,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/probe"
 )
@@ -90,6 +91,10 @@ type Options struct {
 	Ready func(Endpoints)
 
 	redact []pointer
+	// budget, when set, replaces the context's memory budget (guard.LimitsOf), and spoolIn the
+	// directory the spool is made in (os.TempDir()): for the tests.
+	budget  int64
+	spoolIn string
 }
 
 // Endpoints are where the proxies listen.
@@ -224,6 +229,7 @@ type recorder struct {
 	eng    *engine
 	w      *writer
 	tr     *http.Transport
+	spool  *spool
 	cancel context.CancelFunc
 
 	sendMu sync.RWMutex
@@ -286,6 +292,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	r := &recorder{o: &o, creds: newCredentials(o.SecretHeaders), tr: tr, cancel: cancel, stdioOpen: map[string]bool{}}
 	r.stdioIdle = sync.NewCond(&r.stdioMu)
+	budget := guard.LimitsOf(ctx).Memory
+	if o.budget > 0 {
+		budget = o.budget
+	}
+	sp, err := newSpool(o.spoolIn, budget)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := sp.close(); err != nil {
+			r.note("%v", err)
+		}
+	}()
+	r.spool = sp
 	r.eng = newEngine(func(c mcpCall, p provResult) {
 		if err := r.w.pair(c, p); err != nil {
 			if !errors.Is(err, errStopped) {
@@ -294,6 +314,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			r.eng.count(func(s *Stats) { s.Refused++ })
 		}
 	}, r.note)
+	r.eng.spool = sp
 	r.w, err = openWriter(&o, r.creds, r.note, r.eng.count)
 	if err != nil {
 		return nil, err

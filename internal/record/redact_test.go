@@ -151,8 +151,8 @@ func TestProviderResults(t *testing.T) {
 			if tc.keys != nil && r.key != tc.keys[0] {
 				t.Errorf("key %q, want %q", r.key, tc.keys[0])
 			}
-			if string(r.item) != tc.item {
-				t.Errorf("item %s, want %s", r.item, tc.item)
+			if string(r.item.mem) != tc.item {
+				t.Errorf("item %s, want %s", r.item.mem, tc.item)
 			}
 			if !nameMatches("lookup", r.name) || !sameArgs(r.args, decodeArgs([]byte(`{"n":1}`))) {
 				t.Errorf("call %s %v does not match lookup {\"n\":1}", r.name, r.args)

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/guard"
 )
 
 // StdioOptions are what `contractcheck record stdio` runs: the MCP server command, whose
@@ -30,7 +32,8 @@ type StdioOptions struct {
 }
 
 // stdioQueue is the number of messages the relay holds for the recorder: a full queue makes the
-// relay wait (a message is never dropped).
+// relay wait (a message is never dropped). The messages queued also hold at most the largest
+// message copied (a share of the relay's --memory-budget, as the recorder's) together.
 const stdioQueue = 1024
 
 // Stdio relays the agent's stdio to the MCP server's and copies every newline-delimited message
@@ -66,7 +69,9 @@ func Stdio(ctx context.Context, o StdioOptions) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 2, fmt.Errorf("record stdio: start the MCP server: %w", err)
 	}
-	p := &poster{to: o.To, sid: newToken(), queue: make(chan frame, stdioQueue), stderr: o.Stderr, done: make(chan struct{})}
+	limit := int(min(int64(MaxMessageBytes), guard.LimitsOf(ctx).Memory/messageShareDiv))
+	p := &poster{to: o.To, sid: newToken(), queue: make(chan frame, stdioQueue), stderr: o.Stderr, done: make(chan struct{}), limit: limit, maxQueued: limit}
+	p.drained = sync.NewCond(&p.qmu)
 	p.post("open", nil)
 	go p.run()
 
@@ -127,7 +132,7 @@ func relay(src io.Reader, dst io.Writer, dir byte, p *poster) {
 				if i >= 0 {
 					part = chunk[:i]
 				}
-				if len(line)+len(part) > MaxMessageBytes {
+				if len(line)+len(part) > p.limit {
 					over, line = true, line[:0]
 				} else if !over {
 					line = append(line, part...)
@@ -142,6 +147,9 @@ func relay(src io.Reader, dst io.Writer, dir byte, p *poster) {
 					p.enqueue(frame{dir: dir, msg: bytes.Clone(line)})
 				}
 				line, over = line[:0], false
+				if cap(line) > spoolAt {
+					line = nil // a large message's buffer is not kept
+				}
 				chunk = chunk[i+1:]
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -167,9 +175,15 @@ type poster struct {
 	stderr  io.Writer
 	done    chan struct{}
 	failed  bool
+	limit   int // the largest message copied
 
 	mu     sync.RWMutex
 	closed bool
+
+	qmu       sync.Mutex
+	drained   *sync.Cond
+	queued    int // bytes of the messages queued and not posted yet
+	maxQueued int
 }
 
 // enqueue hands a frame to the poster, waiting while the queue is full; after the relay ended
@@ -177,9 +191,16 @@ type poster struct {
 func (p *poster) enqueue(f frame) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if !p.closed {
-		p.queue <- f
+	if p.closed {
+		return
 	}
+	p.qmu.Lock()
+	for p.queued > 0 && p.queued+len(f.msg) > p.maxQueued {
+		p.drained.Wait()
+	}
+	p.queued += len(f.msg)
+	p.qmu.Unlock()
+	p.queue <- f
 }
 
 func (p *poster) run() {
@@ -187,7 +208,9 @@ func (p *poster) run() {
 	var batch bytes.Buffer
 	for f := range p.queue {
 		batch.Reset()
+		n := 0
 		add := func(f frame) {
+			n += len(f.msg)
 			var hdr [5]byte
 			hdr[0] = f.dir
 			binary.BigEndian.PutUint32(hdr[1:], uint32(len(f.msg)))
@@ -208,6 +231,13 @@ func (p *poster) run() {
 			}
 		}
 		p.post("data", batch.Bytes())
+		p.qmu.Lock()
+		p.queued -= n
+		p.drained.Broadcast()
+		p.qmu.Unlock()
+		if batch.Cap() > 8<<20 {
+			batch = bytes.Buffer{} // a large message's buffer is not kept
+		}
 	}
 }
 

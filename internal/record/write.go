@@ -208,7 +208,15 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	if res.api != w.provider {
 		return refuse("a %s request, but lane %s records %s (one lane has one H4 binding: record one provider API per lane)", res.api, w.o.Lane, w.provider)
 	}
-	src, item, applied, err := redact(w.o.redact, call.source, res.item)
+	source, err := call.source.bytes()
+	if err != nil {
+		return refuse("%v", err)
+	}
+	carrier, err := res.item.bytes()
+	if err != nil {
+		return refuse("%v", err)
+	}
+	src, item, applied, err := redact(w.o.redact, source, carrier)
 	if err != nil {
 		return refuse("%v", err)
 	}
