@@ -152,19 +152,7 @@ func summaryLine(report string) string {
 func uploadDecisions(t *testing.T, opa string, settings Settings, in *instrument.Instrument, recs []*instrument.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := BuildWith(context.Background(), instrument.Options{}, settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := b.WriteTarGz(&buf); err != nil {
-		t.Fatal(err)
-	}
-	tarball := filepath.Join(dir, "contracts.tar.gz")
-	writeFile(t, tarball, buf.Bytes())
-	mask := mkdir(t, filepath.Join(dir, "mask"))
-	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
-	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
+	tarball, mask := maskedBundle(t, dir, settings)
 	logs := &logService{dir: mkdir(t, filepath.Join(dir, "uploaded"))}
 	receiver := httptest.NewServer(logs)
 	t.Cleanup(receiver.Close)
