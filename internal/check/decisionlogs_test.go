@@ -96,6 +96,17 @@ func withoutPosition(events []map[string]any, pos map[string]any) []map[string]a
 	return kept
 }
 
+// checkedAndLogged is check's report on the records opts selects and the decision-log events
+// of them (decisionEvents).
+func checkedAndLogged(t *testing.T, opts instrument.Options) (*result.Report, []map[string]any) {
+	t.Helper()
+	want, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, decisionEvents(t, opts)
+}
+
 // consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
 // log lines between them and a decision of another path.
 func consoleLog(t testing.TB, events []map[string]any) []byte {
@@ -149,11 +160,7 @@ var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct
 // input and an uploaded batch (gzip JSON array); and with --observations the records' report.
 func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	log := consoleLog(t, events)
 	file := writeTemp(t, "opa.log", log)
 	var batch bytes.Buffer
@@ -307,11 +314,7 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 // --lane direct, gives check's verdict, and a decision dropped from it is lacking still.
 func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	file := writeTemp(t, "opa.log", consoleLog(t, events))
 	dropped := events[len(events)-1]["result"].(map[string]any)
 	lossy := writeTemp(t, "lossy.log", consoleLog(t, withoutPosition(events, dropped)))
@@ -417,11 +420,7 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 // makes the census incomplete.
 func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	refused := func(id string, input map[string]any) map[string]any {
 		return decisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
 	}
