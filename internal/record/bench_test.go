@@ -36,14 +36,15 @@ const (
 	benchDeadline = 3 * time.Minute
 )
 
-// benchMCP answers tools/call {"n": N} with a result naming N (every result distinct), as JSON
-// or as an SSE stream.
-func benchMCP(sse bool) http.Handler {
+// toolsCallServer is a stand-in MCP server that answers every request as a tools/call: answer
+// gives the call's result (JSON) from its id and arguments, and whether to send it as an SSE
+// stream (else as JSON).
+func toolsCallServer[A any](answer func(id string, args A) (result string, sse bool)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Params struct {
-				Arguments struct{ N int } `json:"arguments"`
+				Arguments A `json:"arguments"`
 			} `json:"params"`
 		}
 		body, _ := io.ReadAll(r.Body)
@@ -51,7 +52,8 @@ func benchMCP(sse bool) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"order ` + strconv.Itoa(m.Params.Arguments.N) + ` shipped"}],"structuredContent":{"order":` + strconv.Itoa(m.Params.Arguments.N) + `,"state":"shipped"}}}`
+		result, sse := answer(string(m.ID), m.Params.Arguments)
+		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`
 		if sse {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = io.WriteString(w, "event: message\ndata: "+resp+"\n\n")
@@ -59,6 +61,15 @@ func benchMCP(sse bool) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, resp)
+	})
+}
+
+// benchMCP answers tools/call {"n": N} with a result naming N (every result distinct), as JSON
+// or as an SSE stream.
+func benchMCP(sse bool) http.Handler {
+	return toolsCallServer(func(_ string, args struct{ N int }) (string, bool) {
+		n := strconv.Itoa(args.N)
+		return `{"content":[{"type":"text","text":"order ` + n + ` shipped"}],"structuredContent":{"order":` + n + `,"state":"shipped"}}`, sse
 	})
 }
 

@@ -27,17 +27,8 @@ import (
 // equalArgsMCP answers every tools/call with the next "result N".
 func equalArgsMCP() http.Handler {
 	var n atomic.Int64
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &m); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"result `+strconv.FormatInt(n.Add(1), 10)+`"}]}}`)
+	return toolsCallServer(func(string, struct{}) (string, bool) {
+		return `{"content":[{"type":"text","text":"result ` + strconv.FormatInt(n.Add(1), 10) + `"}]}`, false
 	})
 }
 

@@ -226,28 +226,11 @@ func TestReadBody(t *testing.T) {
 // bigMCP answers tools/call {"size": N} with a result whose text is N bytes naming the call, as
 // JSON or, with {"sse": true}, as an SSE stream.
 func bigMCP() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Arguments struct {
-					Size int  `json:"size"`
-					SSE  bool `json:"sse"`
-				} `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"` + bigText(string(m.ID), m.Params.Arguments.Size) + `"}]}}`
-		if m.Params.Arguments.SSE {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, "event: message\ndata: "+resp+"\n\n")
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, resp)
+	return toolsCallServer(func(id string, args struct {
+		Size int  `json:"size"`
+		SSE  bool `json:"sse"`
+	}) (string, bool) {
+		return `{"content":[{"type":"text","text":"` + bigText(id, args.Size) + `"}]}`, args.SSE
 	})
 }
 
