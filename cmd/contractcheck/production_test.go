@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,49 +80,13 @@ func maskBundle(t *testing.T, opaPage, dir string) {
 // a fake provider. It returns the recorded fixture's id, its source and the carrier record paired.
 func recordAcme(t *testing.T, out string) (fixture string, source, carrier json.RawMessage) {
 	t.Helper()
-	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct{ ID json.RawMessage }
-		_ = json.NewDecoder(r.Body).Decode(&m)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"},{"type":"resource_link","uri":"https://orders.example/A-1","name":"A-1"}]}}`, m.ID)
-	}))
-	defer mcp.Close()
-	prov := httptest.NewServer(fakeprovider.New(fakeprovider.Config{Tool: "lookup"}))
-	defer prov.Close()
-	addr := freeAddr(t)
-	type outcome struct {
-		code   int
-		stderr string
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		code, _, stderr := cli(t, "record", "--lane", "acme-agent", "--version", "1.4.0", "--listen", addr, "--duration", "3s",
-			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
-		done <- outcome{code, stderr}
-	}()
-	post := func(url, body string) error {
-		resp, err := http.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Body.Close()
-	}
-	var err error
-	for i := 0; i < 100; i++ {
-		if err = post("http://"+addr+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("record's MCP proxy: %v", err)
-	}
-	if err := post("http://"+addr+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
-		t.Fatalf("record's provider proxy: %v", err)
-	}
-	if r := <-done; r.code != 0 {
-		t.Fatalf("record: exit %d\n%s", r.code, r.stderr)
+	code, stderr := recordTraffic{
+		lane: "acme-agent", version: "1.4.0",
+		result:   `{"content":[{"type":"text","text":"order A-1 shipped"},{"type":"resource_link","uri":"https://orders.example/A-1","name":"A-1"}]}`,
+		provider: fakeprovider.New(fakeprovider.Config{Tool: "lookup"}),
+	}.run(t, out)
+	if code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
 	}
 	sources, _ := filepath.Glob(filepath.Join(out, "sources", "recorded", "R*.json"))
 	if len(sources) != 1 {

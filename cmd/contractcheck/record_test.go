@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,42 +82,53 @@ func TestRecordUsage(t *testing.T) {
 	}
 }
 
-// TestRecordCommandLine: record on a fixed loopback port for --duration, traffic driven by the
-// test (a tools/call of a stand-in MCP server, then a Chat Completions request carrying its
-// result to a fake provider), exit 0; check judges the output with exit 0 and names the fixture;
-// no credential is in any file.
-func TestRecordCommandLine(t *testing.T) {
-	t.Parallel()
+// recordTraffic is a recording contractcheck record makes of one tool call, the traffic driven
+// by the test.
+type recordTraffic struct {
+	lane, version string
+	// result is the tools/call result (JSON) the stand-in MCP server answers with.
+	result string
+	// provider is the upstream provider.
+	provider http.Handler
+	// key, if not "", is sent as Authorization: Bearer key with every request.
+	key string
+}
+
+// run runs contractcheck record (lane, version) on a free loopback port for --duration 3s between
+// a stand-in MCP server answering every tools/call with rt.result and rt.provider, writing out,
+// and drives one call through it: a tools/call of lookup (sent again until record listens), then
+// the Chat Completions request carrying its text "order A-1 shipped". It returns record's exit
+// code and standard error.
+func (rt recordTraffic) run(t *testing.T, out string) (code int, stderr string) {
+	t.Helper()
 	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct{ ID json.RawMessage }
 		_ = json.NewDecoder(r.Body).Decode(&m)
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"}],"structuredContent":{"order":"A-1"}}}`, m.ID)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, rt.result)
 	}))
 	defer mcp.Close()
-	prov := httptest.NewServer(fakeprovider.New(fakeprovider.Config{Tool: "lookup"}))
+	prov := httptest.NewServer(rt.provider)
 	defer prov.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addr := freeAddr(t)
+	type outcome struct {
+		code   int
+		stderr string
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	out := filepath.Join(t.TempDir(), "rec")
-	type result struct {
-		code           int
-		stdout, stderr string
-	}
-	done := make(chan result, 1)
+	done := make(chan outcome, 1)
 	go func() {
-		code, stdout, stderr := cli(t, "record", "--lane", "cli-agent", "--version", "1", "--listen", addr, "--duration", "3s",
+		code, _, stderr := cli(t, "record", "--lane", rt.lane, "--version", rt.version, "--listen", addr, "--duration", "3s",
 			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
-		done <- result{code, stdout, stderr}
+		done <- outcome{code, stderr}
 	}()
-	const key = "sk-cli-secret-0123456789"
 	send := func(url, body string) error {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			return err
+		}
+		if rt.key != "" {
+			req.Header.Set("Authorization", "Bearer "+rt.key)
+		}
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -128,6 +138,7 @@ func TestRecordCommandLine(t *testing.T) {
 		return resp.Body.Close()
 	}
 	base := "http://" + addr
+	var err error
 	for i := 0; ; i++ {
 		if err = send(base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil || i == 100 {
 			break
@@ -135,14 +146,30 @@ func TestRecordCommandLine(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
-		t.Fatalf("the MCP proxy: %v", err)
+		t.Fatalf("record's MCP proxy: %v", err)
 	}
 	if err := send(base+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
-		t.Fatalf("the provider proxy: %v", err)
+		t.Fatalf("record's provider proxy: %v", err)
 	}
 	r := <-done
-	if r.code != 0 || !strings.Contains(r.stderr, "1 pairs written") || !strings.Contains(r.stderr, "judge it: contractcheck check --fixtures") {
-		t.Fatalf("record exit %d, want 0 with 1 pair\n%s", r.code, r.stderr)
+	return r.code, r.stderr
+}
+
+// TestRecordCommandLine: record on a fixed loopback port for --duration, traffic driven by the
+// test (a tools/call of a stand-in MCP server, then a Chat Completions request carrying its
+// result to a fake provider), exit 0; check judges the output with exit 0 and names the fixture;
+// no credential is in any file.
+func TestRecordCommandLine(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "rec")
+	const key = "sk-cli-secret-0123456789"
+	code, stderr := recordTraffic{
+		lane: "cli-agent", version: "1", key: key,
+		result:   `{"content":[{"type":"text","text":"order A-1 shipped"}],"structuredContent":{"order":"A-1"}}`,
+		provider: fakeprovider.New(fakeprovider.Config{Tool: "lookup"}),
+	}.run(t, out)
+	if code != 0 || !strings.Contains(stderr, "1 pairs written") || !strings.Contains(stderr, "judge it: contractcheck check --fixtures") {
+		t.Fatalf("record exit %d, want 0 with 1 pair\n%s", code, stderr)
 	}
 	code, stdout, stderr := cli(t, "check", "--no-cache", "--fixtures", out, "--observations", out, "--contracts", out, "--profile", "record", "--format", "json")
 	if code != 0 {
@@ -191,61 +218,19 @@ func TestRecordExit(t *testing.T) {
 // execution_failed (no captured record), says so in its summary and exits 3 naming the failure.
 func TestRecordUpstreamFailure(t *testing.T) {
 	t.Parallel()
-	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct{ ID json.RawMessage }
-		_ = json.NewDecoder(r.Body).Decode(&m)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"order A-1 shipped"}]}}`, m.ID)
-	}))
-	defer mcp.Close()
-	prov := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, `{"error":{"message":"upstream connect error","type":"server_error"}}`)
-	}))
-	defer prov.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	out := filepath.Join(t.TempDir(), "rec")
-	type result struct {
-		code   int
-		stderr string
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, _, stderr := cli(t, "record", "--lane", "cli-agent", "--version", "1", "--listen", addr, "--duration", "3s",
-			"--mcp", mcp.URL+"/mcp", "--provider", prov.URL, "--output", out)
-		done <- result{code, stderr}
-	}()
-	send := func(url, body string) error {
-		resp, err := http.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Body.Close()
-	}
-	base := "http://" + addr
-	for i := 0; ; i++ {
-		if err = send(base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"order":"A-1"}}}`); err == nil || i == 100 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("the MCP proxy: %v", err)
-	}
-	if err := send(base+"/provider/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"order\":\"A-1\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"order A-1 shipped"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`); err != nil {
-		t.Fatalf("the provider proxy: %v", err)
-	}
-	r := <-done
-	if r.code != 3 || !strings.Contains(r.stderr, "an upstream failed (1 pairs written execution_failed") ||
-		!strings.Contains(r.stderr, "the provider answered HTTP 502 Bad Gateway: server_error: upstream connect error") {
-		t.Fatalf("record exit %d, want 3 naming the failed pair\n%s", r.code, r.stderr)
+	code, stderr := recordTraffic{
+		lane: "cli-agent", version: "1",
+		result: `{"content":[{"type":"text","text":"order A-1 shipped"}]}`,
+		provider: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, `{"error":{"message":"upstream connect error","type":"server_error"}}`)
+		}),
+	}.run(t, out)
+	if code != 3 || !strings.Contains(stderr, "an upstream failed (1 pairs written execution_failed") ||
+		!strings.Contains(stderr, "the provider answered HTTP 502 Bad Gateway: server_error: upstream connect error") {
+		t.Fatalf("record exit %d, want 3 naming the failed pair\n%s", code, stderr)
 	}
 	recs, err := os.ReadFile(filepath.Join(out, "cli-agent", "1", "default.jsonl"))
 	if err != nil || strings.Contains(string(recs), `"state":"captured"`) || !strings.Contains(string(recs), `"state":"execution_failed"`) {

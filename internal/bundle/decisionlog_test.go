@@ -22,6 +22,26 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
+// maskedBundle writes below dir the built-in bundle built with settings (contracts.tar.gz) and,
+// for beside it, the mask bundle of docs/opa.md (mask/), and returns both paths.
+func maskedBundle(t *testing.T, dir string, settings Settings) (tarball, mask string) {
+	t.Helper()
+	b, err := BuildWith(context.Background(), instrument.Options{}, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := b.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	tarball = filepath.Join(dir, "contracts.tar.gz")
+	writeFile(t, tarball, buf.Bytes())
+	mask = mkdir(t, filepath.Join(dir, "mask"))
+	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
+	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
+	return tarball, mask
+}
+
 // TestStockOPADecisionLogsAgree serves the built-in bundle from a stock OPA with console decision
 // logging and the carrier masked (docs/opa.md), posts every captured built-in record of the
 // control lane and of go-sdk with its repetition, its source's digest and its place, and records
@@ -36,19 +56,7 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 	dir := t.TempDir()
 	// Quoting the user's data (the mask keeps it out of the input): the report read back is
 	// check's own, diagnostics' values and all.
-	b, err := BuildWith(ctx, instrument.Options{}, Settings{QuoteData: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := b.WriteTarGz(&buf); err != nil {
-		t.Fatal(err)
-	}
-	tarball := filepath.Join(dir, "contracts.tar.gz")
-	writeFile(t, tarball, buf.Bytes())
-	mask := mkdir(t, filepath.Join(dir, "mask"))
-	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
-	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
+	tarball, mask := maskedBundle(t, dir, Settings{QuoteData: true})
 	s, logs := run(t, opa, "--bundle", tarball, "--bundle", mask, "--set", "decision_logs.console=true")
 
 	obs := func(lanes ...string) []string {

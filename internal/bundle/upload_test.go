@@ -20,7 +20,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // logService is a decision-log service for a stock OPA's upload (decision_logs.service): it
@@ -152,19 +151,7 @@ func summaryLine(report string) string {
 func uploadDecisions(t *testing.T, opa string, settings Settings, in *instrument.Instrument, recs []*instrument.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := BuildWith(context.Background(), instrument.Options{}, settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := b.WriteTarGz(&buf); err != nil {
-		t.Fatal(err)
-	}
-	tarball := filepath.Join(dir, "contracts.tar.gz")
-	writeFile(t, tarball, buf.Bytes())
-	mask := mkdir(t, filepath.Join(dir, "mask"))
-	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
-	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
+	tarball, mask := maskedBundle(t, dir, settings)
 	logs := &logService{dir: mkdir(t, filepath.Join(dir, "uploaded"))}
 	receiver := httptest.NewServer(logs)
 	t.Cleanup(receiver.Close)
@@ -275,8 +262,8 @@ func compareUploaded(t *testing.T, ctx context.Context, in *instrument.Instrumen
 			if err != nil {
 				return err
 			}
-			wantDiags := canonical(asDecodedJSON(t, logged["diagnostics"]), true)
-			gotDiags := canonical(asDecodedJSON(t, append([]result.Diagnostic{}, g.Diagnostics...)), true)
+			wantDiags := canonical(asJSON(t, logged["diagnostics"]), true)
+			gotDiags := canonical(asJSON(t, append([]result.Diagnostic{}, g.Diagnostics...)), true)
 			if g.Task != w.Task || g.Outcome != w.Outcome || gotDiags != wantDiags || canonical(g.Readout, false) != canonical(w.Readout, false) {
 				mismatches = append(mismatches, fmt.Sprintf("%s %s: %s %s %s, check %s %s %s", d.At(), w.Task,
 					g.Outcome, gotDiags, canonical(g.Readout, false), w.Outcome, wantDiags, canonical(w.Readout, false)))
@@ -294,18 +281,4 @@ func compareUploaded(t *testing.T, ctx context.Context, in *instrument.Instrumen
 	if len(mismatches) > 0 {
 		t.Errorf("%d bindings differ from check's (first %d):\n%s", len(mismatches), min(5, len(mismatches)), strings.Join(mismatches[:min(5, len(mismatches))], "\n"))
 	}
-}
-
-// asDecodedJSON is v as JSON reads it back (numbers json.Number), for canonical.
-func asDecodedJSON(t *testing.T, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := strictjson.Decode("", data, strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
 }

@@ -5,20 +5,18 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -64,10 +62,9 @@ func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 				res[k] = v
 			}
 		}
-		events = append(events, map[string]any{
-			"decision_id": fmt.Sprintf("id-%d", len(events)), "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
+		events = append(events, decisionEvent(fmt.Sprintf("id-%d", len(events)), map[string]any{
 			"input": input, "erased": []any{"/input/carrier"}, "result": res, "labels": map[string]any{"id": "x"},
-		})
+		}))
 		return nil
 	})
 	if err != nil {
@@ -77,6 +74,37 @@ func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 		t.Fatal("no captured record: nothing to log")
 	}
 	return events
+}
+
+// decisionEvent is an event OPA logs for a decision of contractcheck/decision: id and members
+// besides the path, level and message every such event has.
+func decisionEvent(id string, members map[string]any) map[string]any {
+	ev := map[string]any{"decision_id": id, "path": "contractcheck/decision", "level": "info", "msg": "Decision Log"}
+	maps.Copy(ev, members)
+	return ev
+}
+
+// withoutPosition is events less those whose result is of the position (fixture and stage) of
+// the result pos.
+func withoutPosition(events []map[string]any, pos map[string]any) []map[string]any {
+	var kept []map[string]any
+	for _, ev := range events {
+		if r := ev["result"].(map[string]any); r["fixture"] != pos["fixture"] || r["stage"] != pos["stage"] {
+			kept = append(kept, ev)
+		}
+	}
+	return kept
+}
+
+// checkedAndLogged is check's report on the records opts selects and the decision-log events
+// of them (decisionEvents).
+func checkedAndLogged(t *testing.T, opts instrument.Options) (*result.Report, []map[string]any) {
+	t.Helper()
+	want, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, decisionEvents(t, opts)
 }
 
 // consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
@@ -132,11 +160,7 @@ var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct
 // input and an uploaded batch (gzip JSON array); and with --observations the records' report.
 func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	log := consoleLog(t, events)
 	file := writeTemp(t, "opa.log", log)
 	var batch bytes.Buffer
@@ -216,14 +240,7 @@ func TestDecisionLogsLacking(t *testing.T) {
 	events := decisionEvents(t, directPaper)
 	// Every repetition of the first position is lost (the matrix asks for one per binding).
 	lost := events[0]["result"].(map[string]any)
-	var kept []map[string]any
-	for _, ev := range events {
-		r := ev["result"].(map[string]any)
-		if r["fixture"] != lost["fixture"] || r["stage"] != lost["stage"] {
-			kept = append(kept, ev)
-		}
-	}
-	file := writeTemp(t, "opa.log", consoleLog(t, kept))
+	file := writeTemp(t, "opa.log", consoleLog(t, withoutPosition(events, lost)))
 	withRecords := directPaper
 	withRecords.Observations = []string{"../../fixtures/observations/direct"}
 	for _, tc := range []struct {
@@ -246,18 +263,7 @@ func TestDecisionLogsLacking(t *testing.T) {
 			if !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
 				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
 			}
-			doc, err := strictjson.Decode("report.json", []byte(js), strictjson.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-			v, err := schema.New(sfs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := v.ValidateReport(doc); err != nil {
-				t.Errorf("the report with its lacking member does not validate against its schema: %v", err)
-			}
+			validateReport(t, []byte(js))
 			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
 				t.Errorf("text report does not say it is incomplete:\n%s", txt)
 			}
@@ -308,20 +314,10 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 // --lane direct, gives check's verdict, and a decision dropped from it is lacking still.
 func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	file := writeTemp(t, "opa.log", consoleLog(t, events))
 	dropped := events[len(events)-1]["result"].(map[string]any)
-	var kept []map[string]any
-	for _, ev := range events {
-		if r := ev["result"].(map[string]any); r["fixture"] != dropped["fixture"] || r["stage"] != dropped["stage"] {
-			kept = append(kept, ev)
-		}
-	}
-	lossy := writeTemp(t, "lossy.log", consoleLog(t, kept))
+	lossy := writeTemp(t, "lossy.log", consoleLog(t, withoutPosition(events, dropped)))
 	for _, tc := range []struct {
 		name    string
 		opts    instrument.Options
@@ -369,10 +365,9 @@ func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 func TestDecisionLogsErrorDecisions(t *testing.T) {
 	ctx := context.Background()
 	events := decisionEvents(t, directPaper)
-	refused := map[string]any{"decision_id": "refused-1", "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
-		"input": map[string]any{"lane": "nope"}, "result": map[string]any{"errors": []any{"/lane: unknown lane \"nope\"\u2028</script>"}}}
-	failed := map[string]any{"decision_id": "failed-2", "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
-		"error": map[string]any{"code": "eval_error", "message": "timeout"}}
+	refused := decisionEvent("refused-1", map[string]any{
+		"input": map[string]any{"lane": "nope"}, "result": map[string]any{"errors": []any{"/lane: unknown lane \"nope\"\u2028</script>"}}})
+	failed := decisionEvent("failed-2", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout"}})
 	log := consoleLog(t, append([]map[string]any{refused}, append(events, failed)...))
 	file := writeTemp(t, "opa.log", log)
 	lines := strings.Split(string(log), "\n")
@@ -413,19 +408,7 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 	if strings.ContainsRune(txt, '\u2028') {
 		t.Error("the text report holds a raw U+2028 from the logged error")
 	}
-	js := render(t, r, "json")
-	doc, err := strictjson.Decode("report.json", []byte(js), strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ValidateReport(doc); err != nil {
-		t.Errorf("the report with error decisions does not validate against its schema: %v", err)
-	}
+	validateReport(t, []byte(render(t, r, "json")))
 	if gerr := r.GateError(); gerr == nil || !strings.Contains(gerr.Error(), "2 decisions in the logs are errors") || !strings.Contains(gerr.Error(), "refused-1") {
 		t.Errorf("gate error %v", gerr)
 	}
@@ -437,14 +420,9 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 // makes the census incomplete.
 func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 	ctx := context.Background()
-	want, err := Run(ctx, directPaper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := decisionEvents(t, directPaper)
+	want, events := checkedAndLogged(t, directPaper)
 	refused := func(id string, input map[string]any) map[string]any {
-		return map[string]any{"decision_id": id, "path": "contractcheck/decision", "level": "info", "msg": "Decision Log",
-			"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}}
+		return decisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
 	}
 	otherLane := refused("other-lane", map[string]any{"fixture": "C01", "lane": "nope", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
 	otherSuite := refused("other-suite", map[string]any{"fixture": "X01", "lane": "direct", "stage": "D1"})

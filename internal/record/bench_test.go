@@ -36,14 +36,15 @@ const (
 	benchDeadline = 3 * time.Minute
 )
 
-// benchMCP answers tools/call {"n": N} with a result naming N (every result distinct), as JSON
-// or as an SSE stream.
-func benchMCP(sse bool) http.Handler {
+// toolsCallServer is a stand-in MCP server that answers every request as a tools/call: answer
+// gives the call's result (JSON) from its id and arguments, and whether to send it as an SSE
+// stream (else as JSON).
+func toolsCallServer[A any](answer func(id string, args A) (result string, sse bool)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Params struct {
-				Arguments struct{ N int } `json:"arguments"`
+				Arguments A `json:"arguments"`
 			} `json:"params"`
 		}
 		body, _ := io.ReadAll(r.Body)
@@ -51,7 +52,8 @@ func benchMCP(sse bool) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"order ` + strconv.Itoa(m.Params.Arguments.N) + ` shipped"}],"structuredContent":{"order":` + strconv.Itoa(m.Params.Arguments.N) + `,"state":"shipped"}}}`
+		result, sse := answer(string(m.ID), m.Params.Arguments)
+		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`
 		if sse {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = io.WriteString(w, "event: message\ndata: "+resp+"\n\n")
@@ -59,6 +61,15 @@ func benchMCP(sse bool) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, resp)
+	})
+}
+
+// benchMCP answers tools/call {"n": N} with a result naming N (every result distinct), as JSON
+// or as an SSE stream.
+func benchMCP(sse bool) http.Handler {
+	return toolsCallServer(func(_ string, args struct{ N int }) (string, bool) {
+		n := strconv.Itoa(args.N)
+		return `{"content":[{"type":"text","text":"order ` + n + ` shipped"}],"structuredContent":{"order":` + n + `,"state":"shipped"}}`, sse
 	})
 }
 
@@ -88,12 +99,8 @@ func benchTraffic(ctx context.Context, mcpURL, providerURL string, stream bool, 
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
 	var (
-		next    atomic.Int64
-		mu      sync.Mutex
-		lats    []time.Duration
-		firstMu sync.Mutex
-		first   error
-		wg      sync.WaitGroup
+		mu   sync.Mutex
+		lats []time.Duration
 	)
 	do := func(url, body string, auth string) ([]byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
@@ -119,43 +126,88 @@ func benchTraffic(ctx context.Context, mcpURL, providerURL string, stream bool, 
 		}
 		return b, err
 	}
-	for range benchConns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	errs := fanOut(ctx, benchConns, calls, func(i int) error {
+		n := base + i
+		args := `{"n":` + strconv.Itoa(n) + `}`
+		resp, err := do(mcpURL, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"lookup","arguments":`+args+`}}`, "Bearer bench-mcp-token-000")
+		if err != nil {
+			return err
+		}
+		text := "order " + strconv.Itoa(n) + " shipped"
+		if !strings.Contains(string(resp), text) {
+			return fmt.Errorf("tools/call %d: %s", n, resp)
+		}
+		id := "call_" + strconv.Itoa(n)
+		argText, _ := json.Marshal(args)
+		body := `{"model":"m","stream":` + strconv.FormatBool(stream) + `,"messages":[{"role":"user","content":"look it up"},{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"lookup","arguments":` + string(argText) + `}}]},{"role":"tool","tool_call_id":"` + id + `","content":"` + text + `"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`
+		_, err = do(providerURL+"/v1/chat/completions", body, "Bearer sk-bench-provider-key-000")
+		return err
+	})
+	if len(errs) > 0 {
+		return lats, errs[0]
+	}
+	return lats, nil
+}
+
+// fanOut calls call(1), …, call(calls) from conns goroutines, each taking the next number until
+// every number is taken or ctx is done; a goroutine stops at its first failed call. It returns
+// the failures in the order they came.
+func fanOut(ctx context.Context, conns, calls int, call func(i int) error) []error {
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for range conns {
+		wg.Go(func() {
 			for {
 				i := int(next.Add(1))
 				if i > calls || ctx.Err() != nil {
 					return
 				}
-				n := base + i
-				args := `{"n":` + strconv.Itoa(n) + `}`
-				resp, err := do(mcpURL, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"lookup","arguments":`+args+`}}`, "Bearer bench-mcp-token-000")
-				if err == nil {
-					text := "order " + strconv.Itoa(n) + " shipped"
-					if !strings.Contains(string(resp), text) {
-						err = fmt.Errorf("tools/call %d: %s", n, resp)
-					}
-					id := "call_" + strconv.Itoa(n)
-					argText, _ := json.Marshal(args)
-					body := `{"model":"m","stream":` + strconv.FormatBool(stream) + `,"messages":[{"role":"user","content":"look it up"},{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"lookup","arguments":` + string(argText) + `}}]},{"role":"tool","tool_call_id":"` + id + `","content":"` + text + `"}],"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`
-					if err == nil {
-						_, err = do(providerURL+"/v1/chat/completions", body, "Bearer sk-bench-provider-key-000")
-					}
-				}
-				if err != nil {
-					firstMu.Lock()
-					if first == nil {
-						first = err
-					}
-					firstMu.Unlock()
+				if err := call(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return lats, first
+	return errs
+}
+
+// startRun starts Run(ctx, o) in the background (o.Ready set, o.Executable the test's binary) and
+// returns record's endpoints once it listens, and stop, which cancels the run and returns what Run
+// returned. A Run that returns before it listens fails tb.
+func startRun(tb testing.TB, ctx context.Context, o Options) (Endpoints, func() (*Result, error)) {
+	tb.Helper()
+	ready := make(chan Endpoints, 1)
+	o.Ready = func(ep Endpoints) { ready <- ep }
+	o.Executable = os.Args[0]
+	var res *Result
+	var rerr error
+	done := make(chan struct{})
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		res, rerr = Run(rctx, o)
+	}()
+	stop := func() (*Result, error) {
+		cancel()
+		<-done
+		return res, rerr
+	}
+	select {
+	case ep := <-ready:
+		return ep, stop
+	case <-done:
+		cancel()
+		tb.Fatalf("record: %v", rerr)
+		return Endpoints{}, nil
+	}
 }
 
 // quantile is the q-quantile of the durations, in milliseconds.
@@ -195,23 +247,7 @@ func BenchmarkRecord(b *testing.B) {
 				ctx, cancel := context.WithTimeout(context.Background(), benchDeadline)
 				bare := httptest.NewServer(bareProxies(mcp.URL+"/mcp", prov.URL))
 				out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
-				ready := make(chan Endpoints, 1)
-				var res *Result
-				var rerr error
-				done := make(chan struct{})
-				rctx, stop := context.WithCancel(ctx)
-				go func() {
-					defer close(done)
-					res, rerr = Run(rctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL,
-						Executable: os.Args[0], Ready: func(ep Endpoints) { ready <- ep }})
-				}()
-				var ep Endpoints
-				select {
-				case ep = <-ready:
-				case <-done:
-					cancel()
-					b.Fatalf("record: %v", rerr)
-				}
+				ep, stop := startRun(b, ctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
 				var direct, bared, proxied []time.Duration
 				var cpuDirect, cpuBare, cpuRecord time.Duration
 				per := benchCalls / benchRounds
@@ -231,8 +267,7 @@ func BenchmarkRecord(b *testing.B) {
 						l, err := benchTraffic(ctx, route.mcp, route.provider, stream, base, per)
 						*route.cpu += processCPU() - before
 						if err != nil {
-							stop()
-							<-done
+							_, _ = stop()
 							cancel()
 							b.Fatalf("%s: %v", route.name, err)
 						}
@@ -240,8 +275,7 @@ func BenchmarkRecord(b *testing.B) {
 					}
 				}
 				bare.Close()
-				stop()
-				<-done
+				res, rerr := stop()
 				cancel()
 				if rerr != nil {
 					b.Fatalf("record: %v", rerr)
@@ -411,53 +445,17 @@ func BenchmarkRecordMemory(b *testing.B) {
 		debug.FreeOSMemory()
 		resetPeakRSS(b)
 		out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
-		ready := make(chan Endpoints, 1)
-		var res *Result
-		var rerr error
-		done := make(chan struct{})
-		rctx, stop := context.WithCancel(ctx)
-		go func() {
-			defer close(done)
-			res, rerr = Run(rctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL,
-				Executable: os.Args[0], Ready: func(ep Endpoints) { ready <- ep }})
-		}()
-		var ep Endpoints
-		select {
-		case ep = <-ready:
-		case <-done:
-			b.Fatalf("record: %v", rerr)
-		}
+		ep, stop := startRun(b, ctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
 		tr := &http.Transport{MaxIdleConnsPerHost: memConns, MaxConnsPerHost: memConns}
 		hc := &http.Client{Transport: tr}
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		errs := make(chan error, memConns)
-		for range memConns {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					n := int(next.Add(1))
-					if n > memCalls {
-						return
-					}
-					if err := bigCall(ctx, hc, ep, n); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		stop()
-		<-done
+		errs := fanOut(ctx, memConns, memCalls, func(n int) error { return bigCall(ctx, hc, ep, n) })
+		res, rerr := stop()
 		peak := peakRSS(b)
 		cancel()
 		stopWatch()
 		tr.CloseIdleConnections()
 		b.Logf("peak RSS %d MiB (budget %s)", peak>>20, budgetText)
-		close(errs)
-		for err := range errs {
+		for _, err := range errs {
 			b.Error(err)
 		}
 		if rerr != nil {

@@ -17,12 +17,12 @@ import (
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 )
 
-// post sends one request and reads its answer.
-func post(t *testing.T, url string, header map[string]string, body string) []byte {
-	t.Helper()
+// send sends one JSON request (with header) as an MCP client does and reads its answer: the
+// status and the body (what came of it when the read failed).
+func send(url string, header map[string]string, body string) (int, []byte, error) {
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -31,10 +31,17 @@ func post(t *testing.T, url string, header map[string]string, body string) []byt
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// post sends one request and reads its answer.
+func post(t *testing.T, url string, header map[string]string, body string) []byte {
+	t.Helper()
+	_, b, err := send(url, header, body)
 	if err != nil {
 		t.Fatal(err)
 	}

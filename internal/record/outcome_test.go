@@ -25,25 +25,11 @@ const hostileMessage = "overloaded\n::error::pwned \u202e<script>x</script>\x1b[
 // tryPost sends one request and reads its answer, whatever it is: the status (0 when no answer
 // came whole) and the body.
 func tryPost(url string, header map[string]string, body string) (int, []byte) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return 0, nil
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	status, b, err := send(url, header, body)
 	if err != nil {
 		return 0, b
 	}
-	return resp.StatusCode, b
+	return status, b
 }
 
 // chatCarrying is a Chat Completions request carrying call id's result text of lookup(args).

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,17 +27,8 @@ import (
 // equalArgsMCP answers every tools/call with the next "result N".
 func equalArgsMCP() http.Handler {
 	var n atomic.Int64
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &m); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"result `+strconv.FormatInt(n.Add(1), 10)+`"}]}}`)
+	return toolsCallServer(func(string, struct{}) (string, bool) {
+		return `{"content":[{"type":"text","text":"result ` + strconv.FormatInt(n.Add(1), 10) + `"}]}`, false
 	})
 }
 
@@ -61,23 +51,7 @@ func equalArgsLoad(tb testing.TB, calls int, lossy bool) loadFigures {
 	out := filepath.Join(tb.TempDir(), "rec")
 	ctx, cancel := context.WithTimeout(context.Background(), benchDeadline)
 	defer cancel()
-	ready := make(chan Endpoints, 1)
-	done := make(chan struct{})
-	var res *Result
-	var rerr error
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		defer close(done)
-		res, rerr = Run(rctx, Options{Lane: "load", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL,
-			Executable: os.Args[0], Ready: func(ep Endpoints) { ready <- ep }})
-	}()
-	var ep Endpoints
-	select {
-	case ep = <-ready:
-	case <-done:
-		tb.Fatalf("record: %v", rerr)
-	}
+	ep, stop := startRun(tb, ctx, Options{Lane: "load", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
 	tr := &http.Transport{MaxIdleConnsPerHost: benchConns, MaxConnsPerHost: benchConns, MaxIdleConns: 2 * benchConns}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -99,57 +73,34 @@ func equalArgsLoad(tb testing.TB, calls int, lossy bool) loadFigures {
 		}
 		return b, err
 	}
-	var (
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	for range benchConns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1))
-				if i > calls || ctx.Err() != nil {
-					return
-				}
-				resp, err := post(ep.MCP, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`)
-				var m struct {
-					Result struct{ Content []struct{ Text string } }
-				}
-				if err == nil {
-					if err = json.Unmarshal(resp, &m); err == nil && len(m.Result.Content) != 1 {
-						err = fmt.Errorf("tools/call: %s", resp)
-					}
-				}
-				if err == nil {
-					text := m.Result.Content[0].Text
-					if lossy {
-						text = ""
-					}
-					content, _ := json.Marshal(text)
-					// The call id names the result (not a pairing's evidence: the MCP side has no
-					// call id), so that a crossed pair shows in the written item, lossy or not.
-					id := "call_" + strings.TrimPrefix(m.Result.Content[0].Text, "result ")
-					_, err = post(ep.Provider+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"look it up"},{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"lookup","arguments":"{}"}}]},{"role":"tool","tool_call_id":"`+id+`","content":`+string(content)+`}]}`)
-				}
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	stop()
-	<-done
-	if first != nil {
-		tb.Fatalf("the agent: %v", first)
+	errs := fanOut(ctx, benchConns, calls, func(i int) error {
+		resp, err := post(ep.MCP, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`)
+		if err != nil {
+			return err
+		}
+		var m struct {
+			Result struct{ Content []struct{ Text string } }
+		}
+		if err := json.Unmarshal(resp, &m); err != nil {
+			return err
+		}
+		if len(m.Result.Content) != 1 {
+			return fmt.Errorf("tools/call: %s", resp)
+		}
+		text := m.Result.Content[0].Text
+		if lossy {
+			text = ""
+		}
+		content, _ := json.Marshal(text)
+		// The call id names the result (not a pairing's evidence: the MCP side has no
+		// call id), so that a crossed pair shows in the written item, lossy or not.
+		id := "call_" + strings.TrimPrefix(m.Result.Content[0].Text, "result ")
+		_, err = post(ep.Provider+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"look it up"},{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"lookup","arguments":"{}"}}]},{"role":"tool","tool_call_id":"`+id+`","content":`+string(content)+`}]}`)
+		return err
+	})
+	res, rerr := stop()
+	if len(errs) > 0 {
+		tb.Fatalf("the agent: %v", errs[0])
 	}
 	if rerr != nil {
 		tb.Fatalf("record: %v", rerr)

@@ -169,21 +169,10 @@ func TestProviderResults(t *testing.T) {
 // writes (a JSON escape a Go encoder would not use, say).
 func echoServer(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Arguments struct {
-					Raw string `json:"raw"`
-				} `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"`+m.Params.Arguments.Raw+`"}]}}`)
+	srv := httptest.NewServer(toolsCallServer(func(_ string, args struct {
+		Raw string `json:"raw"`
+	}) (string, bool) {
+		return `{"content":[{"type":"text","text":"` + args.Raw + `"}]}`, false
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"

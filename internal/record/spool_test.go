@@ -92,6 +92,20 @@ func drained(t *testing.T, r *recorder) (msgs []string, spooled int) {
 	}
 }
 
+// checkTap reads tap, which hands r the events, whole: it must pass in on unchanged and hand the
+// engine want, spooled of them spooled.
+func checkTap(t *testing.T, tap io.Reader, r *recorder, in string, want []string, spooled int) {
+	t.Helper()
+	got, err := io.ReadAll(tap)
+	if err != nil || string(got) != in {
+		t.Fatalf("passed on %.80q (%v), want it unchanged", got, err)
+	}
+	msgs, n := drained(t, r)
+	if fmt.Sprintf("%q", msgs) != fmt.Sprintf("%q", want) || n != spooled {
+		t.Errorf("events %.80q (%d spooled), want %.80q (%d)", msgs, n, want, spooled)
+	}
+}
+
 // chunkers read a body in the ways a network may cut it.
 var chunkers = []struct {
 	name string
@@ -129,14 +143,7 @@ func TestSSETap(t *testing.T) {
 			t.Run(tc.name+"/"+ch.name, func(t *testing.T) {
 				r := tapRecorder(t, 1<<30)
 				tap := &sseTap{body: io.NopCloser(ch.wrap(strings.NewReader(tc.stream))), r: r, session: "s", head: make([]byte, 0, len("data: "))}
-				got, err := io.ReadAll(tap)
-				if err != nil || string(got) != tc.stream {
-					t.Fatalf("passed on %q (%v), want the stream unchanged", got, err)
-				}
-				msgs, spooled := drained(t, r)
-				if fmt.Sprintf("%q", msgs) != fmt.Sprintf("%q", tc.want) || spooled != tc.spooled {
-					t.Errorf("events %.80q (%d spooled), want %.80q (%d)", msgs, spooled, tc.want, tc.spooled)
-				}
+				checkTap(t, tap, r, tc.stream, tc.want, tc.spooled)
 			})
 		}
 	}
@@ -165,14 +172,7 @@ func TestJSONTap(t *testing.T) {
 			t.Run(tc.name+"/"+ch.name, func(t *testing.T) {
 				r := tapRecorder(t, tc.budget)
 				tap := &jsonTap{body: io.NopCloser(ch.wrap(strings.NewReader(tc.body))), r: r, session: "s"}
-				got, err := io.ReadAll(tap)
-				if err != nil || string(got) != tc.body {
-					t.Fatalf("passed on %.80q (%v), want the body unchanged", got, err)
-				}
-				msgs, spooled := drained(t, r)
-				if fmt.Sprintf("%q", msgs) != fmt.Sprintf("%q", tc.want) || spooled != tc.spooled {
-					t.Errorf("events %.80q (%d spooled), want %.80q (%d)", msgs, spooled, tc.want, tc.spooled)
-				}
+				checkTap(t, tap, r, tc.body, tc.want, tc.spooled)
 			})
 		}
 	}
@@ -226,28 +226,11 @@ func TestReadBody(t *testing.T) {
 // bigMCP answers tools/call {"size": N} with a result whose text is N bytes naming the call, as
 // JSON or, with {"sse": true}, as an SSE stream.
 func bigMCP() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Params struct {
-				Arguments struct {
-					Size int  `json:"size"`
-					SSE  bool `json:"sse"`
-				} `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"` + bigText(string(m.ID), m.Params.Arguments.Size) + `"}]}}`
-		if m.Params.Arguments.SSE {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, "event: message\ndata: "+resp+"\n\n")
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, resp)
+	return toolsCallServer(func(id string, args struct {
+		Size int  `json:"size"`
+		SSE  bool `json:"sse"`
+	}) (string, bool) {
+		return `{"content":[{"type":"text","text":"` + bigText(id, args.Size) + `"}]}`, args.SSE
 	})
 }
 

@@ -81,30 +81,28 @@ func (r *Report) GateError() error {
 func (l *Lacking) Err() error {
 	var parts []string
 	if l.Count > 0 {
-		var first []string
-		for _, b := range l.First[:min(len(l.First), 5)] {
-			first = append(first, b.String())
-		}
-		more := ""
-		if l.Count > len(first) {
-			more = fmt.Sprintf("\n(and %d more: the JSON report's lacking member lists the first %d)", l.Count-len(first), len(l.First))
-		}
-		parts = append(parts, fmt.Sprintf("the decision logs lack %d of the %d expected bindings (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n%s%s",
-			l.Count, l.Expected, strings.Join(first, "\n"), more))
+		parts = append(parts, fmt.Sprintf("the decision logs lack %d of the %d expected bindings (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n%s",
+			l.Count, l.Expected, firstFew(l.First, l.Count, "lacking")))
 	}
 	if e := l.Errors; e != nil && e.Count > 0 {
-		var first []string
-		for _, d := range e.First[:min(len(e.First), 5)] {
-			first = append(first, d.String())
-		}
-		more := ""
-		if e.Count > len(first) {
-			more = fmt.Sprintf("\n(and %d more: the JSON report's lacking.errors member lists the first %d)", e.Count-len(first), len(e.First))
-		}
-		parts = append(parts, fmt.Sprintf("%d decisions in the logs are errors, not verdicts: what was posted there was not judged (fix what the service posts: the position must be one the bundle's contract set knows); errors:\n%s%s",
-			e.Count, strings.Join(first, "\n"), more))
+		parts = append(parts, fmt.Sprintf("%d decisions in the logs are errors, not verdicts: what was posted there was not judged (fix what the service posts: the position must be one the bundle's contract set knows); errors:\n%s",
+			e.Count, firstFew(e.First, e.Count, "lacking.errors")))
 	}
 	return fmt.Errorf("the census is incomplete and gives no verdict: %s", strings.Join(parts, ";\n"))
+}
+
+// firstFew is the first five of first, a list of count, a line each, and, if count is more, a
+// line that says how many more and that the JSON report's member lists the first len(first).
+func firstFew[T fmt.Stringer](first []T, count int, member string) string {
+	var lines []string
+	for _, x := range first[:min(len(first), 5)] {
+		lines = append(lines, x.String())
+	}
+	s := strings.Join(lines, "\n")
+	if count > len(lines) {
+		s += fmt.Sprintf("\n(and %d more: the JSON report's %s member lists the first %d)", count-len(lines), member, len(first))
+	}
+	return s
 }
 
 // Summary says in words what an incomplete census lacks: "N of the M expected bindings lacking"

@@ -103,3 +103,44 @@ func TestFailedReport(t *testing.T) {
 		})
 	}
 }
+
+// TestLackingErr: the message beside exit 2 for an incomplete census names the first five
+// lacking bindings and error decisions, and says how many more the JSON report lists.
+func TestLackingErr(t *testing.T) {
+	binding := func(f string) LackingBinding {
+		return LackingBinding{Position: Position{Fixture: f, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "D1"}, Task: "T1"}
+	}
+	var bindings []LackingBinding
+	for _, f := range []string{"C01", "C02", "C03", "C04", "C05", "C06"} {
+		bindings = append(bindings, binding(f))
+	}
+	decision := DecisionError{At: "opa.log:3", Decision: "id-1", Error: `{"code":"eval_error"}`}
+	const (
+		head    = "the census is incomplete and gives no verdict: "
+		lack    = "the decision logs lack %d of the %d expected bindings (restrict the run with --lane, --fixture, … to what was judged, or post what is lacking); lacking:\n"
+		errs    = "%d decisions in the logs are errors, not verdicts: what was posted there was not judged (fix what the service posts: the position must be one the bundle's contract set knows); errors:\n"
+		first5  = "C01 direct v1 default D1 T1\nC02 direct v1 default D1 T1\nC03 direct v1 default D1 T1\nC04 direct v1 default D1 T1\nC05 direct v1 default D1 T1"
+		decided = `opa.log:3: decision "id-1": {"code":"eval_error"}`
+	)
+	tests := []struct {
+		name    string
+		lacking Lacking
+		want    string
+	}{
+		{name: "all listed", lacking: Lacking{Expected: 4, Held: 2, Count: 2, First: bindings[:2]},
+			want: head + fmt.Sprintf(lack, 2, 4) + "C01 direct v1 default D1 T1\nC02 direct v1 default D1 T1"},
+		{name: "more than five", lacking: Lacking{Expected: 9, Held: 1, Count: 8, First: bindings},
+			want: head + fmt.Sprintf(lack, 8, 9) + first5 + "\n(and 3 more: the JSON report's lacking member lists the first 6)"},
+		{name: "errors only", lacking: Lacking{Expected: 3, Held: 3, Errors: &DecisionErrors{Count: 1, First: []DecisionError{decision}}},
+			want: head + fmt.Sprintf(errs, 1) + decided},
+		{name: "both, errors past the list", lacking: Lacking{Expected: 2, Held: 1, Count: 1, First: bindings[:1], Errors: &DecisionErrors{Count: 4, First: []DecisionError{decision}}},
+			want: head + fmt.Sprintf(lack, 1, 2) + "C01 direct v1 default D1 T1;\n" + fmt.Sprintf(errs, 4) + decided + "\n(and 3 more: the JSON report's lacking.errors member lists the first 1)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.lacking.Err().Error(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
