@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -137,6 +138,25 @@ func TestCountsLabelled(t *testing.T) {
 			}
 		})
 	}
+	t.Run("docs/report.md's example", func(t *testing.T) {
+		doc, err := os.ReadFile("../../docs/report.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const intro = "The text report gives:\n\n```\n"
+		_, example, ok := strings.Cut(string(doc), intro)
+		example, _, closed := strings.Cut(example, "```")
+		if !ok || !closed {
+			t.Fatalf("docs/report.md has no example after %q", intro)
+		}
+		var buf bytes.Buffer
+		if err := (Text{}).Output(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), example) {
+			t.Errorf("docs/report.md's example is not what the text report gives:\n%s", buf.String())
+		}
+	})
 	t.Run("every format", func(t *testing.T) {
 		for _, f := range Formats() {
 			switch f {
