@@ -1,6 +1,7 @@
 package census
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -156,5 +157,44 @@ func TestCensusCounts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDivergences counts the divergences of the census over every lane of 600,000
+// bindings (lanes a and b captured, c reconstructed, 50,000 versions each, two fixtures, two
+// stages, half of them unmet): the pass that reads each binding's outcome and origin.
+func BenchmarkDivergences(b *testing.B) {
+	const versions = 50_000
+	c, err := New(model(), "p")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := 0
+	for v := range versions {
+		for _, lane := range []string{"a", "b", "c"} {
+			origin := "captured"
+			if lane == "c" {
+				origin = "reconstructed"
+			}
+			for _, fixture := range []string{"F1", "F3"} {
+				for i, stage := range []string{"A2", "M3"} {
+					line++
+					outcome := result.Pass
+					if (v+i)%2 == 0 {
+						outcome = result.Unmet
+					}
+					r := Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: lane, LaneVersion: fmt.Sprint("v", v), Configuration: "default", Stage: stage}, Task: "P"},
+						Repetition: 1, Origin: origin, Outcome: outcome, File: "obs/bench.jsonl", Line: line}
+					if err := c.Add(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	order := c.sorted()
+	b.ResetTimer()
+	for b.Loop() {
+		c.divergences(order, func(int32) bool { return true })
 	}
 }
