@@ -31,7 +31,7 @@ func TestVersion(t *testing.T) {
 	}{
 		{name: "released", bi: &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Deps: deps},
 			want: []string{"contractcheck v1.2.3\n", "go go1.26.8\n", "OPA v1.22.3 (github.com/open-policy-agent/opa)\n", "CUE v0.17.1 (cuelang.org/go)\n",
-				"jsonschema v6.0.3 (github.com/santhosh-tekuri/jsonschema/v6)\n", "reportVersion 2: check report", "lockVersion 1: lock file"},
+				"jsonschema v6.0.3 (github.com/santhosh-tekuri/jsonschema/v6)\n", "reportVersion 3: check report", "lockVersion 1: lock file"},
 			not: []string{"revision"}},
 		{name: "development build of a modified tree", bi: &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Deps: deps,
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.time", Value: "2026-11-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},

@@ -95,10 +95,13 @@ func TestCensusMatrix(t *testing.T) {
 			{Fixture: "F1", Task: "P", Family: "fam", Stages: []string{"A2", "M3"}},
 			{Fixture: "F3", Task: "P", Family: "fam", Stages: []string{"M3"}},
 		},
-		Manifestations: 3,
-		ByFamily:       map[string]int{"fam": 2},
-		Guard:          []result.Divergence{{Fixture: "F1", Task: "G", Family: "fam", Stages: []string{"A2"}}},
-		Apart:          []result.Divergence{{Fixture: "F2", Task: "P", Family: "stress", Stages: []string{"A2"}}},
+		Manifestations:         3,
+		UniqueByFamily:         map[string]int{"fam": 2},
+		ManifestationsByFamily: map[string]int{"fam": 3},
+		UniqueByOrigin:         result.OriginCounts{Captured: 2},
+		ManifestationsByOrigin: result.OriginCounts{Captured: 3},
+		Guard:                  []result.Divergence{{Fixture: "F1", Task: "G", Family: "fam", Stages: []string{"A2"}}},
+		Apart:                  []result.Divergence{{Fixture: "F2", Task: "P", Family: "stress", Stages: []string{"A2"}}},
 		// Without a: F1/P at A2 (b unmet, c pass) and M3 (b, c), F3/P at M3: 2.
 		// Without b: F1/P at M3 (a unmet, c pass) only: 1. Without c: F1/P at A2 (a pass, b unmet): 1.
 		LeaveOneOut: map[string]int{"a": 2, "b": 1, "c": 1},

@@ -15,13 +15,22 @@ import (
 // configuration of one lane and counts the unique primary divergences that remain. Only the
 // bindings keep selects are counted: every one, or those of captured carriers, so that a
 // reconstructed carrier never silently changes a headline number.
+//
+// Unique divergences and manifestations are each counted by family and by origin
+// (result.OriginCounts): a manifestation is captured when bindings of captured carriers alone show
+// it, a unique divergence when any of its manifestations is.
 func (c *Census) divergences(order []int32, keep func(int32) bool) result.Divergences {
-	// Per (fixture, task, stage), which lanes pass and which are unmet there: one pass over the
-	// bindings serves the census and every leave-one-lane-out recount.
+	// Per (fixture, task, stage), which lanes pass and which are unmet there, and whether a
+	// binding of a captured carrier is among either: one pass over the bindings serves the census
+	// and every leave-one-lane-out recount.
 	type pairStage struct{ fixture, task, stage int32 }
-	type seen struct{ pass, unmet map[int32]bool }
+	type seen struct {
+		pass, unmet                 map[int32]bool
+		capturedPass, capturedUnmet bool
+	}
 	at := map[pairStage]*seen{}
 	lanes := map[int32]bool{}
+	capturedID := c.names.lookup("captured")
 	for _, s := range order {
 		k := c.key(s)
 		if !keep(s) || c.model.Lanes[c.names.str(k.lane)].Control {
@@ -37,15 +46,23 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 			x = &seen{pass: map[int32]bool{}, unmet: map[int32]bool{}}
 			at[ps] = x
 		}
+		captured := c.groupOf(c.first(s)).origin == capturedID
 		if outcome == result.Pass {
 			x.pass[k.lane] = true
+			x.capturedPass = x.capturedPass || captured
 		} else {
 			x.unmet[k.lane] = true
+			x.capturedUnmet = x.capturedUnmet || captured
 		}
 		lanes[k.lane] = true
 	}
+	// found is a divergence and how many of its manifestations captured carriers alone show.
+	type found struct {
+		result.Divergence
+		captured int
+	}
 	// find lists the divergences, leaving out one lane when without is not -1.
-	find := func(without int32) []result.Divergence {
+	find := func(without int32) []found {
 		has := func(ls map[int32]bool) bool {
 			for l := range ls {
 				if l != without {
@@ -56,17 +73,21 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 		}
 		type pair struct{ fixture, task int32 }
 		stages := map[pair][]string{}
+		captured := map[pair]int{}
 		for ps, x := range at {
 			if has(x.pass) && has(x.unmet) {
 				p := pair{ps.fixture, ps.task}
 				stages[p] = append(stages[p], c.names.str(ps.stage))
+				if x.capturedPass && x.capturedUnmet {
+					captured[p]++
+				}
 			}
 		}
-		out := make([]result.Divergence, 0, len(stages))
+		out := make([]found, 0, len(stages))
 		for p, sts := range stages {
 			sort.Slice(sts, func(i, j int) bool { return contract.StageIndex(sts[i]) < contract.StageIndex(sts[j]) })
 			fixture := c.names.str(p.fixture)
-			out = append(out, result.Divergence{Fixture: fixture, Task: c.names.str(p.task), Family: c.model.Fixtures[fixture].Family, Stages: sts})
+			out = append(out, found{result.Divergence{Fixture: fixture, Task: c.names.str(p.task), Family: c.model.Fixtures[fixture].Family, Stages: sts}, captured[p]})
 		}
 		sort.Slice(out, func(i, j int) bool {
 			if out[i].Fixture != out[j].Fixture {
@@ -77,10 +98,11 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 		return out
 	}
 	d := result.Divergences{
-		Unique: []result.Divergence{}, ByFamily: map[string]int{}, Guard: []result.Divergence{},
-		Apart: []result.Divergence{}, LeaveOneOut: map[string]int{},
+		Unique: []result.Divergence{}, UniqueByFamily: map[string]int{}, ManifestationsByFamily: map[string]int{},
+		Guard: []result.Divergence{}, Apart: []result.Divergence{}, LeaveOneOut: map[string]int{},
 	}
-	for _, div := range find(-1) {
+	for _, f := range find(-1) {
+		div := f.Divergence
 		switch c.role(div.Fixture, div.Task) {
 		case "guard":
 			d.Guard = append(d.Guard, div)
@@ -89,7 +111,15 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 		default:
 			d.Unique = append(d.Unique, div)
 			d.Manifestations += len(div.Stages)
-			d.ByFamily[div.Family]++
+			d.UniqueByFamily[div.Family]++
+			d.ManifestationsByFamily[div.Family] += len(div.Stages)
+			d.ManifestationsByOrigin.Captured += f.captured
+			d.ManifestationsByOrigin.Reconstructed += len(div.Stages) - f.captured
+			if f.captured > 0 {
+				d.UniqueByOrigin.Captured++
+			} else {
+				d.UniqueByOrigin.Reconstructed++
+			}
 		}
 	}
 	for lane := range lanes {

@@ -213,7 +213,8 @@ type NullSensitivity struct {
 	OnlyOther []result.Divergence `json:"onlyOther"`
 }
 
-// NullRun is the divergence census of one profile.
+// NullRun is the divergence census of one profile. ByFamily counts its unique divergences (not
+// its manifestations) per fixture family: the check report's uniqueByFamily.
 type NullRun struct {
 	Profile    string `json:"profile"`
 	NullPolicy string `json:"nullPolicy"`

@@ -73,14 +73,58 @@ func Findings(r *result.Report) ([]string, []FindingRow) {
 	return sortedKeys(tasks), rows
 }
 
-// familyCounts writes a census's manifestations by family, "a 1, b 2", each family name escaped
-// by esc for the format's grammar.
-func familyCounts(d result.Divergences, esc func(string) string) string {
-	var parts []string
-	for _, f := range sortedKeys(d.ByFamily) {
-		parts = append(parts, fmt.Sprintf("%s %d", esc(f), d.ByFamily[f]))
+// The labels of a census's counts, as every format prints them: what each count counts.
+const (
+	LabelUniqueByFamily         = "unique divergences by family"
+	LabelManifestationsByFamily = "manifestations by family"
+	LabelUniqueByOrigin         = "unique divergences by origin"
+	LabelManifestationsByOrigin = "manifestations by origin"
+	// LabelLeaveOneOut heads the leave-one-lane-out recount, which counts unique divergences.
+	LabelLeaveOneOut = "leave one lane out, unique divergences left"
+)
+
+// censusCount is one labelled count of a census: its label (one of the Label constants) and
+// its parts, "name n" each.
+type censusCount struct {
+	Label string
+	Parts []string
+}
+
+// Text is the count's parts as one text, "a 1, b 2".
+func (c censusCount) Text() string { return strings.Join(c.Parts, ", ") }
+
+// censusCounts gives a census's counts, each labelled as what it counts and its names escaped by
+// esc for the format's grammar: unique divergences and manifestations by family (left out when
+// the census has none), then, when byOrigin, both by origin (captured and reconstructed, zeros
+// included). A format asks for the origins in the census over every lane of a report with a
+// reconstructed lane: in any other census every count is captured.
+func censusCounts(d result.Divergences, byOrigin bool, esc func(string) string) []censusCount {
+	family := func(label string, m map[string]int) []censusCount {
+		if len(m) == 0 {
+			return nil
+		}
+		var parts []string
+		for _, f := range sortedKeys(m) {
+			parts = append(parts, fmt.Sprintf("%s %d", esc(f), m[f]))
+		}
+		return []censusCount{{label, parts}}
 	}
-	return strings.Join(parts, ", ")
+	out := append(family(LabelUniqueByFamily, d.UniqueByFamily), family(LabelManifestationsByFamily, d.ManifestationsByFamily)...)
+	if byOrigin {
+		origin := func(label string, o result.OriginCounts) censusCount {
+			return censusCount{label, []string{fmt.Sprintf("captured %d", o.Captured), fmt.Sprintf("reconstructed %d", o.Reconstructed)}}
+		}
+		out = append(out, origin(LabelUniqueByOrigin, d.UniqueByOrigin), origin(LabelManifestationsByOrigin, d.ManifestationsByOrigin))
+	}
+	return out
+}
+
+// upperFirst is a label (ASCII, one of the Label constants) starting a sentence.
+func upperFirst(label string) string {
+	if label == "" {
+		return label
+	}
+	return strings.ToUpper(label[:1]) + label[1:]
 }
 
 // leaveOneOut writes a census's leave-one-lane-out recount, "without a 3, without b 4", each

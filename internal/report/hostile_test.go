@@ -35,7 +35,8 @@ func hostileSample(s string, selectedNothing bool) *result.Report {
 	}
 	div := result.Divergence{Fixture: "F" + s, Task: "T" + s, Family: "family " + s, Stages: []string{"D1"}}
 	divs := result.Divergences{Unique: []result.Divergence{div}, Guard: []result.Divergence{div}, Apart: []result.Divergence{div}, Manifestations: 3,
-		ByFamily: map[string]int{"family " + s: 3}, LeaveOneOut: map[string]int{"lane " + s: 0}}
+		UniqueByFamily: map[string]int{"family " + s: 1}, ManifestationsByFamily: map[string]int{"family " + s: 3},
+		UniqueByOrigin: result.OriginCounts{Captured: 1}, ManifestationsByOrigin: result.OriginCounts{Captured: 3}, LeaveOneOut: map[string]int{"lane " + s: 0}}
 	r := &result.Report{
 		ReportVersion: result.Version, Profile: "p" + s, NullPolicy: "strict",
 		Scope:   &result.Scope{Lanes: []string{"lane " + s}, Fixtures: []string{"F" + s}},

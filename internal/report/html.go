@@ -244,10 +244,15 @@ func (p *htmlPage) tasks() []htmlTask {
 type htmlCensus struct {
 	ID, Label string
 	D         result.Divergences
-	// ByFamily and LeaveOneOut are the census's counts as text, "" when it has none.
-	ByFamily, LeaveOneOut string
-	Lists                 []htmlDivList
+	// Counts are the census's counts by family and by origin, each labelled as what it counts;
+	// LeaveOneOut is its leave-one-lane-out recount as text, "" when it has none.
+	Counts      []censusCount
+	LeaveOneOut string
+	Lists       []htmlDivList
 }
+
+// LeaveOneOutLabel heads the census's leave-one-lane-out recount.
+func (htmlCensus) LeaveOneOutLabel() string { return upperFirst(LabelLeaveOneOut) }
 
 // htmlDivList is one list of a census (unique, guard, reported apart), left out when empty.
 type htmlDivList struct {
@@ -278,16 +283,17 @@ func (p *htmlPage) divergences() []htmlCensus {
 		id, label string
 		d         result.Divergences
 		captured  bool
+		byOrigin  bool
 	}
-	censuses := []census{{"div-all", "All lanes", r.Divergences, false}}
+	censuses := []census{{"div-all", "All lanes", r.Divergences, false, false}}
 	if rl := ReconstructedLanes(r); len(rl) > 0 {
-		censuses = []census{{"div-captured", "Captured lanes only (no reconstructed carrier)", r.CapturedDivergences, true},
-			{"div-all", "All lanes, the reconstructed " + strings.Join(rl, ", ") + " included", r.Divergences, false}}
+		censuses = []census{{"div-captured", "Captured lanes only (no reconstructed carrier)", r.CapturedDivergences, true, false},
+			{"div-all", "All lanes, the reconstructed " + strings.Join(rl, ", ") + " included", r.Divergences, false, true}}
 	}
 	out := make([]htmlCensus, 0, len(censuses))
 	for _, c := range censuses {
 		d := c.d
-		hc := htmlCensus{ID: c.id, Label: c.label, D: d, ByFamily: familyCounts(d, asIs), LeaveOneOut: leaveOneOut(d, asIs)}
+		hc := htmlCensus{ID: c.id, Label: c.label, D: d, Counts: censusCounts(d, c.byOrigin, asIs), LeaveOneOut: leaveOneOut(d, asIs)}
 		for _, list := range []struct {
 			name string
 			ds   []result.Divergence

@@ -13,7 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// JSON writes the report as indented JSON with reportVersion 2 (see WriteJSON). The results and
+// JSON writes the report as indented JSON with reportVersion result.Version (see WriteJSON). The results and
 // the upgrade changes are written one at a time, as they are made, so writing a report of a
 // million bindings holds one binding at a time; the bytes are those WriteJSON would write.
 type JSON struct{}

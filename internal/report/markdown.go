@@ -44,27 +44,32 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", codeList(reconstructed))
 	}
 	type census struct {
-		label string
-		d     result.Divergences
+		label    string
+		d        result.Divergences
+		byOrigin bool
 	}
 	// With every lane captured the two censuses are one; otherwise both are given, so that a
-	// reconstructed carrier never moves a headline number unsaid.
-	censuses := []census{{"Unique divergences", r.Divergences}}
+	// reconstructed carrier never moves a headline number unsaid, and the one over every lane
+	// splits its counts by origin.
+	censuses := []census{{"Unique divergences", r.Divergences, false}}
 	if len(reconstructed) > 0 {
-		censuses = []census{{"Captured lanes only (no reconstructed carrier): unique divergences", r.CapturedDivergences},
-			{"All lanes, the reconstructed " + codeList(reconstructed) + " included: unique divergences", r.Divergences}}
+		censuses = []census{{"Captured lanes only (no reconstructed carrier): unique divergences", r.CapturedDivergences, false},
+			{"All lanes, the reconstructed " + codeList(reconstructed) + " included: unique divergences", r.Divergences, true}}
 	}
 	for _, c := range censuses {
 		d := c.d
 		fmt.Fprintf(bw, "\n%s **%d**, manifestations **%d**", c.label, len(d.Unique), d.Manifestations)
-		if len(d.ByFamily) > 0 {
-			fmt.Fprintf(bw, " (by family: %s)", familyCounts(d, md))
-		}
 		fmt.Fprintf(bw, "; guard divergences: %d; reported apart: %d.", len(d.Guard), len(d.Apart))
 		if len(d.LeaveOneOut) > 0 {
-			fmt.Fprintf(bw, " Leave one lane out: %s.", leaveOneOut(d, md))
+			fmt.Fprintf(bw, " %s: %s.", upperFirst(LabelLeaveOneOut), leaveOneOut(d, md))
 		}
 		fmt.Fprintln(bw)
+		if counts := censusCounts(d, c.byOrigin, md); len(counts) > 0 {
+			fmt.Fprintln(bw)
+			for _, n := range counts {
+				fmt.Fprintf(bw, "- %s: %s\n", n.Label, n.Text())
+			}
+		}
 	}
 	writeReportedMarkdown(bw, r.Reported)
 	writeVisibilityMarkdown(bw, r)

@@ -45,11 +45,12 @@ func sample() *result.Report {
 		},
 		Localizations: []result.Localization{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: result.Transformation}},
 		Divergences: result.Divergences{
-			Unique:   []result.Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
-			ByFamily: map[string]int{"structured": 1}, Manifestations: 1, Guard: []result.Divergence{},
+			Unique:         []result.Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
+			UniqueByFamily: map[string]int{"structured": 1}, ManifestationsByFamily: map[string]int{"structured": 1}, Manifestations: 1,
+			UniqueByOrigin: result.OriginCounts{Captured: 1}, ManifestationsByOrigin: result.OriginCounts{Captured: 1}, Guard: []result.Divergence{},
 			Apart: []result.Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"adk-go": 0, "go-sdk": 1},
 		},
-		CapturedDivergences: result.Divergences{Unique: []result.Divergence{}, ByFamily: map[string]int{}, Guard: []result.Divergence{},
+		CapturedDivergences: result.Divergences{Unique: []result.Divergence{}, UniqueByFamily: map[string]int{}, ManifestationsByFamily: map[string]int{}, Guard: []result.Divergence{},
 			Apart: []result.Divergence{{Fixture: "C02", Task: "T2", Family: "structured-stress", Stages: []string{"D1"}}}, LeaveOneOut: map[string]int{"go-sdk": 0}},
 		Upgrades: []result.Upgrade{{Lane: "adk-go", Configuration: "default", From: "v1.0.0", To: "v1.7.0", Changes: result.ChangeList{
 			{Fixture: "C11", Stage: "A2", Task: "T4", Before: result.Unmet, After: result.Pass, DiagnosticsBefore: []result.Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},

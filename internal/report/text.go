@@ -93,19 +93,20 @@ func writeSummary(w io.Writer, r *result.Report, width int) {
 	}
 	c, d := r.CapturedDivergences, r.Divergences
 	fmt.Fprintln(w)
+	counts := func(d result.Divergences, byOrigin bool) {
+		for _, c := range censusCounts(d, byOrigin, term) {
+			wrapList(w, "  "+c.Label+": ", c.Parts, width)
+		}
+	}
 	if reconstructed := reconstructedRows(rows); len(reconstructed) > 0 {
 		fmt.Fprintf(w, "divergences, captured lanes only: %d unique, %d manifestations; guard %d; apart %d\n", len(c.Unique), c.Manifestations, len(c.Guard), len(c.Apart))
+		counts(c, false)
 		fmt.Fprintf(w, "divergences, all lanes (the reconstructed %s included): %d unique, %d manifestations; guard %d; apart %d\n",
 			strings.Join(terms(reconstructed), ", "), len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
+		counts(d, true)
 	} else {
 		fmt.Fprintf(w, "divergences: %d unique, %d manifestations; guard %d; apart %d\n", len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
-	}
-	if len(d.ByFamily) > 0 {
-		var parts []string
-		for _, f := range sortedKeys(d.ByFamily) {
-			parts = append(parts, fmt.Sprintf("%s %d", term(f), d.ByFamily[f]))
-		}
-		wrapList(w, "  manifestations by family: ", parts, width)
+		counts(d, false)
 	}
 	if len(r.Localizations) > 0 {
 		kinds := map[string]int{}
@@ -467,10 +468,10 @@ func writeDivergenceList(w io.Writer, r *result.Report) {
 		}
 	}
 	if l := leaveOneOut(d, term); l != "" {
-		fmt.Fprintf(w, "  leave one lane out (all lanes): %s\n", l)
+		fmt.Fprintf(w, "  %s (all lanes): %s\n", LabelLeaveOneOut, l)
 	}
 	if l := leaveOneOut(r.CapturedDivergences, term); l != "" {
-		fmt.Fprintf(w, "  leave one lane out (captured lanes): %s\n", l)
+		fmt.Fprintf(w, "  %s (captured lanes): %s\n", LabelLeaveOneOut, l)
 	}
 	if lanes := ReconstructedLanes(r); len(lanes) > 0 {
 		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(terms(lanes), ", "))

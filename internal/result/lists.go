@@ -142,7 +142,7 @@ func (u Upgrade) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
 }
 
-// UnmarshalJSON reads a JSON report (reportVersion 2): its results and upgrade changes become
+// UnmarshalJSON reads a JSON report (reportVersion Version): its results and upgrade changes become
 // lists held as values.
 func (r *Report) UnmarshalJSON(data []byte) error {
 	type plain Report

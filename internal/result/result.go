@@ -11,8 +11,10 @@ import (
 )
 
 // Version is the reportVersion written into every JSON report; it changes only when the report's
-// shape changes incompatibly.
-const Version = 2
+// shape changes incompatibly. Version 3 split the censuses' byFamily (unique divergences per
+// family, though it was described as manifestations) into uniqueByFamily and
+// manifestationsByFamily and added uniqueByOrigin and manifestationsByOrigin.
+const Version = 3
 
 // Report is the outcome of a check: every binding's outcome, the localizations, the divergence
 // census and the profile's gate.
@@ -75,7 +77,8 @@ func Failed(profile string, scope *Scope, err error) *Report {
 }
 
 func emptyDivergences() Divergences {
-	return Divergences{Unique: []Divergence{}, ByFamily: map[string]int{}, Guard: []Divergence{}, Apart: []Divergence{}, LeaveOneOut: map[string]int{}}
+	return Divergences{Unique: []Divergence{}, UniqueByFamily: map[string]int{}, ManifestationsByFamily: map[string]int{},
+		Guard: []Divergence{}, Apart: []Divergence{}, LeaveOneOut: map[string]int{}}
 }
 
 // Lacking is what a census built from decision logs lacks: the expected bindings (the positions
@@ -414,14 +417,35 @@ const (
 )
 
 // Divergences is the census of (fixture, task) pairs where one lane passes and another is unmet at
-// the same stage.
+// the same stage. Two things are counted, each by fixture family and by origin: unique
+// divergences (Unique, one per pair) and manifestations (one per pair and stage where it shows), so
+// a divergence that shows at three stages is one unique divergence and three manifestations.
 type Divergences struct {
-	Unique         []Divergence   `json:"unique"`
-	Manifestations int            `json:"manifestations"`
-	ByFamily       map[string]int `json:"byFamily"`
-	Guard          []Divergence   `json:"guard"`
-	Apart          []Divergence   `json:"apart"`
-	LeaveOneOut    map[string]int `json:"leaveOneOut"`
+	Unique         []Divergence `json:"unique"`
+	Manifestations int          `json:"manifestations"`
+	// UniqueByFamily and ManifestationsByFamily count the unique divergences and the
+	// manifestations per fixture family (a family with none is absent).
+	UniqueByFamily         map[string]int `json:"uniqueByFamily"`
+	ManifestationsByFamily map[string]int `json:"manifestationsByFamily"`
+	// UniqueByOrigin and ManifestationsByOrigin count them by the origin of the carriers they
+	// rest on (OriginCounts).
+	UniqueByOrigin         OriginCounts `json:"uniqueByOrigin"`
+	ManifestationsByOrigin OriginCounts `json:"manifestationsByOrigin"`
+	Guard                  []Divergence `json:"guard"`
+	Apart                  []Divergence `json:"apart"`
+	// LeaveOneOut is, per lane, the number of unique divergences left when that lane is removed.
+	LeaveOneOut map[string]int `json:"leaveOneOut"`
+}
+
+// OriginCounts splits a count by the origin of the carriers it rests on. A manifestation is
+// Captured when captured carriers alone show it (at its stage a binding of a captured carrier
+// passes and another one is unmet) and Reconstructed when it shows only with a reconstructed
+// carrier's outcome counted; a unique divergence is Captured when any of its manifestations is.
+// The captured counts are therefore the census over captured carriers only
+// (Report.CapturedDivergences), and Captured + Reconstructed is the total.
+type OriginCounts struct {
+	Captured      int `json:"captured"`
+	Reconstructed int `json:"reconstructed"`
 }
 
 // Divergence is one unique (fixture, task) divergence and the stages where it manifests.

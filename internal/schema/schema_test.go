@@ -341,7 +341,8 @@ func TestValidateReport(t *testing.T) {
 		wantMsg string
 	}{
 		{name: "valid", file: "valid.json", wantPtr: "-"},
-		{name: "reportVersion 3", file: "invalid-version.json", wantPtr: "/reportVersion", wantMsg: "value must be 2"},
+		{name: "reportVersion 2", file: "invalid-version.json", wantPtr: "/reportVersion", wantMsg: "value must be 3"},
+		{name: "a version 2 census's byFamily", file: "invalid-census-byfamily.json", wantPtr: "/divergences", wantMsg: "additional properties 'byFamily'"},
 		{name: "unknown outcome", file: "invalid-outcome.json", wantPtr: "/results/1/outcome", wantMsg: "value must be one of"},
 		{name: "missing gate", file: "invalid-missing-gate.json", wantPtr: "", wantMsg: "missing property 'gate'"},
 		{name: "unknown diagnostic kind", file: "invalid-diagnostic-kind.json", wantPtr: "/results/0/diagnostics/1/kind", wantMsg: "value must be one of"},
