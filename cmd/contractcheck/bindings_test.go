@@ -6,18 +6,22 @@ import (
 	"testing"
 )
 
-// TestBuiltinBindingsReadWhatTheProviderTakes pins the readings of built-in H4 bindings that
+// TestBuiltinBindingsReadWhatTheProviderTakes pins the readings of two built-in H4 bindings that
 // probe's agreement runs found reading otherwise than the generic provider bindings
 // (contracts/providers.cue) on the same committed request items:
 //   - agent-framework sends an MCP image as a Responses input_image whose image_url is a data URL
 //     (RawOpenAIChatClient._prepare_content_for_openai), so at H4 TM passes on the reported image
 //     fixtures; at M3 the item is still a data Content whose media type decides how it is sent,
 //     and the binding declares no delivery there.
+//   - langchain-mcp-adapters-js on Chat Completions puts image_url and input_audio parts into the
+//     role tool message, which takes text parts only (ChatCompletionToolMessageParam): T1 and T4
+//     do not read them as delivered. The ToolMessage the integration receives (M3) still holds
+//     the image: the loss is at the request body.
 func TestBuiltinBindingsReadWhatTheProviderTakes(t *testing.T) {
 	t.Parallel()
 	code, stdout, stderr := cli(t, "check", "--quiet", "--format", "json",
-		"--lane", "direct", "--lane", "agent-framework",
-		"--fixture", "R06", "--fixture", "R07", "--fixture", "R10",
+		"--lane", "direct", "--lane", "agent-framework", "--lane", "langchain-mcp-adapters-js",
+		"--fixture", "C11", "--fixture", "C14", "--fixture", "R06", "--fixture", "R07", "--fixture", "R10",
 		"--stage", "M3", "--stage", "H4")
 	if code > 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -41,6 +45,11 @@ func TestBuiltinBindingsReadWhatTheProviderTakes(t *testing.T) {
 		{name: "agent-framework R07 image as an input_image data URL", fixture: "R07", lane: "agent-framework", configuration: "default", stage: "H4", task: "TM", outcome: "pass"},
 		{name: "agent-framework R10 image as an input_image data URL", fixture: "R10", lane: "agent-framework", configuration: "default", stage: "H4", task: "TM", outcome: "pass"},
 		{name: "agent-framework M3 data Content declares no delivery", fixture: "R06", lane: "agent-framework", configuration: "default", stage: "M3", task: "TM", outcome: "unmet", diagnostic: "block.delivery missing"},
+		{name: "chat tool message image_url part not delivered, T1", fixture: "C11", lane: "langchain-mcp-adapters-js", configuration: "default", stage: "H4", task: "T1", outcome: "unmet", diagnostic: "block.kind altered"},
+		{name: "chat tool message image_url part not delivered, T4", fixture: "R06", lane: "langchain-mcp-adapters-js", configuration: "default", stage: "H4", task: "T4", outcome: "unmet", diagnostic: "block.kind altered"},
+		{name: "chat tool message input_audio part not delivered, T1", fixture: "C14", lane: "langchain-mcp-adapters-js", configuration: "default", stage: "H4", task: "T1", outcome: "unmet", diagnostic: "block.kind altered"},
+		{name: "chat tool message input_audio part not delivered, standard blocks, T4", fixture: "C14", lane: "langchain-mcp-adapters-js", configuration: "use-standard-content-blocks", stage: "H4", task: "T4", outcome: "unmet", diagnostic: "block.kind altered"},
+		{name: "the ToolMessage the integration reads still holds the image", fixture: "C11", lane: "langchain-mcp-adapters-js", configuration: "default", stage: "M3", task: "T1", outcome: "pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			i := slices.IndexFunc(rep.Results, func(r result) bool {
