@@ -48,7 +48,10 @@ are errors; 3 the instrument
 failed (repetitions disagree, a policy failed or broke the policy interface, or a policy or the
 contracts stopped at --eval-timeout, --load-timeout or --memory-budget). An exit-3 run still
 writes its report, to --output or standard output: one that failed before its verdict writes a
-report marked incomplete that names the failure; an exit-2 run writes none.`
+report marked incomplete that names the failure. An exit-2 gate verdict (the gate selected
+nothing, or decision logs lack expected bindings) writes its whole report too, which says why, so
+a CI step uploading it finds one; any other exit-2 run (usage, bad input, lock drift, an
+unwritable --output) writes none and leaves a previous --output file as it was.`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json

@@ -17,10 +17,12 @@ const compareLong = `Compare puts decoder policies and null policies side by sid
 
 Decoder policies: every declared target field of every structured fixture (a JSON pointer into
 structuredContent) is read at every lane, configuration and captured stage, through the stage's
-structured compartment, by each selected decoder policy: native-slot (only the dedicated slot),
-slot-or-json-text (any present slot, else every text item parsed whole as strict JSON), or a Rego
-package of your own defining readout (docs/design.md). Each readout is match, missing, wrong,
-ambiguous, unparseable or introduced; repetitions collapse as in check.
+structured compartment, by each selected decoder policy: native-slot (only the dedicated slot:
+the study's native-slot), slot-or-json-text (any present slot, else every text item parsed whole
+as strict JSON), slot-then-json-text (the study's JSON-text fallback: as slot-or-json-text, but
+text that is not JSON where the source has no value is the correct absence, a match, not
+unparseable), or a Rego package of your own defining readout (docs/design.md). Each readout is
+match, missing, wrong, ambiguous, unparseable or introduced; repetitions collapse as in check.
 
 Null policies: the check runs under --profile and under --null-profile (strict and optional-null by
 default); the bindings whose outcome differs, the atoms that changed and the divergence census
@@ -30,9 +32,11 @@ policy). Configurations of one lane version are compared too.
 The text report opens with where the decoders differ: per lane · version · configuration × stage,
 the captured readings where two decoders give different readout kinds, lane losses (every decoder
 wrong or missing) left out, and those readings listed. The totals give each decoder's per-field
-count beside its whole-value count (target "", one readout per fixture × lane × configuration ×
-stage). --details adds every reading that is not a match for every decoder; the JSON report holds
-every reading.
+count beside its whole-value count (target "", one readout per captured fixture × lane × version ×
+configuration × stage in the run's scope: the study's decoder unit only with the run restricted as
+the study's was, --suite paper, its lanes and configurations, --stage A2 --stage M3 --stage H4).
+--details adds every reading that is not a match for every decoder; the JSON report holds every
+reading.
 
 Exit codes: 0 the comparison was made; 2 usage, input or output error; 3 the instrument failed
 (repetitions disagree, a policy failed, or a policy or the contracts stopped at a limit). An
@@ -74,7 +78,7 @@ func newCompareCommand() *cobra.Command {
 	addInputFlags(cmd, &p.Options.Options)
 	addObservationsFlag(cmd, &p.Options.Options)
 	cmd.Flags().StringVar(&p.NullProfile, "null-profile", compare.DefaultNullProfile, "profile whose null policy is compared with --profile's")
-	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text) or Rego packages (default: every contractcheck.decoders package)")
+	cmd.Flags().StringSliceVar(&p.Decoders, "decoder", nil, "decoder policies to compare: names (native-slot, slot-or-json-text, slot-then-json-text) or Rego packages (default: every contractcheck.decoders package)")
 	addOutputFlags(cmd, &p.out, compare.Outputters(), outputSpec{what: "report", format: "text"})
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: list every reading that is not a match for every decoder (lane losses included), not only where the decoders differ")
 	addScopeFlags(cmd, &p.Scope)

@@ -147,3 +147,45 @@ func TestCompareIntroducedWholeValue(t *testing.T) {
 		t.Errorf("no C01 reading of the whole value \"\":\n%s", stdout)
 	}
 }
+
+// TestCompareStudyFallbackControl runs compare with the study's JSON-text fallback
+// (slot-then-json-text) beside slot-or-json-text on the built-in records of C01, text only, on
+// the control lane: the prose comes back as it was sent and the source has no structured value,
+// so the study's fallback reads the correct absence (match) where slot-or-json-text calls the
+// prose unparseable.
+func TestCompareStudyFallbackControl(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := cli(t, "compare", "--fixture", "C01", "--lane", "direct",
+		"--decoder", "slot-then-json-text,slot-or-json-text,native-slot", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var r struct {
+		Readouts []struct {
+			Fixture, Lane, Stage, Target, State string
+			Readouts                            map[string]map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"slot-then-json-text": "match", "native-slot": "match", "slot-or-json-text": "unparseable"}
+	n := 0
+	for _, rd := range r.Readouts {
+		if rd.State != "captured" {
+			continue
+		}
+		n++
+		if rd.Fixture != "C01" || rd.Lane != "direct" || rd.Target != "" {
+			t.Errorf("reading out of scope: %s %s %s %q", rd.Fixture, rd.Lane, rd.Stage, rd.Target)
+		}
+		for d, k := range want {
+			if got := rd.Readouts[d]["kind"]; got != k {
+				t.Errorf("C01 direct %s: %s %v, want %s", rd.Stage, d, got, k)
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d captured C01 readings of the control lane, want one per stage D1 A2 M3 H4", n)
+	}
+}

@@ -65,31 +65,3 @@ func TestInitHostileDirectory(t *testing.T) {
 		})
 	}
 }
-
-// TestCheckExampleInit runs check --help's example that starts from init: the profile it names
-// is the one init writes, and the check it runs gives a verdict.
-func TestCheckExampleInit(t *testing.T) {
-	var line string
-	for _, l := range strings.Split(checkExample, "\n") {
-		if strings.Contains(l, "contractcheck init ") {
-			line = strings.TrimSpace(l)
-		}
-	}
-	if line == "" {
-		t.Fatal("check's examples no longer start from init")
-	}
-	t.Chdir(t.TempDir())
-	for _, cmd := range strings.Split(line, "&&") {
-		args := strings.Fields(cmd)
-		if len(args) < 2 || args[0] != "contractcheck" {
-			t.Fatalf("%q is not a contractcheck command", cmd)
-		}
-		args = args[1:]
-		if args[0] == "check" {
-			args = append(args, "--no-cache")
-		}
-		if code, stdout, stderr := cli(t, args...); code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", strings.TrimSpace(cmd), code, tail(stdout), stderr)
-		}
-	}
-}

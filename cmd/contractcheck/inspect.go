@@ -48,7 +48,7 @@ const inspectFixtureExample = `  contractcheck inspect fixture C01
 
 const inspectRecordExample = `  contractcheck inspect record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6
   contractcheck inspect record --fixture C05 --lane adk-go --version v1.7.0 --stage A2 --format json
-  contractcheck inspect record captures/my-agent/1.0/default.jsonl:3 --contracts my-layer --policies my-layer --profile mine`
+  contractcheck inspect record captures/my-agent/1.0/default.jsonl:3 --contracts my-layer --policies my-layer --profile my-layer`
 
 func newInspectCommand() *cobra.Command {
 	cmd := &cobra.Command{

@@ -217,3 +217,52 @@ func formatFlag(t *testing.T, c *cobra.Command) []string {
 	}
 	return formats
 }
+
+// TestCheckExit2Report holds check --help and the README to what an exit-2 run writes to
+// --output: a gate that selected nothing writes its whole report, naming why, over a previous
+// file; bad input writes none and leaves the previous file as it was. Each case names the words
+// of check --help that say so.
+func TestCheckExit2Report(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		// report is a line the written report holds; empty: no report is written.
+		report string
+		// help is what check --help says of the case (its words, whatever the line breaks).
+		help string
+	}{
+		{name: "the gate selected nothing: the report is written",
+			args:   []string{"check", "--no-cache", "--lane", "openai-agents"},
+			report: "gate: profile strict selected nothing: no verdict (exit 2)",
+			help:   "An exit-2 gate verdict (the gate selected nothing, or decision logs lack expected bindings) writes its whole report too"},
+		{name: "bad input: no report, the previous file kept",
+			args: []string{"check", "--no-cache", "--fixture", "NO-SUCH-FIXTURE"},
+			help: "any other exit-2 run (usage, bad input, lock drift, an unwritable --output) writes none and leaves a previous --output file as it was"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(strings.Join(strings.Fields(checkLong), " "), tc.help) {
+				t.Errorf("check --help does not say %q", tc.help)
+			}
+			out := filepath.Join(t.TempDir(), "report.txt")
+			write(t, out, "previous\n")
+			code, stdout, stderr := cli(t, append(tc.args, "--output", out)...)
+			if code != 2 || stdout != "" {
+				t.Fatalf("exit %d, want 2 and nothing on stdout\nstdout %q\nstderr %s", code, stdout, stderr)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.report == "" {
+				if string(got) != "previous\n" {
+					t.Errorf("the previous --output file was replaced: %.300q", got)
+				}
+				return
+			}
+			if !strings.Contains(string(got), tc.report) {
+				t.Errorf("the report lacks %q:\n%.2000s", tc.report, got)
+			}
+		})
+	}
+}

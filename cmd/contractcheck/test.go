@@ -34,7 +34,7 @@ It exits 1 when a test fails, 2 when the policies do not compile or no test ran,
 test was stopped at a limit (the instrument failed; this takes precedence over failed tests).`
 
 const testExample = `  contractcheck test
-  contractcheck test -v --run 'data.contractcheck.tasks.t2_test.test_key_'
+  contractcheck test -v --run 'data.contractcheck.tasks.t2_test.test_unmet_'
   contractcheck test --coverage
   contractcheck init my-layer && contractcheck test --policies my-layer --coverage --format json`
 

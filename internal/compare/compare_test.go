@@ -52,7 +52,7 @@ func newEvaluator(t *testing.T) *evaluator {
 		t.Fatal(err)
 	}
 	ev := &evaluator{base: in, decoders: decs, sources: map[string]*ast.Term{}}
-	for _, id := range []string{"C04", "C06"} {
+	for _, id := range []string{"C01", "C04", "C06"} {
 		v, err := policy.Input(in.SourceView(id))
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +100,8 @@ func enc(t *testing.T, v any) string {
 }
 
 // TestReadoutKinds produces every readout kind from a hand-made carrier of C04 (structured
-// decision "deny") or C06 (an explicit null field).
+// decision "deny"), C06 (an explicit null field) or C01 (text only, no structured value), with
+// each built-in decoder.
 func TestReadoutKinds(t *testing.T) {
 	ev := newEvaluator(t)
 	text := func(ts ...string) string {
@@ -144,6 +145,18 @@ func TestReadoutKinds(t *testing.T) {
 			`{"kind":"introduced","observed":false}`, `{"kind":"introduced","observed":false}`},
 		{"introduced through text", "C04", "/notInSource", text(`{"notInSource":1}`),
 			`{"kind":"match"}`, `{"kind":"introduced","observed":1}`},
+		{"prose where the source has no value: unparseable, or the study's correct absence", "C04", "/notInSource", text(`Result: deny`),
+			`{"kind":"match"}`, `{"kind":"unparseable"}`},
+		{"C01's prose at the whole value", "C01", "", text(`Shipment NWF-4471-KX left the Rotterdam hub.`),
+			`{"kind":"match"}`, `{"kind":"unparseable"}`},
+		{"C01: JSON text where the source has no value is introduced", "C01", "", text(`{"eta":"14 November"}`),
+			`{"kind":"match"}`, `{"kind":"introduced","observed":{"eta":"14 November"}}`},
+	}
+	// The study's fallback, slot-then-json-text, reads as slot-or-json-text but where the source
+	// has no value and the text is not JSON: the correct absence, not unparseable.
+	study := map[string]string{
+		"prose where the source has no value: unparseable, or the study's correct absence": `{"kind":"match"}`,
+		"C01's prose at the whole value": `{"kind":"match"}`,
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,6 +166,13 @@ func TestReadoutKinds(t *testing.T) {
 			}
 			if g := enc(t, got["slot-or-json-text"]); g != tc.text {
 				t.Errorf("slot-or-json-text: %s, want %s", g, tc.text)
+			}
+			want, ok := study[tc.name]
+			if !ok {
+				want = tc.text
+			}
+			if g := enc(t, got["slot-then-json-text"]); g != want {
+				t.Errorf("slot-then-json-text: %s, want %s", g, want)
 			}
 		})
 	}
@@ -167,19 +187,19 @@ func TestConflictFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	both := ev.readouts(t, "C04", "/decision", string(src))
-	if g := enc(t, both); g != `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"}}` {
+	if g := enc(t, both); g != `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"},"slot-then-json-text":{"kind":"match","observed":"deny"}}` {
 		t.Errorf("the whole source: %s (the slot must win over the text)", g)
 	}
 	textOnly := ev.readouts(t, "C04", "/decision", `{"content":[{"type":"text","text":"{\"decision\":\"allow\",\"orderId\":\"SO-20931\"}"}]}`)
-	if g := enc(t, textOnly); g != `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"}}` {
+	if g := enc(t, textOnly); g != `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"},"slot-then-json-text":{"kind":"wrong","observed":"allow"}}` {
 		t.Errorf("the text alone: %s", g)
 	}
 
 	r := builtin(t)
 	want := map[string]string{
-		"direct default D1":                       `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"}}`,
-		"openai-agents default A2":                `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"}}`,
-		"openai-agents use-structured-content A2": `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"match","observed":"deny"}}`,
+		"direct default D1":                       `{"native-slot":{"kind":"match","observed":"deny"},"slot-or-json-text":{"kind":"match","observed":"deny"},"slot-then-json-text":{"kind":"match","observed":"deny"}}`,
+		"openai-agents default A2":                `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"wrong","observed":"allow"},"slot-then-json-text":{"kind":"wrong","observed":"allow"}}`,
+		"openai-agents use-structured-content A2": `{"native-slot":{"kind":"missing"},"slot-or-json-text":{"kind":"match","observed":"deny"},"slot-then-json-text":{"kind":"match","observed":"deny"}}`,
 	}
 	for _, rd := range r.Readouts {
 		k := rd.Lane + " " + rd.Configuration + " " + rd.Stage
@@ -195,11 +215,12 @@ func TestConflictFixture(t *testing.T) {
 	}
 }
 
-// TestBuiltinControlAndTotals: the control lane matches every target under both built-in
-// decoders, and the totals add up.
+// TestBuiltinControlAndTotals: the control lane matches every target under native-slot and the
+// study's fallback (slot-then-json-text), and under slot-or-json-text but for C01's prose; the
+// totals add up.
 func TestBuiltinControlAndTotals(t *testing.T) {
 	r := builtin(t)
-	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"native-slot", "slot-or-json-text"}) {
+	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"native-slot", "slot-or-json-text", "slot-then-json-text"}) {
 		t.Fatalf("decoders %v", got)
 	}
 	n := 0
@@ -214,7 +235,7 @@ func TestBuiltinControlAndTotals(t *testing.T) {
 			// text, which is no JSON (the lib's readout puts unparseable first).
 			want = Unparseable
 		}
-		if rd.State != "captured" || rd.Repetitions != 3 || rd.Kind("native-slot") != Match || rd.Kind("slot-or-json-text") != want {
+		if rd.State != "captured" || rd.Repetitions != 3 || rd.Kind("native-slot") != Match || rd.Kind("slot-or-json-text") != want || rd.Kind("slot-then-json-text") != Match {
 			t.Errorf("direct %s %s %s: %s in %d repetitions %v", rd.Fixture, rd.Stage, rd.Target, rd.State, rd.Repetitions, rd.Readouts)
 		}
 	}
@@ -350,7 +371,7 @@ func TestCustomDecoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"first-text-item", "native-slot", "slot-or-json-text"}) {
+	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"first-text-item", "native-slot", "slot-or-json-text", "slot-then-json-text"}) {
 		t.Errorf("default decoders %v", got)
 	}
 }

@@ -2,9 +2,14 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
+	"io/fs"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
@@ -124,6 +129,68 @@ func TestBuiltinWholeValue(t *testing.T) {
 		if tot.Total == 0 {
 			t.Errorf("%s: no whole-value readout", tot.Decoder)
 		}
+	}
+}
+
+// TestBuiltinIntroducedWholeValue holds the docs' claim about introduced values (README,
+// docs/design.md): at the whole-value target only a fixture whose source has no structuredContent
+// can give introduced (C03's source holds {}, present), and on the built-in records that is C01 at
+// the four openai-agents positions whose carrier holds structuredContent null, under every
+// built-in decoder.
+func TestBuiltinIntroducedWholeValue(t *testing.T) {
+	r := builtin(t)
+	hasSlot := func(id string) bool {
+		paths, err := fs.Glob(contractcheck.Builtin, "fixtures/sources/*/"+id+".json")
+		if err != nil || len(paths) != 1 {
+			t.Fatalf("the source of %s: %v %v", id, paths, err)
+		}
+		b, err := fs.ReadFile(contractcheck.Builtin, paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src map[string]json.RawMessage
+		if err := json.Unmarshal(b, &src); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := src["structuredContent"]
+		return ok
+	}
+	if !hasSlot("C03") || hasSlot("C01") {
+		t.Fatal("C03's source no longer holds structuredContent, or C01's now does")
+	}
+	var got []string
+	for _, rd := range r.Readouts {
+		if rd.Target != WholeTarget || rd.State != "captured" {
+			continue
+		}
+		for _, d := range r.Decoders {
+			if rd.Kind(d.Name) != Introduced {
+				continue
+			}
+			if hasSlot(rd.Fixture) {
+				t.Errorf("%s %s %s %s: %s introduced where the source has structuredContent", rd.Fixture, rd.Lane, rd.Configuration, rd.Stage, d.Name)
+			}
+			if d.Name == "native-slot" {
+				got = append(got, strings.Join([]string{rd.Fixture, rd.Lane, rd.LaneVersion, rd.Configuration, rd.Stage}, " "))
+			}
+		}
+		if k := rd.Kind("native-slot"); k == Introduced {
+			for _, d := range r.Decoders {
+				if rd.Kind(d.Name) != Introduced {
+					t.Errorf("%s %s %s %s: native-slot introduced, %s %s", rd.Fixture, rd.Lane, rd.Configuration, rd.Stage, d.Name, rd.Kind(d.Name))
+				}
+			}
+		}
+	}
+	sort.Strings(got)
+	want := []string{
+		"C01 openai-agents 0.22.0 application-context A2",
+		"C01 openai-agents 0.22.0 application-context D1",
+		"C01 openai-agents 0.22.0 default D1",
+		"C01 openai-agents 0.22.0 use-structured-content D1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("introduced whole values %q, want %q (README and docs/design.md name them)", got, want)
 	}
 }
 

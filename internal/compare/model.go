@@ -39,8 +39,9 @@ type Report struct {
 	Matches  []MatchCell   `json:"matches"`
 	Totals   []Totals      `json:"totals"`
 	// WholeValue counts each decoder's readouts by kind of the whole structured value (target "")
-	// over the framework lanes: one readout per fixture, lane, version, configuration and stage,
-	// the study's count, beside Totals' per-field count.
+	// over the framework lanes: one readout per captured fixture, lane, version, configuration and
+	// stage in the run's scope, beside Totals' per-field count. It is the study's decoder unit only
+	// when the scope is the study's (paper suite, its lanes and configurations, stages A2 M3 H4).
 	WholeValue []Totals `json:"wholeValue"`
 	// Differences counts, per lane, version, configuration and stage, the captured readings
 	// where the decoders differ (Differs), and the lane losses apart (LaneLoss).

@@ -417,7 +417,7 @@ func targetName(t string) string {
 const (
 	differencesTitle = "Where the decoders differ"
 	differencesNote  = "captured target readings where two decoders give different readout kinds, per lane · version · configuration × stage; lane losses (every decoder wrong or missing) left out"
-	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared member target; whole value, target \"\" (one readout per fixture × lane × configuration × stage, the study's count)"
+	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared member target; whole value, target \"\" (one readout per captured fixture × lane × version × configuration × stage in this run's scope; the study's decoder unit only with the study's suite, lanes and configurations and --stage A2 --stage M3 --stage H4)"
 )
 
 // differenceRow is one lane version and configuration of the differences table.
