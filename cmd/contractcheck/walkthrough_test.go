@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,4 +156,63 @@ func tail(s string) string {
 		lines = lines[len(lines)-30:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestStudyWalkthrough runs docs/study.md: every command it shows, with the exit code and the
+// output lines the page shows (the numbers it states about the study), and checks that every
+// carrier it quotes is, byte for byte, the carrier of the record it names.
+func TestStudyWalkthrough(t *testing.T) {
+	checkQuotedCarriers(t, "study.md", 9)
+	runWalkthrough(t, "study.md", 8)
+}
+
+// checkQuotedCarriers checks a page under docs/ that quotes at least min carriers: a
+// "<!-- carrier: FILE:LINE -->" line followed by a fenced block of one line, which must be the
+// bytes of the carrier member of the record at that line of FILE (relative to the repository
+// root).
+func checkQuotedCarriers(t *testing.T, page string, min int) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	n := 0
+	for i, line := range lines {
+		ref, ok := strings.CutPrefix(line, "<!-- carrier: ")
+		if !ok {
+			continue
+		}
+		ref = strings.TrimSuffix(ref, " -->")
+		where := fmt.Sprintf("docs/%s:%d", page, i+1)
+		if i+3 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") || lines[i+3] != "```" {
+			t.Fatalf("%s: the carrier of %s is not one line in a fenced block after the marker", where, ref)
+		}
+		file, num, ok := strings.Cut(ref, ":")
+		lineNo, err := strconv.Atoi(num)
+		if !ok || err != nil || lineNo < 1 {
+			t.Fatalf("%s: %q is not FILE:LINE", where, ref)
+		}
+		records, err := os.ReadFile(filepath.Join("..", "..", file))
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		recs := strings.Split(string(records), "\n")
+		if lineNo > len(recs) {
+			t.Fatalf("%s: %s has %d lines", where, file, len(recs))
+		}
+		var rec struct {
+			Carrier json.RawMessage `json:"carrier"`
+		}
+		if err := json.Unmarshal([]byte(recs[lineNo-1]), &rec); err != nil {
+			t.Fatalf("%s: %s: %v", where, ref, err)
+		}
+		if string(rec.Carrier) != lines[i+2] {
+			t.Errorf("%s: the quoted carrier is not the carrier of %s:\nquoted:  %s\nrecord:  %s", where, ref, lines[i+2], rec.Carrier)
+		}
+		n++
+	}
+	if n < min {
+		t.Fatalf("docs/%s quotes %d carriers, want at least %d: the page's markers are off", page, n, min)
+	}
 }
