@@ -138,4 +138,9 @@ func TestStudyProfile(t *testing.T) {
 	if got := func() map[string]int { _, p := bindingsOf(narrow, nil); return p }(); !maps.Equal(got, map[string]int{"direct@default": per["direct@default"], "openai-agents@application-context": per["openai-agents@application-context"]}) {
 		t.Errorf("narrowed to %v, want the cohort's two lanes %v", got, per)
 	}
+	// A flag outside the cohort leaves nothing to check: an input error that names the cohort.
+	code, _, errOut := cli(t, "check", "--profile", "study", "--lane", "mcp-go")
+	if want := "is within profile study's cohort and the run's scope"; code != result.ExitInputError || !strings.Contains(errOut, want) {
+		t.Errorf("--lane mcp-go under study: exit %d, stderr %q; want exit 2 naming %q", code, errOut, want)
+	}
 }
