@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -132,6 +133,24 @@ func addScopeFlags(cmd *cobra.Command, s *result.Scope) {
 	f.StringArrayVar(&s.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	f.StringArrayVar(&s.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
 	f.StringArrayVar(&s.Tasks, "task", nil, "only this task (repeatable; names or globs)")
+}
+
+// laneAt reads the --lane of a verb that names one position (mutate, reproduce, inspect traffic)
+// when it names its configuration too, LANE@CONFIGURATION as the scope flags take it: lane and
+// configuration become its two parts. A --configuration given beside it must say the same.
+func laneAt(cmd *cobra.Command, lane, configuration *string) error {
+	if !strings.Contains(*lane, contract.LaneConfigSep) {
+		return nil
+	}
+	l, c, _, err := contract.SplitLaneEntry(*lane)
+	if err != nil {
+		return &result.InputError{Err: fmt.Errorf("--lane %q: %w", *lane, err)}
+	}
+	if cmd.Flags().Changed("configuration") && *configuration != c {
+		return &result.InputError{Err: fmt.Errorf("--lane %q names configuration %q, --configuration %q: give one", *lane, c, *configuration)}
+	}
+	*lane, *configuration = l, c
+	return nil
 }
 
 // addInputFlags binds the flags every verb that reads the contract set shares.

@@ -144,3 +144,38 @@ func TestStudyProfile(t *testing.T) {
 		t.Errorf("--lane mcp-go under study: exit %d, stderr %q; want exit 2 naming %q", code, errOut, want)
 	}
 }
+
+// TestLaneAtOnePosition: the verbs that name one position (mutate, reproduce, inspect traffic)
+// read --lane LANE@CONFIGURATION as --lane LANE --configuration CONFIGURATION; a --configuration
+// that says otherwise, or a malformed entry, is an input error.
+func TestLaneAtOnePosition(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in standard output (exit 0) or standard error
+	}{
+		{name: "mutate at lane@configuration", args: []string{"mutate", "--fixture", "C09", "--lane", "direct@default", "--stage", "A2"},
+			code: result.ExitSatisfied, want: "C09.direct.A2."},
+		{name: "mutate at another configuration of the lane", args: []string{"mutate", "--fixture", "C05", "--lane", "openai-agents@application-context", "--stage", "A2"},
+			code: result.ExitSatisfied, want: "C05.openai-agents.A2."},
+		{name: "a --configuration that disagrees", args: []string{"mutate", "--fixture", "C09", "--lane", "direct@default", "--configuration", "other", "--stage", "A2"},
+			code: result.ExitInputError, want: `--lane "direct@default" names configuration "default", --configuration "other": give one`},
+		{name: "reproduce, no configuration after the separator", args: []string{"reproduce", "--fixture", "C02", "--lane", "go-sdk@", "--version", "v1.8.0", "--stage", "D1", "--task", "T2"},
+			code: result.ExitInputError, want: `--lane "go-sdk@": LANE@CONFIGURATION needs both parts`},
+		{name: "inspect traffic, two separators", args: []string{"inspect", "traffic", "--lane", "a@b@c", "x.ndjson"},
+			code: result.ExitInputError, want: `--lane "a@b@c": one @ only`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--output", t.TempDir())
+			if tc.args[0] == "inspect" {
+				args = tc.args
+			}
+			code, out, errOut := cli(t, args...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("exit %d, want %d, output containing %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
+}
