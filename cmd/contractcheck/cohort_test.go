@@ -3,16 +3,21 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // cohortReport is what these tests read of a JSON report.
 type cohortReport struct {
+	Cohort  *result.Scope  `json:"cohort"`
 	Results []cohortResult `json:"results"`
 	Gate    struct {
 		Verdict string `json:"verdict"`
@@ -34,6 +39,18 @@ func jsonReport(t *testing.T, wantCode int, args ...string) *cohortReport {
 	var r cohortReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("check %v: %v", args, err)
+	}
+	doc, err := strictjson.Decode("report.json", []byte(out), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
+	v, err := schema.New(sfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.ValidateReport(doc); err != nil {
+		t.Fatalf("check %v: the report does not validate against its schema: %v", args, err)
 	}
 	return &r
 }
@@ -109,6 +126,13 @@ func TestStudyProfile(t *testing.T) {
 	study := jsonReport(t, result.ExitSatisfied, "--profile", "study")
 	if study.Gate.Verdict != result.VerdictSatisfied {
 		t.Fatalf("verdict %q, want satisfied", study.Gate.Verdict)
+	}
+	if want := "lanes direct,openai-agents@application-context,langchain-mcp-adapters,google-adk,agent-framework; configurations default; suites paper"; study.Cohort.Text() != want {
+		t.Errorf("the report's cohort %q, want %q", study.Cohort.Text(), want)
+	}
+	code, out, _ := cli(t, "check", "--profile", "study", "--no-cache")
+	if want := "cohort of the profile: lanes direct,openai-agents@application-context,"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("the text report does not say the cohort (%q):\n%s", want, out)
 	}
 	cohort := map[string]bool{"direct@default": true, "openai-agents@application-context": true,
 		"langchain-mcp-adapters@default": true, "google-adk@default": true, "agent-framework@default": true}
