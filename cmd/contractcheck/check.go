@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -29,6 +30,14 @@ With no flags it runs the built-in profile (strict) on the built-in contracts, p
 Contracts, policies, carrier schemas and fixtures are layers: each --contracts, --policies,
 --schemas or --fixtures directory adds to the built-in layer (--no-builtin starts empty), so a
 custom task or profile is a directory of its own beside the built-ins (contractcheck init).
+
+--lane, --version, --configuration, --stage, --suite, --fixture and --task restrict the run to some
+bindings (names or globs, repeatable). --lane LANE@CONFIGURATION picks one lane's configuration and
+leaves the other lanes to --configuration: --configuration default --lane direct --lane
+openai-agents@application-context judges direct at default and openai-agents at application-context
+only. A profile may carry such a selection (its cohort): --profile study judges the study's cohort,
+the four Python framework lanes and direct on suite paper, openai-agents at application-context
+(the study's A2); the flags narrow it further.
 
 The gate is never satisfied by nothing: a profile without requirements, a requirement that
 selects no binding and a run without records are errors (exit 2), and any unstable binding fails
@@ -55,6 +64,8 @@ unwritable --output) writes none and leaves a previous --output file as it was.`
 
 const checkExample = `  contractcheck check
   contractcheck check --profile optional-null --format json --output report.json
+  contractcheck check --profile study
+  contractcheck check --suite paper --configuration default --lane direct --lane openai-agents@application-context
   contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer
   contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures
   contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'`
@@ -115,13 +126,31 @@ func newCheckCommand() *cobra.Command {
 // addScopeFlags binds the filters that restrict a run to some bindings (names or globs).
 func addScopeFlags(cmd *cobra.Command, s *result.Scope) {
 	f := cmd.Flags()
-	f.StringArrayVar(&s.Lanes, "lane", nil, "only this lane (repeatable; names or globs)")
+	f.StringArrayVar(&s.Lanes, "lane", nil, "only this lane; LANE@CONFIGURATION: that lane at that configuration only, whatever --configuration says (repeatable; names or globs)")
 	f.StringArrayVar(&s.Versions, "version", nil, "only this lane version (repeatable; names or globs)")
-	f.StringArrayVar(&s.Configurations, "configuration", nil, "only this configuration (repeatable; names or globs)")
+	f.StringArrayVar(&s.Configurations, "configuration", nil, "only this configuration, for the lanes --lane names without one (repeatable; names or globs)")
 	f.StringArrayVar(&s.Stages, "stage", nil, "only this stage: D1, A2, M3, H4 (repeatable; names or globs)")
 	f.StringArrayVar(&s.Suites, "suite", nil, "only the fixtures of this suite (repeatable; names or globs)")
 	f.StringArrayVar(&s.Fixtures, "fixture", nil, "only this fixture (repeatable; names or globs)")
 	f.StringArrayVar(&s.Tasks, "task", nil, "only this task (repeatable; names or globs)")
+}
+
+// laneAt reads the --lane of a verb that names one position (mutate, reproduce, inspect traffic)
+// when it names its configuration too, LANE@CONFIGURATION as the scope flags take it: lane and
+// configuration become its two parts. A --configuration given beside it must say the same.
+func laneAt(cmd *cobra.Command, lane, configuration *string) error {
+	if !strings.Contains(*lane, contract.LaneConfigSep) {
+		return nil
+	}
+	l, c, _, err := contract.SplitLaneEntry(*lane)
+	if err != nil {
+		return &result.InputError{Err: fmt.Errorf("--lane %q: %w", *lane, err)}
+	}
+	if cmd.Flags().Changed("configuration") && *configuration != c {
+		return &result.InputError{Err: fmt.Errorf("--lane %q names configuration %q, --configuration %q: give one", *lane, c, *configuration)}
+	}
+	*lane, *configuration = l, c
+	return nil
 }
 
 // addInputFlags binds the flags every verb that reads the contract set shares.

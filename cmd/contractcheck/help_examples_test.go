@@ -78,9 +78,11 @@ var helpExamples = map[string]helpExample{
 	"contractcheck challenge|contractcheck challenge ./my-suite --format json --output challenge.json": {
 		setup: "exits 0 contractcheck mutate --fixture C16 --lane direct --stage A2 --output ./my-suite\n"},
 	"contractcheck challenge|contractcheck challenge beta --contracts ./my-contracts --policies ./my-policies --score": {setup: layerSplit},
-	"contractcheck check|contractcheck check":                                                                                            {},
-	"contractcheck check|contractcheck check --profile optional-null --format json --output report.json":                                 {},
-	"contractcheck check|contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer": {},
+	"contractcheck check|contractcheck check":                                                                                              {},
+	"contractcheck check|contractcheck check --profile optional-null --format json --output report.json":                                   {},
+	"contractcheck check|contractcheck check --profile study":                                                                              {},
+	"contractcheck check|contractcheck check --suite paper --configuration default --lane direct --lane openai-agents@application-context": {},
+	"contractcheck check|contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer":   {},
 	"contractcheck check|contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures": {
 		setup: layerSplit + captures},
 	"contractcheck check|contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'": {

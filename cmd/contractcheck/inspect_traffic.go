@@ -45,6 +45,9 @@ func newInspectTrafficCommand() *cobra.Command {
 		Example: inspectTrafficExample,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := laneAt(cmd, &p.lane, &p.configuration); err != nil {
+				return &exitError{code: result.ExitInputError, err: err}
+			}
 			if err := runInspectTraffic(p, args, cmd.OutOrStdout()); err != nil {
 				return &exitError{code: result.ExitCode(err), err: err}
 			}
@@ -55,7 +58,7 @@ func newInspectTrafficCommand() *cobra.Command {
 	f.StringVar(&p.dir, "probe-output", "", "the `DIR` a probe --traffic wrote (its --output): find the run there by --fixture and --repetition")
 	f.StringVar(&p.fixture, "fixture", "", "the run's fixture `ID` (a batch run that served it is found too)")
 	f.IntVar(&p.repetition, "repetition", 1, "the run's repetition `N`")
-	f.StringVar(&p.lane, "lane", "", "the run's lane, when the directory holds several (default: any)")
+	f.StringVar(&p.lane, "lane", "", "the run's lane, or LANE@CONFIGURATION, when the directory holds several (default: any)")
 	f.StringVar(&p.version, "version", "", "the run's lane version, when the directory holds several (default: any)")
 	f.StringVar(&p.configuration, "configuration", "", "the run's configuration, when the directory holds several (default: any)")
 	addOutputFlags(cmd, &p.out, inspectTrafficOutputters, outputSpec{what: "exchanges", format: "text"})

@@ -52,6 +52,9 @@ func newMutateCommand() *cobra.Command {
 		Example: mutateExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := laneAt(cmd, &p.Lane, &p.Configuration); err != nil {
+				return &exitError{code: result.ExitInputError, err: err}
+			}
 			code, err := runMutate(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
@@ -63,7 +66,7 @@ func newMutateCommand() *cobra.Command {
 	f := cmd.Flags()
 	addObservationsFlag(cmd, &p.Options.Options)
 	f.StringVar(&p.Fixture, "fixture", "", "fixture id of the source (required)")
-	f.StringVar(&p.Lane, "lane", "", "lane whose record is mutated (required)")
+	f.StringVar(&p.Lane, "lane", "", "lane whose record is mutated, or LANE@CONFIGURATION (required)")
 	f.StringVar(&p.Stage, "stage", "", "stage of the record: D1, A2, M3 or H4 (required)")
 	f.StringVar(&p.LaneVersion, "lane-version", "", "lane version of the record (default: the first found)")
 	f.StringVar(&p.Configuration, "configuration", "default", "lane configuration of the record")

@@ -65,6 +65,9 @@ func newReproduceCommand() *cobra.Command {
   contractcheck reproduce --fixture C02 --lane langchain-mcp-adapters-js --version 1.1.4 --stage A2 --task T2 --output repro-lc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := laneAt(cmd, &p.Lane, &p.Configuration); err != nil {
+				return &exitError{code: result.ExitInputError, err: err}
+			}
 			code, err := runReproduce(cmd.Context(), p, cmd.OutOrStdout())
 			if err != nil || code != result.ExitSatisfied {
 				return &exitError{code: code, err: err}
@@ -76,7 +79,7 @@ func newReproduceCommand() *cobra.Command {
 	addObservationsFlag(cmd, &p.Options.Options)
 	f := cmd.Flags()
 	f.StringVar(&p.Fixture, "fixture", "", "fixture id (required)")
-	f.StringVar(&p.Lane, "lane", "", "lane (required)")
+	f.StringVar(&p.Lane, "lane", "", "lane, or LANE@CONFIGURATION (required)")
 	f.StringVar(&p.Version, "version", "", "lane version (required)")
 	f.StringVar(&p.Configuration, "configuration", "default", "lane configuration")
 	f.StringVar(&p.Stage, "stage", "", "stage: D1, A2, M3 or H4 (required)")

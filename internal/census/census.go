@@ -226,6 +226,10 @@ func (c *Census) Report() *result.Report {
 		Scope:         c.scope,
 		Results:       results,
 	}
+	if c.profile.Cohort != nil {
+		co := c.profile.Cohort.Scope()
+		r.Cohort = &co
+	}
 	// The upgrades are the one part that looks bindings up (a version's binding at the version
 	// before it): their pairs are found first, and then the table (a cell per two bindings or
 	// fewer, 4 bytes each: 8 MB at a million bindings, 128 MB at ten million) and the readings'

@@ -93,6 +93,9 @@ func Census(ctx context.Context, in *instrument.Instrument, files []instrument.R
 		return nil, inputErr(err)
 	}
 	if n == 0 {
+		if in.Profile.Cohort != nil {
+			return nil, inputErr(fmt.Errorf("no observation record in %s is within profile %s's cohort and the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations(), opts.Profile))
+		}
 		if !opts.Scope.IsZero() {
 			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations()))
 		}

@@ -26,7 +26,7 @@ import (
 
 // cacheFormat names the cached model's encoding; it changes whenever that encoding, or a check a
 // cached model has passed, does (v5: the layer guard, extraVersions), and is part of every key.
-const cacheFormat = "contractcheck-model-v5"
+const cacheFormat = "contractcheck-model-v6"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //

@@ -202,6 +202,17 @@ func (m *Model) checkProfiles(p *problems) {
 				}
 			}
 		}
+		if c := pr.Cohort; c != nil {
+			at := []any{"profiles", id, "cohort"}
+			m.CheckLaneEntries(c.Lanes, func(i int, msg string) {
+				p.add(append(append([]any{}, at...), "lanes", i), "profiles.%s.cohort.lanes: %s", id, msg)
+			})
+			m.checkEntries(p, at, "versions", c.Versions, m.versions(cohortLanes(c.Lanes)))
+			m.checkEntries(p, at, "configurations", c.Configurations, m.configurations(cohortLanes(c.Lanes)))
+			m.checkEntries(p, at, "stages", c.Stages, Stages[1:])
+			m.checkEntries(p, at, "suites", c.Suites, m.suites())
+			m.checkEntries(p, at, "fixtures", c.Fixtures, sortedKeys(m.Fixtures))
+		}
 		for i, req := range pr.Require {
 			at := []any{"profiles", id, "require", i}
 			m.checkEntries(p, at, "lanes", req.Lanes, sortedKeys(m.Lanes))
@@ -297,6 +308,20 @@ func (m *Model) versions(lanes []string) []string {
 }
 
 // configurations lists the configurations of the lanes a selector names, sorted.
+// cohortLanes is the lane parts of a cohort's lanes entries (every lane when there are none).
+func cohortLanes(entries []string) []string {
+	if len(entries) == 0 {
+		return []string{"*"}
+	}
+	var out []string
+	for _, e := range entries {
+		if l, _, _, err := SplitLaneEntry(e); err == nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func (m *Model) configurations(lanes []string) []string {
 	var out []string
 	for _, id := range sortedKeys(m.Lanes) {

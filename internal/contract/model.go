@@ -338,6 +338,30 @@ type Profile struct {
 	FixedBy             []FixedBy     `json:"fixedBy"`
 	// Visibility, when set, adds stages to the channel-visibility readout.
 	Visibility *ProfileVisibility `json:"visibility,omitempty"`
+	// Cohort, when set, is the part of the records the profile judges: a record outside it is
+	// left out of the run, as one outside the run's --lane, --stage, … scope is.
+	Cohort *Cohort `json:"cohort,omitempty"`
+}
+
+// Cohort is the part of the records a profile judges, with the selectors of a run's scope: each a
+// list of names or globs, empty restricting nothing. A lanes entry is LANE or
+// LANE@CONFIGURATION, as --lane reads it (LaneSelected).
+type Cohort struct {
+	Doc            string   `json:"doc"`
+	Lanes          []string `json:"lanes,omitempty"`
+	Versions       []string `json:"versions,omitempty"`
+	Configurations []string `json:"configurations,omitempty"`
+	Stages         []string `json:"stages,omitempty"`
+	Suites         []string `json:"suites,omitempty"`
+	Fixtures       []string `json:"fixtures,omitempty"`
+}
+
+// Scope is the cohort as a run's scope; a nil cohort restricts nothing.
+func (c *Cohort) Scope() result.Scope {
+	if c == nil {
+		return result.Scope{}
+	}
+	return result.Scope{Lanes: c.Lanes, Versions: c.Versions, Configurations: c.Configurations, Stages: c.Stages, Suites: c.Suites, Fixtures: c.Fixtures}
 }
 
 // ProfileVisibility is a profile's addition to the channel-visibility readout: stages to read, and

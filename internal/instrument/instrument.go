@@ -322,10 +322,10 @@ func (in *Instrument) compileLanes() error {
 // run's scope, the constant part of the policy input: the task, the fixture, the contract and the
 // source view. (Evaluate only sees records within the scope, and only evaluates tasks within it.)
 func (in *Instrument) prepareInputs() error {
-	sc := in.opts.Scope
+	sc, co := in.opts.Scope, in.Profile.Cohort.Scope()
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
-		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) {
+		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) || !within(co.Fixtures, id) || !within(co.Suites, f.Suite) {
 			continue
 		}
 		whole := in.source.Project(in.Sources[id].Doc)
@@ -340,7 +340,7 @@ func (in *Instrument) prepareInputs() error {
 				views[in.reads[task]] = view
 			}
 			for _, st := range contract.Stages[1:] {
-				if !in.Model.Tasks[task].AtStage(st) || !within(sc.Stages, st) {
+				if !in.Model.Tasks[task].AtStage(st) || !within(sc.Stages, st) || !within(co.Stages, st) {
 					continue // Evaluate gives the task no binding there
 				}
 				b, err := in.baseInput(id, f, task, st, view)

@@ -11,11 +11,10 @@ import (
 
 // checkScope refuses a filter entry that names nothing the model knows (or a glob that matches
 // nothing), the way a requirement's selectors are checked: a misspelt --lane would otherwise
-// filter everything out.
+// filter everything out. A --lane LANE@CONFIGURATION must name a configuration of that lane.
 func checkScope(m *contract.Model, s result.Scope) error {
-	var lanes, versions, configurations, suites, fixtures, tasks []string
+	var versions, configurations, suites, fixtures, tasks []string
 	for _, id := range contract.SortedKeys(m.Lanes) {
-		lanes = append(lanes, id)
 		l := m.Lanes[id]
 		versions = appendNew(versions, l.Versions...)
 		configurations = appendNew(configurations, contract.SortedKeys(l.Configurations)...)
@@ -26,10 +25,11 @@ func checkScope(m *contract.Model, s result.Scope) error {
 	}
 	tasks = contract.SortedKeys(m.Tasks)
 	var errs []string
+	m.CheckLaneEntries(s.Lanes, func(_ int, msg string) { errs = append(errs, "--lane "+msg) })
 	for _, f := range []struct {
 		flag           string
 		entries, known []string
-	}{{"--lane", s.Lanes, lanes}, {"--version", s.Versions, versions}, {"--configuration", s.Configurations, configurations},
+	}{{"--version", s.Versions, versions}, {"--configuration", s.Configurations, configurations},
 		{"--stage", s.Stages, contract.Stages[1:]}, {"--suite", s.Suites, suites}, {"--fixture", s.Fixtures, fixtures}, {"--task", s.Tasks, tasks}} {
 		for _, e := range f.entries {
 			if !contract.AnyMatch(e, f.known) {
@@ -58,26 +58,48 @@ func within(entries []string, v string) bool {
 	return len(entries) == 0 || contract.Matches(entries, v)
 }
 
-// OutsideScope reports whether a position known only in part is outside the run's scope: some
-// member it names ("" is unknown) is one the scope leaves out (a fixture's suite is judged when
-// the contracts know the fixture). A position that names nothing is never outside.
+// scopes are the selections a record must be within: the run's scope (its --lane, --stage, …
+// flags) and the profile's cohort.
+func (in *Instrument) scopes() [2]result.Scope {
+	return [2]result.Scope{in.opts.Scope, in.Profile.Cohort.Scope()}
+}
+
+// OutsideScope reports whether a position known only in part is outside the run's scope or the
+// profile's cohort: some member it names ("" is unknown) is one they leave out (a fixture's suite
+// is judged when the contracts know the fixture). A position that names nothing is never outside.
 func (in *Instrument) OutsideScope(pos result.Position) bool {
-	s := in.opts.Scope
 	out := func(entries []string, v string) bool { return v != "" && !within(entries, v) }
 	suite := ""
 	if f, ok := in.Model.Fixtures[pos.Fixture]; ok {
 		suite = f.Suite
 	}
-	return out(s.Lanes, pos.Lane) || out(s.Versions, pos.LaneVersion) || out(s.Configurations, pos.Configuration) ||
-		out(s.Stages, pos.Stage) || out(s.Fixtures, pos.Fixture) || out(s.Suites, suite)
+	for _, s := range in.scopes() {
+		lane := false
+		switch {
+		case pos.Lane != "" && pos.Configuration != "":
+			lane = !contract.LaneSelected(s, pos.Lane, pos.Configuration)
+		case pos.Lane != "":
+			lane = !contract.LaneNamed(s, pos.Lane)
+		case pos.Configuration != "":
+			lane = !contract.ConfigurationNamed(s, pos.Configuration)
+		}
+		if lane || out(s.Versions, pos.LaneVersion) || out(s.Stages, pos.Stage) || out(s.Fixtures, pos.Fixture) || out(s.Suites, suite) {
+			return true
+		}
+	}
+	return false
 }
 
-// inScope reports whether a record's position is within the run's scope; tasks are filtered
-// where they are evaluated.
+// inScope reports whether a record's position is within the run's scope and the profile's
+// cohort; tasks are filtered where they are evaluated.
 func (in *Instrument) inScope(rec *Record) bool {
-	s := in.opts.Scope
-	return within(s.Lanes, rec.Lane) && within(s.Versions, rec.LaneVersion) && within(s.Configurations, rec.Configuration) &&
-		within(s.Stages, rec.Stage) && within(s.Fixtures, rec.Fixture) && within(s.Suites, in.Model.Fixtures[rec.Fixture].Suite)
+	for _, s := range in.scopes() {
+		if !contract.LaneSelected(s, rec.Lane, rec.Configuration) || !within(s.Versions, rec.LaneVersion) ||
+			!within(s.Stages, rec.Stage) || !within(s.Fixtures, rec.Fixture) || !within(s.Suites, in.Model.Fixtures[rec.Fixture].Suite) {
+			return false
+		}
+	}
+	return true
 }
 
 // tasksInScope narrows a fixture's tasks to the scope's.

@@ -35,7 +35,7 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done cha
 		for _, f := range list {
 			lane := firstLane(f)
 			l, ok := m.Lanes[lane]
-			if !ok || seen[lane] || !within(opts.Scope.Lanes, lane) {
+			if !ok || seen[lane] || !contract.LaneNamed(opts.Scope, lane) {
 				continue
 			}
 			seen[lane] = true

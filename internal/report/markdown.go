@@ -36,6 +36,9 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 		return writeMarkdownFailure(w, r)
 	}
 	bw := bufio.NewWriter(w)
+	if c := r.CohortText(); c != "" {
+		fmt.Fprintf(bw, "Cohort of the profile: %s.\n\n", md(c))
+	}
 	fmt.Fprintf(bw, "Profile %s (null policy %s). Each cell: bindings that pass out of the captured ones (pass or unmet) for that lane and task; `–` when none was captured.\n\n", mdCode(r.Profile), mdCode(r.NullPolicy))
 	tasks, rows := Findings(r)
 	writeFindings(bw, tasks, rows)

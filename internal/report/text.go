@@ -54,6 +54,9 @@ func (t Text) Output(w io.Writer, r *result.Report) error {
 	} else {
 		fmt.Fprintf(&b, "contractcheck: profile %s (null policy %s)\n", term(r.Profile), term(r.NullPolicy))
 	}
+	if s := r.CohortText(); s != "" {
+		fmt.Fprintf(&b, "cohort of the profile: %s\n", term(s))
+	}
 	if s := r.ScopeText(); s != "" {
 		fmt.Fprintf(&b, "restricted to %s\n", term(s))
 	}

@@ -25,7 +25,10 @@ type Report struct {
 	// the contracts gave it (Failure).
 	NullPolicy string `json:"nullPolicy,omitempty"`
 	// Scope is what the run was restricted to (check --lane, --stage, …); absent when it was not.
-	Scope         *Scope         `json:"scope,omitempty"`
+	Scope *Scope `json:"scope,omitempty"`
+	// Cohort is the part of the records the profile judges (its cohort: a record must be within
+	// it and Scope); absent when the profile has none. A lanes entry may be LANE@CONFIGURATION.
+	Cohort        *Scope         `json:"cohort,omitempty"`
 	Summary       Summary        `json:"summary"`
 	Results       Results        `json:"results"`
 	Localizations []Localization `json:"localizations"`
@@ -583,16 +586,22 @@ func (r *Report) VerdictText() string {
 }
 
 // ScopeText says what a run was restricted to, "" when it was not.
-func (r *Report) ScopeText() string {
-	if r.Scope == nil {
+func (r *Report) ScopeText() string { return r.Scope.Text() }
+
+// CohortText says what the profile's cohort selects, "" when the profile has none.
+func (r *Report) CohortText() string { return r.Cohort.Text() }
+
+// Text lists a scope's selectors, "lanes a,b; stages A2", "" for a nil or zero scope.
+func (s *Scope) Text() string {
+	if s == nil {
 		return ""
 	}
 	var parts []string
 	for _, f := range []struct {
 		name string
 		vals []string
-	}{{"lanes", r.Scope.Lanes}, {"versions", r.Scope.Versions}, {"configurations", r.Scope.Configurations},
-		{"stages", r.Scope.Stages}, {"suites", r.Scope.Suites}, {"fixtures", r.Scope.Fixtures}, {"tasks", r.Scope.Tasks}} {
+	}{{"lanes", s.Lanes}, {"versions", s.Versions}, {"configurations", s.Configurations},
+		{"stages", s.Stages}, {"suites", s.Suites}, {"fixtures", s.Fixtures}, {"tasks", s.Tasks}} {
 		if len(f.vals) > 0 {
 			parts = append(parts, f.name+" "+strings.Join(f.vals, ","))
 		}
