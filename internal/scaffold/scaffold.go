@@ -45,7 +45,7 @@ type InitOptions struct {
 
 // BuiltinProfiles are the names of the built-in profiles (contracts/profiles*.cue): a layer's
 // profile of the same name would be unified with the built-in one, so ProfileName never gives one.
-var BuiltinProfiles = []string{"optional-null", "reported-fixes", "strict", "withhold-private-meta"}
+var BuiltinProfiles = []string{"optional-null", "reported-fixes", "strict", "study", "withhold-private-meta"}
 
 // profileName is what a profile's name may be (the contract model's names: internal/contract).
 var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
