@@ -48,8 +48,9 @@ contract set's bundle (contractcheck bundle, served by a stock OPA with decision
 census, the gate and the report are check's own. The expected bindings are what was posted (the
 suites the logs hold decisions of at each lane, version, configuration and stage they hold
 decisions at, narrowed by the run's scope), or the records' with --observations; a census that
-lacks any of them, or holds decisions that are errors (each named with its file and line), gives
-no verdict (gate verdict incomplete, exit 2) and the report lists what is lacking (docs/opa.md).
+lacks any of them, or holds decisions that are errors or on a fixture never recorded (no
+--fixtures layer holds its source; each named with its file and line), gives no verdict (gate
+verdict incomplete, exit 2) and the report lists what is lacking (docs/opa.md).
 
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that

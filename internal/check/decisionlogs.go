@@ -45,8 +45,9 @@ type repKey struct {
 // records' bindings: a record that was not captured gives its reading as it does in check, a
 // captured one takes its verdicts from the decision of the same position and repetition, and the
 // report's record references and visibility readout are the records'. A decision that is an error,
-// not a verdict (decisionlog.Decision.Error), is counted and listed, and the read goes on; one
-// whose logged input places it outside the run's scope (instrument.OutsideScope: a --lane the
+// not a verdict (decisionlog.Decision.Error), or a verdict on a fixture the contract set does not
+// know (a production result never recorded, see unread), is counted and listed, and the read goes
+// on; one whose logged input places it outside the run's scope (instrument.OutsideScope: a --lane the
 // posted lane is not, say) is counted as outside it instead. What
 // the logs lack and the error decisions are the report's Lacking, whose gate then gives no
 // verdict (result.VerdictIncomplete, exit 2). The counts say what the reader read besides.
@@ -61,7 +62,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	outOfScope, duplicates := 0, 0
 	var refused *result.DecisionErrors
 	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
-		if d.Error != "" {
+		if msg := unread(in, d); msg != "" {
 			if in.OutsideScope(d.Position) {
 				outOfScope++ // its logged input places it outside the run's scope
 				return nil
@@ -71,7 +72,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 			}
 			refused.Count++
 			if len(refused.First) < result.MaxLackingListed {
-				refused.First = append(refused.First, result.DecisionError{At: d.At(), Decision: d.ID, Error: d.Error})
+				refused.First = append(refused.First, result.DecisionError{At: d.At(), Decision: d.ID, Error: msg})
 			}
 			return nil
 		}
@@ -254,6 +255,22 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 			h.at, result.LackingBinding(h.Binding), h.Repetition, in.Options().DescribeObservations()))
 	}
 	return l, nil
+}
+
+// unread says why a decision gives no verdict to read, or "" when it gives one: it is an error
+// (decisionlog.Decision.Error), or a verdict of the check's profile on a fixture that no catalog
+// or --fixtures layer holds (a production result never recorded). Such a decision is counted and
+// listed, not fatal, so that it does not hide the report of the other decisions; the fixture id is
+// quoted as instrument.Place quotes it.
+func unread(in *instrument.Instrument, d *decisionlog.Decision) string {
+	if d.Error != "" {
+		return d.Error
+	}
+	if _, known := in.Model.Fixtures[d.Fixture]; d.Fixture != "" && !known && d.Profile == in.Options().Profile {
+		return fmt.Sprintf("/fixture: unknown fixture %q (not in the catalog, and no --fixtures layer holds its source): record that result with `contractcheck record`, or give its source with --fixtures",
+			d.Fixture)
+	}
+	return ""
 }
 
 // readingsOf turns a decision into census readings, one per task result within the run's scope;

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -473,6 +475,114 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 	}
 }
 
+// TestDecisionLogsUnknownFixtures: a verdict on a fixture no catalogue or --fixtures layer holds
+// (a production result never recorded) does not stop the read: it is counted and listed like an
+// error decision, with its file and line and a message naming the fixture (quoted) and how to
+// place it; the other decisions are read as check reads their records, and the report gives no
+// verdict (exit 2). One whose lane the run's scope leaves out is counted as outside it.
+func TestDecisionLogsUnknownFixtures(t *testing.T) {
+	ctx := context.Background()
+	want, events := checkedAndLogged(t, directPaper)
+	if len(events) < 2 {
+		t.Fatalf("%d decisions: the cases need two", len(events))
+	}
+	// unknown is the decision of events[0] on fixture id instead (at lane, when not empty).
+	unknown := func(decision, id, lane string) map[string]any {
+		ev := maps.Clone(events[0])
+		res := maps.Clone(ev["result"].(map[string]any))
+		input := maps.Clone(ev["input"].(map[string]any))
+		res["fixture"], input["fixture"] = id, id
+		if lane != "" {
+			res["lane"], input["lane"] = lane, lane
+		}
+		ev["decision_id"], ev["result"], ev["input"] = decision, res, input
+		return ev
+	}
+	hostileID := "NOPE\u2028</script>"
+	for _, tc := range []struct {
+		name string
+		// first goes before the known decisions, middle after the first of them.
+		first, middle map[string]any
+		// listed are the decision ids listed with their messages' quoted fixture ids.
+		listed     [][2]string
+		outOfScope int
+	}{
+		{name: "unknown fixture", first: unknown("unknown-1", hostileID, ""),
+			listed: [][2]string{{"unknown-1", `unknown fixture "NOPE\u2028</script>"`}}},
+		{name: "two unknown fixtures among known ones", first: unknown("unknown-1", "R3f9a0c12d4e7", ""), middle: unknown("unknown-2", "R\"quoted\"", ""),
+			listed: [][2]string{{"unknown-1", `unknown fixture "R3f9a0c12d4e7"`}, {"unknown-2", `unknown fixture "R\"quoted\""`}}},
+		{name: "an unknown fixture at a lane outside --lane", first: unknown("other-lane", "R3f9a0c12d4e7", "acme-agent"), outOfScope: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logged := []map[string]any{}
+			if tc.first != nil {
+				logged = append(logged, tc.first)
+			}
+			logged = append(logged, events[0])
+			if tc.middle != nil {
+				logged = append(logged, tc.middle)
+			}
+			logged = append(logged, events[1:]...)
+			log := consoleLog(t, logged)
+			file := writeTemp(t, "opa.log", log)
+			r, counts, err := RunDecisionLogs(ctx, directPaper, DecisionLogs{Paths: []string{file}})
+			if err != nil {
+				t.Fatalf("a decision on an unknown fixture stopped the read: %v", err)
+			}
+			if counts.Decisions != len(logged) || counts.OutOfScope != tc.outOfScope {
+				t.Errorf("counts %s, want %d decisions, %d outside the scope", counts, len(logged), tc.outOfScope)
+			}
+			// The other decisions are read: their results are check's.
+			results := func(r *result.Report) any {
+				doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return doc.(map[string]any)["results"]
+			}
+			if g, w := results(r), results(want); !reflect.DeepEqual(g, w) {
+				t.Errorf("the known decisions' results differ from check's")
+			}
+			if len(tc.listed) == 0 {
+				if r.Lacking != nil {
+					t.Fatalf("lacking %+v: the decision is outside the run's scope", r.Lacking)
+				}
+				if g, w := render(t, r, "json"), render(t, want, "json"); g != w {
+					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
+				}
+				return
+			}
+			l := r.Lacking
+			if l == nil || l.Errors == nil || l.Errors.Count != len(tc.listed) || len(l.Errors.First) != len(tc.listed) ||
+				l.Count != 0 || l.Expected == 0 || l.Held != l.Expected {
+				t.Fatalf("lacking %+v, want the %d unknown fixtures listed and every expected binding held", l, len(tc.listed))
+			}
+			lines := strings.Split(string(log), "\n")
+			for i, w := range tc.listed {
+				got := l.Errors.First[i]
+				line := slices.IndexFunc(lines, func(s string) bool { return strings.Contains(s, `"decision_id":"`+w[0]+`"`) }) + 1
+				if at := fmt.Sprintf("%s:%d", file, line); got.At != at || got.Decision != w[0] {
+					t.Errorf("listed %d: %+v, want at %s, decision %s", i, got, at, w[0])
+				}
+				for _, part := range []string{"/fixture: " + w[1], "record that result with `contractcheck record`", "give its source with --fixtures"} {
+					if !strings.Contains(got.Error, part) {
+						t.Errorf("listed %d: message %q does not say %q", i, got.Error, part)
+					}
+				}
+			}
+			checkIncomplete(t, r)
+			txt := render(t, r, "text")
+			if !strings.Contains(txt, fmt.Sprintf("INCOMPLETE: %d decision", len(tc.listed))) || !strings.Contains(txt, tc.listed[0][0]) {
+				t.Errorf("the text report does not list the unknown fixtures:\n%s", txt[max(0, len(txt)-1200):])
+			}
+			if strings.ContainsRune(txt, '\u2028') {
+				t.Error("the text report holds a raw U+2028 from a fixture id")
+			}
+			validateReport(t, []byte(render(t, r, "json")))
+		})
+	}
+}
+
 // TestDecisionLogsErrors: an event on the decision path that cannot be taken is an input error
 // naming its file and line; what is not a decision event is counted, not taken.
 func TestDecisionLogsErrors(t *testing.T) {
@@ -505,7 +615,6 @@ func TestDecisionLogsErrors(t *testing.T) {
 		{"no repetition", with(func(_, res map[string]any) { delete(res, "repetition") }), "result.repetition is absent", 2},
 		{"bad stage", with(func(_, res map[string]any) { res["stage"] = "Z9" }), "/stage: lane direct does not declare stage \"Z9\"", 2},
 		{"other profile", with(func(_, res map[string]any) { res["profile"] = "optional-null" }), "the decision is of profile \"optional-null\"", 2},
-		{"unknown fixture", with(func(_, res map[string]any) { res["fixture"] = "NOPE\u2028</script>" }), "unknown fixture \"NOPE\\u2028</script>\"", 2},
 		{"other source", with(func(_, res map[string]any) { res["sourceSha256"] = "00" }), "/sourceSha256: 00 does not match fixture C01", 2},
 		{"pass with diagnostics", with(func(_, res map[string]any) {
 			res["results"] = []any{map[string]any{"task": "T1", "outcome": "pass", "diagnostics": []any{map[string]any{"atom": "x"}}, "readout": map[string]any{"json": "{}"}}}

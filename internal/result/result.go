@@ -102,8 +102,9 @@ type Lacking struct {
 }
 
 // DecisionErrors are the decisions of a decision log that are errors, not verdicts: OPA logged an
-// error for the evaluation, or the bundle refused the input (a position the contract set does
-// not know, no carrier: {"errors": …}).
+// error for the evaluation, the bundle refused the input (a position the contract set does not
+// know, no carrier: {"errors": …}), or the verdict is on a fixture that no catalog or --fixtures
+// layer holds (a production result never recorded), which the reader cannot place.
 type DecisionErrors struct {
 	// Count counts them; First lists the first of them in the order read (at most
 	// MaxLackingListed).
@@ -117,7 +118,8 @@ type DecisionError struct {
 	At string `json:"at"`
 	// Decision is OPA's decision id.
 	Decision string `json:"decision"`
-	// Error is what OPA or the bundle said, as logged (compact JSON).
+	// Error is what OPA or the bundle said, as logged (compact JSON), or, for a verdict on an
+	// unknown fixture, the reader's message naming it.
 	Error string `json:"error"`
 }
 
