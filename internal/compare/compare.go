@@ -65,6 +65,21 @@ type decoder struct {
 // Run loads the instrument under both profiles, reads every observation record once, and builds
 // the compare report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	r, _, err := RunWithChecks(ctx, opts)
+	return r, err
+}
+
+// Checks are what a compare counted beside its decoder readings: the check report under each of
+// its two profiles (the census its null-policy sensitivity reads) and the contract model the
+// records were judged with. Tools that tabulate more than a compare report shows (the study's
+// tables) read them.
+type Checks struct {
+	Base, Other *result.Report
+	Model       *contract.Model
+}
+
+// RunWithChecks is Run that also returns the two check reports and the model (Checks).
+func RunWithChecks(ctx context.Context, opts Options) (*Report, Checks, error) {
 	if opts.Profile == "" {
 		opts.Profile = instrument.DefaultProfile
 	}
@@ -72,24 +87,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.NullProfile = DefaultNullProfile
 	}
 	if opts.NullProfile == opts.Profile {
-		return nil, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
+		return nil, Checks{}, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
 	}
 	// One load serves both profiles: only the profile's part of each policy input differs.
 	base, err := instrument.Load(ctx, opts.Options)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	other, err := base.WithProfile(opts.NullProfile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	decs, err := loadDecoders(ctx, base.Engine(), opts)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	files, err := opts.RecordFiles()
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	return compare(ctx, base, other, decs, files, opts)
 }
@@ -180,7 +195,7 @@ type evaluator struct {
 	memo        sync.Map             // memoKey → map[string]any
 }
 
-func compare(ctx context.Context, base, other *instrument.Instrument, decs []decoder, files []instrument.RecordFile, opts Options) (*Report, error) {
+func compare(ctx context.Context, base, other *instrument.Instrument, decs []decoder, files []instrument.RecordFile, opts Options) (*Report, Checks, error) {
 	ev := &evaluator{base: base, other: other, decoders: decs, sources: map[string]*ast.Term{}}
 	for _, id := range contract.SortedKeys(base.Model.Fixtures) {
 		if len(base.Model.Fixtures[id].Targets) == 0 {
@@ -188,23 +203,23 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 		}
 		v, err := policy.Input(base.SourceView(id))
 		if err != nil {
-			return nil, fmt.Errorf("fixture %s: %w", id, err)
+			return nil, Checks{}, fmt.Errorf("fixture %s: %w", id, err)
 		}
 		ev.sources[id] = ast.NewTerm(v)
 	}
 	cb, err := census.New(base.Model, opts.Profile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	co, err := census.New(other.Model, opts.NullProfile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	cb.Restrict(opts.Scope)
 	co.Restrict(opts.Scope)
 	// The visibility readout is the base profile's, prepared and read as check reads it.
 	if ev.vis, err = base.Visibility(ctx); err != nil {
-		return nil, inputErr(fmt.Errorf("visibility readout: %w", err))
+		return nil, Checks{}, inputErr(fmt.Errorf("visibility readout: %w", err))
 	}
 	visible := visibility.NewCollector(ev.vis)
 	col := newCollector(base.Model)
@@ -230,11 +245,11 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 		return nil
 	})
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, Checks{}, inputErr(err)
 	}
 	groups, err := visible.Report(ctx)
 	if err != nil {
-		return nil, &result.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
+		return nil, Checks{}, &result.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
 	}
 	rb, ro := cb.Report(), co.Report()
 	names := make([]string, len(decs))
@@ -253,7 +268,7 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	r.Configurations = configurations(base.Model, rb, r.Readouts, names)
 	r.NullPolicies = sensitivity(base.Model, rb, ro)
 	r.Visibility = recoveries(groups, r.Readouts, names)
-	return r, nil
+	return r, Checks{Base: rb, Other: ro, Model: base.Model}, nil
 }
 
 // evaluate runs both check instruments, every decoder and the visibility readout on one record.

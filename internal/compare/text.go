@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -61,31 +62,31 @@ func (t Text) Output(w io.Writer, r *Report) error {
 	for _, d := range decoderNames(r) {
 		fmt.Fprintf(b, "%s\n", term(d))
 		rows := matchRows(r, d)
-		tw := newTable(append([]string{"lane", "version", "configuration"}, stages...))
+		tw := report.NewColumns(append([]string{"lane", "version", "configuration"}, stages...))
 		for _, row := range rows {
-			tw.add(append(terms([]string{row.lane, row.version, row.configuration}), row.cells...))
+			tw.Add(append(terms([]string{row.lane, row.version, row.configuration}), row.cells...))
 		}
-		tw.write(b, "  ")
+		tw.Write(b, "  ")
 	}
 
 	fmt.Fprintf(b, "\n%s\n", totalsTitle)
-	tw := newTable(append(append([]string{"decoder", "count"}, Kinds...), "total"))
+	tw := report.NewColumns(append(append([]string{"decoder", "count"}, Kinds...), "total"))
 	for _, row := range totalsRows(r) {
-		tw.add(append(terms(row[:1]), row[1:]...))
+		tw.Add(append(terms(row[:1]), row[1:]...))
 	}
-	tw.write(b, "  ")
+	tw.Write(b, "  ")
 
 	if len(r.Visibility) > 0 {
 		fmt.Fprintf(b, "\n%s\n  %s\n", visibilityTitle, visibilityNote)
-		tw := newTable(append([]string{"lane", "version", "configuration", "stage", "what reaches the model"}, terms(decoderNames(r))...))
+		tw := report.NewColumns(append([]string{"lane", "version", "configuration", "stage", "what reaches the model"}, terms(decoderNames(r))...))
 		for _, v := range r.Visibility {
 			row := terms([]string{v.Lane, v.Version, v.Configuration, v.Stage, v.Summary()})
 			for _, c := range v.Recovered {
 				row = append(row, recoveryCell(c))
 			}
-			tw.add(row)
+			tw.Add(row)
 		}
-		tw.write(b, "  ")
+		tw.Write(b, "  ")
 	}
 
 	notMatch := foldReadings(r, notAllMatch)
@@ -126,11 +127,11 @@ func (t Text) Output(w io.Writer, r *Report) error {
 		fmt.Fprintf(b, "    %s %s %s %s %s %s: %s → %s%s\n", term(c.Fixture), term(c.Task), term(c.Lane), term(c.LaneVersion), term(c.Configuration), term(c.Stage),
 			term(c.BaseOutcome), term(c.OtherOutcome), atomsSuffix(terms(c.Atoms)))
 	}
-	tw = newTable(terms([]string{"", ns.Base.Profile, ns.Other.Profile}))
+	tw = report.NewColumns(terms([]string{"", ns.Base.Profile, ns.Other.Profile}))
 	for _, row := range nullRows(ns) {
-		tw.add(terms(row))
+		tw.Add(terms(row))
 	}
-	tw.write(b, "  ")
+	tw.Write(b, "  ")
 	for _, d := range ns.OnlyBase {
 		fmt.Fprintf(b, "  divergence only under %s: %s %s (%s) at %s\n", term(ns.Base.Profile), term(d.Fixture), term(d.Task), term(d.Family), strings.Join(terms(d.Stages), " "))
 	}
@@ -371,32 +372,6 @@ func unionKeys(a, b map[string]int) []string {
 	return out
 }
 
-// table pads columns to their widest cell, in terminal columns (escape.Width: a CJK character or
-// an emoji takes 2, a combining mark none), so that a row holding one stays in line.
-type table struct {
-	rows [][]string
-}
-
-func newTable(header []string) *table { return &table{rows: [][]string{header}} }
-
-func (t *table) add(row []string) { t.rows = append(t.rows, row) }
-
-func (t *table) write(b *strings.Builder, indent string) {
-	widths := map[int]int{}
-	for _, row := range t.rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], escape.Width(c))
-		}
-	}
-	for _, row := range t.rows {
-		b.WriteString(indent)
-		for i, c := range row {
-			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-escape.Width(c)+2))
-		}
-		b.WriteString("\n")
-	}
-}
 
 func writeTextReadings(b *strings.Builder, gs []readingGroup) {
 	for _, g := range gs {
@@ -470,15 +445,15 @@ func writeTextDifferences(b *strings.Builder, r *Report, details bool) {
 		b.WriteString("  none\n")
 		return
 	}
-	tw := newTable(append([]string{"lane", "version", "configuration"}, stages...))
+	tw := report.NewColumns(append([]string{"lane", "version", "configuration"}, stages...))
 	for _, row := range differenceRows(r) {
 		cells := make([]string, len(row.cells))
 		for i, c := range row.cells {
 			cells[i] = differenceCell(c)
 		}
-		tw.add(append(terms([]string{row.lane, row.version, row.configuration}), cells...))
+		tw.Add(append(terms([]string{row.lane, row.version, row.configuration}), cells...))
 	}
-	tw.write(b, "  ")
+	tw.Write(b, "  ")
 	b.WriteString("  by fixture, target and readout kinds (--details lists each reading):\n")
 	for _, g := range differenceKinds(r) {
 		fmt.Fprintf(b, "  %s %s: %s: %d readings at %s\n", term(g.fixture), term(targetName(g.target)), term(g.kinds), g.readings, strings.Join(terms(g.lanes), ", "))

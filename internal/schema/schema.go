@@ -80,6 +80,7 @@ type Validator struct {
 	record    lazySchema // compiled when a record fails the check in Go (recordConforms)
 	report    lazySchema
 	compare   lazySchema
+	study     lazySchema
 	lock      lazySchema
 	carriers  sync.Map // schema path → *lazySchema
 	providers sync.Map // schema path → *lazySchema
