@@ -87,10 +87,14 @@ var helpExamples = map[string]helpExample{
 		setup: layerSplit + captures},
 	"contractcheck check|contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'": {
 		skip: "needs the decision logs of a stock OPA serving the bundle with go-sdk's decisions posted (docs/opa.md; internal/bundle's TestStockOPADecisionLogsAgree runs that path in the integration tier)"},
-	"contractcheck compare|contractcheck compare":                                                                 {},
-	"contractcheck compare|contractcheck compare --details":                                                       {},
-	"contractcheck compare|contractcheck compare --null-profile withhold-private-meta":                            {},
-	"contractcheck compare|contractcheck compare --decoder slot-or-json-text --format json --output compare.json": {},
+	"contractcheck study|contractcheck study":                                                                                                          {},
+	"contractcheck study|contractcheck study --format markdown --output study.md":                                                                      {},
+	"contractcheck study|contractcheck study --format json --output study.json":                                                                        {},
+	"contractcheck study|contractcheck study --profile optional-null --null-profile strict --lane direct --lane openai-agents --configuration default": {},
+	"contractcheck compare|contractcheck compare":                                                                                                      {},
+	"contractcheck compare|contractcheck compare --details":                                                                                            {},
+	"contractcheck compare|contractcheck compare --null-profile withhold-private-meta":                                                                 {},
+	"contractcheck compare|contractcheck compare --decoder slot-or-json-text --format json --output compare.json":                                      {},
 	"contractcheck compare|contractcheck compare --policies ./my-policies --decoder native-slot,my.decoders.first_item": {
 		files: map[string]string{"my-policies/first_item.rego": firstItemDecoder}},
 	"contractcheck export|contractcheck export builtin":                           {},
