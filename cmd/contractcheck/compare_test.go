@@ -49,7 +49,7 @@ func TestCompare(t *testing.T) {
 			inStdout: []string{"Readings that are not a match for every decoder (stages with the same readouts folded)", "the readings (stages with the same readouts folded):"}},
 		{name: "the _meta profile's heading says what it changes", args: []string{"--null-profile", "withhold-private-meta"}, code: 0,
 			inStdout: []string{"_meta-policy sensitivity: strict vs withhold-private-meta (the result _meta policy: preserve → withhold private keys at M3 H4)"}},
-		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 3`, `"slot-or-json-text"`, `"visibility": [`}},
+		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 4`, `"slot-or-json-text"`, `"visibility": [`}},
 		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
 		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 4, captured 4, unstable 0"}},
 		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},

@@ -16,6 +16,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/study"
 )
 
 const versionLong = `Version prints what this binary is: the module version, or the VCS revision of a development
@@ -44,6 +45,7 @@ func newVersionCommand() *cobra.Command {
 var formats = []buildinfo.Format{
 	{Name: "check report (--format json)", Field: "reportVersion", Version: result.Version},
 	{Name: "compare report (--format json)", Field: "compareVersion", Version: compare.Version},
+	{Name: "study report (--format json)", Field: "studyVersion", Version: study.Version},
 	{Name: "challenge report (--format json)", Field: "challengeVersion", Version: challenge.Version},
 	{Name: "challenge case", Field: "challengeCase", Version: mutate.CaseVersion},
 	{Name: "lock file (contractcheck lock)", Field: "lockVersion", Version: lock.Version},

@@ -6,7 +6,7 @@
 // collapse as in check. The check itself runs under two profiles that differ in null policy, and
 // the census of each is compared. The channel-visibility readout (package visibility) is read on
 // the same records, as check reads it, and each of its groups is set beside what every decoder
-// recovers there. The result is a compare report (compareVersion 3) written by the outputters of
+// recovers there. The result is a compare report (compareVersion 4) written by the outputters of
 // this package.
 package compare
 

@@ -6,7 +6,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
-// JSON writes the report as indented JSON with compareVersion 3 (Version). Maps are written with
+// JSON writes the report as indented JSON with compareVersion 4 (Version). Maps are written with
 // sorted keys and numbers verbatim (json.Number), so the same report gives the same bytes.
 type JSON struct{}
 

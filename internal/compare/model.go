@@ -10,8 +10,9 @@ import (
 // Version is the compareVersion written into every JSON compare report; it changes only when the
 // report's shape changes incompatibly (the schema is closed: a member a reader of the earlier
 // version does not know is incompatible). Version 2 added Visibility; version 3 Differences,
-// WholeValue and each null run's WithholdPrivateMeta.
-const Version = 3
+// WholeValue and each null run's WithholdPrivateMeta; version 4 renamed each null run's byFamily
+// (which counted unique divergences) uniqueByFamily and added manifestationsByFamily.
+const Version = 4
 
 // Readout kinds a decoder policy returns (SPEC §3).
 const (
@@ -214,22 +215,24 @@ type NullSensitivity struct {
 	OnlyOther []result.Divergence `json:"onlyOther"`
 }
 
-// NullRun is the divergence census of one profile. ByFamily counts its unique divergences (not
-// its manifestations) per fixture family: the check report's uniqueByFamily.
+// NullRun is the divergence census of one profile. UniqueByFamily and ManifestationsByFamily
+// count its unique divergences and its manifestations per fixture family, as the check report's
+// members of the same names.
 type NullRun struct {
 	Profile    string `json:"profile"`
 	NullPolicy string `json:"nullPolicy"`
 	// WithholdPrivateMeta is the profile's result _meta policy: the stages private _meta keys
 	// must not reach; absent when the profile preserves _meta.
-	WithholdPrivateMeta *contract.Withhold `json:"withholdPrivateMeta,omitempty"`
-	Unique              int                `json:"unique"`
-	Manifestations      int                `json:"manifestations"`
-	ByFamily            map[string]int     `json:"byFamily"`
-	Guard               int                `json:"guard"`
-	Apart               int                `json:"apart"`
-	LeaveOneOut         map[string]int     `json:"leaveOneOut"`
-	Pass                int                `json:"pass"`
-	Unmet               int                `json:"unmet"`
+	WithholdPrivateMeta    *contract.Withhold `json:"withholdPrivateMeta,omitempty"`
+	Unique                 int                `json:"unique"`
+	Manifestations         int                `json:"manifestations"`
+	UniqueByFamily         map[string]int     `json:"uniqueByFamily"`
+	ManifestationsByFamily map[string]int     `json:"manifestationsByFamily"`
+	Guard                  int                `json:"guard"`
+	Apart                  int                `json:"apart"`
+	LeaveOneOut            map[string]int     `json:"leaveOneOut"`
+	Pass                   int                `json:"pass"`
+	Unmet                  int                `json:"unmet"`
 }
 
 // NullChange is a binding whose outcome differs between the two null policies.

@@ -437,7 +437,7 @@ func sensitivity(m *contract.Model, rb, ro *result.Report) NullSensitivity {
 func nullRun(m *contract.Model, r *result.Report) NullRun {
 	d := r.Divergences
 	return NullRun{Profile: r.Profile, NullPolicy: r.NullPolicy, WithholdPrivateMeta: m.Profiles[r.Profile].WithholdPrivateMeta, Unique: len(d.Unique), Manifestations: d.Manifestations,
-		ByFamily: d.UniqueByFamily, Guard: len(d.Guard), Apart: len(d.Apart), LeaveOneOut: d.LeaveOneOut,
+		UniqueByFamily: d.UniqueByFamily, ManifestationsByFamily: d.ManifestationsByFamily, Guard: len(d.Guard), Apart: len(d.Apart), LeaveOneOut: d.LeaveOneOut,
 		Pass: r.Summary.Pass, Unmet: r.Summary.Unmet}
 }
 

@@ -333,16 +333,23 @@ func foldDecoderChanges(cs []DecoderChange) []decoderGroup {
 	return out
 }
 
-// nullRows are the divergence census rows of the two null-policy runs.
+// nullRows are the divergence census rows of the two null-policy runs: the unique divergences
+// and the manifestations, each with its count per family (a row "  <family>" under it).
 func nullRows(ns NullSensitivity) [][]string {
 	a, b := ns.Base, ns.Other
 	rows := [][]string{
 		{"pass / unmet", fmt.Sprintf("%d / %d", a.Pass, a.Unmet), fmt.Sprintf("%d / %d", b.Pass, b.Unmet)},
 		{"unique divergences", fmt.Sprint(a.Unique), fmt.Sprint(b.Unique)},
-		{"manifestations", fmt.Sprint(a.Manifestations), fmt.Sprint(b.Manifestations)},
-		{"guard divergences", fmt.Sprint(a.Guard), fmt.Sprint(b.Guard)},
-		{"reported apart", fmt.Sprint(a.Apart), fmt.Sprint(b.Apart)},
 	}
+	for _, f := range unionKeys(a.UniqueByFamily, b.UniqueByFamily) {
+		rows = append(rows, []string{"  " + f, count(a.UniqueByFamily, f), count(b.UniqueByFamily, f)})
+	}
+	rows = append(rows, []string{"manifestations", fmt.Sprint(a.Manifestations), fmt.Sprint(b.Manifestations)})
+	for _, f := range unionKeys(a.ManifestationsByFamily, b.ManifestationsByFamily) {
+		rows = append(rows, []string{"  " + f, count(a.ManifestationsByFamily, f), count(b.ManifestationsByFamily, f)})
+	}
+	rows = append(rows, []string{"guard divergences", fmt.Sprint(a.Guard), fmt.Sprint(b.Guard)},
+		[]string{"reported apart", fmt.Sprint(a.Apart), fmt.Sprint(b.Apart)})
 	for _, lane := range unionKeys(a.LeaveOneOut, b.LeaveOneOut) {
 		rows = append(rows, []string{"without " + lane, count(a.LeaveOneOut, lane), count(b.LeaveOneOut, lane)})
 	}
@@ -371,7 +378,6 @@ func unionKeys(a, b map[string]int) []string {
 	sort.Strings(out)
 	return out
 }
-
 
 func writeTextReadings(b *strings.Builder, gs []readingGroup) {
 	for _, g := range gs {

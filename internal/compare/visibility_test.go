@@ -300,8 +300,8 @@ func TestVisibilitySchema(t *testing.T) {
 			r.Visibility[0].Lane = "lane"
 			r.Readouts, r.Matches, r.Totals, r.Configurations = []Reading{}, []MatchCell{}, []Totals{}, []ConfigurationDiff{}
 			r.WholeValue, r.Differences = []Totals{}, []DifferenceCell{}
-			r.NullPolicies = NullSensitivity{Base: NullRun{Profile: "strict", NullPolicy: "strict", ByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
-				Other: NullRun{Profile: "optional-null", NullPolicy: "optional-null", ByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
+			r.NullPolicies = NullSensitivity{Base: NullRun{Profile: "strict", NullPolicy: "strict", UniqueByFamily: map[string]int{}, ManifestationsByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
+				Other: NullRun{Profile: "optional-null", NullPolicy: "optional-null", UniqueByFamily: map[string]int{}, ManifestationsByFamily: map[string]int{}, LeaveOneOut: map[string]int{}},
 				Tasks: []string{}, Changes: []NullChange{}, OnlyBase: []result.Divergence{}, OnlyOther: []result.Divergence{}}
 			r.Decoders = []Decoder{{Name: "native-slot", Package: "p"}, {Name: "slot-or-json-text", Package: "q"}}
 			var buf bytes.Buffer

@@ -4,7 +4,7 @@ package schema
 const CompareReportSchemaPath = "contractcheck/compare-report.schema.json"
 
 // ValidateCompareReport validates a decoded JSON compare report (`contractcheck compare --format
-// json`, compareVersion 3). The schema is compiled on first use. A
+// json`, compareVersion 4). The schema is compiled on first use. A
 // violation is a *ValidationError with an empty File.
 func (v *Validator) ValidateCompareReport(doc any) error {
 	s, err := v.compare.get(v, CompareReportSchemaPath)
