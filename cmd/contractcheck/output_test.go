@@ -65,6 +65,8 @@ var resultVerbs = []resultVerb{
 		input: func(e outputEnv) ([]string, string) { return []string{"check", "--observations", e.obs}, e.record }},
 	{name: "compare", run: func(e outputEnv) []string { return []string{"compare", "--observations", e.obs} },
 		input: func(e outputEnv) ([]string, string) { return []string{"compare", "--observations", e.obs}, e.record }},
+	{name: "study", run: func(e outputEnv) []string { return []string{"study", "--observations", e.obs} },
+		input: func(e outputEnv) ([]string, string) { return []string{"study", "--observations", e.obs}, e.record }},
 	{name: "challenge", run: func(e outputEnv) []string { return []string{"challenge", e.suite} },
 		input: func(e outputEnv) ([]string, string) { return []string{"challenge", e.suite}, e.suiteCase }},
 	{name: "test", run: func(e outputEnv) []string { return []string{"test", "--policies", e.layer} },
