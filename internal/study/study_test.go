@@ -4,21 +4,19 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -238,11 +236,7 @@ func validateJSON(t *testing.T, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := schema.New(sfs)
+	v, err := instrument.BuiltinValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
