@@ -32,7 +32,7 @@ type Validated struct {
 func Validate(ctx context.Context, opts Options, revision string, files []string) ([]Validated, error) {
 	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return nil, inputErr(fmt.Errorf("load schemas: %w", err))
+		return nil, inputErr(err) // NewValidator's error says "load schemas" already
 	}
 	if revision != "" && !v.HasRevision(revision) {
 		return nil, inputErr(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))

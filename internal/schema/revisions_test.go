@@ -69,10 +69,26 @@ func TestRevisionLayers(t *testing.T) {
 			"mcp/2027-01-01/schema.json":     {Data: plain},
 			"mcp/README.md":                  {Data: []byte("not a revision")},
 		}}, want: append(slices.Clone(pinned), "2027-01-01", "DRAFT-2026-v2", "DRAFT-2026-v10")},
+		{name: "dated drafts and draft names", layers: []fstest.MapFS{{
+			"mcp/2026-12-01-draft/schema.json": {Data: plain},
+			"mcp/2026-12-01-rc.10/schema.json": {Data: plain},
+			"mcp/2026-12-01-rc.2/schema.json":  {Data: plain},
+			"mcp/2026-12-01/schema.json":       {Data: plain},
+			"mcp/2026-01-15-draft/schema.json": {Data: plain},
+			"mcp/DRAFT-2026-12-01/schema.json": {Data: plain},
+		}}, want: []string{"2025-06-18", "2025-11-25", "2026-01-15-draft", "2026-07-28", "2026-12-01-draft", "2026-12-01-rc.2", "2026-12-01-rc.10", "2026-12-01", "DRAFT-2026-12-01"}},
 		{name: "not a date", layers: []fstest.MapFS{{"mcp/2026-99-99/schema.json": {Data: plain}}},
-			wantErr: `my/mcp/2026-99-99: not an MCP revision name: "2026-99-99" is not a calendar date`},
+			wantErr: `my/mcp/2026-99-99: not an MCP revision name: "2026-99-99" is not a calendar date: want a date YYYY-MM-DD (2026-07-28), a date with a suffix`},
+		{name: "a suffixed date that is no date", layers: []fstest.MapFS{{"mcp/2026-02-30-draft/schema.json": {Data: plain}}},
+			wantErr: `my/mcp/2026-02-30-draft: not an MCP revision name: "2026-02-30" is not a calendar date`},
+		{name: "an empty suffix", layers: []fstest.MapFS{{"mcp/2026-12-01-/schema.json": {Data: plain}}},
+			wantErr: `my/mcp/2026-12-01-: not an MCP revision name: "2026-12-01-" is none of these: want a date YYYY-MM-DD`},
+		{name: "a lower-case draft prefix", layers: []fstest.MapFS{{"mcp/draft-2026/schema.json": {Data: plain}}},
+			wantErr: `my/mcp/draft-2026: not an MCP revision name: "draft-2026" is none of these: want a date YYYY-MM-DD (2026-07-28), a date with a suffix YYYY-MM-DD-<suffix> (2026-12-01-draft), or DRAFT-<name> (DRAFT-2026-12-01)`},
+		{name: "too long", layers: []fstest.MapFS{{"mcp/2026-12-01-" + strings.Repeat("x", 60) + "/schema.json": {Data: plain}}},
+			wantErr: "not an MCP revision name: longer than 64 characters: want a date"},
 		{name: "not a revision name", layers: []fstest.MapFS{{"mcp/latest/schema.json": {Data: plain}}},
-			wantErr: "my/mcp/latest: not an MCP revision name: want a date YYYY-MM-DD or a draft name DRAFT-"},
+			wantErr: `my/mcp/latest: not an MCP revision name: "latest" is none of these: want a date YYYY-MM-DD`},
 		{name: "no schema", layers: []fstest.MapFS{{"mcp/DRAFT-x/revision.json": {Data: []byte(`{}`)}}},
 			wantErr: "my/mcp/DRAFT-x: a revision directory holds its schema.json, and this one has none"},
 		{name: "replaces a built-in revision", layers: []fstest.MapFS{{"mcp/2025-11-25/schema.json": {Data: draft}}},
@@ -218,6 +234,39 @@ func TestHostileRevisionNames(t *testing.T) {
 			_, err = NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
 			if err == nil || (!strings.Contains(err.Error(), "unknown member") && !strings.Contains(err.Error(), "my/mcp/DRAFT-x/revision.json")) {
 				t.Errorf("NewLayered: %v, want the member refused", err)
+			}
+		})
+	}
+}
+
+// TestCompareRevisions: the order of revision names is total and deterministic, dated drafts
+// before their date, DRAFT- names after every dated name; IsDraft says which names are drafts.
+func TestCompareRevisions(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		a, b     string
+		want     int
+		aIsDraft bool
+	}{
+		{name: "two dates", a: "2025-11-25", b: "2026-07-28", want: -1},
+		{name: "a dated draft after an earlier date", a: "2026-12-01-draft", b: "2026-07-28", want: 1, aIsDraft: true},
+		{name: "a dated draft before its date", a: "2026-12-01-draft", b: "2026-12-01", want: -1, aIsDraft: true},
+		{name: "a dated draft before a later date", a: "2026-12-01-draft", b: "2027-01-01", want: -1, aIsDraft: true},
+		{name: "suffixes in natural order", a: "2026-12-01-rc.2", b: "2026-12-01-rc.10", want: -1, aIsDraft: true},
+		{name: "a draft name after every date", a: "DRAFT-2026-12-01", b: "2099-01-01-draft", want: 1, aIsDraft: true},
+		{name: "draft names in natural order", a: "DRAFT-2026-v2", b: "DRAFT-2026-v10", want: -1, aIsDraft: true},
+		{name: "the same", a: "2026-12-01-draft", b: "2026-12-01-draft", want: 0, aIsDraft: true},
+		{name: "a date is released", a: "2026-12-01", b: "2026-12-01-draft", want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CompareRevisions(tc.a, tc.b); got != tc.want {
+				t.Errorf("CompareRevisions(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+			}
+			if got := CompareRevisions(tc.b, tc.a); got != -tc.want {
+				t.Errorf("CompareRevisions(%q, %q) = %d, want %d", tc.b, tc.a, got, -tc.want)
+			}
+			if got := IsDraft(tc.a); got != tc.aIsDraft {
+				t.Errorf("IsDraft(%q) = %v, want %v", tc.a, got, tc.aIsDraft)
 			}
 		})
 	}
