@@ -125,6 +125,17 @@ func TestRevisionLayers(t *testing.T) {
 		{name: "no result definition", layers: []fstest.MapFS{{
 			"mcp/DRAFT-x/schema.json": {Data: []byte(`{"$defs": {"JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
 		}}, wantErr: `my/mcp/DRAFT-x/schema.json: no definition CallToolResult in "$defs": name the one to validate a result against in mcp/<revision>/revision.json`},
+		{name: "two revisions, one $id", layers: []fstest.MapFS{{
+			"mcp/DRAFT-a/schema.json": {Data: []byte(`{"$id": "urn:x:draft", "$defs": {"CallToolResult": {}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+			"mcp/DRAFT-b/schema.json": {Data: []byte(`{"$id": "urn:x:draft", "$defs": {"CallToolResult": {}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+		}}, wantErr: `my/mcp/DRAFT-b/schema.json: /$id: "urn:x:draft" is also the $id of my/mcp/DRAFT-a/schema.json`},
+		{name: "one revision reaches another by its $id", layers: []fstest.MapFS{{
+			"mcp/DRAFT-a/schema.json": {Data: []byte(`{"$id": "urn:x:a", "$defs": {"CallToolResult": {"$ref": "../2025-11-25/schema.json#/$defs/CallToolResult"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+			"mcp/DRAFT-b/schema.json": {Data: []byte(`{"$id": "urn:x:b", "$defs": {"CallToolResult": {"$ref": "urn:x:a#/$defs/CallToolResult"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+		}}, want: append(slices.Clone(pinned), "DRAFT-a", "DRAFT-b")},
+		{name: "a reference to nothing is the schema's error, at load", layers: []fstest.MapFS{{
+			"mcp/DRAFT-a/schema.json": {Data: []byte(`{"$id": "urn:x:a", "$defs": {"CallToolResult": {"$ref": "../2025-11-25/schema.json#/$defs/NoSuchResult"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)},
+		}}, wantErr: `my/mcp/DRAFT-a/schema.json: schema: compiling mcp/DRAFT-a/schema.json#/$defs/CallToolResult: `},
 		{name: "schema not JSON", layers: []fstest.MapFS{{"mcp/DRAFT-x/schema.json": {Data: []byte("{\n  \"$defs\": {},\n  \"$defs\": {}\n}")}}},
 			wantErr: "my/mcp/DRAFT-x/schema.json:3:3: "},
 	}
@@ -269,5 +280,70 @@ func TestCompareRevisions(t *testing.T) {
 				t.Errorf("IsDraft(%q) = %v, want %v", tc.a, got, tc.aIsDraft)
 			}
 		})
+	}
+}
+
+// TestRevisionID: a user revision's schema whose root "$id" is a urn (testdata/layer-id) is read
+// under its own place in the schema layers: its relative $refs reach the other revisions, a $ref
+// naming its $id reaches itself, and bare results and JSON-RPC envelopes validate (or fail at
+// the source's pointer), never "reference cycle" or a failed load.
+func TestRevisionID(t *testing.T) {
+	v, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(os.DirFS("testdata/layer-id"), ".", "layer-id")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rev = "DRAFT-2026-12-01"
+	outputs := `{"outputs": [{"audience": "assistant", "format": "content", "content": [{"type": "text", "text": "12 items"}]}, {"audience": "programmatic", "format": "structured", "structuredContent": {"count": 12}}]}`
+	for _, tc := range []struct {
+		name, doc, wantErr string
+	}{
+		{name: "a bare result", doc: outputs},
+		{name: "a result response", doc: `{"jsonrpc": "2.0", "id": 1, "result": ` + outputs + `}`},
+		{name: "an error response", doc: `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "unknown tool"}}`},
+		{name: "a content block of another revision, checked", doc: `{"outputs": [{"audience": "assistant", "format": "content", "content": [{"type": "text"}]}]}`,
+			wantErr: "src.json: /outputs/0/content/0: missing property 'text'"},
+		{name: "today's shape is not this revision's", doc: `{"content": [{"type": "text", "text": "hi"}]}`,
+			wantErr: "src.json: missing property 'outputs'"},
+		{name: "in an envelope too", doc: `{"jsonrpc": "2.0", "id": 1, "result": {"outputs": [{"audience": "user", "format": "structured"}]}}`,
+			wantErr: "src.json: /result/outputs/0: missing property 'structuredContent'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := strictjson.Decode("src.json", []byte(tc.doc), strictjson.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.ValidateSource("src.json", rev, doc)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestRevisionRefCycle: a revision's schema whose references form a cycle is the schema's fault:
+// the error names the schema file and the definition's pointer, not the source as invalid.
+func TestRevisionRefCycle(t *testing.T) {
+	user := fstest.MapFS{"mcp/DRAFT-loop/schema.json": {Data: []byte(`{"$id": "urn:x:loop", "$defs": {
+		"CallToolResult": {"$ref": "#/$defs/Result"},
+		"Result": {"$ref": "urn:x:loop#/$defs/CallToolResult"},
+		"JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)}}
+	v, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(user, ".", "my")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := strictjson.Decode("src.json", []byte(`{"content": []}`), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.ValidateSource("src.json", "DRAFT-loop", doc)
+	const want = "my/mcp/DRAFT-loop/schema.json: /$defs/"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "form a cycle") || !strings.Contains(err.Error(), "met validating src.json") {
+		t.Fatalf("ValidateSource: %v, want an error starting %q naming the cycle and src.json", err, want)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -156,14 +157,29 @@ func NewLayered(fsys fs.FS, users []layer.Dir) (*Validator, error) {
 		v.order = append(v.order, name)
 	}
 	slices.SortFunc(v.order, CompareRevisions)
-	// A user layer's revision is read now, so that a schema that is not JSON, or lacks the
-	// definitions a source is validated against, is reported before any source is read.
+	// A user revision's schema is read under its own place, whatever its root $id (ids.go).
+	own := map[string]string{}
 	for _, name := range v.order {
-		r := v.revisions[name]
-		if r.info.Builtin {
+		if r := v.revisions[name]; !r.info.Builtin {
+			own[MCPSchemaPath(name)] = r.info.File
+		}
+	}
+	ids, err := v.docs.collectIDs(own)
+	if err != nil {
+		return nil, err
+	}
+	v.docs.ids, v.docs.own = ids, map[string]bool{}
+	for p := range own {
+		v.docs.own[p] = true
+	}
+	// A user layer's revision is read and compiled now, so that a schema that is not JSON, lacks
+	// the definitions a source is validated against, or whose references reach nothing is
+	// reported, naming the schema, before any source is read.
+	for _, name := range v.order {
+		if v.revisions[name].info.Builtin {
 			continue
 		}
-		if _, err := v.definitions(r); err != nil {
+		if _, err := v.load(name); err != nil {
 			return nil, err
 		}
 	}
@@ -313,6 +329,9 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 			return nil
 		}
 		if err := s.Validate(x); err != nil {
+			if c := refCycle(err); c != nil {
+				return v.cycleError(c, file)
+			}
 			return convert(err, file, 0, prefix, nil)
 		}
 		return nil
@@ -420,6 +439,44 @@ func (v *Validator) ValidateReport(doc any) error {
 		return convert(err, "", 0, "", nil)
 	}
 	return nil
+}
+
+// refCycle is the reference cycle a validation error's tree holds, if any: a fault of the schema
+// (a "$ref" that names itself through other references without reading the value), not of the
+// document validated.
+func refCycle(err error) *kind.RefCycle {
+	ve, ok := errorsAs(err)
+	if !ok {
+		return nil
+	}
+	var find func(e *jsonschema.ValidationError) *kind.RefCycle
+	find = func(e *jsonschema.ValidationError) *kind.RefCycle {
+		if c, ok := e.ErrorKind.(*kind.RefCycle); ok {
+			return c
+		}
+		for _, x := range e.Causes {
+			if c := find(x); c != nil {
+				return c
+			}
+		}
+		return nil
+	}
+	return find(ve)
+}
+
+// cycleError says a schema's references form a cycle: the schema file (as messages name it) and
+// the JSON pointer of the definition, then the source it was met validating.
+func (v *Validator) cycleError(c *kind.RefCycle, file string) error {
+	u, frag, _ := strings.Cut(c.URL, "#")
+	at := u
+	if p, err := schemaPath(u); err == nil {
+		at = v.docs.displayName(p)
+	}
+	path := c.KeywordLocation1
+	if path == "" {
+		path = c.KeywordLocation2
+	}
+	return &ValidationError{File: at, Pointer: frag, Msg: fmt.Sprintf("the schema's references form a cycle (following %s comes back here without reading a value): a fault of the schema, met validating %s", path, file)}
 }
 
 // errorsAs is errors.As for the library's error type.
