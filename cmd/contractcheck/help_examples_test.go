@@ -158,7 +158,10 @@ var helpExamples = map[string]helpExample{
 		setup: "cp $ROOT/fixtures/sources/extended/X01.json result.json\n"},
 	"contractcheck validate|contractcheck validate - < result.json": {
 		setup: "cp $ROOT/fixtures/sources/paper/C05.json result.json\n"},
-	"contractcheck validate|contractcheck validate --format json --output validation.json": {},
+	"contractcheck validate|contractcheck validate --format json --output validation.json":    {},
+	"contractcheck capture direct|contractcheck capture direct --suite paper --repetitions 1": {},
+	"contractcheck capture direct|contractcheck capture direct --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01 --output mine/observations/direct/v1/default.jsonl": {
+		setup: draftLayerSetup},
 	"contractcheck validate|contractcheck validate --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01": {
 		setup: draftLayerSetup},
 }

@@ -214,7 +214,7 @@ func TestInputErrors(t *testing.T) {
 				write(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
-			want: []string{"obs/x.jsonl:1:", "/carrier/type"},
+			want: []string{"obs/x.jsonl:1:", "/carrier/type", "(carrier schema carriers/", ".stages.H4.carrier)"},
 		},
 		{
 			name: "adk-go A2 record whose carrier is unrelated",

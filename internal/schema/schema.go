@@ -312,6 +312,50 @@ func (v *Validator) KnownSource(file, revision string, doc any) (*Source, error)
 
 // source is ValidateSource, validating against the revision's schemas when validate is set.
 func (v *Validator) source(file, revision string, doc any, validate bool) (*Source, error) {
+	return v.sourceAt(place{file: file}, revision, doc, validate)
+}
+
+// place is where a source document lies: a file, or the member of a JSONL record at line of file
+// whose JSON pointer is prefix ("/carrier").
+type place struct {
+	file   string
+	line   int
+	prefix string
+}
+
+// SourceCarrier is the carrier schema of a lane stage whose carrier is the source itself, read
+// back (the control lane direct's, contracts/lanes.cue). The file exists, for validators outside
+// contractcheck, and accepts a source of any pinned revision; contractcheck validates such a
+// carrier as the source of its record's fixture, at that fixture's revision, whatever the
+// revision is (ValidateSourceCarrier).
+const SourceCarrier = "carriers/mcp-source.schema.json"
+
+// ValidateSourceCarrier validates the carrier of a record at line of file as a source of
+// revision (ValidateSource): a bare result, or a JSON-RPC response envelope, against that
+// revision's schema. Pointers in the error are prefixed with /carrier, and its message names the
+// schema file and definition the carrier was held to.
+func (v *Validator) ValidateSourceCarrier(file string, line int, revision string, carrier any) error {
+	if revision == "" {
+		revision = DefaultRevision
+	}
+	_, err := v.sourceAt(place{file: file, line: line, prefix: "/carrier"}, revision, carrier, true)
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.File == file {
+		r := v.revisions[revision]
+		d, _ := v.definitions(r) // compiled: they resolve
+		def := d.result
+		obj, _ := carrier.(map[string]any)
+		if _, envelope := obj["jsonrpc"]; envelope {
+			def = d.resultResponse + " (or " + d.errorResponse + "), its result " + d.result
+		}
+		ve.Msg += fmt.Sprintf(" (the carrier is the source read back: held to %s%s, the schema of revision %s, the fixture's)", r.info.File, def, revision)
+	}
+	return err
+}
+
+// sourceAt is source for a document at p.
+func (v *Validator) sourceAt(p place, revision string, doc any, validate bool) (*Source, error) {
+	file := p.file
 	if revision == "" {
 		revision = DefaultRevision
 	}
@@ -332,13 +376,13 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 			if c := refCycle(err); c != nil {
 				return v.cycleError(c, file)
 			}
-			return convert(err, file, 0, prefix, nil)
+			return convert(err, file, p.line, p.prefix+prefix, nil)
 		}
 		return nil
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
+		return nil, &ValidationError{File: file, Line: p.line, Pointer: p.prefix, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
 	}
 	if _, ok := obj["jsonrpc"]; !ok {
 		if err := check(r.callToolResult, obj, ""); err != nil {
@@ -353,7 +397,7 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 		// JSON-RPC 2.0 §5: exactly one of result and error. The MCP schemas
 		// do not say so (their response objects allow additional members),
 		// but a response that is both cannot be read one way only.
-		return nil, &ValidationError{File: file, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
+		return nil, &ValidationError{File: file, Line: p.line, Pointer: p.prefix, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
 	}
 	if hasError {
 		if err := check(r.errorResponse, obj, ""); err != nil {
