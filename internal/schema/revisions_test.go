@@ -347,3 +347,44 @@ func TestRevisionRefCycle(t *testing.T) {
 		t.Fatalf("ValidateSource: %v, want an error starting %q naming the cycle and src.json", err, want)
 	}
 }
+
+// TestValidateSourceCarrier: the control lane's carrier is held to its fixture's revision's
+// schema, whatever the revision: a draft's result shape passes at the draft and fails at a pinned
+// revision, and the error points into the record (/carrier) and names the schema it was held to.
+func TestValidateSourceCarrier(t *testing.T) {
+	v, err := NewLayered(os.DirFS(schemasDir), []layer.Dir{layer.FS(os.DirFS("testdata/layer-id"), ".", "layer-id")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := `{"outputs": [{"audience": "assistant", "format": "content", "content": [{"type": "text", "text": "ok"}]}]}`
+	for _, tc := range []struct {
+		name, revision, carrier, wantErr string
+	}{
+		{name: "a draft's result at the draft", revision: "DRAFT-2026-12-01", carrier: outputs},
+		{name: "in an envelope", revision: "DRAFT-2026-12-01", carrier: `{"jsonrpc": "2.0", "id": 1, "result": ` + outputs + `}`},
+		{name: "today's shape at the draft", revision: "DRAFT-2026-12-01", carrier: `{"content": [{"type": "text", "text": "ok"}]}`,
+			wantErr: "obs.jsonl:7: /carrier: missing property 'outputs' (the carrier is the source read back: held to layer-id/mcp/DRAFT-2026-12-01/schema.json#/$defs/CallToolResult, the schema of revision DRAFT-2026-12-01, the fixture's)"},
+		{name: "an envelope at the draft", revision: "DRAFT-2026-12-01", carrier: `{"jsonrpc": "2.0", "id": 1, "result": {"content": []}}`,
+			wantErr: "obs.jsonl:7: /carrier/result: missing property 'outputs' (the carrier is the source read back: held to layer-id/mcp/DRAFT-2026-12-01/schema.json#/$defs/JSONRPCResultResponse (or #/$defs/JSONRPCErrorResponse), its result #/$defs/CallToolResult, the schema of revision DRAFT-2026-12-01, the fixture's)"},
+		{name: "the draft's shape at a pinned revision", revision: "2025-11-25", carrier: outputs,
+			wantErr: "obs.jsonl:7: /carrier: missing property 'content' (the carrier is the source read back: held to builtin:schemas/mcp/2025-11-25/schema.json#/$defs/CallToolResult, the schema of revision 2025-11-25, the fixture's)"},
+		{name: "not an object", revision: "2025-11-25", carrier: `[]`, wantErr: "obs.jsonl:7: /carrier: got array, want object (the carrier is the source read back"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := strictjson.Decode("c.json", []byte(tc.carrier), strictjson.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = v.ValidateSourceCarrier("obs.jsonl", 7, tc.revision, doc)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+				t.Fatalf("ValidateSourceCarrier: %v, want an error starting %q", err, tc.wantErr)
+			}
+		})
+	}
+}
