@@ -9,8 +9,8 @@
 // Servable keeps them): a dated revision before 2026-07-28 (Stateless) is spoken with initialize,
 // one from 2026-07-28 on with server/discover and per-request _meta. A draft revision
 // (DRAFT-… or a date with a suffix, 2026-12-01-draft, from a user's schema layer) has no protocol
-// the server knows, so it is never offered:
-// a fixture written in one is served all the same, under the revision negotiated.
+// the server knows, so it is never offered: a fixture written in one is served all the same,
+// under the revision negotiated.
 //
 // Every request is answered in the revision it speaks (Speaking): the protocol version its _meta
 // names from 2026-07-28 on, else the one its session's initialize negotiated. A tools/call
