@@ -106,8 +106,7 @@ func (ids revisionIDs) rewriteRefs(node any, base *url.URL) (out any, changed bo
 			}
 		}
 		var copied map[string]any
-		for _, k := range slices.Sorted(maps.Keys(n)) {
-			x := n[k]
+		for k, x := range n { // any order: what changes is copied, the result is the same
 			var nx any
 			var ch bool
 			switch s, isString := x.(string); {
