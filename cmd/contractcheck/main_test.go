@@ -214,7 +214,7 @@ func TestInputErrors(t *testing.T) {
 				write(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
-			want: []string{"obs/x.jsonl:1:", "/carrier/type"},
+			want: []string{"obs/x.jsonl:1:", "/carrier/type", "(carrier schema carriers/", ".stages.H4.carrier)"},
 		},
 		{
 			name: "adk-go A2 record whose carrier is unrelated",
@@ -295,6 +295,11 @@ func replaceSha(rec string) string {
 	return rec[:i] + c + rec[i+1:]
 }
 
+// draftLayer is a user layer of a draft revision whose results hold no top-level content
+// (outputs, each for an audience in a format), its schema.json carrying a urn $id: schemas/ holds
+// mcp/DRAFT-2026-12-01/, fixtures/ four sources of it that no catalogue entry names.
+const draftLayer = "testdata/draft-outputs"
+
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -314,6 +319,15 @@ func TestValidate(t *testing.T) {
 		{name: "an invalid uri names the pointer", args: []string{"validate", bad}, code: 2, inStderr: bad + ": /content/0/uri"},
 		{name: "array structuredContent needs 2026-07-28", args: []string{"validate", "--revision", "2025-11-25", "../../fixtures/sources/extended/X01.json"}, code: 2, inStderr: "/structuredContent"},
 		{name: "the same file at its own revision", args: []string{"validate", "--revision", "2026-07-28", "../../fixtures/sources/extended/X01.json"}, code: 0},
+		{name: "a layer's revision finds the layer's sources no catalogue entry names", args: []string{"validate", "--schemas", draftLayer + "/schemas", "--fixtures", draftLayer + "/fixtures", "--revision", "DRAFT-2026-12-01"}, code: 0,
+			inStdout: "ok " + draftLayer + "/fixtures/sources/drafts/D01.json (DRAFT-2026-12-01, result)\n" +
+				"ok " + draftLayer + "/fixtures/sources/drafts/D02.json (DRAFT-2026-12-01, result)\n" +
+				"ok " + draftLayer + "/fixtures/sources/drafts/D03.json (DRAFT-2026-12-01, result)\n" +
+				"ok " + draftLayer + "/fixtures/sources/drafts/D04.json (DRAFT-2026-12-01, result response)\n"},
+		{name: "without --revision they are read at the pinned one, not skipped", args: []string{"validate", "--schemas", draftLayer + "/schemas", "--fixtures", draftLayer + "/fixtures"}, code: 2,
+			inStderr: "contractcheck: fixture D04 (no catalogue entry): " + draftLayer + "/fixtures/sources/drafts/D04.json: /result: missing property 'content'\ncontractcheck: 4 of 50 sources are invalid"},
+		{name: "a revision nothing has", args: []string{"validate", "--schemas", draftLayer + "/schemas", "--revision", "DRAFT-2026-12-01"}, code: 2,
+			inStderr: "contractcheck: --revision DRAFT-2026-12-01: no catalogued source has this revision, and no fixture layer holds a source without a catalogue entry (looked in builtin:fixtures/sources): nothing to validate"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,6 +98,8 @@ var notResultVerbs = map[string]string{
 	"record":       "--output DIR is the sources, records, record.json and record.cue it writes; it speaks on stderr only",
 	"record stdio": "standard output is the MCP stream it relays",
 	"serve":        "standard output is the MCP stream it serves",
+	"capture direct": "it writes observation records, JSONL (their one format), to --output FILE or standard output, " +
+		"whole or not at all and never over a source, contract or schema of the run; what it wrote is said on stderr",
 }
 
 // TestOutputFlagsEveryVerb walks every command: each verb that prints a result takes --format

@@ -19,8 +19,11 @@ const validateLong = `Validate checks source results against the MCP schema only
 revision (or the definition a --schemas revision's revision.json names), or a JSON-RPC response envelope (a result response is unwrapped and its result validated;
 an error response is a valid source). Formats byte (base64) and uri are asserted.
 
-With no files it validates every catalogued source against the revision its catalog entry names.
-The file - is standard input (named <stdin> in messages; at most 16 MiB).
+With no files it validates every catalogued source against the revision its catalog entry names
+(with --revision, only those of that revision), and every source of the fixture layers that no
+catalogue entry names against --revision (default 2025-11-25), as check derives them
+(docs/uncatalogued.md): a layer of a draft revision is validated with --schemas S --fixtures F
+--revision R. The file - is standard input (named <stdin> in messages; at most 16 MiB).
 
 Every source is validated, a bad one does not stop the others: each valid one is listed on
 standard output (or in the --output file), each invalid one on standard error with the file and
@@ -29,6 +32,7 @@ every source, valid or not, with its error, as one JSON document.`
 
 const validateExample = `  contractcheck validate
   contractcheck validate --revision 2026-07-28 result.json
+  contractcheck validate --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01
   contractcheck validate - < result.json
   contractcheck validate --format json --output validation.json`
 

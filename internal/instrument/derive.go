@@ -108,13 +108,56 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revisi
 	if !v.HasRevision(revision) {
 		return nil, fmt.Errorf("--revision: %w", v.UnknownRevision(revision))
 	}
-	type found struct {
-		layer   Dir
-		p       string // the fs path
-		display string
-		suite   string
+	files, err := uncatalogued(m, layers)
+	if err != nil {
+		return nil, err
 	}
-	files := map[string][]found{}
+	out := map[string]*Source{}
+	for _, f := range files {
+		id := f.id
+		s, err := f.read(v, revision)
+		if err != nil {
+			return nil, err
+		}
+		holds := Holds(s.Source)
+		m.Fixtures[id] = contract.Fixture{
+			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
+			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
+			Targets: targetsOf(s.Source), Pos: f.display, Derived: true, Holds: holds,
+		}
+		out[id] = s
+	}
+	return out, nil
+}
+
+// uncataloguedFile is a source file of a fixture layer that no catalogue entry names.
+type uncataloguedFile struct {
+	id      string
+	layer   Dir
+	p       string // the fs path
+	display string
+	suite   string
+}
+
+// read reads and validates the file's source against revision.
+func (f uncataloguedFile) read(v *schema.Validator, revision string) (*Source, error) {
+	data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.display, safeio.PathCause(err))
+	}
+	s, err := parseSource(v, data, f.display, f.id, revision, false)
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", f.id, err)
+	}
+	return s, nil
+}
+
+// uncatalogued lists the source files of the fixture layers that no catalogue entry of m names,
+// by id. A file whose name is no fixture id or whose directory is no suite name, a catalogued id
+// whose source also lies in another suite's directory, and one id in two places are errors naming
+// the files.
+func uncatalogued(m *contract.Model, layers []Dir) ([]uncataloguedFile, error) {
+	files := map[string][]uncataloguedFile{}
 	for _, d := range layers {
 		root, _ := d.Path("sources")
 		es, err := fs.ReadDir(d.FS, root)
@@ -152,32 +195,17 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revisi
 				if !suitePattern.MatchString(e.Name()) {
 					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
 				}
-				files[id] = append(files[id], found{layer: d, p: p, display: display, suite: e.Name()})
+				files[id] = append(files[id], uncataloguedFile{id: id, layer: d, p: p, display: display, suite: e.Name()})
 			}
 		}
 	}
-	out := map[string]*Source{}
+	var out []uncataloguedFile
 	for _, id := range contract.SortedKeys(files) {
 		at := files[id]
 		if len(at) > 1 {
 			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].display, at[1].display)
 		}
-		f := at[0]
-		data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.display, safeio.PathCause(err))
-		}
-		s, err := parseSource(v, data, f.display, id, revision, false)
-		if err != nil {
-			return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", id, err)
-		}
-		holds := Holds(s.Source)
-		m.Fixtures[id] = contract.Fixture{
-			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
-			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
-			Targets: targetsOf(s.Source), Pos: f.display, Derived: true, Holds: holds,
-		}
-		out[id] = s
+		out = append(out, at[0])
 	}
 	return out, nil
 }

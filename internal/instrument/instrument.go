@@ -269,7 +269,7 @@ func compileCarriers(v *schema.Validator, m *contract.Model, fsys fs.FS, users [
 	for _, lane := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
 			sd := m.Lanes[lane].Stages[st]
-			if c := sd.Carrier; c != "" && !builtinCarrier(fsys, c, users, builtin) {
+			if c := sd.Carrier; c != "" && c != schema.SourceCarrier && !builtinCarrier(fsys, c, users, builtin) {
 				if err := v.CompileCarrier(c); err != nil {
 					at := ""
 					if sd.CarrierPos != "" {

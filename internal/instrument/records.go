@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -225,19 +227,55 @@ func (in *Instrument) Place(pos result.Position, sha string) (contract.Lane, con
 }
 
 // validateCarrier validates a captured record's carrier against its lane stage's carrier schema
-// (readEnvelope has checked the lane and stage exist). A carrier whose bytes were validated
-// against that schema already is not validated again.
+// (readEnvelope has checked the lane, the stage and the fixture exist). A carrier whose bytes were
+// validated against that schema already is not validated again. The carrier schema
+// schema.SourceCarrier (the control lane's) is the source's: the carrier is validated as a source
+// of the record's fixture's revision, whatever that revision is, a built-in one or a layer's
+// (schema.ValidateSourceCarrier); a carrier that is the fixture's source itself, byte for byte
+// but for insignificant whitespace, was validated when the source was read. An error names the
+// schema the carrier was held to.
 func (in *Instrument) validateCarrier(rec *Record) error {
-	schema := in.Model.Lanes[rec.Lane].Stages[rec.Stage].Carrier
-	if rec.State != "captured" || schema == "" {
+	path := in.Model.Lanes[rec.Lane].Stages[rec.Stage].Carrier
+	if rec.State != "captured" || path == "" {
 		return nil
 	}
-	if _, valid := in.validCarriers.get(schema, rec.carrierBytes); valid {
+	key, revision := path, ""
+	if path == schema.SourceCarrier {
+		revision = in.Model.Fixtures[rec.Fixture].Revision
+		key = path + "@" + revision // one carrier's bytes may be a source at one revision and not another
+	}
+	if _, valid := in.validCarriers.get(key, rec.carrierBytes); valid {
 		return nil
 	}
-	if err := in.Validator.ValidateCarrier(schema, rec.File, rec.Line, rec.Carrier); err != nil {
+	var err error
+	switch {
+	case revision == "":
+		if err = in.Validator.ValidateCarrier(path, rec.File, rec.Line, rec.Carrier); err != nil {
+			var ve *schema.ValidationError
+			if errors.As(err, &ve) {
+				ve.Msg += " (carrier schema " + path + ", lanes." + rec.Lane + ".stages." + rec.Stage + ".carrier)"
+			}
+		}
+	case !in.isSource(rec.Fixture, rec.carrierBytes):
+		err = in.Validator.ValidateSourceCarrier(rec.File, rec.Line, revision, rec.Carrier)
+	}
+	if err != nil {
 		return err
 	}
-	in.validCarriers.put(schema, rec.carrierBytes, struct{}{})
+	in.validCarriers.put(key, rec.carrierBytes, struct{}{})
 	return nil
+}
+
+// isSource reports whether a carrier's bytes are the fixture's source's, but for insignificant
+// whitespace (what examples/capture/direct and capture direct record: the source compacted).
+func (in *Instrument) isSource(fixture string, carrier []byte) bool {
+	src, ok := in.Sources[fixture]
+	if !ok {
+		return false
+	}
+	var a, b bytes.Buffer
+	if json.Compact(&a, carrier) != nil || json.Compact(&b, src.Data) != nil {
+		return false
+	}
+	return bytes.Equal(a.Bytes(), b.Bytes())
 }

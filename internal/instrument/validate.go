@@ -3,6 +3,7 @@ package instrument
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -23,7 +24,10 @@ type Validated struct {
 
 // Validate validates source files against the MCP schema of a revision the schema layers hold
 // (the built-in ones and opts.Schemas's, NewValidator). With no files it validates every
-// catalogued source of the contract set against the revision its catalog entry names; otherwise
+// catalogued source of the contract set against the revision its catalog entry names (only those
+// of revision, when it is given), and every source of the fixture layers that no catalogue entry
+// names against revision (the default revision when empty), as DeriveFixtures reads them for a
+// check, all in fixture id order; otherwise
 // each file against revision (the default revision when empty); the file "-" (StdinArg) is
 // standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:
 // the results list each in order, and the error, an *InputError, says how many are invalid (nil
@@ -32,7 +36,7 @@ type Validated struct {
 func Validate(ctx context.Context, opts Options, revision string, files []string) ([]Validated, error) {
 	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return nil, inputErr(fmt.Errorf("load schemas: %w", err))
+		return nil, inputErr(err) // NewValidator's error says "load schemas" already
 	}
 	if revision != "" && !v.HasRevision(revision) {
 		return nil, inputErr(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))
@@ -68,20 +72,50 @@ func Validate(ctx context.Context, opts Options, revision string, files []string
 	if err := CheckRevisions(v, m); err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
-	for _, id := range contract.SortedKeys(m.Fixtures) {
-		f := m.Fixtures[id]
+	// The sources no catalogue entry names are validated as check derives them (DeriveFixtures):
+	// against --revision, else the pinned revision.
+	derived, err := uncatalogued(m, layers)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	derivedRevision := revision
+	if derivedRevision == "" {
+		derivedRevision = schema.DefaultRevision
+	}
+	byID := map[string]Validated{}
+	for id, f := range m.Fixtures {
 		if revision != "" && revision != f.Revision {
 			continue
 		}
 		s, err := loadFixtureSource(v, id, f, layers)
 		if err != nil {
-			out = append(out, Validated{File: "fixture " + id, Revision: f.Revision, Err: inputErr(err)})
+			byID[id] = Validated{File: "fixture " + id, Revision: f.Revision, Err: inputErr(err)}
 			continue
 		}
-		out = append(out, validated(s))
+		byID[id] = validated(s)
+	}
+	for _, f := range derived {
+		s, err := f.read(v, derivedRevision)
+		if err != nil {
+			byID[f.id] = Validated{File: f.display, Revision: derivedRevision, Err: inputErr(err)}
+			continue
+		}
+		byID[f.id] = validated(s)
+	}
+	for _, id := range contract.SortedKeys(byID) {
+		out = append(out, byID[id])
 	}
 	if len(out) == 0 {
-		return nil, inputErr(fmt.Errorf("--revision %s: no catalogued source has this revision: nothing to validate", revision))
+		var where []string
+		for _, d := range layers {
+			_, display := d.Path("sources")
+			where = append(where, display)
+		}
+		what := "no source to validate"
+		if revision != "" {
+			what = "--revision " + revision + ": no catalogued source has this revision"
+		}
+		return nil, inputErr(fmt.Errorf("%s, and no fixture layer holds a source without a catalogue entry (looked in %s): nothing to validate", what, strings.Join(where, ", ")))
 	}
 	return out, invalidCount(out)
 }

@@ -41,7 +41,9 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done cha
 			seen[lane] = true
 			for _, st := range contract.SortedKeys(l.Stages) {
 				c := l.Stages[st].Carrier
-				if c != "" && !slices.Contains(paths, c) && within(opts.Scope.Stages, st) {
+				// The control lane's carriers are validated as their fixture's source (validateCarrier):
+				// its schema file is never compiled.
+				if c != "" && c != schema.SourceCarrier && !slices.Contains(paths, c) && within(opts.Scope.Stages, st) {
 					paths = append(paths, c)
 				}
 			}

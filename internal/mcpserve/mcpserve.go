@@ -8,8 +8,9 @@
 // The server offers the revisions it is given (Server.Revisions: the run's schema layers', as
 // Servable keeps them): a dated revision before 2026-07-28 (Stateless) is spoken with initialize,
 // one from 2026-07-28 on with server/discover and per-request _meta. A draft revision
-// (DRAFT-…, from a user's schema layer) has no protocol the server knows, so it is never offered:
-// a fixture written in one is served all the same, under the revision negotiated.
+// (DRAFT-… or a date with a suffix, 2026-12-01-draft, from a user's schema layer) has no protocol
+// the server knows, so it is never offered: a fixture written in one is served all the same,
+// under the revision negotiated.
 //
 // Every request is answered in the revision it speaks (Speaking): the protocol version its _meta
 // names from 2026-07-28 on, else the one its session's initialize negotiated. A tools/call
@@ -60,7 +61,8 @@ func Servable(revs []string) []string {
 	return out
 }
 
-// CanServe reports whether the server can speak a revision: one named by a date, YYYY-MM-DD.
+// CanServe reports whether the server can speak a revision: one named by a date, YYYY-MM-DD (a
+// date with a suffix names a draft of it, whose protocol is not known).
 func CanServe(r string) bool {
 	if len(r) != 10 || r[4] != '-' || r[7] != '-' {
 		return false

@@ -30,9 +30,9 @@ func TestHandle(t *testing.T) {
 	errSrv := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "E1", Revision: "2025-11-25", Bytes: []byte(errorEnvelope)}}}
 	resSrv := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "E2", Revision: "2025-11-25", Bytes: []byte(resultEnvelope)}}}
 	newer := &Server{Revisions: builtin, Fixtures: []Fixture{{ID: "N1", Revision: "2026-07-28", Bytes: []byte(`{"content":[],"resultType":"complete"}`)}}}
-	// A user's schema layers add a dated revision, offered, and a draft, never offered: the
-	// draft fixture is served under the default revision.
-	layered := &Server{Revisions: append(builtin, "2027-01-01", "DRAFT-2026-v1"), Fixtures: []Fixture{{ID: "U1", Revision: "DRAFT-2026-v1", Bytes: []byte(`{"content":[],"structuredContent":[1]}`)}}}
+	// A user's schema layers add a dated revision, offered, and drafts (a draft name, a date with a
+	// suffix), never offered: the draft fixture is served under the default revision.
+	layered := &Server{Revisions: append(builtin, "2026-12-01-draft", "2027-01-01", "DRAFT-2026-v1"), Fixtures: []Fixture{{ID: "U1", Revision: "DRAFT-2026-v1", Bytes: []byte(`{"content":[],"structuredContent":[1]}`)}}}
 	batch := &Server{Tool: "t", Fixtures: []Fixture{{ID: "A", Bytes: []byte(`{"content":[]}`)}, {ID: "B", Bytes: []byte(`{"content":[{"type":"text","text":"b"}]}`)}}}
 	tests := []struct {
 		name string

@@ -39,7 +39,13 @@ type docCache struct {
 	fsys fs.FS
 	// display is the name a path is shown under in a decoding error (nil: the path itself).
 	display func(string) string
-	docs    sync.Map // path → *lazyDoc
+	docs    sync.Map // path → *lazyDoc, as decoded
+	// own are the paths of the user revisions' schemas, ids their root $ids (ids.go): both set
+	// before anything compiles. A schema at one of own is compiled without its root $id, and
+	// every schema with its references to ids rewritten (views).
+	own   map[string]bool
+	ids   revisionIDs
+	views sync.Map // path → *lazyDoc, as compiled (own paths, and every path when ids is not empty)
 }
 
 // lazyDoc is a document decoded on first use.
@@ -49,8 +55,44 @@ type lazyDoc struct {
 	err  error
 }
 
-// get returns the decoded document at path inside the schemas directory.
+// displayName is the name the file at path inside the schemas directory is shown under.
+func (c *docCache) displayName(path string) string {
+	if c.display != nil {
+		return c.display(path)
+	}
+	return path
+}
+
+// get returns the document at path inside the schemas directory as it is compiled: decoded, and
+// for a user revision's schema read under its own place (ids.go).
 func (c *docCache) get(path string) (any, error) {
+	if !c.own[path] && len(c.ids) == 0 {
+		return c.raw(path)
+	}
+	e, ok := c.views.Load(path)
+	if !ok {
+		e, _ = c.views.LoadOrStore(path, &lazyDoc{})
+	}
+	d := e.(*lazyDoc)
+	d.once.Do(func() {
+		doc, err := c.raw(path)
+		switch {
+		case err != nil:
+			d.err = err
+		case c.own[path]:
+			d.doc = c.ids.underOwnPlace(path, doc)
+		default:
+			d.doc = doc
+			if base, err := url.Parse(baseURL + path); err == nil {
+				d.doc, _ = c.ids.rewriteRefs(doc, base)
+			}
+		}
+	})
+	return d.doc, d.err
+}
+
+// raw returns the decoded document at path inside the schemas directory, as it is.
+func (c *docCache) raw(path string) (any, error) {
 	e, ok := c.docs.Load(path)
 	if !ok {
 		e, _ = c.docs.LoadOrStore(path, &lazyDoc{})

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,11 +22,21 @@ import (
 // mcp/<revision>/ with a schema.json, in the built-in schemas directory and in each user schema
 // layer (--schemas). No list of revisions is written in Go.
 //
-// A revision directory is named by a date, YYYY-MM-DD (a real calendar date, as MCP names its
-// revisions), or by a draft name: DRAFT- then letters and digits, in runs joined by "." or "-"
-// (DRAFT-2026-v1), at most 64 characters. Revisions are ordered dates first, by date, then
-// drafts, in natural order (DRAFT-2026-v2 before DRAFT-2026-v10): what Revisions returns and
-// every list of them shows.
+// A revision directory is named (RevisionNameRule, at most 64 characters) by
+//
+//   - a date, YYYY-MM-DD (a real calendar date, as MCP names its revisions): a released revision;
+//   - a date with a suffix, YYYY-MM-DD-<suffix>, the suffix letters and digits in runs joined by
+//     "." or "-" (2026-12-01-draft, 2026-12-01-rc.1): a draft of the revision of that date;
+//   - a draft name, DRAFT- then letters and digits in runs joined by "." or "-" (DRAFT-2026-v1,
+//     DRAFT-2026-12-01).
+//
+// Both kinds of draft (IsDraft) are validated against like any revision; only a plain date is a
+// protocol version a server can speak (package mcpserve). Revisions are ordered (CompareRevisions)
+// by date first, a dated draft before the date it is a draft of (as a SemVer pre-release before
+// its release: 2026-12-01-draft before 2026-12-01, both after 2026-07-28), the suffixes of one
+// date in natural order; then the DRAFT- names, which carry no date the checker reads, in natural
+// order (DRAFT-2026-v2 before DRAFT-2026-v10). The order is total, so "the newest" and every list
+// of revisions is the same on every run: what Revisions returns and every list of them shows.
 //
 // A revision's directory may hold a descriptor, revision.json, naming the definitions of its
 // schema that a source is validated against, each as a fragment ("#/$defs/CallToolResult"):
@@ -52,44 +63,96 @@ const DescriptorName = "revision.json"
 // MaxRevisionName bounds the length of a revision directory's name.
 const MaxRevisionName = 64
 
+// datedPattern is a date, with a draft suffix or without; draftPattern a draft name. The
+// contract model's #Revision (contracts/model.cue) is the same grammar.
 var (
-	datePattern  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	datedPattern = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2})(-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*)?$`)
 	draftPattern = regexp.MustCompile(`^DRAFT-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*$`)
 )
 
-// RevisionNameRule says in words what a revision directory may be named.
-const RevisionNameRule = "a date YYYY-MM-DD or a draft name DRAFT-<letters, digits, '.' and '-'> (e.g. DRAFT-2026-v1)"
+// draftPrefix begins a draft name.
+const draftPrefix = "DRAFT-"
 
-// CheckRevisionName reports a name that is not a revision name (RevisionNameRule).
+// RevisionNameRule says in words what a revision directory may be named.
+const RevisionNameRule = "a date YYYY-MM-DD (2026-07-28), a date with a suffix YYYY-MM-DD-<suffix> (2026-12-01-draft), or DRAFT-<name> (DRAFT-2026-12-01); a suffix or name is letters and digits in runs joined by '.' or '-', at most 64 characters in all"
+
+// CheckRevisionName reports a name that is not a revision name (RevisionNameRule). Every refusal
+// is one message: the name, why, and the rule.
 func CheckRevisionName(name string) error {
-	switch {
+	why := ""
+	switch m := datedPattern.FindStringSubmatch(name); {
 	case len(name) > MaxRevisionName:
-		return fmt.Errorf("not an MCP revision name: longer than %d characters", MaxRevisionName)
-	case datePattern.MatchString(name):
-		if _, err := time.Parse(time.DateOnly, name); err != nil {
-			return fmt.Errorf("not an MCP revision name: %s is not a calendar date", strconv.Quote(name))
+		why = fmt.Sprintf("longer than %d characters", MaxRevisionName)
+	case m != nil:
+		if _, err := time.Parse(time.DateOnly, m[1]); err == nil {
+			return nil
 		}
-		return nil
+		why = fmt.Sprintf("%s is not a calendar date", strconv.Quote(m[1]))
 	case draftPattern.MatchString(name):
 		return nil
+	default:
+		why = strconv.Quote(name) + " is none of these"
 	}
-	return fmt.Errorf("not an MCP revision name: want %s", RevisionNameRule)
+	return fmt.Errorf("not an MCP revision name: %s: want %s", why, RevisionNameRule)
 }
 
-// IsDraft reports whether a revision name is a draft name.
-func IsDraft(name string) bool { return strings.HasPrefix(name, "DRAFT-") }
-
-// CompareRevisions orders two revision names: dates first, by date, then drafts in natural order.
-func CompareRevisions(a, b string) int {
-	switch da, db := IsDraft(a), IsDraft(b); {
-	case da && !db:
-		return 1
-	case !da && db:
-		return -1
-	case da:
-		return versions.CompareVersions(a, b)
+// IsDraft reports whether a revision name is a draft's: a draft name (DRAFT-…) or a date with a
+// suffix (2026-12-01-draft). A plain date is a released revision.
+func IsDraft(name string) bool {
+	if strings.HasPrefix(name, draftPrefix) {
+		return true
 	}
-	return strings.Compare(a, b)
+	_, suffix := splitDated(name)
+	return suffix != ""
+}
+
+// splitDated splits a dated revision name into its date and its suffix ("" for a plain date);
+// date is "" for a name that is not dated (a DRAFT- name).
+func splitDated(name string) (date, suffix string) {
+	m := datedPattern.FindStringSubmatch(name)
+	if m == nil {
+		return "", ""
+	}
+	return m[1], strings.TrimPrefix(m[2], "-")
+}
+
+// CompareRevisions orders two revision names, as every list of revisions is ordered (see the top
+// of this file): dated names by date, at one date its drafts (by suffix, in natural order) before
+// the date itself; then DRAFT- names in natural order. Names the grammar refuses come last, in
+// byte order, so the order is total whatever it is given. It returns -1, 0 or +1.
+func CompareRevisions(a, b string) int {
+	if a == b {
+		return 0
+	}
+	rank := func(name string) int {
+		switch {
+		case datedPattern.MatchString(name):
+			return 0
+		case strings.HasPrefix(name, draftPrefix):
+			return 1
+		}
+		return 2
+	}
+	ra, rb := rank(a), rank(b)
+	switch {
+	case ra != rb:
+		return cmp.Compare(ra, rb)
+	case ra == 1:
+		return versions.CompareVersions(a, b)
+	case ra == 2:
+		return strings.Compare(a, b)
+	}
+	da, sa := splitDated(a)
+	db, sb := splitDated(b)
+	switch {
+	case da != db:
+		return strings.Compare(da, db) // YYYY-MM-DD: their order as strings
+	case sa == "":
+		return 1 // the date itself after its drafts
+	case sb == "":
+		return -1
+	}
+	return versions.CompareVersions(sa, sb)
 }
 
 // Revision describes one MCP revision a validator knows.

@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -157,14 +158,29 @@ func NewLayered(fsys fs.FS, users []layer.Dir) (*Validator, error) {
 		v.order = append(v.order, name)
 	}
 	slices.SortFunc(v.order, CompareRevisions)
-	// A user layer's revision is read now, so that a schema that is not JSON, or lacks the
-	// definitions a source is validated against, is reported before any source is read.
+	// A user revision's schema is read under its own place, whatever its root $id (ids.go).
+	own := map[string]string{}
 	for _, name := range v.order {
-		r := v.revisions[name]
-		if r.info.Builtin {
+		if r := v.revisions[name]; !r.info.Builtin {
+			own[MCPSchemaPath(name)] = r.info.File
+		}
+	}
+	ids, err := v.docs.collectIDs(own)
+	if err != nil {
+		return nil, err
+	}
+	v.docs.ids, v.docs.own = ids, map[string]bool{}
+	for p := range own {
+		v.docs.own[p] = true
+	}
+	// A user layer's revision is read and compiled now, so that a schema that is not JSON, lacks
+	// the definitions a source is validated against, or whose references reach nothing is
+	// reported, naming the schema, before any source is read.
+	for _, name := range v.order {
+		if v.revisions[name].info.Builtin {
 			continue
 		}
-		if _, err := v.definitions(r); err != nil {
+		if _, err := v.load(name); err != nil {
 			return nil, err
 		}
 	}
@@ -297,6 +313,50 @@ func (v *Validator) KnownSource(file, revision string, doc any) (*Source, error)
 
 // source is ValidateSource, validating against the revision's schemas when validate is set.
 func (v *Validator) source(file, revision string, doc any, validate bool) (*Source, error) {
+	return v.sourceAt(place{file: file}, revision, doc, validate)
+}
+
+// place is where a source document lies: a file, or the member of a JSONL record at line of file
+// whose JSON pointer is prefix ("/carrier").
+type place struct {
+	file   string
+	line   int
+	prefix string
+}
+
+// SourceCarrier is the carrier schema of a lane stage whose carrier is the source itself, read
+// back (the control lane direct's, contracts/lanes.cue). The file exists, for validators outside
+// contractcheck, and accepts a source of any pinned revision; contractcheck validates such a
+// carrier as the source of its record's fixture, at that fixture's revision, whatever the
+// revision is (ValidateSourceCarrier).
+const SourceCarrier = "carriers/mcp-source.schema.json"
+
+// ValidateSourceCarrier validates the carrier of a record at line of file as a source of
+// revision (ValidateSource): a bare result, or a JSON-RPC response envelope, against that
+// revision's schema. Pointers in the error are prefixed with /carrier, and its message names the
+// schema file and definition the carrier was held to.
+func (v *Validator) ValidateSourceCarrier(file string, line int, revision string, carrier any) error {
+	if revision == "" {
+		revision = DefaultRevision
+	}
+	_, err := v.sourceAt(place{file: file, line: line, prefix: "/carrier"}, revision, carrier, true)
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.File == file {
+		r := v.revisions[revision]
+		d, _ := v.definitions(r) // compiled: they resolve
+		def := d.result
+		obj, _ := carrier.(map[string]any)
+		if _, envelope := obj["jsonrpc"]; envelope {
+			def = d.resultResponse + " (or " + d.errorResponse + "), its result " + d.result
+		}
+		ve.Msg += fmt.Sprintf(" (the carrier is the source read back: held to %s%s, the schema of revision %s, the fixture's)", r.info.File, def, revision)
+	}
+	return err
+}
+
+// sourceAt is source for a document at p.
+func (v *Validator) sourceAt(p place, revision string, doc any, validate bool) (*Source, error) {
+	file := p.file
 	if revision == "" {
 		revision = DefaultRevision
 	}
@@ -314,13 +374,16 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 			return nil
 		}
 		if err := s.Validate(x); err != nil {
-			return convert(err, file, 0, prefix, nil)
+			if c := refCycle(err); c != nil {
+				return v.cycleError(c, file)
+			}
+			return convert(err, file, p.line, p.prefix+prefix, nil)
 		}
 		return nil
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{File: file, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
+		return nil, &ValidationError{File: file, Line: p.line, Pointer: p.prefix, Msg: fmt.Sprintf("got %s, want object", strictjson.TypeName(doc))}
 	}
 	if _, ok := obj["jsonrpc"]; !ok {
 		if err := check(r.callToolResult, obj, ""); err != nil {
@@ -335,7 +398,7 @@ func (v *Validator) source(file, revision string, doc any, validate bool) (*Sour
 		// JSON-RPC 2.0 §5: exactly one of result and error. The MCP schemas
 		// do not say so (their response objects allow additional members),
 		// but a response that is both cannot be read one way only.
-		return nil, &ValidationError{File: file, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
+		return nil, &ValidationError{File: file, Line: p.line, Pointer: p.prefix, Msg: "a JSON-RPC response holds both \"result\" and \"error\""}
 	}
 	if hasError {
 		if err := check(r.errorResponse, obj, ""); err != nil {
@@ -421,6 +484,44 @@ func (v *Validator) ValidateReport(doc any) error {
 		return convert(err, "", 0, "", nil)
 	}
 	return nil
+}
+
+// refCycle is the reference cycle a validation error's tree holds, if any: a fault of the schema
+// (a "$ref" that names itself through other references without reading the value), not of the
+// document validated.
+func refCycle(err error) *kind.RefCycle {
+	ve, ok := errorsAs(err)
+	if !ok {
+		return nil
+	}
+	var find func(e *jsonschema.ValidationError) *kind.RefCycle
+	find = func(e *jsonschema.ValidationError) *kind.RefCycle {
+		if c, ok := e.ErrorKind.(*kind.RefCycle); ok {
+			return c
+		}
+		for _, x := range e.Causes {
+			if c := find(x); c != nil {
+				return c
+			}
+		}
+		return nil
+	}
+	return find(ve)
+}
+
+// cycleError says a schema's references form a cycle: the schema file (as messages name it) and
+// the JSON pointer of the definition, then the source it was met validating.
+func (v *Validator) cycleError(c *kind.RefCycle, file string) error {
+	u, frag, _ := strings.Cut(c.URL, "#")
+	at := u
+	if p, err := schemaPath(u); err == nil {
+		at = v.docs.displayName(p)
+	}
+	path := c.KeywordLocation1
+	if path == "" {
+		path = c.KeywordLocation2
+	}
+	return &ValidationError{File: at, Pointer: frag, Msg: fmt.Sprintf("the schema's references form a cycle (following %s comes back here without reading a value): a fault of the schema, met validating %s", path, file)}
 }
 
 // errorsAs is errors.As for the library's error type.

@@ -5,6 +5,9 @@
 // Usage:
 //
 //	go run ./examples/capture/direct -repetition 1 >> fixtures/observations/direct/v1/default.jsonl
+//
+// contractcheck capture direct writes the same records, byte for byte, for the sources of any
+// fixtures layer (its TestCaptureDirectBuiltin holds it to this program's checked-in output).
 package main
 
 import (
