@@ -29,7 +29,7 @@ func TestLoadBuiltin(t *testing.T) {
 	if _, ok := m.Profiles["strict"]; !ok {
 		t.Error("profile strict missing")
 	}
-	if got := m.Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
+	if got := m.Revisions["2025-11-25"].Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
 		t.Errorf("block _meta binding = %q, want /_meta (a hidden CUE field would drop it)", got)
 	}
 }
@@ -76,14 +76,14 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "task naming an unknown atom",
-			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: \"s\", basis: []}\n" +
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n" +
 				"tasks: T9: {doc: \"d\", role: \"guard\", policy: \"x.y\", compartment: \"content\", atoms: [\"nope\"]}\n"},
 			want: `unknown atom "nope"`,
 		},
 		{
 			name:  "non-concrete value",
-			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: string, basis: []}\n"},
-			want:  "source: field doc is required (a string)",
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: string, basis: []}}\n"},
+			want:  `revisions."2025-11-25".source: field doc is required (a string)`,
 		},
 	}
 	for _, tc := range tests {

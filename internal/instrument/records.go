@@ -228,8 +228,14 @@ func (in *Instrument) Place(pos result.Position, sha string) (contract.Lane, con
 // (readEnvelope has checked the lane and stage exist). A carrier whose bytes were validated
 // against that schema already is not validated again.
 func (in *Instrument) validateCarrier(rec *Record) error {
+	if rec.State != "captured" {
+		return nil
+	}
+	if err := in.readsOneWay(rec); err != nil {
+		return err
+	}
 	schema := in.Model.Lanes[rec.Lane].Stages[rec.Stage].Carrier
-	if rec.State != "captured" || schema == "" {
+	if schema == "" {
 		return nil
 	}
 	if _, valid := in.validCarriers.get(schema, rec.carrierBytes); valid {
@@ -239,5 +245,18 @@ func (in *Instrument) validateCarrier(rec *Record) error {
 		return err
 	}
 	in.validCarriers.put(schema, rec.carrierBytes, struct{}{})
+	return nil
+}
+
+// readsOneWay reads a captured carrier through each compartment of its lane stage whose binding
+// selects by value (bindpath): a selector that matches several elements of the carrier is an
+// input error naming the record, the compartment and the path, never an outcome. A stage whose
+// bindings are plain pointers costs nothing here.
+func (in *Instrument) readsOneWay(rec *Record) error {
+	for _, p := range in.selecting[laneStage{rec.Lane, rec.Stage}] {
+		if _, err := p.Read(rec.Carrier); err != nil {
+			return fmt.Errorf("%s:%d: /carrier: %w", rec.File, rec.Line, err)
+		}
+	}
 	return nil
 }
