@@ -58,8 +58,8 @@ type Instrument struct {
 	bindings map[string]*project.Projector
 	// srcViews are the fixtures' source views, each read through its revision's binding at load.
 	srcViews map[string]project.View
-	engine *policy.Engine
-	opts   Options
+	engine   *policy.Engine
+	opts     Options
 	// verdicts memoizes policy verdicts by what of the input the policy can read (verdictKey):
 	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
 	// stages a policy cannot tell apart repeat the same inputs.
