@@ -213,6 +213,11 @@ type Entry struct {
 	// Holds is what a derived entry's source holds (the order its family was chosen by).
 	Holds []string `json:"holds,omitempty"`
 	Doc   string   `json:"doc"`
+	// Binding names the source binding the source is read through, its revision's
+	// (revisions."<revision>".source), and BindingAt where it is written ("file:line:col", the
+	// latest layer's, or "").
+	Binding   string `json:"binding"`
+	BindingAt string `json:"bindingAt"`
 	// Source is the source file in use and Sha256 its bytes' hash, which records name.
 	Source string `json:"source"`
 	Sha256 string `json:"sha256"`
@@ -228,7 +233,8 @@ func (in *Instrument) Entry(id string) (Entry, error) {
 		return Entry{}, inputErr(fmt.Errorf("no fixture %q: the catalogue and the fixtures layers have %d (%s)", id, len(ids), strings.Join(ids, ", ")))
 	}
 	e := Entry{ID: id, Origin: "catalogue", At: f.Pos, Suite: f.Suite, Family: f.Family, Revision: f.Revision,
-		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc}
+		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc,
+		Binding: contract.SourceName(f.Revision), BindingAt: in.Model.Revisions[f.Revision].SourcePos}
 	if f.Derived {
 		e.Origin = "derived"
 	}
