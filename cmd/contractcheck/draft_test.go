@@ -206,3 +206,94 @@ func TestDraftRevisionVerdicts(t *testing.T) {
 		t.Errorf("inspect record showed %d of T1 and T2's inputs, want 2:\n%s", seen, stdout)
 	}
 }
+
+// draftCopy copies the draft layer into a new directory, applying edits (a path inside the layer
+// → its new content; "" removes the file), and returns it.
+func draftCopy(t *testing.T, edits map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "draft")
+	if err := os.CopyFS(dir, os.DirFS(draftLayer)); err != nil {
+		t.Fatal(err)
+	}
+	for p, content := range edits {
+		if content == "" {
+			if err := os.Remove(filepath.Join(dir, p)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		write(t, filepath.Join(dir, p), content)
+	}
+	return dir
+}
+
+// TestDraftRevisionErrors: what cannot be read one way is bad input (exit 2) naming the file and
+// the place: a selector that does not parse (at its file:line:col, when the contracts load), a
+// source or a record in which a selector matches several outputs (the file, the path and the
+// array), a fixture of a revision no layer binds (the fixture and the revision), and a layer that
+// writes the old global source binding (friction 6 of issue 43: it was "source.doc: conflicting
+// values").
+func TestDraftRevisionErrors(t *testing.T) {
+	t.Parallel()
+	cue, err := os.ReadFile(filepath.Join(draftLayer, "contracts", "draft.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoAssistants := `{"outputs": [{"audience": "assistant", "format": "structured", "structuredContent": {"a": 1}}, {"audience": "assistant", "format": "structured", "structuredContent": {"a": 2}}]}`
+	tests := []struct {
+		name  string
+		edits map[string]string
+		args  func(dir string) []string
+		want  []string
+	}{
+		{name: "a selector that does not parse",
+			edits: map[string]string{"contracts/draft.cue": strings.Replace(string(cue), `format="structured"]/structuredContent`, `format=structured]/structuredContent`, 1)},
+			want: []string{"contracts/draft.cue:9:14: revisions.DRAFT-2026-12-01.source.structured.path: path \"/outputs[audience=\\\"assistant\\\", format=structured]/structuredContent\": at byte 38: a selector compares a member with a JSON string (quoted), true, false or null"}},
+		{name: "a source in which a selector matches two outputs",
+			edits: map[string]string{"fixtures/sources/draft/D4.json": twoAssistants},
+			want:  []string{"fixtures/sources/draft/D4.json: fixture D4 (no catalogue entry), revision DRAFT-2026-12-01: compartment revisions.\"DRAFT-2026-12-01\".source: path \"/outputs[audience=\\\"assistant\\\", format=\\\"structured\\\"]/structuredContent\": 2 elements of the array at \"/outputs\" match its selector (indices 0, 1)"}},
+		{name: "a record in which a selector matches two outputs",
+			args: func(dir string) []string {
+				obs := filepath.Join(dir, "obs")
+				src, err := os.ReadFile(filepath.Join(dir, "fixtures", "sources", "draft", "D2.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(src)
+				write(t, filepath.Join(obs, "draft-host.jsonl"), `{"fixture":"D2","lane":"draft-host","laneVersion":"v1","configuration":"default","stage":"A2","repetition":1,"state":"captured","carrier":`+twoAssistants+`,"sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
+				return []string{"--observations", obs}
+			},
+			want: []string{"obs/draft-host.jsonl:1: /carrier: compartment lanes.draft-host.stages.A2.compartments.", `: 2 elements of the array at "/outputs" match its selector (indices 0, 1)`}},
+		{name: "a derived fixture of a revision no layer binds",
+			edits: map[string]string{"contracts/draft.cue": strings.Replace(string(cue), `revisions: "DRAFT-2026-12-01"`, `revisions: "DRAFT-2026-12-02"`, 1)},
+			want:  []string{"fixtures/sources/draft/D1.json: fixture D1 (no catalogue entry): revision DRAFT-2026-12-01 has no source binding", `revisions: "DRAFT-2026-12-01": source: {…}`, "the model binds 2025-06-18, 2025-11-25, 2026-07-28, DRAFT-2026-12-02"}},
+		{name: "a catalogued fixture of a revision no layer binds",
+			edits: map[string]string{"contracts/draft.cue": strings.Replace(string(cue), `revisions: "DRAFT-2026-12-01"`, `revisions: "DRAFT-2026-12-02"`, 1),
+				"contracts/catalog.cue": "package contracts\n\nfixtures: D1: {suite: \"draft\", family: \"structured\", revision: \"DRAFT-2026-12-01\", tasks: [\"T2\"], doc: \"d\", targets: []}\n"},
+			want: []string{"contracts/catalog.cue:3:54: fixtures.D1: revision DRAFT-2026-12-01 has no source binding"}},
+		{name: "the old global source binding",
+			edits: map[string]string{"contracts/old.cue": "package contracts\n\nsource: _draftResult\n"},
+			want:  []string{"contracts/old.cue:3:1: source: the source binding belongs to a revision: write revisions: \"<revision>\": source: {…}"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := draftCopy(t, tc.edits)
+			args := []string{"check", "--lane", "draft-host", "--contracts", filepath.Join(dir, "contracts"), "--schemas", filepath.Join(dir, "schemas"),
+				"--fixtures", filepath.Join(dir, "fixtures"), "--revision", "DRAFT-2026-12-01"}
+			if tc.args != nil {
+				args = append(args, tc.args(dir)...)
+			} else {
+				args = append(args, "--observations", draftRecords(t, nil))
+			}
+			code, stdout, stderr := cli(t, args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2\n%s%s", code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
