@@ -248,7 +248,7 @@ func TestDraftRevisionErrors(t *testing.T) {
 	}{
 		{name: "a selector that does not parse",
 			edits: map[string]string{"contracts/draft.cue": strings.Replace(string(cue), `format="structured"]/structuredContent`, `format=structured]/structuredContent`, 1)},
-			want: []string{"contracts/draft.cue:9:14: revisions.DRAFT-2026-12-01.source.structured.path: path \"/outputs[audience=\\\"assistant\\\", format=structured]/structuredContent\": at byte 38: a selector compares a member with a JSON string (quoted), true, false or null"}},
+			want:  []string{"contracts/draft.cue:9:14: revisions.DRAFT-2026-12-01.source.structured.path: path \"/outputs[audience=\\\"assistant\\\", format=structured]/structuredContent\": at byte 38: a selector compares a member with a JSON string (quoted), true, false or null"}},
 		{name: "a source in which a selector matches two outputs",
 			edits: map[string]string{"fixtures/sources/draft/D4.json": twoAssistants},
 			want:  []string{"fixtures/sources/draft/D4.json: fixture D4 (no catalogue entry), revision DRAFT-2026-12-01: compartment revisions.\"DRAFT-2026-12-01\".source: path \"/outputs[audience=\\\"assistant\\\", format=\\\"structured\\\"]/structuredContent\": 2 elements of the array at \"/outputs\" match its selector (indices 0, 1)"}},
