@@ -427,17 +427,21 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 }
 
 // EvaluatePair evaluates one task on a source document and a carrier observed at a position
-// (its fixture is only a name here), outside any record: the source is read through the canonical
-// binding, the carrier through the stage's compartment for the task. f supplies the family and
-// private keys the contract needs.
+// (its fixture is only a name here), outside any record: the source is read through the source
+// binding of f's revision (the pinned revision's when f names none), the carrier through the
+// stage's compartment for the task. f supplies the family and private keys the contract needs.
 func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.Position, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
 	q, ok := in.queries[task]
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
 	}
-	bp, ok := in.bindings[f.Revision]
+	rev := f.Revision
+	if rev == "" {
+		rev = schema.DefaultRevision // as the validator reads "" (a fixture built in Go, not catalogued)
+	}
+	bp, ok := in.bindings[rev]
 	if !ok {
-		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: %w", pos.Fixture, in.Model.NoBinding(f.Revision)))
+		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: %w", pos.Fixture, in.Model.NoBinding(rev)))
 	}
 	whole, err := bp.Read(source)
 	if err != nil {
