@@ -348,16 +348,13 @@ func (p Path) Lookup(v any) (any, bool) {
 // Read follows the path through v as Lookup does, and returns an *AmbiguousError when a selector
 // matches several elements.
 func (p Path) Read(v any) (any, bool, error) {
-	var at []string // the concrete pointer so far, kept only for a path that selects
-	for _, st := range p.steps {
+	root := v
+	for i, st := range p.steps {
 		next, ok := step(v, st.Token)
 		if !ok {
 			return nil, false, nil
 		}
 		v = next
-		if p.sel {
-			at = append(at, st.Token)
-		}
 		if st.Select == nil {
 			continue
 		}
@@ -365,31 +362,59 @@ func (p Path) Read(v any) (any, bool, error) {
 		if !isArr {
 			return nil, false, nil
 		}
-		found := -1
-		var many []int
-		for j, el := range arr {
-			if !matches(el, st.Select) {
-				continue
-			}
-			if found >= 0 {
-				if many == nil {
-					many = []int{found}
-				}
-				many = append(many, j)
-				continue
-			}
-			found = j
-		}
+		found, many := selectOne(arr, st.Select)
 		if many != nil {
-			return nil, false, &AmbiguousError{Path: p.text, At: pointer(at), Indices: many}
+			return nil, false, &AmbiguousError{Path: p.text, At: p.concrete(root, i), Indices: many}
 		}
 		if found < 0 {
 			return nil, false, nil
 		}
 		v = arr[found]
-		at = append(at, strconv.Itoa(found))
 	}
 	return v, true, nil
+}
+
+// selectOne is the index of the one element of arr that matches tests (-1 for none), or, when
+// several do, their indices.
+func selectOne(arr []any, tests []Test) (found int, many []int) {
+	found = -1
+	for j, el := range arr {
+		if !matches(el, tests) {
+			continue
+		}
+		if found >= 0 {
+			if many == nil {
+				many = []int{found}
+			}
+			many = append(many, j)
+			continue
+		}
+		found = j
+	}
+	return found, many
+}
+
+// concrete is the JSON pointer, in root, of the value step last's token names: each earlier
+// selection written as the index it chose (those steps matched one element each). It is made only
+// for a message, so a read that succeeds allocates nothing for it.
+func (p Path) concrete(root any, last int) string {
+	var tokens []string
+	v := root
+	for i, st := range p.steps[:last+1] {
+		v, _ = step(v, st.Token)
+		tokens = append(tokens, st.Token)
+		if i == last || st.Select == nil {
+			continue
+		}
+		arr, _ := v.([]any)
+		found, _ := selectOne(arr, st.Select)
+		if found < 0 {
+			break
+		}
+		v = arr[found]
+		tokens = append(tokens, strconv.Itoa(found))
+	}
+	return pointer(tokens)
 }
 
 // pointer spells reference tokens as an RFC 6901 pointer.

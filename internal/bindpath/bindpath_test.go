@@ -2,6 +2,7 @@ package bindpath
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -183,5 +184,29 @@ func TestPlainPathsReadAsPointers(t *testing.T) {
 				t.Errorf("Lookup = %v %v, pointer reads %v %v", got, gok, want, wok)
 			}
 		})
+	}
+}
+
+// TestAmbiguousAt: the array an ambiguous selector reads is named by its concrete pointer, each
+// earlier selection written as the index it chose.
+func TestAmbiguousAt(t *testing.T) {
+	t.Parallel()
+	doc, err := strictjson.Decode("doc", []byte(`{"runs": [{"id": "x", "outputs": []}, {"id": "a/b~", "outputs": [{"k": 1}, {"k": 1}]}]}`), strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = MustParse(`/runs[id="a/b~"]/outputs[k=null]`).Read(doc)
+	if err != nil {
+		t.Fatalf("no element has a null k: %v", err)
+	}
+	p := MustParse(`/runs[id="a/b~"]/outputs[ "k" = "1" ]`)
+	if _, ok, err := p.Read(doc); ok || err != nil {
+		t.Fatalf("a string never matches a number: %v %v", ok, err)
+	}
+	doc.(map[string]any)["runs"].([]any)[1].(map[string]any)["outputs"] = []any{map[string]any{"k": "1"}, map[string]any{"k": "1"}}
+	_, _, err = p.Read(doc)
+	var a *AmbiguousError
+	if !errors.As(err, &a) || a.At != "/runs/1/outputs" || !reflect.DeepEqual(a.Indices, []int{0, 1}) {
+		t.Fatalf("Read = %v, want an ambiguity at /runs/1/outputs, indices 0 and 1", err)
 	}
 }
