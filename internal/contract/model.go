@@ -65,8 +65,12 @@ func SourceName(revision string) string {
 // NoBinding is the error for a source of a revision the model declares no source binding for:
 // what names it (a fixture, a file) comes first.
 func (m *Model) NoBinding(revision string) error {
+	bound := strings.Join(sortedKeys(m.Revisions), ", ")
+	if bound == "" {
+		bound = "none"
+	}
 	return fmt.Errorf("revision %s has no source binding: a layer that adds a revision declares how its result binds (revisions: %q: source: {…}, docs/writing-a-contract.md); the model binds %s",
-		revision, revision, strings.Join(sortedKeys(m.Revisions), ", "))
+		revision, revision, bound)
 }
 
 // Visibility says where the channel-visibility readout is taken: the Rego package defining
