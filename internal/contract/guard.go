@@ -33,11 +33,11 @@ type parsed struct {
 type decl struct {
 	lane     string // a lane's declaration: its id (and key is "")
 	revision string // a revision's declaration: its name (and key is "")
-	key    string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
-	what   string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
-	pos    token.Pos
-	layer  int
-	extend bool
+	key      string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
+	what     string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
+	pos      token.Pos
+	layer    int
+	extend   bool
 }
 
 // guardLayers refuses a declaration in a file of layer L > 0 of a hidden name, a definition or a
