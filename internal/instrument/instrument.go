@@ -455,6 +455,9 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
+	if err := in.oneWay(pos.Lane, pos.Stage, carrier); err != nil {
+		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s, lane %s, stage %s: the carrier: %w", pos.Fixture, pos.Lane, pos.Stage, err))
+	}
 	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
 	if err != nil {
 		return policy.Verdict{}, err

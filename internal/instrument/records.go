@@ -253,9 +253,18 @@ func (in *Instrument) validateCarrier(rec *Record) error {
 // input error naming the record, the compartment and the path, never an outcome. A stage whose
 // bindings are plain pointers costs nothing here.
 func (in *Instrument) readsOneWay(rec *Record) error {
-	for _, p := range in.selecting[laneStage{rec.Lane, rec.Stage}] {
-		if _, err := p.Read(rec.Carrier); err != nil {
-			return fmt.Errorf("%s:%d: /carrier: %w", rec.File, rec.Line, err)
+	if err := in.oneWay(rec.Lane, rec.Stage, rec.Carrier); err != nil {
+		return fmt.Errorf("%s:%d: /carrier: %w", rec.File, rec.Line, err)
+	}
+	return nil
+}
+
+// oneWay reads a carrier through each compartment of a lane stage whose binding selects by value,
+// and returns the first error: a selector that matches several elements.
+func (in *Instrument) oneWay(lane, stage string, carrier any) error {
+	for _, p := range in.selecting[laneStage{lane, stage}] {
+		if _, err := p.Read(carrier); err != nil {
+			return err
 		}
 	}
 	return nil
