@@ -18,7 +18,8 @@ import (
 
 const inspectLong = `Inspect shows what a run reads, as the run reads it.
 
-inspect fixture ID prints the fixture's entry in use: its suite, family, revision, tasks (a task's
+inspect fixture ID prints the fixture's entry in use: its suite, family, revision, the source
+binding its source is read through (its revision's, and where that is written), tasks (a task's
 appliesTo included), decoder targets and source file with its sha256, and where the entry came
 from — a catalogue entry (file:line:col) or, for a source no catalogue entry names, derived from the
 source file itself (docs/uncatalogued.md). It reads the same layers a check does.
@@ -141,6 +142,11 @@ func (entryText) Output(w io.Writer, e instrument.Entry) error {
 	fmt.Fprintf(&b, "  suite      %s\n", escape.Terminal(e.Suite))
 	fmt.Fprintf(&b, "  family     %s\n", escape.Terminal(e.Family))
 	fmt.Fprintf(&b, "  revision   %s\n", escape.Terminal(e.Revision))
+	binding := e.Binding
+	if e.BindingAt != "" {
+		binding += " at " + e.BindingAt
+	}
+	fmt.Fprintf(&b, "  binding    %s\n", escape.Terminal(binding))
 	fmt.Fprintf(&b, "  tasks      %s\n", list(e.Tasks))
 	fmt.Fprintf(&b, "  targets    %s\n", list(e.Targets))
 	if len(e.Holds) > 0 {

@@ -36,12 +36,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/format"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/contractcheck/contractcheck/internal/bindpath"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -125,7 +127,13 @@ func hotModule(m *contract.Model, profile string, quote bool, sources, providers
 	if err != nil {
 		return nil, err
 	}
-	source, err := keyed(m.Source)
+	// A posted source of a fixture no catalogue entry names is read at the pinned revision
+	// (rego/derive.rego), through that revision's binding.
+	pinned, ok := m.SourceBinding(schema.DefaultRevision)
+	if !ok {
+		return nil, fmt.Errorf("source: %w", m.NoBinding(schema.DefaultRevision))
+	}
+	source, err := keyed(pinned)
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
@@ -725,10 +733,20 @@ func roots(modules map[string]*ast.Module) []string {
 	return contract.SortedKeys(seen)
 }
 
-// checkPointers refuses a binding with a pointer deeper than the bundle's projector reads.
+// checkPointers refuses a binding with a pointer deeper than the bundle's projector reads, or with
+// a path that is not an RFC 6901 pointer: a value selector (bindpath), which rego/pointer.rego does
+// not read.
 func checkPointers(m *contract.Model) error {
 	var errs []string
 	eachPointer(m, func(where, p string) {
+		if _, err := strictjson.ParsePointer(p); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: path %q is not a JSON pointer the bundle's projector reads (%v)", where, p, err))
+			return
+		}
+		if bp, err := bindpath.Parse(p); err == nil && bp.HasSelector() {
+			errs = append(errs, fmt.Sprintf("%s: path %q selects an array element by value; the bundle's projector reads JSON pointers only", where, p))
+			return
+		}
 		if n := strings.Count(p, "/"); n > MaxPointerTokens {
 			errs = append(errs, fmt.Sprintf("%s: pointer %q has %d tokens; the bundle's projector reads at most %d", where, p, n, MaxPointerTokens))
 		}
@@ -740,8 +758,8 @@ func checkPointers(m *contract.Model) error {
 	return nil
 }
 
-// eachPointer calls visit with every JSON pointer the model's compartment bindings hold (the
-// source binding's and every lane stage's), and where it is.
+// eachPointer calls visit with every JSON pointer the model's compartment bindings hold (each
+// revision's source binding's and every lane stage's), and where it is.
 func eachPointer(m *contract.Model, visit func(where, p string)) {
 	field := func(where string, f contract.Field) {
 		visit(where+".path", f.Path)
@@ -782,7 +800,9 @@ func eachPointer(m *contract.Model, visit func(where, p string)) {
 			visit(where+".isError.path", c.IsError.Path)
 		}
 	}
-	compartment("source", m.Source)
+	for _, rev := range contract.SortedKeys(m.Revisions) {
+		compartment(contract.SourceName(rev), m.Revisions[rev].Source)
+	}
 	for _, l := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[l].Stages) {
 			sd := m.Lanes[l].Stages[st]

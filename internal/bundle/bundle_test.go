@@ -361,7 +361,7 @@ func TestProjectorAgrees(t *testing.T) {
 	}
 	var jobs []job
 	for _, id := range contract.SortedKeys(in.Sources) {
-		jobs = append(jobs, job{what: "source " + id, carrier: in.Sources[id].Doc, binding: in.Model.Source})
+		jobs = append(jobs, job{what: "source " + id, carrier: in.Sources[id].Doc, binding: in.Model.Revisions[in.Model.Fixtures[id].Revision].Source})
 	}
 	seen := map[string]bool{} // repetitions mostly repeat a carrier: each is projected once
 	for _, r := range captured(t, in) {

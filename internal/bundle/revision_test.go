@@ -44,6 +44,8 @@ fixtures: U01: {
 	doc: "A list as the structured value."
 	targets: ["", "/0/sku"]
 }
+
+revisions: "DRAFT-2026-v1": {doc: "2025-11-25's result shape.", source: _mcpResult}
 `,
 		"fixtures/sources/orders/U01.json": `{"content": [{"type": "text", "text": "[{\"sku\": \"A-1\"}]"}], "structuredContent": [{"sku": "A-1"}]}`,
 	} {

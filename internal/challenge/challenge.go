@@ -22,7 +22,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/progress"
-	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -129,10 +128,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, &result.InputError{Err: err}
 	}
-	srcProj, err := project.Compile("source", in.Model.Source)
-	if err != nil {
-		return nil, &result.InputError{Err: err}
-	}
 	profile := opts.Profile
 	if profile == "" {
 		profile = instrument.DefaultProfile
@@ -141,7 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	meter := progress.From(ctx) // nil when no one watches: its methods do nothing
 	meter.AddTotalRecords(len(cases))
 	for _, lc := range cases {
-		cr, err := evaluate(ctx, in, srcProj, lc)
+		cr, err := evaluate(ctx, in, lc)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +272,7 @@ func stringList(v any) []string {
 }
 
 // evaluate classifies one case by the oracle and the two baselines.
-func evaluate(ctx context.Context, in *instrument.Instrument, srcProj *project.Projector, lc *loaded) (*CaseResult, error) {
+func evaluate(ctx context.Context, in *instrument.Instrument, lc *loaded) (*CaseResult, error) {
 	rec := lc.record
 	f := in.Model.Fixtures[lc.Fixture]
 	cr := &CaseResult{Case: lc.Case, File: lc.file, Lane: rec.Lane, Stage: rec.Stage}
@@ -322,7 +317,16 @@ func evaluate(ctx context.Context, in *instrument.Instrument, srcProj *project.P
 		cr.Correct = cr.Oracle == Accepted
 		cr.SchemaOnly = Accepted
 	}
-	cr.RecursiveSearch, cr.Missing = recursiveSearch(lc.Case, srcProj.Project(lc.source.Doc), rec.Carrier)
+	rev := in.Model.Fixtures[lc.Fixture].Revision
+	srcProj, ok := in.SourceProjector(rev)
+	if !ok {
+		return nil, &result.InputError{Err: fmt.Errorf("%s: fixture %s: %w", lc.file, lc.Fixture, in.Model.NoBinding(rev))}
+	}
+	view, err := srcProj.Read(lc.source.Doc)
+	if err != nil {
+		return nil, &result.InputError{Err: fmt.Errorf("%s: %w", lc.source.File, err)}
+	}
+	cr.RecursiveSearch, cr.Missing = recursiveSearch(lc.Case, view, rec.Carrier)
 	return cr, nil
 }
 

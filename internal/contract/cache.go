@@ -26,7 +26,7 @@ import (
 
 // cacheFormat names the cached model's encoding; it changes whenever that encoding, or a check a
 // cached model has passed, does (v5: the layer guard, extraVersions), and is part of every key.
-const cacheFormat = "contractcheck-model-v6"
+const cacheFormat = "contractcheck-model-v7"
 
 // BuiltinModel is the built-in layer's evaluated model (see gen/), embedded.
 //
@@ -46,6 +46,8 @@ type cached struct {
 	Tasks map[string]string `json:"tasks"`
 	// Carriers is where each lane stage's carrier schema is named: lane → stage → position.
 	Carriers map[string]map[string]string `json:"carriers"`
+	// Revisions is where each revision's source binding is written.
+	Revisions map[string]string `json:"revisions"`
 }
 
 type requirementAt struct {
@@ -86,6 +88,10 @@ func Encode(m *Model, key string) ([]byte, error) {
 	}
 	for id, t := range m.Tasks {
 		c.Tasks[id] = t.PolicyPos
+	}
+	c.Revisions = map[string]string{}
+	for id, r := range m.Revisions {
+		c.Revisions[id] = r.SourcePos
 	}
 	c.Carriers = map[string]map[string]string{}
 	for id, l := range m.Lanes {
@@ -148,6 +154,10 @@ func decode(data []byte, key string) (*Model, bool) {
 	for id, t := range m.Tasks {
 		t.PolicyPos = c.Tasks[id]
 		m.Tasks[id] = t
+	}
+	for id, r := range m.Revisions {
+		r.SourcePos = c.Revisions[id]
+		m.Revisions[id] = r
 	}
 	for id, stages := range c.Carriers {
 		l, ok := m.Lanes[id]

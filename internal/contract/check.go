@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/bindpath"
 )
 
 // locate records where profiles' requirements, catalog entries and lane stages' carrier schemas
@@ -28,6 +30,10 @@ func (m *Model) locate(r *referrer) {
 	for id, t := range m.Tasks {
 		t.PolicyPos = r.where("tasks", id, "policy")
 		m.Tasks[id] = t
+	}
+	for id, rv := range m.Revisions {
+		rv.SourcePos = r.where("revisions", id, "source")
+		m.Revisions[id] = rv
 	}
 	for id, l := range m.Lanes {
 		for st, sd := range l.Stages {
@@ -66,6 +72,7 @@ func (m *Model) check(r *referrer) error {
 	m.checkTasks(p)
 	m.checkFixtures(p)
 	m.checkLanes(p)
+	m.checkPaths(p)
 	m.checkProfiles(p)
 	m.checkReported(p)
 	if len(p.errs) > 0 {
@@ -81,6 +88,8 @@ var (
 	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	taskIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 	fixturePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	// revisionPattern is #Revision's: a date or a draft name (internal/schema says which exist).
+	revisionPattern = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2}|DRAFT-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*)$`)
 )
 
 // checkNames refuses a lane, configuration, family, profile, task or fixture whose name is not
@@ -100,6 +109,7 @@ func (m *Model) checkNames(p *problems) {
 	check("family", name, namePattern, sortedKeys(m.Families), "families")
 	check("profile", name, namePattern, sortedKeys(m.Profiles), "profiles")
 	check("lane", name, namePattern, sortedKeys(m.Lanes), "lanes")
+	check("revision", "a revision is a date YYYY-MM-DD or a draft name DRAFT-<letters, digits, '.' and '-'>", revisionPattern, sortedKeys(m.Revisions), "revisions")
 	for _, id := range sortedKeys(m.Lanes) {
 		check("configuration", name, namePattern, sortedKeys(m.Lanes[id].Configurations), "lanes", id, "configurations")
 	}
@@ -127,6 +137,9 @@ func (m *Model) checkFixtures(p *problems) {
 		f := m.Fixtures[id]
 		if _, ok := m.Families[f.Family]; !ok {
 			p.add([]any{"fixtures", id, "family"}, "fixtures.%s.family: unknown family %q", id, f.Family)
+		}
+		if _, ok := m.Revisions[f.Revision]; !ok {
+			p.add([]any{"fixtures", id, "revision"}, "fixtures.%s: %v", id, m.NoBinding(f.Revision))
 		}
 		for i, t := range f.Tasks {
 			if _, ok := m.Tasks[t]; !ok {
@@ -340,4 +353,87 @@ func (m *Model) configurations(lanes []string) []string {
 func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// checkPaths parses every path of every compartment binding (the revisions' source bindings and
+// the lanes' stages) as a binding path (bindpath): a selector that does not parse is an error at
+// the path, before any source or record is read.
+func (m *Model) checkPaths(p *problems) {
+	m.EachPath(func(at []any, path string) {
+		if _, err := bindpath.Parse(path); err != nil {
+			p.add(at, "%s: %v", joined(at), err)
+		}
+	})
+}
+
+// EachPath calls visit with every path of every compartment binding of the model (the revisions'
+// source bindings, then the lanes' stages, in name order) and where it is written, as a model
+// path ("revisions", id, "source", "structured", "path").
+func (m *Model) EachPath(visit func(at []any, path string)) {
+	for _, id := range sortedKeys(m.Revisions) {
+		eachCompartmentPath(m.Revisions[id].Source, []any{"revisions", id, "source"}, visit)
+	}
+	for _, id := range sortedKeys(m.Lanes) {
+		l := m.Lanes[id]
+		for _, st := range sortedKeys(l.Stages) {
+			for _, c := range sortedKeys(l.Stages[st].Compartments) {
+				eachCompartmentPath(l.Stages[st].Compartments[c], []any{"lanes", id, "stages", st, "compartments", c}, visit)
+			}
+		}
+	}
+}
+
+// eachCompartmentPath visits every path of one compartment binding.
+func eachCompartmentPath(c Compartment, at []any, visit func(at []any, path string)) {
+	in := func(more ...any) []any { return append(slices.Clone(at), more...) }
+	visit(in("root"), c.Root)
+	field := func(f *Field, where []any) {
+		if f == nil {
+			return
+		}
+		visit(append(slices.Clone(where), "path"), f.Path)
+		if f.Inner != nil {
+			visit(append(slices.Clone(where), "inner"), *f.Inner)
+		}
+	}
+	var kinds func(ks map[string]BlockMapping, where []any)
+	kinds = func(ks map[string]BlockMapping, where []any) {
+		for _, typ := range sortedKeys(ks) {
+			k := ks[typ]
+			for _, atom := range sortedKeys(k.Fields) {
+				f := k.Fields[atom]
+				field(&f, append(slices.Clone(where), typ, "fields", atom))
+			}
+			if e := k.Embedded; e != nil {
+				ew := append(slices.Clone(where), typ, "embedded")
+				visit(append(slices.Clone(ew), "path"), e.Path)
+				visit(append(slices.Clone(ew), "discriminator"), e.Discriminator)
+				kinds(e.Kinds, append(slices.Clone(ew), "kinds"))
+			}
+		}
+	}
+	if c.Content != nil {
+		visit(in("content", "path"), c.Content.Path)
+		visit(in("content", "discriminator"), c.Content.Discriminator)
+		kinds(c.Content.Kinds, in("content", "kinds"))
+	}
+	field(c.Structured, in("structured"))
+	field(c.Raised, in("raised"))
+	field(c.Meta, in("meta"))
+	if c.IsError != nil {
+		visit(in("isError", "path"), c.IsError.Path)
+	}
+}
+
+// Selects reports whether a path of the binding selects an array element by value (bindpath):
+// the tools that turn a binding into pointers of their own (reproduce, the OPA bundle's
+// projector) cannot read such a binding and say so.
+func (c Compartment) Selects() bool {
+	sel := false
+	eachCompartmentPath(c, nil, func(_ []any, path string) {
+		if p, err := bindpath.Parse(path); err == nil && p.HasSelector() {
+			sel = true
+		}
+	})
+	return sel
 }

@@ -12,8 +12,9 @@ import (
 // Every layer's files are one CUE package, so a hidden name (_lcBlocks) or a definition (#Lane)
 // a later layer declares again unifies with the earlier layer's, and a later layer's
 // `lanes: "adk-go": stages: ...` unifies with the built-in lane's bindings: either silently
-// changes what a built-in lane reads. guardLayers refuses both unless the later declaration says
-// it means it, with the field attribute @extend() (see docs/writing-a-contract.md, "Extending
+// changes what a built-in lane reads; so does `revisions: "2025-11-25": source: ...`, what every
+// source of a built-in revision reads as. guardLayers refuses these unless the later declaration
+// says it means it, with the field attribute @extend() (see docs/writing-a-contract.md, "Extending
 // the built-in layer").
 
 // ExtendAttr is the field attribute a later layer's declaration carries to change, on purpose, a
@@ -27,14 +28,16 @@ type parsed struct {
 }
 
 // decl is a top-level declaration a later layer may not change silently: a hidden name or a
-// definition, or a lane's stages ("lanes.<id>.stages").
+// definition, a lane's stages ("lanes.<id>.stages") or a revision's source binding
+// ("revisions.<id>.source").
 type decl struct {
-	lane   string // a lane's declaration: its id (and key is "")
-	key    string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
-	what   string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
-	pos    token.Pos
-	layer  int
-	extend bool
+	lane     string // a lane's declaration: its id (and key is "")
+	revision string // a revision's declaration: its name (and key is "")
+	key      string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
+	what     string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
+	pos      token.Pos
+	layer    int
+	extend   bool
 }
 
 // guardLayers refuses a declaration in a file of layer L > 0 of a hidden name, a definition or a
@@ -46,12 +49,19 @@ type decl struct {
 func guardLayers(files []parsed) error {
 	first := map[string]decl{} // key → first declaration in the lowest layer that has one
 	lanes := map[string]decl{} // lane id → its first declaration
+	revs := map[string]decl{}  // revision name → its first declaration
 	var later []decl           // declarations to judge against the earlier layers
 	for _, p := range files {
 		for _, d := range declarations(p.file, p.layer) {
 			if d.lane != "" {
 				if f, ok := lanes[d.lane]; !ok || d.layer < f.layer {
 					lanes[d.lane] = d
+				}
+				continue
+			}
+			if d.revision != "" {
+				if f, ok := revs[d.revision]; !ok || d.layer < f.layer {
+					revs[d.revision] = d
 				}
 				continue
 			}
@@ -73,12 +83,21 @@ func guardLayers(files []parsed) error {
 				earlier, ok = firstLane(lanes, d.layer)
 			}
 		}
+		if rev, isSource := strings.CutPrefix(d.key, "revisions."); isSource {
+			earlier, ok = revs[strings.TrimSuffix(rev, ".source")]
+			if rev == "*.source" {
+				earlier, ok = firstLane(revs, d.layer)
+			}
+		}
 		if !ok || earlier.layer >= d.layer {
 			continue
 		}
 		instead := "give a helper of your own another name"
 		if strings.HasPrefix(d.key, "lanes.") {
 			instead = "declare a lane of your own (a layer may add versions with extraVersions, and configurations, without it)"
+		}
+		if strings.HasPrefix(d.key, "revisions.") {
+			instead = "add a revision of your own (a DRAFT-… name or a new date, with its schema in a --schemas layer) with its binding"
 		}
 		errs = append(errs, fmt.Sprintf("%s%s: declared by an earlier layer at %s, and a later layer's declaration changes what it means there: mark the declaration @%s() to change it on purpose, or %s",
 			prefix(d.pos), d.what, where(earlier.pos), ExtendAttr, instead))
@@ -90,8 +109,8 @@ func guardLayers(files []parsed) error {
 	return nil
 }
 
-// firstLane is the declaration, in a layer before layer, of the lane whose id sorts first: the
-// built-in lane a pattern constraint over every lane would change.
+// firstLane is the declaration, in a layer before layer, of the lane (or revision) whose id sorts
+// first: the built-in one a pattern constraint over every lane (revision) would change.
 func firstLane(lanes map[string]decl, layer int) (decl, bool) {
 	for _, id := range sortedKeys(lanes) {
 		if lanes[id].layer < layer {
@@ -102,7 +121,8 @@ func firstLane(lanes map[string]decl, layer int) (decl, bool) {
 }
 
 // declarations lists a file's top-level hidden names and definitions, the lanes it declares and
-// the lanes whose stages it sets. A lane label that is not a plain name (a pattern constraint, an
+// the lanes whose stages it sets, the revisions it declares and those whose source binding it
+// sets. A lane label that is not a plain name (a pattern constraint, an
 // interpolation) may reach any lane, so its stages are judged against every earlier lane. Fields a
 // comprehension makes are not seen (the syntax does not name them).
 func declarations(f *ast.File, layer int) []decl {
@@ -131,6 +151,24 @@ func declarations(f *ast.File, layer int) []decl {
 						extend: attrOn(fd) || attrOn(lf) || extends(sf)}
 					if err != nil {
 						d.key, d.what = "lanes.*.stages", "the stages of every lane (a pattern or computed lane label)"
+					}
+					out = append(out, d)
+				}
+			}
+		case name == "revisions":
+			for _, rf := range fields(fd.Value) {
+				id, _, err := ast.LabelName(rf.Label)
+				if err == nil && id != "" {
+					out = append(out, decl{revision: id, pos: rf.Pos(), layer: layer})
+				}
+				for _, sf := range fields(rf.Value) {
+					if n, _, err := ast.LabelName(sf.Label); err != nil || n != "source" {
+						continue
+					}
+					d := decl{key: "revisions." + id + ".source", what: "the source binding of revision " + id, pos: sf.Pos(), layer: layer,
+						extend: attrOn(fd) || attrOn(rf) || extends(sf)}
+					if err != nil {
+						d.key, d.what = "revisions.*.source", "the source binding of every revision (a pattern or computed revision label)"
 					}
 					out = append(out, d)
 				}

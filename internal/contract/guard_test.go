@@ -57,7 +57,7 @@ func TestLayerGuard(t *testing.T) {
 		{
 			name:   "definition of the built-in layer",
 			layers: [][2]string{{"mine", "package contracts\n\n#Lane: extra?: string\n"}},
-			want:   []string{"mine/u.cue:3:1: definition #Lane: declared by an earlier layer at contracts/model.cue:201:1"},
+			want:   []string{"mine/u.cue:3:1: definition #Lane: declared by an earlier layer at contracts/model.cue:203:1"},
 		},
 		{
 			name:   "a built-in lane's stages",
@@ -73,6 +73,31 @@ func TestLayerGuard(t *testing.T) {
 			name:   "every lane's stages through a pattern",
 			layers: [][2]string{{"mine", "package contracts\n\nlanes: [string]: stages: H4: unbound: x: \"y\"\n"}},
 			want:   []string{"mine/u.cue:3:18: the stages of every lane (a pattern or computed lane label): declared by an earlier layer at contracts/"},
+		},
+		{
+			name:   "a built-in revision's source binding",
+			layers: [][2]string{{"mine", "package contracts\n\nrevisions: \"2025-11-25\": source: raised: path: \"/error\"\n"}},
+			want: []string{`mine/u.cue:3:26: the source binding of revision 2025-11-25: declared by an earlier layer at contracts/source.cue:`,
+				"add a revision of your own"},
+		},
+		{
+			name:   "every revision's source binding through a pattern",
+			layers: [][2]string{{"mine", "package contracts\n\nrevisions: [string]: source: raised: path: \"/error\"\n"}},
+			want:   []string{"mine/u.cue:3:22: the source binding of every revision (a pattern or computed revision label): declared by an earlier layer at contracts/source.cue:"},
+		},
+		{
+			name:   "a built-in revision's source binding marked @extend()",
+			layers: [][2]string{{"mine", "package contracts\n\nrevisions: \"2025-11-25\": source: raised: path: \"/error\" @extend()\n"}},
+		},
+		{
+			name:   "a revision of the user's own",
+			layers: [][2]string{{"mine", "package contracts\n\nrevisions: \"DRAFT-x\": {doc: \"d\", source: _mcpResult}\n"}},
+		},
+		{
+			name: "a revision an earlier user layer declares",
+			layers: [][2]string{{"first", "package contracts\n\nrevisions: \"DRAFT-x\": {doc: \"d\", source: _mcpResult}\n"},
+				{"second", "package contracts\n\nrevisions: \"DRAFT-x\": source: raised: path: \"/error\"\n"}},
+			want: []string{"second/u.cue:3:23: the source binding of revision DRAFT-x: declared by an earlier layer at first/u.cue:3:12"},
 		},
 		{
 			name:   "a built-in lane's stages marked @extend()",

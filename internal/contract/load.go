@@ -33,7 +33,7 @@ func (e *Error) Error() string { return e.Msg }
 
 // topLevel lists the fields a contract file may define at the top level. Hidden fields (_x) and
 // definitions (#X) are a layer's own helpers and are allowed.
-var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "source", "visibility"}
+var topLevel = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "revisions", "visibility"}
 
 // Load reads the .cue files directly under each layer's directory as one CUE package, checks it
 // against the closed definitions, decodes it and checks the cross-references CUE cannot (a task's
@@ -145,6 +145,10 @@ func checkTopLevel(v cue.Value, order map[string]int) error {
 	for it.Next() {
 		name := it.Selector().String()
 		if !it.Selector().IsString() || slices.Contains(topLevel, name) {
+			continue
+		}
+		if name == "source" {
+			errs = append(errs, fmt.Sprintf("%ssource: the source binding belongs to a revision: write revisions: \"<revision>\": source: {…} for the revision your sources are in (docs/writing-a-contract.md)", prefix(pick(positions(it.Value()), order))))
 			continue
 		}
 		errs = append(errs, fmt.Sprintf("%s%s: unknown top-level field (a contract file defines %s)", prefix(pick(positions(it.Value()), order)), name, strings.Join(topLevel, ", ")))

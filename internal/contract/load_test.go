@@ -29,7 +29,7 @@ func TestLoadBuiltin(t *testing.T) {
 	if _, ok := m.Profiles["strict"]; !ok {
 		t.Error("profile strict missing")
 	}
-	if got := m.Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
+	if got := m.Revisions["2025-11-25"].Source.Content.Kinds["resource"].Fields["_meta"].Path; got != "/_meta" {
 		t.Errorf("block _meta binding = %q, want /_meta (a hidden CUE field would drop it)", got)
 	}
 }
@@ -76,14 +76,37 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "task naming an unknown atom",
-			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: \"s\", basis: []}\n" +
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n" +
 				"tasks: T9: {doc: \"d\", role: \"guard\", policy: \"x.y\", compartment: \"content\", atoms: [\"nope\"]}\n"},
 			want: `unknown atom "nope"`,
 		},
 		{
+			name: "a selector that does not parse, in a lane binding",
+			files: map[string]string{"t.cue": "package contracts\n\nlanes: x: {doc: \"d\", origin: \"captured\", versions: [\"v1\"], configurations: default: doc: \"d\",\n" +
+				"\tstages: A2: {exposure: \"observed\", doc: \"d\", carrier: \"carriers/x.schema.json\", compartments: {}, unbound: {}}}\n" +
+				"revisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: [], structured: path: #\"/outputs[audience=\"a\u2028\",]/s\"#}}\n"},
+			want: `contracts/t.cue:5:79: revisions.2025-11-25.source.structured.path: path "/outputs[audience=\"a\u2028\",]/s": at byte 25: want a member name`,
+		},
+		{
+			name:  "a revision key that is no revision name",
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"next\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n"},
+			want:  `contracts/t.cue:3:12: revision "next": a revision is a date YYYY-MM-DD or a draft name`,
+		},
+		{
+			name:  "the global source binding of old",
+			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: \"s\", basis: []}\n"},
+			want:  `contracts/t.cue:3:1: source: the source binding belongs to a revision: write revisions: "<revision>": source: {…}`,
+		},
+		{
+			name: "a fixture of a revision no layer binds",
+			files: map[string]string{"t.cue": "package contracts\n\nfamilies: f: {doc: \"d\", census: \"primary\"}\n" +
+				"fixtures: X1: {suite: \"s\", family: \"f\", revision: \"DRAFT-x\", doc: \"d\", targets: []}\n"},
+			want: `contracts/t.cue:4:41: fixtures.X1: revision DRAFT-x has no source binding: a layer that adds a revision declares how its result binds (revisions: "DRAFT-x": source: {…}, docs/writing-a-contract.md); the model binds none`,
+		},
+		{
 			name:  "non-concrete value",
-			files: map[string]string{"t.cue": "package contracts\n\nsource: {doc: string, basis: []}\n"},
-			want:  "source: field doc is required (a string)",
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: string, basis: []}}\n"},
+			want:  `revisions."2025-11-25".source: field doc is required (a string)`,
 		},
 	}
 	for _, tc := range tests {

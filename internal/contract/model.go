@@ -34,10 +34,43 @@ type Model struct {
 	Fixtures map[string]Fixture `json:"fixtures"`
 	Lanes    map[string]Lane    `json:"lanes"`
 	Profiles map[string]Profile `json:"profiles"`
-	// Source is the canonical binding of a W0 result.
-	Source Compartment `json:"source"`
+	// Revisions holds, by MCP revision name, how the revision's W0 result binds to the
+	// compartments: a fixture's revision picks its source binding (SourceBinding).
+	Revisions map[string]Revision `json:"revisions"`
 	// Visibility says where the channel-visibility readout is taken.
 	Visibility Visibility `json:"visibility"`
+}
+
+// Revision is what the model says of an MCP revision: the binding its W0 result is read
+// through.
+type Revision struct {
+	Doc    string      `json:"doc"`
+	Source Compartment `json:"source"`
+	// SourcePos is where the binding is written, "file:line:col" (the latest layer's), or "".
+	SourcePos string `json:"-"`
+}
+
+// SourceBinding is the binding a W0 result of revision is read through, and false when the model
+// declares none for it (revisions.<revision>.source).
+func (m *Model) SourceBinding(revision string) (Compartment, bool) {
+	r, ok := m.Revisions[revision]
+	return r.Source, ok
+}
+
+// SourceName is how messages name a revision's source binding: revisions."<revision>".source.
+func SourceName(revision string) string {
+	return fmt.Sprintf("revisions.%q.source", revision)
+}
+
+// NoBinding is the error for a source of a revision the model declares no source binding for:
+// what names it (a fixture, a file) comes first.
+func (m *Model) NoBinding(revision string) error {
+	bound := strings.Join(sortedKeys(m.Revisions), ", ")
+	if bound == "" {
+		bound = "none"
+	}
+	return fmt.Errorf("revision %s has no source binding: a layer that adds a revision declares how its result binds (revisions: %q: source: {…}, docs/writing-a-contract.md); the model binds %s",
+		revision, revision, bound)
 }
 
 // Visibility says where the channel-visibility readout is taken: the Rego package defining

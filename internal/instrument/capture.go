@@ -96,7 +96,11 @@ func CaptureDirect(ctx context.Context, opts Options, repetitions int, w io.Writ
 			return Capture{}, inputErr(err)
 		}
 	}
-	derived, err := DeriveFixtures(v, m, layers, opts.Revision)
+	bindings, err := CompileBindings(m)
+	if err != nil {
+		return Capture{}, inputErr(err)
+	}
+	derived, err := DeriveFixtures(v, m, bindings, layers, opts.Revision)
 	if err != nil {
 		return Capture{}, inputErr(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -33,30 +34,33 @@ var (
 	suitePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
 
-// Holds lists what a W0 result holds, in the order a derived entry's family is chosen: structured
-// (a structuredContent member, null included), error (an isError member, or a JSON-RPC error
-// response), rich (a block other than text, or a text block with annotations or _meta), meta (a
-// result _meta), content (a content list).
-func Holds(s *schema.Source) []string {
+// Holds lists what a W0 result holds, as its revision's source binding reads it (its source
+// view), in the order a derived entry's family is chosen: structured (a structured slot, null
+// included), error (an error flag, or a raised error: a JSON-RPC error response), rich (a block
+// other than text, or a text block with annotations or _meta), meta (a result _meta), content (a
+// content list). For the pinned revisions these are the CallToolResult's structuredContent,
+// isError, content and _meta members; a revision whose result has no top-level content holds
+// what its binding reads.
+func Holds(view project.View) []string {
 	var out []string
-	r := s.Result
-	if _, ok := r["structuredContent"]; ok {
+	if _, ok := view["structured"]; ok {
 		out = append(out, "structured")
 	}
-	if _, ok := r["isError"]; s.RPCError != nil || ok {
+	_, flag := view["isError"]
+	if _, raised := view["raised"]; flag || raised {
 		out = append(out, "error")
 	}
-	items, hasContent := r["content"].([]any)
+	items, hasContent := view["content"].([]any)
 	for _, it := range items {
 		b, _ := it.(map[string]any)
 		_, ann := b["annotations"]
 		_, meta := b["_meta"]
-		if b["type"] != "text" || ann || meta {
+		if b["kind"] != "text" || ann || meta {
 			out = append(out, "rich")
 			break
 		}
 	}
-	if _, ok := r["_meta"]; ok {
+	if _, ok := view["meta"]; ok {
 		out = append(out, "meta")
 	}
 	if hasContent {
@@ -77,10 +81,11 @@ func familyOf(s *schema.Source, holds []string) string {
 	return holds[0]
 }
 
-// targetsOf are a derived entry's decoder targets: the whole structured value, and each member of
-// an object, sorted; none when the result has no structured value (or a null one).
-func targetsOf(s *schema.Source) []string {
-	v, ok := s.Result["structuredContent"]
+// targetsOf are a derived entry's decoder targets: the whole structured value (as the source view
+// reads it), and each member of an object, sorted; none when the result has no structured value
+// (or a null one).
+func targetsOf(view project.View) []string {
+	v, ok := view["structured"]
 	if !ok || v == nil {
 		return []string{}
 	}
@@ -98,10 +103,12 @@ func targetsOf(s *schema.Source) []string {
 
 // DeriveFixtures gives every source file of the fixture layers that no catalogue entry names an
 // entry of m (Fixture.Derived) derived from the source, validated against revision (the pinned
-// revision when ""), and returns those sources by id. A file whose name is no fixture id or whose
+// revision when "") and read through that revision's source binding (bindings, by revision:
+// CompileBindings), and returns those sources by id. A source of a revision the model binds no
+// source for is an error naming the file and the revision. A file whose name is no fixture id or whose
 // directory is no suite name, a catalogued id whose source also lies in another suite's directory,
 // and one id in two places are errors naming the files.
-func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revision string) (map[string]*Source, error) {
+func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]*project.Projector, layers []Dir, revision string) (map[string]*Source, error) {
 	if revision == "" {
 		revision = schema.DefaultRevision
 	}
@@ -119,11 +126,19 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, layers []Dir, revisi
 		if err != nil {
 			return nil, err
 		}
-		holds := Holds(s.Source)
+		bp, ok := bindings[revision]
+		if !ok {
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry): %w", f.display, id, m.NoBinding(revision))
+		}
+		view, err := bp.Read(s.Doc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.display, id, revision, err)
+		}
+		holds := Holds(view)
 		m.Fixtures[id] = contract.Fixture{
 			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
 			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
-			Targets: targetsOf(s.Source), Pos: f.display, Derived: true, Holds: holds,
+			Targets: targetsOf(view), Pos: f.display, Derived: true, Holds: holds,
 		}
 		out[id] = s
 	}
@@ -226,6 +241,11 @@ type Entry struct {
 	// Holds is what a derived entry's source holds (the order its family was chosen by).
 	Holds []string `json:"holds,omitempty"`
 	Doc   string   `json:"doc"`
+	// Binding names the source binding the source is read through, its revision's
+	// (revisions."<revision>".source), and BindingAt where it is written ("file:line:col", the
+	// latest layer's, or "").
+	Binding   string `json:"binding"`
+	BindingAt string `json:"bindingAt"`
 	// Source is the source file in use and Sha256 its bytes' hash, which records name.
 	Source string `json:"source"`
 	Sha256 string `json:"sha256"`
@@ -241,7 +261,8 @@ func (in *Instrument) Entry(id string) (Entry, error) {
 		return Entry{}, inputErr(fmt.Errorf("no fixture %q: the catalogue and the fixtures layers have %d (%s)", id, len(ids), strings.Join(ids, ", ")))
 	}
 	e := Entry{ID: id, Origin: "catalogue", At: f.Pos, Suite: f.Suite, Family: f.Family, Revision: f.Revision,
-		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc}
+		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc,
+		Binding: contract.SourceName(f.Revision), BindingAt: in.Model.Revisions[f.Revision].SourcePos}
 	if f.Derived {
 		e.Origin = "derived"
 	}

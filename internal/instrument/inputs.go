@@ -14,6 +14,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -312,25 +313,29 @@ func prefix(pos string) string {
 	return pos + ": "
 }
 
-// blockKinds lists, per fixture, the kinds of the content blocks of its W0 result, sorted: what a
-// task's appliesTo.blockKinds selects on.
-func blockKinds(sources map[string]*Source) map[string][]string {
+// blockKinds lists, per fixture, the kinds of the content blocks of its W0 result as its
+// revision's binding reads them (its source view), sorted: what a task's appliesTo.blockKinds
+// selects on.
+func blockKinds(views map[string]project.View) map[string][]string {
 	out := map[string][]string{}
-	for id, s := range sources {
-		var kinds []string
-		if s.Result != nil {
-			items, _ := s.Result["content"].([]any)
-			for _, it := range items {
-				obj, _ := it.(map[string]any)
-				if k, ok := obj["type"].(string); ok && !slices.Contains(kinds, k) {
-					kinds = append(kinds, k)
-				}
-			}
-		}
-		sort.Strings(kinds)
-		out[id] = kinds
+	for id, v := range views {
+		out[id] = viewKinds(v)
 	}
 	return out
+}
+
+// viewKinds lists the kinds of a view's content blocks, sorted.
+func viewKinds(v project.View) []string {
+	var kinds []string
+	items, _ := v["content"].([]any)
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		if k, ok := obj["kind"].(string); ok && !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	return kinds
 }
 
 // ParseSource decodes, validates and hashes the bytes of one source.

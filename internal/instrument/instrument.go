@@ -49,10 +49,17 @@ type Instrument struct {
 	// per-call _meta, an isError flag to a task on the content) share its verdict.
 	reads  map[string]string
 	stages map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
-	inputs map[inputKey]base                           // task/fixture/contract/source part of each input
-	source *project.Projector                          // the canonical binding of W0
-	engine *policy.Engine
-	opts   Options
+	// selecting lists, by lane stage, the projectors of its compartments whose bindings select by
+	// value, in compartment order: every captured carrier is read through them once
+	// (readsOneWay), so that a selector matching several elements is an input error.
+	selecting map[laneStage][]*project.Projector
+	inputs    map[inputKey]base // task/fixture/contract/source part of each input
+	// bindings are the compiled source bindings, by revision (contract.Model.SourceBinding).
+	bindings map[string]*project.Projector
+	// srcViews are the fixtures' source views, each read through its revision's binding at load.
+	srcViews map[string]project.View
+	engine   *policy.Engine
+	opts     Options
 	// verdicts memoizes policy verdicts by what of the input the policy can read (verdictKey):
 	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
 	// stages a policy cannot tell apart repeat the same inputs.
@@ -191,7 +198,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	}
 	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts, warmed: warmed,
 		queries: map[string]*policy.Query{}, positional: map[string]bool{}, reads: map[string]string{},
-		stages: map[laneStage]map[string]*project.Projector{}, inputs: map[inputKey]base{}}
+		stages: map[laneStage]map[string]*project.Projector{}, selecting: map[laneStage][]*project.Projector{}, inputs: map[inputKey]base{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {
 		q, err := eng.Prepare(ctx, m.Tasks[id].Policy)
 		if err != nil {
@@ -212,20 +219,23 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return nil, inputErr(err)
 	}
 	var err error
-	derived, err := DeriveFixtures(v, m, opts.FixtureLayers(), opts.Revision)
+	if in.bindings, err = CompileBindings(m); err != nil {
+		return nil, inputErr(err)
+	}
+	derived, err := DeriveFixtures(v, m, in.bindings, opts.FixtureLayers(), opts.Revision)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers(), derived); err != nil {
 		return nil, inputErr(err)
 	}
-	if err := m.ResolveTasks(blockKinds(in.Sources)); err != nil {
+	if in.srcViews, err = sourceViews(m, in.bindings, in.Sources); err != nil {
+		return nil, inputErr(err)
+	}
+	if err := m.ResolveTasks(blockKinds(in.srcViews)); err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
 	if err := checkScope(m, opts.Scope); err != nil {
-		return nil, inputErr(err)
-	}
-	if in.source, err = project.Compile("source", m.Source); err != nil {
 		return nil, inputErr(err)
 	}
 	if err := in.prepareInputs(); err != nil {
@@ -243,7 +253,8 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
-		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, inputs: map[inputKey]base{}, source: in.source,
+		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, selecting: in.selecting, inputs: map[inputKey]base{},
+		bindings: in.bindings, srcViews: in.srcViews,
 		engine: in.engine, opts: in.opts}
 	out.opts.Profile = name
 	if err := out.prepareInputs(); err != nil {
@@ -311,6 +322,9 @@ func (in *Instrument) compileLanes() error {
 					return err
 				}
 				ps[name] = p
+				if p.Selects() {
+					in.selecting[laneStage{lane, st}] = append(in.selecting[laneStage{lane, st}], p)
+				}
 			}
 			in.stages[laneStage{lane, st}] = ps
 		}
@@ -328,7 +342,7 @@ func (in *Instrument) prepareInputs() error {
 		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) || !within(co.Fixtures, id) || !within(co.Suites, f.Suite) {
 			continue
 		}
-		whole := in.source.Project(in.Sources[id].Doc)
+		whole := in.srcViews[id]
 		views := map[string]*observed{} // by the members kept (Instrument.reads)
 		for _, task := range in.tasksInScope(in.Model.ProfileTasks(in.Profile, f)) {
 			view, ok := views[in.reads[task]]
@@ -413,21 +427,36 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 }
 
 // EvaluatePair evaluates one task on a source document and a carrier observed at a position
-// (its fixture is only a name here), outside any record: the source is read through the canonical
-// binding, the carrier through the stage's compartment for the task. f supplies the family and
-// private keys the contract needs.
+// (its fixture is only a name here), outside any record: the source is read through the source
+// binding of f's revision (the pinned revision's when f names none), the carrier through the
+// stage's compartment for the task. f supplies the family and private keys the contract needs.
 func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.Position, f contract.Fixture, source, carrier any) (policy.Verdict, error) {
 	q, ok := in.queries[task]
 	if !ok {
 		return policy.Verdict{}, fmt.Errorf("unknown task %q", task)
 	}
-	src, err := sourceOf(keep(in.source.Project(source), in.reads[task]))
+	rev := f.Revision
+	if rev == "" {
+		rev = schema.DefaultRevision // as the validator reads "" (a fixture built in Go, not catalogued)
+	}
+	bp, ok := in.bindings[rev]
+	if !ok {
+		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: %w", pos.Fixture, in.Model.NoBinding(rev)))
+	}
+	whole, err := bp.Read(source)
+	if err != nil {
+		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: the source: %w", pos.Fixture, err))
+	}
+	src, err := sourceOf(keep(whole, in.reads[task]))
 	if err != nil {
 		return policy.Verdict{}, err
 	}
 	b, err := in.baseInput(pos.Fixture, f, task, pos.Stage, src)
 	if err != nil {
 		return policy.Verdict{}, err
+	}
+	if err := in.oneWay(pos.Lane, pos.Stage, carrier); err != nil {
+		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s, lane %s, stage %s: the carrier: %w", pos.Fixture, pos.Lane, pos.Stage, err))
 	}
 	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
 	if err != nil {
@@ -456,9 +485,53 @@ func (in *Instrument) ViewReads(task string) []string {
 	return nil
 }
 
-// SourceView is a catalogued fixture's W0 result through the canonical binding.
+// SourceView is a fixture's W0 result through its revision's source binding, as read at load.
+// Views are never modified once made: a caller that changes one copies it first.
 func (in *Instrument) SourceView(fixture string) project.View {
-	return in.source.Project(in.Sources[fixture].Doc)
+	return in.srcViews[fixture]
+}
+
+// SourceProjector is the compiled source binding of a revision, and false when the model binds
+// none for it.
+func (in *Instrument) SourceProjector(revision string) (*project.Projector, bool) {
+	p, ok := in.bindings[revision]
+	return p, ok
+}
+
+// CompileBindings compiles the source binding of every revision of the model, by revision; a
+// binding that does not compile is an error naming it and where it is written.
+func CompileBindings(m *contract.Model) (map[string]*project.Projector, error) {
+	out := make(map[string]*project.Projector, len(m.Revisions))
+	for _, rev := range contract.SortedKeys(m.Revisions) {
+		r := m.Revisions[rev]
+		p, err := project.Compile(contract.SourceName(rev), r.Source)
+		if err != nil {
+			return nil, fmt.Errorf("%s%w", prefix(r.SourcePos), err)
+		}
+		out[rev] = p
+	}
+	return out, nil
+}
+
+// sourceViews reads every fixture's source through its revision's binding: a fixture whose
+// revision has no binding, or whose source a selector of the binding cannot read one way only,
+// is an input error naming the fixture, its source file and the revision.
+func sourceViews(m *contract.Model, bindings map[string]*project.Projector, sources map[string]*Source) (map[string]project.View, error) {
+	out := make(map[string]project.View, len(sources))
+	for _, id := range contract.SortedKeys(sources) {
+		s := sources[id]
+		rev := m.Fixtures[id].Revision
+		p, ok := bindings[rev]
+		if !ok {
+			return nil, fmt.Errorf("%sfixture %s (%s): %w", prefix(m.Fixtures[id].Pos), id, s.File, m.NoBinding(rev))
+		}
+		v, err := p.Read(s.Doc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: fixture %s, revision %s: %w", s.File, id, rev, err)
+		}
+		out[id] = v
+	}
+	return out, nil
 }
 
 // View is a carrier through the compartment of a lane's stage; a compartment the stage declares

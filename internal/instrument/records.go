@@ -235,8 +235,14 @@ func (in *Instrument) Place(pos result.Position, sha string) (contract.Lane, con
 // but for insignificant whitespace, was validated when the source was read. An error names the
 // schema the carrier was held to.
 func (in *Instrument) validateCarrier(rec *Record) error {
+	if rec.State != "captured" {
+		return nil
+	}
+	if err := in.readsOneWay(rec); err != nil {
+		return err
+	}
 	path := in.Model.Lanes[rec.Lane].Stages[rec.Stage].Carrier
-	if rec.State != "captured" || path == "" {
+	if path == "" {
 		return nil
 	}
 	key, revision := path, ""
@@ -278,4 +284,26 @@ func (in *Instrument) isSource(fixture string, carrier []byte) bool {
 		return false
 	}
 	return bytes.Equal(a.Bytes(), b.Bytes())
+}
+
+// readsOneWay reads a captured carrier through each compartment of its lane stage whose binding
+// selects by value (bindpath): a selector that matches several elements of the carrier is an
+// input error naming the record, the compartment and the path, never an outcome. A stage whose
+// bindings are plain pointers costs nothing here.
+func (in *Instrument) readsOneWay(rec *Record) error {
+	if err := in.oneWay(rec.Lane, rec.Stage, rec.Carrier); err != nil {
+		return fmt.Errorf("%s:%d: /carrier: %w", rec.File, rec.Line, err)
+	}
+	return nil
+}
+
+// oneWay reads a carrier through each compartment of a lane stage whose binding selects by value,
+// and returns the first error: a selector that matches several elements.
+func (in *Instrument) oneWay(lane, stage string, carrier any) error {
+	for _, p := range in.selecting[laneStage{lane, stage}] {
+		if _, err := p.Read(carrier); err != nil {
+			return err
+		}
+	}
+	return nil
 }

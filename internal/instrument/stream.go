@@ -328,7 +328,7 @@ func streamEval[T any](ctx context.Context, in *Instrument, dec *strictjson.Line
 // Visibility prepares the visibility policy the model names for the instrument's profile (nil
 // when the model selects no fixture or stage for it).
 func (in *Instrument) Visibility(ctx context.Context) (*visibility.Reader, error) {
-	return visibility.New(ctx, in.Model, in.opts.Profile, blockKinds(in.Sources), in.engine, in)
+	return visibility.New(ctx, in.Model, in.opts.Profile, blockKinds(in.srcViews), in.engine, in)
 }
 
 // ReadVisibility evaluates the visibility policy's channels on one record: nil when the record is

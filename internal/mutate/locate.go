@@ -2,74 +2,128 @@ package mutate
 
 import (
 	"strconv"
-	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/bindpath"
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Operators find what they change the way the projector reads it: through the lane stage's
 // compartment binding (root, JSON-RPC unwrap, content list, discriminator, block field paths), so
 // one operator works on every MCP-shaped lane and on any lane whose binding names the atom.
 
-func tokens(ptr string) []string {
-	if ptr == "" {
-		return nil
+// steps parses a binding path (bindpath: a JSON pointer whose steps may select an array element by
+// its members' values); false for one that does not parse (the contract loader refuses those).
+func steps(ptr string) ([]bindpath.Step, bool) {
+	p, err := bindpath.Parse(ptr)
+	if err != nil {
+		return nil, false
 	}
-	parts := strings.Split(ptr[1:], "/")
-	for i, p := range parts {
-		parts[i] = strictjson.UnescapeToken(p)
-	}
-	return parts
+	return p.Steps(), true
 }
 
-// lookup follows a JSON pointer.
+// lookup follows a binding path as the projector does: a selecting step reads the one element of
+// an array that matches (none, or several, is not found).
 func lookup(n *Node, ptr string) (*Node, bool) {
-	for _, t := range tokens(ptr) {
-		switch {
-		case n == nil:
+	sts, ok := steps(ptr)
+	if !ok {
+		return nil, false
+	}
+	return follow(n, sts)
+}
+
+// follow follows parsed steps.
+func follow(n *Node, sts []bindpath.Step) (*Node, bool) {
+	for _, st := range sts {
+		var ok bool
+		if n, ok = child(n, st.Token); !ok {
 			return nil, false
-		case n.Kind == Object:
-			v, ok := n.Get(t)
-			if !ok {
+		}
+		if st.Select != nil {
+			if n, ok = selectOne(n, st.Select); !ok {
 				return nil, false
 			}
-			n = v
-		case n.Kind == Array:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(n.Items) {
-				return nil, false
-			}
-			n = n.Items[i]
-		default:
-			return nil, false
 		}
 	}
 	return n, n != nil
 }
 
-// parentOf returns the object holding the pointer's last member, and that member's key.
+// child follows one reference token.
+func child(n *Node, t string) (*Node, bool) {
+	switch {
+	case n == nil:
+		return nil, false
+	case n.Kind == Object:
+		return n.Get(t)
+	case n.Kind == Array:
+		i, err := strconv.Atoi(t)
+		if err != nil || i < 0 || i >= len(n.Items) {
+			return nil, false
+		}
+		return n.Items[i], true
+	}
+	return nil, false
+}
+
+// selectOne is the one element of an array that is an object holding every tested member with
+// its value; false when n is no array, or no element or several match.
+func selectOne(n *Node, tests []bindpath.Test) (*Node, bool) {
+	if n == nil || n.Kind != Array {
+		return nil, false
+	}
+	var found *Node
+	for _, it := range n.Items {
+		if !elementMatches(it, tests) {
+			continue
+		}
+		if found != nil {
+			return nil, false
+		}
+		found = it
+	}
+	return found, found != nil
+}
+
+// elementMatches reports whether an element is an object holding every tested member with exactly the
+// tested value (bindpath: a string byte for byte, a bool, a present null).
+func elementMatches(it *Node, tests []bindpath.Test) bool {
+	if it == nil || it.Kind != Object {
+		return false
+	}
+	for _, t := range tests {
+		v, ok := it.Get(t.Member)
+		if !ok {
+			return false
+		}
+		switch want := t.Value.(type) {
+		case string:
+			if v.Kind != String || v.Text != want {
+				return false
+			}
+		case bool:
+			if v.Kind != Bool || v.Bool != want {
+				return false
+			}
+		case nil:
+			if v.Kind != Null {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// parentOf returns the object holding the path's last member, and that member's key; false when
+// the last step selects an element (it names no member).
 func parentOf(n *Node, ptr string) (*Node, string, bool) {
-	ts := tokens(ptr)
-	if len(ts) == 0 {
+	sts, ok := steps(ptr)
+	if !ok || len(sts) == 0 || sts[len(sts)-1].Select != nil {
 		return nil, "", false
 	}
-	parent, ok := lookup(n, "/"+strings.Join(escapeAll(ts[:len(ts)-1]), "/"))
-	if len(ts) == 1 {
-		parent, ok = n, true
-	}
+	parent, ok := follow(n, sts[:len(sts)-1])
 	if !ok || parent.Kind != Object {
 		return nil, "", false
 	}
-	return parent, ts[len(ts)-1], true
-}
-
-func escapeAll(ts []string) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = strictjson.EscapeToken(t)
-	}
-	return out
+	return parent, sts[len(sts)-1].Token, true
 }
 
 // remove deletes the member a pointer names.
@@ -78,27 +132,36 @@ func remove(n *Node, ptr string) bool {
 	return ok && parent.Delete(key)
 }
 
-// put sets the member a pointer names, creating objects on the way.
+// put sets the member a path names, creating objects on the way (a selecting step must find its
+// element: it is not made).
 func put(n *Node, ptr string, v *Node) bool {
-	ts := tokens(ptr)
-	if len(ts) == 0 {
+	sts, ok := steps(ptr)
+	if !ok || len(sts) == 0 || sts[len(sts)-1].Select != nil {
 		return false
 	}
-	for _, t := range ts[:len(ts)-1] {
+	for _, st := range sts[:len(sts)-1] {
 		if n.Kind != Object {
 			return false
 		}
-		next, ok := n.Get(t)
+		next, ok := n.Get(st.Token)
 		if !ok {
+			if st.Select != nil {
+				return false
+			}
 			next = &Node{Kind: Object, Keys: []string{}, Vals: []*Node{}}
-			n.Set(t, next)
+			n.Set(st.Token, next)
 		}
 		n = next
+		if st.Select != nil {
+			if n, ok = selectOne(n, st.Select); !ok {
+				return false
+			}
+		}
 	}
 	if n.Kind != Object {
 		return false
 	}
-	n.Set(ts[len(ts)-1], v)
+	n.Set(sts[len(sts)-1].Token, v)
 	return true
 }
 

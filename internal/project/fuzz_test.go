@@ -40,7 +40,7 @@ func builtinProjectors(tb testing.TB) map[string]*Projector {
 			return
 		}
 		ps := map[string]*Projector{}
-		if ps["source"], err = Compile("source", m.Source); err != nil {
+		if ps["source"], err = Compile("source", m.Revisions["2025-11-25"].Source); err != nil {
 			builtin.err = err
 			return
 		}

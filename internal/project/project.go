@@ -23,6 +23,8 @@ type View = map[string]any
 
 // Projector is a compiled compartment binding. It is immutable and safe for concurrent use.
 type Projector struct {
+	name       string
+	selects    bool // a path of the binding selects by value
 	root       pointer
 	jsonrpc    bool
 	content    *contentProjector
@@ -89,7 +91,7 @@ func Compile(name string, c contract.Compartment) (*Projector, error) {
 // CompileWith compiles a compartment binding with options.
 func CompileWith(name string, c contract.Compartment, opts Options) (*Projector, error) {
 	var err error
-	p := &Projector{jsonrpc: c.Unwrap == "jsonrpc"}
+	p := &Projector{name: name, jsonrpc: c.Unwrap == "jsonrpc"}
 	fail := func(e error) (*Projector, error) { return nil, fmt.Errorf("compartment %s: %w", name, e) }
 	if p.root, err = parsePointer(c.Root); err != nil {
 		return fail(err)
@@ -130,7 +132,41 @@ func CompileWith(name string, c contract.Compartment, opts Options) (*Projector,
 		}
 		p.isError = ef
 	}
+	p.selects = p.anySelects()
 	return p, nil
+}
+
+// anySelects reports whether a path of the compiled binding selects by value.
+func (p *Projector) anySelects() bool {
+	sel := p.root.HasSelector()
+	fieldSel := func(f *field) {
+		if f != nil {
+			sel = sel || f.path.HasSelector() || (f.inner != nil && f.inner.HasSelector())
+		}
+	}
+	var kinds func(map[string]blockProjector)
+	kinds = func(ks map[string]blockProjector) {
+		for _, bp := range ks {
+			for i := range bp.fields {
+				fieldSel(&bp.fields[i].field)
+			}
+			if e := bp.embedded; e != nil {
+				sel = sel || e.path.HasSelector() || e.discriminator.HasSelector()
+				kinds(e.kinds)
+			}
+		}
+	}
+	if c := p.content; c != nil {
+		sel = sel || c.path.HasSelector() || c.discriminator.HasSelector()
+		kinds(c.kinds)
+	}
+	fieldSel(p.structured)
+	fieldSel(p.raised)
+	fieldSel(p.meta)
+	if p.isError != nil {
+		sel = sel || p.isError.path.HasSelector()
+	}
+	return sel
 }
 
 // compileKinds compiles the block mappings of a content binding; embedded is whether a mapping
@@ -218,10 +254,31 @@ func set(values []string) map[string]bool {
 	return m
 }
 
-// Project reads the compartment out of a carrier.
+// Project reads the compartment out of a carrier. A selector of the binding that matches several
+// elements reads as absent here: a carrier that can hold such a thing is read with Read, which
+// says so (the instrument reads every source and record that way before anything else does).
 func (p *Projector) Project(carrier any) View {
+	return p.project(carrier, nil)
+}
+
+// Read is Project that returns an error naming the compartment and the path when a selector of
+// the binding matches several elements of the carrier (bindpath.AmbiguousError): the carrier
+// cannot be read one way only, which is bad input, never an outcome.
+func (p *Projector) Read(carrier any) (View, error) {
+	var fail error
+	view := p.project(carrier, &fail)
+	if fail != nil {
+		return nil, fmt.Errorf("compartment %s: %w", p.name, fail)
+	}
+	return view, nil
+}
+
+// Selects reports whether a path of the binding selects by value: only then can Read fail.
+func (p *Projector) Selects() bool { return p.selects }
+
+func (p *Projector) project(carrier any, fail *error) View {
 	view := View{}
-	root, ok := p.root.Lookup(carrier)
+	root, ok := look(p.root, carrier, fail)
 	if !ok {
 		return view
 	}
@@ -239,27 +296,27 @@ func (p *Projector) Project(carrier any) View {
 		}
 	}
 	if p.content != nil {
-		if v, ok := p.content.path.Lookup(root); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
-			p.content.project(view, v)
+		if v, ok := look(p.content.path, root, fail); ok && (p.content.types == nil || p.content.types[strictjson.TypeName(v)]) {
+			p.content.project(view, v, fail)
 		}
 	}
 	if p.structured != nil {
-		if v, ok := p.structured.read(root); ok {
+		if v, ok := p.structured.read(root, fail); ok {
 			view["structured"] = v
 		}
 	}
 	if p.isError != nil {
-		if v, ok := p.isError.path.Lookup(root); ok {
+		if v, ok := look(p.isError.path, root, fail); ok {
 			view["isError"] = p.isError.flag(v)
 		}
 	}
 	if p.raised != nil {
-		if v, ok := p.raised.read(root); ok && v != nil {
+		if v, ok := p.raised.read(root, fail); ok && v != nil {
 			view["raised"] = raised(v)
 		}
 	}
 	if p.meta != nil {
-		if v, ok := p.meta.read(root); ok {
+		if v, ok := p.meta.read(root, fail); ok {
 			view["meta"] = v
 		}
 	}
@@ -296,7 +353,7 @@ func (e *errorField) flag(v any) any {
 // when any mapping declares a delivery, and the "rejected" list (the blocks the provider's request
 // schema refuses) when any declares accepts. The lists sit beside "content", not in it, so the
 // content tasks read the blocks as before.
-func (c *contentProjector) project(view View, v any) {
+func (c *contentProjector) project(view View, v any, fail *error) {
 	switch c.decode {
 	case "text":
 		if s, ok := v.(string); ok {
@@ -327,7 +384,7 @@ func (c *contentProjector) project(view View, v any) {
 	}
 	anyDelivery, anyAccept := false, false
 	for i, item := range items {
-		b, bp, embedded, mapped := c.block(item)
+		b, bp, embedded, mapped := c.block(item, fail)
 		blocks[i] = b
 		if !c.declares || !mapped {
 			continue
@@ -357,19 +414,19 @@ func (c *contentProjector) project(view View, v any) {
 // block reads one item as a block, with the mapping its discriminator selects (the top-level
 // one: its delivery and accepts describe the carried item, mapped false when there is none), and
 // whether the item held an embedded block.
-func (c *contentProjector) block(item any) (b map[string]any, bp blockProjector, embedded, mapped bool) {
-	d, _ := c.discriminator.Lookup(item)
+func (c *contentProjector) block(item any, fail *error) (b map[string]any, bp blockProjector, embedded, mapped bool) {
+	d, _ := look(c.discriminator, item, fail)
 	typ, _ := d.(string)
 	bp, ok := c.kinds[typ]
 	if !ok {
 		return map[string]any{"kind": "unmapped", "type": d}, bp, false, false
 	}
 	if bp.embedded != nil {
-		if b, ok := bp.embedded.block(item); ok {
+		if b, ok := bp.embedded.block(item, fail); ok {
 			return b, bp, true, true
 		}
 	}
-	return bp.project(item), bp, false, true
+	return bp.project(item, fail), bp, false, true
 }
 
 // decodeText reads v as strict JSON when it is a string.
@@ -384,11 +441,11 @@ func decodeText(v any) (any, bool) {
 
 // project reads one item with the mapping's fields: an absent path leaves the atom absent, a null
 // is kept as null.
-func (bp *blockProjector) project(item any) map[string]any {
+func (bp *blockProjector) project(item any, fail *error) map[string]any {
 	b := make(map[string]any, len(bp.fields)+1)
 	b["kind"] = bp.kind
 	for _, f := range bp.fields {
-		if v, ok := f.read(item); ok {
+		if v, ok := f.read(item, fail); ok {
 			b[f.atom] = v
 		}
 	}
@@ -398,8 +455,8 @@ func (bp *blockProjector) project(item any) map[string]any {
 // block reads the item as the content block its string at e.path holds, when that string is
 // strict JSON of an object whose discriminator is a string e.kinds maps. Otherwise ok is false and
 // the item is read as carried: text that only looks like a block stays text.
-func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
-	v, found := e.path.Lookup(item)
+func (e *embeddedProjector) block(item any, fail *error) (b map[string]any, ok bool) {
+	v, found := look(e.path, item, fail)
 	if !found {
 		return nil, false
 	}
@@ -411,19 +468,19 @@ func (e *embeddedProjector) block(item any) (b map[string]any, ok bool) {
 	if !isObject {
 		return nil, false
 	}
-	d, _ := e.discriminator.Lookup(obj)
+	d, _ := look(e.discriminator, obj, fail)
 	typ, _ := d.(string)
 	bp, mapped := e.kinds[typ]
 	if !mapped {
 		return nil, false
 	}
-	return bp.project(obj), true
+	return bp.project(obj, fail), true
 }
 
 // read looks the field up and decodes it. A value the decoder cannot read is returned as carried,
 // so a corrupted payload shows up as a difference rather than disappearing.
-func (f *field) read(v any) (any, bool) {
-	v, ok := f.path.Lookup(v)
+func (f *field) read(v any, fail *error) (any, bool) {
+	v, ok := look(f.path, v, fail)
 	if !ok || (f.types != nil && !f.types[strictjson.TypeName(v)]) {
 		return nil, false
 	}
@@ -433,7 +490,7 @@ func (f *field) read(v any) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return f.inner.Lookup(parsed)
+		return look(*f.inner, parsed, fail)
 	}
 	s, isString := v.(string)
 	if !isString {

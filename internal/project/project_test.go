@@ -3,6 +3,7 @@ package project
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -161,7 +162,10 @@ func TestCompileErrors(t *testing.T) {
 		binding contract.Compartment
 	}{
 		{name: "a pointer without a leading slash", binding: contract.Compartment{Root: "input"}},
-		{name: "a bad escape", binding: contract.Compartment{Meta: &contract.Field{Path: "/a~2b"}}},
+		{name: "a bad escape", binding: contract.Compartment{Meta: &contract.Field{Path: "/a~3b"}}},
+		{name: "a selector without a quoted value", binding: contract.Compartment{Structured: &contract.Field{Path: "/outputs[format=structured]/structuredContent"}}},
+		{name: "an unclosed selector in a block field", binding: contract.Compartment{Content: &contract.ContentBinding{Path: "/c", Discriminator: "/type",
+			Kinds: map[string]contract.BlockMapping{"text": {Kind: "text", Fields: map[string]contract.Field{"text": {Path: `/parts[kind="text"`}}}}}}},
 		{name: "an unknown decoder", binding: contract.Compartment{Meta: &contract.Field{Path: "/a", Decode: "rot13"}}},
 	}
 	for _, tc := range tests {
@@ -336,5 +340,72 @@ func assertProjects(t *testing.T, p *Projector, carrier, want string) {
 	if !strictjson.Equal(got, decode(t, want)) {
 		g, _ := json.Marshal(got)
 		t.Errorf("got  %s\nwant %s", g, want)
+	}
+}
+
+// TestSelectors: a binding's paths may select an array element by its members' values, in any
+// path (root, content list, fields); zero matches is absent, several an error of Read naming the
+// compartment and the path, while Project reads them as absent.
+func TestSelectors(t *testing.T) {
+	t.Parallel()
+	binding := contract.Compartment{
+		Content: &contract.ContentBinding{Path: `/outputs[audience="assistant",format="content"]/content`, Discriminator: "/type",
+			Kinds: map[string]contract.BlockMapping{"text": {Kind: "text", Fields: map[string]contract.Field{"text": {Path: "/text"}}}}},
+		Structured: &contract.Field{Path: `/outputs[audience="assistant",format="structured"]/structuredContent`},
+		Meta:       &contract.Field{Path: `/outputs[audience="assistant",format="structured"]/_meta`},
+	}
+	tests := []struct {
+		name    string
+		carrier string
+		want    string // the view; "" when Read fails
+		err     string
+	}{
+		{name: "order in the array carries no meaning",
+			carrier: `{"outputs":[{"audience":"user","format":"structured","structuredContent":{"u":1}},{"audience":"assistant","format":"structured","structuredContent":{"a":1}},{"audience":"assistant","format":"content","content":[{"type":"text","text":"hi"}]}]}`,
+			want:    `{"content":[{"kind":"text","text":"hi"}],"structured":{"a":1}}`},
+		{name: "no assistant output: absent, not empty",
+			carrier: `{"outputs":[{"audience":"user","format":"structured","structuredContent":{"u":1}}]}`,
+			want:    `{}`},
+		{name: "a null slot stays null",
+			carrier: `{"outputs":[{"audience":"assistant","format":"structured","structuredContent":null}]}`,
+			want:    `{"structured":null}`},
+		{name: "two assistant structured outputs",
+			carrier: `{"outputs":[{"audience":"assistant","format":"structured","structuredContent":{"a":1}},{"audience":"assistant","format":"structured","structuredContent":{"a":2}}]}`,
+			err:     `compartment draft: path "/outputs[audience=\"assistant\",format=\"structured\"]/structuredContent": 2 elements of the array at "/outputs" match its selector (indices 0, 1)`},
+	}
+	p, err := Compile("draft", binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Selects() {
+		t.Error("Selects() = false for a binding that selects")
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := p.Read(decode(t, tc.carrier))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Read: %v, want an error holding %s", err, tc.err)
+				}
+				if _, has := p.Project(decode(t, tc.carrier))["structured"]; has {
+					t.Error("Project read an ambiguous slot")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strictjson.Equal(got, decode(t, tc.want)) {
+				g, _ := json.Marshal(got)
+				t.Errorf("got  %s\nwant %s", g, tc.want)
+			}
+		})
+	}
+	plain, err := Compile("plain", contract.Compartment{Structured: &contract.Field{Path: "/structuredContent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Selects() {
+		t.Error("Selects() = true for a binding of plain pointers")
 	}
 }

@@ -179,9 +179,17 @@ func build(ctx context.Context, in *instrument.Instrument, o Options) (*Reproduc
 	if !bound {
 		return nil, &result.InputError{Err: fmt.Errorf("lane %s stage %s binds no %s compartment: the loss is that the carrier has no place for it (%s), which no assertion on the carrier can show", o.Lane, o.Stage, task.Compartment, sd.Unbound[task.Compartment])}
 	}
+	rev := m.Fixtures[o.Fixture].Revision
+	srcBinding, ok := m.SourceBinding(rev)
+	if !ok {
+		return nil, &result.InputError{Err: fmt.Errorf("fixture %s: %w", o.Fixture, m.NoBinding(rev))}
+	}
+	if srcBinding.Selects() || binding.Selects() {
+		return nil, &result.InputError{Err: fmt.Errorf("%s %s %s %s: the source binding of revision %s or the lane's %s binding selects array elements by value, and a reproduction asserts on JSON pointers only", o.Task, o.Fixture, o.Lane, o.Stage, rev, task.Compartment)}
+	}
 	envelope := envelopeOf(src.Doc)
 	sourceView := in.SourceView(o.Fixture)
-	direct, observed, err := plan(diags, sourceView, newReading(m.Source, envelope), newReading(binding, rec.Carrier), o.Stage)
+	direct, observed, err := plan(diags, sourceView, newReading(srcBinding, envelope), newReading(binding, rec.Carrier), o.Stage)
 	if err != nil {
 		return nil, &result.InputError{Err: fmt.Errorf("%s %s %s %s: %w", o.Task, o.Fixture, o.Lane, o.Stage, err)}
 	}
