@@ -27,14 +27,15 @@ task, so a layer's own sources, of any revision a schema layer holds, get a base
 framework's lane against.
 
 The sources are those of the --fixtures layers (catalogued ones, and those no catalogue entry names,
-at --revision: docs/uncatalogued.md), or with no --fixtures the built-in ones; --suite and --fixture
+at --revision: docs/uncatalogued.md, read through that revision's source binding, which a layer
+adding a revision declares in --contracts), or with no --fixtures the built-in ones; --suite and --fixture
 narrow them. Each is validated against its revision first; a bad one is an error (exit 2) and
 nothing is written. The records go to --output (standard output without it), repetition by
 repetition, each the fixtures in id order; check reads a layer's records from
 <layer>/observations/<lane>/<version>/<configuration>.jsonl, so write them there.`
 
 const captureDirectExample = `  contractcheck capture direct --suite paper --repetitions 1
-  contractcheck capture direct --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01 --output mine/observations/direct/v1/default.jsonl`
+  contractcheck capture direct --schemas my-schemas --contracts my-contracts --fixtures mine --revision DRAFT-2026-12-01 --output mine/observations/direct/v1/default.jsonl`
 
 // captureDirectParams are the flags of capture direct.
 type captureDirectParams struct {

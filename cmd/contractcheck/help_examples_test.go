@@ -164,16 +164,18 @@ var helpExamples = map[string]helpExample{
 		setup: "cp $ROOT/fixtures/sources/paper/C05.json result.json\n"},
 	"contractcheck validate|contractcheck validate --format json --output validation.json":    {},
 	"contractcheck capture direct|contractcheck capture direct --suite paper --repetitions 1": {},
-	"contractcheck capture direct|contractcheck capture direct --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01 --output mine/observations/direct/v1/default.jsonl": {
+	"contractcheck capture direct|contractcheck capture direct --schemas my-schemas --contracts my-contracts --fixtures mine --revision DRAFT-2026-12-01 --output mine/observations/direct/v1/default.jsonl": {
 		setup: draftLayerSetup},
 	"contractcheck validate|contractcheck validate --schemas my-schemas --fixtures mine --revision DRAFT-2026-12-01": {
 		setup: draftLayerSetup},
 }
 
 // draftLayerSetup copies testdata/draft-outputs (draftLayer) into an example's work directory:
-// its schemas/ as my-schemas, its fixtures/ as mine.
-const draftLayerSetup = "mkdir my-schemas/mcp/DRAFT-2026-12-01 mine/sources/drafts\n" +
+// its schemas/ as my-schemas, its revision's source binding (contracts/revision.cue) as
+// my-contracts, its sources (not their catalogue entries) as mine.
+const draftLayerSetup = "mkdir my-schemas/mcp/DRAFT-2026-12-01 my-contracts mine/sources/drafts\n" +
 	"cp $ROOT/cmd/contractcheck/" + draftLayer + "/schemas/mcp/DRAFT-2026-12-01/schema.json my-schemas/mcp/DRAFT-2026-12-01/schema.json\n" +
+	"cp $ROOT/cmd/contractcheck/" + draftLayer + "/contracts/revision.cue my-contracts/revision.cue\n" +
 	"cp $ROOT/cmd/contractcheck/" + draftLayer + "/fixtures/sources/drafts/D01.json $ROOT/cmd/contractcheck/" + draftLayer + "/fixtures/sources/drafts/D02.json " +
 	"$ROOT/cmd/contractcheck/" + draftLayer + "/fixtures/sources/drafts/D03.json $ROOT/cmd/contractcheck/" + draftLayer + "/fixtures/sources/drafts/D04.json mine/sources/drafts\n"
 

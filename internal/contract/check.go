@@ -88,8 +88,10 @@ var (
 	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	taskIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 	fixturePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
-	// revisionPattern is #Revision's: a date or a draft name (internal/schema says which exist).
-	revisionPattern = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2}|DRAFT-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*)$`)
+	// revisionPattern is #Revision's (contracts/model.cue), the grammar of internal/schema's
+	// revision directory names: a date, a date with a suffix, or a draft name (internal/schema
+	// says which exist).
+	revisionPattern = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2}(-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*)?|DRAFT-[A-Za-z0-9]+([.-][A-Za-z0-9]+)*)$`)
 )
 
 // checkNames refuses a lane, configuration, family, profile, task or fixture whose name is not
@@ -109,7 +111,7 @@ func (m *Model) checkNames(p *problems) {
 	check("family", name, namePattern, sortedKeys(m.Families), "families")
 	check("profile", name, namePattern, sortedKeys(m.Profiles), "profiles")
 	check("lane", name, namePattern, sortedKeys(m.Lanes), "lanes")
-	check("revision", "a revision is a date YYYY-MM-DD or a draft name DRAFT-<letters, digits, '.' and '-'>", revisionPattern, sortedKeys(m.Revisions), "revisions")
+	check("revision", "a revision is a date YYYY-MM-DD, a date with a suffix YYYY-MM-DD-<suffix> or a draft name DRAFT-<name> (a suffix or name: letters and digits in runs joined by '.' or '-')", revisionPattern, sortedKeys(m.Revisions), "revisions")
 	for _, id := range sortedKeys(m.Lanes) {
 		check("configuration", name, namePattern, sortedKeys(m.Lanes[id].Configurations), "lanes", id, "configurations")
 	}

@@ -90,7 +90,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "a revision key that is no revision name",
 			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"next\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n"},
-			want:  `contracts/t.cue:3:12: revision "next": a revision is a date YYYY-MM-DD or a draft name`,
+			want:  `contracts/t.cue:3:12: revision "next": a revision is a date YYYY-MM-DD, a date with a suffix YYYY-MM-DD-<suffix> or a draft name DRAFT-<name>`,
 		},
 		{
 			name:  "the global source binding of old",
