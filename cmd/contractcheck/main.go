@@ -140,5 +140,6 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
 	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand(), newCapabilitiesCommand())
 	root.AddCommand(newBundleCommand(), newReproduceCommand(), newProbeCommand(), newRecordCommand(), newServeCommand(), newInspectCommand())
+	root.AddCommand(newCollectCommand())
 	return root
 }

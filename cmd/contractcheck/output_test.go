@@ -96,6 +96,7 @@ var notResultVerbs = map[string]string{
 	"record":       "--output DIR is the sources, records, record.json and record.cue it writes; it speaks on stderr only",
 	"record stdio": "standard output is the MCP stream it relays",
 	"serve":        "standard output is the MCP stream it serves",
+	"collect":      "--dir DIR is the batches it writes; it is a server and speaks on stderr only (its counters at GET /status)",
 }
 
 // TestOutputFlagsEveryVerb walks every command: each verb that prints a result takes --format
