@@ -137,11 +137,16 @@ decision_logs:
 	if err != nil {
 		t.Fatal(err)
 	}
+	var disk int64
 	for _, n := range names {
 		for _, id := range batchLabels(t, filepath.Join(batches, n)) {
 			instances[id]++
 		}
+		if info, err := os.Stat(filepath.Join(batches, n)); err == nil {
+			disk += info.Size()
+		}
 	}
+	t.Logf("%d bytes on disk, %.0f a decision (OPA's own events, gzip'd in chunks of at most 4096 bytes)", disk, float64(disk)/float64(len(recs)))
 	if len(instances) != fleet || len(names) < 2*fleet {
 		t.Errorf("%d batches from OPAs %v, want at least two from each of %d", len(names), instances, fleet)
 	}
