@@ -62,7 +62,8 @@ var (
 // Reasons a request is refused, as Status counts them and an error body names them.
 const (
 	ReasonUnauthorized   = "unauthorized"    // 401: no or a wrong bearer token
-	ReasonMethod         = "method"          // 405: not a POST to the upload path
+	ReasonMethod         = "method"          // 405: not a POST to the upload path (or a GET of the status)
+	ReasonNotFound       = "not_found"       // 404: another path
 	ReasonNotGzip        = "not_gzip"        // 415 without Content-Encoding: gzip; 400 a body that is not gzip
 	ReasonTooLarge       = "too_large"       // 413: over MaxBody compressed or MaxBatch decompressed
 	ReasonNotJSON        = "not_json"        // 400: not strict JSON, or not an array of events
@@ -72,7 +73,7 @@ const (
 )
 
 // reasons lists every reason, for Status.
-var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotGzip, ReasonTooLarge, ReasonNotJSON, ReasonShape, ReasonUnknownFixture, ReasonStorage}
+var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonNotGzip, ReasonTooLarge, ReasonNotJSON, ReasonShape, ReasonUnknownFixture, ReasonStorage}
 
 // Options configure a Collector.
 type Options struct {
@@ -244,7 +245,7 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", map[bool]string{true: http.MethodGet, false: http.MethodPost}[r.URL.Path == StatusPath])
 		c.refuse(w, http.StatusMethodNotAllowed, &Refusal{Reason: ReasonMethod, Error: fmt.Sprintf("%s %s: POST a batch to %s, GET %s", r.Method, r.URL.Path, c.opts.Path, StatusPath)})
 	default:
-		writeJSON(w, http.StatusNotFound, &Refusal{Reason: "not_found", Error: fmt.Sprintf("no such path %q: POST a batch to %s (decision_logs.resource), GET %s", r.URL.Path, c.opts.Path, StatusPath)})
+		c.refuse(w, http.StatusNotFound, &Refusal{Reason: ReasonNotFound, Error: fmt.Sprintf("no such path %q: POST a batch to %s (decision_logs.resource), GET %s", r.URL.Path, c.opts.Path, StatusPath)})
 	}
 }
 

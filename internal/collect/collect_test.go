@@ -456,7 +456,7 @@ func TestCollectRefuses(t *testing.T) {
 				t.Errorf("%s: HTTP %d %s, want %d", r.name, rec.Code, rec.Body, r.status)
 			}
 		}
-		if st := c.Status(); st.Refused[ReasonMethod] != 2 {
+		if st := c.Status(); st.Refused[ReasonMethod] != 2 || st.Refused[ReasonNotFound] != 1 {
 			t.Errorf("status %+v", st)
 		}
 	})
