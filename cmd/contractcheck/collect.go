@@ -74,6 +74,7 @@ func runCollect(ctx context.Context, cfg collect.Config, stderr io.Writer) error
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	cfg.Log = stderr // each refusal, as it happens
 	c, err := collect.Prepare(ctx, &cfg)
 	if err != nil {
 		return err

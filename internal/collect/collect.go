@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -87,6 +89,8 @@ type Options struct {
 	Token string
 	// Now is the clock batch files are named by (time.Now when nil).
 	Now func() time.Time
+	// Log, when set, is told of every refusal, one line each (collect's standard error).
+	Log io.Writer
 	// MaxBody and MaxBatch bound a request's body (compressed) and its batch (decompressed):
 	// the package's MaxBody and MaxBatch when 0.
 	MaxBody, MaxBatch int64
@@ -233,7 +237,7 @@ type Accepted struct {
 func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.opts.Token != "" && !c.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="contractcheck collect"`)
-		c.refuse(w, http.StatusUnauthorized, &Refusal{Reason: ReasonUnauthorized, Error: "no bearer token, or not the one collect was given (--token-file)"})
+		c.refuse(w, r, http.StatusUnauthorized, &Refusal{Reason: ReasonUnauthorized, Error: "no bearer token, or not the one collect was given (--token-file)"})
 		return
 	}
 	switch {
@@ -243,9 +247,9 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.upload(w, r)
 	case r.URL.Path == c.opts.Path || r.URL.Path == StatusPath:
 		w.Header().Set("Allow", map[bool]string{true: http.MethodGet, false: http.MethodPost}[r.URL.Path == StatusPath])
-		c.refuse(w, http.StatusMethodNotAllowed, &Refusal{Reason: ReasonMethod, Error: fmt.Sprintf("%s %s: POST a batch to %s, GET %s", r.Method, r.URL.Path, c.opts.Path, StatusPath)})
+		c.refuse(w, r, http.StatusMethodNotAllowed, &Refusal{Reason: ReasonMethod, Error: fmt.Sprintf("%s %s: POST a batch to %s, GET %s", r.Method, r.URL.Path, c.opts.Path, StatusPath)})
 	default:
-		c.refuse(w, http.StatusNotFound, &Refusal{Reason: ReasonNotFound, Error: fmt.Sprintf("no such path %q: POST a batch to %s (decision_logs.resource), GET %s", r.URL.Path, c.opts.Path, StatusPath)})
+		c.refuse(w, r, http.StatusNotFound, &Refusal{Reason: ReasonNotFound, Error: fmt.Sprintf("no such path %q: POST a batch to %s (decision_logs.resource), GET %s", r.URL.Path, c.opts.Path, StatusPath)})
 	}
 }
 
@@ -268,33 +272,33 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if enc := r.Header.Get("Content-Encoding"); !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
-		c.refuse(w, http.StatusUnsupportedMediaType, &Refusal{Reason: ReasonNotGzip,
+		c.refuse(w, r, http.StatusUnsupportedMediaType, &Refusal{Reason: ReasonNotGzip,
 			Error: fmt.Sprintf("Content-Encoding %q: a batch is posted gzip-compressed (Content-Encoding: gzip), as OPA's decision-log plugin posts it", enc)})
 		return
 	}
 	body, err := readLimited(http.MaxBytesReader(w, r.Body, c.opts.MaxBody), c.opts.MaxBody)
 	if err != nil {
-		c.tooLargeOr(w, err, fmt.Sprintf("the body is over %d bytes (gzip-compressed): lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBody), ReasonNotGzip, http.StatusBadRequest)
+		c.tooLargeOr(w, r, err, fmt.Sprintf("the body is over %d bytes (gzip-compressed): lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBody), ReasonNotGzip, http.StatusBadRequest)
 		return
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil {
-		c.refuse(w, http.StatusBadRequest, &Refusal{Reason: ReasonNotGzip, Error: "the body is not gzip: " + err.Error()})
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotGzip, Error: "the body is not gzip: " + err.Error()})
 		return
 	}
 	data, err := readLimited(zr, c.opts.MaxBatch)
 	if err != nil {
-		c.tooLargeOr(w, err, fmt.Sprintf("the batch is over %d bytes decompressed: lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBatch), ReasonNotGzip, http.StatusBadRequest)
+		c.tooLargeOr(w, r, err, fmt.Sprintf("the batch is over %d bytes decompressed: lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBatch), ReasonNotGzip, http.StatusBadRequest)
 		return
 	}
 	doc, err := strictjson.Decode("batch", data, strictjson.DefaultLimits)
 	if err != nil {
-		c.refuse(w, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: err.Error()})
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: err.Error()})
 		return
 	}
 	events, ok := doc.([]any)
 	if !ok {
-		c.refuse(w, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: "batch: not a JSON array of decision-log events"})
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: "batch: not a JSON array of decision-log events"})
 		return
 	}
 	var bad *decisionlog.Decision
@@ -306,7 +310,7 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		c.refuseEvent(w, err, bad)
+		c.refuseEvent(w, r, err, bad)
 		return
 	}
 	others := len(events) - counts.Decisions
@@ -316,7 +320,7 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	seq, name, err := c.write(body)
 	if err != nil {
-		c.refuse(w, http.StatusInternalServerError, &Refusal{Reason: ReasonStorage, Error: err.Error() + " (OPA posts the batch again)"})
+		c.refuse(w, r, http.StatusInternalServerError, &Refusal{Reason: ReasonStorage, Error: err.Error() + " (OPA posts the batch again)"})
 		return
 	}
 	c.batches.Add(1)
@@ -339,17 +343,17 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 }
 
 // tooLargeOr refuses a read that failed: too large (413), or what else went wrong.
-func (c *Collector) tooLargeOr(w http.ResponseWriter, err error, tooLarge, reason string, status int) {
+func (c *Collector) tooLargeOr(w http.ResponseWriter, r *http.Request, err error, tooLarge, reason string, status int) {
 	if errors.Is(err, errTooLarge) {
-		c.refuse(w, http.StatusRequestEntityTooLarge, &Refusal{Reason: ReasonTooLarge, Error: tooLarge})
+		c.refuse(w, r, http.StatusRequestEntityTooLarge, &Refusal{Reason: ReasonTooLarge, Error: tooLarge})
 		return
 	}
-	c.refuse(w, status, &Refusal{Reason: reason, Error: "reading the body: " + err.Error()})
+	c.refuse(w, r, status, &Refusal{Reason: reason, Error: "reading the body: " + err.Error()})
 }
 
 // refuseEvent refuses the batch for an event's error: 422, naming the event (bad, when the
 // decision was read but does not fit the contract set) and the member.
-func (c *Collector) refuseEvent(w http.ResponseWriter, err error, bad *decisionlog.Decision) {
+func (c *Collector) refuseEvent(w http.ResponseWriter, r *http.Request, err error, bad *decisionlog.Decision) {
 	ref := &Refusal{Reason: ReasonShape, Error: err.Error()}
 	var ee *decisionlog.EventError
 	var df *check.DecisionFault
@@ -365,13 +369,17 @@ func (c *Collector) refuseEvent(w http.ResponseWriter, err error, bad *decisionl
 	case errors.As(err, &ee):
 		ref.Event, ref.Decision, ref.Member = ee.Line, ee.ID, ee.Member
 	}
-	c.refuse(w, http.StatusUnprocessableEntity, ref)
+	c.refuse(w, r, http.StatusUnprocessableEntity, ref)
 }
 
-// refuse counts the refusal and answers it.
-func (c *Collector) refuse(w http.ResponseWriter, status int, ref *Refusal) {
+// refuse counts the refusal, says it on the log, and answers it.
+func (c *Collector) refuse(w http.ResponseWriter, r *http.Request, status int, ref *Refusal) {
 	c.mu.Lock()
 	c.refused[ref.Reason]++
+	if c.opts.Log != nil {
+		fmt.Fprintf(c.opts.Log, "collect: refused %s %s from %s: %d %s: %s\n", r.Method, escape.Terminal(strconv.Quote(r.URL.Path)),
+			escape.Terminal(r.RemoteAddr), status, ref.Reason, escape.Terminal(ref.Error))
+	}
 	c.mu.Unlock()
 	writeJSON(w, status, ref)
 }

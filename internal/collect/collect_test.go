@@ -4,16 +4,26 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
@@ -510,5 +520,104 @@ func TestCollectListen(t *testing.T) {
 	}
 	if c.opts.Token != "tok" {
 		t.Errorf("token %q, want the file's trimmed as OPA trims a token_path", c.opts.Token)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key to dir, and returns their paths and
+// the certificate pool that trusts it.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "collect"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// TestCollectServesTLS: with a certificate and a token collect serves HTTPS: an upload with the
+// token over TLS is taken, one without is refused (401) and said on the log, plain HTTP gets
+// no answer of collect's; on cancel it stops and says its counters.
+func TestCollectServesTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	tokenFile := filepath.Join(dir, "token")
+	os.WriteFile(tokenFile, []byte("tls-token\n"), 0o600)
+	var log bytes.Buffer
+	cfg := Config{Listen: "127.0.0.1:0", TLSCert: certFile, TLSKey: keyFile, TokenFile: tokenFile,
+		Options: Options{Dir: filepath.Join(dir, "batches"), Log: &log}}
+	c, err := Prepare(context.Background(), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, c, ln, cfg, &stderr) }()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	events := decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	upload := func(url, token string) (int, error) {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
+		req.Header.Set("Content-Encoding", "gzip")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	base := "https://" + ln.Addr().String() + DefaultPath
+	for _, tc := range []struct {
+		name, url, token string
+		status           int
+	}{
+		{"HTTPS with the token", base, "tls-token", http.StatusOK},
+		{"HTTPS without it", base, "", http.StatusUnauthorized},
+		{"plain HTTP", "http://" + ln.Addr().String() + DefaultPath, "tls-token", http.StatusBadRequest},
+	} {
+		status, err := upload(tc.url, tc.token)
+		if err != nil || status != tc.status {
+			t.Errorf("%s: HTTP %d %v, want %d", tc.name, status, err, tc.status)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Status(); st.Accepted.Batches != 1 || st.Refused[ReasonUnauthorized] != 1 {
+		t.Errorf("status %+v", st)
+	}
+	if !strings.Contains(log.String(), `collect: refused POST "/logs" from 127.0.0.1:`) || !strings.Contains(log.String(), "401 unauthorized") {
+		t.Errorf("the refusal is not on the log:\n%s", log.String())
+	}
+	if !strings.Contains(stderr.String(), "https://") || !strings.Contains(stderr.String(), "collect: stopped; accepted 1 batches") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -37,6 +38,17 @@ type Config struct {
 	// Instrument selects the contract set (the --profile, --contracts, --policies, --fixtures,
 	// --schemas flags the bundle was built with).
 	Instrument instrument.Options
+}
+
+// escapedWriter writes the HTTP server's own messages (a TLS handshake that failed, …) with
+// every control or bidi character escaped.
+type escapedWriter struct{ w io.Writer }
+
+func (e escapedWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(e.w, escape.TerminalLines(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Loopback says whether a listen address is on this machine only (127.0.0.0/8, ::1, localhost).
@@ -96,13 +108,19 @@ func Prepare(ctx context.Context, cfg *Config) (*Collector, error) {
 	return c, nil
 }
 
-// Run serves c at cfg.Listen until ctx is done (SIGTERM, SIGINT), then stops taking connections,
-// lets the uploads in flight finish (up to ShutdownGrace) and says the counters on stderr.
+// Run serves c at cfg.Listen until ctx is done (Serve).
 func Run(ctx context.Context, c *Collector, cfg Config, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &result.InputError{Err: fmt.Errorf("collect --listen: %w", err)}
 	}
+	return Serve(ctx, c, ln, cfg, stderr)
+}
+
+// Serve serves c on ln (HTTPS when cfg names a certificate) until ctx is done (SIGTERM, SIGINT),
+// then stops taking connections, lets the uploads in flight finish (up to ShutdownGrace) and says
+// the counters on stderr.
+func Serve(ctx context.Context, c *Collector, ln net.Listener, cfg Config, stderr io.Writer) error {
 	scheme := "http"
 	if cfg.TLSCert != "" {
 		scheme = "https"
@@ -113,7 +131,8 @@ func Run(ctx context.Context, c *Collector, cfg Config, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stderr, "collect: receiving OPA decision-log uploads at %s://%s%s (%s) into %s; counters at GET %s; stop with SIGTERM or Ctrl-C\n",
 		scheme, ln.Addr(), escape.Terminal(c.opts.Path), auth, escape.Terminal(c.opts.Dir), StatusPath)
-	hs := &http.Server{Handler: c, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: c, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: log.New(escapedWriter{stderr}, "collect: ", 0)}
 	served := make(chan error, 1)
 	go func() {
 		if cfg.TLSCert != "" {
@@ -133,7 +152,7 @@ func Run(ctx context.Context, c *Collector, cfg Config, stderr io.Writer) error 
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
-	err = hs.Shutdown(sctx)
+	err := hs.Shutdown(sctx)
 	<-served
 	fmt.Fprintf(stderr, "collect: stopped; %s\n", escape.Terminal(c.Status().String()))
 	if err != nil {
