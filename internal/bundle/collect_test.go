@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -193,4 +194,107 @@ func batchLabels(t *testing.T, file string) []string {
 		ids[i] = e.Labels.ID
 	}
 	return ids
+}
+
+// TestStockOPARetriesWhatCollectRefused: a stock OPA uploads verdicts on sources no catalogue
+// entry names to a collect started without the --fixtures layer that holds them: collect refuses
+// every batch (422 unknown_fixture) and writes nothing, and OPA keeps the batch and posts it
+// again (OPA v1.22 retries every status outside 2xx). A collect restarted on the same address
+// and directory with the layer takes the retried batches, and the report over its directory is
+// check's on the layer's records: a refusal collect's own flags cause loses nothing.
+func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
+	testtier.Require(t, "a stock OPA server uploading to collect")
+	opa := opaBinary(t)
+	ctx := context.Background()
+	mine := instrument.Options{Fixtures: []string{uncataloguedLayer(t)}, Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"mine"}}}
+	inMine, err := instrument.Load(ctx, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := captured(t, inMine)
+	want, err := check.Run(ctx, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin, err := instrument.Load(ctx, instrument.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	batches := filepath.Join(dir, "batches")
+	addr := freeAddr(t)
+	// start serves a collector on addr until the returned stop is called.
+	start := func(in *instrument.Instrument) (*collect.Collector, func()) {
+		c, err := collect.New(in, collect.Options{Dir: batches})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- collect.Serve(sctx, c, ln, collect.Config{}, io.Discard) }()
+		return c, func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	first, stop := start(builtin)
+	tarball, mask := maskedBundle(t, dir, Settings{QuoteData: true})
+	config := filepath.Join(dir, "config.yaml")
+	writeFile(t, config, []byte(fmt.Sprintf(`services:
+  collect:
+    url: http://%s
+decision_logs:
+  service: collect
+  reporting:
+    min_delay_seconds: 1
+    max_delay_seconds: 2
+`, addr)))
+	s, opaLog := run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
+	client := &http.Client{Timeout: time.Minute}
+	for _, r := range recs {
+		input := inputOf(r)
+		src := inMine.Sources[r.Fixture]
+		input["repetition"], input["sourceSha256"] = r.Repetition, src.Sha256
+		input["source"], input["suite"] = src.Doc, "mine"
+		input["record"] = map[string]any{"file": r.File, "line": r.Line}
+		if _, err := s.decide(client, input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// waitFor polls until ok, or fails saying what.
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never; OPA's log:\n%s", what, opaLog.String())
+			}
+		}
+	}
+	waitFor("the batch refused twice (OPA posts it again)", func() bool { return first.Status().Refused[collect.ReasonUnknownFixture] >= 2 })
+	stop()
+	if st := first.Status(); st.Accepted.Batches != 0 {
+		t.Fatalf("the collector without the layer took batches: %+v", st)
+	}
+	if names, err := collect.Batches(batches); err != nil || len(names) != 0 {
+		t.Fatalf("a refused batch is on disk: %v %v", names, err)
+	}
+	second, stop := start(inMine)
+	defer stop()
+	waitFor("the retried batches taken", func() bool { return second.Status().Accepted.Decisions >= int64(len(recs)) })
+	t.Logf("refused %d times without the layer; %+v with it", first.Status().Refused[collect.ReasonUnknownFixture], second.Status().Accepted)
+	got, _, err := check.RunDecisionLogs(ctx, mine, check.DecisionLogs{Paths: []string{batches}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"json", "text"} {
+		if g, w := renderReport(t, got, format), renderReport(t, want, format); g != w {
+			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
+		}
+	}
 }
