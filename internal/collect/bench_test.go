@@ -33,7 +33,7 @@ func cpuTime(b *testing.B) time.Duration {
 //
 //	go test ./internal/collect -run XXX -bench CollectIngest
 func BenchmarkCollectIngest(b *testing.B) {
-	const batchEvents = 200
+	const batchEvents = 640
 	events := decisionEvents(b, instrument.Options{})
 	var bodies [][]byte
 	var sizes []int
