@@ -68,6 +68,7 @@ const (
 	ReasonNotFound       = "not_found"       // 404: another path
 	ReasonNotGzip        = "not_gzip"        // 415 without Content-Encoding: gzip; 400 a body that is not gzip
 	ReasonTooLarge       = "too_large"       // 413: over MaxBody compressed or MaxBatch decompressed
+	ReasonBody           = "body"            // 400: the body could not be read whole (the client went away)
 	ReasonNotJSON        = "not_json"        // 400: not strict JSON, or not an array of events
 	ReasonShape          = "shape"           // 422: an event the reader cannot take or that does not fit the contract set
 	ReasonUnknownFixture = "unknown_fixture" // 422: a verdict on a fixture the contract set does not know
@@ -75,7 +76,7 @@ const (
 )
 
 // reasons lists every reason, for Status.
-var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonNotGzip, ReasonTooLarge, ReasonNotJSON, ReasonShape, ReasonUnknownFixture, ReasonStorage}
+var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonNotGzip, ReasonTooLarge, ReasonBody, ReasonNotJSON, ReasonShape, ReasonUnknownFixture, ReasonStorage}
 
 // Options configure a Collector.
 type Options struct {
@@ -278,7 +279,7 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := readLimited(http.MaxBytesReader(w, r.Body, c.opts.MaxBody), c.opts.MaxBody)
 	if err != nil {
-		c.tooLargeOr(w, r, err, fmt.Sprintf("the body is over %d bytes (gzip-compressed): lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBody), ReasonNotGzip, http.StatusBadRequest)
+		c.tooLargeOr(w, r, err, fmt.Sprintf("the body is over %d bytes (gzip-compressed): lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBody), ReasonBody, http.StatusBadRequest)
 		return
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(body))

@@ -621,3 +621,37 @@ func TestCollectServesTLS(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// TestCollectStorageFailure: a batch that cannot be written durably (here its directory is gone)
+// is answered 500, which OPA retries, counted as storage, and leaves nothing behind; the same
+// batch posted again once the directory is back is taken.
+func TestCollectStorageFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "batches")
+	c, err := New(loaded(t, instrument.Options{}), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(c)
+	defer s.Close()
+	body := gzipBatch(t, decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	status, doc := post(t, s.URL+DefaultPath, "", body, nil)
+	if status != http.StatusInternalServerError || doc["reason"] != ReasonStorage {
+		t.Fatalf("HTTP %d %v, want 500 %s", status, doc, ReasonStorage)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if status, doc := post(t, s.URL+DefaultPath, "", body, nil); status != http.StatusOK {
+		t.Fatalf("the batch posted again: HTTP %d %v", status, doc)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Errorf("the directory holds %d files (%v), want the one batch", len(entries), err)
+	}
+	if st := c.Status(); st.Refused[ReasonStorage] != 1 || st.Accepted.Batches != 1 {
+		t.Errorf("status %+v", st)
+	}
+}
