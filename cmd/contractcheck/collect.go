@@ -23,8 +23,9 @@ answer, so a restart loses nothing acknowledged. check --decision-logs DIR repor
 at any time, while collect runs.
 
 A batch is taken whole or refused whole with a JSON body naming the reason, the event and the
-member: 400 not gzip or not JSON, 413 too large, 415 not Content-Encoding: gzip, 422 an event of
-the wrong shape or on a fixture the contract set does not know, 401 no or a wrong bearer token.
+member: 400 not gzip, not JSON or cut short, 413 too large, 415 not Content-Encoding: gzip, 422 an
+event of the wrong shape or on a fixture the contract set does not know, 401 no or a wrong bearer
+token.
 OPA's plugin keeps and retries every upload not answered 2xx (a 500 when the disk fails too), so
 a refusal caused by collect's flags (a missing --fixtures layer) is mended by restarting collect
 with the right ones. GET /status gives the counters (accepted, refused by reason) as JSON; they are
