@@ -80,5 +80,6 @@ func runCollect(ctx context.Context, cfg collect.Config, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	defer c.Close()
 	return collect.Run(ctx, c, cfg, stderr)
 }

@@ -241,6 +241,9 @@ func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Error(err)
 			}
+			if err := c.Close(); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	first, stop := start(builtin)

@@ -35,6 +35,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
@@ -111,7 +112,14 @@ type Collector struct {
 	batches, decisions, events atomic.Int64
 	mu                         sync.Mutex
 	refused                    map[string]int64
+
+	// lock holds the directory's lock file, locked (flock) while the collector lives: two
+	// collectors numbering batches in one directory would write over each other's.
+	lock *os.File
 }
+
+// lockName is the directory's lock file (a name the decision-log reader never reads).
+const lockName = ".collect.lock"
 
 // tmpPrefix begins the name a batch is written under before it is renamed: a name beginning with
 // "." is one the decision-log reader never reads.
@@ -150,10 +158,18 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		return nil, fmt.Errorf("collect: --dir: %w", err)
 	}
 	c := &Collector{in: in, opts: opts, refused: map[string]int64{}, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	if c.lock, err = os.OpenFile(filepath.Join(opts.Dir, lockName), os.O_RDWR|os.O_CREATE, 0o640); err != nil {
+		return nil, fmt.Errorf("collect: --dir: %w", err)
+	}
+	if err := syscall.Flock(int(c.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		c.lock.Close()
+		return nil, fmt.Errorf("collect: --dir %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", opts.Dir, lockName, err)
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, tmpPrefix) {
 			if err := os.Remove(filepath.Join(opts.Dir, name)); err != nil {
+				c.Close()
 				return nil, fmt.Errorf("collect: removing an unfinished write: %w", err)
 			}
 			continue
@@ -163,6 +179,16 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		}
 	}
 	return c, nil
+}
+
+// Close releases the directory for another collector: call it once no upload is in flight.
+func (c *Collector) Close() error {
+	if c.lock == nil {
+		return nil
+	}
+	err := c.lock.Close() // closing the file releases its flock
+	c.lock = nil
+	return err
 }
 
 // Status is what GET /status answers, and what collect says when it stops.

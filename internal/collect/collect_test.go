@@ -235,6 +235,12 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		}
 	}
 	s1.Close() // a restart: what was acknowledged is on disk
+	if _, err := New(in, Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "another collect writes to it") {
+		t.Errorf("a second collector on the directory of a running one: %v", err)
+	}
+	if err := c1.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if st := c1.Status(); st.Accepted.Batches != int64(first) || st.LastBatch != uint64(first) {
 		t.Errorf("status after the first run: %+v", st)
 	}
@@ -244,6 +250,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 	}
 	c2, s2 := serve()
 	defer s2.Close()
+	defer c2.Close()
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the unfinished write %s is still there after the restart (%v)", stale, err)
 	}
@@ -418,8 +425,8 @@ func TestCollectRefuses(t *testing.T) {
 			if names, err := Batches(dir); err != nil || len(names) != 0 {
 				t.Errorf("a refused batch was written: %v %v", names, err)
 			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("the directory holds %d files after a refusal", len(entries))
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 || entries[0].Name() != lockName {
+				t.Errorf("the directory holds %d files after a refusal, want only %s", len(entries), lockName)
 			}
 			if st := c.Status(); st.Refused[tc.reason] != 1 || st.Accepted.Batches != 0 {
 				t.Errorf("status %+v, want 1 refused for %s", st, tc.reason)
