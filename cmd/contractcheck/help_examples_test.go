@@ -148,7 +148,13 @@ var helpExamples = map[string]helpExample{
 	"contractcheck record|contractcheck check --fixtures DIR --observations DIR --contracts DIR --profile record":                                           {synopsis: true},
 	"contractcheck reproduce|contractcheck reproduce --fixture C02 --lane go-sdk --version v1.8.0 --stage D1 --task T2 --output repro-go-sdk":               {},
 	"contractcheck reproduce|contractcheck reproduce --fixture C02 --lane langchain-mcp-adapters-js --version 1.1.4 --stage A2 --task T2 --output repro-lc": {},
-	"contractcheck serve|contractcheck serve --fixture C05 --stdio":                                                                                         {},
+	"contractcheck collect|contractcheck collect --dir /var/lib/contractcheck/batches": {
+		skip: "a server that runs until stopped (internal/collect's tests drive it in process, internal/bundle's TestStockOPAsUploadToCollect with stock OPAs)"},
+	"contractcheck collect|contractcheck collect --dir batches --listen 10.0.0.5:8282 --tls-cert cert.pem --tls-key key.pem --token-file token": {
+		skip: "a server on another machine's address, with TLS files (TestCollectListen holds the address rules)"},
+	"contractcheck collect|contractcheck check --decision-logs /var/lib/contractcheck/batches": {
+		skip: "reads the batches a running collect wrote (TestCollectAgreesWithCheck)"},
+	"contractcheck serve|contractcheck serve --fixture C05 --stdio": {},
 	"contractcheck serve|contractcheck serve --fixture C11 --listen 127.0.0.1:8931": {
 		skip: "serves HTTP on a fixed port until stopped (the network)"},
 	"contractcheck serve|npx @modelcontextprotocol/inspector contractcheck serve --fixture C05 --stdio": {

@@ -140,6 +140,6 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newCheckCommand(), newValidateCommand(), newTestCommand(), newVersionCommand(), newMutateCommand(), newChallengeCommand())
 	root.AddCommand(newCompareCommand(), newInitCommand(), newExportCommand(), newLockCommand(), newCapabilitiesCommand())
 	root.AddCommand(newBundleCommand(), newReproduceCommand(), newProbeCommand(), newRecordCommand(), newServeCommand(), newInspectCommand())
-	root.AddCommand(newStudyCommand(), newCaptureCommand())
+	root.AddCommand(newStudyCommand(), newCaptureCommand(), newCollectCommand())
 	return root
 }

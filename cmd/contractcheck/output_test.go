@@ -100,6 +100,7 @@ var notResultVerbs = map[string]string{
 	"serve":        "standard output is the MCP stream it serves",
 	"capture direct": "it writes observation records, JSONL (their one format), to --output FILE or standard output, " +
 		"whole or not at all and never over a source, contract or schema of the run; what it wrote is said on stderr",
+	"collect": "--dir DIR is the batches it writes; it is a server and speaks on stderr only (its counters at GET /status)",
 }
 
 // TestOutputFlagsEveryVerb walks every command: each verb that prints a result takes --format

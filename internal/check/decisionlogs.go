@@ -2,10 +2,12 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -278,20 +280,20 @@ func unread(in *instrument.Instrument, d *decisionlog.Decision) string {
 // know, of another profile or source, or whose task results break the policy interface, is an
 // error naming where it was logged.
 func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Reading, error) {
-	fail := func(format string, args ...any) error {
-		return inputErr(fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...)))
+	fail := func(member, format string, args ...any) error {
+		return inputErr(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
 	}
 	if p := in.Options().Profile; d.Profile != p {
-		return nil, fail("the decision is of profile %s, the check's is %s (give --profile %s, or serve the bundle of profile %s)",
+		return nil, fail("/result/profile", "the decision is of profile %s, the check's is %s (give --profile %s, or serve the bundle of profile %s)",
 			strconv.Quote(d.Profile), p, strconv.Quote(d.Profile), p)
 	}
 	m := in.Model
 	lane, sd, err := in.Place(d.Position, d.SourceSha256)
 	if err != nil {
-		return nil, fail("%v", err)
+		return nil, fail(placeMember(err), "%v", err)
 	}
 	if sd.Exposure != contract.Observed {
-		return nil, fail("/stage: lane %s does not observe stage %s (it declares it %s): no decision is made there", d.Lane, strconv.Quote(d.Stage), sd.Exposure)
+		return nil, fail("/result/stage", "/stage: lane %s does not observe stage %s (it declares it %s): no decision is made there", d.Lane, strconv.Quote(d.Stage), sd.Exposure)
 	}
 	pos := d.Position
 	if !in.InScope(pos) {
@@ -301,27 +303,28 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 	within := in.Tasks(d.Fixture, d.Stage)
 	out := []census.Reading{}
 	seen := map[string]bool{}
-	for _, tr := range d.Results {
+	for i, tr := range d.Results {
+		member := fmt.Sprintf("/result/results/%d", i)
 		if !slices.Contains(all, tr.Task) || !m.Tasks[tr.Task].AtStage(d.Stage) {
-			return nil, fail("task %s is not evaluated on fixture %s at stage %s under profile %s: the bundle is not of this contract set (build it with the check's flags)",
+			return nil, fail(member, "task %s is not evaluated on fixture %s at stage %s under profile %s: the bundle is not of this contract set (build it with the check's flags)",
 				strconv.Quote(tr.Task), d.Fixture, d.Stage, d.Profile)
 		}
 		if seen[tr.Task] {
-			return nil, fail("task %s has two results", tr.Task)
+			return nil, fail(member, "task %s has two results", tr.Task)
 		}
 		seen[tr.Task] = true
 		if !slices.Contains(within, tr.Task) {
 			continue // outside the run's --task scope
 		}
 		if tr.Outcome == "instrument_failed" {
-			return nil, instrumentErr(fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error))
+			return nil, instrumentErr(&memberError{member, fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error)})
 		}
 		if err := policy.CheckDiagnostics(tr.Diagnostics, m.Tasks[tr.Task].Atoms); err != nil {
-			return nil, instrumentErr(fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err))
+			return nil, instrumentErr(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
 		}
 		fp, err := census.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
 		if err != nil {
-			return nil, fail("task %s: %v", tr.Task, err)
+			return nil, fail(member, "task %s: %v", tr.Task, err)
 		}
 		r := census.Reading{
 			Binding:    census.Binding{Position: pos, Task: tr.Task},
@@ -335,6 +338,64 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// memberError is an error of one member of a decision's event, named as a JSON pointer within
+// the event ("/result/lane"), for a caller that answers with it (ValidateDecision).
+type memberError struct {
+	member string
+	err    error
+}
+
+func (e *memberError) Error() string { return e.err.Error() }
+func (e *memberError) Unwrap() error { return e.err }
+
+// placeMember is the member of a decision's result that instrument.Place's error names: its
+// message begins with the record's pointer ("/lane: unknown lane …"), which the decision echoes
+// under /result.
+func placeMember(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ":"); strings.HasPrefix(msg, "/") && i > 1 && !strings.ContainsAny(msg[:i], " \"") {
+		return "/result" + msg[:i]
+	}
+	return "/result"
+}
+
+// DecisionFault is why check --decision-logs cannot take a decision as it is: the member of the
+// event at fault (a JSON pointer within the event) and what is wrong. UnknownFixture says the
+// decision is a verdict on a fixture no catalogue entry names and no --fixtures layer holds
+// (which check lists rather than reads); otherwise it does not fit the contract set (an unknown
+// lane, version, stage, task or profile, a source digest that is not the fixture's, a task result
+// that breaks the policy interface).
+type DecisionFault struct {
+	Member         string
+	UnknownFixture bool
+	Err            error
+}
+
+func (f *DecisionFault) Error() string { return f.Err.Error() }
+func (f *DecisionFault) Unwrap() error { return f.Err }
+
+// ValidateDecision says whether check --decision-logs over the contract set in takes d as a
+// verdict it reads (nil), or a *DecisionFault. A decision that is an error, not a verdict
+// (d.Error), is nil: check lists it with the report. The run's scope does not matter: every
+// decision must fit the contract set, in scope or not.
+func ValidateDecision(in *instrument.Instrument, d *decisionlog.Decision) error {
+	if d.Error != "" {
+		return nil
+	}
+	if msg := unread(in, d); msg != "" {
+		return &DecisionFault{Member: "/result/fixture", UnknownFixture: true, Err: fmt.Errorf("%s: %s", d.At(), msg)}
+	}
+	if _, err := readingsOf(in, d); err != nil {
+		f := &DecisionFault{Member: "/result", Err: err}
+		var me *memberError
+		if errors.As(err, &me) {
+			f.Member = me.member
+		}
+		return f
+	}
+	return nil
 }
 
 // describe names the decision logs in a message.

@@ -75,6 +75,28 @@ type Decision struct {
 	Results []TaskResult
 }
 
+// EventError is an event the reader cannot take: where it is (File, Line, Batch as in a
+// Decision), its decision id when it has one, and the member of the event at fault as a JSON
+// pointer within the event ("/result/repetition"; "" for the event as a whole).
+type EventError struct {
+	File  string
+	Line  int
+	Batch bool
+	// ID is the event's decision_id; Decision says the event is a decision of the bundle's path.
+	ID       string
+	Decision bool
+	Member   string
+	Msg      string
+}
+
+// Error says where and what: "file: event 3: decision \"id\": result.repetition is …".
+func (e *EventError) Error() string {
+	if e.Decision {
+		return fmt.Sprintf("%s: decision %s: %s", at(e.File, e.Line, e.Batch), strconv.Quote(e.ID), e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", at(e.File, e.Line, e.Batch), e.Msg)
+}
+
 // At is where the decision is, for a message: "file:line", or "file: event n" in a batch.
 func (d *Decision) At() string {
 	return at(d.File, d.Line, d.Batch)
@@ -113,6 +135,8 @@ type Counts struct {
 	// OutOfScope and Duplicates are the caller's: the decisions outside the run's scope, and the
 	// task results logged again with the same verdict (counted once).
 	OutOfScope, Duplicates int
+	// Window is what the read covers of the batches collect wrote (their file names say it).
+	Window Window
 }
 
 // String says what was read, for a note beside a report.
@@ -133,6 +157,9 @@ func (c Counts) String() string {
 	}
 	if c.OtherLines > 0 {
 		s += fmt.Sprintf("; %d log lines that are not decision events", c.OtherLines)
+	}
+	if c.Window.Batches > 0 {
+		s += "; " + c.Window.String()
 	}
 	return s
 }
@@ -299,13 +326,29 @@ func readBatch(ctx context.Context, name string, r io.Reader, c *Counts, emit fu
 	if err != nil {
 		return err
 	}
-	for i, ev := range doc.([]any) {
+	noteBatchFile(name, c)
+	return readEvents(ctx, name, doc.([]any), c, emit)
+}
+
+// ReadEvents reads the events of one batch (a JSON array of events as OPA's decision-log plugin
+// uploads it, decoded by strictjson) named name, as Read reads a batch file: each decision of the
+// bundle's path is handed to emit, in order; it stops at the first error, its own (an
+// *EventError, naming the event and the member at fault) or emit's. The counts say what the batch
+// held (Files is 0: the caller read no file).
+func ReadEvents(ctx context.Context, name string, events []any, emit func(*Decision) error) (Counts, error) {
+	c := Counts{OtherPaths: map[string]int{}}
+	err := readEvents(ctx, name, events, &c, emit)
+	return c, err
+}
+
+func readEvents(ctx context.Context, name string, events []any, c *Counts, emit func(*Decision) error) error {
+	for i, ev := range events {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		obj, ok := ev.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: event %d: not a decision-log event (a JSON object)", name, i+1)
+			return &EventError{File: name, Line: i + 1, Batch: true, Msg: "not a decision-log event (a JSON object)"}
 		}
 		d, err := event(name, i+1, true, obj, c)
 		if err != nil {
@@ -395,11 +438,10 @@ func shortErr(err error) string {
 // event reads one decision-log event object: nil for a log line that is not a decision event, or a
 // decision of another path (both counted).
 func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*Decision, error) {
-	where := at(name, line, batch)
 	id, isDecision := ev["decision_id"].(string)
 	if !isDecision {
 		if _, has := ev["decision_id"]; has {
-			return nil, fmt.Errorf("%s: decision_id is not a string", where)
+			return nil, &EventError{File: name, Line: line, Batch: batch, Member: "/decision_id", Msg: "decision_id is not a string"}
 		}
 		c.OtherLines++
 		return nil, nil
@@ -410,8 +452,8 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		return nil, nil
 	}
 	c.Decisions++
-	fail := func(format string, args ...any) (*Decision, error) {
-		return nil, fmt.Errorf("%s: decision %s: %s", where, strconv.Quote(id), fmt.Sprintf(format, args...))
+	fail := func(member, format string, args ...any) (*Decision, error) {
+		return nil, &EventError{File: name, Line: line, Batch: batch, ID: id, Decision: true, Member: member, Msg: fmt.Sprintf(format, args...)}
 	}
 	if e, has := ev["error"]; has && e != nil {
 		return errorDecision(name, line, batch, id, "OPA logged an error: "+compact(e), ev), nil
@@ -419,16 +461,16 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 	res, has := ev["result"]
 	if !has {
 		if erased, _ := ev["erased"].([]any); slices.ContainsFunc(erased, func(p any) bool { s, _ := p.(string); return s == "/result" || strings.HasPrefix(s, "/result/") }) {
-			return fail("the result was erased by a mask policy: mask only the input (/input/carrier) to read decisions back")
+			return fail("/result", "the result was erased by a mask policy: mask only the input (/input/carrier) to read decisions back")
 		}
-		return fail("no result (the decision was undefined: is the bundle active?)")
+		return fail("/result", "no result (the decision was undefined: is the bundle active?)")
 	}
 	if erased, _ := ev["erased"].([]any); slices.ContainsFunc(erased, func(p any) bool { s, _ := p.(string); return strings.HasPrefix(s, "/result") }) {
-		return fail("the mask policy erased part of the result (%s): the decision cannot be read back", compact(erased))
+		return fail("/erased", "the mask policy erased part of the result (%s): the decision cannot be read back", compact(erased))
 	}
 	r, ok := res.(map[string]any)
 	if !ok {
-		return fail("result is %s, not a decision object", kind(res))
+		return fail("/result", "result is %s, not a decision object", kind(res))
 	}
 	if errs, has := r["errors"]; has {
 		return errorDecision(name, line, batch, id, "the bundle refused the input: "+compact(errs), ev), nil
@@ -448,17 +490,17 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 	}{{"profile", &d.Profile}, {"fixture", &d.Fixture}, {"lane", &d.Lane}, {"laneVersion", &d.LaneVersion},
 		{"configuration", &d.Configuration}, {"stage", &d.Stage}} {
 		if err := str(f.key, f.dst); err != nil {
-			return fail("%v", err)
+			return fail("/result/"+f.key, "%v", err)
 		}
 	}
 	n, err := positive(r["repetition"])
 	if err != nil {
-		return fail("result.repetition %v (a bundle older than this reader's logs no repetition: build it again with contractcheck bundle)", err)
+		return fail("/result/repetition", "result.repetition %v (a bundle older than this reader's logs no repetition: build it again with contractcheck bundle)", err)
 	}
 	d.Repetition = n
 	if _, has := r["sourceSha256"]; has {
 		if err := str("sourceSha256", &d.SourceSha256); err != nil {
-			return fail("%v", err)
+			return fail("/result/sourceSha256", "%v", err)
 		}
 	}
 	if v, has := r["record"]; has {
@@ -466,18 +508,18 @@ func event(name string, line int, batch bool, ev map[string]any, c *Counts) (*De
 		file, fok := m["file"].(string)
 		l, lerr := positive(m["line"])
 		if !ok || !fok || lerr != nil || len(m) != 2 {
-			return fail("result.record is %s, want {\"file\": string, \"line\": integer ≥ 1}", compact(v))
+			return fail("/result/record", "result.record is %s, want {\"file\": string, \"line\": integer ≥ 1}", compact(v))
 		}
 		d.Record = &result.RecordRef{File: file, Line: l, Repetition: d.Repetition}
 	}
 	list, ok := r["results"].([]any)
 	if !ok {
-		return fail("result.results is %s, want an array", kind(r["results"]))
+		return fail("/result/results", "result.results is %s, want an array", kind(r["results"]))
 	}
 	for i, x := range list {
 		tr, err := taskResult(x)
 		if err != nil {
-			return fail("result.results[%d]: %v", i, err)
+			return fail(fmt.Sprintf("/result/results/%d", i), "result.results[%d]: %v", i, err)
 		}
 		d.Results = append(d.Results, tr)
 	}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/collect"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// collectBatch is a gzip batch of the decisions a bundle built with --quote-data logs for the
+// control lane's captured records of C05.
+func collectBatch(t *testing.T) ([]byte, int) {
+	t.Helper()
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []any
+	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
+		if rec.State != "captured" {
+			return nil
+		}
+		rs, err := in.Evaluate(ctx, rec)
+		if err != nil {
+			return err
+		}
+		var results []any
+		for _, r := range rs {
+			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
+			if err != nil {
+				return err
+			}
+			results = append(results, tr)
+		}
+		events = append(events, map[string]any{"decision_id": fmt.Sprintf("id-%d", len(events)), "path": decisionlog.Path,
+			"result": map[string]any{"profile": in.Options().Profile, "fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion,
+				"configuration": rec.Configuration, "stage": rec.Stage, "repetition": rec.Repetition, "results": results}})
+		return nil
+	})
+	if err != nil || len(events) == 0 {
+		t.Fatalf("%d events: %v", len(events), err)
+	}
+	data, err := strictjson.Marshal(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	return b.Bytes(), len(events)
+}
+
+// TestCollectCommand runs contractcheck collect (the test binary plays it): it answers GET
+// /status, and on SIGTERM stops taking connections but finishes the upload in flight (its body
+// half sent when the signal comes) before it exits 0, saying its counters on stderr; the batch is
+// on disk.
+func TestCollectCommand(t *testing.T) {
+	batch, n := collectBatch(t)
+	dir := filepath.Join(t.TempDir(), "batches")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(os.Args[0], "collect", "--dir", dir, "--listen", addr)
+	cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := "http://" + addr
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(base + collect.StatusPath)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("collect never answered /status: %v\n%s", err, stderr.String())
+		}
+	}
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, base+collect.DefaultPath, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Encoding", "gzip")
+	req.Header.Set("Content-Type", "application/json")
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		answered <- answer{resp.StatusCode, body, err}
+	}()
+	if _, err := pw.Write(batch[:len(batch)/2]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the request is in flight
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := pw.Write(batch[len(batch)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	a := <-answered
+	if a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("the upload in flight at SIGTERM: HTTP %d %s %v\n%s", a.status, a.body, a.err, stderr.String())
+	}
+	var acc collect.Accepted
+	if err := json.Unmarshal(a.body, &acc); err != nil || acc.Batch != 1 || acc.Decisions != n {
+		t.Errorf("answer %s (%v), want batch 1 of %d decisions", a.body, err, n)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("collect after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	want := fmt.Sprintf("collect: stopped; accepted 1 batches (%d decisions, 0 other events); none refused", n)
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say the counters (%q):\n%s", want, stderr.String())
+	}
+	if names, err := collect.Batches(dir); err != nil || len(names) != 1 {
+		t.Errorf("batches on disk: %v %v", names, err)
+	}
+}

@@ -1,0 +1,97 @@
+package collect
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/instrument"
+)
+
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCollectIngest measures collect's ingest rate in process (ServeHTTP, no network): the
+// decisions a bundle built with --quote-data logs for every built-in captured record, in gzip
+// batches of batchEvents events (about OPA's default upload_size_limit_bytes of 32 KiB each),
+// each decompressed, decoded, validated against the contract set and written durably (fsync of
+// the file and of the directory) before it is answered: the rate, and the CPU time a decision
+// costs (cpu-µs/decision: 10⁶ over it is the rate one core sustains when the disk keeps up). One uploader at a time (serial), and as
+// many as GOMAXPROCS (parallel). It reports decisions/s and the bytes on disk per decision.
+//
+//	go test ./internal/collect -run XXX -bench CollectIngest
+func BenchmarkCollectIngest(b *testing.B) {
+	const batchEvents = 640
+	events := decisionEvents(b, instrument.Options{})
+	var bodies [][]byte
+	var sizes []int
+	var total int
+	for _, c := range chunks(events, batchEvents) {
+		body := gzipBatch(b, c)
+		bodies = append(bodies, body)
+		sizes = append(sizes, len(c))
+		total += len(body)
+	}
+	b.Logf("%d decisions in %d batches, %d bytes gzip'd on average", len(events), len(bodies), total/len(bodies))
+	in := loaded(b, instrument.Options{})
+	for _, mode := range []string{"serial", "parallel"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "batches")
+			c, err := New(in, Options{Dir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var next, decisions atomic.Int64
+			post := func() {
+				i := int(next.Add(1)-1) % len(bodies)
+				req := httptest.NewRequest(http.MethodPost, DefaultPath, bytes.NewReader(bodies[i]))
+				req.Header.Set("Content-Encoding", "gzip")
+				rec := httptest.NewRecorder()
+				c.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Errorf("HTTP %d %s", rec.Code, rec.Body)
+				}
+				decisions.Add(int64(sizes[i]))
+			}
+			cpu0 := cpuTime(b)
+			b.ResetTimer()
+			if mode == "serial" {
+				for b.Loop() {
+					post()
+				}
+			} else {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						post()
+					}
+				})
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(decisions.Load())/b.Elapsed().Seconds(), "decisions/s")
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(decisions.Load()), "cpu-µs/decision")
+			var disk int64
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, e := range entries {
+				if info, err := e.Info(); err == nil {
+					disk += info.Size()
+				}
+			}
+			b.ReportMetric(float64(disk)/float64(decisions.Load()), "disk-B/decision")
+		})
+	}
+}

@@ -1,0 +1,496 @@
+// Package collect receives the decision logs a fleet of stock OPAs serving the contract set's
+// bundle uploads (`contractcheck collect`): an HTTP service that speaks the upload API of OPA's
+// decision-log plugin (decision_logs.service) as OPA v1.22 sends it — a POST of a gzip-compressed
+// JSON array of events to the service's URL and the plugin's resource (default /logs), with the
+// service's bearer token — validates every event of a batch as `check --decision-logs` reads it
+// (internal/decisionlog, the contract set's positions, tasks and profile: check.ValidateDecision),
+// and writes each valid batch, as posted, durably to a directory before it answers 2xx: a
+// write-ahead log of batches that `check --decision-logs DIR` reads at any time, while collect runs.
+//
+// A batch is taken whole or refused whole, never half: one event that is not gzip, not JSON, of
+// the wrong shape or on a fixture the contract set does not know refuses the batch with a 4xx
+// status and a JSON body naming the event and the member at fault. OPA v1.22's plugin retries
+// every upload that is not answered 2xx (it requeues the chunk and backs off up to
+// max_delay_seconds), so a refused batch stays in that OPA's buffer and is posted again: a
+// refusal that collect's own configuration causes (a --fixtures layer it was not given, another
+// contract set, the body limit) is mended by restarting collect with the right flags, and the
+// retried batch is then taken, nothing dropped. Failures of collect itself (the disk) are 5xx,
+// retried the same way. docs/production.md ("A fleet of OPAs: collect") has the details.
+package collect
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// DefaultPath is the path OPA's decision-log plugin posts to when decision_logs.resource is not
+// set (OPA v1.22 v1/plugins/logs/plugin.go, defaultResourcePath).
+const DefaultPath = "/logs"
+
+// StatusPath answers GET with the counters (Status) as JSON.
+const StatusPath = "/status"
+
+// MaxBody is the largest request body taken (gzip-compressed bytes), and MaxBatch the largest
+// batch once decompressed: the decision-log reader's limit on a batch (strictjson's default), so
+// that every batch collect takes, check --decision-logs reads. OPA cuts its uploads at
+// decision_logs.reporting.upload_size_limit_bytes compressed bytes (default 32 KiB); a JSON
+// event compresses about tenfold in a batch, so keep that limit at or below 1 MiB.
+var (
+	MaxBody  int64 = 16 << 20
+	MaxBatch       = strictjson.DefaultLimits.MaxBytes
+)
+
+// Reasons a request is refused, as Status counts them and an error body names them.
+const (
+	ReasonUnauthorized   = "unauthorized"    // 401: no or a wrong bearer token
+	ReasonMethod         = "method"          // 405: not a POST to the upload path (or a GET of the status)
+	ReasonNotFound       = "not_found"       // 404: another path
+	ReasonNotGzip        = "not_gzip"        // 415 without Content-Encoding: gzip; 400 a body that is not gzip
+	ReasonTooLarge       = "too_large"       // 413: over MaxBody compressed or MaxBatch decompressed
+	ReasonBody           = "body"            // 400: the body could not be read whole (the client went away)
+	ReasonNotJSON        = "not_json"        // 400: not strict JSON, or not an array of events
+	ReasonShape          = "shape"           // 422: an event the reader cannot take or that does not fit the contract set
+	ReasonUnknownFixture = "unknown_fixture" // 422: a verdict on a fixture the contract set does not know
+	ReasonStorage        = "storage"         // 500: the batch could not be written durably (OPA retries)
+)
+
+// reasons lists every reason, for Status.
+var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonNotGzip, ReasonTooLarge, ReasonBody, ReasonNotJSON, ReasonShape, ReasonUnknownFixture, ReasonStorage}
+
+// Options configure a Collector.
+type Options struct {
+	// Dir is the directory the batches are written to (created if missing).
+	Dir string
+	// Path is the upload path (DefaultPath when ""): the service URL's path and
+	// decision_logs.resource, as OPA joins them.
+	Path string
+	// Token, when set, is the bearer token every request must carry (OPA's
+	// services.<name>.credentials.bearer.token, or the content of its token_path).
+	Token string
+	// Now is the clock batch files are named by (time.Now when nil).
+	Now func() time.Time
+	// Log, when set, is told of every refusal, one line each (collect's standard error).
+	Log io.Writer
+	// MaxBody and MaxBatch bound a request's body (compressed) and its batch (decompressed):
+	// the package's MaxBody and MaxBatch when 0.
+	MaxBody, MaxBatch int64
+
+	// midWrite, when set (tests), is called with the temporary file's path when half a batch is
+	// written.
+	midWrite func(tmp string)
+}
+
+// Collector is the upload service: an http.Handler.
+type Collector struct {
+	in    *instrument.Instrument
+	opts  Options
+	seq   atomic.Uint64
+	slots chan struct{} // bounds the uploads decoded at once
+
+	batches, decisions, events atomic.Int64
+	mu                         sync.Mutex
+	refused                    map[string]int64
+
+	// lock holds the directory's lock file, locked (flock) while the collector lives: two
+	// collectors numbering batches in one directory would write over each other's.
+	lock *os.File
+}
+
+// lockName is the directory's lock file (a name the decision-log reader never reads).
+const lockName = ".collect.lock"
+
+// tmpPrefix begins the name a batch is written under before it is renamed: a name beginning with
+// "." is one the decision-log reader never reads.
+const tmpPrefix = ".collect-"
+
+// New opens opts.Dir for the batches of the contract set in (instrument.Load with the bundle's
+// input flags): the directory is created if missing, the temporary files of writes a crash cut
+// short (never acknowledged) are removed, and numbering goes on after the highest batch there.
+func New(in *instrument.Instrument, opts Options) (*Collector, error) {
+	if opts.Path == "" {
+		opts.Path = DefaultPath
+	}
+	if !strings.HasPrefix(opts.Path, "/") {
+		return nil, fmt.Errorf("collect: the upload path %q does not begin with /", opts.Path)
+	}
+	if opts.Path == StatusPath {
+		return nil, fmt.Errorf("collect: the upload path %q is the status path", opts.Path)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = MaxBody
+	}
+	if opts.MaxBatch <= 0 || opts.MaxBatch > MaxBatch {
+		opts.MaxBatch = MaxBatch
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("collect: --dir is required")
+	}
+	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("collect: --dir: %w", err)
+	}
+	entries, err := os.ReadDir(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("collect: --dir: %w", err)
+	}
+	c := &Collector{in: in, opts: opts, refused: map[string]int64{}, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	if c.lock, err = os.OpenFile(filepath.Join(opts.Dir, lockName), os.O_RDWR|os.O_CREATE, 0o640); err != nil {
+		return nil, fmt.Errorf("collect: --dir: %w", err)
+	}
+	if err := syscall.Flock(int(c.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		c.lock.Close()
+		return nil, fmt.Errorf("collect: --dir %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", opts.Dir, lockName, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, tmpPrefix) {
+			if err := os.Remove(filepath.Join(opts.Dir, name)); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("collect: removing an unfinished write: %w", err)
+			}
+			continue
+		}
+		if seq, _, ok := decisionlog.ParseBatchFileName(name); ok && seq > c.seq.Load() {
+			c.seq.Store(seq)
+		}
+	}
+	return c, nil
+}
+
+// Close releases the directory for another collector: call it once no upload is in flight.
+func (c *Collector) Close() error {
+	if c.lock == nil {
+		return nil
+	}
+	err := c.lock.Close() // closing the file releases its flock
+	c.lock = nil
+	return err
+}
+
+// Status is what GET /status answers, and what collect says when it stops.
+type Status struct {
+	// Dir is the batches' directory; LastBatch the sequence number of the last batch written
+	// (before this run's too).
+	Dir       string `json:"dir"`
+	LastBatch uint64 `json:"lastBatch"`
+	// Accepted counts the batches taken since collect started, the decisions of the bundle's
+	// path they hold, and their other events (other paths, not decisions).
+	Accepted struct {
+		Batches   int64 `json:"batches"`
+		Decisions int64 `json:"decisions"`
+		Other     int64 `json:"otherEvents"`
+	} `json:"accepted"`
+	// Refused counts the requests refused since collect started, by reason (every reason, 0
+	// included).
+	Refused map[string]int64 `json:"refused"`
+}
+
+// Status is the counters now.
+func (c *Collector) Status() Status {
+	var s Status
+	s.Dir, s.LastBatch = c.opts.Dir, c.seq.Load()
+	s.Accepted.Batches, s.Accepted.Decisions, s.Accepted.Other = c.batches.Load(), c.decisions.Load(), c.events.Load()
+	s.Refused = map[string]int64{}
+	c.mu.Lock()
+	for _, r := range reasons {
+		s.Refused[r] = c.refused[r]
+	}
+	c.mu.Unlock()
+	return s
+}
+
+// String says the counters in one line, for standard error.
+func (s Status) String() string {
+	var parts []string
+	var total int64
+	for _, r := range reasons {
+		if n := s.Refused[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, n))
+			total += n
+		}
+	}
+	refused := "none refused"
+	if total > 0 {
+		refused = fmt.Sprintf("%d refused (%s)", total, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("accepted %d batches (%d decisions, %d other events); %s; last batch %d in %s",
+		s.Accepted.Batches, s.Accepted.Decisions, s.Accepted.Other, refused, s.LastBatch, s.Dir)
+}
+
+// Refusal is the JSON body of a refused request: the reason, what is wrong, and for an event the
+// batch's event (its place in the array, from 1), its decision id and the member at fault (a JSON
+// pointer within the event).
+type Refusal struct {
+	Reason   string `json:"reason"`
+	Error    string `json:"error"`
+	Event    int    `json:"event,omitempty"`
+	Decision string `json:"decision_id,omitempty"`
+	Member   string `json:"member,omitempty"`
+}
+
+// Accepted is the JSON body of a batch taken: its sequence number and file, and what it held.
+type Accepted struct {
+	Batch     uint64 `json:"batch"`
+	File      string `json:"file,omitempty"`
+	Decisions int    `json:"decisions"`
+	Other     int    `json:"otherEvents"`
+}
+
+// ServeHTTP answers POST at the upload path (a batch) and GET /status.
+func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Token != "" && !c.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="contractcheck collect"`)
+		c.refuse(w, r, http.StatusUnauthorized, &Refusal{Reason: ReasonUnauthorized, Error: "no bearer token, or not the one collect was given (--token-file)"})
+		return
+	}
+	switch {
+	case r.URL.Path == StatusPath && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, c.Status())
+	case r.URL.Path == c.opts.Path && r.Method == http.MethodPost:
+		c.upload(w, r)
+	case r.URL.Path == c.opts.Path || r.URL.Path == StatusPath:
+		w.Header().Set("Allow", map[bool]string{true: http.MethodGet, false: http.MethodPost}[r.URL.Path == StatusPath])
+		c.refuse(w, r, http.StatusMethodNotAllowed, &Refusal{Reason: ReasonMethod, Error: fmt.Sprintf("%s %s: POST a batch to %s, GET %s", r.Method, r.URL.Path, c.opts.Path, StatusPath)})
+	default:
+		c.refuse(w, r, http.StatusNotFound, &Refusal{Reason: ReasonNotFound, Error: fmt.Sprintf("no such path %q: POST a batch to %s (decision_logs.resource), GET %s", r.URL.Path, c.opts.Path, StatusPath)})
+	}
+}
+
+// authorized says whether r carries the bearer token, as OPA's bearer credentials send it
+// ("Authorization: Bearer <token>", v1/plugins/rest/auth.go).
+func (c *Collector) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(c.opts.Token)) == 1
+}
+
+// upload takes one batch: read, decompress, decode, validate every event, write durably, answer.
+func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-r.Context().Done():
+		return
+	}
+	if enc := r.Header.Get("Content-Encoding"); !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
+		c.refuse(w, r, http.StatusUnsupportedMediaType, &Refusal{Reason: ReasonNotGzip,
+			Error: fmt.Sprintf("Content-Encoding %q: a batch is posted gzip-compressed (Content-Encoding: gzip), as OPA's decision-log plugin posts it", enc)})
+		return
+	}
+	body, err := readLimited(http.MaxBytesReader(w, r.Body, c.opts.MaxBody), c.opts.MaxBody)
+	if err != nil {
+		c.tooLargeOr(w, r, err, fmt.Sprintf("the body is over %d bytes (gzip-compressed): lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBody), ReasonBody, http.StatusBadRequest)
+		return
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotGzip, Error: "the body is not gzip: " + err.Error()})
+		return
+	}
+	data, err := readLimited(zr, c.opts.MaxBatch)
+	if err != nil {
+		c.tooLargeOr(w, r, err, fmt.Sprintf("the batch is over %d bytes decompressed: lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBatch), ReasonNotGzip, http.StatusBadRequest)
+		return
+	}
+	doc, err := strictjson.Decode("batch", data, strictjson.DefaultLimits)
+	if err != nil {
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: err.Error()})
+		return
+	}
+	events, ok := doc.([]any)
+	if !ok {
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: "batch: not a JSON array of decision-log events"})
+		return
+	}
+	var bad *decisionlog.Decision
+	counts, err := decisionlog.ReadEvents(r.Context(), "batch", events, func(d *decisionlog.Decision) error {
+		if err := check.ValidateDecision(c.in, d); err != nil {
+			bad = d
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		c.refuseEvent(w, r, err, bad)
+		return
+	}
+	others := len(events) - counts.Decisions
+	if len(events) == 0 {
+		writeJSON(w, http.StatusOK, &Accepted{})
+		return
+	}
+	seq, name, err := c.write(body)
+	if err != nil {
+		c.refuse(w, r, http.StatusInternalServerError, &Refusal{Reason: ReasonStorage, Error: err.Error() + " (OPA posts the batch again)"})
+		return
+	}
+	c.batches.Add(1)
+	c.decisions.Add(int64(counts.Decisions))
+	c.events.Add(int64(others))
+	writeJSON(w, http.StatusOK, &Accepted{Batch: seq, File: name, Decisions: counts.Decisions, Other: others})
+}
+
+// errTooLarge is readLimited's error for a stream over its limit.
+var errTooLarge = errors.New("too large")
+
+// readLimited reads r to its end, or fails with errTooLarge past limit bytes.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) || int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, err
+}
+
+// tooLargeOr refuses a read that failed: too large (413), or what else went wrong.
+func (c *Collector) tooLargeOr(w http.ResponseWriter, r *http.Request, err error, tooLarge, reason string, status int) {
+	if errors.Is(err, errTooLarge) {
+		c.refuse(w, r, http.StatusRequestEntityTooLarge, &Refusal{Reason: ReasonTooLarge, Error: tooLarge})
+		return
+	}
+	c.refuse(w, r, status, &Refusal{Reason: reason, Error: "reading the body: " + err.Error()})
+}
+
+// refuseEvent refuses the batch for an event's error: 422, naming the event (bad, when the
+// decision was read but does not fit the contract set) and the member.
+func (c *Collector) refuseEvent(w http.ResponseWriter, r *http.Request, err error, bad *decisionlog.Decision) {
+	ref := &Refusal{Reason: ReasonShape, Error: err.Error()}
+	var ee *decisionlog.EventError
+	var df *check.DecisionFault
+	switch {
+	case errors.As(err, &df):
+		ref.Member = df.Member
+		if df.UnknownFixture {
+			ref.Reason = ReasonUnknownFixture
+		}
+		if bad != nil {
+			ref.Event, ref.Decision = bad.Line, bad.ID
+		}
+	case errors.As(err, &ee):
+		ref.Event, ref.Decision, ref.Member = ee.Line, ee.ID, ee.Member
+	}
+	c.refuse(w, r, http.StatusUnprocessableEntity, ref)
+}
+
+// refuse counts the refusal, says it on the log, and answers it.
+func (c *Collector) refuse(w http.ResponseWriter, r *http.Request, status int, ref *Refusal) {
+	c.mu.Lock()
+	c.refused[ref.Reason]++
+	if c.opts.Log != nil {
+		fmt.Fprintf(c.opts.Log, "collect: refused %s %s from %s: %d %s: %s\n", r.Method, escape.Terminal(strconv.Quote(r.URL.Path)),
+			escape.Terminal(r.RemoteAddr), status, ref.Reason, escape.Terminal(ref.Error))
+	}
+	c.mu.Unlock()
+	writeJSON(w, status, ref)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// write writes a batch as posted to a file of its own, durably, before it is acknowledged: to a
+// temporary name (one the reader skips), fsync'd, closed, renamed to the batch's name, and the
+// directory fsync'd, so that the name exists only for a whole batch and survives a crash once
+// the answer is sent.
+func (c *Collector) write(body []byte) (uint64, string, error) {
+	seq := c.seq.Add(1)
+	name := decisionlog.BatchFileName(seq, c.opts.Now())
+	tmp := filepath.Join(c.opts.Dir, tmpPrefix+name)
+	fail := func(err error) (uint64, string, error) {
+		_ = os.Remove(tmp)
+		return 0, "", fmt.Errorf("writing batch %d: %w", seq, err)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if err != nil {
+		return fail(err)
+	}
+	half := len(body) / 2
+	if _, err := f.Write(body[:half]); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if c.opts.midWrite != nil {
+		c.opts.midWrite(tmp)
+	}
+	if _, err := f.Write(body[half:]); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(c.opts.Dir, name)); err != nil {
+		return fail(err)
+	}
+	if err := syncDir(c.opts.Dir); err != nil {
+		return 0, "", fmt.Errorf("writing batch %d: syncing %s: %w", seq, c.opts.Dir, err)
+	}
+	return seq, name, nil
+}
+
+// syncDir fsyncs a directory, so that a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Batches lists the batch files in dir in sequence order (their base names).
+func Batches(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if _, _, ok := decisionlog.ParseBatchFileName(e.Name()); ok {
+			out = append(out, e.Name())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
