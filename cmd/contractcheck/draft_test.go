@@ -297,3 +297,38 @@ func TestDraftRevisionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDraftControlLane: the control lane's records of the draft sources, written by capture
+// direct, pass every task: a carrier of a layer's revision that is its fixture's source is read
+// through that revision's source binding, as the source is (before, the control lane read it
+// through the CallToolResult binding of contracts/lanes.cue and was unmet at T1 and T2 on every
+// draft source that had an assistant output: the control itself failed on the draft).
+func TestDraftControlLane(t *testing.T) {
+	t.Parallel()
+	obs := t.TempDir()
+	out := filepath.Join(obs, "direct", "v1", "default.jsonl")
+	if code, _, stderr := cli(t, append([]string{"capture", "direct", "--repetitions", "1", "--output", out}, draftArgs("")...)...); code != 0 {
+		t.Fatalf("capture direct: exit %d\n%s", code, stderr)
+	}
+	_, stdout, stderr := cli(t, append([]string{"check", "--format", "json", "--lane", "direct", "--fixture", "D*"}, draftArgs(obs)...)...)
+	var r struct {
+		Results []struct{ Fixture, Task, Stage, Outcome string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s%s", err, stdout, stderr)
+	}
+	got := map[string]int{}
+	for _, x := range r.Results {
+		if x.Outcome != "pass" {
+			t.Errorf("direct %s %s %s: %s, want pass", x.Fixture, x.Stage, x.Task, x.Outcome)
+		}
+		got[x.Fixture+" "+x.Task]++
+	}
+	// D1 holds content and structured, D2 content, D3 content and an error flag: 5 tasks at 4 stages.
+	want := map[string]int{"D1 T1": 4, "D1 T2": 4, "D2 T1": 4, "D3 T1": 4, "D3 T3": 4}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: %d bindings, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+}

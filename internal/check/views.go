@@ -76,7 +76,7 @@ func (v *views) ObservedView(r *result.Result) (any, bool, error) {
 	if !ok {
 		return nil, false, fmt.Errorf("%s:%d: no captured record there (the records changed since the check?)", rec.File, rec.Line)
 	}
-	return v.in.View(r.Lane, r.Stage, task.Compartment, carrier), true, nil
+	return v.in.ViewOf(r.Fixture, r.Lane, r.Stage, task.Compartment, carrier), true, nil
 }
 
 // read indexes the carriers of every captured record.

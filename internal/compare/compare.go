@@ -292,7 +292,7 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	var viewTerm *ast.Term
 	var hash [sha256.Size]byte
 	if rec.State == "captured" {
-		view = ev.base.View(rec.Lane, rec.Stage, Compartment, rec.Carrier)
+		view = ev.base.ViewOf(rec.Fixture, rec.Lane, rec.Stage, Compartment, rec.Carrier)
 		b, err := strictjson.Marshal(view)
 		if err != nil {
 			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)

@@ -48,7 +48,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 			}
 			// The plain input: the whole source and observed views, whatever members the task
 			// declares it reads (check hands it those only).
-			o, err := in.observe(rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, "", rec.Carrier, nil)
+			o, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, "", rec.Carrier, nil)
 			if err != nil {
 				return err
 			}

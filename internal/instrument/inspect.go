@@ -70,7 +70,7 @@ func (in *Instrument) Inspect(ctx context.Context, rec *Record) (Inspection, err
 		if !ok {
 			return Inspection{}, fmt.Errorf("%s:%d: task %s has no input at %s (outside the run's scope)", rec.File, rec.Line, task, rec.Stage)
 		}
-		view, err := in.observe(rec.Lane, rec.Stage, comp, in.reads[task], rec.Carrier, rec.carrierBytes)
+		view, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, comp, in.reads[task], rec.Carrier, rec.carrierBytes)
 		if err != nil {
 			return Inspection{}, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 		}

@@ -49,6 +49,10 @@ type Instrument struct {
 	// per-call _meta, an isError flag to a task on the content) share its verdict.
 	reads  map[string]string
 	stages map[laneStage]map[string]*project.Projector // compartment projectors by lane stage
+	// sourceStages are the lane stages whose carrier is a source of its fixture's revision
+	// (schema.SourceCarrier): a carrier of a layer's revision is read through its source
+	// binding there (asSource).
+	sourceStages map[laneStage]bool
 	// selecting lists, by lane stage, the projectors of its compartments whose bindings select by
 	// value, in compartment order: every captured carrier is read through them once
 	// (readsOneWay), so that a selector matching several elements is an input error.
@@ -99,7 +103,7 @@ func (x *versionIndex) declares(m *contract.Model, lane, version string) bool {
 
 // viewKey is what a carrier's view depends on besides the carrier: where it was observed, through
 // which compartment it is read, and which of its members are kept (Instrument.reads).
-type viewKey struct{ lane, stage, compartment, reads string }
+type viewKey struct{ lane, stage, compartment, reads, revision string }
 
 // observedView is a view with the hash of its canonical encoding.
 type observedView struct {
@@ -198,7 +202,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	}
 	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts, warmed: warmed,
 		queries: map[string]*policy.Query{}, positional: map[string]bool{}, reads: map[string]string{},
-		stages: map[laneStage]map[string]*project.Projector{}, selecting: map[laneStage][]*project.Projector{}, inputs: map[inputKey]base{}}
+		stages: map[laneStage]map[string]*project.Projector{}, sourceStages: map[laneStage]bool{}, selecting: map[laneStage][]*project.Projector{}, inputs: map[inputKey]base{}}
 	for _, id := range contract.SortedKeys(m.Tasks) {
 		q, err := eng.Prepare(ctx, m.Tasks[id].Policy)
 		if err != nil {
@@ -253,7 +257,7 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
-		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, selecting: in.selecting, inputs: map[inputKey]base{},
+		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, sourceStages: in.sourceStages, selecting: in.selecting, inputs: map[inputKey]base{},
 		bindings: in.bindings, srcViews: in.srcViews,
 		engine: in.engine, opts: in.opts}
 	out.opts.Profile = name
@@ -327,6 +331,9 @@ func (in *Instrument) compileLanes() error {
 				}
 			}
 			in.stages[laneStage{lane, st}] = ps
+			if sd.Carrier == schema.SourceCarrier {
+				in.sourceStages[laneStage{lane, st}] = true
+			}
 		}
 	}
 	return nil
@@ -455,10 +462,10 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	if err := in.oneWay(pos.Lane, pos.Stage, carrier); err != nil {
+	if err := in.oneWay(pos.Fixture, pos.Lane, pos.Stage, carrier); err != nil {
 		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s, lane %s, stage %s: the carrier: %w", pos.Fixture, pos.Lane, pos.Stage, err))
 	}
-	o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
+	o, err := in.observe(pos.Fixture, pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -535,12 +542,42 @@ func sourceViews(m *contract.Model, bindings map[string]*project.Projector, sour
 }
 
 // View is a carrier through the compartment of a lane's stage; a compartment the stage declares
-// unbound (its carrier has no place for it) reads as an empty view.
+// unbound (its carrier has no place for it) reads as an empty view. ViewOf reads a fixture's
+// carrier, as check does.
 func (in *Instrument) View(lane, stage, compartment string, carrier any) project.View {
 	if p, bound := in.stages[laneStage{lane, stage}][compartment]; bound {
 		return p.Project(carrier)
 	}
 	return project.View{}
+}
+
+// ViewOf is View of a carrier of fixture: a carrier that is its fixture's source, of a revision a
+// layer adds (asSource), is read through that revision's source binding.
+func (in *Instrument) ViewOf(fixture, lane, stage, compartment string, carrier any) project.View {
+	if p, ok := in.asSource(fixture, lane, stage); ok {
+		return p.Project(carrier)
+	}
+	return in.View(lane, stage, compartment, carrier)
+}
+
+// asSource is the source binding a lane stage's carrier of a fixture is read through instead of
+// the stage's compartments, and true, when the stage's carrier is a source of its fixture's
+// revision (carrier schema schema.SourceCarrier: the control lane's, each source read back
+// unchanged) and that revision is not one of the built-in schema layer's: its results may have
+// another shape than the CallToolResult the stage's compartments read (a draft whose results are
+// a list of outputs), and the control must read them as the source is read. The built-in
+// revisions keep the stage's own compartments, which declare the deliveries of media blocks at
+// M3 and H4 beside the CallToolResult binding.
+func (in *Instrument) asSource(fixture, lane, stage string) (*project.Projector, bool) {
+	if !in.sourceStages[laneStage{lane, stage}] {
+		return nil, false
+	}
+	rev := in.Model.Fixtures[fixture].Revision
+	if rev == "" || slices.Contains(builtinRevisions(), rev) {
+		return nil, false
+	}
+	p, ok := in.bindings[rev]
+	return p, ok
 }
 
 // observed is a carrier's view through one compartment, with its canonical hash; its policy
@@ -567,12 +604,15 @@ func (o *observed) value() (*ast.Term, error) {
 // names (Instrument.reads; "" keeps the whole view); carrierBytes, when known, are the carrier as
 // written, and a carrier read through the same compartment before is not projected and hashed
 // again (views are never modified once made).
-func (in *Instrument) observe(lane, stage, compartment, reads string, carrier any, carrierBytes []byte) (*observed, error) {
-	k := viewKey{lane, stage, compartment, reads}
+func (in *Instrument) observe(fixture, lane, stage, compartment, reads string, carrier any, carrierBytes []byte) (*observed, error) {
+	k := viewKey{lane, stage, compartment, reads, ""}
+	if _, ok := in.asSource(fixture, lane, stage); ok {
+		k.revision = in.Model.Fixtures[fixture].Revision
+	}
 	if v, ok := in.views.get(k, carrierBytes); ok {
 		return &observed{observedView: v}, nil
 	}
-	v, err := viewOf(keep(in.View(lane, stage, compartment, carrier), reads))
+	v, err := viewOf(keep(in.ViewOf(fixture, lane, stage, compartment, carrier), reads))
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func TestViewReadsShareVerdicts(t *testing.T) {
 			}
 			k := inputKey{pos.Fixture, tc.task, pos.Stage}
 			for _, meta := range []any{map[string]any{"trace": "a"}, map[string]any{"trace": "b\u2028*/"}} {
-				o, err := in.observe(pos.Lane, pos.Stage, in.Model.Tasks[tc.task].Compartment, in.reads[tc.task], carrier(meta), nil)
+				o, err := in.observe(pos.Fixture, pos.Lane, pos.Stage, in.Model.Tasks[tc.task].Compartment, in.reads[tc.task], carrier(meta), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

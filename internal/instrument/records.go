@@ -291,7 +291,7 @@ func (in *Instrument) isSource(fixture string, carrier []byte) bool {
 // input error naming the record, the compartment and the path, never an outcome. A stage whose
 // bindings are plain pointers costs nothing here.
 func (in *Instrument) readsOneWay(rec *Record) error {
-	if err := in.oneWay(rec.Lane, rec.Stage, rec.Carrier); err != nil {
+	if err := in.oneWay(rec.Fixture, rec.Lane, rec.Stage, rec.Carrier); err != nil {
 		return fmt.Errorf("%s:%d: /carrier: %w", rec.File, rec.Line, err)
 	}
 	return nil
@@ -299,7 +299,15 @@ func (in *Instrument) readsOneWay(rec *Record) error {
 
 // oneWay reads a carrier through each compartment of a lane stage whose binding selects by value,
 // and returns the first error: a selector that matches several elements.
-func (in *Instrument) oneWay(lane, stage string, carrier any) error {
+func (in *Instrument) oneWay(fixture, lane, stage string, carrier any) error {
+	if p, ok := in.asSource(fixture, lane, stage); ok {
+		if p.Selects() {
+			if _, err := p.Read(carrier); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, p := range in.selecting[laneStage{lane, stage}] {
 		if _, err := p.Read(carrier); err != nil {
 			return err

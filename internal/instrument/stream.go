@@ -342,7 +342,7 @@ func (in *Instrument) ReadVisibility(ctx context.Context, vis *visibility.Reader
 		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State,
 		// The views the record's tasks read, cached by the carrier's bytes: not projected twice.
 		Observe: func(compartment string) (project.View, [sha256.Size]byte, error) {
-			o, err := in.observe(rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
+			o, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
 			if err != nil {
 				return nil, [sha256.Size]byte{}, err
 			}
@@ -389,7 +389,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Readi
 				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err))
 			}
 			var err error
-			if view, err = in.observe(rec.Lane, rec.Stage, comp, reads, rec.Carrier, rec.carrierBytes); err != nil {
+			if view, err = in.observe(rec.Fixture, rec.Lane, rec.Stage, comp, reads, rec.Carrier, rec.carrierBytes); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 			}
 			views[viewOnce{comp, reads}] = view
