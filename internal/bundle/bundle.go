@@ -735,7 +735,8 @@ func roots(modules map[string]*ast.Module) []string {
 
 // checkPointers refuses a binding with a pointer deeper than the bundle's projector reads, or with
 // a path that is not an RFC 6901 pointer: a value selector (bindpath), which rego/pointer.rego does
-// not read.
+// not read; and a task that reads source compartments (contract.Task.Sources), which the bundle's
+// policy input does not hold.
 func checkPointers(m *contract.Model) error {
 	var errs []string
 	eachPointer(m, func(where, p string) {
@@ -751,6 +752,11 @@ func checkPointers(m *contract.Model) error {
 			errs = append(errs, fmt.Sprintf("%s: pointer %q has %d tokens; the bundle's projector reads at most %d", where, p, n, MaxPointerTokens))
 		}
 	})
+	for _, id := range contract.SortedKeys(m.Tasks) {
+		if len(m.Tasks[id].Sources) > 0 {
+			errs = append(errs, fmt.Sprintf("tasks.%s.sources: the task reads source compartments (%s), which the bundle's policy input does not carry", id, strings.Join(m.Tasks[id].Sources, ", ")))
+		}
+	}
 	sort.Strings(errs)
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "\n"))

@@ -125,6 +125,16 @@ func (m *Model) checkTasks(p *problems) {
 				p.add([]any{"tasks", id, "atoms", i}, "tasks.%s.atoms: unknown atom %q", id, a)
 			}
 		}
+		for i, name := range t.Sources {
+			bound := false
+			for _, r := range m.Revisions {
+				_, ok := r.Compartments[name]
+				bound = bound || ok
+			}
+			if !bound {
+				p.add([]any{"tasks", id, "sources", i}, "tasks.%s.sources: no revision binds the source compartment %q (revisions: \"<revision>\": compartments: %q: {…})", id, name, name)
+			}
+		}
 		if s := t.AppliesTo; s != nil {
 			at := []any{"tasks", id, "appliesTo"}
 			m.checkEntries(p, at, "fixtures", s.Fixtures, sortedKeys(m.Fixtures))
@@ -374,6 +384,9 @@ func (m *Model) checkPaths(p *problems) {
 func (m *Model) EachPath(visit func(at []any, path string)) {
 	for _, id := range sortedKeys(m.Revisions) {
 		eachCompartmentPath(m.Revisions[id].Source, []any{"revisions", id, "source"}, visit)
+		for _, c := range sortedKeys(m.Revisions[id].Compartments) {
+			eachCompartmentPath(m.Revisions[id].Compartments[c], []any{"revisions", id, "compartments", c}, visit)
+		}
 	}
 	for _, id := range sortedKeys(m.Lanes) {
 		l := m.Lanes[id]

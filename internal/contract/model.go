@@ -46,6 +46,10 @@ type Model struct {
 type Revision struct {
 	Doc    string      `json:"doc"`
 	Source Compartment `json:"source"`
+	// Compartments are further parts of the revision's W0 result, by name, that a task reads
+	// beside what Source binds (Task.Sources): e.g. the outputs meant for one audience of a
+	// result whose outputs are each for an audience.
+	Compartments map[string]Compartment `json:"compartments,omitempty"`
 	// SourcePos is where the binding is written, "file:line:col" (the latest layer's), or "".
 	SourcePos string `json:"-"`
 }
@@ -120,6 +124,10 @@ type Task struct {
 	AppliesTo *FixtureSelector `json:"appliesTo,omitempty"`
 	// Stages, when set, are the only stages the task is evaluated at.
 	Stages []string `json:"stages,omitempty"`
+	// Sources names source compartments (Revision.Compartments) the policy is handed beside the
+	// source view, as input.sources.<name>: the fixture's W0 result read through its revision's
+	// binding of that name (no member when the revision binds none).
+	Sources []string `json:"sources,omitempty"`
 	// PolicyPos is where the task's policy is named, "file:line:col" or "" when CUE knows no
 	// position: errors about the policy point there.
 	PolicyPos string `json:"-"`

@@ -63,7 +63,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				if b, err = in.baseInput(rec.Fixture, in.Model.Fixtures[rec.Fixture], task, rec.Stage, src); err != nil {
+				if b, err = in.baseInput(rec.Fixture, in.Model.Fixtures[rec.Fixture], task, rec.Stage, src, in.Sources[rec.Fixture].Doc); err != nil {
 					return err
 				}
 				plain[k] = b

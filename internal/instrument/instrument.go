@@ -60,6 +60,9 @@ type Instrument struct {
 	inputs    map[inputKey]base // task/fixture/contract/source part of each input
 	// bindings are the compiled source bindings, by revision (contract.Model.SourceBinding).
 	bindings map[string]*project.Projector
+	// sourceParts are the compiled source compartments of each revision, by revision and name
+	// (contract.Revision.Compartments): what a task's sources read.
+	sourceParts map[string]map[string]*project.Projector
 	// srcViews are the fixtures' source views, each read through its revision's binding at load.
 	srcViews map[string]project.View
 	engine   *policy.Engine
@@ -226,6 +229,9 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if in.bindings, err = CompileBindings(m); err != nil {
 		return nil, inputErr(err)
 	}
+	if in.sourceParts, err = compileSourceParts(m); err != nil {
+		return nil, inputErr(err)
+	}
 	derived, err := DeriveFixtures(v, m, in.bindings, opts.FixtureLayers(), opts.Revision)
 	if err != nil {
 		return nil, inputErr(err)
@@ -258,7 +264,7 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
 		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, sourceStages: in.sourceStages, selecting: in.selecting, inputs: map[inputKey]base{},
-		bindings: in.bindings, srcViews: in.srcViews,
+		bindings: in.bindings, sourceParts: in.sourceParts, srcViews: in.srcViews,
 		engine: in.engine, opts: in.opts}
 	out.opts.Profile = name
 	if err := out.prepareInputs(); err != nil {
@@ -364,7 +370,7 @@ func (in *Instrument) prepareInputs() error {
 				if !in.Model.Tasks[task].AtStage(st) || !within(sc.Stages, st) || !within(co.Stages, st) {
 					continue // Evaluate gives the task no binding there
 				}
-				b, err := in.baseInput(id, f, task, st, view)
+				b, err := in.baseInput(id, f, task, st, view, in.Sources[id].Doc)
 				if err != nil {
 					return fmt.Errorf("%s: %w", in.Sources[id].File, err)
 				}
@@ -387,8 +393,9 @@ func sourceOf(view project.View) (*observed, error) {
 
 // baseInput is the policy input without the observation's position and view: the task, the
 // stage, the fixture, the contract (atoms, null policy, and the result-metadata policy the profile
-// asks for at this stage) and the source view.
-func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source *observed) (base, error) {
+// asks for at this stage), the source view and, for a task that names sources, the source
+// compartments it reads of doc, the W0 result (sourcesOf).
+func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source *observed, doc0 any) (base, error) {
 	meta := map[string]any{"mode": "preserve"}
 	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && slices.Contains(w.Stages, stage) {
 		meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
@@ -401,6 +408,13 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 			"atoms": in.Model.Tasks[task].Atoms, "optional": in.Model.OptionalAtoms(),
 			"nullPolicy": in.Profile.NullPolicy, "metaPolicy": meta,
 		},
+	}
+	if names := in.Model.Tasks[task].Sources; len(names) > 0 {
+		parts, err := in.sourcesOf(f.Revision, names, doc0)
+		if err != nil {
+			return base{}, fmt.Errorf("fixture %s: %w", id, err)
+		}
+		doc["sources"] = parts
 	}
 	val, err := policy.Input(doc)
 	if err != nil {
@@ -458,7 +472,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	b, err := in.baseInput(pos.Fixture, f, task, pos.Stage, src)
+	b, err := in.baseInput(pos.Fixture, f, task, pos.Stage, src, source)
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -503,6 +517,49 @@ func (in *Instrument) SourceView(fixture string) project.View {
 func (in *Instrument) SourceProjector(revision string) (*project.Projector, bool) {
 	p, ok := in.bindings[revision]
 	return p, ok
+}
+
+// sourcesOf reads a W0 result of revision through the revision's source compartments names
+// (contract.Revision.Compartments), each a view by name; a name the revision binds none of is no
+// member. A selector that matches several elements is an error naming the compartment and path.
+func (in *Instrument) sourcesOf(revision string, names []string, doc any) (map[string]any, error) {
+	if revision == "" {
+		revision = schema.DefaultRevision
+	}
+	out := map[string]any{}
+	for _, name := range names {
+		p, ok := in.sourceParts[revision][name]
+		if !ok {
+			continue
+		}
+		v, err := p.Read(doc)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = map[string]any(v)
+	}
+	return out, nil
+}
+
+// compileSourceParts compiles the source compartments of every revision of the model, by
+// revision and name; a binding that does not compile is an error naming it and where the
+// revision's binding is written.
+func compileSourceParts(m *contract.Model) (map[string]map[string]*project.Projector, error) {
+	out := map[string]map[string]*project.Projector{}
+	for _, rev := range contract.SortedKeys(m.Revisions) {
+		r := m.Revisions[rev]
+		for _, name := range contract.SortedKeys(r.Compartments) {
+			p, err := project.Compile(fmt.Sprintf("revisions.%q.compartments.%s", rev, name), r.Compartments[name])
+			if err != nil {
+				return nil, fmt.Errorf("%s%w", prefix(r.SourcePos), err)
+			}
+			if out[rev] == nil {
+				out[rev] = map[string]*project.Projector{}
+			}
+			out[rev][name] = p
+		}
+	}
+	return out, nil
 }
 
 // CompileBindings compiles the source binding of every revision of the model, by revision; a
