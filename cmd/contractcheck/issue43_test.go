@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIssue43Frictions lists the seven frictions of issue 43 (a draft MCP revision whose results
+// have no top-level content, tried as a user layer) and shows each gone, on the test layers
+// testdata/draft-outputs (draftLayer) and testdata/draft-selectors (selectorLayer). Each case names
+// the tests that cover the friction in depth; this table is the issue's done-when in one place.
+func TestIssue43Frictions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// args are the command's arguments; setup, when set, returns them instead, from a
+		// work directory of the case's own.
+		args  []string
+		setup func(t *testing.T, dir string) []string
+		exit  int
+		want  []string // substrings of the output, in order
+		// check, when set, reads the output further.
+		check func(t *testing.T, stdout, stderr string)
+	}{{
+		// 1. A dated draft directory (mcp/2026-12-01-draft/) was refused with "load schemas: load
+		// schemas: … not an MCP revision name". Also: internal/schema TestRevisionNames and the
+		// names step of docs/writing-a-contract.md (TestWalkthrough).
+		name: "1 a dated draft is a revision name; another name is refused once, with the three forms",
+		setup: func(t *testing.T, dir string) []string {
+			schema, err := os.ReadFile(filepath.Join(draftLayer, "schemas", "mcp", "DRAFT-2026-12-01", "schema.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "s", "mcp", "2026-12-01-draft", "schema.json"), strings.ReplaceAll(string(schema), "DRAFT-2026-12-01", "2026-12-01-draft"))
+			copyFile(t, filepath.Join(draftLayer, "fixtures", "sources", "drafts", "D01.json"), filepath.Join(dir, "D01.json"))
+			return []string{"validate", "--schemas", filepath.Join(dir, "s"), "--revision", "2026-12-01-draft", filepath.Join(dir, "D01.json")}
+		},
+		want: []string{"D01.json (2026-12-01-draft, result)"},
+	}, {
+		name: "1 a name that is none of the three forms: one message, no doubled prefix",
+		setup: func(t *testing.T, dir string) []string {
+			write(t, filepath.Join(dir, "n", "mcp", "next", "schema.json"), `{"$defs": {"CallToolResult": {"type": "object"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)
+			return []string{"check", "--schemas", filepath.Join(dir, "n")}
+		},
+		exit: 2,
+		want: []string{"contractcheck: load schemas: ", `not an MCP revision name: "next" is none of these`, "DRAFT-<name>"},
+		check: func(t *testing.T, _, out string) {
+			if n := strings.Count(out, "load schemas:"); n != 1 {
+				t.Errorf("the message says \"load schemas:\" %d times, want once", n)
+			}
+		},
+	}, {
+		// 2. A draft whose $id is a urn: its relative $refs broke and a JSON-RPC envelope failed
+		// with "causing reference cycle", blamed on the source. Also: internal/schema's $id tests,
+		// TestCaptureDirect (draftLayer).
+		name: "2 a urn $id: relative refs resolve, a JSON-RPC response of the draft validates",
+		args: []string{"validate", "--schemas", filepath.Join(draftLayer, "schemas"), "--contracts", filepath.Join(draftLayer, "contracts"),
+			"--fixtures", filepath.Join(draftLayer, "fixtures"), "--revision", "DRAFT-2026-12-01"},
+		want: []string{"D01.json (DRAFT-2026-12-01, result)", "D04.json (DRAFT-2026-12-01, result response)"},
+		check: func(t *testing.T, out, _ string) {
+			if strings.Contains(out, "cycle") {
+				t.Errorf("a reference cycle is reported:\n%s", out)
+			}
+		},
+	}, {
+		// 3. validate --revision said "no catalogued source has this revision: nothing to
+		// validate" though the layer held sources of it.
+		name: "3 validate --revision finds a layer's uncatalogued sources",
+		args: append([]string{"validate"}, draftArgs("")...),
+		want: []string{"D1.json (DRAFT-2026-12-01, result)", "D2.json (DRAFT-2026-12-01, result)", "D3.json (DRAFT-2026-12-01, result)"},
+		check: func(t *testing.T, out, _ string) {
+			if strings.Contains(out, "nothing to validate") {
+				t.Errorf("validate found nothing:\n%s", out)
+			}
+		},
+	}, {
+		// 4. Uncatalogued sources of the draft got "no task applies to the fixture": what a source
+		// holds was read from top-level content and structuredContent only. Also:
+		// TestDraftRevisionBinding.
+		name: "4 an uncatalogued draft source derives its tasks through its revision's binding",
+		args: append([]string{"inspect", "fixture", "D1"}, draftArgs("")...),
+		want: []string{"revision   DRAFT-2026-12-01", `binding    revisions."DRAFT-2026-12-01".source`, "tasks      T1, T2", "holds      structured, content"},
+	}, {
+		// 5. No verb wrote the control lane's records for a layer's sources, and the control lane's
+		// carrier schema accepted only the pinned revisions. Also: TestCaptureDirect,
+		// TestDraftControlLane.
+		name: "5 capture direct writes the control's records of a draft, and the control passes them",
+		setup: func(t *testing.T, dir string) []string {
+			out := filepath.Join(dir, "obs", "direct", "v1", "default.jsonl")
+			if code, _, stderr := cli(t, append([]string{"capture", "direct", "--repetitions", "1", "--output", out}, draftArgs("")...)...); code != 0 {
+				t.Fatalf("capture direct: exit %d\n%s", code, stderr)
+			}
+			return append([]string{"check", "--lane", "direct", "--fixture", "D1", "--fixture", "D2", "--fixture", "D3", "--format", "json"}, draftArgs(filepath.Join(dir, "obs"))...)
+		},
+		check: func(t *testing.T, out, _ string) {
+			got := outcomes(t, out)
+			// D1 holds content and structured, D2 content, D3 content and an error flag: five
+			// tasks, each at D1, A2, M3 and H4.
+			if len(got) != 20 {
+				t.Errorf("the control has %d (fixture, stage, task) outcomes on the draft, want 20: %v", len(got), got)
+			}
+			for k, o := range got {
+				if o != "pass" {
+					t.Errorf("%s: %s, want pass", k, o)
+				}
+			}
+		},
+	}, {
+		// 6. The source binding was one global binding a layer could not rebind, and compartments
+		// were JSON pointers only: T1–T4 read the draft's sources as empty, every verdict wrong.
+		// Also: TestDraftRevisionVerdicts, TestDraftRevisionErrors ("the old global source
+		// binding"), internal/bindpath's tests.
+		name: "6 a host that drops the assistant's structured output is unmet at T2 (read as empty, it passed)",
+		setup: func(t *testing.T, dir string) []string {
+			return append([]string{"check", "--lane", "draft-host", "--lane", "direct", "--fixture", "D1", "--format", "json"}, draftRecorded(t, func(id string, src map[string]any) {
+				if id != "D1" {
+					return
+				}
+				var kept []any
+				for _, o := range src["outputs"].([]any) {
+					if o := o.(map[string]any); o["audience"] != "assistant" || o["format"] != "structured" {
+						kept = append(kept, o)
+					}
+				}
+				src["outputs"] = kept
+			})...)
+		},
+		check: func(t *testing.T, out, _ string) {
+			got := outcomes(t, out)
+			if got["draft-host D1 A2 T2"] != "unmet" || got["draft-host D1 A2 T1"] != "pass" || got["direct D1 A2 T2"] != "pass" {
+				t.Errorf("D1: %v, want draft-host unmet at T2 (the assistant's structured output dropped) and pass at T1, the control pass", got)
+			}
+		},
+	}, {
+		// 7. The only route that ran was export fork + --no-builtin, dropping every built-in lane
+		// and fixture. Also: TestWalkthrough (docs/writing-a-contract.md, "Try a draft MCP
+		// revision": the draft's lanes and its routing gate beside the built-in lanes and twins).
+		name: "7 the draft's lane and fixtures are judged beside the built-in lanes and fixtures, no fork",
+		setup: func(t *testing.T, dir string) []string {
+			return append([]string{"check", "--fixture", "D1", "--fixture", "C05", "--stage", "A2", "--format", "json"}, draftRecorded(t, nil)...)
+		},
+		check: func(t *testing.T, out, _ string) {
+			got := outcomes(t, out)
+			for _, k := range []string{"draft-host D1 A2 T2", "direct D1 A2 T2", "direct C05 A2 T2"} {
+				if got[k] == "" {
+					t.Errorf("no %s outcome: the run is not the built-ins plus the layer (%v)", k, got)
+				}
+			}
+			var r struct{ Results []struct{ Lane string } }
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			lanes := map[string]bool{}
+			for _, x := range r.Results {
+				lanes[x.Lane] = true
+			}
+			for _, l := range []string{"draft-host", "direct", "adk-js", "openai-agents"} {
+				if !lanes[l] {
+					t.Errorf("lane %s has no result beside the draft's (lanes: %v)", l, lanes)
+				}
+			}
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if tc.setup != nil {
+				args = tc.setup(t, t.TempDir())
+			}
+			code, stdout, stderr := cli(t, args...)
+			out := stdout + stderr
+			if code != tc.exit {
+				t.Fatalf("contractcheck %s: exit %d, want %d\n%s", strings.Join(args, " "), code, tc.exit, tail(out))
+			}
+			rest := out
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("the output lacks (in order) %q:\n%s", w, tail(out))
+				}
+				rest = rest[i+len(w):]
+			}
+			if tc.check != nil {
+				tc.check(t, stdout, stderr)
+			}
+		})
+	}
+}
+
+// outcomes reads a JSON report's results of the lanes direct and draft-host as "lane fixture
+// stage task" → outcome.
+func outcomes(t *testing.T, report string) map[string]string {
+	t.Helper()
+	var r struct {
+		Results []struct{ Fixture, Lane, Stage, Task, Outcome string }
+	}
+	if err := json.Unmarshal([]byte(report), &r); err != nil {
+		t.Fatalf("%v\n%s", err, tail(report))
+	}
+	out := map[string]string{}
+	for _, x := range r.Results {
+		if x.Lane == "direct" || x.Lane == "draft-host" {
+			out[x.Lane+" "+x.Fixture+" "+x.Stage+" "+x.Task] = x.Outcome
+		}
+	}
+	return out
+}
+
+// draftRecorded copies the selector layer with records in its fixtures layer's observations/, where
+// check reads them beside the built-in records: draft-host's (draftRecords, edited by edit) and
+// the control lane's (capture direct). It returns the input flags of a run on the copy.
+func draftRecorded(t *testing.T, edit func(id string, src map[string]any)) []string {
+	t.Helper()
+	dir := draftCopy(t, nil)
+	copyFile(t, filepath.Join(draftRecords(t, edit), "draft-host.jsonl"), filepath.Join(dir, "fixtures", "observations", "draft-host", "v1", "default.jsonl"))
+	args := []string{"--contracts", filepath.Join(dir, "contracts"), "--schemas", filepath.Join(dir, "schemas"),
+		"--fixtures", filepath.Join(dir, "fixtures"), "--revision", "DRAFT-2026-12-01"}
+	out := filepath.Join(dir, "fixtures", "observations", "direct", "v1", "default.jsonl")
+	if code, _, stderr := cli(t, append([]string{"capture", "direct", "--repetitions", "1", "--output", out}, args...)...); code != 0 {
+		t.Fatalf("capture direct: exit %d\n%s", code, stderr)
+	}
+	return args
+}
+
+// copyFile copies a file into a test's work directory.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, to, string(data))
+}
