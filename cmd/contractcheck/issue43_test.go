@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -233,4 +235,171 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	write(t, to, string(data))
+}
+
+// routingLayer writes the layer of docs/writing-a-contract.md, "Try a draft MCP revision" (every
+// file the page shows under my-schemas/ and outputs/, as the walkthrough writes them), into a new
+// directory with the control lane's records (capture direct), and returns the directory.
+func routingLayer(t *testing.T) string {
+	t.Helper()
+	doc, err := filepath.Abs(filepath.Join("..", "..", "docs", "writing-a-contract.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, s := range parseWalkthrough(t, doc) {
+		if s.file != "" && (strings.HasPrefix(s.file, "my-schemas/") || strings.HasPrefix(s.file, "outputs/")) {
+			write(t, filepath.Join(dir, s.file), s.content)
+			n++
+		}
+	}
+	if n < 12 {
+		t.Fatalf("the page shows %d files of the draft's layer: its markers are off", n)
+	}
+	out := filepath.Join(dir, "outputs", "observations", "direct", "v1", "default.jsonl")
+	l := filepath.Join(dir, "outputs")
+	if code, _, stderr := cli(t, "capture", "direct", "--repetitions", "1", "--output", out, "--schemas", filepath.Join(dir, "my-schemas"), "--contracts", l, "--fixtures", l); code != 0 {
+		t.Fatalf("capture direct: exit %d\n%s", code, stderr)
+	}
+	return dir
+}
+
+// routingArgs are the input flags of a run on the page's draft layer in dir.
+func routingArgs(dir string) []string {
+	l := filepath.Join(dir, "outputs")
+	return []string{"--schemas", filepath.Join(dir, "my-schemas"), "--contracts", l, "--policies", l, "--fixtures", l, "--profile", "outputs-routing"}
+}
+
+// TestDraftRoutingGate: the routing requirement of the page's draft layer gates CI. A host that
+// hands the model an output for the user or for programs, or drops one for the assistant, makes
+// the gate unmet (exit 1) with a violation at the record's position and a diagnostic naming the
+// output (audience, format, block) and where it showed in the carrier; without such a host the
+// gate is satisfied (exit 0), the built-in lanes and fixtures in the run.
+func TestDraftRoutingGate(t *testing.T) {
+	t.Parallel()
+	dir := routingLayer(t)
+	host := filepath.Join(dir, "outputs", "observations", "outputs-host", "v1")
+	assistantOnly, err := os.ReadFile(filepath.Join(host, "assistant-only.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flatten, err := os.ReadFile(filepath.Join(host, "flatten.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edit changes the carrier of the record of fixture id in a JSONL file's text.
+	edit := func(t *testing.T, jsonl []byte, id string, change func(carrier map[string]any)) string {
+		lines := strings.Split(strings.TrimSuffix(string(jsonl), "\n"), "\n")
+		for i, l := range lines {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec["fixture"] != id {
+				continue
+			}
+			change(rec["carrier"].(map[string]any))
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines[i] = string(b)
+		}
+		return strings.Join(lines, "\n") + "\n"
+	}
+	type violation struct{ fixture, configuration, record, diagnostic string }
+	tests := []struct {
+		name      string
+		files     map[string]string // assistant-only.jsonl and flatten.jsonl ("" removes it)
+		exit      int
+		violation []violation
+	}{
+		{name: "as the page writes it: flatten leaks at every fixture", files: map[string]string{"assistant-only.jsonl": string(assistantOnly), "flatten.jsonl": string(flatten)}, exit: 1,
+			violation: []violation{
+				{"O1", "flatten", "flatten.jsonl:1", `route.withheld /programmatic/structured added block 2`},
+				{"O1", "flatten", "flatten.jsonl:1", `route.withheld /user/content/0 added block 0`},
+				{"O2", "flatten", "flatten.jsonl:2", `route.withheld /user/content/0 added block 1`},
+				{"O3", "flatten", "flatten.jsonl:3", `route.withheld /programmatic/structured added block 0`},
+			}},
+		{name: "assistant-only alone satisfies the gate", files: map[string]string{"assistant-only.jsonl": string(assistantOnly), "flatten.jsonl": ""}, exit: 0},
+		{name: "the user's apology appended to the assistant's reason", exit: 1,
+			files: map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O2", func(c map[string]any) {
+				c["content"] = append(c["content"].([]any), map[string]any{"type": "text", "text": "We could not book your pickup. Please pick another date."})
+			})},
+			violation: []violation{{"O2", "assistant-only", "assistant-only.jsonl:2", `route.withheld /user/content/0 added block 1`}}},
+		{name: "the programmatic record as the structured slot, the assistant's value dropped", exit: 1,
+			files: map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O1", func(c map[string]any) {
+				c["structured"] = map[string]any{"cacheKey": "wx:EGNM:202511120750", "ttlSeconds": 1800}
+				c["content"] = []any{}
+			})},
+			violation: []violation{
+				{"O1", "assistant-only", "assistant-only.jsonl:1", `route.delivered /assistant/content/0 missing`},
+				{"O1", "assistant-only", "assistant-only.jsonl:1", `route.delivered /assistant/structured missing`},
+				{"O1", "assistant-only", "assistant-only.jsonl:1", `route.withheld /programmatic/structured added`},
+			}},
+		{name: "the resource link dropped", exit: 1,
+			files:     map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O3", func(c map[string]any) { c["content"] = []any{} })},
+			violation: []violation{{"O3", "assistant-only", "assistant-only.jsonl:3", `route.delivered /assistant/content/0 missing`}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			work := filepath.Join(t.TempDir(), "w")
+			if err := os.CopyFS(work, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range tc.files {
+				p := filepath.Join(work, "outputs", "observations", "outputs-host", "v1", name)
+				if content == "" {
+					if err := os.Remove(p); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				write(t, p, content)
+			}
+			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json"}, routingArgs(work)...)...)
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.exit, tail(stderr))
+			}
+			var r struct {
+				Results []struct {
+					Fixture, Lane, Configuration, Stage, Task, Outcome string
+					Records                                            []struct {
+						File string
+						Line int
+					}
+					Diagnostics []struct {
+						Atom, Path, Kind string
+						Block            *int
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatal(err)
+			}
+			var got []violation
+			for _, x := range r.Results {
+				if x.Task != "TR" || x.Outcome == "pass" {
+					continue
+				}
+				if x.Lane != "outputs-host" || x.Stage != "M3" || len(x.Records) == 0 {
+					t.Errorf("TR %s at %s %s %s %s: %s, records %v", x.Outcome, x.Fixture, x.Lane, x.Configuration, x.Stage, x.Outcome, x.Records)
+					continue
+				}
+				at := filepath.Base(x.Records[0].File) + ":" + strconv.Itoa(x.Records[0].Line)
+				for _, d := range x.Diagnostics {
+					s := d.Atom + " " + d.Path + " " + d.Kind
+					if d.Block != nil {
+						s += " block " + strconv.Itoa(*d.Block)
+					}
+					got = append(got, violation{x.Fixture, x.Configuration, at, s})
+				}
+			}
+			slices.SortFunc(got, func(a, b violation) int { return strings.Compare(a.fixture+a.diagnostic, b.fixture+b.diagnostic) })
+			if !slices.Equal(got, tc.violation) {
+				t.Errorf("TR diagnostics:\n got %v\nwant %v", got, tc.violation)
+			}
+		})
+	}
 }
