@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,5 +33,36 @@ func TestBundleRefusesSelectors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestBundleRefusesSourceCompartments: a bundle's policy input carries the source view only, so a
+// task that reads source compartments (tasks.<id>.sources, input.sources) is an input error naming
+// the task, not a bundle whose policy would read no such member.
+func TestBundleRefusesSourceCompartments(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"c/x.cue": "package contracts\n\nrevisions: \"2025-11-25\": compartments: user: _mcpResult\n\n" +
+			"tasks: TX: {doc: \"d\", role: \"guard\", policy: \"x.tasks.tx\", compartment: \"content\", atoms: [\"block.count\"], sources: [\"user\"], appliesTo: fixtures: [\"C01\"]}\n",
+		"p/tx.rego": "package x.tasks.tx\n\ndiagnostics contains {\"atom\": \"block.count\", \"path\": \"\", \"kind\": \"added\"} if count(input.sources.user.content) == 0\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := instrument.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
+	_, err := Build(context.Background(), opts)
+	var ie *result.InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("Build: %v, want an input error", err)
+	}
+	if want := "tasks.TX.sources: the task reads source compartments (user), which the bundle's policy input does not carry"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error lacks %q:\n%v", want, err)
 	}
 }
