@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -308,28 +310,29 @@ func TestDraftRoutingGate(t *testing.T) {
 		}
 		return strings.Join(lines, "\n") + "\n"
 	}
+	const H = "outputs/observations/outputs-host/v1/"
 	type violation struct{ fixture, configuration, record, diagnostic string }
 	tests := []struct {
 		name      string
-		files     map[string]string // assistant-only.jsonl and flatten.jsonl ("" removes it)
+		files     map[string]string // files of the layer, by path in it ("" removes one)
 		exit      int
 		violation []violation
 	}{
-		{name: "as the page writes it: flatten leaks at every fixture", files: map[string]string{"assistant-only.jsonl": string(assistantOnly), "flatten.jsonl": string(flatten)}, exit: 1,
+		{name: "as the page writes it: flatten leaks at every fixture", files: map[string]string{"outputs/observations/outputs-host/v1/assistant-only.jsonl": string(assistantOnly), "outputs/observations/outputs-host/v1/flatten.jsonl": string(flatten)}, exit: 1,
 			violation: []violation{
 				{"O1", "flatten", "flatten.jsonl:1", `route.withheld /programmatic/structured added block 2`},
 				{"O1", "flatten", "flatten.jsonl:1", `route.withheld /user/content/0 added block 0`},
 				{"O2", "flatten", "flatten.jsonl:2", `route.withheld /user/content/0 added block 1`},
 				{"O3", "flatten", "flatten.jsonl:3", `route.withheld /programmatic/structured added block 0`},
 			}},
-		{name: "assistant-only alone satisfies the gate", files: map[string]string{"assistant-only.jsonl": string(assistantOnly), "flatten.jsonl": ""}, exit: 0},
+		{name: "assistant-only alone satisfies the gate", files: map[string]string{"outputs/observations/outputs-host/v1/assistant-only.jsonl": string(assistantOnly), "outputs/observations/outputs-host/v1/flatten.jsonl": ""}, exit: 0},
 		{name: "the user's apology appended to the assistant's reason", exit: 1,
-			files: map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O2", func(c map[string]any) {
+			files: map[string]string{"outputs/observations/outputs-host/v1/flatten.jsonl": "", "outputs/observations/outputs-host/v1/assistant-only.jsonl": edit(t, assistantOnly, "O2", func(c map[string]any) {
 				c["content"] = append(c["content"].([]any), map[string]any{"type": "text", "text": "We could not book your pickup. Please pick another date."})
 			})},
 			violation: []violation{{"O2", "assistant-only", "assistant-only.jsonl:2", `route.withheld /user/content/0 added block 1`}}},
 		{name: "the programmatic record as the structured slot, the assistant's value dropped", exit: 1,
-			files: map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O1", func(c map[string]any) {
+			files: map[string]string{"outputs/observations/outputs-host/v1/flatten.jsonl": "", "outputs/observations/outputs-host/v1/assistant-only.jsonl": edit(t, assistantOnly, "O1", func(c map[string]any) {
 				c["structured"] = map[string]any{"cacheKey": "wx:EGNM:202511120750", "ttlSeconds": 1800}
 				c["content"] = []any{}
 			})},
@@ -338,8 +341,20 @@ func TestDraftRoutingGate(t *testing.T) {
 				{"O1", "assistant-only", "assistant-only.jsonl:1", `route.delivered /assistant/structured missing`},
 				{"O1", "assistant-only", "assistant-only.jsonl:1", `route.withheld /programmatic/structured added`},
 			}},
+		{name: "two sources alike but for the user's output: the verdict is not shared", exit: 1,
+			files: map[string]string{
+				"outputs/o4.cue":                  "package contracts\n\nfixtures: O4: {suite: \"outputs\", family: \"error\", revision: \"DRAFT-2026-v1\", tasks: [\"T1\", \"T3\"], targets: [], doc: \"O2 with another apology.\"}\n",
+				"outputs/sources/outputs/O4.json": strings.Replace(readFile(t, filepath.Join(dir, "outputs", "sources", "outputs", "O2.json")), "We could not book your pickup.", "Sorry: no pickup that day.", 1),
+				H + "flatten.jsonl":               "",
+				H + "assistant-only.jsonl": edit(t, assistantOnly, "O2", func(c map[string]any) {
+					c["content"] = append(c["content"].([]any), map[string]any{"type": "text", "text": "We could not book your pickup. Please pick another date."})
+				}) + o4Record(t, dir, edit(t, assistantOnly, "O2", func(c map[string]any) {
+					c["content"] = append(c["content"].([]any), map[string]any{"type": "text", "text": "We could not book your pickup. Please pick another date."})
+				})),
+			},
+			violation: []violation{{"O2", "assistant-only", "assistant-only.jsonl:2", `route.withheld /user/content/0 added block 1`}}},
 		{name: "the resource link dropped", exit: 1,
-			files:     map[string]string{"flatten.jsonl": "", "assistant-only.jsonl": edit(t, assistantOnly, "O3", func(c map[string]any) { c["content"] = []any{} })},
+			files:     map[string]string{"outputs/observations/outputs-host/v1/flatten.jsonl": "", "outputs/observations/outputs-host/v1/assistant-only.jsonl": edit(t, assistantOnly, "O3", func(c map[string]any) { c["content"] = []any{} })},
 			violation: []violation{{"O3", "assistant-only", "assistant-only.jsonl:3", `route.delivered /assistant/content/0 missing`}}},
 	}
 	for _, tc := range tests {
@@ -349,7 +364,7 @@ func TestDraftRoutingGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, content := range tc.files {
-				p := filepath.Join(work, "outputs", "observations", "outputs-host", "v1", name)
+				p := filepath.Join(work, filepath.FromSlash(name))
 				if content == "" {
 					if err := os.Remove(p); err != nil {
 						t.Fatal(err)
@@ -402,4 +417,39 @@ func TestDraftRoutingGate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readFile is a file's content.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// o4Record is the record of O2 in the JSONL text jsonl made a record of O4: the same carrier, the
+// source hash of O4 (O2.json with another apology, as TestDraftRoutingGate writes it).
+func o4Record(t *testing.T, dir, jsonl string) string {
+	t.Helper()
+	src := strings.Replace(readFile(t, filepath.Join(dir, "outputs", "sources", "outputs", "O2.json")), "We could not book your pickup.", "Sorry: no pickup that day.", 1)
+	for l := range strings.SplitSeq(strings.TrimSuffix(jsonl, "\n"), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["fixture"] != "O2" {
+			continue
+		}
+		sum := sha256.Sum256([]byte(src))
+		rec["fixture"], rec["sourceSha256"] = "O4", hex.EncodeToString(sum[:])
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	t.Fatal("no record of O2")
+	return ""
 }
