@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 )
 
 // TestIssue43Frictions lists the seven frictions of issue 43 (a draft MCP revision whose results
@@ -258,6 +261,13 @@ func routingLayer(t *testing.T) string {
 	}
 	if n < 12 {
 		t.Fatalf("the page shows %d files of the draft's layer: its markers are off", n)
+	}
+	for _, name := range []string{"tr.rego", "tr_test.rego"} {
+		src := readFile(t, filepath.Join(dir, "outputs", name))
+		formatted, err := format.SourceWithOpts(name, []byte(src), format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil || string(formatted) != src {
+			t.Errorf("the page's outputs/%s is not as opa fmt writes it (%v):\n%s", name, err, formatted)
+		}
 	}
 	out := filepath.Join(dir, "outputs", "observations", "direct", "v1", "default.jsonl")
 	l := filepath.Join(dir, "outputs")
