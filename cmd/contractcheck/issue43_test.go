@@ -287,7 +287,8 @@ func routingArgs(dir string) []string {
 // hands the model an output for the user or for programs, or drops one for the assistant, makes
 // the gate unmet (exit 1) with a violation at the record's position and a diagnostic naming the
 // output (audience, format, block) and where it showed in the carrier; without such a host the
-// gate is satisfied (exit 0), the built-in lanes and fixtures in the run.
+// gate is satisfied (exit 0). The runs are narrowed to the draft's suite (--suite outputs): the
+// built-in lanes and fixtures beside it are TestWalkthrough's and TestIssue43Frictions' to show.
 func TestDraftRoutingGate(t *testing.T) {
 	t.Parallel()
 	dir := routingLayer(t)
@@ -383,7 +384,7 @@ func TestDraftRoutingGate(t *testing.T) {
 				}
 				write(t, p, content)
 			}
-			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json"}, routingArgs(work)...)...)
+			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json", "--suite", "outputs"}, routingArgs(work)...)...)
 			if code != tc.exit {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.exit, tail(stderr))
 			}
