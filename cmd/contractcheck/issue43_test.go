@@ -328,6 +328,7 @@ func TestDraftRoutingGate(t *testing.T) {
 		files     map[string]string // files of the layer, by path in it ("" removes one)
 		exit      int
 		violation []violation
+		err       string // with exit 2: what stderr says
 	}{
 		{name: "as the page writes it: flatten leaks at every fixture", files: map[string]string{"outputs/observations/outputs-host/v1/assistant-only.jsonl": string(assistantOnly), "outputs/observations/outputs-host/v1/flatten.jsonl": string(flatten)}, exit: 1,
 			violation: []violation{
@@ -364,6 +365,13 @@ func TestDraftRoutingGate(t *testing.T) {
 				})),
 			},
 			violation: []violation{{"O2", "assistant-only", "assistant-only.jsonl:2", `route.withheld /user/content/0 added block 1`}}},
+		{name: "a source with two outputs for the user in one format: bad input, not an outcome", exit: 2,
+			files: map[string]string{
+				"outputs/o5.cue": "package contracts\n\nfixtures: O5: {suite: \"outputs\", family: \"rich\", revision: \"DRAFT-2026-v1\", tasks: [\"T1\"], targets: [], doc: \"Two user outputs.\"}\n",
+				"outputs/sources/outputs/O5.json": `{"outputs": [{"audience": "assistant", "format": "content", "content": [{"type": "text", "text": "ok"}]}, ` +
+					`{"audience": "user", "format": "content", "content": [{"type": "text", "text": "a"}]}, {"audience": "user", "format": "content", "content": [{"type": "text", "text": "b"}]}]}`,
+			},
+			err: `O5.json: fixture O5: compartment revisions."DRAFT-2026-v1".compartments.user: path "/outputs[audience=\"user\",format=\"content\"]/content": 2 elements of the array at "/outputs" match its selector (indices 1, 2)`},
 		{name: "the resource link dropped", exit: 1,
 			files:     map[string]string{"outputs/observations/outputs-host/v1/flatten.jsonl": "", "outputs/observations/outputs-host/v1/assistant-only.jsonl": edit(t, assistantOnly, "O3", func(c map[string]any) { c["content"] = []any{} })},
 			violation: []violation{{"O3", "assistant-only", "assistant-only.jsonl:3", `route.delivered /assistant/content/0 missing`}}},
@@ -387,6 +395,12 @@ func TestDraftRoutingGate(t *testing.T) {
 			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json", "--suite", "outputs"}, routingArgs(work)...)...)
 			if code != tc.exit {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.exit, tail(stderr))
+			}
+			if tc.exit == 2 {
+				if !strings.Contains(stderr, tc.err) {
+					t.Errorf("stderr lacks %q:\n%s", tc.err, stderr)
+				}
+				return
 			}
 			var r struct {
 				Results []struct {
