@@ -372,6 +372,11 @@ func TestDraftRoutingGate(t *testing.T) {
 					`{"audience": "user", "format": "content", "content": [{"type": "text", "text": "a"}]}, {"audience": "user", "format": "content", "content": [{"type": "text", "text": "b"}]}]}`,
 			},
 			err: `O5.json: fixture O5: compartment revisions."DRAFT-2026-v1".compartments.user: path "/outputs[audience=\"user\",format=\"content\"]/content": 2 elements of the array at "/outputs" match its selector (indices 1, 2)`},
+		{name: "every text joined into one string: the user's text inside it", exit: 1,
+			files: map[string]string{H + "flatten.jsonl": "", H + "assistant-only.jsonl": edit(t, assistantOnly, "O2", func(c map[string]any) {
+				c["content"] = []any{map[string]any{"type": "text", "text": "Cannot book pickup: depot LDS-2 is closed on 2025-12-25 (public holiday). Choose another collection date.\n\nWe could not book your pickup. Please pick another date."}}
+			})},
+			violation: []violation{{"O2", "assistant-only", "assistant-only.jsonl:2", `route.withheld /user/content/0 added block 0`}}},
 		{name: "the resource link dropped", exit: 1,
 			files:     map[string]string{"outputs/observations/outputs-host/v1/flatten.jsonl": "", "outputs/observations/outputs-host/v1/assistant-only.jsonl": edit(t, assistantOnly, "O3", func(c map[string]any) { c["content"] = []any{} })},
 			violation: []violation{{"O3", "assistant-only", "assistant-only.jsonl:3", `route.delivered /assistant/content/0 missing`}}},
