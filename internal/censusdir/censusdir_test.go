@@ -19,7 +19,7 @@ import (
 // strings, diagnostics.
 func reading(rep int) census.Reading {
 	return census.Reading{
-		Binding: census.Binding{Position: result.Position{Fixture: "C01", Lane: "direct", LaneVersion: "v1\u2028*/", Configuration: "default", Stage: "D1"}, Task: "T1"},
+		Binding:    census.Binding{Position: result.Position{Fixture: "C01", Lane: "direct", LaneVersion: "v1\u2028*/", Configuration: "default", Stage: "D1"}, Task: "T1"},
 		Repetition: rep, Origin: "captured", Outcome: result.Unmet, Error: "",
 		Readout:     map[string]any{"n": encjson.Number("123456789012345678901234567890.5e-3"), "s": "<script>::error::\u202e"},
 		Diagnostics: []result.Diagnostic{{"atom": "slot", "expected": encjson.Number("1e400")}},
