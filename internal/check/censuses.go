@@ -54,12 +54,17 @@ func (c Censuses) String() string {
 // not known until its writer is done. When out is not empty the union is written to it as a
 // census of its own (a merge).
 func RunCensuses(ctx context.Context, opts instrument.Options, dirs []string, out string) (*result.Report, Censuses, error) {
-	var read Censuses
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
-		return nil, read, err
+		return nil, Censuses{}, err
 	}
-	opts = in.Options()
+	return FromCensuses(ctx, in, dirs, out)
+}
+
+// FromCensuses is RunCensuses with the instrument loaded.
+func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string, out string) (*result.Report, Censuses, error) {
+	var read Censuses
+	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
 		return nil, read, inputErr(err)
