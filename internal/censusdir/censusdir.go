@@ -19,7 +19,6 @@
 package censusdir
 
 import (
-	"bytes"
 	"compress/gzip"
 	encjson "encoding/json"
 	"errors"
@@ -43,9 +42,9 @@ const Version = 1
 // CompleteFile is the name of the marker the writer leaves when the census is whole.
 const CompleteFile = "complete.json"
 
-// partReadings is how many readings a part holds before the writer starts another: each part is
-// one gzip stream held in memory until it is written (some 10 MB of JSON).
-const partReadings = 20_000
+// partReadings is how many lines (readings and visibility readings) a part holds before the
+// writer starts another: a reader sees a census grow by parts of this size.
+const partReadings = 50_000
 
 // tmpPrefix starts the name of a part being written: readers skip it.
 const tmpPrefix = ".tmp-"
@@ -61,8 +60,9 @@ type Writer struct {
 	dir      string
 	profile  string
 	seq      int
-	buf      bytes.Buffer // the current part's lines, uncompressed
-	lines    int          // readings and visibility lines in buf
+	part     *os.File     // the part being written, under its temporary name; nil between parts
+	zw       *gzip.Writer // compressing into part
+	lines    int          // readings and visibility lines in the part
 	readings int          // readings written in all parts
 }
 
@@ -82,15 +82,7 @@ func Create(dir, profile string) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(dir, CompleteFile)); err == nil {
 		return nil, fmt.Errorf("census directory %s already holds a census (%s): give an empty or new directory", dir, CompleteFile)
 	}
-	w := &Writer{dir: dir, profile: profile}
-	w.header()
-	return w, nil
-}
-
-func (w *Writer) header() {
-	h, _ := strictjson.Marshal(map[string]any{"census": num(Version), "profile": w.profile})
-	w.buf.Write(h)
-	w.buf.WriteByte('\n')
+	return &Writer{dir: dir, profile: profile}, nil
 }
 
 // num is an integer as strictjson holds numbers.
@@ -142,13 +134,32 @@ func (w *Writer) AddVisibility(v *visibility.Reading) error {
 	return w.line(map[string]any{"visibility": m})
 }
 
+// tmpName is the temporary name of part seq.
+func (w *Writer) tmpName(seq int) string {
+	return filepath.Join(w.dir, tmpPrefix+fmt.Sprintf("%08d.census.gz", seq))
+}
+
 func (w *Writer) line(v any) error {
 	b, err := strictjson.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("census %s: %w", w.dir, err)
 	}
-	w.buf.Write(b)
-	w.buf.WriteByte('\n')
+	if w.part == nil {
+		// A part is compressed straight into its file under a temporary name, which a reader
+		// skips: the writer holds a gzip window, not the part.
+		f, err := os.OpenFile(w.tmpName(w.seq+1), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+		if err != nil {
+			return fmt.Errorf("census %s: %w", w.dir, err)
+		}
+		w.part, w.zw = f, gzip.NewWriter(f)
+		h, _ := strictjson.Marshal(map[string]any{"census": num(Version), "profile": w.profile})
+		if _, err := w.zw.Write(append(h, '\n')); err != nil {
+			return w.abort(err)
+		}
+	}
+	if _, err := w.zw.Write(append(b, '\n')); err != nil {
+		return w.abort(err)
+	}
 	w.lines++
 	if w.lines >= partReadings {
 		return w.Flush()
@@ -156,28 +167,50 @@ func (w *Writer) line(v any) error {
 	return nil
 }
 
-// Flush writes what was added since the last part as a part of its own (nothing when nothing
-// was), durably: a reader sees it whole from the moment its name exists.
+// abort gives the part being written up: its temporary file is removed.
+func (w *Writer) abort(err error) error {
+	w.part.Close()
+	os.Remove(w.part.Name())
+	w.part, w.zw = nil, nil
+	return fmt.Errorf("census %s: %w", w.dir, err)
+}
+
+// Flush ends the part being written (nothing when none is), durably: its gzip stream closed,
+// the file fsync'd and closed, renamed to its name and the directory fsync'd, so that a reader
+// sees it whole from the moment its name exists.
 func (w *Writer) Flush() error {
-	if w.lines == 0 {
+	if w.part == nil {
 		return nil
 	}
+	if err := w.zw.Close(); err != nil {
+		return w.abort(err)
+	}
+	if err := w.part.Sync(); err != nil {
+		return w.abort(err)
+	}
+	tmp := w.part.Name()
+	if err := w.part.Close(); err != nil {
+		w.part = nil
+		os.Remove(tmp)
+		return fmt.Errorf("census %s: %w", w.dir, err)
+	}
+	w.part, w.zw = nil, nil
 	w.seq++
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	if _, err := zw.Write(w.buf.Bytes()); err != nil {
-		return fmt.Errorf("census %s: %w", w.dir, err)
+	name := fmt.Sprintf("%08d.census.gz", w.seq)
+	if err := os.Rename(tmp, filepath.Join(w.dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("census %s: writing %s: %w", w.dir, name, err)
 	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("census %s: %w", w.dir, err)
-	}
-	if err := writeDurably(w.dir, fmt.Sprintf("%08d.census.gz", w.seq), z.Bytes()); err != nil {
-		return err
-	}
-	w.buf.Reset()
 	w.lines = 0
-	w.header()
-	return nil
+	return syncDir(w.dir)
+}
+
+// Discard gives the part being written up (its temporary file removed) and leaves the census
+// without its completion marker: for a run that failed.
+func (w *Writer) Discard() {
+	if w.part != nil {
+		_ = w.abort(nil)
+	}
 }
 
 // Close writes the last part and the marker that says the census is whole.
@@ -215,6 +248,11 @@ func writeDurably(dir, name string, data []byte) error {
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		return fail(err)
 	}
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, so that a rename in it is durable.
+func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("census %s: syncing: %w", dir, err)

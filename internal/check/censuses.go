@@ -80,6 +80,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
 			return nil, read, inputErr(err)
 		}
+		defer w.Discard() // after Close, nothing
 	}
 	n := 0
 	for _, dir := range dirs {

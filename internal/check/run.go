@@ -57,6 +57,9 @@ func runRecords(ctx context.Context, opts instrument.Options, censusOut string) 
 	}
 	r, err := censusOf(ctx, in, files, opts.Workers, w)
 	if err != nil {
+		if w != nil {
+			w.Discard()
+		}
 		return nil, nil, nil, err
 	}
 	if w != nil {
