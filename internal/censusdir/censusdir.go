@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -387,6 +388,27 @@ func readComplete(dir, profile string) (*marker, error) {
 	return &marker{parts, readings}, nil
 }
 
+// item is one decoded line of a part: a reading, or a visibility reading.
+type item struct {
+	reading census.Reading
+	vis     *visibility.Reading
+}
+
+// batch is a run of a part's lines, decoded by a worker: its items in order, and the error of
+// the line after them when one failed.
+type batch struct {
+	lines []strictjson.Line
+	items []item
+	err   error
+	done  chan struct{}
+}
+
+// batchLines is how many lines a worker decodes at a time.
+const batchLines = 256
+
+// readPart reads one part: one goroutine reads its lines, as many as there are processors decode
+// them (and compute each reading's fingerprint, which the census would compute), and the items
+// are handed on in the order of the lines.
 func readPart(file, profile string, reading func(census.Reading) error, vis func(*visibility.Reading) error) (int, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -398,55 +420,129 @@ func readPart(file, profile string, reading func(census.Reading) error, vis func
 		return 0, fmt.Errorf("census part %s: not gzip: %w", file, err)
 	}
 	lr := strictjson.NewLineReader(file, zr, limits)
+	line, v, err := lr.Next()
+	if err == io.EOF {
+		return 0, fmt.Errorf("census part %s: empty (no header line)", file)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("census part %s: %w", file, err)
+	}
+	o := object{file: file, line: line, v: v}
+	m, err := o.fields("", "census", "profile")
+	if err != nil {
+		return 0, err
+	}
+	if err := o.header(m, profile); err != nil {
+		return 0, err
+	}
+
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *batch, 2*workers)
+	order := make(chan *batch, 2*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	var readErr error
+	go func() { // the reader: batches of lines, to the workers and, in order, to the consumer
+		defer close(work)
+		defer close(order)
+		for {
+			b := &batch{done: make(chan struct{})}
+			for len(b.lines) < batchLines {
+				l, err := lr.NextLine()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					readErr = fmt.Errorf("census part %s: %w", file, err)
+					break
+				}
+				b.lines = append(b.lines, l)
+			}
+			full := len(b.lines) == batchLines // read before a worker takes the batch
+			if len(b.lines) == 0 {
+				return
+			}
+			select {
+			case work <- b:
+			case <-stop:
+				return
+			}
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
+			if readErr != nil || !full {
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			dec := strictjson.NewLineDecoder(limits)
+			for b := range work {
+				b.items, b.err = decodeBatch(dec, file, b.lines)
+				b.lines = nil
+				close(b.done)
+			}
+		}()
+	}
 	n := 0
-	for i := 0; ; i++ {
-		line, v, err := lr.Next()
-		if err == io.EOF {
-			if i == 0 {
-				return 0, fmt.Errorf("census part %s: empty (no header line)", file)
+	for b := range order {
+		<-b.done
+		for _, it := range b.items {
+			if it.vis != nil {
+				if err := vis(it.vis); err != nil {
+					return n, err
+				}
+				continue
 			}
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("census part %s: %w", file, err)
-		}
-		o := object{file: file, line: line, v: v}
-		if i == 0 {
-			m, err := o.fields("", "census", "profile")
-			if err != nil {
-				return n, err
-			}
-			if err := o.header(m, profile); err != nil {
-				return n, err
-			}
-			continue
-		}
-		m, err := o.fields("", "reading", "visibility")
-		if err != nil {
-			return n, err
-		}
-		switch {
-		case len(m) != 1:
-			return n, o.errorf("", "a census line holds one of reading or visibility")
-		case m["reading"] != nil:
-			r, err := o.reading(m["reading"])
-			if err != nil {
-				return n, err
-			}
-			if err := reading(r); err != nil {
+			if err := reading(it.reading); err != nil {
 				return n, err
 			}
 			n++
+		}
+		if b.err != nil {
+			return n, b.err
+		}
+	}
+	return n, readErr
+}
+
+// decodeBatch decodes lines until one fails.
+func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Line) ([]item, error) {
+	out := make([]item, 0, len(lines))
+	for _, l := range lines {
+		v, err := dec.Decode(l)
+		if err != nil {
+			return out, err
+		}
+		o := object{file: file, line: l.Number, v: v}
+		m, err := o.fields("", "reading", "visibility")
+		if err != nil {
+			return out, err
+		}
+		switch {
+		case len(m) != 1:
+			return out, o.errorf("", "a census line holds one of reading or visibility")
+		case m["reading"] != nil:
+			r, err := o.reading(m["reading"])
+			if err != nil {
+				return out, err
+			}
+			if r.Fingerprint, err = census.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+				return out, o.errorf("/reading", "%v", err)
+			}
+			out = append(out, item{reading: r})
 		default:
 			vr, err := o.visibility(m["visibility"])
 			if err != nil {
-				return n, err
+				return out, err
 			}
-			if err := vis(vr); err != nil {
-				return n, err
-			}
+			out = append(out, item{vis: vr})
 		}
 	}
+	return out, nil
 }
 
 // object reads the fields of a census line, its errors naming file, line and JSON pointer.

@@ -38,10 +38,13 @@ func TestRoundTrip(t *testing.T) {
 	var want []census.Reading
 	for rep := 1; rep <= partReadings+5; rep++ {
 		r := reading(rep)
-		want = append(want, r)
 		if err := w.Add(r); err != nil {
 			t.Fatal(err)
 		}
+		if r.Fingerprint, err = census.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r)
 	}
 	vis := &visibility.Reading{Group: visibility.Group{Lane: "direct", Version: "v1", Configuration: "default", Stage: "D1"},
 		Fixture: "C01", Repetition: 1, State: "captured", Channels: map[string]string{"text": "json"}, Record: "obs/a.jsonl:7"}
