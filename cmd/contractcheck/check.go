@@ -52,6 +52,12 @@ lacks any of them, or holds decisions that are errors or on a fixture never reco
 --fixtures layer holds its source; each named with its file and line), gives no verdict (gate
 verdict incomplete, exit 2) and the report lists what is lacking (docs/opa.md).
 
+With --census-out DIR the run's census (every reading, part by part, each part written durably
+before its name exists) is written to DIR; --census DIR reports on such a census instead of
+records, at any time (a census still being written gives no verdict: gate verdict incomplete,
+exit 2), and --census repeated on their union, as one run over all their inputs: repetitions
+collapse and the gate is applied after the merge (docs/production.md).
+
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that
 are errors; 3 the instrument
