@@ -110,7 +110,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			}
 			return nil
 		})
-		read.Read = append(read.Read, info)
+		if err == nil {
+			read.Read = append(read.Read, info) // a read cut short says nothing of the census
+		}
 		if le := guard.Stopped(ctx); le != nil {
 			return nil, read, &result.InstrumentError{Err: le}
 		}
