@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
@@ -130,6 +131,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		if err := w.Close(); err != nil {
 			return nil, read, inputErr(err)
 		}
+	}
+	if n >= releaseAfter {
+		debug.FreeOSMemory() // the decoded lines are garbage now: as Census, before the report
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {
