@@ -65,6 +65,7 @@ type Writer struct {
 	zw       *gzip.Writer // compressing into part
 	lines    int          // readings and visibility lines in the part
 	readings int          // readings written in all parts
+	perPart  int          // the lines a part holds: partReadings
 }
 
 // Create starts a census of profile in dir, made if need be. A directory that already holds a
@@ -83,7 +84,7 @@ func Create(dir, profile string) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(dir, CompleteFile)); err == nil {
 		return nil, fmt.Errorf("census directory %s already holds a census (%s): give an empty or new directory", dir, CompleteFile)
 	}
-	return &Writer{dir: dir, profile: profile}, nil
+	return &Writer{dir: dir, profile: profile, perPart: partReadings}, nil
 }
 
 // num is an integer as strictjson holds numbers.
@@ -162,7 +163,7 @@ func (w *Writer) line(v any) error {
 		return w.abort(err)
 	}
 	w.lines++
-	if w.lines >= partReadings {
+	if w.lines >= w.perPart {
 		return w.Flush()
 	}
 	return nil

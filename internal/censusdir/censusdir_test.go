@@ -140,3 +140,59 @@ func TestReadRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestReadWhileWritten reads a census again and again while its writer adds parts: every read
+// sees whole parts only (a multiple of the part's readings, each reading exact), and a read that
+// says the census is complete has every reading.
+func TestReadWhileWritten(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "census")
+	w, err := Create(dir, "strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perPart, parts = 50, 40
+	w.perPart = perPart
+	done := make(chan error, 1)
+	go func() {
+		for rep := 1; rep <= perPart*parts; rep++ {
+			if err := w.Add(reading(rep)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- w.Close()
+	}()
+	check := func() Info {
+		info, err := Read(dir, "strict", func(r census.Reading) error {
+			if want := reading(r.Repetition); r.Readout["s"] != want.Readout["s"] || r.Line != want.Line {
+				t.Errorf("reading %d read back as %+v", r.Repetition, r)
+			}
+			return nil
+		}, func(*visibility.Reading) error { return nil })
+		if err != nil && !strings.Contains(err.Error(), "no census part") {
+			t.Fatalf("a read while the census is written: %v", err)
+		}
+		if info.Readings%perPart != 0 || info.Parts*perPart != info.Readings {
+			t.Fatalf("a read saw %d readings in %d parts: not whole parts of %d", info.Readings, info.Parts, perPart)
+		}
+		return info
+	}
+	reads := 0
+	for writing := true; writing; reads++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			writing = false
+		default:
+		}
+		if info := check(); info.Complete && info.Readings != perPart*parts {
+			t.Fatalf("a census read as complete with %d of its %d readings", info.Readings, perPart*parts)
+		}
+	}
+	if info := check(); !info.Complete || info.Readings != perPart*parts {
+		t.Fatalf("after the writer: %+v, want complete with %d readings", info, perPart*parts)
+	}
+	t.Logf("%d reads while the census was written", reads)
+}
