@@ -52,6 +52,12 @@ lacks any of them, or holds decisions that are errors or on a fixture never reco
 --fixtures layer holds its source; each named with its file and line), gives no verdict (gate
 verdict incomplete, exit 2) and the report lists what is lacking (docs/opa.md).
 
+With --census-out DIR the run's census (every reading, part by part, each part written durably
+before its name exists) is written to DIR; --census DIR reports on such a census instead of
+records, at any time (a census still being written gives no verdict: gate verdict incomplete,
+exit 2), and --census repeated on their union, as one run over all their inputs: repetitions
+collapse and the gate is applied after the merge (docs/production.md).
+
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that
 are errors; 3 the instrument
@@ -69,7 +75,8 @@ const checkExample = `  contractcheck check
   contractcheck check --suite paper --configuration default --lane direct --lane openai-agents@application-context
   contractcheck init my-layer && contractcheck check --contracts my-layer --policies my-layer --profile my-layer
   contractcheck check --contracts ./my-contracts --policies ./my-policies --observations ./captures
-  contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'`
+  contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'
+  contractcheck check --stage D1 --census-out d1 && contractcheck check --stage A2 --stage M3 --stage H4 --census-out rest && contractcheck check --census d1 --census rest`
 
 // checkParams are the flags of check.
 type checkParams struct {
@@ -82,6 +89,10 @@ type checkParams struct {
 	lockFile string
 	// decisionLogs are OPA decision logs of the contract set's bundle to take the verdicts from.
 	decisionLogs []string
+	// censuses are census directories to report on (their union) instead of records.
+	censuses []string
+	// censusOut is the directory the run's census is written to.
+	censusOut string
 	// stdin is the command's input stream, for --decision-logs -.
 	stdin io.Reader
 	// progress says whether progress is shown on standard error.
@@ -116,6 +127,8 @@ func newCheckCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
+	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one --census-out or collect wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
+	cmd.Flags().StringVar(&p.censusOut, "census-out", "", "also write the run's census (its readings, part by part, durably) to this new directory, for check --census; with --census: their union")
 	observations := cmd.PreRun
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {
 		observations(cmd, args)
@@ -204,6 +217,18 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--decision-logs - and --observations - both read standard input: it is read once")}
 		}
 		req.DecisionLogs = &check.DecisionLogs{Paths: p.decisionLogs, Stdin: p.stdin}
+	}
+	if len(p.censuses) > 0 {
+		if len(p.decisionLogs) > 0 || len(p.Observations) > 0 {
+			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--census reads a census instead of records: give it without --observations and --decision-logs")}
+		}
+		req.Censuses = p.censuses
+	}
+	if p.censusOut != "" {
+		if len(p.decisionLogs) > 0 {
+			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--census-out writes the census of records or of --census directories, not of --decision-logs")}
+		}
+		req.CensusOut = p.censusOut
 	}
 	if p.locked {
 		req.LockFile, req.LockTool = p.lockFile, lockToolVersion()

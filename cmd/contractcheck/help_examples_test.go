@@ -87,6 +87,7 @@ var helpExamples = map[string]helpExample{
 		setup: layerSplit + captures},
 	"contractcheck check|contractcheck check --decision-logs opa-console.log --lane go-sdk --fixture 'C0*'": {
 		skip: "needs the decision logs of a stock OPA serving the bundle with go-sdk's decisions posted (docs/opa.md; internal/bundle's TestStockOPADecisionLogsAgree runs that path in the integration tier)"},
+	"contractcheck check|contractcheck check --stage D1 --census-out d1 && contractcheck check --stage A2 --stage M3 --stage H4 --census-out rest && contractcheck check --census d1 --census rest": {},
 	"contractcheck study|contractcheck study":                                                                                                          {},
 	"contractcheck study|contractcheck study --format markdown --output study.md":                                                                      {},
 	"contractcheck study|contractcheck study --format json --output study.json":                                                                        {},

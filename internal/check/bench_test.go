@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/bench"
+	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -194,3 +197,77 @@ var benchBindings = func() int {
 	}
 	return 100_000
 }()
+
+// BenchmarkCensusMerge measures issue 45's goal "merging two half-censuses costs ≤ 10% of building
+// the whole one": a generated set (benchBindings, every policy input distinct) is split by
+// fixture into two censuses (check --census-out, outside the timing), and each iteration builds
+// the whole census from the records (Census, the verdicts forgotten as in a fresh process) and
+// reports on the union of the halves (FromCensuses), both to the report. It reports each one's
+// milliseconds and merge/build, the goal's ratio, by wall time and by CPU time.
+func BenchmarkCensusMerge(b *testing.B) {
+	ctx := context.Background()
+	set, err := bench.Generate(b.TempDir(), bench.Options{Bindings: benchBindings, Repetitions: 1, Unique: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"}
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, err := instrument.RecordFiles(instrument.UserDir(set.Observations))
+	if err != nil {
+		b.Fatal(err)
+	}
+	fixtures := contract.SortedKeys(in.Model.Fixtures)
+	var halves []string
+	for _, part := range [][]string{fixtures[:len(fixtures)/2], fixtures[len(fixtures)/2:]} {
+		o := opts
+		o.Scope.Fixtures = part
+		hin, err := instrument.Load(ctx, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := filepath.Join(b.TempDir(), "census")
+		w, err := censusdir.Create(dir, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := censusOf(ctx, hin, files, 0, w); err != nil && !result.IsInstrumentFailure(err) {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		halves = append(halves, dir)
+	}
+	in.WaitWarm()
+	wctx, stop := guard.Watch(ctx)
+	defer stop()
+	var build, merge, buildCPU, mergeCPU time.Duration
+	for b.Loop() {
+		in.ForgetVerdicts()
+		start, startCPU := time.Now(), cpuClock()
+		whole, err := Census(wctx, in, files, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid, midCPU := time.Now(), cpuClock()
+		merged, _, err := FromCensuses(wctx, in, halves, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		merge += time.Since(mid)
+		mergeCPU += cpuClock() - midCPU
+		build += mid.Sub(start)
+		buildCPU += midCPU - startCPU
+		if merged.Len() != whole.Len() || merged.Len() != set.Bindings {
+			b.Fatalf("merged %d bindings, whole %d, the set %d", merged.Len(), whole.Len(), set.Bindings)
+		}
+	}
+	b.ReportMetric(float64(build.Milliseconds())/float64(b.N), "build-ms")
+	b.ReportMetric(float64(merge.Milliseconds())/float64(b.N), "merge-ms")
+	b.ReportMetric(float64(merge)/float64(build), "merge/build")
+	// CPU time, which a shared machine disturbs less than wall time (both use every core).
+	b.ReportMetric(float64(mergeCPU)/float64(buildCPU), "cpu-merge/build")
+}

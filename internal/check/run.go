@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -33,6 +34,42 @@ func Run(ctx context.Context, opts instrument.Options) (*result.Report, error) {
 	return Census(ctx, in, files, opts.Workers)
 }
 
+// RunCensusOut is Run that also writes the run's census to the directory censusOut
+// (internal/censusdir), part by part as the records are read, and marks it complete once the
+// report is made: check --census DIR reports on it later, alone or merged with others.
+func RunCensusOut(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, error) {
+	r, _, _, err := runRecords(ctx, opts, censusOut)
+	return r, err
+}
+
+// runRecords is Run, writing the census to censusOut unless it is empty, that also returns the
+// instrument and the record files it read.
+func runRecords(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, *instrument.Instrument, []instrument.RecordFile, error) {
+	in, files, err := loadRun(ctx, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var w *censusdir.Writer
+	if censusOut != "" {
+		if w, err = censusdir.Create(censusOut, in.Options().Profile); err != nil {
+			return nil, nil, nil, inputErr(err)
+		}
+	}
+	r, err := censusOf(ctx, in, files, opts.Workers, w)
+	if err != nil {
+		if w != nil {
+			w.Discard()
+		}
+		return nil, nil, nil, err
+	}
+	if w != nil {
+		if err := w.Close(); err != nil {
+			return nil, nil, nil, inputErr(err)
+		}
+	}
+	return r, in, files, nil
+}
+
 // loadRun loads the instrument and lists the record files of a run.
 func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrument, []instrument.RecordFile, error) {
 	in, err := instrument.Load(ctx, opts)
@@ -51,6 +88,11 @@ func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrume
 // report, and the error when there is one, do not depend on the number of workers. No records at
 // all is an input error: a gate has nothing to decide on.
 func Census(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int) (*result.Report, error) {
+	return censusOf(ctx, in, files, workers, nil)
+}
+
+// censusOf is Census that also hands every reading and visibility reading to out, when not nil.
+func censusOf(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
@@ -81,6 +123,16 @@ func Census(ctx context.Context, in *instrument.Instrument, files []instrument.R
 			}
 		}
 		visible.Add(e.vis)
+		if out != nil {
+			for _, r := range e.rs {
+				if err := out.Add(r); err != nil {
+					return inputErr(err)
+				}
+			}
+			if err := out.AddVisibility(e.vis); err != nil {
+				return inputErr(err)
+			}
+		}
 		return nil
 	})
 	if le := guard.Stopped(ctx); le != nil && !result.IsInstrumentFailure(err) {

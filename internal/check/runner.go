@@ -33,6 +33,12 @@ type Request struct {
 	// DecisionLogs, when set, are the OPA decision logs the verdicts are taken from instead of
 	// evaluating the records' carriers (RunDecisionLogs); the run is never cached.
 	DecisionLogs *DecisionLogs
+	// Censuses, when set, are census directories (internal/censusdir) the report is made from
+	// instead of records: their union (RunCensuses); the run is never cached.
+	Censuses []string
+	// CensusOut, when set, is the directory the run's census is written to (a census of the
+	// records read, or the union of Censuses); the run is never replayed from the cache.
+	CensusOut string
 }
 
 // Outcome is what a finished check says beside its report.
@@ -72,7 +78,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 		}
 	}
 	cacheDir := ""
-	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) && req.DecisionLogs == nil {
+	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) && req.DecisionLogs == nil && req.Censuses == nil && req.CensusOut == "" {
 		cacheDir = contract.CacheDir()
 	}
 	key, cacheable := "", false
@@ -156,10 +162,16 @@ func run(ctx context.Context, req Request) (*result.Report, report.Outputter, st
 		if counts.Files > 0 {
 			note = "decision logs: " + counts.String()
 		}
+	} else if len(req.Censuses) > 0 {
+		var read Censuses
+		r, read, err = RunCensuses(ctx, req.Options, req.Censuses, req.CensusOut)
+		if len(read.Read) > 0 {
+			note = "census " + read.String()
+		}
 	} else if req.Format == "html" {
-		r, render.Views, err = RunWithViews(ctx, req.Options)
+		r, render.Views, err = runWithViews(ctx, req.Options, req.CensusOut)
 	} else {
-		r, err = Run(ctx, req.Options)
+		r, _, _, err = runRecords(ctx, req.Options, req.CensusOut)
 	}
 	if err != nil {
 		return nil, nil, note, err

@@ -16,11 +16,12 @@ import (
 // (result.Views): the instrument's canonical views and binding rules, and the records read again
 // on demand.
 func RunWithViews(ctx context.Context, opts instrument.Options) (*result.Report, result.Views, error) {
-	in, files, err := loadRun(ctx, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := Census(ctx, in, files, opts.Workers)
+	return runWithViews(ctx, opts, "")
+}
+
+// runWithViews is RunWithViews, writing the census to censusOut unless it is empty.
+func runWithViews(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, result.Views, error) {
+	r, in, files, err := runRecords(ctx, opts, censusOut)
 	if err != nil {
 		return nil, nil, err
 	}

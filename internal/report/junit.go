@@ -104,6 +104,12 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 		doc.Suites = append(doc.Suites, junitSuite{Name: "decision logs: the census is complete", Cases: []junitCase{{
 			Name: "the logs hold every expected binding, and no decision is an error", Classname: "lacking",
 			Failure: &junitMessage{Message: "incomplete census, no verdict: " + l.Summary(), Type: result.VerdictIncomplete, Text: l.Err().Error() + "\n"}}}})
+	} else if r.Gate.Verdict == result.VerdictIncomplete {
+		// A census read while its writer runs (check --census): the parts written so far.
+		msg := r.GateError().Error()
+		doc.Suites = append(doc.Suites, junitSuite{Name: "census: the census is complete", Cases: []junitCase{{
+			Name: "its writer marked it complete", Classname: "lacking",
+			Failure: &junitMessage{Message: "incomplete census, no verdict: " + msg, Type: result.VerdictIncomplete, Text: msg + "\n"}}}})
 	}
 	unrequired := len(doc.Suites)
 	doc.Suites = append(doc.Suites, junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile})

@@ -294,6 +294,10 @@ func writeGate(w io.Writer, r *result.Report, limit int) {
 		return
 	case result.VerdictInstrumentFailed:
 		fmt.Fprintf(w, "gate: the instrument failed (%d unstable bindings): no verdict for profile %s (exit 3)\n", r.Summary.Unstable, profile)
+	case result.VerdictIncomplete:
+		// A census read while its writer runs (check --census): the parts written so far.
+		fmt.Fprintf(w, "INCOMPLETE: %s\n", term(r.GateError().Error()))
+		fmt.Fprintf(w, "gate: no verdict for profile %s over an incomplete census (exit %d)\n", profile, r.ExitCode())
 	}
 }
 

@@ -32,7 +32,7 @@ func (r *Report) ExitCode() int {
 		return r.Failure.Exit
 	case r.Summary.Unstable > 0 || r.Gate.Verdict == VerdictInstrumentFailed:
 		return ExitInstrument
-	case r.Gate.Verdict == VerdictSelectedNothing || r.Lacking != nil:
+	case r.Gate.Verdict == VerdictSelectedNothing || r.Gate.Verdict == VerdictIncomplete || r.Lacking != nil:
 		return ExitInputError
 	case !r.Gate.Satisfied:
 		return ExitUnmet
@@ -72,6 +72,10 @@ func (r *Report) GateError() error {
 	}
 	if r.Lacking != nil {
 		return r.Lacking.Err()
+	}
+	if r.Gate.Verdict == VerdictIncomplete {
+		// A census read while its writer runs (check --census): the parts written so far.
+		return errors.New("the census is still being written (no completion marker): the report covers the parts written so far and gives no verdict")
 	}
 	return nil
 }

@@ -1,0 +1,198 @@
+package censusdir
+
+import (
+	"bytes"
+	"compress/gzip"
+	encjson "encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/visibility"
+)
+
+// reading is a reading whose values a census must keep exactly: a number past float64, hostile
+// strings, diagnostics.
+func reading(rep int) census.Reading {
+	return census.Reading{
+		Binding:    census.Binding{Position: result.Position{Fixture: "C01", Lane: "direct", LaneVersion: "v1\u2028*/", Configuration: "default", Stage: "D1"}, Task: "T1"},
+		Repetition: rep, Origin: "captured", Outcome: result.Unmet, Error: "",
+		Readout:     map[string]any{"n": encjson.Number("123456789012345678901234567890.5e-3"), "s": "<script>::error::\u202e"},
+		Diagnostics: []result.Diagnostic{{"atom": "slot", "expected": encjson.Number("1e400")}},
+		File:        "obs/a.jsonl", Line: 7,
+	}
+}
+
+// TestRoundTrip writes readings across several parts and reads them back exactly, in order,
+// with the visibility readings, and the marker that says the census is whole.
+func TestRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "census")
+	w, err := Create(dir, "strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []census.Reading
+	for rep := 1; rep <= partReadings+5; rep++ {
+		r := reading(rep)
+		if err := w.Add(r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Fingerprint, err = census.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r)
+	}
+	vis := &visibility.Reading{Group: visibility.Group{Lane: "direct", Version: "v1", Configuration: "default", Stage: "D1"},
+		Fixture: "C01", Repetition: 1, State: "captured", Channels: map[string]string{"text": "json"}, Record: "obs/a.jsonl:7"}
+	if err := w.AddVisibility(vis); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []census.Reading
+	var gotVis []*visibility.Reading
+	info, err := Read(dir, "strict", func(r census.Reading) error { got = append(got, r); return nil },
+		func(v *visibility.Reading) error { gotVis = append(gotVis, v); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Complete || info.Parts != 2 || info.Readings != len(want) {
+		t.Fatalf("info %+v, want complete, 2 parts, %d readings", info, len(want))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("readings read back differ: first %+v, want %+v", got[0], want[0])
+	}
+	if len(gotVis) != 1 || !reflect.DeepEqual(gotVis[0], vis) {
+		t.Errorf("visibility read back %+v, want %+v", gotVis, vis)
+	}
+	if _, err := Create(dir, "strict"); err == nil || !strings.Contains(err.Error(), "already holds a census") {
+		t.Errorf("a second census into the same directory: %v, want refused", err)
+	}
+}
+
+// part writes a part of the given lines, gzip'd, under name.
+func part(t *testing.T, dir, name string, lines ...string) {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(strings.Join(lines, "\n") + "\n"))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const header = `{"census":1,"profile":"strict"}`
+
+// TestReadRefuses: what is not a census is an error naming the file, the line and the JSON
+// pointer; what is being written (a temporary name) is not read.
+func TestReadRefuses(t *testing.T) {
+	good := `{"reading":{"fixture":"C01","lane":"direct","version":"v1","configuration":"default","stage":"D1","task":"T1","repetition":1,"origin":"captured","outcome":"pass","file":"a","line":1}}`
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		profile string
+		want    string
+	}{
+		{name: "other profile", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, good) },
+			profile: "optional-null", want: `00000001.census.gz:1: /profile: a census of profile "strict"`},
+		{name: "other version", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", `{"census":2,"profile":"strict"}`)
+		}, want: "00000001.census.gz:1: /census: not a census of format 1"},
+		{name: "unknown field", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"extra":true`, 1))
+		}, want: "00000001.census.gz:2: /reading/extra: not a field"},
+		{name: "wrong type", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"repetition":1`, `"repetition":"1"`, 1))
+		}, want: "00000001.census.gz:2: /reading/repetition: want a whole number"},
+		{name: "not an outcome", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"pass"`, `"unstable"`, 1))
+		}, want: `00000001.census.gz:2: /reading/outcome: not an outcome: "unstable"`},
+		{name: "not json", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":`) },
+			want: "00000001.census.gz"},
+		{name: "not gzip", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "00000001.census.gz"), []byte(header), 0o644)
+		}, want: "00000001.census.gz: not gzip"},
+		{name: "marker names parts the directory lacks", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, good)
+			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":1,"profile":"strict","parts":2,"readings":2}`), 0o644)
+		}, want: "complete.json: the census is complete with 2 parts and 2 readings, the directory holds 1 and 1"},
+		{name: "only a part being written", setup: func(t *testing.T, dir string) { part(t, dir, ".tmp-00000001.census.gz", header, good) },
+			want: "no census part"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			profile := tc.profile
+			if profile == "" {
+				profile = "strict"
+			}
+			_, err := Read(dir, profile, func(census.Reading) error { return nil }, func(*visibility.Reading) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadWhileWritten reads a census again and again while its writer adds parts: every read
+// sees whole parts only (a multiple of the part's readings, each reading exact), and a read that
+// says the census is complete has every reading.
+func TestReadWhileWritten(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "census")
+	w, err := Create(dir, "strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perPart, parts = 50, 40
+	w.perPart = perPart
+	done := make(chan error, 1)
+	go func() {
+		for rep := 1; rep <= perPart*parts; rep++ {
+			if err := w.Add(reading(rep)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- w.Close()
+	}()
+	check := func() Info {
+		info, err := Read(dir, "strict", func(r census.Reading) error {
+			if want := reading(r.Repetition); r.Readout["s"] != want.Readout["s"] || r.Line != want.Line {
+				t.Errorf("reading %d read back as %+v", r.Repetition, r)
+			}
+			return nil
+		}, func(*visibility.Reading) error { return nil })
+		if err != nil && !strings.Contains(err.Error(), "no census part") {
+			t.Fatalf("a read while the census is written: %v", err)
+		}
+		if info.Readings%perPart != 0 || info.Parts*perPart != info.Readings {
+			t.Fatalf("a read saw %d readings in %d parts: not whole parts of %d", info.Readings, info.Parts, perPart)
+		}
+		return info
+	}
+	reads := 0
+	for writing := true; writing; reads++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			writing = false
+		default:
+		}
+		if info := check(); info.Complete && info.Readings != perPart*parts {
+			t.Fatalf("a census read as complete with %d of its %d readings", info.Readings, perPart*parts)
+		}
+	}
+	if info := check(); !info.Complete || info.Readings != perPart*parts {
+		t.Fatalf("after the writer: %+v, want complete with %d readings", info, perPart*parts)
+	}
+	t.Logf("%d reads while the census was written", reads)
+}

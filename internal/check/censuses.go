@@ -1,0 +1,153 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/visibility"
+)
+
+// Censuses is what a run from census directories read (check --census): each directory's parts
+// and readings, and the readings outside the run's scope, which it left out.
+type Censuses struct {
+	Read       []censusdir.Info
+	OutOfScope int
+}
+
+// Complete says every census read was marked complete by its writer.
+func (c Censuses) Complete() bool {
+	for _, i := range c.Read {
+		if !i.Complete {
+			return false
+		}
+	}
+	return true
+}
+
+// String says it for the note beside the report.
+func (c Censuses) String() string {
+	parts := make([]string, 0, len(c.Read)+1)
+	for _, i := range c.Read {
+		parts = append(parts, i.String())
+	}
+	if c.OutOfScope > 0 {
+		parts = append(parts, fmt.Sprintf("%d readings outside the run's scope left out", c.OutOfScope))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RunCensuses reports on the union of census directories (internal/censusdir) instead of
+// evaluating records: every reading of every whole part of every directory goes into one census,
+// in the order read, which collapses the repetitions, finds the unstable bindings and applies the
+// gate after the union, so that the report is the one a check of all their inputs at once gives
+// (a census does not depend on the order of its readings). A reading outside the run's scope
+// (--lane, --fixture, …) is left out and counted. A repetition that two parts both hold is an
+// input error, as two records of one repetition are. A census still being written (no
+// completion marker: a check or collect writing it now) is read as far as its whole parts go,
+// and the report's gate gives no verdict (result.VerdictIncomplete, exit 2): what it lacks is
+// not known until its writer is done. When out is not empty the union is written to it as a
+// census of its own (a merge).
+func RunCensuses(ctx context.Context, opts instrument.Options, dirs []string, out string) (*result.Report, Censuses, error) {
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		return nil, Censuses{}, err
+	}
+	return FromCensuses(ctx, in, dirs, out)
+}
+
+// FromCensuses is RunCensuses with the instrument loaded.
+func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string, out string) (*result.Report, Censuses, error) {
+	var read Censuses
+	opts := in.Options()
+	cen, err := census.New(in.Model, opts.Profile)
+	if err != nil {
+		return nil, read, inputErr(err)
+	}
+	cen.Restrict(opts.Scope)
+	visReader, err := in.Visibility(ctx)
+	if err != nil {
+		return nil, read, inputErr(err)
+	}
+	visible := visibility.NewCollector(visReader)
+	var w *censusdir.Writer
+	if out != "" {
+		if w, err = censusdir.Create(out, opts.Profile); err != nil {
+			return nil, read, inputErr(err)
+		}
+		defer w.Discard() // after Close, nothing
+	}
+	n := 0
+	for _, dir := range dirs {
+		info, err := censusdir.Read(dir, opts.Profile, func(r census.Reading) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if in.OutsideScope(r.Position) {
+				read.OutOfScope++
+				return nil
+			}
+			n++
+			if w != nil {
+				if err := w.Add(r); err != nil {
+					return err
+				}
+			}
+			return cen.Add(r)
+		}, func(v *visibility.Reading) error {
+			if in.OutsideScope(result.Position{Fixture: v.Fixture, Lane: v.Group.Lane, LaneVersion: v.Group.Version,
+				Configuration: v.Group.Configuration, Stage: v.Group.Stage}) {
+				return nil
+			}
+			visible.Add(v)
+			if w != nil {
+				return w.AddVisibility(v)
+			}
+			return nil
+		})
+		if err == nil {
+			read.Read = append(read.Read, info) // a read cut short says nothing of the census
+		}
+		if le := guard.Stopped(ctx); le != nil {
+			return nil, read, &result.InstrumentError{Err: le}
+		}
+		if ctx.Err() != nil {
+			return nil, read, context.Cause(ctx)
+		}
+		if err != nil {
+			return nil, read, inputErr(err)
+		}
+	}
+	if n == 0 {
+		return nil, read, inputErr(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
+	}
+	if w != nil {
+		if err := w.Close(); err != nil {
+			return nil, read, inputErr(err)
+		}
+	}
+	if n >= releaseAfter {
+		debug.FreeOSMemory() // the decoded lines are garbage now: as Census, before the report
+	}
+	r := cen.Report()
+	if r.Visibility, err = visible.Report(ctx); err != nil {
+		return nil, read, instrumentErr(err)
+	}
+	if len(r.Visibility) > 0 {
+		r.VisibilityPolicy = visReader.Policy()
+	}
+	gateReached(in.Model, opts.Profile, r)
+	if !read.Complete() && r.Gate.Verdict != result.VerdictInstrumentFailed {
+		r.Gate.Verdict, r.Gate.Satisfied = result.VerdictIncomplete, false
+	}
+	if le := guard.Stopped(ctx); le != nil {
+		return nil, read, &result.InstrumentError{Err: le}
+	}
+	return r, read, nil
+}

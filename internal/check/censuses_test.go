@@ -1,0 +1,224 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+)
+
+// rendered is a report in the formats a merge must reproduce byte for byte.
+func rendered(t *testing.T, r *result.Report) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, format := range []string{"json", "text"} {
+		o, err := report.New(format, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := o.Output(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		out[format] = buf.Bytes()
+	}
+	return out
+}
+
+// splitRecords writes the built-in control lane's records into two observation directories,
+// repetition 1 in the first and the others in the second; change, when not nil, edits the lines
+// of the second.
+func splitRecords(t *testing.T, change func(string) string) (string, string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "observations", "direct", "v1", "default.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, rest strings.Builder
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case line == "":
+		case strings.Contains(line, `"repetition":1,`):
+			first.WriteString(line)
+		default:
+			if change != nil {
+				line = change(line)
+			}
+			rest.WriteString(line)
+		}
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for dir, text := range map[string]string{a: first.String(), b: rest.String()} {
+		if text == "" {
+			t.Fatal("the split left a directory without records")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "direct.jsonl"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
+}
+
+// TestCensusMergeIsTheWholeRun splits a check's inputs (by stage, by lane, by fixture, by
+// repetition), writes each part's census (check --census-out), and requires the report on their
+// union (check --census A --census B) to be the whole run's, byte for byte in JSON and text,
+// with the same exit code: repetitions collapse, unstable bindings are found and the gate applied
+// after the merge. One split puts the disagreeing repetitions of a binding in different parts.
+func TestCensusMergeIsTheWholeRun(t *testing.T) {
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, instrument.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures := contract.SortedKeys(in.Model.Fixtures)
+	half := len(fixtures) / 2
+	unstableA, unstableB := splitRecords(t, func(line string) string {
+		if strings.Contains(line, `"fixture":"C01"`) && strings.Contains(line, `"stage":"D1"`) && strings.Contains(line, `"repetition":2,`) {
+			return strings.Replace(line, "3 of 5 pallets", "4 of 5 pallets", 1)
+		}
+		return line
+	})
+	stableA, stableB := splitRecords(t, nil)
+	tests := []struct {
+		name         string
+		whole        instrument.Options
+		parts        []instrument.Options
+		wantUnstable bool
+	}{
+		{name: "by stage", parts: []instrument.Options{
+			{Scope: result.Scope{Stages: []string{"D1"}}},
+			{Scope: result.Scope{Stages: []string{"A2", "M3", "H4"}}},
+		}},
+		{name: "by lane", parts: []instrument.Options{
+			{Scope: result.Scope{Lanes: []string{"a*", "d*", "g*"}}},
+			{Scope: result.Scope{Lanes: []string{"l*", "m*", "o*"}}},
+		}},
+		{name: "by fixture", parts: []instrument.Options{
+			{Scope: result.Scope{Fixtures: fixtures[:half]}},
+			{Scope: result.Scope{Fixtures: fixtures[half:]}},
+		}},
+		{name: "by repetition", whole: instrument.Options{Observations: []string{stableA, stableB}}, parts: []instrument.Options{
+			{Observations: []string{stableA}},
+			{Observations: []string{stableB}},
+		}},
+		{name: "unstable across parts", whole: instrument.Options{Observations: []string{unstableA, unstableB}}, parts: []instrument.Options{
+			{Observations: []string{unstableA}},
+			{Observations: []string{unstableB}},
+		}, wantUnstable: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			whole, err := Run(ctx, tc.whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dirs []string
+			for i, opts := range tc.parts {
+				dir := filepath.Join(t.TempDir(), "census")
+				if _, err := RunCensusOut(ctx, opts, dir); err != nil && !strings.Contains(err.Error(), "selected nothing") {
+					t.Fatalf("part %d: %v", i, err)
+				}
+				dirs = append(dirs, dir)
+			}
+			merged, read, err := RunCensuses(ctx, instrument.Options{}, dirs, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !read.Complete() || len(read.Read) != len(dirs) {
+				t.Fatalf("read %v, want %d complete censuses", read, len(dirs))
+			}
+			if merged.Len() != whole.Len() {
+				t.Fatalf("merged census has %d bindings, the whole run %d", merged.Len(), whole.Len())
+			}
+			w, m := rendered(t, whole), rendered(t, merged)
+			for format := range w {
+				if !bytes.Equal(w[format], m[format]) {
+					t.Errorf("%s: the merged report differs from the whole run's (%d and %d bytes)", format, len(m[format]), len(w[format]))
+				}
+			}
+			if merged.ExitCode() != whole.ExitCode() {
+				t.Errorf("exit %d, the whole run's %d", merged.ExitCode(), whole.ExitCode())
+			}
+			if got := merged.Summary.Unstable > 0; got != tc.wantUnstable {
+				t.Errorf("unstable bindings: %d, want some: %v", merged.Summary.Unstable, tc.wantUnstable)
+			}
+			if tc.wantUnstable && merged.ExitCode() != result.ExitInstrument {
+				t.Errorf("exit %d, want %d (the instrument failed)", merged.ExitCode(), result.ExitInstrument)
+			}
+			// The merge is a census too: written out and read back, it reports the same.
+			out := filepath.Join(t.TempDir(), "merged")
+			if _, _, err := RunCensuses(ctx, instrument.Options{}, dirs, out); err != nil {
+				t.Fatal(err)
+			}
+			again, _, err := RunCensuses(ctx, instrument.Options{}, []string{out}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := rendered(t, again); !bytes.Equal(a["json"], w["json"]) {
+				t.Error("the merged census written out and read back reports otherwise")
+			}
+		})
+	}
+}
+
+// TestCensusWhileWritten reads a census as its writer leaves it part by part: a part being
+// written (its temporary name) is never read, and a census without its completion marker is read
+// as far as its whole parts go and gives no verdict (exit 2), in every format.
+func TestCensusWhileWritten(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "census")
+	if _, err := RunCensusOut(ctx, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, dir); err != nil {
+		t.Fatal(err)
+	}
+	whole, read, err := RunCensuses(ctx, instrument.Options{}, []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.ExitCode() != result.ExitSatisfied {
+		t.Fatalf("the complete census: exit %d, want 0 (%v)", whole.ExitCode(), read)
+	}
+	// As the writer is between parts: its marker not yet written, the next part half-written.
+	if err := os.Remove(filepath.Join(dir, censusdir.CompleteFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".tmp-00000002.census.gz"), []byte("\x1f\x8b half"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	live, read, err := RunCensuses(ctx, instrument.Options{}, []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Complete() || !strings.Contains(read.String(), "still being written") {
+		t.Errorf("read %q, want a census still being written", read)
+	}
+	if live.Len() != whole.Len() {
+		t.Errorf("the live census has %d bindings, its whole parts %d", live.Len(), whole.Len())
+	}
+	if live.Gate.Verdict != result.VerdictIncomplete || live.ExitCode() != result.ExitInputError {
+		t.Errorf("verdict %s, exit %d; want incomplete, exit 2", live.Gate.Verdict, live.ExitCode())
+	}
+	if err := live.GateError(); err == nil || !strings.Contains(err.Error(), "still being written") {
+		t.Errorf("gate error %v, want one that says the census is still being written", err)
+	}
+	for _, format := range report.Formats() {
+		o, err := report.New(format, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := o.Output(&buf, live); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !bytes.Contains(bytes.ToLower(buf.Bytes()), []byte("incomplete")) {
+			t.Errorf("%s: the report does not say it is incomplete", format)
+		}
+	}
+}
