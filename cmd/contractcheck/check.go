@@ -127,7 +127,7 @@ func newCheckCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
-	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one --census-out or collect wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
+	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one check --census-out wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
 	cmd.Flags().StringVar(&p.censusOut, "census-out", "", "also write the run's census (its readings, part by part, durably) to this new directory, for check --census; with --census: their union")
 	observations := cmd.PreRun
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {
