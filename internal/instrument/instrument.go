@@ -5,6 +5,9 @@
 // Stream is the ordered parallel loop over record files. The check runner (internal/check) feeds
 // its readings to the census; compare, mutate, challenge, reproduce, the bundle and probe use the
 // instrument for their own ends.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package instrument
 
 import (

@@ -25,6 +25,9 @@
 // compiler in the process and could not be kept out of OPA's default
 // capabilities, while the per-query form works the same for prepared queries
 // and for the Rego test runner.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package policy
 
 import (
