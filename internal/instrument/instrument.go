@@ -171,7 +171,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return errs[0]
 	})
 	g.Go(func() error {
-		if v, errs[1] = NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
+		if v, errs[1] = newValidator(opts); errs[1] != nil { // shared when it can be (shared.go)
 			close(warmed)
 			return errs[1]
 		}

@@ -95,3 +95,27 @@ func fromBase(opts Options) (in *Instrument, ok bool, err error) {
 	warmCarriers(b.validator, b.model, opts, warmed)
 	return in, true, nil
 }
+
+// validators keeps, by NoBuiltin, the validator of the binary's built-in schemas with no user
+// schema layer: what every run without --schemas compiles, whatever its contracts, policies and
+// fixtures. A Validator is immutable once made but for the schemas it compiles on first use, once
+// and under its own locks, which depend on nothing but its schema layers: runs share it as the
+// workers of one run do.
+var validators recent.Generations[bool, *schema.Validator]
+
+// newValidator is NewValidator for opts's schema layers, shared with the other runs of the process
+// that read the built-in schemas alone (validators).
+func newValidator(opts Options) (*schema.Validator, error) {
+	if len(opts.Schemas) > 0 || opts.Builtin != nil {
+		return NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+	}
+	if v, ok := validators.Get(opts.NoBuiltin); ok {
+		return v, nil
+	}
+	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+	if err != nil {
+		return nil, err
+	}
+	validators.Put(opts.NoBuiltin, v, baseGeneration)
+	return v, nil
+}

@@ -14,8 +14,8 @@ import (
 // TestLoadSharesTheBuiltinBase: two loads of the built-in layers alone share the model, the
 // validator, the compiled policies and the projectors (shared.go), and nothing a run writes: each
 // has its own map of sources, policy inputs and verdict memo. Options that read anything but the
-// binary's built-in layers are loaded afresh, and an unknown profile is the same input error
-// whether the base is shared or not.
+// binary's built-in layers are loaded afresh, but for the validator, shared by every run without
+// a --schemas layer; an unknown profile is the same input error whether the base is shared or not.
 func TestLoadSharesTheBuiltinBase(t *testing.T) {
 	ctx := context.Background()
 	user := t.TempDir()
@@ -30,12 +30,16 @@ func TestLoadSharesTheBuiltinBase(t *testing.T) {
 		name   string
 		opts   Options
 		shared bool
+		// sharedValidator: the validator is shared (no --schemas layer, the binary's built-in
+		// schemas), whatever else the run reads.
+		sharedValidator bool
 	}{
-		{name: "the built-in layers again", opts: Options{}, shared: true},
-		{name: "another profile", opts: Options{Profile: withholdMeta}, shared: true},
-		{name: "a scope", opts: Options{Scope: result.Scope{Lanes: []string{"direct"}}}, shared: true},
+		{name: "the built-in layers again", opts: Options{}, shared: true, sharedValidator: true},
+		{name: "another profile", opts: Options{Profile: withholdMeta}, shared: true, sharedValidator: true},
+		{name: "a scope", opts: Options{Scope: result.Scope{Lanes: []string{"direct"}}}, shared: true, sharedValidator: true},
 		{name: "the built-in file system handed in", opts: Options{Builtin: contractcheck.Builtin}},
-		{name: "a user's policies", opts: Options{Policies: []string{user}}},
+		{name: "a user's policies", opts: Options{Policies: []string{user}}, sharedValidator: true},
+		{name: "a user's schemas", opts: Options{Schemas: []string{t.TempDir()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,8 +47,11 @@ func TestLoadSharesTheBuiltinBase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := in.Model == first.Model && in.Validator == first.Validator && in.engine == first.engine; got != tc.shared {
-				t.Errorf("shares the first load's model, validator and engine: %t, want %t", got, tc.shared)
+			if got := in.Model == first.Model && in.engine == first.engine; got != tc.shared {
+				t.Errorf("shares the first load's model and engine: %t, want %t", got, tc.shared)
+			}
+			if got := in.Validator == first.Validator; got != tc.sharedValidator {
+				t.Errorf("shares the first load's validator: %t, want %t", got, tc.sharedValidator)
 			}
 			if len(in.Sources) != len(first.Sources) || len(in.Sources) == 0 {
 				t.Fatalf("%d sources, the first load %d", len(in.Sources), len(first.Sources))
