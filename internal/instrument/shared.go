@@ -31,8 +31,9 @@ import (
 // TestSharedBaseConcurrentProfiles (internal/check) runs two profiles at once on the shared base
 // and compares their reports with those of unshared loads.
 
-// baseGeneration is how many shared bases a generation of the cache holds (one per revision).
-const baseGeneration = 2
+// baseGeneration is how many shared bases a generation of the cache holds: two are kept (one
+// per revision), each live heap the collector marks on every cycle of every later run.
+const baseGeneration = 1
 
 // bases is the process's cache of shared bases, by MCP revision.
 var bases recent.Generations[string, *sharedBase]

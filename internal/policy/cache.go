@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/recent"
 )
 
@@ -13,11 +14,14 @@ import (
 // second for the built-in layer, more under load), and a compiled Engine depends on nothing but
 // the files Load read: their display names, their layers, their bytes and whether the tests are
 // compiled. An Engine is immutable after Load and safe for concurrent use (RunTests compiles on a
-// compiler of its own), so a process that loads the same policy set again (a server answering
-// many checks, the commands of a test binary, compare beside check) shares the one compiled
-// before, looked up by the sha256 of what it read. Only engines that compiled are kept: a set
-// with an error is compiled again, and reports its error again, every time. The prepared queries
-// are kept on the engine (Engine.Prepare), so they are shared with it.
+// compiler of its own), so a process that loads the built-in policy set again (a server
+// answering many checks, the commands of a test binary, compare beside check) shares the one
+// compiled before, looked up by the sha256 of what it read. Only sets made of built-in layers
+// are kept: they are few (with or without the tests), while a user's directories rarely come
+// twice, and every engine kept is live heap the collector marks on each cycle, close to the
+// run's memory target (internal/guard). Only engines that compiled are kept: a set with an error
+// is compiled again, and reports its error again, every time. The prepared queries are kept on
+// the engine (Engine.Prepare), so they are shared with it.
 
 // engineGeneration is how many engines a generation of the process's cache holds: a command
 // loads one or two policy sets; a test binary loads many, most of them once.
@@ -25,6 +29,16 @@ const engineGeneration = 4
 
 // engines is the process's cache of compiled engines, by engineKey.
 var engines recent.Generations[[sha256.Size]byte, *Engine]
+
+// builtinOnly reports whether every layer is built into the binary (layer.Dir.Builtin).
+func builtinOnly(layers []layer.Dir) bool {
+	for _, d := range layers {
+		if !d.Builtin {
+			return false
+		}
+	}
+	return true
+}
 
 // engineKey is the identity of what Load compiles: the options and every file's layer, display
 // name and bytes, in name order.

@@ -147,7 +147,7 @@ type LoadOptions struct {
 // is an error naming both files: a user's package never silently shadows or extends a built-in
 // one. Parse and compile errors are ast.Errors (each with file, row and column) wrapped in a
 // LoadError; use errors.As to reach them. An Engine compiled before in the process from the same
-// files (same layers, names and bytes) and options is returned again (cache.go).
+// built-in layers' files (same layers, names and bytes) and options is returned again (cache.go).
 func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 	if len(layers) == 0 {
 		return nil, fmt.Errorf("policy: no policy layers (--no-builtin needs at least one --policies directory)")
@@ -185,8 +185,8 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 			return nil, fmt.Errorf("policy: no .rego files under %s", d.Display)
 		}
 	}
-	key := engineKey(e.sources, e.layer, opts)
-	if cached, ok := engines.Get(key); ok {
+	key, keep := engineKey(e.sources, e.layer, opts), builtinOnly(layers)
+	if cached, ok := engines.Get(key); ok && keep {
 		return cached, nil // the same files compiled before (cache.go)
 	}
 	modules, err := e.parse()
@@ -202,7 +202,9 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 		return nil, &LoadError{Op: "compiling", Errors: sortErrors(c.Errors)}
 	}
 	e.compiler = c
-	engines.Put(key, e, engineGeneration)
+	if keep {
+		engines.Put(key, e, engineGeneration)
+	}
 	return e, nil
 }
 
