@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -746,25 +747,30 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 		}
 		return string(b) + "\n"
 	}
+	// The cases that change only the records share one layer of contracts, policies and fixtures
+	// (its model evaluated once), each with a copy of its records of its own.
+	shared := writeHostileLayer(t, []hostile.Case{{Name: "newline", S: "k\n::error::x"}})
 	for _, tc := range []struct {
 		name string
 		// edit changes the layer; the run must fail at the file:line that at matches.
 		edit func(t *testing.T, l *hostileLayer)
 		at   string
+		// records: edit changes only the layer's records.
+		records bool
 	}{
-		{name: "lane name", at: `bad\.jsonl:1: /lane`, edit: func(t *testing.T, l *hostileLayer) {
+		{name: "lane name", at: `bad\.jsonl:1: /lane`, records: true, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "lane", bad))
 		}},
-		{name: "configuration", at: `bad\.jsonl:1: /configuration`, edit: func(t *testing.T, l *hostileLayer) {
+		{name: "configuration", at: `bad\.jsonl:1: /configuration`, records: true, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "configuration", bad))
 		}},
-		{name: "unknown fixture id", at: `bad\.jsonl:1: /fixture`, edit: func(t *testing.T, l *hostileLayer) {
+		{name: "unknown fixture id", at: `bad\.jsonl:1: /fixture`, records: true, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "fixture", bad))
 		}},
-		{name: "undeclared lane version", at: `bad\.jsonl:1: /laneVersion`, edit: func(t *testing.T, l *hostileLayer) {
+		{name: "undeclared lane version", at: `bad\.jsonl:1: /laneVersion`, records: true, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "laneVersion", bad))
 		}},
-		{name: "invalid UTF-8 in a record", at: `bad\.jsonl:1`, edit: func(t *testing.T, l *hostileLayer) {
+		{name: "invalid UTF-8 in a record", at: `bad\.jsonl:1`, records: true, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
 		}},
 		{name: "task id", at: `hostile3\.cue:\d+:\d+: task "Tx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
@@ -790,7 +796,17 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := writeHostileLayer(t, []hostile.Case{{Name: "newline", S: "k\n::error::x"}})
+			var l *hostileLayer
+			if tc.records {
+				own := *shared
+				own.observations = filepath.Join(t.TempDir(), "observations")
+				if err := os.CopyFS(own.observations, os.DirFS(shared.observations)); err != nil {
+					t.Fatal(err)
+				}
+				l = &own
+			} else {
+				l = writeHostileLayer(t, []hostile.Case{{Name: "newline", S: "k\n::error::x"}})
+			}
 			tc.edit(t, l)
 			code, stdout, stderr := cli(t, l.args("check")...)
 			if code != 2 {

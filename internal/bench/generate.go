@@ -9,6 +9,9 @@
 // carrier can vary without another verdict stays shared: the error decision (T3 reads isError and
 // a raised error alone) and the one fixture whose source is a JSON-RPC error response, which has
 // no result to carry them. Repetitions repeat each record.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package bench
 
 import (

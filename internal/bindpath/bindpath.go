@@ -27,6 +27,9 @@
 // absent, like any missing step; several matching is an error (*AmbiguousError), never a choice
 // among them. Nothing is searched recursively: a selector tests the members of the elements of
 // one array.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package bindpath
 
 import (

@@ -8,6 +8,9 @@
 // a list of repetitions, and what repetitions read (outcome, readout, diagnostics) is kept once per
 // distinct reading. The report's results and upgrade changes are made from this compact form when
 // they are read, one at a time (result.Results), never all at once.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package census
 
 import (

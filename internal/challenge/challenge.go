@@ -5,6 +5,9 @@
 // a fault is detected when its task is unmet, a control accepted when every task passes. Two
 // baselines are scored beside the oracle on the same cases: a schema-only check and a
 // channel-insensitive recursive search.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package challenge
 
 import (

@@ -4,6 +4,9 @@
 // the result cache, the replay of an unchanged run and the lock check around a run live here too.
 // The tools that evaluate records for another purpose (compare, mutate, challenge, reproduce, the
 // bundle, probe) use the instrument directly, never this package.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package check
 
 import (

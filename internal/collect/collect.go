@@ -16,6 +16,9 @@
 // contract set, the body limit) is mended by restarting collect with the right flags, and the
 // retried batch is then taken, nothing dropped. Failures of collect itself (the disk) are 5xx,
 // retried the same way. docs/production.md ("A fleet of OPAs: collect") has the details.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package collect
 
 import (

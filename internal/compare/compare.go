@@ -8,6 +8,9 @@
 // the same records, as check reads it, and each of its groups is set beside what every decoder
 // recovers there. The result is a compare report (compareVersion 4) written by the outputters of
 // this package.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package compare
 
 import (

@@ -2,6 +2,9 @@
 // census → report): it loads the CUE contract model — atoms, tasks, compartments, lanes, profiles
 // and the fixture catalog — validates it, and decodes it into the Go types the projector, the
 // policy engine and the census read. CUE errors keep their file:line:col.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package contract
 
 import (

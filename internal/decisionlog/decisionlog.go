@@ -15,6 +15,9 @@
 // whole input. A task result gives its readout, and its diagnostics' values of the user's data,
 // as JSON text or (unless the bundle quotes the user's data) as descriptions (values.go): no
 // number OPA's upload could round; the reader takes them back exact.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package decisionlog
 
 import (

@@ -22,4 +22,7 @@
 //
 // Generated code never places data in a comment or a docstring: only in string literals made
 // here, or in data files the generated code reads.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package escape

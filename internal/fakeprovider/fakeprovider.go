@@ -15,6 +15,9 @@
 //
 // Answers are deterministic: ids are numbered by turn (resp_probe_1, msg_probe_1, …), tool call
 // ids are the ones configured, and timestamps are fixed (created 1700000000).
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package fakeprovider
 
 import (

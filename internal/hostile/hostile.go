@@ -2,6 +2,9 @@
 // carrier's keys and values, a source's texts, fixture ids, a layer's lane, version and atom
 // names, a policy's diagnostics) to show that every sink contractcheck writes to escapes for its
 // own grammar. It is for tests; nothing else imports it.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package hostile
 
 import (

@@ -5,6 +5,9 @@
 // Stream is the ordered parallel loop over record files. The check runner (internal/check) feeds
 // its readings to the census; compare, mutate, challenge, reproduce, the bundle and probe use the
 // instrument for their own ends.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package instrument
 
 import (
@@ -144,6 +147,13 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if opts.Profile == "" {
 		opts.Profile = DefaultProfile
 	}
+	if in, ok, err := fromBase(opts); ok {
+		// The built-in layers, loaded before in the process (shared.go).
+		if err != nil {
+			return nil, err
+		}
+		return in.scoped()
+	}
 	// The contract model, the schemas and the policies do not depend on one another: they load
 	// side by side. Errors are reported in this order whichever finishes first.
 	// The carrier schemas of a user's layers that the model's lanes name are compiled on the
@@ -168,7 +178,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		return errs[0]
 	})
 	g.Go(func() error {
-		if v, errs[1] = NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin); errs[1] != nil {
+		if v, errs[1] = newValidator(opts); errs[1] != nil { // shared when it can be (shared.go)
 			close(warmed)
 			return errs[1]
 		}
@@ -245,7 +255,14 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 	if err := m.ResolveTasks(blockKinds(in.srcViews)); err != nil {
 		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
 	}
-	if err := checkScope(m, opts.Scope); err != nil {
+	keepBase(in, opts)
+	return in.scoped()
+}
+
+// scoped is the instrument with its run's scope checked and the policy inputs of its profile and
+// scope prepared: the last steps of Load, on a model loaded now or shared (shared.go).
+func (in *Instrument) scoped() (*Instrument, error) {
+	if err := checkScope(in.Model, in.opts.Scope); err != nil {
 		return nil, inputErr(err)
 	}
 	if err := in.prepareInputs(); err != nil {

@@ -3,6 +3,9 @@
 // Encode) and the generated CUE file that declares the lanes they captured and a profile over
 // them (Generator.LaneFile). One encoding and one lane file for both tools, so that their
 // outputs are judged alike.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package laneout
 
 import (

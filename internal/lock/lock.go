@@ -20,6 +20,9 @@
 //
 // The lock file is JSON (schemas/contractcheck/lock.schema.json), written deterministically: the
 // same inputs give the same bytes.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package lock
 
 import (

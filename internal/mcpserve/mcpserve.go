@@ -24,6 +24,9 @@
 // speaks over newline-delimited JSON-RPC (stdio, ServeStream) and over Streamable HTTP
 // (ServeHTTP): a JSON-RPC request is answered with one application/json response, a notification
 // or a response with 202 Accepted.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package mcpserve
 
 import (

@@ -5,6 +5,9 @@
 // (member order and number spellings kept) and find what they change through the lane stage's
 // compartment binding, exactly where the projector reads it; controls that change only the
 // spelling act on the record's bytes, which the suite keeps verbatim.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package mutate
 
 import (

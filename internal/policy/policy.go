@@ -25,6 +25,9 @@
 // compiler in the process and could not be kept out of OPA's default
 // capabilities, while the per-query form works the same for prepared queries
 // and for the Rego test runner.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package policy
 
 import (
@@ -37,6 +40,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -118,13 +122,17 @@ func Capabilities() *ast.Capabilities {
 	return caps
 }
 
-// Engine holds the compiled policies. It is immutable after Load and safe for
-// concurrent use.
+// Engine holds the compiled policies. It is immutable after Load (but for the queries it keeps
+// prepared, under a lock) and safe for concurrent use; Load hands out the same Engine again for
+// the same files (cache.go).
 type Engine struct {
 	caps     *ast.Capabilities
 	sources  map[string][]byte // display file name → source, for RunTests
 	layer    map[string]int    // display file name → index of its layer
 	compiler *ast.Compiler
+	// prep guards prepared and every preparation of a query on compiler (Prepare, PrepareRule).
+	prep     sync.Mutex
+	prepared map[string]*Query // by package: what Prepare prepared
 }
 
 // LoadOptions says which files of the layers Load compiles.
@@ -138,7 +146,8 @@ type LoadOptions struct {
 // "builtin:policies/tasks/t2.rego:12:3: rego_parse_error: ...". A package declared in two layers
 // is an error naming both files: a user's package never silently shadows or extends a built-in
 // one. Parse and compile errors are ast.Errors (each with file, row and column) wrapped in a
-// LoadError; use errors.As to reach them.
+// LoadError; use errors.As to reach them. An Engine compiled before in the process from the same
+// built-in layers' files (same layers, names and bytes) and options is returned again (cache.go).
 func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 	if len(layers) == 0 {
 		return nil, fmt.Errorf("policy: no policy layers (--no-builtin needs at least one --policies directory)")
@@ -176,6 +185,10 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 			return nil, fmt.Errorf("policy: no .rego files under %s", d.Display)
 		}
 	}
+	key, keep := engineKey(e.sources, e.layer, opts), builtinOnly(layers)
+	if cached, ok := engines.Get(key); ok && keep {
+		return cached, nil // the same files compiled before (cache.go)
+	}
 	modules, err := e.parse()
 	if err != nil {
 		return nil, err
@@ -189,6 +202,9 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 		return nil, &LoadError{Op: "compiling", Errors: sortErrors(c.Errors)}
 	}
 	e.compiler = c
+	if keep {
+		engines.Put(key, e, engineGeneration)
+	}
 	return e, nil
 }
 
@@ -366,10 +382,10 @@ func (q *Query) Package() string { return q.pkg }
 // Files lists the files that declare the query's package.
 func (q *Query) Files() []string { return q.files }
 
-// Prepare prepares one query for data.<pkg>.diagnostics and data.<pkg>.readout
+// prepare prepares one query for data.<pkg>.diagnostics and data.<pkg>.readout
 // (an empty readout when the package defines none). It fails when the package
-// does not exist or defines no diagnostics rule.
-func (e *Engine) Prepare(ctx context.Context, pkg string) (*Query, error) {
+// does not exist or defines no diagnostics rule. Prepare keeps what it prepares.
+func (e *Engine) prepare(ctx context.Context, pkg string) (*Query, error) {
 	if !pkgName.MatchString(pkg) {
 		return nil, fmt.Errorf("policy: %q is not a Rego package name", pkg)
 	}

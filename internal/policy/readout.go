@@ -37,6 +37,8 @@ func (e *Engine) PrepareRule(ctx context.Context, pkg, rule string) (*ReadoutQue
 	if len(e.compiler.GetRulesExact(ref.Append(ast.StringTerm(rule)))) == 0 {
 		return nil, fmt.Errorf("policy: package %s defines no %s rule", pkg, rule)
 	}
+	e.prep.Lock() // as Prepare: one preparation on the shared compiler at a time
+	defer e.prep.Unlock()
 	pq, err := rego.New(
 		rego.Compiler(e.compiler),
 		rego.Query("r := data."+pkg+"."+rule),

@@ -12,6 +12,9 @@
 // <lane>/<version>/<configuration>.jsonl, and probe.cue with the lane's definition (its H4
 // stage from the provider's generic binding, `_providerH4` in contracts/providers.cue) and a
 // profile `probe` that requires every probed fixture to reach the model.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package probe
 
 import (

@@ -3,6 +3,9 @@
 // emits the canonical view the policies read (docs/design.md). It reads only the binding's
 // allowlisted paths, keeps an absent value distinct from a present null, and never searches
 // recursively: a value the binding does not name is invisible, which is the point.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package project
 
 import (

@@ -3,6 +3,9 @@
 // repeat one another (repetitions of a position, the stages sharing one carrier) come close
 // together in a run, so recent entries are the ones asked for again, and a run of a million
 // distinct records keeps no more than two generations of them.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package recent
 
 import "sync"

@@ -14,6 +14,9 @@
 // for in what is written, and a pair holding one is refused. --redact blanks values before
 // anything is written. What the recorder holds and writes is bounded, and whatever it could not
 // record is counted and said, never dropped silently.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package record
 
 import (

@@ -1,6 +1,9 @@
 // Package report is the last step of the pipeline (strict JSON → schema → contract → projector →
 // policy → census → report): the output formats of the result model (internal/result), behind one
 // small Outputter interface, one file each, and the views of the model they share (findings).
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package report
 
 import "github.com/contractcheck/contractcheck/internal/result"

@@ -5,6 +5,9 @@
 // assertions that fail while the loss exists and pass on the direct reading of what was sent;
 // with a markdown issue body saying what was sent, what arrived, which decision it breaks, and
 // the stage.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package reproduce
 
 import (

@@ -3,6 +3,9 @@
 // them (exit.go), and the views a format may read beside a report (Views). It holds no output
 // code: its JSON encoding (lists.go, append.go) is the model's own, which the census writes and the
 // json format streams; the formats are in internal/report.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package result
 
 import (

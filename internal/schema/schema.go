@@ -17,6 +17,9 @@
 // the MCP revisions of the user's schema layers served beside it
 // (NewLayered), and compiled once; nothing is fetched over the network or read
 // from outside the schema layers. Formats are asserted, not merely annotated (see New).
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package schema
 
 import (

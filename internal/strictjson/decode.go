@@ -15,6 +15,9 @@
 // minimal escaping, numbers verbatim) so that equal inputs give byte-identical
 // reports, and Equal compares two trees with numbers compared as exact
 // decimals.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package strictjson
 
 import (

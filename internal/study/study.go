@@ -10,6 +10,9 @@
 // study did. The selection is the profile's cohort (the built-in profile study: the study's four
 // framework lanes at the configurations whose stages are the study's, the control lane, suite
 // paper), narrowed by the scope flags as in check.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package study
 
 import (

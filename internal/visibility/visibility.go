@@ -7,6 +7,9 @@
 // evaluated once per group on the channels of its fixtures. This package prepares both queries,
 // builds their inputs from the same views the tasks read, and collects the readings into the
 // report's Visibility list.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
 package visibility
 
 import (
