@@ -16,6 +16,9 @@
 // A census is what its readings are, whatever part holds them: merging is adding every part's
 // readings into one census (internal/census), which collapses repetitions, finds unstable
 // bindings and applies the gate after the union, as one run over all the inputs does.
+//
+// The domain words (reading, readout, manifestation, the stages W0–H4) are defined in the
+// glossary of the root package's doc (contractcheck.go).
 package censusdir
 
 import (
