@@ -9,7 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/bundle"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -38,7 +38,7 @@ const bundleExample = `  contractcheck bundle --output contracts.tar.gz
   opa run --server --addr 127.0.0.1:8181 --bundle contracts.tar.gz`
 
 type bundleParams struct {
-	instrument.Options
+	inputs.Options
 	settings bundle.Settings
 	out      output[*bundle.Bundle]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -39,7 +40,7 @@ const captureDirectExample = `  contractcheck capture direct --suite paper --rep
 
 // captureDirectParams are the flags of capture direct.
 type captureDirectParams struct {
-	opts        instrument.Options
+	opts        inputs.Options
 	repetitions int
 	output      string
 }
@@ -125,7 +126,7 @@ func runCaptureDirect(ctx context.Context, p captureDirectParams, stdout, stderr
 // layers, each fixtures layer's sources/ (its observations/ is where the records go), and, for an
 // output named .cue, its contract layers (which it reads the .cue files of: a directory may be
 // both a contracts and a fixtures layer, as docs/writing-a-contract.md's orders/ is).
-func captureInputs(o instrument.Options, output string) []string {
+func captureInputs(o inputs.Options, output string) []string {
 	var out []string
 	dirs := o.SchemaLayers()
 	if strings.HasSuffix(output, ".cue") {

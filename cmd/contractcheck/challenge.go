@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/challenge"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -38,7 +38,7 @@ const challengeExample = `  contractcheck challenge alpha
   contractcheck challenge beta --contracts ./my-contracts --policies ./my-policies --score`
 
 type challengeParams struct {
-	instrument.Options
+	inputs.Options
 	out   output[*challenge.Report]
 	score bool
 	// progress says whether progress is shown on standard error.

@@ -13,7 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -80,7 +80,7 @@ const checkExample = `  contractcheck check
 
 // checkParams are the flags of check.
 type checkParams struct {
-	instrument.Options
+	inputs.Options
 	out     output[*result.Report]
 	details bool
 	noCache bool
@@ -168,8 +168,8 @@ func laneAt(cmd *cobra.Command, lane, configuration *string) error {
 }
 
 // addInputFlags binds the flags every verb that reads the contract set shares.
-func addInputFlags(cmd *cobra.Command, o *instrument.Options) {
-	cmd.Flags().StringVar(&o.Profile, "profile", instrument.DefaultProfile, "profile (named contract set) to check")
+func addInputFlags(cmd *cobra.Command, o *inputs.Options) {
+	cmd.Flags().StringVar(&o.Profile, "profile", inputs.DefaultProfile, "profile (named contract set) to check")
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json and observations/, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json or mcp/<revision>/schema.json (an MCP revision of its own), added to the built-in schemas (repeatable)")
@@ -178,21 +178,21 @@ func addInputFlags(cmd *cobra.Command, o *instrument.Options) {
 }
 
 // addRevisionFlag binds --revision: the MCP revision of the sources no catalogue entry names.
-func addRevisionFlag(cmd *cobra.Command, o *instrument.Options) {
-	cmd.Flags().StringVar(&o.Revision, "revision", "", fmt.Sprintf("MCP revision of the --fixtures sources no catalogue entry names: one a schema layer holds (built in: %s; a --schemas directory adds more) (default %s; docs/uncatalogued.md)", strings.Join(instrument.BuiltinRevisions(), ", "), schema.DefaultRevision))
+func addRevisionFlag(cmd *cobra.Command, o *inputs.Options) {
+	cmd.Flags().StringVar(&o.Revision, "revision", "", fmt.Sprintf("MCP revision of the --fixtures sources no catalogue entry names: one a schema layer holds (built in: %s; a --schemas directory adds more) (default %s; docs/uncatalogued.md)", strings.Join(inputs.BuiltinRevisions(), ", "), schema.DefaultRevision))
 }
 
 // addLayerFlags binds the repeatable --contracts and --policies layers.
-func addLayerFlags(cmd *cobra.Command, o *instrument.Options) {
+func addLayerFlags(cmd *cobra.Command, o *inputs.Options) {
 	cmd.Flags().StringArrayVar(&o.Contracts, "contracts", nil, "directory of CUE contract files, added to the built-in contracts (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Policies, "policies", nil, "directory of Rego policies, added to the built-in policies (repeatable)")
 }
 
 // addObservationsFlag binds --observations for the verbs that read observation records; "-" is
 // standard input, which the command's input stream supplies.
-func addObservationsFlag(cmd *cobra.Command, o *instrument.Options) {
+func addObservationsFlag(cmd *cobra.Command, o *inputs.Options) {
 	cmd.Flags().StringArrayVar(&o.Observations, "observations", nil, "directory of .jsonl observation records, or - for JSONL on standard input (repeatable; default: the observations/ of each fixture layer)")
-	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = instrument.NewStdin(cmd.InOrStdin()) }
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = inputs.NewStdin(cmd.InOrStdin()) }
 }
 
 // runCheck runs a check (check.Execute) and writes its report; it returns the exit code the
@@ -213,7 +213,7 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	}
 	req := check.Request{Options: p.Options, Format: p.out.Format, Render: opts, NoCache: p.noCache}
 	if len(p.decisionLogs) > 0 {
-		if slices.Contains(p.decisionLogs, instrument.StdinArg) && slices.Contains(p.Observations, instrument.StdinArg) {
+		if slices.Contains(p.decisionLogs, inputs.StdinArg) && slices.Contains(p.Observations, inputs.StdinArg) {
 			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--decision-logs - and --observations - both read standard input: it is read once")}
 		}
 		req.DecisionLogs = &check.DecisionLogs{Paths: p.decisionLogs, Stdin: p.stdin}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -29,7 +30,7 @@ import (
 func collectBatch(t *testing.T) ([]byte, int) {
 	t.Helper()
 	ctx := context.Background()
-	in, err := instrument.Load(ctx, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	in, err := instrument.Load(ctx, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

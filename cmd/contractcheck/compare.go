@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/compare"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -120,7 +120,7 @@ func writeFailedCompare(stdout io.Writer, p compareParams, err error) error {
 	}
 	profile := p.Profile
 	if profile == "" {
-		profile = instrument.DefaultProfile
+		profile = inputs.DefaultProfile
 	}
 	var scope *result.Scope
 	if s := p.Scope; !s.IsZero() {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -67,7 +68,7 @@ func newInspectCommand() *cobra.Command {
 
 // inspectFixtureParams are the flags of inspect fixture.
 type inspectFixtureParams struct {
-	instrument.Options
+	inputs.Options
 	out output[instrument.Entry]
 }
 
@@ -177,7 +178,7 @@ const maxInspected = 100
 
 // inspectRecordParams are the flags of inspect record.
 type inspectRecordParams struct {
-	instrument.Options
+	inputs.Options
 	repetition int
 	out        output[inspection]
 }

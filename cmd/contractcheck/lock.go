@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -32,7 +32,7 @@ const lockExample = `  contractcheck lock
 
 // lockParams are the flags of lock.
 type lockParams struct {
-	instrument.Options
+	inputs.Options
 	out output[*lock.Lock]
 }
 

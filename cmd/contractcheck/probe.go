@@ -17,7 +17,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/probe"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -135,7 +135,7 @@ func addLaneFlags(cmd *cobra.Command, lane, version, configuration *string) {
 }
 
 // addProbeInputFlags binds the layers and the fixture selection a probe reads.
-func addProbeInputFlags(cmd *cobra.Command, o *instrument.Options) {
+func addProbeInputFlags(cmd *cobra.Command, o *inputs.Options) {
 	addLayerFlags(cmd, o)
 	cmd.Flags().StringArrayVar(&o.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Schemas, "schemas", nil, "directory holding carriers/<name>.schema.json or mcp/<revision>/schema.json (an MCP revision of its own), added to the built-in schemas (repeatable)")

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -60,7 +60,7 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 
 // inputsOf lists the directories a run of the contract set reads (the user's layers; built-in ones
 // are inside the binary) and any other input paths, for the --output check.
-func inputsOf(o instrument.Options, more ...string) []string {
+func inputsOf(o inputs.Options, more ...string) []string {
 	var out []string
 	for _, d := range o.Inputs() {
 		if d.Local != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -29,7 +30,7 @@ inspecting the fixture with MCP Inspector.
 starts, and needs nothing else on its command line.`
 
 type serveParams struct {
-	opts    instrument.Options
+	opts    inputs.Options
 	fixture string
 	stdio   bool
 	listen  string

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -40,7 +40,7 @@ const testExample = `  contractcheck test
 
 // testParams are the flags of test.
 type testParams struct {
-	instrument.Options
+	inputs.Options
 	verbose  bool
 	run      string
 	coverage bool

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -37,7 +38,7 @@ const validateExample = `  contractcheck validate
   contractcheck validate --format json --output validation.json`
 
 func newValidateCommand() *cobra.Command {
-	var opts instrument.Options
+	var opts inputs.Options
 	var revision string
 	var out output[[]instrument.Validated]
 	cmd := &cobra.Command{
@@ -46,14 +47,14 @@ func newValidateCommand() *cobra.Command {
 		Long:    validateLong,
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			opts.Stdin = instrument.NewStdin(cmd.InOrStdin())
+			opts.Stdin = inputs.NewStdin(cmd.InOrStdin())
 			if err := runValidate(cmd.Context(), opts, revision, files, out, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return &exitError{code: result.ExitCode(err), err: err}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision: one a schema layer holds (built in: %s; a --schemas directory adds more) (default: %s, or each catalog entry's own)", strings.Join(instrument.BuiltinRevisions(), ", "), schema.DefaultRevision))
+	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision: one a schema layer holds (built in: %s; a --schemas directory adds more) (default: %s, or each catalog entry's own)", strings.Join(inputs.BuiltinRevisions(), ", "), schema.DefaultRevision))
 	cmd.Flags().StringArrayVar(&opts.Schemas, "schemas", nil, "directory holding mcp/<revision>/schema.json (an MCP revision of its own) or carriers/, added to the built-in schemas (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Contracts, "contracts", nil, "directory of CUE contract files for the fixture catalog, added to the built-in contracts (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Fixtures, "fixtures", nil, "directory holding sources/<suite>/<id>.json, added to the built-in fixtures (repeatable)")
@@ -67,14 +68,14 @@ func newValidateCommand() *cobra.Command {
 // stderr is an escape.LogWriter already, main's). The error returned says how many were invalid.
 // When validation stopped altogether (an unknown revision, contracts that do not load) nothing is
 // written.
-func runValidate(ctx context.Context, opts instrument.Options, revision string, files []string, out output[[]instrument.Validated], stdout, stderr io.Writer) error {
-	var inputs []string
+func runValidate(ctx context.Context, opts inputs.Options, revision string, files []string, out output[[]instrument.Validated], stdout, stderr io.Writer) error {
+	var named []string
 	for _, f := range files {
-		if f != instrument.StdinArg {
-			inputs = append(inputs, f)
+		if f != inputs.StdinArg {
+			named = append(named, f)
 		}
 	}
-	f, err := out.resolve(report.Options{}, inputsOf(opts, inputs...))
+	f, err := out.resolve(report.Options{}, inputsOf(opts, named...))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -32,7 +32,7 @@ func newAcceptance(t *testing.T) *acceptance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := instrument.BuiltinValidator()
+	v, err := inputs.BuiltinValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/bindpath"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -481,14 +482,14 @@ type Settings struct {
 
 // Build loads the contract set as check does (every layer validated, the profile known) and
 // makes its bundle for opts.Profile, with the default Settings.
-func Build(ctx context.Context, opts instrument.Options) (*Bundle, error) {
+func Build(ctx context.Context, opts inputs.Options) (*Bundle, error) {
 	return BuildWith(ctx, opts, Settings{})
 }
 
 // BuildWith is Build with the bundle's settings.
-func BuildWith(ctx context.Context, opts instrument.Options, settings Settings) (*Bundle, error) {
+func BuildWith(ctx context.Context, opts inputs.Options, settings Settings) (*Bundle, error) {
 	if opts.Profile == "" {
-		opts.Profile = instrument.DefaultProfile
+		opts.Profile = inputs.DefaultProfile
 	}
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {

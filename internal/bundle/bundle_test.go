@@ -22,6 +22,7 @@ import (
 
 	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -36,7 +37,7 @@ var (
 // builtin is the built-in contract set's bundle under the strict profile, built once.
 func builtin(t *testing.T) *Bundle {
 	t.Helper()
-	builtOnce.Do(func() { built, builtErr = Build(context.Background(), instrument.Options{}) })
+	builtOnce.Do(func() { built, builtErr = Build(context.Background(), inputs.Options{}) })
 	if builtErr != nil {
 		t.Fatal(builtErr)
 	}
@@ -170,7 +171,7 @@ func TestBundleLoads(t *testing.T) {
 	if err := b.WriteTarGz(&one); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Build(context.Background(), instrument.Options{})
+	again, err := Build(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestBuildRefuses(t *testing.T) {
 		return filepath.Dir(full)
 	}
 	reservedLayer := write("reserved/x.rego", "package contractcheck.bundle.mine\n\nx := 1\n")
-	_, err := Build(context.Background(), instrument.Options{Policies: []string{reservedLayer}})
+	_, err := Build(context.Background(), inputs.Options{Policies: []string{reservedLayer}})
 	if err == nil || !strings.Contains(err.Error(), "reserved") || !strings.Contains(err.Error(), "x.rego") {
 		t.Errorf("a reserved package: %v", err)
 	}
@@ -314,7 +315,7 @@ func TestBuildRefuses(t *testing.T) {
 func TestProjectorAgrees(t *testing.T) {
 	b := builtin(t)
 	ctx := context.Background()
-	in, err := instrument.Load(ctx, instrument.Options{})
+	in, err := instrument.Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

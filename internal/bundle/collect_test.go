@@ -18,6 +18,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/collect"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testtier"
@@ -38,7 +39,7 @@ func TestStockOPAsUploadToCollect(t *testing.T) {
 	if err != nil || len(lanes) == 0 {
 		t.Fatalf("the built-in records: %v", err)
 	}
-	opts := instrument.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
+	opts := inputs.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
 	testtier.Require(t, "a stock OPA server uploading to collect")
 	opa := opaBinary(t)
 	ctx := context.Background()
-	mine := instrument.Options{Fixtures: []string{uncataloguedLayer(t)}, Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"mine"}}}
+	mine := inputs.Options{Fixtures: []string{uncataloguedLayer(t)}, Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"mine"}}}
 	inMine, err := instrument.Load(ctx, mine)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := instrument.Load(ctx, instrument.Options{})
+	builtin, err := instrument.Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -26,7 +27,7 @@ import (
 // for beside it, the mask bundle of docs/opa.md (mask/), and returns both paths.
 func maskedBundle(t *testing.T, dir string, settings Settings) (tarball, mask string) {
 	t.Helper()
-	b, err := BuildWith(context.Background(), instrument.Options{}, settings)
+	b, err := BuildWith(context.Background(), inputs.Options{}, settings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 		}
 		return out
 	}
-	records := instrument.Options{Observations: obs("direct", "go-sdk"), Scope: result.Scope{Lanes: []string{"direct", "go-sdk"}}}
+	records := inputs.Options{Observations: obs("direct", "go-sdk"), Scope: result.Scope{Lanes: []string{"direct", "go-sdk"}}}
 	in, err := instrument.Load(ctx, records)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 	recs := captured(t, in)
 	// The sources no catalogue entry names (internal/instrument/testdata/uncatalogued), each with
 	// two repetitions at every stage of the control lane, posted with their source.
-	mine := instrument.Options{Fixtures: []string{uncataloguedLayer(t)}, Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"mine"}}}
+	mine := inputs.Options{Fixtures: []string{uncataloguedLayer(t)}, Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"mine"}}}
 	inMine, err := instrument.Load(ctx, mine)
 	if err != nil {
 		t.Fatal(err)
@@ -162,12 +163,12 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 
 	// The matrix case reads no records: check's run on the same pairs is the one on the records
 	// posted, which the decisions name as they were posted.
-	matrix := instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
+	matrix := inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
 	matrixRecords := matrix
 	matrixRecords.Observations = obs("direct")
 	for _, tc := range []struct {
 		name       string
-		opts, same instrument.Options
+		opts, same inputs.Options
 		log        string
 	}{
 		{"matrix", matrix, matrixRecords, logFile},

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -120,7 +121,7 @@ func diffEdges(t *testing.T) [][3]any {
 // TestStockOPAAgreesWithCheck compares them again inside whole decisions, with a stock OPA.
 func TestDiffAgrees(t *testing.T) {
 	p := newDiffPair(t)
-	in, err := instrument.Load(context.Background(), instrument.Options{})
+	in, err := instrument.Load(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

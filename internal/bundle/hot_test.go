@@ -8,6 +8,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -18,7 +19,7 @@ import (
 // come back from the parsed module exactly as they went in, and nothing of them lands outside a
 // string: the module has the rules hotModule writes and no other.
 func TestHotModuleHostileStrings(t *testing.T) {
-	in, err := instrument.Load(context.Background(), instrument.Options{})
+	in, err := instrument.Load(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -127,7 +128,7 @@ func jsonTextEdges() []string {
 // catalogueStrings are the distinct strings of every catalogued source and every captured
 // built-in carrier, at any depth: the texts check and the bundle read as JSON are among them.
 func catalogueStrings(t *testing.T) []string {
-	in, err := instrument.Load(context.Background(), instrument.Options{})
+	in, err := instrument.Load(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // TestOPAOperations runs what docs/opa.md tells an operator to do with a stock OPA: sign the
@@ -30,7 +30,7 @@ import (
 func TestOPAOperations(t *testing.T) {
 	opa := opaBinary(t)
 	dir := t.TempDir()
-	b, err := Build(context.Background(), instrument.Options{})
+	b, err := Build(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ var annotations = map[string]bool{
 
 // providerSchemas reads the provider request schemas the model's block mappings name (accepts):
 // the pinned files under the built-in schemas directory, which is where check reads them from
-// (internal/instrument: NewValidator). Each must be one the bundle's validator reads exactly.
+// (internal/inputs: NewValidator). Each must be one the bundle's validator reads exactly.
 func providerSchemas(m *contract.Model) (map[string]any, error) {
 	names := map[string]bool{}
 	var kinds func(ks map[string]contract.BlockMapping)

@@ -11,7 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -52,7 +52,7 @@ revisions: "DRAFT-2026-v1": {doc: "2025-11-25's result shape.", source: _mcpResu
 		mkdir(t, filepath.Dir(filepath.Join(dir, p)))
 		writeFile(t, filepath.Join(dir, p), []byte(data))
 	}
-	opts := instrument.Options{Contracts: []string{filepath.Join(dir, "contracts")}, Fixtures: []string{filepath.Join(dir, "fixtures")}}
+	opts := inputs.Options{Contracts: []string{filepath.Join(dir, "contracts")}, Fixtures: []string{filepath.Join(dir, "fixtures")}}
 
 	// Without the schema layer: an input error at the catalogue entry.
 	_, err = Build(ctx, opts)

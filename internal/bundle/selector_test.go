@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestBundleRefusesSelectors(t *testing.T) {
 	t.Parallel()
 	layer := filepath.Join("..", "..", "cmd", "contractcheck", "testdata", "draft-selectors")
-	opts := instrument.Options{Contracts: []string{filepath.Join(layer, "contracts")}, Schemas: []string{filepath.Join(layer, "schemas")},
+	opts := inputs.Options{Contracts: []string{filepath.Join(layer, "contracts")}, Schemas: []string{filepath.Join(layer, "schemas")},
 		Fixtures: []string{filepath.Join(layer, "fixtures")}, Revision: "DRAFT-2026-12-01"}
 	_, err := Build(context.Background(), opts)
 	var ie *result.InputError
@@ -56,7 +56,7 @@ func TestBundleRefusesSourceCompartments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := instrument.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
+	opts := inputs.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
 	_, err := Build(context.Background(), opts)
 	var ie *result.InputError
 	if !errors.As(err, &ie) {

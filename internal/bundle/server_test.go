@@ -20,6 +20,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testtier"
@@ -86,7 +87,7 @@ type server struct {
 func startServer(t testing.TB, profile string) *server {
 	t.Helper()
 	opa := opaBinary(t)
-	b, err := Build(context.Background(), instrument.Options{Profile: profile})
+	b, err := Build(context.Background(), inputs.Options{Profile: profile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func compare(rec *instrument.Record, readings []census.Reading, decision map[str
 func TestStockOPAAgreesWithCheck(t *testing.T) {
 	opaBinary(t) // first: in the fast tier the test is skipped before it loads anything
 	ctx := context.Background()
-	strict, err := instrument.Load(ctx, instrument.Options{Profile: "strict"})
+	strict, err := instrument.Load(ctx, inputs.Options{Profile: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestStockOPAAgreesWithCheck(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			in := strict
 			if profile != "strict" {
-				if in, err = instrument.Load(ctx, instrument.Options{Profile: profile}); err != nil {
+				if in, err = instrument.Load(ctx, inputs.Options{Profile: profile}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -433,7 +434,7 @@ func TestServerRefusesUnknownInput(t *testing.T) {
 // decisions' rate as a share of the two floors' mean).
 func BenchmarkServerDecisions(b *testing.B) {
 	s := startServer(b, "strict")
-	in, err := instrument.Load(context.Background(), instrument.Options{})
+	in, err := instrument.Load(context.Background(), inputs.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -147,7 +148,7 @@ func agreeOnUncatalogued(t *testing.T, decide func(map[string]any) (map[string]a
 				t.Fatal(err)
 			}
 		}
-		in, err := instrument.Load(ctx, instrument.Options{Fixtures: []string{dir}, Revision: revision})
+		in, err := instrument.Load(ctx, inputs.Options{Fixtures: []string{dir}, Revision: revision})
 		if err != nil {
 			t.Fatal(err)
 		}

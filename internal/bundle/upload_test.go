@@ -18,6 +18,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -90,7 +91,7 @@ func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 	if err != nil || len(lanes) == 0 {
 		t.Fatalf("the built-in records: %v", err)
 	}
-	opts := instrument.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
+	opts := inputs.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/progress"
@@ -54,7 +55,7 @@ const (
 
 // Options selects the suite and the contract set.
 type Options struct {
-	instrument.Options
+	inputs.Options
 	Suite string // a directory, or the name of a built-in suite under fixtures/challenge/
 }
 
@@ -104,17 +105,17 @@ func BuiltinSuites() []string {
 }
 
 // SuiteDir resolves a suite: an existing directory, else a built-in suite's name.
-func SuiteDir(name string) (instrument.Dir, error) {
+func SuiteDir(name string) (inputs.Dir, error) {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return instrument.UserDir(name), nil
+		return inputs.UserDir(name), nil
 	}
 	if fs.ValidPath(name) && !strings.Contains(name, "/") {
 		root := "fixtures/challenge/" + name
 		if st, err := fs.Stat(contractcheck.Builtin, root+"/cases"); err == nil && st.IsDir() {
-			return instrument.Dir{FS: contractcheck.Builtin, Root: root, Display: root}, nil
+			return inputs.Dir{FS: contractcheck.Builtin, Root: root, Display: root}, nil
 		}
 	}
-	return instrument.Dir{}, fmt.Errorf("no suite %q: neither a directory nor a built-in suite (built in: %s)", name, strings.Join(BuiltinSuites(), ", "))
+	return inputs.Dir{}, fmt.Errorf("no suite %q: neither a directory nor a built-in suite (built in: %s)", name, strings.Join(BuiltinSuites(), ", "))
 }
 
 // Run loads the instrument and the suite, and classifies every case.
@@ -133,7 +134,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	profile := opts.Profile
 	if profile == "" {
-		profile = instrument.DefaultProfile
+		profile = inputs.DefaultProfile
 	}
 	r := &Report{Suite: path.Base(d.Display), Profile: profile}
 	meter := progress.From(ctx) // nil when no one watches: its methods do nothing
@@ -160,7 +161,7 @@ type loaded struct {
 // Load reads and validates every case of a suite, in file name order: the case against the case
 // schema, its source against the MCP schema of its fixture's revision, its record as check
 // validates observation records. Any failure is an input error naming the file and the pointer.
-func Load(in *instrument.Instrument, d instrument.Dir) ([]*loaded, error) {
+func Load(in *instrument.Instrument, d inputs.Dir) ([]*loaded, error) {
 	casesDir := path.Join(d.Root, "cases")
 	es, err := fs.ReadDir(d.FS, casesDir)
 	if err != nil {
@@ -193,7 +194,7 @@ func Load(in *instrument.Instrument, d instrument.Dir) ([]*loaded, error) {
 	return out, nil
 }
 
-func loadCase(in *instrument.Instrument, d instrument.Dir, display string, data []byte) (*loaded, error) {
+func loadCase(in *instrument.Instrument, d inputs.Dir, display string, data []byte) (*loaded, error) {
 	doc, err := strictjson.Decode(display, data, strictjson.DefaultLimits)
 	if err != nil {
 		return nil, err

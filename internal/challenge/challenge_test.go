@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -124,7 +124,7 @@ func TestCustomContractBlind(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A fork of the contracts runs without the built-in layer, beside copies of the rest.
-	r := run(t, Options{Suite: "alpha", Options: instrument.Options{NoBuiltin: true, Contracts: []string{contracts},
+	r := run(t, Options{Suite: "alpha", Options: inputs.Options{NoBuiltin: true, Contracts: []string{contracts},
 		Policies: []string{copyBuiltin(t, "policies")}, Fixtures: []string{copyBuiltin(t, "fixtures")}, Schemas: []string{copyBuiltin(t, "schemas")}}})
 	verdict := map[string]string{}
 	for _, sc := range r.Score() {

@@ -15,6 +15,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -42,11 +43,11 @@ func TestGeneratedSetCount(t *testing.T) {
 			if set.Bindings < tc.bindings {
 				t.Fatalf("the set holds %d bindings, fewer than the %d asked for", set.Bindings, tc.bindings)
 			}
-			in, err := instrument.Load(ctx, instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+			in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := instrument.RecordFiles(instrument.UserDir(set.Observations))
+			files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func BenchmarkCheckBuiltin(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(ctx, instrument.Options{}); err != nil {
+		if _, err := Run(ctx, inputs.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,12 +96,12 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 		b.Fatal(err)
 	}
 	obs, bindings := set.Observations, set.Bindings
-	in, err := instrument.Load(ctx, instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+	in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := instrument.UserDir(obs)
-	files, err := instrument.RecordFiles(d)
+	d := inputs.UserDir(obs)
+	files, err := inputs.RecordFiles(d)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -210,12 +211,12 @@ func BenchmarkCensusMerge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := instrument.Options{Contracts: []string{set.Contracts}, Profile: "bench"}
+	opts := inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"}
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	files, err := instrument.RecordFiles(instrument.UserDir(set.Observations))
+	files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -73,7 +73,7 @@ func TestLargeRecordRefusedWithinTheBudget(t *testing.T) {
 	defer stop()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err = Run(ctx, instrument.Options{Observations: []string{dir}, Workers: 2})
+	_, err = Run(ctx, inputs.Options{Observations: []string{dir}, Workers: 2})
 	runtime.ReadMemStats(&after)
 	var le *guard.LimitError
 	if !errors.As(err, &le) || result.ExitCode(err) != 3 {

@@ -12,7 +12,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -160,8 +160,8 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := instrument.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(line + "\n" + string(bad) + "\n")}}, Root: "obs", Display: "obs"}
-			files, err := instrument.RecordFiles(d)
+			d := inputs.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(line + "\n" + string(bad) + "\n")}}, Root: "obs", Display: "obs"}
+			files, err := inputs.RecordFiles(d)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/visibility"
@@ -54,7 +55,7 @@ func (c Censuses) String() string {
 // and the report's gate gives no verdict (result.VerdictIncomplete, exit 2): what it lacks is
 // not known until its writer is done. When out is not empty the union is written to it as a
 // census of its own (a merge).
-func RunCensuses(ctx context.Context, opts instrument.Options, dirs []string, out string) (*result.Report, Censuses, error) {
+func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		return nil, Censuses{}, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -74,7 +75,7 @@ func splitRecords(t *testing.T, change func(string) string) (string, string) {
 // after the merge. One split puts the disagreeing repetitions of a binding in different parts.
 func TestCensusMergeIsTheWholeRun(t *testing.T) {
 	ctx := context.Background()
-	in, err := instrument.Load(ctx, instrument.Options{})
+	in, err := instrument.Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,27 +90,27 @@ func TestCensusMergeIsTheWholeRun(t *testing.T) {
 	stableA, stableB := splitRecords(t, nil)
 	tests := []struct {
 		name         string
-		whole        instrument.Options
-		parts        []instrument.Options
+		whole        inputs.Options
+		parts        []inputs.Options
 		wantUnstable bool
 	}{
-		{name: "by stage", parts: []instrument.Options{
+		{name: "by stage", parts: []inputs.Options{
 			{Scope: result.Scope{Stages: []string{"D1"}}},
 			{Scope: result.Scope{Stages: []string{"A2", "M3", "H4"}}},
 		}},
-		{name: "by lane", parts: []instrument.Options{
+		{name: "by lane", parts: []inputs.Options{
 			{Scope: result.Scope{Lanes: []string{"a*", "d*", "g*"}}},
 			{Scope: result.Scope{Lanes: []string{"l*", "m*", "o*"}}},
 		}},
-		{name: "by fixture", parts: []instrument.Options{
+		{name: "by fixture", parts: []inputs.Options{
 			{Scope: result.Scope{Fixtures: fixtures[:half]}},
 			{Scope: result.Scope{Fixtures: fixtures[half:]}},
 		}},
-		{name: "by repetition", whole: instrument.Options{Observations: []string{stableA, stableB}}, parts: []instrument.Options{
+		{name: "by repetition", whole: inputs.Options{Observations: []string{stableA, stableB}}, parts: []inputs.Options{
 			{Observations: []string{stableA}},
 			{Observations: []string{stableB}},
 		}},
-		{name: "unstable across parts", whole: instrument.Options{Observations: []string{unstableA, unstableB}}, parts: []instrument.Options{
+		{name: "unstable across parts", whole: inputs.Options{Observations: []string{unstableA, unstableB}}, parts: []inputs.Options{
 			{Observations: []string{unstableA}},
 			{Observations: []string{unstableB}},
 		}, wantUnstable: true},
@@ -128,7 +129,7 @@ func TestCensusMergeIsTheWholeRun(t *testing.T) {
 				}
 				dirs = append(dirs, dir)
 			}
-			merged, read, err := RunCensuses(ctx, instrument.Options{}, dirs, "")
+			merged, read, err := RunCensuses(ctx, inputs.Options{}, dirs, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,10 +156,10 @@ func TestCensusMergeIsTheWholeRun(t *testing.T) {
 			}
 			// The merge is a census too: written out and read back, it reports the same.
 			out := filepath.Join(t.TempDir(), "merged")
-			if _, _, err := RunCensuses(ctx, instrument.Options{}, dirs, out); err != nil {
+			if _, _, err := RunCensuses(ctx, inputs.Options{}, dirs, out); err != nil {
 				t.Fatal(err)
 			}
-			again, _, err := RunCensuses(ctx, instrument.Options{}, []string{out}, "")
+			again, _, err := RunCensuses(ctx, inputs.Options{}, []string{out}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,10 +176,10 @@ func TestCensusMergeIsTheWholeRun(t *testing.T) {
 func TestCensusWhileWritten(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "census")
-	if _, err := RunCensusOut(ctx, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, dir); err != nil {
+	if _, err := RunCensusOut(ctx, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, dir); err != nil {
 		t.Fatal(err)
 	}
-	whole, read, err := RunCensuses(ctx, instrument.Options{}, []string{dir}, "")
+	whole, read, err := RunCensuses(ctx, inputs.Options{}, []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestCensusWhileWritten(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".tmp-00000002.census.gz"), []byte("\x1f\x8b half"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	live, read, err := RunCensuses(ctx, instrument.Options{}, []string{dir}, "")
+	live, read, err := RunCensuses(ctx, inputs.Options{}, []string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

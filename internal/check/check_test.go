@@ -9,6 +9,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -22,11 +23,11 @@ import (
 func TestDirectLaneIsTheControl(t *testing.T) {
 	for _, profile := range []string{"strict", "optional-null"} {
 		t.Run(profile, func(t *testing.T) {
-			r, err := Run(context.Background(), instrument.Options{Profile: profile})
+			r, err := Run(context.Background(), inputs.Options{Profile: profile})
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := instrument.Load(context.Background(), instrument.Options{Profile: profile})
+			in, err := instrument.Load(context.Background(), inputs.Options{Profile: profile})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestDirectLaneIsTheControl(t *testing.T) {
 func TestReportDeterministicAndValid(t *testing.T) {
 	var outputs [][]byte
 	for _, workers := range []int{1, 8, 8} {
-		r, err := Run(context.Background(), instrument.Options{Workers: workers})
+		r, err := Run(context.Background(), inputs.Options{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

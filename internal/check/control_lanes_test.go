@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -25,11 +26,11 @@ func TestMCPPythonControl(t *testing.T) {
 		"X01 D1 T1 execution_failed": "ValidationError",
 		"X01 D1 T2 execution_failed": "ValidationError",
 	}
-	r, err := Run(context.Background(), instrument.Options{Profile: "strict"})
+	r, err := Run(context.Background(), inputs.Options{Profile: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := instrument.Load(context.Background(), instrument.Options{Profile: "strict"})
+	in, err := instrument.Load(context.Background(), inputs.Options{Profile: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestMCPPythonControl(t *testing.T) {
 // here as captured: openai-agents 0.22.0 at D1–H4 in its three configurations and agent-framework
 // 1.13.0 at A2–H4, every binding collapsed from three repetitions.
 func TestPythonLanesCaptured(t *testing.T) {
-	r, err := Run(context.Background(), instrument.Options{Profile: "strict"})
+	r, err := Run(context.Background(), inputs.Options{Profile: "strict"})
 	if err != nil {
 		t.Fatal(err)
 	}

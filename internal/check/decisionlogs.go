@@ -12,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -53,7 +54,7 @@ type repKey struct {
 // posted lane is not, say) is counted as outside it instead. What
 // the logs lack and the error decisions are the report's Lacking, whose gate then gives no
 // verdict (result.VerdictIncomplete, exit 2). The counts say what the reader read besides.
-func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
+func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		return nil, decisionlog.Counts{}, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -26,7 +27,7 @@ import (
 // events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
 // holds to OPA's own, the user's data quoted): one event per captured record, its carrier masked, posted with its
 // repetition and its place (record). The records not captured have no decision.
-func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
+func decisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	in, err := instrument.Load(ctx, opts)
@@ -100,7 +101,7 @@ func withoutPosition(events []map[string]any, pos map[string]any) []map[string]a
 
 // checkedAndLogged is check's report on the records opts selects and the decision-log events
 // of them (decisionEvents).
-func checkedAndLogged(t *testing.T, opts instrument.Options) (*result.Report, []map[string]any) {
+func checkedAndLogged(t *testing.T, opts inputs.Options) (*result.Report, []map[string]any) {
 	t.Helper()
 	want, err := Run(context.Background(), opts)
 	if err != nil {
@@ -155,7 +156,7 @@ func render(t *testing.T, r *result.Report, format string) string {
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
 // readout (a decision log holds no carrier to read it from).
-var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
+var directPaper = inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
 
 // TestDecisionLogsAgreeWithCheck: a console log of the decisions on the built-in records of a
 // scope gives check's report byte for byte, in JSON and text, from a file, a directory, standard
@@ -247,7 +248,7 @@ func TestDecisionLogsLacking(t *testing.T) {
 	withRecords.Observations = []string{"../../fixtures/observations/direct"}
 	for _, tc := range []struct {
 		name string
-		opts instrument.Options
+		opts inputs.Options
 	}{{"matrix", directPaper}, {"records", withRecords}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _, err := RunDecisionLogs(ctx, tc.opts, DecisionLogs{Paths: []string{file}})
@@ -322,16 +323,16 @@ func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 	lossy := writeTemp(t, "lossy.log", consoleLog(t, withoutPosition(events, dropped)))
 	for _, tc := range []struct {
 		name    string
-		opts    instrument.Options
+		opts    inputs.Options
 		log     string
 		lacking string // the fixture lacking, "" for a complete census
 	}{
 		{name: "no scope", log: file},
-		{name: "lane only", opts: instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: file},
+		{name: "lane only", opts: inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: file},
 		{name: "the scope of what was posted", opts: directPaper, log: file},
-		{name: "narrower than what was posted", opts: instrument.Options{Scope: result.Scope{Fixtures: []string{"C01"}}}, log: file},
+		{name: "narrower than what was posted", opts: inputs.Options{Scope: result.Scope{Fixtures: []string{"C01"}}}, log: file},
 		{name: "a dropped decision, no scope", log: lossy, lacking: dropped["fixture"].(string)},
-		{name: "a dropped decision, lane only", opts: instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: lossy, lacking: dropped["fixture"].(string)},
+		{name: "a dropped decision, lane only", opts: inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, log: lossy, lacking: dropped["fixture"].(string)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _, err := RunDecisionLogs(ctx, tc.opts, DecisionLogs{Paths: []string{tc.log}})
@@ -382,7 +383,7 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 		t.Fatalf("no line holds %s", id)
 		return 0
 	}
-	r, counts, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
+	r, counts, err := RunDecisionLogs(ctx, inputs.Options{}, DecisionLogs{Paths: []string{file}})
 	if err != nil {
 		t.Fatalf("an error decision stopped the read: %v", err)
 	}
@@ -649,7 +650,7 @@ func TestDecisionLogsErrors(t *testing.T) {
 // grammar: the JSON gives it back exactly, the text holds no raw control or bidi character.
 func TestDecisionLogsHostileRecordNames(t *testing.T) {
 	ctx := context.Background()
-	opts := instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
+	opts := inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
 	events := decisionEvents(t, opts)
 	for _, h := range hostile.Strings() {
 		if !utf8.ValidString(h) {
@@ -697,11 +698,11 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 // into the census and its report (go test ./internal/check -run XXX -bench DecisionLogs).
 func BenchmarkDecisionLogs(b *testing.B) {
 	ctx := context.Background()
-	events := decisionEvents(b, instrument.Options{})
+	events := decisionEvents(b, inputs.Options{})
 	file := writeTemp(b, "opa.log", consoleLog(b, events))
 	b.ResetTimer()
 	for b.Loop() {
-		r, _, err := RunDecisionLogs(ctx, instrument.Options{}, DecisionLogs{Paths: []string{file}})
+		r, _, err := RunDecisionLogs(ctx, inputs.Options{}, DecisionLogs{Paths: []string{file}})
 		if err != nil {
 			b.Fatal(err)
 		}

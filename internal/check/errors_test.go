@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -40,7 +40,7 @@ diagnostics contains {"atom": "block.text", "path": "", "kind": "missing"} if {
 	to_number(b.text) > 0
 }
 `)
-	opts := instrument.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
+	opts := inputs.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
 	var first string
 	for _, workers := range []int{1, 2, 3, 8, 16, 2, 8, 16} {
 		opts.Workers = workers

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -19,7 +19,7 @@ import (
 
 // failureInputs writes a custom task T7 over C01's direct D1 record, judged by the policy rego,
 // and returns the options of a run over them.
-func failureInputs(t *testing.T, rego string) instrument.Options {
+func failureInputs(t *testing.T, rego string) inputs.Options {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -40,7 +40,7 @@ tasks: T7: {doc: "A custom task.", role: "guard", policy: "custom.t7", compartme
 			t.Fatal(err)
 		}
 	}
-	return instrument.Options{Contracts: []string{filepath.Join(dir, "layer")}, Policies: []string{filepath.Join(dir, "policies")},
+	return inputs.Options{Contracts: []string{filepath.Join(dir, "layer")}, Policies: []string{filepath.Join(dir, "policies")},
 		Observations: []string{filepath.Join(dir, "obs")}, Scope: result.Scope{Lanes: []string{"direct"}}}
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -241,7 +242,7 @@ func providerLayer(t *testing.T, cases []providerCase) (contracts, observations 
 func TestProviderLanes(t *testing.T) {
 	contracts, observations := providerLayer(t, providerCases)
 	ctx := context.Background()
-	opts := instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}}
+	opts := inputs.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}}
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +314,7 @@ func TestProviderLanes(t *testing.T) {
 // the content holds the text as carried.
 func TestProviderLanesReadNoJSONText(t *testing.T) {
 	contracts, observations := providerLayer(t, nil)
-	in, err := instrument.Load(context.Background(), instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}})
+	in, err := instrument.Load(context.Background(), inputs.Options{Profile: "provider-lanes", Contracts: []string{contracts}, Observations: []string{observations}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func TestProviderCarrierSchemas(t *testing.T) {
 		"gemini proto name": `{"function_response":{"name":"fixture_tool","response":{"output":"x"}}}`,
 	}
 	contracts, _ := providerLayer(t, nil)
-	in, err := instrument.Load(context.Background(), instrument.Options{Profile: "provider-lanes", Contracts: []string{contracts}})
+	in, err := instrument.Load(context.Background(), inputs.Options{Profile: "provider-lanes", Contracts: []string{contracts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +369,7 @@ func TestProviderCarrierSchemas(t *testing.T) {
 			t.Run(api+" given "+other, func(t *testing.T) {
 				rec := fmt.Sprintf(`{"fixture":"C09","lane":%q,"laneVersion":"v1","configuration":"default","stage":"H4","repetition":1,"state":"captured","carrier":%s,"sourceSha256":%q,"origin":"captured"}`+"\n",
 					providerLane(api), items[other], hex.EncodeToString(sum[:]))
-				files, err := instrument.RecordFiles(instrument.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(rec)}}, Root: "obs", Display: "obs"})
+				files, err := inputs.RecordFiles(inputs.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(rec)}}, Root: "obs", Display: "obs"})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/visibility"
@@ -29,7 +30,7 @@ func inputErr(err error) error { return result.AsInput(err) }
 func instrumentErr(err error) error { return result.AsInstrument(err) }
 
 // Run loads the instrument and checks every observation record of the selected directories.
-func Run(ctx context.Context, opts instrument.Options) (*result.Report, error) {
+func Run(ctx context.Context, opts inputs.Options) (*result.Report, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -40,14 +41,14 @@ func Run(ctx context.Context, opts instrument.Options) (*result.Report, error) {
 // RunCensusOut is Run that also writes the run's census to the directory censusOut
 // (internal/censusdir), part by part as the records are read, and marks it complete once the
 // report is made: check --census DIR reports on it later, alone or merged with others.
-func RunCensusOut(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, error) {
+func RunCensusOut(ctx context.Context, opts inputs.Options, censusOut string) (*result.Report, error) {
 	r, _, _, err := runRecords(ctx, opts, censusOut)
 	return r, err
 }
 
 // runRecords is Run, writing the census to censusOut unless it is empty, that also returns the
 // instrument and the record files it read.
-func runRecords(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, *instrument.Instrument, []instrument.RecordFile, error) {
+func runRecords(ctx context.Context, opts inputs.Options, censusOut string) (*result.Report, *instrument.Instrument, []inputs.RecordFile, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, nil, nil, err
@@ -74,7 +75,7 @@ func runRecords(ctx context.Context, opts instrument.Options, censusOut string) 
 }
 
 // loadRun loads the instrument and lists the record files of a run.
-func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrument, []instrument.RecordFile, error) {
+func loadRun(ctx context.Context, opts inputs.Options) (*instrument.Instrument, []inputs.RecordFile, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		return nil, nil, err
@@ -90,12 +91,12 @@ func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrume
 // reading to the census and every visibility reading to its collector, and returns the report; the
 // report, and the error when there is one, do not depend on the number of workers. No records at
 // all is an input error: a gate has nothing to decide on.
-func Census(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int) (*result.Report, error) {
+func Census(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int) (*result.Report, error) {
 	return censusOf(ctx, in, files, workers, nil)
 }
 
 // censusOf is Census that also hands every reading and visibility reading to out, when not nil.
-func censusOf(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
+func censusOf(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -20,7 +20,7 @@ import (
 // the runner does around the run.
 type Request struct {
 	// Options selects the inputs, the profile and the scope.
-	Options instrument.Options
+	Options inputs.Options
 	// Format names the report format (report.Outputters); Render is what it is made with. The
 	// html format gets the run's views (result.Views) on top.
 	Format string
@@ -78,7 +78,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 		}
 	}
 	cacheDir := ""
-	if !req.NoCache && !slices.Contains(req.Options.Observations, instrument.StdinArg) && req.DecisionLogs == nil && req.Censuses == nil && req.CensusOut == "" {
+	if !req.NoCache && !slices.Contains(req.Options.Observations, inputs.StdinArg) && req.DecisionLogs == nil && req.Censuses == nil && req.CensusOut == "" {
 		cacheDir = contract.CacheDir()
 	}
 	key, cacheable := "", false
@@ -86,7 +86,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 		keyOpts := req.Options
 		keyOpts.Workers = 0 // the report does not depend on it
 		key, cacheable, _ = resultcache.Key(struct {
-			Options instrument.Options
+			Options inputs.Options
 			Format  string
 			Details bool
 			Style   report.Style
@@ -138,7 +138,7 @@ func writeFailure(req Request, sink Sink, err error) error {
 	}
 	profile := req.Options.Profile
 	if profile == "" {
-		profile = instrument.DefaultProfile
+		profile = inputs.DefaultProfile
 	}
 	var scope *result.Scope
 	if s := req.Options.Scope; !s.IsZero() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -21,7 +21,7 @@ import (
 func TestExecute(t *testing.T) {
 	obs := filepath.Join("..", "..", "fixtures", "observations", "direct")
 	scope := result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01", "C02"}}
-	base := instrument.Options{Observations: []string{obs}, Scope: scope}
+	base := inputs.Options{Observations: []string{obs}, Scope: scope}
 	collect := func(buf *bytes.Buffer) Sink {
 		return func(write func(io.Writer) error) error { return write(buf) }
 	}
@@ -115,7 +115,7 @@ func TestExecute(t *testing.T) {
 }
 
 // writeDriftedLock writes the lock of a run with o in which one file's hash is not what it is.
-func writeDriftedLock(t *testing.T, o instrument.Options) string {
+func writeDriftedLock(t *testing.T, o inputs.Options) string {
 	t.Helper()
 	l, err := lock.Compute(o, "test")
 	if err != nil {

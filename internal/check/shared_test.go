@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestSharedBaseConcurrentProfiles(t *testing.T) {
 	ctx := context.Background()
 	profiles := []string{"strict", "withhold-private-meta"}
-	encode := func(opts instrument.Options) ([]byte, error) {
+	encode := func(opts inputs.Options) ([]byte, error) {
 		r, err := Run(ctx, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.Profile, err)
@@ -30,7 +31,7 @@ func TestSharedBaseConcurrentProfiles(t *testing.T) {
 	want := map[string][]byte{}
 	for _, p := range profiles {
 		var err error
-		if want[p], err = encode(instrument.Options{Profile: p, Builtin: contractcheck.Builtin}); err != nil {
+		if want[p], err = encode(inputs.Options{Profile: p, Builtin: contractcheck.Builtin}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,11 +39,11 @@ func TestSharedBaseConcurrentProfiles(t *testing.T) {
 		t.Fatal("the two profiles give one report: the test could not tell them apart")
 	}
 	// The base is kept by the first load of the built-in layers alone: the runs below all use it.
-	a, err := instrument.Load(ctx, instrument.Options{Profile: profiles[0]})
+	a, err := instrument.Load(ctx, inputs.Options{Profile: profiles[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := instrument.Load(ctx, instrument.Options{Profile: profiles[1]})
+	b, err := instrument.Load(ctx, inputs.Options{Profile: profiles[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestSharedBaseConcurrentProfiles(t *testing.T) {
 	runs := []*run{{profile: profiles[0]}, {profile: profiles[1]}, {profile: profiles[0]}, {profile: profiles[1]}}
 	var wg sync.WaitGroup
 	for _, r := range runs {
-		wg.Go(func() { r.got, r.err = encode(instrument.Options{Profile: r.profile, Workers: 2}) })
+		wg.Go(func() { r.got, r.err = encode(inputs.Options{Profile: r.profile, Workers: 2}) })
 	}
 	wg.Wait()
 	for i, r := range runs {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -57,7 +58,7 @@ func loadInstrument(t *testing.T, profile string) *instrument.Instrument {
 	}
 	instruments.mu.Unlock()
 	once.Do(func() {
-		in, err := instrument.Load(context.Background(), instrument.Options{Profile: profile})
+		in, err := instrument.Load(context.Background(), inputs.Options{Profile: profile})
 		instruments.mu.Lock()
 		instruments.in[profile], instruments.err[profile] = in, err
 		instruments.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -15,12 +16,12 @@ import (
 // RunWithViews is Run that also returns the views the HTML report shows beside the report
 // (result.Views): the instrument's canonical views and binding rules, and the records read again
 // on demand.
-func RunWithViews(ctx context.Context, opts instrument.Options) (*result.Report, result.Views, error) {
+func RunWithViews(ctx context.Context, opts inputs.Options) (*result.Report, result.Views, error) {
 	return runWithViews(ctx, opts, "")
 }
 
 // runWithViews is RunWithViews, writing the census to censusOut unless it is empty.
-func runWithViews(ctx context.Context, opts instrument.Options, censusOut string) (*result.Report, result.Views, error) {
+func runWithViews(ctx context.Context, opts inputs.Options, censusOut string) (*result.Report, result.Views, error) {
 	r, in, files, err := runRecords(ctx, opts, censusOut)
 	if err != nil {
 		return nil, nil, err
@@ -32,14 +33,14 @@ func runWithViews(ctx context.Context, opts instrument.Options, censusOut string
 // observed view of each binding (its first record's carrier through the compartment its task
 // reads, as Evaluate reads it) and each lane stage's compartment binding. The records are read
 // once, on the first observed view asked for, and validated as Check validates them.
-func Views(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile) result.Views {
+func Views(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile) result.Views {
 	return &views{in: in, ctx: ctx, files: files}
 }
 
 type views struct {
 	in    *instrument.Instrument
 	ctx   context.Context
-	files []instrument.RecordFile
+	files []inputs.RecordFile
 
 	once     sync.Once
 	carriers map[recordAt]any // the captured records' carriers by file and line

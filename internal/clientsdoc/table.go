@@ -15,7 +15,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/probe"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -122,7 +122,7 @@ func readClient(ctx context.Context, root, dir string) ([]Client, error) {
 	}
 	// The check of the evidence alone, as `check --observations DIR --contracts DIR` reads it;
 	// the relative path makes the records' locations the repository's.
-	r, err := check.Run(ctx, instrument.Options{Observations: []string{evidence}, Contracts: []string{evidence}, Profile: "probe"})
+	r, err := check.Run(ctx, inputs.Options{Observations: []string{evidence}, Contracts: []string{evidence}, Profile: "probe"})
 	if err != nil {
 		return nil, fmt.Errorf("checking %s: %w", rel, err)
 	}

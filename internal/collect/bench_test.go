@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // cpuTime is the process's CPU time so far (user and system).
@@ -34,7 +34,7 @@ func cpuTime(b *testing.B) time.Duration {
 //	go test ./internal/collect -run XXX -bench CollectIngest
 func BenchmarkCollectIngest(b *testing.B) {
 	const batchEvents = 640
-	events := decisionEvents(b, instrument.Options{})
+	events := decisionEvents(b, inputs.Options{})
 	var bodies [][]byte
 	var sizes []int
 	var total int
@@ -45,7 +45,7 @@ func BenchmarkCollectIngest(b *testing.B) {
 		total += len(body)
 	}
 	b.Logf("%d decisions in %d batches, %d bytes gzip'd on average", len(events), len(bodies), total/len(bodies))
-	in := loaded(b, instrument.Options{})
+	in := loaded(b, inputs.Options{})
 	for _, mode := range []string{"serial", "parallel"} {
 		b.Run(mode, func(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "batches")

@@ -27,6 +27,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -35,13 +36,13 @@ import (
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
 // readout (a decision log holds no carrier to read it from).
-var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
+var directPaper = inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
 
 // decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
 // events a stock OPA serving the bundle (built with --quote-data, the carrier masked) logs for
 // them, as internal/check's tests make them: one per captured record, posted with its repetition
 // and its place.
-func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
+func decisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	in, err := instrument.Load(ctx, opts)
@@ -162,7 +163,7 @@ func post(t testing.TB, url, token string, body []byte, headers map[string]strin
 	return resp.StatusCode, doc
 }
 
-func loaded(t testing.TB, opts instrument.Options) *instrument.Instrument {
+func loaded(t testing.TB, opts inputs.Options) *instrument.Instrument {
 	t.Helper()
 	in, err := instrument.Load(context.Background(), opts)
 	if err != nil {
@@ -216,7 +217,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := loaded(t, instrument.Options{})
+	in := loaded(t, inputs.Options{})
 	dir := filepath.Join(t.TempDir(), "batches")
 	batches := chunks(events, 17)
 	first := len(batches) / 2
@@ -326,7 +327,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 			t.Errorf("a report while a batch is half written reads %d batches, want the %d written", counts.Window.Batches, written)
 		}
 	}}
-	c, err = New(loaded(t, instrument.Options{}), opts)
+	c, err = New(loaded(t, inputs.Options{}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 // the reason (and for an event, its place in the batch, its decision id and the member at
 // fault), counted by reason, and nothing of the batch is written: a batch is never half taken.
 func TestCollectRefuses(t *testing.T) {
-	events := decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	if len(events) < 3 {
 		t.Fatalf("%d events", len(events))
 	}
@@ -400,7 +401,7 @@ func TestCollectRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			c, err := New(loaded(t, instrument.Options{}), Options{Dir: dir, Token: token, MaxBody: 64 << 10, MaxBatch: 256 << 10})
+			c, err := New(loaded(t, inputs.Options{}), Options{Dir: dir, Token: token, MaxBody: 64 << 10, MaxBatch: 256 << 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +439,7 @@ func TestCollectRefuses(t *testing.T) {
 		})
 	}
 	t.Run("the body escapes what it quotes", func(t *testing.T) {
-		c, err := New(loaded(t, instrument.Options{}), Options{Dir: t.TempDir()})
+		c, err := New(loaded(t, inputs.Options{}), Options{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,7 +455,7 @@ func TestCollectRefuses(t *testing.T) {
 		}
 	})
 	t.Run("method and path", func(t *testing.T) {
-		c, err := New(loaded(t, instrument.Options{}), Options{Dir: t.TempDir()})
+		c, err := New(loaded(t, inputs.Options{}), Options{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,7 +505,7 @@ func TestCollectListen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			cfg.Dir = filepath.Join(t.TempDir(), "b")
-			cfg.Instrument = instrument.Options{}
+			cfg.Instrument = inputs.Options{}
 			_, err := Prepare(context.Background(), &cfg)
 			if tc.want == "" {
 				if err != nil {
@@ -586,7 +587,7 @@ func TestCollectServesTLS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, c, ln, cfg, &stderr) }()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	events := decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	upload := func(url, token string) (int, error) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
 		req.Header.Set("Content-Encoding", "gzip")
@@ -634,13 +635,13 @@ func TestCollectServesTLS(t *testing.T) {
 // batch posted again once the directory is back is taken.
 func TestCollectStorageFailure(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "batches")
-	c, err := New(loaded(t, instrument.Options{}), Options{Dir: dir})
+	c, err := New(loaded(t, inputs.Options{}), Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := httptest.NewServer(c)
 	defer s.Close()
-	body := gzipBatch(t, decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	body := gzipBatch(t, decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -37,7 +38,7 @@ type Config struct {
 	TLSCert, TLSKey string
 	// Instrument selects the contract set (the --profile, --contracts, --policies, --fixtures,
 	// --schemas flags the bundle was built with).
-	Instrument instrument.Options
+	Instrument inputs.Options
 }
 
 // escapedWriter writes the HTTP server's own messages (a TLS handshake that failed, …) with

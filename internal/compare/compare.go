@@ -26,6 +26,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
@@ -49,7 +50,7 @@ const DefaultNullProfile = "optional-null"
 // NullProfile the profile it is compared with. Decoders are decoder names (native-slot) or Rego
 // package paths (my.decoders.first_item); none means every contractcheck.decoders package.
 type Options struct {
-	instrument.Options
+	inputs.Options
 	NullProfile string
 	Decoders    []string
 }
@@ -84,7 +85,7 @@ type Checks struct {
 // RunWithChecks is Run that also returns the two check reports and the model (Checks).
 func RunWithChecks(ctx context.Context, opts Options) (*Report, Checks, error) {
 	if opts.Profile == "" {
-		opts.Profile = instrument.DefaultProfile
+		opts.Profile = inputs.DefaultProfile
 	}
 	if opts.NullProfile == "" {
 		opts.NullProfile = DefaultNullProfile
@@ -198,7 +199,7 @@ type evaluator struct {
 	memo        sync.Map             // memoKey → map[string]any
 }
 
-func compare(ctx context.Context, base, other *instrument.Instrument, decs []decoder, files []instrument.RecordFile, opts Options) (*Report, Checks, error) {
+func compare(ctx context.Context, base, other *instrument.Instrument, decs []decoder, files []inputs.RecordFile, opts Options) (*Report, Checks, error) {
 	ev := &evaluator{base: base, other: other, decoders: decs, sources: map[string]*ast.Term{}}
 	for _, id := range contract.SortedKeys(base.Model.Fixtures) {
 		if len(base.Model.Fixtures[id].Targets) == 0 {

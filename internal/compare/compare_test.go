@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -43,7 +44,7 @@ func builtin(t *testing.T) *Report {
 func newEvaluator(t *testing.T) *evaluator {
 	t.Helper()
 	ctx := context.Background()
-	in, err := instrument.Load(ctx, instrument.Options{})
+	in, err := instrument.Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

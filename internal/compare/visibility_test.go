@@ -11,6 +11,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -98,11 +99,11 @@ func TestBuiltinVisibility(t *testing.T) {
 func TestVisibilityIsChecks(t *testing.T) {
 	r := builtin(t)
 	ctx := context.Background()
-	in, err := instrument.Load(ctx, instrument.Options{})
+	in, err := instrument.Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := instrument.Options{}.RecordFiles()
+	files, err := inputs.Options{}.RecordFiles()
 	if err != nil {
 		t.Fatal(err)
 	}

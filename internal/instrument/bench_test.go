@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/bench"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -26,11 +27,11 @@ func BenchmarkPolicyFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in, err := Load(ctx, Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+	in, err := Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	files, err := RecordFiles(UserDir(set.Observations))
+	files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -63,7 +64,7 @@ func ValidateBuiltinSources() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := BuiltinValidator()
+	v, err := inputs.BuiltinValidator()
 	if err != nil {
 		return nil, err
 	}

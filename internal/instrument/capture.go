@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // ControlLane is the lane CaptureDirect writes the records of: the control, every source read back
@@ -59,11 +60,11 @@ type controlRecord struct {
 // input error and nothing is written. Records are written repetition by repetition (1 to
 // repetitions), each repetition the fixtures in id order: the order of three runs of
 // examples/capture/direct appended to one file.
-func CaptureDirect(ctx context.Context, opts Options, repetitions int, w io.Writer) (Capture, error) {
+func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w io.Writer) (Capture, error) {
 	if repetitions < 1 {
 		return Capture{}, inputErr(fmt.Errorf("--repetitions %d: want at least 1", repetitions))
 	}
-	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+	v, err := inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
 		return Capture{}, inputErr(err)
 	}
@@ -110,7 +111,7 @@ func CaptureDirect(ctx context.Context, opts Options, repetitions int, w io.Writ
 	}
 	from := layers
 	if len(opts.Fixtures) > 0 {
-		from = slices.DeleteFunc(slices.Clone(layers), func(d Dir) bool { return d.Builtin })
+		from = slices.DeleteFunc(slices.Clone(layers), func(d inputs.Dir) bool { return d.Builtin })
 	}
 	type source struct {
 		id, sha string
@@ -166,7 +167,7 @@ func CaptureDirect(ctx context.Context, opts Options, repetitions int, w io.Writ
 }
 
 // holds reports whether one of layers holds the file at rel.
-func holds(layers []Dir, rel string) (bool, error) {
+func holds(layers []inputs.Dir, rel string) (bool, error) {
 	for _, d := range layers {
 		p, display := d.Path(rel)
 		switch _, err := fs.Stat(d.FS, p); {

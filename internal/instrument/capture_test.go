@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -29,7 +30,7 @@ func TestCaptureDirectBuiltin(t *testing.T) {
 		t.Fatal("the checked-in records hold no paper fixture")
 	}
 	var got bytes.Buffer
-	c, err := CaptureDirect(context.Background(), Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
+	c, err := CaptureDirect(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,19 +67,19 @@ func TestCaptureDirectSelects(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		opts     Options
+		opts     inputs.Options
 		reps     int
 		fixtures string
 		wantErr  string
 	}{
-		{name: "a layer's sources only", opts: Options{Fixtures: []string{layer}}, reps: 2, fixtures: "M1,M2"},
-		{name: "narrowed to a fixture", opts: Options{Fixtures: []string{layer}, Scope: result.Scope{Fixtures: []string{"M2"}}}, reps: 1, fixtures: "M2"},
-		{name: "a built-in suite", opts: Options{Scope: result.Scope{Suites: []string{"visibility"}}}, reps: 1, fixtures: "V01,V02,V03,V04"},
-		{name: "nothing selected", opts: Options{Fixtures: []string{layer}, Scope: result.Scope{Suites: []string{"paper"}}}, reps: 1,
+		{name: "a layer's sources only", opts: inputs.Options{Fixtures: []string{layer}}, reps: 2, fixtures: "M1,M2"},
+		{name: "narrowed to a fixture", opts: inputs.Options{Fixtures: []string{layer}, Scope: result.Scope{Fixtures: []string{"M2"}}}, reps: 1, fixtures: "M2"},
+		{name: "a built-in suite", opts: inputs.Options{Scope: result.Scope{Suites: []string{"visibility"}}}, reps: 1, fixtures: "V01,V02,V03,V04"},
+		{name: "nothing selected", opts: inputs.Options{Fixtures: []string{layer}, Scope: result.Scope{Suites: []string{"paper"}}}, reps: 1,
 			wantErr: "capture direct: no source to record: the fixture layers' sources ([" + filepath.ToSlash(layer) + "/sources]) hold none within --suite and --fixture"},
-		{name: "no repetition", opts: Options{Fixtures: []string{layer}}, reps: 0, wantErr: "--repetitions 0: want at least 1"},
-		{name: "an invalid source", opts: Options{Fixtures: []string{bad}}, reps: 1, wantErr: "B1.json: /content: got string, want array"},
-		{name: "an unknown revision", opts: Options{Fixtures: []string{layer}, Revision: "DRAFT-none"}, reps: 1, wantErr: `--revision: unknown MCP revision "DRAFT-none"`},
+		{name: "no repetition", opts: inputs.Options{Fixtures: []string{layer}}, reps: 0, wantErr: "--repetitions 0: want at least 1"},
+		{name: "an invalid source", opts: inputs.Options{Fixtures: []string{bad}}, reps: 1, wantErr: "B1.json: /content: got string, want array"},
+		{name: "an unknown revision", opts: inputs.Options{Fixtures: []string{layer}, Revision: "DRAFT-none"}, reps: 1, wantErr: `--revision: unknown MCP revision "DRAFT-none"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -21,7 +22,7 @@ import (
 // A fixtures layer may hold W0 results the contract model does not catalogue: a user's own MCP
 // server's results, say. Each file sources/<suite>/<id>.json whose id the model does not name gets
 // an entry derived from the source itself (docs/uncatalogued.md): the suite is its directory, the
-// revision the run's (Options.Revision, else the pinned one), the family what it holds (Holds, the
+// revision the run's (inputs.Options.Revision, else the pinned one), the family what it holds (Holds, the
 // first of structured, error, rich, meta, content; a JSON-RPC error response is error-response),
 // its decoder targets the whole structured value and each of its members, and its tasks those whose
 // appliesTo selects it (the built-in tasks select derived entries by what they hold). A catalogue
@@ -108,7 +109,7 @@ func targetsOf(view project.View) []string {
 // source for is an error naming the file and the revision. A file whose name is no fixture id or whose
 // directory is no suite name, a catalogued id whose source also lies in another suite's directory,
 // and one id in two places are errors naming the files.
-func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]*project.Projector, layers []Dir, revision string) (map[string]*Source, error) {
+func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]*project.Projector, layers []inputs.Dir, revision string) (map[string]*Source, error) {
 	if revision == "" {
 		revision = schema.DefaultRevision
 	}
@@ -148,7 +149,7 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]
 // uncataloguedFile is a source file of a fixture layer that no catalogue entry names.
 type uncataloguedFile struct {
 	id      string
-	layer   Dir
+	layer   inputs.Dir
 	p       string // the fs path
 	display string
 	suite   string
@@ -171,7 +172,7 @@ func (f uncataloguedFile) read(v *schema.Validator, revision string) (*Source, e
 // by id. A file whose name is no fixture id or whose directory is no suite name, a catalogued id
 // whose source also lies in another suite's directory, and one id in two places are errors naming
 // the files.
-func uncatalogued(m *contract.Model, layers []Dir) ([]uncataloguedFile, error) {
+func uncatalogued(m *contract.Model, layers []inputs.Dir) ([]uncataloguedFile, error) {
 	files := map[string][]uncataloguedFile{}
 	for _, d := range layers {
 		root, _ := d.Path("sources")

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"context"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,7 +39,7 @@ func TestDeriveFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in, err := Load(context.Background(), Options{Fixtures: []string{filepath.Join("testdata", tc.dir)}, Revision: tc.revision})
+			in, err := Load(context.Background(), inputs.Options{Fixtures: []string{filepath.Join("testdata", tc.dir)}, Revision: tc.revision})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestDeriveFixturesRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := Load(context.Background(), Options{Fixtures: []string{dir}, Revision: tc.rev})
+			_, err := Load(context.Background(), inputs.Options{Fixtures: []string{dir}, Revision: tc.rev})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -24,7 +25,7 @@ var fuzzInstrument struct {
 // valid record evaluates without error under the built-in contracts and policies. Seeds:
 // testdata/fuzz/FuzzRecord and records of every built-in lane.
 func FuzzRecord(f *testing.F) {
-	fuzzInstrument.once.Do(func() { fuzzInstrument.in, fuzzInstrument.err = Load(context.Background(), Options{}) })
+	fuzzInstrument.once.Do(func() { fuzzInstrument.in, fuzzInstrument.err = Load(context.Background(), inputs.Options{}) })
 	if fuzzInstrument.err != nil {
 		f.Fatal(fuzzInstrument.err)
 	}

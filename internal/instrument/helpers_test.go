@@ -2,13 +2,14 @@ package instrument
 
 import (
 	"context"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"sync"
 	"testing"
 )
 
 // The built-in profiles the tests load.
 const (
-	strict       = DefaultProfile
+	strict       = inputs.DefaultProfile
 	withholdMeta = "withhold-private-meta"
 )
 
@@ -18,7 +19,7 @@ var loaded sync.Map // profile → func() (*Instrument, error)
 func loadInstrument(t *testing.T, profile string) *Instrument {
 	t.Helper()
 	load, _ := loaded.LoadOrStore(profile, sync.OnceValues(func() (*Instrument, error) {
-		return Load(context.Background(), Options{Profile: profile})
+		return Load(context.Background(), inputs.Options{Profile: profile})
 	}))
 	in, err := load.(func() (*Instrument, error))()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -110,14 +111,14 @@ func (in *Instrument) FindRecords(ctx context.Context, path string, match func(*
 	}
 	if path != "" {
 		want := filepath.Clean(path)
-		var sel []RecordFile
+		var sel []inputs.RecordFile
 		for _, f := range files {
 			if filepath.Clean(f.Display()) == want {
 				sel = append(sel, f)
 			}
 		}
 		if len(sel) == 0 {
-			sel = []RecordFile{{Dir: UserDir(filepath.Dir(path)), Path: filepath.Base(path)}}
+			sel = []inputs.RecordFile{{Dir: inputs.UserDir(filepath.Dir(path)), Path: filepath.Base(path)}}
 		}
 		files = sel
 	}

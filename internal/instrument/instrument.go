@@ -25,6 +25,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -69,7 +70,7 @@ type Instrument struct {
 	// srcViews are the fixtures' source views, each read through its revision's binding at load.
 	srcViews map[string]project.View
 	engine   *policy.Engine
-	opts     Options
+	opts     inputs.Options
 	// verdicts memoizes policy verdicts by what of the input the policy can read (verdictKey):
 	// the sandboxed policies are pure functions of it, and repetitions, shared carriers and
 	// stages a policy cannot tell apart repeat the same inputs.
@@ -143,9 +144,9 @@ type base struct {
 }
 
 // Load builds the instrument for a profile from the selected layers.
-func Load(ctx context.Context, opts Options) (*Instrument, error) {
+func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 	if opts.Profile == "" {
-		opts.Profile = DefaultProfile
+		opts.Profile = inputs.DefaultProfile
 	}
 	if in, ok, err := fromBase(opts); ok {
 		// The built-in layers, loaded before in the process (shared.go).
@@ -295,7 +296,7 @@ func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 func (in *Instrument) Engine() *policy.Engine { return in.engine }
 
 // Options are the options the instrument was loaded with.
-func (in *Instrument) Options() Options { return in.opts }
+func (in *Instrument) Options() inputs.Options { return in.opts }
 
 // compileCarriers compiles the carrier schema of every lane stage, so that a missing or broken
 // one is reported before any record is read; a built-in carrier schema no user layer redefines is
@@ -303,7 +304,7 @@ func (in *Instrument) Options() Options { return in.opts }
 // all compiled by a test (TestEveryObservedStageNamesACarrierSchema). A run whose records come
 // from a few lanes compiles only their schemas (the control lane's alone reads the schemas of
 // three MCP revisions).
-func compileCarriers(v *schema.Validator, m *contract.Model, fsys fs.FS, users []Dir, builtin bool) error {
+func compileCarriers(v *schema.Validator, m *contract.Model, fsys fs.FS, users []inputs.Dir, builtin bool) error {
 	for _, lane := range contract.SortedKeys(m.Lanes) {
 		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
 			sd := m.Lanes[lane].Stages[st]
@@ -323,7 +324,7 @@ func compileCarriers(v *schema.Validator, m *contract.Model, fsys fs.FS, users [
 
 // builtinCarrier reports whether the carrier schema at path (inside the schemas directory) is a
 // built-in one that no user schema layer defines too.
-func builtinCarrier(fsys fs.FS, path string, users []Dir, builtin bool) bool {
+func builtinCarrier(fsys fs.FS, path string, users []inputs.Dir, builtin bool) bool {
 	if !builtin {
 		return false
 	}
@@ -647,7 +648,7 @@ func (in *Instrument) asSource(fixture, lane, stage string) (*project.Projector,
 		return nil, false
 	}
 	rev := in.Model.Fixtures[fixture].Revision
-	if rev == "" || slices.Contains(builtinRevisions(), rev) {
+	if rev == "" || inputs.IsBuiltinRevision(rev) {
 		return nil, false
 	}
 	p, ok := in.bindings[rev]

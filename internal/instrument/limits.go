@@ -7,6 +7,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -14,7 +15,7 @@ import (
 // model cache, contract.LoadCached) under the guard's load time limit and memory budget. CUE evaluation cannot be cancelled: when a limit is reached, the evaluation is left
 // running and an *InstrumentError wrapping a *guard.LimitError naming the contract layers is
 // returned (the command line then exits).
-func loadContracts(ctx context.Context, layers []Dir) (*contract.Model, error) {
+func loadContracts(ctx context.Context, layers []inputs.Dir) (*contract.Model, error) {
 	names := make([]string, len(layers))
 	for i, d := range layers {
 		names[i] = d.Display

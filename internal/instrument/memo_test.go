@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -107,7 +108,7 @@ func TestMemoEvaluatesAnInputOnce(t *testing.T) {
 // workers as on one (two workers at the same input wait for one evaluation).
 func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
 	in := loadInstrument(t, strict)
-	files, err := Options{}.RecordFiles()
+	files, err := inputs.Options{}.RecordFiles()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -20,11 +21,11 @@ func TestViewReadsAgree(t *testing.T) {
 	ctx := context.Background()
 	for _, profile := range []string{strict, "optional-null", withholdMeta} {
 		t.Run(profile, func(t *testing.T) {
-			declared, err := Load(ctx, Options{Profile: profile})
+			declared, err := Load(ctx, inputs.Options{Profile: profile})
 			if err != nil {
 				t.Fatal(err)
 			}
-			whole, err := Load(ctx, Options{Profile: profile})
+			whole, err := Load(ctx, inputs.Options{Profile: profile})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,9 +51,9 @@ func TestViewReadsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var files []RecordFile
+			var files []inputs.RecordFile
 			for _, d := range dirs {
-				fs, err := RecordFiles(d)
+				fs, err := inputs.RecordFiles(d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,7 +95,7 @@ func TestViewReadsAgree(t *testing.T) {
 // are one policy input to it (one evaluation), and two inputs to a task that reads the member.
 func TestViewReadsShareVerdicts(t *testing.T) {
 	ctx := context.Background()
-	in, err := Load(ctx, Options{})
+	in, err := Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -44,7 +45,7 @@ func (r *Record) Position() result.Position {
 // ReadRecords streams the records of files in order and passes on those within the run's scope,
 // each validated before emit sees it; a record outside the scope is read as far as its envelope
 // (readEnvelope). It stops at the first bad record or the first error emit returns.
-func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit func(*Record) error) error {
+func (in *Instrument) ReadRecords(ctx context.Context, files []inputs.RecordFile, emit func(*Record) error) error {
 	for _, f := range files {
 		var emitErr error
 		err := in.readFile(ctx, f, func(r *Record) bool {
@@ -63,7 +64,7 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 
 // readFile streams one .jsonl file and hands on its records within the run's scope, each read
 // (readRecord) before emit sees it; it stops at the first bad record or when emit returns false.
-func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
+func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
 	err := readLines(ctx, rf, func(display string, l strictjson.Line) bool {
@@ -108,7 +109,7 @@ func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l str
 // readLines streams the non-blank lines of one .jsonl file, undecoded, with the file's display
 // name; it stops when emit returns false. Decoding is the caller's: Stream's workers decode the
 // lines one goroutine reads.
-func readLines(ctx context.Context, rf RecordFile, emit func(display string, l strictjson.Line) bool) error {
+func readLines(ctx context.Context, rf inputs.RecordFile, emit func(display string, l strictjson.Line) bool) error {
 	display := rf.Display()
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -11,7 +12,7 @@ import (
 // known in part (a decision log's) is outside when a member it names is one either leaves out.
 func TestCohortScope(t *testing.T) {
 	study := loadInstrument(t, "study")
-	narrowed, err := Load(context.Background(), Options{Profile: "study", Scope: result.Scope{Lanes: []string{"openai-agents", "direct"}}})
+	narrowed, err := Load(context.Background(), inputs.Options{Profile: "study", Scope: result.Scope{Lanes: []string{"openai-agents", "direct"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -13,9 +14,9 @@ import (
 // draftOptions read cmd/contractcheck/testdata/draft-selectors: a draft revision whose results are
 // outputs[], bound by value selectors, a lane (draft-host) bound the same way, and three sources
 // no catalogue entry names.
-func draftOptions() Options {
+func draftOptions() inputs.Options {
 	layer := filepath.Join("..", "..", "cmd", "contractcheck", "testdata", "draft-selectors")
-	return Options{Contracts: []string{filepath.Join(layer, "contracts")}, Schemas: []string{filepath.Join(layer, "schemas")},
+	return inputs.Options{Contracts: []string{filepath.Join(layer, "contracts")}, Schemas: []string{filepath.Join(layer, "schemas")},
 		Fixtures: []string{filepath.Join(layer, "fixtures")}, Revision: "DRAFT-2026-12-01"}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/recent"
@@ -55,7 +56,7 @@ type sharedBase struct {
 
 // sharedKey is the key of the shared base opts may use, and false when opts read anything but the
 // built-in layers of the binary.
-func sharedKey(opts Options) (string, bool) {
+func sharedKey(opts inputs.Options) (string, bool) {
 	if opts.NoBuiltin || opts.Builtin != nil || len(opts.Contracts) > 0 || len(opts.Policies) > 0 ||
 		len(opts.Schemas) > 0 || len(opts.Fixtures) > 0 {
 		return "", false
@@ -64,7 +65,7 @@ func sharedKey(opts Options) (string, bool) {
 }
 
 // keepBase keeps the profile-independent part of in, just loaded with opts, when opts may share it.
-func keepBase(in *Instrument, opts Options) {
+func keepBase(in *Instrument, opts inputs.Options) {
 	key, ok := sharedKey(opts)
 	if !ok {
 		return
@@ -76,7 +77,7 @@ func keepBase(in *Instrument, opts Options) {
 
 // fromBase is Load on a shared base: the instrument for opts's profile and scope, with every
 // part a run writes its own. ok is false when there is no base for opts.
-func fromBase(opts Options) (in *Instrument, ok bool, err error) {
+func fromBase(opts inputs.Options) (in *Instrument, ok bool, err error) {
 	key, shareable := sharedKey(opts)
 	if !shareable {
 		return nil, false, nil
@@ -104,16 +105,16 @@ func fromBase(opts Options) (in *Instrument, ok bool, err error) {
 // workers of one run do.
 var validators recent.Generations[bool, *schema.Validator]
 
-// newValidator is NewValidator for opts's schema layers, shared with the other runs of the process
+// newValidator is inputs.NewValidator for opts's schema layers, shared with the other runs of the process
 // that read the built-in schemas alone (validators).
-func newValidator(opts Options) (*schema.Validator, error) {
+func newValidator(opts inputs.Options) (*schema.Validator, error) {
 	if len(opts.Schemas) > 0 || opts.Builtin != nil {
-		return NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+		return inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	}
 	if v, ok := validators.Get(opts.NoBuiltin); ok {
 		return v, nil
 	}
-	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+	v, err := inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
 		return nil, err
 	}

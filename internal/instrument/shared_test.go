@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -22,24 +23,24 @@ func TestLoadSharesTheBuiltinBase(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(user, "extra.rego"), []byte("package shared_test_extra\n\nx := 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := Load(ctx, Options{})
+	first, err := Load(ctx, inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name   string
-		opts   Options
+		opts   inputs.Options
 		shared bool
 		// sharedValidator: the validator is shared (no --schemas layer, the binary's built-in
 		// schemas), whatever else the run reads.
 		sharedValidator bool
 	}{
-		{name: "the built-in layers again", opts: Options{}, shared: true, sharedValidator: true},
-		{name: "another profile", opts: Options{Profile: withholdMeta}, shared: true, sharedValidator: true},
-		{name: "a scope", opts: Options{Scope: result.Scope{Lanes: []string{"direct"}}}, shared: true, sharedValidator: true},
-		{name: "the built-in file system handed in", opts: Options{Builtin: contractcheck.Builtin}},
-		{name: "a user's policies", opts: Options{Policies: []string{user}}, sharedValidator: true},
-		{name: "a user's schemas", opts: Options{Schemas: []string{t.TempDir()}}},
+		{name: "the built-in layers again", opts: inputs.Options{}, shared: true, sharedValidator: true},
+		{name: "another profile", opts: inputs.Options{Profile: withholdMeta}, shared: true, sharedValidator: true},
+		{name: "a scope", opts: inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}}}, shared: true, sharedValidator: true},
+		{name: "the built-in file system handed in", opts: inputs.Options{Builtin: contractcheck.Builtin}},
+		{name: "a user's policies", opts: inputs.Options{Policies: []string{user}}, sharedValidator: true},
+		{name: "a user's schemas", opts: inputs.Options{Schemas: []string{t.TempDir()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestLoadSharesTheBuiltinBase(t *testing.T) {
 			}
 		})
 	}
-	for _, opts := range []Options{{Profile: "nope"}, {Profile: "nope", Builtin: contractcheck.Builtin}} {
+	for _, opts := range []inputs.Options{{Profile: "nope"}, {Profile: "nope", Builtin: contractcheck.Builtin}} {
 		_, err := Load(ctx, opts)
 		var ie *result.InputError
 		if !errors.As(err, &ie) || err.Error() != `unknown profile "nope" (the contracts define optional-null, reported-fixes, strict, study, withhold-private-meta)` {

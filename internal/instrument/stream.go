@@ -4,91 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"runtime"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
-
-// RecordFile is one .jsonl file of observation records: its directory and its fs path there.
-type RecordFile struct {
-	Dir  Dir
-	Path string
-}
-
-// Display is the file's name in messages and reports.
-func (f RecordFile) Display() string {
-	_, d := f.Dir.Path(f.Dir.Rel(f.Path))
-	return d
-}
-
-// size is the file's size in bytes, or -1 when it is not known (standard input, a file that cannot
-// be read: its error comes when it is read).
-func (f RecordFile) size() int64 {
-	if isStdin(f.Dir) {
-		return -1
-	}
-	fi, err := fs.Stat(f.Dir.FS, f.Path)
-	if err != nil {
-		return -1
-	}
-	return fi.Size()
-}
-
-// RecordFiles lists the .jsonl files below the options' observation directories, sorted within
-// each directory, so records are always read in one order.
-func (o Options) RecordFiles() ([]RecordFile, error) {
-	dirs, err := o.ObservationDirs()
-	if err != nil {
-		return nil, err
-	}
-	var out []RecordFile
-	for _, d := range dirs {
-		if isStdin(d) {
-			out = append(out, RecordFile{Dir: d, Path: StdinName})
-			continue
-		}
-		files, err := RecordFiles(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, files...)
-	}
-	return out, nil
-}
-
-// RecordFiles lists the .jsonl files below a directory, sorted.
-func RecordFiles(d Dir) ([]RecordFile, error) {
-	var files []string
-	err := fs.WalkDir(d.FS, d.Root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("observation records under %s: %w", d.Display, safeio.PathCause(err))
-	}
-	sort.Strings(files)
-	out := make([]RecordFile, len(files))
-	for i, f := range files {
-		out[i] = RecordFile{Dir: d, Path: f}
-	}
-	return out, nil
-}
 
 // Stream is the one evaluation loop of every verb that reads observation records (check,
 // compare): the lines of files are read in order by one goroutine, and decoded, validated,
@@ -99,7 +26,7 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 // in batches of streamBatch (a channel hand-off and a wake-up per line were a tenth of a 10k-record
 // run), and at most a few batches per worker are in flight: memory does not grow with the number
 // of records. It returns how many records were collected.
-func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, workers int,
+func Stream[T any](ctx context.Context, in *Instrument, files []inputs.RecordFile, workers int,
 	eval func(context.Context, *Record) (T, error), collect func(*Record, T) error) (int, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -107,7 +34,7 @@ func Stream[T any](ctx context.Context, in *Instrument, files []RecordFile, work
 	meter := progress.From(ctx) // nil when no one watches: its methods do nothing
 	if meter != nil {
 		for _, f := range files {
-			meter.AddTotalBytes(f.size())
+			meter.AddTotalBytes(f.Size())
 		}
 	}
 	type line struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // TestStreamBatchEdges: the reader hands lines to workers in batches of streamBatch; whichever
@@ -40,7 +41,7 @@ func TestStreamBatchEdges(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "obs.jsonl"), []byte(strings.Join(lines, "")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			files, err := Options{Observations: []string{dir}}.RecordFiles()
+			files, err := inputs.Options{Observations: []string{dir}}.RecordFiles()
 			if err != nil {
 				t.Fatal(err)
 			}

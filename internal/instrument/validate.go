@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -23,20 +24,20 @@ type Validated struct {
 }
 
 // Validate validates source files against the MCP schema of a revision the schema layers hold
-// (the built-in ones and opts.Schemas's, NewValidator). With no files it validates every
+// (the built-in ones and opts.Schemas's, inputs.NewValidator). With no files it validates every
 // catalogued source of the contract set against the revision its catalog entry names (only those
 // of revision, when it is given), and every source of the fixture layers that no catalogue entry
 // names against revision (the default revision when empty), as DeriveFixtures reads them for a
 // check, all in fixture id order; otherwise
-// each file against revision (the default revision when empty); the file "-" (StdinArg) is
+// each file against revision (the default revision when empty); the file "-" (inputs.StdinArg) is
 // standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:
 // the results list each in order, and the error, an *InputError, says how many are invalid (nil
 // when none is). An error that stops validation altogether (an unknown revision, contracts that
 // do not load) returns no results.
-func Validate(ctx context.Context, opts Options, revision string, files []string) ([]Validated, error) {
-	v, err := NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
+func Validate(ctx context.Context, opts inputs.Options, revision string, files []string) ([]Validated, error) {
+	v, err := inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return nil, inputErr(err) // NewValidator's error says "load schemas" already
+		return nil, inputErr(err) // inputs.NewValidator's error says "load schemas" already
 	}
 	if revision != "" && !v.HasRevision(revision) {
 		return nil, inputErr(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))
@@ -46,8 +47,8 @@ func Validate(ctx context.Context, opts Options, revision string, files []string
 		if revision == "" {
 			revision = schema.DefaultRevision
 		}
-		if n := countArg(files, StdinArg); n > 1 {
-			return nil, inputErr(fmt.Errorf("%s is given %d times: standard input is read once", StdinArg, n))
+		if n := countArg(files, inputs.StdinArg); n > 1 {
+			return nil, inputErr(fmt.Errorf("%s is given %d times: standard input is read once", inputs.StdinArg, n))
 		}
 		for _, f := range files {
 			s, err := validateFile(v, opts.Stdin, f, revision)
@@ -121,8 +122,8 @@ func Validate(ctx context.Context, opts Options, revision string, files []string
 }
 
 // validateFile reads one source named on the command line (or standard input) and validates it.
-func validateFile(v *schema.Validator, stdin *Stdin, f, revision string) (*Source, error) {
-	if f != StdinArg {
+func validateFile(v *schema.Validator, stdin *inputs.Stdin, f, revision string) (*Source, error) {
+	if f != inputs.StdinArg {
 		data, err := safeio.ReadPath(f, strictjson.DefaultLimits.MaxBytes)
 		if err != nil {
 			return nil, err
@@ -130,18 +131,18 @@ func validateFile(v *schema.Validator, stdin *Stdin, f, revision string) (*Sourc
 		return ParseSource(v, data, f, f, revision)
 	}
 	if stdin == nil {
-		return nil, fmt.Errorf("%s: standard input is not available to this command", StdinName)
+		return nil, fmt.Errorf("%s: standard input is not available to this command", inputs.StdinName)
 	}
 	data, err := stdin.Bytes()
 	if err != nil {
 		return nil, err
 	}
-	return ParseSource(v, data, StdinName, StdinName, revision)
+	return ParseSource(v, data, inputs.StdinName, inputs.StdinName, revision)
 }
 
 func displayArg(f string) string {
-	if f == StdinArg {
-		return StdinName
+	if f == inputs.StdinArg {
+		return inputs.StdinName
 	}
 	return f
 }

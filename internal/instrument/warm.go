@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -17,9 +18,9 @@ import (
 // Load. It only reads: a file it cannot read or a first line it cannot decode is left to the run
 // to report, a schema that fails to compile is reported by the record that uses it, and standard
 // input is not looked at (the run reads it once). It closes done when it is done.
-func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done chan<- struct{}) {
+func warmCarriers(v *schema.Validator, m *contract.Model, opts inputs.Options, done chan<- struct{}) {
 	files := opts
-	files.Observations = slices.DeleteFunc(slices.Clone(opts.Observations), func(p string) bool { return p == StdinArg })
+	files.Observations = slices.DeleteFunc(slices.Clone(opts.Observations), func(p string) bool { return p == inputs.StdinArg })
 	if len(opts.Observations) > 0 && len(files.Observations) == 0 {
 		close(done)
 		return // standard input only
@@ -55,7 +56,7 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts Options, done cha
 }
 
 // firstLane is the lane the first record of a file names, "" when it cannot be read.
-func firstLane(f RecordFile) string {
+func firstLane(f inputs.RecordFile) string {
 	lane := ""
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	_ = readLines(context.Background(), f, func(_ string, l strictjson.Line) bool {

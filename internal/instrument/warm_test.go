@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"testing"
 	"testing/fstest"
 )
@@ -21,8 +22,8 @@ func TestFirstLane(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(tc.data)}}, Root: "obs", Display: "obs"}
-			if got := firstLane(RecordFile{Dir: d, Path: "obs/x.jsonl"}); got != tc.want {
+			d := inputs.Dir{FS: fstest.MapFS{"obs/x.jsonl": {Data: []byte(tc.data)}}, Root: "obs", Display: "obs"}
+			if got := firstLane(inputs.RecordFile{Dir: d, Path: "obs/x.jsonl"}); got != tc.want {
 				t.Errorf("firstLane = %q, want %q", got, tc.want)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -34,7 +34,7 @@ func Read(path string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schemas: %w", err)
 	}
-	// Only the lock schema: instrument.BuiltinValidator would also compile the record and report
+	// Only the lock schema: inputs.BuiltinValidator would also compile the record and report
 	// schemas, which reading a lock never uses.
 	v, err := schema.NewLockValidator(sfs)
 	if err != nil {
@@ -174,7 +174,7 @@ func plural(n int, one, many string) string {
 
 // Verify reads the lock file at path and compares it with the files a check with the options
 // reads now: a *Drift (classed as bad input, exit 2) when anything differs, nil when nothing does.
-func Verify(path string, o instrument.Options, tool string) error {
+func Verify(path string, o inputs.Options, tool string) error {
 	locked, err := Read(path)
 	if err != nil {
 		return result.AsInput(err)

@@ -35,7 +35,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -85,7 +85,7 @@ type File struct {
 }
 
 // LayersOf are the layer options of a run.
-func LayersOf(o instrument.Options) Layers {
+func LayersOf(o inputs.Options) Layers {
 	norm := func(s []string) []string {
 		if s == nil {
 			return []string{}
@@ -98,7 +98,7 @@ func LayersOf(o instrument.Options) Layers {
 
 // Compute hashes every file a check with the options reads and returns the lock a run of tool
 // (the version buildinfo gives) would write.
-func Compute(o instrument.Options, tool string) (*Lock, error) {
+func Compute(o inputs.Options, tool string) (*Lock, error) {
 	l := &Lock{LockVersion: Version, Tool: tool, Layers: LayersOf(o), Files: []File{}}
 	add := func(kind string, d layer.Dir, p string, limit int64) error {
 		sum, err := hashFile(d.FS, p, limit)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -17,7 +17,7 @@ func sum(c byte) string { return strings.Repeat(string(c), 64) }
 // version, other layer options; equal locks have none.
 func TestDiff(t *testing.T) {
 	base := func() *Lock {
-		return &Lock{LockVersion: Version, Tool: "v1.0.0", Layers: LayersOf(instrument.Options{Observations: []string{"obs"}}),
+		return &Lock{LockVersion: Version, Tool: "v1.0.0", Layers: LayersOf(inputs.Options{Observations: []string{"obs"}}),
 			Files: []File{{Path: "builtin:contracts/atoms.cue", Kind: Contract, Sha256: sum('a')}, {Path: "obs/x.jsonl", Kind: Record, Sha256: sum('b')}}}
 	}
 	for _, tc := range []struct {
@@ -89,7 +89,7 @@ func TestComputeEncodeRead(t *testing.T) {
 		}
 	}
 	t.Chdir(dir)
-	o := instrument.Options{Contracts: []string{"con"}, Policies: []string{"pol"}, Schemas: []string{"sch"}, Fixtures: []string{"fix"}, Observations: []string{"obs"}}
+	o := inputs.Options{Contracts: []string{"con"}, Policies: []string{"pol"}, Schemas: []string{"sch"}, Fixtures: []string{"fix"}, Observations: []string{"obs"}}
 	l, err := Compute(o, "v9")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -19,7 +20,7 @@ var (
 
 func builtinInstrument(t *testing.T) *instrument.Instrument {
 	t.Helper()
-	instOnce.Do(func() { inst, instErr = instrument.Load(context.Background(), instrument.Options{}) })
+	instOnce.Do(func() { inst, instErr = instrument.Load(context.Background(), inputs.Options{}) })
 	if instErr != nil {
 		t.Fatal(instErr)
 	}

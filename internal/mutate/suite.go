@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
@@ -125,7 +126,7 @@ func jsonTree(v any) any {
 
 // Options selects what mutate reads and writes.
 type Options struct {
-	instrument.Options
+	inputs.Options
 	Fixture       string
 	Lane          string
 	LaneVersion   string // default: the first record found
@@ -360,7 +361,7 @@ func findRecord(in *instrument.Instrument, opts Options) (*Node, error) {
 
 // findIn streams one records file for the record findRecord looks for; a line is held only up to
 // the limit check's reader puts on a record.
-func findIn(in *instrument.Instrument, rf instrument.RecordFile, opts Options) (*Node, error) {
+func findIn(in *instrument.Instrument, rf inputs.RecordFile, opts Options) (*Node, error) {
 	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
 	if err != nil {
 		return nil, &result.InputError{Err: err}

@@ -40,6 +40,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
@@ -66,7 +67,7 @@ const DefaultPrompt = "Call fixture_tool, then answer in one sentence."
 type Options struct {
 	// Inputs selects the contract, schema and fixture layers and, through Scope.Fixtures and
 	// Scope.Suites, the fixtures probed (every catalogued fixture when both are empty).
-	Inputs instrument.Options
+	Inputs inputs.Options
 	// Lane names the user's framework; Version and Configuration its version and setting.
 	Lane, Version, Configuration string
 	// Provider is the API whose generic H4 binding the lane gets when no layer declares it; empty
@@ -302,7 +303,7 @@ func (o *Options) normalize() error {
 }
 
 // selectFixtures lists the fixtures the scope selects, sorted by id.
-func selectFixtures(in *instrument.Instrument, o instrument.Options) ([]fixture, error) {
+func selectFixtures(in *instrument.Instrument, o inputs.Options) ([]fixture, error) {
 	var out []fixture
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
@@ -112,7 +112,7 @@ func noFollowup() error {
 func probeOpts(t *testing.T, mode string, env []string, fixtures ...string) Options {
 	t.Helper()
 	return Options{
-		Inputs:        instrument.Options{Scope: result.Scope{Fixtures: fixtures}},
+		Inputs:        inputs.Options{Scope: result.Scope{Fixtures: fixtures}},
 		Lane:          "acme-agent",
 		Version:       "1.0.0",
 		Configuration: "default",

@@ -3,7 +3,7 @@ package probe
 import (
 	"slices"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -18,7 +18,7 @@ import (
 // (res.Fixtures): a probe merges by fixture into a directory an earlier probe wrote, so a probe
 // of another suite into it keeps, and judges, the earlier probe's records, as check does. Without
 // it (nil) they are the probe's own selection.
-func JudgeOptions(o Options, res *Result) instrument.Options {
+func JudgeOptions(o Options, res *Result) inputs.Options {
 	in := o.Inputs
 	in.Contracts = append(append([]string(nil), in.Contracts...), o.Output)
 	in.Observations = []string{o.Output}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
 )
@@ -127,7 +127,7 @@ func writtenFiles(t *testing.T, dir string) map[string][]byte {
 // record` does.
 func judge(t *testing.T, dir string) *result.Report {
 	t.Helper()
-	r, err := check.Run(context.Background(), instrument.Options{Fixtures: []string{dir}, Observations: []string{dir}, Contracts: []string{dir}, Profile: ProfileName})
+	r, err := check.Run(context.Background(), inputs.Options{Fixtures: []string{dir}, Observations: []string{dir}, Contracts: []string{dir}, Profile: ProfileName})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // binding is a lane stage reproduce has a seam for, with the version the layer's records are
@@ -103,7 +103,7 @@ func hostileCarrier(lane, s string) string {
 // ids[i] holds strings[i] in every place of hostileSource (its catalogue doc too) and each of
 // layerBindings captured it with every place lost (in observations/<id>/); it returns the
 // options that read it.
-func hostileLayer(t testing.TB, dir string, ids, strings_ []string) instrument.Options {
+func hostileLayer(t testing.TB, dir string, ids, strings_ []string) inputs.Options {
 	t.Helper()
 	contracts := filepath.Join(dir, "contracts")
 	fixtures := filepath.Join(dir, "fixtures")
@@ -143,7 +143,7 @@ func hostileLayer(t testing.TB, dir string, ids, strings_ []string) instrument.O
 	if err := os.WriteFile(filepath.Join(contracts, "hostile.cue"), []byte(cue.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return instrument.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures}, Observations: []string{obs}}
+	return inputs.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures}, Observations: []string{obs}}
 }
 
 // isASCII reports whether b is all ASCII: generated source holds no other byte, whatever the

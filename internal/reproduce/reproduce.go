@@ -26,6 +26,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -35,7 +36,7 @@ var templates embed.FS
 
 // Options select the binding to reproduce and the contract set that reports it.
 type Options struct {
-	instrument.Options
+	inputs.Options
 	Fixture, Lane, Version, Configuration, Stage, Task string
 	// Command is the command line to name in the files (for their provenance).
 	Command string

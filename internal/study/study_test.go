@@ -14,7 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -236,7 +236,7 @@ func validateJSON(t *testing.T, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := instrument.BuiltinValidator()
+	v, err := inputs.BuiltinValidator()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -92,7 +93,7 @@ func docTable(vs []result.Visibility) string {
 // `contractcheck check` reads from them today (go test ./internal/visibility -run TestDocTable
 // -update rewrites it after a recapture).
 func TestDocTable(t *testing.T) {
-	r, err := check.Run(context.Background(), instrument.Options{})
+	r, err := check.Run(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +128,11 @@ func TestDocTable(t *testing.T) {
 // configuration that has records, at each of M3 and H4 its lane observes, and every category is
 // one of the built-in policy's (never unread, undetermined or a group of a stage not observed).
 func TestEveryModelFacingStage(t *testing.T) {
-	r, err := check.Run(context.Background(), instrument.Options{})
+	r, err := check.Run(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := instrument.Load(context.Background(), instrument.Options{})
+	m, err := instrument.Load(context.Background(), inputs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/check"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -98,7 +98,7 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := instrument.Options{Contracts: []string{layer(t, map[string]string{"visibility.cue": tt.contracts})}, Policies: []string{policies}}
+			o := inputs.Options{Contracts: []string{layer(t, map[string]string{"visibility.cue": tt.contracts})}, Policies: []string{policies}}
 			if strings.Contains(tt.contracts, "profiles:") {
 				o.Profile = "model-reads-a2"
 			}
@@ -176,7 +176,7 @@ func TestPolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := instrument.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
+			o := inputs.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
 			if tt.rego != "" {
 				o.Policies = []string{layer(t, map[string]string{"p.rego": tt.rego})}
 			}
@@ -210,7 +210,7 @@ func block(t *testing.T, file, lang string) string {
 // and its policy change agent-framework's H4 readout (a structured value found only on a line of
 // a joined text no longer counts) and add A2.
 func TestDocExample(t *testing.T) {
-	o := instrument.Options{
+	o := inputs.Options{
 		Contracts: []string{layer(t, map[string]string{"visibility.cue": block(t, docFile, "cue")})},
 		Policies:  []string{layer(t, map[string]string{"acme/visibility.rego": block(t, docFile, "rego")})},
 	}

@@ -1,4 +1,4 @@
-package instrument
+package inputs
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -43,11 +44,11 @@ func (s *Stdin) Bytes() ([]byte, error) {
 // stdinDir is standard input as a directory holding one record file, named StdinName in messages.
 func (o Options) stdinDir() (Dir, error) {
 	if o.Stdin == nil {
-		return Dir{}, inputErr(fmt.Errorf("--observations %s: standard input is not available to this command", StdinArg))
+		return Dir{}, result.AsInput(fmt.Errorf("--observations %s: standard input is not available to this command", StdinArg))
 	}
 	data, err := o.Stdin.Bytes()
 	if err != nil {
-		return Dir{}, inputErr(fmt.Errorf("--observations %s: %w", StdinArg, safeio.PathCause(err)))
+		return Dir{}, result.AsInput(fmt.Errorf("--observations %s: %w", StdinArg, safeio.PathCause(err)))
 	}
 	return layer.FS(stdinFS{data}, ".", ""), nil
 }
