@@ -425,6 +425,53 @@ func TestShell(t *testing.T) {
 	}
 }
 
+// TestShellJoin quotes for a program that splits the line (shlex.split, shell-words): single
+// quotes only, a line break or an escape kept as it is, where Shell would show it as $'…'.
+func TestShellJoin(t *testing.T) {
+	tests := []struct {
+		name  string
+		words []string
+		want  string
+	}{
+		{name: "plain", words: []string{"/usr/bin/contractcheck", "serve", "--stdio", "http://127.0.0.1:80/mcp"}, want: "/usr/bin/contractcheck serve --stdio http://127.0.0.1:80/mcp"},
+		{name: "space and quote", words: []string{"it's here"}, want: `'it'\''s here'`},
+		{name: "empty", words: []string{"", "x"}, want: "'' x"},
+		{name: "line break", words: []string{"a\nb"}, want: "'a\nb'"},
+		{name: "escape and bidi", words: []string{"\x1b[2J\u202e"}, want: "'\x1b[2J\u202e'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ShellJoin(tc.words); got != tc.want {
+				t.Errorf("ShellJoin(%q) = %q, want %q", tc.words, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestShellJoinSh reads every corpus string (but those holding NUL) back through sh, as one word
+// of a line that ShellJoin joined.
+func TestShellJoinSh(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("sh not installed")
+	}
+	for _, c := range hostile.Cases() {
+		if strings.Contains(c.S, "\x00") || c.Name == "long" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			line := ShellJoin([]string{"printf", "%s", c.S})
+			out, err := exec.Command(sh, "-c", line).Output()
+			if err != nil {
+				t.Fatalf("sh: %v", err)
+			}
+			if string(out) != c.S {
+				t.Errorf("ShellJoin(%q) = %s reads back as %q", short(c.S), short(line), short(string(out)))
+			}
+		})
+	}
+}
+
 // TestShellBash reads every corpus string (but those holding NUL, which no argument can hold)
 // back through bash, where it is installed.
 func TestShellBash(t *testing.T) {

@@ -18,14 +18,33 @@ func Shell(words ...string) string {
 	return strings.Join(out, " ")
 }
 
-func shellWord(w string) string {
+// ShellJoin quotes words for a POSIX shell, and for the splitters that read a command line the
+// way one does (Python's shlex.split, Rust's shell-words): a word of only letters, digits and
+// -_./:=@%+, as itself, any other in single quotes whatever it holds (a quote in it closes the
+// quotes, is backslash-escaped and opens them again). It is for a command line a program splits
+// (probe's CONTRACTCHECK_MCP_COMMAND, record's MCP server command), not for one shown to a user:
+// a line break stays a line break there (Shell is for showing).
+func ShellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = posixWord(w)
+	}
+	return strings.Join(out, " ")
+}
+
+// posixWord is w as one POSIX shell word: as itself when it needs no quotes, else single-quoted.
+func posixWord(w string) string {
 	if w != "" && strings.IndexFunc(w, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
 	}) < 0 {
 		return w
 	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+func shellWord(w string) string {
 	if utf8.ValidString(w) && !strings.ContainsFunc(w, func(r rune) bool { return !visible(r) }) {
-		return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		return posixWord(w) // a word of plain characters is one of graphic ones
 	}
 	var b strings.Builder
 	b.WriteString("$'")

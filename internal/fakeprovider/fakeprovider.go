@@ -83,6 +83,18 @@ func Env(root string) []string {
 	}
 }
 
+// NoTelemetryEnv is the environment that turns off the telemetry agent SDKs send past their
+// provider's base URL, which Env points at the fake provider (openai-agents traces to
+// api.openai.com whatever the base URL is): nothing of a run that probe or record serves is to
+// leave the machine.
+var NoTelemetryEnv = []string{
+	"OPENAI_AGENTS_DISABLE_TRACING=1",
+	"LANGCHAIN_TRACING_V2=false",
+	"LANGSMITH_TRACING=false",
+	"OTEL_SDK_DISABLED=true",
+	"DO_NOT_TRACK=1",
+}
+
 // Call is one tool call the fake model makes.
 type Call struct {
 	// ID is the call id the answer carries (Responses call_id, Chat tool_calls[].id, Anthropic

@@ -46,17 +46,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 )
 
-// Quiet is the environment that turns off the telemetry agent SDKs send past their provider's base
-// URL (openai-agents traces to api.openai.com whatever the base URL is): nothing of a probe is to
-// leave the machine.
-var Quiet = []string{
-	"OPENAI_AGENTS_DISABLE_TRACING=1",
-	"LANGCHAIN_TRACING_V2=false",
-	"LANGSMITH_TRACING=false",
-	"OTEL_SDK_DISABLED=true",
-	"DO_NOT_TRACK=1",
-}
-
 // Stages are the observed stages a probe writes a record for, in pipeline order.
 var Stages = []string{"D1", "A2", "M3", "H4"}
 
@@ -701,7 +690,7 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 	env = append(env, fakeprovider.Env(base)...)
 	env = append(env,
 		"CONTRACTCHECK_MCP_URL="+mcpURL,
-		"CONTRACTCHECK_MCP_COMMAND="+ShellJoin([]string{o.Executable, "serve", "--stdio", "--probe", mcpURL}),
+		"CONTRACTCHECK_MCP_COMMAND="+escape.ShellJoin([]string{o.Executable, "serve", "--stdio", "--probe", mcpURL}),
 		"CONTRACTCHECK_TOOL="+o.Tool,
 		"CONTRACTCHECK_PROMPT="+o.Prompt,
 		"CONTRACTCHECK_OBSERVE_URL="+base+"/observe",
@@ -710,7 +699,7 @@ func (o *Options) execute(ctx context.Context, mcpURL, base, scenario, revision 
 		"MCP_CONFORMANCE_SCENARIO="+scenario,
 		"MCP_CONFORMANCE_PROTOCOL_VERSION="+revision,
 	)
-	env = append(env, Quiet...)
+	env = append(env, fakeprovider.NoTelemetryEnv...)
 	cmd.Env = env
 	cmd.Stdin = nil
 	text, err := o.run(cmd, base+"/", scenario, rep)
@@ -781,21 +770,6 @@ func newToken() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// ShellJoin quotes words for a POSIX shell (and for shlex.split and shell-words splitters).
-func ShellJoin(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		if w != "" && strings.IndexFunc(w, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-		}) < 0 {
-			out[i] = w
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // lineWriter writes each line written to it to w as escape.Terminal makes it, when the line is

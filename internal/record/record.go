@@ -40,10 +40,10 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	sink "github.com/contractcheck/contractcheck/internal/escape" // redact.go has an escape of its own
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/laneout"
-	"github.com/contractcheck/contractcheck/internal/probe"
 )
 
 // Options are what a recording proxies and where it writes.
@@ -345,7 +345,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ep.MCP = base + "/mcp"
 	}
 	if len(o.MCPCommand) > 0 {
-		ep.MCPCommand = probe.ShellJoin(append([]string{o.Executable, "record", "stdio", "--to", ep.Stdio, "--"}, o.MCPCommand...))
+		ep.MCPCommand = sink.ShellJoin(append([]string{o.Executable, "record", "stdio", "--to", ep.Stdio, "--"}, o.MCPCommand...))
 	}
 	mux.HandleFunc("/stdio/"+r.token, r.stdioEndpoint)
 	// The requests' contexts derive from base: cancelling it at the end cuts the upstream
@@ -491,7 +491,7 @@ func (r *recorder) runAgent(ctx context.Context, ep Endpoints) error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	}
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = slices.Concat(o.Env, ep.Env(), probe.Quiet)
+	cmd.Env = slices.Concat(o.Env, ep.Env(), fakeprovider.NoTelemetryEnv)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, o.Stdout, o.Stderr
 	if cmd.Stdout == nil {
 		cmd.Stdout = os.Stdout
