@@ -27,6 +27,10 @@ type Dir = layer.Dir
 // UserDir is a directory of the user's, shown under the name it was given.
 func UserDir(dir string) Dir { return layer.User(dir) }
 
+// BuiltinLayer is the built-in layer of one kind of input (contracts, policies, schemas,
+// fixtures), read from the binary's own file system.
+func BuiltinLayer(kind string) Dir { return layer.Builtin(contractcheck.Builtin, kind) }
+
 // Options selects the inputs of a run. Each kind of input is read as layers: the built-in layer
 // (unless NoBuiltin), then the user's directories in order, each adding to the ones before.
 type Options struct {

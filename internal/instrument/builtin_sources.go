@@ -8,10 +8,8 @@ import (
 
 	_ "embed"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -56,7 +54,7 @@ func validatedAtBuild(id, revision, sha string) bool {
 // ValidateBuiltinSources validates the source of every fixture of the built-in model, read from
 // the built-in fixtures, and returns the list builtin_sources.json holds (encoded, sorted).
 func ValidateBuiltinSources() ([]byte, error) {
-	srcs, err := contract.ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
+	srcs, err := contract.ReadLayers([]inputs.Dir{inputs.BuiltinLayer("contracts")})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +66,7 @@ func ValidateBuiltinSources() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := layer.Builtin(contractcheck.Builtin, "fixtures")
+	d := inputs.BuiltinLayer("fixtures")
 	out := map[string]ValidatedSource{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
