@@ -448,53 +448,41 @@ func TestShellJoin(t *testing.T) {
 	}
 }
 
-// TestShellJoinSh reads every corpus string (but those holding NUL) back through sh, as one word
-// of a line that ShellJoin joined.
-func TestShellJoinSh(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("sh not installed")
+// TestShellReadBack reads every corpus string (but those holding NUL, which no argument can hold)
+// back through the shell each quoting is for, where it is installed: Shell's line through bash
+// (its $'…' words are bash's), on one line whatever the string holds; ShellJoin's through sh.
+func TestShellReadBack(t *testing.T) {
+	tests := []struct {
+		name, shell string
+		line        func(s string) string // a command line that prints s
+		oneLine     bool
+	}{
+		{name: "Shell", shell: "bash", line: func(s string) string { return "printf %s " + Shell(s) }, oneLine: true},
+		{name: "ShellJoin", shell: "sh", line: func(s string) string { return ShellJoin([]string{"printf", "%s", s}) }},
 	}
-	for _, c := range hostile.Cases() {
-		if strings.Contains(c.S, "\x00") || c.Name == "long" {
+	for _, tc := range tests {
+		shell, err := exec.LookPath(tc.shell)
+		if err != nil {
+			t.Logf("%s: %s not installed", tc.name, tc.shell)
 			continue
 		}
-		t.Run(c.Name, func(t *testing.T) {
-			line := ShellJoin([]string{"printf", "%s", c.S})
-			out, err := exec.Command(sh, "-c", line).Output()
-			if err != nil {
-				t.Fatalf("sh: %v", err)
+		for _, c := range hostile.Cases() {
+			if strings.Contains(c.S, "\x00") || c.Name == "long" {
+				continue
 			}
-			if string(out) != c.S {
-				t.Errorf("ShellJoin(%q) = %s reads back as %q", short(c.S), short(line), short(string(out)))
-			}
-		})
-	}
-}
-
-// TestShellBash reads every corpus string (but those holding NUL, which no argument can hold)
-// back through bash, where it is installed.
-func TestShellBash(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash not installed")
-	}
-	for _, c := range hostile.Cases() {
-		if strings.Contains(c.S, "\x00") || c.Name == "long" {
-			continue
+			t.Run(tc.name+"/"+c.Name, func(t *testing.T) {
+				line := tc.line(c.S)
+				if tc.oneLine && strings.ContainsAny(line, "\n\r") {
+					t.Fatalf("%s(%q) = %s spans lines", tc.name, short(c.S), short(line))
+				}
+				out, err := exec.Command(shell, "-c", line).Output()
+				if err != nil {
+					t.Fatalf("%s: %v", tc.shell, err)
+				}
+				if string(out) != c.S {
+					t.Errorf("%s(%q): %s reads back as %q", tc.name, short(c.S), short(line), short(string(out)))
+				}
+			})
 		}
-		t.Run(c.Name, func(t *testing.T) {
-			line := Shell(c.S)
-			if strings.ContainsAny(line, "\n\r") {
-				t.Fatalf("Shell(%q) = %s spans lines", short(c.S), short(line))
-			}
-			out, err := exec.Command(bash, "-c", "printf %s "+line).Output()
-			if err != nil {
-				t.Fatalf("bash: %v", err)
-			}
-			if string(out) != c.S {
-				t.Errorf("Shell(%q) = %s reads back as %q", short(c.S), short(line), short(string(out)))
-			}
-		})
 	}
 }
