@@ -403,86 +403,68 @@ func TestInterpreters(t *testing.T) {
 	}
 }
 
+// TestShell: Shell shows a command line to a user, ShellJoin writes one for a program that splits
+// it (shlex.split, shell-words): alike for a word of graphic characters, but where Shell shows a
+// line break, an escape or invalid UTF-8 as bash's $'…', ShellJoin keeps it in single quotes as
+// it is.
 func TestShell(t *testing.T) {
 	tests := []struct {
-		name  string
-		words []string
-		want  string
+		name         string
+		words        []string
+		want, joined string
 	}{
-		{name: "plain", words: []string{"contractcheck", "check", "--output", "a/b.json"}, want: "contractcheck check --output a/b.json"},
-		{name: "space and quote", words: []string{"it's here"}, want: `'it'\''s here'`},
-		{name: "empty", words: []string{""}, want: "''"},
-		{name: "line break", words: []string{"a\nb"}, want: `$'a\nb'`},
-		{name: "escape and bidi", words: []string{"\x1b[2J\u202e'"}, want: `$'\x1b[2J\u202e\''`},
-		{name: "invalid utf-8", words: []string{"a\xffb"}, want: `$'a\xffb'`},
+		{name: "plain", words: []string{"contractcheck", "check", "--output", "a/b.json"}, want: "contractcheck check --output a/b.json", joined: "contractcheck check --output a/b.json"},
+		{name: "space and quote", words: []string{"it's here"}, want: `'it'\''s here'`, joined: `'it'\''s here'`},
+		{name: "empty", words: []string{"", "x"}, want: "'' x", joined: "'' x"},
+		{name: "line break", words: []string{"a\nb"}, want: `$'a\nb'`, joined: "'a\nb'"},
+		{name: "escape and bidi", words: []string{"\x1b[2J\u202e'"}, want: `$'\x1b[2J\u202e\''`, joined: "'\x1b[2J\u202e'\\'''"},
+		{name: "invalid utf-8", words: []string{"a\xffb"}, want: `$'a\xffb'`, joined: "'a\xffb'"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Shell(tc.words...); got != tc.want {
 				t.Errorf("Shell(%q) = %s, want %s", tc.words, got, tc.want)
 			}
-		})
-	}
-}
-
-// TestShellJoin quotes for a program that splits the line (shlex.split, shell-words): single
-// quotes only, a line break or an escape kept as it is, where Shell would show it as $'…'.
-func TestShellJoin(t *testing.T) {
-	tests := []struct {
-		name  string
-		words []string
-		want  string
-	}{
-		{name: "plain", words: []string{"/usr/bin/contractcheck", "serve", "--stdio", "http://127.0.0.1:80/mcp"}, want: "/usr/bin/contractcheck serve --stdio http://127.0.0.1:80/mcp"},
-		{name: "space and quote", words: []string{"it's here"}, want: `'it'\''s here'`},
-		{name: "empty", words: []string{"", "x"}, want: "'' x"},
-		{name: "line break", words: []string{"a\nb"}, want: "'a\nb'"},
-		{name: "escape and bidi", words: []string{"\x1b[2J\u202e"}, want: "'\x1b[2J\u202e'"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := ShellJoin(tc.words); got != tc.want {
-				t.Errorf("ShellJoin(%q) = %q, want %q", tc.words, got, tc.want)
+			if got := ShellJoin(tc.words); got != tc.joined {
+				t.Errorf("ShellJoin(%q) = %q, want %q", tc.words, got, tc.joined)
 			}
 		})
 	}
 }
 
 // TestShellReadBack reads every corpus string (but those holding NUL, which no argument can hold)
-// back through the shell each quoting is for, where it is installed: Shell's line through bash
-// (its $'…' words are bash's), on one line whatever the string holds; ShellJoin's through sh.
+// back through the shell each quoting is for, where it is installed: Shell's line, one line
+// whatever the string holds, through bash (its $'…' words are bash's); ShellJoin's through sh.
 func TestShellReadBack(t *testing.T) {
-	tests := []struct {
-		name, shell string
-		line        func(s string) string // a command line that prints s
-		oneLine     bool
-	}{
-		{name: "Shell", shell: "bash", line: func(s string) string { return "printf %s " + Shell(s) }, oneLine: true},
-		{name: "ShellJoin", shell: "sh", line: func(s string) string { return ShellJoin([]string{"printf", "%s", s}) }},
-	}
-	for _, tc := range tests {
-		shell, err := exec.LookPath(tc.shell)
-		if err != nil {
-			t.Logf("%s: %s not installed", tc.name, tc.shell)
+	for _, c := range hostile.Cases() {
+		if strings.Contains(c.S, "\x00") || c.Name == "long" {
 			continue
 		}
-		for _, c := range hostile.Cases() {
-			if strings.Contains(c.S, "\x00") || c.Name == "long" {
-				continue
+		t.Run(c.Name, func(t *testing.T) {
+			line := Shell(c.S)
+			if strings.ContainsAny(line, "\n\r") {
+				t.Fatalf("Shell(%q) = %s spans lines", short(c.S), short(line))
 			}
-			t.Run(tc.name+"/"+c.Name, func(t *testing.T) {
-				line := tc.line(c.S)
-				if tc.oneLine && strings.ContainsAny(line, "\n\r") {
-					t.Fatalf("%s(%q) = %s spans lines", tc.name, short(c.S), short(line))
-				}
-				out, err := exec.Command(shell, "-c", line).Output()
-				if err != nil {
-					t.Fatalf("%s: %v", tc.shell, err)
-				}
-				if string(out) != c.S {
-					t.Errorf("%s(%q): %s reads back as %q", tc.name, short(c.S), short(line), short(string(out)))
-				}
-			})
-		}
+			readBack(t, "bash", "printf %s "+line, c.S)
+			readBack(t, "sh", ShellJoin([]string{"printf", "%s", c.S}), c.S)
+		})
+	}
+}
+
+// readBack runs line, a command that prints want, in shell (when it is installed) and requires
+// want back.
+func readBack(t *testing.T, shell, line, want string) {
+	t.Helper()
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		t.Logf("%s not installed", shell)
+		return
+	}
+	out, err := exec.Command(path, "-c", line).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", shell, err)
+	}
+	if string(out) != want {
+		t.Errorf("%s -c %s: printed %q, want %q", shell, short(line), short(string(out)), short(want))
 	}
 }
