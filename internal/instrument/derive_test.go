@@ -2,12 +2,13 @@ package instrument
 
 import (
 	"context"
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // TestDeriveFixtures: a source no catalogue entry names gets its entry from what it holds — the

@@ -2,9 +2,10 @@ package instrument
 
 import (
 	"context"
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"sync"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // The built-in profiles the tests load.

@@ -1,9 +1,10 @@
 package instrument
 
 import (
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"testing"
 	"testing/fstest"
+
+	"github.com/contractcheck/contractcheck/internal/inputs"
 )
 
 // TestFirstLane: the warm-up reads the lane of a file's first record only, and a file it cannot
