@@ -17,8 +17,8 @@ type JSON struct{}
 func (JSON) Output(w io.Writer, r *Report) error { return report.WriteJSON(w, r) }
 
 var outputters = report.Registry[*Report]{
-	"text":     report.Fixed[*Report](Text{}),
-	"markdown": report.Fixed[*Report](Markdown{}),
+	"text":     report.Fixed[*Report](text),
+	"markdown": report.Fixed[*Report](markdown),
 	"json":     report.Fixed[*Report](JSON{}),
 }
 
