@@ -32,13 +32,7 @@ type Text struct {
 func term(s string) string { return escape.Terminal(s) }
 
 // terms is term of each string.
-func terms(xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = term(x)
-	}
-	return out
-}
+func terms(xs []string) []string { return escape.Each(escape.Terminal, xs) }
 
 var stages = contract.Stages[1:]
 

@@ -49,18 +49,9 @@ func (p *page) section(title, note string) {
 func (p *page) table(header []string, rows [][]string) {
 	escaped := make([][]string, len(rows))
 	for i, row := range rows {
-		escaped[i] = p.cells(row)
+		escaped[i] = escape.Each(p.g.esc, row)
 	}
-	p.g.table(&p.b, p.cells(header), escaped)
-}
-
-// cells is esc of each cell of a table row.
-func (p *page) cells(row []string) []string {
-	out := make([]string, len(row))
-	for i, c := range row {
-		out[i] = p.g.esc(c)
-	}
-	return out
+	p.g.table(&p.b, escape.Each(p.g.esc, header), escaped)
 }
 
 // list writes items under an intro, below the table before it; nothing when there are none.
