@@ -111,7 +111,7 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 // inspectFixtureOutputters are inspect fixture's formats.
 var inspectFixtureOutputters = report.Registry[instrument.Entry]{
 	"text": report.Fixed[instrument.Entry](entryText{}),
-	"json": report.Fixed[instrument.Entry](entryJSON{}),
+	"json": report.Fixed[instrument.Entry](report.JSONFormat[instrument.Entry]{}),
 }
 
 // entryText writes an entry for a reader, one field a line, every string escape.Terminal (a
@@ -158,18 +158,11 @@ func (entryText) Output(w io.Writer, e instrument.Entry) error {
 	fmt.Fprintf(&b, "  source     %s\n", escape.Terminal(e.Source))
 	fmt.Fprintf(&b, "  sha256     %s\n", escape.Terminal(e.Sha256))
 	fmt.Fprintf(&b, "  doc        %s\n", escape.Terminal(e.Doc))
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
+	if err := report.WriteLog(w, b.String()); err != nil {
 		return fmt.Errorf("write the entry: %w", err)
 	}
-	return lw.Flush()
+	return nil
 }
-
-// entryJSON writes an entry as JSON (report.WriteJSON).
-type entryJSON struct{}
-
-// Output implements report.Formatter.
-func (entryJSON) Output(w io.Writer, e instrument.Entry) error { return report.WriteJSON(w, e) }
 
 // maxInspected bounds how many records inspect record prints: a selection that matches more is
 // refused, never cut short.
@@ -282,7 +275,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 // inspectRecordOutputters are inspect record's formats.
 var inspectRecordOutputters = report.Registry[inspection]{
 	"text": report.Fixed[inspection](inspectionText{}),
-	"json": report.Fixed[inspection](inspectionJSON{}),
+	"json": report.Fixed[inspection](report.JSONFormat[inspection]{}),
 }
 
 // inspectionText writes each record's inspection for a reader: the record's place and position,
@@ -339,15 +332,8 @@ func (inspectionText) Output(w io.Writer, ins inspection) error {
 			}
 		}
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
+	if err := report.WriteLog(w, b.String()); err != nil {
 		return fmt.Errorf("write the inspection: %w", err)
 	}
-	return lw.Flush()
+	return nil
 }
-
-// inspectionJSON writes the inspection as JSON (report.WriteJSON): {"records": [...]}.
-type inspectionJSON struct{}
-
-// Output implements report.Formatter.
-func (inspectionJSON) Output(w io.Writer, ins inspection) error { return report.WriteJSON(w, ins) }

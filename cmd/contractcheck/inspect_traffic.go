@@ -104,7 +104,7 @@ func runInspectTraffic(p inspectTrafficParams, args []string, stdout io.Writer) 
 // inspectTrafficOutputters are inspect traffic's formats.
 var inspectTrafficOutputters = report.Registry[trafficInspection]{
 	"text": report.Fixed[trafficInspection](trafficText{}),
-	"json": report.Fixed[trafficInspection](trafficJSON{}),
+	"json": report.Fixed[trafficInspection](report.JSONFormat[trafficInspection]{}),
 }
 
 // trafficText writes each run's exchanges for a reader: the run, then per exchange its number,
@@ -146,11 +146,10 @@ func (trafficText) Output(w io.Writer, ins trafficInspection) error {
 			writeMessage(&b, "<", x.ResponseHeaders, x.Response, x.ResponseOmitted)
 		}
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
+	if err := report.WriteLog(w, b.String()); err != nil {
 		return fmt.Errorf("write the traffic: %w", err)
 	}
-	return lw.Flush()
+	return nil
 }
 
 // writeMessage writes one side of an exchange: its headers by name, then its body's size and
@@ -213,10 +212,3 @@ func showBytes(b []byte) string {
 	}
 	return out.String()
 }
-
-// trafficJSON writes the runs as JSON (report.WriteJSON): {"runs": [{"file", "header",
-// "exchanges"}]}, each body a string or {"base64": …} as the traffic file has it (docs/probe.md).
-type trafficJSON struct{}
-
-// Output implements report.Formatter.
-func (trafficJSON) Output(w io.Writer, ins trafficInspection) error { return report.WriteJSON(w, ins) }

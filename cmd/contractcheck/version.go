@@ -56,7 +56,7 @@ var formats = []buildinfo.Format{
 // verb.
 var versionOutputters = report.Registry[buildinfo.Info]{
 	"text": report.Fixed[buildinfo.Info](versionText{}),
-	"json": report.Fixed[buildinfo.Info](versionJSON{}),
+	"json": report.Fixed[buildinfo.Info](report.JSONFormat[buildinfo.Info]{}),
 }
 
 // versionText writes the description for a reader: escape.TerminalLines (the build's strings —
@@ -70,19 +70,11 @@ func (versionText) Output(w io.Writer, info buildinfo.Info) error {
 	if err := info.WriteText(&b); err != nil {
 		return err
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, escape.TerminalLines(b.String())); err != nil {
+	if err := report.WriteLog(w, escape.TerminalLines(b.String())); err != nil {
 		return fmt.Errorf("write the version: %w", err)
 	}
-	return lw.Flush()
+	return nil
 }
-
-// versionJSON writes the description as JSON, as every other JSON writer does (report.WriteJSON:
-// the bytes are the values).
-type versionJSON struct{}
-
-// Output implements report.Formatter.
-func (versionJSON) Output(w io.Writer, info buildinfo.Info) error { return report.WriteJSON(w, info) }
 
 // runVersion describes the build bi records, in the format and to the file out names.
 func runVersion(bi *debug.BuildInfo, out output[buildinfo.Info], stdout io.Writer) error {

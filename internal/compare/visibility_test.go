@@ -12,6 +12,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -305,7 +306,7 @@ func TestVisibilitySchema(t *testing.T) {
 				Tasks: []string{}, Changes: []NullChange{}, OnlyBase: []result.Divergence{}, OnlyOther: []result.Divergence{}}
 			r.Decoders = []Decoder{{Name: "native-slot", Package: "p"}, {Name: "slot-or-json-text", Package: "q"}}
 			var buf bytes.Buffer
-			if err := (JSON{}).Output(&buf, r); err != nil {
+			if err := (report.JSONFormat[*Report]{}).Output(&buf, r); err != nil {
 				t.Fatal(err)
 			}
 			doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // grammar is how a text format spells a page: each piece of the layout (write) as the format
@@ -74,11 +75,7 @@ func (p *page) remark(s string) { p.wrap(p.g.remark, s) }
 func (g grammar) Output(w io.Writer, r *Report) error {
 	p := &page{g: g}
 	write(p, r)
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, p.b.String()); err != nil {
-		return err
-	}
-	return lw.Flush()
+	return report.WriteLog(w, p.b.String())
 }
 
 // write lays the report out on p: what was selected, then tables IV to VII, each with its title,

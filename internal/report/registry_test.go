@@ -1,0 +1,53 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestJSONFormat: the json format of a verb whose result is its own JSON document writes it as
+// WriteJSON does: indented, keys sorted, no HTML escaping.
+func TestJSONFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[string]any
+		want string
+	}{
+		{name: "sorted and indented", in: map[string]any{"b": 1, "a": "x"}, want: "{\n  \"a\": \"x\",\n  \"b\": 1\n}\n"},
+		{name: "no HTML escaping", in: map[string]any{"s": "<script>&"}, want: "{\n  \"s\": \"<script>&\"\n}\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := (JSONFormat[map[string]any]{}).Output(&buf, tc.in); err != nil {
+				t.Fatal(err)
+			}
+			if buf.String() != tc.want {
+				t.Errorf("got %q, want %q", buf.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestWriteLog: a text written through WriteLog reaches the writer whole, but no line of it
+// starts a CI workflow command, also the last one without a line break.
+func TestWriteLog(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "plain", in: "a\nb\n", want: "a\nb\n"},
+		{name: "workflow command", in: "ok\n::error::x\n", want: "ok\n\\u003a:error::x\n"},
+		{name: "last line unterminated", in: "  ::warning::y", want: "  \\u003a:warning::y"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteLog(&buf, tc.in); err != nil {
+				t.Fatal(err)
+			}
+			if buf.String() != tc.want {
+				t.Errorf("got %q, want %q", buf.String(), tc.want)
+			}
+		})
+	}
+}
