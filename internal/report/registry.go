@@ -137,3 +137,18 @@ func WriteLog(w io.Writer, text string) error {
 		return err
 	})
 }
+
+// TextFormat is a text format that builds its whole text before it is written: the function
+// writes the text of r into b (every string of the data escaped for a terminal), and Output writes
+// it through WriteLog. The text formats of the verbs that print a short result use it rather than
+// a type and a LogWriter of their own.
+type TextFormat[R any] func(b *strings.Builder, r R) error
+
+// Output implements Formatter.
+func (f TextFormat[R]) Output(w io.Writer, r R) error {
+	var b strings.Builder
+	if err := f(&b, r); err != nil {
+		return err
+	}
+	return WriteLog(w, b.String())
+}

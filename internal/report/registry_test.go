@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +46,40 @@ func TestWriteLog(t *testing.T) {
 			var buf bytes.Buffer
 			if err := WriteLog(&buf, tc.in); err != nil {
 				t.Fatal(err)
+			}
+			if buf.String() != tc.want {
+				t.Errorf("got %q, want %q", buf.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestTextFormat: a text format's text goes out whole through WriteLog (a line that would start
+// a CI workflow command neutralized), and nothing is written when building it fails.
+func TestTextFormat(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr bool
+	}{
+		{name: "written", in: "x", want: "x\n"},
+		{name: "neutralized", in: "::error::x", want: "\\u003a:error::x\n"},
+		{name: "failed", in: "", wantErr: true},
+	}
+	f := TextFormat[string](func(b *strings.Builder, s string) error {
+		if s == "" {
+			return errors.New("nothing to write")
+		}
+		b.WriteString(s + "\n")
+		return nil
+	})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := f.Output(&buf, tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
 			}
 			if buf.String() != tc.want {
 				t.Errorf("got %q, want %q", buf.String(), tc.want)
