@@ -31,31 +31,9 @@ func TestJSONFormat(t *testing.T) {
 	}
 }
 
-// TestWriteLog: a text written through WriteLog reaches the writer whole, but no line of it
-// starts a CI workflow command, also the last one without a line break.
-func TestWriteLog(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{name: "plain", in: "a\nb\n", want: "a\nb\n"},
-		{name: "workflow command", in: "ok\n::error::x\n", want: "ok\n\\u003a:error::x\n"},
-		{name: "last line unterminated", in: "  ::warning::y", want: "  \\u003a:warning::y"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := WriteLog(&buf, tc.in); err != nil {
-				t.Fatal(err)
-			}
-			if buf.String() != tc.want {
-				t.Errorf("got %q, want %q", buf.String(), tc.want)
-			}
-		})
-	}
-}
-
-// TestTextFormat: a text format's text goes out whole through WriteLog (a line that would start
-// a CI workflow command neutralized), and nothing is written when building it fails.
+// TestTextFormat: a text format's text goes out whole through WriteLog, but no line of it starts
+// a CI workflow command (neutralized), also the last one without a line break; nothing is written
+// when building it fails.
 func TestTextFormat(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -63,15 +41,16 @@ func TestTextFormat(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{name: "written", in: "x", want: "x\n"},
-		{name: "neutralized", in: "::error::x", want: "\\u003a:error::x\n"},
+		{name: "written", in: "a\nb\n", want: "a\nb\n"},
+		{name: "neutralized", in: "ok\n::error::x\n", want: "ok\n\\u003a:error::x\n"},
+		{name: "last line unterminated", in: "  ::warning::y", want: "  \\u003a:warning::y"},
 		{name: "failed", in: "", wantErr: true},
 	}
 	f := TextFormat[string](func(b *strings.Builder, s string) error {
 		if s == "" {
 			return errors.New("nothing to write")
 		}
-		b.WriteString(s + "\n")
+		b.WriteString(s)
 		return nil
 	})
 	for _, tc := range tests {
