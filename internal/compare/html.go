@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -243,31 +242,15 @@ func shareClass(match, captured int) string {
 	return "m3"
 }
 
-type matchCellRow struct {
-	lane, version, configuration string
-	cells                        []*MatchCell // per stage
-}
+// matchCellRow is one lane version and configuration of a decoder's match matrix.
+type matchCellRow = stageRow[MatchCell]
 
 // matchCells is one decoder's match matrix: a row per lane version and configuration, a cell per
-// stage.
+// stage (stageRows).
 func matchCells(r *Report, decoder string) []matchCellRow {
-	var rows []matchCellRow
-	index := map[laneConfig]int{}
-	for i := range r.Matches {
-		c := &r.Matches[i]
-		if c.Decoder != decoder {
-			continue
-		}
-		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
-		j, ok := index[k]
-		if !ok {
-			j = len(rows)
-			index[k] = j
-			rows = append(rows, matchCellRow{c.Lane, c.LaneVersion, c.Configuration, make([]*MatchCell, len(stages))})
-		}
-		rows[j].cells[contract.StageIndex(c.Stage)-1] = c
-	}
-	return rows
+	return stageRows(r.Matches, func(c *MatchCell) (string, string, string, string, bool) {
+		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.Decoder == decoder
+	})
 }
 
 // htmlReadingGroup is a lane version and configuration heading Span columns of the reading maps.

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -446,12 +447,7 @@ func changedAtoms(a, b []result.Diagnostic) []string {
 			seen[atom] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // divergenceDiff lists the divergences of a whose (fixture, task) pair is not in b.

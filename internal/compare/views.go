@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -167,12 +168,7 @@ func unionKeys(a, b map[string]int) []string {
 	for k := range b {
 		seen[k] = true
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // targetName writes a target for a reader: the whole value's empty pointer as "(whole value)".
@@ -190,29 +186,46 @@ const (
 	totalsTitle      = "Totals by readout kind (framework lanes; control lanes left out): per field, every declared member target; whole value, target \"\" (one readout per captured fixture × lane × version × configuration × stage in this run's scope; the study's decoder unit only with the study's suite, lanes and configurations and --stage A2 --stage M3 --stage H4)"
 )
 
-// differenceRow is one lane version and configuration of the differences table.
-type differenceRow struct {
+// stageRow is one lane version and configuration of a table with a column per stage after W0
+// (stages): a decoder's match matrix, the differences table. A cell is nil where the run has none.
+type stageRow[C any] struct {
 	lane, version, configuration string
-	cells                        []*DifferenceCell // per stage
+	cells                        []*C // per stage
 }
 
-func differenceRows(r *Report) []differenceRow {
-	var rows []differenceRow
+// stageRows lays cells out in a table by lane version and configuration (the rows, in the order
+// of the cells) and stage (the columns); at gives a cell's place, ok false to leave it out.
+func stageRows[C any](cells []C, at func(*C) (lane, version, configuration, stage string, ok bool)) []stageRow[C] {
+	var rows []stageRow[C]
 	index := map[laneConfig]int{}
-	for i := range r.Differences {
-		c := &r.Differences[i]
-		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
-		j, ok := index[k]
+	for i := range cells {
+		c := &cells[i]
+		lane, version, configuration, stage, ok := at(c)
 		if !ok {
+			continue
+		}
+		k := laneConfig{lane, version, configuration}
+		j, seen := index[k]
+		if !seen {
 			j = len(rows)
 			index[k] = j
-			rows = append(rows, differenceRow{c.Lane, c.LaneVersion, c.Configuration, make([]*DifferenceCell, len(stages))})
+			rows = append(rows, stageRow[C]{lane, version, configuration, make([]*C, len(stages))})
 		}
-		if si := contract.StageIndex(c.Stage) - 1; si >= 0 && si < len(stages) {
+		if si := contract.StageIndex(stage) - 1; si >= 0 && si < len(stages) {
 			rows[j].cells[si] = c
 		}
 	}
 	return rows
+}
+
+// differenceRow is one lane version and configuration of the differences table.
+type differenceRow = stageRow[DifferenceCell]
+
+// differenceRows is the differences table (stageRows).
+func differenceRows(r *Report) []differenceRow {
+	return stageRows(r.Differences, func(c *DifferenceCell) (string, string, string, string, bool) {
+		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, true
+	})
 }
 
 // differenceTotals sums the differences table: readings that differ, lane losses, captured.
