@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -55,24 +54,19 @@ var formats = []buildinfo.Format{
 // (json). They are listed here, beside the verb, as the format versions are: buildinfo knows no
 // verb.
 var versionOutputters = report.Registry[buildinfo.Info]{
-	"text": report.Fixed[buildinfo.Info](versionText{}),
+	"text": report.Fixed[buildinfo.Info](report.TextFormat[buildinfo.Info](writeVersionText)),
 	"json": report.Fixed[buildinfo.Info](report.JSONFormat[buildinfo.Info]{}),
 }
 
-// versionText writes the description for a reader: escape.TerminalLines (the build's strings —
-// module paths and versions, the VCS revision — shown without a control character), through an
-// escape.LogWriter.
-type versionText struct{}
-
-// Output implements report.Formatter.
-func (versionText) Output(w io.Writer, info buildinfo.Info) error {
-	var b strings.Builder
-	if err := info.WriteText(&b); err != nil {
+// writeVersionText writes the description for a reader: escape.TerminalLines (the build's
+// strings — module paths and versions, the VCS revision — shown without a control character),
+// through an escape.LogWriter (report.TextFormat).
+func writeVersionText(b *strings.Builder, info buildinfo.Info) error {
+	var raw strings.Builder
+	if err := info.WriteText(&raw); err != nil {
 		return err
 	}
-	if err := report.WriteLog(w, escape.TerminalLines(b.String())); err != nil {
-		return fmt.Errorf("write the version: %w", err)
-	}
+	b.WriteString(escape.TerminalLines(raw.String()))
 	return nil
 }
 
