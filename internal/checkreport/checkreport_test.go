@@ -104,6 +104,9 @@ func TestExecute(t *testing.T) {
 				if !strings.Contains(buf.String(), tc.contains) {
 					t.Errorf("the report does not hold %q", tc.contains)
 				}
+				if req.Format == "html" && strings.Contains(buf.String(), "written without the check's instrument") {
+					t.Error("the html report was written without the run's views")
+				}
 				if o.Replayed && !bytes.Equal(buf.Bytes(), first) {
 					t.Error("the replayed report differs from the run's")
 				}
