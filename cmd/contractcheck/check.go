@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/checkreport"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -195,7 +196,7 @@ func addObservationsFlag(cmd *cobra.Command, o *inputs.Options) {
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) { o.Stdin = inputs.NewStdin(cmd.InOrStdin()) }
 }
 
-// runCheck runs a check (check.Execute) and writes its report; it returns the exit code the
+// runCheck runs a check (checkreport.Execute: check.Execute, rendered) and writes its report; it returns the exit code the
 // report calls for and, when the gate selected nothing or the instrument failed, the error that
 // says why.
 func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int, error) {
@@ -211,31 +212,31 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 	if _, err := p.out.resolve(opts, inputsOf(p.Options)); err != nil {
 		return result.ExitInputError, err
 	}
-	req := check.Request{Options: p.Options, Format: p.out.Format, Render: opts, NoCache: p.noCache}
+	req := checkreport.Request{Check: check.Request{Options: p.Options}, Format: p.out.Format, Render: opts, NoCache: p.noCache}
 	if len(p.decisionLogs) > 0 {
 		if slices.Contains(p.decisionLogs, inputs.StdinArg) && slices.Contains(p.Observations, inputs.StdinArg) {
 			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--decision-logs - and --observations - both read standard input: it is read once")}
 		}
-		req.DecisionLogs = &check.DecisionLogs{Paths: p.decisionLogs, Stdin: p.stdin}
+		req.Check.DecisionLogs = &check.DecisionLogs{Paths: p.decisionLogs, Stdin: p.stdin}
 	}
 	if len(p.censuses) > 0 {
 		if len(p.decisionLogs) > 0 || len(p.Observations) > 0 {
 			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--census reads a census instead of records: give it without --observations and --decision-logs")}
 		}
-		req.Censuses = p.censuses
+		req.Check.Censuses = p.censuses
 	}
 	if p.censusOut != "" {
 		if len(p.decisionLogs) > 0 {
 			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--census-out writes the census of records or of --census directories, not of --decision-logs")}
 		}
-		req.CensusOut = p.censusOut
+		req.Check.CensusOut = p.censusOut
 	}
 	if p.locked {
-		req.LockFile, req.LockTool = p.lockFile, lockToolVersion()
+		req.Check.LockFile, req.Check.LockTool = p.lockFile, lockToolVersion()
 	}
 	ctx, meter := p.progress.start(ctx, stderr, "check", "records")
 	defer meter.Stop()
-	o, err := check.Execute(ctx, req, func(write func(io.Writer) error) error {
+	o, err := checkreport.Execute(ctx, req, func(write func(io.Writer) error) error {
 		meter.Stop() // the bar is gone before the report is written
 		return writeOutput(p.out.File, stdout, write)
 	})

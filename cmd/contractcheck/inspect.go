@@ -111,17 +111,13 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 
 // inspectFixtureOutputters are inspect fixture's formats.
 var inspectFixtureOutputters = report.Registry[instrument.Entry]{
-	"text": report.Fixed[instrument.Entry](entryText{}),
-	"json": report.Fixed[instrument.Entry](entryJSON{}),
+	"text": report.Fixed[instrument.Entry](report.TextFormat[instrument.Entry](writeEntryText)),
+	"json": report.Fixed[instrument.Entry](report.JSONFormat[instrument.Entry]{}),
 }
 
-// entryText writes an entry for a reader, one field a line, every string escape.Terminal (a
+// writeEntryText writes an entry for a reader, one field a line, every string escape.Terminal (a
 // file name or a doc may hold anything), through an escape.LogWriter.
-type entryText struct{}
-
-// Output implements report.Formatter.
-func (entryText) Output(w io.Writer, e instrument.Entry) error {
-	var b strings.Builder
+func writeEntryText(b *strings.Builder, e instrument.Entry) error {
 	from := "catalogue entry at " + e.At
 	if e.Origin == "derived" {
 		from = "derived from its source (no catalogue entry names it)"
@@ -139,38 +135,28 @@ func (entryText) Output(w io.Writer, e instrument.Entry) error {
 		}
 		return strings.Join(q, ", ")
 	}
-	fmt.Fprintf(&b, "fixture %s: %s\n", escape.Terminal(e.ID), escape.Terminal(from))
-	fmt.Fprintf(&b, "  suite      %s\n", escape.Terminal(e.Suite))
-	fmt.Fprintf(&b, "  family     %s\n", escape.Terminal(e.Family))
-	fmt.Fprintf(&b, "  revision   %s\n", escape.Terminal(e.Revision))
+	fmt.Fprintf(b, "fixture %s: %s\n", escape.Terminal(e.ID), escape.Terminal(from))
+	fmt.Fprintf(b, "  suite      %s\n", escape.Terminal(e.Suite))
+	fmt.Fprintf(b, "  family     %s\n", escape.Terminal(e.Family))
+	fmt.Fprintf(b, "  revision   %s\n", escape.Terminal(e.Revision))
 	binding := e.Binding
 	if e.BindingAt != "" {
 		binding += " at " + e.BindingAt
 	}
-	fmt.Fprintf(&b, "  binding    %s\n", escape.Terminal(binding))
-	fmt.Fprintf(&b, "  tasks      %s\n", list(e.Tasks))
-	fmt.Fprintf(&b, "  targets    %s\n", list(e.Targets))
+	fmt.Fprintf(b, "  binding    %s\n", escape.Terminal(binding))
+	fmt.Fprintf(b, "  tasks      %s\n", list(e.Tasks))
+	fmt.Fprintf(b, "  targets    %s\n", list(e.Targets))
 	if len(e.Holds) > 0 {
-		fmt.Fprintf(&b, "  holds      %s\n", list(e.Holds))
+		fmt.Fprintf(b, "  holds      %s\n", list(e.Holds))
 	}
 	if len(e.PrivateMeta) > 0 {
-		fmt.Fprintf(&b, "  private    %s\n", list(e.PrivateMeta))
+		fmt.Fprintf(b, "  private    %s\n", list(e.PrivateMeta))
 	}
-	fmt.Fprintf(&b, "  source     %s\n", escape.Terminal(e.Source))
-	fmt.Fprintf(&b, "  sha256     %s\n", escape.Terminal(e.Sha256))
-	fmt.Fprintf(&b, "  doc        %s\n", escape.Terminal(e.Doc))
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
-		return fmt.Errorf("write the entry: %w", err)
-	}
-	return lw.Flush()
+	fmt.Fprintf(b, "  source     %s\n", escape.Terminal(e.Source))
+	fmt.Fprintf(b, "  sha256     %s\n", escape.Terminal(e.Sha256))
+	fmt.Fprintf(b, "  doc        %s\n", escape.Terminal(e.Doc))
+	return nil
 }
-
-// entryJSON writes an entry as JSON (report.WriteJSON).
-type entryJSON struct{}
-
-// Output implements report.Formatter.
-func (entryJSON) Output(w io.Writer, e instrument.Entry) error { return report.WriteJSON(w, e) }
 
 // maxInspected bounds how many records inspect record prints: a selection that matches more is
 // refused, never cut short.
@@ -282,27 +268,23 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 
 // inspectRecordOutputters are inspect record's formats.
 var inspectRecordOutputters = report.Registry[inspection]{
-	"text": report.Fixed[inspection](inspectionText{}),
-	"json": report.Fixed[inspection](inspectionJSON{}),
+	"text": report.Fixed[inspection](report.TextFormat[inspection](writeInspectionText)),
+	"json": report.Fixed[inspection](report.JSONFormat[inspection]{}),
 }
 
-// inspectionText writes each record's inspection for a reader: the record's place and position,
+// writeInspectionText writes each record's inspection for a reader: the record's place and position,
 // then per task its policy, outcome, diagnostics, readout and input as indented JSON. Every line
 // is escape.Terminal'd (JSON strings may hold bidi and other format characters) and the whole
 // goes through an escape.LogWriter (no line may start a CI workflow command).
-type inspectionText struct{}
-
-// Output implements report.Formatter.
-func (inspectionText) Output(w io.Writer, ins inspection) error {
-	var b strings.Builder
+func writeInspectionText(b *strings.Builder, ins inspection) error {
 	block := func(label string, v any) error {
 		var j bytes.Buffer
 		if err := report.WriteJSON(&j, v); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "    %s:\n", label)
+		fmt.Fprintf(b, "    %s:\n", label)
 		for _, line := range strings.Split(strings.TrimRight(j.String(), "\n"), "\n") {
-			fmt.Fprintf(&b, "      %s\n", escape.Terminal(line))
+			fmt.Fprintf(b, "      %s\n", escape.Terminal(line))
 		}
 		return nil
 	}
@@ -311,18 +293,18 @@ func (inspectionText) Output(w io.Writer, ins inspection) error {
 			b.WriteString("\n")
 		}
 		rec := r.Record
-		fmt.Fprintf(&b, "record %s:%d\n", escape.Terminal(rec.File), rec.Line)
-		fmt.Fprintf(&b, "  %s %s %s %s %s repetition %d: %s (%s)\n", escape.Terminal(rec.Fixture), escape.Terminal(rec.Lane),
+		fmt.Fprintf(b, "record %s:%d\n", escape.Terminal(rec.File), rec.Line)
+		fmt.Fprintf(b, "  %s %s %s %s %s repetition %d: %s (%s)\n", escape.Terminal(rec.Fixture), escape.Terminal(rec.Lane),
 			escape.Terminal(rec.LaneVersion), escape.Terminal(rec.Configuration), escape.Terminal(rec.Stage), rec.Repetition,
 			escape.Terminal(rec.State), escape.Terminal(rec.Origin))
 		if rec.Error != "" {
-			fmt.Fprintf(&b, "  error: %s\n", escape.Terminal(rec.Error))
+			fmt.Fprintf(b, "  error: %s\n", escape.Terminal(rec.Error))
 		}
 		if len(r.Tasks) == 0 {
 			b.WriteString("  no task of the profile is evaluated on this fixture at this stage\n")
 		}
 		for _, t := range r.Tasks {
-			fmt.Fprintf(&b, "  task %s [%s] %s (%s): %s\n", escape.Terminal(t.Task), escape.Terminal(t.Compartment),
+			fmt.Fprintf(b, "  task %s [%s] %s (%s): %s\n", escape.Terminal(t.Task), escape.Terminal(t.Compartment),
 				escape.Terminal(t.Policy), escape.Terminal(strings.Join(t.Files, ", ")), escape.Terminal(t.Outcome))
 			if t.Input == nil {
 				continue
@@ -340,15 +322,5 @@ func (inspectionText) Output(w io.Writer, ins inspection) error {
 			}
 		}
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
-		return fmt.Errorf("write the inspection: %w", err)
-	}
-	return lw.Flush()
+	return nil
 }
-
-// inspectionJSON writes the inspection as JSON (report.WriteJSON): {"records": [...]}.
-type inspectionJSON struct{}
-
-// Output implements report.Formatter.
-func (inspectionJSON) Output(w io.Writer, ins inspection) error { return report.WriteJSON(w, ins) }

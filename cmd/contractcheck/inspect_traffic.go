@@ -103,30 +103,26 @@ func runInspectTraffic(p inspectTrafficParams, args []string, stdout io.Writer) 
 
 // inspectTrafficOutputters are inspect traffic's formats.
 var inspectTrafficOutputters = report.Registry[trafficInspection]{
-	"text": report.Fixed[trafficInspection](trafficText{}),
-	"json": report.Fixed[trafficInspection](trafficJSON{}),
+	"text": report.Fixed[trafficInspection](report.TextFormat[trafficInspection](writeTrafficText)),
+	"json": report.Fixed[trafficInspection](report.JSONFormat[trafficInspection]{}),
 }
 
-// trafficText writes each run's exchanges for a reader: the run, then per exchange its number,
+// writeTrafficText writes each run's exchanges for a reader: the run, then per exchange its number,
 // endpoint, method, path and status, the request's headers and body (">"), the response's ("<").
 // Every string is escaped for a terminal (escape.Terminal; bytes that are not UTF-8 as \xNN), a
 // body one line per line it holds, and the whole goes through an escape.LogWriter: an agent's
 // bytes are data, never a terminal's or a CI log's commands. --format json has the exact bytes.
-type trafficText struct{}
-
-// Output implements report.Formatter.
-func (trafficText) Output(w io.Writer, ins trafficInspection) error {
-	var b strings.Builder
+func writeTrafficText(b *strings.Builder, ins trafficInspection) error {
 	for i, t := range ins.Runs {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		h := t.Header
-		fmt.Fprintf(&b, "traffic %s\n", escape.Terminal(t.File))
-		fmt.Fprintf(&b, "  %s %s %s %s repetition %d: %d exchanges", escape.Terminal(h.Lane), escape.Terminal(h.LaneVersion),
+		fmt.Fprintf(b, "traffic %s\n", escape.Terminal(t.File))
+		fmt.Fprintf(b, "  %s %s %s %s repetition %d: %d exchanges", escape.Terminal(h.Lane), escape.Terminal(h.LaneVersion),
 			escape.Terminal(h.Configuration), escape.Terminal(h.Run), h.Repetition, len(t.Exchanges))
 		if h.Run == "batch" {
-			fmt.Fprintf(&b, " (fixtures %s)", escape.Terminal(strings.Join(h.Fixtures, ", ")))
+			fmt.Fprintf(b, " (fixtures %s)", escape.Terminal(strings.Join(h.Fixtures, ", ")))
 		}
 		b.WriteString("\n")
 		for _, x := range t.Exchanges {
@@ -134,7 +130,7 @@ func (trafficText) Output(w io.Writer, ins trafficInspection) error {
 			if x.Query != "" {
 				target += "?" + x.Query
 			}
-			fmt.Fprintf(&b, "#%d %s %s %s → %d", x.Seq, escape.Terminal(x.Endpoint), escape.Terminal(x.Method), escape.Terminal(target), x.Status)
+			fmt.Fprintf(b, "#%d %s %s %s → %d", x.Seq, escape.Terminal(x.Endpoint), escape.Terminal(x.Method), escape.Terminal(target), x.Status)
 			if x.Redacted {
 				b.WriteString(" (a credential redacted in a body)")
 			}
@@ -142,15 +138,11 @@ func (trafficText) Output(w io.Writer, ins trafficInspection) error {
 				b.WriteString(" (still under way when the run ended)")
 			}
 			b.WriteString("\n")
-			writeMessage(&b, ">", x.RequestHeaders, x.Request, x.RequestOmitted)
-			writeMessage(&b, "<", x.ResponseHeaders, x.Response, x.ResponseOmitted)
+			writeMessage(b, ">", x.RequestHeaders, x.Request, x.RequestOmitted)
+			writeMessage(b, "<", x.ResponseHeaders, x.Response, x.ResponseOmitted)
 		}
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
-		return fmt.Errorf("write the traffic: %w", err)
-	}
-	return lw.Flush()
+	return nil
 }
 
 // writeMessage writes one side of an exchange: its headers by name, then its body's size and
@@ -213,10 +205,3 @@ func showBytes(b []byte) string {
 	}
 	return out.String()
 }
-
-// trafficJSON writes the runs as JSON (report.WriteJSON): {"runs": [{"file", "header",
-// "exchanges"}]}, each body a string or {"base64": …} as the traffic file has it (docs/probe.md).
-type trafficJSON struct{}
-
-// Output implements report.Formatter.
-func (trafficJSON) Output(w io.Writer, ins trafficInspection) error { return report.WriteJSON(w, ins) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -55,34 +54,21 @@ var formats = []buildinfo.Format{
 // (json). They are listed here, beside the verb, as the format versions are: buildinfo knows no
 // verb.
 var versionOutputters = report.Registry[buildinfo.Info]{
-	"text": report.Fixed[buildinfo.Info](versionText{}),
-	"json": report.Fixed[buildinfo.Info](versionJSON{}),
+	"text": report.Fixed[buildinfo.Info](report.TextFormat[buildinfo.Info](writeVersionText)),
+	"json": report.Fixed[buildinfo.Info](report.JSONFormat[buildinfo.Info]{}),
 }
 
-// versionText writes the description for a reader: escape.TerminalLines (the build's strings —
-// module paths and versions, the VCS revision — shown without a control character), through an
-// escape.LogWriter.
-type versionText struct{}
-
-// Output implements report.Formatter.
-func (versionText) Output(w io.Writer, info buildinfo.Info) error {
-	var b strings.Builder
-	if err := info.WriteText(&b); err != nil {
+// writeVersionText writes the description for a reader: escape.TerminalLines (the build's
+// strings — module paths and versions, the VCS revision — shown without a control character),
+// through an escape.LogWriter (report.TextFormat).
+func writeVersionText(b *strings.Builder, info buildinfo.Info) error {
+	var raw strings.Builder
+	if err := info.WriteText(&raw); err != nil {
 		return err
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, escape.TerminalLines(b.String())); err != nil {
-		return fmt.Errorf("write the version: %w", err)
-	}
-	return lw.Flush()
+	b.WriteString(escape.TerminalLines(raw.String()))
+	return nil
 }
-
-// versionJSON writes the description as JSON, as every other JSON writer does (report.WriteJSON:
-// the bytes are the values).
-type versionJSON struct{}
-
-// Output implements report.Formatter.
-func (versionJSON) Output(w io.Writer, info buildinfo.Info) error { return report.WriteJSON(w, info) }
 
 // runVersion describes the build bi records, in the format and to the file out names.
 func runVersion(bi *debug.BuildInfo, out output[buildinfo.Info], stdout io.Writer) error {

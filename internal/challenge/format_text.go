@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -73,11 +74,7 @@ func (r *Report) writeText(w io.Writer) error {
 			}
 		}
 	}
-	lw := escape.NewLogWriter(w)
-	if _, err := lw.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return lw.Flush()
+	return report.WriteLog(w, b.String())
 }
 
 func diagnostic(d map[string]any) string {

@@ -1,9 +1,7 @@
 package check
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,61 +42,48 @@ tasks: T7: {doc: "A custom task.", role: "guard", policy: "custom.t7", compartme
 		Observations: []string{filepath.Join(dir, "obs")}, Scope: result.Scope{Lanes: []string{"direct"}}}
 }
 
-// TestExecuteWritesAFailedRunsReport: a run whose instrument fails (a policy whose evaluation
-// fails) still hands its sink a report, in the format asked for (html too, which is made with
-// the run's views), naming the failure and giving no
-// verdict, with the run's error and exit 3; it is never cached, so a second run fails again
-// rather than replaying it. A run that fails on bad input (a Rego syntax error, exit 2) writes
-// no report.
-func TestExecuteWritesAFailedRunsReport(t *testing.T) {
+// TestExecuteReturnsAFailedRunsReport: a run whose instrument fails (a policy whose evaluation
+// fails) still returns a report, naming the failure and giving no verdict, beside the run's error
+// (exit 3), with no views even when they were asked for; it renders as a valid JSON report. A run
+// that fails on bad input (a Rego syntax error, exit 2) returns none.
+func TestExecuteReturnsAFailedRunsReport(t *testing.T) {
 	failing := "package custom.t7\n\ndiagnostics contains d if {\n\td := {\"atom\": \"block.text\", \"path\": \"\", \"kind\": to_number(\"many\")}\n}\n"
 	tests := []struct {
-		name     string
-		rego     string
-		format   string
-		exit     int
-		contains []string // in the report; none when no report is written
+		name   string
+		rego   string
+		views  bool
+		exit   int
+		report bool // a report is returned
 	}{
-		{name: "json", rego: failing, format: "json", exit: result.ExitInstrument,
-			contains: []string{`"failure": {`, `"exit": 3`, `"verdict": "instrument_failed"`, `eval_builtin_error: to_number`}},
-		{name: "junit", rego: failing, format: "junit", exit: result.ExitInstrument,
-			contains: []string{`errors="1"`, `<error message="the instrument failed: `, `eval_builtin_error: to_number`}},
-		{name: "html", rego: failing, format: "html", exit: result.ExitInstrument,
-			contains: []string{`id="failure"`, "eval_builtin_error: to_number"}},
-		{name: "input error writes nothing", rego: "package custom.t7\n\ndiagnostics contains {", format: "junit", exit: result.ExitInputError},
+		{name: "instrument failure", rego: failing, exit: result.ExitInstrument, report: true},
+		{name: "instrument failure, views asked", rego: failing, views: true, exit: result.ExitInstrument, report: true},
+		{name: "input error returns no report", rego: "package custom.t7\n\ndiagnostics contains {", exit: result.ExitInputError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("CONTRACTCHECK_CACHE", t.TempDir())
-			req := Request{Options: failureInputs(t, tc.rego), Format: tc.format}
-			runs := 1
-			if tc.format == "json" {
-				runs = 2 // the second is not replayed from the cache
+			o, err := Execute(context.Background(), Request{Options: failureInputs(t, tc.rego), Views: tc.views})
+			if err == nil || result.ExitCode(err) != tc.exit {
+				t.Fatalf("error %v; want one with exit %d", err, tc.exit)
 			}
-			for run := 1; run <= runs; run++ {
-				var buf bytes.Buffer
-				o, err := Execute(context.Background(), req, func(write func(io.Writer) error) error { return write(&buf) })
-				if o.Exit != tc.exit || err == nil || result.ExitCode(err) != tc.exit {
-					t.Fatalf("run %d: exit %d, error %v; want exit %d and its error", run, o.Exit, err, tc.exit)
+			if o.Views != nil {
+				t.Error("a failed run returned views")
+			}
+			if !tc.report {
+				if o.Report != nil {
+					t.Errorf("an input error returned a report: %+v", o.Report)
 				}
-				if o.Replayed || o.Verdict != "" {
-					t.Errorf("run %d: outcome %+v: a failed run is neither replayed nor gives a verdict", run, o)
-				}
-				if tc.contains == nil {
-					if buf.Len() != 0 {
-						t.Errorf("an input error wrote a report: %q", buf.String())
-					}
-					return
-				}
-				for _, want := range tc.contains {
-					if !strings.Contains(buf.String(), want) {
-						t.Errorf("run %d: the report does not hold %q:\n%s", run, want, buf.String())
-					}
-				}
-				if tc.format == "json" {
-					validateReport(t, buf.Bytes())
+				return
+			}
+			if o.Report == nil || o.Report.Failure == nil || o.Report.ExitCode() != result.ExitInstrument || o.Report.Gate.Verdict != result.VerdictInstrumentFailed {
+				t.Fatalf("report %+v: want one naming the failure, exit 3, verdict instrument_failed", o.Report)
+			}
+			js := render(t, o.Report, "json")
+			for _, want := range []string{`"failure": {`, `"exit": 3`, `"verdict": "instrument_failed"`, `eval_builtin_error: to_number`} {
+				if !strings.Contains(js, want) {
+					t.Errorf("the report does not hold %q:\n%s", want, js)
 				}
 			}
+			validateReport(t, []byte(js))
 		})
 	}
 }

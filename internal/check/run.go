@@ -1,7 +1,8 @@
 // Package check is the runner of `contractcheck check`: it loads the instrument
 // (internal/instrument) once, streams the selected observation records through it, hands the
-// readings to the census (internal/census) and the visibility collector, and returns the report;
-// the result cache, the replay of an unchanged run and the lock check around a run live here too.
+// readings to the census (internal/census) and the visibility collector, and returns the report
+// (result.Report), never rendering it (internal/checkreport renders it, through the result cache);
+// the lock check around a run lives here too.
 // The tools that evaluate records for another purpose (compare, mutate, challenge, reproduce, the
 // bundle, probe) use the instrument directly, never this package.
 //

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -33,11 +32,7 @@ func writeTextFailure(w io.Writer, r *Report) error {
 	lines := strings.Split(r.Failure.Error, "\n")
 	fmt.Fprintf(&b, "\nINCOMPLETE: the instrument failed: %s\n", strings.Join(terms(lines), "\n  "))
 	fmt.Fprintf(&b, "%s\n", failedLine(r, term(r.Profile)))
-	lw := escape.NewLogWriter(w)
-	if _, err := io.WriteString(lw, b.String()); err != nil {
-		return err
-	}
-	return lw.Flush()
+	return report.WriteLog(w, b.String())
 }
 
 // writeMarkdownFailure writes the markdown of a failed compare.

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -243,31 +242,15 @@ func shareClass(match, captured int) string {
 	return "m3"
 }
 
-type matchCellRow struct {
-	lane, version, configuration string
-	cells                        []*MatchCell // per stage
-}
+// matchCellRow is one lane version and configuration of a decoder's match matrix.
+type matchCellRow = stageRow[MatchCell]
 
 // matchCells is one decoder's match matrix: a row per lane version and configuration, a cell per
-// stage.
+// stage (stageRows).
 func matchCells(r *Report, decoder string) []matchCellRow {
-	var rows []matchCellRow
-	index := map[laneConfig]int{}
-	for i := range r.Matches {
-		c := &r.Matches[i]
-		if c.Decoder != decoder {
-			continue
-		}
-		k := laneConfig{c.Lane, c.LaneVersion, c.Configuration}
-		j, ok := index[k]
-		if !ok {
-			j = len(rows)
-			index[k] = j
-			rows = append(rows, matchCellRow{c.Lane, c.LaneVersion, c.Configuration, make([]*MatchCell, len(stages))})
-		}
-		rows[j].cells[contract.StageIndex(c.Stage)-1] = c
-	}
-	return rows
+	return stageRows(r.Matches, func(c *MatchCell) (string, string, string, string, bool) {
+		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.Decoder == decoder
+	})
 }
 
 // htmlReadingGroup is a lane version and configuration heading Span columns of the reading maps.
@@ -304,14 +287,14 @@ type htmlReadingCell struct {
 // lane · version · configuration · stage, cells coloured by readout kind.
 func (p *htmlPage) readingMaps() {
 	r := p.R
-	type col struct{ lane, version, configuration, stage string }
+	type col = result.Position // a column: lane, version, configuration, stage (cellOf)
 	type row struct{ fixture, target string }
 	cols := map[col]bool{}
 	rows := map[row]bool{}
 	at := map[row]map[col]*Reading{}
 	for i := range r.Readouts {
 		rd := &r.Readouts[i]
-		c := col{rd.Lane, rd.LaneVersion, rd.Configuration, rd.Stage}
+		c := cellOf(rd.Position)
 		k := row{rd.Fixture, rd.Target}
 		cols[c], rows[k] = true, true
 		if at[k] == nil {
@@ -319,23 +302,7 @@ func (p *htmlPage) readingMaps() {
 		}
 		at[k][c] = rd
 	}
-	var cl []col
-	for c := range cols {
-		cl = append(cl, c)
-	}
-	sort.Slice(cl, func(i, j int) bool {
-		a, b := cl[i], cl[j]
-		if a.lane != b.lane {
-			return a.lane < b.lane
-		}
-		if a.version != b.version {
-			return result.LessVersion(a.version, b.version)
-		}
-		if a.configuration != b.configuration {
-			return a.configuration < b.configuration
-		}
-		return contract.StageIndex(a.stage) < contract.StageIndex(b.stage)
-	})
+	cl := sortedCells(cols)
 	var rl []row
 	for k := range rows {
 		rl = append(rl, k)
@@ -348,21 +315,21 @@ func (p *htmlPage) readingMaps() {
 	})
 	for i := 0; i < len(cl); {
 		j := i
-		for j < len(cl) && cl[j].lane == cl[i].lane && cl[j].version == cl[i].version && cl[j].configuration == cl[i].configuration {
+		for j < len(cl) && cl[j].Lane == cl[i].Lane && cl[j].LaneVersion == cl[i].LaneVersion && cl[j].Configuration == cl[i].Configuration {
 			j++
 		}
-		p.ReadingGroups = append(p.ReadingGroups, htmlReadingGroup{cl[i].lane, cl[i].version, cl[i].configuration, j - i})
+		p.ReadingGroups = append(p.ReadingGroups, htmlReadingGroup{cl[i].Lane, cl[i].LaneVersion, cl[i].Configuration, j - i})
 		i = j
 	}
 	// first is the class of column i: a group's first column has a rule to its left.
 	first := func(i int, cls string) string {
-		if c := cl[i]; i == 0 || cl[i-1].lane != c.lane || cl[i-1].version != c.version || cl[i-1].configuration != c.configuration {
+		if c := cl[i]; i == 0 || cl[i-1].Lane != c.Lane || cl[i-1].LaneVersion != c.LaneVersion || cl[i-1].Configuration != c.Configuration {
 			return cls + " g0"
 		}
 		return cls
 	}
 	for i, c := range cl {
-		p.ReadingColumns = append(p.ReadingColumns, htmlReadingColumn{first(i, "st"), c.lane + " " + c.version + " " + c.configuration + " " + c.stage, c.stage})
+		p.ReadingColumns = append(p.ReadingColumns, htmlReadingColumn{first(i, "st"), c.Lane + " " + c.LaneVersion + " " + c.Configuration + " " + c.Stage, c.Stage})
 	}
 	for _, d := range p.Decoders {
 		m := htmlReadingMap{Decoder: d}
@@ -376,7 +343,7 @@ func (p *htmlPage) readingMaps() {
 					continue
 				}
 				cell.Read, cell.Kind = true, rd.Kind(d)
-				title := fmt.Sprintf("%s %s at %s %s %s %s: ", k.fixture, k.target, c.lane, c.version, c.configuration, c.stage)
+				title := fmt.Sprintf("%s %s at %s %s %s %s: ", k.fixture, k.target, c.Lane, c.LaneVersion, c.Configuration, c.Stage)
 				if cell.Kind == "" {
 					cell.Title = title + rd.State
 					hr.Cells = append(hr.Cells, cell)

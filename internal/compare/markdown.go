@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // Markdown writes the report's tables for a pull request or a README: where the decoders differ
@@ -41,9 +42,9 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	ns := r.NullPolicies
 	fmt.Fprintf(bw, "Decoder policies %s on %d captured target readings (%d unstable); null policies %s vs %s.\n",
-		code(decoderNames(r)), r.Summary.Captured, r.Summary.Unstable, mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
+		report.CodeList(decoderNames(r)), r.Summary.Captured, r.Summary.Unstable, mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
 	if lanes := reconstructedLanes(r); len(lanes) > 0 {
-		fmt.Fprintf(bw, "\nEvery table and total below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.\n", code(lanes))
+		fmt.Fprintf(bw, "\nEvery table and total below includes the reconstructed lanes %s: carriers derived from the framework's source, not captured by running it.\n", report.CodeList(lanes))
 	}
 
 	differs, losses, captured := differenceTotals(r)
@@ -59,7 +60,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\n| fixture | target | readout kinds | readings | lanes |\n|---|---|---|---|---|\n")
 		for _, g := range differenceKinds(r) {
-			fmt.Fprintf(bw, "| %s | %s | %s | %d | %s |\n", md(g.fixture), md(targetName(g.target)), md(g.kinds), g.readings, code(g.lanes))
+			fmt.Fprintf(bw, "| %s | %s | %s | %d | %s |\n", md(g.fixture), md(targetName(g.target)), md(g.kinds), g.readings, report.CodeList(g.lanes))
 		}
 	}
 
@@ -97,7 +98,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\nConfiguration %s %s: %s → %s.\n\n| fixture | what | stages | before | after | atoms (after, or before when fixed) |\n|---|---|---|---|---|---|\n",
 			mdCode(c.Lane), md(c.LaneVersion), md(c.From), md(c.To))
 		for _, g := range foldTaskChanges(c.Tasks) {
-			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), md(g.before), md(g.after), code(g.atoms))
+			fmt.Fprintf(bw, "| %s | %s (%s) | %s | %s | %s | %s |\n", md(g.fixture), md(g.task), md(g.role), md(strings.Join(g.stages, " ")), md(g.before), md(g.after), report.CodeList(g.atoms))
 		}
 		for _, g := range foldDecoderChanges(c.Decoders) {
 			fmt.Fprintf(bw, "| %s | %s %s | %s | %s | %s | |\n", md(g.fixture), mdCode(g.decoder), md(g.target), md(strings.Join(g.stages, " ")), md(g.before), md(g.after))
@@ -113,7 +114,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\n| fixture | task | lane | version | configuration | stage | %s | %s | atoms |\n|---|---|---|---|---|---|---|---|---|\n", md(ns.Base.Profile), md(ns.Other.Profile))
 		for _, c := range ns.Changes {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(c.Fixture), md(c.Task), mdCode(c.Lane), md(c.LaneVersion), md(c.Configuration), md(c.Stage),
-				md(c.BaseOutcome), md(c.OtherOutcome), code(c.Atoms))
+				md(c.BaseOutcome), md(c.OtherOutcome), report.CodeList(c.Atoms))
 		}
 	}
 	fmt.Fprintf(bw, "\n| | %s | %s |\n|---|---|---|\n", mdCode(ns.Base.Profile), mdCode(ns.Other.Profile))
@@ -121,13 +122,4 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "| %s | %s | %s |\n", md(row[0]), md(row[1]), md(row[2]))
 	}
 	return bw.Flush()
-}
-
-// code writes names as `a`, `b` (escape.MarkdownCode each).
-func code(xs []string) string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = mdCode(x)
-	}
-	return strings.Join(out, ", ")
 }

@@ -6,8 +6,10 @@ import "github.com/contractcheck/contractcheck/internal/report"
 type Outputter = report.Formatter[*Report]
 
 var outputters = report.Registry[*Report]{
-	"text":     func(o report.Options) Outputter { return Text{Details: o.Details} },
-	"json":     report.Fixed[*Report](JSON{}),
+	"text": func(o report.Options) Outputter { return Text{Details: o.Details} },
+	// json: the report as indented JSON with compareVersion (Version); maps with sorted keys and
+	// numbers verbatim (json.Number), so the same report gives the same bytes.
+	"json":     report.Fixed[*Report](report.JSONFormat[*Report]{}),
 	"markdown": report.Fixed[*Report](Markdown{}),
 	"html":     report.Fixed[*Report](HTML{}),
 }

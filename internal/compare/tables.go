@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -181,11 +182,7 @@ type laneConfig struct{ lane, version, configuration string }
 // matches counts, per decoder, lane version, configuration and stage, the captured readings and
 // their matches.
 func matches(rs []Reading, decoders []string) []MatchCell {
-	type cellKey struct {
-		laneConfig
-		stage string
-	}
-	counts := map[cellKey][2]int{} // per decoder index below
+	counts := map[result.Position][2]int{} // per decoder index below
 	var out []MatchCell
 	for _, d := range decoders {
 		clear(counts)
@@ -194,7 +191,7 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 			if r.State != "captured" {
 				continue
 			}
-			k := cellKey{laneConfig{r.Lane, r.LaneVersion, r.Configuration}, r.Stage}
+			k := cellOf(r.Position)
 			c := counts[k]
 			c[1]++
 			if r.Kind(d) == Match {
@@ -202,21 +199,10 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 			}
 			counts[k] = c
 		}
-		keys := make([]cellKey, 0, len(counts))
-		for k := range counts {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			a, b := keys[i], keys[j]
-			if a.laneConfig != b.laneConfig {
-				return lessLaneConfig(a.laneConfig, b.laneConfig)
-			}
-			return contract.StageIndex(a.stage) < contract.StageIndex(b.stage)
-		})
-		for _, k := range keys {
+		for _, k := range sortedCells(counts) {
 			c := counts[k]
-			out = append(out, MatchCell{Decoder: d, Lane: k.lane, LaneVersion: k.version, Configuration: k.configuration,
-				Stage: k.stage, Match: c[0], Captured: c[1]})
+			out = append(out, MatchCell{Decoder: d, Lane: k.Lane, LaneVersion: k.LaneVersion, Configuration: k.Configuration,
+				Stage: k.Stage, Match: c[0], Captured: c[1]})
 		}
 	}
 	if out == nil {
@@ -225,14 +211,22 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 	return out
 }
 
-func lessLaneConfig(a, b laneConfig) bool {
-	if a.lane != b.lane {
-		return a.lane < b.lane
+// cellOf is the cell of a table by lane, version, configuration and stage a position falls in:
+// the position without its fixture.
+func cellOf(p result.Position) result.Position {
+	p.Fixture = ""
+	return p
+}
+
+// sortedCells returns the cells of a table (cellOf) in result.Position order: lane, version
+// (result.CompareVersions), configuration, stage (pipeline order).
+func sortedCells[V any](cells map[result.Position]V) []result.Position {
+	keys := make([]result.Position, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
 	}
-	if a.version != b.version {
-		return result.LessVersion(a.version, b.version)
-	}
-	return a.configuration < b.configuration
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j], contract.StageIndex) })
+	return keys
 }
 
 // WholeTarget is the target that reads the whole structured value (the empty JSON pointer).
@@ -290,17 +284,13 @@ func (r *Reading) Difference(decoders []string) (differs, laneLoss bool) {
 // differences counts, per lane version, configuration and stage (in the match matrix's order),
 // the captured readings where the decoders differ and the lane losses.
 func differences(rs []Reading, decoders []string) []DifferenceCell {
-	type cellKey struct {
-		laneConfig
-		stage string
-	}
-	cells := map[cellKey]*DifferenceCell{}
+	cells := map[result.Position]*DifferenceCell{}
 	for i := range rs {
 		r := &rs[i]
 		if r.State != "captured" {
 			continue
 		}
-		k := cellKey{laneConfig{r.Lane, r.LaneVersion, r.Configuration}, r.Stage}
+		k := cellOf(r.Position)
 		c := cells[k]
 		if c == nil {
 			c = &DifferenceCell{Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
@@ -315,17 +305,7 @@ func differences(rs []Reading, decoders []string) []DifferenceCell {
 			c.LaneLoss++
 		}
 	}
-	keys := make([]cellKey, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.laneConfig != b.laneConfig {
-			return lessLaneConfig(a.laneConfig, b.laneConfig)
-		}
-		return contract.StageIndex(a.stage) < contract.StageIndex(b.stage)
-	})
+	keys := sortedCells(cells)
 	out := make([]DifferenceCell, len(keys))
 	for i, k := range keys {
 		out[i] = *cells[k]
@@ -467,12 +447,7 @@ func changedAtoms(a, b []result.Diagnostic) []string {
 			seen[atom] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // divergenceDiff lists the divergences of a whose (fixture, task) pair is not in b.

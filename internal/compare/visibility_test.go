@@ -13,6 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -306,7 +307,7 @@ func TestVisibilitySchema(t *testing.T) {
 				Tasks: []string{}, Changes: []NullChange{}, OnlyBase: []result.Divergence{}, OnlyOther: []result.Divergence{}}
 			r.Decoders = []Decoder{{Name: "native-slot", Package: "p"}, {Name: "slot-or-json-text", Package: "q"}}
 			var buf bytes.Buffer
-			if err := (JSON{}).Output(&buf, r); err != nil {
+			if err := (report.JSONFormat[*Report]{}).Output(&buf, r); err != nil {
 				t.Fatal(err)
 			}
 			doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)

@@ -44,7 +44,7 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 	writeFindings(bw, tasks, rows)
 	reconstructed := reconstructedRows(rows)
 	if len(reconstructed) > 0 {
-		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", codeList(reconstructed))
+		fmt.Fprintf(bw, "\nRows of origin `reconstructed` (%s) are carriers derived from the framework's source, not captured by running it.\n", CodeList(reconstructed))
 	}
 	type census struct {
 		label    string
@@ -57,7 +57,7 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 	censuses := []census{{"Unique divergences", r.Divergences, false}}
 	if len(reconstructed) > 0 {
 		censuses = []census{{"Captured lanes only (no reconstructed carrier): unique divergences", r.CapturedDivergences, false},
-			{"All lanes, the reconstructed " + codeList(reconstructed) + " included: unique divergences", r.Divergences, true}}
+			{"All lanes, the reconstructed " + CodeList(reconstructed) + " included: unique divergences", r.Divergences, true}}
 	}
 	for _, c := range censuses {
 		d := c.d
@@ -127,22 +127,14 @@ func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 	}
 }
 
-// codeList writes names as `a`, `b` (escape.MarkdownCode each).
-func codeList(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = mdCode(n)
-	}
-	return strings.Join(quoted, ", ")
-}
+// CodeList writes names as `a`, `b` (escape.MarkdownCode each): the markdown formats of every
+// verb list names with it.
+func CodeList(names []string) string { return strings.Join(escape.Each(mdCode, names), ", ") }
 
 // writeFindings writes the findings table (Findings): one row per lane, version and
 // configuration, a column per task.
 func writeFindings(w io.Writer, taskIDs []string, rows []FindingRow) {
-	header := make([]string, len(taskIDs))
-	for i, t := range taskIDs {
-		header[i] = md(t)
-	}
+	header := escape.Each(md, taskIDs)
 	fmt.Fprintf(w, "| lane | version | configuration | origin | %s |\n", strings.Join(header, " | "))
 	fmt.Fprintf(w, "|---|---|---|---|%s\n", strings.Repeat("---|", len(taskIDs)))
 	for _, row := range rows {

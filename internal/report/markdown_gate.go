@@ -72,6 +72,6 @@ func writeMarkdownGate(w io.Writer, r *result.Report) {
 			record = mdCode(at)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(v.Fixture), mdCode(v.Lane), md(v.LaneVersion), md(v.Configuration), md(v.Stage), md(v.Task),
-			v.Outcome, codeList(Atoms(v.Diagnostics)), record, md(oneLine(v.Requirement)))
+			v.Outcome, CodeList(Atoms(v.Diagnostics)), record, md(oneLine(v.Requirement)))
 	}
 }

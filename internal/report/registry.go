@@ -37,10 +37,13 @@ func Fixed[R any](f Formatter[R]) Factory[R] { return func(Options) Formatter[R]
 
 // Registry holds the formats of one kind of report by name: adding a format is one new file and
 // one entry. It is the one way a verb offers formats: every verb that prints a result registers
-// its formats in a Registry of its result's type — check's here, compare's, challenge's, lock's
-// and bundle's in their packages, test's in internal/policy beside TestRun; version's, validate's
-// and capabilities' beside the verb in cmd/contractcheck — and cmd/contractcheck binds --format
-// and --output to it the same way for all of them (cmd/contractcheck/output.go).
+// its formats in a Registry of its result's type — check's here, compare's, study's, challenge's,
+// lock's and bundle's in their packages; test's, inspect's, version's, validate's and
+// capabilities' beside the verb in cmd/contractcheck (policy and the instrument hold no output
+// code) — and cmd/contractcheck binds --format and --output to it the same way for all of them
+// (cmd/contractcheck/output.go). The helpers they share are here, written once: WriteJSON and
+// JSONFormat, WriteLog, Columns, CodeList, the HTML funcs. probe has no format: it writes
+// records (internal/laneout), which check then reads.
 type Registry[R any] map[string]Factory[R]
 
 // Names lists the formats, sorted; it also feeds a --format flag's help.
@@ -116,4 +119,36 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// JSONFormat is the json format of a verb whose result is its own JSON document: the result
+// written by WriteJSON. Every such verb's registry holds it rather than a type of its own.
+type JSONFormat[R any] struct{}
+
+// Output implements Formatter.
+func (JSONFormat[R]) Output(w io.Writer, r R) error { return WriteJSON(w, r) }
+
+// WriteLog writes a text format's whole text through an escape.LogWriter and flushes it: no line
+// of it can start a CI workflow command (a line that would is neutralized). It is the last guard
+// of the text formats of every verb that build their text before writing it.
+func WriteLog(w io.Writer, text string) error {
+	return writeLog(w, func(lw io.Writer) error {
+		_, err := io.WriteString(lw, text)
+		return err
+	})
+}
+
+// TextFormat is a text format that builds its whole text before it is written: the function
+// writes the text of r into b (every string of the data escaped for a terminal), and Output writes
+// it through WriteLog. The text formats of the verbs that print a short result use it rather than
+// a type and a LogWriter of their own.
+type TextFormat[R any] func(b *strings.Builder, r R) error
+
+// Output implements Formatter.
+func (f TextFormat[R]) Output(w io.Writer, r R) error {
+	var b strings.Builder
+	if err := f(&b, r); err != nil {
+		return err
+	}
+	return WriteLog(w, b.String())
 }

@@ -53,7 +53,7 @@ func sideText(s result.Side) string {
 	}
 	out := md(s.Version) + " " + s.Outcome // an outcome is contractcheck's word, not data
 	if len(s.Atoms) > 0 {
-		out += ": " + codeList(s.Atoms)
+		out += ": " + CodeList(s.Atoms)
 	}
 	return out
 }

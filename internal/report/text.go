@@ -220,13 +220,7 @@ func term(s string) string { return escape.Terminal(s) }
 func termExact(s string) string { return escape.TerminalExact(s) }
 
 // terms is term of each string.
-func terms(xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = term(x)
-	}
-	return out
-}
+func terms(xs []string) []string { return escape.Each(escape.Terminal, xs) }
 
 // writeGate writes the gate's verdict as the last lines: the verdict, then each violation with the
 // record it comes from, at most limit of them. A run whose instrument failed, or whose gate

@@ -1,25 +1,18 @@
 package study
 
 import (
-	"io"
-
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
 // Outputter writes a study report in one format.
 type Outputter = report.Formatter[*Report]
 
-// JSON writes the report as indented JSON with studyVersion 1 (Version); maps with sorted keys,
-// so the same report gives the same bytes.
-type JSON struct{}
-
-// Output implements Outputter.
-func (JSON) Output(w io.Writer, r *Report) error { return report.WriteJSON(w, r) }
-
 var outputters = report.Registry[*Report]{
-	"text":     report.Fixed[*Report](Text{}),
-	"markdown": report.Fixed[*Report](Markdown{}),
-	"json":     report.Fixed[*Report](JSON{}),
+	"text":     report.Fixed[*Report](text),
+	"markdown": report.Fixed[*Report](markdown),
+	// json: the report as indented JSON with studyVersion (Version); maps with sorted keys, so
+	// the same report gives the same bytes.
+	"json": report.Fixed[*Report](report.JSONFormat[*Report]{}),
 }
 
 // Outputters returns the study report's formats: what study's --format offers.

@@ -1,0 +1,3 @@
+package custom.t7
+
+diagnostics contains {
