@@ -85,7 +85,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	}
 	n := 0
 	for _, dir := range dirs {
-		info, err := censusdir.Read(dir, opts.Profile, func(r census.Reading) error {
+		info, err := censusdir.Read(dir, opts.Profile, func(r result.Reading) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

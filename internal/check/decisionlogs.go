@@ -27,13 +27,13 @@ type DecisionLogs struct {
 
 // heldReading is a reading taken from a decision, with where it was logged and its fingerprint.
 type heldReading struct {
-	census.Reading
+	result.Reading
 	at string
 }
 
 // repKey is one repetition of a binding.
 type repKey struct {
-	census.Binding
+	result.Binding
 	repetition int
 }
 
@@ -93,7 +93,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 					continue // the same decision logged again (a retry, a second OPA)
 				}
 				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-					d.At(), result.LackingBinding(r.Binding), r.Repetition, readings[i].at))
+					d.At(), r.Binding, r.Repetition, readings[i].at))
 			}
 			held[k] = len(readings)
 			readings = append(readings, heldReading{Reading: r, at: d.At()})
@@ -173,26 +173,26 @@ func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]i
 			return nil, inputErr(err)
 		}
 	}
-	bindings := map[census.Binding]bool{}
+	bindings := map[result.Binding]bool{}
 	where := map[posted]bool{}
 	for k := range held {
 		bindings[k.Binding] = true
 		where[postedAt(in, k.Position)] = true
 	}
-	l := &result.Lacking{First: []result.LackingBinding{}}
+	l := &result.Lacking{First: []result.Binding{}}
 	in.Matrix(func(pos result.Position, tasks []string) bool {
 		if !where[postedAt(in, pos)] {
 			return true
 		}
 		for _, t := range tasks {
 			l.Expected++
-			if bindings[census.Binding{Position: pos, Task: t}] {
+			if bindings[result.Binding{Position: pos, Task: t}] {
 				l.Held++
 				continue
 			}
 			l.Count++
 			if len(l.First) < result.MaxLackingListed {
-				l.First = append(l.First, result.LackingBinding{Position: pos, Task: t})
+				l.First = append(l.First, result.Binding{Position: pos, Task: t})
 			}
 		}
 		return true
@@ -211,7 +211,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 		return nil, inputErr(err)
 	}
 	used := make([]bool, len(readings))
-	l := &result.Lacking{First: []result.LackingBinding{}}
+	l := &result.Lacking{First: []result.Binding{}}
 	n := 0
 	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
 		n++
@@ -222,15 +222,15 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 		vis.Add(v)
 		origin := in.Model.Lanes[rec.Lane].OriginOf(rec.LaneVersion)
 		for _, task := range in.Tasks(rec.Fixture, rec.Stage) {
-			b := census.Binding{Position: rec.Position(), Task: task}
-			r := census.Reading{Binding: b, Repetition: rec.Repetition, Origin: origin, Outcome: rec.State, Error: rec.Error, File: rec.File, Line: rec.Line}
+			b := result.Binding{Position: rec.Position(), Task: task}
+			r := result.Reading{Binding: b, Repetition: rec.Repetition, Origin: origin, Outcome: rec.State, Error: rec.Error, File: rec.File, Line: rec.Line}
 			if rec.State == "captured" {
 				l.Expected++
 				i, ok := held[repKey{b, rec.Repetition}]
 				if !ok {
 					l.Count++
 					if len(l.First) < result.MaxLackingListed {
-						l.First = append(l.First, result.LackingBinding{Position: b.Position, Task: task})
+						l.First = append(l.First, result.Binding{Position: b.Position, Task: task})
 					}
 					continue
 				}
@@ -254,7 +254,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 	if i := slices.Index(used, false); i >= 0 {
 		h := readings[i]
 		return nil, inputErr(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
-			h.at, result.LackingBinding(h.Binding), h.Repetition, in.Options().DescribeObservations()))
+			h.at, h.Binding, h.Repetition, in.Options().DescribeObservations()))
 	}
 	return l, nil
 }
@@ -279,7 +279,7 @@ func unread(in *instrument.Instrument, d *decisionlog.Decision) string {
 // nil when the decision's position is outside the scope. A decision the contract set does not
 // know, of another profile or source, or whose task results break the policy interface, is an
 // error naming where it was logged.
-func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Reading, error) {
+func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]result.Reading, error) {
 	fail := func(member, format string, args ...any) error {
 		return inputErr(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
 	}
@@ -301,7 +301,7 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 	}
 	all := m.ProfileTasks(in.Profile, m.Fixtures[d.Fixture])
 	within := in.Tasks(d.Fixture, d.Stage)
-	out := []census.Reading{}
+	out := []result.Reading{}
 	seen := map[string]bool{}
 	for i, tr := range d.Results {
 		member := fmt.Sprintf("/result/results/%d", i)
@@ -322,12 +322,12 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 		if err := policy.CheckDiagnostics(tr.Diagnostics, m.Tasks[tr.Task].Atoms); err != nil {
 			return nil, instrumentErr(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
 		}
-		fp, err := census.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
+		fp, err := result.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
 		if err != nil {
 			return nil, fail(member, "task %s: %v", tr.Task, err)
 		}
-		r := census.Reading{
-			Binding:    census.Binding{Position: pos, Task: tr.Task},
+		r := result.Reading{
+			Binding:    result.Binding{Position: pos, Task: tr.Task},
 			Repetition: d.Repetition, Origin: lane.OriginOf(d.LaneVersion), Outcome: tr.Outcome,
 			Readout: tr.Readout, Diagnostics: tr.Diagnostics, Fingerprint: fp,
 			File: d.File, Line: d.Line,

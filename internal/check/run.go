@@ -108,7 +108,7 @@ func censusOf(ctx context.Context, in *instrument.Instrument, files []instrument
 	}
 	visible := visibility.NewCollector(vis)
 	type evaluated struct {
-		rs  []census.Reading
+		rs  []result.Reading
 		vis *visibility.Reading
 	}
 	eval := func(ctx context.Context, rec *instrument.Record) (evaluated, error) {

@@ -174,7 +174,7 @@ func AvailableDecoders(eng *policy.Engine) []Decoder {
 // evaluated is what one record gives: the readings of both check runs, one decoder reading per
 // declared target, and the record's visibility reading (nil when the readout does not read it).
 type evaluated struct {
-	base, other []census.Reading
+	base, other []result.Reading
 	targets     []targetReading
 	vis         *visibility.Reading
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
@@ -719,7 +718,7 @@ func viewOf(tree project.View) (observedView, error) {
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it
-// makes (census.Fingerprint), computed once per distinct policy input and shared, like the
+// makes (result.Fingerprint), computed once per distinct policy input and shared, like the
 // verdict, by every binding that has that input.
 type judged struct {
 	policy.Verdict
@@ -760,7 +759,7 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 	if v.Pass() {
 		j.outcome = result.Pass
 	}
-	if j.fingerprint, err = census.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
+	if j.fingerprint, err = result.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
 		return judged{}, fmt.Errorf("fingerprint: %w", err)
 	}
 	return j, nil

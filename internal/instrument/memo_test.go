@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -114,7 +113,7 @@ func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
 	counts := map[int]int{}
 	for _, w := range []int{1, 8} {
 		in.verdicts.Clear()
-		skip := func(*Record, []census.Reading) error { return nil }
+		skip := func(*Record, []result.Reading) error { return nil }
 		if _, err := Stream(context.Background(), in, files, w, in.Evaluate, skip); err != nil {
 			t.Fatal(err)
 		}

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/progress"
 	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
@@ -361,18 +361,18 @@ type viewOnce struct{ compartment, reads string }
 // Evaluate projects one record's carrier through each compartment its tasks read and evaluates
 // every task of the profile on it. A record that was not captured gives its state as the outcome
 // of every task: never an unmet.
-func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]census.Reading, error) {
+func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Reading, error) {
 	f := in.Model.Fixtures[rec.Fixture]
 	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
-	out := make([]census.Reading, 0, len(tasks))
+	out := make([]result.Reading, 0, len(tasks))
 	views := map[viewOnce]*observed{}
 	pos := rec.Position()
 	for _, task := range tasks {
 		if !in.Model.Tasks[task].AtStage(rec.Stage) {
 			continue // the task decides nothing at this stage
 		}
-		r := census.Reading{
-			Binding:    census.Binding{Position: pos, Task: task},
+		r := result.Reading{
+			Binding:    result.Binding{Position: pos, Task: task},
 			Repetition: rec.Repetition, Origin: rec.Origin, Outcome: rec.State, Error: rec.Error,
 			File: rec.File, Line: rec.Line,
 		}

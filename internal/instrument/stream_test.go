@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestStreamBatchEdges: the reader hands lines to workers in batches of streamBatch; whichever
@@ -22,7 +22,7 @@ func TestStreamBatchEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := loadInstrument(t, strict)
-	skip := func(*Record, []census.Reading) error { return nil }
+	skip := func(*Record, []result.Reading) error { return nil }
 	good := strings.SplitAfter(string(data), "\n")[:5*streamBatch]
 	for _, bad := range []int{1, streamBatch - 1, streamBatch, streamBatch + 1, 2 * streamBatch, 3*streamBatch + 1} {
 		for _, kind := range []struct{ name, line, want string }{
