@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -71,7 +72,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		return nil, read, inputErr(err)
 	}
 	cen.Restrict(opts.Scope)
-	visReader, err := in.Visibility(ctx)
+	visReader, err := pipeline.Visibility(ctx, in)
 	if err != nil {
 		return nil, read, inputErr(err)
 	}
@@ -133,7 +134,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		}
 	}
 	if n >= releaseAfter {
-		debug.FreeOSMemory() // the decoded lines are garbage now: as Census, before the report
+		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -113,7 +114,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	var vis *visibility.Collector
 	var visReader *visibility.Reader
 	if len(opts.Observations) > 0 {
-		if visReader, err = in.Visibility(ctx); err != nil {
+		if visReader, err = pipeline.Visibility(ctx, in); err != nil {
 			return nil, counts, inputErr(err)
 		}
 		vis = visibility.NewCollector(visReader)
@@ -215,7 +216,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 	n := 0
 	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
 		n++
-		v, err := in.ReadVisibility(ctx, visReader, rec)
+		v, err := pipeline.ReadVisibility(ctx, in, visReader, rec)
 		if err != nil {
 			return err
 		}

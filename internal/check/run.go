@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -34,7 +35,7 @@ func Run(ctx context.Context, opts instrument.Options) (*result.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Census(ctx, in, files, opts.Workers)
+	return RunWith(ctx, in, files, opts.Workers)
 }
 
 // RunCensusOut is Run that also writes the run's census to the directory censusOut
@@ -58,7 +59,7 @@ func runRecords(ctx context.Context, opts instrument.Options, censusOut string) 
 			return nil, nil, nil, inputErr(err)
 		}
 	}
-	r, err := censusOf(ctx, in, files, opts.Workers, w)
+	r, err := runWith(ctx, in, files, opts.Workers, w)
 	if err != nil {
 		if w != nil {
 			w.Discard()
@@ -86,23 +87,24 @@ func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrume
 	return in, files, nil
 }
 
-// Census streams the records of files through the instrument (instrument.Stream), hands every
+// RunWith is Run on an instrument already loaded and the record files of its run: it streams the
+// records of files through the instrument (pipeline.Run), hands every
 // reading to the census and every visibility reading to its collector, and returns the report; the
 // report, and the error when there is one, do not depend on the number of workers. No records at
 // all is an input error: a gate has nothing to decide on.
-func Census(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int) (*result.Report, error) {
-	return censusOf(ctx, in, files, workers, nil)
+func RunWith(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int) (*result.Report, error) {
+	return runWith(ctx, in, files, workers, nil)
 }
 
-// censusOf is Census that also hands every reading and visibility reading to out, when not nil.
-func censusOf(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
+// runWith is RunWith that also hands every reading and visibility reading to out, when not nil.
+func runWith(ctx context.Context, in *instrument.Instrument, files []instrument.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	cen.Restrict(opts.Scope)
-	vis, err := in.Visibility(ctx)
+	vis, err := pipeline.Visibility(ctx, in)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -116,10 +118,10 @@ func censusOf(ctx context.Context, in *instrument.Instrument, files []instrument
 		if err != nil {
 			return evaluated{}, err
 		}
-		v, err := in.ReadVisibility(ctx, vis, rec)
+		v, err := pipeline.ReadVisibility(ctx, in, vis, rec)
 		return evaluated{rs, v}, err
 	}
-	n, err := instrument.Stream(ctx, in, files, workers, eval, func(_ *instrument.Record, e evaluated) error {
+	n, err := pipeline.Run(ctx, in, files, workers, eval, func(_ *instrument.Record, e evaluated) error {
 		for _, r := range e.rs {
 			if err := cen.Add(r); err != nil {
 				return inputErr(err)

@@ -693,6 +693,22 @@ func (in *Instrument) observe(fixture, lane, stage, compartment, reads string, c
 	return &observed{observedView: v}, nil
 }
 
+// Observe reads a record's carrier through one compartment of its lane stage, the whole view,
+// with the sha256 of its canonical encoding. Views are cached by the carrier's bytes: a view
+// Evaluate projected for the record's tasks is not projected again (the visibility readout reads
+// the record so, internal/check/pipeline).
+func (in *Instrument) Observe(rec *Record, compartment string) (project.View, [sha256.Size]byte, error) {
+	o, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, err
+	}
+	return o.tree, o.hash, nil
+}
+
+// BlockKinds are the kinds of each fixture's source content blocks, by fixture, each list sorted:
+// what the visibility readout is prepared with (visibility.New).
+func (in *Instrument) BlockKinds() map[string][]string { return blockKinds(in.srcViews) }
+
 // keep is the view with only the members reads names (comma-separated), or the view itself when
 // reads is "": what a task's policy is handed of a view (Instrument.reads).
 func keep(view project.View, reads string) project.View {

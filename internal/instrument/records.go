@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -66,8 +64,8 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
-	err := readLines(ctx, rf, func(display string, l strictjson.Line) bool {
-		rec, err := in.readRecord(dec, display, l)
+	err := rf.Lines(ctx, func(display string, l strictjson.Line) bool {
+		rec, err := in.ReadRecord(dec, display, l)
 		if err != nil {
 			bad = err
 			return false
@@ -80,10 +78,11 @@ func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Re
 	return bad
 }
 
-// readRecord decodes one line of a record file and reads the record: its envelope always, its
-// carrier only when the record is within the run's scope (readEnvelope). A record outside the
-// scope is a nil record and no error. Stream's workers and ReadRecords read records with it.
-func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
+// ReadRecord decodes one line of a record file with dec and reads the record: its envelope
+// always, its carrier only when the record is within the run's scope (readEnvelope). A record
+// outside the scope is a nil record and no error. The check pipeline's workers
+// (internal/check/pipeline) and ReadRecords read records with it.
+func (in *Instrument) ReadRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
 	doc, span, err := dec.DecodeSpan(l, "carrier")
 	if err != nil {
 		return nil, err
@@ -103,34 +102,6 @@ func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l str
 		return nil, err
 	}
 	return rec, nil
-}
-
-// readLines streams the non-blank lines of one .jsonl file, undecoded, with the file's display
-// name; it stops when emit returns false. Decoding is the caller's: Stream's workers decode the
-// lines one goroutine reads.
-func readLines(ctx context.Context, rf RecordFile, emit func(display string, l strictjson.Line) bool) error {
-	display := rf.Display()
-	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", display, safeio.PathCause(err))
-	}
-	defer f.Close()
-	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		l, err := lr.NextLine()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !emit(display, l) {
-			return nil
-		}
-	}
 }
 
 // ParseRecord validates one decoded record against the record schema, the contract model and the
