@@ -33,7 +33,7 @@ var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
 // a line too long to read (the reader's own error) comes after the records before it, a bad one
 // among them included.
 func TestReadBatchEdges(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "observations", "direct", "v1", "default.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "fixtures", "observations", "direct", "v1", "default.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
