@@ -67,7 +67,7 @@ func CaptureDirect(ctx context.Context, opts Options, repetitions int, w io.Writ
 	if err != nil {
 		return Capture{}, inputErr(err)
 	}
-	m, err := loadContracts(ctx, opts.ContractLayers())
+	m, err := LoadContracts(ctx, opts.ContractLayers())
 	if err != nil {
 		return Capture{}, inputErr(fmt.Errorf("load contracts: %w", err))
 	}

@@ -115,64 +115,64 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]
 	if !v.HasRevision(revision) {
 		return nil, fmt.Errorf("--revision: %w", v.UnknownRevision(revision))
 	}
-	files, err := uncatalogued(m, layers)
+	files, err := Uncatalogued(m, layers)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*Source{}
 	for _, f := range files {
-		id := f.id
-		s, err := f.read(v, revision)
+		id := f.ID
+		s, err := f.Read(v, revision)
 		if err != nil {
 			return nil, err
 		}
 		bp, ok := bindings[revision]
 		if !ok {
-			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry): %w", f.display, id, m.NoBinding(revision))
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry): %w", f.Display, id, m.NoBinding(revision))
 		}
 		view, err := bp.Read(s.Doc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.display, id, revision, err)
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.Display, id, revision, err)
 		}
 		holds := Holds(view)
 		m.Fixtures[id] = contract.Fixture{
 			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
-			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
-			Targets: targetsOf(view), Pos: f.display, Derived: true, Holds: holds,
+			Doc:     "Derived from " + f.Display + ": no catalogue entry names it.",
+			Targets: targetsOf(view), Pos: f.Display, Derived: true, Holds: holds,
 		}
 		out[id] = s
 	}
 	return out, nil
 }
 
-// uncataloguedFile is a source file of a fixture layer that no catalogue entry names.
-type uncataloguedFile struct {
-	id      string
-	layer   Dir
-	p       string // the fs path
-	display string
-	suite   string
+// UncataloguedFile is a source file of a fixture layer that no catalogue entry names.
+type UncataloguedFile struct {
+	// ID is the fixture id its file name gives, Display the file as messages name it.
+	ID, Display string
+	layer       Dir
+	p           string // the fs path
+	suite       string
 }
 
-// read reads and validates the file's source against revision.
-func (f uncataloguedFile) read(v *schema.Validator, revision string) (*Source, error) {
+// Read reads and validates the file's source against revision.
+func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, error) {
 	data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.display, safeio.PathCause(err))
+		return nil, fmt.Errorf("%s: %w", f.Display, safeio.PathCause(err))
 	}
-	s, err := parseSource(v, data, f.display, f.id, revision, false)
+	s, err := parseSource(v, data, f.Display, f.ID, revision, false)
 	if err != nil {
-		return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", f.id, err)
+		return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", f.ID, err)
 	}
 	return s, nil
 }
 
-// uncatalogued lists the source files of the fixture layers that no catalogue entry of m names,
+// Uncatalogued lists the source files of the fixture layers that no catalogue entry of m names,
 // by id. A file whose name is no fixture id or whose directory is no suite name, a catalogued id
 // whose source also lies in another suite's directory, and one id in two places are errors naming
 // the files.
-func uncatalogued(m *contract.Model, layers []Dir) ([]uncataloguedFile, error) {
-	files := map[string][]uncataloguedFile{}
+func Uncatalogued(m *contract.Model, layers []Dir) ([]UncataloguedFile, error) {
+	files := map[string][]UncataloguedFile{}
 	for _, d := range layers {
 		root, _ := d.Path("sources")
 		es, err := fs.ReadDir(d.FS, root)
@@ -210,15 +210,15 @@ func uncatalogued(m *contract.Model, layers []Dir) ([]uncataloguedFile, error) {
 				if !suitePattern.MatchString(e.Name()) {
 					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
 				}
-				files[id] = append(files[id], uncataloguedFile{id: id, layer: d, p: p, display: display, suite: e.Name()})
+				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, p: p, Display: display, suite: e.Name()})
 			}
 		}
 	}
-	var out []uncataloguedFile
+	var out []UncataloguedFile
 	for _, id := range contract.SortedKeys(files) {
 		at := files[id]
 		if len(at) > 1 {
-			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].display, at[1].display)
+			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].Display, at[1].Display)
 		}
 		out = append(out, at[0])
 	}

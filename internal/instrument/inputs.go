@@ -257,7 +257,7 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir, known map
 			out[id] = s
 			continue
 		}
-		s, err := loadFixtureSource(v, id, m.Fixtures[id], layers)
+		s, err := LoadFixtureSource(v, id, m.Fixtures[id], layers)
 		if err != nil {
 			return nil, err
 		}
@@ -266,9 +266,9 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []Dir, known map
 	return out, nil
 }
 
-// loadFixtureSource reads and validates the source of one catalogued fixture: the file
+// LoadFixtureSource reads and validates the source of one catalogued fixture: the file
 // sources/<suite>/<id>.json of exactly one fixture layer.
-func loadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layers []Dir) (*Source, error) {
+func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layers []Dir) (*Source, error) {
 	rel := "sources/" + f.Suite + "/" + id + ".json"
 	var at []Dir
 	for _, d := range layers {

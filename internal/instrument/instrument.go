@@ -172,7 +172,7 @@ func Load(ctx context.Context, opts Options) (*Instrument, error) {
 		models     = make(chan *contract.Model, 1)
 	)
 	g.Go(func() error {
-		m, errs[0] = loadContracts(ctx, opts.ContractLayers())
+		m, errs[0] = LoadContracts(ctx, opts.ContractLayers())
 		models <- m
 		return errs[0]
 	})
