@@ -1,4 +1,4 @@
-package instrument
+package capture
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// TestCaptureDirectBuiltin: the control lane's records CaptureDirect writes for the built-in
+// TestDirectBuiltin: the control lane's records Direct writes for the built-in
 // paper suite are, byte for byte, those examples/capture/direct wrote (the checked-in
 // fixtures/observations/direct/v1/default.jsonl, its paper lines).
-func TestCaptureDirectBuiltin(t *testing.T) {
+func TestDirectBuiltin(t *testing.T) {
 	data, err := os.ReadFile("../../fixtures/observations/direct/v1/default.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -29,21 +30,21 @@ func TestCaptureDirectBuiltin(t *testing.T) {
 		t.Fatal("the checked-in records hold no paper fixture")
 	}
 	var got bytes.Buffer
-	c, err := CaptureDirect(context.Background(), Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
+	c, err := Direct(context.Background(), instrument.Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
-		t.Errorf("CaptureDirect differs from the checked-in records of the paper suite:\ngot  %.400s\nwant %.400s", got.String(), want.String())
+		t.Errorf("Direct differs from the checked-in records of the paper suite:\ngot  %.400s\nwant %.400s", got.String(), want.String())
 	}
 	if c.Records != 18*4*3 || len(c.Fixtures) != 18 || strings.Join(c.Stages, ",") != "D1,A2,M3,H4" || c.Version != "v1" {
 		t.Errorf("Capture = %+v, want 18 fixtures at D1, A2, M3, H4, 3 repetitions of direct v1", c)
 	}
 }
 
-// TestCaptureDirectSelects: the sources recorded are the --fixtures layers' (not the built-in
+// TestDirectSelects: the sources recorded are the --fixtures layers' (not the built-in
 // ones), narrowed by suite and fixture; a bad request is an input error and writes nothing.
-func TestCaptureDirectSelects(t *testing.T) {
+func TestDirectSelects(t *testing.T) {
 	layer := t.TempDir()
 	src := filepath.Join(layer, "sources", "mine")
 	if err := os.MkdirAll(src, 0o755); err != nil {
@@ -66,26 +67,26 @@ func TestCaptureDirectSelects(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		opts     Options
+		opts     instrument.Options
 		reps     int
 		fixtures string
 		wantErr  string
 	}{
-		{name: "a layer's sources only", opts: Options{Fixtures: []string{layer}}, reps: 2, fixtures: "M1,M2"},
-		{name: "narrowed to a fixture", opts: Options{Fixtures: []string{layer}, Scope: result.Scope{Fixtures: []string{"M2"}}}, reps: 1, fixtures: "M2"},
-		{name: "a built-in suite", opts: Options{Scope: result.Scope{Suites: []string{"visibility"}}}, reps: 1, fixtures: "V01,V02,V03,V04"},
-		{name: "nothing selected", opts: Options{Fixtures: []string{layer}, Scope: result.Scope{Suites: []string{"paper"}}}, reps: 1,
+		{name: "a layer's sources only", opts: instrument.Options{Fixtures: []string{layer}}, reps: 2, fixtures: "M1,M2"},
+		{name: "narrowed to a fixture", opts: instrument.Options{Fixtures: []string{layer}, Scope: result.Scope{Fixtures: []string{"M2"}}}, reps: 1, fixtures: "M2"},
+		{name: "a built-in suite", opts: instrument.Options{Scope: result.Scope{Suites: []string{"visibility"}}}, reps: 1, fixtures: "V01,V02,V03,V04"},
+		{name: "nothing selected", opts: instrument.Options{Fixtures: []string{layer}, Scope: result.Scope{Suites: []string{"paper"}}}, reps: 1,
 			wantErr: "capture direct: no source to record: the fixture layers' sources ([" + filepath.ToSlash(layer) + "/sources]) hold none within --suite and --fixture"},
-		{name: "no repetition", opts: Options{Fixtures: []string{layer}}, reps: 0, wantErr: "--repetitions 0: want at least 1"},
-		{name: "an invalid source", opts: Options{Fixtures: []string{bad}}, reps: 1, wantErr: "B1.json: /content: got string, want array"},
-		{name: "an unknown revision", opts: Options{Fixtures: []string{layer}, Revision: "DRAFT-none"}, reps: 1, wantErr: `--revision: unknown MCP revision "DRAFT-none"`},
+		{name: "no repetition", opts: instrument.Options{Fixtures: []string{layer}}, reps: 0, wantErr: "--repetitions 0: want at least 1"},
+		{name: "an invalid source", opts: instrument.Options{Fixtures: []string{bad}}, reps: 1, wantErr: "B1.json: /content: got string, want array"},
+		{name: "an unknown revision", opts: instrument.Options{Fixtures: []string{layer}, Revision: "DRAFT-none"}, reps: 1, wantErr: `--revision: unknown MCP revision "DRAFT-none"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			c, err := CaptureDirect(context.Background(), tc.opts, tc.reps, &out)
+			c, err := Direct(context.Background(), tc.opts, tc.reps, &out)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || result.ExitCode(err) != result.ExitInputError || out.Len() != 0 {
-					t.Fatalf("CaptureDirect: %v (exit %d, %d bytes written), want an input error containing %q and nothing written", err, result.ExitCode(err), out.Len(), tc.wantErr)
+					t.Fatalf("Direct: %v (exit %d, %d bytes written), want an input error containing %q and nothing written", err, result.ExitCode(err), out.Len(), tc.wantErr)
 				}
 				return
 			}
