@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/inspect"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -68,7 +69,7 @@ func newInspectCommand() *cobra.Command {
 // inspectFixtureParams are the flags of inspect fixture.
 type inspectFixtureParams struct {
 	instrument.Options
-	out output[instrument.Entry]
+	out output[inspect.Entry]
 }
 
 func newInspectFixtureCommand() *cobra.Command {
@@ -101,7 +102,7 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 	if err != nil {
 		return err
 	}
-	e, err := in.Entry(id)
+	e, err := inspect.Fixture(in, id)
 	if err != nil {
 		return err
 	}
@@ -109,9 +110,9 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 }
 
 // inspectFixtureOutputters are inspect fixture's formats.
-var inspectFixtureOutputters = report.Registry[instrument.Entry]{
-	"text": report.Fixed[instrument.Entry](entryText{}),
-	"json": report.Fixed[instrument.Entry](entryJSON{}),
+var inspectFixtureOutputters = report.Registry[inspect.Entry]{
+	"text": report.Fixed[inspect.Entry](entryText{}),
+	"json": report.Fixed[inspect.Entry](entryJSON{}),
 }
 
 // entryText writes an entry for a reader, one field a line, every string escape.Terminal (a
@@ -119,7 +120,7 @@ var inspectFixtureOutputters = report.Registry[instrument.Entry]{
 type entryText struct{}
 
 // Output implements report.Formatter.
-func (entryText) Output(w io.Writer, e instrument.Entry) error {
+func (entryText) Output(w io.Writer, e inspect.Entry) error {
 	var b strings.Builder
 	from := "catalogue entry at " + e.At
 	if e.Origin == "derived" {
@@ -169,7 +170,7 @@ func (entryText) Output(w io.Writer, e instrument.Entry) error {
 type entryJSON struct{}
 
 // Output implements report.Formatter.
-func (entryJSON) Output(w io.Writer, e instrument.Entry) error { return report.WriteJSON(w, e) }
+func (entryJSON) Output(w io.Writer, e inspect.Entry) error { return report.WriteJSON(w, e) }
 
 // maxInspected bounds how many records inspect record prints: a selection that matches more is
 // refused, never cut short.
@@ -185,7 +186,7 @@ type inspectRecordParams struct {
 // inspection is what inspect record prints: the records named, each with its tasks' inputs and
 // verdicts.
 type inspection struct {
-	Records []instrument.Inspection `json:"records"`
+	Records []inspect.Inspection `json:"records"`
 }
 
 func newInspectRecordCommand() *cobra.Command {
@@ -248,7 +249,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 	rep := func(r *instrument.Record) bool { return p.repetition == 0 || r.Repetition == p.repetition }
 	var recs []*instrument.Record
 	if len(places) == 0 {
-		if recs, err = in.FindRecords(ctx, "", rep); err != nil {
+		if recs, err = inspect.FindRecords(ctx, in, "", rep); err != nil {
 			return result.AsInput(err)
 		}
 		if len(recs) == 0 {
@@ -256,7 +257,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 		}
 	}
 	for _, pl := range places {
-		found, err := in.FindRecords(ctx, pl.file, func(r *instrument.Record) bool { return r.Line == pl.line && rep(r) })
+		found, err := inspect.FindRecords(ctx, in, pl.file, func(r *instrument.Record) bool { return r.Line == pl.line && rep(r) })
 		if err != nil {
 			return result.AsInput(err)
 		}
@@ -270,7 +271,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 	}
 	var out inspection
 	for _, r := range recs {
-		ins, err := in.Inspect(ctx, r)
+		ins, err := inspect.Record(ctx, in, r)
 		if err != nil {
 			return err
 		}

@@ -181,7 +181,7 @@ func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]i
 		where[postedAt(in, k.Position)] = true
 	}
 	l := &result.Lacking{First: []result.Binding{}}
-	in.Matrix(func(pos result.Position, tasks []string) bool {
+	matrix(in, func(pos result.Position, tasks []string) bool {
 		if !where[postedAt(in, pos)] {
 			return true
 		}

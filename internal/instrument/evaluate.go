@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -56,3 +59,28 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Readi
 	}
 	return out, nil
 }
+
+// PolicyInput is the input of task's policy on a captured record, exactly as Evaluate hands it to
+// the policy: the constant part (task, stage, fixture, contract, source view), the record's
+// position and its carrier through the task's compartment, each view holding what the policy
+// reads of it. A task with no input at the record's stage (outside the run's scope) is an error.
+func (in *Instrument) PolicyInput(rec *Record, task string) (ast.Value, error) {
+	b, ok := in.inputs[inputKey{rec.Fixture, task, rec.Stage}]
+	if !ok {
+		return nil, fmt.Errorf("%s:%d: task %s has no input at %s (outside the run's scope)", rec.File, rec.Line, task, rec.Stage)
+	}
+	view, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, in.Model.Tasks[task].Compartment, in.reads[task], rec.Carrier, rec.carrierBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+	}
+	val, err := view.value()
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
+	}
+	return withObserved(b.term, rec.Position(), val), nil
+}
+
+// Query is the prepared query of task's policy (nil for a task the model does not define): its
+// package and files name the policy; a verdict it gives is held to the policy interface by
+// CheckVerdict before it is used.
+func (in *Instrument) Query(task string) *policy.Query { return in.queries[task] }

@@ -507,7 +507,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, instrumentErr(err)
 	}
-	if err := in.checkVerdict(task, v); err != nil {
+	if err := in.CheckVerdict(task, v); err != nil {
 		return policy.Verdict{}, err
 	}
 	return v, nil
@@ -768,7 +768,7 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 	if err != nil {
 		return judged{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
 	}
-	if err := in.checkVerdict(k.task, v); err != nil {
+	if err := in.CheckVerdict(k.task, v); err != nil {
 		return judged{}, err
 	}
 	j := judged{Verdict: v, outcome: result.Unmet}
@@ -781,9 +781,10 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 	return j, nil
 }
 
-// checkVerdict holds a verdict to the policy interface (docs/design.md): every diagnostic names
-// an atom of the task's contract, a JSON pointer and a kind, and carries nothing else.
-func (in *Instrument) checkVerdict(task string, v policy.Verdict) error {
+// CheckVerdict holds a verdict of task's policy to the policy interface (docs/design.md): every
+// diagnostic names an atom of the task's contract, a JSON pointer and a kind, and carries nothing
+// else. A verdict that breaks it is the instrument failing, an error naming the policy's files.
+func (in *Instrument) CheckVerdict(task string, v policy.Verdict) error {
 	if err := policy.CheckDiagnostics(v.Diagnostics, in.Model.Tasks[task].Atoms); err != nil {
 		q := in.queries[task]
 		return instrumentErr(fmt.Errorf("%s: package %s breaks the policy interface: %w", strings.Join(q.Files(), ", "), q.Package(), err))
