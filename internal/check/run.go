@@ -1,6 +1,7 @@
 // Package check is the runner of `contractcheck check`: it loads the instrument
-// (internal/instrument) once, streams the selected observation records through it, hands the
-// readings to the census (internal/census) and the visibility collector, and returns the report;
+// (internal/instrument) once, streams the selected observation records through it (its pipeline,
+// internal/check/pipeline), hands the readings to the census (internal/census) and the
+// visibility collector, and returns the report;
 // the result cache, the replay of an unchanged run and the lock check around a run live here too.
 // The tools that evaluate records for another purpose (compare, mutate, challenge, reproduce, the
 // bundle, probe) use the instrument directly, never this package.

@@ -1,10 +1,12 @@
 // Package instrument is the seam every tool evaluates records through: Load reads the contract
 // model, the policies and the schemas once, validates every source and prepares the task queries;
-// Evaluate projects one record's carrier through the compartments its tasks read and evaluates
-// each task against the fixture's W0 source (with a verdict memo keyed by the views' hashes);
-// Stream is the ordered parallel loop over record files. The check runner (internal/check) feeds
-// its readings to the census; compare, mutate, challenge, reproduce, the bundle and probe use the
-// instrument for their own ends.
+// ReadRecord reads one line of a record file into a validated record; Evaluate projects one
+// record's carrier through the compartments its tasks read and evaluates each task against the
+// fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
+// result model's readings (result.Reading). The loop over record files is the check runner's
+// (internal/check/pipeline), which feeds the readings to the census and reads the visibility
+// readout; compare, mutate, challenge, reproduce, the bundle, probe and the verbs validate,
+// inspect and capture use the instrument for their own ends.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).
