@@ -15,29 +15,17 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Record is one validated observation record.
+// Record is one validated observation record: its envelope and its carrier.
 type Record struct {
-	File          string // display name of the .jsonl file
-	Line          int
-	Fixture       string
-	Lane          string
-	LaneVersion   string
-	Configuration string
-	Stage         string
-	Repetition    int
-	State         string
-	Origin        string
-	Error         string
-	Carrier       any
+	result.Observation
+	Carrier any
 	// carrierBytes is the carrier as written in the record's line (strictjson.LineDecoder.DecodeSpan),
 	// nil when unknown: a carrier repeated byte for byte is validated and projected once.
 	carrierBytes []byte
 }
 
 // Position is where the record observed its fixture: lane, version, configuration and stage.
-func (r *Record) Position() result.Position {
-	return result.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
-}
+func (r *Record) Position() result.Position { return r.Observation.Position }
 
 // ReadRecords streams the records of files in order and passes on those within the run's scope,
 // each validated before emit sees it; a record outside the scope is read as far as its envelope
@@ -134,10 +122,13 @@ func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes 
 	}
 	m := doc.(map[string]any) // the schema guarantees an object with these members
 	rec := &Record{
-		File: file, Line: line,
-		Fixture: m["fixture"].(string), Lane: m["lane"].(string), LaneVersion: m["laneVersion"].(string),
-		Configuration: m["configuration"].(string), Stage: m["stage"].(string),
-		State: m["state"].(string), Origin: m["origin"].(string), Carrier: m["carrier"], carrierBytes: carrierBytes,
+		Observation: result.Observation{
+			File: file, Line: line,
+			Position: result.Position{Fixture: m["fixture"].(string), Lane: m["lane"].(string), LaneVersion: m["laneVersion"].(string),
+				Configuration: m["configuration"].(string), Stage: m["stage"].(string)},
+			State: m["state"].(string), Origin: m["origin"].(string),
+		},
+		Carrier: m["carrier"], carrierBytes: carrierBytes,
 	}
 	if e, ok := m["error"].(string); ok {
 		rec.Error = e

@@ -5,7 +5,7 @@ import "github.com/contractcheck/contractcheck/internal/result"
 // InScope reports whether a position is within the run's scope (a record at it would be read).
 // The position's fixture must be one the model knows.
 func (in *Instrument) InScope(pos result.Position) bool {
-	return in.inScope(&Record{Fixture: pos.Fixture, Lane: pos.Lane, LaneVersion: pos.LaneVersion, Configuration: pos.Configuration, Stage: pos.Stage})
+	return in.inScope(&Record{Observation: result.Observation{Position: pos}})
 }
 
 // Tasks are the tasks Evaluate gives a binding for a record of fixture at stage: the profile's

@@ -39,6 +39,21 @@ type Reading struct {
 	Fingerprint [sha256.Size]byte
 }
 
+// Observation is an observation record's envelope as the checker reads it: where the record lies
+// (File, the .jsonl file's display name, and Line), the position it observed its fixture at, its
+// repetition, state (captured, not_observable, …), origin and an execution failure's message.
+// The instrument's records carry one beside the carrier (internal/instrument Record), and the
+// visibility readout reads one (internal/visibility Reader.Read).
+type Observation struct {
+	File string
+	Line int
+	Position
+	Repetition int
+	State      string
+	Origin     string
+	Error      string
+}
+
 // Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,
 // hashed in their canonical encoding. Readings with the same fingerprint are one variant.
 func Fingerprint(outcome string, readout map[string]any, diagnostics []Diagnostic) ([sha256.Size]byte, error) {

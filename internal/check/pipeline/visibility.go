@@ -25,12 +25,8 @@ func ReadVisibility(ctx context.Context, in *instrument.Instrument, vis *visibil
 	if !vis.Reads(rec.Fixture, rec.Stage) {
 		return nil, nil
 	}
-	rd, err := vis.Read(ctx, visibility.Record{
-		File: rec.File, Line: rec.Line, Fixture: rec.Fixture, Lane: rec.Lane, LaneVersion: rec.LaneVersion,
-		Configuration: rec.Configuration, Stage: rec.Stage, Repetition: rec.Repetition, State: rec.State,
-		Observe: func(compartment string) (project.View, [sha256.Size]byte, error) {
-			return in.Observe(rec, compartment)
-		},
+	rd, err := vis.Read(ctx, rec.Observation, func(compartment string) (project.View, [sha256.Size]byte, error) {
+		return in.Observe(rec, compartment)
 	})
 	if err != nil {
 		return nil, result.AsInstrument(err)
