@@ -69,18 +69,18 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, read, inputErr(err)
+		return nil, read, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
 	visReader, err := pipeline.Visibility(ctx, in)
 	if err != nil {
-		return nil, read, inputErr(err)
+		return nil, read, result.AsInput(err)
 	}
 	visible := visibility.NewCollector(visReader)
 	var w *censusdir.Writer
 	if out != "" {
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 		defer w.Discard() // after Close, nothing
 	}
@@ -122,15 +122,15 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil, read, context.Cause(ctx)
 		}
 		if err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 	}
 	if n == 0 {
-		return nil, read, inputErr(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
+		return nil, read, result.AsInput(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
 	}
 	if w != nil {
 		if err := w.Close(); err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 	}
 	if n >= releaseAfter {
@@ -138,7 +138,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {
-		return nil, read, instrumentErr(err)
+		return nil, read, result.AsInstrument(err)
 	}
 	if len(r.Visibility) > 0 {
 		r.VisibilityPolicy = visReader.Policy()

@@ -93,7 +93,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 					duplicates++
 					continue // the same decision logged again (a retry, a second OPA)
 				}
-				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
+				return result.AsInput(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
 					d.At(), r.Binding, r.Repetition, readings[i].at))
 			}
 			held[k] = len(readings)
@@ -103,11 +103,11 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	})
 	counts.OutOfScope, counts.Duplicates = outOfScope, duplicates
 	if err != nil {
-		return nil, counts, inputErr(err)
+		return nil, counts, result.AsInput(err)
 	}
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, counts, inputErr(err)
+		return nil, counts, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
 	var lacking *result.Lacking
@@ -115,7 +115,7 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	var visReader *visibility.Reader
 	if len(opts.Observations) > 0 {
 		if visReader, err = pipeline.Visibility(ctx, in); err != nil {
-			return nil, counts, inputErr(err)
+			return nil, counts, result.AsInput(err)
 		}
 		vis = visibility.NewCollector(visReader)
 		lacking, err = fromRecords(ctx, in, cen, visReader, vis, held, readings)
@@ -127,12 +127,12 @@ func RunDecisionLogs(ctx context.Context, opts instrument.Options, logs Decision
 	}
 	lacking.Errors = refused
 	if lacking.Held == 0 && len(held) == 0 && refused == nil {
-		return nil, counts, inputErr(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
+		return nil, counts, result.AsInput(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
 	}
 	r := cen.Report()
 	if vis != nil {
 		if r.Visibility, err = vis.Report(ctx); err != nil {
-			return nil, counts, instrumentErr(err)
+			return nil, counts, result.AsInstrument(err)
 		}
 		if len(r.Visibility) > 0 {
 			r.VisibilityPolicy = visReader.Policy()
@@ -171,7 +171,7 @@ func postedAt(in *instrument.Instrument, pos result.Position) posted {
 func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
 	for _, h := range readings {
 		if err := cen.Add(h.Reading); err != nil {
-			return nil, inputErr(err)
+			return nil, result.AsInput(err)
 		}
 	}
 	bindings := map[result.Binding]bool{}
@@ -209,7 +209,7 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 	held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
 	files, err := in.Options().RecordFiles()
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	used := make([]bool, len(readings))
 	l := &result.Lacking{First: []result.Binding{}}
@@ -247,14 +247,14 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 		return nil
 	})
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if n == 0 {
-		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", in.Options().DescribeObservations()))
+		return nil, result.AsInput(fmt.Errorf("no observation records in %s: a check needs at least one", in.Options().DescribeObservations()))
 	}
 	if i := slices.Index(used, false); i >= 0 {
 		h := readings[i]
-		return nil, inputErr(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
+		return nil, result.AsInput(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
 			h.at, h.Binding, h.Repetition, in.Options().DescribeObservations()))
 	}
 	return l, nil
@@ -282,7 +282,7 @@ func unread(in *instrument.Instrument, d *decisionlog.Decision) string {
 // error naming where it was logged.
 func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]result.Reading, error) {
 	fail := func(member, format string, args ...any) error {
-		return inputErr(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
+		return result.AsInput(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
 	}
 	if p := in.Options().Profile; d.Profile != p {
 		return nil, fail("/result/profile", "the decision is of profile %s, the check's is %s (give --profile %s, or serve the bundle of profile %s)",
@@ -318,10 +318,10 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]result.Re
 			continue // outside the run's --task scope
 		}
 		if tr.Outcome == "instrument_failed" {
-			return nil, instrumentErr(&memberError{member, fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error)})
+			return nil, result.AsInstrument(&memberError{member, fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error)})
 		}
 		if err := policy.CheckDiagnostics(tr.Diagnostics, m.Tasks[tr.Task].Atoms); err != nil {
-			return nil, instrumentErr(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
+			return nil, result.AsInstrument(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
 		}
 		fp, err := result.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
 		if err != nil {

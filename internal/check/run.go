@@ -24,12 +24,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
-// inputErr classes err as bad input (result.AsInput).
-func inputErr(err error) error { return result.AsInput(err) }
-
-// instrumentErr classes err as the instrument failing (result.AsInstrument).
-func instrumentErr(err error) error { return result.AsInstrument(err) }
-
 // Run loads the instrument and checks every observation record of the selected directories.
 func Run(ctx context.Context, opts instrument.Options) (*result.Report, error) {
 	in, files, err := loadRun(ctx, opts)
@@ -57,7 +51,7 @@ func runRecords(ctx context.Context, opts instrument.Options, censusOut string) 
 	var w *censusdir.Writer
 	if censusOut != "" {
 		if w, err = censusdir.Create(censusOut, in.Options().Profile); err != nil {
-			return nil, nil, nil, inputErr(err)
+			return nil, nil, nil, result.AsInput(err)
 		}
 	}
 	r, err := runWith(ctx, in, files, opts.Workers, w)
@@ -69,7 +63,7 @@ func runRecords(ctx context.Context, opts instrument.Options, censusOut string) 
 	}
 	if w != nil {
 		if err := w.Close(); err != nil {
-			return nil, nil, nil, inputErr(err)
+			return nil, nil, nil, result.AsInput(err)
 		}
 	}
 	return r, in, files, nil
@@ -83,7 +77,7 @@ func loadRun(ctx context.Context, opts instrument.Options) (*instrument.Instrume
 	}
 	files, err := opts.RecordFiles()
 	if err != nil {
-		return nil, nil, inputErr(err)
+		return nil, nil, result.AsInput(err)
 	}
 	return in, files, nil
 }
@@ -102,12 +96,12 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []instrument.
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
 	vis, err := pipeline.Visibility(ctx, in)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	visible := visibility.NewCollector(vis)
 	type evaluated struct {
@@ -125,18 +119,18 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []instrument.
 	n, err := pipeline.Run(ctx, in, files, workers, eval, func(_ *instrument.Record, e evaluated) error {
 		for _, r := range e.rs {
 			if err := cen.Add(r); err != nil {
-				return inputErr(err)
+				return result.AsInput(err)
 			}
 		}
 		visible.Add(e.vis)
 		if out != nil {
 			for _, r := range e.rs {
 				if err := out.Add(r); err != nil {
-					return inputErr(err)
+					return result.AsInput(err)
 				}
 			}
 			if err := out.AddVisibility(e.vis); err != nil {
-				return inputErr(err)
+				return result.AsInput(err)
 			}
 		}
 		return nil
@@ -148,16 +142,16 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []instrument.
 		return nil, context.Cause(ctx) // the caller cancelled: the census is incomplete
 	}
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if n == 0 {
 		if in.Profile.Cohort != nil {
-			return nil, inputErr(fmt.Errorf("no observation record in %s is within profile %s's cohort and the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations(), opts.Profile))
+			return nil, result.AsInput(fmt.Errorf("no observation record in %s is within profile %s's cohort and the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations(), opts.Profile))
 		}
 		if !opts.Scope.IsZero() {
-			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations()))
+			return nil, result.AsInput(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations()))
 		}
-		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", opts.DescribeObservations()))
+		return nil, result.AsInput(fmt.Errorf("no observation records in %s: a check needs at least one", opts.DescribeObservations()))
 	}
 	if n >= releaseAfter {
 		// What the stream left is garbage now, and the heap holds it until the next collection:
@@ -167,7 +161,7 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []instrument.
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {
-		return nil, instrumentErr(err)
+		return nil, result.AsInstrument(err)
 	}
 	if len(r.Visibility) > 0 {
 		r.VisibilityPolicy = vis.Policy()
