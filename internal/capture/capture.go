@@ -20,6 +20,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -38,21 +39,6 @@ type Capture struct {
 	// Repetitions is how many times each (fixture, stage) is recorded; Records how many records
 	// were written in all.
 	Repetitions, Records int
-}
-
-// controlRecord is one record of the control lane, its members in the order
-// examples/capture/direct writes them (the built-in records, fixtures/observations/direct/).
-type controlRecord struct {
-	Fixture       string          `json:"fixture"`
-	Lane          string          `json:"lane"`
-	LaneVersion   string          `json:"laneVersion"`
-	Configuration string          `json:"configuration"`
-	Stage         string          `json:"stage"`
-	Repetition    int             `json:"repetition"`
-	State         string          `json:"state"`
-	Carrier       json.RawMessage `json:"carrier"`
-	SourceSha256  string          `json:"sourceSha256"`
-	Origin        string          `json:"origin"`
 }
 
 // Direct writes to w the control lane's observation records (JSONL) for the sources of a
@@ -155,16 +141,20 @@ func Direct(ctx context.Context, opts instrument.Options, repetitions int, w io.
 		}
 		return Capture{}, result.AsInput(fmt.Errorf("capture direct: no source to record: the fixture layers' sources (%v) hold none within --suite and --fixture", where))
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	// The records are encoded as probe and record encode theirs (laneout.Encode): their members
+	// in the order examples/capture/direct writes them (the built-in records,
+	// fixtures/observations/direct/).
 	origin := lane.OriginOf(c.Version)
 	for rep := 1; rep <= repetitions; rep++ {
 		for _, s := range selected {
 			for _, st := range c.Stages {
-				err := enc.Encode(controlRecord{
+				line, err := laneout.Encode(laneout.Record{
 					Fixture: s.id, Lane: c.Lane, LaneVersion: c.Version, Configuration: c.Configuration, Stage: st,
 					Repetition: rep, State: "captured", Carrier: s.carrier, SourceSha256: s.sha, Origin: origin,
 				})
+				if err == nil {
+					_, err = w.Write(line)
+				}
 				if err != nil {
 					return Capture{}, fmt.Errorf("capture direct: write the records: %w", err)
 				}
