@@ -48,7 +48,7 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []RecordFile, emit 
 }
 
 // readFile streams one .jsonl file and hands on its records within the run's scope, each read
-// (readRecord) before emit sees it; it stops at the first bad record or when emit returns false.
+// (ReadRecord) before emit sees it; it stops at the first bad record or when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
