@@ -3,31 +3,19 @@ package inspect
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
-	return instrument.Load(context.Background(), instrument.Options{})
-})
-
-// loadBuiltin loads the built-in strict profile once per test binary.
-func loadBuiltin(t *testing.T) *instrument.Instrument {
-	t.Helper()
-	in, err := builtin()
-	if err != nil {
-		t.Fatalf("load the built-in instrument: %v", err)
-	}
-	return in
-}
-
 // TestFixture: a catalogued fixture's entry names where it is written and the source in use; an
 // unknown id is an input error that lists the fixtures there are.
 func TestFixture(t *testing.T) {
-	in := loadBuiltin(t)
+	in, err := instrument.Load(context.Background(), instrument.Options{}) // the built-in instrument, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, id, origin, source, wantErr string
 	}{
@@ -56,7 +44,10 @@ func TestFixture(t *testing.T) {
 // readout the instrument's Evaluate gives it, in the same order, and a captured record's every
 // task its policy input; a record that was not captured gives its state and no input.
 func TestRecordAgreesWithEvaluate(t *testing.T) {
-	in := loadBuiltin(t)
+	in, err := instrument.Load(context.Background(), instrument.Options{}) // the built-in instrument, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	recs, err := FindRecords(ctx, in, "", func(r *instrument.Record) bool {
 		return r.Repetition == 1 && (r.Fixture == "C01" && r.Lane == "direct" || r.State != "captured")

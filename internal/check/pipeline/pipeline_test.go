@@ -6,26 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
-
-// loadBuiltin loads the built-in strict profile once per test binary.
-func loadBuiltin(t *testing.T) *instrument.Instrument {
-	t.Helper()
-	in, err := builtin()
-	if err != nil {
-		t.Fatalf("load the built-in instrument: %v", err)
-	}
-	return in
-}
-
-var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
-	return instrument.Load(context.Background(), instrument.Options{})
-})
 
 // TestReadBatchEdges: the read stage hands lines to workers in batches of batchLines; whichever
 // batch the first bad line falls in (its first line, its last, the next batch's first), the error
@@ -37,7 +22,10 @@ func TestReadBatchEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := loadBuiltin(t)
+	in, err := instrument.Load(context.Background(), instrument.Options{}) // the built-in instrument, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
 	skip := func(*instrument.Record, []result.Reading) error { return nil }
 	good := strings.SplitAfter(string(data), "\n")[:5*batchLines]
 	for _, bad := range []int{1, batchLines - 1, batchLines, batchLines + 1, 2 * batchLines, 3*batchLines + 1} {
@@ -74,7 +62,10 @@ func TestReadBatchEdges(t *testing.T) {
 // TestEvaluationsDoNotDependOnWorkers: the built-in check evaluates as many inputs on eight
 // workers as on one (two workers at the same input wait for one evaluation).
 func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
-	in := loadBuiltin(t)
+	in, err := instrument.Load(context.Background(), instrument.Options{}) // the built-in instrument, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := instrument.Options{}.RecordFiles()
 	if err != nil {
 		t.Fatal(err)
