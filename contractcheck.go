@@ -28,11 +28,11 @@
 //     structured slot, a provider request's function_call_output.output), declared per lane
 //     stage as a compartment binding that a projector (internal/project) executes into a view.
 //   - binding: (1) a task evaluated at a position (fixture, lane, version, configuration,
-//     stage): the unit that has one outcome (census.Binding); (2) in "compartment binding" and
+//     stage): the unit that has one outcome (result.Binding); (2) in "compartment binding" and
 //     "source binding", the mapping a projector executes: a compartment's allowlisted paths in
 //     a carrier, or a revision's W0 result into the source view.
 //   - reading: what one repetition of a record says of one binding: outcome, readout,
-//     diagnostics (census.Reading). Repetitions collapse only when their readings agree, else
+//     diagnostics (result.Reading). Repetitions collapse only when their readings agree, else
 //     the position is unstable.
 //   - readout: what a policy reports beside its verdict: a task's readout object (T2: state,
 //     type, relation), a decoder policy's value readout (match, missing, wrong, …), and the

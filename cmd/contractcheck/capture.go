@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractcheck/contractcheck/internal/capture"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
@@ -87,7 +87,7 @@ func newCaptureDirectCommand() *cobra.Command {
 	return cmd
 }
 
-// runCaptureDirect writes the records (instrument.CaptureDirect) to --output or stdout, and says
+// runCaptureDirect writes the records (capture.Direct) to --output or stdout, and says
 // on stderr what it wrote. --output is refused, before anything is read, when it is or lies in a
 // contract, schema or source directory of the run: the observations/ directory of a fixtures
 // layer is where the records belong.
@@ -95,10 +95,10 @@ func runCaptureDirect(ctx context.Context, p captureDirectParams, stdout, stderr
 	if err := checkOutput(p.output, captureInputs(p.opts, p.output)); err != nil {
 		return &result.InputError{Err: err}
 	}
-	var c instrument.Capture
+	var c capture.Capture
 	write := func(w io.Writer) error {
 		var err error
-		c, err = instrument.CaptureDirect(ctx, p.opts, p.repetitions, w)
+		c, err = capture.Direct(ctx, p.opts, p.repetitions, w)
 		return err
 	}
 	if p.output == "" {

@@ -21,8 +21,8 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
-	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/validate"
 )
 
 // The hostile strings of a layer written by writeHostileLayer, where a test looks for them.
@@ -866,11 +866,11 @@ func TestHostileStringsValidateFormats(t *testing.T) {
 	for _, c := range hostile.Cases() {
 		for _, format := range validateOutputters.Names() {
 			t.Run(c.Name+"/"+format, func(t *testing.T) {
-				results := []instrument.Validated{
+				results := []validate.Validated{
 					{File: "dir/" + c.S, Revision: "2025-11-25", Kind: c.S},
 					{File: c.S, Revision: c.S, Err: errors.New(c.S + ": /content/0/uri " + c.S)},
 				}
-				out := output[[]instrument.Validated]{Format: format, formats: validateOutputters}
+				out := output[[]validate.Validated]{Format: format, formats: validateOutputters}
 				f, err := out.resolve(report.Options{}, nil)
 				if err != nil {
 					t.Fatal(err)

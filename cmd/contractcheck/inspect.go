@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/inspect"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -69,7 +70,7 @@ func newInspectCommand() *cobra.Command {
 // inspectFixtureParams are the flags of inspect fixture.
 type inspectFixtureParams struct {
 	inputs.Options
-	out output[instrument.Entry]
+	out output[inspect.Entry]
 }
 
 func newInspectFixtureCommand() *cobra.Command {
@@ -102,7 +103,7 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 	if err != nil {
 		return err
 	}
-	e, err := in.Entry(id)
+	e, err := inspect.Fixture(in, id)
 	if err != nil {
 		return err
 	}
@@ -110,14 +111,14 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 }
 
 // inspectFixtureOutputters are inspect fixture's formats.
-var inspectFixtureOutputters = report.Registry[instrument.Entry]{
-	"text": report.Fixed[instrument.Entry](report.TextFormat[instrument.Entry](writeEntryText)),
-	"json": report.Fixed[instrument.Entry](report.JSONFormat[instrument.Entry]{}),
+var inspectFixtureOutputters = report.Registry[inspect.Entry]{
+	"text": report.Fixed[inspect.Entry](report.TextFormat[inspect.Entry](writeEntryText)),
+	"json": report.Fixed[inspect.Entry](report.JSONFormat[inspect.Entry]{}),
 }
 
 // writeEntryText writes an entry for a reader, one field a line, every string escape.Terminal (a
 // file name or a doc may hold anything), through an escape.LogWriter.
-func writeEntryText(b *strings.Builder, e instrument.Entry) error {
+func writeEntryText(b *strings.Builder, e inspect.Entry) error {
 	from := "catalogue entry at " + e.At
 	if e.Origin == "derived" {
 		from = "derived from its source (no catalogue entry names it)"
@@ -172,7 +173,7 @@ type inspectRecordParams struct {
 // inspection is what inspect record prints: the records named, each with its tasks' inputs and
 // verdicts.
 type inspection struct {
-	Records []instrument.Inspection `json:"records"`
+	Records []inspect.Inspection `json:"records"`
 }
 
 func newInspectRecordCommand() *cobra.Command {
@@ -235,7 +236,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 	rep := func(r *instrument.Record) bool { return p.repetition == 0 || r.Repetition == p.repetition }
 	var recs []*instrument.Record
 	if len(places) == 0 {
-		if recs, err = in.FindRecords(ctx, "", rep); err != nil {
+		if recs, err = inspect.FindRecords(ctx, in, "", rep); err != nil {
 			return result.AsInput(err)
 		}
 		if len(recs) == 0 {
@@ -243,7 +244,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 		}
 	}
 	for _, pl := range places {
-		found, err := in.FindRecords(ctx, pl.file, func(r *instrument.Record) bool { return r.Line == pl.line && rep(r) })
+		found, err := inspect.FindRecords(ctx, in, pl.file, func(r *instrument.Record) bool { return r.Line == pl.line && rep(r) })
 		if err != nil {
 			return result.AsInput(err)
 		}
@@ -257,7 +258,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 	}
 	var out inspection
 	for _, r := range recs {
-		ins, err := in.Inspect(ctx, r)
+		ins, err := inspect.Record(ctx, in, r)
 		if err != nil {
 			return err
 		}

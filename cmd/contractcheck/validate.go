@@ -10,10 +10,10 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/validate"
 )
 
 const validateLong = `Validate checks source results against the MCP schema only: #/$defs/CallToolResult of the
@@ -40,7 +40,7 @@ const validateExample = `  contractcheck validate
 func newValidateCommand() *cobra.Command {
 	var opts inputs.Options
 	var revision string
-	var out output[[]instrument.Validated]
+	var out output[[]validate.Validated]
 	cmd := &cobra.Command{
 		Use:     "validate [FILE...|-]",
 		Short:   "Validate source results against the pinned MCP schema",
@@ -68,7 +68,7 @@ func newValidateCommand() *cobra.Command {
 // stderr is an escape.LogWriter already, main's). The error returned says how many were invalid.
 // When validation stopped altogether (an unknown revision, contracts that do not load) nothing is
 // written.
-func runValidate(ctx context.Context, opts inputs.Options, revision string, files []string, out output[[]instrument.Validated], stdout, stderr io.Writer) error {
+func runValidate(ctx context.Context, opts inputs.Options, revision string, files []string, out output[[]validate.Validated], stdout, stderr io.Writer) error {
 	var named []string
 	for _, f := range files {
 		if f != inputs.StdinArg {
@@ -79,7 +79,7 @@ func runValidate(ctx context.Context, opts inputs.Options, revision string, file
 	if err != nil {
 		return err
 	}
-	results, err := instrument.Validate(ctx, opts, revision, files)
+	results, err := validate.Validate(ctx, opts, revision, files)
 	if results == nil && err != nil {
 		return err
 	}
@@ -94,11 +94,11 @@ func runValidate(ctx context.Context, opts inputs.Options, revision string, file
 	return err
 }
 
-// validateOutputters are validate's formats. They are here, beside the verb, and not beside
-// instrument.Validated, whose package (internal/check) is being split.
-var validateOutputters = report.Registry[[]instrument.Validated]{
-	"text": report.Fixed[[]instrument.Validated](validateText{}),
-	"json": report.Fixed[[]instrument.Validated](validateJSON{}),
+// validateOutputters are validate's formats, beside the verb: internal/validate, which makes the
+// results, holds no output code.
+var validateOutputters = report.Registry[[]validate.Validated]{
+	"text": report.Fixed[[]validate.Validated](validateText{}),
+	"json": report.Fixed[[]validate.Validated](validateJSON{}),
 }
 
 // validateText lists each valid source, "ok FILE (REVISION, KIND)", for a terminal or a CI log: a
@@ -107,7 +107,7 @@ var validateOutputters = report.Registry[[]instrument.Validated]{
 type validateText struct{}
 
 // Output implements report.Formatter.
-func (validateText) Output(w io.Writer, results []instrument.Validated) error {
+func (validateText) Output(w io.Writer, results []validate.Validated) error {
 	lw := escape.NewLogWriter(w)
 	for _, v := range results {
 		if v.Err == nil {
@@ -138,7 +138,7 @@ type validatedJSON struct {
 }
 
 // Output implements report.Formatter.
-func (validateJSON) Output(w io.Writer, results []instrument.Validated) error {
+func (validateJSON) Output(w io.Writer, results []validate.Validated) error {
 	doc := struct {
 		Sources []validatedJSON `json:"sources"`
 		Valid   int             `json:"valid"`

@@ -18,10 +18,10 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/version"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
@@ -224,7 +224,7 @@ func normalize(v any) any {
 // the mismatches: each task's result is check's reading as a decision of a bundle built with
 // quote (Settings.QuoteData) logs it (decisionlog.EncodeTaskResult): the values of the user's
 // data described by their digests, or quoted as their JSON text.
-func compare(rec *instrument.Record, readings []census.Reading, decision map[string]any, quote bool) []string {
+func compare(rec *instrument.Record, readings []result.Reading, decision map[string]any, quote bool) []string {
 	at := fmt.Sprintf("%s:%d (%s %s %s %s %s)", rec.File, rec.Line, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage)
 	if errs, ok := decision["errors"]; ok {
 		return []string{fmt.Sprintf("%s: the decision is errors %v", at, errs)}

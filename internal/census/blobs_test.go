@@ -120,15 +120,15 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 	a := m.Lanes["a"]
 	a.Versions = []string{"1", "2", "3"}
 	m.Lanes["a"] = a
-	var readings []Reading
+	var readings []result.Reading
 	line := 0
 	for _, v := range a.Versions {
 		for _, f := range []string{"F1", "F3"} {
 			for _, st := range []string{"D1", "A2"} {
 				line++
 				for rep := 1; rep <= 3; rep++ {
-					r := Reading{
-						Binding:    Binding{Position: result.Position{Fixture: f, Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: "P"},
+					r := result.Reading{
+						Binding:    result.Binding{Position: result.Position{Fixture: f, Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: "P"},
 						Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line*3 + rep,
 						Readout: map[string]any{"version": v, "hostile": "*/\u2028<script>"},
 					}

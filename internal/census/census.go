@@ -29,30 +29,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Binding is a task evaluated at a position: the unit that has one outcome.
-type Binding struct {
-	result.Position
-	Task string
-}
-
-// Reading is one repetition's reading of one binding.
-type Reading struct {
-	Binding
-	Repetition  int
-	Origin      string
-	Outcome     string
-	Readout     map[string]any
-	Diagnostics []result.Diagnostic
-	Error       string
-	// File and Line locate the observation record the reading came from.
-	File string
-	Line int
-	// Fingerprint is Fingerprint of the reading's outcome, readout and diagnostics when the
-	// caller computed it already (check computes it once per verdict, on its workers, however
-	// many readings share the verdict); Add computes it when it is zero.
-	Fingerprint [sha256.Size]byte
-}
-
 // Census accumulates readings. Add is not safe for concurrent use: one collector owns it.
 type Census struct {
 	model       *contract.Model
@@ -105,7 +81,7 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 // Add records one reading. A second reading of the same repetition is an input error: the
 // observation records repeat themselves. Readings of one record are expected one after another
 // (Add keeps what they share once); any order is correct.
-func (c *Census) Add(r Reading) error {
+func (c *Census) Add(r result.Reading) error {
 	if c.table.cells == nil {
 		c.table.rebuild(c) // Report let the table go
 	}
@@ -453,11 +429,11 @@ func newVariants() variants {
 
 // intern returns the id of the reading's variant. An execution failure's message is not part of
 // it: it may carry a port or a process id.
-func (vs *variants) intern(r Reading) (int32, error) {
+func (vs *variants) intern(r result.Reading) (int32, error) {
 	fp := r.Fingerprint
 	if fp == ([sha256.Size]byte{}) {
 		var err error
-		if fp, err = Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+		if fp, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
 			return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 		}
 	}
@@ -469,7 +445,7 @@ func (vs *variants) intern(r Reading) (int32, error) {
 	if id, ok := vs.index[fp]; ok {
 		return id, nil
 	}
-	d, err := strictjson.Marshal(diagnosticsValue(r.Diagnostics))
+	d, err := result.MarshalDiagnostics(r.Diagnostics)
 	if err != nil {
 		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 	}
@@ -505,7 +481,7 @@ func (vs *variants) rebuild() error {
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
-		fp, err := Fingerprint(vd.outcome, readoutValue(r), diagnosticsOf(d))
+		fp, err := result.Fingerprint(vd.outcome, readoutValue(r), diagnosticsOf(d))
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
@@ -563,31 +539,6 @@ func decodeOwn(b []byte) any {
 		panic(fmt.Sprintf("census: decode its own encoding: %v", err))
 	}
 	return v
-}
-
-// Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,
-// hashed in their canonical encoding. Readings with the same fingerprint are one variant.
-func Fingerprint(outcome string, readout map[string]any, diagnostics []result.Diagnostic) ([sha256.Size]byte, error) {
-	b, err := strictjson.Marshal(map[string]any{"o": outcome, "r": nilToEmpty(readout), "d": diagnosticsValue(diagnostics)})
-	if err != nil {
-		return [sha256.Size]byte{}, err
-	}
-	return sha256.Sum256(b), nil
-}
-
-func nilToEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-func diagnosticsValue(ds []result.Diagnostic) []any {
-	out := make([]any, len(ds))
-	for i, d := range ds {
-		out[i] = d
-	}
-	return out
 }
 
 // interner holds each name once and gives it a dense id.

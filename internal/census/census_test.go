@@ -51,8 +51,8 @@ func add(t *testing.T, c *Census, rows []row) {
 	t.Helper()
 	for _, r := range rows {
 		for rep := 1; rep <= 3; rep++ {
-			reading := Reading{
-				Binding:    Binding{Position: result.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
+			reading := result.Reading{
+				Binding:    result.Binding{Position: result.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
 				Repetition: rep, Origin: "captured", Outcome: r.outcome, File: "obs/" + r.lane + ".jsonl", Line: rep,
 			}
 			if r.outcome == result.Unmet {
@@ -169,7 +169,7 @@ func TestCensusUnstable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := New(model(), "p")
 			for i, o := range tc.outcomes {
-				r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+				r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
 					Repetition: i + 1, Outcome: o}
 				if tc.diag[i] != "" {
 					r.Diagnostics = []result.Diagnostic{{"atom": tc.diag[i]}}
@@ -192,7 +192,7 @@ func TestCensusUnstable(t *testing.T) {
 
 func TestCensusDuplicateRepetition(t *testing.T) {
 	c, _ := New(model(), "p")
-	r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
+	r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
 	if err := c.Add(r); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestCensusAmbiguous(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := New(model(), "p")
 			for i, o := range tc.outcomes {
-				r := Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "H4"}, Task: "P"},
+				r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "H4"}, Task: "P"},
 					Repetition: i + 1, Origin: "captured", Outcome: o}
 				if o == result.Unmet {
 					r.Diagnostics = []result.Diagnostic{{"atom": "block.text", "kind": "missing"}}
@@ -318,7 +318,7 @@ func TestCensusAmbiguous(t *testing.T) {
 func TestCensusUnstableFailsTheInstrument(t *testing.T) {
 	c, _ := New(model(), "p")
 	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}})
-	if err := c.Add(Reading{Binding: Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
+	if err := c.Add(result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
 		Repetition: 4, Origin: "captured", Outcome: "unmet"}); err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +337,8 @@ func TestCensusUpgrades(t *testing.T) {
 	a.Versions = []string{"1", "2", "10"} // declared order is the upgrade path, not string order
 	m.Lanes["a"] = a
 	c, _ := New(m, "p")
-	at := func(version, fixture, task, stage, outcome string, rep int) Reading {
-		r := Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
+	at := func(version, fixture, task, stage, outcome string, rep int) result.Reading {
+		r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
 			Repetition: rep, Outcome: outcome}
 		if outcome == result.Unmet {
 			r.Diagnostics = []result.Diagnostic{{"atom": "block.uri", "kind": "missing"}}
@@ -347,7 +347,7 @@ func TestCensusUpgrades(t *testing.T) {
 	}
 	differently := at("10", "F2", "P", "A2", "unmet", 1)
 	differently.Diagnostics = []result.Diagnostic{{"atom": "block.kind", "kind": "altered"}}
-	for _, r := range []Reading{
+	for _, r := range []result.Reading{
 		at("1", "F1", "P", "A2", "unmet", 1), at("2", "F1", "P", "A2", "pass", 1), at("10", "F1", "P", "A2", "pass", 1),
 		at("1", "F1", "G", "A2", "pass", 1), at("2", "F1", "G", "A2", "pass", 1), at("10", "F1", "G", "A2", "unmet", 1),
 		at("1", "F3", "P", "D1", "pass", 1),                                        // absent at version 2: not a change
@@ -411,10 +411,10 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 			}
 			pos := result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}
 			other := result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}
-			readings := []Reading{
-				{Binding: Binding{Position: pos, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
-				{Binding: Binding{Position: other, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
-				{Binding: Binding{Position: other, Task: "P"}, Repetition: 2, Outcome: result.NotReached},
+			readings := []result.Reading{
+				{Binding: result.Binding{Position: pos, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
+				{Binding: result.Binding{Position: other, Task: "P"}, Repetition: 1, Outcome: tc.outcome, Readout: tc.readout, Diagnostics: tc.diagnostics},
+				{Binding: result.Binding{Position: other, Task: "P"}, Repetition: 2, Outcome: result.NotReached},
 			}
 			for i, r := range readings {
 				r.Origin, r.File, r.Line = "captured", "obs.jsonl", i+1
@@ -499,14 +499,14 @@ func oddReport(t *testing.T) *result.Report {
 	a.Versions = []string{"1", "2"}
 	m.Lanes["a"] = a
 	c, _ := New(m, "p")
-	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) Reading {
-		return Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) result.Reading {
+		return result.Reading{Binding: result.Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
 	}
 	odd := []result.Diagnostic{{"atom": "x\u2028", "observed": json.Number("1.50"), "expected": map[string]any{"<&>": []any{nil, "\u2029"}}}}
 	failed := reading("2", "F3", "P", result.ExecutionFailed, 1, nil, nil)
 	failed.Error = "exit 2: \"\x01\""
-	for _, r := range []Reading{
+	for _, r := range []result.Reading{
 		reading("1", "F1", "P", result.Pass, 1, map[string]any{"uri": "file:///\u2028"}, nil),
 		reading("1", "F1", "P", result.Pass, 2, map[string]any{"uri": "file:///\u2028"}, nil),
 		reading("2", "F1", "P", result.Unmet, 1, map[string]any{}, odd),

@@ -126,8 +126,8 @@ func TestCensusCounts(t *testing.T) {
 			}
 			for _, r := range tc.rows {
 				for rep := 1; rep <= 3; rep++ {
-					reading := Reading{
-						Binding:    Binding{Position: result.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
+					reading := result.Reading{
+						Binding:    result.Binding{Position: result.Position{Fixture: r.fixture, Lane: r.lane, LaneVersion: "1", Configuration: "default", Stage: r.stage}, Task: r.task},
 						Repetition: rep, Origin: r.origin, Outcome: r.outcome, File: "obs/" + r.lane + ".jsonl", Line: rep,
 					}
 					if r.outcome == result.Unmet {
@@ -183,7 +183,7 @@ func BenchmarkDivergences(b *testing.B) {
 					if (v+i)%2 == 0 {
 						outcome = result.Unmet
 					}
-					r := Reading{Binding: Binding{Position: result.Position{Fixture: fixture, Lane: lane, LaneVersion: fmt.Sprint("v", v), Configuration: "default", Stage: stage}, Task: "P"},
+					r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: fixture, Lane: lane, LaneVersion: fmt.Sprint("v", v), Configuration: "default", Stage: stage}, Task: "P"},
 						Repetition: 1, Origin: origin, Outcome: outcome, File: "obs/bench.jsonl", Line: line}
 					if err := c.Add(r); err != nil {
 						b.Fatal(err)

@@ -27,8 +27,8 @@ func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) result.Gate 
 	}
 	for _, r := range rows {
 		for rep := 1; rep <= 3; rep++ {
-			reading := Reading{
-				Binding:    Binding{Position: result.Position{Fixture: r.fixture, Lane: "a", LaneVersion: r.version, Configuration: "default", Stage: "A2"}, Task: "P"},
+			reading := result.Reading{
+				Binding:    result.Binding{Position: result.Position{Fixture: r.fixture, Lane: "a", LaneVersion: r.version, Configuration: "default", Stage: "A2"}, Task: "P"},
 				Repetition: rep, Origin: "captured", Outcome: r.outcome, File: "obs.jsonl", Line: rep,
 			}
 			for _, a := range r.atoms {

@@ -15,9 +15,9 @@ import (
 // first read still joins its binding as one variant, not an unstable second one), and the next
 // report is the one a census that never reported would make.
 func TestReportReleasesTheTable(t *testing.T) {
-	at := func(version, task string, line, rep int, outcome string) Reading {
-		r := Reading{
-			Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
+	at := func(version, task string, line, rep int, outcome string) result.Reading {
+		r := result.Reading{
+			Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/a.jsonl", Line: line,
 		}
 		if outcome == result.Unmet {
@@ -26,11 +26,11 @@ func TestReportReleasesTheTable(t *testing.T) {
 		}
 		return r
 	}
-	first := []Reading{at("1", "P", 1, 1, result.Pass), at("1", "G", 1, 1, result.Pass), at("2", "P", 2, 1, result.Unmet)}
-	later := []Reading{at("2", "P", 3, 2, result.Unmet), at("3", "P", 4, 1, result.Pass)}
+	first := []result.Reading{at("1", "P", 1, 1, result.Pass), at("1", "G", 1, 1, result.Pass), at("2", "P", 2, 1, result.Unmet)}
+	later := []result.Reading{at("2", "P", 3, 2, result.Unmet), at("3", "P", 4, 1, result.Pass)}
 	tests := []struct {
 		name    string
-		add     Reading
+		add     result.Reading
 		wantErr string
 	}{
 		{name: "a repetition recorded twice", add: at("1", "P", 9, 1, result.Pass), wantErr: "repetition 1 recorded twice (first at obs/a.jsonl:1)"},

@@ -8,9 +8,9 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-func repReading(rep int) Reading {
-	return Reading{
-		Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+func repReading(rep int) result.Reading {
+	return result.Reading{
+		Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
 		Repetition: rep, Origin: "captured", Outcome: result.Pass,
 	}
 }
@@ -70,7 +70,7 @@ func seq(from, to int) []int {
 // (it grew with N when each repetition was searched for in a list of the earlier ones).
 func BenchmarkRepetitions(b *testing.B) {
 	for _, n := range []int{25000, 50000, 100000, 200000} {
-		readings := make([]Reading, n)
+		readings := make([]result.Reading, n)
 		for i := range readings {
 			readings[i] = repReading(i + 1)
 		}

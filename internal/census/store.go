@@ -1,5 +1,7 @@
 package census
 
+import "github.com/contractcheck/contractcheck/internal/result"
+
 // How the census keeps a million bindings (docs/design.md, "Speed and memory"): what one
 // observation record says of all its bindings is kept once per record, 16 bytes (its version,
 // line and repetition, and a group for the names it shares with the records of its file at the
@@ -99,7 +101,7 @@ type lastRecord struct {
 
 // recordOf returns the record a reading came from, adding it unless the previous reading came
 // from the same one.
-func (c *Census) recordOf(r Reading) int32 {
+func (c *Census) recordOf(r result.Reading) int32 {
 	l := &c.lastRec
 	if l.id >= 0 && l.line == r.Line && l.number == r.Repetition && l.file == r.File && l.fixture == r.Fixture &&
 		l.lane == r.Lane && l.version == r.LaneVersion && l.configuration == r.Configuration && l.stage == r.Stage &&

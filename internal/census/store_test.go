@@ -58,22 +58,22 @@ func TestPagedKeepsElements(t *testing.T) {
 // it has, a reading from another record is not folded into it, and each binding still reads back
 // the file, line and repetition of its own record.
 func TestCensusSharesRecords(t *testing.T) {
-	at := func(stage, task string, line, rep int) Reading {
-		return Reading{
-			Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: stage}, Task: task},
+	at := func(stage, task string, line, rep int) result.Reading {
+		return result.Reading{
+			Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: stage}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line,
 		}
 	}
 	tests := []struct {
 		name     string
-		readings []Reading
+		readings []result.Reading
 		records  int32
 		extra    int32
 	}{
-		{name: "two tasks of one record", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1)}, records: 1},
-		{name: "two records of two stages", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("M3", "P", 2, 1), at("M3", "G", 2, 1)}, records: 2},
-		{name: "a second repetition", readings: []Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("A2", "P", 2, 2), at("A2", "G", 2, 2)}, records: 2, extra: 2},
-		{name: "records interleaved", readings: []Reading{at("A2", "P", 1, 1), at("M3", "P", 2, 1), at("A2", "G", 1, 1)}, records: 3},
+		{name: "two tasks of one record", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1)}, records: 1},
+		{name: "two records of two stages", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("M3", "P", 2, 1), at("M3", "G", 2, 1)}, records: 2},
+		{name: "a second repetition", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("A2", "P", 2, 2), at("A2", "G", 2, 2)}, records: 2, extra: 2},
+		{name: "records interleaved", readings: []result.Reading{at("A2", "P", 1, 1), at("M3", "P", 2, 1), at("A2", "G", 1, 1)}, records: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,11 +110,11 @@ func TestCensusSharesRecords(t *testing.T) {
 // one that differs in its file, origin, execution failure or any part of its position but the
 // version has a group of its own, and every binding reads back its own record's names.
 func TestCensusGroupsRecords(t *testing.T) {
-	base := Reading{
-		Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+	base := result.Reading{
+		Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
 		Repetition: 1, Origin: "captured", Outcome: result.ExecutionFailed, File: "obs/a.jsonl", Line: 1,
 	}
-	with := func(f func(*Reading)) Reading {
+	with := func(f func(*result.Reading)) result.Reading {
 		r := base
 		r.Line = 2
 		f(&r)
@@ -122,16 +122,16 @@ func TestCensusGroupsRecords(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		second Reading
+		second result.Reading
 		groups int
 	}{
-		{name: "another version", second: with(func(r *Reading) { r.LaneVersion = "2" }), groups: 1},
-		{name: "another repetition", second: with(func(r *Reading) { r.Repetition = 2 }), groups: 1},
-		{name: "another file", second: with(func(r *Reading) { r.File = "obs/b.jsonl"; r.Repetition = 2 }), groups: 2},
-		{name: "another origin", second: with(func(r *Reading) { r.Origin = "reconstructed"; r.Repetition = 2 }), groups: 2},
-		{name: "a failure message", second: with(func(r *Reading) { r.Error = "exit 1"; r.Repetition = 2 }), groups: 2},
-		{name: "another stage", second: with(func(r *Reading) { r.Stage = "M3" }), groups: 2},
-		{name: "another fixture", second: with(func(r *Reading) { r.Fixture = "F3" }), groups: 2},
+		{name: "another version", second: with(func(r *result.Reading) { r.LaneVersion = "2" }), groups: 1},
+		{name: "another repetition", second: with(func(r *result.Reading) { r.Repetition = 2 }), groups: 1},
+		{name: "another file", second: with(func(r *result.Reading) { r.File = "obs/b.jsonl"; r.Repetition = 2 }), groups: 2},
+		{name: "another origin", second: with(func(r *result.Reading) { r.Origin = "reconstructed"; r.Repetition = 2 }), groups: 2},
+		{name: "a failure message", second: with(func(r *result.Reading) { r.Error = "exit 1"; r.Repetition = 2 }), groups: 2},
+		{name: "another stage", second: with(func(r *result.Reading) { r.Stage = "M3" }), groups: 2},
+		{name: "another fixture", second: with(func(r *result.Reading) { r.Fixture = "F3" }), groups: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestCensusGroupsRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range []Reading{base, tc.second} {
+			for _, r := range []result.Reading{base, tc.second} {
 				if err := c.Add(r); err != nil {
 					t.Fatal(err)
 				}
@@ -154,7 +154,7 @@ func TestCensusGroupsRecords(t *testing.T) {
 				if rc.line == 2 {
 					want = tc.second
 				}
-				got := Reading{Binding: Binding{Position: result.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
+				got := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
 					LaneVersion: c.names.str(rc.version), Configuration: c.names.str(g.configuration), Stage: c.names.str(g.stage)}, Task: "P"},
 					Repetition: int(rc.number), Origin: c.names.str(g.origin), Outcome: want.Outcome, File: c.names.str(g.file), Line: int(rc.line)}
 				if g.err >= 0 {
@@ -193,8 +193,8 @@ func BenchmarkCensusMemory(b *testing.B) {
 			for _, st := range stages {
 				line++
 				for _, task := range []string{"P", "G"} {
-					r := Reading{
-						Binding:    Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+					r := result.Reading{
+						Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
 						Repetition: 1, Origin: "captured", Outcome: result.Pass, File: "obs/bench.jsonl", Line: line,
 					}
 					if err := c.Add(r); err != nil {

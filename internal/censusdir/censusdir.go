@@ -34,7 +34,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
@@ -97,7 +96,7 @@ func num(n int) any { return encjson.Number(strconv.Itoa(n)) }
 type jsonNumber = encjson.Number
 
 // Add writes one reading (its readout and diagnostics exactly as the policy gave them).
-func (w *Writer) Add(r census.Reading) error {
+func (w *Writer) Add(r result.Reading) error {
 	m := map[string]any{
 		"fixture": r.Fixture, "lane": r.Lane, "version": r.LaneVersion, "configuration": r.Configuration,
 		"stage": r.Stage, "task": r.Task, "repetition": num(r.Repetition), "origin": r.Origin,
@@ -319,7 +318,7 @@ var limits = strictjson.Limits{MaxBytes: 64 << 20}
 // reading and each visibility reading to vis. A part written for another profile, a line that is
 // not a census line, and a marker that names parts the directory lacks are errors naming the file
 // and line.
-func Read(dir, profile string, reading func(census.Reading) error, vis func(*visibility.Reading) error) (Info, error) {
+func Read(dir, profile string, reading func(result.Reading) error, vis func(*visibility.Reading) error) (Info, error) {
 	info := Info{Dir: dir}
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -394,7 +393,7 @@ func readComplete(dir, profile string) (*marker, error) {
 
 // item is one decoded line of a part: a reading, or a visibility reading.
 type item struct {
-	reading census.Reading
+	reading result.Reading
 	vis     *visibility.Reading
 }
 
@@ -413,7 +412,7 @@ const batchLines = 256
 // readPart reads one part: one goroutine reads its lines, as many as there are processors decode
 // them (and compute each reading's fingerprint, which the census would compute), and the items
 // are handed on in the order of the lines.
-func readPart(file, profile string, reading func(census.Reading) error, vis func(*visibility.Reading) error) (int, error) {
+func readPart(file, profile string, reading func(result.Reading) error, vis func(*visibility.Reading) error) (int, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return 0, fmt.Errorf("census part %s: %w", file, err)
@@ -534,7 +533,7 @@ func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Li
 			if err != nil {
 				return out, err
 			}
-			if r.Fingerprint, err = census.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+			if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
 				return out, o.errorf("/reading", "%v", err)
 			}
 			out = append(out, item{reading: r})
@@ -649,8 +648,8 @@ func lastToken(ptr string) string {
 	return ptr
 }
 
-func (o object) reading(v any) (census.Reading, error) {
-	var r census.Reading
+func (o object) reading(v any) (result.Reading, error) {
+	var r result.Reading
 	m, err := o.fields("/reading", "fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
 		"outcome", "error", "file", "line", "readout", "diagnostics")
 	if err != nil {

@@ -10,16 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
 // reading is a reading whose values a census must keep exactly: a number past float64, hostile
 // strings, diagnostics.
-func reading(rep int) census.Reading {
-	return census.Reading{
-		Binding:    census.Binding{Position: result.Position{Fixture: "C01", Lane: "direct", LaneVersion: "v1\u2028*/", Configuration: "default", Stage: "D1"}, Task: "T1"},
+func reading(rep int) result.Reading {
+	return result.Reading{
+		Binding:    result.Binding{Position: result.Position{Fixture: "C01", Lane: "direct", LaneVersion: "v1\u2028*/", Configuration: "default", Stage: "D1"}, Task: "T1"},
 		Repetition: rep, Origin: "captured", Outcome: result.Unmet, Error: "",
 		Readout:     map[string]any{"n": encjson.Number("123456789012345678901234567890.5e-3"), "s": "<script>::error::\u202e"},
 		Diagnostics: []result.Diagnostic{{"atom": "slot", "expected": encjson.Number("1e400")}},
@@ -35,13 +34,13 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []census.Reading
+	var want []result.Reading
 	for rep := 1; rep <= partReadings+5; rep++ {
 		r := reading(rep)
 		if err := w.Add(r); err != nil {
 			t.Fatal(err)
 		}
-		if r.Fingerprint, err = census.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+		if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, r)
@@ -54,9 +53,9 @@ func TestRoundTrip(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var got []census.Reading
+	var got []result.Reading
 	var gotVis []*visibility.Reading
-	info, err := Read(dir, "strict", func(r census.Reading) error { got = append(got, r); return nil },
+	info, err := Read(dir, "strict", func(r result.Reading) error { got = append(got, r); return nil },
 		func(v *visibility.Reading) error { gotVis = append(gotVis, v); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +132,7 @@ func TestReadRefuses(t *testing.T) {
 			if profile == "" {
 				profile = "strict"
 			}
-			_, err := Read(dir, profile, func(census.Reading) error { return nil }, func(*visibility.Reading) error { return nil })
+			_, err := Read(dir, profile, func(result.Reading) error { return nil }, func(*visibility.Reading) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -163,7 +162,7 @@ func TestReadWhileWritten(t *testing.T) {
 		done <- w.Close()
 	}()
 	check := func() Info {
-		info, err := Read(dir, "strict", func(r census.Reading) error {
+		info, err := Read(dir, "strict", func(r result.Reading) error {
 			if want := reading(r.Repetition); r.Readout["s"] != want.Readout["s"] || r.Line != want.Line {
 				t.Errorf("reading %d read back as %+v", r.Repetition, r)
 			}

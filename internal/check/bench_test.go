@@ -51,7 +51,7 @@ func TestGeneratedSetCount(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Census(ctx, in, files, 0)
+			r, err := RunWith(ctx, in, files, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	var r *result.Report
 	for b.Loop() {
 		in.ForgetVerdicts() // each iteration starts as a fresh process would
-		r, err = Census(wctx, in, files, 0)
+		r, err = RunWith(wctx, in, files, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -202,7 +202,7 @@ var benchBindings = func() int {
 // BenchmarkCensusMerge measures issue 45's goal "merging two half-censuses costs ≤ 10% of building
 // the whole one": a generated set (benchBindings, every policy input distinct) is split by
 // fixture into two censuses (check --census-out, outside the timing), and each iteration builds
-// the whole census from the records (Census, the verdicts forgotten as in a fresh process) and
+// the whole census from the records (RunWith, the verdicts forgotten as in a fresh process) and
 // reports on the union of the halves (FromCensuses), both to the report. It reports each one's
 // milliseconds and merge/build, the goal's ratio, by wall time and by CPU time.
 func BenchmarkCensusMerge(b *testing.B) {
@@ -234,7 +234,7 @@ func BenchmarkCensusMerge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := censusOf(ctx, hin, files, 0, w); err != nil && !result.IsInstrumentFailure(err) {
+		if _, err := runWith(ctx, hin, files, 0, w); err != nil && !result.IsInstrumentFailure(err) {
 			b.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
@@ -249,7 +249,7 @@ func BenchmarkCensusMerge(b *testing.B) {
 	for b.Loop() {
 		in.ForgetVerdicts()
 		start, startCPU := time.Now(), cpuClock()
-		whole, err := Census(wctx, in, files, 0)
+		whole, err := RunWith(wctx, in, files, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

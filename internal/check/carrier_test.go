@@ -165,7 +165,7 @@ func TestUnrelatedCarrierIsAnInputError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Census(context.Background(), in, files, 2)
+			_, err = RunWith(context.Background(), in, files, 2)
 			var ie *result.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an input error", err)

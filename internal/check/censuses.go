@@ -8,6 +8,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -69,24 +70,24 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, read, inputErr(err)
+		return nil, read, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
-	visReader, err := in.Visibility(ctx)
+	visReader, err := pipeline.Visibility(ctx, in)
 	if err != nil {
-		return nil, read, inputErr(err)
+		return nil, read, result.AsInput(err)
 	}
 	visible := visibility.NewCollector(visReader)
 	var w *censusdir.Writer
 	if out != "" {
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 		defer w.Discard() // after Close, nothing
 	}
 	n := 0
 	for _, dir := range dirs {
-		info, err := censusdir.Read(dir, opts.Profile, func(r census.Reading) error {
+		info, err := censusdir.Read(dir, opts.Profile, func(r result.Reading) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -122,23 +123,23 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil, read, context.Cause(ctx)
 		}
 		if err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 	}
 	if n == 0 {
-		return nil, read, inputErr(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
+		return nil, read, result.AsInput(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
 	}
 	if w != nil {
 		if err := w.Close(); err != nil {
-			return nil, read, inputErr(err)
+			return nil, read, result.AsInput(err)
 		}
 	}
 	if n >= releaseAfter {
-		debug.FreeOSMemory() // the decoded lines are garbage now: as Census, before the report
+		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {
-		return nil, read, instrumentErr(err)
+		return nil, read, result.AsInstrument(err)
 	}
 	if len(r.Visibility) > 0 {
 		r.VisibilityPolicy = visReader.Policy()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -28,13 +29,13 @@ type DecisionLogs struct {
 
 // heldReading is a reading taken from a decision, with where it was logged and its fingerprint.
 type heldReading struct {
-	census.Reading
+	result.Reading
 	at string
 }
 
 // repKey is one repetition of a binding.
 type repKey struct {
-	census.Binding
+	result.Binding
 	repetition int
 }
 
@@ -93,8 +94,8 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 					duplicates++
 					continue // the same decision logged again (a retry, a second OPA)
 				}
-				return inputErr(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-					d.At(), result.LackingBinding(r.Binding), r.Repetition, readings[i].at))
+				return result.AsInput(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
+					d.At(), r.Binding, r.Repetition, readings[i].at))
 			}
 			held[k] = len(readings)
 			readings = append(readings, heldReading{Reading: r, at: d.At()})
@@ -103,19 +104,19 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 	})
 	counts.OutOfScope, counts.Duplicates = outOfScope, duplicates
 	if err != nil {
-		return nil, counts, inputErr(err)
+		return nil, counts, result.AsInput(err)
 	}
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, counts, inputErr(err)
+		return nil, counts, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
 	var lacking *result.Lacking
 	var vis *visibility.Collector
 	var visReader *visibility.Reader
 	if len(opts.Observations) > 0 {
-		if visReader, err = in.Visibility(ctx); err != nil {
-			return nil, counts, inputErr(err)
+		if visReader, err = pipeline.Visibility(ctx, in); err != nil {
+			return nil, counts, result.AsInput(err)
 		}
 		vis = visibility.NewCollector(visReader)
 		lacking, err = fromRecords(ctx, in, cen, visReader, vis, held, readings)
@@ -127,12 +128,12 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 	}
 	lacking.Errors = refused
 	if lacking.Held == 0 && len(held) == 0 && refused == nil {
-		return nil, counts, inputErr(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
+		return nil, counts, result.AsInput(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
 	}
 	r := cen.Report()
 	if vis != nil {
 		if r.Visibility, err = vis.Report(ctx); err != nil {
-			return nil, counts, instrumentErr(err)
+			return nil, counts, result.AsInstrument(err)
 		}
 		if len(r.Visibility) > 0 {
 			r.VisibilityPolicy = visReader.Policy()
@@ -171,29 +172,29 @@ func postedAt(in *instrument.Instrument, pos result.Position) posted {
 func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
 	for _, h := range readings {
 		if err := cen.Add(h.Reading); err != nil {
-			return nil, inputErr(err)
+			return nil, result.AsInput(err)
 		}
 	}
-	bindings := map[census.Binding]bool{}
+	bindings := map[result.Binding]bool{}
 	where := map[posted]bool{}
 	for k := range held {
 		bindings[k.Binding] = true
 		where[postedAt(in, k.Position)] = true
 	}
-	l := &result.Lacking{First: []result.LackingBinding{}}
-	in.Matrix(func(pos result.Position, tasks []string) bool {
+	l := &result.Lacking{First: []result.Binding{}}
+	matrix(in, func(pos result.Position, tasks []string) bool {
 		if !where[postedAt(in, pos)] {
 			return true
 		}
 		for _, t := range tasks {
 			l.Expected++
-			if bindings[census.Binding{Position: pos, Task: t}] {
+			if bindings[result.Binding{Position: pos, Task: t}] {
 				l.Held++
 				continue
 			}
 			l.Count++
 			if len(l.First) < result.MaxLackingListed {
-				l.First = append(l.First, result.LackingBinding{Position: pos, Task: t})
+				l.First = append(l.First, result.Binding{Position: pos, Task: t})
 			}
 		}
 		return true
@@ -209,29 +210,29 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 	held map[repKey]int, readings []heldReading) (*result.Lacking, error) {
 	files, err := in.Options().RecordFiles()
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	used := make([]bool, len(readings))
-	l := &result.Lacking{First: []result.LackingBinding{}}
+	l := &result.Lacking{First: []result.Binding{}}
 	n := 0
 	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
 		n++
-		v, err := in.ReadVisibility(ctx, visReader, rec)
+		v, err := pipeline.ReadVisibility(ctx, in, visReader, rec)
 		if err != nil {
 			return err
 		}
 		vis.Add(v)
 		origin := in.Model.Lanes[rec.Lane].OriginOf(rec.LaneVersion)
 		for _, task := range in.Tasks(rec.Fixture, rec.Stage) {
-			b := census.Binding{Position: rec.Position(), Task: task}
-			r := census.Reading{Binding: b, Repetition: rec.Repetition, Origin: origin, Outcome: rec.State, Error: rec.Error, File: rec.File, Line: rec.Line}
+			b := result.Binding{Position: rec.Position(), Task: task}
+			r := result.Reading{Binding: b, Repetition: rec.Repetition, Origin: origin, Outcome: rec.State, Error: rec.Error, File: rec.File, Line: rec.Line}
 			if rec.State == "captured" {
 				l.Expected++
 				i, ok := held[repKey{b, rec.Repetition}]
 				if !ok {
 					l.Count++
 					if len(l.First) < result.MaxLackingListed {
-						l.First = append(l.First, result.LackingBinding{Position: b.Position, Task: task})
+						l.First = append(l.First, result.Binding{Position: b.Position, Task: task})
 					}
 					continue
 				}
@@ -247,15 +248,15 @@ func fromRecords(ctx context.Context, in *instrument.Instrument, cen *census.Cen
 		return nil
 	})
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if n == 0 {
-		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", in.Options().DescribeObservations()))
+		return nil, result.AsInput(fmt.Errorf("no observation records in %s: a check needs at least one", in.Options().DescribeObservations()))
 	}
 	if i := slices.Index(used, false); i >= 0 {
 		h := readings[i]
-		return nil, inputErr(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
-			h.at, result.LackingBinding(h.Binding), h.Repetition, in.Options().DescribeObservations()))
+		return nil, result.AsInput(fmt.Errorf("%s: %s repetition %d: no captured observation record in %s is at this position and repetition (the decision logs and the records are not of the same run)",
+			h.at, h.Binding, h.Repetition, in.Options().DescribeObservations()))
 	}
 	return l, nil
 }
@@ -280,9 +281,9 @@ func unread(in *instrument.Instrument, d *decisionlog.Decision) string {
 // nil when the decision's position is outside the scope. A decision the contract set does not
 // know, of another profile or source, or whose task results break the policy interface, is an
 // error naming where it was logged.
-func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Reading, error) {
+func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]result.Reading, error) {
 	fail := func(member, format string, args ...any) error {
-		return inputErr(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
+		return result.AsInput(&memberError{member, fmt.Errorf("%s: %s", d.At(), fmt.Sprintf(format, args...))})
 	}
 	if p := in.Options().Profile; d.Profile != p {
 		return nil, fail("/result/profile", "the decision is of profile %s, the check's is %s (give --profile %s, or serve the bundle of profile %s)",
@@ -302,7 +303,7 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 	}
 	all := m.ProfileTasks(in.Profile, m.Fixtures[d.Fixture])
 	within := in.Tasks(d.Fixture, d.Stage)
-	out := []census.Reading{}
+	out := []result.Reading{}
 	seen := map[string]bool{}
 	for i, tr := range d.Results {
 		member := fmt.Sprintf("/result/results/%d", i)
@@ -318,17 +319,17 @@ func readingsOf(in *instrument.Instrument, d *decisionlog.Decision) ([]census.Re
 			continue // outside the run's --task scope
 		}
 		if tr.Outcome == "instrument_failed" {
-			return nil, instrumentErr(&memberError{member, fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error)})
+			return nil, result.AsInstrument(&memberError{member, fmt.Errorf("%s: task %s: the bundle's policy failed: %s", d.At(), tr.Task, tr.Error)})
 		}
 		if err := policy.CheckDiagnostics(tr.Diagnostics, m.Tasks[tr.Task].Atoms); err != nil {
-			return nil, instrumentErr(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
+			return nil, result.AsInstrument(&memberError{member + "/diagnostics", fmt.Errorf("%s: task %s breaks the policy interface: %w", d.At(), tr.Task, err)})
 		}
-		fp, err := census.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
+		fp, err := result.Fingerprint(tr.Outcome, tr.Readout, tr.Diagnostics)
 		if err != nil {
 			return nil, fail(member, "task %s: %v", tr.Task, err)
 		}
-		r := census.Reading{
-			Binding:    census.Binding{Position: pos, Task: tr.Task},
+		r := result.Reading{
+			Binding:    result.Binding{Position: pos, Task: tr.Task},
 			Repetition: d.Repetition, Origin: lane.OriginOf(d.LaneVersion), Outcome: tr.Outcome,
 			Readout: tr.Readout, Diagnostics: tr.Diagnostics, Fingerprint: fp,
 			File: d.File, Line: d.Line,

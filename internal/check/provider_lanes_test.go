@@ -251,7 +251,7 @@ func TestProviderLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Census(ctx, in, files, 0)
+	r, err := RunWith(ctx, in, files, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestProviderCarrierSchemas(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = Census(context.Background(), in, files, 1)
+				_, err = RunWith(context.Background(), in, files, 1)
 				var ve *schema.ValidationError
 				if !errors.As(err, &ve) || ve.Line != 1 || !strings.HasPrefix(ve.Pointer, "/carrier") {
 					t.Fatalf("got %v, want a carrier schema violation at obs/x.jsonl:1 /carrier…", err)

@@ -1,8 +1,8 @@
 // Package check is the runner of `contractcheck check`: it loads the instrument
-// (internal/instrument) once, streams the selected observation records through it, hands the
-// readings to the census (internal/census) and the visibility collector, and returns the report
-// (result.Report), never rendering it (internal/checkreport renders it, through the result cache);
-// the lock check around a run lives here too.
+// (internal/instrument) once, streams the selected observation records through it (its pipeline,
+// internal/check/pipeline), hands the readings to the census (internal/census) and the
+// visibility collector, and returns the report;
+// the result cache, the replay of an unchanged run and the lock check around a run live here too.
 // The tools that evaluate records for another purpose (compare, mutate, challenge, reproduce, the
 // bundle, probe) use the instrument directly, never this package.
 //
@@ -17,6 +17,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -24,19 +25,13 @@ import (
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
-// inputErr classes err as bad input (result.AsInput).
-func inputErr(err error) error { return result.AsInput(err) }
-
-// instrumentErr classes err as the instrument failing (result.AsInstrument).
-func instrumentErr(err error) error { return result.AsInstrument(err) }
-
 // Run loads the instrument and checks every observation record of the selected directories.
 func Run(ctx context.Context, opts inputs.Options) (*result.Report, error) {
 	in, files, err := loadRun(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return Census(ctx, in, files, opts.Workers)
+	return RunWith(ctx, in, files, opts.Workers)
 }
 
 // RunCensusOut is Run that also writes the run's census to the directory censusOut
@@ -57,10 +52,10 @@ func runRecords(ctx context.Context, opts inputs.Options, censusOut string) (*re
 	var w *censusdir.Writer
 	if censusOut != "" {
 		if w, err = censusdir.Create(censusOut, in.Options().Profile); err != nil {
-			return nil, nil, nil, inputErr(err)
+			return nil, nil, nil, result.AsInput(err)
 		}
 	}
-	r, err := censusOf(ctx, in, files, opts.Workers, w)
+	r, err := runWith(ctx, in, files, opts.Workers, w)
 	if err != nil {
 		if w != nil {
 			w.Discard()
@@ -69,7 +64,7 @@ func runRecords(ctx context.Context, opts inputs.Options, censusOut string) (*re
 	}
 	if w != nil {
 		if err := w.Close(); err != nil {
-			return nil, nil, nil, inputErr(err)
+			return nil, nil, nil, result.AsInput(err)
 		}
 	}
 	return r, in, files, nil
@@ -83,34 +78,35 @@ func loadRun(ctx context.Context, opts inputs.Options) (*instrument.Instrument, 
 	}
 	files, err := opts.RecordFiles()
 	if err != nil {
-		return nil, nil, inputErr(err)
+		return nil, nil, result.AsInput(err)
 	}
 	return in, files, nil
 }
 
-// Census streams the records of files through the instrument (instrument.Stream), hands every
+// RunWith is Run on an instrument already loaded and the record files of its run: it streams the
+// records of files through the instrument (pipeline.Run), hands every
 // reading to the census and every visibility reading to its collector, and returns the report; the
 // report, and the error when there is one, do not depend on the number of workers. No records at
 // all is an input error: a gate has nothing to decide on.
-func Census(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int) (*result.Report, error) {
-	return censusOf(ctx, in, files, workers, nil)
+func RunWith(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int) (*result.Report, error) {
+	return runWith(ctx, in, files, workers, nil)
 }
 
-// censusOf is Census that also hands every reading and visibility reading to out, when not nil.
-func censusOf(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
+// runWith is RunWith that also hands every reading and visibility reading to out, when not nil.
+func runWith(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
 	opts := in.Options()
 	cen, err := census.New(in.Model, opts.Profile)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
-	vis, err := in.Visibility(ctx)
+	vis, err := pipeline.Visibility(ctx, in)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	visible := visibility.NewCollector(vis)
 	type evaluated struct {
-		rs  []census.Reading
+		rs  []result.Reading
 		vis *visibility.Reading
 	}
 	eval := func(ctx context.Context, rec *instrument.Record) (evaluated, error) {
@@ -118,24 +114,24 @@ func censusOf(ctx context.Context, in *instrument.Instrument, files []inputs.Rec
 		if err != nil {
 			return evaluated{}, err
 		}
-		v, err := in.ReadVisibility(ctx, vis, rec)
+		v, err := pipeline.ReadVisibility(ctx, in, vis, rec)
 		return evaluated{rs, v}, err
 	}
-	n, err := instrument.Stream(ctx, in, files, workers, eval, func(_ *instrument.Record, e evaluated) error {
+	n, err := pipeline.Run(ctx, in, files, workers, eval, func(_ *instrument.Record, e evaluated) error {
 		for _, r := range e.rs {
 			if err := cen.Add(r); err != nil {
-				return inputErr(err)
+				return result.AsInput(err)
 			}
 		}
 		visible.Add(e.vis)
 		if out != nil {
 			for _, r := range e.rs {
 				if err := out.Add(r); err != nil {
-					return inputErr(err)
+					return result.AsInput(err)
 				}
 			}
 			if err := out.AddVisibility(e.vis); err != nil {
-				return inputErr(err)
+				return result.AsInput(err)
 			}
 		}
 		return nil
@@ -147,16 +143,16 @@ func censusOf(ctx context.Context, in *instrument.Instrument, files []inputs.Rec
 		return nil, context.Cause(ctx) // the caller cancelled: the census is incomplete
 	}
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if n == 0 {
 		if in.Profile.Cohort != nil {
-			return nil, inputErr(fmt.Errorf("no observation record in %s is within profile %s's cohort and the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations(), opts.Profile))
+			return nil, result.AsInput(fmt.Errorf("no observation record in %s is within profile %s's cohort and the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations(), opts.Profile))
 		}
 		if !opts.Scope.IsZero() {
-			return nil, inputErr(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations()))
+			return nil, result.AsInput(fmt.Errorf("no observation record in %s is within the run's scope (--lane, --stage, …): a check needs at least one", opts.DescribeObservations()))
 		}
-		return nil, inputErr(fmt.Errorf("no observation records in %s: a check needs at least one", opts.DescribeObservations()))
+		return nil, result.AsInput(fmt.Errorf("no observation records in %s: a check needs at least one", opts.DescribeObservations()))
 	}
 	if n >= releaseAfter {
 		// What the stream left is garbage now, and the heap holds it until the next collection:
@@ -166,7 +162,7 @@ func censusOf(ctx context.Context, in *instrument.Instrument, files []inputs.Rec
 	}
 	r := cen.Report()
 	if r.Visibility, err = visible.Report(ctx); err != nil {
-		return nil, instrumentErr(err)
+		return nil, result.AsInstrument(err)
 	}
 	if len(r.Visibility) > 0 {
 		r.VisibilityPolicy = vis.Policy()

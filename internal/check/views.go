@@ -94,16 +94,16 @@ func (v *views) read() {
 
 // Binding implements result.Views: the stage's compartment binding, without its basis and doc
 // (given apart), and why a compartment is unbound.
-func (v *views) Binding(lane, stage, compartment string) (result.Binding, bool) {
+func (v *views) Binding(lane, stage, compartment string) (result.CompartmentBinding, bool) {
 	l, ok := v.in.Model.Lanes[lane]
 	if !ok {
-		return result.Binding{}, false
+		return result.CompartmentBinding{}, false
 	}
 	sd, ok := l.Stages[stage]
 	if !ok {
-		return result.Binding{}, false
+		return result.CompartmentBinding{}, false
 	}
-	b := result.Binding{Exposure: sd.Exposure, SharedWith: sd.SharedWith, Unbound: sd.Unbound[compartment]}
+	b := result.CompartmentBinding{Exposure: sd.Exposure, SharedWith: sd.SharedWith, Unbound: sd.Unbound[compartment]}
 	docs := []string{strings.TrimSpace(sd.Doc)}
 	if c, bound := sd.Compartments[compartment]; bound {
 		docs = append(docs, strings.TrimSpace(c.Doc))

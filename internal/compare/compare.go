@@ -25,6 +25,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -175,7 +176,7 @@ func AvailableDecoders(eng *policy.Engine) []Decoder {
 // evaluated is what one record gives: the readings of both check runs, one decoder reading per
 // declared target, and the record's visibility reading (nil when the readout does not read it).
 type evaluated struct {
-	base, other []census.Reading
+	base, other []result.Reading
 	targets     []targetReading
 	vis         *visibility.Reading
 }
@@ -222,14 +223,14 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	cb.Restrict(opts.Scope)
 	co.Restrict(opts.Scope)
 	// The visibility readout is the base profile's, prepared and read as check reads it.
-	if ev.vis, err = base.Visibility(ctx); err != nil {
+	if ev.vis, err = pipeline.Visibility(ctx, base); err != nil {
 		return nil, Checks{}, inputErr(fmt.Errorf("visibility readout: %w", err))
 	}
 	visible := visibility.NewCollector(ev.vis)
 	col := newCollector(base.Model)
-	// The records stream once through check's loop (instrument.Stream), both profiles, every decoder
+	// The records stream once through check's loop (pipeline.Run), both profiles, every decoder
 	// and the visibility readout evaluated on each, and are collected in record order.
-	_, err = instrument.Stream(ctx, base, files, opts.Workers, ev.evaluate, func(rec *instrument.Record, e evaluated) error {
+	_, err = pipeline.Run(ctx, base, files, opts.Workers, ev.evaluate, func(rec *instrument.Record, e evaluated) error {
 		for _, r := range e.base {
 			if err := cb.Add(r); err != nil {
 				return err
@@ -285,7 +286,7 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	if out.other, err = ev.other.Evaluate(ctx, rec); err != nil {
 		return out, err
 	}
-	if out.vis, err = ev.base.ReadVisibility(ctx, ev.vis, rec); err != nil {
+	if out.vis, err = pipeline.ReadVisibility(ctx, ev.base, ev.vis, rec); err != nil {
 		return out, err
 	}
 	f := ev.base.Model.Fixtures[rec.Fixture]

@@ -108,7 +108,7 @@ func TestVisibilityIsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := check.Census(ctx, in, files, 0)
+	rep, err := check.RunWith(ctx, in, files, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,16 @@
 package inputs
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // RecordFile is one .jsonl file of observation records: its directory and its fs path there.
@@ -77,4 +81,32 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 		out[i] = RecordFile{Dir: d, Path: f}
 	}
 	return out, nil
+}
+
+// Lines streams the non-blank lines of the file, undecoded, with the file's display name; it
+// stops when emit returns false. Decoding is the caller's: the check pipeline's workers decode the
+// lines its reader reads (internal/check/pipeline), ReadRecords decodes them as they come.
+func (f RecordFile) Lines(ctx context.Context, emit func(display string, l strictjson.Line) bool) error {
+	display := f.Display()
+	r, err := safeio.Open(f.Dir.FS, f.Path, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", display, safeio.PathCause(err))
+	}
+	defer r.Close()
+	lr := strictjson.NewLineReader(display, r, strictjson.DefaultLimits)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l, err := lr.NextLine()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !emit(display, l) {
+			return nil
+		}
+	}
 }

@@ -116,64 +116,64 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]
 	if !v.HasRevision(revision) {
 		return nil, fmt.Errorf("--revision: %w", v.UnknownRevision(revision))
 	}
-	files, err := uncatalogued(m, layers)
+	files, err := Uncatalogued(m, layers)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*Source{}
 	for _, f := range files {
-		id := f.id
-		s, err := f.read(v, revision)
+		id := f.ID
+		s, err := f.Read(v, revision)
 		if err != nil {
 			return nil, err
 		}
 		bp, ok := bindings[revision]
 		if !ok {
-			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry): %w", f.display, id, m.NoBinding(revision))
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry): %w", f.Display, id, m.NoBinding(revision))
 		}
 		view, err := bp.Read(s.Doc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.display, id, revision, err)
+			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.Display, id, revision, err)
 		}
 		holds := Holds(view)
 		m.Fixtures[id] = contract.Fixture{
 			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
-			Doc:     "Derived from " + f.display + ": no catalogue entry names it.",
-			Targets: targetsOf(view), Pos: f.display, Derived: true, Holds: holds,
+			Doc:     "Derived from " + f.Display + ": no catalogue entry names it.",
+			Targets: targetsOf(view), Pos: f.Display, Derived: true, Holds: holds,
 		}
 		out[id] = s
 	}
 	return out, nil
 }
 
-// uncataloguedFile is a source file of a fixture layer that no catalogue entry names.
-type uncataloguedFile struct {
-	id      string
-	layer   inputs.Dir
-	p       string // the fs path
-	display string
-	suite   string
+// UncataloguedFile is a source file of a fixture layer that no catalogue entry names.
+type UncataloguedFile struct {
+	// ID is the fixture id its file name gives, Display the file as messages name it.
+	ID, Display string
+	layer       inputs.Dir
+	p           string // the fs path
+	suite       string
 }
 
-// read reads and validates the file's source against revision.
-func (f uncataloguedFile) read(v *schema.Validator, revision string) (*Source, error) {
+// Read reads and validates the file's source against revision.
+func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, error) {
 	data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.display, safeio.PathCause(err))
+		return nil, fmt.Errorf("%s: %w", f.Display, safeio.PathCause(err))
 	}
-	s, err := parseSource(v, data, f.display, f.id, revision, false)
+	s, err := parseSource(v, data, f.Display, f.ID, revision, false)
 	if err != nil {
-		return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", f.id, err)
+		return nil, fmt.Errorf("fixture %s (no catalogue entry): %w", f.ID, err)
 	}
 	return s, nil
 }
 
-// uncatalogued lists the source files of the fixture layers that no catalogue entry of m names,
+// Uncatalogued lists the source files of the fixture layers that no catalogue entry of m names,
 // by id. A file whose name is no fixture id or whose directory is no suite name, a catalogued id
 // whose source also lies in another suite's directory, and one id in two places are errors naming
 // the files.
-func uncatalogued(m *contract.Model, layers []inputs.Dir) ([]uncataloguedFile, error) {
-	files := map[string][]uncataloguedFile{}
+func Uncatalogued(m *contract.Model, layers []inputs.Dir) ([]UncataloguedFile, error) {
+	files := map[string][]UncataloguedFile{}
 	for _, d := range layers {
 		root, _ := d.Path("sources")
 		es, err := fs.ReadDir(d.FS, root)
@@ -211,64 +211,17 @@ func uncatalogued(m *contract.Model, layers []inputs.Dir) ([]uncataloguedFile, e
 				if !suitePattern.MatchString(e.Name()) {
 					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
 				}
-				files[id] = append(files[id], uncataloguedFile{id: id, layer: d, p: p, display: display, suite: e.Name()})
+				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, p: p, Display: display, suite: e.Name()})
 			}
 		}
 	}
-	var out []uncataloguedFile
+	var out []UncataloguedFile
 	for _, id := range contract.SortedKeys(files) {
 		at := files[id]
 		if len(at) > 1 {
-			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].display, at[1].display)
+			return nil, fmt.Errorf("fixture %s: no catalogue entry, and two sources: %s and %s", id, at[0].Display, at[1].Display)
 		}
 		out = append(out, at[0])
 	}
 	return out, nil
-}
-
-// Entry is a fixture's catalogue entry as a run uses it, and where it came from: what `contractcheck
-// inspect fixture ID` prints.
-type Entry struct {
-	ID string `json:"id"`
-	// Origin is "catalogue" (a CUE entry, at At) or "derived" (from the source file, At).
-	Origin      string   `json:"origin"`
-	At          string   `json:"at"`
-	Suite       string   `json:"suite"`
-	Family      string   `json:"family"`
-	Revision    string   `json:"revision"`
-	Tasks       []string `json:"tasks"`
-	Targets     []string `json:"targets"`
-	PrivateMeta []string `json:"privateMeta,omitempty"`
-	// Holds is what a derived entry's source holds (the order its family was chosen by).
-	Holds []string `json:"holds,omitempty"`
-	Doc   string   `json:"doc"`
-	// Binding names the source binding the source is read through, its revision's
-	// (revisions."<revision>".source), and BindingAt where it is written ("file:line:col", the
-	// latest layer's, or "").
-	Binding   string `json:"binding"`
-	BindingAt string `json:"bindingAt"`
-	// Source is the source file in use and Sha256 its bytes' hash, which records name.
-	Source string `json:"source"`
-	Sha256 string `json:"sha256"`
-}
-
-// Entry returns fixture id's entry as the run uses it: its tasks resolved (a task's appliesTo
-// included), for a derived entry what its source holds. An unknown id is an input error that names
-// the fixtures there are.
-func (in *Instrument) Entry(id string) (Entry, error) {
-	f, ok := in.Model.Fixtures[id]
-	if !ok {
-		ids := contract.SortedKeys(in.Model.Fixtures)
-		return Entry{}, inputErr(fmt.Errorf("no fixture %q: the catalogue and the fixtures layers have %d (%s)", id, len(ids), strings.Join(ids, ", ")))
-	}
-	e := Entry{ID: id, Origin: "catalogue", At: f.Pos, Suite: f.Suite, Family: f.Family, Revision: f.Revision,
-		Tasks: f.Tasks, Targets: f.Targets, PrivateMeta: f.PrivateMeta, Holds: f.Holds, Doc: f.Doc,
-		Binding: contract.SourceName(f.Revision), BindingAt: in.Model.Revisions[f.Revision].SourcePos}
-	if f.Derived {
-		e.Origin = "derived"
-	}
-	if s := in.Sources[id]; s != nil {
-		e.Source, e.Sha256 = s.File, s.Sha256
-	}
-	return e, nil
 }

@@ -1,10 +1,12 @@
 // Package instrument is the seam every tool evaluates records through: Load reads the contract
 // model, the policies and the schemas once, validates every source and prepares the task queries;
-// Evaluate projects one record's carrier through the compartments its tasks read and evaluates
-// each task against the fixture's W0 source (with a verdict memo keyed by the views' hashes);
-// Stream is the ordered parallel loop over record files. The check runner (internal/check) feeds
-// its readings to the census; compare, mutate, challenge, reproduce, the bundle and probe use the
-// instrument for their own ends.
+// ReadRecord reads one line of a record file into a validated record; Evaluate projects one
+// record's carrier through the compartments its tasks read and evaluates each task against the
+// fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
+// result model's readings (result.Reading). The loop over record files is the check runner's
+// (internal/check/pipeline), which feeds the readings to the census and reads the visibility
+// readout; compare, mutate, challenge, reproduce, the bundle, probe and the verbs validate,
+// inspect and capture use the instrument for their own ends.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).
@@ -23,7 +25,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -174,7 +175,7 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 		models     = make(chan *contract.Model, 1)
 	)
 	g.Go(func() error {
-		m, errs[0] = loadContracts(ctx, opts.ContractLayers())
+		m, errs[0] = LoadContracts(ctx, opts.ContractLayers())
 		models <- m
 		return errs[0]
 	})
@@ -509,7 +510,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, instrumentErr(err)
 	}
-	if err := in.checkVerdict(task, v); err != nil {
+	if err := in.CheckVerdict(task, v); err != nil {
 		return policy.Verdict{}, err
 	}
 	return v, nil
@@ -695,6 +696,22 @@ func (in *Instrument) observe(fixture, lane, stage, compartment, reads string, c
 	return &observed{observedView: v}, nil
 }
 
+// Observe reads a record's carrier through one compartment of its lane stage, the whole view,
+// with the sha256 of its canonical encoding. Views are cached by the carrier's bytes: a view
+// Evaluate projected for the record's tasks is not projected again (the visibility readout reads
+// the record so, internal/check/pipeline).
+func (in *Instrument) Observe(rec *Record, compartment string) (project.View, [sha256.Size]byte, error) {
+	o, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, err
+	}
+	return o.tree, o.hash, nil
+}
+
+// BlockKinds are the kinds of each fixture's source content blocks, by fixture, each list sorted:
+// what the visibility readout is prepared with (visibility.New).
+func (in *Instrument) BlockKinds() map[string][]string { return blockKinds(in.srcViews) }
+
 // keep is the view with only the members reads names (comma-separated), or the view itself when
 // reads is "": what a task's policy is handed of a view (Instrument.reads).
 func keep(view project.View, reads string) project.View {
@@ -720,7 +737,7 @@ func viewOf(tree project.View) (observedView, error) {
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it
-// makes (census.Fingerprint), computed once per distinct policy input and shared, like the
+// makes (result.Fingerprint), computed once per distinct policy input and shared, like the
 // verdict, by every binding that has that input.
 type judged struct {
 	policy.Verdict
@@ -754,22 +771,23 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 	if err != nil {
 		return judged{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
 	}
-	if err := in.checkVerdict(k.task, v); err != nil {
+	if err := in.CheckVerdict(k.task, v); err != nil {
 		return judged{}, err
 	}
 	j := judged{Verdict: v, outcome: result.Unmet}
 	if v.Pass() {
 		j.outcome = result.Pass
 	}
-	if j.fingerprint, err = census.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
+	if j.fingerprint, err = result.Fingerprint(j.outcome, v.Readout, v.Diagnostics); err != nil {
 		return judged{}, fmt.Errorf("fingerprint: %w", err)
 	}
 	return j, nil
 }
 
-// checkVerdict holds a verdict to the policy interface (docs/design.md): every diagnostic names
-// an atom of the task's contract, a JSON pointer and a kind, and carries nothing else.
-func (in *Instrument) checkVerdict(task string, v policy.Verdict) error {
+// CheckVerdict holds a verdict of task's policy to the policy interface (docs/design.md): every
+// diagnostic names an atom of the task's contract, a JSON pointer and a kind, and carries nothing
+// else. A verdict that breaks it is the instrument failing, an error naming the policy's files.
+func (in *Instrument) CheckVerdict(task string, v policy.Verdict) error {
 	if err := policy.CheckDiagnostics(v.Diagnostics, in.Model.Tasks[task].Atoms); err != nil {
 		q := in.queries[task]
 		return instrumentErr(fmt.Errorf("%s: package %s breaks the policy interface: %w", strings.Join(q.Files(), ", "), q.Package(), err))

@@ -11,11 +11,11 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// loadContracts reads the contract layers and evaluates their CUE model (or takes it from the
+// LoadContracts reads the contract layers and evaluates their CUE model (or takes it from the
 // model cache, contract.LoadCached) under the guard's load time limit and memory budget. CUE evaluation cannot be cancelled: when a limit is reached, the evaluation is left
 // running and an *InstrumentError wrapping a *guard.LimitError naming the contract layers is
 // returned (the command line then exits).
-func loadContracts(ctx context.Context, layers []inputs.Dir) (*contract.Model, error) {
+func LoadContracts(ctx context.Context, layers []inputs.Dir) (*contract.Model, error) {
 	names := make([]string, len(layers))
 	for i, d := range layers {
 		names[i] = d.Display

@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractcheck/contractcheck/internal/census"
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -101,27 +98,5 @@ func TestMemoEvaluatesAnInputOnce(t *testing.T) {
 				t.Errorf("%d evaluations for one input asked for at once, want 1", calls.Load())
 			}
 		})
-	}
-}
-
-// TestEvaluationsDoNotDependOnWorkers: the built-in check evaluates as many inputs on eight
-// workers as on one (two workers at the same input wait for one evaluation).
-func TestEvaluationsDoNotDependOnWorkers(t *testing.T) {
-	in := loadInstrument(t, strict)
-	files, err := inputs.Options{}.RecordFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := map[int]int{}
-	for _, w := range []int{1, 8} {
-		in.verdicts.Clear()
-		skip := func(*Record, []census.Reading) error { return nil }
-		if _, err := Stream(context.Background(), in, files, w, in.Evaluate, skip); err != nil {
-			t.Fatal(err)
-		}
-		counts[w] = in.verdicts.evaluations()
-	}
-	if counts[1] != counts[8] {
-		t.Errorf("%d evaluations on one worker, %d on eight", counts[1], counts[8])
 	}
 }

@@ -6,41 +6,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// Record is one validated observation record.
+// Record is one validated observation record: its envelope and its carrier.
 type Record struct {
-	File          string // display name of the .jsonl file
-	Line          int
-	Fixture       string
-	Lane          string
-	LaneVersion   string
-	Configuration string
-	Stage         string
-	Repetition    int
-	State         string
-	Origin        string
-	Error         string
-	Carrier       any
+	result.Observation
+	Carrier any
 	// carrierBytes is the carrier as written in the record's line (strictjson.LineDecoder.DecodeSpan),
 	// nil when unknown: a carrier repeated byte for byte is validated and projected once.
 	carrierBytes []byte
 }
 
 // Position is where the record observed its fixture: lane, version, configuration and stage.
-func (r *Record) Position() result.Position {
-	return result.Position{Fixture: r.Fixture, Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
-}
+func (r *Record) Position() result.Position { return r.Observation.Position }
 
 // ReadRecords streams the records of files in order and passes on those within the run's scope,
 // each validated before emit sees it; a record outside the scope is read as far as its envelope
@@ -63,12 +49,12 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []inputs.RecordFile
 }
 
 // readFile streams one .jsonl file and hands on its records within the run's scope, each read
-// (readRecord) before emit sees it; it stops at the first bad record or when emit returns false.
+// (ReadRecord) before emit sees it; it stops at the first bad record or when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit func(*Record) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
-	err := readLines(ctx, rf, func(display string, l strictjson.Line) bool {
-		rec, err := in.readRecord(dec, display, l)
+	err := rf.Lines(ctx, func(display string, l strictjson.Line) bool {
+		rec, err := in.ReadRecord(dec, display, l)
 		if err != nil {
 			bad = err
 			return false
@@ -81,10 +67,11 @@ func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit f
 	return bad
 }
 
-// readRecord decodes one line of a record file and reads the record: its envelope always, its
-// carrier only when the record is within the run's scope (readEnvelope). A record outside the
-// scope is a nil record and no error. Stream's workers and ReadRecords read records with it.
-func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
+// ReadRecord decodes one line of a record file with dec and reads the record: its envelope
+// always, its carrier only when the record is within the run's scope (readEnvelope). A record
+// outside the scope is a nil record and no error. The check pipeline's workers
+// (internal/check/pipeline) and ReadRecords read records with it.
+func (in *Instrument) ReadRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
 	doc, span, err := dec.DecodeSpan(l, "carrier")
 	if err != nil {
 		return nil, err
@@ -104,34 +91,6 @@ func (in *Instrument) readRecord(dec *strictjson.LineDecoder, file string, l str
 		return nil, err
 	}
 	return rec, nil
-}
-
-// readLines streams the non-blank lines of one .jsonl file, undecoded, with the file's display
-// name; it stops when emit returns false. Decoding is the caller's: Stream's workers decode the
-// lines one goroutine reads.
-func readLines(ctx context.Context, rf inputs.RecordFile, emit func(display string, l strictjson.Line) bool) error {
-	display := rf.Display()
-	f, err := safeio.Open(rf.Dir.FS, rf.Path, 0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", display, safeio.PathCause(err))
-	}
-	defer f.Close()
-	lr := strictjson.NewLineReader(display, f, strictjson.DefaultLimits)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		l, err := lr.NextLine()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !emit(display, l) {
-			return nil
-		}
-	}
 }
 
 // ParseRecord validates one decoded record against the record schema, the contract model and the
@@ -164,10 +123,13 @@ func (in *Instrument) readEnvelope(file string, line int, doc any, carrierBytes 
 	}
 	m := doc.(map[string]any) // the schema guarantees an object with these members
 	rec := &Record{
-		File: file, Line: line,
-		Fixture: m["fixture"].(string), Lane: m["lane"].(string), LaneVersion: m["laneVersion"].(string),
-		Configuration: m["configuration"].(string), Stage: m["stage"].(string),
-		State: m["state"].(string), Origin: m["origin"].(string), Carrier: m["carrier"], carrierBytes: carrierBytes,
+		Observation: result.Observation{
+			File: file, Line: line,
+			Position: result.Position{Fixture: m["fixture"].(string), Lane: m["lane"].(string), LaneVersion: m["laneVersion"].(string),
+				Configuration: m["configuration"].(string), Stage: m["stage"].(string)},
+			State: m["state"].(string), Origin: m["origin"].(string),
+		},
+		Carrier: m["carrier"], carrierBytes: carrierBytes,
 	}
 	if e, ok := m["error"].(string); ok {
 		rec.Error = e

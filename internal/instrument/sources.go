@@ -59,7 +59,7 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []inputs.Dir, kn
 			out[id] = s
 			continue
 		}
-		s, err := loadFixtureSource(v, id, m.Fixtures[id], layers)
+		s, err := LoadFixtureSource(v, id, m.Fixtures[id], layers)
 		if err != nil {
 			return nil, err
 		}
@@ -68,9 +68,9 @@ func LoadSources(v *schema.Validator, m *contract.Model, layers []inputs.Dir, kn
 	return out, nil
 }
 
-// loadFixtureSource reads and validates the source of one catalogued fixture: the file
+// LoadFixtureSource reads and validates the source of one catalogued fixture: the file
 // sources/<suite>/<id>.json of exactly one fixture layer.
-func loadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layers []inputs.Dir) (*Source, error) {
+func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layers []inputs.Dir) (*Source, error) {
 	rel := "sources/" + f.Suite + "/" + id + ".json"
 	var at []inputs.Dir
 	for _, d := range layers {

@@ -59,7 +59,7 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts inputs.Options, d
 func firstLane(f inputs.RecordFile) string {
 	lane := ""
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
-	_ = readLines(context.Background(), f, func(_ string, l strictjson.Line) bool {
+	_ = f.Lines(context.Background(), func(_ string, l strictjson.Line) bool {
 		if doc, _, err := dec.DecodeSpan(l, "carrier"); err == nil {
 			if m, ok := doc.(map[string]any); ok {
 				lane, _ = m["lane"].(string)

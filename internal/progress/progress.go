@@ -1,6 +1,6 @@
 // Package progress shows how far a long run is, on standard error only: the records done, their
-// rate and the time left. The loops that read records (instrument.Stream, challenge's cases,
-// probe's runs) bump a Counter that the run's context carries (From); a Meter started by the verb
+// rate and the time left. The loops that read records (internal/check/pipeline's, challenge's
+// cases, probe's runs) bump a Counter that the run's context carries (From); a Meter started by the verb
 // reads it every Interval and draws a bar on a terminal (github.com/schollz/progressbar), or
 // writes a plain line every PlainInterval where standard error is not one (a CI log), and clears
 // the bar before the report is written. Nothing of it reaches standard output or a report: a run

@@ -57,8 +57,8 @@ func countsReport(t *testing.T) *result.Report {
 		{"F3", "b", "M3", "pass"}, {"F3", "a", "M3", "unmet"},
 	} {
 		origin := m.Lanes[row.lane].Origin
-		reading := census.Reading{
-			Binding:    census.Binding{Position: result.Position{Fixture: row.fixture, Lane: row.lane, LaneVersion: "1", Configuration: "default", Stage: row.stage}, Task: "T"},
+		reading := result.Reading{
+			Binding:    result.Binding{Position: result.Position{Fixture: row.fixture, Lane: row.lane, LaneVersion: "1", Configuration: "default", Stage: row.stage}, Task: "T"},
 			Repetition: 1, Origin: origin, Outcome: row.outcome, File: "obs/" + row.lane + ".jsonl", Line: i + 1,
 		}
 		if row.outcome == result.Unmet {

@@ -34,8 +34,8 @@ func (f fakeViews) ObservedView(r *result.Result) (any, bool, error) {
 	return map[string]any{"structured": map[string]any{"n": json.Number("12345678901234567000")}}, true, nil
 }
 
-func (f fakeViews) Binding(lane, stage, compartment string) (result.Binding, bool) {
-	return result.Binding{Exposure: "observed", Doc: lane + " " + stage + " " + compartment,
+func (f fakeViews) Binding(lane, stage, compartment string) (result.CompartmentBinding, bool) {
+	return result.CompartmentBinding{Exposure: "observed", Doc: lane + " " + stage + " " + compartment,
 		Rule:  map[string]any{"root": "", "structured": map[string]any{"path": "/structuredContent"}},
 		Basis: []result.Basis{{Rule: "the SDK decodes numbers as float64", File: "mcp/content.go", Function: "UnmarshalJSON", Version: "v1.8.0"}}}, true
 }

@@ -107,10 +107,10 @@ func TestFailedReport(t *testing.T) {
 // TestLackingErr: the message beside exit 2 for an incomplete census names the first five
 // lacking bindings and error decisions, and says how many more the JSON report lists.
 func TestLackingErr(t *testing.T) {
-	binding := func(f string) LackingBinding {
-		return LackingBinding{Position: Position{Fixture: f, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "D1"}, Task: "T1"}
+	binding := func(f string) Binding {
+		return Binding{Position: Position{Fixture: f, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "D1"}, Task: "T1"}
 	}
-	var bindings []LackingBinding
+	var bindings []Binding
 	for _, f := range []string{"C01", "C02", "C03", "C04", "C05", "C06"} {
 		bindings = append(bindings, binding(f))
 	}

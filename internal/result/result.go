@@ -97,8 +97,8 @@ type Lacking struct {
 	Held     int `json:"held"`
 	// Count is Expected less Held; First lists the first of them in report order (at most
 	// MaxLackingListed).
-	Count int              `json:"count"`
-	First []LackingBinding `json:"first"`
+	Count int       `json:"count"`
+	First []Binding `json:"first"`
 	// Errors, when the logs hold decisions that are errors, not verdicts, lists them: a carrier
 	// was posted and not judged.
 	Errors *DecisionErrors `json:"errors,omitempty"`
@@ -128,17 +128,6 @@ type DecisionError struct {
 
 // MaxLackingListed is how many lacking bindings a report lists.
 const MaxLackingListed = 100
-
-// LackingBinding is a task at a position the logs hold no decision for.
-type LackingBinding struct {
-	Position
-	Task string `json:"task"`
-}
-
-// String is the binding as a message names it: "fixture lane version configuration stage task".
-func (b LackingBinding) String() string {
-	return strings.Join([]string{b.Fixture, b.Lane, b.LaneVersion, b.Configuration, b.Stage, b.Task}, " ")
-}
 
 // Visibility is the channel-visibility readout of one lane, version, configuration and stage.
 type Visibility struct {

@@ -14,11 +14,12 @@ type Views interface {
 	ObservedView(r *Result) (view any, ok bool, err error)
 	// Binding describes how a lane stage binds a compartment; ok is false when the lane or the
 	// stage is unknown.
-	Binding(lane, stage, compartment string) (b Binding, ok bool)
+	Binding(lane, stage, compartment string) (b CompartmentBinding, ok bool)
 }
 
-// Binding is a lane stage's compartment binding as the drill-down shows it.
-type Binding struct {
+// CompartmentBinding is a lane stage's compartment binding as the drill-down shows it (the
+// glossary's binding, sense 2).
+type CompartmentBinding struct {
 	// Exposure is observed, not_observable or not_applicable.
 	Exposure string `json:"exposure"`
 	// SharedWith names the stage whose carrier this stage shares, if any.

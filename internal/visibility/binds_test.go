@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // A record of a stage that binds none of the compartments the readout reads gets no reading
@@ -32,7 +33,7 @@ func TestBinds(t *testing.T) {
 			}
 		})
 	}
-	rd, err := r.Read(context.Background(), Record{Fixture: "V01", Lane: "own", Stage: "H4", State: "captured"})
+	rd, err := r.Read(context.Background(), result.Observation{Position: result.Position{Fixture: "V01", Lane: "own", Stage: "H4"}, State: "captured"}, nil)
 	if err != nil || rd != nil {
 		t.Errorf("Read of a stage binding none: %+v, %v; want no reading", rd, err)
 	}

@@ -50,21 +50,6 @@ type Viewer interface {
 // by the carrier's bytes, so a record the tasks projected is not projected again.
 type Observe func(compartment string) (project.View, [sha256.Size]byte, error)
 
-// Record is what the readout needs of one observation record.
-type Record struct {
-	File          string
-	Line          int
-	Fixture       string
-	Lane          string
-	LaneVersion   string
-	Configuration string
-	Stage         string
-	Repetition    int
-	State         string
-	// Observe reads the carrier; it is called only for a captured record.
-	Observe Observe
-}
-
 // Reading is the channels of one record (nil Channels unless it was captured).
 type Reading struct {
 	Group      Group
@@ -144,10 +129,11 @@ func (r *Reader) Reads(fixture, stage string) bool {
 	return r != nil && r.fixtures[fixture] && r.stages[stage]
 }
 
-// Read evaluates the channels rule on one record; nil when the record gets no reading (Reads), or
+// Read evaluates the channels rule on one record, its envelope rec, reading its carrier through
+// observe (called only for a captured record); nil when the record gets no reading (Reads), or
 // records a stage the lane does not expose (not_applicable, not_observable): nothing was there to
 // reach the model.
-func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
+func (r *Reader) Read(ctx context.Context, rec result.Observation, observe Observe) (*Reading, error) {
 	if !r.Reads(rec.Fixture, rec.Stage) || rec.State == "not_applicable" || rec.State == "not_observable" || !r.binds(rec.Lane, rec.Stage) {
 		return nil, nil
 	}
@@ -162,7 +148,7 @@ func (r *Reader) Read(ctx context.Context, rec Record) (*Reading, error) {
 	views := map[string]any{}
 	h := sha256.New()
 	for _, c := range Compartments {
-		v, sum, err := rec.Observe(c)
+		v, sum, err := observe(c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: visibility: %w", out.Record, err)
 		}

@@ -7,7 +7,7 @@
 //	go run ./examples/capture/direct -repetition 1 >> fixtures/observations/direct/v1/default.jsonl
 //
 // contractcheck capture direct writes the same records, byte for byte, for the sources of any
-// fixtures layer (its TestCaptureDirectBuiltin holds it to this program's checked-in output).
+// fixtures layer (internal/capture's TestDirectBuiltin holds it to this program's checked-in output).
 package main
 
 import (

@@ -1,4 +1,12 @@
-package instrument
+// Package capture is the body of `contractcheck capture direct`: the control lane's observation
+// records for the sources of a fixtures layer, each source read back unchanged at every stage the
+// lane observes, as examples/capture/direct writes them for the built-in fixtures. The sources
+// are read and validated as check reads them (internal/instrument). cmd/contractcheck/capture.go
+// binds the flags and says what was written.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
+package capture
 
 import (
 	"bytes"
@@ -12,13 +20,16 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/laneout"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// ControlLane is the lane CaptureDirect writes the records of: the control, every source read back
+// ControlLane is the lane Direct writes the records of: the control, every source read back
 // unchanged (contracts/lanes.cue).
 const ControlLane = "direct"
 
-// Capture is what CaptureDirect wrote.
+// Capture is what Direct wrote.
 type Capture struct {
 	// Lane, Version and Configuration are the records' position: the control lane at its one
 	// version, configuration default.
@@ -31,22 +42,7 @@ type Capture struct {
 	Repetitions, Records int
 }
 
-// controlRecord is one record of the control lane, its members in the order
-// examples/capture/direct writes them (the built-in records, fixtures/observations/direct/).
-type controlRecord struct {
-	Fixture       string          `json:"fixture"`
-	Lane          string          `json:"lane"`
-	LaneVersion   string          `json:"laneVersion"`
-	Configuration string          `json:"configuration"`
-	Stage         string          `json:"stage"`
-	Repetition    int             `json:"repetition"`
-	State         string          `json:"state"`
-	Carrier       json.RawMessage `json:"carrier"`
-	SourceSha256  string          `json:"sourceSha256"`
-	Origin        string          `json:"origin"`
-}
-
-// CaptureDirect writes to w the control lane's observation records (JSONL) for the sources of a
+// Direct writes to w the control lane's observation records (JSONL) for the sources of a
 // fixtures layer: each source read back unchanged, compacted (json.Compact: numbers, escapes and
 // key order kept), at every stage the lane declares observed, in pipeline order, as a captured
 // carrier with the source's sha256, origin the lane's. The records are those
@@ -55,36 +51,36 @@ type controlRecord struct {
 //
 // The fixtures are those whose source lies in one of the --fixtures layers (opts.Fixtures), or,
 // with none, in the built-in layer; each catalogued one, and each source no catalogue entry names
-// (DeriveFixtures, at opts.Revision); then narrowed by opts.Scope's suites and fixtures. Every
+// (instrument.DeriveFixtures, at opts.Revision); then narrowed by opts.Scope's suites and fixtures. Every
 // source is read and validated against its revision first, as check reads it: a bad one is an
 // input error and nothing is written. Records are written repetition by repetition (1 to
 // repetitions), each repetition the fixtures in id order: the order of three runs of
 // examples/capture/direct appended to one file.
-func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w io.Writer) (Capture, error) {
+func Direct(ctx context.Context, opts inputs.Options, repetitions int, w io.Writer) (Capture, error) {
 	if repetitions < 1 {
-		return Capture{}, inputErr(fmt.Errorf("--repetitions %d: want at least 1", repetitions))
+		return Capture{}, result.AsInput(fmt.Errorf("--repetitions %d: want at least 1", repetitions))
 	}
 	v, err := inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return Capture{}, inputErr(err)
+		return Capture{}, result.AsInput(err)
 	}
-	m, err := loadContracts(ctx, opts.ContractLayers())
+	m, err := instrument.LoadContracts(ctx, opts.ContractLayers())
 	if err != nil {
-		return Capture{}, inputErr(fmt.Errorf("load contracts: %w", err))
+		return Capture{}, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
-	if err := CheckRevisions(v, m); err != nil {
-		return Capture{}, inputErr(fmt.Errorf("load contracts: %w", err))
+	if err := instrument.CheckRevisions(v, m); err != nil {
+		return Capture{}, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
 	lane, ok := m.Lanes[ControlLane]
 	if !ok {
-		return Capture{}, inputErr(fmt.Errorf("the contracts define no lane %s (the control lane, contracts/lanes.cue): --no-builtin leaves it out unless a --contracts layer declares it", ControlLane))
+		return Capture{}, result.AsInput(fmt.Errorf("the contracts define no lane %s (the control lane, contracts/lanes.cue): --no-builtin leaves it out unless a --contracts layer declares it", ControlLane))
 	}
 	if len(lane.Versions) != 1 {
-		return Capture{}, inputErr(fmt.Errorf("lane %s declares versions %v: capture direct writes the records of a control lane of one version", ControlLane, lane.Versions))
+		return Capture{}, result.AsInput(fmt.Errorf("lane %s declares versions %v: capture direct writes the records of a control lane of one version", ControlLane, lane.Versions))
 	}
 	c := Capture{Lane: ControlLane, Version: lane.Versions[0], Configuration: "default", Repetitions: repetitions}
 	if _, ok := lane.Configurations[c.Configuration]; !ok {
-		return Capture{}, inputErr(fmt.Errorf("lane %s has no configuration %s", ControlLane, c.Configuration))
+		return Capture{}, result.AsInput(fmt.Errorf("lane %s has no configuration %s", ControlLane, c.Configuration))
 	}
 	for _, st := range contract.Stages {
 		if sd, ok := lane.Stages[st]; ok && sd.Exposure == contract.Observed {
@@ -94,20 +90,20 @@ func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w 
 	layers := opts.FixtureLayers()
 	for _, d := range layers {
 		if err := d.Check("--fixtures"); err != nil {
-			return Capture{}, inputErr(err)
+			return Capture{}, result.AsInput(err)
 		}
 	}
-	bindings, err := CompileBindings(m)
+	bindings, err := instrument.CompileBindings(m)
 	if err != nil {
-		return Capture{}, inputErr(err)
+		return Capture{}, result.AsInput(err)
 	}
-	derived, err := DeriveFixtures(v, m, bindings, layers, opts.Revision)
+	derived, err := instrument.DeriveFixtures(v, m, bindings, layers, opts.Revision)
 	if err != nil {
-		return Capture{}, inputErr(err)
+		return Capture{}, result.AsInput(err)
 	}
-	sources, err := LoadSources(v, m, layers, derived)
+	sources, err := instrument.LoadSources(v, m, layers, derived)
 	if err != nil {
-		return Capture{}, inputErr(err)
+		return Capture{}, result.AsInput(err)
 	}
 	from := layers
 	if len(opts.Fixtures) > 0 {
@@ -120,12 +116,12 @@ func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w 
 	var selected []source
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
-		if !within(opts.Scope.Suites, f.Suite) || !within(opts.Scope.Fixtures, id) {
+		if !selects(opts.Scope.Suites, f.Suite) || !selects(opts.Scope.Fixtures, id) {
 			continue
 		}
 		in, err := holds(from, "sources/"+f.Suite+"/"+id+".json")
 		if err != nil {
-			return Capture{}, inputErr(fmt.Errorf("fixture %s: %w", id, err))
+			return Capture{}, result.AsInput(fmt.Errorf("fixture %s: %w", id, err))
 		}
 		if !in {
 			continue
@@ -133,7 +129,7 @@ func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w 
 		s := sources[id]
 		var carrier bytes.Buffer
 		if err := json.Compact(&carrier, s.Data); err != nil {
-			return Capture{}, inputErr(fmt.Errorf("%s: %w", s.File, err)) // cannot happen: the source decoded
+			return Capture{}, result.AsInput(fmt.Errorf("%s: %w", s.File, err)) // cannot happen: the source decoded
 		}
 		selected = append(selected, source{id: id, sha: s.Sha256, carrier: carrier.Bytes()})
 		c.Fixtures = append(c.Fixtures, id)
@@ -144,18 +140,22 @@ func CaptureDirect(ctx context.Context, opts inputs.Options, repetitions int, w 
 			_, display := d.Path("sources")
 			where = append(where, display)
 		}
-		return Capture{}, inputErr(fmt.Errorf("capture direct: no source to record: the fixture layers' sources (%v) hold none within --suite and --fixture", where))
+		return Capture{}, result.AsInput(fmt.Errorf("capture direct: no source to record: the fixture layers' sources (%v) hold none within --suite and --fixture", where))
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	// The records are encoded as probe and record encode theirs (laneout.Encode): their members
+	// in the order examples/capture/direct writes them (the built-in records,
+	// fixtures/observations/direct/).
 	origin := lane.OriginOf(c.Version)
 	for rep := 1; rep <= repetitions; rep++ {
 		for _, s := range selected {
 			for _, st := range c.Stages {
-				err := enc.Encode(controlRecord{
+				line, err := laneout.Encode(laneout.Record{
 					Fixture: s.id, Lane: c.Lane, LaneVersion: c.Version, Configuration: c.Configuration, Stage: st,
 					Repetition: rep, State: "captured", Carrier: s.carrier, SourceSha256: s.sha, Origin: origin,
 				})
+				if err == nil {
+					_, err = w.Write(line)
+				}
 				if err != nil {
 					return Capture{}, fmt.Errorf("capture direct: write the records: %w", err)
 				}
@@ -178,4 +178,9 @@ func holds(layers []inputs.Dir, rel string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// selects reports whether a scope's entries (none: all) select v.
+func selects(entries []string, v string) bool {
+	return len(entries) == 0 || contract.Matches(entries, v)
 }

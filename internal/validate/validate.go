@@ -1,4 +1,12 @@
-package instrument
+// Package validate is the body of `contractcheck validate`: it validates W0 results (the
+// fixtures' sources, or files named on the command line) against the MCP schema of a revision the
+// schema layers hold, as check reads them (internal/instrument), each source on its own, so that
+// one bad source does not hide the others. cmd/contractcheck/validate.go binds the flags and
+// writes the results.
+//
+// The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
+// defined in the glossary of the root package's doc (contractcheck.go).
+package validate
 
 import (
 	"context"
@@ -7,6 +15,8 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -27,20 +37,20 @@ type Validated struct {
 // (the built-in ones and opts.Schemas's, inputs.NewValidator). With no files it validates every
 // catalogued source of the contract set against the revision its catalog entry names (only those
 // of revision, when it is given), and every source of the fixture layers that no catalogue entry
-// names against revision (the default revision when empty), as DeriveFixtures reads them for a
+// names against revision (the default revision when empty), as instrument.DeriveFixtures reads them for a
 // check, all in fixture id order; otherwise
 // each file against revision (the default revision when empty); the file "-" (inputs.StdinArg) is
 // standard input, named "<stdin>". Every source is validated, a bad one does not stop the others:
-// the results list each in order, and the error, an *InputError, says how many are invalid (nil
+// the results list each in order, and the error, a *result.InputError, says how many are invalid (nil
 // when none is). An error that stops validation altogether (an unknown revision, contracts that
 // do not load) returns no results.
 func Validate(ctx context.Context, opts inputs.Options, revision string, files []string) ([]Validated, error) {
 	v, err := inputs.NewValidator(opts.BuiltinFS(), opts.SchemaLayers(), !opts.NoBuiltin)
 	if err != nil {
-		return nil, inputErr(err) // inputs.NewValidator's error says "load schemas" already
+		return nil, result.AsInput(err) // inputs.NewValidator's error says "load schemas" already
 	}
 	if revision != "" && !v.HasRevision(revision) {
-		return nil, inputErr(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))
+		return nil, result.AsInput(fmt.Errorf("--revision: %w", v.UnknownRevision(revision)))
 	}
 	var out []Validated
 	if len(files) > 0 {
@@ -48,36 +58,36 @@ func Validate(ctx context.Context, opts inputs.Options, revision string, files [
 			revision = schema.DefaultRevision
 		}
 		if n := countArg(files, inputs.StdinArg); n > 1 {
-			return nil, inputErr(fmt.Errorf("%s is given %d times: standard input is read once", inputs.StdinArg, n))
+			return nil, result.AsInput(fmt.Errorf("%s is given %d times: standard input is read once", inputs.StdinArg, n))
 		}
 		for _, f := range files {
 			s, err := validateFile(v, opts.Stdin, f, revision)
 			if err != nil {
-				out = append(out, Validated{File: displayArg(f), Revision: revision, Err: inputErr(err)})
+				out = append(out, Validated{File: displayArg(f), Revision: revision, Err: result.AsInput(err)})
 				continue
 			}
 			out = append(out, validated(s))
 		}
 		return out, invalidCount(out)
 	}
-	m, err := loadContracts(ctx, opts.ContractLayers())
+	m, err := instrument.LoadContracts(ctx, opts.ContractLayers())
 	if err != nil {
-		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
 	layers := opts.FixtureLayers()
 	for _, d := range layers {
 		if err := d.Check("--fixtures"); err != nil {
-			return nil, inputErr(err)
+			return nil, result.AsInput(err)
 		}
 	}
-	if err := CheckRevisions(v, m); err != nil {
-		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+	if err := instrument.CheckRevisions(v, m); err != nil {
+		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
-	// The sources no catalogue entry names are validated as check derives them (DeriveFixtures):
+	// The sources no catalogue entry names are validated as check derives them (instrument.DeriveFixtures):
 	// against --revision, else the pinned revision.
-	derived, err := uncatalogued(m, layers)
+	derived, err := instrument.Uncatalogued(m, layers)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	derivedRevision := revision
 	if derivedRevision == "" {
@@ -88,20 +98,20 @@ func Validate(ctx context.Context, opts inputs.Options, revision string, files [
 		if revision != "" && revision != f.Revision {
 			continue
 		}
-		s, err := loadFixtureSource(v, id, f, layers)
+		s, err := instrument.LoadFixtureSource(v, id, f, layers)
 		if err != nil {
-			byID[id] = Validated{File: "fixture " + id, Revision: f.Revision, Err: inputErr(err)}
+			byID[id] = Validated{File: "fixture " + id, Revision: f.Revision, Err: result.AsInput(err)}
 			continue
 		}
 		byID[id] = validated(s)
 	}
 	for _, f := range derived {
-		s, err := f.read(v, derivedRevision)
+		s, err := f.Read(v, derivedRevision)
 		if err != nil {
-			byID[f.id] = Validated{File: f.display, Revision: derivedRevision, Err: inputErr(err)}
+			byID[f.ID] = Validated{File: f.Display, Revision: derivedRevision, Err: result.AsInput(err)}
 			continue
 		}
-		byID[f.id] = validated(s)
+		byID[f.ID] = validated(s)
 	}
 	for _, id := range contract.SortedKeys(byID) {
 		out = append(out, byID[id])
@@ -116,19 +126,19 @@ func Validate(ctx context.Context, opts inputs.Options, revision string, files [
 		if revision != "" {
 			what = "--revision " + revision + ": no catalogued source has this revision"
 		}
-		return nil, inputErr(fmt.Errorf("%s, and no fixture layer holds a source without a catalogue entry (looked in %s): nothing to validate", what, strings.Join(where, ", ")))
+		return nil, result.AsInput(fmt.Errorf("%s, and no fixture layer holds a source without a catalogue entry (looked in %s): nothing to validate", what, strings.Join(where, ", ")))
 	}
 	return out, invalidCount(out)
 }
 
 // validateFile reads one source named on the command line (or standard input) and validates it.
-func validateFile(v *schema.Validator, stdin *inputs.Stdin, f, revision string) (*Source, error) {
+func validateFile(v *schema.Validator, stdin *inputs.Stdin, f, revision string) (*instrument.Source, error) {
 	if f != inputs.StdinArg {
 		data, err := safeio.ReadPath(f, strictjson.DefaultLimits.MaxBytes)
 		if err != nil {
 			return nil, err
 		}
-		return ParseSource(v, data, f, f, revision)
+		return instrument.ParseSource(v, data, f, f, revision)
 	}
 	if stdin == nil {
 		return nil, fmt.Errorf("%s: standard input is not available to this command", inputs.StdinName)
@@ -137,9 +147,10 @@ func validateFile(v *schema.Validator, stdin *inputs.Stdin, f, revision string) 
 	if err != nil {
 		return nil, err
 	}
-	return ParseSource(v, data, inputs.StdinName, inputs.StdinName, revision)
+	return instrument.ParseSource(v, data, inputs.StdinName, inputs.StdinName, revision)
 }
 
+// displayArg is a file argument as messages name it: standard input as inputs.StdinName.
 func displayArg(f string) string {
 	if f == inputs.StdinArg {
 		return inputs.StdinName
@@ -147,6 +158,7 @@ func displayArg(f string) string {
 	return f
 }
 
+// countArg is how many times a is among args.
 func countArg(args []string, a string) int {
 	n := 0
 	for _, x := range args {
@@ -168,10 +180,11 @@ func invalidCount(out []Validated) error {
 	if bad == 0 {
 		return nil
 	}
-	return inputErr(fmt.Errorf("%d of %d sources are invalid", bad, len(out)))
+	return result.AsInput(fmt.Errorf("%d of %d sources are invalid", bad, len(out)))
 }
 
-func validated(s *Source) Validated {
+// validated is a source that passed, with its kind.
+func validated(s *instrument.Source) Validated {
 	kind := "result"
 	switch {
 	case s.Envelope && s.Result == nil:

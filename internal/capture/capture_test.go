@@ -1,4 +1,4 @@
-package instrument
+package capture
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// TestCaptureDirectBuiltin: the control lane's records CaptureDirect writes for the built-in
+// TestDirectBuiltin: the control lane's records Direct writes for the built-in
 // paper suite are, byte for byte, those examples/capture/direct wrote (the checked-in
 // fixtures/observations/direct/v1/default.jsonl, its paper lines).
-func TestCaptureDirectBuiltin(t *testing.T) {
+func TestDirectBuiltin(t *testing.T) {
 	data, err := os.ReadFile("../../fixtures/observations/direct/v1/default.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -30,21 +30,21 @@ func TestCaptureDirectBuiltin(t *testing.T) {
 		t.Fatal("the checked-in records hold no paper fixture")
 	}
 	var got bytes.Buffer
-	c, err := CaptureDirect(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
+	c, err := Direct(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"paper"}}}, 3, &got)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
-		t.Errorf("CaptureDirect differs from the checked-in records of the paper suite:\ngot  %.400s\nwant %.400s", got.String(), want.String())
+		t.Errorf("Direct differs from the checked-in records of the paper suite:\ngot  %.400s\nwant %.400s", got.String(), want.String())
 	}
 	if c.Records != 18*4*3 || len(c.Fixtures) != 18 || strings.Join(c.Stages, ",") != "D1,A2,M3,H4" || c.Version != "v1" {
 		t.Errorf("Capture = %+v, want 18 fixtures at D1, A2, M3, H4, 3 repetitions of direct v1", c)
 	}
 }
 
-// TestCaptureDirectSelects: the sources recorded are the --fixtures layers' (not the built-in
+// TestDirectSelects: the sources recorded are the --fixtures layers' (not the built-in
 // ones), narrowed by suite and fixture; a bad request is an input error and writes nothing.
-func TestCaptureDirectSelects(t *testing.T) {
+func TestDirectSelects(t *testing.T) {
 	layer := t.TempDir()
 	src := filepath.Join(layer, "sources", "mine")
 	if err := os.MkdirAll(src, 0o755); err != nil {
@@ -83,10 +83,10 @@ func TestCaptureDirectSelects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			c, err := CaptureDirect(context.Background(), tc.opts, tc.reps, &out)
+			c, err := Direct(context.Background(), tc.opts, tc.reps, &out)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || result.ExitCode(err) != result.ExitInputError || out.Len() != 0 {
-					t.Fatalf("CaptureDirect: %v (exit %d, %d bytes written), want an input error containing %q and nothing written", err, result.ExitCode(err), out.Len(), tc.wantErr)
+					t.Fatalf("Direct: %v (exit %d, %d bytes written), want an input error containing %q and nothing written", err, result.ExitCode(err), out.Len(), tc.wantErr)
 				}
 				return
 			}
