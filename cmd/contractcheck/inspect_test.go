@@ -19,43 +19,24 @@ func TestInspectRecord(t *testing.T) {
 	t.Parallel()
 	dir := uncataloguedLayer(t)
 	obs := filepath.Join(dir, "observations", "direct.jsonl")
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want []string
-	}{
+	runCases(t, true, []cliCase{
 		{name: "a built-in record by its place",
 			args: []string{"inspect", "record", "builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6"},
-			want: []string{"record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6", "C02 adk-go v1.7.0 default A2 repetition 1: captured (captured)",
+			inOutput: []string{"record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6", "C02 adk-go v1.7.0 default A2 repetition 1: captured (captured)",
 				"task T2 [structured] contractcheck.tasks.t2 (builtin:policies/tasks/t2.rego): unmet",
 				// The input keeps a number's every digit, as the policy reads it.
 				`"sequence": 9007199254740993`, `"sequence": 9007199254740992`, `"nullPolicy": "strict"`}},
 		{name: "a user's record by its path", args: []string{"inspect", "record", "--fixtures", dir, obs + ":1"},
-			want: []string{"record " + filepath.ToSlash(filepath.Clean(obs)) + ":1", "U1 direct v1 default D1 repetition 1", ": pass"}},
+			inOutput: []string{"record " + filepath.ToSlash(filepath.Clean(obs)) + ":1", "U1 direct v1 default D1 repetition 1", ": pass"}},
 		{name: "by position", args: []string{"inspect", "record", "--fixture", "C05", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "2"},
-			want: []string{"C05 adk-go v1.7.0 default A2 repetition 2"}},
-		{name: "no record named", args: []string{"inspect", "record"}, code: 2, want: []string{"name a record: FILE:LINE"}},
-		{name: "not FILE:LINE", args: []string{"inspect", "record", "x.jsonl"}, code: 2, want: []string{"x.jsonl is not FILE:LINE"}},
-		{name: "past the end", args: []string{"inspect", "record", obs + ":9999", "--fixtures", dir}, code: 2, want: []string{":9999: no record there"}},
-		{name: "a file that is not there", args: []string{"inspect", "record", filepath.Join(dir, "nope.jsonl") + ":1"}, code: 2, want: []string{"nope.jsonl"}},
-		{name: "too many", args: []string{"inspect", "record", "--lane", "adk-go"}, code: 2, want: []string{"records match; inspect prints at most 100"}},
-		{name: "no match", args: []string{"inspect", "record", "--lane", "adk-go", "--repetition", "99"}, code: 2, want: []string{"no record within"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout+stderr, w) {
-					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
-				}
-			}
-		})
-	}
+			inOutput: []string{"C05 adk-go v1.7.0 default A2 repetition 2"}},
+		{name: "no record named", args: []string{"inspect", "record"}, code: 2, inOutput: []string{"name a record: FILE:LINE"}},
+		{name: "not FILE:LINE", args: []string{"inspect", "record", "x.jsonl"}, code: 2, inOutput: []string{"x.jsonl is not FILE:LINE"}},
+		{name: "past the end", args: []string{"inspect", "record", obs + ":9999", "--fixtures", dir}, code: 2, inOutput: []string{":9999: no record there"}},
+		{name: "a file that is not there", args: []string{"inspect", "record", filepath.Join(dir, "nope.jsonl") + ":1"}, code: 2, inOutput: []string{"nope.jsonl"}},
+		{name: "too many", args: []string{"inspect", "record", "--lane", "adk-go"}, code: 2, inOutput: []string{"records match; inspect prints at most 100"}},
+		{name: "no match", args: []string{"inspect", "record", "--lane", "adk-go", "--repetition", "99"}, code: 2, inOutput: []string{"no record within"}},
+	})
 }
 
 // TestInspectRecordJSON: the JSON gives each task its input exactly as check builds it (the

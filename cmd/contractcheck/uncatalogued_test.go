@@ -81,30 +81,12 @@ func TestUncataloguedSources(t *testing.T) {
 func TestInspectFixture(t *testing.T) {
 	t.Parallel()
 	dir := uncataloguedLayer(t)
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want []string
-	}{
-		{name: "a catalogued fixture", args: []string{"inspect", "fixture", "C01"}, want: []string{"fixture C01: catalogue entry at builtin:contracts/fixtures.cue:", "tasks      T1, T2", "source     builtin:fixtures/sources/paper/C01.json"}},
-		{name: "a derived fixture, as JSON", args: []string{"inspect", "fixture", "U1", "--fixtures", dir, "--format", "json"}, want: []string{`"origin": "derived"`, `"family": "structured"`, `"targets": [`, `"/orderId"`}},
-		{name: "an unknown fixture", args: []string{"inspect", "fixture", "NOPE"}, code: 2, want: []string{`no fixture "NOPE"`}},
-		{name: "nothing named", args: []string{"inspect"}, code: 2, want: []string{"inspect fixture ID"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout+stderr, w) {
-					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, false, []cliCase{
+		{name: "a catalogued fixture", args: []string{"inspect", "fixture", "C01"}, inOutput: []string{"fixture C01: catalogue entry at builtin:contracts/fixtures.cue:", "tasks      T1, T2", "source     builtin:fixtures/sources/paper/C01.json"}},
+		{name: "a derived fixture, as JSON", args: []string{"inspect", "fixture", "U1", "--fixtures", dir, "--format", "json"}, inOutput: []string{`"origin": "derived"`, `"family": "structured"`, `"targets": [`, `"/orderId"`}},
+		{name: "an unknown fixture", args: []string{"inspect", "fixture", "NOPE"}, code: 2, inOutput: []string{`no fixture "NOPE"`}},
+		{name: "nothing named", args: []string{"inspect"}, code: 2, inOutput: []string{"inspect fixture ID"}},
+	})
 }
 
 // TestInspectFixtureHostileLayer: a fixtures layer whose directory holds hostile strings is named
