@@ -18,9 +18,7 @@ func TestBundleVerb(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "mine")
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	initLayer(t, layer)
 	tests := []struct {
 		name     string
 		args     []string

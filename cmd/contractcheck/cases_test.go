@@ -87,13 +87,11 @@ func capturedRecord(t *testing.T, fixture, lane, stage string, source []byte, ca
 	return string(rec)
 }
 
-// initLayer writes init's layer (contracts and policies of the user's own) to dir/name and returns
-// its path.
-func initLayer(t *testing.T, dir, name string) string {
+// initLayer writes init's layer (contracts and policies of the user's own, with their tests) to
+// the directory path.
+func initLayer(t *testing.T, path string) {
 	t.Helper()
-	layer := filepath.Join(dir, name)
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init %s: exit %d\n%s", layer, code, stderr)
+	if code, _, stderr := cli(t, "init", path); code != 0 {
+		t.Fatalf("init %s: exit %d\n%s", path, code, stderr)
 	}
-	return layer
 }

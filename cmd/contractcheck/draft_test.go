@@ -51,13 +51,7 @@ func draftRecords(t *testing.T, edit func(id string, src map[string]any)) string
 		if edit != nil {
 			edit(id, carrier)
 		}
-		sum := sha256.Sum256(data)
-		rec, err := json.Marshal(map[string]any{"fixture": id, "lane": "draft-host", "laneVersion": "v1", "configuration": "default",
-			"stage": "A2", "repetition": 1, "state": "captured", "carrier": carrier, "sourceSha256": hex.EncodeToString(sum[:]), "origin": "captured"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(rec))
+		lines = append(lines, capturedRecord(t, id, "draft-host", "A2", data, carrier))
 	}
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "draft-host.jsonl"), strings.Join(lines, "\n")+"\n")

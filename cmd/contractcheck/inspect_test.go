@@ -119,9 +119,8 @@ func TestInspectRecordHostile(t *testing.T) {
 		id := fmt.Sprintf("H%d", len(cases))
 		src := `{"content":[{"type":"text","text":` + jsonText(t, c.S) + `}]}`
 		write(t, filepath.Join(dir, "sources", "mine", id+".json"), src)
-		sum := sha256.Sum256([]byte(src))
 		carrier := `{"content":[{"type":"text","text":` + jsonText(t, c.S+"x") + `}]}`
-		records = append(records, `{"fixture":"`+id+`","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":`+carrier+`,"sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`)
+		records = append(records, capturedRecord(t, id, "direct", "D1", []byte(src), json.RawMessage(carrier)))
 	}
 	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(records, "\n")+"\n")
 	code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*")

@@ -18,9 +18,7 @@ func TestProbeJudgeLine(t *testing.T) {
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "layer")
 	// A layer of contracts and policies of the user's own (init's), and a lane of theirs in it.
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	initLayer(t, layer)
 	write(t, filepath.Join(layer, "lane.cue"), `package contracts
 
 lanes: "own-agent": {

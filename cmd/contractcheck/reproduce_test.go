@@ -19,9 +19,7 @@ func TestReproduceVerb(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "mine")
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	initLayer(t, layer)
 	args := func(fixture, task, out string, more ...string) []string {
 		return append([]string{"reproduce", "--fixture", fixture, "--lane", "go-sdk", "--version", "v1.8.0", "--stage", "D1", "--task", task, "--output", out}, more...)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,15 +28,8 @@ func uncataloguedLayer(t *testing.T) string {
 			t.Fatal(err)
 		}
 		write(t, filepath.Join(dir, "sources", "mine", e.Name()), string(data))
-		sum := sha256.Sum256(data)
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
-			rec, err := json.Marshal(map[string]any{"fixture": strings.TrimSuffix(e.Name(), ".json"), "lane": "direct", "laneVersion": "v1",
-				"configuration": "default", "stage": stage, "repetition": 1, "state": "captured", "carrier": json.RawMessage(strings.TrimSpace(string(data))),
-				"sourceSha256": hex.EncodeToString(sum[:]), "origin": "captured"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, string(rec))
+			lines = append(lines, capturedRecord(t, strings.TrimSuffix(e.Name(), ".json"), "direct", stage, data, json.RawMessage(strings.TrimSpace(string(data)))))
 		}
 	}
 	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
