@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,62 @@ func runCases(t *testing.T, parallel bool, cases []cliCase, prefix ...string) {
 			c.run(t, prefix...)
 		})
 	}
+}
+
+// usageCase is a command line a verb refuses: it exits 2, says want on standard error, and writes
+// nothing at OUT (in args, the path of --output, in a new directory).
+type usageCase struct {
+	name string
+	args []string
+	want string
+}
+
+// runUsageCases runs verb with each case's arguments, in parallel: each is a usage error (exit 2)
+// naming what it says, and writes nothing.
+func runUsageCases(t *testing.T, verb string, cases []usageCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			args := []string{verb}
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			code, _, stderr := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a refused %s wrote its output", verb)
+			}
+		})
+	}
+}
+
+// sourceFile is a fixture's source file: its id (the file's name less .json), its file name and what
+// it holds.
+type sourceFile struct {
+	id, name string
+	data     []byte
+}
+
+// sourcesIn reads the sources in the directory from, in the order of their names.
+func sourcesIn(t *testing.T, from string) []sourceFile {
+	t.Helper()
+	es, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []sourceFile
+	for _, e := range es {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sourceFile{id: strings.TrimSuffix(e.Name(), ".json"), name: e.Name(), data: data})
+	}
+	return out
 }
 
 // capturedRecord is the JSONL line of a captured record of fixture at a lane's version v1,

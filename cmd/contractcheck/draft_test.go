@@ -32,26 +32,16 @@ func draftArgs(obs string, more ...string) []string {
 // returns it: each carrier is the source, changed by edit when it is not nil.
 func draftRecords(t *testing.T, edit func(id string, src map[string]any)) string {
 	t.Helper()
-	from := filepath.Join(selectorLayer, "fixtures", "sources", "draft")
-	es, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	for _, e := range es {
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := strings.TrimSuffix(e.Name(), ".json")
+	for _, src := range sourcesIn(t, filepath.Join(selectorLayer, "fixtures", "sources", "draft")) {
 		var carrier map[string]any
-		if err := json.Unmarshal(data, &carrier); err != nil {
+		if err := json.Unmarshal(src.data, &carrier); err != nil {
 			t.Fatal(err)
 		}
 		if edit != nil {
-			edit(id, carrier)
+			edit(src.id, carrier)
 		}
-		lines = append(lines, capturedRecord(t, id, "draft-host", "A2", data, carrier))
+		lines = append(lines, capturedRecord(t, src.id, "draft-host", "A2", src.data, carrier))
 	}
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "draft-host.jsonl"), strings.Join(lines, "\n")+"\n")

@@ -15,21 +15,12 @@ import (
 // stage: the carrier is the source as it is.
 func uncataloguedLayer(t *testing.T) string {
 	t.Helper()
-	from := filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")
 	dir := t.TempDir()
-	es, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	for _, e := range es {
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(t, filepath.Join(dir, "sources", "mine", e.Name()), string(data))
+	for _, src := range sourcesIn(t, filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")) {
+		write(t, filepath.Join(dir, "sources", "mine", src.name), string(src.data))
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
-			lines = append(lines, capturedRecord(t, strings.TrimSuffix(e.Name(), ".json"), "direct", stage, data, json.RawMessage(strings.TrimSpace(string(data)))))
+			lines = append(lines, capturedRecord(t, src.id, "direct", stage, src.data, json.RawMessage(strings.TrimSpace(string(src.data)))))
 		}
 	}
 	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
