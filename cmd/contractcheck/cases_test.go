@@ -152,3 +152,24 @@ func initLayer(t *testing.T, path string) {
 		t.Fatalf("init %s: exit %d\n%s", path, code, stderr)
 	}
 }
+
+// ownLane is a contract file (package contracts) declaring a captured lane of the user's own, name
+// (a CUE label), at version 1.0.0 and configuration default, whose stages D1, A2 and M3 are not
+// observable and whose H4 is h4 (a CUE value). h4 starts on line 12 of the file.
+func ownLane(name, h4 string) string {
+	return `package contracts
+
+lanes: ` + name + `: {
+	doc:    "A lane of one's own."
+	origin: "captured"
+	versions: ["1.0.0"]
+	configurations: default: doc: "The default."
+	stages: {
+		D1: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		A2: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		M3: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
+		H4: ` + h4 + `
+	}
+}
+`
+}

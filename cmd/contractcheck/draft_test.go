@@ -272,15 +272,7 @@ func TestDraftRevisionErrors(t *testing.T) {
 			} else {
 				args = append(args, "--observations", draftRecords(t, nil))
 			}
-			code, stdout, stderr := cli(t, args...)
-			if code != 2 {
-				t.Fatalf("exit %d, want 2\n%s%s", code, stdout, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
+			cliCase{args: args, code: 2, inStderr: tc.want}.run(t)
 		})
 	}
 }

@@ -233,27 +233,13 @@ func TestInputErrors(t *testing.T) {
 			name: "a lane stage naming a carrier schema that is not there",
 			setup: func(t *testing.T, dir string) []string {
 				c := filepath.Join(dir, "contracts")
-				write(t, filepath.Join(c, "mine.cue"), `package contracts
-
-lanes: mine: {
-	doc:    "A lane of one's own."
-	origin: "captured"
-	versions: ["1.0.0"]
-	configurations: default: doc: "The default."
-	stages: {
-		D1: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
-		A2: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
-		M3: {exposure: "not_observable", doc: "Not seen.", compartments: {}}
-		H4: {
+				write(t, filepath.Join(c, "mine.cue"), ownLane("mine", `{
 			exposure: "observed"
 			doc:      "The request."
 			carrier:  "carriers/missing.schema.json"
 			compartments: {}
 			unbound: {content: "none", error: "none", meta: "none", structured: "none"}
-		}
-	}
-}
-`)
+		}`))
 				return []string{"--contracts", c}
 			},
 			want: []string{"contracts/mine.cue:15:4: lanes.mine.stages.H4.carrier:", "missing.schema.json"},
@@ -271,16 +257,7 @@ lanes: mine: {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"check"}, tc.setup(t, t.TempDir())...)
-			code, stdout, stderr := cli(t, args...)
-			if code != 2 {
-				t.Fatalf("exit %d, want 2\nstdout %s\nstderr %s", code, stdout, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr does not name %q:\n%s", w, stderr)
-				}
-			}
+			cliCase{args: tc.setup(t, t.TempDir()), code: 2, inStderr: tc.want}.run(t, "check")
 		})
 	}
 }
