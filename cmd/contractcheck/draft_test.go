@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -243,8 +241,7 @@ func TestDraftRevisionErrors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sum := sha256.Sum256(src)
-				write(t, filepath.Join(obs, "draft-host.jsonl"), `{"fixture":"D2","lane":"draft-host","laneVersion":"v1","configuration":"default","stage":"A2","repetition":1,"state":"captured","carrier":`+twoAssistants+`,"sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
+				write(t, filepath.Join(obs, "draft-host.jsonl"), capturedRecord(t, "D2", "draft-host", "A2", src, json.RawMessage(twoAssistants))+"\n")
 				return []string{"--observations", obs}
 			},
 			want: []string{"obs/draft-host.jsonl:1: /carrier: compartment lanes.draft-host.stages.A2.compartments.", `: 2 elements of the array at "/outputs" match its selector (indices 0, 1)`}},

@@ -80,7 +80,7 @@ profiles: {
 // outcome: the buggy side unmet on the report's atoms and the fixed side pass where both run.
 func TestReportedTable(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
+	code, stdout, stderr := cliShared(t, "check", "--suite", "reported", "--format", "json")
 	if code > 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -121,7 +121,7 @@ func TestReportedTable(t *testing.T) {
 // refuses raw base64 as an image_url, and accepts 0.14.3's data URL).
 func TestReportedModelFeatures(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := cli(t, "check", "--suite", "reported", "--format", "json")
+	code, stdout, stderr := cliShared(t, "check", "--suite", "reported", "--format", "json")
 	if code > 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
