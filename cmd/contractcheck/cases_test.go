@@ -175,6 +175,15 @@ func initLayer(t *testing.T, path string) {
 	}
 }
 
+// initWork makes a new work directory holding init's layer, mine, and returns both paths.
+func initWork(t *testing.T) (dir, layer string) {
+	t.Helper()
+	dir = t.TempDir()
+	layer = filepath.Join(dir, "mine")
+	initLayer(t, layer)
+	return dir, layer
+}
+
 // ownLane is a contract file (package contracts) declaring a captured lane of the user's own, name
 // (a CUE label), at version 1.0.0 and configuration default, whose stages D1, A2 and M3 are not
 // observable and whose H4 is h4 (a CUE value). h4 starts on line 12 of the file.

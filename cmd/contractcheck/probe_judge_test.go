@@ -15,10 +15,8 @@ import (
 // agent fails the gate.
 func TestProbeJudgeLine(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	layer := filepath.Join(dir, "layer")
 	// A layer of contracts and policies of the user's own (init's), and a lane of theirs in it.
-	initLayer(t, layer)
+	dir, layer := initWork(t)
 	write(t, filepath.Join(layer, "lane.cue"), ownLane(`"own-agent"`, `_providerH4["openai-chat"]`))
 	policies := layer
 	schemas := filepath.Join(dir, "schemas")
