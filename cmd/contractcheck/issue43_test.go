@@ -235,11 +235,7 @@ func draftRecorded(t *testing.T, edit func(id string, src map[string]any)) []str
 // copyFile copies a file into a test's work directory.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, to, string(data))
+	write(t, to, readFile(t, from))
 }
 
 // routingLayer writes the layer of docs/writing-a-contract.md, "Try a draft MCP revision" (every
