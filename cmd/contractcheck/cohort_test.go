@@ -73,6 +73,7 @@ func bindingsOf(r *cohortReport, keep func(cohortResult) bool) (map[string]strin
 // the other lanes keep --configuration's (every one without it), and every verb that takes
 // --lane reads it; a configuration the lane does not have is an input error naming it.
 func TestLaneConfigurationSelector(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -123,6 +124,7 @@ func TestLaneConfigurationSelector(t *testing.T) {
 // application-context and the others at default, each with the outcome the unrestricted strict
 // check gives it.
 func TestStudyProfile(t *testing.T) {
+	t.Parallel()
 	study := jsonReport(t, result.ExitSatisfied, "--profile", "study")
 	if study.Gate.Verdict != result.VerdictSatisfied {
 		t.Fatalf("verdict %q, want satisfied", study.Gate.Verdict)
@@ -173,6 +175,7 @@ func TestStudyProfile(t *testing.T) {
 // read --lane LANE@CONFIGURATION as --lane LANE --configuration CONFIGURATION; a --configuration
 // that says otherwise, or a malformed entry, is an input error.
 func TestLaneAtOnePosition(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

@@ -226,6 +226,7 @@ func formatFlag(t *testing.T, c *cobra.Command) []string {
 // file; bad input writes none and leaves the previous file as it was. Each case names the words
 // of check --help that say so.
 func TestCheckExit2Report(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
