@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -72,27 +71,6 @@ func runCases(t *testing.T, parallel bool, cases []cliCase, prefix ...string) {
 			c.run(t, prefix...)
 		})
 	}
-}
-
-// sharedRuns holds the runs of cliShared, by their arguments.
-var sharedRuns sync.Map // string → *sharedRun
-
-// sharedRun is one run of the command line several tests read.
-type sharedRun struct {
-	once           sync.Once
-	code           int
-	stdout, stderr string
-}
-
-// cliShared runs the command line as cli does, once for every test that runs it with the same
-// arguments, and returns that run's exit code and streams to each. Only for a run of files no test
-// writes (the built-in data, testdata/): the tests then read the same report.
-func cliShared(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	v, _ := sharedRuns.LoadOrStore(strings.Join(args, "\x00"), &sharedRun{})
-	r := v.(*sharedRun)
-	r.once.Do(func() { r.code, r.stdout, r.stderr = cli(t, args...) })
-	return r.code, r.stdout, r.stderr
 }
 
 // usageCase is a command line a verb refuses: it exits 2, says want on standard error, and writes
