@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -181,4 +183,10 @@ lanes: ` + name + `: {
 	}
 }
 `
+}
+
+// editsAny says whether any path of edits (a path in a layer → its new content) is one match
+// accepts: a case that edits no contract file reads a layer's contracts as they are.
+func editsAny(edits map[string]string, match func(path string) bool) bool {
+	return slices.ContainsFunc(slices.Collect(maps.Keys(edits)), match)
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -265,7 +263,7 @@ func TestDraftRevisionErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := draftCopy(t, tc.edits)
 			contracts := filepath.Join(dir, "contracts")
-			if !slices.ContainsFunc(slices.Collect(maps.Keys(tc.edits)), func(p string) bool { return strings.HasPrefix(p, "contracts/") }) {
+			if !editsAny(tc.edits, func(p string) bool { return strings.HasPrefix(p, "contracts/") }) {
 				// The layer's contracts as they are: read from testdata, their model is the one
 				// cached by the first run on it, not evaluated again.
 				contracts = filepath.Join(selectorLayer, "contracts")

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -398,7 +397,7 @@ func TestDraftRoutingGate(t *testing.T) {
 				write(t, p, content)
 			}
 			args := routingArgs(work)
-			if !slices.ContainsFunc(slices.Collect(maps.Keys(tc.files)), func(name string) bool { return strings.HasSuffix(name, ".cue") }) {
+			if !editsAny(tc.files, func(name string) bool { return strings.HasSuffix(name, ".cue") }) {
 				// The case's contracts are the page's as routingLayer evaluated them: read from
 				// there, their model is the one cached then, not evaluated again.
 				args[slices.Index(args, "--contracts")+1] = filepath.Join(dir, "outputs")
