@@ -16,11 +16,7 @@ import (
 // (its task reaches the bundle's dispatch and its package the roots), and the refusals.
 func TestBundleVerb(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	layer := filepath.Join(dir, "mine")
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	dir, layer := initWork(t)
 	tests := []struct {
 		name     string
 		args     []string

@@ -32,28 +32,17 @@ func TestCensusCommand(t *testing.T) {
 	if !strings.Contains(stderr, "readings in 1 part, complete") {
 		t.Errorf("stderr does not say what the census held:\n%s", stderr)
 	}
-	for _, tc := range []struct {
-		name     string
-		args     []string
-		inStderr string
-	}{
+	runCases(t, false, []cliCase{
 		{name: "census beside records", args: []string{"--census", d1, "--observations", "../../fixtures/observations/direct"},
-			inStderr: "--census reads a census instead of records"},
+			code: 2, inStderr: []string{"--census reads a census instead of records"}},
 		{name: "census beside decision logs", args: []string{"--census", d1, "--decision-logs", consoleLog},
-			inStderr: "--census reads a census instead of records"},
+			code: 2, inStderr: []string{"--census reads a census instead of records"}},
 		{name: "census of decision logs", args: []string{"--census-out", filepath.Join(dir, "x"), "--decision-logs", consoleLog},
-			inStderr: "--census-out writes the census of records"},
-		{name: "census written over", args: []string{"--census-out", d1}, inStderr: "already holds a census"},
-		{name: "not a census", args: []string{"--census", dir}, inStderr: "no census part"},
-		{name: "another profile", args: []string{"--census", d1, "--profile", "optional-null"}, inStderr: `a census of profile "strict"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, append([]string{"check", "--no-cache"}, tc.args...)...)
-			if code != 2 || !strings.Contains(stderr, tc.inStderr) {
-				t.Errorf("exit %d, want 2 with %q on stderr\nstdout:\n%s\nstderr:\n%s", code, tc.inStderr, stdout, stderr)
-			}
-		})
-	}
+			code: 2, inStderr: []string{"--census-out writes the census of records"}},
+		{name: "census written over", args: []string{"--census-out", d1}, code: 2, inStderr: []string{"already holds a census"}},
+		{name: "not a census", args: []string{"--census", dir}, code: 2, inStderr: []string{"no census part"}},
+		{name: "another profile", args: []string{"--census", d1, "--profile", "optional-null"}, code: 2, inStderr: []string{`a census of profile "strict"`}},
+	}, "check", "--no-cache")
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 		t.Error("a refused --census-out made its directory")
 	}

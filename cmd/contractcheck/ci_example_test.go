@@ -103,9 +103,7 @@ func TestCIExamples(t *testing.T) {
 			}
 
 			t.Chdir(t.TempDir())
-			if code, _, stderr := cli(t, "init", "contractcheck"); code != 0 {
-				t.Fatalf("init: %s", stderr)
-			}
+			initLayer(t, "contractcheck")
 			capture := filepath.Join("captures", "direct", "v1", "default.jsonl")
 			write(t, capture, string(records))
 			lock := []string{"lock", "--contracts", "contractcheck", "--policies", "contractcheck", "--observations", "captures"}

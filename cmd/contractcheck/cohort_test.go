@@ -73,6 +73,7 @@ func bindingsOf(r *cohortReport, keep func(cohortResult) bool) (map[string]strin
 // the other lanes keep --configuration's (every one without it), and every verb that takes
 // --lane reads it; a configuration the lane does not have is an input error naming it.
 func TestLaneConfigurationSelector(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -123,6 +124,7 @@ func TestLaneConfigurationSelector(t *testing.T) {
 // application-context and the others at default, each with the outcome the unrestricted strict
 // check gives it.
 func TestStudyProfile(t *testing.T) {
+	t.Parallel()
 	study := jsonReport(t, result.ExitSatisfied, "--profile", "study")
 	if study.Gate.Verdict != result.VerdictSatisfied {
 		t.Fatalf("verdict %q, want satisfied", study.Gate.Verdict)
@@ -173,33 +175,26 @@ func TestStudyProfile(t *testing.T) {
 // read --lane LANE@CONFIGURATION as --lane LANE --configuration CONFIGURATION; a --configuration
 // that says otherwise, or a malformed entry, is an input error.
 func TestLaneAtOnePosition(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string // in standard output (exit 0) or standard error
-	}{
+	t.Parallel()
+	// Each run writes to a new --output (inspect traffic has none): in standard output (exit 0) or
+	// standard error, what it says.
+	for _, tc := range []cliCase{
 		{name: "mutate at lane@configuration", args: []string{"mutate", "--fixture", "C09", "--lane", "direct@default", "--stage", "A2"},
-			code: result.ExitSatisfied, want: "C09.direct.A2."},
+			code: result.ExitSatisfied, inOutput: []string{"C09.direct.A2."}},
 		{name: "mutate at another configuration of the lane", args: []string{"mutate", "--fixture", "C05", "--lane", "openai-agents@application-context", "--stage", "A2"},
-			code: result.ExitSatisfied, want: "C05.openai-agents.A2."},
+			code: result.ExitSatisfied, inOutput: []string{"C05.openai-agents.A2."}},
 		{name: "a --configuration that disagrees", args: []string{"mutate", "--fixture", "C09", "--lane", "direct@default", "--configuration", "other", "--stage", "A2"},
-			code: result.ExitInputError, want: `--lane "direct@default" names configuration "default", --configuration "other": give one`},
+			code: result.ExitInputError, inOutput: []string{`--lane "direct@default" names configuration "default", --configuration "other": give one`}},
 		{name: "reproduce, no configuration after the separator", args: []string{"reproduce", "--fixture", "C02", "--lane", "go-sdk@", "--version", "v1.8.0", "--stage", "D1", "--task", "T2"},
-			code: result.ExitInputError, want: `--lane "go-sdk@": LANE@CONFIGURATION needs both parts`},
+			code: result.ExitInputError, inOutput: []string{`--lane "go-sdk@": LANE@CONFIGURATION needs both parts`}},
 		{name: "inspect traffic, two separators", args: []string{"inspect", "traffic", "--lane", "a@b@c", "x.ndjson"},
-			code: result.ExitInputError, want: `--lane "a@b@c": one @ only`},
-	}
-	for _, tc := range tests {
+			code: result.ExitInputError, inOutput: []string{`--lane "a@b@c": one @ only`}},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append(tc.args, "--output", t.TempDir())
-			if tc.args[0] == "inspect" {
-				args = tc.args
+			if tc.args[0] != "inspect" {
+				tc.args = append(tc.args, "--output", t.TempDir())
 			}
-			code, out, errOut := cli(t, args...)
-			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
-				t.Errorf("exit %d, want %d, output containing %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, out, errOut)
-			}
+			tc.run(t)
 		})
 	}
 }

@@ -79,6 +79,7 @@ func collectBatch(t *testing.T) ([]byte, int) {
 // half sent when the signal comes) before it exits 0, saying its counters on stderr; the batch is
 // on disk.
 func TestCollectCommand(t *testing.T) {
+	t.Parallel()
 	batch, n := collectBatch(t)
 	dir := filepath.Join(t.TempDir(), "batches")
 	l, err := net.Listen("tcp", "127.0.0.1:0")

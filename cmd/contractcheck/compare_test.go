@@ -34,55 +34,28 @@ func TestCompare(t *testing.T) {
 	if altered == rep2 {
 		t.Fatal("the C04 record no longer holds the decision this test alters")
 	}
-	tests := []struct {
-		name     string
-		records  []string // written as the only observation records, when set
-		args     []string
-		code     int
-		inStdout []string
-		inStderr string
-	}{
-		// One run of the built-in text report holds both what it shows and how it orders it.
+	runCases(t, true, []cliCase{
+		// One run of the whole built-in text report holds both what it shows and how it orders it.
+		// The flags' cases read one fixture's built-in readings: what they check (a section, a
+		// heading, a format) shows on any fixture with a reading that is not a match for every
+		// decoder (C01, C04) or a visibility row (V01), at a fifth of the whole report's cost.
 		{name: "built-in text: differences first, whole-value totals, long list behind --details", code: 0,
 			inStdout: []string{"Matches per decoder policy", "Totals by readout kind", "Configuration comparison", "openai-agents 0.22.0: default → use-structured-content", "Null-policy sensitivity: strict vs optional-null", "What reaches the model, and what each decoder recovers",
 				"Where the decoders differ: ", "lane losses left out", "whole value", "--details lists them"}},
-		{name: "built-in text --details lists every reading", args: []string{"--details"}, code: 0,
+		{name: "built-in text --details lists every reading", args: []string{"--details", "--fixture", "C01"}, code: 0,
 			inStdout: []string{"Readings that are not a match for every decoder (stages with the same readouts folded)", "the readings (stages with the same readouts folded):"}},
-		{name: "the _meta profile's heading says what it changes", args: []string{"--null-profile", "withhold-private-meta"}, code: 0,
+		{name: "the _meta profile's heading says what it changes", args: []string{"--null-profile", "withhold-private-meta", "--fixture", "C04"}, code: 0,
 			inStdout: []string{"_meta-policy sensitivity: strict vs withhold-private-meta (the result _meta policy: preserve → withhold private keys at M3 H4)"}},
-		{name: "built-in json", args: []string{"--format", "json"}, code: 0, inStdout: []string{`"compareVersion": 4`, `"slot-or-json-text"`, `"visibility": [`}},
-		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
+		{name: "built-in json", args: []string{"--format", "json", "--fixture", "V01"}, code: 0, inStdout: []string{`"compareVersion": 4`, `"slot-or-json-text"`, `"visibility": [`}},
+		{name: "built-in markdown, one decoder", args: []string{"--format", "markdown", "--decoder", "slot-or-json-text", "--fixture", "C04"}, code: 0, inStdout: []string{"| `slot-or-json-text` |"}},
 		{name: "agreeing repetitions", records: []string{rec, rep2}, code: 0, inStdout: []string{"target readings: 4, captured 4, unstable 0"}},
 		{name: "disagreeing repetitions: the instrument failed", records: []string{rec, altered}, code: 3, inStdout: []string{"UNSTABLE C04 /decision direct v1 default D1", "repetitions disagree"}},
-		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: `unknown decoder policy "nope"`},
-		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: `unknown format "yaml"`},
-		{name: "unknown null profile", args: []string{"--null-profile", "nope"}, code: 2, inStderr: `unknown profile "nope"`},
-		{name: "null profile is the profile", args: []string{"--null-profile", "strict"}, code: 2, inStderr: "is the profile itself"},
-		{name: "malformed record", records: []string{rec, `{"fixture": "C04",`}, code: 2, inStderr: "obs/x.jsonl:2:"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			args := append([]string{"compare"}, tc.args...)
-			if tc.records != nil {
-				obs := filepath.Join(t.TempDir(), "obs")
-				write(t, filepath.Join(obs, "x.jsonl"), strings.Join(tc.records, "\n")+"\n")
-				args = append(args, "--observations", obs)
-			}
-			code, stdout, stderr := cli(t, args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.inStdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			if !strings.Contains(stderr, tc.inStderr) {
-				t.Errorf("stderr lacks %q:\n%s", tc.inStderr, stderr)
-			}
-		})
-	}
+		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: []string{`unknown decoder policy "nope"`}},
+		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: []string{`unknown format "yaml"`}},
+		{name: "unknown null profile", args: []string{"--null-profile", "nope"}, code: 2, inStderr: []string{`unknown profile "nope"`}},
+		{name: "null profile is the profile", args: []string{"--null-profile", "strict"}, code: 2, inStderr: []string{"is the profile itself"}},
+		{name: "malformed record", records: []string{rec, `{"fixture": "C04",`}, code: 2, inStderr: []string{"obs/x.jsonl:2:"}},
+	}, "compare")
 }
 
 // TestCompareCustomDecoder selects a decoder policy of the user's, in a --policies layer beside the
@@ -96,7 +69,8 @@ import data.contractcheck.lib.decoders
 
 readout := decoders.readout(decoders.expected, {})
 `)
-	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown")
+	// One fixture's readings: a decoder that reads nothing matches none of them, as of all.
+	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown", "--fixture", "C04")
 	if code != 0 || !strings.Contains(stdout, "| `always-missing` | per field | 0 | ") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

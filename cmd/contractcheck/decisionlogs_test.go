@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -20,14 +19,7 @@ func TestCheckDecisionLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name     string
-		stdin    string
-		args     []string
-		code     int
-		inStdout []string
-		inStderr []string
-	}{
+	runCases(t, true, []cliCase{
 		{name: "covered", args: []string{"--decision-logs", consoleLog, "--lane", "direct", "--fixture", "C01"}, code: 0,
 			inStdout: []string{"gate: profile strict satisfied"},
 			inStderr: []string{"decision logs: 4 decisions of contractcheck/decision in 1 files; 1 decisions of other paths not taken", "16 log lines that are not decision events"}},
@@ -42,23 +34,5 @@ func TestCheckDecisionLogs(t *testing.T) {
 			inStderr: []string{"the decision logs lack 16 of the 24 expected bindings"}},
 		{name: "stdin twice", stdin: string(log), args: []string{"--decision-logs", "-", "--observations", "-"}, code: 2,
 			inStderr: []string{"both read standard input"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			code, stdout, stderr := cliIn(t, strings.NewReader(tc.stdin), append([]string{"check", "--no-cache"}, tc.args...)...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, s := range tc.inStdout {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, stdout)
-				}
-			}
-			for _, s := range tc.inStderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, stderr)
-				}
-			}
-		})
-	}
+	}, "check", "--no-cache")
 }

@@ -262,6 +262,7 @@ func exampleScript(line string, exit int) (string, error) {
 // example must be listed in helpExamples: run, a synopsis with placeholders, or skipped in this
 // tier with the reason (a program, a server or the network).
 func TestHelpExamples(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,43 +19,24 @@ func TestInspectRecord(t *testing.T) {
 	t.Parallel()
 	dir := uncataloguedLayer(t)
 	obs := filepath.Join(dir, "observations", "direct.jsonl")
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want []string
-	}{
+	runCases(t, true, []cliCase{
 		{name: "a built-in record by its place",
 			args: []string{"inspect", "record", "builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6"},
-			want: []string{"record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6", "C02 adk-go v1.7.0 default A2 repetition 1: captured (captured)",
+			inOutput: []string{"record builtin:fixtures/observations/adk-go/v1.7.0/default.jsonl:6", "C02 adk-go v1.7.0 default A2 repetition 1: captured (captured)",
 				"task T2 [structured] contractcheck.tasks.t2 (builtin:policies/tasks/t2.rego): unmet",
 				// The input keeps a number's every digit, as the policy reads it.
 				`"sequence": 9007199254740993`, `"sequence": 9007199254740992`, `"nullPolicy": "strict"`}},
 		{name: "a user's record by its path", args: []string{"inspect", "record", "--fixtures", dir, obs + ":1"},
-			want: []string{"record " + filepath.ToSlash(filepath.Clean(obs)) + ":1", "U1 direct v1 default D1 repetition 1", ": pass"}},
+			inOutput: []string{"record " + filepath.ToSlash(filepath.Clean(obs)) + ":1", "U1 direct v1 default D1 repetition 1", ": pass"}},
 		{name: "by position", args: []string{"inspect", "record", "--fixture", "C05", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "2"},
-			want: []string{"C05 adk-go v1.7.0 default A2 repetition 2"}},
-		{name: "no record named", args: []string{"inspect", "record"}, code: 2, want: []string{"name a record: FILE:LINE"}},
-		{name: "not FILE:LINE", args: []string{"inspect", "record", "x.jsonl"}, code: 2, want: []string{"x.jsonl is not FILE:LINE"}},
-		{name: "past the end", args: []string{"inspect", "record", obs + ":9999", "--fixtures", dir}, code: 2, want: []string{":9999: no record there"}},
-		{name: "a file that is not there", args: []string{"inspect", "record", filepath.Join(dir, "nope.jsonl") + ":1"}, code: 2, want: []string{"nope.jsonl"}},
-		{name: "too many", args: []string{"inspect", "record", "--lane", "adk-go"}, code: 2, want: []string{"records match; inspect prints at most 100"}},
-		{name: "no match", args: []string{"inspect", "record", "--lane", "adk-go", "--repetition", "99"}, code: 2, want: []string{"no record within"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout+stderr, w) {
-					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
-				}
-			}
-		})
-	}
+			inOutput: []string{"C05 adk-go v1.7.0 default A2 repetition 2"}},
+		{name: "no record named", args: []string{"inspect", "record"}, code: 2, inOutput: []string{"name a record: FILE:LINE"}},
+		{name: "not FILE:LINE", args: []string{"inspect", "record", "x.jsonl"}, code: 2, inOutput: []string{"x.jsonl is not FILE:LINE"}},
+		{name: "past the end", args: []string{"inspect", "record", obs + ":9999", "--fixtures", dir}, code: 2, inOutput: []string{":9999: no record there"}},
+		{name: "a file that is not there", args: []string{"inspect", "record", filepath.Join(dir, "nope.jsonl") + ":1"}, code: 2, inOutput: []string{"nope.jsonl"}},
+		{name: "too many", args: []string{"inspect", "record", "--lane", "adk-go"}, code: 2, inOutput: []string{"records match; inspect prints at most 100"}},
+		{name: "no match", args: []string{"inspect", "record", "--lane", "adk-go", "--repetition", "99"}, code: 2, inOutput: []string{"no record within"}},
+	})
 }
 
 // TestInspectRecordJSON: the JSON gives each task its input exactly as check builds it (the
@@ -122,58 +104,84 @@ func TestInspectRecordJSON(t *testing.T) {
 
 // TestInspectRecordHostile: a source and a carrier holding every hostile string are printed
 // without a control or bidi character reaching the terminal or a line starting a CI command, and
-// exactly in the JSON.
+// exactly in the JSON. Each case is a fixture of one layer (H1, H2, …): one run of each format
+// prints them all.
 func TestInspectRecordHostile(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
+	var cases []hostile.Case
+	var records []string
 	for _, c := range hostile.Cases() {
 		if c.Name == "invalid-utf8" || c.Name == "long" {
 			continue // JSON holds text only; the long string is every other case repeated
 		}
-		t.Run(c.Name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			text, err := json.Marshal(c.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := `{"content":[{"type":"text","text":` + string(text) + `}]}`
-			write(t, filepath.Join(dir, "sources", "mine", "H1.json"), src)
-			sum := sha256.Sum256([]byte(src))
-			text2, err := json.Marshal(c.S + "x")
-			if err != nil {
-				t.Fatal(err)
-			}
-			carrier := `{"content":[{"type":"text","text":` + string(text2) + `}]}`
-			write(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"H1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":`+carrier+`,"sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
-			code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H1")
-			if code != 0 {
-				t.Fatalf("exit %d\n%s", code, stderr)
-			}
-			assertTerminalSafe(t, "stdout", stdout, false)
-			code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H1", "--format", "json")
-			if code != 0 {
-				t.Fatalf("exit %d\n%s", code, stderr)
-			}
-			var got struct {
-				Records []struct {
-					Tasks []struct {
-						Input struct {
-							Source, Observed struct{ Content []struct{ Text string } }
-						}
-					}
+		cases = append(cases, c)
+		id := fmt.Sprintf("H%d", len(cases))
+		src := `{"content":[{"type":"text","text":` + jsonText(t, c.S) + `}]}`
+		write(t, filepath.Join(dir, "sources", "mine", id+".json"), src)
+		carrier := `{"content":[{"type":"text","text":` + jsonText(t, c.S+"x") + `}]}`
+		records = append(records, capturedRecord(t, id, "direct", "D1", []byte(src), json.RawMessage(carrier)))
+	}
+	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(records, "\n")+"\n")
+	code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	assertTerminalSafe(t, "stdout", stdout, false)
+	text := stdout
+	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var got struct {
+		Records []struct {
+			Record struct{ Fixture string }
+			Tasks  []struct {
+				Input struct {
+					Source, Observed struct{ Content []struct{ Text string } }
 				}
 			}
-			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-				t.Fatal(err)
-			}
-			in := got.Records[0].Tasks[0].Input
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][2]string{} // fixture → the source's and the carrier's text
+	for _, r := range got.Records {
+		if len(r.Tasks) == 0 || len(r.Tasks[0].Input.Source.Content) == 0 || len(r.Tasks[0].Input.Observed.Content) == 0 {
+			t.Errorf("%s: no input text: %+v", r.Record.Fixture, r)
+			continue
+		}
+		in := r.Tasks[0].Input
+		inputs[r.Record.Fixture] = [2]string{in.Source.Content[0].Text, in.Observed.Content[0].Text}
+	}
+	for i, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
 			var want string // JSON holds text: each invalid UTF-8 byte reads as U+FFFD, as written
-			if err := json.Unmarshal(text, &want); err != nil {
+			if err := json.Unmarshal([]byte(jsonText(t, c.S)), &want); err != nil {
 				t.Fatal(err)
 			}
-			if in.Source.Content[0].Text != want || in.Observed.Content[0].Text != want+"x" {
-				t.Errorf("texts %q and %q, want %q and %q", in.Source.Content[0].Text, in.Observed.Content[0].Text, want, want+"x")
+			id := fmt.Sprintf("H%d", i+1)
+			if !strings.Contains(text, "\n  "+id+" direct v1 default D1 repetition 1:") {
+				t.Errorf("the text lacks the record of %s", id)
+			}
+			in, ok := inputs[id]
+			if !ok {
+				t.Fatalf("no record of %s inspected", id)
+			}
+			if in[0] != want || in[1] != want+"x" {
+				t.Errorf("texts %q and %q, want %q and %q", in[0], in[1], want, want+"x")
 			}
 		})
 	}
+}
+
+// jsonText is s as a JSON string.
+func jsonText(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -142,39 +142,25 @@ func TestInspectTraffic(t *testing.T) {
 	write("2.ndjson", file.String())
 	h.FormatVersion = 9
 	future, _ := json.Marshal(h)
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want []string
-	}{
-		{name: "by file", args: []string{good}, want: []string{
+	for _, tc := range []cliCase{
+		{name: "by file", args: []string{good}, inOutput: []string{
 			"acme 1 default batch repetition 2: 1 exchanges (fixtures C01, C02)",
 			"#1 provider POST /v1/messages?beta=true → 200 (a credential redacted in a body)",
 			"  > X-Api-Key: [redacted]",
 			"  > body (34 bytes, not UTF-8: its stray bytes shown as \\xNN):",
 			`  >   {"a":"\u001b]0;title\u0007"}`, "  >   ::warning::x", `  >   \xc3(`,
 			"  < body (31 bytes, 5 more past the bound not kept):", "  <   event: message_start", "  <   data: {}\n  <\n"}},
-		{name: "nothing named", code: 2, want: []string{"name a run"}},
-		{name: "both a file and a directory", args: []string{good, "--probe-output", dir, "--fixture", "C01"}, code: 2, want: []string{"not both"}},
-		{name: "a directory with no traffic", args: []string{"--probe-output", dir, "--fixture", "C01"}, code: 2, want: []string{"holds no traffic/ directory"}},
-		{name: "not a traffic file", args: []string{write("x.ndjson", `{"fixture":"C01"}`+"\n")}, code: 2, want: []string{"not a probe's traffic file"}},
-		{name: "another format version", args: []string{write("v9.ndjson", string(future)+"\n")}, code: 2, want: []string{"format version 9"}},
-		{name: "a count that disagrees", args: []string{write("short.ndjson", strings.SplitAfter(file.String(), "\n")[0])}, code: 2, want: []string{"0 exchanges, the header says 1"}},
-		{name: "no such file", args: []string{filepath.Join(dir, "nope.ndjson")}, code: 2, want: []string{"nope.ndjson"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		{name: "nothing named", code: 2, inOutput: []string{"name a run"}},
+		{name: "both a file and a directory", args: []string{good, "--probe-output", dir, "--fixture", "C01"}, code: 2, inOutput: []string{"not both"}},
+		{name: "a directory with no traffic", args: []string{"--probe-output", dir, "--fixture", "C01"}, code: 2, inOutput: []string{"holds no traffic/ directory"}},
+		{name: "not a traffic file", args: []string{write("x.ndjson", `{"fixture":"C01"}`+"\n")}, code: 2, inOutput: []string{"not a probe's traffic file"}},
+		{name: "another format version", args: []string{write("v9.ndjson", string(future)+"\n")}, code: 2, inOutput: []string{"format version 9"}},
+		{name: "a count that disagrees", args: []string{write("short.ndjson", strings.SplitAfter(file.String(), "\n")[0])}, code: 2, inOutput: []string{"0 exchanges, the header says 1"}},
+		{name: "no such file", args: []string{filepath.Join(dir, "nope.ndjson")}, code: 2, inOutput: []string{"nope.ndjson"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			code, stdout, stderr := cli(t, append([]string{"inspect", "traffic"}, tt.args...)...)
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stdout+stderr, w) {
-					t.Errorf("output lacks %q:\n%s%s", w, stdout, stderr)
-				}
-			}
+			stdout, _ := tc.run(t, "inspect", "traffic")
 			assertTrafficSafe(t, stdout)
 		})
 	}

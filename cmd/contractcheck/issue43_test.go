@@ -218,12 +218,15 @@ func outcomes(t *testing.T, report string) map[string]string {
 
 // draftRecorded copies the selector layer with records in its fixtures layer's observations/, where
 // check reads them beside the built-in records: draft-host's (draftRecords, edited by edit) and
-// the control lane's (capture direct). It returns the input flags of a run on the copy.
+// the control lane's (capture direct). It returns the input flags of a run on the copy (its
+// contracts those of testdata, which it does not change).
 func draftRecorded(t *testing.T, edit func(id string, src map[string]any)) []string {
 	t.Helper()
 	dir := draftCopy(t, nil)
 	copyFile(t, filepath.Join(draftRecords(t, edit), "draft-host.jsonl"), filepath.Join(dir, "fixtures", "observations", "draft-host", "v1", "default.jsonl"))
-	args := []string{"--contracts", filepath.Join(dir, "contracts"), "--schemas", filepath.Join(dir, "schemas"),
+	// The contracts are the layer's as they are: read from testdata, their model is evaluated once
+	// for every run on them.
+	args := []string{"--contracts", filepath.Join(selectorLayer, "contracts"), "--schemas", filepath.Join(dir, "schemas"),
 		"--fixtures", filepath.Join(dir, "fixtures"), "--revision", "DRAFT-2026-12-01"}
 	out := filepath.Join(dir, "fixtures", "observations", "direct", "v1", "default.jsonl")
 	if code, _, stderr := cli(t, append([]string{"capture", "direct", "--repetitions", "1", "--output", out}, args...)...); code != 0 {
@@ -235,11 +238,7 @@ func draftRecorded(t *testing.T, edit func(id string, src map[string]any)) []str
 // copyFile copies a file into a test's work directory.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, to, string(data))
+	write(t, to, readFile(t, from))
 }
 
 // routingLayer writes the layer of docs/writing-a-contract.md, "Try a draft MCP revision" (every
@@ -397,7 +396,13 @@ func TestDraftRoutingGate(t *testing.T) {
 				}
 				write(t, p, content)
 			}
-			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json", "--suite", "outputs"}, routingArgs(work)...)...)
+			args := routingArgs(work)
+			if !editsAny(tc.files, func(name string) bool { return strings.HasSuffix(name, ".cue") }) {
+				// The case's contracts are the page's as routingLayer evaluated them: read from
+				// there, their model is the one cached then, not evaluated again.
+				args[slices.Index(args, "--contracts")+1] = filepath.Join(dir, "outputs")
+			}
+			code, stdout, stderr := cli(t, append([]string{"check", "--format", "json", "--suite", "outputs"}, args...)...)
 			if code != tc.exit {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.exit, tail(stderr))
 			}

@@ -27,9 +27,7 @@ func newOutputEnv(t *testing.T) outputEnv {
 	}
 	e.record = filepath.Join(e.obs, "direct.jsonl")
 	write(t, e.record, string(data))
-	if code, _, stderr := cli(t, "init", e.layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	initLayer(t, e.layer)
 	e.policy = filepath.Join(e.layer, "t6.rego")
 	e.suite = filepath.Join(builtinCopy(t, "fixtures"), "challenge", "alpha")
 	cases, err := filepath.Glob(filepath.Join(e.suite, "cases", "*.json"))
@@ -228,6 +226,7 @@ func formatFlag(t *testing.T, c *cobra.Command) []string {
 // file; bad input writes none and leaves the previous file as it was. Each case names the words
 // of check --help that say so.
 func TestCheckExit2Report(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

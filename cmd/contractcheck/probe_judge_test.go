@@ -15,27 +15,9 @@ import (
 // agent fails the gate.
 func TestProbeJudgeLine(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	layer := filepath.Join(dir, "layer")
 	// A layer of contracts and policies of the user's own (init's), and a lane of theirs in it.
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
-	write(t, filepath.Join(layer, "lane.cue"), `package contracts
-
-lanes: "own-agent": {
-	doc:    "A lane of the user's own."
-	origin: "captured"
-	versions: ["1.0.0"]
-	configurations: default: doc: "default"
-	stages: {
-		D1: {exposure: "not_observable", doc: "none", compartments: {}}
-		A2: {exposure: "not_observable", doc: "none", compartments: {}}
-		M3: {exposure: "not_observable", doc: "none", compartments: {}}
-		H4: _providerH4["openai-chat"]
-	}
-}
-`)
+	dir, layer := initWork(t)
+	write(t, filepath.Join(layer, "lane.cue"), ownLane(`"own-agent"`, `_providerH4["openai-chat"]`))
 	policies := layer
 	schemas := filepath.Join(dir, "schemas")
 	write(t, filepath.Join(schemas, "carriers", "own.schema.json"), `{"type": "object"}`)

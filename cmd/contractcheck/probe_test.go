@@ -61,34 +61,14 @@ func TestProbeBrokenCommand(t *testing.T) {
 // TestProbeUsage: probe's usage errors exit 2 and write nothing.
 func TestProbeUsage(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	runUsageCases(t, "probe", []usageCase{
 		{"no command", []string{"--lane", "a", "--version", "1", "--output", "OUT"}, "give the agent command after --"},
 		{"arguments before --", []string{"--lane", "a", "--version", "1", "--output", "OUT", "sh", "--", "true"}, "give the agent command after --"},
 		{"no output", []string{"--lane", "a", "--version", "1", "--", "true"}, "--output is required"},
 		{"an unknown provider", []string{"--lane", "a", "--version", "1", "--provider", "x", "--output", "OUT", "--", "true"}, "--provider"},
 		{"an unknown fixture", []string{"--lane", "a", "--version", "1", "--fixture", "ZZ9", "--output", "OUT", "--", "true"}, "ZZ9"},
 		{"negative jobs", []string{"--lane", "a", "--version", "1", "--jobs", "-2", "--output", "OUT", "--", "true"}, "--jobs -2: a number of runs at once"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			args := []string{"probe"}
-			for _, a := range tt.args {
-				args = append(args, strings.ReplaceAll(a, "OUT", out))
-			}
-			code, _, stderr := cli(t, args...)
-			if code != 2 || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Error("a refused probe wrote its output")
-			}
-		})
-	}
+	})
 }
 
 // TestServe: serve answers MCP over stdio with the fixture's bytes, and refuses what it cannot do.

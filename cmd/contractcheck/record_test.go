@@ -45,11 +45,7 @@ func TestRecordUsage(t *testing.T) {
 		}
 		return append(out, extra...)
 	}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	runUsageCases(t, "record", []usageCase{
 		{"no lane", with("--lane"), "--lane is required"},
 		{"no output", with("--output"), "--output is required"},
 		{"no provider", with("--provider"), "--provider is required"},
@@ -62,24 +58,7 @@ func TestRecordUsage(t *testing.T) {
 		{"a listen address without port", with("", "--listen", "127.0.0.1"), "--listen"},
 		{"stdio without a command", []string{"stdio", "--to", "http://127.0.0.1:9/x"}, "give the MCP server command after --"},
 		{"stdio without --to", []string{"stdio", "--", "true"}, "--to is required"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			out := filepath.Join(t.TempDir(), "out")
-			args := []string{"record"}
-			for _, a := range tt.args {
-				args = append(args, strings.ReplaceAll(a, "OUT", out))
-			}
-			code, _, stderr := cli(t, args...)
-			if code != 2 || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, want 2 with %q:\n%s", code, tt.want, stderr)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Error("a refused recording wrote its output")
-			}
-		})
-	}
+	})
 }
 
 // recordTraffic is a recording contractcheck record makes of one tool call, the traffic driven

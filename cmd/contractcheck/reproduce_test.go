@@ -17,11 +17,7 @@ import (
 // TestReproduceVerb writes a reproduction from the command line and refuses what it cannot write.
 func TestReproduceVerb(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	layer := filepath.Join(dir, "mine")
-	if code, _, stderr := cli(t, "init", layer); code != 0 {
-		t.Fatalf("init: %s", stderr)
-	}
+	dir, layer := initWork(t)
 	args := func(fixture, task, out string, more ...string) []string {
 		return append([]string{"reproduce", "--fixture", fixture, "--lane", "go-sdk", "--version", "v1.8.0", "--stage", "D1", "--task", task, "--output", out}, more...)
 	}

@@ -53,6 +53,7 @@ func (c cleanup) Run() int {
 // stderr. `exits N cmd args...` runs a command and requires exit code N; `jsonset FILE POINTER
 // JSON` sets the member a JSON pointer names in a JSON file (what a user does with jq).
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -28,15 +28,7 @@ func TestValidateStdinAndEveryBadFile(t *testing.T) {
 	write(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
 	write(t, bad1, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
 	write(t, bad2, "{\"content\": [\n  {\"type\": \"text\", \"text\": 1e99999}]}")
-	for _, tc := range []struct {
-		name      string
-		stdin     string
-		args      []string
-		code      int
-		inStdout  []string
-		inStderr  []string
-		notStdout string
-	}{
+	runCases(t, false, []cliCase{
 		{name: "a valid source on standard input", stdin: `{"content": [{"type": "text", "text": "ok"}]}`, args: []string{"validate", "-"},
 			inStdout: []string{"ok <stdin> (2025-11-25, result)"}},
 		{name: "an invalid source on standard input", stdin: `{"content": [{"type": "image", "data": "%%%", "mimeType": "image/png"}]}`, args: []string{"validate", "-"},
@@ -47,21 +39,7 @@ func TestValidateStdinAndEveryBadFile(t *testing.T) {
 			code: 2, inStdout: []string{"ok " + good + " ", "ok <stdin> "},
 			inStderr: []string{bad1 + ": /content/0/uri", bad2 + ":2:", "2 of 4 sources are invalid"}},
 		{name: "standard input named twice", args: []string{"validate", "-", "-"}, code: 2, inStderr: []string{"- is given 2 times: standard input is read once"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cliIn(t, strings.NewReader(tc.stdin), tc.args...)
-			ok := code == tc.code
-			for _, w := range tc.inStdout {
-				ok = ok && strings.Contains(stdout, w)
-			}
-			for _, w := range tc.inStderr {
-				ok = ok && strings.Contains(stderr, w)
-			}
-			if !ok {
-				t.Errorf("exit %d (want %d)\nstdout %s(want %q)\nstderr %s(want %q)", code, tc.code, stdout, tc.inStdout, stderr, tc.inStderr)
-			}
-		})
-	}
+	})
 }
 
 // TestObservationsStdin reads JSONL records from standard input (--observations -): the same

@@ -39,51 +39,29 @@ func TestStudy(t *testing.T) {
 	altered := strings.Replace(rep2, `"structuredContent":{"decision":"deny"`, `"structuredContent":{"decision":"allow"`, 1)
 	out := filepath.Join(t.TempDir(), "study.json")
 	tests := []struct {
-		name     string
-		records  []string // written as the only observation records, when set
-		args     []string
-		code     int
-		stdout   string // the whole of it, when set
-		inStdout []string
-		inStderr string
-		file     string // a file the run must have written, and what it holds
+		cliCase
+		stdout string // the whole of it, when set
+		file   string // a file the run must have written, and what it holds
 	}{
-		{name: "built-in text: the tables as internal/study/testdata/study.txt holds them", code: 0, stdout: string(golden)},
-		{name: "built-in markdown", args: []string{"--format", "markdown"}, code: 0,
-			inStdout: []string{"### Table IV. Pass counts per framework × stage × task", "### Table V.", "### Table VI.", "### Table VII.", "| native-slot | framework | 20 | 10 | 30 | 5 | 0 | 0 | 1 | 66 |"}},
-		{name: "built-in json to a file", args: []string{"--format", "json", "--output", out}, code: 0, file: `"studyVersion": 1`},
-		{name: "a layer's profile and cohort", args: []string{"--contracts", layer, "--profile", "my-study"}, code: 0,
-			inStdout: []string{"profiles my-study (null policy strict)", "cohort lanes direct, openai-agents, agent-framework", "openai-agents     0.22.0   default        A2"}},
-		{name: "the null profile the profile", args: []string{"--null-profile", "study"}, code: 2, inStderr: "is the profile itself"},
-		{name: "a selection with no binding", args: []string{"--task", "TM"}, code: 2, inStderr: "no binding of profile study within the selection"},
-		{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: `unknown decoder policy "nope"`},
-		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: `unknown format "yaml"`},
-		{name: "disagreeing repetitions: exit 3, the tables written", records: []string{rec, altered},
-			args: []string{"--profile", "strict", "--null-profile", "optional-null"}, code: 3, inStdout: []string{"repetitions disagree"}},
-		{name: "malformed record", records: []string{rec, `{"fixture": "C04",`}, code: 2, inStderr: "obs/x.jsonl:2:"},
+		{cliCase: cliCase{name: "built-in text: the tables as internal/study/testdata/study.txt holds them", code: 0}, stdout: string(golden)},
+		{cliCase: cliCase{name: "built-in markdown", args: []string{"--format", "markdown"}, code: 0,
+			inStdout: []string{"### Table IV. Pass counts per framework × stage × task", "### Table V.", "### Table VI.", "### Table VII.", "| native-slot | framework | 20 | 10 | 30 | 5 | 0 | 0 | 1 | 66 |"}}},
+		{cliCase: cliCase{name: "built-in json to a file", args: []string{"--format", "json", "--output", out}, code: 0}, file: `"studyVersion": 1`},
+		{cliCase: cliCase{name: "a layer's profile and cohort", args: []string{"--contracts", layer, "--profile", "my-study"}, code: 0,
+			inStdout: []string{"profiles my-study (null policy strict)", "cohort lanes direct, openai-agents, agent-framework", "openai-agents     0.22.0   default        A2"}}},
+		{cliCase: cliCase{name: "the null profile the profile", args: []string{"--null-profile", "study"}, code: 2, inStderr: []string{"is the profile itself"}}},
+		{cliCase: cliCase{name: "a selection with no binding", args: []string{"--task", "TM"}, code: 2, inStderr: []string{"no binding of profile study within the selection"}}},
+		{cliCase: cliCase{name: "unknown decoder", args: []string{"--decoder", "nope"}, code: 2, inStderr: []string{`unknown decoder policy "nope"`}}},
+		{cliCase: cliCase{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, inStderr: []string{`unknown format "yaml"`}}},
+		{cliCase: cliCase{name: "disagreeing repetitions: exit 3, the tables written", records: []string{rec, altered},
+			args: []string{"--profile", "strict", "--null-profile", "optional-null"}, code: 3, inStdout: []string{"repetitions disagree"}}},
+		{cliCase: cliCase{name: "malformed record", records: []string{rec, `{"fixture": "C04",`}, code: 2, inStderr: []string{"obs/x.jsonl:2:"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"study"}, tc.args...)
-			if tc.records != nil {
-				obs := filepath.Join(t.TempDir(), "obs")
-				write(t, filepath.Join(obs, "x.jsonl"), strings.Join(tc.records, "\n")+"\n")
-				args = append(args, "--observations", obs)
-			}
-			code, stdout, stderr := cli(t, args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, stdout, stderr)
-			}
+			stdout, _ := tc.run(t, "study")
 			if tc.stdout != "" && stdout != tc.stdout {
 				t.Errorf("stdout differs from the golden tables:\n%s", stdout)
-			}
-			for _, w := range tc.inStdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			if !strings.Contains(stderr, tc.inStderr) {
-				t.Errorf("stderr lacks %q:\n%s", tc.inStderr, stderr)
 			}
 			if tc.file != "" {
 				b, err := os.ReadFile(out)

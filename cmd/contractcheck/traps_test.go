@@ -309,11 +309,11 @@ func TestTraps(t *testing.T) {
 				return []string{"check", "--contracts", c, "--output", e.out}
 			}},
 		{name: "contracts: a comprehension over list.Range never ends", code: 3, child: &child{},
-			want: `load contracts: contracts \(builtin:contracts, .*/contracts\): stopped at the time limit of 2s`,
+			want: `load contracts: contracts \(builtin:contracts, .*/contracts\): stopped at the time limit of 1s`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				c := filepath.Join(t.TempDir(), "contracts")
 				write(t, filepath.Join(c, "bomb.cue"), "package contracts\n\nimport \"list\"\n\n_bomb: [for i in list.Range(0, 1000000000, 1) {i}]\n")
-				return []string{"check", "--contracts", c, "--load-timeout", "2s", "--output", e.out}
+				return []string{"check", "--contracts", c, "--load-timeout", "1s", "--output", e.out}
 			}},
 		// Outputs that would destroy an input, or cannot be written.
 		{name: "output: a record file", code: 2, want: `--output .*obs/x\.jsonl is inside .*obs, an input directory of this run: refused`,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -17,28 +15,12 @@ import (
 // stage: the carrier is the source as it is.
 func uncataloguedLayer(t *testing.T) string {
 	t.Helper()
-	from := filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")
 	dir := t.TempDir()
-	es, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	for _, e := range es {
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(t, filepath.Join(dir, "sources", "mine", e.Name()), string(data))
-		sum := sha256.Sum256(data)
+	for _, src := range sourcesIn(t, filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")) {
+		write(t, filepath.Join(dir, "sources", "mine", src.name), string(src.data))
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
-			rec, err := json.Marshal(map[string]any{"fixture": strings.TrimSuffix(e.Name(), ".json"), "lane": "direct", "laneVersion": "v1",
-				"configuration": "default", "stage": stage, "repetition": 1, "state": "captured", "carrier": json.RawMessage(strings.TrimSpace(string(data))),
-				"sourceSha256": hex.EncodeToString(sum[:]), "origin": "captured"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, string(rec))
+			lines = append(lines, capturedRecord(t, src.id, "direct", stage, src.data, json.RawMessage(strings.TrimSpace(string(src.data)))))
 		}
 	}
 	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
@@ -81,30 +63,12 @@ func TestUncataloguedSources(t *testing.T) {
 func TestInspectFixture(t *testing.T) {
 	t.Parallel()
 	dir := uncataloguedLayer(t)
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want []string
-	}{
-		{name: "a catalogued fixture", args: []string{"inspect", "fixture", "C01"}, want: []string{"fixture C01: catalogue entry at builtin:contracts/fixtures.cue:", "tasks      T1, T2", "source     builtin:fixtures/sources/paper/C01.json"}},
-		{name: "a derived fixture, as JSON", args: []string{"inspect", "fixture", "U1", "--fixtures", dir, "--format", "json"}, want: []string{`"origin": "derived"`, `"family": "structured"`, `"targets": [`, `"/orderId"`}},
-		{name: "an unknown fixture", args: []string{"inspect", "fixture", "NOPE"}, code: 2, want: []string{`no fixture "NOPE"`}},
-		{name: "nothing named", args: []string{"inspect"}, code: 2, want: []string{"inspect fixture ID"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout+stderr, w) {
-					t.Errorf("output does not hold %q:\n%s%s", w, stdout, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, false, []cliCase{
+		{name: "a catalogued fixture", args: []string{"inspect", "fixture", "C01"}, inOutput: []string{"fixture C01: catalogue entry at builtin:contracts/fixtures.cue:", "tasks      T1, T2", "source     builtin:fixtures/sources/paper/C01.json"}},
+		{name: "a derived fixture, as JSON", args: []string{"inspect", "fixture", "U1", "--fixtures", dir, "--format", "json"}, inOutput: []string{`"origin": "derived"`, `"family": "structured"`, `"targets": [`, `"/orderId"`}},
+		{name: "an unknown fixture", args: []string{"inspect", "fixture", "NOPE"}, code: 2, inOutput: []string{`no fixture "NOPE"`}},
+		{name: "nothing named", args: []string{"inspect"}, code: 2, inOutput: []string{"inspect fixture ID"}},
+	})
 }
 
 // TestInspectFixtureHostileLayer: a fixtures layer whose directory holds hostile strings is named

@@ -1,17 +1,54 @@
-package main
+package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
+
+// jsonResultsOf runs the check opts selects and returns its results as the JSON report holds them
+// ({"results": [...]}); a run that fails (exit 2 or 3) fails the test.
+func jsonResultsOf(t *testing.T, opts instrument.Options) []byte {
+	t.Helper()
+	r, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := r.ExitCode(); code > 1 {
+		t.Fatalf("exit %d: %+v", code, r.Gate)
+	}
+	var results []*result.Result
+	for _, res := range r.Each() {
+		results = append(results, res)
+	}
+	data, err := json.Marshal(map[string]any{"results": results})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// writeFile writes content to path, making its directory.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestBuiltinBindingsReadWhatTheProviderTakes pins the readings of two built-in H4 bindings that
 // probe's agreement runs found reading otherwise than the generic provider bindings
@@ -26,21 +63,18 @@ import (
 //     the image: the loss is at the request body.
 func TestBuiltinBindingsReadWhatTheProviderTakes(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := cli(t, "check", "--quiet", "--format", "json",
-		"--lane", "direct", "--lane", "agent-framework", "--lane", "langchain-mcp-adapters-js",
-		"--fixture", "C11", "--fixture", "C14", "--fixture", "R06", "--fixture", "R07", "--fixture", "R10",
-		"--stage", "M3", "--stage", "H4")
-	if code > 1 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	type result struct {
+	stdout := jsonResultsOf(t, instrument.Options{Scope: result.Scope{
+		Lanes:    []string{"direct", "agent-framework", "langchain-mcp-adapters-js"},
+		Fixtures: []string{"C11", "C14", "R06", "R07", "R10"},
+		Stages:   []string{"M3", "H4"}}})
+	type binding struct {
 		Fixture, Lane, Configuration, Stage, Task, Outcome string
 		Diagnostics                                        []struct{ Atom, Kind string }
 	}
 	var rep struct {
-		Results []result `json:"results"`
+		Results []binding `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+	if err := json.Unmarshal(stdout, &rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -59,7 +93,7 @@ func TestBuiltinBindingsReadWhatTheProviderTakes(t *testing.T) {
 		{name: "the ToolMessage the integration reads still holds the image", fixture: "C11", lane: "langchain-mcp-adapters-js", configuration: "default", stage: "M3", task: "T1", outcome: "pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			i := slices.IndexFunc(rep.Results, func(r result) bool {
+			i := slices.IndexFunc(rep.Results, func(r binding) bool {
 				return r.Fixture == tc.fixture && r.Lane == tc.lane && r.Configuration == tc.configuration && r.Stage == tc.stage && r.Task == tc.task
 			})
 			if i < 0 {
@@ -127,9 +161,9 @@ func TestBuiltinH4AgreesWithProviderBindings(t *testing.T) {
 	}
 	generic := map[string]*laneDef{}
 	records := map[string][]byte{} // observations/<lane>/<version>/<configuration>.jsonl
-	args := []string{"check", "--quiet", "--format", "json", "--contracts", contracts, "--fixtures", fixtures, "--stage", "H4", "--lane", "direct"}
+	lanes := []string{"direct"}
 	for _, pl := range providerH4Lanes {
-		args = append(args, "--lane", pl.lane)
+		lanes = append(lanes, pl.lane)
 		files, err := fs.Glob(contractcheck.Builtin, "fixtures/observations/"+pl.lane+"/*/*.jsonl")
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no records of %s: %v", pl.lane, err)
@@ -166,7 +200,7 @@ func TestBuiltinH4AgreesWithProviderBindings(t *testing.T) {
 				if d == nil {
 					d = &laneDef{api: api, versions: map[string]bool{}, configs: map[string]bool{}}
 					generic[name] = d
-					args = append(args, "--lane", name)
+					lanes = append(lanes, name)
 				}
 				version, config := rec["laneVersion"].(string), rec["configuration"].(string)
 				d.versions[version], d.configs[config] = true, true
@@ -201,21 +235,19 @@ func TestBuiltinH4AgreesWithProviderBindings(t *testing.T) {
 		}
 		fmt.Fprintf(&cue, "\t\tH4: _providerH4[%q]\n\t}\n}\n", d.api)
 	}
-	write(t, filepath.Join(contracts, "generic.cue"), cue.String())
+	writeFile(t, filepath.Join(contracts, "generic.cue"), cue.String())
 	for key, data := range records {
-		write(t, filepath.Join(fixtures, key), string(data))
+		writeFile(t, filepath.Join(fixtures, key), string(data))
 	}
 
-	code, stdout, stderr := cli(t, args...)
-	if code > 1 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout := jsonResultsOf(t, instrument.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures},
+		Scope: result.Scope{Lanes: lanes, Stages: []string{"H4"}}})
 	var rep struct {
 		Results []struct {
 			Fixture, Lane, LaneVersion, Configuration, Task, Outcome string
 		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+	if err := json.Unmarshal(stdout, &rep); err != nil {
 		t.Fatal(err)
 	}
 	outcome := map[string]string{}
