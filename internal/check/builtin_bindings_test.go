@@ -13,13 +13,13 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // jsonResultsOf runs the check opts selects and returns its results as the JSON report holds them
 // ({"results": [...]}); a run that fails (exit 2 or 3) fails the test.
-func jsonResultsOf(t *testing.T, opts instrument.Options) []byte {
+func jsonResultsOf(t *testing.T, opts inputs.Options) []byte {
 	t.Helper()
 	r, err := Run(context.Background(), opts)
 	if err != nil {
@@ -63,7 +63,7 @@ func writeFile(t *testing.T, path, content string) {
 //     the image: the loss is at the request body.
 func TestBuiltinBindingsReadWhatTheProviderTakes(t *testing.T) {
 	t.Parallel()
-	stdout := jsonResultsOf(t, instrument.Options{Scope: result.Scope{
+	stdout := jsonResultsOf(t, inputs.Options{Scope: result.Scope{
 		Lanes:    []string{"direct", "agent-framework", "langchain-mcp-adapters-js"},
 		Fixtures: []string{"C11", "C14", "R06", "R07", "R10"},
 		Stages:   []string{"M3", "H4"}}})
@@ -240,7 +240,7 @@ func TestBuiltinH4AgreesWithProviderBindings(t *testing.T) {
 		writeFile(t, filepath.Join(fixtures, key), string(data))
 	}
 
-	stdout := jsonResultsOf(t, instrument.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures},
+	stdout := jsonResultsOf(t, inputs.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures},
 		Scope: result.Scope{Lanes: lanes, Stages: []string{"H4"}}})
 	var rep struct {
 		Results []struct {

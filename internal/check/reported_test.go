@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -24,7 +24,7 @@ func reportedJSON(t *testing.T) []byte {
 	t.Helper()
 	reportedOnce.Do(func() {
 		var r *result.Report
-		r, reportedErr = Run(context.Background(), instrument.Options{Scope: result.Scope{Suites: []string{"reported"}}})
+		r, reportedErr = Run(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"reported"}}})
 		if reportedErr != nil {
 			return
 		}
