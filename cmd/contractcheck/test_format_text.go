@@ -57,7 +57,7 @@ func (t testText) Output(w io.Writer, run *policy.TestRun) error {
 			case len(not) > 0:
 				missed = "; not covered: lines " + strings.Join(not, ", ")
 			}
-			fmt.Fprintf(&b, "  %6.2f%%  %s (%d of %d lines%s)\n", f.Percent, f.File, f.CoveredLines, f.CoveredLines+f.NotCoveredLines, missed)
+			fmt.Fprintf(&b, "  %6.2f%%  %s (%d of %d lines%s)\n", f.Percent, escape.Terminal(f.File), f.CoveredLines, f.CoveredLines+f.NotCoveredLines, missed)
 		}
 	}
 	_, err := w.Write(b.Bytes())
