@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // failureInputs writes a custom task T7 over C01's direct D1 record, judged by the policy rego,
@@ -106,16 +103,7 @@ func TestExecuteWritesAFailedRunsReport(t *testing.T) {
 // validateReport holds a JSON report to the report schema.
 func validateReport(t *testing.T, data []byte) {
 	t.Helper()
-	doc, err := strictjson.Decode("report.json", data, strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ValidateReport(doc); err != nil {
+	if err := testkit.ReportSchemaError(t, data); err != nil {
 		t.Errorf("report does not validate against its schema: %v\n%s", err, data)
 	}
 }

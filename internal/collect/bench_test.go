@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // cpuTime is the process's CPU time so far (user and system).
@@ -34,7 +35,7 @@ func cpuTime(b *testing.B) time.Duration {
 //	go test ./internal/collect -run XXX -bench CollectIngest
 func BenchmarkCollectIngest(b *testing.B) {
 	const batchEvents = 640
-	events := decisionEvents(b, instrument.Options{})
+	events := testkit.DecisionEvents(b, instrument.Options{})
 	var bodies [][]byte
 	var sizes []int
 	var total int

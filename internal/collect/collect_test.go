@@ -28,65 +28,14 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
 // readout (a decision log holds no carrier to read it from).
 var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
-
-// decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
-// events a stock OPA serving the bundle (built with --quote-data, the carrier masked) logs for
-// them, as internal/check's tests make them: one per captured record, posted with its repetition
-// and its place.
-func decisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
-	t.Helper()
-	ctx := context.Background()
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := in.Options().RecordFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []map[string]any
-	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
-		if rec.State != "captured" {
-			return nil
-		}
-		rs, err := in.Evaluate(ctx, rec)
-		if err != nil {
-			return err
-		}
-		var results []any
-		for _, r := range rs {
-			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
-			if err != nil {
-				return err
-			}
-			results = append(results, tr)
-		}
-		place := map[string]any{"file": rec.File, "line": rec.Line}
-		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
-			"stage": rec.Stage, "repetition": rec.Repetition, "record": place}
-		res := maps.Clone(input)
-		res["profile"], res["results"] = in.Options().Profile, results
-		events = append(events, map[string]any{"decision_id": fmt.Sprintf("id-%d", len(events)), "path": decisionlog.Path,
-			"level": "info", "msg": "Decision Log", "input": input, "erased": []any{"/input/carrier"}, "result": res,
-			"labels": map[string]any{"id": "opa-1"}})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(events) == 0 {
-		t.Fatal("no captured record: nothing to log")
-	}
-	return events
-}
 
 // gzipBatch is events as OPA's plugin uploads them: a JSON array, gzip-compressed.
 func gzipBatch(t testing.TB, events []map[string]any) []byte {
@@ -171,19 +120,6 @@ func loaded(t testing.TB, opts instrument.Options) *instrument.Instrument {
 	return in
 }
 
-func render(t *testing.T, r *result.Report, format string) string {
-	t.Helper()
-	out, err := report.New(format, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := out.Output(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // consoleLog writes events as OPA's console plugin does, one JSON object per line.
 func consoleLog(t *testing.T, events []map[string]any) string {
 	t.Helper()
@@ -211,7 +147,7 @@ func consoleLog(t *testing.T, events []map[string]any) string {
 // console; and it says the batches' window.
 func TestCollectAgreesWithCheck(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
+	events := testkit.DecisionEvents(t, directPaper)
 	want, err := check.Run(ctx, directPaper)
 	if err != nil {
 		t.Fatal(err)
@@ -280,11 +216,11 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"json", "text"} {
-		g := render(t, got, format)
-		if w := render(t, want, format); g != w {
+		g := testkit.Render(t, got, format)
+		if w := testkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's", format)
 		}
-		if w := render(t, console, format); g != w {
+		if w := testkit.Render(t, console, format); g != w {
 			t.Errorf("%s report from collect's directory differs from the console log's", format)
 		}
 	}
@@ -301,7 +237,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 // skips until it is renamed whole).
 func TestCollectReadWhileWriting(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
+	events := testkit.DecisionEvents(t, directPaper)
 	dir := t.TempDir()
 	checked := 0
 	var c *Collector
@@ -346,7 +282,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 // the reason (and for an event, its place in the batch, its decision id and the member at
 // fault), counted by reason, and nothing of the batch is written: a batch is never half taken.
 func TestCollectRefuses(t *testing.T) {
-	events := decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	if len(events) < 3 {
 		t.Fatalf("%d events", len(events))
 	}
@@ -586,7 +522,7 @@ func TestCollectServesTLS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, c, ln, cfg, &stderr) }()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	events := decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	upload := func(url, token string) (int, error) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
 		req.Header.Set("Content-Encoding", "gzip")
@@ -640,7 +576,7 @@ func TestCollectStorageFailure(t *testing.T) {
 	}
 	s := httptest.NewServer(c)
 	defer s.Close()
-	body := gzipBatch(t, decisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	body := gzipBatch(t, testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
