@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,7 +148,7 @@ func (c Counts) String() string {
 	s := fmt.Sprintf("%d decisions of %s in %d files", c.Decisions, Path, c.Files)
 	if n := c.otherPaths(); n > 0 {
 		var paths []string
-		for _, p := range sortedKeys(c.OtherPaths) {
+		for _, p := range slices.Sorted(maps.Keys(c.OtherPaths)) {
 			paths = append(paths, fmt.Sprintf("%s %d", strconv.Quote(p), c.OtherPaths[p]))
 		}
 		s += fmt.Sprintf("; %d decisions of other paths not taken (%s)", n, strings.Join(paths, ", "))
@@ -645,13 +646,4 @@ func compact(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -9,7 +9,6 @@
 package laneout
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"cuelang.org/go/cue/format"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // NameRE is what a lane or configuration name (and a suite) is: lower-case letters, digits,
@@ -56,13 +56,7 @@ type Record struct {
 // Encode writes one record as a JSON line: no HTML escaping, the carrier's bytes as compacted
 // (numbers and escapes kept), a final newline.
 func Encode(r Record) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return strictjson.EncodeLine(r)
 }
 
 // Lane is one captured lane as a tool's manifest keeps it: the provider API its H4 follows
