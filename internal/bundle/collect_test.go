@@ -35,26 +35,7 @@ func TestStockOPAsUploadToCollect(t *testing.T) {
 	testtier.Require(t, "three stock OPA servers uploading to collect")
 	opa := opaBinary(t)
 	ctx := context.Background()
-	lanes, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*"))
-	if err != nil || len(lanes) == 0 {
-		t.Fatalf("the built-in records: %v", err)
-	}
-	opts := instrument.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []*instrument.Record
-	for _, r := range captured(t, in) {
-		if r.Fixture == "X08" || r.Fixture == "C02" {
-			recs = append(recs, r)
-		}
-	}
-	want, err := check.Run(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	opts, in, recs, want := bigNumberRecords(t)
 	dir := t.TempDir()
 	batches := filepath.Join(dir, "batches")
 	const token = "fleet-token"
@@ -95,11 +76,7 @@ decision_logs:
 			client := &http.Client{Timeout: time.Minute}
 			for j := i; j < len(recs); j += fleet {
 				r := recs[j]
-				input := inputOf(r)
-				input["repetition"] = r.Repetition
-				input["sourceSha256"] = in.Sources[r.Fixture].Sha256
-				input["record"] = map[string]any{"file": r.File, "line": r.Line}
-				if _, err := s.decide(client, input); err != nil {
+				if _, err := s.decide(client, postedInput(in, r)); err != nil {
 					errs <- err
 					return
 				}

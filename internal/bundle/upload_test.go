@@ -86,26 +86,7 @@ func (l *logService) counts() (batches, events int, errs []string) {
 func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 	opa := opaBinary(t)
 	ctx := context.Background()
-	// Every lane's records, named, so that check --decision-logs expects the records' bindings.
-	lanes, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*"))
-	if err != nil || len(lanes) == 0 {
-		t.Fatalf("the built-in records: %v", err)
-	}
-	opts := instrument.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []*instrument.Record
-	for _, r := range captured(t, in) {
-		if r.Fixture == "X08" || r.Fixture == "C02" {
-			recs = append(recs, r)
-		}
-	}
-	want, err := check.Run(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts, in, recs, want := bigNumberRecords(t)
 	for _, quote := range []bool{true, false} {
 		name := map[bool]string{true: "quoted", false: "described"}[quote]
 		t.Run(name, func(t *testing.T) {
@@ -133,6 +114,44 @@ func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bigNumberRecords are the built-in captured records of X08 and C02 (numbers past float64), with
+// the options that select them (every lane's records, named, so that check --decision-logs
+// expects the records' bindings), the instrument loaded from them and check's report on them.
+func bigNumberRecords(t *testing.T) (instrument.Options, *instrument.Instrument, []*instrument.Record, *result.Report) {
+	t.Helper()
+	ctx := context.Background()
+	lanes, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*"))
+	if err != nil || len(lanes) == 0 {
+		t.Fatalf("the built-in records: %v", err)
+	}
+	opts := instrument.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*instrument.Record
+	for _, r := range captured(t, in) {
+		if r.Fixture == "X08" || r.Fixture == "C02" {
+			recs = append(recs, r)
+		}
+	}
+	want, err := check.Run(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts, in, recs, want
+}
+
+// postedInput is the input a record is posted with: its position and carrier (inputOf), its
+// repetition, its source's digest and its place.
+func postedInput(in *instrument.Instrument, r *instrument.Record) map[string]any {
+	input := inputOf(r)
+	input["repetition"] = r.Repetition
+	input["sourceSha256"] = in.Sources[r.Fixture].Sha256
+	input["record"] = map[string]any{"file": r.File, "line": r.Line}
+	return input
 }
 
 // summaryLine is a text report's line that counts the bindings by outcome.
@@ -170,11 +189,7 @@ decision_logs:
 	s, opaLog := run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	client := &http.Client{Timeout: time.Minute}
 	for _, r := range recs {
-		input := inputOf(r)
-		input["repetition"] = r.Repetition
-		input["sourceSha256"] = in.Sources[r.Fixture].Sha256
-		input["record"] = map[string]any{"file": r.File, "line": r.Line}
-		if _, err := s.decide(client, input); err != nil {
+		if _, err := s.decide(client, postedInput(in, r)); err != nil {
 			t.Fatal(err)
 		}
 	}
