@@ -20,7 +20,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -138,7 +138,7 @@ decision_logs:
 		t.Errorf("window %+v, want %d batches", counts.Window, len(names))
 	}
 	for _, format := range []string{"json", "text"} {
-		if g, w := testkit.Render(t, got, format), testkit.Render(t, want, format); g != w {
+		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
 		}
 	}
@@ -274,7 +274,7 @@ decision_logs:
 		t.Fatal(err)
 	}
 	for _, format := range []string{"json", "text"} {
-		if g, w := testkit.Render(t, got, format), testkit.Render(t, want, format); g != w {
+		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
 		}
 	}

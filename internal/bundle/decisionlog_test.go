@@ -19,7 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // maskedBundle writes below dir the built-in bundle built with settings (contracts.tar.gz) and,
@@ -185,7 +185,7 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 			}
 			t.Logf("%s; %d bindings", counts, want.Len())
 			for _, format := range []string{"json", "text"} {
-				g, w := testkit.Render(t, got, format), testkit.Render(t, want, format)
+				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
 				if g != w {
 					os.WriteFile(filepath.Join(dir, "got."+format), []byte(g), 0o600)
 					t.Errorf("%s report from the decision logs differs from check's:\n%s", format, lineDiff(g, w))

@@ -20,7 +20,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // logService is a decision-log service for a stock OPA's upload (decision_logs.service): it
@@ -100,14 +100,14 @@ func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 			if !quote {
 				// The diagnostics say the values' digests: the report's counts are check's.
 				formats = nil
-				g, w := testkit.Render(t, got, "text"), testkit.Render(t, want, "text")
+				g, w := reportkit.Render(t, got, "text"), reportkit.Render(t, want, "text")
 				if gl, wl := summaryLine(g), summaryLine(w); gl != wl || gl == "" {
 					t.Errorf("the census read back counts\n  %s\ncheck counts\n  %s", gl, wl)
 				}
 				compareUploaded(t, ctx, in, recs, batches)
 			}
 			for _, format := range formats {
-				g, w := testkit.Render(t, got, format), testkit.Render(t, want, format)
+				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
 				if g != w {
 					t.Errorf("%s report from the uploaded decision logs differs from check's:\n%s", format, lineDiff(g, w))
 				}

@@ -10,7 +10,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestDirectLaneIsTheControl asserts what the control lane is for: every catalogued fixture is
@@ -76,7 +76,7 @@ func TestReportDeterministicAndValid(t *testing.T) {
 			t.Fatalf("run %d differs from run 0", i)
 		}
 	}
-	if err := testkit.ReportSchemaError(t, outputs[0]); err != nil {
+	if err := reportkit.ReportSchemaError(t, outputs[0]); err != nil {
 		t.Fatalf("report does not validate against its schema: %v", err)
 	}
 }

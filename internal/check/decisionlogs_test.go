@@ -18,7 +18,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // withoutPosition is events less those whose result is of the position (fixture and stage) of
@@ -41,7 +41,7 @@ func checkedAndLogged(t *testing.T, opts instrument.Options) (*result.Report, []
 	if err != nil {
 		t.Fatal(err)
 	}
-	return want, testkit.DecisionEvents(t, opts)
+	return want, reportkit.DecisionEvents(t, opts)
 }
 
 // consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
@@ -122,7 +122,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 				t.Errorf("counts %s, want %d decisions", counts, len(events))
 			}
 			for _, format := range []string{"json", "text"} {
-				if g, w := testkit.Render(t, got, format), testkit.Render(t, want, format); g != w {
+				if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 					t.Errorf("%s report differs from check's:\n%s", format, firstDiff(g, w))
 				}
 			}
@@ -139,7 +139,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := testkit.Render(t, got, "json"), testkit.Render(t, want, "json"); g != w {
+		if g, w := reportkit.Render(t, got, "json"), reportkit.Render(t, want, "json"); g != w {
 			t.Errorf("json report differs from check's:\n%s", firstDiff(g, w))
 		}
 	})
@@ -160,7 +160,7 @@ func firstDiff(a, b string) string {
 // so (the JSON member lacking, the text's INCOMPLETE) and no verdict (exit 2), in both modes.
 func TestDecisionLogsLacking(t *testing.T) {
 	ctx := context.Background()
-	events := testkit.DecisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	// Every repetition of the first position is lost (the matrix asks for one per binding).
 	lost := events[0]["result"].(map[string]any)
 	file := writeTemp(t, "opa.log", consoleLog(t, withoutPosition(events, lost)))
@@ -182,12 +182,12 @@ func TestDecisionLogsLacking(t *testing.T) {
 			if r.ExitCode() != result.ExitInputError || r.GateError() == nil || !strings.Contains(r.GateError().Error(), "lack") {
 				t.Errorf("exit %d, gate error %v", r.ExitCode(), r.GateError())
 			}
-			js := testkit.Render(t, r, "json")
+			js := reportkit.Render(t, r, "json")
 			if !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
 				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
 			}
 			validateReport(t, []byte(js))
-			if txt := testkit.Render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
+			if txt := reportkit.Render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
 				t.Errorf("text report does not say it is incomplete:\n%s", txt)
 			}
 			checkIncomplete(t, r)
@@ -203,7 +203,7 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 	if r.Gate.Verdict != result.VerdictIncomplete || r.Gate.Satisfied || r.ExitCode() != result.ExitInputError {
 		t.Errorf("gate verdict %q, satisfied %v, exit %d; want incomplete, false, 2", r.Gate.Verdict, r.Gate.Satisfied, r.ExitCode())
 	}
-	doc, err := strictjson.Decode("report.json", []byte(testkit.Render(t, r, "json")), strictjson.DefaultLimits)
+	doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 		{"tap", "# gate: profile strict incomplete (no verdict)"},
 		{"junit", `type="incomplete"`},
 	} {
-		out := testkit.Render(t, r, tc.format)
+		out := reportkit.Render(t, r, tc.format)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%s report does not say %q:\n%s", tc.format, tc.want, out[max(0, len(out)-1500):])
 		}
@@ -287,10 +287,10 @@ func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 // other decisions are read, and the report gives no verdict (exit 2) in every format.
 func TestDecisionLogsErrorDecisions(t *testing.T) {
 	ctx := context.Background()
-	events := testkit.DecisionEvents(t, directPaper)
-	refused := testkit.DecisionEvent("refused-1", map[string]any{
+	events := reportkit.DecisionEvents(t, directPaper)
+	refused := reportkit.DecisionEvent("refused-1", map[string]any{
 		"input": map[string]any{"lane": "nope"}, "result": map[string]any{"errors": []any{"/lane: unknown lane \"nope\"\u2028</script>"}}})
-	failed := testkit.DecisionEvent("failed-2", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout"}})
+	failed := reportkit.DecisionEvent("failed-2", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout"}})
 	log := consoleLog(t, append([]map[string]any{refused}, append(events, failed)...))
 	file := writeTemp(t, "opa.log", log)
 	lines := strings.Split(string(log), "\n")
@@ -324,14 +324,14 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 		}
 	}
 	checkIncomplete(t, r)
-	txt := testkit.Render(t, r, "text")
+	txt := reportkit.Render(t, r, "text")
 	if !strings.Contains(txt, "INCOMPLETE: 2 decisions in the logs are errors") || !strings.Contains(txt, fmt.Sprintf("%s:%d", file, lineOf("refused-1"))) {
 		t.Errorf("the text report does not list the error decisions:\n%s", txt[max(0, len(txt)-1200):])
 	}
 	if strings.ContainsRune(txt, '\u2028') {
 		t.Error("the text report holds a raw U+2028 from the logged error")
 	}
-	validateReport(t, []byte(testkit.Render(t, r, "json")))
+	validateReport(t, []byte(reportkit.Render(t, r, "json")))
 	if gerr := r.GateError(); gerr == nil || !strings.Contains(gerr.Error(), "2 decisions in the logs are errors") || !strings.Contains(gerr.Error(), "refused-1") {
 		t.Errorf("gate error %v", gerr)
 	}
@@ -345,7 +345,7 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 	ctx := context.Background()
 	want, events := checkedAndLogged(t, directPaper)
 	refused := func(id string, input map[string]any) map[string]any {
-		return testkit.DecisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
+		return reportkit.DecisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
 	}
 	otherLane := refused("other-lane", map[string]any{"fixture": "C01", "lane": "nope", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
 	otherSuite := refused("other-suite", map[string]any{"fixture": "X01", "lane": "direct", "stage": "D1"})
@@ -376,7 +376,7 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the error decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := testkit.Render(t, r, "json"), testkit.Render(t, want, "json"); g != w {
+				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
 					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
 				}
 				return
@@ -455,7 +455,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 			}
 			// The other decisions are read: their results are check's.
 			results := func(r *result.Report) any {
-				doc, err := strictjson.Decode("report.json", []byte(testkit.Render(t, r, "json")), strictjson.DefaultLimits)
+				doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -468,7 +468,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := testkit.Render(t, r, "json"), testkit.Render(t, want, "json"); g != w {
+				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
 					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
 				}
 				return
@@ -492,14 +492,14 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 				}
 			}
 			checkIncomplete(t, r)
-			txt := testkit.Render(t, r, "text")
+			txt := reportkit.Render(t, r, "text")
 			if !strings.Contains(txt, fmt.Sprintf("INCOMPLETE: %d decision", len(tc.listed))) || !strings.Contains(txt, tc.listed[0][0]) {
 				t.Errorf("the text report does not list the unknown fixtures:\n%s", txt[max(0, len(txt)-1200):])
 			}
 			if strings.ContainsRune(txt, '\u2028') {
 				t.Error("the text report holds a raw U+2028 from a fixture id")
 			}
-			validateReport(t, []byte(testkit.Render(t, r, "json")))
+			validateReport(t, []byte(reportkit.Render(t, r, "json")))
 		})
 	}
 }
@@ -508,7 +508,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 // naming its file and line; what is not a decision event is counted, not taken.
 func TestDecisionLogsErrors(t *testing.T) {
 	ctx := context.Background()
-	good := testkit.DecisionEvents(t, directPaper)[0]
+	good := reportkit.DecisionEvents(t, directPaper)[0]
 	with := func(edit func(ev, res map[string]any)) string {
 		ev := map[string]any{}
 		for k, v := range good {
@@ -571,7 +571,7 @@ func TestDecisionLogsErrors(t *testing.T) {
 func TestDecisionLogsHostileRecordNames(t *testing.T) {
 	ctx := context.Background()
 	opts := instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
-	events := testkit.DecisionEvents(t, opts)
+	events := reportkit.DecisionEvents(t, opts)
 	for _, h := range hostile.Strings() {
 		if !utf8.ValidString(h) {
 			continue // a JSON log cannot hold it
@@ -588,7 +588,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := strictjson.Decode("report.json", []byte(testkit.Render(t, r, "json")), strictjson.DefaultLimits)
+		doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -604,7 +604,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 		// property, with the workflow command's escapes only, so that it names the repository's
 		// file, as for every record.)
 		for _, format := range []string{"text", "markdown", "tap", "table"} {
-			out := testkit.Render(t, r, format)
+			out := reportkit.Render(t, r, format)
 			if i := strings.IndexFunc(out, func(c rune) bool {
 				return c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029' || c == '\u202e')
 			}); i >= 0 {
@@ -618,7 +618,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 // into the census and its report (go test ./internal/check -run XXX -bench DecisionLogs).
 func BenchmarkDecisionLogs(b *testing.B) {
 	ctx := context.Background()
-	events := testkit.DecisionEvents(b, instrument.Options{})
+	events := reportkit.DecisionEvents(b, instrument.Options{})
 	file := writeTemp(b, "opa.log", consoleLog(b, events))
 	b.ResetTimer()
 	for b.Loop() {

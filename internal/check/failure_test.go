@@ -11,7 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // failureInputs writes a custom task T7 over C01's direct D1 record, judged by the policy rego,
@@ -103,7 +103,7 @@ func TestExecuteWritesAFailedRunsReport(t *testing.T) {
 // validateReport holds a JSON report to the report schema.
 func validateReport(t *testing.T, data []byte) {
 	t.Helper()
-	if err := testkit.ReportSchemaError(t, data); err != nil {
+	if err := reportkit.ReportSchemaError(t, data); err != nil {
 		t.Errorf("report does not validate against its schema: %v\n%s", err, data)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // cpuTime is the process's CPU time so far (user and system).
@@ -35,7 +35,7 @@ func cpuTime(b *testing.B) time.Duration {
 //	go test ./internal/collect -run XXX -bench CollectIngest
 func BenchmarkCollectIngest(b *testing.B) {
 	const batchEvents = 640
-	events := testkit.DecisionEvents(b, instrument.Options{})
+	events := reportkit.DecisionEvents(b, instrument.Options{})
 	var bodies [][]byte
 	var sizes []int
 	var total int

@@ -30,7 +30,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
-	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
@@ -147,7 +147,7 @@ func consoleLog(t *testing.T, events []map[string]any) string {
 // console; and it says the batches' window.
 func TestCollectAgreesWithCheck(t *testing.T) {
 	ctx := context.Background()
-	events := testkit.DecisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	want, err := check.Run(ctx, directPaper)
 	if err != nil {
 		t.Fatal(err)
@@ -216,11 +216,11 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"json", "text"} {
-		g := testkit.Render(t, got, format)
-		if w := testkit.Render(t, want, format); g != w {
+		g := reportkit.Render(t, got, format)
+		if w := reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's", format)
 		}
-		if w := testkit.Render(t, console, format); g != w {
+		if w := reportkit.Render(t, console, format); g != w {
 			t.Errorf("%s report from collect's directory differs from the console log's", format)
 		}
 	}
@@ -237,7 +237,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 // skips until it is renamed whole).
 func TestCollectReadWhileWriting(t *testing.T) {
 	ctx := context.Background()
-	events := testkit.DecisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	dir := t.TempDir()
 	checked := 0
 	var c *Collector
@@ -282,7 +282,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 // the reason (and for an event, its place in the batch, its decision id and the member at
 // fault), counted by reason, and nothing of the batch is written: a batch is never half taken.
 func TestCollectRefuses(t *testing.T) {
-	events := testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	if len(events) < 3 {
 		t.Fatalf("%d events", len(events))
 	}
@@ -522,7 +522,7 @@ func TestCollectServesTLS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, c, ln, cfg, &stderr) }()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	events := testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	upload := func(url, token string) (int, error) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
 		req.Header.Set("Content-Encoding", "gzip")
@@ -576,7 +576,7 @@ func TestCollectStorageFailure(t *testing.T) {
 	}
 	s := httptest.NewServer(c)
 	defer s.Close()
-	body := gzipBatch(t, testkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	body := gzipBatch(t, reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // Items written the way no encoder would: odd spacing and key order, escaped keys and values,
@@ -77,14 +79,8 @@ func TestFindResult(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			item, ok, err := FindResult(tc.api, []byte(tc.body), tc.callID, tc.callIndex)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if ok != (tc.want != "") || string(item) != tc.want {
 				t.Fatalf("FindResult = %q, %v; want %q", item, ok, tc.want)

@@ -12,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // userSchema is 2025-11-25's schema with CallToolResult also requiring structuredContent: a draft
@@ -150,14 +151,8 @@ func TestRevisionLayers(t *testing.T) {
 				users = append(users, layer.FS(l, ".", name))
 			}
 			v, err := NewLayered(base, users)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("NewLayered: %v, want an error containing %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := v.Revisions(); !slices.Equal(got, tc.want) {
 				t.Errorf("Revisions() = %v, want %v", got, tc.want)

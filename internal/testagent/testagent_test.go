@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -387,14 +388,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ConfigFromEnv(func(k string) string { return tc.env[k] })
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.Env == nil {
 				t.Error("Env not set")
