@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestRedact: a pointer's value is replaced in the result, and its strings' text is blanked in
@@ -247,7 +248,7 @@ func TestCredentialEchoes(t *testing.T) {
 			if !strings.Contains(log, "holds a credential of the traffic") || !strings.Contains(log, tc.named) {
 				t.Errorf("the refusal does not name %s:\n%s", tc.named, log)
 			}
-			for p, b := range writtenFiles(t, out) {
+			for p, b := range testkit.Tree(t, out) {
 				for _, s := range tc.secrets {
 					if bytes.Contains(b, []byte(s)) {
 						t.Errorf("%s holds %q", p, s)

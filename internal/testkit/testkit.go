@@ -1,11 +1,16 @@
 // Package testkit holds the small checks that the tests of many packages share, so that each is
-// written once. It imports nothing of this module, so any package's tests can use it (package
-// reportkit holds the helpers that need the engine).
+// written once. It imports nothing of this module but strictjson, so the tests of any package
+// but strictjson can use it (package reportkit holds the helpers that need the engine).
 package testkit
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // ErrCase holds err to a table case's expected error want: with want empty, err must be nil (t
@@ -23,4 +28,41 @@ func ErrCase(t testing.TB, err error, want string) bool {
 		t.Fatalf("error %v, want one containing %q", err, want)
 	}
 	return true
+}
+
+// Tree reads every file below dir, keyed by its slash-separated path relative to dir; t fails
+// at once when dir cannot be walked or a file read.
+func Tree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// JSON is v as strictjson.Marshal writes it (canonical: sorted keys, numbers as spelled); t fails
+// at once when v is not a tree Marshal takes.
+func JSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := strictjson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

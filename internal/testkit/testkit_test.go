@@ -1,8 +1,12 @@
 package testkit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -61,5 +65,34 @@ func TestErrCase(t *testing.T) {
 				t.Errorf("ErrCase = %v, want %v", done, tc.wantDone)
 			}
 		})
+	}
+}
+
+func TestTree(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"top.json": "1", "a/b/deep.jsonl": "2\n"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := Tree(t, dir)
+	want := map[string][]byte{"top.json": []byte("1"), "a/b/deep.jsonl": []byte("2\n")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Tree = %q, want %q", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { Tree(r, filepath.Join(dir, "absent")); return true }); fatal == "" {
+		t.Error("Tree of a directory that does not exist did not fail")
+	}
+}
+
+func TestJSON(t *testing.T) {
+	if got, want := JSON(t, map[string]any{"b": json.Number("1.50"), "a": "<x>"}), `{"a":"<x>","b":1.50}`; got != want {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { JSON(r, struct{}{}); return true }); fatal == "" {
+		t.Error("JSON of a value Marshal does not take did not fail")
 	}
 }
