@@ -186,23 +186,32 @@ func (r *reader) token() (string, error) {
 		case '/', '[':
 			return b.String(), nil
 		case '~':
-			switch r.peekAt(1) {
-			case '0':
-				b.WriteByte('~')
-			case '1':
-				b.WriteByte('/')
-			case '2':
-				b.WriteByte('[')
-			default:
-				return "", r.fail("bad escape: ~ is followed by 0 (~), 1 (/) or 2 ([)")
+			if err := r.tilde(&b, true, "bad escape: ~ is followed by 0 (~), 1 (/) or 2 ([)"); err != nil {
+				return "", err
 			}
-			r.i += 2
 			continue
 		}
 		b.WriteByte(c)
 		r.i++
 	}
 	return b.String(), nil
+}
+
+// tilde reads the escape at r.i into b: ~0 for "~", ~1 for "/" and, where bracket is set (a
+// step's token, not a member name), ~2 for "["; any other character after the ~ fails with msg.
+func (r *reader) tilde(b *strings.Builder, bracket bool, msg string) error {
+	switch c := r.peekAt(1); {
+	case c == '0':
+		b.WriteByte('~')
+	case c == '1':
+		b.WriteByte('/')
+	case c == '2' && bracket:
+		b.WriteByte('[')
+	default:
+		return r.fail("%s", msg)
+	}
+	r.i += 2
+	return nil
 }
 
 func (r *reader) peekAt(n int) byte {
@@ -280,15 +289,9 @@ func (r *reader) member() (string, error) {
 			}
 			return b.String(), nil
 		case '~':
-			switch r.peekAt(1) {
-			case '0':
-				b.WriteByte('~')
-			case '1':
-				b.WriteByte('/')
-			default:
-				return "", r.fail("bad escape in a member name: ~ is followed by 0 (~) or 1 (/)")
+			if err := r.tilde(&b, false, "bad escape in a member name: ~ is followed by 0 (~) or 1 (/)"); err != nil {
+				return "", err
 			}
-			r.i += 2
 			continue
 		}
 		b.WriteByte(c)
