@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,18 +145,7 @@ decision_logs:
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.
 func batchLabels(t *testing.T, file string) []string {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := gunzipFile(t, file)
 	var events []struct {
 		Labels struct {
 			ID string `json:"id"`
