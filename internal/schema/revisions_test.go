@@ -196,14 +196,8 @@ func TestUserRevisionValidates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := v.ValidateSource("text.json", tc.revision, text)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
 			}
 			if tc.revision != "DRAFT-nope" && !strings.Contains(err.Error(), "structuredContent") {
 				t.Errorf("ValidateSource: %v, want it to name structuredContent", err)
@@ -308,14 +302,8 @@ func TestRevisionID(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = v.ValidateSource("src.json", rev, doc)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -371,14 +359,8 @@ func TestValidateSourceCarrier(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = v.ValidateSourceCarrier("obs.jsonl", 7, tc.revision, doc)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSourceCarrier: %v, want an error starting %q", err, tc.wantErr)
 			}
 		})
 	}

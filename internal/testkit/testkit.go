@@ -18,14 +18,25 @@ import (
 // hold want (t fails at once otherwise) and ErrCase returns true, the case is done.
 func ErrCase(t testing.TB, err error, want string) bool {
 	t.Helper()
+	return errCase(t, err, want, strings.Contains, "containing")
+}
+
+// ErrPrefixCase is ErrCase for an error that must start with want.
+func ErrPrefixCase(t testing.TB, err error, want string) bool {
+	t.Helper()
+	return errCase(t, err, want, strings.HasPrefix, "starting")
+}
+
+func errCase(t testing.TB, err error, want string, match func(s, want string) bool, how string) bool {
+	t.Helper()
 	if want == "" {
 		if err != nil {
 			t.Fatal(err)
 		}
 		return false
 	}
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
+	if err == nil || !match(err.Error(), want) {
+		t.Fatalf("error %v, want one %s %q", err, how, want)
 	}
 	return true
 }

@@ -44,6 +44,7 @@ func call(f func(t testing.TB) bool) (done bool, fatal string) {
 func TestErrCase(t *testing.T) {
 	tests := []struct {
 		name      string
+		prefix    bool // ErrPrefixCase, not ErrCase
 		err       error
 		want      string
 		wantDone  bool
@@ -54,10 +55,17 @@ func TestErrCase(t *testing.T) {
 		{name: "error wanted, it holds want", err: errors.New("a: bad input"), want: "bad", wantDone: true},
 		{name: "error wanted, another", err: errors.New("a: other"), want: "bad", wantFatal: `error a: other, want one containing "bad"`},
 		{name: "error wanted, none", err: nil, want: "bad", wantFatal: `error <nil>, want one containing "bad"`},
+		{name: "prefix wanted, it starts so", prefix: true, err: errors.New("a: bad"), want: "a:", wantDone: true},
+		{name: "prefix wanted, it holds it later", prefix: true, err: errors.New("a: bad"), want: "bad", wantFatal: `error a: bad, want one starting "bad"`},
+		{name: "prefix case, no error wanted", prefix: true, err: nil, want: "", wantDone: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			done, fatal := call(func(r testing.TB) bool { return ErrCase(r, tc.err, tc.want) })
+			check := ErrCase
+			if tc.prefix {
+				check = ErrPrefixCase
+			}
+			done, fatal := call(func(r testing.TB) bool { return check(r, tc.err, tc.want) })
 			if fatal != tc.wantFatal {
 				t.Errorf("failed with %q, want %q", fatal, tc.wantFatal)
 			}
