@@ -622,16 +622,12 @@ func kind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "absent or null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	case string, json.Number, bool, []any, map[string]any:
+		name := strictjson.TypeName(v)
+		if strings.ContainsRune("aeiou", rune(name[0])) {
+			return "an " + name
+		}
+		return "a " + name
 	}
 	return fmt.Sprintf("%T", v)
 }
