@@ -32,19 +32,17 @@ var (
 	VersionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 )
 
-// Record is one observation record, its fields in the order SPEC §7 shows them.
+// Record is one observation record, its fields in the order SPEC §7 shows them: where the
+// carrier was observed (result.Position: fixture, lane, version, configuration, stage), then the
+// observation.
 type Record struct {
-	Fixture       string          `json:"fixture"`
-	Lane          string          `json:"lane"`
-	LaneVersion   string          `json:"laneVersion"`
-	Configuration string          `json:"configuration"`
-	Stage         string          `json:"stage"`
-	Repetition    int             `json:"repetition"`
-	State         string          `json:"state"`
-	Carrier       json.RawMessage `json:"carrier,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	SourceSha256  string          `json:"sourceSha256"`
-	Origin        string          `json:"origin"`
+	result.Position
+	Repetition   int             `json:"repetition"`
+	State        string          `json:"state"`
+	Carrier      json.RawMessage `json:"carrier,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	SourceSha256 string          `json:"sourceSha256"`
+	Origin       string          `json:"origin"`
 	// Notes are free text for human readers, never read by the checker: probe says there which
 	// MCP revision it served the fixture under and how the client negotiated it.
 	Notes string `json:"notes,omitempty"`

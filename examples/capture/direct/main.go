@@ -23,6 +23,8 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 func main() {
@@ -58,7 +60,7 @@ func run(dir string, repetition int) error {
 		id := filepath.Base(f[:len(f)-len(".json")])
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
 			line, err := laneout.Encode(laneout.Record{
-				Fixture: id, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage,
+				Position:   result.Position{Fixture: id, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage},
 				Repetition: repetition, State: "captured", Carrier: carrier.Bytes(),
 				SourceSha256: hex.EncodeToString(sum[:]), Origin: "captured",
 			})
