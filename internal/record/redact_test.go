@@ -267,17 +267,7 @@ func TestCredentialEchoes(t *testing.T) {
 // get sends one GET and discards its answer.
 func get(t *testing.T, url string, header map[string]string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := testkit.Do(t, http.MethodGet, url, header, "")
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 }

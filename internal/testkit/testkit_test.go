@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -102,5 +105,33 @@ func TestJSON(t *testing.T) {
 	}
 	if _, fatal := call(func(r testing.TB) bool { JSON(r, struct{}{}); return true }); fatal == "" {
 		t.Error("JSON of a value Marshal does not take did not fail")
+	}
+}
+
+func TestDo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s %q", r.Method, r.URL.Path, r.Header.Get("X-T"), b)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, method, body, header, want string
+	}{
+		{name: "a post with a body and a header", method: http.MethodPost, body: "x", header: "h", want: `POST /p h "x"`},
+		{name: "a get without", method: http.MethodGet, want: `GET /p  ""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			header := map[string]string{}
+			if tc.header != "" {
+				header["X-T"] = tc.header
+			}
+			b, err := io.ReadAll(Do(t, tc.method, srv.URL+"/p", header, tc.body).Body)
+			if err != nil || string(b) != tc.want {
+				t.Errorf("answer %q, %v; want %q", b, err, tc.want)
+			}
+		})
+	}
+	if _, fatal := call(func(r testing.TB) bool { Do(r, http.MethodGet, "http://[::1", nil, ""); return true }); fatal == "" {
+		t.Error("Do of a URL that does not parse did not fail")
 	}
 }
