@@ -50,17 +50,12 @@ func consoleLog(t testing.TB, events []map[string]any) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"level":"info","msg":"Initializing server.","time":"2026-01-01T00:00:00Z"}` + "\n")
-	for i, ev := range events {
-		line, err := strictjson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
+	if first, rest, ok := bytes.Cut(reportkit.ConsoleLog(t, events), []byte("\n")); ok {
+		b.Write(first)
 		b.WriteByte('\n')
-		if i == 0 {
-			b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
-			b.WriteString("plain text log line\n\n")
-		}
+		b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
+		b.WriteString("plain text log line\n\n")
+		b.Write(rest)
 	}
 	return b.Bytes()
 }

@@ -123,17 +123,8 @@ func loaded(t testing.TB, opts instrument.Options) *instrument.Instrument {
 // consoleLog writes events as OPA's console plugin does, one JSON object per line.
 func consoleLog(t *testing.T, events []map[string]any) string {
 	t.Helper()
-	var b bytes.Buffer
-	for _, ev := range events {
-		line, err := strictjson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
 	p := filepath.Join(t.TempDir(), "opa.log")
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(p, reportkit.ConsoleLog(t, events), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p

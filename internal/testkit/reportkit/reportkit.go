@@ -73,6 +73,21 @@ func DecisionEvents(t testing.TB, opts instrument.Options) []map[string]any {
 	return events
 }
 
+// ConsoleLog is events as OPA's console decision logger writes them: one JSON object per line.
+func ConsoleLog(t testing.TB, events []map[string]any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, ev := range events {
+		line, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
 // DecisionEvent is an event OPA logs for a decision of contractcheck/decision: id and members
 // besides the path, level and message every such event has.
 func DecisionEvent(id string, members map[string]any) map[string]any {
