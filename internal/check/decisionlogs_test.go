@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"maps"
@@ -81,18 +80,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 	want, events := checkedAndLogged(t, directPaper)
 	log := consoleLog(t, events)
 	file := writeTemp(t, "opa.log", log)
-	var batch bytes.Buffer
-	zw := gzip.NewWriter(&batch)
-	arr := make([]any, len(events))
-	for i, e := range events {
-		arr[i] = e
-	}
-	data, err := strictjson.Marshal(arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.Write(data)
-	zw.Close()
+	batch := reportkit.GzipBatch(t, events)
 	dir := t.TempDir()
 	half := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
 	os.WriteFile(filepath.Join(dir, "a.log"), log[:half], 0o600)
@@ -105,7 +93,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 		{"file", DecisionLogs{Paths: []string{file}}},
 		{"directory", DecisionLogs{Paths: []string{dir}}},
 		{"stdin", DecisionLogs{Paths: []string{"-"}, Stdin: bytes.NewReader(log)}},
-		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch.Bytes())}}},
+		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch)}}},
 		{"the same decisions twice", DecisionLogs{Paths: []string{file, file}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

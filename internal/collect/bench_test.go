@@ -40,7 +40,7 @@ func BenchmarkCollectIngest(b *testing.B) {
 	var sizes []int
 	var total int
 	for _, c := range chunks(events, batchEvents) {
-		body := gzipBatch(b, c)
+		body := reportkit.GzipBatch(b, c)
 		bodies = append(bodies, body)
 		sizes = append(sizes, len(c))
 		total += len(body)

@@ -2,7 +2,6 @@ package collect
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -29,40 +28,12 @@ import (
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
 // readout (a decision log holds no carrier to read it from).
 var directPaper = instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
-
-// gzipBatch is events as OPA's plugin uploads them: a JSON array, gzip-compressed.
-func gzipBatch(t testing.TB, events []map[string]any) []byte {
-	t.Helper()
-	arr := make([]any, len(events))
-	for i, e := range events {
-		arr[i] = e
-	}
-	data, err := strictjson.Marshal(arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gzipBytes(t, data)
-}
-
-func gzipBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // chunks cuts events into batches of n.
 func chunks(events []map[string]any, n int) [][]map[string]any {
@@ -156,7 +127,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 	}
 	c1, s1 := serve()
 	for i, b := range batches[:first] {
-		status, doc := post(t, s1.URL+DefaultPath, "", gzipBatch(t, b), nil)
+		status, doc := post(t, s1.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil)
 		if status != http.StatusOK || doc["batch"] != float64(i+1) || doc["decisions"] != float64(len(b)) {
 			t.Fatalf("batch %d: HTTP %d %v", i+1, status, doc)
 		}
@@ -182,7 +153,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		t.Errorf("the unfinished write %s is still there after the restart (%v)", stale, err)
 	}
 	for i, b := range batches[first:] {
-		status, doc := post(t, s2.URL+DefaultPath, "", gzipBatch(t, b), nil)
+		status, doc := post(t, s2.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil)
 		if status != http.StatusOK || doc["batch"] != float64(first+i+1) {
 			t.Fatalf("batch %d after the restart: HTTP %d %v", first+i+1, status, doc)
 		}
@@ -260,7 +231,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 	s := httptest.NewServer(c)
 	defer s.Close()
 	for _, b := range chunks(events, len(events)/3+1) {
-		if status, doc := post(t, s.URL+DefaultPath, "", gzipBatch(t, b), nil); status != http.StatusOK {
+		if status, doc := post(t, s.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil); status != http.StatusOK {
 			t.Fatalf("HTTP %d %v", status, doc)
 		}
 	}
@@ -285,7 +256,7 @@ func TestCollectRefuses(t *testing.T) {
 			evs[j]["result"] = maps.Clone(ev["result"].(map[string]any))
 		}
 		f(evs[i])
-		return gzipBatch(t, evs)
+		return reportkit.GzipBatch(t, evs)
 	}
 	const token = "s3cret-token"
 	for _, tc := range []struct {
@@ -299,15 +270,15 @@ func TestCollectRefuses(t *testing.T) {
 		member   string
 		decision string
 	}{
-		{name: "no bearer token", body: gzipBatch(t, good), status: http.StatusUnauthorized, reason: ReasonUnauthorized},
-		{name: "a wrong bearer token", body: gzipBatch(t, good), token: "s3cret-tokem", status: http.StatusUnauthorized, reason: ReasonUnauthorized},
+		{name: "no bearer token", body: reportkit.GzipBatch(t, good), status: http.StatusUnauthorized, reason: ReasonUnauthorized},
+		{name: "a wrong bearer token", body: reportkit.GzipBatch(t, good), token: "s3cret-tokem", status: http.StatusUnauthorized, reason: ReasonUnauthorized},
 		{name: "not gzip", body: []byte(`[]`), token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
 		{name: "no Content-Encoding", body: []byte(`[]`), token: token, headers: map[string]string{"Content-Encoding": ""}, status: http.StatusUnsupportedMediaType, reason: ReasonNotGzip},
-		{name: "a truncated gzip stream", body: gzipBatch(t, good)[:40], token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
-		{name: "not JSON", body: gzipBytes(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "a duplicate key", body: gzipBytes(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "not an array", body: gzipBytes(t, []byte(`{"decision_id": "a"}`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "an event that is not an object", body: gzipBytes(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1},
+		{name: "a truncated gzip stream", body: reportkit.GzipBatch(t, good)[:40], token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
+		{name: "not JSON", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "a duplicate key", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "not an array", body: reportkit.Gzip(t, []byte(`{"decision_id": "a"}`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "an event that is not an object", body: reportkit.Gzip(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1},
 		{name: "a repetition that is not a number", token: token, body: edit(1, func(ev map[string]any) { ev["result"].(map[string]any)["repetition"] = "two" }),
 			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/repetition", decision: "id-1"},
 		{name: "no result", token: token, body: edit(2, func(ev map[string]any) { delete(ev, "result") }),
@@ -322,8 +293,8 @@ func TestCollectRefuses(t *testing.T) {
 			ev["decision_id"] = "<script>\u2028::error::x"
 			ev["result"].(map[string]any)["repetition"] = "x"
 		}), status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/repetition", decision: "<script>\u2028::error::x"},
-		{name: "over the body limit", token: token, body: gzipBytes(t, bytes.Repeat([]byte{'x'}, 1<<20)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
-		{name: "over the batch limit decompressed", token: token, body: gzipBytes(t, bytes.Repeat([]byte{' '}, 300<<10)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
+		{name: "over the body limit", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{'x'}, 1<<20)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
+		{name: "over the batch limit decompressed", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{' '}, 300<<10)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -359,7 +330,7 @@ func TestCollectRefuses(t *testing.T) {
 				t.Errorf("status %+v, want 1 refused for %s", st, tc.reason)
 			}
 			// The good batch is taken after the bad one.
-			if status, doc := post(t, s.URL+DefaultPath, token, gzipBatch(t, good), nil); status != http.StatusOK {
+			if status, doc := post(t, s.URL+DefaultPath, token, reportkit.GzipBatch(t, good), nil); status != http.StatusOK {
 				t.Errorf("the good batch after: HTTP %d %v", status, doc)
 			}
 		})
@@ -515,7 +486,7 @@ func TestCollectServesTLS(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	events := reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	upload := func(url, token string) (int, error) {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reportkit.GzipBatch(t, events)))
 		req.Header.Set("Content-Encoding", "gzip")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -567,7 +538,7 @@ func TestCollectStorageFailure(t *testing.T) {
 	}
 	s := httptest.NewServer(c)
 	defer s.Close()
-	body := gzipBatch(t, reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	body := reportkit.GzipBatch(t, reportkit.DecisionEvents(t, instrument.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ package reportkit
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io/fs"
@@ -84,6 +85,34 @@ func ConsoleLog(t testing.TB, events []map[string]any) []byte {
 		}
 		b.Write(line)
 		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// GzipBatch is events as OPA's decision-log plugin uploads them: a JSON array, gzip-compressed.
+func GzipBatch(t testing.TB, events []map[string]any) []byte {
+	t.Helper()
+	arr := make([]any, len(events))
+	for i, e := range events {
+		arr[i] = e
+	}
+	data, err := strictjson.Marshal(arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Gzip(t, data)
+}
+
+// Gzip is data gzip-compressed.
+func Gzip(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
 	}
 	return b.Bytes()
 }
