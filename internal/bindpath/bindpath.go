@@ -180,29 +180,39 @@ func (r *reader) peek() byte {
 // token reads a step's reference token up to "/", "[" or the end.
 func (r *reader) token() (string, error) {
 	var b strings.Builder
-	for r.i < len(r.s) {
-		c := r.s[r.i]
-		switch c {
-		case '/', '[':
-			return b.String(), nil
-		case '~':
-			switch r.peekAt(1) {
-			case '0':
-				b.WriteByte('~')
-			case '1':
-				b.WriteByte('/')
-			case '2':
-				b.WriteByte('[')
-			default:
-				return "", r.fail("bad escape: ~ is followed by 0 (~), 1 (/) or 2 ([)")
-			}
-			r.i += 2
-			continue
-		}
-		b.WriteByte(c)
-		r.i++
+	if _, err := r.escaped(&b, "/[", true, "bad escape: ~ is followed by 0 (~), 1 (/) or 2 ([)"); err != nil {
+		return "", err
 	}
 	return b.String(), nil
+}
+
+// escaped reads characters into b up to one of stops or the end, each escape as itself: ~0 for
+// "~", ~1 for "/" and, where bracket is set (a step's token, not a member name), ~2 for "["; any
+// other character after a ~ fails with msg. It reports whether a stop ended the characters.
+func (r *reader) escaped(b *strings.Builder, stops string, bracket bool, msg string) (bool, error) {
+	for r.i < len(r.s) {
+		c := r.s[r.i]
+		if strings.IndexByte(stops, c) >= 0 {
+			return true, nil
+		}
+		if c != '~' {
+			b.WriteByte(c)
+			r.i++
+			continue
+		}
+		switch e := r.peekAt(1); {
+		case e == '0':
+			b.WriteByte('~')
+		case e == '1':
+			b.WriteByte('/')
+		case e == '2' && bracket:
+			b.WriteByte('[')
+		default:
+			return false, r.fail("%s", msg)
+		}
+		r.i += 2
+	}
+	return false, nil
 }
 
 func (r *reader) peekAt(n int) byte {
@@ -271,30 +281,16 @@ func (r *reader) member() (string, error) {
 		return r.str()
 	}
 	var b strings.Builder
-	for r.i < len(r.s) {
-		c := r.s[r.i]
-		switch c {
-		case '/', '[', ']', '=', ',', '"', ' ':
-			if b.Len() == 0 {
-				return "", r.fail("want a member name (a reference token, or a JSON string for a name holding [ ] = , \" or a space)")
-			}
-			return b.String(), nil
-		case '~':
-			switch r.peekAt(1) {
-			case '0':
-				b.WriteByte('~')
-			case '1':
-				b.WriteByte('/')
-			default:
-				return "", r.fail("bad escape in a member name: ~ is followed by 0 (~) or 1 (/)")
-			}
-			r.i += 2
-			continue
-		}
-		b.WriteByte(c)
-		r.i++
+	stopped, err := r.escaped(&b, "/[]=,\" ", false, "bad escape in a member name: ~ is followed by 0 (~) or 1 (/)")
+	switch {
+	case err != nil:
+		return "", err
+	case !stopped:
+		return "", r.fail("the selector is not closed: want ]")
+	case b.Len() == 0:
+		return "", r.fail("want a member name (a reference token, or a JSON string for a name holding [ ] = , \" or a space)")
 	}
-	return "", r.fail("the selector is not closed: want ]")
+	return b.String(), nil
 }
 
 // value reads a JSON string, true, false or null.

@@ -46,6 +46,8 @@ func TestParse(t *testing.T) {
 		{name: "single quotes", path: `/o[a='x']`, err: "JSON string (quoted)"},
 		{name: "no =", path: `/o[a]`, err: "want = after the member name"},
 		{name: "missing member", path: `/o[="x"]`, err: "want a member name"},
+		{name: "a member name with ~2", path: `/o[a~2="x"]`, err: "bad escape in a member name"},
+		{name: "a member name to the end", path: `/o[ab`, err: "the selector is not closed"},
 		{name: "member tested twice", path: `/o[a="x",a="y"]`, err: "tested twice"},
 		{name: "text after the selector", path: `/o[a="x"]b`, err: "a selector ends its step"},
 		{name: "two selectors", path: `/o[a="x"][b="y"]`, err: "a selector ends its step"},

@@ -387,7 +387,7 @@ func bindings(m *contract.Model) (bound map[string]map[string]map[string]int, di
 				if err != nil {
 					return nil, nil, fmt.Errorf("lanes.%s.stages.%s.compartments.%s: %w", l, s, c, err)
 				}
-				text, err := marshal(k)
+				text, err := strictjson.EncodeLine(k)
 				if err != nil {
 					return nil, nil, fmt.Errorf("lanes.%s.stages.%s.compartments.%s: %w", l, s, c, err)
 				}
@@ -555,7 +555,7 @@ func BuildWith(ctx context.Context, opts inputs.Options, settings Settings) (*Bu
 	if err := compileStock(modules); err != nil {
 		return nil, err
 	}
-	data, err := marshal(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers,
+	data, err := strictjson.EncodeLine(contracts{Profile: opts.Profile, Model: in.Model, Sources: sources, Providers: providers,
 		Optional: optionalAtoms(in.Model)})
 	if err != nil {
 		return nil, fmt.Errorf("bundle: data: %w", err)
@@ -569,7 +569,7 @@ func BuildWith(ctx context.Context, opts inputs.Options, settings Settings) (*Bu
 		h.Write(f.Data)
 	}
 	b.Revision = hex.EncodeToString(h.Sum(nil))[:32]
-	m, err := marshal(manifest{Revision: b.Revision, Roots: b.Roots, RegoVersion: 1,
+	m, err := strictjson.EncodeLine(manifest{Revision: b.Revision, Roots: b.Roots, RegoVersion: 1,
 		Metadata: map[string]any{"contractcheck": map[string]any{"profile": opts.Profile, "entrypoint": "contractcheck/decision", "quoteData": settings.QuoteData}}})
 	if err != nil {
 		return nil, err
@@ -897,21 +897,10 @@ func arrayIndex(t string) (json.Number, bool) {
 	return json.Number(digits), true
 }
 
-// marshal writes v as JSON without HTML escaping, maps with sorted keys, json.Number verbatim.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // plainJSON is v as the bundle's data holds it: written as JSON (marshal) and read back as plain
 // maps, lists, strings, booleans and numbers, each number as spelt (json.Number).
 func plainJSON(v any) (any, error) {
-	raw, err := marshal(v)
+	raw, err := strictjson.EncodeLine(v)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -35,26 +34,7 @@ func TestStockOPAsUploadToCollect(t *testing.T) {
 	testtier.Require(t, "three stock OPA servers uploading to collect")
 	opa := opaBinary(t)
 	ctx := context.Background()
-	lanes, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*"))
-	if err != nil || len(lanes) == 0 {
-		t.Fatalf("the built-in records: %v", err)
-	}
-	opts := inputs.Options{Observations: lanes, Scope: result.Scope{Fixtures: []string{"X08", "C02"}}}
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []*instrument.Record
-	for _, r := range captured(t, in) {
-		if r.Fixture == "X08" || r.Fixture == "C02" {
-			recs = append(recs, r)
-		}
-	}
-	want, err := check.Run(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	opts, in, recs, want := bigNumberRecords(t)
 	dir := t.TempDir()
 	batches := filepath.Join(dir, "batches")
 	const token = "fleet-token"
@@ -95,11 +75,7 @@ decision_logs:
 			client := &http.Client{Timeout: time.Minute}
 			for j := i; j < len(recs); j += fleet {
 				r := recs[j]
-				input := inputOf(r)
-				input["repetition"] = r.Repetition
-				input["sourceSha256"] = in.Sources[r.Fixture].Sha256
-				input["record"] = map[string]any{"file": r.File, "line": r.Line}
-				if _, err := s.decide(client, input); err != nil {
+				if _, err := s.decide(client, postedInput(in, r)); err != nil {
 					errs <- err
 					return
 				}
@@ -161,7 +137,7 @@ decision_logs:
 		t.Errorf("window %+v, want %d batches", counts.Window, len(names))
 	}
 	for _, format := range []string{"json", "text"} {
-		if g, w := renderReport(t, got, format), renderReport(t, want, format); g != w {
+		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
 		}
 	}
@@ -170,18 +146,7 @@ decision_logs:
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.
 func batchLabels(t *testing.T, file string) []string {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := gunzipFile(t, file)
 	var events []struct {
 		Labels struct {
 			ID string `json:"id"`
@@ -297,7 +262,7 @@ decision_logs:
 		t.Fatal(err)
 	}
 	for _, format := range []string{"json", "text"} {
-		if g, w := renderReport(t, got, format), renderReport(t, want, format); g != w {
+		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
 		}
 	}

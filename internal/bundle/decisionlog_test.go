@@ -19,8 +19,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // maskedBundle writes below dir the built-in bundle built with settings (contracts.tar.gz) and,
@@ -186,7 +186,7 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 			}
 			t.Logf("%s; %d bindings", counts, want.Len())
 			for _, format := range []string{"json", "text"} {
-				g, w := renderReport(t, got, format), renderReport(t, want, format)
+				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
 				if g != w {
 					os.WriteFile(filepath.Join(dir, "got."+format), []byte(g), 0o600)
 					t.Errorf("%s report from the decision logs differs from check's:\n%s", format, lineDiff(g, w))
@@ -194,19 +194,6 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 			}
 		})
 	}
-}
-
-func renderReport(t *testing.T, r *result.Report, format string) string {
-	t.Helper()
-	out, err := report.New(format, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := out.Output(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // lineDiff shows the first line where two texts differ.

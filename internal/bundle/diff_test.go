@@ -3,51 +3,28 @@ package bundle
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // diffPair evaluates both implementations of the minimal differences on one input {a, b, base}:
-// check's builtin contractcheck.diff in the policies' sandbox (internal/policy/diff.go), and the
-// bundle's pure-Rego diff.between (rego/diff.rego) on the OPA release the server tests run, with
-// stock capabilities.
-type diffPair struct {
-	check  *policy.ReadoutQuery
-	bundle rego.PreparedEvalQuery
-}
+// check's builtin contractcheck.diff (internal/policy/diff.go), and the bundle's pure-Rego
+// diff.between (rego/diff.rego).
+type diffPair struct{ agreePair }
 
 func newDiffPair(t *testing.T) *diffPair {
 	t.Helper()
-	ctx := context.Background()
-	src := "package agree\n\nreadout := {\"v\": contractcheck.diff(input.a, input.b, input.base)}\n"
-	e, err := policy.Load([]layer.Dir{layer.FS(fstest.MapFS{"p/agree.rego": {Data: []byte(src)}}, "p", "agree")}, policy.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.PrepareReadout(ctx, "agree")
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler := compileRego(t, "rego/diff.rego", "rego/pointer.rego")
-	pq, err := rego.New(rego.Compiler(compiler), rego.StrictBuiltinErrors(true),
-		rego.Query("v := data.contractcheck.bundle.diff.between(input.a, input.b, input.base)")).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &diffPair{check: q, bundle: pq}
+	return &diffPair{newAgreePair(t, "package agree\n\nreadout := {\"v\": contractcheck.diff(input.a, input.b, input.base)}\n",
+		"v := data.contractcheck.bundle.diff.between(input.a, input.b, input.base)", "rego/diff.rego", "rego/pointer.rego")}
 }
 
 // judge gives each side's set of differences as strictjson writes it (in OPA's set order, each
@@ -154,38 +131,21 @@ func TestDiffAgrees(t *testing.T) {
 		}
 	}
 	var (
-		mu         sync.Mutex
 		bad        []string
-		wg         sync.WaitGroup
 		same, diff int
 	)
-	ch := make(chan job)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				bundle, check, err := p.judge(j.a, j.b, j.base)
-				mu.Lock()
-				switch {
-				case err != nil:
-					bad = append(bad, fmt.Sprintf("%s: %v", j.what, err))
-				case bundle != check:
-					bad = append(bad, fmt.Sprintf("%s:\n\tbundle %.300s\n\tcheck  %.300s", j.what, bundle, check))
-				case check == "[]":
-					same++
-				default:
-					diff++
-				}
-				mu.Unlock()
-			}
-		}()
+	for i, r := range judgeAll(jobs, func(j job) (string, string, error) { return p.judge(j.a, j.b, j.base) }) {
+		switch j := jobs[i]; {
+		case r.err != nil:
+			bad = append(bad, fmt.Sprintf("%s: %v", j.what, r.err))
+		case r.bundle != r.check:
+			bad = append(bad, fmt.Sprintf("%s:\n\tbundle %.300s\n\tcheck  %.300s", j.what, r.bundle, r.check))
+		case r.check == "[]":
+			same++
+		default:
+			diff++
+		}
 	}
-	for _, j := range jobs {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
 	t.Logf("%d pairs (%d of the catalogue): %d alike, %d with the same differences", len(jobs), len(jobs)-edges, same, diff)
 	if len(bad) > 0 {
 		sort.Strings(bad)

@@ -3,12 +3,9 @@ package bundle
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -16,50 +13,19 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-// jsonTextPair evaluates both readers of a JSON text: check's builtin contractcheck.json_text in
-// the policies' sandbox (internal/policy: strictjson.Decode with strictjson.DefaultLimits, numbers
-// respelled by numbers.go), and the bundle's pure-Rego text (rego/json.rego) on the OPA release
-// the server tests run, with stock capabilities.
-type jsonTextPair struct {
-	check  *policy.ReadoutQuery
-	bundle rego.PreparedEvalQuery
-}
+// jsonTextPair evaluates both readers of a JSON text: check's builtin contractcheck.json_text
+// (internal/policy: strictjson.Decode with strictjson.DefaultLimits, numbers respelled by
+// numbers.go), and the bundle's pure-Rego text (rego/json.rego).
+type jsonTextPair struct{ agreePair }
 
 func newJSONTextPair(t *testing.T) *jsonTextPair {
 	t.Helper()
-	ctx := context.Background()
-	src := "package agree\n\nreadout := {\"v\": v} if {\n\tv := contractcheck.json_text(input.s)\n} else := {}\n"
-	e, err := policy.Load([]layer.Dir{layer.FS(fstest.MapFS{"p/agree.rego": {Data: []byte(src)}}, "p", "agree")}, policy.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.PrepareReadout(ctx, "agree")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := Rego.ReadFile("rego/json.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ast.ParseModuleWithOpts("rego/json.rego", string(rs), ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
-	if compiler.Compile(map[string]*ast.Module{"rego/json.rego": m}); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
-	pq, err := rego.New(rego.Compiler(compiler), rego.StrictBuiltinErrors(true),
-		rego.Query("v := data.contractcheck.bundle.json.text(input.s)")).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &jsonTextPair{check: q, bundle: pq}
+	return &jsonTextPair{newAgreePair(t, "package agree\n\nreadout := {\"v\": v} if {\n\tv := contractcheck.json_text(input.s)\n} else := {}\n",
+		"v := data.contractcheck.bundle.json.text(input.s)", "rego/json.rego")}
 }
 
 // judge reads s both ways: each side's value as strictjson writes it (numbers verbatim, so a
@@ -155,38 +121,21 @@ func TestJSONTextAgrees(t *testing.T) {
 	catalogue := catalogueStrings(t)
 	texts := append(jsonTextEdges(), catalogue...)
 	var (
-		mu         sync.Mutex
 		bad        []string
-		wg         sync.WaitGroup
 		json, none int
 	)
-	ch := make(chan string)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range ch {
-				bundle, check, err := p.judge(s)
-				mu.Lock()
-				switch {
-				case err != nil:
-					bad = append(bad, fmt.Sprintf("%.80q: %v", s, err))
-				case bundle != check:
-					bad = append(bad, fmt.Sprintf("%.80q:\n\tbundle %.200s\n\tcheck  %.200s", s, bundle, check))
-				case check == "undefined":
-					none++
-				default:
-					json++
-				}
-				mu.Unlock()
-			}
-		}()
+	for i, r := range judgeAll(texts, p.judge) {
+		switch s := texts[i]; {
+		case r.err != nil:
+			bad = append(bad, fmt.Sprintf("%.80q: %v", s, r.err))
+		case r.bundle != r.check:
+			bad = append(bad, fmt.Sprintf("%.80q:\n\tbundle %.200s\n\tcheck  %.200s", s, r.bundle, r.check))
+		case r.check == "undefined":
+			none++
+		default:
+			json++
+		}
 	}
-	for _, s := range texts {
-		ch <- s
-	}
-	close(ch)
-	wg.Wait()
 	t.Logf("%d texts (%d of the catalogue): %d JSON to both, %d to neither", len(texts), len(catalogue), json, none)
 	if len(bad) > 0 {
 		sort.Strings(bad)

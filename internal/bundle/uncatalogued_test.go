@@ -20,6 +20,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // uncataloguedSources generates W0 results no catalogue entry names, for one revision: every block
@@ -163,7 +164,7 @@ func agreeOnUncatalogued(t *testing.T, decide func(map[string]any) (map[string]a
 				t.Fatal(err)
 			}
 			for _, carrier := range []map[string]any{sources[id], lossy(sources[id])} {
-				name := fmt.Sprintf("%s %s %s", revision, id, mustJSON(t, carrier))
+				name := fmt.Sprintf("%s %s %s", revision, id, testkit.JSON(t, carrier))
 				input := map[string]any{"fixture": id, "suite": "gen", "source": src, "carrier": carrier,
 					"lane": "direct", "laneVersion": "v1", "configuration": "default", "stage": "D1"}
 				d, err := decide(input)
@@ -200,8 +201,8 @@ func agreeOnUncatalogued(t *testing.T, decide func(map[string]any) (map[string]a
 					}
 					want := asJSON(t, map[string]any{"diagnostics": logged["diagnostics"], "readout": logged["readout"]})
 					got := map[string]any{"diagnostics": r["diagnostics"], "readout": r["readout"]}
-					if mustJSON(t, got) != mustJSON(t, want) {
-						t.Errorf("%s %s:\nbundle %s\ncheck  %s", name, task, mustJSON(t, got), mustJSON(t, want))
+					if testkit.JSON(t, got) != testkit.JSON(t, want) {
+						t.Errorf("%s %s:\nbundle %s\ncheck  %s", name, task, testkit.JSON(t, got), testkit.JSON(t, want))
 					}
 					compared++
 				}
@@ -226,15 +227,6 @@ func asJSON(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	data, err := strictjson.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // decisionQuery is OPA's own evaluator prepared on the bundle b as stock OPA loads it (written as

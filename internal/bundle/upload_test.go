@@ -21,6 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // logService is a decision-log service for a stock OPA's upload (decision_logs.service): it
@@ -86,7 +87,42 @@ func (l *logService) counts() (batches, events int, errs []string) {
 func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 	opa := opaBinary(t)
 	ctx := context.Background()
-	// Every lane's records, named, so that check --decision-logs expects the records' bindings.
+	opts, in, recs, want := bigNumberRecords(t)
+	for _, quote := range []bool{true, false} {
+		name := map[bool]string{true: "quoted", false: "described"}[quote]
+		t.Run(name, func(t *testing.T) {
+			batches := uploadDecisions(t, opa, Settings{QuoteData: quote}, in, recs)
+			got, counts, err := check.RunDecisionLogs(ctx, opts, check.DecisionLogs{Paths: []string{batches}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s; %d bindings", counts, want.Len())
+			formats := []string{"json", "text"}
+			if !quote {
+				// The diagnostics say the values' digests: the report's counts are check's.
+				formats = nil
+				g, w := reportkit.Render(t, got, "text"), reportkit.Render(t, want, "text")
+				if gl, wl := summaryLine(g), summaryLine(w); gl != wl || gl == "" {
+					t.Errorf("the census read back counts\n  %s\ncheck counts\n  %s", gl, wl)
+				}
+				compareUploaded(t, ctx, in, recs, batches)
+			}
+			for _, format := range formats {
+				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
+				if g != w {
+					t.Errorf("%s report from the uploaded decision logs differs from check's:\n%s", format, lineDiff(g, w))
+				}
+			}
+		})
+	}
+}
+
+// bigNumberRecords are the built-in captured records of X08 and C02 (numbers past float64), with
+// the options that select them (every lane's records, named, so that check --decision-logs
+// expects the records' bindings), the instrument loaded from them and check's report on them.
+func bigNumberRecords(t *testing.T) (inputs.Options, *instrument.Instrument, []*instrument.Record, *result.Report) {
+	t.Helper()
+	ctx := context.Background()
 	lanes, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "observations", "*"))
 	if err != nil || len(lanes) == 0 {
 		t.Fatalf("the built-in records: %v", err)
@@ -106,33 +142,35 @@ func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, quote := range []bool{true, false} {
-		name := map[bool]string{true: "quoted", false: "described"}[quote]
-		t.Run(name, func(t *testing.T) {
-			batches := uploadDecisions(t, opa, Settings{QuoteData: quote}, in, recs)
-			got, counts, err := check.RunDecisionLogs(ctx, opts, check.DecisionLogs{Paths: []string{batches}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s; %d bindings", counts, want.Len())
-			formats := []string{"json", "text"}
-			if !quote {
-				// The diagnostics say the values' digests: the report's counts are check's.
-				formats = nil
-				g, w := renderReport(t, got, "text"), renderReport(t, want, "text")
-				if gl, wl := summaryLine(g), summaryLine(w); gl != wl || gl == "" {
-					t.Errorf("the census read back counts\n  %s\ncheck counts\n  %s", gl, wl)
-				}
-				compareUploaded(t, ctx, in, recs, batches)
-			}
-			for _, format := range formats {
-				g, w := renderReport(t, got, format), renderReport(t, want, format)
-				if g != w {
-					t.Errorf("%s report from the uploaded decision logs differs from check's:\n%s", format, lineDiff(g, w))
-				}
-			}
-		})
+	return opts, in, recs, want
+}
+
+// postedInput is the input a record is posted with: its position and carrier (inputOf), its
+// repetition, its source's digest and its place.
+func postedInput(in *instrument.Instrument, r *instrument.Record) map[string]any {
+	input := inputOf(r)
+	input["repetition"] = r.Repetition
+	input["sourceSha256"] = in.Sources[r.Fixture].Sha256
+	input["record"] = map[string]any{"file": r.File, "line": r.Line}
+	return input
+}
+
+// gunzipFile is the content of the gzip file (an uploaded batch).
+func gunzipFile(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
 }
 
 // summaryLine is a text report's line that counts the bindings by outcome.
@@ -170,11 +208,7 @@ decision_logs:
 	s, opaLog := run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	client := &http.Client{Timeout: time.Minute}
 	for _, r := range recs {
-		input := inputOf(r)
-		input["repetition"] = r.Repetition
-		input["sourceSha256"] = in.Sources[r.Fixture].Sha256
-		input["record"] = map[string]any{"file": r.File, "line": r.Line}
-		if _, err := s.decide(client, input); err != nil {
+		if _, err := s.decide(client, postedInput(in, r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,18 +236,7 @@ decision_logs:
 	}
 	var all []byte
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text := gunzipFile(t, f)
 		if bytes.Contains(text, []byte(`"carrier"`)) || bytes.Contains(text, []byte(`"source"`)) {
 			t.Errorf("%s holds a carrier or a source", f)
 		}

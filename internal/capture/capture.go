@@ -150,7 +150,7 @@ func Direct(ctx context.Context, opts inputs.Options, repetitions int, w io.Writ
 		for _, s := range selected {
 			for _, st := range c.Stages {
 				line, err := laneout.Encode(laneout.Record{
-					Fixture: s.id, Lane: c.Lane, LaneVersion: c.Version, Configuration: c.Configuration, Stage: st,
+					Position:   result.Position{Fixture: s.id, Lane: c.Lane, LaneVersion: c.Version, Configuration: c.Configuration, Stage: st},
 					Repetition: rep, State: "captured", Carrier: s.carrier, SourceSha256: s.sha, Origin: origin,
 				})
 				if err == nil {

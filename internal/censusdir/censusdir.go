@@ -35,6 +35,7 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
@@ -229,43 +230,22 @@ func (w *Writer) Close() error {
 // writeDurably writes data to dir/name: to a temporary name, fsync'd, closed, renamed, and the
 // directory fsync'd (as contractcheck collect writes its batches).
 func writeDurably(dir, name string, data []byte) error {
-	tmp := filepath.Join(dir, tmpPrefix+name)
-	fail := func(err error) error {
-		_ = os.Remove(tmp)
+	err := safeio.WriteDurably(dir, tmpPrefix+name, name, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if se := (*safeio.SyncDirError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("census %s: syncing: %w", dir, se.Err)
+	}
+	if err != nil {
 		return fmt.Errorf("census %s: writing %s: %w", dir, name, err)
 	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return fail(err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
 // syncDir fsyncs a directory, so that a rename in it is durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("census %s: syncing: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := safeio.SyncDir(dir); err != nil {
 		return fmt.Errorf("census %s: syncing: %w", dir, err)
 	}
 	return nil

@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestDirectLaneIsTheControl asserts what the control lane is for: every catalogued fixture is
@@ -80,16 +77,7 @@ func TestReportDeterministicAndValid(t *testing.T) {
 			t.Fatalf("run %d differs from run 0", i)
 		}
 	}
-	doc, err := strictjson.Decode("report.json", outputs[0], strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ValidateReport(doc); err != nil {
+	if err := reportkit.ReportSchemaError(t, outputs[0]); err != nil {
 		t.Fatalf("report does not validate against its schema: %v", err)
 	}
 }

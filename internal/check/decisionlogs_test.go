@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"maps"
@@ -14,78 +13,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
-
-// decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
-// events a stock OPA serving the bundle logs for them (the shape TestStockOPADecisionLogsAgree
-// holds to OPA's own, the user's data quoted): one event per captured record, its carrier masked, posted with its
-// repetition and its place (record). The records not captured have no decision.
-func decisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
-	t.Helper()
-	ctx := context.Background()
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := in.Options().RecordFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []map[string]any
-	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
-		if rec.State != "captured" {
-			return nil
-		}
-		rs, err := in.Evaluate(ctx, rec)
-		if err != nil {
-			return err
-		}
-		var results []any
-		for _, r := range rs {
-			// As a bundle built with --quote-data logs it: the report read back is check's own.
-			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
-			if err != nil {
-				return err
-			}
-			results = append(results, tr)
-		}
-		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
-			"stage": rec.Stage, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line}}
-		res := map[string]any{"profile": in.Options().Profile, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line},
-			"results": results}
-		for k, v := range input {
-			if _, ok := res[k]; !ok {
-				res[k] = v
-			}
-		}
-		events = append(events, decisionEvent(fmt.Sprintf("id-%d", len(events)), map[string]any{
-			"input": input, "erased": []any{"/input/carrier"}, "result": res, "labels": map[string]any{"id": "x"},
-		}))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(events) == 0 {
-		t.Fatal("no captured record: nothing to log")
-	}
-	return events
-}
-
-// decisionEvent is an event OPA logs for a decision of contractcheck/decision: id and members
-// besides the path, level and message every such event has.
-func decisionEvent(id string, members map[string]any) map[string]any {
-	ev := map[string]any{"decision_id": id, "path": "contractcheck/decision", "level": "info", "msg": "Decision Log"}
-	maps.Copy(ev, members)
-	return ev
-}
 
 // withoutPosition is events less those whose result is of the position (fixture and stage) of
 // the result pos.
@@ -107,7 +40,7 @@ func checkedAndLogged(t *testing.T, opts inputs.Options) (*result.Report, []map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	return want, decisionEvents(t, opts)
+	return want, reportkit.DecisionEvents(t, opts)
 }
 
 // consoleLog writes events as OPA's console plugin does, one JSON object per line, with OPA's own
@@ -116,17 +49,12 @@ func consoleLog(t testing.TB, events []map[string]any) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"level":"info","msg":"Initializing server.","time":"2026-01-01T00:00:00Z"}` + "\n")
-	for i, ev := range events {
-		line, err := strictjson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
+	if first, rest, ok := bytes.Cut(reportkit.ConsoleLog(t, events), []byte("\n")); ok {
+		b.Write(first)
 		b.WriteByte('\n')
-		if i == 0 {
-			b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
-			b.WriteString("plain text log line\n\n")
-		}
+		b.WriteString(`{"decision_id":"other","path":"authz/allow","result":true,"level":"info","msg":"Decision Log"}` + "\n")
+		b.WriteString("plain text log line\n\n")
+		b.Write(rest)
 	}
 	return b.Bytes()
 }
@@ -138,20 +66,6 @@ func writeTemp(t testing.TB, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// render is the report in a format.
-func render(t *testing.T, r *result.Report, format string) string {
-	t.Helper()
-	out, err := report.New(format, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := out.Output(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
@@ -166,18 +80,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 	want, events := checkedAndLogged(t, directPaper)
 	log := consoleLog(t, events)
 	file := writeTemp(t, "opa.log", log)
-	var batch bytes.Buffer
-	zw := gzip.NewWriter(&batch)
-	arr := make([]any, len(events))
-	for i, e := range events {
-		arr[i] = e
-	}
-	data, err := strictjson.Marshal(arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.Write(data)
-	zw.Close()
+	batch := reportkit.GzipBatch(t, events)
 	dir := t.TempDir()
 	half := bytes.Index(log[len(log)/2:], []byte("\n")) + len(log)/2 + 1
 	os.WriteFile(filepath.Join(dir, "a.log"), log[:half], 0o600)
@@ -190,7 +93,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 		{"file", DecisionLogs{Paths: []string{file}}},
 		{"directory", DecisionLogs{Paths: []string{dir}}},
 		{"stdin", DecisionLogs{Paths: []string{"-"}, Stdin: bytes.NewReader(log)}},
-		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch.Bytes())}}},
+		{"gzip batch", DecisionLogs{Paths: []string{writeTemp(t, "batch.json.gz", batch)}}},
 		{"the same decisions twice", DecisionLogs{Paths: []string{file, file}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,7 +105,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 				t.Errorf("counts %s, want %d decisions", counts, len(events))
 			}
 			for _, format := range []string{"json", "text"} {
-				if g, w := render(t, got, format), render(t, want, format); g != w {
+				if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
 					t.Errorf("%s report differs from check's:\n%s", format, firstDiff(g, w))
 				}
 			}
@@ -219,7 +122,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := render(t, got, "json"), render(t, want, "json"); g != w {
+		if g, w := reportkit.Render(t, got, "json"), reportkit.Render(t, want, "json"); g != w {
 			t.Errorf("json report differs from check's:\n%s", firstDiff(g, w))
 		}
 	})
@@ -240,7 +143,7 @@ func firstDiff(a, b string) string {
 // so (the JSON member lacking, the text's INCOMPLETE) and no verdict (exit 2), in both modes.
 func TestDecisionLogsLacking(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	// Every repetition of the first position is lost (the matrix asks for one per binding).
 	lost := events[0]["result"].(map[string]any)
 	file := writeTemp(t, "opa.log", consoleLog(t, withoutPosition(events, lost)))
@@ -262,12 +165,12 @@ func TestDecisionLogsLacking(t *testing.T) {
 			if r.ExitCode() != result.ExitInputError || r.GateError() == nil || !strings.Contains(r.GateError().Error(), "lack") {
 				t.Errorf("exit %d, gate error %v", r.ExitCode(), r.GateError())
 			}
-			js := render(t, r, "json")
+			js := reportkit.Render(t, r, "json")
 			if !strings.Contains(js, `"lacking": {`) || !strings.Contains(js, `"expected": `) {
 				t.Errorf("json report without its lacking member:\n%s", js[len(js)-600:])
 			}
 			validateReport(t, []byte(js))
-			if txt := render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
+			if txt := reportkit.Render(t, r, "text"); !strings.Contains(txt, "INCOMPLETE") || strings.Contains(txt, "satisfied") {
 				t.Errorf("text report does not say it is incomplete:\n%s", txt)
 			}
 			checkIncomplete(t, r)
@@ -283,7 +186,7 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 	if r.Gate.Verdict != result.VerdictIncomplete || r.Gate.Satisfied || r.ExitCode() != result.ExitInputError {
 		t.Errorf("gate verdict %q, satisfied %v, exit %d; want incomplete, false, 2", r.Gate.Verdict, r.Gate.Satisfied, r.ExitCode())
 	}
-	doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+	doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +201,7 @@ func checkIncomplete(t *testing.T, r *result.Report) {
 		{"tap", "# gate: profile strict incomplete (no verdict)"},
 		{"junit", `type="incomplete"`},
 	} {
-		out := render(t, r, tc.format)
+		out := reportkit.Render(t, r, tc.format)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%s report does not say %q:\n%s", tc.format, tc.want, out[max(0, len(out)-1500):])
 		}
@@ -367,10 +270,10 @@ func TestDecisionLogsExpectWhatWasPosted(t *testing.T) {
 // other decisions are read, and the report gives no verdict (exit 2) in every format.
 func TestDecisionLogsErrorDecisions(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
-	refused := decisionEvent("refused-1", map[string]any{
+	events := reportkit.DecisionEvents(t, directPaper)
+	refused := reportkit.DecisionEvent("refused-1", map[string]any{
 		"input": map[string]any{"lane": "nope"}, "result": map[string]any{"errors": []any{"/lane: unknown lane \"nope\"\u2028</script>"}}})
-	failed := decisionEvent("failed-2", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout"}})
+	failed := reportkit.DecisionEvent("failed-2", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout"}})
 	log := consoleLog(t, append([]map[string]any{refused}, append(events, failed)...))
 	file := writeTemp(t, "opa.log", log)
 	lines := strings.Split(string(log), "\n")
@@ -404,14 +307,14 @@ func TestDecisionLogsErrorDecisions(t *testing.T) {
 		}
 	}
 	checkIncomplete(t, r)
-	txt := render(t, r, "text")
+	txt := reportkit.Render(t, r, "text")
 	if !strings.Contains(txt, "INCOMPLETE: 2 decisions in the logs are errors") || !strings.Contains(txt, fmt.Sprintf("%s:%d", file, lineOf("refused-1"))) {
 		t.Errorf("the text report does not list the error decisions:\n%s", txt[max(0, len(txt)-1200):])
 	}
 	if strings.ContainsRune(txt, '\u2028') {
 		t.Error("the text report holds a raw U+2028 from the logged error")
 	}
-	validateReport(t, []byte(render(t, r, "json")))
+	validateReport(t, []byte(reportkit.Render(t, r, "json")))
 	if gerr := r.GateError(); gerr == nil || !strings.Contains(gerr.Error(), "2 decisions in the logs are errors") || !strings.Contains(gerr.Error(), "refused-1") {
 		t.Errorf("gate error %v", gerr)
 	}
@@ -425,7 +328,7 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 	ctx := context.Background()
 	want, events := checkedAndLogged(t, directPaper)
 	refused := func(id string, input map[string]any) map[string]any {
-		return decisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
+		return reportkit.DecisionEvent(id, map[string]any{"input": input, "erased": []any{"/input/carrier"}, "result": map[string]any{"errors": []any{"refused"}}})
 	}
 	otherLane := refused("other-lane", map[string]any{"fixture": "C01", "lane": "nope", "laneVersion": "v1", "configuration": "default", "stage": "D1"})
 	otherSuite := refused("other-suite", map[string]any{"fixture": "X01", "lane": "direct", "stage": "D1"})
@@ -456,7 +359,7 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the error decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := render(t, r, "json"), render(t, want, "json"); g != w {
+				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
 					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
 				}
 				return
@@ -535,7 +438,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 			}
 			// The other decisions are read: their results are check's.
 			results := func(r *result.Report) any {
-				doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+				doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -548,7 +451,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := render(t, r, "json"), render(t, want, "json"); g != w {
+				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
 					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
 				}
 				return
@@ -572,14 +475,14 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 				}
 			}
 			checkIncomplete(t, r)
-			txt := render(t, r, "text")
+			txt := reportkit.Render(t, r, "text")
 			if !strings.Contains(txt, fmt.Sprintf("INCOMPLETE: %d decision", len(tc.listed))) || !strings.Contains(txt, tc.listed[0][0]) {
 				t.Errorf("the text report does not list the unknown fixtures:\n%s", txt[max(0, len(txt)-1200):])
 			}
 			if strings.ContainsRune(txt, '\u2028') {
 				t.Error("the text report holds a raw U+2028 from a fixture id")
 			}
-			validateReport(t, []byte(render(t, r, "json")))
+			validateReport(t, []byte(reportkit.Render(t, r, "json")))
 		})
 	}
 }
@@ -588,7 +491,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 // naming its file and line; what is not a decision event is counted, not taken.
 func TestDecisionLogsErrors(t *testing.T) {
 	ctx := context.Background()
-	good := decisionEvents(t, directPaper)[0]
+	good := reportkit.DecisionEvents(t, directPaper)[0]
 	with := func(edit func(ev, res map[string]any)) string {
 		ev := map[string]any{}
 		for k, v := range good {
@@ -651,7 +554,7 @@ func TestDecisionLogsErrors(t *testing.T) {
 func TestDecisionLogsHostileRecordNames(t *testing.T) {
 	ctx := context.Background()
 	opts := inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01"}}}
-	events := decisionEvents(t, opts)
+	events := reportkit.DecisionEvents(t, opts)
 	for _, h := range hostile.Strings() {
 		if !utf8.ValidString(h) {
 			continue // a JSON log cannot hold it
@@ -668,7 +571,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := strictjson.Decode("report.json", []byte(render(t, r, "json")), strictjson.DefaultLimits)
+		doc, err := strictjson.Decode("report.json", []byte(reportkit.Render(t, r, "json")), strictjson.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -684,7 +587,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 		// property, with the workflow command's escapes only, so that it names the repository's
 		// file, as for every record.)
 		for _, format := range []string{"text", "markdown", "tap", "table"} {
-			out := render(t, r, format)
+			out := reportkit.Render(t, r, format)
 			if i := strings.IndexFunc(out, func(c rune) bool {
 				return c != '\n' && (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029' || c == '\u202e')
 			}); i >= 0 {
@@ -698,7 +601,7 @@ func TestDecisionLogsHostileRecordNames(t *testing.T) {
 // into the census and its report (go test ./internal/check -run XXX -bench DecisionLogs).
 func BenchmarkDecisionLogs(b *testing.B) {
 	ctx := context.Background()
-	events := decisionEvents(b, inputs.Options{})
+	events := reportkit.DecisionEvents(b, inputs.Options{})
 	file := writeTemp(b, "opa.log", consoleLog(b, events))
 	b.ResetTimer()
 	for b.Loop() {

@@ -2,17 +2,14 @@ package check
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // failureInputs writes a custom task T7 over C01's direct D1 record, judged by the policy rego,
@@ -77,7 +74,7 @@ func TestExecuteReturnsAFailedRunsReport(t *testing.T) {
 			if o.Report == nil || o.Report.Failure == nil || o.Report.ExitCode() != result.ExitInstrument || o.Report.Gate.Verdict != result.VerdictInstrumentFailed {
 				t.Fatalf("report %+v: want one naming the failure, exit 3, verdict instrument_failed", o.Report)
 			}
-			js := render(t, o.Report, "json")
+			js := reportkit.Render(t, o.Report, "json")
 			for _, want := range []string{`"failure": {`, `"exit": 3`, `"verdict": "instrument_failed"`, `eval_builtin_error: to_number`} {
 				if !strings.Contains(js, want) {
 					t.Errorf("the report does not hold %q:\n%s", want, js)
@@ -91,16 +88,7 @@ func TestExecuteReturnsAFailedRunsReport(t *testing.T) {
 // validateReport holds a JSON report to the report schema.
 func validateReport(t *testing.T, data []byte) {
 	t.Helper()
-	doc, err := strictjson.Decode("report.json", data, strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ValidateReport(doc); err != nil {
+	if err := reportkit.ReportSchemaError(t, data); err != nil {
 		t.Errorf("report does not validate against its schema: %v\n%s", err, data)
 	}
 }

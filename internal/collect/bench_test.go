@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // cpuTime is the process's CPU time so far (user and system).
@@ -34,12 +35,12 @@ func cpuTime(b *testing.B) time.Duration {
 //	go test ./internal/collect -run XXX -bench CollectIngest
 func BenchmarkCollectIngest(b *testing.B) {
 	const batchEvents = 640
-	events := decisionEvents(b, inputs.Options{})
+	events := reportkit.DecisionEvents(b, inputs.Options{})
 	var bodies [][]byte
 	var sizes []int
 	var total int
 	for _, c := range chunks(events, batchEvents) {
-		body := gzipBatch(b, c)
+		body := reportkit.GzipBatch(b, c)
 		bodies = append(bodies, body)
 		sizes = append(sizes, len(c))
 		total += len(body)

@@ -45,6 +45,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -433,53 +434,24 @@ func (c *Collector) write(body []byte) (uint64, string, error) {
 	seq := c.seq.Add(1)
 	name := decisionlog.BatchFileName(seq, c.opts.Now())
 	tmp := filepath.Join(c.opts.Dir, tmpPrefix+name)
-	fail := func(err error) (uint64, string, error) {
-		_ = os.Remove(tmp)
+	err := safeio.WriteDurably(c.opts.Dir, tmpPrefix+name, name, true, func(w io.Writer) error {
+		half := len(body) / 2
+		if _, err := w.Write(body[:half]); err != nil {
+			return err
+		}
+		if c.opts.midWrite != nil {
+			c.opts.midWrite(tmp)
+		}
+		_, err := w.Write(body[half:])
+		return err
+	})
+	if se := (*safeio.SyncDirError)(nil); errors.As(err, &se) {
+		return 0, "", fmt.Errorf("writing batch %d: syncing %s: %w", seq, c.opts.Dir, se.Err)
+	}
+	if err != nil {
 		return 0, "", fmt.Errorf("writing batch %d: %w", seq, err)
 	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
-	if err != nil {
-		return fail(err)
-	}
-	half := len(body) / 2
-	if _, err := f.Write(body[:half]); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if c.opts.midWrite != nil {
-		c.opts.midWrite(tmp)
-	}
-	if _, err := f.Write(body[half:]); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(c.opts.Dir, name)); err != nil {
-		return fail(err)
-	}
-	if err := syncDir(c.opts.Dir); err != nil {
-		return 0, "", fmt.Errorf("writing batch %d: syncing %s: %w", seq, c.opts.Dir, err)
-	}
 	return seq, name, nil
-}
-
-// syncDir fsyncs a directory, so that a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // Batches lists the batch files in dir in sequence order (their base names).

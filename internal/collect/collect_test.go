@@ -2,7 +2,6 @@ package collect
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -29,92 +28,13 @@ import (
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // directPaper is a scope whose matrix the built-in records cover whole, with no visibility
 // readout (a decision log holds no carrier to read it from).
 var directPaper = inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}}}
-
-// decisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
-// events a stock OPA serving the bundle (built with --quote-data, the carrier masked) logs for
-// them, as internal/check's tests make them: one per captured record, posted with its repetition
-// and its place.
-func decisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
-	t.Helper()
-	ctx := context.Background()
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := in.Options().RecordFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []map[string]any
-	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
-		if rec.State != "captured" {
-			return nil
-		}
-		rs, err := in.Evaluate(ctx, rec)
-		if err != nil {
-			return err
-		}
-		var results []any
-		for _, r := range rs {
-			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
-			if err != nil {
-				return err
-			}
-			results = append(results, tr)
-		}
-		place := map[string]any{"file": rec.File, "line": rec.Line}
-		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
-			"stage": rec.Stage, "repetition": rec.Repetition, "record": place}
-		res := maps.Clone(input)
-		res["profile"], res["results"] = in.Options().Profile, results
-		events = append(events, map[string]any{"decision_id": fmt.Sprintf("id-%d", len(events)), "path": decisionlog.Path,
-			"level": "info", "msg": "Decision Log", "input": input, "erased": []any{"/input/carrier"}, "result": res,
-			"labels": map[string]any{"id": "opa-1"}})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(events) == 0 {
-		t.Fatal("no captured record: nothing to log")
-	}
-	return events
-}
-
-// gzipBatch is events as OPA's plugin uploads them: a JSON array, gzip-compressed.
-func gzipBatch(t testing.TB, events []map[string]any) []byte {
-	t.Helper()
-	arr := make([]any, len(events))
-	for i, e := range events {
-		arr[i] = e
-	}
-	data, err := strictjson.Marshal(arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gzipBytes(t, data)
-}
-
-func gzipBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // chunks cuts events into batches of n.
 func chunks(events []map[string]any, n int) [][]map[string]any {
@@ -172,33 +92,11 @@ func loaded(t testing.TB, opts inputs.Options) *instrument.Instrument {
 	return in
 }
 
-func render(t *testing.T, r *result.Report, format string) string {
-	t.Helper()
-	out, err := report.New(format, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := out.Output(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // consoleLog writes events as OPA's console plugin does, one JSON object per line.
 func consoleLog(t *testing.T, events []map[string]any) string {
 	t.Helper()
-	var b bytes.Buffer
-	for _, ev := range events {
-		line, err := strictjson.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
 	p := filepath.Join(t.TempDir(), "opa.log")
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(p, reportkit.ConsoleLog(t, events), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -212,7 +110,7 @@ func consoleLog(t *testing.T, events []map[string]any) string {
 // console; and it says the batches' window.
 func TestCollectAgreesWithCheck(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	want, err := check.Run(ctx, directPaper)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +128,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 	}
 	c1, s1 := serve()
 	for i, b := range batches[:first] {
-		status, doc := post(t, s1.URL+DefaultPath, "", gzipBatch(t, b), nil)
+		status, doc := post(t, s1.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil)
 		if status != http.StatusOK || doc["batch"] != float64(i+1) || doc["decisions"] != float64(len(b)) {
 			t.Fatalf("batch %d: HTTP %d %v", i+1, status, doc)
 		}
@@ -256,7 +154,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		t.Errorf("the unfinished write %s is still there after the restart (%v)", stale, err)
 	}
 	for i, b := range batches[first:] {
-		status, doc := post(t, s2.URL+DefaultPath, "", gzipBatch(t, b), nil)
+		status, doc := post(t, s2.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil)
 		if status != http.StatusOK || doc["batch"] != float64(first+i+1) {
 			t.Fatalf("batch %d after the restart: HTTP %d %v", first+i+1, status, doc)
 		}
@@ -281,11 +179,11 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"json", "text"} {
-		g := render(t, got, format)
-		if w := render(t, want, format); g != w {
+		g := reportkit.Render(t, got, format)
+		if w := reportkit.Render(t, want, format); g != w {
 			t.Errorf("%s report from collect's directory differs from check's", format)
 		}
-		if w := render(t, console, format); g != w {
+		if w := reportkit.Render(t, console, format); g != w {
 			t.Errorf("%s report from collect's directory differs from the console log's", format)
 		}
 	}
@@ -302,7 +200,7 @@ func TestCollectAgreesWithCheck(t *testing.T) {
 // skips until it is renamed whole).
 func TestCollectReadWhileWriting(t *testing.T) {
 	ctx := context.Background()
-	events := decisionEvents(t, directPaper)
+	events := reportkit.DecisionEvents(t, directPaper)
 	dir := t.TempDir()
 	checked := 0
 	var c *Collector
@@ -334,7 +232,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 	s := httptest.NewServer(c)
 	defer s.Close()
 	for _, b := range chunks(events, len(events)/3+1) {
-		if status, doc := post(t, s.URL+DefaultPath, "", gzipBatch(t, b), nil); status != http.StatusOK {
+		if status, doc := post(t, s.URL+DefaultPath, "", reportkit.GzipBatch(t, b), nil); status != http.StatusOK {
 			t.Fatalf("HTTP %d %v", status, doc)
 		}
 	}
@@ -347,7 +245,7 @@ func TestCollectReadWhileWriting(t *testing.T) {
 // the reason (and for an event, its place in the batch, its decision id and the member at
 // fault), counted by reason, and nothing of the batch is written: a batch is never half taken.
 func TestCollectRefuses(t *testing.T) {
-	events := decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := reportkit.DecisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	if len(events) < 3 {
 		t.Fatalf("%d events", len(events))
 	}
@@ -359,7 +257,7 @@ func TestCollectRefuses(t *testing.T) {
 			evs[j]["result"] = maps.Clone(ev["result"].(map[string]any))
 		}
 		f(evs[i])
-		return gzipBatch(t, evs)
+		return reportkit.GzipBatch(t, evs)
 	}
 	const token = "s3cret-token"
 	for _, tc := range []struct {
@@ -373,15 +271,15 @@ func TestCollectRefuses(t *testing.T) {
 		member   string
 		decision string
 	}{
-		{name: "no bearer token", body: gzipBatch(t, good), status: http.StatusUnauthorized, reason: ReasonUnauthorized},
-		{name: "a wrong bearer token", body: gzipBatch(t, good), token: "s3cret-tokem", status: http.StatusUnauthorized, reason: ReasonUnauthorized},
+		{name: "no bearer token", body: reportkit.GzipBatch(t, good), status: http.StatusUnauthorized, reason: ReasonUnauthorized},
+		{name: "a wrong bearer token", body: reportkit.GzipBatch(t, good), token: "s3cret-tokem", status: http.StatusUnauthorized, reason: ReasonUnauthorized},
 		{name: "not gzip", body: []byte(`[]`), token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
 		{name: "no Content-Encoding", body: []byte(`[]`), token: token, headers: map[string]string{"Content-Encoding": ""}, status: http.StatusUnsupportedMediaType, reason: ReasonNotGzip},
-		{name: "a truncated gzip stream", body: gzipBatch(t, good)[:40], token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
-		{name: "not JSON", body: gzipBytes(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "a duplicate key", body: gzipBytes(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "not an array", body: gzipBytes(t, []byte(`{"decision_id": "a"}`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "an event that is not an object", body: gzipBytes(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1},
+		{name: "a truncated gzip stream", body: reportkit.GzipBatch(t, good)[:40], token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
+		{name: "not JSON", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "a duplicate key", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "not an array", body: reportkit.Gzip(t, []byte(`{"decision_id": "a"}`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "an event that is not an object", body: reportkit.Gzip(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1},
 		{name: "a repetition that is not a number", token: token, body: edit(1, func(ev map[string]any) { ev["result"].(map[string]any)["repetition"] = "two" }),
 			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/repetition", decision: "id-1"},
 		{name: "no result", token: token, body: edit(2, func(ev map[string]any) { delete(ev, "result") }),
@@ -396,8 +294,8 @@ func TestCollectRefuses(t *testing.T) {
 			ev["decision_id"] = "<script>\u2028::error::x"
 			ev["result"].(map[string]any)["repetition"] = "x"
 		}), status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/repetition", decision: "<script>\u2028::error::x"},
-		{name: "over the body limit", token: token, body: gzipBytes(t, bytes.Repeat([]byte{'x'}, 1<<20)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
-		{name: "over the batch limit decompressed", token: token, body: gzipBytes(t, bytes.Repeat([]byte{' '}, 300<<10)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
+		{name: "over the body limit", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{'x'}, 1<<20)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
+		{name: "over the batch limit decompressed", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{' '}, 300<<10)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -433,7 +331,7 @@ func TestCollectRefuses(t *testing.T) {
 				t.Errorf("status %+v, want 1 refused for %s", st, tc.reason)
 			}
 			// The good batch is taken after the bad one.
-			if status, doc := post(t, s.URL+DefaultPath, token, gzipBatch(t, good), nil); status != http.StatusOK {
+			if status, doc := post(t, s.URL+DefaultPath, token, reportkit.GzipBatch(t, good), nil); status != http.StatusOK {
 				t.Errorf("the good batch after: HTTP %d %v", status, doc)
 			}
 		})
@@ -587,9 +485,9 @@ func TestCollectServesTLS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, c, ln, cfg, &stderr) }()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	events := decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	events := reportkit.DecisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
 	upload := func(url, token string) (int, error) {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(gzipBatch(t, events)))
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reportkit.GzipBatch(t, events)))
 		req.Header.Set("Content-Encoding", "gzip")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -641,7 +539,7 @@ func TestCollectStorageFailure(t *testing.T) {
 	}
 	s := httptest.NewServer(c)
 	defer s.Close()
-	body := gzipBatch(t, decisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
+	body := reportkit.GzipBatch(t, reportkit.DecisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}}))
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

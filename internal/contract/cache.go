@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Evaluating the CUE model is the slowest part of a check's start (a third of a second for the
@@ -104,13 +105,11 @@ func Encode(m *Model, key string) ([]byte, error) {
 			}
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
+	b, err := strictjson.EncodeLine(c)
+	if err != nil {
 		return nil, fmt.Errorf("encode the contract model: %w", err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // headedFor reports whether data starts as Encode writes a model for key: the format, then the

@@ -106,19 +106,19 @@ func (m *Model) checkNames(p *problems) {
 		}
 	}
 	const name = "a name is a lower-case letter or digit, then lower-case letters, digits, '.', '_' or '-'"
-	check("task", "a task id is a letter, then letters, digits, '_' or '-'", taskIDPattern, sortedKeys(m.Tasks), "tasks")
-	check("fixture", "a fixture id is a letter or digit, then letters, digits, '_' or '-'", fixturePattern, sortedKeys(m.Fixtures), "fixtures")
-	check("family", name, namePattern, sortedKeys(m.Families), "families")
-	check("profile", name, namePattern, sortedKeys(m.Profiles), "profiles")
-	check("lane", name, namePattern, sortedKeys(m.Lanes), "lanes")
-	check("revision", "a revision is a date YYYY-MM-DD, a date with a suffix YYYY-MM-DD-<suffix> or a draft name DRAFT-<name> (a suffix or name: letters and digits in runs joined by '.' or '-')", revisionPattern, sortedKeys(m.Revisions), "revisions")
-	for _, id := range sortedKeys(m.Lanes) {
-		check("configuration", name, namePattern, sortedKeys(m.Lanes[id].Configurations), "lanes", id, "configurations")
+	check("task", "a task id is a letter, then letters, digits, '_' or '-'", taskIDPattern, SortedKeys(m.Tasks), "tasks")
+	check("fixture", "a fixture id is a letter or digit, then letters, digits, '_' or '-'", fixturePattern, SortedKeys(m.Fixtures), "fixtures")
+	check("family", name, namePattern, SortedKeys(m.Families), "families")
+	check("profile", name, namePattern, SortedKeys(m.Profiles), "profiles")
+	check("lane", name, namePattern, SortedKeys(m.Lanes), "lanes")
+	check("revision", "a revision is a date YYYY-MM-DD, a date with a suffix YYYY-MM-DD-<suffix> or a draft name DRAFT-<name> (a suffix or name: letters and digits in runs joined by '.' or '-')", revisionPattern, SortedKeys(m.Revisions), "revisions")
+	for _, id := range SortedKeys(m.Lanes) {
+		check("configuration", name, namePattern, SortedKeys(m.Lanes[id].Configurations), "lanes", id, "configurations")
 	}
 }
 
 func (m *Model) checkTasks(p *problems) {
-	for _, id := range sortedKeys(m.Tasks) {
+	for _, id := range SortedKeys(m.Tasks) {
 		t := m.Tasks[id]
 		for i, a := range t.Atoms {
 			if _, ok := m.Atoms[a]; !ok {
@@ -137,15 +137,15 @@ func (m *Model) checkTasks(p *problems) {
 		}
 		if s := t.AppliesTo; s != nil {
 			at := []any{"tasks", id, "appliesTo"}
-			m.checkEntries(p, at, "fixtures", s.Fixtures, sortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "fixtures", s.Fixtures, SortedKeys(m.Fixtures))
 			m.checkEntries(p, at, "suites", s.Suites, m.suites())
-			m.checkEntries(p, at, "families", s.Families, sortedKeys(m.Families))
+			m.checkEntries(p, at, "families", s.Families, SortedKeys(m.Families))
 		}
 	}
 }
 
 func (m *Model) checkFixtures(p *problems) {
-	for _, id := range sortedKeys(m.Fixtures) {
+	for _, id := range SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
 		if _, ok := m.Families[f.Family]; !ok {
 			p.add([]any{"fixtures", id, "family"}, "fixtures.%s.family: unknown family %q", id, f.Family)
@@ -163,12 +163,12 @@ func (m *Model) checkFixtures(p *problems) {
 
 func (m *Model) checkLanes(p *problems) {
 	comps := m.Compartments()
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		l := m.Lanes[id]
 		if len(l.Configurations) == 0 {
 			p.add([]any{"lanes", id}, "lanes.%s: no configurations", id)
 		}
-		for _, st := range sortedKeys(l.Stages) {
+		for _, st := range SortedKeys(l.Stages) {
 			sd := l.Stages[st]
 			at := []any{"lanes", id, "stages", st}
 			if sd.SharedWith != "" {
@@ -177,12 +177,12 @@ func (m *Model) checkLanes(p *problems) {
 					p.add(append(at, "sharedWith"), "lanes.%s.stages.%s: sharedWith %q must name an earlier observed stage", id, st, sd.SharedWith)
 				}
 			}
-			for _, c := range sortedKeys(sd.Compartments) {
+			for _, c := range SortedKeys(sd.Compartments) {
 				if !slices.Contains(comps, c) {
 					p.add(append(at, "compartments", c), "lanes.%s.stages.%s: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
 				}
 			}
-			for _, c := range sortedKeys(sd.Unbound) {
+			for _, c := range SortedKeys(sd.Unbound) {
 				switch {
 				case !slices.Contains(comps, c):
 					p.add(append(at, "unbound", c), "lanes.%s.stages.%s.unbound: unknown compartment %q (the tasks read %s)", id, st, c, strings.Join(comps, ", "))
@@ -213,7 +213,7 @@ func (m *Model) checkLanes(p *problems) {
 }
 
 func (m *Model) checkProfiles(p *problems) {
-	for _, id := range sortedKeys(m.Profiles) {
+	for _, id := range SortedKeys(m.Profiles) {
 		pr := m.Profiles[id]
 		for i, t := range pr.Tasks {
 			if _, ok := m.Tasks[t]; !ok {
@@ -236,17 +236,17 @@ func (m *Model) checkProfiles(p *problems) {
 			m.checkEntries(p, at, "configurations", c.Configurations, m.configurations(cohortLanes(c.Lanes)))
 			m.checkEntries(p, at, "stages", c.Stages, Stages[1:])
 			m.checkEntries(p, at, "suites", c.Suites, m.suites())
-			m.checkEntries(p, at, "fixtures", c.Fixtures, sortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "fixtures", c.Fixtures, SortedKeys(m.Fixtures))
 		}
 		for i, req := range pr.Require {
 			at := []any{"profiles", id, "require", i}
-			m.checkEntries(p, at, "lanes", req.Lanes, sortedKeys(m.Lanes))
+			m.checkEntries(p, at, "lanes", req.Lanes, SortedKeys(m.Lanes))
 			m.checkEntries(p, at, "versions", req.Versions, m.versions(req.Lanes))
 			m.checkEntries(p, at, "configurations", req.Configurations, m.configurations(req.Lanes))
 			m.checkEntries(p, at, "stages", req.Stages, Stages[1:])
 			m.checkEntries(p, at, "suites", req.Suites, m.suites())
-			m.checkEntries(p, at, "fixtures", req.Fixtures, sortedKeys(m.Fixtures))
-			m.checkEntries(p, at, "tasks", req.Tasks, sortedKeys(m.Tasks))
+			m.checkEntries(p, at, "fixtures", req.Fixtures, SortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "tasks", req.Tasks, SortedKeys(m.Tasks))
 		}
 	}
 }
@@ -319,7 +319,7 @@ func (m *Model) suites() []string {
 // versions lists the versions of the lanes a selector names, sorted.
 func (m *Model) versions(lanes []string) []string {
 	var out []string
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
 			for _, v := range m.Lanes[id].Versions {
 				if !slices.Contains(out, v) {
@@ -349,7 +349,7 @@ func cohortLanes(entries []string) []string {
 
 func (m *Model) configurations(lanes []string) []string {
 	var out []string
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
 			for c := range m.Lanes[id].Configurations {
 				if !slices.Contains(out, c) {
@@ -382,16 +382,16 @@ func (m *Model) checkPaths(p *problems) {
 // source bindings, then the lanes' stages, in name order) and where it is written, as a model
 // path ("revisions", id, "source", "structured", "path").
 func (m *Model) EachPath(visit func(at []any, path string)) {
-	for _, id := range sortedKeys(m.Revisions) {
+	for _, id := range SortedKeys(m.Revisions) {
 		eachCompartmentPath(m.Revisions[id].Source, []any{"revisions", id, "source"}, visit)
-		for _, c := range sortedKeys(m.Revisions[id].Compartments) {
+		for _, c := range SortedKeys(m.Revisions[id].Compartments) {
 			eachCompartmentPath(m.Revisions[id].Compartments[c], []any{"revisions", id, "compartments", c}, visit)
 		}
 	}
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		l := m.Lanes[id]
-		for _, st := range sortedKeys(l.Stages) {
-			for _, c := range sortedKeys(l.Stages[st].Compartments) {
+		for _, st := range SortedKeys(l.Stages) {
+			for _, c := range SortedKeys(l.Stages[st].Compartments) {
 				eachCompartmentPath(l.Stages[st].Compartments[c], []any{"lanes", id, "stages", st, "compartments", c}, visit)
 			}
 		}
@@ -413,9 +413,9 @@ func eachCompartmentPath(c Compartment, at []any, visit func(at []any, path stri
 	}
 	var kinds func(ks map[string]BlockMapping, where []any)
 	kinds = func(ks map[string]BlockMapping, where []any) {
-		for _, typ := range sortedKeys(ks) {
+		for _, typ := range SortedKeys(ks) {
 			k := ks[typ]
-			for _, atom := range sortedKeys(k.Fields) {
+			for _, atom := range SortedKeys(k.Fields) {
 				f := k.Fields[atom]
 				field(&f, append(slices.Clone(where), typ, "fields", atom))
 			}

@@ -112,7 +112,7 @@ func guardLayers(files []parsed) error {
 // firstLane is the declaration, in a layer before layer, of the lane (or revision) whose id sorts
 // first: the built-in one a pattern constraint over every lane (revision) would change.
 func firstLane(lanes map[string]decl, layer int) (decl, bool) {
-	for _, id := range sortedKeys(lanes) {
+	for _, id := range SortedKeys(lanes) {
 		if lanes[id].layer < layer {
 			return lanes[id], true
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // builtinLayer is the built-in contracts directory as layer 0.
@@ -223,14 +224,8 @@ func TestExtraVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, err := Evaluate(srcs)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
+			if testkit.ErrCase(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := m.Lanes["adk-go"].Versions; !slices.Equal(got, tc.want) {
 				t.Errorf("versions %q, want %q", got, tc.want)

@@ -94,7 +94,7 @@ func ConfigurationNamed(s result.Scope, configuration string) bool {
 // configuration of the lanes the lane part matches (the message names the lane and its
 // configurations). Each message starts with the entry, quoted.
 func (m *Model) CheckLaneEntries(entries []string, report func(i int, msg string)) {
-	lanes := sortedKeys(m.Lanes)
+	lanes := SortedKeys(m.Lanes)
 	for i, e := range entries {
 		lane, conf, named, err := SplitLaneEntry(e)
 		switch {

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -337,17 +338,8 @@ func where(p token.Pos) string {
 // prefix is a position as a message prefix, "file:line:col: ", or "".
 func prefix(p token.Pos) string { return prefixPos(where(p)) }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // SortedKeys returns the keys of a map in byte order: the model's maps are iterated this way
 // wherever order reaches output.
-func SortedKeys[V any](m map[string]V) []string { return sortedKeys(m) }
+func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func sortStrings(s []string) { sort.Strings(s) }

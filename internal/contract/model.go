@@ -72,7 +72,7 @@ func SourceName(revision string) string {
 // NoBinding is the error for a source of a revision the model declares no source binding for:
 // what names it (a fixture, a file) comes first.
 func (m *Model) NoBinding(revision string) error {
-	bound := strings.Join(sortedKeys(m.Revisions), ", ")
+	bound := strings.Join(SortedKeys(m.Revisions), ", ")
 	if bound == "" {
 		bound = "none"
 	}
@@ -253,14 +253,14 @@ type ExtraVersion struct {
 // order too; so an upgrade gate (census's upgrade pairs follow Versions) reads v1.7.0 → v1.8.0. A
 // version both declared and added is an error at the added one.
 func (m *Model) mergeExtraVersions(p *problems) {
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		l := m.Lanes[id]
 		if len(l.ExtraVersions) == 0 {
 			l.ExtraVersions = nil // as its cached JSON (omitempty) decodes
 			m.Lanes[id] = l
 			continue
 		}
-		extras := sortedKeys(l.ExtraVersions)
+		extras := SortedKeys(l.ExtraVersions)
 		slices.SortStableFunc(extras, result.CompareVersions)
 		merged := slices.Clone(l.Versions)
 		for _, v := range extras {
@@ -549,10 +549,10 @@ func IsGlob(e string) bool { return strings.ContainsAny(e, "*?[") }
 // selected ones by id. A fixture no task applies to is an error: it would never be checked.
 func (m *Model) ResolveTasks(kinds map[string][]string) error {
 	var errs []string
-	for _, id := range sortedKeys(m.Fixtures) {
+	for _, id := range SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
 		tasks := append([]string(nil), f.Tasks...)
-		for _, t := range sortedKeys(m.Tasks) {
+		for _, t := range SortedKeys(m.Tasks) {
 			if sel := m.Tasks[t].AppliesTo; sel != nil && !slices.Contains(tasks, t) && sel.Selects(id, f, kinds[id]) {
 				tasks = append(tasks, t)
 			}

@@ -6,22 +6,22 @@ import "slices"
 // stages, lanes' per-version origins, fixtures' report citations and profiles' fixedBy clauses.
 // Each error points at the referring value.
 func (m *Model) checkReported(p *problems) {
-	for _, id := range sortedKeys(m.Tasks) {
+	for _, id := range SortedKeys(m.Tasks) {
 		for i, st := range m.Tasks[id].Stages {
 			if StageIndex(st) < 1 {
 				p.add([]any{"tasks", id, "stages", i}, "tasks.%s.stages: unknown stage %q", id, st)
 			}
 		}
 	}
-	for _, id := range sortedKeys(m.Lanes) {
+	for _, id := range SortedKeys(m.Lanes) {
 		l := m.Lanes[id]
-		for _, v := range sortedKeys(l.VersionOrigins) {
+		for _, v := range SortedKeys(l.VersionOrigins) {
 			if !slices.Contains(l.Versions, v) {
 				p.add([]any{"lanes", id, "versionOrigins", v}, "lanes.%s.versionOrigins: unknown version %q (known: %s)", id, v, list(l.Versions))
 			}
 		}
 	}
-	for _, id := range sortedKeys(m.Fixtures) {
+	for _, id := range SortedKeys(m.Fixtures) {
 		r := m.Fixtures[id].Report
 		if r == nil {
 			continue
@@ -30,7 +30,7 @@ func (m *Model) checkReported(p *problems) {
 		name := "fixtures." + id + ".report"
 		lane, ok := m.Lanes[r.Lane]
 		if !ok {
-			p.add(append(at, "lane"), "%s: unknown lane %q (known: %s)", name, r.Lane, list(sortedKeys(m.Lanes)))
+			p.add(append(at, "lane"), "%s: unknown lane %q (known: %s)", name, r.Lane, list(SortedKeys(m.Lanes)))
 			continue
 		}
 		for _, side := range []struct{ field, v string }{{"buggy", r.Buggy}, {"fixed", r.Fixed}} {
@@ -56,13 +56,13 @@ func (m *Model) checkReported(p *problems) {
 		}
 		m.checkAtoms(p, at, name, r.Atoms)
 	}
-	for _, id := range sortedKeys(m.Profiles) {
+	for _, id := range SortedKeys(m.Profiles) {
 		for i, fb := range m.Profiles[id].FixedBy {
 			at := []any{"profiles", id, "fixedBy", i}
 			name := joined(at)
 			lane, ok := m.Lanes[fb.Lane]
 			if !ok {
-				p.add(append(at, "lane"), "%s: unknown lane %q (known: %s)", name, fb.Lane, list(sortedKeys(m.Lanes)))
+				p.add(append(at, "lane"), "%s: unknown lane %q (known: %s)", name, fb.Lane, list(SortedKeys(m.Lanes)))
 				continue
 			}
 			for _, side := range []struct{ field, v string }{{"from", fb.From}, {"to", fb.To}} {
@@ -73,10 +73,10 @@ func (m *Model) checkReported(p *problems) {
 			if fb.From == fb.To {
 				p.add(append(at, "to"), "%s: from and to are the same version %q: a fix needs two versions", name, fb.To)
 			}
-			m.checkEntries(p, at, "configurations", fb.Configurations, sortedKeys(lane.Configurations))
+			m.checkEntries(p, at, "configurations", fb.Configurations, SortedKeys(lane.Configurations))
 			m.checkEntries(p, at, "stages", fb.Stages, Stages[1:])
-			m.checkEntries(p, at, "fixtures", fb.Fixtures, sortedKeys(m.Fixtures))
-			m.checkEntries(p, at, "tasks", fb.Tasks, sortedKeys(m.Tasks))
+			m.checkEntries(p, at, "fixtures", fb.Fixtures, SortedKeys(m.Fixtures))
+			m.checkEntries(p, at, "tasks", fb.Tasks, SortedKeys(m.Tasks))
 			m.checkAtoms(p, at, name, fb.Atoms)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,7 +148,7 @@ func (c Counts) String() string {
 	s := fmt.Sprintf("%d decisions of %s in %d files", c.Decisions, Path, c.Files)
 	if n := c.otherPaths(); n > 0 {
 		var paths []string
-		for _, p := range sortedKeys(c.OtherPaths) {
+		for _, p := range slices.Sorted(maps.Keys(c.OtherPaths)) {
 			paths = append(paths, fmt.Sprintf("%s %d", strconv.Quote(p), c.OtherPaths[p]))
 		}
 		s += fmt.Sprintf("; %d decisions of other paths not taken (%s)", n, strings.Join(paths, ", "))
@@ -621,16 +622,12 @@ func kind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "absent or null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	case string, json.Number, bool, []any, map[string]any:
+		name := strictjson.TypeName(v)
+		if strings.ContainsRune("aeiou", rune(name[0])) {
+			return "an " + name
+		}
+		return "a " + name
 	}
 	return fmt.Sprintf("%T", v)
 }
@@ -645,13 +642,4 @@ func compact(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

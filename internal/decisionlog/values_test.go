@@ -14,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestDescribe: a value is described by its JSON type, its length (characters, items, members)
@@ -112,11 +113,11 @@ func TestLoggedValuesSurviveFloat64(t *testing.T) {
 					o, _ := Describe(want["observed"])
 					want = result.Diagnostic{"atom": want["atom"], "kind": want["kind"], "path": want["path"], "expected": e, "observed": o}
 				}
-				if g, w := canonicalJSON(t, d), canonicalJSON(t, want); g != w {
+				if g, w := testkit.JSON(t, d), testkit.JSON(t, want); g != w {
 					t.Errorf("diagnostic %d read back as\n%s\nwant\n%s", i, g, w)
 				}
 			}
-			if g, w := canonicalJSON(t, got.Results[0].Readout), canonicalJSON(t, readout); g != w {
+			if g, w := testkit.JSON(t, got.Results[0].Readout), testkit.JSON(t, readout); g != w {
 				t.Errorf("readout %s, want %s", g, w)
 			}
 		})
@@ -161,13 +162,4 @@ func readUploaded(t *testing.T, event map[string]any) *Decision {
 		t.Fatalf("%d decisions", len(got))
 	}
 	return got[0]
-}
-
-func canonicalJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := strictjson.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

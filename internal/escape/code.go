@@ -52,16 +52,14 @@ func (st literalStyle) quote(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
 	for _, r := range s {
+		if e := Short(r); e != "" {
+			b.WriteString(e)
+			continue
+		}
 		switch {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
 		case st.keep(r):
 			b.WriteRune(r)
 		case st.hexByte && r < 0x100:

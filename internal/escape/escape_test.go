@@ -468,3 +468,24 @@ func readBack(t *testing.T, shell, line, want string) {
 		t.Errorf("%s -c %s: printed %q, want %q", shell, short(line), short(string(out)), short(want))
 	}
 }
+
+func TestShort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   rune
+		want string
+	}{
+		{name: "line feed", in: '\n', want: `\n`},
+		{name: "carriage return", in: '\r', want: `\r`},
+		{name: "tab", in: '\t', want: `\t`},
+		{name: "another control", in: '\x1b', want: ""},
+		{name: "a letter", in: 'n', want: ""},
+		{name: "line separator", in: '\u2028', want: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Short(tc.in); got != tc.want {
+				t.Errorf("Short(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -79,15 +79,25 @@ func writeVisible(b *strings.Builder, r rune) {
 		b.WriteRune(utf8.RuneError)
 	case visible(r):
 		b.WriteRune(r)
-	case r == '\n':
-		b.WriteString(`\n`)
-	case r == '\r':
-		b.WriteString(`\r`)
-	case r == '\t':
-		b.WriteString(`\t`)
+	case Short(r) != "":
+		b.WriteString(Short(r))
 	default:
 		writeU(b, r)
 	}
+}
+
+// Short is the two-character escape that JSON, Go, JavaScript and Python literals share for a
+// line feed, carriage return or tab (\n, \r, \t), or "" for any other character.
+func Short(r rune) string {
+	switch r {
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	}
+	return ""
 }
 
 const hexDigits = "0123456789abcdef"

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The answers below follow the providers' published response and stream-event types, as the
@@ -59,13 +61,13 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := marshal(m.k)
+		k, err := strictjson.MarshalGo(m.k)
 		if err != nil {
 			return nil, err
 		}
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := marshal(m.v)
+		v, err := strictjson.MarshalGo(m.v)
 		if err != nil {
 			return nil, err
 		}
@@ -75,20 +77,9 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// marshal encodes v compactly without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // mustMarshal is marshal for values built here, which always encode.
 func mustMarshal(v any) []byte {
-	b, err := marshal(v)
+	b, err := strictjson.MarshalGo(v)
 	if err != nil {
 		panic("fakeprovider: encode answer: " + err.Error())
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // serve mounts p under a prefix with http.StripPrefix, as the probe does, and returns the
@@ -20,28 +22,6 @@ func serve(t *testing.T, p *Provider) string {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/r/tok"
-}
-
-// do sends one request and returns the response (body unread).
-func do(t *testing.T, method, url string, header map[string]string, body string) *http.Response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
 }
 
 // readAll reads and closes a response body.
@@ -142,7 +122,7 @@ func TestTurns(t *testing.T) {
 				if tc.api == Gemini {
 					w.callID = "" // the Gemini Developer API gives a function call no id
 				}
-				got := decode(t, tc.api, do(t, http.MethodPost, root+tc.path, nil, body), tc.streamed, tc.includeUsage)
+				got := decode(t, tc.api, testkit.Do(t, http.MethodPost, root+tc.path, nil, body), tc.streamed, tc.includeUsage)
 				if got != w {
 					t.Fatalf("turn %d: got %v, want %v", i+1, got, w)
 				}
@@ -187,7 +167,7 @@ func TestDeterministic(t *testing.T) {
 				root := serve(t, p)
 				body := generationBody(t, api, []string{"fixture_tool"}, streamed, true)
 				for range 2 {
-					runs[i] = append(runs[i], readAll(t, do(t, http.MethodPost, root+path, nil, body))...)
+					runs[i] = append(runs[i], readAll(t, testkit.Do(t, http.MethodPost, root+path, nil, body))...)
 				}
 			}
 			if !bytes.Equal(runs[0], runs[1]) {
@@ -223,7 +203,7 @@ func TestSideCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
-			resp := do(t, tc.method, root+tc.path, tc.header, tc.body)
+			resp := testkit.Do(t, tc.method, root+tc.path, tc.header, tc.body)
 			b := readAll(t, resp)
 			if resp.StatusCode != http.StatusOK || !json.Valid(b) || !strings.Contains(string(b), tc.want) {
 				t.Fatalf("%s: %s, want a JSON answer with %s", resp.Status, b, tc.want)
@@ -273,7 +253,7 @@ func TestRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
-			resp := do(t, tc.method, root+tc.path, nil, tc.body)
+			resp := testkit.Do(t, tc.method, root+tc.path, nil, tc.body)
 			b := readAll(t, resp)
 			if resp.StatusCode != tc.status {
 				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
@@ -297,8 +277,8 @@ func TestRefusals(t *testing.T) {
 func TestFirstErrorKept(t *testing.T) {
 	p := New(Config{Tool: "fixture_tool"})
 	root := serve(t, p)
-	readAll(t, do(t, "GET", root+"/first", nil, ""))
-	readAll(t, do(t, "GET", root+"/second", nil, ""))
+	readAll(t, testkit.Do(t, "GET", root+"/first", nil, ""))
+	readAll(t, testkit.Do(t, "GET", root+"/second", nil, ""))
 	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "/first") {
 		t.Fatalf("Err() = %v, want the first failure", err)
 	}
@@ -308,7 +288,7 @@ func TestBodyTooLarge(t *testing.T) {
 	p := New(Config{Tool: "fixture_tool"})
 	p.maxBody = 16
 	root := serve(t, p)
-	resp := do(t, "POST", root+"/v1/responses", nil, `{"model":"a-long-model-name"}`)
+	resp := testkit.Do(t, "POST", root+"/v1/responses", nil, `{"model":"a-long-model-name"}`)
 	readAll(t, resp)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d, want 413", resp.StatusCode)
@@ -326,7 +306,7 @@ func TestRunTooLarge(t *testing.T) {
 	root := serve(t, p)
 	body := `{"model":"m","input":"a prompt of forty bytes or so.."}`
 	for i, want := range []int{http.StatusOK, http.StatusRequestEntityTooLarge} {
-		resp := do(t, "POST", root+"/v1/responses", nil, body)
+		resp := testkit.Do(t, "POST", root+"/v1/responses", nil, body)
 		readAll(t, resp)
 		if resp.StatusCode != want {
 			t.Errorf("request %d: status %d, want %d", i+1, resp.StatusCode, want)
@@ -403,7 +383,7 @@ func TestPrefixedToolCalledAsListed(t *testing.T) {
 				root := serve(t, p)
 				path := map[API]string{OpenAIResponses: "/v1/responses", OpenAIChat: "/v1/chat/completions",
 					Anthropic: "/v1/messages", Gemini: "/v1beta/models/g:generateContent"}[api]
-				got := decode(t, api, do(t, "POST", root+path, nil, generationBody(t, api, []string{name}, false, false)), false, false)
+				got := decode(t, api, testkit.Do(t, "POST", root+path, nil, generationBody(t, api, []string{name}, false, false)), false, false)
 				if got.name != name || p.Err() != nil {
 					t.Fatalf("called %q (Err %v), want %q", got.name, p.Err(), name)
 				}

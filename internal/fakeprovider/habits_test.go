@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The tests below hold the fake provider to real clients' wire habits (issue 40): codex's
@@ -62,7 +64,7 @@ func TestResponsesToolKinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1", Arguments: args}}})
 			root := serve(t, p)
-			got := decode(t, OpenAIResponses, do(t, http.MethodPost, root+"/v1/responses", nil, tc.body), tc.streamed, false)
+			got := decode(t, OpenAIResponses, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, tc.body), tc.streamed, false)
 			if got != tc.want {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}
@@ -82,10 +84,10 @@ func TestResponsesCustomResult(t *testing.T) {
 	const item = `{"type":"custom_tool_call_output","call_id":"call_1","output":"Two invoices are overdue."}`
 	p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 	root := serve(t, p)
-	readAll(t, do(t, http.MethodPost, root+"/v1/responses", nil, `{"model":"m","input":"hi","tools":[{"type":"custom","name":"fixture_tool"}]}`))
+	readAll(t, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, `{"model":"m","input":"hi","tools":[{"type":"custom","name":"fixture_tool"}]}`))
 	follow := `{"model":"m","tools":[{"type":"custom","name":"fixture_tool"}],"input":[{"role":"user","content":"hi"},` +
 		`{"type":"custom_tool_call","call_id":"call_1","name":"fixture_tool","input":"{}"},` + item + `]}`
-	readAll(t, do(t, http.MethodPost, root+"/v1/responses", nil, follow))
+	readAll(t, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, follow))
 	api, got, seq, ok := p.Result("call_1")
 	if !ok || api != OpenAIResponses || seq != 2 || string(got) != item {
 		t.Fatalf("Result = %s, %q, %d, %v; want the custom_tool_call_output of request 2", api, got, seq, ok)
@@ -147,7 +149,7 @@ func TestSideCallAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
-			got := decode(t, tc.api, do(t, http.MethodPost, root+tc.path, tc.header, tc.body), tc.streamed, false)
+			got := decode(t, tc.api, testkit.Do(t, http.MethodPost, root+tc.path, tc.header, tc.body), tc.streamed, false)
 			if got.callID != "" || got.text != tc.want {
 				t.Fatalf("side call answered %+v, want the text %s", got, tc.want)
 			}
@@ -157,7 +159,7 @@ func TestSideCallAnswers(t *testing.T) {
 			// The configured call is still the next turn's.
 			turnPath := map[API]string{OpenAIResponses: "/v1/responses", OpenAIChat: "/v1/chat/completions",
 				Anthropic: "/v1/messages", Gemini: "/v1beta/models/g:generateContent"}[tc.api]
-			next := decode(t, tc.api, do(t, http.MethodPost, root+turnPath, nil, generationBody(t, tc.api, []string{"fixture_tool"}, false, false)), false, false)
+			next := decode(t, tc.api, testkit.Do(t, http.MethodPost, root+turnPath, nil, generationBody(t, tc.api, []string{"fixture_tool"}, false, false)), false, false)
 			if next.name != "fixture_tool" {
 				t.Fatalf("the turn after a side call answered %+v, want the call", next)
 			}
@@ -179,7 +181,7 @@ func TestSideCallIDs(t *testing.T) {
 	var ids []string
 	for _, body := range []string{`{"model":"m","input":"title"}`, generationBody(t, OpenAIResponses, []string{"fixture_tool"}, false, false), `{"model":"m","input":"title"}`} {
 		var r struct{ ID string }
-		mustJSON(t, readAll(t, do(t, http.MethodPost, root+"/v1/responses", nil, body)), &r)
+		mustJSON(t, readAll(t, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, body)), &r)
 		ids = append(ids, r.ID)
 	}
 	if w := []string{"resp_probe_side_1", "resp_probe_1", "resp_probe_side_2"}; !slices.Equal(ids, w) {
@@ -263,10 +265,10 @@ func TestResultGeminiClientIDs(t *testing.T) {
 			root := serve(t, p)
 			path := root + "/v1beta/models/g:generateContent"
 			listed := generationBody(t, Gemini, []string{"mcp_fixture_tool"}, false, false)
-			readAll(t, do(t, http.MethodPost, path, nil, listed))
-			readAll(t, do(t, http.MethodPost, path, nil, listed))
+			readAll(t, testkit.Do(t, http.MethodPost, path, nil, listed))
+			readAll(t, testkit.Do(t, http.MethodPost, path, nil, listed))
 			for _, b := range tc.follow {
-				readAll(t, do(t, http.MethodPost, path, nil, b))
+				readAll(t, testkit.Do(t, http.MethodPost, path, nil, b))
 			}
 			if err := p.Err(); err != nil {
 				t.Fatal(err)
@@ -312,7 +314,7 @@ func TestDescribe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
-			readAll(t, do(t, tc.method, root+tc.path, tc.header, tc.body))
+			readAll(t, testkit.Do(t, tc.method, root+tc.path, tc.header, tc.body))
 			reqs := p.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests recorded", len(reqs))

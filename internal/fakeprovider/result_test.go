@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // Items written the way no encoder would: odd spacing and key order, escaped keys and values,
@@ -77,14 +79,8 @@ func TestFindResult(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			item, ok, err := FindResult(tc.api, []byte(tc.body), tc.callID, tc.callIndex)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if ok != (tc.want != "") || string(item) != tc.want {
 				t.Fatalf("FindResult = %q, %v; want %q", item, ok, tc.want)
@@ -118,14 +114,14 @@ func TestResult(t *testing.T) {
 				t.Fatal("Result found an item before any request")
 			}
 			first := generationBody(t, tc.api, []string{"mcp_fixture_tool"}, false, false)
-			readAll(t, do(t, http.MethodPost, root+tc.path, nil, first))
+			readAll(t, testkit.Do(t, http.MethodPost, root+tc.path, nil, first))
 			// A side call carrying the result does not count: it is no model request.
 			if tc.api == Anthropic {
-				readAll(t, do(t, http.MethodPost, root+"/v1/messages/count_tokens", nil, carrying(tc.api, tc.item)))
+				readAll(t, testkit.Do(t, http.MethodPost, root+"/v1/messages/count_tokens", nil, carrying(tc.api, tc.item)))
 			}
 			body := carrying(tc.api, tc.item)
 			for range 2 {
-				readAll(t, do(t, http.MethodPost, root+tc.path, nil, body))
+				readAll(t, testkit.Do(t, http.MethodPost, root+tc.path, nil, body))
 			}
 			if err := p.Err(); err != nil {
 				t.Fatal(err)
@@ -152,16 +148,16 @@ func TestResultGeminiWithoutIDs(t *testing.T) {
 	root := serve(t, p)
 	path := root + "/v1beta/models/g:generateContent"
 	listed := generationBody(t, Gemini, []string{"mcp_fixture_tool"}, false, false)
-	readAll(t, do(t, http.MethodPost, path, nil, listed))
+	readAll(t, testkit.Do(t, http.MethodPost, path, nil, listed))
 	// carrying's response to call_other names another tool here: an id the fake never
 	// issued is the client's own, matched by name and order (TestResultGeminiClientIDs).
 	other := func(s string) string {
 		return strings.Replace(s, `"id":"call_other","name":"mcp_fixture_tool"`, `"id":"call_other","name":"other_tool"`, 1)
 	}
 	second := other(carrying(Gemini, geminiOther+","+geminiIdless0))
-	readAll(t, do(t, http.MethodPost, path, nil, second))
+	readAll(t, testkit.Do(t, http.MethodPost, path, nil, second))
 	third := other(carrying(Gemini, geminiOther+","+geminiIdless0+","+geminiIdless1))
-	readAll(t, do(t, http.MethodPost, path, nil, third))
+	readAll(t, testkit.Do(t, http.MethodPost, path, nil, third))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}

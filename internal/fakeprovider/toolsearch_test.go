@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The request bodies of these tests are codex's own: testdata/codex_tool_search.json is the first
@@ -78,7 +80,7 @@ func TestToolSearchAsked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(Config{Tool: tc.tool, Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
-			got := decode(t, OpenAIResponses, do(t, http.MethodPost, root+"/v1/responses", nil, tc.body), tc.streamed, false)
+			got := decode(t, OpenAIResponses, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, tc.body), tc.streamed, false)
 			// The hostile name must come back whole once the query is decoded.
 			if tc.tool == hostile {
 				var q struct{ Query string }
@@ -126,7 +128,7 @@ func TestToolSearchThenCall(t *testing.T) {
 			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
 			root := serve(t, p)
 			post := func(body string) answer {
-				return decode(t, OpenAIResponses, do(t, http.MethodPost, root+"/v1/responses", nil, body), tc.streamed, false)
+				return decode(t, OpenAIResponses, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, body), tc.streamed, false)
 			}
 			if got := post(tc.first); got.search != `{"query":"fixture_tool"}` {
 				t.Fatalf("first answer %+v, want a tool search", got)
@@ -184,7 +186,7 @@ func TestToolSearchFailures(t *testing.T) {
 			root := serve(t, p)
 			var last *http.Response
 			for _, body := range tc.requests {
-				last = do(t, http.MethodPost, root+"/v1/responses", nil, body)
+				last = testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, body)
 			}
 			body := readAll(t, last)
 			if last.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), jsonQuoted(t, tc.want)) {

@@ -9,7 +9,6 @@
 package laneout
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"cuelang.org/go/cue/format"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // NameRE is what a lane or configuration name (and a suite) is: lower-case letters, digits,
@@ -32,19 +32,17 @@ var (
 	VersionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 )
 
-// Record is one observation record, its fields in the order SPEC §7 shows them.
+// Record is one observation record, its fields in the order SPEC §7 shows them: where the
+// carrier was observed (result.Position: fixture, lane, version, configuration, stage), then the
+// observation.
 type Record struct {
-	Fixture       string          `json:"fixture"`
-	Lane          string          `json:"lane"`
-	LaneVersion   string          `json:"laneVersion"`
-	Configuration string          `json:"configuration"`
-	Stage         string          `json:"stage"`
-	Repetition    int             `json:"repetition"`
-	State         string          `json:"state"`
-	Carrier       json.RawMessage `json:"carrier,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	SourceSha256  string          `json:"sourceSha256"`
-	Origin        string          `json:"origin"`
+	result.Position
+	Repetition   int             `json:"repetition"`
+	State        string          `json:"state"`
+	Carrier      json.RawMessage `json:"carrier,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	SourceSha256 string          `json:"sourceSha256"`
+	Origin       string          `json:"origin"`
 	// Notes are free text for human readers, never read by the checker: probe says there which
 	// MCP revision it served the fixture under and how the client negotiated it.
 	Notes string `json:"notes,omitempty"`
@@ -56,13 +54,7 @@ type Record struct {
 // Encode writes one record as a JSON line: no HTML escaping, the carrier's bytes as compacted
 // (numbers and escapes kept), a final newline.
 func Encode(r Record) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return strictjson.EncodeLine(r)
 }
 
 // Lane is one captured lane as a tool's manifest keeps it: the provider API its H4 follows

@@ -3,6 +3,8 @@ package laneout
 import (
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestEncode: a record is one JSON line, fields in SPEC order, no HTML escaping, redacted only
@@ -14,9 +16,9 @@ func TestEncode(t *testing.T) {
 		r    Record
 		want string
 	}{
-		{name: "captured", r: Record{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "H4", Repetition: 2, State: "captured", Carrier: []byte(`{"t":"<b>"}`), SourceSha256: "00", Origin: "captured"},
+		{name: "captured", r: Record{Position: result.Position{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "H4"}, Repetition: 2, State: "captured", Carrier: []byte(`{"t":"<b>"}`), SourceSha256: "00", Origin: "captured"},
 			want: `{"fixture":"R1","lane":"a","laneVersion":"1","configuration":"default","stage":"H4","repetition":2,"state":"captured","carrier":{"t":"<b>"},"sourceSha256":"00","origin":"captured"}` + "\n"},
-		{name: "redacted", r: Record{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "D1", Repetition: 1, State: "not_observable", SourceSha256: "00", Origin: "captured", Redacted: []string{"/x"}},
+		{name: "redacted", r: Record{Position: result.Position{Fixture: "R1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Repetition: 1, State: "not_observable", SourceSha256: "00", Origin: "captured", Redacted: []string{"/x"}},
 			want: `{"fixture":"R1","lane":"a","laneVersion":"1","configuration":"default","stage":"D1","repetition":1,"state":"not_observable","sourceSha256":"00","origin":"captured","redacted":["/x"]}` + "\n"},
 	}
 	for _, tc := range tests {

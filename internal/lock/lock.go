@@ -26,8 +26,6 @@
 package lock
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -39,6 +37,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Version is the lockVersion of the lock file format.
@@ -231,7 +230,7 @@ func hashFile(fsys fs.FS, name string, limit int64) (string, error) {
 func Encode(w io.Writer, l *Lock) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "{\n  \"lockVersion\": %d,\n  \"tool\": %s,\n  \"layers\": ", l.LockVersion, quote(l.Tool))
-	layers, err := marshal(l.Layers)
+	layers, err := strictjson.MarshalGo(l.Layers)
 	if err != nil {
 		return err
 	}
@@ -241,7 +240,7 @@ func Encode(w io.Writer, l *Lock) error {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		line, err := marshal(f)
+		line, err := strictjson.MarshalGo(f)
 		if err != nil {
 			return err
 		}
@@ -257,17 +256,6 @@ func Encode(w io.Writer, l *Lock) error {
 }
 
 func quote(s string) string {
-	b, _ := marshal(s)
+	b, _ := strictjson.MarshalGo(s)
 	return string(b)
-}
-
-// marshal is compact JSON without HTML escaping ("<stdin>" stays as it is).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -280,17 +281,15 @@ func (n *Node) write(b *bytes.Buffer, s Style, depth int) {
 func writeString(b *bytes.Buffer, str string, s Style) {
 	b.WriteByte('"')
 	for _, r := range str {
+		if e := escape.Short(r); e != "" {
+			b.WriteString(e)
+			continue
+		}
 		switch {
 		case r == '"':
 			b.WriteString(`\"`)
 		case r == '\\':
 			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
 		case r < 0x20:
 			fmt.Fprintf(b, `\u%04x`, r)
 		case r == '/' && s.EscapeSolidus:

@@ -410,15 +410,9 @@ func (e *Engine) prepare(ctx context.Context, pkg string) (*Query, error) {
 	if has("readout") {
 		query = "d := data." + pkg + ".diagnostics; r := data." + pkg + ".readout"
 	}
-	pq, err := rego.New(
-		rego.Compiler(e.compiler),
-		rego.Query(query),
-		rego.Function1(jsonTextFunc, jsonTextImpl),
-		rego.Function3(diffFunc, diffImpl),
-		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(ctx)
+	pq, err := e.prepareQuery(ctx, pkg, query)
 	if err != nil {
-		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
+		return nil, err
 	}
 	files := e.Files(pkg)
 	reads := readsOf(e.compiler, ref.Append(ast.StringTerm("diagnostics")), ref.Append(ast.StringTerm("readout")))

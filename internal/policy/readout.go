@@ -39,17 +39,28 @@ func (e *Engine) PrepareRule(ctx context.Context, pkg, rule string) (*ReadoutQue
 	}
 	e.prep.Lock() // as Prepare: one preparation on the shared compiler at a time
 	defer e.prep.Unlock()
+	pq, err := e.prepareQuery(ctx, pkg, "r := data."+pkg+"."+rule)
+	if err != nil {
+		return nil, err
+	}
+	return &ReadoutQuery{pkg: pkg, rule: rule, what: e.describe(pkg), pq: pq}, nil
+}
+
+// prepareQuery prepares query, over package pkg, on the shared compiler with the custom
+// builtins (contractcheck.json_text, contractcheck.diff) and strict builtin errors. The caller
+// holds e.prep.
+func (e *Engine) prepareQuery(ctx context.Context, pkg, query string) (rego.PreparedEvalQuery, error) {
 	pq, err := rego.New(
 		rego.Compiler(e.compiler),
-		rego.Query("r := data."+pkg+"."+rule),
+		rego.Query(query),
 		rego.Function1(jsonTextFunc, jsonTextImpl),
 		rego.Function3(diffFunc, diffImpl),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("policy: preparing %s: %w", pkg, err)
+		return pq, fmt.Errorf("policy: preparing %s: %w", pkg, err)
 	}
-	return &ReadoutQuery{pkg: pkg, rule: rule, what: e.describe(pkg), pq: pq}, nil
+	return pq, nil
 }
 
 // HasPackage reports whether the compiled policies hold package pkg (without the "data." prefix).

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestViewReads holds the declaration of the view members a task reads (custom.reads in the
@@ -46,14 +47,8 @@ func TestViewReads(t *testing.T) {
 			if err == nil {
 				q, err = e.Prepare(context.Background(), "custom")
 			}
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("Prepare: %v, want an error holding %q", err, tc.err)
-				}
+			if testkit.ErrCase(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := q.ViewReads(); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 				t.Errorf("ViewReads() = %q, want %q", got, tc.want)

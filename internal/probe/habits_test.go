@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -43,19 +41,8 @@ func TestRealClientHabits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := probeOpts(t, "agent", []string{"TESTAGENT_API=" + tt.api, "TESTAGENT_STREAM=" + tt.stream,
-				"TESTAGENT_TRANSPORT=" + tt.transport, "TESTAGENT_MODE=" + tt.mode}, "C09", "C07")
-			o.Batch = tt.batch
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Captured != 2 || res.Failed != 0 || res.Provider != tt.api {
-				t.Fatalf("result %+v; log:\n%s", res, log.String())
-			}
-			recs := readRecords(t, o)
+			recs := probeAgent(t, tt.api, []string{"TESTAGENT_STREAM=" + tt.stream, "TESTAGENT_TRANSPORT=" + tt.transport,
+				"TESTAGENT_MODE=" + tt.mode}, tt.batch)
 			for _, f := range []string{"C09", "C07"} {
 				if h4 := h4Of(t, recs, f, 1); h4.State != "captured" || len(h4.Carrier) == 0 {
 					t.Errorf("%s H4 %s: %s", f, h4.State, h4.Error)

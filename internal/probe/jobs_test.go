@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestJobsIdentical: a probe of runs made four at once writes the records, probe.json, probe.cue
@@ -65,7 +63,7 @@ func TestJobsIdentical(t *testing.T) {
 			if !reflect.DeepEqual(resOne, resFour) {
 				t.Errorf("results differ:\njobs 1: %+v\njobs 4: %+v", resOne, resFour)
 			}
-			filesOne, filesFour := treeOf(t, one.Output), treeOf(t, four.Output)
+			filesOne, filesFour := testkit.Tree(t, one.Output), testkit.Tree(t, four.Output)
 			if tt.traffic && !hasPrefixKey(filesOne, TrafficDir+"/") {
 				t.Fatalf("no traffic written: %v", keysOf(filesOne))
 			}
@@ -94,31 +92,6 @@ func TestJobsIdentical(t *testing.T) {
 
 // timeLeft is the time-left part of a run's line, which varies from probe to probe.
 var timeLeft = regexp.MustCompile(`, about [0-9hms.]+ left`)
-
-// treeOf reads every file under dir, by slash-separated relative path.
-func treeOf(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(rel)] = data
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func hasPrefixKey(m map[string][]byte, prefix string) bool {
 	for k := range m {

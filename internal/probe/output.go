@@ -14,6 +14,8 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // record is one observation record (laneout.Record, shared with contractcheck record).
@@ -48,8 +50,7 @@ func recordsFor(o *Options, lane laneDef, f fixture, rep int, obs []observation,
 	var out []record
 	failed := false
 	for _, st := range Stages {
-		r := record{Fixture: f.id, Lane: o.Lane, LaneVersion: o.Version, Configuration: o.Configuration,
-			Stage: st, Repetition: rep, SourceSha256: f.sha, Origin: "captured"}
+		r := record{Position: result.Position{Fixture: f.id, Lane: o.Lane, LaneVersion: o.Version, Configuration: o.Configuration, Stage: st}, Repetition: rep, SourceSha256: f.sha, Origin: "captured"}
 		switch exp := lane.exposure[st]; {
 		case exp != "observed":
 			r.State = exp

@@ -145,6 +145,25 @@ func readRecords(t *testing.T, o Options) []record {
 	return out
 }
 
+// probeAgent probes the test agent (testagent, its provider API api, the rest of its settings in
+// env) on C09 and C07, in batch mode when batch is set; t fails at once unless both are captured,
+// nothing failed and the provider is api. It returns the records written.
+func probeAgent(t *testing.T, api string, env []string, batch bool) []record {
+	t.Helper()
+	o := probeOpts(t, "agent", append([]string{"TESTAGENT_API=" + api}, env...), "C09", "C07")
+	o.Batch = batch
+	var log bytes.Buffer
+	o.Log = &log
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Captured != 2 || res.Failed != 0 || res.Provider != api {
+		t.Fatalf("result %+v; log:\n%s", res, log.String())
+	}
+	return readRecords(t, o)
+}
+
 func h4Of(t *testing.T, recs []record, fixture string, rep int) record {
 	t.Helper()
 	for _, r := range recs {
@@ -174,17 +193,7 @@ func TestAPIs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := probeOpts(t, "agent", []string{"TESTAGENT_API=" + tt.api, "TESTAGENT_STREAM=" + tt.stream, "TESTAGENT_TRANSPORT=" + tt.transport}, "C09", "C07")
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Captured != 2 || res.Failed != 0 || res.Provider != tt.api {
-				t.Fatalf("result %+v; log:\n%s", res, log.String())
-			}
-			recs := readRecords(t, o)
+			recs := probeAgent(t, tt.api, []string{"TESTAGENT_STREAM=" + tt.stream, "TESTAGENT_TRANSPORT=" + tt.transport}, false)
 			if len(recs) != 8 {
 				t.Fatalf("%d records, want 4 stages × 2 fixtures", len(recs))
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestMaxFailures: after MaxFailures consecutive runs failed the same way the probe stops, says
@@ -126,7 +128,7 @@ func TestBatchResume(t *testing.T) {
 func TestFailureSignature(t *testing.T) {
 	c09, c07 := []fixture{{id: "C09"}}, []fixture{{id: "C07"}}
 	sig := func(msg string, fs []fixture) string {
-		return failureSignature([]record{{Stage: "H4", State: "execution_failed", Error: msg}}, fs)
+		return failureSignature([]record{{Position: result.Position{Stage: "H4"}, State: "execution_failed", Error: msg}}, fs)
 	}
 	tests := []struct {
 		name  string
@@ -149,7 +151,7 @@ func TestFailureSignature(t *testing.T) {
 			}
 		})
 	}
-	if s := failureSignature([]record{{Stage: "H4", State: "captured"}}, c09); s != "" {
+	if s := failureSignature([]record{{Position: result.Position{Stage: "H4"}, State: "captured"}}, c09); s != "" {
 		t.Errorf("a run that passed has signature %q", s)
 	}
 }

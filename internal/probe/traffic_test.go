@@ -17,6 +17,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // hostileText is what the hostile agent sends: an ANSI escape, a bell, a bidi override, U+2028, a
@@ -287,7 +288,7 @@ func TestTrafficDeterministic(t *testing.T) {
 				if _, err := Run(context.Background(), o); err != nil {
 					t.Fatal(err)
 				}
-				files[i] = readTree(t, filepath.Join(o.Output, TrafficDir))
+				files[i] = testkit.Tree(t, filepath.Join(o.Output, TrafficDir))
 				outs[i] = o
 			}
 			want := 4
@@ -308,7 +309,7 @@ func TestTrafficDeterministic(t *testing.T) {
 			if _, err := Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			if n := len(readTree(t, filepath.Join(o.Output, TrafficDir))); n != want/2 {
+			if n := len(testkit.Tree(t, filepath.Join(o.Output, TrafficDir))); n != want/2 {
 				t.Errorf("%d traffic files after a probe of one repetition, want %d", n, want/2)
 			}
 			if tt.batch {
@@ -322,25 +323,6 @@ func TestTrafficDeterministic(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readTree reads every file below dir, by slash path.
-func readTree(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestTrafficOnlyDirectory: the output of a probe that failed before its records (the traffic

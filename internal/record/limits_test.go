@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // send sends one JSON request (with header) as an MCP client does and reads its answer: the
@@ -106,7 +107,7 @@ func TestCredentialsNeverWritten(t *testing.T) {
 	if !strings.Contains(log, "holds a credential of the traffic") {
 		t.Errorf("the refusals were not said:\n%s", log)
 	}
-	for p, b := range writtenFiles(t, out) {
+	for p, b := range testkit.Tree(t, out) {
 		for _, tc := range tests {
 			if bytes.Contains(b, []byte(tc.secret)) {
 				t.Errorf("%s holds the %s credential", p, tc.name)

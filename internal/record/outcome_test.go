@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // hostileMessage is an upstream error message that holds what no record or log line may hold as
@@ -199,7 +200,7 @@ func TestUpstreamFailures(t *testing.T) {
 			if !strings.Contains(res.Stats.String(), "failed upstream: 2 pairs written execution_failed (2 provider requests failed") || !res.Lost() {
 				t.Errorf("summary %q (lost %t), want 2 pairs execution_failed of 2 failed requests, and not clean (exit 3)", res.Stats, res.Lost())
 			}
-			for p, b := range writtenFiles(t, out) {
+			for p, b := range testkit.Tree(t, out) {
 				if s := string(b); strings.Contains(s, key) || strings.ContainsAny(s, "\u202e\x1b") {
 					t.Errorf("%s holds the key or a raw control or bidi character", p)
 				}
@@ -216,7 +217,7 @@ func TestUpstreamFailures(t *testing.T) {
 // recordError is the error of the H4 record of fixture's repetition in the output.
 func recordError(t *testing.T, out, fixture string, rep int) string {
 	t.Helper()
-	b := writtenFiles(t, out)[filepath.Join(out, "fail-agent", "1", "default.jsonl")]
+	b := testkit.Tree(t, out)["fail-agent/1/default.jsonl"]
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var r struct {
 			Fixture, Stage, State, Error string

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The credentials the tests' agent sends; none of them may be written.
@@ -105,24 +105,6 @@ func agent(ep Endpoints, api fakeprovider.API, stream, stdio bool) error {
 	return testagent.Run(ctx, cfg)
 }
 
-// writtenFiles returns every file under dir with its bytes.
-func writtenFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		files[p] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 // judge checks the output as `check --fixtures DIR --observations DIR --contracts DIR --profile
 // record` does.
 func judge(t *testing.T, dir string) *result.Report {
@@ -174,7 +156,7 @@ func TestRecordEndToEnd(t *testing.T) {
 			if res.Pairs != len(kinds) || res.Lost() {
 				t.Fatalf("%s; want %d pairs and nothing lost\n%s", res.Stats, len(kinds), log)
 			}
-			files := writtenFiles(t, out)
+			files := testkit.Tree(t, out)
 			for p, b := range files {
 				for k, v := range testKeys {
 					if bytes.Contains(b, []byte(v)) {
@@ -311,7 +293,7 @@ func TestRecordCommand(t *testing.T) {
 			t.Errorf("%s: %d repetitions, want 2", f, n)
 		}
 	}
-	for p, b := range writtenFiles(t, out) {
+	for p, b := range testkit.Tree(t, out) {
 		if bytes.Contains(b, []byte(testKeys["ANTHROPIC_API_KEY"])) {
 			t.Errorf("%s holds the key", p)
 		}

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestRedact: a pointer's value is replaced in the result, and its strings' text is blanked in
@@ -247,7 +248,7 @@ func TestCredentialEchoes(t *testing.T) {
 			if !strings.Contains(log, "holds a credential of the traffic") || !strings.Contains(log, tc.named) {
 				t.Errorf("the refusal does not name %s:\n%s", tc.named, log)
 			}
-			for p, b := range writtenFiles(t, out) {
+			for p, b := range testkit.Tree(t, out) {
 				for _, s := range tc.secrets {
 					if bytes.Contains(b, []byte(s)) {
 						t.Errorf("%s holds %q", p, s)
@@ -266,17 +267,7 @@ func TestCredentialEchoes(t *testing.T) {
 // get sends one GET and discards its answer.
 func get(t *testing.T, url string, header map[string]string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := testkit.Do(t, http.MethodGet, url, header, "")
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 }

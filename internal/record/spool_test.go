@@ -16,6 +16,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestValueEnd: the JSON tap's scanner finds the end of an object or array (brackets inside
@@ -307,7 +309,7 @@ func TestBigResultsSpooled(t *testing.T) {
 		t.Errorf("the spool's parent holds %d entries (%v), want none: the spool is removed at the end", len(left), err)
 	}
 	found := 0
-	for p, b := range writtenFiles(t, out) {
+	for p, b := range testkit.Tree(t, out) {
 		if !strings.Contains(p, "sources") {
 			continue
 		}

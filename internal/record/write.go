@@ -21,6 +21,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // ManifestFile and LaneFile are the files a recording keeps beside its sources and records:
@@ -235,8 +237,7 @@ func (w *writer) pair(call mcpCall, res provResult) error {
 	rep := w.reps[id] + 1
 	var lines []byte
 	for _, st := range []string{"D1", "A2", "M3", "H4"} {
-		r := laneout.Record{Fixture: id, Lane: w.o.Lane, LaneVersion: w.o.Version, Configuration: w.o.Configuration,
-			Stage: st, Repetition: rep, State: "not_observable", SourceSha256: sha, Origin: "captured", Redacted: applied}
+		r := laneout.Record{Position: result.Position{Fixture: id, Lane: w.o.Lane, LaneVersion: w.o.Version, Configuration: w.o.Configuration, Stage: st}, Repetition: rep, State: "not_observable", SourceSha256: sha, Origin: "captured", Redacted: applied}
 		switch {
 		case st != "H4":
 		case res.ambiguous > 0:

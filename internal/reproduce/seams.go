@@ -57,18 +57,7 @@ func frameworkCall(t *testing.T) any {
 		if !errors.As(err, &rpcErr) {
 			t.Fatalf("CallTool: %v", err)
 		}
-		return map[string]any{"error": map[string]any{"message": err.Error()}}
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("re-encoding the result: %v", err)
-	}
-	doc, err := decodeJSON(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}`,
+` + seamReturn,
 	},
 	"mcp-go": {
 		stages: []string{"D1"}, language: "go", framework: "the mcp-go client",
@@ -94,6 +83,22 @@ func frameworkCall(t *testing.T) any {
 			"application reads (A2), and the same object is what the chat model is handed (M3).",
 	},
 }
+
+// seamReturn ends the Go seams' frameworkCall: the JSON-RPC error's answer (the seam's own test
+// of it comes before), else the result re-encoded by the framework (json.Marshal) and read back
+// as the checker reads a carrier (decodeJSON).
+const seamReturn = `		return map[string]any{"error": map[string]any{"message": err.Error()}}
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("re-encoding the result: %v", err)
+	}
+	doc, err := decodeJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}`
 
 // mcpGoSeam is lane mcp-go's D1 seam for a version, as examples/capture/mcp-go has it: before v1
 // the caller names the protocol version (the library's examples set LATEST_PROTOCOL_VERSION, and
@@ -136,18 +141,7 @@ const mcpGoSeamEnd = `	if _, err := c.Initialize(ctx, init); err != nil {
 		if !tr.rpcFailed() {
 			t.Fatalf("CallTool: %v", err)
 		}
-		return map[string]any{"error": map[string]any{"message": err.Error()}}
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("re-encoding the result: %v", err)
-	}
-	doc, err := decodeJSON(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
+` + seamReturn + `
 
 // observedIO notes whether the tools/call response was a JSON-RPC error.
 type observedIO struct {

@@ -2,9 +2,10 @@ package result
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // An Appender is Results or Changes that write element i as compact JSON themselves, byte for
@@ -46,7 +47,7 @@ func AppendResult(dst []byte, r *Result, readout, diagnostics []byte) ([]byte, e
 		dst = appendString(dst, r.Error)
 	}
 	if len(r.Variants) > 0 { // an unstable binding: rare, and written as encoding/json writes it
-		b, err := marshalCompact(r.Variants)
+		b, err := strictjson.MarshalGo(r.Variants)
 		if err != nil {
 			return nil, err
 		}
@@ -185,15 +186,4 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// marshalCompact is v as encoding/json writes it with HTML escaping off, compact.
-func marshalCompact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

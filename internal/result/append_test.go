@@ -74,7 +74,7 @@ func TestAppendResultIsJSON(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want, err := marshalCompact(tc.r)
+			want, err := strictjson.MarshalGo(tc.r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestAppendResultIsJSON(t *testing.T) {
 		})
 	}
 	for _, c := range []Change{fullChange(), {}, {DiagnosticsBefore: []Diagnostic{}, Fixture: "\u2028"}} {
-		want, err := marshalCompact(c)
+		want, err := strictjson.MarshalGo(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func FuzzAppendResult(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want, err := marshalCompact(r)
+		want, err := strictjson.MarshalGo(r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -402,11 +402,69 @@ func writeSynced(p string, data []byte, mode fs.FileMode) error {
 }
 
 // syncDir makes a rename durable. It is best effort: not every system can sync a directory.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+func syncDir(dir string) { _ = SyncDir(dir) }
+
+// SyncDir fsyncs a directory, so that a rename in it is durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// SyncDirError is WriteDurably's error when the file is in place but the directory could not be
+// synced.
+type SyncDirError struct {
+	Dir string
+	Err error
+}
+
+// Error returns the message.
+func (e *SyncDirError) Error() string { return "syncing " + e.Dir + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *SyncDirError) Unwrap() error { return e.Err }
+
+// WriteDurably writes dir/name as a reader must never see it half written: write fills a new
+// file dir/tmp (mode 0640; created exclusively when excl is set, else truncated), which is
+// fsync'd, closed and renamed to name, and then the directory is fsync'd, so that name exists
+// only for the whole file and survives a crash once WriteDurably returns. A failure before the
+// rename removes the temporary file; a failure to sync the directory after it is a
+// *SyncDirError.
+func WriteDurably(dir, tmp, name string, excl bool, write func(io.Writer) error) error {
+	tmpPath := filepath.Join(dir, tmp)
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if excl {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	}
+	f, err := os.OpenFile(tmpPath, flag, 0o640)
+	if err != nil {
+		_ = os.Remove(tmpPath)
+		return err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmpPath, filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(tmpPath)
+		return err
+	}
+	if err := SyncDir(dir); err != nil {
+		return &SyncDirError{Dir: dir, Err: err}
+	}
+	return nil
 }
 
 // newFileMode is the mode os.Create would give a new file: 0666 less the umask.

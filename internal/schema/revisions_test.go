@@ -12,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // userSchema is 2025-11-25's schema with CallToolResult also requiring structuredContent: a draft
@@ -150,14 +151,8 @@ func TestRevisionLayers(t *testing.T) {
 				users = append(users, layer.FS(l, ".", name))
 			}
 			v, err := NewLayered(base, users)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("NewLayered: %v, want an error containing %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := v.Revisions(); !slices.Equal(got, tc.want) {
 				t.Errorf("Revisions() = %v, want %v", got, tc.want)
@@ -201,14 +196,8 @@ func TestUserRevisionValidates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := v.ValidateSource("text.json", tc.revision, text)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
 			}
 			if tc.revision != "DRAFT-nope" && !strings.Contains(err.Error(), "structuredContent") {
 				t.Errorf("ValidateSource: %v, want it to name structuredContent", err)
@@ -313,14 +302,8 @@ func TestRevisionID(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = v.ValidateSource("src.json", rev, doc)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSource: %v, want an error starting %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -376,14 +359,8 @@ func TestValidateSourceCarrier(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = v.ValidateSourceCarrier("obs.jsonl", 7, tc.revision, doc)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrPrefixCase(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-				t.Fatalf("ValidateSourceCarrier: %v, want an error starting %q", err, tc.wantErr)
 			}
 		})
 	}

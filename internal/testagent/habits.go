@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The modes below make the agent follow a real client's wire habit (issue 40), so that the
@@ -451,5 +452,5 @@ func editBody(body []byte, edit func(map[string]json.RawMessage) error) ([]byte,
 	if err := edit(m); err != nil {
 		return nil, fmt.Errorf("edit the request body: %w", err)
 	}
-	return encode(m)
+	return strictjson.MarshalGo(m)
 }

@@ -67,18 +67,8 @@ func TestHabits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _, env := provider(t, fakeprovider.Config{Tool: "fixture_tool",
 				Calls: []fakeprovider.Call{{ID: "call_1", Arguments: `{"fixture":"text"}`}}})
-			var out bytes.Buffer
-			cfg := Config{API: tc.api, Stream: tc.stream, Tool: "fixture_tool", ToolPrefix: tc.prefix, Mode: tc.mode,
-				MCPURL: mcpServer(t, &testMCP{}), Env: env, Stdout: &out}
-			if err := Run(context.Background(), cfg); err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if err := p.Err(); err != nil {
-				t.Fatalf("provider: %v", err)
-			}
-			if out.String() != "Done.\n" {
-				t.Errorf("stdout %q, want the final text", out.String())
-			}
+			runDone(t, p, Config{API: tc.api, Stream: tc.stream, Tool: "fixture_tool", ToolPrefix: tc.prefix, Mode: tc.mode,
+				MCPURL: mcpServer(t, &testMCP{}), Env: env})
 			var answers []string
 			for _, r := range p.Requests() {
 				answers = append(answers, r.Answer)

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // ProtocolVersion is the MCP revision the agent asks for in initialize.
@@ -56,7 +58,7 @@ type mcpClient struct {
 // request sends method with params and returns the result, or the JSON-RPC error.
 func (c *mcpClient) request(ctx context.Context, method string, params any) (json.RawMessage, *rpcError, error) {
 	c.nextID++
-	msg, err := encode(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
+	msg, err := strictjson.MarshalGo(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
 	if err != nil {
 		return nil, nil, fmt.Errorf("MCP %s: %w", method, err)
 	}
@@ -111,7 +113,7 @@ func (c *mcpClient) initialize(ctx context.Context) (string, error) {
 	if h, ok := c.t.(*httpTransport); ok {
 		h.version = r.ProtocolVersion
 	}
-	msg, err := encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	msg, err := strictjson.MarshalGo(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	if err != nil {
 		return "", err
 	}
@@ -389,7 +391,7 @@ func (s *stdioTransport) answerServer(m rpcMessage) error {
 	} else {
 		reply = map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": rpcError{Code: -32601, Message: "method not found: " + m.Method}}
 	}
-	b, err := encode(reply)
+	b, err := strictjson.MarshalGo(reply)
 	if err != nil {
 		return err
 	}
@@ -460,17 +462,6 @@ func readSSE(r io.Reader, fn func(name string, data []byte) (bool, error)) error
 		return err
 	}
 	return nil
-}
-
-// encode marshals v without HTML escaping.
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // snippet shortens a body for an error message.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Default model names, one per API family.
@@ -137,7 +138,7 @@ type conversation interface {
 
 // raw marshals v for the history.
 func raw(v any) json.RawMessage {
-	b, err := encode(v)
+	b, err := strictjson.MarshalGo(v)
 	if err != nil {
 		panic("testagent: encode: " + err.Error()) // only values built here
 	}
@@ -239,7 +240,7 @@ func (c *responsesConv) request() (string, []byte, error) {
 	if c.stream {
 		body["stream"] = true
 	}
-	b, err := encode(body)
+	b, err := strictjson.MarshalGo(body)
 	return c.base + "/responses", b, err
 }
 
@@ -370,7 +371,7 @@ func (c *chatConv) request() (string, []byte, error) {
 		body["stream"] = true
 		body["stream_options"] = map[string]any{"include_usage": true}
 	}
-	b, err := encode(body)
+	b, err := strictjson.MarshalGo(body)
 	return c.base + "/chat/completions", b, err
 }
 
@@ -511,7 +512,7 @@ func (c *anthropicConv) request() (string, []byte, error) {
 	if c.stream {
 		body["stream"] = true
 	}
-	b, err := encode(body)
+	b, err := strictjson.MarshalGo(body)
 	return c.base + "/v1/messages", b, err
 }
 
@@ -664,7 +665,7 @@ func (c *geminiConv) request() (string, []byte, error) {
 		decls[i] = map[string]any{"name": t.name, "description": t.description, "parametersJsonSchema": schemaOf(t)}
 	}
 	body := map[string]any{"contents": c.history, "tools": []any{map[string]any{"functionDeclarations": decls}}}
-	b, err := encode(body)
+	b, err := strictjson.MarshalGo(body)
 	url := c.base + "/v1beta/models/" + geminiModel + ":generateContent"
 	if c.stream {
 		url = c.base + "/v1beta/models/" + geminiModel + ":streamGenerateContent?alt=sse"

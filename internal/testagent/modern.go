@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // ModeModern is a client of the MCP TypeScript SDK's 2026 line, as the agent frameworks built on
@@ -82,7 +84,7 @@ func (m *modernTransport) roundTrip(ctx context.Context, id int, msg []byte) (rp
 	meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "contractcheck-testagent-modern", "version": "1"}
 	params["_meta"] = meta
 	req["params"] = params
-	out, err := encode(req)
+	out, err := strictjson.MarshalGo(req)
 	if err != nil {
 		return rpcMessage{}, fmt.Errorf("modern client: %w", err)
 	}
@@ -101,7 +103,7 @@ func (m *modernTransport) roundTrip(ctx context.Context, id int, msg []byte) (rp
 		return rpcMessage{}, fmt.Errorf("MCP %s: %s", req["method"], ModernRejection)
 	}
 	// The framework catches the SDK's error and gives its text to the model as the tool's result.
-	text, err := encode(map[string]any{"content": []any{map[string]any{"type": "text", "text": ModernRejection}}, "isError": true})
+	text, err := strictjson.MarshalGo(map[string]any{"content": []any{map[string]any{"type": "text", "text": ModernRejection}}, "isError": true})
 	if err != nil {
 		return rpcMessage{}, err
 	}

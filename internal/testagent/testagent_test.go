@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -54,6 +55,24 @@ func mcpServer(t *testing.T, s *testMCP) string {
 func stdioCommand() []string { return []string{os.Args[0], stdioSentinel} }
 
 // canonical re-encodes a JSON text with sorted keys, for comparisons.
+// runDone runs the agent with cfg (its stdout captured) against the fake provider p; t fails at
+// once when the run or the provider reports an error, and when the agent does not end with the
+// model's final text.
+func runDone(t *testing.T, p *fakeprovider.Provider, cfg Config) {
+	t.Helper()
+	var out bytes.Buffer
+	cfg.Stdout = &out
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := p.Err(); err != nil {
+		t.Fatalf("provider: %v", err)
+	}
+	if out.String() != "Done.\n" {
+		t.Errorf("stdout %q, want the final text", out.String())
+	}
+}
+
 func canonical(t *testing.T, b []byte) string {
 	t.Helper()
 	var v any
@@ -141,17 +160,7 @@ func TestRun(t *testing.T) {
 					} else {
 						cfg.MCPCommand = stdioCommand()
 					}
-					var out bytes.Buffer
-					cfg.Stdout = &out
-					if err := Run(context.Background(), cfg); err != nil {
-						t.Fatalf("Run: %v", err)
-					}
-					if err := p.Err(); err != nil {
-						t.Fatalf("provider: %v", err)
-					}
-					if out.String() != "Done.\n" {
-						t.Errorf("stdout %q, want the final text", out.String())
-					}
+					runDone(t, p, cfg)
 					gotAPI, item, seq, ok := p.Result("call_1")
 					if !ok || gotAPI != api || seq != 2 {
 						t.Fatalf("Result = %s, %q, %d, %v", gotAPI, item, seq, ok)
@@ -387,14 +396,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ConfigFromEnv(func(k string) string { return tc.env[k] })
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.Env == nil {
 				t.Error("Env not set")

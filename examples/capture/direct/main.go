@@ -21,21 +21,11 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
-)
 
-type record struct {
-	Fixture       string          `json:"fixture"`
-	Lane          string          `json:"lane"`
-	LaneVersion   string          `json:"laneVersion"`
-	Configuration string          `json:"configuration"`
-	Stage         string          `json:"stage"`
-	Repetition    int             `json:"repetition"`
-	State         string          `json:"state"`
-	Carrier       json.RawMessage `json:"carrier"`
-	SourceSha256  string          `json:"sourceSha256"`
-	Origin        string          `json:"origin"`
-}
+	"github.com/contractcheck/contractcheck/internal/result"
+)
 
 func main() {
 	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
@@ -53,8 +43,6 @@ func run(dir string, repetition int) error {
 		return err
 	}
 	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetEscapeHTML(false)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -71,12 +59,15 @@ func run(dir string, repetition int) error {
 		sum := sha256.Sum256(data)
 		id := filepath.Base(f[:len(f)-len(".json")])
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
-			err := enc.Encode(record{
-				Fixture: id, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage,
+			line, err := laneout.Encode(laneout.Record{
+				Position:   result.Position{Fixture: id, Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: stage},
 				Repetition: repetition, State: "captured", Carrier: carrier.Bytes(),
 				SourceSha256: hex.EncodeToString(sum[:]), Origin: "captured",
 			})
 			if err != nil {
+				return err
+			}
+			if _, err := os.Stdout.Write(line); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,28 @@ export function refusals() {
   return refused.slice();
 }
 
+/**
+ * telemetryOff sets the variables that turn the frameworks' tracing and telemetry off (the
+ * OpenAI Agents SDK's tracing and its logging of model and tool data, LangChain and LangSmith
+ * tracing, OpenTelemetry's SDK and exporters), so that no exporter even tries to leave the
+ * machine. Call it before any framework is imported: the SDKs read them as they load.
+ */
+export function telemetryOff() {
+  Object.assign(process.env, {
+    OPENAI_AGENTS_DISABLE_TRACING: '1',
+    OPENAI_AGENTS_DONT_LOG_MODEL_DATA: '1',
+    OPENAI_AGENTS_DONT_LOG_TOOL_DATA: '1',
+    LANGCHAIN_TRACING_V2: 'false',
+    LANGCHAIN_TRACING: 'false',
+    LANGSMITH_TRACING: 'false',
+    LANGCHAIN_CALLBACKS_BACKGROUND: 'false',
+    OTEL_SDK_DISABLED: 'true',
+    OTEL_TRACES_EXPORTER: 'none',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+  });
+}
+
 /** isLoopback reports whether a host name or address stays on this machine. */
 export function isLoopback(host) {
   if (host === undefined || host === null || host === '') return true; // Node's default: localhost

@@ -25,7 +25,7 @@ dgram.Socket.prototype.send = function stubSend(...args) {
   reached.push(['send', args]);
 };
 
-const { isLoopback, refusals } = await import('../lib/guard.mjs');
+const { isLoopback, refusals, telemetryOff } = await import('../lib/guard.mjs');
 
 test('isLoopback accepts loopback only', () => {
   for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1', undefined, 'api.localhost']) assert.ok(isLoopback(h), String(h));
@@ -76,4 +76,14 @@ test('DNS queries and datagrams to other hosts are refused', async () => {
 test('every refusal is remembered, so a capture fails even when a framework swallows the error', () => {
   assert.ok(refusals().length >= 8);
   assert.ok(refusals().every((r) => r.startsWith('network guard: refused')));
+});
+
+test('telemetryOff turns tracing and telemetry off', () => {
+  process.env.OTEL_SDK_DISABLED = 'false';
+  delete process.env.OPENAI_AGENTS_DISABLE_TRACING;
+  telemetryOff();
+  assert.equal(process.env.OPENAI_AGENTS_DISABLE_TRACING, '1');
+  assert.equal(process.env.LANGSMITH_TRACING, 'false');
+  assert.equal(process.env.OTEL_SDK_DISABLED, 'true');
+  assert.equal(process.env.OTEL_TRACES_EXPORTER, 'none');
 });

@@ -60,31 +60,23 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# _ESCAPES are the characters Go's encoding/json writes as an escape of its own: JSON's short
+# escapes, and the HTML-sensitive and line-separator characters it writes as \u escapes.
+_ESCAPES = {
+    '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
+    "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
+}
 
 
 def _string(s: str) -> str:
     out = ['"']
     for ch in s:
         o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
+        escaped = _ESCAPES.get(ch)
+        if escaped is not None:
+            out.append(escaped)
         elif o < 0x20:
             out.append("\\u%04x" % o)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
         elif 0xD800 <= o <= 0xDFFF:
             raise ValueError("a lone surrogate has no UTF-8 spelling")
         else:

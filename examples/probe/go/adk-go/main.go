@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"time"
 
 	"github.com/contractcheck/contractcheck/examples/probe/go/observe"
 	"github.com/contractcheck/contractcheck/examples/probe/go/probeenv"
@@ -42,21 +41,9 @@ import (
 
 const modelName = "gemini-2.5-flash"
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "adk-go:", err)
-		os.Exit(1)
-	}
-}
+func main() { probeenv.Main("adk-go", true, run) }
 
-func run() error {
-	env, err := probeenv.Load(true)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-
+func run(ctx context.Context, env probeenv.Env) error {
 	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: env.MCPURL}
 	if env.Stdio {
 		transport = &mcp.CommandTransport{Command: exec.Command(env.MCPCommand[0], env.MCPCommand[1:]...)}

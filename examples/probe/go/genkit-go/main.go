@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/contractcheck/contractcheck/examples/probe/go/observe"
 	"github.com/contractcheck/contractcheck/examples/probe/go/probeenv"
@@ -38,21 +37,9 @@ const (
 	clientName = "rawmcp" // the capture program's: the plugin names the tool <clientName>_<tool>
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "genkit-go:", err)
-		os.Exit(1)
-	}
-}
+func main() { probeenv.Main("genkit-go", true, run) }
 
-func run() error {
-	env, err := probeenv.Load(true)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-
+func run(ctx context.Context, env probeenv.Env) error {
 	// The googlegenai plugin has no base-URL option: go-genai's default, set before the plugin
 	// creates its client, points it at the probe's provider.
 	genai.SetDefaultBaseURLs(genai.BaseURLParameters{GeminiURL: os.Getenv("GOOGLE_GEMINI_BASE_URL")})

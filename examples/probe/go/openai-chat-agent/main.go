@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/contractcheck/contractcheck/examples/probe/go/observe"
 	"github.com/contractcheck/contractcheck/examples/probe/go/probeenv"
@@ -45,21 +44,9 @@ const (
 	maxTurns = 200
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "openai-chat-agent:", err)
-		os.Exit(1)
-	}
-}
+func main() { probeenv.Main("openai-chat-agent", false, run) }
 
-func run() error {
-	env, err := probeenv.Load(false)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-
+func run(ctx context.Context, env probeenv.Env) error {
 	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: env.MCPURL}
 	if env.Stdio {
 		transport = &mcp.CommandTransport{Command: exec.Command(env.MCPCommand[0], env.MCPCommand[1:]...)}

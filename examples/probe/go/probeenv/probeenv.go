@@ -3,11 +3,38 @@
 package probeenv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
+
+// Budget is how long one run of an adapter may take: probe's own timeout for a run is longer, so
+// an adapter that hangs fails with its own message.
+const Budget = 50 * time.Second
+
+// Main is an adapter's main function: Run, and on an error the message "name: error" on stderr
+// and exit status 1.
+func Main(name string, stdioByDefault bool, run func(context.Context, Env) error) {
+	if err := Run(stdioByDefault, run); err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+}
+
+// Run reads the environment (Load) and calls run with it, under a context that ends after
+// Budget.
+func Run(stdioByDefault bool, run func(context.Context, Env) error) error {
+	env, err := Load(stdioByDefault)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Budget)
+	defer cancel()
+	return run(ctx, env)
+}
 
 // Env is one run's settings.
 type Env struct {

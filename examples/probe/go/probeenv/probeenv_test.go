@@ -1,8 +1,12 @@
 package probeenv
 
 import (
+	"context"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestSplit(t *testing.T) {
@@ -59,6 +63,41 @@ func TestLoadTransport(t *testing.T) {
 			}
 			if e.Stdio != tc.wantStdio || e.MCPCommand[0] != "/a b/contractcheck" || len(e.MCPCommand) != 5 {
 				t.Fatalf("Stdio %v (want %v), MCPCommand %q", e.Stdio, tc.wantStdio, e.MCPCommand)
+			}
+		})
+	}
+}
+
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		url       string
+		wantCalls int
+		wantErr   string
+	}{
+		{name: "environment read, run called", url: "http://127.0.0.1:1/mcp", wantCalls: 1, wantErr: "run's own"},
+		{name: "environment missing, run not called", url: "", wantCalls: 0, wantErr: "CONTRACTCHECK_MCP_URL is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CONTRACTCHECK_MCP_URL", tc.url)
+			t.Setenv("CONTRACTCHECK_MCP_COMMAND", "")
+			t.Setenv("PROBE_TRANSPORT", "http")
+			calls := 0
+			err := Run(false, func(ctx context.Context, env Env) error {
+				calls++
+				if env.MCPURL != tc.url {
+					t.Errorf("env.MCPURL = %q, want %q", env.MCPURL, tc.url)
+				}
+				if d, ok := ctx.Deadline(); !ok || time.Until(d) > Budget {
+					t.Errorf("deadline %v (%v), want one within %v", d, ok, Budget)
+				}
+				return errors.New("run's own")
+			})
+			if calls != tc.wantCalls {
+				t.Errorf("run called %d times, want %d", calls, tc.wantCalls)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Run: %v, want an error holding %q", err, tc.wantErr)
 			}
 		})
 	}

@@ -16,21 +16,9 @@
 //   PROBE_CONFIGURATION  the lane configuration to run (CONTRACTCHECK_CONFIGURATION when unset)
 
 // The capture harness's guard (node builtins only), shared rather than copied.
-import { refusals } from '../../../capture/js/lib/guard.mjs';
+import { refusals, telemetryOff } from '../../../capture/js/lib/guard.mjs';
 
-Object.assign(process.env, {
-  OPENAI_AGENTS_DISABLE_TRACING: '1',
-  OPENAI_AGENTS_DONT_LOG_MODEL_DATA: '1',
-  OPENAI_AGENTS_DONT_LOG_TOOL_DATA: '1',
-  LANGCHAIN_TRACING_V2: 'false',
-  LANGCHAIN_TRACING: 'false',
-  LANGSMITH_TRACING: 'false',
-  LANGCHAIN_CALLBACKS_BACKGROUND: 'false',
-  OTEL_SDK_DISABLED: 'true',
-  OTEL_TRACES_EXPORTER: 'none',
-  OTEL_METRICS_EXPORTER: 'none',
-  OTEL_LOGS_EXPORTER: 'none',
-});
+telemetryOff();
 
 // Nothing may leave the machine: guard.mjs makes every non-loopback connection, DNS query and
 // datagram throw, and a command that attempted one fails (exit 3) even when a framework swallowed

@@ -1,0 +1,160 @@
+// Package reportkit holds the helpers about reports that the tests of several packages share, so
+// that each is written once: the decision-log events a stock OPA logs for check's own evaluation
+// of the built-in records, a report rendered in a format, and a JSON report held to the report
+// schema. Only tests import it; it loads the engine, so the packages below the instrument use
+// package testkit instead.
+package reportkit
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"testing"
+
+	"github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// DecisionEvents makes, from check's own evaluation of the records opts selects, the decision-log
+// events a stock OPA serving the bundle logs for them (built with --quote-data: the user's data
+// quoted, so the report read back is check's own): one event per captured record, its carrier
+// masked, posted with its repetition and its place (record). The records not captured have no
+// decision. t fails when no record is captured: there would be nothing to log.
+func DecisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := in.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
+		if rec.State != "captured" {
+			return nil
+		}
+		rs, err := in.Evaluate(ctx, rec)
+		if err != nil {
+			return err
+		}
+		var results []any
+		for _, r := range rs {
+			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
+			if err != nil {
+				return err
+			}
+			results = append(results, tr)
+		}
+		input := map[string]any{"fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion, "configuration": rec.Configuration,
+			"stage": rec.Stage, "repetition": rec.Repetition, "record": map[string]any{"file": rec.File, "line": rec.Line}}
+		res := maps.Clone(input)
+		res["profile"], res["results"] = in.Options().Profile, results
+		events = append(events, DecisionEvent(fmt.Sprintf("id-%d", len(events)), map[string]any{
+			"input": input, "erased": []any{"/input/carrier"}, "result": res, "labels": map[string]any{"id": "opa-1"},
+		}))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 {
+		t.Fatal("no captured record: nothing to log")
+	}
+	return events
+}
+
+// ConsoleLog is events as OPA's console decision logger writes them: one JSON object per line.
+func ConsoleLog(t testing.TB, events []map[string]any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, ev := range events {
+		line, err := strictjson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// GzipBatch is events as OPA's decision-log plugin uploads them: a JSON array, gzip-compressed.
+func GzipBatch(t testing.TB, events []map[string]any) []byte {
+	t.Helper()
+	arr := make([]any, len(events))
+	for i, e := range events {
+		arr[i] = e
+	}
+	data, err := strictjson.Marshal(arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Gzip(t, data)
+}
+
+// Gzip is data gzip-compressed.
+func Gzip(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// DecisionEvent is an event OPA logs for a decision of contractcheck/decision: id and members
+// besides the path, level and message every such event has.
+func DecisionEvent(id string, members map[string]any) map[string]any {
+	ev := map[string]any{"decision_id": id, "path": decisionlog.Path, "level": "info", "msg": "Decision Log"}
+	maps.Copy(ev, members)
+	return ev
+}
+
+// Render is the report r in format, as report.New's formatter for it writes it.
+func Render(t testing.TB, r *result.Report, format string) string {
+	t.Helper()
+	out, err := report.New(format, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := out.Output(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// ReportSchemaError is why the JSON report data does not validate against the built-in report
+// schema, or nil when it does; t fails when data is not strict JSON or the schemas do not load.
+func ReportSchemaError(t testing.TB, data []byte) error {
+	t.Helper()
+	doc, err := strictjson.Decode("report.json", data, strictjson.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := schema.New(sfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.ValidateReport(doc)
+}

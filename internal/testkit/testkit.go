@@ -1,0 +1,105 @@
+// Package testkit holds the small checks that the tests of many packages share, so that each is
+// written once. It imports nothing of this module but strictjson, so the tests of any package
+// but strictjson can use it (package reportkit holds the helpers that need the engine).
+package testkit
+
+import (
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
+)
+
+// ErrCase holds err to a table case's expected error want: with want empty, err must be nil (t
+// fails at once otherwise) and ErrCase returns false, the case goes on; with want given, err must
+// hold want (t fails at once otherwise) and ErrCase returns true, the case is done.
+func ErrCase(t testing.TB, err error, want string) bool {
+	t.Helper()
+	return errCase(t, err, want, strings.Contains, "containing")
+}
+
+// ErrPrefixCase is ErrCase for an error that must start with want.
+func ErrPrefixCase(t testing.TB, err error, want string) bool {
+	t.Helper()
+	return errCase(t, err, want, strings.HasPrefix, "starting")
+}
+
+func errCase(t testing.TB, err error, want string, match func(s, want string) bool, how string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !match(err.Error(), want) {
+		t.Fatalf("error %v, want one %s %q", err, how, want)
+	}
+	return true
+}
+
+// Tree reads every file below dir, keyed by its slash-separated path relative to dir; t fails
+// at once when dir cannot be walked or a file read.
+func Tree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// JSON is v as strictjson.Marshal writes it (canonical: sorted keys, numbers as spelled); t fails
+// at once when v is not a tree Marshal takes.
+func JSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := strictjson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Do sends one request with http.DefaultClient, header's members set and body (none when empty),
+// and returns the response, its body unread and closed when t ends; t fails at once when the
+// request cannot be made or sent.
+func Do(t testing.TB, method, url string, header map[string]string, body string) *http.Response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}

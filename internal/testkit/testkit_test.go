@@ -1,0 +1,137 @@
+package testkit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// recorder is a testing.TB that keeps what a helper fails with and, like testing.T, stops the
+// goroutine on Fatal.
+type recorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatal(args ...any) {
+	r.fatal = fmt.Sprint(args...)
+	panic(r)
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	panic(r)
+}
+
+// call runs f with a recorder and says what f returned, or the message it failed with.
+func call(f func(t testing.TB) bool) (done bool, fatal string) {
+	r := &recorder{}
+	defer func() {
+		if p := recover(); p != nil && p != r {
+			panic(p)
+		}
+	}()
+	defer func() { fatal = r.fatal }()
+	return f(r), ""
+}
+
+func TestErrCase(t *testing.T) {
+	tests := []struct {
+		name      string
+		prefix    bool // ErrPrefixCase, not ErrCase
+		err       error
+		want      string
+		wantDone  bool
+		wantFatal string
+	}{
+		{name: "no error wanted, none", err: nil, want: "", wantDone: false},
+		{name: "no error wanted, one", err: errors.New("boom"), want: "", wantFatal: "boom"},
+		{name: "error wanted, it holds want", err: errors.New("a: bad input"), want: "bad", wantDone: true},
+		{name: "error wanted, another", err: errors.New("a: other"), want: "bad", wantFatal: `error a: other, want one containing "bad"`},
+		{name: "error wanted, none", err: nil, want: "bad", wantFatal: `error <nil>, want one containing "bad"`},
+		{name: "prefix wanted, it starts so", prefix: true, err: errors.New("a: bad"), want: "a:", wantDone: true},
+		{name: "prefix wanted, it holds it later", prefix: true, err: errors.New("a: bad"), want: "bad", wantFatal: `error a: bad, want one starting "bad"`},
+		{name: "prefix case, no error wanted", prefix: true, err: nil, want: "", wantDone: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			check := ErrCase
+			if tc.prefix {
+				check = ErrPrefixCase
+			}
+			done, fatal := call(func(r testing.TB) bool { return check(r, tc.err, tc.want) })
+			if fatal != tc.wantFatal {
+				t.Errorf("failed with %q, want %q", fatal, tc.wantFatal)
+			}
+			if tc.wantFatal == "" && done != tc.wantDone {
+				t.Errorf("ErrCase = %v, want %v", done, tc.wantDone)
+			}
+		})
+	}
+}
+
+func TestTree(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"top.json": "1", "a/b/deep.jsonl": "2\n"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := Tree(t, dir)
+	want := map[string][]byte{"top.json": []byte("1"), "a/b/deep.jsonl": []byte("2\n")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Tree = %q, want %q", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { Tree(r, filepath.Join(dir, "absent")); return true }); fatal == "" {
+		t.Error("Tree of a directory that does not exist did not fail")
+	}
+}
+
+func TestJSON(t *testing.T) {
+	if got, want := JSON(t, map[string]any{"b": json.Number("1.50"), "a": "<x>"}), `{"a":"<x>","b":1.50}`; got != want {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { JSON(r, struct{}{}); return true }); fatal == "" {
+		t.Error("JSON of a value Marshal does not take did not fail")
+	}
+}
+
+func TestDo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s %q", r.Method, r.URL.Path, r.Header.Get("X-T"), b)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, method, body, header, want string
+	}{
+		{name: "a post with a body and a header", method: http.MethodPost, body: "x", header: "h", want: `POST /p h "x"`},
+		{name: "a get without", method: http.MethodGet, want: `GET /p  ""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			header := map[string]string{}
+			if tc.header != "" {
+				header["X-T"] = tc.header
+			}
+			b, err := io.ReadAll(Do(t, tc.method, srv.URL+"/p", header, tc.body).Body)
+			if err != nil || string(b) != tc.want {
+				t.Errorf("answer %q, %v; want %q", b, err, tc.want)
+			}
+		})
+	}
+	if _, fatal := call(func(r testing.TB) bool { Do(r, http.MethodGet, "http://[::1", nil, ""); return true }); fatal == "" {
+		t.Error("Do of a URL that does not parse did not fail")
+	}
+}
