@@ -10,7 +10,6 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -70,10 +69,11 @@ func ValidateBuiltinSources() ([]byte, error) {
 	out := map[string]ValidatedSource{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
-		p, display := d.Path("sources/" + f.Suite + "/" + id + ".json")
-		data, err := safeio.ReadFile(d.FS, p, strictjson.DefaultLimits.MaxBytes)
+		rel := "sources/" + f.Suite + "/" + id + ".json"
+		_, display := d.Path(rel)
+		data, err := d.ReadFile(rel, strictjson.DefaultLimits.MaxBytes)
 		if err != nil {
-			if errors.Is(safeio.PathCause(err), fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue // a fixture whose source a user layer must supply
 			}
 			return nil, fmt.Errorf("%s: %w", display, err)

@@ -12,7 +12,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -151,15 +150,15 @@ type UncataloguedFile struct {
 	// ID is the fixture id its file name gives, Display the file as messages name it.
 	ID, Display string
 	layer       inputs.Dir
-	p           string // the fs path
+	rel         string // the path below the layer
 	suite       string
 }
 
 // Read reads and validates the file's source against revision.
 func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, error) {
-	data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
+	data, err := f.layer.ReadFile(f.rel, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Display, safeio.PathCause(err))
+		return nil, fmt.Errorf("%s: %w", f.Display, err)
 	}
 	s, err := parseSource(v, data, f.Display, f.ID, revision, false)
 	if err != nil {
@@ -175,30 +174,31 @@ func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, e
 func Uncatalogued(m *contract.Model, layers []inputs.Dir) ([]UncataloguedFile, error) {
 	files := map[string][]UncataloguedFile{}
 	for _, d := range layers {
-		root, _ := d.Path("sources")
-		es, err := fs.ReadDir(d.FS, root)
+		es, err := d.ReadDir("sources")
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			_, display := d.Path("sources")
-			return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
+			return nil, fmt.Errorf("%s: %w", display, err)
 		}
 		for _, e := range es {
 			if !e.IsDir() {
 				continue
 			}
-			suiteDir, suiteDisplay := d.Path("sources/" + e.Name())
-			fes, err := fs.ReadDir(d.FS, suiteDir)
+			suiteRel := "sources/" + e.Name()
+			fes, err := d.ReadDir(suiteRel)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", suiteDisplay, safeio.PathCause(err))
+				_, suiteDisplay := d.Path(suiteRel)
+				return nil, fmt.Errorf("%s: %w", suiteDisplay, err)
 			}
 			for _, fe := range fes {
 				id, ok := strings.CutSuffix(fe.Name(), ".json")
 				if !ok || fe.IsDir() {
 					continue
 				}
-				p, display := d.Path(path.Join("sources", e.Name(), fe.Name()))
+				rel := path.Join("sources", e.Name(), fe.Name())
+				_, display := d.Path(rel)
 				if f, catalogued := m.Fixtures[id]; catalogued {
 					if f.Suite != e.Name() {
 						return nil, fmt.Errorf("%s: fixture %s is catalogued in suite %s (%s): its source belongs under sources/%s/", display, id, f.Suite, f.Pos, f.Suite)
@@ -211,7 +211,7 @@ func Uncatalogued(m *contract.Model, layers []inputs.Dir) ([]UncataloguedFile, e
 				if !suitePattern.MatchString(e.Name()) {
 					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
 				}
-				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, p: p, Display: display, suite: e.Name()})
+				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, rel: rel, Display: display, suite: e.Name()})
 			}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -74,12 +73,12 @@ func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 	rel := "sources/" + f.Suite + "/" + id + ".json"
 	var at []inputs.Dir
 	for _, d := range layers {
-		p, display := d.Path(rel)
-		switch _, err := fs.Stat(d.FS, p); {
+		switch _, err := d.Stat(rel); {
 		case err == nil:
 			at = append(at, d)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
+			_, display := d.Path(rel)
+			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, err)
 		}
 	}
 	switch len(at) {
@@ -96,10 +95,10 @@ func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 		_, b := at[1].Path(rel)
 		return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
 	}
-	p, display := at[0].Path(rel)
-	data, err := safeio.ReadFile(at[0].FS, p, strictjson.DefaultLimits.MaxBytes)
+	_, display := at[0].Path(rel)
+	data, err := at[0].ReadFile(rel, strictjson.DefaultLimits.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
+		return nil, fmt.Errorf("fixture %s: %s: %w", id, display, err)
 	}
 	s, err := parseSource(v, data, display, id, f.Revision, at[0].Builtin)
 	if err != nil {

@@ -104,6 +104,32 @@ func Stack(fsys fs.FS, builtin string, noBuiltin bool, user []string) []Dir {
 	return out
 }
 
+// ReadFile reads the file rel below the directory whole, refusing anything that is not a regular
+// file and any file over limit bytes (limit ≤ 0: safeio.MaxFileBytes) before reading it
+// (safeio.ReadFile). An error is the cause (safeio.PathCause), for the caller to prefix with the
+// file's display name (Path).
+func (d Dir) ReadFile(rel string, limit int64) ([]byte, error) {
+	p, _ := d.Path(rel)
+	data, err := safeio.ReadFile(d.FS, p, limit)
+	return data, safeio.PathCause(err)
+}
+
+// Stat describes the file rel below the directory; an error is the cause (safeio.PathCause), as
+// ReadFile's: fs.ErrNotExist when there is no such file.
+func (d Dir) Stat(rel string) (fs.FileInfo, error) {
+	p, _ := d.Path(rel)
+	fi, err := fs.Stat(d.FS, p)
+	return fi, safeio.PathCause(err)
+}
+
+// ReadDir lists the directory rel below the directory, sorted by name; an error is the cause
+// (safeio.PathCause), as ReadFile's: fs.ErrNotExist when there is no such directory.
+func (d Dir) ReadDir(rel string) ([]fs.DirEntry, error) {
+	p, _ := d.Path(rel)
+	es, err := fs.ReadDir(d.FS, p)
+	return es, safeio.PathCause(err)
+}
+
 // Check reports a user directory that does not exist or is not a directory, naming it as given;
 // what names the directory (e.g. "--contracts") prefixes the message.
 func (d Dir) Check(what string) error {
