@@ -175,7 +175,7 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 		models     = make(chan *contract.Model, 1)
 	)
 	g.Go(func() error {
-		m, errs[0] = LoadContracts(ctx, opts.ContractLayers())
+		m, errs[0] = contract.LoadLimited(ctx, opts.ContractLayers())
 		models <- m
 		return errs[0]
 	})

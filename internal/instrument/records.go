@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -54,7 +53,7 @@ func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit f
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
 	err := rf.Lines(ctx, func(display string, l strictjson.Line) bool {
-		rec, err := in.ReadRecord(dec, display, l)
+		rec, err := in.ReadRecord(ctx, dec, display, l)
 		if err != nil {
 			bad = err
 			return false
@@ -68,10 +67,10 @@ func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit f
 }
 
 // ReadRecord decodes one line of a record file with dec and reads the record: its envelope
-// always, its carrier only when the record is within the run's scope (readEnvelope). A record
-// outside the scope is a nil record and no error. The check pipeline's workers
+// always, its carrier only when the record is within the run's scope (readEnvelope), and not once
+// the run's context is done. A record outside the scope is a nil record and no error. The check pipeline's workers
 // (internal/check/pipeline) and ReadRecords read records with it.
-func (in *Instrument) ReadRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
+func (in *Instrument) ReadRecord(ctx context.Context, dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
 	doc, span, err := dec.DecodeSpan(l, "carrier")
 	if err != nil {
 		return nil, err
@@ -83,9 +82,10 @@ func (in *Instrument) ReadRecord(dec *strictjson.LineDecoder, file string, l str
 	if !in.inScope(rec) {
 		return nil, nil
 	}
-	if err := guard.Err(); err != nil {
-		// The run is over its memory budget: the carrier's validation cannot be cancelled once begun.
-		return nil, fmt.Errorf("%s:%d: %w", file, l.Number, err)
+	if ctx.Err() != nil {
+		// The run is stopped (over its memory budget, say: the watchdog cancels its context with
+		// the *guard.LimitError): the carrier's validation cannot be cancelled once begun.
+		return nil, fmt.Errorf("%s:%d: %w", file, l.Number, context.Cause(ctx))
 	}
 	if err := in.validateCarrier(rec); err != nil {
 		return nil, err

@@ -263,7 +263,7 @@ func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval
 func evalLine[T any](ctx context.Context, in *instrument.Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval Eval[T]) (*instrument.Record, T, error) {
 	var zero T
-	rec, err := in.ReadRecord(dec, file, l)
+	rec, err := in.ReadRecord(ctx, dec, file, l)
 	if err != nil {
 		return nil, zero, result.AsInput(err)
 	}
