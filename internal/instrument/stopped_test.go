@@ -10,7 +10,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-// TestStoppedRunEvaluatesNothing holds Evaluate to the run's context: once the
+// TestStoppedRunEvaluatesNothing holds ReadRecord and Evaluate to the run's context: once the
 // run is stopped at a limit (the memory watchdog cancels the run's context with its
 // *guard.LimitError), a record's carrier is neither validated nor projected, and the error is the
 // limit's, naming the record, the instrument failing (exit 3).
@@ -25,14 +25,23 @@ func TestStoppedRunEvaluatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec *Record
-	if err := in.ReadRecords(context.Background(), files, func(r *Record) error {
-		if r.State == "captured" {
-			rec = r
-			return errStop
+	var line inputs.RecordLine
+	for _, f := range files {
+		if err := f.Records(context.Background(), func(l inputs.RecordLine) bool {
+			r, err := in.ReadRecord(context.Background(), l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r != nil && r.State == "captured" {
+				rec, line = r, l
+			}
+			return rec == nil
+		}); err != nil {
+			t.Fatalf("read the built-in records: %v", err)
 		}
-		return nil
-	}); !errors.Is(err, errStop) {
-		t.Fatalf("read the built-in records: %v", err)
+		if rec != nil {
+			break
+		}
 	}
 	limit := &guard.LimitError{What: "the run", Limit: "the memory budget of 1 MiB"}
 	stopped, cancel := context.WithCancelCause(context.Background())
@@ -41,6 +50,10 @@ func TestStoppedRunEvaluatesNothing(t *testing.T) {
 		name string
 		run  func() error
 	}{
+		{name: "ReadRecord", run: func() error {
+			_, err := in.ReadRecord(stopped, line)
+			return err
+		}},
 		{name: "Evaluate", run: func() error {
 			_, err := in.Evaluate(stopped, rec)
 			return err
@@ -62,5 +75,3 @@ func TestStoppedRunEvaluatesNothing(t *testing.T) {
 		t.Fatalf("a live run evaluates the record: %v", err)
 	}
 }
-
-var errStop = errors.New("stop")
