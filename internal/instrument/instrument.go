@@ -31,7 +31,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Instrument is everything a check needs before it reads a record, loaded once: the contract
@@ -444,25 +443,11 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
 	val.(ast.Object).Insert(ast.StringTerm("source"), src)
-	// The class hashes the members the policy may read; the source by its own hash.
-	q := in.queries[task]
-	read := map[string]any{}
-	for k, v := range doc {
-		if q.MayRead(k) {
-			read[k] = v
-		}
-	}
-	enc, err := strictjson.Marshal(read)
-	if err != nil {
+	// The class: the members the policy may read, the source by its own hash.
+	b := base{term: ast.NewTerm(val)}
+	if b.class, err = in.queries[task].Class(doc, source.hash); err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
-	h := sha256.New()
-	h.Write(enc)
-	if q.MayRead("source") {
-		h.Write(source.hash[:])
-	}
-	b := base{term: ast.NewTerm(val)}
-	h.Sum(b.class[:0])
 	return b, nil
 }
 
@@ -729,11 +714,11 @@ func keep(view project.View, reads string) project.View {
 
 // viewOf is a view with the hash of its canonical encoding.
 func viewOf(tree project.View) (observedView, error) {
-	b, err := strictjson.Marshal(tree)
+	h, err := project.Hash(tree)
 	if err != nil {
 		return observedView{}, err
 	}
-	return observedView{tree: tree, hash: sha256.Sum256(b)}, nil
+	return observedView{tree: tree, hash: h}, nil
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it
