@@ -10,7 +10,6 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The built-in fixtures' sources are validated against their MCP revisions when the binary is
@@ -71,7 +70,7 @@ func ValidateBuiltinSources() ([]byte, error) {
 		f := m.Fixtures[id]
 		rel := "sources/" + f.Suite + "/" + id + ".json"
 		_, display := d.Path(rel)
-		data, err := d.ReadFile(rel, strictjson.DefaultLimits.MaxBytes)
+		data, err := d.ReadFile(rel, 0) // the file limit, the strict decoding's too
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // a fixture whose source a user layer must supply
