@@ -1,12 +1,22 @@
 // Package instrument is the seam every tool evaluates records through: Load reads the contract
 // model, the policies and the schemas once, validates every source and prepares the task queries;
-// ReadRecord reads one line of a record file into a validated record; Evaluate projects one
-// record's carrier through the compartments its tasks read and evaluates each task against the
-// fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
+// ReadRecord reads one decoded line of a record file into a validated record; Evaluate projects
+// one record's carrier through the compartments its tasks read and evaluates each task against
+// the fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
 // result model's readings (result.Reading). The loop over record files is the check runner's
 // (internal/check/pipeline), which feeds the readings to the census and reads the visibility
 // readout; compare, mutate, challenge, reproduce, the bundle, probe and the verbs validate,
 // inspect and capture use the instrument for their own ends.
+//
+// The instrument puts the steps together and does none of their work: the files of the layers
+// are read through their directories (layer.Dir, internal/inputs), a record line is decoded in
+// internal/inputs (DecodeRecord) and a source file's bytes by the schema step
+// (schema.Validator.ReadSource), a view's hash, what it holds and its decoder targets are the
+// projector's (project.Hash, Holds, Targets), the class of a policy input the policy step's
+// (policy.Query.Class), and the CUE model loads under the run's limits in internal/contract
+// (LoadLimited). The run's limits reach the instrument through its context: once the memory
+// watchdog stops the run (it cancels the run's context with its *guard.LimitError), ReadRecord
+// and Evaluate begin no further validation or projection.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).

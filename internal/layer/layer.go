@@ -6,7 +6,9 @@
 //
 // A file is shown in messages under its layer's display name: the path the user gave for a user
 // layer, and "builtin:<dir>/…" for a built-in file, so a message never names a path that does not
-// exist on the user's disk. `contractcheck export` writes the built-in files for reading.
+// exist on the user's disk. `contractcheck export` writes the built-in files for reading. A
+// layer's files are read through its Dir (ReadFile, Stat, ReadDir: internal/safeio's checks, the
+// error's cause for the caller to prefix with the display name).
 package layer
 
 import (

@@ -259,8 +259,8 @@ func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval
 }
 
 // evalLine decodes one line of a record file (inputs.DecodeRecord), reads its record
-// (instrument.ReadRecord) and evaluates the record when
-// it is within the run's scope; a record outside it is a nil record and no error.
+// (instrument.ReadRecord) and evaluates the record when it is within the run's scope; a record
+// outside it is a nil record and no error.
 func evalLine[T any](ctx context.Context, in *instrument.Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval Eval[T]) (*instrument.Record, T, error) {
 	var zero T
