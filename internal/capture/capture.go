@@ -64,7 +64,7 @@ func Direct(ctx context.Context, opts inputs.Options, repetitions int, w io.Writ
 	if err != nil {
 		return Capture{}, result.AsInput(err)
 	}
-	m, err := instrument.LoadContracts(ctx, opts.ContractLayers())
+	m, err := contract.LoadLimited(ctx, opts.ContractLayers())
 	if err != nil {
 		return Capture{}, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}

@@ -84,8 +84,9 @@ func RecordFiles(d Dir) ([]RecordFile, error) {
 }
 
 // Lines streams the non-blank lines of the file, undecoded, with the file's display name; it
-// stops when emit returns false. Decoding is the caller's: the check pipeline's workers decode the
-// lines its reader reads (internal/check/pipeline), ReadRecords decodes them as they come.
+// stops when emit returns false. Decoding is the caller's (DecodeRecord): the check pipeline's
+// workers decode the lines its reader reads (internal/check/pipeline); Records decodes them as
+// they come.
 func (f RecordFile) Lines(ctx context.Context, emit func(display string, l strictjson.Line) bool) error {
 	display := f.Display()
 	r, err := safeio.Open(f.Dir.FS, f.Path, 0)
@@ -109,4 +110,46 @@ func (f RecordFile) Lines(ctx context.Context, emit func(display string, l stric
 			return nil
 		}
 	}
+}
+
+// RecordLine is one line of a record file decoded (DecodeRecord): the file as messages name it,
+// the line's number, the record as a JSON document (numbers as json.Number), and its carrier as
+// written in the line, nil when the record has none: a carrier repeated byte for byte is
+// validated and projected once (instrument.ReadRecord).
+type RecordLine struct {
+	File    string
+	Line    int
+	Doc     any
+	Carrier []byte
+}
+
+// DecodeRecord decodes one line of the record file file with dec, keeping the bytes of the
+// record's carrier member (strictjson.LineDecoder.DecodeSpan). A line that is no JSON within the
+// decoder's limits is an error naming file, line and column.
+func DecodeRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (RecordLine, error) {
+	doc, carrier, err := dec.DecodeSpan(l, "carrier")
+	if err != nil {
+		return RecordLine{}, err
+	}
+	return RecordLine{File: file, Line: l.Number, Doc: doc, Carrier: carrier}, nil
+}
+
+// Records streams the lines of the file decoded (DecodeRecord, the default limits), in order; it
+// stops at the first line it cannot read or decode, whose error it returns, or when emit returns
+// false.
+func (f RecordFile) Records(ctx context.Context, emit func(RecordLine) bool) error {
+	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
+	var bad error
+	err := f.Lines(ctx, func(display string, l strictjson.Line) bool {
+		r, err := DecodeRecord(dec, display, l)
+		if err != nil {
+			bad = err
+			return false
+		}
+		return emit(r)
+	})
+	if err != nil {
+		return err
+	}
+	return bad
 }

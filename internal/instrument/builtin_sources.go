@@ -10,8 +10,6 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/safeio"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The built-in fixtures' sources are validated against their MCP revisions when the binary is
@@ -70,10 +68,11 @@ func ValidateBuiltinSources() ([]byte, error) {
 	out := map[string]ValidatedSource{}
 	for _, id := range contract.SortedKeys(m.Fixtures) {
 		f := m.Fixtures[id]
-		p, display := d.Path("sources/" + f.Suite + "/" + id + ".json")
-		data, err := safeio.ReadFile(d.FS, p, strictjson.DefaultLimits.MaxBytes)
+		rel := "sources/" + f.Suite + "/" + id + ".json"
+		_, display := d.Path(rel)
+		data, err := d.ReadFile(rel, 0) // the file limit, the strict decoding's too
 		if err != nil {
-			if errors.Is(safeio.PathCause(err), fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue // a fixture whose source a user layer must supply
 			}
 			return nil, fmt.Errorf("%s: %w", display, err)

@@ -6,15 +6,12 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // A source no catalogue entry names.
@@ -22,9 +19,9 @@ import (
 // A fixtures layer may hold W0 results the contract model does not catalogue: a user's own MCP
 // server's results, say. Each file sources/<suite>/<id>.json whose id the model does not name gets
 // an entry derived from the source itself (docs/uncatalogued.md): the suite is its directory, the
-// revision the run's (inputs.Options.Revision, else the pinned one), the family what it holds (Holds, the
+// revision the run's (inputs.Options.Revision, else the pinned one), the family what it holds (project.Holds, the
 // first of structured, error, rich, meta, content; a JSON-RPC error response is error-response),
-// its decoder targets the whole structured value and each of its members, and its tasks those whose
+// its decoder targets the whole structured value and each of its members (project.Targets), and its tasks those whose
 // appliesTo selects it (the built-in tasks select derived entries by what they hold). A catalogue
 // entry always wins: its source is read where the entry says.
 
@@ -34,41 +31,6 @@ var (
 	idPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 	suitePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
-
-// Holds lists what a W0 result holds, as its revision's source binding reads it (its source
-// view), in the order a derived entry's family is chosen: structured (a structured slot, null
-// included), error (an error flag, or a raised error: a JSON-RPC error response), rich (a block
-// other than text, or a text block with annotations or _meta), meta (a result _meta), content (a
-// content list). For the pinned revisions these are the CallToolResult's structuredContent,
-// isError, content and _meta members; a revision whose result has no top-level content holds
-// what its binding reads.
-func Holds(view project.View) []string {
-	var out []string
-	if _, ok := view["structured"]; ok {
-		out = append(out, "structured")
-	}
-	_, flag := view["isError"]
-	if _, raised := view["raised"]; flag || raised {
-		out = append(out, "error")
-	}
-	items, hasContent := view["content"].([]any)
-	for _, it := range items {
-		b, _ := it.(map[string]any)
-		_, ann := b["annotations"]
-		_, meta := b["_meta"]
-		if b["kind"] != "text" || ann || meta {
-			out = append(out, "rich")
-			break
-		}
-	}
-	if _, ok := view["meta"]; ok {
-		out = append(out, "meta")
-	}
-	if hasContent {
-		out = append(out, "content")
-	}
-	return out
-}
 
 // familyOf is a derived entry's family: a JSON-RPC error response's is error-response, any other's
 // the first of what it holds, or content.
@@ -80,26 +42,6 @@ func familyOf(s *schema.Source, holds []string) string {
 		return "content"
 	}
 	return holds[0]
-}
-
-// targetsOf are a derived entry's decoder targets: the whole structured value (as the source view
-// reads it), and each member of an object, sorted; none when the result has no structured value
-// (or a null one).
-func targetsOf(view project.View) []string {
-	v, ok := view["structured"]
-	if !ok || v == nil {
-		return []string{}
-	}
-	out := []string{""}
-	if obj, ok := v.(map[string]any); ok {
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, "/"+strictjson.EscapeToken(k))
-		}
-		sort.Strings(keys)
-		out = append(out, keys...)
-	}
-	return out
 }
 
 // DeriveFixtures gives every source file of the fixture layers that no catalogue entry names an
@@ -135,11 +77,11 @@ func DeriveFixtures(v *schema.Validator, m *contract.Model, bindings map[string]
 		if err != nil {
 			return nil, fmt.Errorf("%s: fixture %s (no catalogue entry), revision %s: %w", f.Display, id, revision, err)
 		}
-		holds := Holds(view)
+		holds := project.Holds(view)
 		m.Fixtures[id] = contract.Fixture{
 			Suite: f.suite, Family: familyOf(s.Source, holds), Revision: revision, Tasks: []string{},
 			Doc:     "Derived from " + f.Display + ": no catalogue entry names it.",
-			Targets: targetsOf(view), Pos: f.Display, Derived: true, Holds: holds,
+			Targets: project.Targets(view), Pos: f.Display, Derived: true, Holds: holds,
 		}
 		out[id] = s
 	}
@@ -151,15 +93,15 @@ type UncataloguedFile struct {
 	// ID is the fixture id its file name gives, Display the file as messages name it.
 	ID, Display string
 	layer       inputs.Dir
-	p           string // the fs path
+	rel         string // the path below the layer
 	suite       string
 }
 
 // Read reads and validates the file's source against revision.
 func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, error) {
-	data, err := safeio.ReadFile(f.layer.FS, f.p, strictjson.DefaultLimits.MaxBytes)
+	data, err := f.layer.ReadFile(f.rel, 0) // the file limit, the strict decoding's too
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Display, safeio.PathCause(err))
+		return nil, fmt.Errorf("%s: %w", f.Display, err)
 	}
 	s, err := parseSource(v, data, f.Display, f.ID, revision, false)
 	if err != nil {
@@ -175,30 +117,31 @@ func (f UncataloguedFile) Read(v *schema.Validator, revision string) (*Source, e
 func Uncatalogued(m *contract.Model, layers []inputs.Dir) ([]UncataloguedFile, error) {
 	files := map[string][]UncataloguedFile{}
 	for _, d := range layers {
-		root, _ := d.Path("sources")
-		es, err := fs.ReadDir(d.FS, root)
+		es, err := d.ReadDir("sources")
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			_, display := d.Path("sources")
-			return nil, fmt.Errorf("%s: %w", display, safeio.PathCause(err))
+			return nil, fmt.Errorf("%s: %w", display, err)
 		}
 		for _, e := range es {
 			if !e.IsDir() {
 				continue
 			}
-			suiteDir, suiteDisplay := d.Path("sources/" + e.Name())
-			fes, err := fs.ReadDir(d.FS, suiteDir)
+			suiteRel := "sources/" + e.Name()
+			fes, err := d.ReadDir(suiteRel)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", suiteDisplay, safeio.PathCause(err))
+				_, suiteDisplay := d.Path(suiteRel)
+				return nil, fmt.Errorf("%s: %w", suiteDisplay, err)
 			}
 			for _, fe := range fes {
 				id, ok := strings.CutSuffix(fe.Name(), ".json")
 				if !ok || fe.IsDir() {
 					continue
 				}
-				p, display := d.Path(path.Join("sources", e.Name(), fe.Name()))
+				rel := path.Join("sources", e.Name(), fe.Name())
+				_, display := d.Path(rel)
 				if f, catalogued := m.Fixtures[id]; catalogued {
 					if f.Suite != e.Name() {
 						return nil, fmt.Errorf("%s: fixture %s is catalogued in suite %s (%s): its source belongs under sources/%s/", display, id, f.Suite, f.Pos, f.Suite)
@@ -211,7 +154,7 @@ func Uncatalogued(m *contract.Model, layers []inputs.Dir) ([]UncataloguedFile, e
 				if !suitePattern.MatchString(e.Name()) {
 					return nil, fmt.Errorf("%s: %q is not a suite name (lower-case letters, digits, ., - and _, starting with a letter or digit)", display, e.Name())
 				}
-				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, p: p, Display: display, suite: e.Name()})
+				files[id] = append(files[id], UncataloguedFile{ID: id, layer: d, rel: rel, Display: display, suite: e.Name()})
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // TestDeriveFixtures: a source no catalogue entry names gets its entry from what it holds — the
@@ -101,5 +103,14 @@ func TestDeriveFixturesRefuses(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSourceFileLimit holds the limit a source file is read under (layer.Dir.ReadFile's default,
+// safeio.MaxFileBytes) to the strict decoding's (strictjson.DefaultLimits.MaxBytes), as the
+// reads of the fixtures' sources ask: a source is refused at one size whoever refuses it.
+func TestSourceFileLimit(t *testing.T) {
+	if safeio.MaxFileBytes != strictjson.DefaultLimits.MaxBytes {
+		t.Errorf("a source file is read under %d bytes, decoded under %d", safeio.MaxFileBytes, strictjson.DefaultLimits.MaxBytes)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -16,7 +15,8 @@ type viewOnce struct{ compartment, reads string }
 
 // Evaluate projects one record's carrier through each compartment its tasks read and evaluates
 // every task of the profile on it. A record that was not captured gives its state as the outcome
-// of every task: never an unmet.
+// of every task: never an unmet. The run's context bounds it: once ctx is done (a limit reached,
+// the memory watchdog's *guard.LimitError as its cause), no further view is begun.
 func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Reading, error) {
 	f := in.Model.Fixtures[rec.Fixture]
 	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
@@ -39,10 +39,11 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Readi
 		comp, reads := in.Model.Tasks[task].Compartment, in.reads[task]
 		view, ok := views[viewOnce{comp, reads}]
 		if !ok {
-			if err := guard.Err(); err != nil {
-				// Over the memory budget: the projection and the policy input cannot be
-				// cancelled once begun.
-				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err))
+			if ctx.Err() != nil {
+				// The run is stopped (the memory watchdog cancels its context with the
+				// *guard.LimitError): the projection and the policy input cannot be cancelled
+				// once begun.
+				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, context.Cause(ctx)))
 			}
 			var err error
 			if view, err = in.observe(rec.Fixture, rec.Lane, rec.Stage, comp, reads, rec.Carrier, rec.carrierBytes); err != nil {

@@ -1,12 +1,22 @@
 // Package instrument is the seam every tool evaluates records through: Load reads the contract
 // model, the policies and the schemas once, validates every source and prepares the task queries;
-// ReadRecord reads one line of a record file into a validated record; Evaluate projects one
-// record's carrier through the compartments its tasks read and evaluates each task against the
-// fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
+// ReadRecord reads one decoded line of a record file into a validated record; Evaluate projects
+// one record's carrier through the compartments its tasks read and evaluates each task against
+// the fixture's W0 source (with a verdict memo keyed by the views' hashes), handing back the
 // result model's readings (result.Reading). The loop over record files is the check runner's
 // (internal/check/pipeline), which feeds the readings to the census and reads the visibility
 // readout; compare, mutate, challenge, reproduce, the bundle, probe and the verbs validate,
 // inspect and capture use the instrument for their own ends.
+//
+// The instrument puts the steps together and does none of their work: the files of the layers
+// are read through their directories (layer.Dir, internal/inputs), a record line is decoded in
+// internal/inputs (DecodeRecord) and a source file's bytes by the schema step
+// (schema.Validator.ReadSource), a view's hash, what it holds and its decoder targets are the
+// projector's (project.Hash, Holds, Targets), the class of a policy input the policy step's
+// (policy.Query.Class), and the CUE model loads under the run's limits in internal/contract
+// (LoadLimited). The run's limits reach the instrument through its context: once the memory
+// watchdog stops the run (it cancels the run's context with its *guard.LimitError), ReadRecord
+// and Evaluate begin no further validation or projection.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).
@@ -31,7 +41,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Instrument is everything a check needs before it reads a record, loaded once: the contract
@@ -175,7 +184,7 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 		models     = make(chan *contract.Model, 1)
 	)
 	g.Go(func() error {
-		m, errs[0] = LoadContracts(ctx, opts.ContractLayers())
+		m, errs[0] = contract.LoadLimited(ctx, opts.ContractLayers())
 		models <- m
 		return errs[0]
 	})
@@ -444,25 +453,11 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
 	val.(ast.Object).Insert(ast.StringTerm("source"), src)
-	// The class hashes the members the policy may read; the source by its own hash.
-	q := in.queries[task]
-	read := map[string]any{}
-	for k, v := range doc {
-		if q.MayRead(k) {
-			read[k] = v
-		}
-	}
-	enc, err := strictjson.Marshal(read)
-	if err != nil {
+	// The class: the members the policy may read, the source by its own hash.
+	b := base{term: ast.NewTerm(val)}
+	if b.class, err = in.queries[task].Class(doc, source.hash); err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
-	h := sha256.New()
-	h.Write(enc)
-	if q.MayRead("source") {
-		h.Write(source.hash[:])
-	}
-	b := base{term: ast.NewTerm(val)}
-	h.Sum(b.class[:0])
 	return b, nil
 }
 
@@ -729,11 +724,11 @@ func keep(view project.View, reads string) project.View {
 
 // viewOf is a view with the hash of its canonical encoding.
 func viewOf(tree project.View) (observedView, error) {
-	b, err := strictjson.Marshal(tree)
+	h, err := project.Hash(tree)
 	if err != nil {
 		return observedView{}, err
 	}
-	return observedView{tree: tree, hash: sha256.Sum256(b)}, nil
+	return observedView{tree: tree, hash: h}, nil
 }
 
 // judged is a verdict with the outcome it gives and the census fingerprint of the reading it

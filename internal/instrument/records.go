@@ -9,18 +9,16 @@ import (
 	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Record is one validated observation record: its envelope and its carrier.
 type Record struct {
 	result.Observation
 	Carrier any
-	// carrierBytes is the carrier as written in the record's line (strictjson.LineDecoder.DecodeSpan),
+	// carrierBytes is the carrier as written in the record's line (inputs.RecordLine.Carrier),
 	// nil when unknown: a carrier repeated byte for byte is validated and projected once.
 	carrierBytes []byte
 }
@@ -51,10 +49,9 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []inputs.RecordFile
 // readFile streams one .jsonl file and hands on its records within the run's scope, each read
 // (ReadRecord) before emit sees it; it stops at the first bad record or when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit func(*Record) bool) error {
-	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
-	err := rf.Lines(ctx, func(display string, l strictjson.Line) bool {
-		rec, err := in.ReadRecord(dec, display, l)
+	err := rf.Records(ctx, func(l inputs.RecordLine) bool {
+		rec, err := in.ReadRecord(ctx, l)
 		if err != nil {
 			bad = err
 			return false
@@ -67,25 +64,22 @@ func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit f
 	return bad
 }
 
-// ReadRecord decodes one line of a record file with dec and reads the record: its envelope
-// always, its carrier only when the record is within the run's scope (readEnvelope). A record
-// outside the scope is a nil record and no error. The check pipeline's workers
+// ReadRecord reads the record of one decoded line of a record file (inputs.DecodeRecord): its
+// envelope always, its carrier only when the record is within the run's scope (readEnvelope), and not once
+// the run's context is done. A record outside the scope is a nil record and no error. The check pipeline's workers
 // (internal/check/pipeline) and ReadRecords read records with it.
-func (in *Instrument) ReadRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (*Record, error) {
-	doc, span, err := dec.DecodeSpan(l, "carrier")
-	if err != nil {
-		return nil, err
-	}
-	rec, err := in.readEnvelope(file, l.Number, doc, span)
+func (in *Instrument) ReadRecord(ctx context.Context, l inputs.RecordLine) (*Record, error) {
+	rec, err := in.readEnvelope(l.File, l.Line, l.Doc, l.Carrier)
 	if err != nil {
 		return nil, err
 	}
 	if !in.inScope(rec) {
 		return nil, nil
 	}
-	if err := guard.Err(); err != nil {
-		// The run is over its memory budget: the carrier's validation cannot be cancelled once begun.
-		return nil, fmt.Errorf("%s:%d: %w", file, l.Number, err)
+	if ctx.Err() != nil {
+		// The run is stopped (over its memory budget, say: the watchdog cancels its context with
+		// the *guard.LimitError): the carrier's validation cannot be cancelled once begun.
+		return nil, fmt.Errorf("%s:%d: %w", l.File, l.Line, context.Cause(ctx))
 	}
 	if err := in.validateCarrier(rec); err != nil {
 		return nil, err

@@ -13,9 +13,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // CheckRevisions reports every catalogue entry of m whose revision no schema layer of v holds, at
@@ -74,12 +72,12 @@ func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 	rel := "sources/" + f.Suite + "/" + id + ".json"
 	var at []inputs.Dir
 	for _, d := range layers {
-		p, display := d.Path(rel)
-		switch _, err := fs.Stat(d.FS, p); {
+		switch _, err := d.Stat(rel); {
 		case err == nil:
 			at = append(at, d)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
+			_, display := d.Path(rel)
+			return nil, fmt.Errorf("fixture %s: %s: %w", id, display, err)
 		}
 	}
 	switch len(at) {
@@ -96,10 +94,10 @@ func LoadFixtureSource(v *schema.Validator, id string, f contract.Fixture, layer
 		_, b := at[1].Path(rel)
 		return nil, fmt.Errorf("fixture %s: source defined by two fixture layers: %s and %s", id, a, b)
 	}
-	p, display := at[0].Path(rel)
-	data, err := safeio.ReadFile(at[0].FS, p, strictjson.DefaultLimits.MaxBytes)
+	_, display := at[0].Path(rel)
+	data, err := at[0].ReadFile(rel, 0) // the file limit, the strict decoding's too
 	if err != nil {
-		return nil, fmt.Errorf("fixture %s: %s: %w", id, display, safeio.PathCause(err))
+		return nil, fmt.Errorf("fixture %s: %s: %w", id, display, err)
 	}
 	s, err := parseSource(v, data, display, id, f.Revision, at[0].Builtin)
 	if err != nil {
@@ -140,7 +138,7 @@ func viewKinds(v project.View) []string {
 	return kinds
 }
 
-// ParseSource decodes, validates and hashes the bytes of one source.
+// ParseSource decodes, validates and hashes the bytes of one source (schema.Validator.ReadSource).
 func ParseSource(v *schema.Validator, data []byte, display, id, revision string) (*Source, error) {
 	return parseSource(v, data, display, id, revision, false)
 }
@@ -148,17 +146,10 @@ func ParseSource(v *schema.Validator, data []byte, display, id, revision string)
 // parseSource is ParseSource for bytes read from a built-in fixture layer when builtin is set:
 // those the build validated (builtin_sources.go) are not validated again.
 func parseSource(v *schema.Validator, data []byte, display, id, revision string, builtin bool) (*Source, error) {
-	doc, err := strictjson.Decode(display, data, strictjson.DefaultLimits)
-	if err != nil {
-		return nil, err
-	}
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
-	read := v.ValidateSource
-	if builtin && v.BuiltinSchema(revision) && validatedAtBuild(id, revision, sha) {
-		read = v.KnownSource
-	}
-	s, err := read(display, revision, doc)
+	known := builtin && v.BuiltinSchema(revision) && validatedAtBuild(id, revision, sha)
+	doc, s, err := v.ReadSource(display, revision, data, known)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // warmCarriers starts compiling, on a goroutine of its own, the carrier schemas the run is about
@@ -58,12 +57,9 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts inputs.Options, d
 // firstLane is the lane the first record of a file names, "" when it cannot be read.
 func firstLane(f inputs.RecordFile) string {
 	lane := ""
-	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
-	_ = f.Lines(context.Background(), func(_ string, l strictjson.Line) bool {
-		if doc, _, err := dec.DecodeSpan(l, "carrier"); err == nil {
-			if m, ok := doc.(map[string]any); ok {
-				lane, _ = m["lane"].(string)
-			}
+	_ = f.Records(context.Background(), func(l inputs.RecordLine) bool {
+		if m, ok := l.Doc.(map[string]any); ok {
+			lane, _ = m["lane"].(string)
 		}
 		return false
 	})

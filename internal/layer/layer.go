@@ -6,7 +6,9 @@
 //
 // A file is shown in messages under its layer's display name: the path the user gave for a user
 // layer, and "builtin:<dir>/…" for a built-in file, so a message never names a path that does not
-// exist on the user's disk. `contractcheck export` writes the built-in files for reading.
+// exist on the user's disk. `contractcheck export` writes the built-in files for reading. A
+// layer's files are read through its Dir (ReadFile, Stat, ReadDir: internal/safeio's checks, the
+// error's cause for the caller to prefix with the display name).
 package layer
 
 import (
@@ -102,6 +104,32 @@ func Stack(fsys fs.FS, builtin string, noBuiltin bool, user []string) []Dir {
 		out = append(out, User(u))
 	}
 	return out
+}
+
+// ReadFile reads the file rel below the directory whole, refusing anything that is not a regular
+// file and any file over limit bytes (limit ≤ 0: safeio.MaxFileBytes) before reading it
+// (safeio.ReadFile). An error is the cause (safeio.PathCause), for the caller to prefix with the
+// file's display name (Path).
+func (d Dir) ReadFile(rel string, limit int64) ([]byte, error) {
+	p, _ := d.Path(rel)
+	data, err := safeio.ReadFile(d.FS, p, limit)
+	return data, safeio.PathCause(err)
+}
+
+// Stat describes the file rel below the directory; an error is the cause (safeio.PathCause), as
+// ReadFile's: fs.ErrNotExist when there is no such file.
+func (d Dir) Stat(rel string) (fs.FileInfo, error) {
+	p, _ := d.Path(rel)
+	fi, err := fs.Stat(d.FS, p)
+	return fi, safeio.PathCause(err)
+}
+
+// ReadDir lists the directory rel below the directory, sorted by name; an error is the cause
+// (safeio.PathCause), as ReadFile's: fs.ErrNotExist when there is no such directory.
+func (d Dir) ReadDir(rel string) ([]fs.DirEntry, error) {
+	p, _ := d.Path(rel)
+	es, err := fs.ReadDir(d.FS, p)
+	return es, safeio.PathCause(err)
 }
 
 // Check reports a user directory that does not exist or is not a directory, naming it as given;

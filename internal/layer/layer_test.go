@@ -1,6 +1,7 @@
 package layer
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,6 +119,85 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Check: %v", err)
 			case tc.want != "" && (err == nil || err.Error() != tc.want):
 				t.Fatalf("Check = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestDirReads holds ReadFile, Stat and ReadDir to the file below the directory and to an error
+// that is the cause alone (the display name is the caller's to add), fs.ErrNotExist included.
+func TestDirReads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sources", "s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sources", "s", "a.json"), []byte(`{"x":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "outside.json"), filepath.Join(dir, "sources", "s", "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	d := User(dir).Sub("sources")
+	tests := []struct {
+		name    string
+		read    func() (string, error)
+		want    string
+		wantErr string // the whole message: no fs-internal path in it
+	}{
+		{name: "ReadFile reads the file below the directory", read: func() (string, error) {
+			b, err := d.ReadFile("s/a.json", 0)
+			return string(b), err
+		}, want: `{"x":1}`},
+		{name: "ReadFile over the limit", read: func() (string, error) {
+			b, err := d.ReadFile("s/a.json", 3)
+			return string(b), err
+		}, wantErr: "file is 7 bytes, over the limit of 3 bytes"},
+		{name: "ReadFile of a missing file", read: func() (string, error) {
+			b, err := d.ReadFile("s/none.json", 0)
+			return string(b), err
+		}, wantErr: "no such file or directory"},
+		{name: "ReadFile through a link leading outside", read: func() (string, error) {
+			b, err := d.ReadFile("s/out.json", 0)
+			return string(b), err
+		}, wantErr: "a symbolic link or '..' leads outside the input directory: refused"},
+		{name: "Stat of a file", read: func() (string, error) {
+			fi, err := d.Stat("s/a.json")
+			if err != nil {
+				return "", err
+			}
+			return fi.Name(), nil
+		}, want: "a.json"},
+		{name: "Stat of a missing file", read: func() (string, error) {
+			_, err := d.Stat("none")
+			return "", err
+		}, wantErr: "no such file or directory"},
+		{name: "ReadDir lists the directory below", read: func() (string, error) {
+			es, err := d.ReadDir("s")
+			var names []string
+			for _, e := range es {
+				names = append(names, e.Name())
+			}
+			return strings.Join(names, ","), err
+		}, want: "a.json,out.json"},
+		{name: "ReadDir of a missing directory", read: func() (string, error) {
+			_, err := d.ReadDir("none")
+			return "", err
+		}, wantErr: "no such file or directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.read()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), dir) {
+					t.Fatalf("error %v, want one saying %q and not naming the directory", err, tc.wantErr)
+				}
+				if tc.wantErr == "no such file or directory" && !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("error %v is not fs.ErrNotExist", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
 	}

@@ -1,8 +1,12 @@
 package policy
 
 import (
+	"crypto/sha256"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // inputReads is what a query's rules may read of the input: the top-level keys named by
@@ -87,4 +91,31 @@ func readsOf(c *ast.Compiler, refs ...ast.Ref) inputReads {
 // verdict across lanes, versions and configurations that observed the same view.
 func (q *Query) MayRead(key string) bool {
 	return q.reads.all || q.reads.keys[key]
+}
+
+// Class is the class of the constant part of the query's inputs, doc (the members every input of
+// one task, stage and fixture shares, the source view apart), given the hash of the source view:
+// the sha256 of the canonical encoding (strictjson.Marshal) of the members of doc the query may
+// read (MayRead), followed by source when it may read "source". Two constant parts of one class
+// are the same input to the query, whatever else they hold: its verdicts on the same observed
+// view are the same, and the instrument shares them (its verdict memo).
+func (q *Query) Class(doc map[string]any, source [sha256.Size]byte) ([sha256.Size]byte, error) {
+	read := map[string]any{}
+	for k, v := range doc {
+		if q.MayRead(k) {
+			read[k] = v
+		}
+	}
+	enc, err := strictjson.Marshal(read)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	h := sha256.New()
+	h.Write(enc)
+	if q.MayRead("source") {
+		h.Write(source[:])
+	}
+	var class [sha256.Size]byte
+	h.Sum(class[:0])
+	return class, nil
 }

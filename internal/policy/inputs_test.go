@@ -85,3 +85,62 @@ func TestBuiltinTasksReadNoPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestClass holds Query.Class to what the query may read: constant parts that differ only in a
+// member it cannot read (or in the source, for a query that reads no source) are one class;
+// a difference in a member it reads, or in the source it reads, is another.
+func TestClass(t *testing.T) {
+	base := map[string]any{"task": "t", "stage": "M3", "fixture": map[string]any{"id": "F1"}}
+	with := func(k string, v any) map[string]any {
+		out := map[string]any{}
+		for key, val := range base {
+			out[key] = val
+		}
+		out[k] = v
+		return out
+	}
+	src1, src2 := [32]byte{1}, [32]byte{2}
+	tests := []struct {
+		name      string
+		policy    string
+		a, b      map[string]any
+		srcA      [32]byte
+		srcB      [32]byte
+		sameClass bool
+	}{
+		{name: "a member it does not read differs", policy: `diagnostics contains "d" if input.fixture.id == "F1"`,
+			a: base, b: with("stage", "H4"), srcA: src1, srcB: src1, sameClass: true},
+		{name: "a member it reads differs", policy: `diagnostics contains "d" if input.stage == "M3"`,
+			a: base, b: with("stage", "H4"), srcA: src1, srcB: src1},
+		{name: "the source differs, unread", policy: `diagnostics contains "d" if input.stage == "M3"`,
+			a: base, b: base, srcA: src1, srcB: src2, sameClass: true},
+		{name: "the source differs, read", policy: `diagnostics contains "d" if input.source.x`,
+			a: base, b: base, srcA: src1, srcB: src2},
+		{name: "nothing differs", policy: `diagnostics contains "d" if { x := input; x.stage }`,
+			a: base, b: with("stage", "M3"), srcA: src1, srcB: src1, sameClass: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"p/p.rego": {Data: []byte("package p\n\n" + tc.policy + "\n")}}
+			e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := e.Prepare(context.Background(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := q.Class(tc.a, tc.srcA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := q.Class(tc.b, tc.srcB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (a == b) != tc.sameClass {
+				t.Errorf("same class = %v, want %v", a == b, tc.sameClass)
+			}
+		})
+	}
+}

@@ -314,6 +314,22 @@ func (v *Validator) KnownSource(file, revision string, doc any) (*Source, error)
 	return v.source(file, revision, doc, false)
 }
 
+// ReadSource decodes the bytes of a source file strictly (internal/strictjson, its default
+// limits: an error names file:line:col) and reads the document as ValidateSource does, or, when
+// known is set, as KnownSource does (bytes known to be a valid source at revision: a built-in
+// source validated when the binary was built). It returns the document and the source.
+func (v *Validator) ReadSource(file, revision string, data []byte, known bool) (any, *Source, error) {
+	doc, err := strictjson.Decode(file, data, strictjson.DefaultLimits)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := v.source(file, revision, doc, !known)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, s, nil
+}
+
 // source is ValidateSource, validating against the revision's schemas when validate is set.
 func (v *Validator) source(file, revision string, doc any, validate bool) (*Source, error) {
 	return v.sourceAt(place{file: file}, revision, doc, validate)

@@ -666,3 +666,40 @@ func TestConcurrentFirstUseOfLazySchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSource holds ReadSource to the bytes of a source file: no JSON is an error at
+// file:line:col, a document the schema refuses is a *ValidationError unless the bytes are known
+// valid (known: not validated, the document still read), and a valid source is read with its
+// document.
+func TestReadSource(t *testing.T) {
+	v := newValidator(t)
+	tests := []struct {
+		name    string
+		data    string
+		known   bool
+		wantErr string // "": read
+	}{
+		{name: "a valid source", data: `{"content": [{"type": "text", "text": "hi"}]}`},
+		{name: "no JSON", data: "{\n  \"content\": [,]}", wantErr: "src.json:2:"},
+		{name: "a duplicate member", data: `{"content": [], "content": []}`, wantErr: "src.json:1:"},
+		{name: "refused by the schema", data: `{"content": "x"}`, wantErr: "/content"},
+		{name: "refused, but known valid", data: `{"content": "x"}`, known: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, s, err := v.ReadSource("src.json", DefaultRevision, []byte(tc.data), tc.known)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s == nil || s.Revision != DefaultRevision || doc.(map[string]any)["content"] == nil {
+				t.Errorf("read %#v, %+v", doc, s)
+			}
+		})
+	}
+}

@@ -70,7 +70,7 @@ func Validate(ctx context.Context, opts inputs.Options, revision string, files [
 		}
 		return out, invalidCount(out)
 	}
-	m, err := instrument.LoadContracts(ctx, opts.ContractLayers())
+	m, err := contract.LoadLimited(ctx, opts.ContractLayers())
 	if err != nil {
 		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}

@@ -5,8 +5,8 @@
 //   - read (one goroutine, flow.read): the lines of the files, in order, in numbered batches of
 //     batchLines; a record line large enough to cost a share of the memory budget is admitted
 //     alone (flow.admit).
-//   - evaluate (workers, flow.evaluate): each line decoded and read into a record
-//     (instrument.ReadRecord), restricted to the run's scope, and evaluated by the caller's eval.
+//   - evaluate (workers, flow.evaluate): each line decoded (inputs.DecodeRecord) and read into a
+//     record (instrument.ReadRecord), restricted to the run's scope, and evaluated by the caller's eval.
 //   - fold (the caller's goroutine, flow.fold): the batches taken back in their order, each
 //     record handed to the caller's collect one at a time; the first error in record order stops
 //     the flow.
@@ -258,12 +258,17 @@ func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval
 	}
 }
 
-// evalLine reads one line of a record file (instrument.ReadRecord) and evaluates the record when
-// it is within the run's scope; a record outside it is a nil record and no error.
+// evalLine decodes one line of a record file (inputs.DecodeRecord), reads its record
+// (instrument.ReadRecord) and evaluates the record when it is within the run's scope; a record
+// outside it is a nil record and no error.
 func evalLine[T any](ctx context.Context, in *instrument.Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
 	eval Eval[T]) (*instrument.Record, T, error) {
 	var zero T
-	rec, err := in.ReadRecord(dec, file, l)
+	d, err := inputs.DecodeRecord(dec, file, l)
+	if err != nil {
+		return nil, zero, result.AsInput(err)
+	}
+	rec, err := in.ReadRecord(ctx, d)
 	if err != nil {
 		return nil, zero, result.AsInput(err)
 	}
