@@ -69,6 +69,26 @@ func Tree(t testing.TB, dir string) map[string][]byte {
 	return out
 }
 
+// WriteFile writes content to path, making its directories; t fails at once when it cannot.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteTree writes files (slash-separated path relative to dir → content) below dir with
+// WriteFile: Tree's inverse.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+}
+
 // JSON is v as strictjson.Marshal writes it (canonical: sorted keys, numbers as spelled); t fails
 // at once when v is not a tree Marshal takes.
 func JSON(t testing.TB, v any) string {

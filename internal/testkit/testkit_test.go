@@ -99,6 +99,21 @@ func TestTree(t *testing.T) {
 	}
 }
 
+// TestWriteTree: the files WriteTree writes, directories made, are what Tree reads back; a path
+// below a file cannot be written and fails t.
+func TestWriteTree(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"top.json": "1", "a/b/deep.jsonl": "2\n"}
+	WriteTree(t, dir, files)
+	want := map[string][]byte{"top.json": []byte("1"), "a/b/deep.jsonl": []byte("2\n")}
+	if got := Tree(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("Tree after WriteTree = %q, want %q", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { WriteFile(r, filepath.Join(dir, "top.json", "x"), ""); return true }); fatal == "" {
+		t.Error("WriteFile below a file did not fail")
+	}
+}
+
 func TestJSON(t *testing.T) {
 	if got, want := JSON(t, map[string]any{"b": json.Number("1.50"), "a": "<x>"}), `{"a":"<x>","b":1.50}`; got != want {
 		t.Errorf("JSON = %s, want %s", got, want)
