@@ -19,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
@@ -61,7 +62,7 @@ decision_logs:
 `, service.URL, token)))
 	const fleet = 3
 	servers := make([]*server, fleet)
-	logs := make([]*lockedBuffer, fleet)
+	logs := make([]*testkit.Buffer, fleet)
 	for i := range servers {
 		servers[i], logs[i] = run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	}

@@ -4,12 +4,14 @@
 package testkit
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -67,6 +69,27 @@ func Tree(t testing.TB, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Buffer is a bytes.Buffer that goroutines (a server's output, a command's log) may write while
+// a test reads it.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // WriteFile writes content to path, making its directories; t fails at once when it cannot.

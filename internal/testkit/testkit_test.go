@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -111,6 +113,27 @@ func TestWriteTree(t *testing.T) {
 	}
 	if _, fatal := call(func(r testing.TB) bool { WriteFile(r, filepath.Join(dir, "top.json", "x"), ""); return true }); fatal == "" {
 		t.Error("WriteFile below a file did not fail")
+	}
+}
+
+// TestBuffer: writes from several goroutines at once all reach the buffer, whole, and it can be
+// read meanwhile (go test -race finds a buffer that is not locked).
+func TestBuffer(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				if _, err := b.Write([]byte("ab")); err != nil {
+					t.Error(err)
+				}
+				_ = b.String()
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := b.String(), strings.Repeat("ab", 800); got != want {
+		t.Errorf("Buffer holds %d bytes, want %d", len(got), len(want))
 	}
 }
 
