@@ -137,11 +137,7 @@ decision_logs:
 	if counts.Window.Batches != len(names) {
 		t.Errorf("window %+v, want %d batches", counts.Window, len(names))
 	}
-	for _, format := range []string{"json", "text"} {
-		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
-			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
-		}
-	}
+	reportkit.SameAsCheck(t, "collect's directory", got, want, "json", "text")
 }
 
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.
@@ -262,9 +258,5 @@ decision_logs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"json", "text"} {
-		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
-			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
-		}
-	}
+	reportkit.SameAsCheck(t, "collect's directory", got, want, "json", "text")
 }
