@@ -42,13 +42,10 @@ func init() {
 	})
 }
 
-func afBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: "agent-framework python-" + afVersion}
-}
-
-func afMCPBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: afMCPVersion}
-}
+var (
+	afBasis    = basisOf("agent-framework python-" + afVersion)
+	afMCPBasis = basisOf(afMCPVersion)
+)
 
 // afException is a Python exception on the way from the wire to the function result.
 type afException struct {

@@ -30,9 +30,7 @@ func init() {
 	})
 }
 
-func adkBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: adkVersion}
-}
+var adkBasis = basisOf(adkVersion)
 
 // reconstructGoogleADK returns D1, A2, M3 and H4 for one fixture.
 func reconstructGoogleADK(_ string, f record.Fixture, _ map[string]any) []Stage {

@@ -28,22 +28,13 @@ const (
 	lcInterceptorConfig = "append-structured-content"
 )
 
-// lcStructuredFixtures are the catalog's structured fixtures (families structured,
-// structured-stress, structured-2026, numbers and visibility, and content-edge X09): the interceptor
-// configuration applies to them only.
-var lcStructuredFixtures = map[string]bool{
-	"C01": true, "C02": true, "C03": true, "C04": true, "C05": true, "C06": true, "X12": true,
-	"X01": true, "X02": true, "X03": true, "X08": true, "X09": true,
-	"V01": true, "V02": true, "V03": true, "V04": true,
-}
-
 func init() {
 	register(&Lane{
 		ID:      lcLane,
 		Version: lcVersion,
 		Configurations: map[string]func(string) bool{
 			"default":           nil,
-			lcInterceptorConfig: func(id string) bool { return lcStructuredFixtures[id] },
+			lcInterceptorConfig: isStructured, // the interceptor configuration applies to them only
 		},
 		Reconstruct: reconstructLangChain,
 	})
@@ -53,9 +44,7 @@ func lcAdapterBasis(rule, function string) record.Basis {
 	return record.Basis{Rule: rule, File: "langchain_mcp_adapters/tools.py", Function: function, Version: lcAdapterVersion}
 }
 
-func lcCoreBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: lcCoreVersion}
-}
+var lcCoreBasis = basisOf(lcCoreVersion)
 
 // lcFailure is an exception the tool call raises and nothing in the adapter turns into a
 // ToolMessage: it propagates out of the tool (only ToolException reaches handle_tool_error).

@@ -57,6 +57,30 @@ var lanes = map[string]*Lane{}
 
 func register(l *Lane) { lanes[l.ID] = l }
 
+// structuredFixtures are the catalog's structured fixtures (contracts/fixtures.cue: families
+// structured, structured-stress, structured-2026, numbers and visibility, and content-edge X09):
+// those a lane's structured-content configuration (openai-agents use-structured-content,
+// langchain-mcp-adapters append-structured-content) applies to.
+var structuredFixtures = map[string]bool{
+	"C01": true, "C03": true, "C05": true, "C06": true, "X12": true, // structured
+	"C02": true, "C04": true, // structured-stress
+	"X01": true, "X02": true, "X03": true, // structured-2026
+	"X08": true, // numbers
+	"X09": true, // content-edge: empty content with structuredContent
+	// visibility
+	"V01": true, "V02": true, "V03": true, "V04": true,
+}
+
+// isStructured says whether a fixture is one of structuredFixtures.
+func isStructured(id string) bool { return structuredFixtures[id] }
+
+// basisOf makes the bases of one library version: a rule read in a file's function.
+func basisOf(version string) func(rule, file, function string) record.Basis {
+	return func(rule, file, function string) record.Basis {
+		return record.Basis{Rule: rule, File: file, Function: function, Version: version}
+	}
+}
+
 func main() {
 	fixtures := flag.String("fixtures", "fixtures/sources", "directory of <suite>/<id>.json sources")
 	out := flag.String("out", "fixtures/observations", "observations directory to write <lane>/<version>/<configuration>.jsonl into")

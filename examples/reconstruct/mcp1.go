@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/contractcheck/contractcheck/examples/internal/record"
 )
 
 // The MCP Python SDK's result models (mcp 1.29.0, src/mcp/types.py: pydantic v2 models with
@@ -24,9 +22,7 @@ import (
 // by default) install.
 const mcp1Version = "mcp v1.29.0"
 
-func mcp1Basis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: mcp1Version}
-}
+var mcp1Basis = basisOf(mcp1Version)
 
 // mcp1Field is one declared pydantic field: its Python name, the key it is read from, and how its
 // value is validated and dumped.

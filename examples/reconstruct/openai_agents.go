@@ -28,39 +28,23 @@ const (
 	oaCallID        = "call_fixture_tool_1"
 )
 
-// oaStructuredFixtures are the fixtures of the families the use-structured-content configuration
-// applies to (contracts/fixtures.cue: structured, structured-stress, structured-2026, numbers,
-// visibility, and content-edge X09).
-var oaStructuredFixtures = map[string]bool{
-	"C01": true, "C03": true, "C05": true, "C06": true, "X12": true, // structured
-	"C02": true, "C04": true, // structured-stress
-	"X01": true, "X02": true, "X03": true, // structured-2026
-	"X08": true, // numbers
-	"X09": true, // content-edge: empty content with structuredContent
-	// visibility
-	"V01": true, "V02": true, "V03": true, "V04": true,
-}
-
 func init() {
 	register(&Lane{
 		ID:      "openai-agents",
 		Version: oaVersion,
 		Configurations: map[string]func(string) bool{
 			"default":                nil,
-			"use-structured-content": func(id string) bool { return oaStructuredFixtures[id] },
+			"use-structured-content": isStructured,
 		},
 		Reconstruct: reconstructOpenAIAgents,
 		CapturedBy:  "examples/capture/openai-agents",
 	})
 }
 
-func oaBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: "openai-agents " + oaVersion}
-}
-
-func oaMCPBasis(rule, file, function string) record.Basis {
-	return record.Basis{Rule: rule, File: file, Function: function, Version: oaMCPVersion}
-}
+var (
+	oaBasis    = basisOf("openai-agents " + oaVersion)
+	oaMCPBasis = basisOf(oaMCPVersion)
+)
 
 // mcpServed splits what the raw server answers for a fixture: the CallToolResult, or the error
 // member of a JSON-RPC error response.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -26,6 +25,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 var (
@@ -274,12 +274,7 @@ func TestBuildRefuses(t *testing.T) {
 	dir := t.TempDir()
 	write := func(p, s string) string {
 		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, full, s)
 		return filepath.Dir(full)
 	}
 	reservedLayer := write("reserved/x.rego", "package contractcheck.bundle.mine\n\nx := 1\n")

@@ -19,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
@@ -61,7 +62,7 @@ decision_logs:
 `, service.URL, token)))
 	const fleet = 3
 	servers := make([]*server, fleet)
-	logs := make([]*lockedBuffer, fleet)
+	logs := make([]*testkit.Buffer, fleet)
 	for i := range servers {
 		servers[i], logs[i] = run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	}
@@ -136,11 +137,7 @@ decision_logs:
 	if counts.Window.Batches != len(names) {
 		t.Errorf("window %+v, want %d batches", counts.Window, len(names))
 	}
-	for _, format := range []string{"json", "text"} {
-		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
-			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
-		}
-	}
+	reportkit.SameAsCheck(t, "collect's directory", got, want, "json", "text")
 }
 
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.
@@ -261,9 +258,5 @@ decision_logs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"json", "text"} {
-		if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
-			t.Errorf("%s report from collect's directory differs from check's:\n%s", format, lineDiff(g, w))
-		}
-	}
+	reportkit.SameAsCheck(t, "collect's directory", got, want, "json", "text")
 }

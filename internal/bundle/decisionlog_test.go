@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -189,22 +188,11 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
 				if g != w {
 					os.WriteFile(filepath.Join(dir, "got."+format), []byte(g), 0o600)
-					t.Errorf("%s report from the decision logs differs from check's:\n%s", format, lineDiff(g, w))
+					t.Errorf("%s report from the decision logs differs from check's:\n%s", format, reportkit.LineDiff(g, w))
 				}
 			}
 		})
 	}
-}
-
-// lineDiff shows the first line where two texts differ.
-func lineDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return "line " + strconv.Itoa(i+1) + ":\n  decision logs: " + al[i] + "\n  check:         " + bl[i]
-		}
-	}
-	return "lengths " + strconv.Itoa(len(al)) + " and " + strconv.Itoa(len(bl)) + " lines"
 }
 
 // uncataloguedLayer is a fixtures layer of the sources no catalogue entry names

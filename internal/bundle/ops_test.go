@@ -22,6 +22,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/format"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestOPAOperations runs what docs/opa.md tells an operator to do with a stock OPA: sign the
@@ -140,11 +141,11 @@ func TestOPAOperations(t *testing.T) {
 }
 
 // run starts opa run --server with the arguments and waits until it is healthy.
-func run(t testing.TB, opa string, args ...string) (*server, *lockedBuffer) {
+func run(t testing.TB, opa string, args ...string) (*server, *testkit.Buffer) {
 	t.Helper()
 	addr := freeAddr(t)
 	s := &server{url: "http://" + addr}
-	logs := &lockedBuffer{}
+	logs := &testkit.Buffer{}
 	s.cmd = exec.Command(opa, append([]string{"run", "--server", "--addr", addr}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = logs, logs
 	if err := s.cmd.Start(); err != nil {

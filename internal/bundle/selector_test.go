@@ -3,13 +3,13 @@ package bundle
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestBundleRefusesSelectors: the bundle's Rego projector reads JSON pointers only, so a contract
@@ -47,15 +47,7 @@ func TestBundleRefusesSourceCompartments(t *testing.T) {
 			"tasks: TX: {doc: \"d\", role: \"guard\", policy: \"x.tasks.tx\", compartment: \"content\", atoms: [\"block.count\"], sources: [\"user\"], appliesTo: fixtures: [\"C01\"]}\n",
 		"p/tx.rego": "package x.tasks.tx\n\ndiagnostics contains {\"atom\": \"block.count\", \"path\": \"\", \"kind\": \"added\"} if count(input.sources.user.content) == 0\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, dir, files)
 	opts := inputs.Options{Contracts: []string{filepath.Join(dir, "c")}, Policies: []string{filepath.Join(dir, "p")}}
 	_, err := Build(context.Background(), opts)
 	var ie *result.InputError

@@ -103,24 +103,6 @@ func startServer(t testing.TB, profile string) *server {
 	return s
 }
 
-// lockedBuffer is a server's output, written by its process while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // decide posts one input to data.contractcheck.decision and returns the decision, numbers kept
 // as written.
 func (s *server) decide(client *http.Client, input map[string]any) (map[string]any, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -141,13 +140,7 @@ func agreeOnUncatalogued(t *testing.T, decide func(map[string]any) (map[string]a
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := filepath.Join(dir, "sources", "gen", id+".json")
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, filepath.Join(dir, "sources", "gen", id+".json"), string(data))
 		}
 		in, err := instrument.Load(ctx, inputs.Options{Fixtures: []string{dir}, Revision: revision})
 		if err != nil {

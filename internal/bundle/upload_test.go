@@ -107,12 +107,7 @@ func TestStockOPAUploadedDecisionsAgree(t *testing.T) {
 				}
 				compareUploaded(t, ctx, in, recs, batches)
 			}
-			for _, format := range formats {
-				g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format)
-				if g != w {
-					t.Errorf("%s report from the uploaded decision logs differs from check's:\n%s", format, lineDiff(g, w))
-				}
-			}
+			reportkit.SameAsCheck(t, "the uploaded decision logs", got, want, formats...)
 		})
 	}
 }

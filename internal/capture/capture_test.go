@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestDirectBuiltin: the control lane's records Direct writes for the built-in
@@ -59,12 +60,7 @@ func TestDirectSelects(t *testing.T) {
 		}
 	}
 	bad := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(bad, "sources", "mine"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bad, "sources", "mine", "B1.json"), []byte(`{"content": "not a list"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(bad, "sources", "mine", "B1.json"), `{"content": "not a list"}`)
 	for _, tc := range []struct {
 		name     string
 		opts     inputs.Options

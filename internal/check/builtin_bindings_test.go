@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // jsonResultsOf runs the check opts selects and returns its results as the JSON report holds them
@@ -37,17 +37,6 @@ func jsonResultsOf(t *testing.T, opts inputs.Options) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// writeFile writes content to path, making its directory.
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestBuiltinBindingsReadWhatTheProviderTakes pins the readings of two built-in H4 bindings that
@@ -235,9 +224,9 @@ func TestBuiltinH4AgreesWithProviderBindings(t *testing.T) {
 		}
 		fmt.Fprintf(&cue, "\t\tH4: _providerH4[%q]\n\t}\n}\n", d.api)
 	}
-	writeFile(t, filepath.Join(contracts, "generic.cue"), cue.String())
+	testkit.WriteFile(t, filepath.Join(contracts, "generic.cue"), cue.String())
 	for key, data := range records {
-		writeFile(t, filepath.Join(fixtures, key), string(data))
+		testkit.WriteFile(t, filepath.Join(fixtures, key), string(data))
 	}
 
 	stdout := jsonResultsOf(t, inputs.Options{Contracts: []string{contracts}, Fixtures: []string{fixtures},

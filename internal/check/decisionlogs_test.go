@@ -104,11 +104,7 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 			if counts.Decisions < len(events) {
 				t.Errorf("counts %s, want %d decisions", counts, len(events))
 			}
-			for _, format := range []string{"json", "text"} {
-				if g, w := reportkit.Render(t, got, format), reportkit.Render(t, want, format); g != w {
-					t.Errorf("%s report differs from check's:\n%s", format, firstDiff(g, w))
-				}
-			}
+			reportkit.SameAsCheck(t, "the decision logs", got, want, "json", "text")
 		})
 	}
 	t.Run("with the records", func(t *testing.T) {
@@ -122,21 +118,8 @@ func TestDecisionLogsAgreeWithCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := reportkit.Render(t, got, "json"), reportkit.Render(t, want, "json"); g != w {
-			t.Errorf("json report differs from check's:\n%s", firstDiff(g, w))
-		}
+		reportkit.SameAsCheck(t, "the decision logs", got, want, "json")
 	})
-}
-
-// firstDiff shows where two texts first differ.
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n  decision logs: %s\n  check:         %s", i+1, al[i], bl[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
 }
 
 // TestDecisionLogsLacking: logs that lack some of the expected bindings give a report that says
@@ -359,9 +342,7 @@ func TestDecisionLogsErrorDecisionsInScope(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the error decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
-					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
-				}
+				reportkit.SameAsCheck(t, "the decision logs", r, want, "json")
 				return
 			}
 			if r.Lacking == nil || r.Lacking.Errors == nil {
@@ -451,9 +432,7 @@ func TestDecisionLogsUnknownFixtures(t *testing.T) {
 				if r.Lacking != nil {
 					t.Fatalf("lacking %+v: the decision is outside the run's scope", r.Lacking)
 				}
-				if g, w := reportkit.Render(t, r, "json"), reportkit.Render(t, want, "json"); g != w {
-					t.Errorf("the report differs from check's:\n%s", firstDiff(g, w))
-				}
+				reportkit.SameAsCheck(t, "the decision logs", r, want, "json")
 				return
 			}
 			l := r.Lacking

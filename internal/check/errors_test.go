@@ -3,13 +3,13 @@ package check
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestEarliestErrorWhateverTheScheduling: when several records make a policy fail, the error
@@ -17,15 +17,7 @@ import (
 // policy is the instrument failing (exit 3), naming the policy file and the binding.
 func TestEarliestErrorWhateverTheScheduling(t *testing.T) {
 	dir := t.TempDir()
-	write := func(p, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { testkit.WriteFile(t, p, s) }
 	write(filepath.Join(dir, "c", "t7.cue"), `package contracts
 
 tasks: T7: {doc: "Fails on every text block but the control lane's.", role: "guard", policy: "custom.t7", compartment: "content", atoms: ["block.text"], appliesTo: {}}

@@ -2,13 +2,13 @@ package check
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -26,15 +26,7 @@ tasks: T7: {doc: "A custom task.", role: "guard", policy: "custom.t7", compartme
 		"obs/direct.jsonl": `{"fixture":"C01","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":{"content":[{"type":"text","text":"Shipment NWF-4471-KX left the Rotterdam hub at 06:42 UTC and is due at the Leeds depot on 14 November; 3 of 5 pallets have been scanned so far."}]},"sourceSha256":"dd3777e00a5e2ab5a22ac32a9910b1b80eb5cea9548a386f66afad2423dbe40e","origin":"captured"}
 `,
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, dir, files)
 	return inputs.Options{Contracts: []string{filepath.Join(dir, "layer")}, Policies: []string{filepath.Join(dir, "policies")},
 		Observations: []string{filepath.Join(dir, "obs")}, Scope: result.Scope{Lanes: []string{"direct"}}}
 }

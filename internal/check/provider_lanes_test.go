@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // These tests hold the generic provider bindings of contracts/providers.cue (_providerH4): a
@@ -216,24 +216,13 @@ func providerLayer(t *testing.T, cases []providerCase) (contracts, observations 
 		fmt.Fprintf(&b, "\t\tH4: _providerH4[%q]\n\t}\n}\n", api)
 	}
 	b.WriteString("\nprofiles: \"provider-lanes\": {\n\tdoc: \"Every item was judged.\"\n\tnullPolicy: \"strict\"\n\trequire: [{\n\t\tdoc: \"H4 judged.\"\n\t\tstages: [\"H4\"]\n\t\toutcomes: [\"pass\", \"unmet\"]\n\t}]\n}\n")
-	if err := os.MkdirAll(contracts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(contracts, "lanes.cue"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(contracts, "lanes.cue"), b.String())
 	for _, c := range cases {
 		data, src := providerSource(t, c.fixture)
 		sum := sha256.Sum256(data)
 		rec := fmt.Sprintf(`{"fixture":%q,"lane":%q,"laneVersion":"v1","configuration":%q,"stage":"H4","repetition":1,"state":"captured","carrier":%s,"sourceSha256":%q,"origin":"captured"}`+"\n",
 			c.fixture, providerLane(c.api), providerConfig(c), providerCarrier(t, c, src), hex.EncodeToString(sum[:]))
-		p := filepath.Join(observations, providerLane(c.api), "v1", providerConfig(c)+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(rec), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, filepath.Join(observations, providerLane(c.api), "v1", providerConfig(c)+".jsonl"), rec)
 	}
 	return contracts, observations
 }

@@ -3,7 +3,6 @@ package inputs
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // builtinFS is a built-in file system with fixture observations: two record files, one of them
@@ -31,14 +31,7 @@ var builtinFS = fstest.MapFS{
 // --observations, the observations/ directory of each fixture layer that has one.
 func TestRecordFiles(t *testing.T) {
 	user := t.TempDir()
-	for _, f := range []string{"z.jsonl", "m/y.jsonl", "m/skip.txt"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(user, f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(user, f), []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, user, map[string]string{"z.jsonl": "{}\n", "m/y.jsonl": "{}\n", "m/skip.txt": "{}\n"})
 	userName := filepath.ToSlash(user)
 	noObs := t.TempDir()
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 func sum(c byte) string { return strings.Repeat(string(c), 64) }
@@ -64,7 +65,7 @@ func TestDiff(t *testing.T) {
 // valid against the lock schema, and it reads back equal.
 func TestComputeEncodeRead(t *testing.T) {
 	dir := t.TempDir()
-	for p, content := range map[string]string{
+	testkit.WriteTree(t, dir, map[string]string{
 		"pol/mine.rego":          "package mine\n",
 		"pol/mine_test.rego":     "package mine_test\n",
 		"pol/README.md":          "not a policy\n",
@@ -79,15 +80,7 @@ func TestComputeEncodeRead(t *testing.T) {
 		"sch/mcp/DRAFT-x/schema.json":           "{}\n",
 		"sch/mcp/DRAFT-x/revision.json":         "{}\n",
 		"sch/mcp/DRAFT-x/examples/ignored.json": "{}\n",
-	} {
-		p = filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	t.Chdir(dir)
 	o := inputs.Options{Contracts: []string{"con"}, Policies: []string{"pol"}, Schemas: []string{"sch"}, Fixtures: []string{"fix"}, Observations: []string{"obs"}}
 	l, err := Compute(o, "v9")

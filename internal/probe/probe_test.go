@@ -21,6 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestMain lets the test binary play both the user's agent (CONTRACTCHECK_TESTAGENT set: the
@@ -315,13 +316,8 @@ lanes: "acme-agent": {
 		t.Fatal(err)
 	}
 	schemas := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(schemas, "carriers"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	schema := `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["seen"]}`
-	if err := os.WriteFile(filepath.Join(schemas, "carriers", "acme-a2.schema.json"), []byte(schema), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(schemas, "carriers", "acme-a2.schema.json"), schema)
 	o := probeOpts(t, "observe", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http", "OBSERVE_D1_ERROR=1"}, "C09")
 	o.Inputs.Contracts = []string{layer}
 	o.Inputs.Schemas = []string{schemas}

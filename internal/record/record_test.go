@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -54,8 +52,8 @@ func recording(t *testing.T, o Options, drive func(ep Endpoints) error) (*Result
 	if o.Executable == "" {
 		o.Executable = os.Args[0]
 	}
-	var log bytes.Buffer
-	o.Log = &syncWriter{w: &log, mu: make(chan struct{}, 1)}
+	log := &testkit.Buffer{}
+	o.Log = log
 	type out struct {
 		res *Result
 		err error
@@ -74,10 +72,10 @@ func recording(t *testing.T, o Options, drive func(ep Endpoints) error) (*Result
 		stop()
 	case r := <-done:
 		stop()
-		return r.res, o.Log.(*syncWriter).String(), r.err
+		return r.res, log.String(), r.err
 	}
 	r := <-done
-	return r.res, o.Log.(*syncWriter).String(), r.err
+	return r.res, log.String(), r.err
 }
 
 // agent runs the test agent against the endpoints.
@@ -226,35 +224,6 @@ func readRecords(t *testing.T, p string) []recLine {
 	}
 	return out
 }
-
-// syncWriter is a writer safe for concurrent use.
-type syncWriter struct {
-	mu chan struct{}
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.lock()
-	defer s.unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.lock()
-	defer s.unlock()
-	return s.w.String()
-}
-
-func (s *syncWriter) lock() {
-	if s.mu == nil {
-		panic("syncWriter: use newSyncWriter")
-	}
-	s.mu <- struct{}{}
-}
-func (s *syncWriter) unlock() { <-s.mu }
-
-var _ = errors.New
-var _ = http.StatusOK
 
 // TestRecordCommand: record runs the agent command with the proxies in its environment (the
 // stdio server through CONTRACTCHECK_MCP_COMMAND, the provider through ANTHROPIC_BASE_URL, the

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,7 +287,7 @@ func checkMarkdown(t *testing.T, name, md, base string) {
 		}
 	}
 	for _, line := range outside {
-		text := withoutCodeSpans(line)
+		text := escapedChar.ReplaceAllString(hostile.OutsideCode(line), "E")
 		if strings.ContainsAny(text, "<>") || strings.Contains(text, "](") {
 			t.Errorf("%s: raw HTML or a link outside code: %.200q", name, line)
 		}
@@ -310,50 +311,8 @@ func unfenced(md string) (outside []string, closed int) {
 	return outside, closed
 }
 
-// withoutCodeSpans is line with its code spans (a run of backquotes to the next run of the
-// same length) removed, and each backslash-escaped character written E.
-func withoutCodeSpans(line string) string {
-	var b strings.Builder
-	for i := 0; i < len(line); {
-		if line[i] == '\\' && i+1 < len(line) {
-			b.WriteByte('E') // an escaped character is text
-			i += 2
-			continue
-		}
-		if line[i] != '`' {
-			b.WriteByte(line[i])
-			i++
-			continue
-		}
-		n := 0
-		for i+n < len(line) && line[i+n] == '`' {
-			n++
-		}
-		closeAt := -1
-		for j := i + n; j < len(line); {
-			if line[j] != '`' {
-				j++
-				continue
-			}
-			m := 0
-			for j+m < len(line) && line[j+m] == '`' {
-				m++
-			}
-			if m == n {
-				closeAt = j + m
-				break
-			}
-			j += m
-		}
-		if closeAt < 0 {
-			b.WriteString(line[i : i+n])
-			i += n
-			continue
-		}
-		i = closeAt
-	}
-	return b.String()
-}
+// escapedChar is a backslash-escaped character of markdown: text, never markup.
+var escapedChar = regexp.MustCompile(`\\.`)
 
 // diffLines shows the first lines where two texts differ.
 func diffLines(want, got string) string {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // binding is a lane stage reproduce has a seam for, with the version the layer's records are
@@ -132,12 +133,7 @@ func hostileLayer(t testing.TB, dir string, ids, strings_ []string) inputs.Optio
 				id, b.lane, b.version, b.stage, hostileCarrier(b.lane, s), hex.EncodeToString(sum[:]))
 		}
 		// A directory of records per fixture: a build given only it reads only them.
-		if err := os.MkdirAll(filepath.Join(obs, id), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(obs, id, "records.jsonl"), []byte(records.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, filepath.Join(obs, id, "records.jsonl"), records.String())
 	}
 	cue.WriteString("}\n")
 	if err := os.WriteFile(filepath.Join(contracts, "hostile.cue"), []byte(cue.String()), 0o644); err != nil {

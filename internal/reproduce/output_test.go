@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestOutput decides what a reproduction writes into a directory: all of it into a new or empty
@@ -180,13 +181,7 @@ func without(names []string, drop string) []string {
 
 func put(t *testing.T, dir, name, content string) {
 	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
 }
 
 func rm(t *testing.T, dir string) {

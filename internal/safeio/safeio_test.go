@@ -12,27 +12,19 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-func mustWrite(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/contractcheck/contractcheck/internal/testkit"
+)
 
 // TestReadFile covers what a reader must refuse before reading: every case returns at once (a
 // named pipe is never opened), with an error naming the file.
 func TestReadFile(t *testing.T) {
 	outside := t.TempDir()
-	mustWrite(t, filepath.Join(outside, "secret.txt"), "root:x:0:0")
+	testkit.WriteFile(t, filepath.Join(outside, "secret.txt"), "root:x:0:0")
 	dir := t.TempDir()
-	mustWrite(t, filepath.Join(dir, "ok.json"), `{"a":1}`)
-	mustWrite(t, filepath.Join(dir, "big.json"), strings.Repeat(" ", 101))
-	mustWrite(t, filepath.Join(dir, "sub", "inner.json"), `[]`)
+	testkit.WriteFile(t, filepath.Join(dir, "ok.json"), `{"a":1}`)
+	testkit.WriteFile(t, filepath.Join(dir, "big.json"), strings.Repeat(" ", 101))
+	testkit.WriteFile(t, filepath.Join(dir, "sub", "inner.json"), `[]`)
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +103,7 @@ func TestReadPath(t *testing.T) {
 	pipe := filepath.Join(dir, "fifo")
 	must(t, syscall.Mkfifo(pipe, 0o644))
 	ok := filepath.Join(dir, "ok.json")
-	mustWrite(t, ok, "{}")
+	testkit.WriteFile(t, ok, "{}")
 	tests := []struct {
 		name, path, wantErr string
 	}{
@@ -142,12 +134,12 @@ func TestCheckOutputFile(t *testing.T) {
 	dir := t.TempDir()
 	obs := filepath.Join(dir, "obs")
 	rec := filepath.Join(obs, "direct", "v1", "default.jsonl")
-	mustWrite(t, rec, "{}\n")
+	testkit.WriteFile(t, rec, "{}\n")
 	pol := filepath.Join(dir, "p.rego")
-	mustWrite(t, pol, "package p\n")
+	testkit.WriteFile(t, pol, "package p\n")
 	must(t, os.Symlink(obs, filepath.Join(dir, "obs-link")))
 	must(t, os.Link(pol, filepath.Join(dir, "hard.rego")))
-	mustWrite(t, filepath.Join(dir, "old-report.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(dir, "old-report.json"), "{}")
 	inputs := []string{obs, pol, ""}
 	tests := []struct {
 		name, output, wantErr string
@@ -179,9 +171,9 @@ func TestCheckOutputFile(t *testing.T) {
 func TestCheckOutputDir(t *testing.T) {
 	dir := t.TempDir()
 	fx := filepath.Join(dir, "fixtures")
-	mustWrite(t, filepath.Join(fx, "sources", "paper", "C01.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(fx, "sources", "paper", "C01.json"), "{}")
 	src := filepath.Join(dir, "mine", "src.json")
-	mustWrite(t, src, "{}")
+	testkit.WriteFile(t, src, "{}")
 	inputs := []string{fx, src}
 	tests := []struct {
 		name, output, wantErr string
@@ -287,7 +279,7 @@ func TestWriteTree(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "suite")
 			before := map[string]string{}
 			if tc.exists {
-				mustWrite(t, filepath.Join(dir, "cases", "a.json"), "a1")
+				testkit.WriteFile(t, filepath.Join(dir, "cases", "a.json"), "a1")
 				before["cases/a.json"] = "a1"
 				must(t, os.MkdirAll(filepath.Join(dir, "cases", "sub", "deeper"), 0o755))
 			}

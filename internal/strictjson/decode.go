@@ -561,26 +561,39 @@ func (d *decoder) array() (any, error) {
 			return nil, err
 		}
 		d.stack = append(d.stack, v)
-		d.skipWS()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				continue
-			case ']':
-				d.pos++
-				d.depth--
-				// Copy out to an exactly sized slice; the shared stack keeps
-				// its capacity for the next array.
-				out := make([]any, len(d.stack)-base)
-				copy(out, d.stack[base:])
-				clear(d.stack[base:])
-				d.stack = d.stack[:base]
-				return out, nil
-			}
+		more, ok := d.next(']')
+		if !ok {
+			return nil, d.unexpected("',' or ']'")
 		}
-		return nil, d.unexpected("',' or ']'")
+		if more {
+			continue
+		}
+		// Copy out to an exactly sized slice; the shared stack keeps
+		// its capacity for the next array.
+		out := make([]any, len(d.stack)-base)
+		copy(out, d.stack[base:])
+		clear(d.stack[base:])
+		d.stack = d.stack[:base]
+		return out, nil
 	}
+}
+
+// next reads what follows an element or member: ',' (another follows: more) or the container's
+// close (it ends); ok is false for anything else, which the caller reports.
+func (d *decoder) next(close byte) (more, ok bool) {
+	d.skipWS()
+	if d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			return true, true
+		case close:
+			d.pos++
+			d.depth--
+			return false, true
+		}
+	}
+	return false, false
 }
 
 func (d *decoder) object() (any, error) {
@@ -644,19 +657,13 @@ func (d *decoder) object() (any, error) {
 		if o != nil {
 			o.Keys, o.Vals = append(o.Keys, k), append(o.Vals, v)
 		}
-		d.skipWS()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				continue
-			case '}':
-				d.pos++
-				d.depth--
-				return done(), nil
-			}
+		more, ok := d.next('}')
+		if !ok {
+			return nil, d.unexpected("',' or '}'")
 		}
-		return nil, d.unexpected("',' or '}'")
+		if !more {
+			return done(), nil
+		}
 	}
 }
 

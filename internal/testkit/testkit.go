@@ -4,12 +4,14 @@
 package testkit
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -67,6 +69,47 @@ func Tree(t testing.TB, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Buffer is a bytes.Buffer that goroutines (a server's output, a command's log) may write while
+// a test reads it.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// WriteFile writes content to path, making its directories; t fails at once when it cannot.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteTree writes files (slash-separated path relative to dir → content) below dir with
+// WriteFile: Tree's inverse.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
 }
 
 // JSON is v as strictjson.Marshal writes it (canonical: sorted keys, numbers as spelled); t fails

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -96,6 +98,42 @@ func TestTree(t *testing.T) {
 	}
 	if _, fatal := call(func(r testing.TB) bool { Tree(r, filepath.Join(dir, "absent")); return true }); fatal == "" {
 		t.Error("Tree of a directory that does not exist did not fail")
+	}
+}
+
+// TestWriteTree: the files WriteTree writes, directories made, are what Tree reads back; a path
+// below a file cannot be written and fails t.
+func TestWriteTree(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"top.json": "1", "a/b/deep.jsonl": "2\n"}
+	WriteTree(t, dir, files)
+	want := map[string][]byte{"top.json": []byte("1"), "a/b/deep.jsonl": []byte("2\n")}
+	if got := Tree(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("Tree after WriteTree = %q, want %q", got, want)
+	}
+	if _, fatal := call(func(r testing.TB) bool { WriteFile(r, filepath.Join(dir, "top.json", "x"), ""); return true }); fatal == "" {
+		t.Error("WriteFile below a file did not fail")
+	}
+}
+
+// TestBuffer: writes from several goroutines at once all reach the buffer, whole, and it can be
+// read meanwhile (go test -race finds a buffer that is not locked).
+func TestBuffer(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				if _, err := b.Write([]byte("ab")); err != nil {
+					t.Error(err)
+				}
+				_ = b.String()
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := b.String(), strings.Repeat("ab", 800); got != want {
+		t.Errorf("Buffer holds %d bytes, want %d", len(got), len(want))
 	}
 }
 

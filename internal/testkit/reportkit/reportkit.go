@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck"
@@ -138,6 +139,30 @@ func Render(t testing.TB, r *result.Report, format string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// SameAsCheck holds got, a report read from decision logs (from says where: "the decision logs",
+// "collect's directory"), to check's report want of the same records: byte for byte in each
+// format, a difference shown by its first line (LineDiff).
+func SameAsCheck(t testing.TB, from string, got, want *result.Report, formats ...string) {
+	t.Helper()
+	for _, format := range formats {
+		if g, w := Render(t, got, format), Render(t, want, format); g != w {
+			t.Errorf("%s report from %s differs from check's:\n%s", format, from, LineDiff(g, w))
+		}
+	}
+}
+
+// LineDiff shows the first line where a rendered report from decision logs (got) and check's
+// (want) differ, or their lengths in lines.
+func LineDiff(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n  decision logs: %s\n  check:         %s", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(gl), len(wl))
 }
 
 // ReportSchemaError is why the JSON report data does not validate against the built-in report
