@@ -20,8 +20,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 var (
@@ -290,18 +290,7 @@ func TestDeterministicAndValid(t *testing.T) {
 			t.Errorf("%s output differs between runs", f)
 		}
 	}
-	doc, err := strictjson.Decode("compare.json", outputs["json"][0], strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, v := reportkit.JSONDoc(t, "compare.json", outputs["json"][0]), reportkit.Schemas(t)
 	if err := v.ValidateCompareReport(doc); err != nil {
 		t.Fatalf("the compare report does not validate: %v", err)
 	}

@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestFailedReport: the report of a compare that failed before it could compare names the
@@ -55,16 +52,7 @@ func TestFailedReport(t *testing.T) {
 				}
 			}
 			if tc.format == "json" {
-				doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-				v, err := schema.New(sfs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := v.ValidateCompareReport(doc); err != nil {
+				if err := reportkit.Schemas(t).ValidateCompareReport(reportkit.JSONDoc(t, "compare.json", buf.Bytes())); err != nil {
 					t.Errorf("the report does not validate: %v\n%s", err, buf.String())
 				}
 			}

@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // recovered writes a row's counts as "decoder m/t" in decoder order.
@@ -275,14 +272,7 @@ func TestVisibilityFormats(t *testing.T) {
 
 // TestVisibilitySchema validates the hand-made report's JSON and refuses what the schema forbids.
 func TestVisibilitySchema(t *testing.T) {
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := reportkit.Schemas(t)
 	tests := []struct {
 		name   string
 		change func(row map[string]any)
@@ -310,12 +300,9 @@ func TestVisibilitySchema(t *testing.T) {
 			if err := (report.JSONFormat[*Report]{}).Output(&buf, r); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			doc := reportkit.JSONDoc(t, "compare.json", buf.Bytes())
 			tc.change(doc.(map[string]any)["visibility"].([]any)[0].(map[string]any))
-			err = v.ValidateCompareReport(doc)
+			err := v.ValidateCompareReport(doc)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("does not validate: %v", err)

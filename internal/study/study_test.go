@@ -14,10 +14,10 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -232,14 +232,7 @@ func TestBuiltinTables(t *testing.T) {
 
 func validateJSON(t *testing.T, b []byte) {
 	t.Helper()
-	doc, err := strictjson.Decode("study.json", b, strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := inputs.BuiltinValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, v := reportkit.JSONDoc(t, "study.json", b), reportkit.Schemas(t)
 	if err := v.ValidateStudyReport(doc); err != nil {
 		t.Fatalf("the study report does not validate: %v", err)
 	}
