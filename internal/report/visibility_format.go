@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -130,7 +132,7 @@ func visibilityChannels(fs []result.VisibilityFixture) string {
 	rank := map[string]int{"content": 0, "structured": 1, "isError": 2}
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		keys := sortedKeys(f.Channels)
+		keys := slices.Sorted(maps.Keys(f.Channels))
 		sort.SliceStable(keys, func(a, b int) bool {
 			ra, oka := rank[keys[a]]
 			rb, okb := rank[keys[b]]
@@ -140,7 +142,7 @@ func visibilityChannels(fs []result.VisibilityFixture) string {
 			case oka != okb:
 				return oka
 			}
-			return false // both unknown: sortedKeys' order by name
+			return false // both unknown: the sorted keys' order by name
 		})
 		chans := make([]string, len(keys))
 		for j, k := range keys {
