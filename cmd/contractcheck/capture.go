@@ -52,7 +52,7 @@ func newCaptureCommand() *cobra.Command {
 		Long:  captureLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("capture: name the lane (contractcheck capture direct)")}
+			return usage("capture: name the lane (contractcheck capture direct)")
 		},
 	}
 	cmd.AddCommand(newCaptureDirectCommand())
@@ -68,10 +68,7 @@ func newCaptureDirectCommand() *cobra.Command {
 		Example: captureDirectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runCaptureDirect(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runCaptureDirect(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()

@@ -60,7 +60,7 @@ func newInspectCommand() *cobra.Command {
 		Long:  inspectLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)")}
+			return usage("inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)")
 		},
 	}
 	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
@@ -82,10 +82,7 @@ func newInspectFixtureCommand() *cobra.Command {
 		Example: inspectFixtureExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runInspectFixture(cmd.Context(), p, args[0], cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectFixture(cmd.Context(), p, args[0], cmd.OutOrStdout()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)
@@ -185,10 +182,7 @@ func newInspectRecordCommand() *cobra.Command {
 		Example: inspectRecordExample,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runInspectRecord(cmd.Context(), p, args, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectRecord(cmd.Context(), p, args, cmd.OutOrStdout()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)

@@ -46,12 +46,9 @@ func newInspectTrafficCommand() *cobra.Command {
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := laneAt(cmd, &p.lane, &p.configuration); err != nil {
-				return &exitError{code: result.ExitInputError, err: err}
+				return inputError(err)
 			}
-			if err := runInspectTraffic(p, args, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectTraffic(p, args, cmd.OutOrStdout()))
 		},
 	}
 	f := cmd.Flags()
