@@ -83,21 +83,7 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 	// one pass over the results counts each in the suites of the requirements that select it, and
 	// in "unrequired" when none does and it did not pass, so every suite's cases stay in report
 	// order.
-	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
-	suites := map[string][]int{} // requirement name → its suites' indices in doc.Suites
-	for _, q := range r.Gate.Requirements {
-		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
-		if q.Position != "" {
-			s.Properties = append(s.Properties, junitProperty{"position", q.Position})
-		}
-		if q.Unmatched != "" {
-			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
-			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
-				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
-		}
-		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
-		doc.Suites = append(doc.Suites, s)
-	}
+	doc, suites := junitRequirementSuites(r)
 	if l := r.Lacking; l != nil {
 		// A census read from decision logs that is incomplete gives no verdict: one failing case
 		// says so, so that a CI reading the file alone does not take the gate for passed.
@@ -272,4 +258,26 @@ func failureText(res *result.Result, requirement string) string {
 		fmt.Fprintf(&b, "record %s:%d (repetition %d)\n", rec.File, rec.Line, rec.Repetition)
 	}
 	return b.String()
+}
+
+// junitRequirementSuites is the start of r's JUnit document: one suite per requirement of the
+// gate, in the gate's order, with the requirement's properties and, when it selects no binding,
+// its one failing case; and each requirement name's suites' indices in the document's Suites.
+func junitRequirementSuites(r *result.Report) (junitSuites, map[string][]int) {
+	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
+	suites := map[string][]int{}
+	for _, q := range r.Gate.Requirements {
+		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
+		if q.Position != "" {
+			s.Properties = append(s.Properties, junitProperty{"position", q.Position})
+		}
+		if q.Unmatched != "" {
+			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
+			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
+				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
+		}
+		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
+		doc.Suites = append(doc.Suites, s)
+	}
+	return doc, suites
 }
