@@ -12,6 +12,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -66,16 +67,8 @@ func TestCheckBuiltinGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %s", code, stderr)
 			}
-			golden := filepath.Join("testdata", tc.golden)
-			if *update {
-				write(t, golden, stdout)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stdout != string(want) {
-				t.Errorf("check output differs from %s (run go test ./cmd/contractcheck -update to accept)\n%s", golden, stdout)
+			if !testkit.Golden(t, filepath.Join("testdata", tc.golden), []byte(stdout), *update) {
+				t.Logf("check output:\n%s", stdout)
 			}
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 			if tc.name == "summary" && len(lines) > 150 {

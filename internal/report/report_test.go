@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -77,18 +77,8 @@ func TestOutputGolden(t *testing.T) {
 			if err := out.Output(&buf, sample()); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", format+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s output differs from %s (go test ./internal/report -update to accept):\n%s", format, golden, buf.String())
+			if !testkit.Golden(t, filepath.Join("testdata", format+".golden"), buf.Bytes(), *update) {
+				t.Logf("%s output:\n%s", format, buf.String())
 			}
 		})
 	}

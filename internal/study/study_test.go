@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -180,20 +180,7 @@ func TestBuiltinTables(t *testing.T) {
 		if !bytes.Equal(outs[0], outs[1]) {
 			t.Errorf("%s output differs between 1 and 8 workers", f)
 		}
-		golden := filepath.Join("testdata", "study."+map[string]string{"text": "txt", "markdown": "md", "json": "json"}[f])
-		if *update {
-			if err := os.WriteFile(golden, outs[0], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(outs[0], want) {
-			t.Errorf("%s output differs from %s (go test ./internal/study -update rewrites it)", f, golden)
-		}
+		testkit.Golden(t, filepath.Join("testdata", "study."+map[string]string{"text": "txt", "markdown": "md", "json": "json"}[f]), outs[0], *update)
 	}
 	validateJSON(t, outputs["json"][0])
 

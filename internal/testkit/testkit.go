@@ -4,6 +4,7 @@
 package testkit
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"net/http"
@@ -102,4 +103,25 @@ func Do(t testing.TB, method, url string, header map[string]string, body string)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// Golden holds got to the golden file file and says whether they are the same bytes; with update
+// (the test package's -update flag) it first writes got to file. t fails at once when file
+// cannot be written or read, and fails (goes on) when the bytes differ, naming file.
+func Golden(t testing.TB, file string, got []byte, update bool) bool {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the output differs from %s (go test -update in its package rewrites it)", file)
+		return false
+	}
+	return true
 }
