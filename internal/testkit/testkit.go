@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ErrCase holds err to a table case's expected error want: with want empty, err must be nil (t
@@ -124,4 +125,35 @@ func Golden(t testing.TB, file string, got []byte, update bool) bool {
 		return false
 	}
 	return true
+}
+
+// SARIFSchemaError is why log is not a valid SARIF 2.1.0 log by the schema at schemaFile (the
+// pinned one: internal/report/testdata/sarif/sarif-schema-2.1.0.json), formats asserted (a
+// result's uri must be a URI reference), or nil when it is; t fails at once when the schema does
+// not load or log is not JSON.
+func SARIFSchemaError(t testing.TB, schemaFile string, log []byte) error {
+	t.Helper()
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
+	if err != nil {
+		t.Fatalf("the SARIF output is not JSON: %v", err)
+	}
+	return s.Validate(inst)
 }
