@@ -277,12 +277,7 @@ func TestDeterministicAndValid(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range Formats() {
-			out, _ := Get(f)
-			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
-			}
-			outputs[f] = append(outputs[f], buf.Bytes())
+			outputs[f] = append(outputs[f], render(t, f, r))
 		}
 	}
 	for f, outs := range outputs {
@@ -431,4 +426,19 @@ func TestLookup(t *testing.T) {
 			t.Errorf("lookup(%q) = %v, %v", tc.ptr, got, found)
 		}
 	}
+}
+
+// render is r in format, as Get's formatter for it writes it; t fails at once when there is no
+// such format or the output fails.
+func render(t testing.TB, format string, r *Report) []byte {
+	t.Helper()
+	out, err := Get(format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
+		t.Fatalf("%s: %v", format, err)
+	}
+	return buf.Bytes()
 }

@@ -36,22 +36,15 @@ func TestFailedReport(t *testing.T) {
 	for _, tc := range tests {
 		formats[tc.format] = true
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
-			}
+			got := render(t, tc.format, r)
 			for _, w := range tc.want {
-				if !strings.Contains(buf.String(), w) {
-					t.Errorf("the output does not hold %q:\n%s", w, buf.String())
+				if !strings.Contains(string(got), w) {
+					t.Errorf("the output does not hold %q:\n%s", w, got)
 				}
 			}
 			if tc.format == "json" {
-				if err := reportkit.Schemas(t).ValidateCompareReport(reportkit.JSONDoc(t, "compare.json", buf.Bytes())); err != nil {
-					t.Errorf("the report does not validate: %v\n%s", err, buf.String())
+				if err := reportkit.Schemas(t).ValidateCompareReport(reportkit.JSONDoc(t, "compare.json", got)); err != nil {
+					t.Errorf("the report does not validate: %v\n%s", err, got)
 				}
 			}
 		})

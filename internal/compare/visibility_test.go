@@ -234,15 +234,7 @@ func TestVisibilityFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, visibilityReport()); err != nil {
-				t.Fatal(err)
-			}
-			s := buf.String()
+			s := string(render(t, tc.format, visibilityReport()))
 			for _, w := range tc.in {
 				if !strings.Contains(s, w) {
 					t.Errorf("lacks %q:\n%s", w, s)
@@ -259,12 +251,7 @@ func TestVisibilityFormats(t *testing.T) {
 	r := visibilityReport()
 	r.Visibility = nil
 	for _, f := range Formats() {
-		out, _ := Get(f)
-		var buf bytes.Buffer
-		if err := out.Output(&buf, r); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(buf.String(), visibilityTitle) || strings.Contains(buf.String(), `"visibility"`) {
+		if s := string(render(t, f, r)); strings.Contains(s, visibilityTitle) || strings.Contains(s, `"visibility"`) {
 			t.Errorf("%s writes the section with no readout", f)
 		}
 	}
