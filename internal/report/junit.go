@@ -29,6 +29,26 @@ type junitSuites struct {
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
+// total adds up the suites' counts into the document's.
+func (d *junitSuites) total() {
+	for _, s := range d.Suites {
+		d.Tests += s.Tests
+		d.Failures += s.Failures
+		d.Skipped += s.Skipped
+	}
+}
+
+// junitEncoder writes the XML declaration to w and returns the encoder of the document after it,
+// indented by two spaces.
+func junitEncoder(w io.Writer) (*xml.Encoder, error) {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return nil, err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	return enc, nil
+}
+
 type junitSuite struct {
 	Name       string          `xml:"name,attr"`
 	Tests      int             `xml:"tests,attr"`
@@ -129,16 +149,11 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 		doc.Suites[unrequired].Tests++
 		doc.Suites[unrequired].Skipped++
 	}
-	for _, s := range doc.Suites {
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	doc.total()
+	enc, err := junitEncoder(w)
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
 	if err := enc.EncodeToken(junitStart("testsuites", doc.Name, doc.Tests, doc.Failures, doc.Errors, doc.Skipped)); err != nil {
 		return err
 	}
@@ -178,7 +193,7 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 	if err := enc.Flush(); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	_, err = io.WriteString(w, "\n")
 	return err
 }
 

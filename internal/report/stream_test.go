@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -58,19 +57,16 @@ func junitWhole(w io.Writer, r *result.Report) error {
 				s.Skipped++
 			}
 		}
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	doc.total()
+	enc, err := junitEncoder(w)
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	_, err = io.WriteString(w, "\n")
 	return err
 }
 
