@@ -108,10 +108,7 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 }
 
 // inspectFixtureOutputters are inspect fixture's formats.
-var inspectFixtureOutputters = report.Registry[inspect.Entry]{
-	"text": report.Fixed[inspect.Entry](report.TextFormat[inspect.Entry](writeEntryText)),
-	"json": report.Fixed[inspect.Entry](report.JSONFormat[inspect.Entry]{}),
-}
+var inspectFixtureOutputters = report.TextAndJSON[inspect.Entry](writeEntryText)
 
 // writeEntryText writes an entry for a reader, one field a line, every string escape.Terminal (a
 // file name or a doc may hold anything), through an escape.LogWriter.
@@ -262,10 +259,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 }
 
 // inspectRecordOutputters are inspect record's formats.
-var inspectRecordOutputters = report.Registry[inspection]{
-	"text": report.Fixed[inspection](report.TextFormat[inspection](writeInspectionText)),
-	"json": report.Fixed[inspection](report.JSONFormat[inspection]{}),
-}
+var inspectRecordOutputters = report.TextAndJSON[inspection](writeInspectionText)
 
 // writeInspectionText writes each record's inspection for a reader: the record's place and position,
 // then per task its policy, outcome, diagnostics, readout and input as indented JSON. Every line
