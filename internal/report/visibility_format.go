@@ -87,22 +87,11 @@ func (r visibilityRow) at(stage string) (v result.Visibility, ok bool) {
 // visibilityStages lists the stages the readout holds, in pipeline order (htmlStages), an
 // unknown stage after them by name: the columns of the markdown and HTML tables.
 func visibilityStages(vs []result.Visibility) []string {
-	seen := map[string]bool{}
-	var stages []string
+	set := map[string]bool{}
 	for _, v := range vs {
-		if !seen[v.Stage] {
-			seen[v.Stage] = true
-			stages = append(stages, v.Stage)
-		}
+		set[v.Stage] = true
 	}
-	sort.SliceStable(stages, func(a, b int) bool {
-		ra, rb := stageRank(stages[a]), stageRank(stages[b])
-		if ra != rb {
-			return ra < rb
-		}
-		return stages[a] < stages[b]
-	})
-	return stages
+	return orderedStages(set)
 }
 
 // fixtureShape is what a fixture's records show at its group's stage, in a word: the shape
