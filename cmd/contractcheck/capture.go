@@ -46,17 +46,11 @@ type captureDirectParams struct {
 }
 
 func newCaptureCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return groupCommand(&cobra.Command{
 		Use:   "capture",
 		Short: "Write the observation records of a lane that needs no program: capture direct (the control)",
 		Long:  captureLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usage("capture: name the lane (contractcheck capture direct)")
-		},
-	}
-	cmd.AddCommand(newCaptureDirectCommand())
-	return cmd
+	}, "capture: name the lane (contractcheck capture direct)", newCaptureDirectCommand())
 }
 
 func newCaptureDirectCommand() *cobra.Command {

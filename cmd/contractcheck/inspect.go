@@ -54,17 +54,12 @@ const inspectRecordExample = `  contractcheck inspect record builtin:fixtures/ob
   contractcheck inspect record captures/my-agent/1.0/default.jsonl:3 --contracts my-layer --policies my-layer --profile my-layer`
 
 func newInspectCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return groupCommand(&cobra.Command{
 		Use:   "inspect",
 		Short: "Show what a run reads: a fixture's entry, a record's policy inputs and verdicts, a probe run's traffic",
 		Long:  inspectLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usage("inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)")
-		},
-	}
-	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
-	return cmd
+	}, "inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)",
+		newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
 }
 
 // inspectFixtureParams are the flags of inspect fixture.

@@ -159,6 +159,15 @@ func (s *logStream) Flush() error {
 	return s.lw.Flush()
 }
 
+// groupCommand makes cmd a verb that only groups subs: run without one of them (and with no
+// argument), it is a usage error saying missing.
+func groupCommand(cmd *cobra.Command, missing string, subs ...*cobra.Command) *cobra.Command {
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(*cobra.Command, []string) error { return usage("%s", missing) }
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "contractcheck",

@@ -367,3 +367,26 @@ func TestReadmeFindings(t *testing.T) {
 		t.Errorf("README findings differ from `check --format markdown` (go test ./cmd/contractcheck -run Readme -update):\n%s", stdout)
 	}
 }
+
+// TestGroupVerbAlone: a verb that only groups others (capture, inspect), run without one of them,
+// is a usage error (exit 2) saying what to name; with an argument, cobra refuses it alike.
+func TestGroupVerbAlone(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "capture", args: []string{"capture"}, want: "capture: name the lane (contractcheck capture direct)"},
+		{name: "inspect", args: []string{"inspect"}, want: "inspect: name what to inspect (contractcheck inspect fixture ID"},
+		{name: "inspect with an unknown subcommand", args: []string{"inspect", "nothing"}, want: `unknown command "nothing" for "contractcheck inspect"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}
