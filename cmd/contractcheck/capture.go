@@ -46,17 +46,11 @@ type captureDirectParams struct {
 }
 
 func newCaptureCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return groupCommand(&cobra.Command{
 		Use:   "capture",
 		Short: "Write the observation records of a lane that needs no program: capture direct (the control)",
 		Long:  captureLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("capture: name the lane (contractcheck capture direct)")}
-		},
-	}
-	cmd.AddCommand(newCaptureDirectCommand())
-	return cmd
+	}, "capture: name the lane (contractcheck capture direct)", newCaptureDirectCommand())
 }
 
 func newCaptureDirectCommand() *cobra.Command {
@@ -68,10 +62,7 @@ func newCaptureDirectCommand() *cobra.Command {
 		Example: captureDirectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runCaptureDirect(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runCaptureDirect(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()

@@ -54,11 +54,7 @@ func newChallengeCommand() *cobra.Command {
 		Example: challengeExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, err := runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runChallenge(cmd.Context(), p, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)

@@ -112,11 +112,7 @@ func newCheckCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p.locked = lockedRun(cmd, p.locked)
-			code, err := runCheck(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runCheck(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // ciCommand is one `contractcheck …` command of a CI file, and whether the file runs it whatever
@@ -237,7 +238,9 @@ func checkCIReport(t *testing.T, schemaFile, path, verdict string) {
 			t.Errorf("%s: reportVersion %d, satisfied %v, want %d, %v (%v)", path, r.ReportVersion, r.Gate.Satisfied, result.Version, satisfied, err)
 		}
 	case ".sarif":
-		validateSARIFFile(t, schemaFile, data)
+		if err := testkit.SARIFSchemaError(t, schemaFile, data); err != nil {
+			t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
+		}
 		if !satisfied && !strings.Contains(string(data), `"level": "error"`) {
 			t.Errorf("%s: no error result", path)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // failingLayer is a user's profile that fails: it requires the control lane to keep C01's content
@@ -106,7 +105,9 @@ func TestFailingProfileInCIFormats(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("exit %d, want 1\n%s", code, stderr)
 		}
-		validateSARIFFile(t, schemaFile, []byte(stdout))
+		if err := testkit.SARIFSchemaError(t, schemaFile, []byte(stdout)); err != nil {
+			t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
+		}
 		var log struct {
 			Runs []struct {
 				Results []struct {
@@ -158,34 +159,4 @@ func TestFailingProfileInCIFormats(t *testing.T) {
 			t.Error(err)
 		}
 	})
-}
-
-// validateSARIFFile validates a SARIF log against the pinned SARIF 2.1.0 schema at schemaFile,
-// formats asserted.
-func validateSARIFFile(t *testing.T, schemaFile string, log []byte) {
-	t.Helper()
-	data, err := os.ReadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
-	if err != nil {
-		t.Fatalf("the SARIF output is not JSON: %v", err)
-	}
-	if err := s.Validate(inst); err != nil {
-		t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
-	}
 }

@@ -3,16 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // cohortReport is what these tests read of a JSON report.
@@ -40,16 +37,7 @@ func jsonReport(t *testing.T, wantCode int, args ...string) *cohortReport {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("check %v: %v", args, err)
 	}
-	doc, err := strictjson.Decode("report.json", []byte(out), strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ValidateReport(doc); err != nil {
+	if err := reportkit.ReportSchemaError(t, []byte(out)); err != nil {
 		t.Fatalf("check %v: the report does not validate against its schema: %v", args, err)
 	}
 	return &r

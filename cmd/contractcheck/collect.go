@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os/signal"
 	"syscall"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/collect"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const collectLong = `Collect receives the decision logs that stock OPAs serving the contract set's bundle upload
@@ -47,14 +45,7 @@ func newCollectCommand() *cobra.Command {
 		Example: collectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runCollect(cmd.Context(), cfg, cmd.ErrOrStderr()); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runCollect(cmd.Context(), cfg, cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,60 +16,17 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/collect"
-	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // collectBatch is a gzip batch of the decisions a bundle built with --quote-data logs for the
-// control lane's captured records of C05.
+// control lane's captured records of C05, and how many decisions it holds.
 func collectBatch(t *testing.T) ([]byte, int) {
 	t.Helper()
-	ctx := context.Background()
-	in, err := instrument.Load(ctx, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := in.Options().RecordFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []any
-	err = in.ReadRecords(ctx, files, func(rec *instrument.Record) error {
-		if rec.State != "captured" {
-			return nil
-		}
-		rs, err := in.Evaluate(ctx, rec)
-		if err != nil {
-			return err
-		}
-		var results []any
-		for _, r := range rs {
-			tr, err := decisionlog.EncodeTaskResult(r.Task, r.Outcome, r.Diagnostics, r.Readout, true)
-			if err != nil {
-				return err
-			}
-			results = append(results, tr)
-		}
-		events = append(events, map[string]any{"decision_id": fmt.Sprintf("id-%d", len(events)), "path": decisionlog.Path,
-			"result": map[string]any{"profile": in.Options().Profile, "fixture": rec.Fixture, "lane": rec.Lane, "laneVersion": rec.LaneVersion,
-				"configuration": rec.Configuration, "stage": rec.Stage, "repetition": rec.Repetition, "results": results}})
-		return nil
-	})
-	if err != nil || len(events) == 0 {
-		t.Fatalf("%d events: %v", len(events), err)
-	}
-	data, err := strictjson.Marshal(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(data)
-	zw.Close()
-	return b.Bytes(), len(events)
+	events := reportkit.DecisionEvents(t, inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C05"}}})
+	return reportkit.GzipBatch(t, events), len(events)
 }
 
 // TestCollectCommand runs contractcheck collect (the test binary plays it): it answers GET

@@ -68,11 +68,7 @@ func newCompareCommand() *cobra.Command {
 		Example: compareExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runCompare(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runCompare(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options)

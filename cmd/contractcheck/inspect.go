@@ -54,17 +54,12 @@ const inspectRecordExample = `  contractcheck inspect record builtin:fixtures/ob
   contractcheck inspect record captures/my-agent/1.0/default.jsonl:3 --contracts my-layer --policies my-layer --profile my-layer`
 
 func newInspectCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return groupCommand(&cobra.Command{
 		Use:   "inspect",
 		Short: "Show what a run reads: a fixture's entry, a record's policy inputs and verdicts, a probe run's traffic",
 		Long:  inspectLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: result.ExitInputError, err: fmt.Errorf("inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)")}
-		},
-	}
-	cmd.AddCommand(newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
-	return cmd
+	}, "inspect: name what to inspect (contractcheck inspect fixture ID, inspect record FILE:LINE, or inspect traffic FILE)",
+		newInspectFixtureCommand(), newInspectRecordCommand(), newInspectTrafficCommand())
 }
 
 // inspectFixtureParams are the flags of inspect fixture.
@@ -82,10 +77,7 @@ func newInspectFixtureCommand() *cobra.Command {
 		Example: inspectFixtureExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runInspectFixture(cmd.Context(), p, args[0], cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectFixture(cmd.Context(), p, args[0], cmd.OutOrStdout()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)
@@ -111,10 +103,7 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 }
 
 // inspectFixtureOutputters are inspect fixture's formats.
-var inspectFixtureOutputters = report.Registry[inspect.Entry]{
-	"text": report.Fixed[inspect.Entry](report.TextFormat[inspect.Entry](writeEntryText)),
-	"json": report.Fixed[inspect.Entry](report.JSONFormat[inspect.Entry]{}),
-}
+var inspectFixtureOutputters = report.TextAndJSON[inspect.Entry](writeEntryText)
 
 // writeEntryText writes an entry for a reader, one field a line, every string escape.Terminal (a
 // file name or a doc may hold anything), through an escape.LogWriter.
@@ -185,10 +174,7 @@ func newInspectRecordCommand() *cobra.Command {
 		Example: inspectRecordExample,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runInspectRecord(cmd.Context(), p, args, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectRecord(cmd.Context(), p, args, cmd.OutOrStdout()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)
@@ -268,10 +254,7 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 }
 
 // inspectRecordOutputters are inspect record's formats.
-var inspectRecordOutputters = report.Registry[inspection]{
-	"text": report.Fixed[inspection](report.TextFormat[inspection](writeInspectionText)),
-	"json": report.Fixed[inspection](report.JSONFormat[inspection]{}),
-}
+var inspectRecordOutputters = report.TextAndJSON[inspection](writeInspectionText)
 
 // writeInspectionText writes each record's inspection for a reader: the record's place and position,
 // then per task its policy, outcome, diagnostics, readout and input as indented JSON. Every line

@@ -46,12 +46,9 @@ func newInspectTrafficCommand() *cobra.Command {
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := laneAt(cmd, &p.lane, &p.configuration); err != nil {
-				return &exitError{code: result.ExitInputError, err: err}
+				return inputError(err)
 			}
-			if err := runInspectTraffic(p, args, cmd.OutOrStdout()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runInspectTraffic(p, args, cmd.OutOrStdout()))
 		},
 	}
 	f := cmd.Flags()
@@ -102,10 +99,7 @@ func runInspectTraffic(p inspectTrafficParams, args []string, stdout io.Writer) 
 }
 
 // inspectTrafficOutputters are inspect traffic's formats.
-var inspectTrafficOutputters = report.Registry[trafficInspection]{
-	"text": report.Fixed[trafficInspection](report.TextFormat[trafficInspection](writeTrafficText)),
-	"json": report.Fixed[trafficInspection](report.JSONFormat[trafficInspection]{}),
-}
+var inspectTrafficOutputters = report.TextAndJSON[trafficInspection](writeTrafficText)
 
 // writeTrafficText writes each run's exchanges for a reader: the run, then per exchange its number,
 // endpoint, method, path and status, the request's headers and body (">"), the response's ("<").

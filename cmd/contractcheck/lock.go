@@ -45,10 +45,7 @@ func newLockCommand() *cobra.Command {
 		Example: lockExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runLock(p, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runLock(p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options)

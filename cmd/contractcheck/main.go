@@ -31,6 +31,35 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// exitWith is what a verb's RunE returns for the exit code and error its run gave: nil when the
+// run is satisfied without an error, else an exitError carrying both.
+func exitWith(code int, err error) error {
+	if err != nil || code != result.ExitSatisfied {
+		return &exitError{code: code, err: err}
+	}
+	return nil
+}
+
+// exitOn is exitWith for a run that gives only its error: the exit code is the one an exitError
+// in it carries (a usage error), else result.ExitCode's.
+func exitOn(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: result.ExitCode(err), err: err}
+}
+
+// inputError is err as a usage or input error (exit 2).
+func inputError(err error) error {
+	return &exitError{code: result.ExitInputError, err: err}
+}
+
+// usage is an input error (exit 2) saying format with args as fmt.Errorf does.
+func usage(format string, args ...any) error {
+	return inputError(fmt.Errorf(format, args...))
+}
+
 func main() {
 	stop := cpuProfile(os.Getenv("CONTRACTCHECK_CPUPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -128,6 +157,15 @@ func (s *logStream) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lw.Flush()
+}
+
+// groupCommand makes cmd a verb that only groups subs: run without one of them (and with no
+// argument), it is a usage error saying missing.
+func groupCommand(cmd *cobra.Command, missing string, subs ...*cobra.Command) *cobra.Command {
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(*cobra.Command, []string) error { return usage("%s", missing) }
+	cmd.AddCommand(subs...)
+	return cmd
 }
 
 func newRootCommand() *cobra.Command {

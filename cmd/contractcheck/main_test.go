@@ -12,6 +12,7 @@ import (
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -66,16 +67,8 @@ func TestCheckBuiltinGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %s", code, stderr)
 			}
-			golden := filepath.Join("testdata", tc.golden)
-			if *update {
-				write(t, golden, stdout)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stdout != string(want) {
-				t.Errorf("check output differs from %s (run go test ./cmd/contractcheck -update to accept)\n%s", golden, stdout)
+			if !testkit.Golden(t, filepath.Join("testdata", tc.golden), []byte(stdout), *update) {
+				t.Logf("check output:\n%s", stdout)
 			}
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 			if tc.name == "summary" && len(lines) > 150 {
@@ -372,5 +365,28 @@ func TestReadmeFindings(t *testing.T) {
 	}
 	if got := s[i+len(begin) : strings.Index(s, end)]; got != stdout {
 		t.Errorf("README findings differ from `check --format markdown` (go test ./cmd/contractcheck -run Readme -update):\n%s", stdout)
+	}
+}
+
+// TestGroupVerbAlone: a verb that only groups others (capture, inspect), run without one of them,
+// is a usage error (exit 2) saying what to name; with an argument, cobra refuses it alike.
+func TestGroupVerbAlone(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "capture", args: []string{"capture"}, want: "capture: name the lane (contractcheck capture direct)"},
+		{name: "inspect", args: []string{"inspect"}, want: "inspect: name what to inspect (contractcheck inspect fixture ID"},
+		{name: "inspect with an unknown subcommand", args: []string{"inspect", "nothing"}, want: `unknown command "nothing" for "contractcheck inspect"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, tc.want)
+			}
+		})
 	}
 }

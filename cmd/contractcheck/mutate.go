@@ -53,13 +53,9 @@ func newMutateCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := laneAt(cmd, &p.Lane, &p.Configuration); err != nil {
-				return &exitError{code: result.ExitInputError, err: err}
+				return inputError(err)
 			}
-			code, err := runMutate(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runMutate(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options)

@@ -93,14 +93,10 @@ func newProbeCommand() *cobra.Command {
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return &exitError{code: result.ExitInputError, err: errors.New("probe: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 --output probe-out -- node agent.mjs")}
+				return usage("probe: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 --output probe-out -- node agent.mjs")
 			}
 			p.Command = args
-			code, err := runProbe(cmd.Context(), p, cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runProbe(cmd.Context(), p, cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()

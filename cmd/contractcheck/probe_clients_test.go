@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,7 +254,7 @@ func readVisibility(t *testing.T, report string, tc probeClient) visibilityReadi
 		var fs []string
 		for _, f := range v.Fixtures {
 			var ch []string
-			for _, k := range sortedKeys(f.Channels) {
+			for _, k := range slices.Sorted(maps.Keys(f.Channels)) {
 				ch = append(ch, k+" "+f.Channels[k])
 			}
 			fs = append(fs, fmt.Sprintf("%s %s %s (%s)", f.Fixture, f.State, orNone(f.Shape), strings.Join(ch, ", ")))

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,7 +184,7 @@ func envelopeItem(env json.RawMessage, api string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("api %s, want %q", e["api"], api)
 	}
 	if len(e) != 3 || e["item"] == nil || e["output"] == nil {
-		return nil, fmt.Errorf("members %v, want api, item, output", sortedKeys(e))
+		return nil, fmt.Errorf("members %v, want api, item, output", slices.Sorted(maps.Keys(e)))
 	}
 	var item map[string]json.RawMessage
 	if err := json.Unmarshal(e["item"], &item); err != nil {
@@ -299,7 +299,7 @@ func jsonDiff(path string, w, g any) string {
 		if !ok {
 			return fmt.Sprintf("%s: an object committed, %s under probe", at, jsonKind(g))
 		}
-		for _, k := range sortedKeys(wv) {
+		for _, k := range slices.Sorted(maps.Keys(wv)) {
 			if _, ok := gv[k]; !ok {
 				return fmt.Sprintf("%s/%s: committed %s, absent under probe", path, k, shortJSON(wv[k]))
 			}
@@ -307,7 +307,7 @@ func jsonDiff(path string, w, g any) string {
 				return d
 			}
 		}
-		for _, k := range sortedKeys(gv) {
+		for _, k := range slices.Sorted(maps.Keys(gv)) {
 			if _, ok := wv[k]; !ok {
 				return fmt.Sprintf("%s/%s: absent committed, %s under probe", path, k, shortJSON(gv[k]))
 			}
@@ -356,15 +356,6 @@ func shortJSON(v any) string {
 		return string(b[:117]) + "..."
 	}
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // TestProbeCarrierCompare keeps the agreement test's comparison able to fail: what it forgives

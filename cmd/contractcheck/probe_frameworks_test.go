@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -309,7 +311,7 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 	wantOut := probeOutcomes(t, tier.cc, append([]string{"check", "--no-cache"}, scope...))
 	gotOut := probeOutcomes(t, tier.cc, append([]string{"check", "--no-cache", "--observations", checked, "--contracts", checked, "--profile", "probe"}, scope...))
 	agree := 0
-	for _, k := range sortedKeys(wantOut) {
+	for _, k := range slices.Sorted(maps.Keys(wantOut)) {
 		f, _, _ := strings.Cut(k, "|")
 		switch {
 		case gotOut[k] == wantOut[k]:
@@ -320,7 +322,7 @@ func testProbeLane(t *testing.T, tier *probeTier, tc frameworkLane) {
 			t.Errorf("check %s: %s under probe, %s committed", k, orNone(gotOut[k]), wantOut[k])
 		}
 	}
-	for _, k := range sortedKeys(gotOut) {
+	for _, k := range slices.Sorted(maps.Keys(gotOut)) {
 		if _, ok := wantOut[k]; !ok {
 			t.Errorf("check %s: %s under probe, no such binding committed", k, gotOut[k])
 		}
@@ -403,7 +405,7 @@ func logGenericReadings(t *testing.T, cc string, tc frameworkLane, generic *prob
 		}
 	}
 	var rows []string
-	for _, k := range sortedKeys(table) {
+	for _, k := range slices.Sorted(maps.Keys(table)) {
 		if c := table[k]; c.own != c.generic && !(pfFailed(c.own) && pfFailed(c.generic)) {
 			rows = append(rows, fmt.Sprintf("  %-28s %-26s %s", k, orNone(c.own), orNone(c.generic)))
 		}
@@ -497,7 +499,7 @@ var providerAPIs = []string{"openai-responses", "openai-chat", "anthropic", "gem
 func coverRun(t *testing.T, tc frameworkLane, r *probeRun, records map[string]*probeRecord) {
 	t.Helper()
 	captured := 0
-	for _, k := range sortedKeys(records) {
+	for _, k := range slices.Sorted(maps.Keys(records)) {
 		if rec := records[k]; rec.Stage == "H4" && rec.State == "captured" {
 			captured++
 			if api := itemAPI(rec.Carrier); api != tc.provider {
@@ -876,22 +878,8 @@ func wrapEnvelope(t *testing.T, dir string, tc frameworkLane) string {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var r struct { // an observation record, its fields in the order probe writes them
-			Fixture       string          `json:"fixture"`
-			Lane          string          `json:"lane"`
-			LaneVersion   string          `json:"laneVersion"`
-			Configuration string          `json:"configuration"`
-			Stage         string          `json:"stage"`
-			Repetition    int             `json:"repetition"`
-			State         string          `json:"state"`
-			Carrier       json.RawMessage `json:"carrier,omitempty"`
-			Error         string          `json:"error,omitempty"`
-			SourceSha256  string          `json:"sourceSha256"`
-			Origin        string          `json:"origin"`
-		}
+		var r laneout.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
@@ -903,9 +891,11 @@ func wrapEnvelope(t *testing.T, dir string, tc frameworkLane) string {
 			api, _ := json.Marshal(tc.envelope)
 			r.Carrier = json.RawMessage(`{"api":` + string(api) + `,"item":` + string(r.Carrier) + `,"output":` + string(item[envelopeOutput(tc.envelope)]) + `}`)
 		}
-		if err := enc.Encode(r); err != nil {
+		rec, err := laneout.Encode(r)
+		if err != nil {
 			t.Fatal(err)
 		}
+		b.Write(rec)
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -80,22 +80,18 @@ func newRecordCommand() *cobra.Command {
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
-				return &exitError{code: result.ExitInputError, err: fmt.Errorf("record: unexpected argument %s: give the agent command after --", escape.Shell(args[0]))}
+				return usage("record: unexpected argument %s: give the agent command after --", escape.Shell(args[0]))
 			}
 			p.Command = args
 			if p.mcpCommand != "" {
 				argv, err := testagent.ShellWords(p.mcpCommand)
 				if err != nil || len(argv) == 0 {
-					return &exitError{code: result.ExitInputError, err: fmt.Errorf("record: --mcp-command: %v", err)}
+					return usage("record: --mcp-command: %v", err)
 				}
 				p.MCPCommand = argv
 			}
 			p.ProviderAPI = fakeprovider.API(p.providerAPI)
-			code, err := runRecord(cmd.Context(), p, cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runRecord(cmd.Context(), p, cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -170,16 +166,12 @@ said on standard error and the relay goes on.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return &exitError{code: result.ExitInputError, err: errors.New("record stdio: give the MCP server command after --")}
+				return usage("record stdio: give the MCP server command after --")
 			}
 			if !strings.HasPrefix(to, "http://") {
-				return &exitError{code: result.ExitInputError, err: errors.New("record stdio: --to is required: the http:// URL contractcheck record printed")}
+				return usage("record stdio: --to is required: the http:// URL contractcheck record printed")
 			}
-			code, err := record.Stdio(cmd.Context(), record.StdioOptions{To: to, Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
-			if err != nil || code != 0 {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(record.Stdio(cmd.Context(), record.StdioOptions{To: to, Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}))
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "the recorder's stdio URL (required)")

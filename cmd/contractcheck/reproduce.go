@@ -66,13 +66,9 @@ func newReproduceCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := laneAt(cmd, &p.Lane, &p.Configuration); err != nil {
-				return &exitError{code: result.ExitInputError, err: err}
+				return inputError(err)
 			}
-			code, err := runReproduce(cmd.Context(), p, cmd.OutOrStdout())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runReproduce(cmd.Context(), p, cmd.OutOrStdout()))
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options)

@@ -10,7 +10,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // limitFlags are the global flags bounding what a user's policies and contracts may spend.
@@ -34,7 +33,7 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		mem, err := guard.ParseSize(lf.memory)
 		if err != nil {
-			return &exitError{code: result.ExitInputError, err: err}
+			return inputError(err)
 		}
 		l := guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}
 		if cmd.Flags().Changed("memory-budget") {

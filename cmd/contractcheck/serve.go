@@ -15,7 +15,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 const serveLong = `Serve runs the MCP server of contractcheck probe alone, for one fixture: every call of its one
@@ -49,14 +48,7 @@ func newServeCommand() *cobra.Command {
   npx @modelcontextprotocol/inspector contractcheck serve --fixture C05 --stdio`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := runServe(cmd.Context(), p, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runServe(cmd.Context(), p, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	f := cmd.Flags()
@@ -70,10 +62,6 @@ func newServeCommand() *cobra.Command {
 	f.StringArrayVar(&p.opts.Schemas, "schemas", nil, "directory holding mcp/<revision>/schema.json (an MCP revision of its own) or carriers/, added to the built-in schemas (repeatable)")
 	f.BoolVar(&p.opts.NoBuiltin, "no-builtin", false, "leave the built-in contracts and fixtures out")
 	return cmd
-}
-
-func usage(format string, args ...any) error {
-	return &exitError{code: result.ExitInputError, err: fmt.Errorf(format, args...)}
 }
 
 // runServe serves until standard input ends (stdio) or the context is done (HTTP).

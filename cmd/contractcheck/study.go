@@ -63,11 +63,7 @@ func newStudyCommand() *cobra.Command {
 		Example: studyExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runStudy(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if err != nil || code != result.ExitSatisfied {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runStudy(cmd.Context(), p, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	addInputFlags(cmd, &p.Options.Options.Options)

@@ -56,11 +56,7 @@ func newTestCommand() *cobra.Command {
 		Example: testExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code, err := runTest(cmd.Context(), p, cmd.OutOrStdout())
-			if err != nil || code != 0 {
-				return &exitError{code: code, err: err}
-			}
-			return nil
+			return exitWith(runTest(cmd.Context(), p, cmd.OutOrStdout()))
 		},
 	}
 	f := cmd.Flags()

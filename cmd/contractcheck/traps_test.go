@@ -114,6 +114,7 @@ func TestTraps(t *testing.T) {
 		}
 		return p
 	}
+	fifoTrap := func(t *testing.T, p string) { fifo(t, p) }
 	outsideSecret := func(t *testing.T) string {
 		p := filepath.Join(t.TempDir(), "passwd")
 		write(t, p, secret+"\n")
@@ -124,6 +125,20 @@ func TestTraps(t *testing.T) {
 		if err := os.Symlink(target, p); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// leak makes p a symbolic link to a secret file outside every input directory.
+	leak := func(t *testing.T, p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		link(t, outsideSecret(t), p)
+	}
+	// layerWith is a layer directory named kind (policies, contracts) whose one file, name, trap
+	// makes (leak, fifo).
+	layerWith := func(t *testing.T, kind, name string, trap func(t *testing.T, p string)) string {
+		dir := filepath.Join(t.TempDir(), kind)
+		trap(t, filepath.Join(dir, name))
+		return dir
 	}
 	mutateArgs := func(e trapEnv, more ...string) []string {
 		return append([]string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--output", e.suite}, more...)
@@ -206,7 +221,7 @@ func TestTraps(t *testing.T) {
 		{name: "records: a link out of the directory", code: 2, want: `x\.jsonl: a symbolic link or '\.\.' leads outside the input directory`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				obs := obsWith(t, e, rec)
-				link(t, outsideSecret(t), filepath.Join(obs, "x.jsonl"))
+				leak(t, filepath.Join(obs, "x.jsonl"))
 				return []string{"check", "--observations", obs, "--output", e.out}
 			}},
 		// Sources.
@@ -238,10 +253,7 @@ func TestTraps(t *testing.T) {
 			}},
 		{name: "fixtures: source linked out of the directory", code: 2, want: `sources/mine/U01\.json: a symbolic link or '\.\.' leads outside`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				args := userFixture(t, func(src string) {
-					write(t, src, "{}")
-					link(t, outsideSecret(t), src)
-				})
+				args := userFixture(t, func(src string) { leak(t, src) })
 				return append([]string{"check", "--output", e.out}, args...)
 			}},
 		{name: "fixtures: source is a named pipe", code: 2, want: `sources/mine/U01\.json: not a regular file \(a named pipe\)`,
@@ -252,10 +264,7 @@ func TestTraps(t *testing.T) {
 		// Policies.
 		{name: "policies: a .rego linked to a file outside", code: 2, want: `leak\.rego: a symbolic link or '\.\.' leads outside the input directory`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				p := filepath.Join(t.TempDir(), "policies")
-				write(t, filepath.Join(p, "leak.rego"), "")
-				link(t, outsideSecret(t), filepath.Join(p, "leak.rego"))
-				return []string{"check", "--policies", p, "--output", e.out}
+				return []string{"check", "--policies", layerWith(t, "policies", "leak.rego", leak), "--output", e.out}
 			}},
 		{name: "policies: a .rego that is not Rego shows only the token", code: 2, want: `policies/leak\.rego:1:\d+: rego_parse_error: [^\n]*\n\tat ":"`,
 			setup: func(t *testing.T, e trapEnv) []string {
@@ -263,9 +272,7 @@ func TestTraps(t *testing.T) {
 			}},
 		{name: "policies: a .rego that is a named pipe", code: 2, want: `pipe\.rego: not a regular file \(a named pipe\)`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				p := filepath.Join(t.TempDir(), "policies")
-				fifo(t, filepath.Join(p, "pipe.rego"))
-				return []string{"check", "--policies", p, "--output", e.out}
+				return []string{"check", "--policies", layerWith(t, "policies", "pipe.rego", fifoTrap), "--output", e.out}
 			}},
 		{name: "policies: http.send is outside the sandbox", code: 2, want: `policies/net\.rego:3:\d+: .*http\.send`,
 			setup: func(t *testing.T, e trapEnv) []string {
@@ -297,16 +304,11 @@ func TestTraps(t *testing.T) {
 			}},
 		{name: "contracts: a .cue that is a named pipe", code: 2, want: `pipe\.cue: not a regular file \(a named pipe\)`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				c := filepath.Join(t.TempDir(), "contracts")
-				fifo(t, filepath.Join(c, "pipe.cue"))
-				return []string{"check", "--contracts", c, "--output", e.out}
+				return []string{"check", "--contracts", layerWith(t, "contracts", "pipe.cue", fifoTrap), "--output", e.out}
 			}},
 		{name: "contracts: a .cue linked to a file outside", code: 2, want: `leak\.cue: a symbolic link or '\.\.' leads outside the input directory`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				c := filepath.Join(t.TempDir(), "contracts")
-				write(t, filepath.Join(c, "leak.cue"), "")
-				link(t, outsideSecret(t), filepath.Join(c, "leak.cue"))
-				return []string{"check", "--contracts", c, "--output", e.out}
+				return []string{"check", "--contracts", layerWith(t, "contracts", "leak.cue", leak), "--output", e.out}
 			}},
 		{name: "contracts: a comprehension over list.Range never ends", code: 3, child: &child{},
 			want: `load contracts: contracts \(builtin:contracts, .*/contracts\): stopped at the time limit of 1s`,

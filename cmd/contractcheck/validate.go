@@ -11,7 +11,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/validate"
 )
@@ -48,10 +47,7 @@ func newValidateCommand() *cobra.Command {
 		Example: validateExample,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			opts.Stdin = inputs.NewStdin(cmd.InOrStdin())
-			if err := runValidate(cmd.Context(), opts, revision, files, out, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
-				return &exitError{code: result.ExitCode(err), err: err}
-			}
-			return nil
+			return exitOn(runValidate(cmd.Context(), opts, revision, files, out, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
 	cmd.Flags().StringVar(&revision, "revision", "", fmt.Sprintf("MCP revision: one a schema layer holds (built in: %s; a --schemas directory adds more) (default: %s, or each catalog entry's own)", strings.Join(inputs.BuiltinRevisions(), ", "), schema.DefaultRevision))

@@ -53,10 +53,7 @@ var formats = []buildinfo.Format{
 // versionOutputters are version's formats: what this build is, for a reader (text) or a program
 // (json). They are listed here, beside the verb, as the format versions are: buildinfo knows no
 // verb.
-var versionOutputters = report.Registry[buildinfo.Info]{
-	"text": report.Fixed[buildinfo.Info](report.TextFormat[buildinfo.Info](writeVersionText)),
-	"json": report.Fixed[buildinfo.Info](report.JSONFormat[buildinfo.Info]{}),
-}
+var versionOutputters = report.TextAndJSON[buildinfo.Info](writeVersionText)
 
 // writeVersionText writes the description for a reader: escape.TerminalLines (the build's
 // strings — module paths and versions, the VCS revision — shown without a control character),

@@ -20,8 +20,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 var (
@@ -277,12 +277,7 @@ func TestDeterministicAndValid(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range Formats() {
-			out, _ := Get(f)
-			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
-			}
-			outputs[f] = append(outputs[f], buf.Bytes())
+			outputs[f] = append(outputs[f], render(t, f, r))
 		}
 	}
 	for f, outs := range outputs {
@@ -290,18 +285,7 @@ func TestDeterministicAndValid(t *testing.T) {
 			t.Errorf("%s output differs between runs", f)
 		}
 	}
-	doc, err := strictjson.Decode("compare.json", outputs["json"][0], strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, v := reportkit.JSONDoc(t, "compare.json", outputs["json"][0]), reportkit.Schemas(t)
 	if err := v.ValidateCompareReport(doc); err != nil {
 		t.Fatalf("the compare report does not validate: %v", err)
 	}
@@ -442,4 +426,19 @@ func TestLookup(t *testing.T) {
 			t.Errorf("lookup(%q) = %v, %v", tc.ptr, got, found)
 		}
 	}
+}
+
+// render is r in format, as Get's formatter for it writes it; t fails at once when there is no
+// such format or the output fails.
+func render(t testing.TB, format string, r *Report) []byte {
+	t.Helper()
+	out, err := Get(format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
+		t.Fatalf("%s: %v", format, err)
+	}
+	return buf.Bytes()
 }

@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestFailedReport: the report of a compare that failed before it could compare names the
@@ -41,31 +36,15 @@ func TestFailedReport(t *testing.T) {
 	for _, tc := range tests {
 		formats[tc.format] = true
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
-			}
+			got := render(t, tc.format, r)
 			for _, w := range tc.want {
-				if !strings.Contains(buf.String(), w) {
-					t.Errorf("the output does not hold %q:\n%s", w, buf.String())
+				if !strings.Contains(string(got), w) {
+					t.Errorf("the output does not hold %q:\n%s", w, got)
 				}
 			}
 			if tc.format == "json" {
-				doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sfs, _ := fs.Sub(contractcheck.Builtin, "schemas")
-				v, err := schema.New(sfs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := v.ValidateCompareReport(doc); err != nil {
-					t.Errorf("the report does not validate: %v\n%s", err, buf.String())
+				if err := reportkit.Schemas(t).ValidateCompareReport(reportkit.JSONDoc(t, "compare.json", got)); err != nil {
+					t.Errorf("the report does not validate: %v\n%s", err, got)
 				}
 			}
 		})
@@ -119,28 +98,7 @@ func TestFailedReportHostile(t *testing.T) {
 					t.Errorf("%s: the JSON gives back %q", c.Name, back.Failure.Error)
 				}
 			case "html":
-				doc, err := html.Parse(strings.NewReader(got))
-				if err != nil {
-					t.Fatalf("%s: %v", c.Name, err)
-				}
-				var walk func(*html.Node)
-				walk = func(n *html.Node) {
-					if n.Type == html.ElementNode {
-						switch n.Data {
-						case "script", "img", "iframe", "object", "embed":
-							t.Errorf("%s: an element <%s> of the data", c.Name, n.Data)
-						}
-						for _, a := range n.Attr {
-							if strings.HasPrefix(a.Key, "on") {
-								t.Errorf("%s: an event handler %s of the data", c.Name, a.Key)
-							}
-						}
-					}
-					for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-						walk(ch)
-					}
-				}
-				walk(doc)
+				noActiveHTML(t, c.Name, got)
 			}
 		}
 	}

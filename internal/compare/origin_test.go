@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -29,15 +28,7 @@ func TestReconstructedLanesAreNamed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, tc.report); err != nil {
-				t.Fatal(err)
-			}
-			got := buf.String()
+			got := string(render(t, tc.format, tc.report))
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("output lacks %q:\n%s", tc.want, got)
 			}

@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 
-	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/schema"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // recovered writes a row's counts as "decoder m/t" in decoder order.
@@ -237,15 +234,7 @@ func TestVisibilityFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, visibilityReport()); err != nil {
-				t.Fatal(err)
-			}
-			s := buf.String()
+			s := string(render(t, tc.format, visibilityReport()))
 			for _, w := range tc.in {
 				if !strings.Contains(s, w) {
 					t.Errorf("lacks %q:\n%s", w, s)
@@ -262,12 +251,7 @@ func TestVisibilityFormats(t *testing.T) {
 	r := visibilityReport()
 	r.Visibility = nil
 	for _, f := range Formats() {
-		out, _ := Get(f)
-		var buf bytes.Buffer
-		if err := out.Output(&buf, r); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(buf.String(), visibilityTitle) || strings.Contains(buf.String(), `"visibility"`) {
+		if s := string(render(t, f, r)); strings.Contains(s, visibilityTitle) || strings.Contains(s, `"visibility"`) {
 			t.Errorf("%s writes the section with no readout", f)
 		}
 	}
@@ -275,14 +259,7 @@ func TestVisibilityFormats(t *testing.T) {
 
 // TestVisibilitySchema validates the hand-made report's JSON and refuses what the schema forbids.
 func TestVisibilitySchema(t *testing.T) {
-	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := schema.New(sfs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := reportkit.Schemas(t)
 	tests := []struct {
 		name   string
 		change func(row map[string]any)
@@ -310,12 +287,9 @@ func TestVisibilitySchema(t *testing.T) {
 			if err := (report.JSONFormat[*Report]{}).Output(&buf, r); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := strictjson.Decode("compare.json", buf.Bytes(), strictjson.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			doc := reportkit.JSONDoc(t, "compare.json", buf.Bytes())
 			tc.change(doc.(map[string]any)["visibility"].([]any)[0].(map[string]any))
-			err = v.ValidateCompareReport(doc)
+			err := v.ValidateCompareReport(doc)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("does not validate: %v", err)

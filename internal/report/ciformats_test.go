@@ -12,44 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // sarifSchemaFile is the pinned SARIF 2.1.0 schema (testdata/sarif/PROVENANCE.md).
 var sarifSchemaFile = filepath.Join("testdata", "sarif", "sarif-schema-2.1.0.json")
-
-// ValidateSARIF validates a SARIF log against the pinned SARIF 2.1.0 schema, formats asserted
-// (a result's uri must be a URI reference).
-func validateSARIF(t *testing.T, log []byte) {
-	t.Helper()
-	data, err := os.ReadFile(sarifSchemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
-	if err != nil {
-		t.Fatalf("the SARIF output is not JSON: %v", err)
-	}
-	if err := s.Validate(inst); err != nil {
-		t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
-	}
-}
 
 // TestSARIFValidatesAgainstTheSchema writes the sample report (violations, unrequired findings,
 // a failure, an unstable binding) and a report whose record files need escaping as SARIF, and
@@ -89,7 +57,9 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 			if err := (SARIF{ToolVersion: "v1.2.3"}).Output(&buf, tc.r); err != nil {
 				t.Fatal(err)
 			}
-			validateSARIF(t, buf.Bytes())
+			if err := testkit.SARIFSchemaError(t, sarifSchemaFile, buf.Bytes()); err != nil {
+				t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
+			}
 			for _, m := range regexp.MustCompile(`"uri": "([^"]*)"`).FindAllStringSubmatch(buf.String(), -1) {
 				if strings.ContainsAny(m[1], " #") {
 					t.Errorf("uri %q is not escaped as a URI reference", m[1])

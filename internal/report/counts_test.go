@@ -108,18 +108,10 @@ func TestCountsLabelled(t *testing.T) {
 		{name: "github"}, {name: "junit"}, {name: "sarif"}, {name: "tap"}, {name: "table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
-			}
-			got := buf.String()
+			got := render(t, tc.name, Options{}, r)
 			switch {
 			case tc.json:
-				checkJSONCounts(t, buf.Bytes())
+				checkJSONCounts(t, []byte(got))
 			case tc.want == nil:
 				for _, s := range []string{"by family", "by origin"} {
 					if strings.Contains(got, s) {

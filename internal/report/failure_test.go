@@ -46,15 +46,7 @@ func TestFailedReportEveryFormat(t *testing.T) {
 	for _, tc := range tests {
 		formats[tc.format] = true
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := New(tc.format, Options{Style: Style{Width: 100}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, failedSample("strict", msg)); err != nil {
-				t.Fatal(err)
-			}
-			got := buf.String()
+			got := render(t, tc.format, Options{Style: Style{Width: 100}}, failedSample("strict", msg))
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("the output does not hold %q:\n%s", w, got)

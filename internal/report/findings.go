@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,7 +72,7 @@ func Findings(r *result.Report) ([]string, []FindingRow) {
 		}
 		return a.Configuration < b.Configuration
 	})
-	return sortedKeys(tasks), rows
+	return slices.Sorted(maps.Keys(tasks)), rows
 }
 
 // The labels of a census's counts, as every format prints them: what each count counts.
@@ -104,7 +106,7 @@ func censusCounts(d result.Divergences, byOrigin bool, esc func(string) string) 
 			return nil
 		}
 		var parts []string
-		for _, f := range sortedKeys(m) {
+		for _, f := range slices.Sorted(maps.Keys(m)) {
 			parts = append(parts, fmt.Sprintf("%s %d", esc(f), m[f]))
 		}
 		return []censusCount{{label, parts}}
@@ -131,7 +133,7 @@ func upperFirst(label string) string {
 // lane name escaped by esc for the format's grammar.
 func leaveOneOut(d result.Divergences, esc func(string) string) string {
 	var parts []string
-	for _, l := range sortedKeys(d.LeaveOneOut) {
+	for _, l := range slices.Sorted(maps.Keys(d.LeaveOneOut)) {
 		parts = append(parts, fmt.Sprintf("without %s %d", esc(l), d.LeaveOneOut[l]))
 	}
 	return strings.Join(parts, ", ")

@@ -370,15 +370,7 @@ func TestHostileStringsEveryPlaceOfTheHTMLPage(t *testing.T) {
 // diagnostic's JSON) keeps its backslashes as they are.
 func TestTextShowsDataExactly(t *testing.T) {
 	const s = "spelt \\u001b, real \x1b"
-	out, err := New("text", Options{Details: true, Style: Style{Width: 200}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := out.Output(&buf, hostileSample(s, false)); err != nil {
-		t.Fatal(err)
-	}
-	got := buf.String()
+	got := render(t, "text", Options{Details: true, Style: Style{Width: 200}}, hostileSample(s, false))
 	if !strings.Contains(got, `error: error spelt \\u001b, real \u001b`) || strings.Contains(got, `error: error spelt \u001b`) {
 		t.Errorf("the record's error does not tell the spelt escape from the character:\n%s", got)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -231,10 +233,10 @@ func (p *htmlPage) tasks() []htmlTask {
 		comps[res.Task][res.Compartment] = true
 	}
 	out := make([]htmlTask, 0, len(byTask))
-	for j, name := range sortedKeys(byTask) {
+	for j, name := range slices.Sorted(maps.Keys(byTask)) {
 		t := byTask[name]
 		t.T = j
-		t.Roles, t.Compartments = strings.Join(sortedKeys(roles[name]), "/"), strings.Join(sortedKeys(comps[name]), "/")
+		t.Roles, t.Compartments = strings.Join(slices.Sorted(maps.Keys(roles[name])), "/"), strings.Join(slices.Sorted(maps.Keys(comps[name])), "/")
 		out = append(out, *t)
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // fakeViews stands for the check's instrument: a source view per fixture, an observed view per
@@ -61,19 +61,7 @@ func TestHTMLWithViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	golden := filepath.Join("testdata", "html-views.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("html output differs from %s (go test ./internal/report -update to accept)", golden)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "html-views.golden"), buf.Bytes(), *update)
 	var again bytes.Buffer
 	if err := (HTML{Views: fakeViews{}}).Output(&again, r); err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
 		t.Errorf("a second output differs (err %v)", err)

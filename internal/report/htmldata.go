@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -260,7 +262,7 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 	for _, st := range orderedStages(stageSet) {
 		d.Stages = append(d.Stages, e.str(st))
 	}
-	for _, t := range sortedKeys(taskSet) {
+	for _, t := range slices.Sorted(maps.Keys(taskSet)) {
 		d.Tasks = append(d.Tasks, e.str(t))
 	}
 

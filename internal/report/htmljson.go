@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -67,22 +65,11 @@ func layoutJSON(out *[]jsonLine, v any, ptr, label string, indent int, comma boo
 // compactJSON writes a JSON-shaped value (or, as a fallback, any value) on one line without HTML
 // escaping, keys sorted; json.Number keeps its spelling.
 func compactJSON(v any) string {
-	b, err := marshalCompact(v)
+	b, err := strictjson.MarshalGo(v)
 	if err != nil {
 		return fmt.Sprintf("%q", fmt.Sprint(v))
 	}
 	return string(b)
-}
-
-// marshalCompact is v as encoding/json writes it with HTML escaping off, compact.
-func marshalCompact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // HTMLStyle is the style sheet of the HTML reports, for the other verbs' html formats (compare)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // indentCases are compact JSON values that exercise every rule of json.Indent's layout.
@@ -59,7 +61,7 @@ func FuzzIndent(f *testing.F) {
 // with its readout, diagnostics and records.
 func BenchmarkIndent(b *testing.B) {
 	r := sample().Results.At(0)
-	src, err := marshalCompact(r)
+	src, err := strictjson.MarshalGo(r)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,6 +29,26 @@ type junitSuites struct {
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
+// total adds up the suites' counts into the document's.
+func (d *junitSuites) total() {
+	for _, s := range d.Suites {
+		d.Tests += s.Tests
+		d.Failures += s.Failures
+		d.Skipped += s.Skipped
+	}
+}
+
+// junitEncoder writes the XML declaration to w and returns the encoder of the document after it,
+// indented by two spaces.
+func junitEncoder(w io.Writer) (*xml.Encoder, error) {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return nil, err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	return enc, nil
+}
+
 type junitSuite struct {
 	Name       string          `xml:"name,attr"`
 	Tests      int             `xml:"tests,attr"`
@@ -83,21 +103,7 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 	// one pass over the results counts each in the suites of the requirements that select it, and
 	// in "unrequired" when none does and it did not pass, so every suite's cases stay in report
 	// order.
-	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
-	suites := map[string][]int{} // requirement name → its suites' indices in doc.Suites
-	for _, q := range r.Gate.Requirements {
-		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
-		if q.Position != "" {
-			s.Properties = append(s.Properties, junitProperty{"position", q.Position})
-		}
-		if q.Unmatched != "" {
-			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
-			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
-				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
-		}
-		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
-		doc.Suites = append(doc.Suites, s)
-	}
+	doc, suites := junitRequirementSuites(r)
 	if l := r.Lacking; l != nil {
 		// A census read from decision logs that is incomplete gives no verdict: one failing case
 		// says so, so that a CI reading the file alone does not take the gate for passed.
@@ -143,16 +149,11 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 		doc.Suites[unrequired].Tests++
 		doc.Suites[unrequired].Skipped++
 	}
-	for _, s := range doc.Suites {
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	doc.total()
+	enc, err := junitEncoder(w)
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
 	if err := enc.EncodeToken(junitStart("testsuites", doc.Name, doc.Tests, doc.Failures, doc.Errors, doc.Skipped)); err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func (JUnit) Output(w io.Writer, r *result.Report) error {
 	if err := enc.Flush(); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	_, err = io.WriteString(w, "\n")
 	return err
 }
 
@@ -272,4 +273,26 @@ func failureText(res *result.Result, requirement string) string {
 		fmt.Fprintf(&b, "record %s:%d (repetition %d)\n", rec.File, rec.Line, rec.Repetition)
 	}
 	return b.String()
+}
+
+// junitRequirementSuites is the start of r's JUnit document: one suite per requirement of the
+// gate, in the gate's order, with the requirement's properties and, when it selects no binding,
+// its one failing case; and each requirement name's suites' indices in the document's Suites.
+func junitRequirementSuites(r *result.Report) (junitSuites, map[string][]int) {
+	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
+	suites := map[string][]int{}
+	for _, q := range r.Gate.Requirements {
+		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
+		if q.Position != "" {
+			s.Properties = append(s.Properties, junitProperty{"position", q.Position})
+		}
+		if q.Unmatched != "" {
+			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
+			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
+				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
+		}
+		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
+		doc.Suites = append(doc.Suites, s)
+	}
+	return doc, suites
 }

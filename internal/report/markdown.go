@@ -163,14 +163,9 @@ func groupChanges(u result.Upgrade) []changeGroup {
 		if len(ds) == 0 {
 			ds = c.DiagnosticsBefore
 		}
-		seen := map[string]bool{}
 		var atoms []string
-		for _, d := range ds {
-			a := fmt.Sprintf("%v %v", d["atom"], d["kind"])
-			if !seen[a] {
-				seen[a] = true
-				atoms = append(atoms, mdCode(a))
-			}
+		for _, a := range Atoms(ds) {
+			atoms = append(atoms, mdCode(a))
 		}
 		sort.Strings(atoms)
 		k := [5]string{c.Fixture, c.Task, c.Before, c.After, strings.Join(atoms, ", ")}

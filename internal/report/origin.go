@@ -1,6 +1,11 @@
 package report
 
-import "github.com/contractcheck/contractcheck/internal/result"
+import (
+	"maps"
+	"slices"
+
+	"github.com/contractcheck/contractcheck/internal/result"
+)
 
 // ReconstructedLanes lists, sorted, the lanes with results whose carriers were reconstructed from
 // the framework's source rather than captured by running it. Every table and count that includes
@@ -12,7 +17,7 @@ func ReconstructedLanes(r *result.Report) []string {
 			seen[res.Lane] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // reconstructedRows is ReconstructedLanes read from the findings rows, which already say which
@@ -24,5 +29,5 @@ func reconstructedRows(rows []FindingRow) []string {
 			seen[row.Lane] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -38,21 +37,14 @@ func TestReconstructedLanesAreNamed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Get(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, tc.report); err != nil {
-				t.Fatal(err)
-			}
+			got := render(t, tc.format, Options{}, tc.report)
 			for _, w := range tc.want {
-				if !strings.Contains(buf.String(), w) {
-					t.Errorf("output lacks %q:\n%s", w, buf.String())
+				if !strings.Contains(got, w) {
+					t.Errorf("output lacks %q:\n%s", w, got)
 				}
 			}
-			if tc.absent != "" && strings.Contains(buf.String(), tc.absent) {
-				t.Errorf("output mentions %q:\n%s", tc.absent, buf.String())
+			if tc.absent != "" && strings.Contains(got, tc.absent) {
+				t.Errorf("output mentions %q:\n%s", tc.absent, got)
 			}
 		})
 	}

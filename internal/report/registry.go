@@ -152,3 +152,9 @@ func (f TextFormat[R]) Output(w io.Writer, r R) error {
 	}
 	return WriteLog(w, b.String())
 }
+
+// TextAndJSON is the registry of a verb that prints one short result, the same whatever the
+// options: text built by text (TextFormat) and json (JSONFormat).
+func TextAndJSON[R any](text TextFormat[R]) Registry[R] {
+	return Registry[R]{"text": Fixed[R](text), "json": Fixed[R](JSONFormat[R]{})}
+}

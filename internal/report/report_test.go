@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -69,26 +69,9 @@ func sample() *result.Report {
 func TestOutputGolden(t *testing.T) {
 	for _, format := range Formats() {
 		t.Run(format, func(t *testing.T) {
-			out, err := Get(format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, sample()); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", format+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s output differs from %s (go test ./internal/report -update to accept):\n%s", format, golden, buf.String())
+			got := render(t, format, Options{}, sample())
+			if !testkit.Golden(t, filepath.Join("testdata", format+".golden"), []byte(got), *update) {
+				t.Logf("%s output:\n%s", format, got)
 			}
 		})
 	}
@@ -211,4 +194,19 @@ func TestReportReadsBack(t *testing.T) {
 	if !bytes.Equal(first.Bytes(), second.Bytes()) {
 		t.Errorf("read back:\n%s\nwant:\n%s", second.String(), first.String())
 	}
+}
+
+// render is r in format, as New's formatter for it with o writes it; t fails at once when there
+// is no such format or the output fails.
+func render(t testing.TB, format string, o Options, r *result.Report) string {
+	t.Helper()
+	out, err := New(format, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := out.Output(&buf, r); err != nil {
+		t.Fatalf("%s: %v", format, err)
+	}
+	return buf.String()
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,13 +130,13 @@ func (s SARIF) Output(w io.Writer, r *result.Report) error {
 			atom := fmt.Sprint(d["atom"])
 			byAtom[atom] = append(byAtom[atom], FormatDiagnostic(d))
 		}
-		for _, atom := range sortedKeys(byAtom) {
+		for _, atom := range slices.Sorted(maps.Keys(byAtom)) {
 			rule := res.Task + "/" + atom
 			rules[rule] = true
 			found = append(found, pending{rule, level, where + ": " + strings.Join(byAtom[atom], "; "), res})
 		}
 	}
-	ids := sortedKeys(rules)
+	ids := slices.Sorted(maps.Keys(rules))
 	index := map[string]int{}
 	driver := sarifDriver{Name: "contractcheck", Version: s.ToolVersion,
 		InformationURI: "https://github.com/contractcheck/contractcheck", Rules: []sarifRule{}}

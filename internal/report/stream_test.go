@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -18,26 +17,12 @@ import (
 // junitWhole is the JUnit document made whole and encoded at once, as JUnit.Output wrote it before
 // it streamed: the reference its bytes are held to.
 func junitWhole(w io.Writer, r *result.Report) error {
-	doc := junitSuites{Name: "contractcheck profile " + r.Profile}
 	violated := map[string]*result.Violation{}
 	for i := range r.Gate.Violations {
 		v := &r.Gate.Violations[i]
 		violated[v.RequirementName+"\x00"+bindingID(v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage, v.Task)] = v
 	}
-	suites := map[string][]int{}
-	for _, q := range r.Gate.Requirements {
-		s := junitSuite{Name: q.Name + ": " + q.Doc, Properties: []junitProperty{{"requirement", q.Name}}}
-		if q.Position != "" {
-			s.Properties = append(s.Properties, junitProperty{"position", q.Position})
-		}
-		if q.Unmatched != "" {
-			s.Properties = append(s.Properties, junitProperty{"unmatched", q.Unmatched})
-			s.Cases = append(s.Cases, junitCase{Name: "selects a binding", Classname: q.Name,
-				Failure: &junitMessage{Message: "the requirement gates no binding: " + q.Unmatched, Type: result.VerdictSelectedNothing}})
-		}
-		suites[q.Name] = append(suites[q.Name], len(doc.Suites))
-		doc.Suites = append(doc.Suites, s)
-	}
+	doc, suites := junitRequirementSuites(r)
 	unrequired := junitSuite{Name: "unrequired findings: not gated by profile " + r.Profile}
 	for _, res := range r.Each() {
 		for k, name := range res.RequiredBy {
@@ -72,19 +57,16 @@ func junitWhole(w io.Writer, r *result.Report) error {
 				s.Skipped++
 			}
 		}
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	doc.total()
+	enc, err := junitEncoder(w)
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	_, err = io.WriteString(w, "\n")
 	return err
 }
 

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -117,7 +119,7 @@ func writeSummary(w io.Writer, r *result.Report, width int) {
 			kinds[l.Kind]++
 		}
 		var parts []string
-		for _, k := range sortedKeys(kinds) {
+		for _, k := range slices.Sorted(maps.Keys(kinds)) {
 			parts = append(parts, fmt.Sprintf("%s %d", term(k), kinds[k]))
 		}
 		fmt.Fprintf(w, "boundaries: %d (%s)\n", len(r.Localizations), strings.Join(parts, ", "))
@@ -308,7 +310,7 @@ func writeMatrices(w io.Writer, r *result.Report, width int) {
 	for _, res := range r.Heads() {
 		byTask[res.Task] = append(byTask[res.Task], res)
 	}
-	for _, task := range sortedKeys(byTask) {
+	for _, task := range slices.Sorted(maps.Keys(byTask)) {
 		results := byTask[task]
 		lanes := map[string]bool{}
 		cells := map[[3]string]string{} // fixture, lane key, stage
@@ -324,7 +326,7 @@ func writeMatrices(w io.Writer, r *result.Report, width int) {
 			}
 		}
 		sort.Strings(fixtures)
-		laneKeys := sortedKeys(lanes)
+		laneKeys := slices.Sorted(maps.Keys(lanes))
 		fmt.Fprintf(w, "\n%s (%s, compartment %s): each cell is a lane's D1 A2 M3 H4\n", term(task), term(roleOf(results)), term(results[0].Compartment))
 		writeLegend(w, laneKeys, width)
 		fw := len("fixture")
@@ -381,7 +383,7 @@ func roleOf(results []*result.Result) string {
 	for _, r := range results {
 		roles[r.Role] = true
 	}
-	return strings.Join(sortedKeys(roles), "/")
+	return strings.Join(slices.Sorted(maps.Keys(roles)), "/")
 }
 
 func writeUnmet(w io.Writer, r *result.Report) {
@@ -477,15 +479,6 @@ func writeDivergenceList(w io.Writer, r *result.Report) {
 	if lanes := ReconstructedLanes(r); len(lanes) > 0 {
 		fmt.Fprintf(w, "  these counts include the reconstructed lanes %s (carriers derived from source, not captured)\n", strings.Join(terms(lanes), ", "))
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func writeUpgrades(w io.Writer, r *result.Report) {

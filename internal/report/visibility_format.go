@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,22 +87,11 @@ func (r visibilityRow) at(stage string) (v result.Visibility, ok bool) {
 // visibilityStages lists the stages the readout holds, in pipeline order (htmlStages), an
 // unknown stage after them by name: the columns of the markdown and HTML tables.
 func visibilityStages(vs []result.Visibility) []string {
-	seen := map[string]bool{}
-	var stages []string
+	set := map[string]bool{}
 	for _, v := range vs {
-		if !seen[v.Stage] {
-			seen[v.Stage] = true
-			stages = append(stages, v.Stage)
-		}
+		set[v.Stage] = true
 	}
-	sort.SliceStable(stages, func(a, b int) bool {
-		ra, rb := stageRank(stages[a]), stageRank(stages[b])
-		if ra != rb {
-			return ra < rb
-		}
-		return stages[a] < stages[b]
-	})
-	return stages
+	return orderedStages(set)
 }
 
 // fixtureShape is what a fixture's records show at its group's stage, in a word: the shape
@@ -130,7 +121,7 @@ func visibilityChannels(fs []result.VisibilityFixture) string {
 	rank := map[string]int{"content": 0, "structured": 1, "isError": 2}
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		keys := sortedKeys(f.Channels)
+		keys := slices.Sorted(maps.Keys(f.Channels))
 		sort.SliceStable(keys, func(a, b int) bool {
 			ra, oka := rank[keys[a]]
 			rb, okb := rank[keys[b]]
@@ -140,7 +131,7 @@ func visibilityChannels(fs []result.VisibilityFixture) string {
 			case oka != okb:
 				return oka
 			}
-			return false // both unknown: sortedKeys' order by name
+			return false // both unknown: the sorted keys' order by name
 		})
 		chans := make([]string, len(keys))
 		for j, k := range keys {

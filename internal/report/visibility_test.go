@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -143,15 +142,7 @@ func TestVisibilitySection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := New(tc.format, Options{Style: Style{Width: tc.width}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := out.Output(&buf, tc.r); err != nil {
-				t.Fatal(err)
-			}
-			got := buf.String()
+			got := render(t, tc.format, Options{Style: Style{Width: tc.width}}, tc.r)
 			lines := strings.Split(got, "\n")
 			at := 0
 			for _, w := range tc.want {
@@ -222,30 +213,15 @@ func TestReachedText(t *testing.T) {
 	r.Gate = result.Gate{Verdict: result.VerdictUnmet, Violations: []result.Violation{}, Reached: []result.ReachedResult{{
 		Name: "profiles.probe.visibility.reached", Stage: "H4", Groups: 2,
 		Unreached: []result.UnreachedGroup{{Lane: "blind\x1b[2J", Version: "1.0", Configuration: "default", Records: []string{"obs/blind/1.0/default.jsonl:1"}}}}}}
-	out, err := New("text", Options{Style: Style{Width: 200}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := out.Output(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	md, err := New("markdown", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mbuf bytes.Buffer
-	if err := md.Output(&mbuf, r); err != nil {
-		t.Fatal(err)
-	}
+	text, md := render(t, "text", Options{Style: Style{Width: 200}}, r), render(t, "markdown", Options{}, r)
 	want := "- `blind\\u001b[2J` 1.0 default H4: nothing of what was served reached the model (record `obs/blind/1.0/default.jsonl:1`); required by `profiles.probe.visibility.reached` (docs/visibility.md)."
-	if !strings.Contains(mbuf.String(), want) {
-		t.Errorf("markdown lacks %q:\n%s", want, mbuf.String())
+	if !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
 	}
-	if bad := checkGrammar("markdown", mbuf.String()); bad != "" {
+	if bad := checkGrammar("markdown", md); bad != "" {
 		t.Error(bad)
 	}
-	lines := strings.Split(buf.String(), "\n")
+	lines := strings.Split(text, "\n")
 	at := 0
 	for _, w := range []string{
 		`  ✗ blind\u001b[2J 1.0 default H4: nothing of what was served reached the model (every record reads nothing, or a text of the agent's own)`,
@@ -255,7 +231,7 @@ func TestReachedText(t *testing.T) {
 	} {
 		i := slices.Index(lines[at:], w)
 		if i < 0 {
-			t.Errorf("no line %q after line %d in:\n%s", w, at, buf.String())
+			t.Errorf("no line %q after line %d in:\n%s", w, at, text)
 			continue
 		}
 		at += i + 1

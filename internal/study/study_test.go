@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,10 +13,11 @@ import (
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -180,20 +180,7 @@ func TestBuiltinTables(t *testing.T) {
 		if !bytes.Equal(outs[0], outs[1]) {
 			t.Errorf("%s output differs between 1 and 8 workers", f)
 		}
-		golden := filepath.Join("testdata", "study."+map[string]string{"text": "txt", "markdown": "md", "json": "json"}[f])
-		if *update {
-			if err := os.WriteFile(golden, outs[0], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(outs[0], want) {
-			t.Errorf("%s output differs from %s (go test ./internal/study -update rewrites it)", f, golden)
-		}
+		testkit.Golden(t, filepath.Join("testdata", "study."+map[string]string{"text": "txt", "markdown": "md", "json": "json"}[f]), outs[0], *update)
 	}
 	validateJSON(t, outputs["json"][0])
 
@@ -232,14 +219,7 @@ func TestBuiltinTables(t *testing.T) {
 
 func validateJSON(t *testing.T, b []byte) {
 	t.Helper()
-	doc, err := strictjson.Decode("study.json", b, strictjson.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := inputs.BuiltinValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, v := reportkit.JSONDoc(t, "study.json", b), reportkit.Schemas(t)
 	if err := v.ValidateStudyReport(doc); err != nil {
 		t.Fatalf("the study report does not validate: %v", err)
 	}

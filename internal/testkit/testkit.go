@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ErrCase holds err to a table case's expected error want: with want empty, err must be nil (t
@@ -145,4 +146,56 @@ func Do(t testing.TB, method, url string, header map[string]string, body string)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// Golden holds got to the golden file file and says whether they are the same bytes; with update
+// (the test package's -update flag) it first writes got to file. t fails at once when file
+// cannot be written or read, and fails (goes on) when the bytes differ, naming file.
+func Golden(t testing.TB, file string, got []byte, update bool) bool {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the output differs from %s (go test -update in its package rewrites it)", file)
+		return false
+	}
+	return true
+}
+
+// SARIFSchemaError is why log is not a valid SARIF 2.1.0 log by the schema at schemaFile (the
+// pinned one: internal/report/testdata/sarif/sarif-schema-2.1.0.json), formats asserted (a
+// result's uri must be a URI reference), or nil when it is; t fails at once when the schema does
+// not load or log is not JSON.
+func SARIFSchemaError(t testing.TB, schemaFile string, log []byte) error {
+	t.Helper()
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
+	if err != nil {
+		t.Fatalf("the SARIF output is not JSON: %v", err)
+	}
+	return s.Validate(inst)
 }

@@ -19,10 +19,12 @@ import (
 // goroutine on Fatal.
 type recorder struct {
 	testing.TB
-	fatal string
+	fatal, errored string
 }
 
 func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) { r.errored = fmt.Sprintf(format, args...) }
 
 func (r *recorder) Fatal(args ...any) {
 	r.fatal = fmt.Sprint(args...)
@@ -172,4 +174,98 @@ func TestDo(t *testing.T) {
 	if _, fatal := call(func(r testing.TB) bool { Do(r, http.MethodGet, "http://[::1", nil, ""); return true }); fatal == "" {
 		t.Error("Do of a URL that does not parse did not fail")
 	}
+}
+
+// TestGolden: the same bytes pass; other bytes fail naming the file, and -update writes them
+// first, so they pass; a golden file that is not there is fatal.
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name        string
+		golden      string // the file's bytes; "-" for no file
+		got         string
+		update      bool
+		wantSame    bool
+		wantErrored string
+		wantFatal   string
+	}{
+		{name: "the same bytes", golden: "a\nb\n", got: "a\nb\n", wantSame: true},
+		{name: "other bytes", golden: "a\nb\n", got: "a\nc\n", wantErrored: "the output differs from"},
+		{name: "other bytes with -update", golden: "a\nb\n", got: "a\nc\n", update: true, wantSame: true},
+		{name: "no golden file", golden: "-", got: "a\n", wantFatal: "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.golden")
+			if tc.golden != "-" {
+				if err := os.WriteFile(file, []byte(tc.golden), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var same bool
+			r := record(func(r *recorder) { same = Golden(r, file, []byte(tc.got), tc.update) })
+			if same != tc.wantSame {
+				t.Errorf("Golden = %v, want %v", same, tc.wantSame)
+			}
+			if !matches(r.errored, tc.wantErrored) || !matches(r.fatal, tc.wantFatal) {
+				t.Errorf("errored %q, fatal %q; want %q, %q", r.errored, r.fatal, tc.wantErrored, tc.wantFatal)
+			}
+			if data, err := os.ReadFile(file); tc.update && (err != nil || string(data) != tc.got) {
+				t.Errorf("-update left %q (%v), want %q", data, err, tc.got)
+			}
+		})
+	}
+}
+
+// TestSARIFSchemaError: a minimal SARIF 2.1.0 log validates against the pinned schema; a log
+// without its version does not; a log that is not JSON is fatal.
+func TestSARIFSchemaError(t *testing.T) {
+	schemaFile := filepath.Join("..", "report", "testdata", "sarif", "sarif-schema-2.1.0.json")
+	tests := []struct {
+		name      string
+		log       string
+		wantErr   string
+		wantFatal string
+	}{
+		{name: "valid", log: `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"contractcheck"}},"results":[]}]}`},
+		{name: "no version", log: `{"runs":[]}`, wantErr: "version"},
+		{name: "a result uri that is no URI reference", log: `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"c"}},"results":[{"message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a b%"}}}]}]}]}`, wantErr: "uri"},
+		{name: "not JSON", log: `{`, wantFatal: "the SARIF output is not JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			r := record(func(r *recorder) { err = SARIFSchemaError(r, schemaFile, []byte(tc.log)) })
+			if !matches(r.fatal, tc.wantFatal) {
+				t.Fatalf("fatal %q, want %q", r.fatal, tc.wantFatal)
+			}
+			if tc.wantFatal != "" {
+				return
+			}
+			if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("SARIFSchemaError = %v, want one naming %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// matches says whether got is empty when want is, and holds want when it is not.
+func matches(got, want string) bool {
+	if want == "" {
+		return got == ""
+	}
+	return strings.Contains(got, want)
+}
+
+// record runs f with a recorder, which it returns with what f failed with.
+func record(f func(r *recorder)) *recorder {
+	r := &recorder{}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != r {
+				panic(p)
+			}
+		}()
+		f(r)
+	}()
+	return r
 }

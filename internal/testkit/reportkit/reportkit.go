@@ -1,8 +1,8 @@
 // Package reportkit holds the helpers about reports that the tests of several packages share, so
 // that each is written once: the decision-log events a stock OPA logs for check's own evaluation
-// of the built-in records, a report rendered in a format, and a JSON report held to the report
-// schema. Only tests import it; it loads the engine, so the packages below the instrument use
-// package testkit instead.
+// of the built-in records, a report rendered in a format, and a JSON report (check's, compare's,
+// study's) held to its schema. Only tests import it; it loads the engine, so the packages below
+// the instrument use package testkit instead.
 package reportkit
 
 import (
@@ -169,10 +169,24 @@ func LineDiff(got, want string) string {
 // schema, or nil when it does; t fails when data is not strict JSON or the schemas do not load.
 func ReportSchemaError(t testing.TB, data []byte) error {
 	t.Helper()
-	doc, err := strictjson.Decode("report.json", data, strictjson.DefaultLimits)
+	return Schemas(t).ValidateReport(JSONDoc(t, "report.json", data))
+}
+
+// JSONDoc is data decoded as strict JSON (name names it in the error), the tree the schema
+// validators take; t fails at once when data is not strict JSON.
+func JSONDoc(t testing.TB, name string, data []byte) any {
+	t.Helper()
+	doc, err := strictjson.Decode(name, data, strictjson.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return doc
+}
+
+// Schemas is the validator of the built-in schemas, which holds every report format's schema
+// (check, compare, study); t fails at once when they do not load.
+func Schemas(t testing.TB) *schema.Validator {
+	t.Helper()
 	sfs, err := fs.Sub(contractcheck.Builtin, "schemas")
 	if err != nil {
 		t.Fatal(err)
@@ -181,5 +195,5 @@ func ReportSchemaError(t testing.TB, data []byte) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v.ValidateReport(doc)
+	return v
 }
