@@ -1,8 +1,12 @@
 package census
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -118,8 +122,8 @@ func TestCensusMatrix(t *testing.T) {
 		{Fixture: "F3", Lane: "a", LaneVersion: "1", Configuration: "default", Task: "P", From: "W0", To: "D1", Kind: "transformation"},
 		{Fixture: "F3", Lane: "b", LaneVersion: "1", Configuration: "default", Task: "P", From: "A2", To: "M3", Kind: "transformation"},
 	}
-	if !reflect.DeepEqual(r.Localizations, wantLoc) {
-		t.Errorf("localizations\n got %+v\nwant %+v", r.Localizations, wantLoc)
+	if got := localizations(r); !reflect.DeepEqual(got, wantLoc) {
+		t.Errorf("localizations\n got %+v\nwant %+v", got, wantLoc)
 	}
 
 	wantSummary := result.Summary{Pass: 14, Unmet: 7, ExecutionFailed: 1, NotReached: 1, NotObservable: 2}
@@ -579,6 +583,94 @@ func TestHeadsAreEach(t *testing.T) {
 			}
 			if kept != values+variants {
 				t.Errorf("the list holds %d readings after Heads, want %d: Heads changed what it walked", kept, values+variants)
+			}
+		})
+	}
+}
+
+// localizations are a report's localizations as values.
+func localizations(r *result.Report) []result.Localization {
+	var out []result.Localization
+	for _, l := range r.EachLocalization() {
+		out = append(out, l)
+	}
+	return out
+}
+
+// TestLocalizationsAreCompact: a census keeps a localization as the two bindings it bounds and its
+// kind, not as eight strings (128 bytes a localization; at a million bindings they were a tenth of
+// the census's live heap, held until the report was written), and makes the same localizations
+// from them, in JSON too.
+func TestLocalizationsAreCompact(t *testing.T) {
+	tests := []struct {
+		name     string
+		versions int
+	}{
+		{name: "one version", versions: 1},
+		{name: "a few versions", versions: 7},
+		{name: "thousands of versions", versions: 8192},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := model()
+			lane := m.Lanes["a"]
+			lane.Versions = nil
+			for v := range tc.versions {
+				lane.Versions = append(lane.Versions, fmt.Sprintf("v%d", v))
+			}
+			m.Lanes["a"] = lane
+			c, err := New(m, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []result.Localization
+			line := 0
+			for _, v := range lane.Versions {
+				for _, st := range []string{"D1", "A2", "M3"} {
+					line++
+					for _, task := range []string{"P", "G"} {
+						outcome := result.Pass
+						if st == "M3" || st == "A2" && task == "G" {
+							outcome = result.Unmet // G: D1 → A2 a transformation; P: A2 → M3 (shared with A2) a compartment
+						}
+						r := result.Reading{
+							Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+							Repetition: 1, Origin: "captured", Outcome: outcome, File: "obs/a.jsonl", Line: line,
+						}
+						if err := c.Add(r); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				want = append(want,
+					result.Localization{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Task: "G", From: "D1", To: "A2", Kind: result.Transformation},
+					result.Localization{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Task: "P", From: "A2", To: "M3", Kind: result.CompartmentBound})
+			}
+			slices.SortFunc(want, func(a, b result.Localization) int {
+				return cmp.Or(result.CompareVersions(a.LaneVersion, b.LaneVersion), strings.Compare(a.Task, b.Task))
+			})
+			order := c.sorted()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			locs := c.localize(order)
+			runtime.ReadMemStats(&after)
+			if per := float64(after.TotalAlloc-before.TotalAlloc) / float64(locs.Len()); tc.versions >= 1024 && per > 16 {
+				t.Errorf("%.0f bytes allocated a localization, want at most 16", per)
+			}
+			got := localizations(&result.Report{Localizations: locs})
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("localizations\n got %+v\nwant %+v", got, want)
+			}
+			gotJSON, err := json.Marshal(locs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantJSON, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(gotJSON, wantJSON) {
+				t.Errorf("JSON\n got %s\nwant %s", gotJSON, wantJSON)
 			}
 		})
 	}

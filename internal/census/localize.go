@@ -1,6 +1,7 @@
 package census
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -17,16 +18,60 @@ import (
 // count the localizations and then to make them into a list of that length: a list grown by
 // appending (tens of thousands of localizations at a million bindings) left each outgrown copy as
 // free heap at the run's highest point.
-func (c *Census) localize(slots []int32) []result.Localization {
+func (c *Census) localize(slots []int32) result.Localizations {
 	n := 0
-	c.eachLocalization(slots, func(result.Localization) { n++ })
-	out := make([]result.Localization, 0, n)
-	c.eachLocalization(slots, func(l result.Localization) { out = append(out, l) })
+	c.eachLocalization(slots, func(localization) { n++ })
+	out := &compactLocalizations{c: c, list: make([]localization, 0, n)}
+	c.eachLocalization(slots, func(l localization) { out.list = append(out.list, l) })
 	return out
 }
 
+// localization is a localization as the census keeps it, 12 bytes: the slot of the unmet binding
+// it ends at (its fixture, lane, version, configuration, task and stage To), the slot of the pass
+// it starts from (its stage From; -1 for W0, the carrier before any stage) and its kind. As a
+// result.Localization of eight strings it was 128 bytes, a tenth of the census's live heap at a
+// million bindings, held until the report was written.
+type localization struct {
+	to, from int32
+	kind     uint8 // an index into localizationKinds
+}
+
+// localizationKinds are the kinds a localization may have, as localization.kind indexes them.
+var localizationKinds = [...]string{result.Transformation, result.Interval, result.CompartmentBound}
+
+// compactLocalizations are the report's localizations, made from the census when read.
+type compactLocalizations struct {
+	c    *Census
+	list []localization
+}
+
+func (l *compactLocalizations) Len() int { return len(l.list) }
+
+func (l *compactLocalizations) At(i int) result.Localization {
+	c, x := l.c, l.list[i]
+	k := c.key(x.to)
+	from := "W0"
+	if x.from >= 0 {
+		from = c.names.str(c.key(x.from).stage)
+	}
+	return result.Localization{
+		Fixture: c.names.str(k.fixture), Lane: c.names.str(k.lane), LaneVersion: c.names.str(k.version),
+		Configuration: c.names.str(k.configuration), Task: c.names.str(k.task),
+		From: from, To: c.names.str(k.stage), Kind: localizationKinds[x.kind],
+	}
+}
+
+// MarshalJSON writes the localizations as the list they stand for.
+func (l *compactLocalizations) MarshalJSON() ([]byte, error) {
+	list := make(result.LocalizationList, l.Len())
+	for i := range list {
+		list[i] = l.At(i)
+	}
+	return json.Marshal(list)
+}
+
 // eachLocalization calls yield with each localization of the slots, in report order.
-func (c *Census) eachLocalization(slots []int32, yield func(result.Localization)) {
+func (c *Census) eachLocalization(slots []int32, yield func(localization)) {
 	var tasks []int32
 	for start := 0; start < len(slots); {
 		k0 := c.key(slots[start])
@@ -50,11 +95,12 @@ func (c *Census) eachLocalization(slots []int32, yield func(result.Localization)
 
 // localizeSeries yields the localizations of one series: the slots of run (one fixture, lane,
 // version and configuration) whose task is task, in stage order.
-func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(result.Localization)) {
+func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(localization)) {
 	lane := c.model.Lanes[c.names.str(k0.lane)]
-	last := "W0" // the last stage that passed, "" when the chain is broken
-	gap := false // an unobservable or unrecorded stage lies after last
-	prev := 0    // index of the previous stage in the series
+	last := "W0"          // the last stage that passed, "" when the chain is broken
+	lastSlot := int32(-1) // its slot, -1 for W0
+	gap := false          // an unobservable or unrecorded stage lies after last
+	prev := 0             // index of the previous stage in the series
 	for _, s := range run {
 		k := c.key(s)
 		if k.task != task {
@@ -68,16 +114,13 @@ func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(resu
 		prev = idx
 		switch c.outcome(s) {
 		case result.Pass:
-			last, gap = stage, false
+			last, lastSlot, gap = stage, s, false
 		case result.NotObservable, result.NotApplicable:
 			gap = true
 		case result.Unmet:
 			if last != "" {
-				yield(result.Localization{
-					Fixture: c.names.str(k0.fixture), Lane: c.names.str(k0.lane), LaneVersion: c.names.str(k0.version),
-					Configuration: c.names.str(k0.configuration), Task: c.names.str(task),
-					From: last, To: stage, Kind: boundaryKind(lane, last, stage, gap),
-				})
+				kind := uint8(slices.Index(localizationKinds[:], boundaryKind(lane, last, stage, gap)))
+				yield(localization{to: s, from: lastSlot, kind: kind})
 			}
 			last, gap = "", false
 		default: // execution_failed, not_reached, ambiguous, unstable: nothing can be bounded across them

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -236,4 +237,97 @@ func watchPeak() func() uint64 {
 		done <- 0
 		return <-done
 	}
+}
+
+// BenchmarkCensusReport measures what a million-binding census holds from its first reading to
+// the end of its report's writing (issue 45, "a census that lives on disk"): the peak heap in
+// use while the readings are added, and while the report is made and every result and upgrade
+// change is encoded as the JSON format writes them (AppendJSON). Unlike BenchmarkCensusMemory
+// every part of the report has work: the unmet bindings' diagnostics name their version (a
+// distinct reading each, as the generated sets' _meta entries make them), so every stage A2
+// after a pass at D1 is a localization and every version's A2 differs from the version's before
+// it (an upgrade change). report-live-MiB is what the census and its report still hold, live,
+// once every part is made and written: the floor of the report's peak. It is the census alone, without OPA: a loop of seconds for what the
+// command line's 1M run shows in minutes.
+func BenchmarkCensusReport(b *testing.B) {
+	const bindings = 1_000_000
+	stages := []string{"D1", "A2", "M3", "H4"}
+	tasks := []string{"P", "G"}
+	versions := make([]string, bindings/(len(stages)*len(tasks)))
+	for i := range versions {
+		versions[i] = fmt.Sprintf("v%d", i)
+	}
+	m := model()
+	lane := m.Lanes["a"]
+	lane.Versions = versions
+	lane.Stages = map[string]contract.StageDef{"D1": {Exposure: contract.Observed}, "A2": {Exposure: contract.Observed},
+		"M3": {Exposure: contract.Observed}, "H4": {Exposure: contract.Observed}}
+	m.Lanes["a"] = lane
+	var streamPeak, reportPeak, reportLive uint64
+	var localizations, changes int
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		stop := watchPeak()
+		c, err := New(m, "p")
+		if err != nil {
+			b.Fatal(err)
+		}
+		line := 0
+		for vi, v := range versions {
+			for _, st := range stages {
+				line++
+				for _, task := range tasks {
+					r := result.Reading{
+						Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+						Repetition: 1, Origin: "captured", Outcome: result.Pass, File: "obs/bench.jsonl", Line: line,
+					}
+					if st == "A2" && vi%2 == 1 {
+						r.Outcome = result.Unmet
+						r.Diagnostics = []result.Diagnostic{{"message": "differs at " + v, "_meta": map[string]any{"version": v}}}
+					}
+					if err := c.Add(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+		streamPeak = stop() - before.HeapInuse
+		stop = watchPeak()
+		rep := c.Report()
+		var out []byte
+		res := rep.Results.(result.Appender)
+		for i := range rep.Results.Len() {
+			if out, err = res.AppendJSON(out[:0], i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		changes = 0
+		for _, u := range rep.Upgrades {
+			ch := u.Changes.(result.Appender)
+			for i := range u.Changes.Len() {
+				if out, err = ch.AppendJSON(out[:0], i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			changes += u.Changes.Len()
+		}
+		localizations = rep.Localized()
+		reportPeak = stop() - before.HeapInuse
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		reportLive = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(c)
+		runtime.KeepAlive(rep)
+	}
+	if localizations == 0 || changes == 0 {
+		b.Fatalf("%d localizations and %d upgrade changes: every part of the report must have work", localizations, changes)
+	}
+	b.ReportMetric(float64(streamPeak)/(1<<20), "stream-peak-heap-MiB")
+	b.ReportMetric(float64(reportPeak)/(1<<20), "report-peak-heap-MiB")
+	b.ReportMetric(float64(reportLive)/(1<<20), "report-live-MiB")
+	b.ReportMetric(float64(localizations), "localizations")
+	b.ReportMetric(float64(changes), "changes")
 }

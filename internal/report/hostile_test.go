@@ -41,7 +41,7 @@ func hostileSample(s string, selectedNothing bool) *result.Report {
 		ReportVersion: result.Version, Profile: "p" + s, NullPolicy: "strict",
 		Scope:   &result.Scope{Lanes: []string{"lane " + s}, Fixtures: []string{"F" + s}},
 		Results: result.ResultList{res("D1", result.Unmet, true), res("A2", result.Pass, true), res("M3", result.Unstable, false), res("H4", result.ExecutionFailed, false)},
-		Localizations: []result.Localization{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Task: "T" + s,
+		Localizations: result.LocalizationList{{Fixture: "F" + s, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Task: "T" + s,
 			From: "W0", To: "D1", Kind: result.Transformation}},
 		Divergences: divs, CapturedDivergences: divs,
 		Upgrades: []result.Upgrade{{Lane: "lane " + s, Configuration: "cfg " + s, From: "v" + s, To: "w" + s, Changes: result.ChangeList{
@@ -307,7 +307,8 @@ func TestHostileStringsEveryPlaceOfTheHTMLPage(t *testing.T) {
 		r.Gate.Verdict, r.NullPolicy = "verdict "+s, "null "+s
 		r.Gate.Requirements[0].Position = "profiles.cue:" + s
 		r.Gate.Violations[0].Stage = list[0].Stage
-		r.Localizations[0].From, r.Localizations[0].To, r.Localizations[0].Kind = list[1].Stage, list[0].Stage, "kind "+s
+		locs := r.Localizations.(result.LocalizationList)
+		locs[0].From, locs[0].To, locs[0].Kind = list[1].Stage, list[0].Stage, "kind "+s
 		for _, d := range []*result.Divergences{&r.Divergences, &r.CapturedDivergences} {
 			for _, l := range [][]result.Divergence{d.Unique, d.Guard, d.Apart} {
 				l[0].Stages = []string{list[0].Stage}

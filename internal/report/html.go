@@ -165,7 +165,7 @@ var htmlLegends = func() []htmlLegend {
 // newHTMLPage lays the report out for the template; data is the page's data (HTML.data).
 func newHTMLPage(r *result.Report, data *htmlData) *htmlPage {
 	p := &htmlPage{R: r, CSS: template.CSS(htmlCSS), JS: template.JS(htmlJS), Legend: htmlLegends,
-		index: resultIndex(results(r)), data: data, atStage: map[stageKey][]int{}, Localized: len(r.Localizations)}
+		index: resultIndex(results(r)), data: data, atStage: map[stageKey][]int{}, Localized: r.Localized()}
 	for i := range results(r) {
 		res := &results(r)[i]
 		k := stageKey{res.Fixture, res.Task, res.Stage}

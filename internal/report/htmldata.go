@@ -221,7 +221,7 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 		stageSet[res.Stage] = true
 		taskSet[res.Task] = true
 	}
-	for _, l := range r.Localizations {
+	for _, l := range r.EachLocalization() {
 		groupSet[gk{l.Lane, l.LaneVersion, l.Configuration}] = true
 		stageSet[l.From], stageSet[l.To] = true, true
 	}
@@ -333,7 +333,7 @@ func (h HTML) data(r *result.Report) (*htmlData, error) {
 		}
 		return -1
 	}
-	for _, l := range r.Localizations {
+	for _, l := range r.EachLocalization() {
 		pos := result.Position{Fixture: l.Fixture, Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration}
 		to, from := pos, pos
 		to.Stage, from.Stage = l.To, l.From

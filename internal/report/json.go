@@ -52,7 +52,7 @@ func (JSON) Output(w io.Writer, r *result.Report) error {
 			if r.Localizations == nil {
 				s.raw("null")
 			} else {
-				s.array(len(r.Localizations), "    ", func(i int) any { return r.Localizations[i] })
+				s.array(r.Localized(), "    ", func(i int) any { return r.Localizations.At(i) })
 			}
 		case "Upgrades":
 			if r.Upgrades == nil {

@@ -43,7 +43,7 @@ func sample() *result.Report {
 			{Fixture: "C05", Suite: "paper", Family: "structured", Lane: "direct", LaneVersion: "v1", Configuration: "default", Stage: "A2",
 				Task: "T2", Role: "primary", Compartment: "structured", Outcome: result.Pass, Origin: "captured", Repetitions: 3, Required: true},
 		},
-		Localizations: []result.Localization{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: result.Transformation}},
+		Localizations: result.LocalizationList{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Task: "T2", From: "W0", To: "D1", Kind: result.Transformation}},
 		Divergences: result.Divergences{
 			Unique:         []result.Divergence{{Fixture: "C05", Task: "T2", Family: "structured", Stages: []string{"A2"}}},
 			UniqueByFamily: map[string]int{"structured": 1}, ManifestationsByFamily: map[string]int{"structured": 1}, Manifestations: 1,

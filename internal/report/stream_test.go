@@ -176,7 +176,7 @@ func (h *heapWatcher) sample() {
 func TestWritersDoNotHoldTheBindings(t *testing.T) {
 	const n = 100_000
 	r := &result.Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(n), Gate: syntheticGate(),
-		Localizations: []result.Localization{}, Upgrades: []result.Upgrade{}}
+		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}}
 	for _, format := range []string{"json", "junit"} {
 		t.Run(format, func(t *testing.T) {
 			out, err := Get(format)
@@ -203,7 +203,7 @@ func TestFormatsStopWithTheRun(t *testing.T) {
 	_, stop := guard.Watch(context.Background())
 	defer stop()
 	big := &result.Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(20_000), Gate: syntheticGate(),
-		Localizations: []result.Localization{}, Upgrades: []result.Upgrade{}}
+		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}}
 	t.Run("stopped while json writes", func(t *testing.T) {
 		out, err := Get("json")
 		if err != nil {

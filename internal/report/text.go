@@ -113,16 +113,16 @@ func writeSummary(w io.Writer, r *result.Report, width int) {
 		fmt.Fprintf(w, "divergences: %d unique, %d manifestations; guard %d; apart %d\n", len(d.Unique), d.Manifestations, len(d.Guard), len(d.Apart))
 		counts(d, false)
 	}
-	if len(r.Localizations) > 0 {
+	if r.Localized() > 0 {
 		kinds := map[string]int{}
-		for _, l := range r.Localizations {
+		for _, l := range r.EachLocalization() {
 			kinds[l.Kind]++
 		}
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(kinds)) {
 			parts = append(parts, fmt.Sprintf("%s %d", term(k), kinds[k]))
 		}
-		fmt.Fprintf(w, "boundaries: %d (%s)\n", len(r.Localizations), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "boundaries: %d (%s)\n", r.Localized(), strings.Join(parts, ", "))
 	}
 	for _, u := range r.Upgrades {
 		fmt.Fprintf(w, "upgrade %s %s → %s (%s): %d bindings changed\n", term(u.Lane), term(u.From), term(u.To), term(u.Configuration), u.Count())
@@ -447,11 +447,11 @@ func short(v any) string {
 }
 
 func writeBoundaries(w io.Writer, r *result.Report) {
-	if len(r.Localizations) == 0 {
+	if r.Localized() == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nboundaries (a pass followed by an unmet):\n")
-	for _, l := range r.Localizations {
+	for _, l := range r.EachLocalization() {
 		fmt.Fprintf(w, "  %s %s %s %s %s: %s → %s (%s)\n", term(l.Fixture), term(l.Lane), term(l.LaneVersion), term(l.Configuration), term(l.Task),
 			term(l.From), term(l.To), term(l.Kind))
 	}

@@ -40,6 +40,43 @@ func (l ChangeList) Len() int { return len(l) }
 // At implements Changes.
 func (l ChangeList) At(i int) Change { return l[i] }
 
+// Localizations are a report's localizations, in report order. A census of a million bindings
+// has a hundred thousand of them, and holds each as the bindings it bounds (a few bytes) rather
+// than as a Localization value of eight strings (128 bytes): each is made when it is read (At),
+// which must be safe for concurrent use as Results' is. LocalizationList is the plain form.
+type Localizations interface {
+	Len() int
+	At(i int) Localization
+}
+
+// LocalizationList is Localizations held as values.
+type LocalizationList []Localization
+
+// Len implements Localizations.
+func (l LocalizationList) Len() int { return len(l) }
+
+// At implements Localizations.
+func (l LocalizationList) At(i int) Localization { return l[i] }
+
+// Localized is how many localizations the report has.
+func (r *Report) Localized() int {
+	if r.Localizations == nil {
+		return 0
+	}
+	return r.Localizations.Len()
+}
+
+// EachLocalization walks the report's localizations in order.
+func (r *Report) EachLocalization() iter.Seq2[int, Localization] {
+	return func(yield func(int, Localization) bool) {
+		for i := range r.Localized() {
+			if !yield(i, r.Localizations.At(i)) {
+				return
+			}
+		}
+	}
+}
+
 // Each walks the report's results in order; each is a fresh value the caller may keep.
 func (r *Report) Each() iter.Seq2[int, *Result] {
 	return func(yield func(int, *Result) bool) {
@@ -142,20 +179,24 @@ func (u Upgrade) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
 }
 
-// UnmarshalJSON reads a JSON report (reportVersion Version): its results and upgrade changes become
-// lists held as values.
+// UnmarshalJSON reads a JSON report (reportVersion Version): its results, localizations and upgrade
+// changes become lists held as values (localizations null stay nil).
 func (r *Report) UnmarshalJSON(data []byte) error {
 	type plain Report
 	var aux struct {
 		*plain
-		Results  ResultList `json:"results"`
-		Upgrades []Upgrade  `json:"upgrades"`
+		Results       ResultList       `json:"results"`
+		Localizations LocalizationList `json:"localizations"`
+		Upgrades      []Upgrade        `json:"upgrades"`
 	}
 	aux.plain = (*plain)(r)
 	if err := decodeNumbers(data, &aux); err != nil {
 		return err
 	}
 	r.Results = aux.Results
+	if aux.Localizations != nil {
+		r.Localizations = aux.Localizations
+	}
 	r.Upgrades = aux.Upgrades
 	return nil
 }

@@ -31,11 +31,11 @@ type Report struct {
 	Scope *Scope `json:"scope,omitempty"`
 	// Cohort is the part of the records the profile judges (its cohort: a record must be within
 	// it and Scope); absent when the profile has none. A lanes entry may be LANE@CONFIGURATION.
-	Cohort        *Scope         `json:"cohort,omitempty"`
-	Summary       Summary        `json:"summary"`
-	Results       Results        `json:"results"`
-	Localizations []Localization `json:"localizations"`
-	Divergences   Divergences    `json:"divergences"`
+	Cohort        *Scope        `json:"cohort,omitempty"`
+	Summary       Summary       `json:"summary"`
+	Results       Results       `json:"results"`
+	Localizations Localizations `json:"localizations"`
+	Divergences   Divergences   `json:"divergences"`
 	// CapturedDivergences is the same census over the bindings of captured carriers only: the
 	// numbers that do not rest on any reconstruction.
 	CapturedDivergences Divergences `json:"capturedDivergences"`
@@ -75,7 +75,7 @@ type Failure struct {
 func Failed(profile string, scope *Scope, err error) *Report {
 	return &Report{
 		ReportVersion: Version, Profile: profile, Scope: scope,
-		Results: ResultList{}, Localizations: []Localization{},
+		Results: ResultList{}, Localizations: LocalizationList{},
 		Divergences: emptyDivergences(), CapturedDivergences: emptyDivergences(), Upgrades: []Upgrade{},
 		Gate:    Gate{Verdict: VerdictInstrumentFailed, Requirements: []RequirementResult{}, Violations: []Violation{}},
 		Failure: &Failure{Exit: ExitInstrument, Error: err.Error()},
