@@ -147,6 +147,7 @@ func TestExecuteWritesAFailedRunsReport(t *testing.T) {
 	tests := []struct {
 		name     string
 		policies string // below testdata
+		badRego  string // instead of policies: a policy file written for the test (a malformed one is not tracked: CI lints every tracked .rego)
 		format   string
 		exit     int
 		contains []string // in the report; none when no report is written
@@ -157,13 +158,20 @@ func TestExecuteWritesAFailedRunsReport(t *testing.T) {
 			contains: []string{`errors="1"`, `<error message="the instrument failed: `, `eval_builtin_error: to_number`}},
 		{name: "html", policies: "failing/policies", format: "html", exit: result.ExitInstrument,
 			contains: []string{`id="failure"`, "eval_builtin_error: to_number"}},
-		{name: "input error writes nothing", policies: "badrego", format: "junit", exit: result.ExitInputError},
+		{name: "input error writes nothing", badRego: "package custom.t7\n\ndiagnostics contains {", format: "junit", exit: result.ExitInputError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("CONTRACTCHECK_CACHE", t.TempDir())
+			policies := filepath.Join("testdata", filepath.FromSlash(tc.policies))
+			if tc.badRego != "" {
+				policies = t.TempDir()
+				if err := os.WriteFile(filepath.Join(policies, "t7.rego"), []byte(tc.badRego), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			opts := inputs.Options{Contracts: []string{filepath.Join("testdata", "failing", "layer")},
-				Policies:     []string{filepath.Join("testdata", filepath.FromSlash(tc.policies))},
+				Policies:     []string{policies},
 				Observations: []string{filepath.Join("testdata", "failing", "obs")}, Scope: result.Scope{Lanes: []string{"direct"}}}
 			req := Request{Check: check.Request{Options: opts}, Format: tc.format}
 			runs := 1

@@ -1,3 +1,0 @@
-package custom.t7
-
-diagnostics contains {
