@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -19,19 +17,6 @@ Rego, so that they accept the custom builtins and refuse what the sandbox refuse
 
 The repository ships the same file as policies/capabilities.json; contractcheck export writes it
 with the built-in policies.`
-
-// capabilitiesOutputters are capabilities' formats: OPA reads its capabilities as JSON, and the
-// verb prints the bytes policy.CapabilitiesJSON made, as they are.
-var capabilitiesOutputters = report.Registry[[]byte]{"json": report.Fixed[[]byte](rawJSON{})}
-
-// rawJSON writes JSON already made.
-type rawJSON struct{}
-
-// Output implements report.Formatter.
-func (rawJSON) Output(w io.Writer, data []byte) error {
-	_, err := w.Write(data)
-	return err
-}
 
 func newCapabilitiesCommand() *cobra.Command {
 	var out output[[]byte]

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -100,52 +99,6 @@ func runInspectFixture(ctx context.Context, p inspectFixtureParams, id string, s
 		return err
 	}
 	return p.out.write(stdout, f, e)
-}
-
-// inspectFixtureOutputters are inspect fixture's formats.
-var inspectFixtureOutputters = report.TextAndJSON[inspect.Entry](writeEntryText)
-
-// writeEntryText writes an entry for a reader, one field a line, every string escape.Terminal (a
-// file name or a doc may hold anything), through an escape.LogWriter.
-func writeEntryText(b *strings.Builder, e inspect.Entry) error {
-	from := "catalogue entry at " + e.At
-	if e.Origin == "derived" {
-		from = "derived from its source (no catalogue entry names it)"
-	}
-	list := func(xs []string) string {
-		if len(xs) == 0 {
-			return "(none)"
-		}
-		q := make([]string, len(xs))
-		for i, x := range xs {
-			if x == "" {
-				x = `"" (the whole value)`
-			}
-			q[i] = escape.Terminal(x)
-		}
-		return strings.Join(q, ", ")
-	}
-	fmt.Fprintf(b, "fixture %s: %s\n", escape.Terminal(e.ID), escape.Terminal(from))
-	fmt.Fprintf(b, "  suite      %s\n", escape.Terminal(e.Suite))
-	fmt.Fprintf(b, "  family     %s\n", escape.Terminal(e.Family))
-	fmt.Fprintf(b, "  revision   %s\n", escape.Terminal(e.Revision))
-	binding := e.Binding
-	if e.BindingAt != "" {
-		binding += " at " + e.BindingAt
-	}
-	fmt.Fprintf(b, "  binding    %s\n", escape.Terminal(binding))
-	fmt.Fprintf(b, "  tasks      %s\n", list(e.Tasks))
-	fmt.Fprintf(b, "  targets    %s\n", list(e.Targets))
-	if len(e.Holds) > 0 {
-		fmt.Fprintf(b, "  holds      %s\n", list(e.Holds))
-	}
-	if len(e.PrivateMeta) > 0 {
-		fmt.Fprintf(b, "  private    %s\n", list(e.PrivateMeta))
-	}
-	fmt.Fprintf(b, "  source     %s\n", escape.Terminal(e.Source))
-	fmt.Fprintf(b, "  sha256     %s\n", escape.Terminal(e.Sha256))
-	fmt.Fprintf(b, "  doc        %s\n", escape.Terminal(e.Doc))
-	return nil
 }
 
 // maxInspected bounds how many records inspect record prints: a selection that matches more is
@@ -251,60 +204,4 @@ func runInspectRecord(ctx context.Context, p inspectRecordParams, args []string,
 		out.Records = append(out.Records, ins)
 	}
 	return p.out.write(stdout, f, out)
-}
-
-// inspectRecordOutputters are inspect record's formats.
-var inspectRecordOutputters = report.TextAndJSON[inspection](writeInspectionText)
-
-// writeInspectionText writes each record's inspection for a reader: the record's place and position,
-// then per task its policy, outcome, diagnostics, readout and input as indented JSON. Every line
-// is escape.Terminal'd (JSON strings may hold bidi and other format characters) and the whole
-// goes through an escape.LogWriter (no line may start a CI workflow command).
-func writeInspectionText(b *strings.Builder, ins inspection) error {
-	block := func(label string, v any) error {
-		var j bytes.Buffer
-		if err := report.WriteJSON(&j, v); err != nil {
-			return err
-		}
-		fmt.Fprintf(b, "    %s:\n", label)
-		for _, line := range strings.Split(strings.TrimRight(j.String(), "\n"), "\n") {
-			fmt.Fprintf(b, "      %s\n", escape.Terminal(line))
-		}
-		return nil
-	}
-	for i, r := range ins.Records {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		rec := r.Record
-		fmt.Fprintf(b, "record %s:%d\n", escape.Terminal(rec.File), rec.Line)
-		fmt.Fprintf(b, "  %s %s %s %s %s repetition %d: %s (%s)\n", escape.Terminal(rec.Fixture), escape.Terminal(rec.Lane),
-			escape.Terminal(rec.LaneVersion), escape.Terminal(rec.Configuration), escape.Terminal(rec.Stage), rec.Repetition,
-			escape.Terminal(rec.State), escape.Terminal(rec.Origin))
-		if rec.Error != "" {
-			fmt.Fprintf(b, "  error: %s\n", escape.Terminal(rec.Error))
-		}
-		if len(r.Tasks) == 0 {
-			b.WriteString("  no task of the profile is evaluated on this fixture at this stage\n")
-		}
-		for _, t := range r.Tasks {
-			fmt.Fprintf(b, "  task %s [%s] %s (%s): %s\n", escape.Terminal(t.Task), escape.Terminal(t.Compartment),
-				escape.Terminal(t.Policy), escape.Terminal(strings.Join(t.Files, ", ")), escape.Terminal(t.Outcome))
-			if t.Input == nil {
-				continue
-			}
-			if len(t.Diagnostics) > 0 {
-				if err := block("diagnostics", t.Diagnostics); err != nil {
-					return fmt.Errorf("write the inspection: %w", err)
-				}
-			}
-			if err := block("readout", t.Readout); err != nil {
-				return fmt.Errorf("write the inspection: %w", err)
-			}
-			if err := block("input", t.Input); err != nil {
-				return fmt.Errorf("write the inspection: %w", err)
-			}
-		}
-	}
-	return nil
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
-// The one output path of every verb that prints a result (check, compare, challenge, test,
-// version, validate, capabilities, lock, bundle). Each registers its formats in a
-// report.Registry of its result's type, binds --format and --output with addOutputFlags, and
+// The one output path of every verb that prints a result (check, compare, study, challenge,
+// test, inspect fixture, inspect record, inspect traffic, version, validate, capabilities, lock,
+// bundle). Each registers its formats in a report.Registry of its result's type (those of the
+// verbs whose results have no package of formats in formats.go), binds --format and --output with addOutputFlags, and
 // resolves them with output.resolve before any work, so that the two flags mean the same in every
 // verb:
 //

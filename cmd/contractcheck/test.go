@@ -65,7 +65,7 @@ func newTestCommand() *cobra.Command {
 	f.BoolVarP(&p.verbose, "verbose", "v", false, "list every test and what it printed, not only the failures")
 	f.StringVar(&p.run, "run", "", "run only the tests whose full name (data.<package>.<rule>) matches this regular expression")
 	f.BoolVar(&p.coverage, "coverage", false, "report the lines of the tested policies the tests evaluated, per file and in total")
-	addOutputFlags(cmd, &p.out, testFormats(), outputSpec{what: "results", format: "text"})
+	addOutputFlags(cmd, &p.out, testOutputters, outputSpec{what: "results", format: "text"})
 	return cmd
 }
 

@@ -3,14 +3,12 @@ package main
 import (
 	"io"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/buildinfo"
 	"github.com/contractcheck/contractcheck/internal/challenge"
 	"github.com/contractcheck/contractcheck/internal/compare"
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/lock"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
@@ -48,23 +46,6 @@ var formats = []buildinfo.Format{
 	{Name: "challenge report (--format json)", Field: "challengeVersion", Version: challenge.Version},
 	{Name: "challenge case", Field: "challengeCase", Version: mutate.CaseVersion},
 	{Name: "lock file (contractcheck lock)", Field: "lockVersion", Version: lock.Version},
-}
-
-// versionOutputters are version's formats: what this build is, for a reader (text) or a program
-// (json). They are listed here, beside the verb, as the format versions are: buildinfo knows no
-// verb.
-var versionOutputters = report.TextAndJSON[buildinfo.Info](writeVersionText)
-
-// writeVersionText writes the description for a reader: escape.TerminalLines (the build's
-// strings — module paths and versions, the VCS revision — shown without a control character),
-// through an escape.LogWriter (report.TextFormat).
-func writeVersionText(b *strings.Builder, info buildinfo.Info) error {
-	var raw strings.Builder
-	if err := info.WriteText(&raw); err != nil {
-		return err
-	}
-	b.WriteString(escape.TerminalLines(raw.String()))
-	return nil
 }
 
 // runVersion describes the build bi records, in the format and to the file out names.

@@ -39,8 +39,8 @@ func Fixed[R any](f Formatter[R]) Factory[R] { return func(Options) Formatter[R]
 // one entry. It is the one way a verb offers formats: every verb that prints a result registers
 // its formats in a Registry of its result's type — check's here, compare's, study's, challenge's,
 // lock's and bundle's in their packages; test's, inspect's, version's, validate's and
-// capabilities' beside the verb in cmd/contractcheck (policy and the instrument hold no output
-// code) — and cmd/contractcheck binds --format and --output to it the same way for all of them
+// capabilities' in cmd/contractcheck/formats.go, one file per format beside it (policy, inspect,
+// validate and the instrument hold no output code) — and cmd/contractcheck binds --format and --output to it the same way for all of them
 // (cmd/contractcheck/output.go). The helpers they share are here, written once: WriteJSON and
 // JSONFormat, WriteLog, Columns, CodeList, the HTML funcs. probe has no format: it writes
 // records (internal/laneout), which check then reads.
