@@ -42,7 +42,7 @@ var inspectTrafficOutputters = report.TextAndJSON[trafficInspection](writeTraffi
 // validateOutputters are validate's formats: validate_format_text.go (the valid sources; the
 // invalid ones are the verb's to say, on stderr) and validate_format_json.go (every source).
 var validateOutputters = report.Registry[[]validate.Validated]{
-	"text": report.Fixed[[]validate.Validated](validateText{}),
+	"text": report.Fixed[[]validate.Validated](report.TextFormat[[]validate.Validated](writeValidateText)),
 	"json": report.Fixed[[]validate.Validated](validateJSON{}),
 }
 

@@ -28,11 +28,11 @@ func mdCode(s string) string { return escape.MarkdownCode(s) }
 
 // Output implements Outputter.
 func (Markdown) Output(w io.Writer, r *Report) error {
-	lw := escape.NewLogWriter(w)
-	if err := writeMarkdown(lw, r); err != nil {
+	var b strings.Builder
+	if err := writeMarkdown(&b, r); err != nil {
 		return err
 	}
-	return lw.Flush()
+	return report.WriteLog(w, b.String())
 }
 
 func writeMarkdown(w io.Writer, r *Report) error {

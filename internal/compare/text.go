@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -129,19 +128,16 @@ func (t Text) Output(w io.Writer, r *Report) error {
 	if r.ExitCode() != result.ExitSatisfied {
 		fmt.Fprintf(b, "\nrepetitions disagree: %d target readings, %d task bindings unstable\n", r.Summary.Unstable, r.Summary.CheckUnstable)
 	}
-	lw := escape.NewLogWriter(w)
-	bw := bufio.NewWriter(lw)
+	var out strings.Builder
+	out.Grow(b.Len())
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		trimmed := strings.TrimRight(line, " \n")
 		if strings.HasSuffix(line, "\n") {
 			trimmed += "\n"
 		}
-		bw.WriteString(trimmed)
+		out.WriteString(trimmed)
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return lw.Flush()
+	return report.WriteLog(w, out.String())
 }
 
 func readoutsText(r *Report, ros map[string]map[string]any) string {
