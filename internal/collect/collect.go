@@ -41,10 +41,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -87,6 +89,10 @@ var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonN
 type Options struct {
 	// Dir is the directory the batches are written to (created if missing).
 	Dir string
+	// Census, when set, is a census directory (internal/censusdir) every batch taken is folded
+	// into as well, a part per batch, durably before the answer: check --census reports on it at
+	// any time (created if missing; a census collect wrote before is added to).
+	Census string
 	// Path is the upload path (DefaultPath when ""): the service URL's path and
 	// decision_logs.resource, as OPA joins them.
 	Path string
@@ -116,6 +122,11 @@ type Collector struct {
 	batches, decisions, events atomic.Int64
 	mu                         sync.Mutex
 	refused                    map[string]int64
+
+	// census is the census the batches are folded into (Options.Census), nil when none; censusMu
+	// orders its parts.
+	census   *censusdir.Writer
+	censusMu sync.Mutex
 
 	// lock holds the directory's lock file, locked (flock) while the collector lives: two
 	// collectors numbering batches in one directory would write over each other's.
@@ -180,6 +191,14 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		}
 		if seq, _, ok := decisionlog.ParseBatchFileName(name); ok && seq > c.seq.Load() {
 			c.seq.Store(seq)
+		}
+	}
+	if opts.Census != "" {
+		// The census is written only by the collector holding --dir's lock: give each
+		// collector a census of its own, as it has a directory of its own.
+		if c.census, err = censusdir.Open(opts.Census, in.Options().Profile); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("collect --census: %w", err)
 		}
 	}
 	return c, nil
@@ -333,11 +352,21 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var bad *decisionlog.Decision
+	var fold folded
 	counts, err := decisionlog.ReadEvents(r.Context(), "batch", events, func(d *decisionlog.Decision) error {
-		if err := check.ValidateDecision(c.in, d); err != nil {
+		if c.census == nil {
+			if err := check.ValidateDecision(c.in, d); err != nil {
+				bad = d
+				return err
+			}
+			return nil
+		}
+		rs, err := check.DecisionReadings(c.in, d)
+		if err != nil {
 			bad = d
 			return err
 		}
+		fold.add(d, rs)
 		return nil
 	})
 	if err != nil {
@@ -350,6 +379,9 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seq, name, err := c.write(body)
+	if err == nil && c.census != nil {
+		err = c.fold(seq, name, &fold)
+	}
 	if err != nil {
 		c.refuse(w, r, http.StatusInternalServerError, &Refusal{Reason: ReasonStorage, Error: err.Error() + " (OPA posts the batch again)"})
 		return
@@ -358,6 +390,51 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 	c.decisions.Add(int64(counts.Decisions))
 	c.events.Add(int64(others))
 	writeJSON(w, http.StatusOK, &Accepted{Batch: seq, File: name, Decisions: counts.Decisions, Other: others})
+}
+
+// folded is what a batch gives the census: the readings of its decisions, and its decisions that
+// are errors, not verdicts; each placed where check --decision-logs over --dir places it once the
+// batch's file is named (fold).
+type folded struct {
+	readings []result.Reading
+	atBatch  []bool // the reading is placed in the batch (the decision names no record)
+	errs     []result.DecisionError
+	lines    []int // the event of each error
+}
+
+func (f *folded) add(d *decisionlog.Decision, rs []result.Reading) {
+	if d.Error != "" {
+		f.errs = append(f.errs, result.DecisionError{Decision: d.ID, Error: d.Error})
+		f.lines = append(f.lines, d.Line)
+		return
+	}
+	for _, r := range rs {
+		f.readings = append(f.readings, r)
+		f.atBatch = append(f.atBatch, d.Record == nil)
+	}
+}
+
+// fold writes batch seq's readings to the census as a part of its own, durably. A reading the
+// decision did not place at a record is placed at the batch's file and event, and an error at
+// the batch's file, as check --decision-logs --dir places them, so that the report on the census
+// is the report on the batches.
+func (c *Collector) fold(seq uint64, name string, f *folded) error {
+	file := filepath.Join(c.opts.Dir, name)
+	for i := range f.readings {
+		if f.atBatch[i] {
+			f.readings[i].File = file
+		}
+	}
+	for i := range f.errs {
+		f.errs[i].At = fmt.Sprintf("%s: event %d", file, f.lines[i])
+	}
+	_, received, _ := decisionlog.ParseBatchFileName(name)
+	c.censusMu.Lock()
+	defer c.censusMu.Unlock()
+	if err := c.census.AddBatch(censusdir.Batch{Seq: seq, Received: received}, f.readings, f.errs); err != nil {
+		return fmt.Errorf("folding batch %d into the census: %w", seq, err)
+	}
+	return nil
 }
 
 // errTooLarge is readLimited's error for a stream over its limit.
