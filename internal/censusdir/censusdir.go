@@ -114,6 +114,9 @@ func Create(dir, profile string) (*Writer, error) {
 // another profile, is refused: a census of decision logs is added to until its collector stops
 // for good, never marked complete. The caller keeps a second writer out (collect's lock).
 func Open(dir, profile string) (*Writer, error) {
+	if err := CanOpen(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("census directory %s: %w", dir, err)
 	}
@@ -125,8 +128,6 @@ func Open(dir, profile string) (*Writer, error) {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case name == CompleteFile:
-			return nil, fmt.Errorf("census directory %s holds a census its writer marked complete (%s): give collect --census an empty or new directory, or one collect wrote", dir, CompleteFile)
 		case strings.HasPrefix(name, tmpPrefix):
 			if err := os.Remove(filepath.Join(dir, name)); err != nil {
 				return nil, fmt.Errorf("census directory %s: removing an unfinished part: %w", dir, err)
@@ -145,6 +146,25 @@ func Open(dir, profile string) (*Writer, error) {
 		f.Close()
 	}
 	return w, nil
+}
+
+// CanOpen says, writing nothing, why Open would refuse dir before it reads a part: it is not a
+// directory, or it holds a census its writer marked complete. A dir that does not exist is one
+// Open makes.
+func CanOpen(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("census directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("census directory %s: not a directory", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, CompleteFile)); err == nil {
+		return fmt.Errorf("census directory %s holds a census its writer marked complete (%s): give collect --census an empty or new directory, or one collect wrote", dir, CompleteFile)
+	}
+	return nil
 }
 
 // AddBatch writes one batch of decision logs as a part of its own, durably (Flush): its

@@ -178,7 +178,7 @@ func TestCollectCensusRefused(t *testing.T) {
 			}
 			entries, _ := os.ReadDir(cdir)
 			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), ".") {
+				if strings.HasPrefix(e.Name(), ".tmp-") {
 					t.Errorf("a refused batch left %s in the census", e.Name())
 				}
 			}

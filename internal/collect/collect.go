@@ -130,7 +130,7 @@ type Collector struct {
 
 	// lock holds the directory's lock file, locked (flock) while the collector lives: two
 	// collectors numbering batches in one directory would write over each other's.
-	lock *os.File
+	lock, censusLock *os.File
 }
 
 // lockName is the directory's lock file (a name the decision-log reader never reads).
@@ -165,6 +165,11 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("collect: --dir is required")
 	}
+	if opts.Census != "" {
+		if err := censusdir.CanOpen(opts.Census); err != nil { // before anything is written
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+	}
 	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("collect: --dir: %w", err)
 	}
@@ -173,12 +178,8 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		return nil, fmt.Errorf("collect: --dir: %w", err)
 	}
 	c := &Collector{in: in, opts: opts, refused: map[string]int64{}, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
-	if c.lock, err = os.OpenFile(filepath.Join(opts.Dir, lockName), os.O_RDWR|os.O_CREATE, 0o640); err != nil {
-		return nil, fmt.Errorf("collect: --dir: %w", err)
-	}
-	if err := syscall.Flock(int(c.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		c.lock.Close()
-		return nil, fmt.Errorf("collect: --dir %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", opts.Dir, lockName, err)
+	if c.lock, err = lockDir(opts.Dir, "--dir"); err != nil {
+		return nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -194,8 +195,15 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		}
 	}
 	if opts.Census != "" {
-		// The census is written only by the collector holding --dir's lock: give each
-		// collector a census of its own, as it has a directory of its own.
+		// One collector writes to a census, as to a directory: it holds the census's lock too.
+		if err := os.MkdirAll(opts.Census, 0o750); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+		if c.censusLock, err = lockDir(opts.Census, "--census"); err != nil {
+			c.Close()
+			return nil, err
+		}
 		if c.census, err = censusdir.Open(opts.Census, in.Options().Profile); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("collect --census: %w", err)
@@ -204,13 +212,29 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 	return c, nil
 }
 
-// Close releases the directory for another collector: call it once no upload is in flight.
-func (c *Collector) Close() error {
-	if c.lock == nil {
-		return nil
+// lockDir locks dir's lock file (flock) for this collector, or says another collect holds it.
+func lockDir(dir, flag string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("collect: %s: %w", flag, err)
 	}
-	err := c.lock.Close() // closing the file releases its flock
-	c.lock = nil
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("collect: %s %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", flag, dir, lockName, err)
+	}
+	return f, nil
+}
+
+// Close releases the directory (and the census) for another collector: call it once no upload
+// is in flight.
+func (c *Collector) Close() error {
+	var err error
+	for _, l := range []**os.File{&c.lock, &c.censusLock} {
+		if *l != nil {
+			err = errors.Join(err, (*l).Close()) // closing the file releases its flock
+			*l = nil
+		}
+	}
 	return err
 }
 
