@@ -71,7 +71,8 @@ func (c Censuses) String() string {
 // A census of decision logs (collect --census: its parts are the batches collect took) is read
 // as check --decision-logs reads the batches: a task result logged again with the same verdict
 // counts once (a batch OPA posted again), the expected bindings are the contract set's matrix
-// within the run's scope where the decisions were posted (fromMatrix), and the report's Lacking
+// within the run's scope where the decisions were posted (fromMatrix), or the records'
+// bindings when the options name observation records (fromRecords), and the report's Lacking
 // lists what the census lacks and the decisions that are errors; its gate gives no verdict while
 // anything is lacking. Such a census is never marked complete: it is complete when it lacks
 // nothing. Censuses of decision logs and of checks are not merged (an input error).
@@ -106,8 +107,8 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	}
 	n := 0
 	decisions := false // the part being read is a batch of decision logs
-	held := map[repKey]heldReading{}
-	posted := newPostedSet(in)
+	held := map[repKey]int{} // of a census of decision logs: index in readings
+	var readings []heldReading
 	var refused *result.DecisionErrors
 	for _, dir := range dirs {
 		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, batch *censusdir.Batch) error {
@@ -129,16 +130,18 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			}
 			if decisions {
 				k := repKey{r.Binding, r.Repetition}
-				if h, dup := held[k]; dup {
-					if h.Fingerprint == r.Fingerprint {
+				if i, dup := held[k]; dup {
+					if readings[i].Fingerprint == r.Fingerprint {
 						read.Duplicates++
 						return nil // the same decision logged again (a batch posted again)
 					}
 					return fmt.Errorf("%s:%d: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-						r.File, r.Line, r.Binding, r.Repetition, h.at)
+						r.File, r.Line, r.Binding, r.Repetition, readings[i].at)
 				}
-				held[k] = heldReading{Reading: result.Reading{Fingerprint: r.Fingerprint}, at: fmt.Sprintf("%s:%d", r.File, r.Line)}
-				posted.add(r.Binding)
+				held[k] = len(readings)
+				readings = append(readings, heldReading{Reading: r, at: fmt.Sprintf("%s:%d", r.File, r.Line)})
+				n++
+				return nil // to the census as check --decision-logs adds them (below)
 			}
 			n++
 			if w != nil {
@@ -188,6 +191,20 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil, read, result.AsInput(err)
 		}
 	}
+	var lacking *result.Lacking
+	if read.decisions() {
+		// The readings of the decisions, with the records when --observations names them, as
+		// check --decision-logs takes the decisions of the batches.
+		if len(opts.Observations) > 0 {
+			lacking, err = fromRecords(ctx, in, cen, visReader, visible, held, readings)
+		} else {
+			lacking, err = fromMatrix(in, cen, held, readings)
+		}
+		if err != nil {
+			return nil, read, err
+		}
+		lacking.Errors = refused
+	}
 	if n >= releaseAfter {
 		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report
 	}
@@ -200,9 +217,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	}
 	gateReached(in.Model, opts.Profile, r)
 	incomplete := !read.Complete()
-	if read.decisions() {
-		lacking := posted.lacking()
-		lacking.Errors = refused
+	if lacking != nil {
 		if incomplete = lacking.Count > 0 || lacking.Errors != nil; incomplete {
 			r.Lacking = lacking
 		}
