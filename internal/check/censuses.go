@@ -106,7 +106,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		defer w.Discard() // after Close, nothing
 	}
 	n := 0
-	decisions := false // the part being read is a batch of decision logs
+	decisions := false       // the part being read is a batch of decision logs
 	held := map[repKey]int{} // of a census of decision logs: index in readings
 	var readings []heldReading
 	var refused *result.DecisionErrors
