@@ -235,3 +235,63 @@ func TestCollectCensusOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectCensusMerge: collect's censuses merge with each other (two collectors, the batches
+// split between them: the report on the union is the report on all the batches), and not with a
+// census of a check, nor into --census-out: each refusal names the census.
+func TestCollectCensusMerge(t *testing.T) {
+	ctx := context.Background()
+	events := reportkit.DecisionEvents(t, directPaper)
+	in := loaded(t, inputs.Options{})
+	batches := chunks(events, 17)
+	var dirs, cdirs []string
+	for i := range 2 { // two collectors, each a half of the batches
+		dir, cdir := filepath.Join(t.TempDir(), "batches"), filepath.Join(t.TempDir(), "census")
+		c, err := New(in, Options{Dir: dir, Census: cdir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(c)
+		for j := i; j < len(batches); j += 2 {
+			if status, doc := post(t, s.URL+DefaultPath, "", reportkit.GzipBatch(t, batches[j]), nil); status != http.StatusOK {
+				t.Fatalf("HTTP %d %v", status, doc)
+			}
+		}
+		s.Close()
+		c.Close()
+		dirs, cdirs = append(dirs, dir), append(cdirs, cdir)
+	}
+	checked := filepath.Join(t.TempDir(), "checked")
+	if _, err := check.RunCensusOut(ctx, directPaper, checked); err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := check.RunDecisionLogs(ctx, directPaper, check.DecisionLogs{Paths: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		censuses []string
+		out      string
+		wantErr  string
+	}{
+		{name: "two collectors", censuses: cdirs},
+		{name: "with a check's census", censuses: []string{cdirs[0], checked}, wantErr: "is a census of decision logs, " + checked + " is not"},
+		{name: "a check's census first", censuses: []string{checked, cdirs[0]}, wantErr: "is a census of a check, " + cdirs[0] + " is not"},
+		{name: "into --census-out", censuses: cdirs, out: filepath.Join(t.TempDir(), "out"), wantErr: "--census-out writes a census of a check, and " + cdirs[0]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := check.RunCensuses(ctx, directPaper, tc.censuses, tc.out)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || result.ExitCode(err) != result.ExitInputError {
+					t.Fatalf("error %v (exit %d), want exit 2 saying %q", err, result.ExitCode(err), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			reportkit.SameAsCheck(t, "two collectors' censuses", got, want, "json", "text")
+		})
+	}
+}
