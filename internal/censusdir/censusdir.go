@@ -171,23 +171,51 @@ func CanOpen(dir string) error {
 // readings and the decisions that are errors, not verdicts. The part exists whole, under its
 // name, when AddBatch returns nil; on an error none does.
 func (w *Writer) AddBatch(b Batch, readings []result.Reading, errs []result.DecisionError) error {
+	e, err := EncodeBatch(readings, errs)
+	if err != nil {
+		return fmt.Errorf("census %s: %w", w.dir, err)
+	}
+	return w.AddEncoded(b, e)
+}
+
+// EncodedBatch is a batch's census lines, encoded (EncodeBatch) by a caller that writes batches
+// from several goroutines through one Writer: the encoding needs no Writer, so it need not wait
+// for one.
+type EncodedBatch struct {
+	lines    [][]byte
+	readings int
+}
+
+// EncodeBatch encodes a batch's readings and decisions that are errors as census lines.
+func EncodeBatch(readings []result.Reading, errs []result.DecisionError) (EncodedBatch, error) {
+	e := EncodedBatch{lines: make([][]byte, 0, len(readings)+len(errs)), readings: len(readings)}
+	for _, r := range readings {
+		b, err := strictjson.Marshal(map[string]any{"reading": readingLine(r)})
+		if err != nil {
+			return e, err
+		}
+		e.lines = append(e.lines, b)
+	}
+	for _, d := range errs {
+		b, err := strictjson.Marshal(map[string]any{"decisionError": map[string]any{"at": d.At, "decision": d.Decision, "error": d.Error}})
+		if err != nil {
+			return e, err
+		}
+		e.lines = append(e.lines, b)
+	}
+	return e, nil
+}
+
+// AddEncoded writes an encoded batch as AddBatch writes one.
+func (w *Writer) AddEncoded(b Batch, e EncodedBatch) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	w.batch = &b
 	defer func() { w.batch = nil }()
-	n := w.readings
-	for _, r := range readings {
-		if err := w.Add(r); err != nil {
+	for _, l := range e.lines {
+		if err := w.writeLine(l); err != nil {
 			w.Discard()
-			w.readings = n
-			return err
-		}
-	}
-	for _, e := range errs {
-		if err := w.line(map[string]any{"decisionError": map[string]any{"at": e.At, "decision": e.Decision, "error": e.Error}}); err != nil {
-			w.Discard()
-			w.readings = n
 			return err
 		}
 	}
@@ -197,9 +225,9 @@ func (w *Writer) AddBatch(b Batch, readings []result.Reading, errs []result.Deci
 		}
 	}
 	if err := w.Flush(); err != nil {
-		w.readings = n
 		return err
 	}
+	w.readings += e.readings
 	return nil
 }
 
@@ -211,6 +239,12 @@ type jsonNumber = encjson.Number
 
 // Add writes one reading (its readout and diagnostics exactly as the policy gave them).
 func (w *Writer) Add(r result.Reading) error {
+	w.readings++
+	return w.line(map[string]any{"reading": readingLine(r)})
+}
+
+// readingLine is the object of a reading's census line.
+func readingLine(r result.Reading) map[string]any {
 	m := map[string]any{
 		"fixture": r.Fixture, "lane": r.Lane, "version": r.LaneVersion, "configuration": r.Configuration,
 		"stage": r.Stage, "task": r.Task, "repetition": num(r.Repetition), "origin": r.Origin,
@@ -229,8 +263,7 @@ func (w *Writer) Add(r result.Reading) error {
 		}
 		m["diagnostics"] = ds
 	}
-	w.readings++
-	return w.line(map[string]any{"reading": m})
+	return m
 }
 
 // AddVisibility writes one visibility reading; nil is none.
@@ -262,6 +295,11 @@ func (w *Writer) line(v any) error {
 	if err != nil {
 		return fmt.Errorf("census %s: %w", w.dir, err)
 	}
+	return w.writeLine(b)
+}
+
+// writeLine writes an encoded line to the part being written (started if none is).
+func (w *Writer) writeLine(b []byte) error {
 	if w.part == nil {
 		if err := w.open(); err != nil {
 			return err

@@ -453,9 +453,13 @@ func (c *Collector) fold(seq uint64, name string, f *folded) error {
 		f.errs[i].At = fmt.Sprintf("%s: event %d", file, f.lines[i])
 	}
 	_, received, _ := decisionlog.ParseBatchFileName(name)
+	enc, err := censusdir.EncodeBatch(f.readings, f.errs) // before the lock: uploads encode at once
+	if err != nil {
+		return fmt.Errorf("folding batch %d into the census: %w", seq, err)
+	}
 	c.censusMu.Lock()
 	defer c.censusMu.Unlock()
-	if err := c.census.AddBatch(censusdir.Batch{Seq: seq, Received: received}, f.readings, f.errs); err != nil {
+	if err := c.census.AddEncoded(censusdir.Batch{Seq: seq, Received: received}, enc); err != nil {
 		return fmt.Errorf("folding batch %d into the census: %w", seq, err)
 	}
 	return nil
