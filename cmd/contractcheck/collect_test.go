@@ -188,6 +188,9 @@ func TestCollectCensusCommand(t *testing.T) {
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("collect after SIGTERM: %v\n%s", err, stderr.String())
 			}
+			if !strings.Contains(stderr.String(), ", folded into the census "+cdir+";") {
+				t.Errorf("collect does not say the census it folds into:\n%s", stderr.String())
+			}
 		})
 	}
 	file := filepath.Join(t.TempDir(), "a-file")
