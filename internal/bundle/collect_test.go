@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -145,7 +146,17 @@ decision_logs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("census %s", read)
+	parts, err := censusdir.Parts(census)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var censusDisk int64
+	for _, p := range parts {
+		if info, err := os.Stat(filepath.Join(census, p)); err == nil {
+			censusDisk += info.Size()
+		}
+	}
+	t.Logf("census %s; %d bytes on disk, %.0f a decision", read, censusDisk, float64(censusDisk)/float64(len(recs)))
 	if len(read.Read) != 1 || read.Read[0].Window != counts.Window {
 		t.Errorf("the census covers %+v, the batches %+v", read.Read, counts.Window)
 	}
