@@ -57,7 +57,9 @@ With --census-out DIR the run's census (every reading, part by part, each part w
 before its name exists) is written to DIR; --census DIR reports on such a census instead of
 records, at any time (a census still being written gives no verdict: gate verdict incomplete,
 exit 2), and --census repeated on their union, as one run over all their inputs: repetitions
-collapse and the gate is applied after the merge (docs/production.md).
+collapse and the gate is applied after the merge (docs/production.md). A census collect --census
+folds OPA's uploads into is read at any time, as --decision-logs reads collect's batches: the same
+expected bindings and lacking list, and the note says the batches it covers.
 
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that
@@ -124,7 +126,7 @@ func newCheckCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&p.noCache, "no-cache", false, "run the check even when an unchanged run's output is cached (CONTRACTCHECK_CACHE=off turns the cache off)")
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
-	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one check --census-out wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
+	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one check --census-out or collect --census wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
 	cmd.Flags().StringVar(&p.censusOut, "census-out", "", "also write the run's census (its readings, part by part, durably) to this new directory, for check --census; with --census: their union")
 	observations := cmd.PreRun
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {

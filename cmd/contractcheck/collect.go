@@ -18,7 +18,10 @@ validated as check --decision-logs reads it, against the contract set the input 
 flags the bundle was built with); a valid batch is written as posted to --dir, durably (a file of
 its own, written under a temporary name, fsync'd, renamed, the directory fsync'd) before the 200
 answer, so a restart loses nothing acknowledged. check --decision-logs DIR reports on the batches
-at any time, while collect runs.
+at any time, while collect runs. With --census DIR each batch taken is also folded into a census
+directory, a part per batch, written the same way before the answer: check --census DIR reports on
+it at any time, in any format, without reading the batches again (a report says the batches it
+covers and the expected bindings it lacks, as check --decision-logs does).
 
 A batch is taken whole or refused whole with a JSON body naming the reason, the event and the
 member: 400 not gzip, not JSON or cut short, 413 too large, 415 not Content-Encoding: gzip, 422 an
@@ -34,7 +37,8 @@ Collect listens on loopback unless told: an address beyond it needs --tls-cert, 
 
 const collectExample = `  contractcheck collect --dir /var/lib/contractcheck/batches
   contractcheck collect --dir batches --listen 10.0.0.5:8282 --tls-cert cert.pem --tls-key key.pem --token-file token
-  contractcheck check --decision-logs /var/lib/contractcheck/batches`
+  contractcheck check --decision-logs /var/lib/contractcheck/batches
+  contractcheck collect --dir batches --census census && contractcheck check --census census --format json`
 
 func newCollectCommand() *cobra.Command {
 	var cfg collect.Config
@@ -50,6 +54,7 @@ func newCollectCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.Dir, "dir", "", "directory the accepted batches are written to (created if missing; required)")
+	f.StringVar(&cfg.Census, "census", "", "also fold each batch taken into this census directory, a part per batch, durably before the answer, for check --census (created if missing; one collect wrote is added to)")
 	f.StringVar(&cfg.Listen, "listen", collect.DefaultListen, "the address to listen on (beyond loopback: --tls-cert, --tls-key and --token-file are required)")
 	f.StringVar(&cfg.Path, "path", collect.DefaultPath, "the upload path: the service URL's path and decision_logs.resource, as OPA joins them")
 	f.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token every request must carry (OPA's services.<name>.credentials.bearer)")

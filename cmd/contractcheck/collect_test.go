@@ -118,3 +118,94 @@ func TestCollectCommand(t *testing.T) {
 		t.Errorf("batches on disk: %v %v", names, err)
 	}
 }
+
+// TestCollectCensusCommand: collect --census folds the batches it takes into a census that check
+// --census reports on while collect runs, with check --decision-logs's report and exit code on
+// the same batches: whole (exit 0), and lacking bindings (exit 2, the lacking listed); a --census
+// collect cannot write to, or one marked complete, is exit 2 naming it.
+func TestCollectCensusCommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		scope []string // the report's scope
+		code  int
+		want  string // in the report
+	}{
+		{name: "every expected binding", scope: []string{"--lane", "direct", "--fixture", "C05"}, code: 0, want: `"verdict": "`},
+		{name: "lacking bindings", scope: []string{"--lane", "direct", "--suite", "paper"}, code: 2, want: `"lacking": {`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			batch, _ := collectBatch(t)
+			dir, cdir := filepath.Join(t.TempDir(), "batches"), filepath.Join(t.TempDir(), "census")
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			l.Close()
+			cmd := exec.Command(os.Args[0], "collect", "--dir", dir, "--census", cdir, "--listen", addr)
+			cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+collect.DefaultPath, bytes.NewReader(batch))
+				req.Header.Set("Content-Encoding", "gzip")
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						t.Fatalf("HTTP %d\n%s", resp.StatusCode, stderr.String())
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("collect never answered: %v\n%s", err, stderr.String())
+				}
+			}
+			// collect runs on: the report is made from its census while it does.
+			args := append([]string{"check", "--format", "json"}, tc.scope...)
+			code, out, errOut := cli(t, append(append([]string{}, args...), "--census", cdir)...)
+			wcode, wout, _ := cli(t, append(append([]string{}, args...), "--decision-logs", dir)...)
+			if code != tc.code || wcode != tc.code {
+				t.Fatalf("exit %d from the census, %d from the batches, want %d\n%s", code, wcode, tc.code, errOut)
+			}
+			if out != wout {
+				t.Errorf("the report on the census differs from the report on the batches:\n%s\n---\n%s", out, wout)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("the report lacks %q:\n%s", tc.want, out)
+			}
+			if !strings.Contains(errOut, "1 batches collected, sequence 1 to 1") {
+				t.Errorf("the note does not say the window:\n%s", errOut)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("collect after SIGTERM: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), ", folded into the census "+cdir+";") {
+				t.Errorf("collect does not say the census it folds into:\n%s", stderr.String())
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	complete := filepath.Join(t.TempDir(), "complete")
+	if err := os.MkdirAll(complete, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(complete, "complete.json"), []byte(`{"census":1,"profile":"strict","parts":0,"readings":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runUsageCases(t, "collect", []usageCase{
+		{name: "a file, not a directory", args: []string{"--dir", "OUT", "--census", file, "--listen", "127.0.0.1:0"}, want: file},
+		{name: "a census marked complete", args: []string{"--dir", "OUT", "--census", complete, "--listen", "127.0.0.1:0"}, want: complete + " holds a census its writer marked complete"},
+	})
+}

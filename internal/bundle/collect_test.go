@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -30,7 +31,8 @@ import (
 // re-encodes its chunks); every captured record of X08 and C02 (numbers past float64) is posted
 // to one of them in turn. Collect takes every batch (none refused), and check --decision-logs
 // over its directory gives check's own report on the same records, byte for byte in JSON and
-// text: binding for binding, numbers exact.
+// text: binding for binding, numbers exact; so does check --census over the census collect folded
+// the batches into (collect --census), which covers the same batches.
 func TestStockOPAsUploadToCollect(t *testing.T) {
 	testtier.Require(t, "three stock OPA servers uploading to collect")
 	opa := opaBinary(t)
@@ -39,7 +41,8 @@ func TestStockOPAsUploadToCollect(t *testing.T) {
 	dir := t.TempDir()
 	batches := filepath.Join(dir, "batches")
 	const token = "fleet-token"
-	col, err := collect.New(in, collect.Options{Dir: batches, Token: token})
+	census := filepath.Join(dir, "census")
+	col, err := collect.New(in, collect.Options{Dir: batches, Census: census, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +141,26 @@ decision_logs:
 		t.Errorf("window %+v, want %d batches", counts.Window, len(names))
 	}
 	reportkit.SameAsCheck(t, "collect's directory", got, want, "json", "text")
+	// The census collect folded the batches into, while it runs: check's report too.
+	fromCensus, read, err := check.RunCensuses(ctx, opts, []string{census}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := censusdir.Parts(census)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var censusDisk int64
+	for _, p := range parts {
+		if info, err := os.Stat(filepath.Join(census, p)); err == nil {
+			censusDisk += info.Size()
+		}
+	}
+	t.Logf("census %s; %d bytes on disk, %.0f a decision", read, censusDisk, float64(censusDisk)/float64(len(recs)))
+	if len(read.Read) != 1 || read.Read[0].Window != counts.Window {
+		t.Errorf("the census covers %+v, the batches %+v", read.Read, counts.Window)
+	}
+	reportkit.SameAsCheck(t, "collect's census", fromCensus, want, "json", "text")
 }
 
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.

@@ -13,6 +13,13 @@
 // half of one. When the writer is done it writes "complete.json" the same way, naming how many
 // parts and readings the census holds; a census without it is still being written.
 //
+// contractcheck collect --census DIR writes a census of decision logs: a part per batch it takes
+// (Writer.AddBatch), whose header also names the batch ({"batch": {"seq": n, "received": T}}), and
+// whose lines are the batch's readings and its decisions that are errors, not verdicts
+// ({"decisionError": {...}}). Such a census never gets the marker (collect does not end a census):
+// a report on it says the batches it covers (Info.Window) and what it lacks, as a report from the
+// decision logs themselves does.
+//
 // A census is what its readings are, whatever part holds them: merging is adding every part's
 // readings into one census (internal/census), which collapses repetitions, finds unstable
 // bindings and applies the gate after the union, as one run over all the inputs does.
@@ -33,7 +40,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
+	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -69,6 +79,14 @@ type Writer struct {
 	lines    int          // readings and visibility lines in the part
 	readings int          // readings written in all parts
 	perPart  int          // the lines a part holds: partReadings
+	batch    *Batch       // the batch the part being written holds (AddBatch), for its header
+}
+
+// Batch names the batch of decision logs a part of a census of decision logs holds: collect's
+// sequence number of it and the time it was received.
+type Batch struct {
+	Seq      uint64
+	Received time.Time
 }
 
 // Create starts a census of profile in dir, made if need be. A directory that already holds a
@@ -90,6 +108,129 @@ func Create(dir, profile string) (*Writer, error) {
 	return &Writer{dir: dir, profile: profile, perPart: partReadings}, nil
 }
 
+// Open opens the census of decision logs in dir to add to it (collect --census), made if need
+// be: the temporary files of parts a crash cut short (never acknowledged) are removed, and
+// numbering goes on after the highest part. A census its writer marked complete, or one of
+// another profile, is refused: a census of decision logs is added to until its collector stops
+// for good, never marked complete. The caller keeps a second writer out (collect's lock).
+func Open(dir, profile string) (*Writer, error) {
+	if err := CanOpen(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("census directory %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("census directory %s: %w", dir, err)
+	}
+	w := &Writer{dir: dir, profile: profile, perPart: partReadings}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return nil, fmt.Errorf("census directory %s: removing an unfinished part: %w", dir, err)
+			}
+		case partName.MatchString(name):
+			seq, _ := strconv.Atoi(name[:8])
+			w.seq = max(w.seq, seq)
+		}
+	}
+	if w.seq > 0 {
+		// The last part says the profile the census is of.
+		f, _, _, err := openPart(filepath.Join(dir, fmt.Sprintf("%08d.census.gz", w.seq)), profile)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	}
+	return w, nil
+}
+
+// CanOpen says, writing nothing, why Open would refuse dir before it reads a part: it is not a
+// directory, or it holds a census its writer marked complete. A dir that does not exist is one
+// Open makes.
+func CanOpen(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("census directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("census directory %s: not a directory", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, CompleteFile)); err == nil {
+		return fmt.Errorf("census directory %s holds a census its writer marked complete (%s): give collect --census an empty or new directory, or one collect wrote", dir, CompleteFile)
+	}
+	return nil
+}
+
+// AddBatch writes one batch of decision logs as a part of its own, durably (Flush): its
+// readings and the decisions that are errors, not verdicts. The part exists whole, under its
+// name, when AddBatch returns nil; on an error none does.
+func (w *Writer) AddBatch(b Batch, readings []result.Reading, errs []result.DecisionError) error {
+	e, err := EncodeBatch(readings, errs)
+	if err != nil {
+		return fmt.Errorf("census %s: %w", w.dir, err)
+	}
+	return w.AddEncoded(b, e)
+}
+
+// EncodedBatch is a batch's census lines, encoded (EncodeBatch) by a caller that writes batches
+// from several goroutines through one Writer: the encoding needs no Writer, so it need not wait
+// for one.
+type EncodedBatch struct {
+	lines    [][]byte
+	readings int
+}
+
+// EncodeBatch encodes a batch's readings and decisions that are errors as census lines.
+func EncodeBatch(readings []result.Reading, errs []result.DecisionError) (EncodedBatch, error) {
+	e := EncodedBatch{lines: make([][]byte, 0, len(readings)+len(errs)), readings: len(readings)}
+	for _, r := range readings {
+		b, err := strictjson.Marshal(map[string]any{"reading": readingLine(r)})
+		if err != nil {
+			return e, err
+		}
+		e.lines = append(e.lines, b)
+	}
+	for _, d := range errs {
+		b, err := strictjson.Marshal(map[string]any{"decisionError": map[string]any{"at": d.At, "decision": d.Decision, "error": d.Error}})
+		if err != nil {
+			return e, err
+		}
+		e.lines = append(e.lines, b)
+	}
+	return e, nil
+}
+
+// AddEncoded writes an encoded batch as AddBatch writes one.
+func (w *Writer) AddEncoded(b Batch, e EncodedBatch) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	w.batch = &b
+	defer func() { w.batch = nil }()
+	for _, l := range e.lines {
+		if err := w.writeLine(l); err != nil {
+			w.Discard()
+			return err
+		}
+	}
+	if w.part == nil { // an empty batch: a part of its header alone, so the window counts it
+		if err := w.open(); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	w.readings += e.readings
+	return nil
+}
+
 // num is an integer as strictjson holds numbers.
 func num(n int) any { return encjson.Number(strconv.Itoa(n)) }
 
@@ -98,6 +239,12 @@ type jsonNumber = encjson.Number
 
 // Add writes one reading (its readout and diagnostics exactly as the policy gave them).
 func (w *Writer) Add(r result.Reading) error {
+	w.readings++
+	return w.line(map[string]any{"reading": readingLine(r)})
+}
+
+// readingLine is the object of a reading's census line.
+func readingLine(r result.Reading) map[string]any {
 	m := map[string]any{
 		"fixture": r.Fixture, "lane": r.Lane, "version": r.LaneVersion, "configuration": r.Configuration,
 		"stage": r.Stage, "task": r.Task, "repetition": num(r.Repetition), "origin": r.Origin,
@@ -116,8 +263,7 @@ func (w *Writer) Add(r result.Reading) error {
 		}
 		m["diagnostics"] = ds
 	}
-	w.readings++
-	return w.line(map[string]any{"reading": m})
+	return m
 }
 
 // AddVisibility writes one visibility reading; nil is none.
@@ -149,25 +295,42 @@ func (w *Writer) line(v any) error {
 	if err != nil {
 		return fmt.Errorf("census %s: %w", w.dir, err)
 	}
+	return w.writeLine(b)
+}
+
+// writeLine writes an encoded line to the part being written (started if none is).
+func (w *Writer) writeLine(b []byte) error {
 	if w.part == nil {
-		// A part is compressed straight into its file under a temporary name, which a reader
-		// skips: the writer holds a gzip window, not the part.
-		f, err := os.OpenFile(w.tmpName(w.seq+1), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-		if err != nil {
-			return fmt.Errorf("census %s: %w", w.dir, err)
-		}
-		w.part, w.zw = f, gzip.NewWriter(f)
-		h, _ := strictjson.Marshal(map[string]any{"census": num(Version), "profile": w.profile})
-		if _, err := w.zw.Write(append(h, '\n')); err != nil {
-			return w.abort(err)
+		if err := w.open(); err != nil {
+			return err
 		}
 	}
 	if _, err := w.zw.Write(append(b, '\n')); err != nil {
 		return w.abort(err)
 	}
 	w.lines++
-	if w.lines >= w.perPart {
+	if w.lines >= w.perPart && w.batch == nil { // a batch is one part, whatever its size
 		return w.Flush()
+	}
+	return nil
+}
+
+// open starts a part: it is compressed straight into its file under a temporary name, which a
+// reader skips (the writer holds a gzip window, not the part), beginning with its header.
+func (w *Writer) open() error {
+	f, err := os.OpenFile(w.tmpName(w.seq+1), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return fmt.Errorf("census %s: %w", w.dir, err)
+	}
+	w.part, w.zw = f, gzip.NewWriter(f)
+	hdr := map[string]any{"census": num(Version), "profile": w.profile}
+	if w.batch != nil {
+		hdr["batch"] = map[string]any{"seq": encjson.Number(strconv.FormatUint(w.batch.Seq, 10)),
+			"received": w.batch.Received.UTC().Format(time.RFC3339Nano)}
+	}
+	h, _ := strictjson.Marshal(hdr)
+	if _, err := w.zw.Write(append(h, '\n')); err != nil {
+		return w.abort(err)
 	}
 	return nil
 }
@@ -176,7 +339,7 @@ func (w *Writer) line(v any) error {
 func (w *Writer) abort(err error) error {
 	w.part.Close()
 	os.Remove(w.part.Name())
-	w.part, w.zw = nil, nil
+	w.part, w.zw, w.lines = nil, nil, 0
 	return fmt.Errorf("census %s: %w", w.dir, err)
 }
 
@@ -275,12 +438,23 @@ type Info struct {
 	Readings int
 	// Complete says the writer left its marker: every part it wrote is there.
 	Complete bool
+	// Decisions says the census is of decision logs (collect --census): its parts are batches,
+	// and Window says which; DecisionErrors counts its decisions that are errors, not verdicts.
+	Decisions      bool
+	Window         decisionlog.Window
+	DecisionErrors int
 }
 
 // String says it for a note beside the report.
 func (i Info) String() string {
 	state := "complete"
-	if !i.Complete {
+	switch {
+	case i.Decisions:
+		state = "a census of decision logs, " + i.Window.String() + " (collect adds a part per batch it takes)"
+		if i.DecisionErrors > 0 {
+			state += fmt.Sprintf("; %d decisions that are errors, not verdicts", i.DecisionErrors)
+		}
+	case !i.Complete:
 		state = "still being written (no " + CompleteFile + "): the parts written so far"
 	}
 	parts := "parts"
@@ -297,8 +471,28 @@ var limits = strictjson.Limits{MaxBytes: 64 << 20}
 // Read reads every whole part of a census directory in sequence order, handing each reading to
 // reading and each visibility reading to vis. A part written for another profile, a line that is
 // not a census line, and a marker that names parts the directory lacks are errors naming the file
-// and line.
+// and line. A census of decision logs is read by ReadWith.
 func Read(dir, profile string, reading func(result.Reading) error, vis func(*visibility.Reading) error) (Info, error) {
+	return ReadWith(dir, profile, Handlers{Reading: reading, Visibility: vis})
+}
+
+// Handlers take what ReadWith reads.
+type Handlers struct {
+	// Part, when set, is told of each part before its lines: the batch it holds, nil for a part
+	// of a check's census.
+	Part func(part string, batch *Batch) error
+	// Reading takes each reading, Visibility each visibility reading.
+	Reading    func(result.Reading) error
+	Visibility func(*visibility.Reading) error
+	// DecisionError takes each decision that is an error, not a verdict (a census of decision
+	// logs); when nil, such a line is an error.
+	DecisionError func(result.DecisionError) error
+}
+
+// ReadWith is Read with a handler for every kind of line, and the parts' batches. A directory
+// whose parts are some of decision logs and some of a check is refused: its expected bindings
+// would be of neither.
+func ReadWith(dir, profile string, h Handlers) (Info, error) {
 	info := Info{Dir: dir}
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -316,13 +510,23 @@ func Read(dir, profile string, reading func(result.Reading) error, vis func(*vis
 	if err != nil {
 		return info, fmt.Errorf("census %s: %w", dir, err)
 	}
-	for _, name := range parts {
-		n, err := readPart(filepath.Join(dir, name), profile, reading, vis)
+	for i, name := range parts {
+		file := filepath.Join(dir, name)
+		n, batch, errs, err := readPart(file, profile, &h)
 		if err != nil {
 			return info, err
 		}
+		if (batch != nil) != info.Decisions && i > 0 {
+			return info, fmt.Errorf("census part %s: a part of %s, after parts of %s: a census is of decision logs (collect --census) or of a check (check --census-out), not both",
+				file, kindOf(batch != nil), kindOf(info.Decisions))
+		}
+		info.Decisions = batch != nil
+		if batch != nil {
+			noteBatch(&info.Window, *batch)
+		}
 		info.Parts++
 		info.Readings += n
+		info.DecisionErrors += errs
 	}
 	if complete != nil {
 		if complete.parts != info.Parts || complete.readings != info.Readings {
@@ -335,6 +539,30 @@ func Read(dir, profile string, reading func(result.Reading) error, vis func(*vis
 		return info, fmt.Errorf("census %s: no census part (<seq>.census.gz) in it", dir)
 	}
 	return info, nil
+}
+
+func kindOf(decisions bool) string {
+	if decisions {
+		return "decision logs (collect --census)"
+	}
+	return "a check (check --census-out)"
+}
+
+// noteBatch widens w by a batch.
+func noteBatch(w *decisionlog.Window, b Batch) {
+	if w.Batches == 0 || b.Seq < w.FirstSeq {
+		w.FirstSeq = b.Seq
+	}
+	if w.Batches == 0 || b.Seq > w.LastSeq {
+		w.LastSeq = b.Seq
+	}
+	if w.Batches == 0 || b.Received.Before(w.First) {
+		w.First = b.Received
+	}
+	if w.Batches == 0 || b.Received.After(w.Last) {
+		w.Last = b.Received
+	}
+	w.Batches++
 }
 
 type marker struct{ parts, readings int }
@@ -375,6 +603,7 @@ func readComplete(dir, profile string) (*marker, error) {
 type item struct {
 	reading result.Reading
 	vis     *visibility.Reading
+	derr    *result.DecisionError
 }
 
 // batch is a run of a part's lines, decoded by a worker: its items in order, and the error of
@@ -389,36 +618,85 @@ type batch struct {
 // batchLines is how many lines a worker decodes at a time.
 const batchLines = 256
 
-// readPart reads one part: one goroutine reads its lines, as many as there are processors decode
-// them (and compute each reading's fingerprint, which the census would compute), and the items
-// are handed on in the order of the lines.
-func readPart(file, profile string, reading func(result.Reading) error, vis func(*visibility.Reading) error) (int, error) {
+// openPart opens a part and reads its header: the line reader on its lines after it, the file
+// to close, and the batch it holds (nil for a part of a check's census).
+func openPart(file, profile string) (*os.File, *strictjson.LineReader, *Batch, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return 0, fmt.Errorf("census part %s: %w", file, err)
+		return nil, nil, nil, fmt.Errorf("census part %s: %w", file, err)
 	}
-	defer f.Close()
+	lr, batch, err := partHeader(f, file, profile)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return f, lr, batch, nil
+}
+
+func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, *Batch, error) {
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return 0, fmt.Errorf("census part %s: not gzip: %w", file, err)
+		return nil, nil, fmt.Errorf("census part %s: not gzip: %w", file, err)
 	}
 	lr := strictjson.NewLineReader(file, zr, limits)
 	line, v, err := lr.Next()
 	if err == io.EOF {
-		return 0, fmt.Errorf("census part %s: empty (no header line)", file)
+		return nil, nil, fmt.Errorf("census part %s: empty (no header line)", file)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("census part %s: %w", file, err)
+		return nil, nil, fmt.Errorf("census part %s: %w", file, err)
 	}
 	o := object{file: file, line: line, v: v}
-	m, err := o.fields("", "census", "profile")
+	m, err := o.fields("", "census", "profile", "batch")
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if err := o.header(m, profile); err != nil {
-		return 0, err
+		return nil, nil, err
 	}
+	if _, ok := m["batch"]; !ok {
+		return lr, nil, nil
+	}
+	bm, err := o.fields("/batch", "seq", "received")
+	if err != nil {
+		return nil, nil, err
+	}
+	seq, err := o.int(bm, "/batch/seq")
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := o.str(bm, "/batch", "received", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, nil, o.errorf("/batch/received", "not a time (RFC 3339): %q", s)
+	}
+	return lr, &Batch{Seq: uint64(seq), Received: t}, nil
+}
 
+// readPart reads one part: one goroutine reads its lines, as many as there are processors decode
+// them (and compute each reading's fingerprint, which the census would compute), and the items
+// are handed on in the order of the lines. It returns the readings read, the batch the part holds
+// and its decisions that are errors.
+func readPart(file, profile string, h *Handlers) (int, *Batch, int, error) {
+	f, lr, batch, err := openPart(file, profile)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	defer f.Close()
+	if h.Part != nil {
+		if err := h.Part(file, batch); err != nil {
+			return 0, batch, 0, err
+		}
+	}
+	n, errs, err := readLines(file, lr, batch != nil, h)
+	return n, batch, errs, err
+}
+
+// readLines reads a part's lines after its header.
+func readLines(file string, lr *strictjson.LineReader, decisions bool, h *Handlers) (int, int, error) {
 	workers := runtime.GOMAXPROCS(0)
 	work := make(chan *batch, 2*workers)
 	order := make(chan *batch, 2*workers)
@@ -464,36 +742,44 @@ func readPart(file, profile string, reading func(result.Reading) error, vis func
 		go func() {
 			dec := strictjson.NewLineDecoder(limits)
 			for b := range work {
-				b.items, b.err = decodeBatch(dec, file, b.lines)
+				b.items, b.err = decodeBatch(dec, file, b.lines, decisions && h.DecisionError != nil)
 				b.lines = nil
 				close(b.done)
 			}
 		}()
 	}
-	n := 0
+	n, errs := 0, 0
 	for b := range order {
 		<-b.done
 		for _, it := range b.items {
-			if it.vis != nil {
-				if err := vis(it.vis); err != nil {
-					return n, err
+			switch {
+			case it.vis != nil:
+				if err := h.Visibility(it.vis); err != nil {
+					return n, errs, err
 				}
-				continue
+			case it.derr != nil:
+				errs++
+				if err := h.DecisionError(*it.derr); err != nil {
+					return n, errs, err
+				}
+			default:
+				if err := h.Reading(it.reading); err != nil {
+					return n, errs, err
+				}
+				n++
 			}
-			if err := reading(it.reading); err != nil {
-				return n, err
-			}
-			n++
 		}
 		if b.err != nil {
-			return n, b.err
+			return n, errs, b.err
 		}
 	}
-	return n, readErr
+	return n, errs, readErr
 }
 
 // decodeBatch decodes lines until one fails.
-func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Line) ([]item, error) {
+// A decisionError line is taken only in a part of a census of decision logs whose reader takes
+// them (errs).
+func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Line, errs bool) ([]item, error) {
 	out := make([]item, 0, len(lines))
 	for _, l := range lines {
 		v, err := dec.Decode(l)
@@ -501,13 +787,32 @@ func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Li
 			return out, err
 		}
 		o := object{file: file, line: l.Number, v: v}
-		m, err := o.fields("", "reading", "visibility")
+		allowed := []string{"reading", "visibility"}
+		if errs {
+			allowed = append(allowed, "decisionError")
+		}
+		m, err := o.fields("", allowed...)
 		if err != nil {
 			return out, err
 		}
 		switch {
 		case len(m) != 1:
-			return out, o.errorf("", "a census line holds one of reading or visibility")
+			return out, o.errorf("", "a census line holds one of %s", strings.Join(allowed, ", "))
+		case m["decisionError"] != nil:
+			de, err := o.fields("/decisionError", "at", "decision", "error")
+			if err != nil {
+				return out, err
+			}
+			var e result.DecisionError
+			for _, f := range []struct {
+				key string
+				to  *string
+			}{{"at", &e.At}, {"decision", &e.Decision}, {"error", &e.Error}} {
+				if *f.to, err = o.str(de, "/decisionError", f.key, false); err != nil {
+					return out, err
+				}
+			}
+			out = append(out, item{derr: &e})
 		case m["reading"] != nil:
 			r, err := o.reading(m["reading"])
 			if err != nil {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	encjson "encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/visibility"
@@ -194,4 +196,137 @@ func TestReadWhileWritten(t *testing.T) {
 		t.Fatalf("after the writer: %+v, want complete with %d readings", info, perPart*parts)
 	}
 	t.Logf("%d reads while the census was written", reads)
+}
+
+// TestBatches: a census of decision logs written a batch a part, across a writer opened again
+// (a restart, with a part a crash cut short left behind), reads back every reading and error
+// decision exactly, in order, and the window of the batches; an empty batch is a part too.
+func TestBatches(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "census")
+	at := func(s int) time.Time { return time.Date(2026, 12, 6, 7, 5, s, 123456789, time.UTC) }
+	derr := result.DecisionError{At: "batches/x.json.gz: event 2", Decision: "id-<script>\u2028", Error: `{"code":"eval_error"}`}
+	for _, tc := range []struct {
+		name     string
+		batch    Batch
+		readings []result.Reading
+		errs     []result.DecisionError
+		reopen   bool
+	}{
+		{name: "two readings", batch: Batch{Seq: 3, Received: at(1)}, readings: []result.Reading{reading(1), reading(2)}},
+		{name: "an error decision", batch: Batch{Seq: 4, Received: at(2)}, readings: []result.Reading{reading(3)}, errs: []result.DecisionError{derr}},
+		{name: "after a restart", batch: Batch{Seq: 9, Received: at(5)}, readings: []result.Reading{reading(4)}, reopen: true},
+		{name: "an empty batch", batch: Batch{Seq: 10, Received: at(6)}, reopen: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.reopen {
+				part(t, dir, ".tmp-00000077.census.gz", header)
+			}
+			before, _ := Parts(dir)
+			w, err := Open(dir, "strict")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.reopen {
+				if _, err := os.Stat(filepath.Join(dir, ".tmp-00000077.census.gz")); !os.IsNotExist(err) {
+					t.Errorf("the part a crash cut short is still there (%v)", err)
+				}
+			}
+			if err := w.AddBatch(tc.batch, tc.readings, tc.errs); err != nil {
+				t.Fatal(err)
+			}
+			parts, _ := Parts(dir)
+			if len(parts) != len(before)+1 || parts[len(parts)-1] != fmt.Sprintf("%08d.census.gz", len(before)+1) {
+				t.Fatalf("parts %v after %v: want one more, numbered on", parts, before)
+			}
+			var got []result.Reading
+			var gotErrs []result.DecisionError
+			var batches []Batch
+			info, err := ReadWith(dir, "strict", Handlers{
+				Part: func(_ string, b *Batch) error { batches = append(batches, *b); return nil },
+				Reading: func(r result.Reading) error {
+					got = append(got, r)
+					return nil
+				},
+				Visibility:    func(*visibility.Reading) error { return nil },
+				DecisionError: func(e result.DecisionError) error { gotErrs = append(gotErrs, e); return nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := got[len(got)-len(tc.readings):]
+			for i, r := range tc.readings {
+				r.Fingerprint, _ = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics)
+				if !reflect.DeepEqual(last[i], r) {
+					t.Errorf("reading %d read back as %+v, want %+v", i, last[i], r)
+				}
+			}
+			if len(tc.errs) > 0 && !reflect.DeepEqual(gotErrs[len(gotErrs)-1], derr) {
+				t.Errorf("error decision read back as %+v", gotErrs)
+			}
+			if b := batches[len(batches)-1]; b.Seq != tc.batch.Seq || !b.Received.Equal(tc.batch.Received) {
+				t.Errorf("the part's batch %+v, want %+v", b, tc.batch)
+			}
+			if !info.Decisions || info.Complete || info.Window.Batches != len(parts) || info.Window.FirstSeq != 3 ||
+				info.Window.LastSeq != tc.batch.Seq || !info.Window.Last.Equal(tc.batch.Received) {
+				t.Errorf("info %+v", info)
+			}
+			if s := info.String(); !strings.Contains(s, info.Window.String()) {
+				t.Errorf("the note %q does not say the window", s)
+			}
+		})
+	}
+}
+
+// TestBatchesRefused: what a census of decision logs cannot hold is an error naming the file, the
+// line and the pointer: a part of a check's census among batches, an error decision in a check's
+// part, a batch header that is not one; and a census marked complete is not opened to add to.
+func TestBatchesRefused(t *testing.T) {
+	good := `{"reading":{"fixture":"C01","lane":"direct","version":"v1","configuration":"default","stage":"D1","task":"T1","repetition":1,"origin":"captured","outcome":"pass","file":"a","line":1}}`
+	batchHeader := `{"census":1,"profile":"strict","batch":{"seq":1,"received":"2026-12-06T07:05:45Z"}}`
+	derr := `{"decisionError":{"at":"a: event 1","decision":"d","error":"e"}}`
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		open  bool // the error is Open's
+		want  string
+	}{
+		{name: "a check's part after a batch", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", batchHeader, good)
+			part(t, dir, "00000002.census.gz", header, good)
+		}, want: "00000002.census.gz: a part of a check (check --census-out), after parts of decision logs"},
+		{name: "an error decision in a check's part", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, derr)
+		}, want: "00000001.census.gz:2: /decisionError: not a field of a census line"},
+		{name: "a batch received at no time", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", strings.Replace(batchHeader, "2026-12-06T07:05:45Z", "yesterday", 1))
+		}, want: `00000001.census.gz:1: /batch/received: not a time (RFC 3339): "yesterday"`},
+		{name: "a batch without its sequence", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", strings.Replace(batchHeader, `"seq":1,`, "", 1))
+		}, want: "00000001.census.gz:1: /batch/seq: want a whole number"},
+		{name: "an error decision without its error", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", batchHeader, strings.Replace(derr, `,"error":"e"`, "", 1))
+		}, want: "00000001.census.gz:2: /decisionError/error: want a string"},
+		{name: "open a complete census", open: true, setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, good)
+			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":1,"profile":"strict","parts":1,"readings":1}`), 0o644)
+		}, want: "marked complete"},
+		{name: "open a census of another profile", open: true, setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", strings.Replace(batchHeader, "strict", "optional-null", 1))
+		}, want: `00000001.census.gz:1: /profile: a census of profile "optional-null"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			var err error
+			if tc.open {
+				_, err = Open(dir, "strict")
+			} else {
+				_, err = ReadWith(dir, "strict", Handlers{Reading: func(result.Reading) error { return nil },
+					Visibility: func(*visibility.Reading) error { return nil }, DecisionError: func(result.DecisionError) error { return nil }})
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
 }

@@ -21,6 +21,14 @@ import (
 type Censuses struct {
 	Read       []censusdir.Info
 	OutOfScope int
+	// Duplicates counts the readings of a census of decision logs held again with the same
+	// verdict (a batch OPA posted again), counted once, as check --decision-logs counts them.
+	Duplicates int
+}
+
+// decisions says the censuses read are of decision logs (collect --census).
+func (c Censuses) decisions() bool {
+	return len(c.Read) > 0 && c.Read[0].Decisions
 }
 
 // Complete says every census read was marked complete by its writer.
@@ -42,6 +50,9 @@ func (c Censuses) String() string {
 	if c.OutOfScope > 0 {
 		parts = append(parts, fmt.Sprintf("%d readings outside the run's scope left out", c.OutOfScope))
 	}
+	if c.Duplicates > 0 {
+		parts = append(parts, fmt.Sprintf("%d task results logged again, counted once", c.Duplicates))
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -56,6 +67,15 @@ func (c Censuses) String() string {
 // and the report's gate gives no verdict (result.VerdictIncomplete, exit 2): what it lacks is
 // not known until its writer is done. When out is not empty the union is written to it as a
 // census of its own (a merge).
+//
+// A census of decision logs (collect --census: its parts are the batches collect took) is read
+// as check --decision-logs reads the batches: a task result logged again with the same verdict
+// counts once (a batch OPA posted again), the expected bindings are the contract set's matrix
+// within the run's scope where the decisions were posted (fromMatrix), or the records'
+// bindings when the options name observation records (fromRecords), and the report's Lacking
+// lists what the census lacks and the decisions that are errors; its gate gives no verdict while
+// anything is lacking. Such a census is never marked complete: it is complete when it lacks
+// nothing. Censuses of decision logs and of checks are not merged (an input error).
 func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -86,14 +106,42 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		defer w.Discard() // after Close, nothing
 	}
 	n := 0
+	decisions := false       // the part being read is a batch of decision logs
+	held := map[repKey]int{} // of a census of decision logs: index in readings
+	var readings []heldReading
+	var refused *result.DecisionErrors
 	for _, dir := range dirs {
-		info, err := censusdir.Read(dir, opts.Profile, func(r result.Reading) error {
+		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, batch *censusdir.Batch) error {
+			if len(read.Read) > 0 && (batch != nil) != read.decisions() {
+				return fmt.Errorf("census part %s: %s is a census of %s, %s is not: a census of decision logs (collect --census) and one of a check (check --census-out) are not merged",
+					part, read.Read[0].Dir, map[bool]string{true: "decision logs", false: "a check"}[read.decisions()], dir)
+			}
+			if decisions = batch != nil; decisions && w != nil {
+				return fmt.Errorf("census part %s: --census-out writes a census of a check, and %s is one of decision logs (collect --census): report on it with --census alone", part, dir)
+			}
+			return nil
+		}, Reading: func(r result.Reading) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if in.OutsideScope(r.Position) {
 				read.OutOfScope++
 				return nil
+			}
+			if decisions {
+				k := repKey{r.Binding, r.Repetition}
+				if i, dup := held[k]; dup {
+					if readings[i].Fingerprint == r.Fingerprint {
+						read.Duplicates++
+						return nil // the same decision logged again (a batch posted again)
+					}
+					return fmt.Errorf("%s:%d: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
+						r.File, r.Line, r.Binding, r.Repetition, readings[i].at)
+				}
+				held[k] = len(readings)
+				readings = append(readings, heldReading{Reading: r, at: fmt.Sprintf("%s:%d", r.File, r.Line)})
+				n++
+				return nil // to the census as check --decision-logs adds them (below)
 			}
 			n++
 			if w != nil {
@@ -102,7 +150,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 				}
 			}
 			return cen.Add(r)
-		}, func(v *visibility.Reading) error {
+		}, Visibility: func(v *visibility.Reading) error {
 			if in.OutsideScope(result.Position{Fixture: v.Fixture, Lane: v.Group.Lane, LaneVersion: v.Group.Version,
 				Configuration: v.Group.Configuration, Stage: v.Group.Stage}) {
 				return nil
@@ -112,7 +160,16 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 				return w.AddVisibility(v)
 			}
 			return nil
-		})
+		}, DecisionError: func(e result.DecisionError) error {
+			if refused == nil {
+				refused = &result.DecisionErrors{First: []result.DecisionError{}}
+			}
+			refused.Count++
+			if len(refused.First) < result.MaxLackingListed {
+				refused.First = append(refused.First, e)
+			}
+			return nil
+		}})
 		if err == nil {
 			read.Read = append(read.Read, info) // a read cut short says nothing of the census
 		}
@@ -126,13 +183,27 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil, read, result.AsInput(err)
 		}
 	}
-	if n == 0 {
+	if n == 0 && refused == nil {
 		return nil, read, result.AsInput(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
 	}
 	if w != nil {
 		if err := w.Close(); err != nil {
 			return nil, read, result.AsInput(err)
 		}
+	}
+	var lacking *result.Lacking
+	if read.decisions() {
+		// The readings of the decisions, with the records when --observations names them, as
+		// check --decision-logs takes the decisions of the batches.
+		if len(opts.Observations) > 0 {
+			lacking, err = fromRecords(ctx, in, cen, visReader, visible, held, readings)
+		} else {
+			lacking, err = fromMatrix(in, cen, held, readings)
+		}
+		if err != nil {
+			return nil, read, err
+		}
+		lacking.Errors = refused
 	}
 	if n >= releaseAfter {
 		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report
@@ -145,7 +216,13 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		r.VisibilityPolicy = visReader.Policy()
 	}
 	gateReached(in.Model, opts.Profile, r)
-	if !read.Complete() && r.Gate.Verdict != result.VerdictInstrumentFailed {
+	incomplete := !read.Complete()
+	if lacking != nil {
+		if incomplete = lacking.Count > 0 || lacking.Errors != nil; incomplete {
+			r.Lacking = lacking
+		}
+	}
+	if incomplete && r.Gate.Verdict != result.VerdictInstrumentFailed {
 		r.Gate.Verdict, r.Gate.Satisfied = result.VerdictIncomplete, false
 	}
 	if le := guard.Stopped(ctx); le != nil {

@@ -175,20 +175,41 @@ func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]i
 			return nil, result.AsInput(err)
 		}
 	}
-	bindings := map[result.Binding]bool{}
-	where := map[posted]bool{}
+	p := newPostedSet(in)
 	for k := range held {
-		bindings[k.Binding] = true
-		where[postedAt(in, k.Position)] = true
+		p.add(k.Binding)
 	}
+	return p.lacking(), nil
+}
+
+// postedSet is what decisions hold: their bindings and where they were posted, from which
+// lacking says the expected bindings they lack (fromMatrix; a census of decision logs).
+type postedSet struct {
+	in       *instrument.Instrument
+	bindings map[result.Binding]bool
+	where    map[posted]bool
+}
+
+func newPostedSet(in *instrument.Instrument) *postedSet {
+	return &postedSet{in: in, bindings: map[result.Binding]bool{}, where: map[posted]bool{}}
+}
+
+func (p *postedSet) add(b result.Binding) {
+	p.bindings[b] = true
+	p.where[postedAt(p.in, b.Position)] = true
+}
+
+// lacking is the matrix within the run's scope at the places decisions were posted, and which of
+// its bindings no decision holds, in report order.
+func (p *postedSet) lacking() *result.Lacking {
 	l := &result.Lacking{First: []result.Binding{}}
-	matrix(in, func(pos result.Position, tasks []string) bool {
-		if !where[postedAt(in, pos)] {
+	matrix(p.in, func(pos result.Position, tasks []string) bool {
+		if !p.where[postedAt(p.in, pos)] {
 			return true
 		}
 		for _, t := range tasks {
 			l.Expected++
-			if bindings[result.Binding{Position: pos, Task: t}] {
+			if p.bindings[result.Binding{Position: pos, Task: t}] {
 				l.Held++
 				continue
 			}
@@ -199,7 +220,7 @@ func fromMatrix(in *instrument.Instrument, cen *census.Census, held map[repKey]i
 		}
 		return true
 	})
-	return l, nil
+	return l
 }
 
 // fromRecords reads the observation records the options select and gives each record's bindings
@@ -383,21 +404,29 @@ func (f *DecisionFault) Unwrap() error { return f.Err }
 // (d.Error), is nil: check lists it with the report. The run's scope does not matter: every
 // decision must fit the contract set, in scope or not.
 func ValidateDecision(in *instrument.Instrument, d *decisionlog.Decision) error {
+	_, err := DecisionReadings(in, d)
+	return err
+}
+
+// DecisionReadings is ValidateDecision that also gives the readings check --decision-logs takes
+// from d: one per task result within the run's scope, none for a decision that is an error.
+func DecisionReadings(in *instrument.Instrument, d *decisionlog.Decision) ([]result.Reading, error) {
 	if d.Error != "" {
-		return nil
+		return nil, nil
 	}
 	if msg := unread(in, d); msg != "" {
-		return &DecisionFault{Member: "/result/fixture", UnknownFixture: true, Err: fmt.Errorf("%s: %s", d.At(), msg)}
+		return nil, &DecisionFault{Member: "/result/fixture", UnknownFixture: true, Err: fmt.Errorf("%s: %s", d.At(), msg)}
 	}
-	if _, err := readingsOf(in, d); err != nil {
+	rs, err := readingsOf(in, d)
+	if err != nil {
 		f := &DecisionFault{Member: "/result", Err: err}
 		var me *memberError
 		if errors.As(err, &me) {
 			f.Member = me.member
 		}
-		return f
+		return nil, f
 	}
-	return nil
+	return rs, nil
 }
 
 // describe names the decision logs in a message.

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,13 +48,18 @@ func BenchmarkCollectIngest(b *testing.B) {
 	}
 	b.Logf("%d decisions in %d batches, %d bytes gzip'd on average", len(events), len(bodies), total/len(bodies))
 	in := loaded(b, inputs.Options{})
-	for _, mode := range []string{"serial", "parallel"} {
+	for _, mode := range []string{"serial", "parallel", "serial+census", "parallel+census"} {
 		b.Run(mode, func(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "batches")
-			c, err := New(in, Options{Dir: dir})
+			opts := Options{Dir: dir}
+			if strings.HasSuffix(mode, "+census") { // collect --census: each batch folded too
+				opts.Census = filepath.Join(b.TempDir(), "census")
+			}
+			c, err := New(in, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer c.Close()
 			var next, decisions atomic.Int64
 			post := func() {
 				i := int(next.Add(1)-1) % len(bodies)
@@ -68,7 +74,7 @@ func BenchmarkCollectIngest(b *testing.B) {
 			}
 			cpu0 := cpuTime(b)
 			b.ResetTimer()
-			if mode == "serial" {
+			if strings.HasPrefix(mode, "serial") {
 				for b.Loop() {
 					post()
 				}
@@ -82,17 +88,23 @@ func BenchmarkCollectIngest(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(decisions.Load())/b.Elapsed().Seconds(), "decisions/s")
 			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(decisions.Load()), "cpu-µs/decision")
-			var disk int64
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, e := range entries {
-				if info, err := e.Info(); err == nil {
-					disk += info.Size()
+			size := func(dir string) float64 {
+				var disk int64
+				entries, err := os.ReadDir(dir)
+				if err != nil {
+					b.Fatal(err)
 				}
+				for _, e := range entries {
+					if info, err := e.Info(); err == nil {
+						disk += info.Size()
+					}
+				}
+				return float64(disk) / float64(decisions.Load())
 			}
-			b.ReportMetric(float64(disk)/float64(decisions.Load()), "disk-B/decision")
+			b.ReportMetric(size(dir), "disk-B/decision")
+			if opts.Census != "" {
+				b.ReportMetric(size(opts.Census), "census-B/decision")
+			}
 		})
 	}
 }

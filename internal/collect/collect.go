@@ -41,10 +41,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -87,6 +89,10 @@ var reasons = []string{ReasonUnauthorized, ReasonMethod, ReasonNotFound, ReasonN
 type Options struct {
 	// Dir is the directory the batches are written to (created if missing).
 	Dir string
+	// Census, when set, is a census directory (internal/censusdir) every batch taken is folded
+	// into as well, a part per batch, durably before the answer: check --census reports on it at
+	// any time (created if missing; a census collect wrote before is added to).
+	Census string
 	// Path is the upload path (DefaultPath when ""): the service URL's path and
 	// decision_logs.resource, as OPA joins them.
 	Path string
@@ -117,9 +123,14 @@ type Collector struct {
 	mu                         sync.Mutex
 	refused                    map[string]int64
 
+	// census is the census the batches are folded into (Options.Census), nil when none; censusMu
+	// orders its parts.
+	census   *censusdir.Writer
+	censusMu sync.Mutex
+
 	// lock holds the directory's lock file, locked (flock) while the collector lives: two
 	// collectors numbering batches in one directory would write over each other's.
-	lock *os.File
+	lock, censusLock *os.File
 }
 
 // lockName is the directory's lock file (a name the decision-log reader never reads).
@@ -154,6 +165,11 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("collect: --dir is required")
 	}
+	if opts.Census != "" {
+		if err := censusdir.CanOpen(opts.Census); err != nil { // before anything is written
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+	}
 	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("collect: --dir: %w", err)
 	}
@@ -162,12 +178,8 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 		return nil, fmt.Errorf("collect: --dir: %w", err)
 	}
 	c := &Collector{in: in, opts: opts, refused: map[string]int64{}, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
-	if c.lock, err = os.OpenFile(filepath.Join(opts.Dir, lockName), os.O_RDWR|os.O_CREATE, 0o640); err != nil {
-		return nil, fmt.Errorf("collect: --dir: %w", err)
-	}
-	if err := syscall.Flock(int(c.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		c.lock.Close()
-		return nil, fmt.Errorf("collect: --dir %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", opts.Dir, lockName, err)
+	if c.lock, err = lockDir(opts.Dir, "--dir"); err != nil {
+		return nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -182,16 +194,47 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 			c.seq.Store(seq)
 		}
 	}
+	if opts.Census != "" {
+		// One collector writes to a census, as to a directory: it holds the census's lock too.
+		if err := os.MkdirAll(opts.Census, 0o750); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+		if c.censusLock, err = lockDir(opts.Census, "--census"); err != nil {
+			c.Close()
+			return nil, err
+		}
+		if c.census, err = censusdir.Open(opts.Census, in.Options().Profile); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+	}
 	return c, nil
 }
 
-// Close releases the directory for another collector: call it once no upload is in flight.
-func (c *Collector) Close() error {
-	if c.lock == nil {
-		return nil
+// lockDir locks dir's lock file (flock) for this collector, or says another collect holds it.
+func lockDir(dir, flag string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("collect: %s: %w", flag, err)
 	}
-	err := c.lock.Close() // closing the file releases its flock
-	c.lock = nil
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("collect: %s %s: another collect writes to it (%s is locked: %v): give each collector a directory of its own", flag, dir, lockName, err)
+	}
+	return f, nil
+}
+
+// Close releases the directory (and the census) for another collector: call it once no upload
+// is in flight.
+func (c *Collector) Close() error {
+	var err error
+	for _, l := range []**os.File{&c.lock, &c.censusLock} {
+		if *l != nil {
+			err = errors.Join(err, (*l).Close()) // closing the file releases its flock
+			*l = nil
+		}
+	}
 	return err
 }
 
@@ -333,11 +376,21 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var bad *decisionlog.Decision
+	var fold folded
 	counts, err := decisionlog.ReadEvents(r.Context(), "batch", events, func(d *decisionlog.Decision) error {
-		if err := check.ValidateDecision(c.in, d); err != nil {
+		if c.census == nil {
+			if err := check.ValidateDecision(c.in, d); err != nil {
+				bad = d
+				return err
+			}
+			return nil
+		}
+		rs, err := check.DecisionReadings(c.in, d)
+		if err != nil {
 			bad = d
 			return err
 		}
+		fold.add(d, rs)
 		return nil
 	})
 	if err != nil {
@@ -350,6 +403,9 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seq, name, err := c.write(body)
+	if err == nil && c.census != nil {
+		err = c.fold(seq, name, &fold)
+	}
 	if err != nil {
 		c.refuse(w, r, http.StatusInternalServerError, &Refusal{Reason: ReasonStorage, Error: err.Error() + " (OPA posts the batch again)"})
 		return
@@ -358,6 +414,55 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 	c.decisions.Add(int64(counts.Decisions))
 	c.events.Add(int64(others))
 	writeJSON(w, http.StatusOK, &Accepted{Batch: seq, File: name, Decisions: counts.Decisions, Other: others})
+}
+
+// folded is what a batch gives the census: the readings of its decisions, and its decisions that
+// are errors, not verdicts; each placed where check --decision-logs over --dir places it once the
+// batch's file is named (fold).
+type folded struct {
+	readings []result.Reading
+	atBatch  []bool // the reading is placed in the batch (the decision names no record)
+	errs     []result.DecisionError
+	lines    []int // the event of each error
+}
+
+func (f *folded) add(d *decisionlog.Decision, rs []result.Reading) {
+	if d.Error != "" {
+		f.errs = append(f.errs, result.DecisionError{Decision: d.ID, Error: d.Error})
+		f.lines = append(f.lines, d.Line)
+		return
+	}
+	for _, r := range rs {
+		f.readings = append(f.readings, r)
+		f.atBatch = append(f.atBatch, d.Record == nil)
+	}
+}
+
+// fold writes batch seq's readings to the census as a part of its own, durably. A reading the
+// decision did not place at a record is placed at the batch's file and event, and an error at
+// the batch's file, as check --decision-logs --dir places them, so that the report on the census
+// is the report on the batches.
+func (c *Collector) fold(seq uint64, name string, f *folded) error {
+	file := filepath.Join(c.opts.Dir, name)
+	for i := range f.readings {
+		if f.atBatch[i] {
+			f.readings[i].File = file
+		}
+	}
+	for i := range f.errs {
+		f.errs[i].At = fmt.Sprintf("%s: event %d", file, f.lines[i])
+	}
+	_, received, _ := decisionlog.ParseBatchFileName(name)
+	enc, err := censusdir.EncodeBatch(f.readings, f.errs) // before the lock: uploads encode at once
+	if err != nil {
+		return fmt.Errorf("folding batch %d into the census: %w", seq, err)
+	}
+	c.censusMu.Lock()
+	defer c.censusMu.Unlock()
+	if err := c.census.AddEncoded(censusdir.Batch{Seq: seq, Received: received}, enc); err != nil {
+		return fmt.Errorf("folding batch %d into the census: %w", seq, err)
+	}
+	return nil
 }
 
 // errTooLarge is readLimited's error for a stream over its limit.

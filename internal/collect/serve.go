@@ -130,8 +130,12 @@ func Serve(ctx context.Context, c *Collector, ln net.Listener, cfg Config, stder
 	if c.opts.Token != "" {
 		auth = "bearer token required"
 	}
+	into := escape.Terminal(c.opts.Dir)
+	if c.opts.Census != "" {
+		into += ", folded into the census " + escape.Terminal(c.opts.Census)
+	}
 	fmt.Fprintf(stderr, "collect: receiving OPA decision-log uploads at %s://%s%s (%s) into %s; counters at GET %s; stop with SIGTERM or Ctrl-C\n",
-		scheme, ln.Addr(), escape.Terminal(c.opts.Path), auth, escape.Terminal(c.opts.Dir), StatusPath)
+		scheme, ln.Addr(), escape.Terminal(c.opts.Path), auth, into, StatusPath)
 	hs := &http.Server{Handler: c, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: log.New(escapedWriter{stderr}, "collect: ", 0)}
 	served := make(chan error, 1)
