@@ -81,7 +81,7 @@ func (o *outcome) response(resp *http.Response) {
 // failure says what failed, one line, the upstream's own words escaped and shortened (clean),
 // "" for a success: no answer (the transport's error), an HTTP status that is not 2xx, an answer
 // cut short (a read error, an event stream ended before its last event, a body that did not
-// reach its end), or, from the provider, an answer that is an error (an error object, an error
+// reach its end: not an event stream the agent stopped reading after its last event), or, from the provider, an answer that is an error (an error object, an error
 // event). ending says the recording was ending (an exchange it cut short says so). upstream is
 // "the provider" or "the MCP server"; quote turns the upstream's text into what may be shown
 // (clean, after a credential check).
@@ -108,6 +108,11 @@ func (o *outcome) failure(upstream string, ending bool, quote func(string) strin
 		return msg
 	}
 	switch {
+	case b.err != nil && cancelled(b.err) && b.sse != nil && b.sse.final && b.sse.failure == "":
+		// The stream's last event passed to the agent, which stopped reading there and closed its
+		// connection before the provider's end of stream reached the proxy (SDKs stop at the last
+		// event): the answer reached the agent whole.
+		return ""
 	case b.err != nil && cancelled(b.err) && ending:
 		return fmt.Sprintf("the recording ended while %s's answer was passing (after %d bytes)", upstream, b.n)
 	case b.err != nil:

@@ -430,6 +430,7 @@ func TestOutcome(t *testing.T) {
 		ctype  string
 		enc    string
 		body   string
+		end    error  // what the read returns after the body (io.EOF when nil)
 		want   string // "" a success, else a part of the failure
 	}{
 		{name: "responses completed", api: fakeprovider.OpenAIResponses, ctype: sse,
@@ -452,6 +453,15 @@ func TestOutcome(t *testing.T) {
 			body: "event: message_stop\ndata: {\"type\":\"message_stop\"}"},
 		{name: "anthropic cut", api: fakeprovider.Anthropic, ctype: sse,
 			body: ev("message_start", `{"type":"message_start"}`), want: "(message_stop)"},
+		// An agent may stop reading at the last event and close its connection before the
+		// provider's end of stream reaches the proxy: the answer reached it whole.
+		{name: "anthropic message_stop, then the agent hung up", api: fakeprovider.Anthropic, ctype: sse,
+			body: ev("message_start", `{"type":"message_start"}`) + ev("message_stop", `{"type":"message_stop"}`), end: context.Canceled},
+		{name: "chat done, then the agent hung up", api: fakeprovider.OpenAIChat, ctype: sse, body: ev("", chunkRole) + ev("", "[DONE]"), end: context.Canceled},
+		{name: "anthropic, the agent hung up before message_stop", api: fakeprovider.Anthropic, ctype: sse,
+			body: ev("message_start", `{"type":"message_start"}`), end: context.Canceled, want: "cut short after"},
+		{name: "anthropic message_stop, then a read error", api: fakeprovider.Anthropic, ctype: sse,
+			body: ev("message_stop", `{"type":"message_stop"}`), end: io.ErrUnexpectedEOF, want: "cut short after"},
 		{name: "chat done", api: fakeprovider.OpenAIChat, ctype: sse, body: ev("", chunkRole) + ev("", "[DONE]")},
 		{name: "chat a large chunk, then done", api: fakeprovider.OpenAIChat, ctype: sse,
 			body: ev("", `{"choices":[{"delta":{"content":"`+strings.Repeat("x", long)+`"}}]}`) + ev("", "[DONE]")},
@@ -487,15 +497,15 @@ func TestOutcome(t *testing.T) {
 					status = http.StatusOK
 				}
 				resp := &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), Header: http.Header{},
-					Body: io.NopCloser(&chunked{s: tc.body, n: chunk})}
+					Body: io.NopCloser(&chunked{s: tc.body, n: chunk, end: tc.end})}
 				resp.Header.Set("Content-Type", tc.ctype)
 				if tc.enc != "" {
 					resp.Header.Set("Content-Encoding", tc.enc)
 				}
 				o := &outcome{api: tc.api}
 				o.response(resp)
-				if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-					t.Fatal(err)
+				if _, err := io.Copy(io.Discard, resp.Body); err != tc.end {
+					t.Fatalf("read: %v, want %v", err, tc.end)
 				}
 				got := o.failure("the provider", false, clean)
 				if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
@@ -506,14 +516,18 @@ func TestOutcome(t *testing.T) {
 	}
 }
 
-// chunked reads s n bytes at a time.
+// chunked reads s n bytes at a time, then returns end (io.EOF when nil).
 type chunked struct {
-	s string
-	n int
+	s   string
+	n   int
+	end error
 }
 
 func (c *chunked) Read(p []byte) (int, error) {
 	if c.s == "" {
+		if c.end != nil {
+			return 0, c.end
+		}
 		return 0, io.EOF
 	}
 	k := copy(p[:min(len(p), c.n)], c.s)
