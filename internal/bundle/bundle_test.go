@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -371,35 +370,21 @@ func TestProjectorAgrees(t *testing.T) {
 				binding: in.Model.Lanes[r.Lane].Stages[r.Stage].Compartments[comp]})
 		}
 	}
-	var mu sync.Mutex
 	var bad []string
-	var wg sync.WaitGroup
-	ch := make(chan job)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				var want string
-				if j.lane == "" {
-					want = canon(in.SourceView(strings.TrimPrefix(j.what, "source ")))
-				} else {
-					want = canon(in.View(j.lane, j.stage, j.comp, j.carrier))
-				}
-				got, err := view(j.binding, j.carrier)
-				if err != nil || got != want {
-					mu.Lock()
-					bad = append(bad, j.what+" "+j.comp+": Rego "+got+"\n\tGo   "+want)
-					mu.Unlock()
-				}
-			}
-		}()
+	for i, r := range judgeAll(jobs, func(j job) (string, string, error) {
+		var want string
+		if j.lane == "" {
+			want = canon(in.SourceView(strings.TrimPrefix(j.what, "source ")))
+		} else {
+			want = canon(in.View(j.lane, j.stage, j.comp, j.carrier))
+		}
+		got, err := view(j.binding, j.carrier)
+		return got, want, err
+	}) {
+		if r.err != nil || r.bundle != r.check {
+			bad = append(bad, jobs[i].what+" "+jobs[i].comp+": Rego "+r.bundle+"\n\tGo   "+r.check)
+		}
 	}
-	for _, j := range jobs {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
 	t.Logf("%d views compared", len(jobs))
 	if len(bad) > 0 {
 		t.Fatalf("%d of %d views differ:\n%s", len(bad), len(jobs), strings.Join(bad[:min(10, len(bad))], "\n"))

@@ -3,12 +3,12 @@ package bundle
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
@@ -72,22 +72,15 @@ type judged struct {
 // judgeAll judges every input on all CPUs at once; the answers are in the inputs' order.
 func judgeAll[J any](inputs []J, judge func(J) (bundle, check string, err error)) []judged {
 	out := make([]judged, len(inputs))
-	var wg sync.WaitGroup
-	ch := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				b, c, err := judge(inputs[i])
-				out[i] = judged{bundle: b, check: c, err: err}
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, in := range inputs {
+		g.Go(func() error {
+			b, c, err := judge(in)
+			out[i] = judged{bundle: b, check: c, err: err}
+			return nil
+		})
 	}
-	for i := range inputs {
-		ch <- i
-	}
-	close(ch)
-	wg.Wait()
+	_ = g.Wait() // each input's error is its own, in out
 	return out
 }
