@@ -66,43 +66,11 @@ func (l *hostileLayer) args(verb string, more ...string) []string {
 	return append(args, more...)
 }
 
-// cueString writes s as a CUE string literal in ASCII: '"' and '\\' escaped, every other
-// character that is not printable ASCII as \uXXXX or \UXXXXXXXX (CUE refuses some raw, such as a
-// byte order mark, and "\(" would start an interpolation: '(' is kept, '\\' escaped). Invalid
-// UTF-8 becomes U+FFFD, as neither CUE nor JSON text can hold it.
-func cueString(t *testing.T, s string) string { return literal(t, s, false) }
-
-// regoString writes s as a Rego string literal: cueString's, but for a character beyond the
-// basic plane, which Rego reads only as itself (it has no \U escape).
-func regoString(t *testing.T, s string) string { return literal(t, s, true) }
-
-func literal(t *testing.T, s string, rego bool) string {
-	t.Helper()
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r > 0xffff && rego:
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func cueList(t *testing.T, xs []string) string {
+// cueList is xs as a CUE list of strings (escape.CUE).
+func cueList(xs []string) string {
 	quoted := make([]string, len(xs))
 	for i, x := range xs {
-		quoted[i] = cueString(t, x)
+		quoted[i] = escape.CUE(x)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
@@ -164,7 +132,7 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 
 	// The contracts.
 	var b strings.Builder
-	fmt.Fprintf(&b, "package contracts\n\nlanes: hx: {\n\tdoc: %s\n\torigin: \"captured\"\n\tversions: %s\n", cueString(t, "A lane whose versions hold "+all), cueList(t, l.versions))
+	fmt.Fprintf(&b, "package contracts\n\nlanes: hx: {\n\tdoc: %s\n\torigin: \"captured\"\n\tversions: %s\n", escape.CUE("A lane whose versions hold "+all), cueList(l.versions))
 	b.WriteString("\tconfigurations: default: doc: \"The only configuration.\"\n\tstages: {\n")
 	b.WriteString("\t\tD1: {exposure: \"observed\", doc: \"The carrier as recorded.\", carrier: _mcpSourceCarrier, compartments: _mcpCompartments}\n")
 	for _, st := range []string{"A2", "M3", "H4"} {
@@ -172,16 +140,16 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 	}
 	b.WriteString("\t}\n}\n\n")
 	for _, a := range l.atoms {
-		fmt.Fprintf(&b, "atoms: %s: doc: %s\n", cueString(t, a), cueString(t, "The atom "+a))
+		fmt.Fprintf(&b, "atoms: %s: doc: %s\n", escape.CUE(a), escape.CUE("The atom "+a))
 	}
 	tasks := []string{"T1", "T2", "HX", hostileTask}
 	// A fixture's tasks and a profile's are task ids (#TaskID), which the hostile task's id is
 	// not: it selects the fixtures itself, and the profile evaluates every task.
 	for _, id := range tasks[2:] {
 		fmt.Fprintf(&b, "\ntasks: %s: {\n\tdoc: %s\n\trole: \"primary\"\n\tpolicy: \"hostile.hx\"\n\tcompartment: \"structured\"\n\tatoms: %s\n\tappliesTo: fixtures: [\"HX*\"]\n}\n",
-			cueString(t, id), cueString(t, "Diagnostics that hold "+all), cueList(t, l.atoms))
+			escape.CUE(id), escape.CUE("Diagnostics that hold "+all), cueList(l.atoms))
 	}
-	fmt.Fprintf(&b, "\nfamilies: %s: {doc: %s, census: \"primary\"}\n", cueString(t, hostileFamily), cueString(t, all))
+	fmt.Fprintf(&b, "\nfamilies: %s: {doc: %s, census: \"primary\"}\n", escape.CUE(hostileFamily), escape.CUE(all))
 	targets := []string{"/a"}
 	l.targets = l.carrierKeys[:min(4, len(l.carrierKeys))]
 	for _, k := range l.targets {
@@ -193,29 +161,30 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 			family = hostileFamily
 		}
 		fmt.Fprintf(&b, "\nfixtures: %s: {\n\tsuite: \"hostile\"\n\tfamily: %s\n\trevision: \"2025-06-18\"\n\ttasks: %s\n\tdoc: %s\n\ttargets: %s\n",
-			cueString(t, id), cueString(t, family), cueList(t, tasks[:2]), cueString(t, all), cueList(t, targets))
+			escape.CUE(id), escape.CUE(family), cueList(tasks[:2]), escape.CUE(all), cueList(targets))
 		if i == 0 {
 			fmt.Fprintf(&b, "\treport: {\n\t\turl: %s\n\t\tfix: []\n\t\tlane: \"hx\"\n\t\tbuggy: \"v1\"\n\t\tfixed: %s\n\t\tstages: [\"D1\"]\n\t\ttasks: [\"HX\"]\n\t\tatoms: %s\n\t\tloses: %s\n\t}\n",
-				cueString(t, "https://github.com/o/r/issues/1) [x](javascript:alert(1)) "+all), cueString(t, l.versions[1]), cueList(t, l.atoms[:min(2, len(l.atoms))]), cueString(t, all))
+				escape.CUE("https://github.com/o/r/issues/1) [x](javascript:alert(1)) "+all), escape.CUE(l.versions[1]), cueList(l.atoms[:min(2, len(l.atoms))]), escape.CUE(all))
 		}
 		b.WriteString("}\n")
 	}
 	fmt.Fprintf(&b, "\nprofiles: hostile: {\n\tdoc: %s\n\tnullPolicy: \"strict\"\n\trequire: [{doc: %s, lanes: [\"hx\"], outcomes: [\"pass\"]}]\n",
-		cueString(t, all), cueString(t, "Hostile requirement "+all))
+		escape.CUE(all), escape.CUE("Hostile requirement "+all))
 	fmt.Fprintf(&b, "\tfixedBy: [{doc: %s, lane: \"hx\", from: \"v1\", to: %s, atoms: %s}]\n}\n",
-		cueString(t, "Hostile fix "+all), cueString(t, l.versions[1]), cueList(t, l.atoms[:1]))
+		escape.CUE("Hostile fix "+all), escape.CUE(l.versions[1]), cueList(l.atoms[:1]))
 	write(t, filepath.Join(l.contracts, "hostile.cue"), b.String())
 
 	// The policy: a diagnostic per atom, its path and expected value the case's string, and one
-	// per carrier key that the source does not hold as it is.
+	// per carrier key that the source does not hold as it is. Its strings are escape.JSON's: a
+	// Rego string literal is a JSON string.
 	var p strings.Builder
 	p.WriteString("package hostile.hx\n\n_atoms := [\n")
 	for _, a := range l.atoms {
-		fmt.Fprintf(&p, "\t%s,\n", regoString(t, a))
+		fmt.Fprintf(&p, "\t%s,\n", escape.JSON(a))
 	}
 	p.WriteString("]\n\n_strings := [\n")
 	for _, c := range cases {
-		fmt.Fprintf(&p, "\t%s,\n", regoString(t, capped(c.S)))
+		fmt.Fprintf(&p, "\t%s,\n", escape.JSON(capped(c.S)))
 	}
 	p.WriteString("]\n\n")
 	p.WriteString("diagnostics contains d if {\n\tsome i, a in _atoms\n\td := {\"atom\": a, \"path\": concat(\"\", [\"/\", _strings[i]]), \"kind\": \"missing\", \"expected\": _strings[i]}\n}\n\n")
@@ -774,21 +743,21 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 			write(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
 		}},
 		{name: "task id", at: `hostile3\.cue:\d+:\d+: task "Tx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\ntasks: "+cueString(t, "T"+bad)+
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\ntasks: "+escape.CUE("T"+bad)+
 				": {doc: \"x\", role: \"guard\", policy: \"hostile.hx\", compartment: \"structured\", atoms: []}\n")
 		}},
 		{name: "fixture id", at: `hostile3\.cue:\d+:\d+: fixture "HXx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfixtures: "+cueString(t, "HX"+bad)+
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfixtures: "+escape.CUE("HX"+bad)+
 				": {suite: \"hx\", family: \"structured\", revision: \"2025-11-25\", tasks: [], doc: \"x\", targets: []}\n")
 		}},
 		{name: "family name", at: `hostile3\.cue:\d+:\d+: family "famx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfamilies: "+cueString(t, "fam"+bad)+": {doc: \"x\", census: \"primary\"}\n")
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfamilies: "+escape.CUE("fam"+bad)+": {doc: \"x\", census: \"primary\"}\n")
 		}},
 		{name: "profile name", at: `hostile3\.cue:\d+:\d+: profile "px\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nprofiles: "+cueString(t, "p"+bad)+": {doc: \"x\", nullPolicy: \"strict\", require: []}\n")
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nprofiles: "+escape.CUE("p"+bad)+": {doc: \"x\", nullPolicy: \"strict\", require: []}\n")
 		}},
 		{name: "lane configuration", at: `hostile3\.cue:\d+:\d+: lanes\.hx\.configurations\."cx\\n::error.*: field not allowed`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nlanes: hx: configurations: "+cueString(t, "c"+bad)+": doc: \"x\"\n")
+			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nlanes: hx: configurations: "+escape.CUE("c"+bad)+": doc: \"x\"\n")
 		}},
 		{name: "atom name with a combining character", at: `hostile2\.cue:\d+:\d+: `, edit: func(t *testing.T, l *hostileLayer) {
 			write(t, filepath.Join(l.contracts, "hostile2.cue"), "package contracts\n\natoms: \"hx.e\\u0301\": doc: \"Decomposed.\"\n\n"+

@@ -24,7 +24,8 @@ func JavaScript(s string) string { return javaScriptStyle.quote(s) }
 // breaks and tab as \n, \r, \t, every character Terminal would show escaped (controls, DEL,
 // U+2028 and U+2029, bidi and other format characters) as \uXXXX (a surrogate pair beyond the
 // basic plane), every other character as itself. It reads back (encoding/json) as s; invalid
-// UTF-8 becomes U+FFFD.
+// UTF-8 becomes U+FFFD. It is a Rego string literal too, and OPA's parser reads it back the same:
+// a Rego string is a JSON string (the parser unquotes it with encoding/json).
 func JSON(s string) string { return jsonStyle.quote(s) }
 
 var (

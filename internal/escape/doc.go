@@ -17,8 +17,10 @@
 //     references, so that no line of a page starts a CI runner's command).
 //   - TAPDescription and YAMLString: a TAP test line's description and a scalar in its YAML
 //     diagnostic block.
-//   - Python, JavaScript and Go: a string literal of generated source, ASCII only, so that no
-//     character of the data can end the literal, a comment or a line of the generated file.
+//   - Python, JavaScript, Go and CUE: a string literal of generated source, ASCII only, so that
+//     no character of the data can end the literal, a comment or a line of the generated file.
+//     JSON is a JSON string a terminal may show, and a Rego string literal too (OPA's parser
+//     reads one as JSON).
 //
 // Generated code never places data in a comment or a docstring: only in string literals made
 // here, or in data files the generated code reads.

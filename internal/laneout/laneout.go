@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue/format"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -126,28 +127,28 @@ func (g Generator) LaneFile(lanes map[string]Lane) ([]byte, error) {
 		}
 		slices.Sort(cs)
 		// A generated lane's H4 is always the item (a body needs a lane of the user's own).
-		h4 := "_providerH4[" + cueString(l.Provider) + "]"
+		h4 := "_providerH4[" + escape.CUE(l.Provider) + "]"
 		if l.Provider == "" {
 			h4 = unknownH4(g.Tool)
 		}
-		fmt.Fprintf(&b, "\nlanes: %s: {\n", cueString(n))
-		fmt.Fprintf(&b, "\tdoc:    %s\n", cueString(g.LaneDoc(l.Provider)))
+		fmt.Fprintf(&b, "\nlanes: %s: {\n", escape.CUE(n))
+		fmt.Fprintf(&b, "\tdoc:    %s\n", escape.CUE(g.LaneDoc(l.Provider)))
 		b.WriteString("\torigin: \"captured\"\n")
 		fmt.Fprintf(&b, "\tversions: %s\n\tconfigurations: {\n", cueList(versions))
 		for _, c := range cs {
-			fmt.Fprintf(&b, "\t\t%s: doc: %s\n", cueString(c), cueString(g.Done+" as configuration "+c+"."))
+			fmt.Fprintf(&b, "\t\t%s: doc: %s\n", escape.CUE(c), escape.CUE(g.Done+" as configuration "+c+"."))
 		}
 		b.WriteString("\t}\n\tstages: {\n")
 		for _, st := range []string{"D1", "A2", "M3"} {
-			fmt.Fprintf(&b, "\t\t%s: {exposure: \"not_observable\", doc: %s, compartments: {}}\n", st, cueString(g.StageDoc))
+			fmt.Fprintf(&b, "\t\t%s: {exposure: \"not_observable\", doc: %s, compartments: {}}\n", st, escape.CUE(g.StageDoc))
 		}
 		fmt.Fprintf(&b, "\t\tH4: %s\n\t}\n}\n", h4)
 	}
 	fmt.Fprintf(&b, "\nprofiles: %s: {\n", g.Profile)
-	fmt.Fprintf(&b, "\tdoc:        %s\n", cueString(g.ProfileDoc))
+	fmt.Fprintf(&b, "\tdoc:        %s\n", escape.CUE(g.ProfileDoc))
 	b.WriteString("\tnullPolicy: \"strict\"\n")
 	b.WriteString("\trequire: [{\n")
-	fmt.Fprintf(&b, "\t\tdoc: %s\n", cueString(g.RequireDoc))
+	fmt.Fprintf(&b, "\t\tdoc: %s\n", escape.CUE(g.RequireDoc))
 	fmt.Fprintf(&b, "\t\tlanes: %s\n\t\tstages: [\"H4\"]\n\t\toutcomes: [\"pass\", \"unmet\"]\n\t}]\n", cueList(names))
 	if len(g.Reached) > 0 {
 		b.WriteString("\t// A run whose records carry nothing of what was served (the agent sent its own error on every\n")
@@ -174,9 +175,9 @@ const NothingCaptured = "carriers/probe-nothing-captured.schema.json"
 // schema one that accepts nothing. No binding is guessed.
 func unknownH4(tool string) string {
 	why := "The provider API is unknown: no model request was understood and no API was named, so nothing was captured and nothing is bound (the records' errors say what was received)."
-	return "{\n\t\texposure: \"observed\"\n\t\tdoc: " + cueString("Not bound: "+tool+" captured no provider request. "+why) +
-		"\n\t\tcarrier: " + cueString(NothingCaptured) +
-		"\n\t\tcompartments: {}\n\t\tunbound: {for _, t in tasks {(t.compartment): " + cueString(why) + "}}\n\t}"
+	return "{\n\t\texposure: \"observed\"\n\t\tdoc: " + escape.CUE("Not bound: "+tool+" captured no provider request. "+why) +
+		"\n\t\tcarrier: " + escape.CUE(NothingCaptured) +
+		"\n\t\tcompartments: {}\n\t\tunbound: {for _, t in tasks {(t.compartment): " + escape.CUE(why) + "}}\n\t}"
 }
 
 // ReadManifest reads the manifest of the tool's output directory dir (Generator.Manifest) into
@@ -207,17 +208,11 @@ func (g Generator) ReadManifest(dir string, m any) (bool, error) {
 	return true, nil
 }
 
-// cueString quotes s as a CUE string: JSON's escaping, which CUE reads (no interpolation).
-func cueString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// cueList is a CUE list of strings.
+// cueList is a CUE list of strings (escape.CUE).
 func cueList(items []string) string {
 	q := make([]string, len(items))
 	for i, it := range items {
-		q[i] = cueString(it)
+		q[i] = escape.CUE(it)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }

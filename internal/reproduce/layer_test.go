@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
@@ -36,9 +37,9 @@ var layerTasks = map[string][]string{
 
 // jsonString is s as a JSON string that escapes only what JSON requires ('"', '\' and C0
 // controls): every other character, U+2028, bidi controls and C1 controls included, is in the
-// file as it is. Invalid UTF-8 becomes U+FFFD (a source must be valid JSON).
+// file as it is. Each byte of invalid UTF-8 becomes U+FFFD (a source must be valid JSON), as
+// escape.CUE writes it in the catalogue doc and encoding/json reads it.
 func jsonString(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -50,29 +51,6 @@ func jsonString(s string) string {
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// cueString is s as a CUE string literal: printable ASCII as it is but '"' and '\', every other
-// character as \uXXXX or \UXXXXXXXX (CUE refuses some characters raw, a byte order mark among
-// them). Invalid UTF-8 becomes U+FFFD.
-func cueString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
 		}
 	}
 	b.WriteByte('"')
@@ -120,7 +98,7 @@ func hostileLayer(t testing.TB, dir string, ids, strings_ []string) inputs.Optio
 	for i, id := range ids {
 		s := strings_[i]
 		// The catalogue doc holds s too (ISSUE.md quotes it).
-		doc := cueString(s)
+		doc := escape.CUE(s)
 		fmt.Fprintf(&cue, "\t%q: {suite: \"hostile\", family: \"structured-stress\", revision: \"2025-11-25\", tasks: [\"T1\", \"T2\", \"T5\"], targets: [], doc: %s}\n", id, doc)
 		src := hostileSource(s)
 		if err := os.WriteFile(filepath.Join(sources, id+".json"), src, 0o644); err != nil {
