@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -128,24 +128,6 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// syncBuffer is a buffer two goroutines write and the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestProductionSection3 runs §3 of docs/production.md as a user does after §2: the page's own
 // commands, in order, in a shell, with contractcheck (this test's binary standing in for the
 // command) and stock OPA (CONTRACTCHECK_OPA) on PATH. Only what a user fills in is substituted:
@@ -241,7 +223,7 @@ func TestProductionSection3(t *testing.T) {
 	}
 
 	// OPA runs until the test stops it; what it shows the user is its terminal.
-	var terminal syncBuffer
+	var terminal testkit.Buffer
 	opaCmd := shell(start)
 	opaCmd.Stdout, opaCmd.Stderr = &terminal, &terminal
 	opaCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
