@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html"
@@ -22,6 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/validate"
 )
 
@@ -236,37 +236,6 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 	return l
 }
 
-// forbidden names the first character of s a terminal or a CI log must not receive: a C0
-// control but for '\n' (and '\t' when tabs), DEL, a C1 control, a line or paragraph separator, a
-// bidi mark, embedding, override or isolate; or invalid UTF-8. It returns "" when there is none.
-func forbidden(s string, tabs bool) string {
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
-			return fmt.Sprintf("invalid UTF-8 at byte %d", i)
-		case r == '\n' || (tabs && r == '\t'):
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0), r == 0x2028 || r == 0x2029,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e || r == 0x200f || r == 0x061c:
-			return fmt.Sprintf("%U at byte %d", r, i)
-		}
-	}
-	return ""
-}
-
-// assertTerminalSafe holds text written to a terminal or a CI log to its rule: no line starts a
-// CI runner's command, and no character that is not graphic reaches it but line breaks.
-func assertTerminalSafe(t *testing.T, sink, out string, tabs bool) {
-	t.Helper()
-	for n, line := range strings.Split(out, "\n") {
-		if escape.CommandStart(line) {
-			t.Errorf("%s: line %d starts a CI command: %q", sink, n+1, shorten(line))
-		}
-		if f := forbidden(line, tabs); f != "" {
-			t.Errorf("%s: line %d holds %s: %q", sink, n+1, f, shorten(line))
-		}
-	}
-}
-
 // shorten cuts a line for a failure message.
 func shorten(s string) string {
 	if len(s) > 300 {
@@ -296,8 +265,8 @@ func TestCheckDetailsCarrierKeyIsEscaped(t *testing.T) {
 			if code != 1 {
 				t.Fatalf("exit %d, want 1 (violations); stderr:\n%s", code, stderr)
 			}
-			assertTerminalSafe(t, "stdout", stdout, false)
-			assertTerminalSafe(t, "stderr", stderr, false)
+			testkit.TerminalSafe(t, "stdout", stdout, false)
+			testkit.TerminalSafe(t, "stderr", stderr, false)
 		})
 	}
 	// The key is on the line of its diagnostic, every character of it visible (on a line wide
@@ -341,7 +310,7 @@ type sinkCheck func(t *testing.T, l *hostileLayer, out string)
 func TestHostileStringsEveryFormat(t *testing.T) {
 	t.Parallel()
 	l := writeHostileLayer(t, hostile.Cases())
-	text := func(t *testing.T, _ *hostileLayer, out string) { assertTerminalSafe(t, "stdout", out, false) }
+	text := func(t *testing.T, _ *hostileLayer, out string) { testkit.TerminalSafe(t, "stdout", out, false) }
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -370,7 +339,7 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 			if code != tc.exit {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.exit, shorten(stderr))
 			}
-			assertTerminalSafe(t, "stderr", stderr, true)
+			testkit.TerminalSafe(t, "stderr", stderr, true)
 			tc.check(t, l, stdout)
 		})
 	}
@@ -380,7 +349,7 @@ func TestHostileStringsEveryFormat(t *testing.T) {
 // escape.Terminal writes it.
 func assertTable(t *testing.T, l *hostileLayer, out string) {
 	t.Helper()
-	assertTerminalSafe(t, "stdout", out, false)
+	testkit.TerminalSafe(t, "stdout", out, false)
 	for _, v := range l.versions {
 		if !strings.Contains(out, escape.Terminal(v)) {
 			t.Errorf("the table does not show version %q as %q", v, escape.Terminal(v))
@@ -399,7 +368,7 @@ var (
 // record file's path, read back whole.
 func assertTAP(t *testing.T, l *hostileLayer, out string) {
 	t.Helper()
-	assertTerminalSafe(t, "stdout", out, false)
+	testkit.TerminalSafe(t, "stdout", out, false)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) == 0 || lines[0] != "TAP version 14" {
 		t.Fatalf("no TAP version line: %q", shorten(out))
@@ -463,7 +432,7 @@ func assertTAP(t *testing.T, l *hostileLayer, out string) {
 // '<' outside code spans.
 func assertMarkdown(t *testing.T, _ *hostileLayer, out string) {
 	t.Helper()
-	assertTerminalSafe(t, "stdout", out, false)
+	testkit.TerminalSafe(t, "stdout", out, false)
 	cells := -1
 	for n, line := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(line, "|") {
@@ -625,7 +594,7 @@ func assertGitHub(t *testing.T, l *hostileLayer, out string) {
 			t.Errorf("line %d is not a workflow command of the format: %q", n+1, shorten(line))
 			continue
 		}
-		if f := forbidden(line, true); f != "" {
+		if f := testkit.TerminalUnsafe(line, true); f != "" {
 			t.Errorf("line %d holds %s: %q", n+1, f, shorten(line))
 		}
 		for _, p := range strings.Split(m[2], ",") {
@@ -784,8 +753,8 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 			if !regexp.MustCompile(tc.at).MatchString(stderr) {
 				t.Errorf("stderr names no %s:\n%s", tc.at, shorten(stderr))
 			}
-			assertTerminalSafe(t, "stdout", stdout, false)
-			assertTerminalSafe(t, "stderr", stderr, true)
+			testkit.TerminalSafe(t, "stdout", stdout, false)
+			testkit.TerminalSafe(t, "stderr", stderr, true)
 		})
 	}
 }
@@ -798,7 +767,7 @@ func TestHostileStringsValidateFormats(t *testing.T) {
 	t.Parallel()
 	sinks := map[string]func(t *testing.T, s, out string){
 		"text": func(t *testing.T, s, out string) {
-			assertTerminalSafe(t, "validate text", out, false)
+			testkit.TerminalSafe(t, "validate text", out, false)
 			if n := strings.Count(out, "\n"); n != 1 {
 				t.Errorf("validate text: %d lines, want the valid source's one:\n%s", n, out)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestInspectRecord: inspect record prints each task's policy input for a record named by its
@@ -127,7 +128,7 @@ func TestInspectRecordHostile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	assertTerminalSafe(t, "stdout", stdout, false)
+	testkit.TerminalSafe(t, "stdout", stdout, false)
 	text := stdout
 	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*", "--format", "json")
 	if code != 0 {

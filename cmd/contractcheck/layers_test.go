@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // adkLines returns the built-in adk-go v1.7.0 records of a fixture, rewritten to another version
@@ -129,7 +130,7 @@ func TestLayerGuardHostileFileName(t *testing.T) {
 			if code != 2 || !strings.Contains(stderr, ":3:1: hidden name _lcBlocks: declared by an earlier layer at builtin:contracts/lane_langchain-mcp-adapters.cue:13:1") {
 				t.Errorf("exit %d, stderr %q; want 2 and the hidden name's refusal", code, stderr)
 			}
-			assertTerminalSafe(t, "stderr", stderr, true)
+			testkit.TerminalSafe(t, "stderr", stderr, true)
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // uncataloguedLayer is a fixtures layer of the sources no catalogue entry names
@@ -92,7 +93,7 @@ func TestInspectFixtureHostileLayer(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			assertTerminalSafe(t, "stdout", stdout, false)
+			testkit.TerminalSafe(t, "stdout", stdout, false)
 			code, stdout, stderr = cli(t, "inspect", "fixture", "U1", "--fixtures", dir, "--format", "json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)

@@ -18,6 +18,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // hostileSample is the sample report with s in every string a layer, a record or a policy can
@@ -86,28 +87,6 @@ func hostileVisibility(s string) []result.Visibility {
 	}
 }
 
-// terminalSafe names the first line of out that starts a CI runner's command, or the first
-// character a terminal must not receive (a control but for '\n', and '\t' when tabs; DEL, C1,
-// a line separator, a bidi control), or "" when there is none.
-func terminalSafe(out string, tabs bool) string {
-	for n, line := range strings.Split(out, "\n") {
-		if escape.CommandStart(line) {
-			return fmt.Sprintf("line %d starts a CI command: %q", n+1, line)
-		}
-		for i, r := range line {
-			switch {
-			case r == '\t' && tabs:
-			case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || r == 0x061c || r == 0x200e || r == 0x200f ||
-				(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
-				return fmt.Sprintf("line %d holds %U at byte %d: %q", n+1, r, i, line)
-			case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\ufffd"):
-				return fmt.Sprintf("line %d holds invalid UTF-8 at byte %d", n+1, i)
-			}
-		}
-	}
-	return ""
-}
-
 var (
 	tapLine   = regexp.MustCompile(`^(TAP version 14|1\.\.\d+|(not )?ok \d+ - .*|#.*|Bail out! .*)$`)
 	ghCommand = regexp.MustCompile(`^::(error|warning|notice) ([^:\r]*)::([^\r]*)$`)
@@ -117,9 +96,9 @@ var (
 func checkGrammar(format, out string) string {
 	switch format {
 	case "text", "table":
-		return terminalSafe(out, false)
+		return testkit.TerminalProblem(out, false)
 	case "tap":
-		if bad := terminalSafe(out, false); bad != "" {
+		if bad := testkit.TerminalProblem(out, false); bad != "" {
 			return bad
 		}
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -140,7 +119,7 @@ func checkGrammar(format, out string) string {
 			}
 		}
 	case "markdown":
-		if bad := terminalSafe(out, false); bad != "" {
+		if bad := testkit.TerminalProblem(out, false); bad != "" {
 			return bad
 		}
 		cells := -1
@@ -168,7 +147,7 @@ func checkGrammar(format, out string) string {
 			}
 			// Properties, title and message alike reach the log as they are: a file property is the
 			// record's path only where that path shows as itself.
-			if bad := terminalSafe(m[2]+m[3], true); bad != "" {
+			if bad := testkit.TerminalProblem(m[2]+m[3], true); bad != "" {
 				return bad
 			}
 		}

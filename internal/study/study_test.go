@@ -11,7 +11,6 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -255,17 +254,9 @@ func TestHostileStrings(t *testing.T) {
 				if err := out.Output(&b, r); err != nil {
 					t.Fatal(err)
 				}
+				testkit.TerminalSafe(t, f, b.String(), false)
 				header := 0 // the cell separators of the current markdown table's header
 				for n, line := range strings.Split(b.String(), "\n") {
-					if escape.CommandStart(line) {
-						t.Errorf("%s line %d starts a CI command: %q", f, n+1, line)
-					}
-					for _, ch := range line {
-						if ch < 0x20 || ch == 0x7f || (ch >= 0x80 && ch < 0xa0) || ch == 0x2028 || ch == 0x2029 || (ch >= 0x202a && ch <= 0x202e) || (ch >= 0x2066 && ch <= 0x2069) {
-							t.Errorf("%s line %d holds %U: %q", f, n+1, ch, line)
-							break
-						}
-					}
 					if f != "markdown" {
 						continue
 					}

@@ -1,6 +1,7 @@
 // Package testkit holds the small checks that the tests of many packages share, so that each is
-// written once. It imports nothing of this module but strictjson, so the tests of any package
-// but strictjson can use it (package reportkit holds the helpers that need the engine).
+// written once. It imports nothing of this module but strictjson, escape and hostile (which
+// import nothing of it), so the tests of any package but those three can use it (package
+// reportkit holds the helpers that need the engine).
 package testkit
 
 import (

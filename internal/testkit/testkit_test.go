@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/escape"
+	"github.com/contractcheck/contractcheck/internal/hostile"
 )
 
 // recorder is a testing.TB that keeps what a helper fails with and, like testing.T, stops the
@@ -268,4 +271,61 @@ func record(f func(r *recorder)) *recorder {
 		f(r)
 	}()
 	return r
+}
+
+// TestTerminalSafe: a line that starts a CI runner's command, or holds a character a terminal
+// must not receive, fails t naming the sink, the line and what is wrong (TerminalSafe), and is
+// the problem TerminalProblem describes; escaped text, U+FFFD and line breaks pass, tabs where
+// they are allowed.
+func TestTerminalSafe(t *testing.T) {
+	tests := []struct {
+		name string
+		out  string
+		tabs bool
+		want string // what TerminalSafe fails with, and TerminalProblem describes (without the sink); "" none
+	}{
+		{name: "plain lines", out: "ok\nstill ok \ufffd 表🙂\n"},
+		{name: "escaped text", out: escape.Terminal("k\n::error::x\x1b[2J\u202e")},
+		{name: "a workflow command", out: "ok\n::error file=X::pwned", want: `line 2 starts a CI command: "::error file=X::pwned"`},
+		{name: "an azure command", out: "##vso[task.setvariable variable=x]1", want: `line 1 starts a CI command: "##vso[task.setvariable variable=x]1"`},
+		{name: "ESC", out: "a\x1b[31mred", want: `line 1 holds U+001B at byte 1: "a\x1b[31mred"`},
+		{name: "carriage return", out: "a\r\n", want: `line 1 holds U+000D at byte 1: "a\r"`},
+		{name: "a tab where none is allowed", out: "a\tb", want: `line 1 holds U+0009 at byte 1: "a\tb"`},
+		{name: "a tab where tabs are allowed", out: "a\tb", tabs: true},
+		{name: "C1 control", out: "x\u009b31m", want: `line 1 holds U+009B at byte 1: "x\u009b31m"`},
+		{name: "line separator", out: "x\u2028", want: `line 1 holds U+2028 at byte 1: "x\u2028"`},
+		{name: "bidi override", out: "x\u202e", want: `line 1 holds U+202E at byte 1: "x\u202e"`},
+		{name: "arabic letter mark", out: "x\u061c", want: `line 1 holds U+061C at byte 1: "x\u061c"`},
+		{name: "invalid UTF-8", out: "x\xff", want: `line 1 holds invalid UTF-8 at byte 1: "x\xff"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{}
+			TerminalSafe(r, "stdout", tc.out, tc.tabs)
+			want := ""
+			if tc.want != "" {
+				want = "stdout: " + tc.want
+			}
+			if r.errored != want {
+				t.Errorf("TerminalSafe failed with %q, want %q", r.errored, want)
+			}
+			if got := TerminalProblem(tc.out, tc.tabs); got != tc.want {
+				t.Errorf("TerminalProblem = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHostileText: a sink that writes each hostile string through escape.Terminal passes, in one
+// subtest per case of the corpus.
+func TestHostileText(t *testing.T) {
+	var ran []string
+	HostileText(t, "escaped", func(w io.Writer, s string) error {
+		ran = append(ran, s)
+		_, err := io.WriteString(w, "value: "+escape.Terminal(s)+"\n")
+		return err
+	})
+	if len(ran) != len(hostile.Cases()) {
+		t.Errorf("render ran %d times, want once per case (%d)", len(ran), len(hostile.Cases()))
+	}
 }
