@@ -338,15 +338,20 @@ type sseScan struct {
 	failure  string // the first error event's message
 }
 
-func (s *sseScan) feed(chunk []byte) {
+func (s *sseScan) feed(chunk []byte) { sseLines(chunk, s.appendLine, s.lineDone) }
+
+// sseLines hands chunk, the next bytes of an event stream, to a reader that takes it line by
+// line (sseScan, sseTap): the bytes of each line to appendLine and its end to lineDone; the bytes
+// after the last '\n' go to appendLine, their line ends in a later chunk.
+func sseLines(chunk []byte, appendLine func([]byte), lineDone func()) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
 		if i < 0 {
-			s.appendLine(chunk)
+			appendLine(chunk)
 			return
 		}
-		s.appendLine(chunk[:i])
-		s.lineDone()
+		appendLine(chunk[:i])
+		lineDone()
 		chunk = chunk[i+1:]
 	}
 }

@@ -377,17 +377,7 @@ type sseTap struct {
 
 func (t *sseTap) Read(p []byte) (int, error) {
 	n, err := t.body.Read(p)
-	chunk := p[:n]
-	for len(chunk) > 0 {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			t.appendLine(chunk)
-			break
-		}
-		t.appendLine(chunk[:i])
-		t.lineDone()
-		chunk = chunk[i+1:]
-	}
+	sseLines(p[:n], t.appendLine, t.lineDone)
 	if err != nil && (len(t.head) > 0 || t.inData) {
 		t.lineDone()
 	}
