@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -29,6 +29,23 @@ func collectBatch(t *testing.T) ([]byte, int) {
 	return reportkit.GzipBatch(t, events), len(events)
 }
 
+// startCollect starts contractcheck collect (the test binary plays it) with args on a free
+// loopback address, killed when t ends; it returns the address, the command and its standard
+// error, which the test may read while collect runs.
+func startCollect(t *testing.T, args ...string) (string, *exec.Cmd, *testkit.Buffer) {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0], append(append([]string{"collect"}, args...), "--listen", addr)...)
+	cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
+	stderr := &testkit.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return addr, cmd, stderr
+}
+
 // TestCollectCommand runs contractcheck collect (the test binary plays it): it answers GET
 // /status, and on SIGTERM stops taking connections but finishes the upload in flight (its body
 // half sent when the signal comes) before it exits 0, saying its counters on stderr; the batch is
@@ -37,20 +54,7 @@ func TestCollectCommand(t *testing.T) {
 	t.Parallel()
 	batch, n := collectBatch(t)
 	dir := filepath.Join(t.TempDir(), "batches")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(os.Args[0], "collect", "--dir", dir, "--listen", addr)
-	cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	addr, cmd, stderr := startCollect(t, "--dir", dir)
 	base := "http://" + addr
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get(base + collect.StatusPath)
@@ -137,20 +141,7 @@ func TestCollectCensusCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			batch, _ := collectBatch(t)
 			dir, cdir := filepath.Join(t.TempDir(), "batches"), filepath.Join(t.TempDir(), "census")
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := l.Addr().String()
-			l.Close()
-			cmd := exec.Command(os.Args[0], "collect", "--dir", dir, "--census", cdir, "--listen", addr)
-			cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
+			addr, cmd, stderr := startCollect(t, "--dir", dir, "--census", cdir)
 			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+collect.DefaultPath, bytes.NewReader(batch))
 				req.Header.Set("Content-Encoding", "gzip")
