@@ -10,9 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
@@ -70,25 +71,19 @@ decision_logs:
 		servers[i], logs[i] = run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	}
 	// Each OPA is posted a third of the records, the three at once.
-	var wg sync.WaitGroup
-	errs := make(chan error, fleet)
+	var g errgroup.Group
 	for i, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			client := &http.Client{Timeout: time.Minute}
 			for j := i; j < len(recs); j += fleet {
-				r := recs[j]
-				if _, err := s.decide(client, postedInput(in, r)); err != nil {
-					errs <- err
-					return
+				if _, err := s.decide(client, postedInput(in, recs[j])); err != nil {
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(90 * time.Second)

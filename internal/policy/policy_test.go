@@ -8,7 +8,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -403,28 +403,22 @@ func TestEvalConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
+	var g errgroup.Group
 	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			for range 50 {
 				v, err := q.Eval(context.Background(), in)
 				if err != nil {
-					errs <- err
-					return
+					return err
 				}
 				if !reflect.DeepEqual(v, first) {
-					errs <- errors.New("verdict differs between evaluations")
-					return
+					return errors.New("verdict differs between evaluations")
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Error(err)
 	}
 }
