@@ -23,15 +23,7 @@ import (
 func evalBody(t *testing.T, body string) (Verdict, error) {
 	t.Helper()
 	src := "package b\n\ndiagnostics contains {\"atom\": \"v\", \"v\": v} if {\n" + body + "\n}\n"
-	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/b.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.Prepare(context.Background(), "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Eval(context.Background(), ast.NewObject())
+	return prepare(t, map[string]string{"b.rego": src}, "b").Eval(context.Background(), ast.NewObject())
 }
 
 // summary is v's JSON text, or its length when it is long.

@@ -6,9 +6,6 @@ import (
 	"reflect"
 	"sort"
 	"testing"
-	"testing/fstest"
-
-	"github.com/contractcheck/contractcheck/internal/layer"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -114,18 +111,10 @@ func TestDiffBuiltinBaseNotString(t *testing.T) {
 
 // The builtin is registered for prepared queries and reads the respelled input.
 func TestDiffBuiltinInQuery(t *testing.T) {
-	fsys := fstest.MapFS{"p/d.rego": {Data: []byte(`package d
+	q := prepare(t, map[string]string{"d.rego": `package d
 
 diagnostics := contractcheck.diff(input.expected, input.observed, "/v")
-`)}}
-	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.Prepare(context.Background(), "d")
-	if err != nil {
-		t.Fatal(err)
-	}
+`}, "d")
 	in := mustInput(t, `{"expected": {"a": 0.10000000000000000000010, "b": 1e2}, "observed": {"a": 0.10, "b": 100}}`)
 	v, err := q.Eval(context.Background(), in)
 	if err != nil {

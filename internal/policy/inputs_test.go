@@ -3,9 +3,6 @@ package policy
 import (
 	"context"
 	"testing"
-	"testing/fstest"
-
-	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
 // MayRead must never say no to a key an evaluation can read: check shares verdicts across
@@ -46,18 +43,7 @@ unused_lane if input.lane
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := fstest.MapFS{
-				"p/lib.rego": {Data: []byte(lib)},
-				"p/p.rego":   {Data: []byte("package p\n\n" + tc.policy + "\n")},
-			}
-			e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := e.Prepare(context.Background(), "p")
-			if err != nil {
-				t.Fatal(err)
-			}
+			q := prepare(t, map[string]string{"lib.rego": lib, "p.rego": "package p\n\n" + tc.policy + "\n"}, "p")
 			if got := q.MayRead("lane"); got != tc.want {
 				t.Errorf("MayRead(lane) = %v, want %v (reads %+v)", got, tc.want, q.reads)
 			}
@@ -121,15 +107,7 @@ func TestClass(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := fstest.MapFS{"p/p.rego": {Data: []byte("package p\n\n" + tc.policy + "\n")}}
-			e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := e.Prepare(context.Background(), "p")
-			if err != nil {
-				t.Fatal(err)
-			}
+			q := prepare(t, map[string]string{"p.rego": "package p\n\n" + tc.policy + "\n"}, "p")
 			a, err := q.Class(tc.a, tc.srcA)
 			if err != nil {
 				t.Fatal(err)

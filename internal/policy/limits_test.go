@@ -28,15 +28,7 @@ func TestEvalTimeLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/slow.rego": {Data: []byte(tc.src)}}, "p", "mine")}, LoadOptions{Tests: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := e.Prepare(context.Background(), "slow")
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = q.Eval(ctx, ast.NewObject())
+			_, err := prepare(t, map[string]string{"slow.rego": tc.src}, "slow").Eval(ctx, ast.NewObject())
 			var le *guard.LimitError
 			if !errors.As(err, &le) {
 				t.Fatalf("error %v, want a *guard.LimitError", err)
@@ -59,15 +51,7 @@ diagnostics contains {"atom": "clock", "local": time.date([0, "Local"]), "utc": 
 
 readout := {"clock": time.clock([43200000000000, "Local"])}
 `
-	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/tz.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{Tests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.Prepare(context.Background(), "tz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := q.Eval(context.Background(), ast.NewObject())
+	v, err := prepare(t, map[string]string{"tz.rego": src}, "tz").Eval(context.Background(), ast.NewObject())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,25 @@ func loadReal(t testing.TB) *Engine {
 	return e
 }
 
+// prepare loads files (a path below the layer → Rego source) as the policy layer "mine" and
+// prepares package pkg; t fails at once when either fails.
+func prepare(t testing.TB, files map[string]string, pkg string) *Query {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys["p/"+name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "mine")}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := e.Prepare(context.Background(), pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 func TestRegoUnitTests(t *testing.T) {
 	e := loadReal(t)
 	run, err := e.RunTests(context.Background(), TestOptions{})
