@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/laneout"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -587,15 +588,9 @@ func checkAPICoverage(t *testing.T, test string, whole bool) {
 // contractcheck, and what each runtime needs, prepared once.
 type probeTier struct {
 	repo, cc, tmp string
-	mu            sync.Mutex
-	prepared      map[string]*preparedOnce
+	prepared      testkit.OnceEach[string, string]
+	mu            sync.Mutex // guards cleanups
 	cleanups      []func()
-}
-
-type preparedOnce struct {
-	once  sync.Once
-	value string
-	err   error
 }
 
 // sharedContractcheck is the static contractcheck (the Python root runs it) the tests of the
@@ -642,7 +637,7 @@ func newProbeTier(t *testing.T) *probeTier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &probeTier{repo: repo, tmp: t.TempDir(), prepared: map[string]*preparedOnce{}}
+	p := &probeTier{repo: repo, tmp: t.TempDir()}
 	t.Cleanup(func() {
 		for _, f := range p.cleanups {
 			f()
@@ -654,15 +649,7 @@ func newProbeTier(t *testing.T) *probeTier {
 
 // prepare runs f once per key for the whole test, and returns its result to every caller.
 func (p *probeTier) prepare(key string, f func() (string, error)) (string, error) {
-	p.mu.Lock()
-	po := p.prepared[key]
-	if po == nil {
-		po = &preparedOnce{}
-		p.prepared[key] = po
-	}
-	p.mu.Unlock()
-	po.once.Do(func() { po.value, po.err = f() })
-	return po.value, po.err
+	return p.prepared.Get(key, f)
 }
 
 // runner prepares the lane's runtime (once) and returns a runner of its command; a missing

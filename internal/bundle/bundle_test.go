@@ -27,20 +27,17 @@ import (
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
-var (
-	builtOnce sync.Once
-	built     *Bundle
-	builtErr  error
-)
+// built is the built-in contract set's bundle under the strict profile, built once.
+var built = sync.OnceValues(func() (*Bundle, error) { return Build(context.Background(), inputs.Options{}) })
 
 // builtin is the built-in contract set's bundle under the strict profile, built once.
 func builtin(t *testing.T) *Bundle {
 	t.Helper()
-	builtOnce.Do(func() { built, builtErr = Build(context.Background(), inputs.Options{}) })
-	if builtErr != nil {
-		t.Fatal(builtErr)
+	b, err := built()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return built
+	return b
 }
 
 func (b *Bundle) file(t *testing.T, p string) []byte {

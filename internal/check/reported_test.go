@@ -11,38 +11,32 @@ import (
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
-var (
-	reportedOnce sync.Once
-	reported     []byte
-	reportedErr  error
-)
-
 // reportedJSON is the check of the built-in reported suite (check --suite reported), run once for
 // the tests that read it, as its JSON report holds its reported table and results; a gate that is
 // not met (exit 1) is a report too.
 func reportedJSON(t *testing.T) []byte {
 	t.Helper()
-	reportedOnce.Do(func() {
-		var r *result.Report
-		r, reportedErr = Run(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"reported"}}})
-		if reportedErr != nil {
-			return
-		}
-		if code := r.ExitCode(); code > 1 {
-			reportedErr = fmt.Errorf("exit %d: %+v", code, r.Gate)
-			return
-		}
-		var results []*result.Result
-		for _, res := range r.Each() {
-			results = append(results, res)
-		}
-		reported, reportedErr = json.Marshal(map[string]any{"reported": r.Reported, "results": results})
-	})
-	if reportedErr != nil {
-		t.Fatal(reportedErr)
+	b, err := reported()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return reported
+	return b
 }
+
+var reported = sync.OnceValues(func() ([]byte, error) {
+	r, err := Run(context.Background(), inputs.Options{Scope: result.Scope{Suites: []string{"reported"}}})
+	if err != nil {
+		return nil, err
+	}
+	if code := r.ExitCode(); code > 1 {
+		return nil, fmt.Errorf("exit %d: %+v", code, r.Gate)
+	}
+	var results []*result.Result
+	for _, res := range r.Each() {
+		results = append(results, res)
+	}
+	return json.Marshal(map[string]any{"reported": r.Reported, "results": results})
+})
 
 // TestReportedTable checks that the check of the reported suite (`check --suite reported`) gives, per report, each captured side's
 // outcome: the buggy side unmet on the report's atoms and the fixed side pass where both run.

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -16,6 +15,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // These tests run the built-in tasks T1–T5 end to end, the way a user's check does: the source
@@ -35,40 +35,19 @@ const (
 
 var nullPolicies = []string{strict, optionalNull}
 
-var instruments struct {
-	mu   sync.Mutex
-	once map[string]*sync.Once
-	in   map[string]*instrument.Instrument
-	err  map[string]error
-}
+// instruments are the built-in instruments by profile, each loaded once per test binary.
+var instruments testkit.OnceEach[string, *instrument.Instrument]
 
 // loadInstrument loads a built-in profile once per test binary.
 func loadInstrument(t *testing.T, profile string) *instrument.Instrument {
 	t.Helper()
-	instruments.mu.Lock()
-	if instruments.once == nil {
-		instruments.once = map[string]*sync.Once{}
-		instruments.in = map[string]*instrument.Instrument{}
-		instruments.err = map[string]error{}
-	}
-	once, ok := instruments.once[profile]
-	if !ok {
-		once = &sync.Once{}
-		instruments.once[profile] = once
-	}
-	instruments.mu.Unlock()
-	once.Do(func() {
-		in, err := instrument.Load(context.Background(), inputs.Options{Profile: profile})
-		instruments.mu.Lock()
-		instruments.in[profile], instruments.err[profile] = in, err
-		instruments.mu.Unlock()
+	in, err := instruments.Get(profile, func() (*instrument.Instrument, error) {
+		return instrument.Load(context.Background(), inputs.Options{Profile: profile})
 	})
-	instruments.mu.Lock()
-	defer instruments.mu.Unlock()
-	if err := instruments.err[profile]; err != nil {
+	if err != nil {
 		t.Fatalf("Load(profile %q): %v", profile, err)
 	}
-	return instruments.in[profile]
+	return in
 }
 
 // diag is the part of a diagnostic a user's gate relies on.

@@ -24,20 +24,17 @@ import (
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
-var (
-	builtinOnce   sync.Once
-	builtinReport *Report
-	builtinErr    error
-)
+// builtinReport is the built-in compare, run once.
+var builtinReport = sync.OnceValues(func() (*Report, error) { return Run(context.Background(), Options{}) })
 
 // builtin runs the built-in compare once for the tests that read it.
 func builtin(t *testing.T) *Report {
 	t.Helper()
-	builtinOnce.Do(func() { builtinReport, builtinErr = Run(context.Background(), Options{}) })
-	if builtinErr != nil {
-		t.Fatal(builtinErr)
+	r, err := builtinReport()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return builtinReport
+	return r
 }
 
 // newEvaluator builds an evaluator over the built-in instrument with the built-in decoders.

@@ -12,19 +12,18 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-var (
-	instOnce sync.Once
-	inst     *instrument.Instrument
-	instErr  error
-)
+// builtin is the built-in instrument, loaded once.
+var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
+	return instrument.Load(context.Background(), inputs.Options{})
+})
 
 func builtinInstrument(t *testing.T) *instrument.Instrument {
 	t.Helper()
-	instOnce.Do(func() { inst, instErr = instrument.Load(context.Background(), inputs.Options{}) })
-	if instErr != nil {
-		t.Fatal(instErr)
+	in, err := builtin()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return inst
+	return in
 }
 
 func env(t *testing.T, fixture string) *Env {

@@ -288,14 +288,7 @@ func (p *progress) next() string {
 // line returns a run's progress text: the first call, made when the run has ended, counts it
 // among the runs ended and fixes the text; later calls (a batch run's line per fixture) return
 // the same.
-func (p *progress) line() func() string {
-	var once sync.Once
-	var s string
-	return func() string {
-		once.Do(func() { s = p.next() })
-		return s
-	}
-}
+func (p *progress) line() func() string { return sync.OnceValue(p.next) }
 
 // progressMark stands for a run's progress text in its kept lines until runAll takes the run
 // (runLog.flushTo). The command's output cannot forge it: its lines are escaped (lineWriter),

@@ -14,54 +14,46 @@ import (
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
-var builtin struct {
-	once       sync.Once
-	projectors map[string]*Projector // by "lane.stage.compartment", and "source"
-	err        error
+// builtinProjectors compiles every compartment of every lane stage of the built-in model, and
+// the canonical source binding, once for the tests that read them.
+func builtinProjectors(tb testing.TB) map[string]*Projector {
+	ps, err := builtin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ps
 }
 
-// builtinProjectors compiles every compartment of every lane stage of the built-in model, and
-// the canonical source binding.
-func builtinProjectors(tb testing.TB) map[string]*Projector {
-	builtin.once.Do(func() {
-		m, err := contract.Load([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
-		if err != nil {
-			builtin.err = err
-			return
-		}
-		schemas, err := fs.Sub(contractcheck.Builtin, "schemas")
-		if err != nil {
-			builtin.err = err
-			return
-		}
-		v, err := schema.New(schemas)
-		if err != nil {
-			builtin.err = err
-			return
-		}
-		ps := map[string]*Projector{}
-		if ps["source"], err = Compile("source", m.Revisions["2025-11-25"].Source); err != nil {
-			builtin.err = err
-			return
-		}
-		for _, lane := range contract.SortedKeys(m.Lanes) {
-			for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
-				for name, c := range m.Lanes[lane].Stages[st].Compartments {
-					key := fmt.Sprintf("%s.%s.%s", lane, st, name)
-					if ps[key], err = CompileWith(key, c, Options{Accepts: v.Accepts}); err != nil {
-						builtin.err = err
-						return
-					}
+// builtin is builtinProjectors' compilation, by "lane.stage.compartment", and "source".
+var builtin = sync.OnceValues(func() (map[string]*Projector, error) {
+	m, err := contract.Load([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
+	if err != nil {
+		return nil, err
+	}
+	schemas, err := fs.Sub(contractcheck.Builtin, "schemas")
+	if err != nil {
+		return nil, err
+	}
+	v, err := schema.New(schemas)
+	if err != nil {
+		return nil, err
+	}
+	ps := map[string]*Projector{}
+	if ps["source"], err = Compile("source", m.Revisions["2025-11-25"].Source); err != nil {
+		return nil, err
+	}
+	for _, lane := range contract.SortedKeys(m.Lanes) {
+		for _, st := range contract.SortedKeys(m.Lanes[lane].Stages) {
+			for name, c := range m.Lanes[lane].Stages[st].Compartments {
+				key := fmt.Sprintf("%s.%s.%s", lane, st, name)
+				if ps[key], err = CompileWith(key, c, Options{Accepts: v.Accepts}); err != nil {
+					return nil, err
 				}
 			}
 		}
-		builtin.projectors = ps
-	})
-	if builtin.err != nil {
-		tb.Fatal(builtin.err)
 	}
-	return builtin.projectors
-}
+	return ps, nil
+})
 
 // FuzzProject runs every compartment of the built-in model on any JSON carrier: no projector
 // panics, and every view is JSON the policies can read (it encodes canonically and decodes to an

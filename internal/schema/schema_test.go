@@ -23,22 +23,19 @@ import (
 // schemasDir is the project's schemas/ directory.
 const schemasDir = "../../schemas"
 
-var (
-	validatorOnce sync.Once
-	validator     *Validator
-	validatorErr  error
-)
+// builtValidator is the validator of schemas/, made once for the tests that read it.
+var builtValidator = sync.OnceValues(func() (*Validator, error) { return New(os.DirFS(schemasDir)) })
 
 // pinned are the built-in revisions, as schemas/mcp holds them.
 var pinned = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 
 func newValidator(t testing.TB) *Validator {
 	t.Helper()
-	validatorOnce.Do(func() { validator, validatorErr = New(os.DirFS(schemasDir)) })
-	if validatorErr != nil {
-		t.Fatalf("New: %v", validatorErr)
+	v, err := builtValidator()
+	if err != nil {
+		t.Fatalf("New: %v", err)
 	}
-	return validator
+	return v
 }
 
 func decodeFile(t testing.TB, file string) any {

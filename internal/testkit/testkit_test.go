@@ -329,3 +329,42 @@ func TestHostileText(t *testing.T) {
 		t.Errorf("render ran %d times, want once per case (%d)", len(ran), len(hostile.Cases()))
 	}
 }
+
+// TestOnceEach: each key is computed once however many goroutines ask for it at once, its error
+// kept as its value is, and another key is computed apart.
+func TestOnceEach(t *testing.T) {
+	var o OnceEach[string, int]
+	var mu sync.Mutex
+	runs := map[string]int{}
+	compute := func(key string) func() (int, error) {
+		return func() (int, error) {
+			mu.Lock()
+			runs[key]++
+			mu.Unlock()
+			if key == "bad" {
+				return 0, errors.New("boom")
+			}
+			return len(key), nil
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		for _, key := range []string{"a", "abc", "bad"} {
+			wg.Go(func() {
+				v, err := o.Get(key, compute(key))
+				switch {
+				case key == "bad" && (err == nil || err.Error() != "boom"):
+					t.Errorf("Get(bad) = %d, %v; want the error boom", v, err)
+				case key != "bad" && (err != nil || v != len(key)):
+					t.Errorf("Get(%s) = %d, %v; want %d", key, v, err, len(key))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, key := range []string{"a", "abc", "bad"} {
+		if runs[key] != 1 {
+			t.Errorf("%s computed %d times, want once", key, runs[key])
+		}
+	}
+}
