@@ -308,12 +308,15 @@ func list(known []string) string {
 func (m *Model) suites() []string {
 	var out []string
 	for _, f := range m.Fixtures {
-		if !slices.Contains(out, f.Suite) {
-			out = append(out, f.Suite)
-		}
+		out = append(out, f.Suite)
 	}
-	sortStrings(out)
-	return out
+	return sortedSet(out)
+}
+
+// sortedSet is the distinct strings of s, sorted (s is sorted in place).
+func sortedSet(s []string) []string {
+	sortStrings(s)
+	return slices.Compact(s)
 }
 
 // versions lists the versions of the lanes a selector names, sorted.
@@ -321,18 +324,12 @@ func (m *Model) versions(lanes []string) []string {
 	var out []string
 	for _, id := range SortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
-			for _, v := range m.Lanes[id].Versions {
-				if !slices.Contains(out, v) {
-					out = append(out, v)
-				}
-			}
+			out = append(out, m.Lanes[id].Versions...)
 		}
 	}
-	sortStrings(out)
-	return out
+	return sortedSet(out)
 }
 
-// configurations lists the configurations of the lanes a selector names, sorted.
 // cohortLanes is the lane parts of a cohort's lanes entries (every lane when there are none).
 func cohortLanes(entries []string) []string {
 	if len(entries) == 0 {
@@ -347,19 +344,17 @@ func cohortLanes(entries []string) []string {
 	return out
 }
 
+// configurations lists the configurations of the lanes a selector names, sorted.
 func (m *Model) configurations(lanes []string) []string {
 	var out []string
 	for _, id := range SortedKeys(m.Lanes) {
 		if Matches(lanes, id) {
 			for c := range m.Lanes[id].Configurations {
-				if !slices.Contains(out, c) {
-					out = append(out, c)
-				}
+				out = append(out, c)
 			}
 		}
 	}
-	sortStrings(out)
-	return out
+	return sortedSet(out)
 }
 
 func hasKey[V any](m map[string]V, k string) bool {

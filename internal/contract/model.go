@@ -573,12 +573,9 @@ func (m *Model) ResolveTasks(kinds map[string][]string) error {
 func (m *Model) Compartments() []string {
 	var out []string
 	for _, t := range m.Tasks {
-		if !slices.Contains(out, t.Compartment) {
-			out = append(out, t.Compartment)
-		}
+		out = append(out, t.Compartment)
 	}
-	sortStrings(out)
-	return out
+	return sortedSet(out)
 }
 
 // ProfileTasks returns the tasks a profile evaluates for a fixture, in the fixture's order.
