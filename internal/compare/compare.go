@@ -59,8 +59,6 @@ type Options struct {
 // InputError is bad input; it maps to exit code 2.
 type InputError = result.InputError
 
-func inputErr(err error) error { return result.AsInput(err) }
-
 // decoder is a selected decoder policy with its prepared query.
 type decoder struct {
 	Decoder
@@ -92,24 +90,24 @@ func RunWithChecks(ctx context.Context, opts Options) (*Report, Checks, error) {
 		opts.NullProfile = DefaultNullProfile
 	}
 	if opts.NullProfile == opts.Profile {
-		return nil, Checks{}, inputErr(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
+		return nil, Checks{}, result.AsInput(fmt.Errorf("--null-profile %s is the profile itself: name another profile to compare null policies with", opts.NullProfile))
 	}
 	// One load serves both profiles: only the profile's part of each policy input differs.
 	base, err := instrument.Load(ctx, opts.Options)
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	other, err := base.WithProfile(opts.NullProfile)
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	decs, err := loadDecoders(ctx, base.Engine(), opts)
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	files, err := opts.RecordFiles()
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	return compare(ctx, base, other, decs, files, opts)
 }
@@ -214,17 +212,17 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	}
 	cb, err := census.New(base.Model, opts.Profile)
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	co, err := census.New(other.Model, opts.NullProfile)
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	cb.Restrict(opts.Scope)
 	co.Restrict(opts.Scope)
 	// The visibility readout is the base profile's, prepared and read as check reads it.
 	if ev.vis, err = pipeline.Visibility(ctx, base); err != nil {
-		return nil, Checks{}, inputErr(fmt.Errorf("visibility readout: %w", err))
+		return nil, Checks{}, result.AsInput(fmt.Errorf("visibility readout: %w", err))
 	}
 	visible := visibility.NewCollector(ev.vis)
 	col := newCollector(base.Model)
@@ -250,7 +248,7 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 		return nil
 	})
 	if err != nil {
-		return nil, Checks{}, inputErr(err)
+		return nil, Checks{}, result.AsInput(err)
 	}
 	groups, err := visible.Report(ctx)
 	if err != nil {
