@@ -92,7 +92,7 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 	}
 	var all string
 	for _, c := range cases {
-		id := validUTF8(hostile.ID(c, 48))
+		id := escape.ValidUTF8(hostile.ID(c, 48))
 		l.versions = append(l.versions, "v-"+id)
 		// CUE reads a label in NFC but a string as it is: an atom named with a combining
 		// character would name no atom (TestHostileRestrictedPlaces), so its atom is composed.
@@ -287,16 +287,6 @@ func capped(s string) string {
 	return s
 }
 
-// validUTF8 is s with each byte of invalid UTF-8 replaced by U+FFFD, as encoding/json writes it
-// (and so as the layer holds it).
-func validUTF8(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // sinkCheck holds one format's output to its grammar.
 type sinkCheck func(t *testing.T, l *hostileLayer, out string)
 
@@ -486,7 +476,7 @@ func assertJSONStrings(exact, targets bool) sinkCheck {
 			want = append(append(want, hostileTask, hostileFamily), l.atoms...)
 		}
 		for _, s := range want {
-			s = validUTF8(s)
+			s = escape.ValidUTF8(s)
 			if all[s] {
 				continue
 			}
@@ -511,7 +501,7 @@ func xmlText(s string) string {
 			return r
 		}
 		return 0xfffd
-	}, validUTF8(s))
+	}, escape.ValidUTF8(s))
 }
 
 // assertJUnit parses the output with encoding/xml to its end and finds every version of the
@@ -617,7 +607,7 @@ func assertGitHub(t *testing.T, l *hostileLayer, out string) {
 	}
 	joined := strings.Join(unescaped, "\x00")
 	for _, s := range []string{escape.TerminalLines(hostileRecordFile), l.versions[1], "\n::error file=X::"} {
-		if !strings.Contains(joined, validUTF8(s)) {
+		if !strings.Contains(joined, escape.ValidUTF8(s)) {
 			t.Errorf("no annotation reads back as holding %q", s)
 		}
 	}
@@ -783,7 +773,7 @@ func TestHostileStringsValidateFormats(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
 				t.Fatalf("validate json does not parse: %v\n%s", err, shorten(out))
 			}
-			want := validUTF8(s)
+			want := escape.ValidUTF8(s)
 			if len(doc.Sources) != 2 || doc.Valid != 1 || doc.Invalid != 1 {
 				t.Fatalf("validate json: %+v, want a valid and an invalid source", doc)
 			}

@@ -89,13 +89,19 @@ func utf16Pair(r rune) (rune, rune) {
 // character of s can end the literal or a line, and no bidi control reaches the source.
 // Each byte of invalid UTF-8 is first replaced by U+FFFD, as the other escapers replace it, so
 // that the literal holds valid UTF-8.
-func Go(s string) string {
-	if !utf8.ValidString(s) {
-		var b strings.Builder
-		for _, r := range s {
-			b.WriteRune(r)
-		}
-		s = b.String()
+func Go(s string) string { return strconv.QuoteToASCII(ValidUTF8(s)) }
+
+// ValidUTF8 is s with each byte of invalid UTF-8 replaced by U+FFFD, as every escaper here, CUE's
+// quoting and encoding/json replace it (strings.ToValidUTF8 would replace a run of them with
+// one): what a sink holds of s.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
 	}
-	return strconv.QuoteToASCII(s)
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -13,7 +13,7 @@ import (
 // literalCases are the hostile corpus and the strings on which CUE's and Rego's grammars differ
 // from the other languages': an interpolation, a byte order mark (CUE refuses it raw), a
 // character beyond the basic plane (Rego has no \U escape) and invalid UTF-8 (a string of either
-// holds valid UTF-8 only: each invalid byte reads back as U+FFFD, as valid(s) has it).
+// holds valid UTF-8 only: each invalid byte reads back as U+FFFD, as ValidUTF8 has it).
 func literalCases() []hostile.Case {
 	return append(hostile.Cases(),
 		hostile.Case{Name: "interpolation", S: `k\(x)"\(y)`},
@@ -45,8 +45,8 @@ func TestCUE(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CUE(%q) = %s: %v", short(c.S), short(lit), err)
 			}
-			if got != valid(c.S) {
-				t.Fatalf("CUE(%q) = %s reads back as %q, want %q", short(c.S), short(lit), short(got), short(valid(c.S)))
+			if got != ValidUTF8(c.S) {
+				t.Fatalf("CUE(%q) = %s reads back as %q, want %q", short(c.S), short(lit), short(got), short(ValidUTF8(c.S)))
 			}
 		})
 	}
@@ -63,8 +63,28 @@ func TestJSONIsRego(t *testing.T) {
 				t.Fatalf("JSON(%q) = %s: OPA refuses it: %v", short(c.S), short(lit), err)
 			}
 			got, ok := term.Value.(ast.String)
-			if !ok || string(got) != valid(c.S) {
-				t.Fatalf("JSON(%q) = %s reads back in Rego as %s, want %q", short(c.S), short(lit), short(term.Value.String()), short(valid(c.S)))
+			if !ok || string(got) != ValidUTF8(c.S) {
+				t.Fatalf("JSON(%q) = %s reads back in Rego as %s, want %q", short(c.S), short(lit), short(term.Value.String()), short(ValidUTF8(c.S)))
+			}
+		})
+	}
+}
+
+// TestValidUTF8: each byte of invalid UTF-8 becomes one U+FFFD (a run of them is not folded into
+// one, as strings.ToValidUTF8 would), and valid text, U+FFFD itself included, is kept as it is.
+func TestValidUTF8(t *testing.T) {
+	tests := []struct{ name, s, want string }{
+		{name: "valid", s: "k表🙂\ufffd", want: "k表🙂\ufffd"},
+		{name: "empty", s: "", want: ""},
+		{name: "truncated sequence", s: "k\xe2\x82v", want: "k\ufffd\ufffdv"},
+		{name: "lone bytes", s: "\xff\xfe\x80", want: "\ufffd\ufffd\ufffd"},
+		{name: "encoded surrogate", s: "\xed\xa0\x80", want: "\ufffd\ufffd\ufffd"},
+		{name: "overlong slash", s: "a\xc0\xafb", want: "a\ufffd\ufffdb"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ValidUTF8(tc.s); got != tc.want {
+				t.Errorf("ValidUTF8(%q) = %q, want %q", tc.s, got, tc.want)
 			}
 		})
 	}

@@ -212,15 +212,6 @@ func short(s string) string {
 	return s
 }
 
-// valid is s with invalid UTF-8 replaced as the escapers replace it: byte by byte.
-func valid(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 func checkLiteral(t *testing.T, name, lit, s string, pairs bool) {
 	t.Helper()
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
@@ -239,7 +230,7 @@ func checkLiteral(t *testing.T, name, lit, s string, pairs bool) {
 			t.Fatalf("%s(%q) = %s: an unescaped quote ends the literal early", name, s, lit)
 		}
 	}
-	if got := unescape(t, body, pairs); got != valid(s) {
+	if got := unescape(t, body, pairs); got != ValidUTF8(s) {
 		t.Fatalf("%s(%q) = %s reads back as %q", name, s, lit, got)
 	}
 }
@@ -253,7 +244,7 @@ func FuzzCodeLiterals(f *testing.F) {
 		checkLiteral(t, "JavaScript", JavaScript(s), s, true)
 		j := JSON(s)
 		var back string
-		if err := json.Unmarshal([]byte(j), &back); err != nil || back != valid(s) {
+		if err := json.Unmarshal([]byte(j), &back); err != nil || back != ValidUTF8(s) {
 			t.Fatalf("JSON(%q) = %s reads back as %q, %v", s, j, back, err)
 		}
 		for _, r := range j {
@@ -263,7 +254,7 @@ func FuzzCodeLiterals(f *testing.F) {
 		}
 		lit := Go(s)
 		got, err := strconv.Unquote(lit)
-		if err != nil || got != valid(s) {
+		if err != nil || got != ValidUTF8(s) {
 			t.Fatalf("Go(%q) = %s reads back as %q, %v", s, lit, got, err)
 		}
 	})
@@ -284,13 +275,13 @@ func FuzzTerminal(f *testing.F) {
 				}
 			}
 		}
-		if got := unescapeTerminal(t, TerminalExact(s)); got != valid(s) {
+		if got := unescapeTerminal(t, TerminalExact(s)); got != ValidUTF8(s) {
 			t.Fatalf("TerminalExact(%q) = %q reads back as %q", s, TerminalExact(s), got)
 		}
 		if strings.Contains(s, `\`) {
 			return // Terminal keeps a backslash as it is: what it writes is for reading only
 		}
-		if got := unescape(t, Terminal(s), false); got != valid(s) {
+		if got := unescape(t, Terminal(s), false); got != ValidUTF8(s) {
 			t.Fatalf("Terminal(%q) = %q reads back as %q", s, Terminal(s), got)
 		}
 	})
@@ -309,7 +300,7 @@ func FuzzYAMLString(f *testing.F) {
 		if err := yaml.Unmarshal([]byte("k: "+lit+"\n"), &doc); err != nil {
 			t.Fatalf("YAMLString(%q) = %s does not parse: %v", short(s), short(lit), err)
 		}
-		if got := doc["k"]; got != valid(s) {
+		if got := doc["k"]; got != ValidUTF8(s) {
 			t.Fatalf("YAMLString(%q) = %s reads back as %q", short(s), short(lit), short(got))
 		}
 	})
@@ -395,7 +386,7 @@ func TestInterpreters(t *testing.T) {
 				t.Fatalf("%s printed %d strings, want %d", l.bin, len(got), len(cases))
 			}
 			for i, c := range cases {
-				if want := hex.EncodeToString([]byte(valid(c.S))); got[i] != want {
+				if want := hex.EncodeToString([]byte(ValidUTF8(c.S))); got[i] != want {
 					t.Errorf("%s: %s reads back as %s", l.bin, c.Name, short(got[i]))
 				}
 			}
