@@ -34,7 +34,7 @@ func collectBatch(t *testing.T) ([]byte, int) {
 // error, which the test may read while collect runs.
 func startCollect(t *testing.T, args ...string) (string, *exec.Cmd, *testkit.Buffer) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	cmd := exec.Command(os.Args[0], append(append([]string{"collect"}, args...), "--listen", addr)...)
 	cmd.Env = append(os.Environ(), "CONTRACTCHECK_TEST_CHILD=1")
 	stderr := &testkit.Buffer{}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,17 +116,6 @@ func recordAcme(t *testing.T, out string) (fixture string, source, carrier json.
 	return "", nil, nil
 }
 
-// freeAddr is a loopback address no one listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // TestProductionSection3 runs §3 of docs/production.md as a user does after §2: the page's own
 // commands, in order, in a shell, with contractcheck (this test's binary standing in for the
 // command) and stock OPA (CONTRACTCHECK_OPA) on PATH. Only what a user fills in is substituted:
@@ -182,7 +170,7 @@ func TestProductionSection3(t *testing.T) {
 	}
 	fixture, source, carrier := recordAcme(t, filepath.Join(work, "rec"))
 	maskBundle(t, opaPage, work)
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	logDir := filepath.Join(work, "var", "log", "opa")
 	fill := func(block string, subs ...string) string {
 		for i := 0; i < len(subs); i += 2 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/record"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestRecordHelp: record --help lists its flags and the check that judges its output.
@@ -89,7 +90,7 @@ func (rt recordTraffic) run(t *testing.T, out string) (code int, stderr string) 
 	defer mcp.Close()
 	prov := httptest.NewServer(rt.provider)
 	defer prov.Close()
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	type outcome struct {
 		code   int
 		stderr string

@@ -203,7 +203,7 @@ func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
 	}
 	dir := t.TempDir()
 	batches := filepath.Join(dir, "batches")
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	// start serves a collector on addr until the returned stop is called.
 	start := func(in *instrument.Instrument) (*collect.Collector, func()) {
 		c, err := collect.New(in, collect.Options{Dir: batches})

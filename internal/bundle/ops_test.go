@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,7 +79,7 @@ func TestOPAOperations(t *testing.T) {
 	t.Run("unsigned bundle refused", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, opa, "run", "--server", "--addr", freeAddr(t), "--bundle", unsigned, "--verification-key", public).CombinedOutput()
+		out, err := exec.CommandContext(ctx, opa, "run", "--server", "--addr", testkit.FreeAddr(t), "--bundle", unsigned, "--verification-key", public).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), ".signatures.json") {
 			t.Errorf("opa run with a verification key on the unsigned bundle: %v\n%s", err, out)
 		}
@@ -143,7 +142,7 @@ func TestOPAOperations(t *testing.T) {
 // run starts opa run --server with the arguments and waits until it is healthy.
 func run(t testing.TB, opa string, args ...string) (*server, *testkit.Buffer) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	s := &server{url: "http://" + addr}
 	logs := &testkit.Buffer{}
 	s.cmd = exec.Command(opa, append([]string{"run", "--server", "--addr", addr}, args...)...)
@@ -168,16 +167,6 @@ func run(t testing.TB, opa string, args ...string) (*server, *testkit.Buffer) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func writeFile(t *testing.T, p string, data []byte) {

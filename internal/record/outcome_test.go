@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -60,16 +59,7 @@ func callThenCarry(t *testing.T, ep Endpoints, n int, which string, stream bool,
 }
 
 // refusedURL is the URL of a port nothing listens on.
-func refusedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + ln.Addr().String()
-	ln.Close()
-	return u
-}
+func refusedURL(t *testing.T) string { return "http://" + testkit.FreeAddr(t) }
 
 // sseChat writes Chat Completions stream chunks, flushing each.
 func sseChat(w http.ResponseWriter, chunks ...string) {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -92,6 +93,19 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// FreeAddr is a loopback address (host:port) no one listens on: a port the system handed out
+// and that was closed again, for a server a test starts or for a refused connection. t fails at
+// once when no port can be had.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // WriteFile writes content to path, making its directories; t fails at once when it cannot.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -367,4 +368,23 @@ func TestOnceEach(t *testing.T) {
 			t.Errorf("%s computed %d times, want once", key, runs[key])
 		}
 	}
+}
+
+// TestFreeAddr: the address is on the loopback interface, a connection to it is refused, and a
+// server can listen on it.
+func TestFreeAddr(t *testing.T) {
+	addr := FreeAddr(t)
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host != "127.0.0.1" {
+		t.Fatalf("FreeAddr = %q (%v), want a port of 127.0.0.1", addr, err)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Fatalf("something listens on %s", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("cannot listen on %s: %v", addr, err)
+	}
+	l.Close()
 }
