@@ -31,12 +31,8 @@ import (
 // go.mod pins its dependencies (a stock OPA, no custom build).
 var opaVersion = "v" + version.Version
 
-var (
-	opaOnce sync.Once
-	opaPath string
-	opaErr  error
-	opaDir  string
-)
+// opaDir is the temporary GOBIN stockOPA built opa into ("" before), removed by TestMain.
+var opaDir string
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -55,26 +51,29 @@ func opaBinary(t testing.TB) string {
 		return p
 	}
 	testtier.Require(t, "stock OPA, built from the Go module proxy (or set CONTRACTCHECK_OPA to an opa binary)")
-	opaOnce.Do(func() {
-		opaDir, opaErr = os.MkdirTemp("", "contractcheck-opa-")
-		if opaErr != nil {
-			return
-		}
-		start := time.Now()
-		cmd := exec.Command("go", "install", "github.com/open-policy-agent/opa@"+opaVersion)
-		cmd.Env = append(os.Environ(), "GOBIN="+opaDir, "GOFLAGS=", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			opaErr = fmt.Errorf("go install github.com/open-policy-agent/opa@%s (the Go module proxy must be reachable, or set CONTRACTCHECK_OPA to an opa binary): %v\n%s", opaVersion, err, out)
-			return
-		}
-		opaPath = filepath.Join(opaDir, "opa")
-		fmt.Fprintf(os.Stderr, "built opa %s in %s\n", opaVersion, time.Since(start).Round(time.Second))
-	})
-	if opaErr != nil {
-		t.Fatal(opaErr)
+	path, err := stockOPA()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return opaPath
+	return path
 }
+
+// stockOPA builds the stock OPA once per test process and returns its path.
+var stockOPA = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "contractcheck-opa-")
+	if err != nil {
+		return "", err
+	}
+	opaDir = dir
+	start := time.Now()
+	cmd := exec.Command("go", "install", "github.com/open-policy-agent/opa@"+opaVersion)
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go install github.com/open-policy-agent/opa@%s (the Go module proxy must be reachable, or set CONTRACTCHECK_OPA to an opa binary): %v\n%s", opaVersion, err, out)
+	}
+	fmt.Fprintf(os.Stderr, "built opa %s in %s\n", opaVersion, time.Since(start).Round(time.Second))
+	return filepath.Join(dir, "opa"), nil
+})
 
 // server is a running `opa run --server` fed a bundle.
 type server struct {
