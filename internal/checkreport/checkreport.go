@@ -112,7 +112,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	}
 	render := req.Render
 	render.Views = run.Views
-	out, err := report.New(req.Format, render)
+	out, err := report.Outputters().Get(req.Format, render)
 	if err != nil {
 		return Outcome{Exit: result.ExitInputError, Note: run.Note}, &result.InputError{Err: err}
 	}
@@ -143,7 +143,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 // (result.Failed), in the format req asks for. It is written past the memory budget too: the
 // run may have failed at it.
 func writeFailure(req Request, sink Sink, r *result.Report) error {
-	out, err := report.NewFailed(req.Format, req.Render)
+	out, err := report.Outputters().Unbudgeted(req.Format, req.Render)
 	if err != nil {
 		return &result.InputError{Err: err}
 	}
