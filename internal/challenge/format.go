@@ -19,9 +19,6 @@ var outputters = report.Registry[*Report]{
 // Outputters returns the challenge report's formats: what challenge's --format offers.
 func Outputters() report.Registry[*Report] { return outputters }
 
-// Formats lists the challenge report's formats, sorted.
-func Formats() []string { return outputters.Names() }
-
 // Write writes the report in a format ("" is text); an unknown one is a
 // *report.UnknownFormatError.
 func (r *Report) Write(w io.Writer, format string) error {

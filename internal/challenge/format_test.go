@@ -37,7 +37,7 @@ func TestWriteFormats(t *testing.T) {
 			}
 		})
 	}
-	if got := strings.Join(Formats(), ", "); got != "json, text" {
-		t.Errorf("Formats() = %s", got)
+	if got := strings.Join(outputters.Names(), ", "); got != "json, text" {
+		t.Errorf("the formats are %s", got)
 	}
 }

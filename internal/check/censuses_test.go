@@ -21,7 +21,7 @@ func rendered(t *testing.T, r *result.Report) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, format := range []string{"json", "text"} {
-		o, err := report.New(format, report.Options{})
+		o, err := report.Outputters().Get(format, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,8 +209,8 @@ func TestCensusWhileWritten(t *testing.T) {
 	if err := live.GateError(); err == nil || !strings.Contains(err.Error(), "still being written") {
 		t.Errorf("gate error %v, want one that says the census is still being written", err)
 	}
-	for _, format := range report.Formats() {
-		o, err := report.New(format, report.Options{})
+	for _, format := range report.Outputters().Names() {
+		o, err := report.Outputters().Get(format, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func BenchmarkRender(b *testing.B) {
 	}
 	for _, format := range []string{"json", "text"} {
 		b.Run(format, func(b *testing.B) {
-			out, err := report.New(format, report.Options{})
+			out, err := report.Outputters().Get(format, report.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -66,13 +66,19 @@ type Sink func(write func(io.Writer) error) error
 // Execute runs a check as req asks and hands its report to sink: an unchanged run's stored
 // output is replayed (internal/resultcache; never a run check.Request.Replayable rules out),
 // else the check runs (check.Execute) and its report is rendered, a copy of it going to the
-// cache on the way. The error is the run's (an input or instrument error: see
+// cache on the way. An unknown format is refused (an input error) before anything is read or
+// run. The error is the run's (an input or instrument error: see
 // result.ExitCode), the format's, the sink's, or the gate's when the report selected nothing or
 // the instrument failed (result.Report.GateError); the outcome's exit code says which. A run
 // that fails with the instrument failing (result.IsInstrumentFailure) still hands sink a report,
 // one that names the failure and gives no verdict (result.Failed, never cached), before it
 // returns the run's error; a run that fails on bad input (exit 2) writes no report.
 func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
+	// The format is resolved first: an unknown one is refused before the run, not after it.
+	format, err := report.Outputters().Resolve(req.Format)
+	if err != nil {
+		return Outcome{Exit: result.ExitInputError}, &result.InputError{Err: err}
+	}
 	if req.Check.LockFile != "" {
 		// The lock is verified before the cache is asked: a drifted input is refused, not replayed.
 		if err := req.Check.VerifyLock(); err != nil {
@@ -103,8 +109,9 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	if err != nil {
 		if run.Report != nil {
 			// The instrument failed: the report still goes out, naming the failure (never
-			// cached: the next run tries again); the error is the run's, as it is without one.
-			if werr := writeFailure(req, sink, run.Report); werr != nil {
+			// cached: the next run tries again), past the memory budget too (the run may have
+			// failed at it); the error is the run's, as it is without one.
+			if werr := sink(func(w io.Writer) error { return format.Unbudgeted(req.Render).Output(w, run.Report) }); werr != nil {
 				err = fmt.Errorf("%w\n(the report naming this failure was not written: %w)", err, werr)
 			}
 		}
@@ -112,10 +119,7 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	}
 	render := req.Render
 	render.Views = run.Views
-	out, err := report.New(req.Format, render)
-	if err != nil {
-		return Outcome{Exit: result.ExitInputError, Note: run.Note}, &result.InputError{Err: err}
-	}
+	out := format.New(render)
 	r := run.Report
 	var rec *resultcache.Recorder
 	if cacheable {
@@ -137,17 +141,6 @@ func Execute(ctx context.Context, req Request, sink Sink) (Outcome, error) {
 	}
 	rec.Commit(r.ExitCode(), r.Verdict(), gateError)
 	return Outcome{Exit: r.ExitCode(), Verdict: r.Verdict(), Note: run.Note}, gerr
-}
-
-// writeFailure hands sink r, the report of a run that failed before it could give a verdict
-// (result.Failed), in the format req asks for. It is written past the memory budget too: the
-// run may have failed at it.
-func writeFailure(req Request, sink Sink, r *result.Report) error {
-	out, err := report.NewFailed(req.Format, req.Render)
-	if err != nil {
-		return &result.InputError{Err: err}
-	}
-	return sink(func(w io.Writer) error { return out.Output(w, r) })
 }
 
 // replay hands a stored run's output to sink and returns its outcome and gate error.

@@ -18,7 +18,9 @@ import (
 
 // TestExecute is the format step around a check as the verb uses it: an unchanged second run replays
 // the first one's bytes from the cache, a run that cannot write its report caches nothing, the
-// html format gets the run's views, and a drifted lock stops the run before it starts.
+// html format gets the run's views, and an unknown format or a drifted lock stops the run before
+// it starts (the unknown format's case reads observations that do not exist: a run would fail on
+// them first).
 func TestExecute(t *testing.T) {
 	obs := filepath.Join("..", "..", "fixtures", "observations", "direct")
 	scope := result.Scope{Lanes: []string{"direct"}, Fixtures: []string{"C01", "C02"}}
@@ -50,6 +52,8 @@ func TestExecute(t *testing.T) {
 			failFirst: true, replayed: []bool{false, false}, contains: `"reportVersion"`, exit: result.ExitSatisfied},
 		{name: "html gets the views", runs: []Request{{Check: check.Request{Options: base}, Format: "html", NoCache: true}},
 			replayed: []bool{false}, contains: "<!DOCTYPE html>", exit: result.ExitSatisfied},
+		{name: "an unknown format is refused before the run", runs: []Request{{Check: check.Request{Options: inputs.Options{Observations: []string{filepath.Join("testdata", "no such directory")}, Scope: scope}}, Format: "yaml"}},
+			replayed: []bool{false}, wantErr: `unknown format "yaml" (want one of github, html, json`, exit: result.ExitInputError},
 		{name: "a drifted lock stops the run", runs: []Request{{Check: check.Request{Options: base, LockFile: "LOCK", LockTool: "test"}, Format: "json"}},
 			replayed: []bool{false}, wantErr: "lock", exit: result.ExitInputError},
 	}

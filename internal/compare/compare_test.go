@@ -19,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
@@ -273,7 +274,7 @@ func TestDeterministicAndValid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range Formats() {
+		for _, f := range outputters.Names() {
 			outputs[f] = append(outputs[f], render(t, f, r))
 		}
 	}
@@ -425,11 +426,11 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// render is r in format, as Get's formatter for it writes it; t fails at once when there is no
+// render is r in format, as the registry's formatter for it writes it; t fails at once when there is no
 // such format or the output fails.
 func render(t testing.TB, format string, r *Report) []byte {
 	t.Helper()
-	out, err := Get(format)
+	out, err := outputters.Get(format, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
@@ -50,7 +51,7 @@ func TestFailedReport(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range Formats() {
+	for _, f := range outputters.Names() {
 		if !formats[f] {
 			t.Errorf("format %s has no case", f)
 		}
@@ -65,8 +66,8 @@ func TestFailedReportHostile(t *testing.T) {
 	for _, c := range hostile.Cases() {
 		s := c.S
 		r := Failed("p"+s, &result.Scope{Lanes: []string{"lane " + s}}, errors.New("policy "+s+".rego: "+s+"\n"+s))
-		for _, f := range Formats() {
-			out, _ := Get(f)
+		for _, f := range outputters.Names() {
+			out, _ := outputters.Get(f, report.Options{})
 			var buf bytes.Buffer
 			if err := out.Output(&buf, r); err != nil {
 				t.Fatalf("%s %s: %v", c.Name, f, err)

@@ -16,9 +16,3 @@ var outputters = report.Registry[*Report]{
 
 // Outputters returns the compare report's formats: what compare's --format offers.
 func Outputters() report.Registry[*Report] { return outputters }
-
-// Formats lists the output formats, sorted.
-func Formats() []string { return outputters.Names() }
-
-// Get returns the outputter for a format.
-func Get(format string) (Outputter, error) { return outputters.Get(format, report.Options{}) }

@@ -250,7 +250,7 @@ func TestVisibilityFormats(t *testing.T) {
 	// Without a readout there is no section.
 	r := visibilityReport()
 	r.Visibility = nil
-	for _, f := range Formats() {
+	for _, f := range outputters.Names() {
 		if s := string(render(t, f, r)); strings.Contains(s, visibilityTitle) || strings.Contains(s, `"visibility"`) {
 			t.Errorf("%s writes the section with no readout", f)
 		}

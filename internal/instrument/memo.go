@@ -1,25 +1,26 @@
 package instrument
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
-	"github.com/contractcheck/contractcheck/internal/recent"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
-// memoGeneration is how many verdicts a generation of the memo holds: repetitions of a position
+// memoSize is how many verdicts the memo keeps, the most recently used: repetitions of a position
 // and the stages sharing one carrier come close together in the records, so recent verdicts are
 // the ones asked for again. A verdict holds its readout and diagnostics as Go values (about a
-// kilobyte); 1,024 serve the built-in check and a three-repetition matrix with as few evaluations
-// as 4,096 did.
-const memoGeneration = 1 << 10
+// kilobyte); 2,048 is the most the memo held when it kept two generations of 1,024, so an LRU
+// of that size keeps the memory as bounded as before.
+const memoSize = 2 << 10
 
-// memo keeps recent verdicts by policy input (generations of memoGeneration verdicts), and counts
-// the verdicts put: the evaluations made. Workers that reach the same input at once evaluate it
-// once (do): the others wait for the verdict.
+// memo keeps the memoSize most recently used verdicts by policy input, and counts the verdicts
+// put: the evaluations made. Workers that reach the same input at once evaluate it once (do): the
+// others wait for the verdict. The zero value is empty.
 type memo struct {
-	recent.Generations[verdictKey, judged]
-	puts atomic.Int64 // verdicts put since the last Clear
+	verdicts atomic.Pointer[lru.Cache[verdictKey, judged]] // made on first use (cache)
+	puts     atomic.Int64                                  // verdicts put since the last Clear
 
 	mu      sync.Mutex // guards flights
 	flights map[verdictKey]*flight
@@ -32,8 +33,20 @@ type flight struct {
 	err  error
 }
 
+// cache is the memo's LRU, made on first use and again after a Clear.
+func (m *memo) cache() *lru.Cache[verdictKey, judged] {
+	if c := m.verdicts.Load(); c != nil {
+		return c
+	}
+	m.verdicts.CompareAndSwap(nil, newLRU[verdictKey, judged](memoSize))
+	return m.verdicts.Load()
+}
+
+// get is the verdict kept for k, if any (and makes it the most recently used).
+func (m *memo) get(k verdictKey) (judged, bool) { return m.cache().Get(k) }
+
 func (m *memo) put(k verdictKey, v judged) {
-	m.Generations.Put(k, v, memoGeneration)
+	m.cache().Add(k, v)
 	m.puts.Add(1)
 }
 
@@ -41,11 +54,11 @@ func (m *memo) put(k verdictKey, v judged) {
 // it, error included: the input is the same), or eval's, which it keeps unless eval failed. On
 // two cores the built-in check's workers had evaluated a third of its inputs twice, side by side.
 func (m *memo) do(k verdictKey, eval func() (judged, error)) (judged, error) {
-	if v, ok := m.Get(k); ok {
+	if v, ok := m.get(k); ok {
 		return v, nil
 	}
 	m.mu.Lock()
-	if v, ok := m.Get(k); ok { // put by a flight that landed since the first look
+	if v, ok := m.get(k); ok { // put by a flight that landed since the first look
 		m.mu.Unlock()
 		return v, nil
 	}
@@ -74,10 +87,22 @@ func (m *memo) do(k verdictKey, eval func() (judged, error)) (judged, error) {
 // evaluations is how many verdicts were put since the last Clear.
 func (m *memo) evaluations() int { return int(m.puts.Load()) }
 
-// Clear forgets every verdict.
+// Clear forgets every verdict. It drops the LRU rather than purge it: a purged cache keeps the
+// room its map grew for 2,048 keys (BenchmarkCheckMatrix/unique's report-B/binding counted it,
+// 137 bytes a binding against 125), a dropped one is garbage, as the memo's generations were.
 func (m *memo) Clear() {
-	m.Generations.Clear()
+	m.verdicts.Store(nil)
 	m.puts.Store(0)
+}
+
+// newLRU is an LRU cache (safe for concurrent use) of size entries; size is one of this package's
+// constants, all positive, and lru.New fails on nothing else.
+func newLRU[K comparable, V any](size int) *lru.Cache[K, V] {
+	c, err := lru.New[K, V](size)
+	if err != nil {
+		panic(fmt.Sprintf("instrument: an LRU of %d entries: %v", size, err))
+	}
+	return c
 }
 
 // Evaluations is how many policy evaluations the instrument's verdict memo holds: what a run

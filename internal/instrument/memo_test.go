@@ -100,3 +100,54 @@ func TestMemoEvaluatesAnInputOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoKeepsTheRecentVerdicts: the memo keeps the memoSize most recently used verdicts, so its
+// memory is bounded however many inputs a run evaluates: a verdict asked for again is served
+// (and kept), the least recently used one is evaluated again, and Clear forgets them all.
+func TestMemoKeepsTheRecentVerdicts(t *testing.T) {
+	key := func(i int) verdictKey { return verdictKey{task: "T1", version: fmt.Sprint(i)} }
+	tests := []struct {
+		name string
+		// asks are the inputs asked for, in order, after inputs 0 to memoSize-1.
+		asks      []int
+		clear     bool
+		ask       int
+		evaluates bool
+	}{
+		{name: "the oldest is still kept", ask: 0},
+		{name: "the least recently used goes", asks: []int{memoSize}, ask: 0, evaluates: true},
+		{name: "one asked for again is kept", asks: []int{0, memoSize}, ask: 0},
+		{name: "the one that went instead", asks: []int{0, memoSize}, ask: 1, evaluates: true},
+		{name: "nothing is kept after Clear", clear: true, ask: memoSize - 1, evaluates: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var m memo
+			evaluated := false
+			eval := func() (judged, error) { evaluated = true; return judged{outcome: result.Pass}, nil }
+			for i := range memoSize {
+				if _, err := m.do(key(i), eval); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, i := range tc.asks {
+				if _, err := m.do(key(i), eval); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.clear {
+				m.Clear()
+			}
+			evaluated = false
+			if _, err := m.do(key(tc.ask), eval); err != nil {
+				t.Fatal(err)
+			}
+			if evaluated != tc.evaluates {
+				t.Errorf("input %d evaluated: %t, want %t", tc.ask, evaluated, tc.evaluates)
+			}
+			if n := m.cache().Len(); n > memoSize {
+				t.Errorf("the memo holds %d verdicts, more than %d", n, memoSize)
+			}
+		})
+	}
+}

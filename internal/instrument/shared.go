@@ -9,7 +9,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/recent"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -32,12 +31,13 @@ import (
 // TestSharedBaseConcurrentProfiles (internal/check) runs two profiles at once on the shared base
 // and compares their reports with those of unshared loads.
 
-// baseGeneration is how many shared bases a generation of the cache holds: two are kept (one
-// per revision), each live heap the collector marks on every cycle of every later run.
-const baseGeneration = 1
+// basesKept is how many shared bases the process keeps, the most recently used: two (one per
+// revision, as when the cache kept two generations of one), each live heap the collector marks on
+// every cycle of every later run.
+const basesKept = 2
 
 // bases is the process's cache of shared bases, by MCP revision.
-var bases recent.Generations[string, *sharedBase]
+var bases = newLRU[string, *sharedBase](basesKept)
 
 // sharedBase is the profile-independent part of a loaded Instrument (see above).
 type sharedBase struct {
@@ -70,9 +70,9 @@ func keepBase(in *Instrument, opts inputs.Options) {
 	if !ok {
 		return
 	}
-	bases.Put(key, &sharedBase{model: in.Model, validator: in.Validator, engine: in.engine,
+	bases.Add(key, &sharedBase{model: in.Model, validator: in.Validator, engine: in.engine,
 		sources: maps.Clone(in.Sources), queries: in.queries, positional: in.positional, reads: in.reads,
-		stages: in.stages, selecting: in.selecting, bindings: in.bindings, srcViews: in.srcViews}, baseGeneration)
+		stages: in.stages, selecting: in.selecting, bindings: in.bindings, srcViews: in.srcViews})
 }
 
 // fromBase is Load on a shared base: the instrument for opts's profile and scope, with every
@@ -102,8 +102,8 @@ func fromBase(opts inputs.Options) (in *Instrument, ok bool, err error) {
 // schema layer: what every run without --schemas compiles, whatever its contracts, policies and
 // fixtures. A Validator is immutable once made but for the schemas it compiles on first use, once
 // and under its own locks, which depend on nothing but its schema layers: runs share it as the
-// workers of one run do.
-var validators recent.Generations[bool, *schema.Validator]
+// workers of one run do. It has two keys, so it holds both.
+var validators = newLRU[bool, *schema.Validator](2)
 
 // newValidator is inputs.NewValidator for opts's schema layers, shared with the other runs of the process
 // that read the built-in schemas alone (validators).
@@ -118,6 +118,6 @@ func newValidator(opts inputs.Options) (*schema.Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	validators.Put(opts.NoBuiltin, v, baseGeneration)
+	validators.Add(opts.NoBuiltin, v)
 	return v, nil
 }

@@ -5,25 +5,30 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/contractcheck/contractcheck/internal/recent"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
-// spanGeneration is how many entries a generation of a spanCache holds. Repetitions of a position
-// come within a few hundred records of each other in capture files, so the recent carriers are
-// the ones seen again; two generations of this size hold a few megabytes of carrier bytes.
-const spanGeneration = 1 << 10
+// spanSize is how many entries a spanCache keeps, the most recently used. Repetitions of a
+// position come within a few hundred records of each other in capture files, so the recent
+// carriers are the ones seen again; this many hold a megabyte or two of carrier bytes and views.
+// An entry is kept while fewer than spanSize others were used after it: the window the cache's
+// two generations of 1,024 gave before it was an LRU. Twice that (the most the generations held)
+// would keep 3 MB more to the end of a run of 100,000 distinct records (BenchmarkCheckMatrix/
+// unique's report-B/binding 164 bytes against 125 at this size, 132 with the generations), for
+// the same evaluations and no CPU saved.
+const spanSize = 1 << 10
 
 // spanCache remembers what was computed from a carrier's bytes (validating it against a schema,
 // projecting it through a compartment), so a carrier that repeats byte for byte (the repetitions
 // of a capture, the stages that share one carrier) is read once. Entries are keyed by what the
 // computation depends on besides the bytes (K) and by the bytes themselves, compared exactly: a
-// hash collision is a miss, never a wrong answer. It keeps two generations (recent.Generations), like
-// the verdict memo, so its size is bounded whatever the number of records. Safe for concurrent
-// use.
+// hash collision is a miss, never a wrong answer. It keeps the spanSize most recently used
+// entries (an LRU, like the verdict memo), so its size is bounded whatever the number of records.
+// Safe for concurrent use; the zero value is empty.
 type spanCache[K comparable, V any] struct {
 	once    sync.Once
 	seed    maphash.Seed
-	entries recent.Generations[spanKey[K], spanEntry[V]]
+	entries *lru.Cache[spanKey[K], spanEntry[V]] // made on first use (cache)
 }
 
 type spanKey[K comparable] struct {
@@ -36,9 +41,19 @@ type spanEntry[V any] struct {
 	v    V
 }
 
-func (c *spanCache[K, V]) key(k K, span []byte) spanKey[K] {
-	c.once.Do(func() { c.seed = maphash.MakeSeed() })
-	return spanKey[K]{k, maphash.Bytes(c.seed, span)}
+// cache is the cache's LRU and hash seed, made on first use.
+func (c *spanCache[K, V]) cache() (*lru.Cache[spanKey[K], spanEntry[V]], maphash.Seed) {
+	c.once.Do(func() {
+		c.seed = maphash.MakeSeed()
+		c.entries = newLRU[spanKey[K], spanEntry[V]](spanSize)
+	})
+	return c.entries, c.seed
+}
+
+// len is how many entries the cache holds.
+func (c *spanCache[K, V]) len() int {
+	entries, _ := c.cache()
+	return entries.Len()
 }
 
 // get returns what was stored for k and these bytes. No bytes (nil) is never found.
@@ -47,7 +62,8 @@ func (c *spanCache[K, V]) get(k K, span []byte) (V, bool) {
 	if span == nil {
 		return zero, false
 	}
-	if e, ok := c.entries.Get(c.key(k, span)); ok && bytes.Equal(e.span, span) {
+	entries, seed := c.cache()
+	if e, ok := entries.Get(spanKey[K]{k, maphash.Bytes(seed, span)}); ok && bytes.Equal(e.span, span) {
 		return e.v, true
 	}
 	return zero, false
@@ -58,5 +74,6 @@ func (c *spanCache[K, V]) put(k K, span []byte, v V) {
 	if span == nil {
 		return
 	}
-	c.entries.Put(c.key(k, span), spanEntry[V]{span, v}, spanGeneration)
+	entries, seed := c.cache()
+	entries.Add(spanKey[K]{k, maphash.Bytes(seed, span)}, spanEntry[V]{span, v})
 }

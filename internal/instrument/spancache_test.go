@@ -2,11 +2,13 @@ package instrument
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 )
 
-// A spanCache answers only for the same key and the same bytes, and forgets the oldest
-// generation once two are full.
+// A spanCache answers only for the same key and the same bytes, keeps the spanSize most recently
+// used entries (an entry asked for again is kept, the least recently used goes), and never holds
+// more.
 func TestSpanCache(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -20,18 +22,20 @@ func TestSpanCache(t *testing.T) {
 		{name: "same key, other bytes", put: func(c *spanCache[string, int]) { c.put("s", []byte(`{"a":1}`), 7) }, key: "s", span: []byte(`{"a":2}`)},
 		{name: "other key, same bytes", put: func(c *spanCache[string, int]) { c.put("s", []byte(`{"a":1}`), 7) }, key: "t", span: []byte(`{"a":1}`)},
 		{name: "no bytes are never stored", put: func(c *spanCache[string, int]) { c.put("s", nil, 7) }, key: "s", span: nil},
-		{name: "the previous generation still answers", put: func(c *spanCache[string, int]) {
+		{name: "kept while it is among the spanSize last put", put: func(c *spanCache[string, int]) {
 			c.put("s", []byte("first"), 1)
-			for i := range spanGeneration {
-				c.put("s", []byte(fmt.Sprint(i)), i)
-			}
+			putOthers(c, 0, spanSize-1)
 		}, key: "s", span: []byte("first"), want: 1, found: true},
-		{name: "two generations later it is gone", put: func(c *spanCache[string, int]) {
+		{name: "gone once spanSize others were put after it", put: func(c *spanCache[string, int]) {
 			c.put("s", []byte("first"), 1)
-			for i := range 2 * spanGeneration {
-				c.put("s", []byte(fmt.Sprint(i)), i)
-			}
+			putOthers(c, 0, spanSize)
 		}, key: "s", span: []byte("first")},
+		{name: "an entry asked for again is kept", put: func(c *spanCache[string, int]) {
+			c.put("s", []byte("first"), 1)
+			putOthers(c, 0, spanSize-1)
+			c.get("s", []byte("first"))
+			putOthers(c, spanSize, 2*spanSize-1)
+		}, key: "s", span: []byte("first"), want: 1, found: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,9 +45,40 @@ func TestSpanCache(t *testing.T) {
 			if got != tc.want || found != tc.found {
 				t.Errorf("get = %d, %v; want %d, %v", got, found, tc.want, tc.found)
 			}
-			if n := c.entries.Len(); n > 2*spanGeneration {
-				t.Errorf("holds %d entries, more than two generations", n)
+			if n := c.len(); n > spanSize {
+				t.Errorf("holds %d entries, more than %d", n, spanSize)
 			}
 		})
+	}
+}
+
+// putOthers puts the entries from to to (exclusive), each under key "s" with bytes of its own.
+func putOthers(c *spanCache[string, int], from, to int) {
+	for i := from; i < to; i++ {
+		c.put("s", []byte(fmt.Sprint(i)), i)
+	}
+}
+
+// TestSpanCacheConcurrent puts and gets from several goroutines, as a run's workers do (run with
+// -race): an entry found is the one put (another goroutine may have pushed it out since), and the
+// bound holds.
+func TestSpanCacheConcurrent(t *testing.T) {
+	var c spanCache[int, int]
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range spanSize {
+				span := []byte(fmt.Sprint(w, i))
+				c.put(w, span, i)
+				if v, ok := c.get(w, span); ok && v != i {
+					t.Errorf("get(%d, %q) = %d right after put %d", w, span, v, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := c.len(); n > spanSize {
+		t.Errorf("holds %d entries, more than %d", n, spanSize)
 	}
 }

@@ -66,7 +66,7 @@ func TestStoppedRunEvaluatesNothing(t *testing.T) {
 			if !errors.As(err, &le) || le != limit || !result.IsInstrumentFailure(err) {
 				t.Fatalf("got %v, want the run's *guard.LimitError (the instrument failing)", err)
 			}
-			if n := in.views.entries.Len(); n != 0 {
+			if n := in.views.len(); n != 0 {
 				t.Errorf("the stopped run projected %d views", n)
 			}
 		})

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"sort"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/contractcheck/contractcheck/internal/layer"
-	"github.com/contractcheck/contractcheck/internal/recent"
 )
 
 // Compiling the policies is the slowest part of a run's start after the CUE model (a tenth of a
@@ -23,12 +24,19 @@ import (
 // is compiled again, and reports its error again, every time. The prepared queries are kept on
 // the engine (Engine.Prepare), so they are shared with it.
 
-// engineGeneration is how many engines a generation of the process's cache holds: a command
-// loads one or two policy sets; a test binary loads many, most of them once.
-const engineGeneration = 4
+// enginesKept is how many engines the process's cache keeps, the most recently used: a command
+// loads one or two policy sets; a test binary loads many, most of them once. Eight is the most
+// the cache held when it kept two generations of four.
+const enginesKept = 8
 
 // engines is the process's cache of compiled engines, by engineKey.
-var engines recent.Generations[[sha256.Size]byte, *Engine]
+var engines = func() *lru.Cache[[sha256.Size]byte, *Engine] {
+	c, err := lru.New[[sha256.Size]byte, *Engine](enginesKept)
+	if err != nil { // lru.New fails only on a size below one
+		panic(fmt.Sprintf("policy: a cache of %d engines: %v", enginesKept, err))
+	}
+	return c
+}()
 
 // builtinOnly reports whether every layer is built into the binary (layer.Dir.Builtin).
 func builtinOnly(layers []layer.Dir) bool {

@@ -203,7 +203,7 @@ func Load(layers []layer.Dir, opts LoadOptions) (*Engine, error) {
 	}
 	e.compiler = c
 	if keep {
-		engines.Put(key, e, engineGeneration)
+		engines.Add(key, e)
 	}
 	return e, nil
 }

@@ -150,7 +150,7 @@ func TestCountsLabelled(t *testing.T) {
 		}
 	})
 	t.Run("every format", func(t *testing.T) {
-		for _, f := range Formats() {
+		for _, f := range outputters.Names() {
 			switch f {
 			case "text", "markdown", "html", "json", "github", "junit", "sarif", "tap", "table":
 			default:

@@ -62,7 +62,7 @@ func TestFailedReportEveryFormat(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range Formats() {
+	for _, f := range outputters.Names() {
 		if !formats[f] {
 			t.Errorf("format %s has no case", f)
 		}
@@ -73,9 +73,9 @@ func TestFailedReportEveryFormat(t *testing.T) {
 // every format, and holds each output to its grammar (checkGrammar); the json, junit and sarif
 // documents give the message back.
 func TestFailedReportHostile(t *testing.T) {
-	for _, format := range Formats() {
+	for _, format := range outputters.Names() {
 		t.Run(format, func(t *testing.T) {
-			out, err := New(format, Options{Style: Style{Width: 100}})
+			out, err := outputters.Get(format, Options{Style: Style{Width: 100}})
 			if err != nil {
 				t.Fatal(err)
 			}

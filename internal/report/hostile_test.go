@@ -203,7 +203,7 @@ func checkGrammar(format, out string) string {
 // every field (hostileSample) in every format, with and without Details, its gate unmet or
 // selecting nothing, and holds each output to its grammar (checkGrammar).
 func TestHostileStringsEveryFormatOfAReport(t *testing.T) {
-	for _, format := range Formats() {
+	for _, format := range outputters.Names() {
 		for _, details := range []bool{false, true} {
 			name := format
 			if details {
@@ -213,7 +213,7 @@ func TestHostileStringsEveryFormatOfAReport(t *testing.T) {
 				name += " details"
 			}
 			t.Run(name, func(t *testing.T) {
-				out, err := New(format, Options{Details: details, Style: Style{Width: 100}})
+				out, err := outputters.Get(format, Options{Details: details, Style: Style{Width: 100}})
 				if err != nil {
 					t.Fatal(err)
 				}

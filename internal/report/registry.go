@@ -59,23 +59,48 @@ func (g Registry[R]) Names() []string {
 // Get returns the formatter for a format name, made with the options. It writes within the
 // run's memory budget (budgeted).
 func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
-	f, ok := g[format]
-	if !ok {
-		return nil, &UnknownFormatError{Format: format, Known: g.Names()}
+	f, err := g.Resolve(format)
+	if err != nil {
+		return nil, err
 	}
-	return budgeted[R]{f: f(o), format: format}, nil
+	return f.New(o), nil
 }
 
 // Unbudgeted returns the formatter for a format name as Get does, but not held to the run's memory
 // budget: for the report of a run that failed before it could give one (result.Failed), which may
 // have failed at the budget, and is a few kilobytes at most.
 func (g Registry[R]) Unbudgeted(format string, o Options) (Formatter[R], error) {
+	f, err := g.Resolve(format)
+	if err != nil {
+		return nil, err
+	}
+	return f.Unbudgeted(o), nil
+}
+
+// Resolve returns the format of that name, to be made into a formatter once its options are
+// known: a verb whose options come from its run (html's views) resolves its format first, so
+// that an unknown name is refused before the run rather than after it.
+func (g Registry[R]) Resolve(format string) (Resolved[R], error) {
 	f, ok := g[format]
 	if !ok {
-		return nil, &UnknownFormatError{Format: format, Known: g.Names()}
+		return Resolved[R]{}, &UnknownFormatError{Format: format, Known: g.Names()}
 	}
-	return f(o), nil
+	return Resolved[R]{name: format, factory: f}, nil
 }
+
+// Resolved is a format of a Registry, found by its name (Registry.Resolve).
+type Resolved[R any] struct {
+	name    string
+	factory Factory[R]
+}
+
+// New is the format's formatter made with the options, writing within the run's memory budget
+// (as Registry.Get's).
+func (f Resolved[R]) New(o Options) Formatter[R] { return budgeted[R]{f: f.factory(o), format: f.name} }
+
+// Unbudgeted is the format's formatter made with the options, not held to the memory budget (as
+// Registry.Unbudgeted's).
+func (f Resolved[R]) Unbudgeted(o Options) Formatter[R] { return f.factory(o) }
 
 // UnknownFormatError is a format name a Registry does not hold; it names the formats it does.
 type UnknownFormatError struct {

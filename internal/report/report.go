@@ -26,17 +26,3 @@ var outputters = Registry[*result.Report]{
 
 // Outputters returns the check report's formats: what check's --format offers.
 func Outputters() Registry[*result.Report] { return outputters }
-
-// Formats lists the check report's formats, sorted.
-func Formats() []string { return outputters.Names() }
-
-// Get returns the outputter for a format, with default options.
-func Get(format string) (Outputter, error) { return outputters.Get(format, Options{}) }
-
-// New returns the outputter for a format with options.
-func New(format string, o Options) (Outputter, error) { return outputters.Get(format, o) }
-
-// NewFailed returns the outputter for a format with options, for the report of a run that failed
-// before it could give a verdict (result.Failed): as New, but not held to the memory budget
-// (Registry.Unbudgeted), for the run may have failed at it.
-func NewFailed(format string, o Options) (Outputter, error) { return outputters.Unbudgeted(format, o) }

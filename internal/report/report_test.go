@@ -67,7 +67,7 @@ func sample() *result.Report {
 }
 
 func TestOutputGolden(t *testing.T) {
-	for _, format := range Formats() {
+	for _, format := range outputters.Names() {
 		t.Run(format, func(t *testing.T) {
 			got := render(t, format, Options{}, sample())
 			if !testkit.Golden(t, filepath.Join("testdata", format+".golden"), []byte(got), *update) {
@@ -87,8 +87,8 @@ func TestGetUnknown(t *testing.T) {
 		format string
 		want   string
 	}{
-		{name: "check report", get: func(f string) error { _, err := Get(f); return err }, format: "yaml",
-			want: `unknown format "yaml" (want one of ` + strings.Join(Formats(), ", ") + ")"},
+		{name: "check report", get: func(f string) error { _, err := outputters.Get(f, Options{}); return err }, format: "yaml",
+			want: `unknown format "yaml" (want one of ` + strings.Join(outputters.Names(), ", ") + ")"},
 		{name: "a registry of its own, names sorted", get: func(f string) error { _, err := two.Get(f, Options{}); return err }, format: "c",
 			want: `unknown format "c" (want one of a, b)`},
 		{name: "the empty name", get: func(f string) error { _, err := two.Get(f, Options{}); return err }, format: "",
@@ -200,7 +200,7 @@ func TestReportReadsBack(t *testing.T) {
 // is no such format or the output fails.
 func render(t testing.TB, format string, o Options, r *result.Report) string {
 	t.Helper()
-	out, err := New(format, o)
+	out, err := outputters.Get(format, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func TestWritersDoNotHoldTheBindings(t *testing.T) {
 		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}}
 	for _, format := range []string{"json", "junit"} {
 		t.Run(format, func(t *testing.T) {
-			out, err := Get(format)
+			out, err := outputters.Get(format, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestFormatsStopWithTheRun(t *testing.T) {
 	big := &result.Report{Profile: "bench", NullPolicy: "strict", Results: synthetic(20_000), Gate: syntheticGate(),
 		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}}
 	t.Run("stopped while json writes", func(t *testing.T) {
-		out, err := Get("json")
+		out, err := outputters.Get("json", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,9 +222,9 @@ func TestFormatsStopWithTheRun(t *testing.T) {
 	if guard.Err() == nil {
 		t.Fatal("the run was not stopped")
 	}
-	for _, format := range Formats() {
+	for _, format := range outputters.Names() {
 		t.Run(format, func(t *testing.T) {
-			out, err := Get(format)
+			out, err := outputters.Get(format, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,12 +24,12 @@ import (
 	"strings"
 	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
-	"github.com/contractcheck/contractcheck/internal/recent"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
@@ -78,15 +78,16 @@ type Reader struct {
 	sources   map[string]*ast.Term // fixture → source view term
 	bindingMu sync.Mutex
 	bindings  map[[2]string]*ast.Term // lane, stage → binding term
-	memo      recent.Generations[memoKey, map[string]string]
+	memo      *lru.Cache[memoKey, map[string]string]
 	interned  sync.Map // a channels readout's canonical text → the one map kept for it
 }
 
-// memoGeneration is how many channels readouts a generation of the memo holds: repetitions and
+// memoSize is how many channels readouts the memo keeps, the most recently used: repetitions and
 // shared carriers repeat views, and they come close together in the records. The memo had kept
 // the first 65,536 readouts for the rest of the run, which a million distinct records filled with
-// views never seen again: 8 MB of the live heap at the end of the stream.
-const memoGeneration = 1 << 11
+// views never seen again: 8 MB of the live heap at the end of the stream. 4,096 is the most it
+// held when it kept two generations of 2,048.
+const memoSize = 4 << 10
 
 type memoKey struct {
 	fixture, lane, stage string
@@ -117,6 +118,9 @@ func New(ctx context.Context, model *contract.Model, profile string, kinds map[s
 	}
 	if r.category, err = eng.PrepareRule(ctx, r.policy, "category"); err != nil {
 		return nil, fmt.Errorf("visibility policy (contracts: visibility.policy): %w", err)
+	}
+	if r.memo, err = lru.New[memoKey, map[string]string](memoSize); err != nil {
+		return nil, fmt.Errorf("visibility: the readouts' memo: %w", err)
 	}
 	return r, nil
 }
@@ -187,7 +191,7 @@ func (r *Reader) Read(ctx context.Context, rec result.Observation, observe Obser
 		return nil, fmt.Errorf("%s: visibility policy %s: %w", out.Record, r.policy, err)
 	}
 	ch = r.intern(ch)
-	r.memo.Put(k, ch, memoGeneration)
+	r.memo.Add(k, ch)
 	out.Channels = ch
 	return out, nil
 }

@@ -127,10 +127,10 @@ func DecisionEvent(id string, members map[string]any) map[string]any {
 	return ev
 }
 
-// Render is the report r in format, as report.New's formatter for it writes it.
+// Render is the report r in format, as the check report's registered formatter for it writes it.
 func Render(t testing.TB, r *result.Report, format string) string {
 	t.Helper()
-	out, err := report.New(format, report.Options{})
+	out, err := report.Outputters().Get(format, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
