@@ -162,8 +162,23 @@ func (bs *blobs) mustGet(b blob) (readout, diagnostics []byte) {
 	return r, d
 }
 
-// read returns the n bytes of the stream at off.
+// size is the stream's length in bytes.
+func (bs *blobs) size() int64 {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return bs.memLen + bs.fileLen + int64(len(bs.pending))
+}
+
+// read returns the n bytes of the stream at off, which may lie across what is in memory, in the
+// file and pending (a run or a table read back a chunk at a time).
 func (bs *blobs) read(off, n int64) ([]byte, error) {
+	var buf []byte
+	return bs.readInto(off, n, &buf)
+}
+
+// readInto is read into *buf (a reader's buffer, used again for each chunk; made, or made larger,
+// when it has no room for n bytes); bytes that lie in one chunk in memory are not copied.
+func (bs *blobs) readInto(off, n int64, buf *[]byte) ([]byte, error) {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	if off+n <= bs.memLen {
@@ -171,25 +186,28 @@ func (bs *blobs) read(off, n int64) ([]byte, error) {
 		if at+n <= blobChunk {
 			return bs.chunks[i][at : at+n : at+n], nil
 		}
-		out := make([]byte, 0, n)
-		for int64(len(out)) < n {
-			k := min(n-int64(len(out)), blobChunk-at)
-			out = append(out, bs.chunks[i][at:at+k]...)
-			i, at = i+1, 0
-		}
-		return out, nil
 	}
-	fileOff := off - bs.memLen
-	out := make([]byte, n)
-	if fileOff >= bs.fileLen {
-		copy(out, bs.pending[fileOff-bs.fileLen:])
-		return out, nil
+	if int64(cap(*buf)) < n {
+		*buf = make([]byte, n)
 	}
-	if k, err := bs.file.f.ReadAt(out, fileOff); k < len(out) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
+	out := (*buf)[:n]
+	k := int64(0)
+	for k < n && off+k < bs.memLen {
+		i, at := (off+k)/blobChunk, (off+k)%blobChunk
+		k += int64(copy(out[k:], bs.chunks[i][at:]))
+	}
+	if k < n && off+k < bs.memLen+bs.fileLen {
+		m := min(n-k, bs.memLen+bs.fileLen-(off+k))
+		if got, err := bs.file.f.ReadAt(out[k:k+m], off+k-bs.memLen); int64(got) < m {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("read back the census's bytes kept in %s: %w", bs.file.name, err)
 		}
-		return nil, fmt.Errorf("read back the readings kept in %s: %w", bs.file.name, err)
+		k += m
+	}
+	if k < n {
+		copy(out[k:], bs.pending[off+k-bs.memLen-bs.fileLen:])
 	}
 	return out, nil
 }

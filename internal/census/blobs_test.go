@@ -160,7 +160,7 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 			t.Fatalf("limit %d: wrote a file: %v", limit, spilled)
 		}
 		var out bytes.Buffer
-		if err := (report.JSON{}).Output(&out, c.Report()); err != nil {
+		if err := (report.JSON{}).Output(&out, mustReport(t, c)); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()

@@ -9,22 +9,29 @@ import (
 // per configuration: each binding present at both versions whose outcome or diagnostics differ is
 // a change (an unmet binding that fails differently after an upgrade matters to whoever gates it).
 // The versions are taken in the order the lane declares them, which is the upgrade path. A change
-// is kept as the two bindings' slots, made into a result.Change when read. It looks bindings up in
-// the binding table; upgrades makes the report's list from what it found.
-func (c *Census) upgradePairs(order []int32) upgradeSet {
+// is kept as the later binding's place and what the earlier one read, made into a result.Change
+// when read. The table is read in report order, where a fixture and lane's versions come one
+// after the other: the bindings of a version that is the earlier side of an upgrade are kept until
+// the later version has been read (a lane that declares its versions out of version order keeps
+// them to the end of the fixture and lane).
+func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 	type at struct{ lane, version, configuration int32 }
 	observed := map[at]bool{}
-	for _, s := range order {
-		k := c.key(s)
-		observed[at{k.lane, k.version, k.configuration}] = true
+	err := t.each(c, func(b *binding) error {
+		observed[at{b.key.lane, b.key.version, b.key.configuration}] = true
+		return nil
+	})
+	if err != nil {
+		return upgradeSet{}, err
 	}
 	// previous maps a (lane, version, configuration) to the version observed before it on the
-	// lane's declared path, and to the upgrade it belongs to.
+	// lane's declared path, and to the upgrade it belongs to; next the other way.
 	type step struct {
 		from    int32
 		upgrade int
 	}
 	previous := map[at]step{}
+	next := map[at]int32{}
 	var set upgradeSet
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
 		lane := c.model.Lanes[laneID]
@@ -45,48 +52,116 @@ func (c *Census) upgradePairs(order []int32) upgradeSet {
 			}
 			for i := 1; i < len(versions); i++ {
 				previous[at{l, versions[i], cf}] = step{versions[i-1], len(set.upgrades)}
+				next[at{l, versions[i-1], cf}] = versions[i]
 				set.upgrades = append(set.upgrades, result.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
 				set.pairs = append(set.pairs, nil)
 			}
 		}
 	}
-	// Walking the later version's bindings in report order keeps the changes in that order too.
-	for _, s := range order {
-		k := c.key(s)
-		st, ok := previous[at{k.lane, k.version, k.configuration}]
-		if !ok {
-			continue
-		}
-		before := k
-		before.version = st.from
-		b, found := c.table.find(before, c)
-		if !found {
-			continue
-		}
-		vb, va := c.collapsed(b), c.collapsed(s)
-		if c.outcome(b) == c.outcome(s) && c.sameDiagnostics(vb, va) {
-			continue
-		}
-		set.pairs[st.upgrade] = append(set.pairs[st.upgrade], [2]int32{b, s})
+	if len(set.upgrades) == 0 {
+		return set, nil
 	}
-	return set
+	vrank := c.names.ranks(result.CompareVersions)
+	// Within one fixture and lane: the bindings of each earlier side (version, configuration),
+	// by stage and task, as their place and collapsed variant; and the later side's bindings
+	// whose earlier side comes after them in report order, looked up at the end.
+	type side struct{ version, configuration int32 }
+	type stageTask struct{ stage, task int32 }
+	type held struct{ i, v int32 }
+	type waiting struct {
+		upgrade int
+		from    side
+		at      stageTask
+		after   held
+	}
+	blocks := map[side]map[stageTask]held{}
+	var pending []waiting
+	pair := func(upgrade int, before, after held) {
+		if c.outcomeOf(before.v) == c.outcomeOf(after.v) && c.sameDiagnostics(before.v, after.v) {
+			return
+		}
+		set.pairs[upgrade] = append(set.pairs[upgrade], change{after: after.i, before: before.v})
+	}
+	endWindow := func() {
+		for _, w := range pending {
+			if before, ok := blocks[w.from][w.at]; ok {
+				pair(w.upgrade, before, w.after)
+			}
+		}
+		pending = pending[:0]
+		clear(blocks)
+	}
+	var last key
+	first := true
+	// Walking the later version's bindings in report order keeps the changes in that order too.
+	err = t.each(c, func(b *binding) error {
+		k := b.key
+		switch {
+		case first:
+		case k.fixture != last.fixture || k.lane != last.lane:
+			endWindow()
+		case k.version != last.version:
+			// A version is over: an earlier side whose later side comes before this version
+			// is done with.
+			for s := range blocks {
+				if to := next[at{k.lane, s.version, s.configuration}]; vrank[s.version] < vrank[to] && vrank[to] < vrank[k.version] {
+					delete(blocks, s)
+				}
+			}
+		}
+		first, last = false, k
+		a := at{k.lane, k.version, k.configuration}
+		_, isFrom := next[a]
+		st, isTo := previous[a]
+		if !isFrom && !isTo {
+			return nil
+		}
+		h := held{i: b.i, v: c.collapsed(b)}
+		if isFrom {
+			s := side{k.version, k.configuration}
+			if blocks[s] == nil {
+				blocks[s] = map[stageTask]held{}
+			}
+			blocks[s][stageTask{k.stage, k.task}] = h
+		}
+		if isTo {
+			from, at := side{st.from, k.configuration}, stageTask{k.stage, k.task}
+			switch {
+			case vrank[st.from] > vrank[k.version]:
+				pending = append(pending, waiting{upgrade: st.upgrade, from: from, at: at, after: h})
+			default:
+				if before, ok := blocks[from][at]; ok {
+					pair(st.upgrade, before, h)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return upgradeSet{}, err
+	}
+	endWindow()
+	return set, nil
 }
 
-// upgradeSet is what upgradePairs found: the upgrades, and each one's changes as pairs of slots
-// (before, after).
+// change is an upgrade's change as the census keeps it, 8 bytes: the later binding's place in
+// report order and the variant the earlier one collapsed to (-1 for unstable).
+type change struct{ after, before int32 }
+
+// upgradeSet is what upgradePairs found: the upgrades, and each one's changes.
 type upgradeSet struct {
 	upgrades []result.Upgrade
-	pairs    [][][2]int32
+	pairs    [][]change
 }
 
 // upgrades is the report's list of upgrades, each one's changes made from the census when read.
-func (c *Census) upgrades(set upgradeSet) []result.Upgrade {
+func (c *Census) upgrades(t *table, set upgradeSet) []result.Upgrade {
 	out := set.upgrades
 	if out == nil {
 		out = []result.Upgrade{}
 	}
 	for i := range out {
-		out[i].Changes = &compactChanges{c: c, pairs: set.pairs[i]}
+		out[i].Changes = &compactChanges{c: c, t: t, pairs: set.pairs[i]}
 	}
 	return out
 }
@@ -94,7 +169,8 @@ func (c *Census) upgrades(set upgradeSet) []result.Upgrade {
 // compactChanges are an upgrade's changes, made from the census when read.
 type compactChanges struct {
 	c     *Census
-	pairs [][2]int32 // before, after slots
+	t     *table
+	pairs []change
 }
 
 func (ch *compactChanges) Len() int { return len(ch.pairs) }
@@ -127,17 +203,17 @@ func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
 // held is change i without its diagnostics, and the variants before and after that hold them (nil
 // where the repetitions disagree).
 func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData) {
-	c := ch.c
-	b, a := ch.pairs[i][0], ch.pairs[i][1]
-	k := c.key(a)
+	c, p := ch.c, ch.pairs[i]
+	b := ch.t.at(c, p.after)
+	k, va := b.key, c.collapsed(&b)
 	out := result.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
-		Before: c.outcome(b), After: c.outcome(a)}
+		Before: c.outcomeOf(p.before), After: c.outcomeOf(va)}
 	var before, after *variantData
-	if v := c.collapsed(b); v >= 0 {
-		before = c.variants.at(v)
+	if p.before >= 0 {
+		before = c.variants.at(p.before)
 	}
-	if v := c.collapsed(a); v >= 0 {
-		after = c.variants.at(v)
+	if va >= 0 {
+		after = c.variants.at(va)
 	}
 	return out, before, after
 }
