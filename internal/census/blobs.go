@@ -102,24 +102,33 @@ func (bs *blobs) appendMemory(p []byte) {
 	}
 }
 
-// open makes the file, and reports whether it could. It is unlinked at once where the system
-// allows an open file to be (so that nothing is left behind, however the process ends), else when
-// it is closed.
+// open makes the file, and reports whether it could.
 func (bs *blobs) open() bool {
-	f, err := os.CreateTemp(bs.dir, "contractcheck-census-*.tmp")
+	s, err := openSpill(bs, bs.dir)
 	if err != nil {
 		return false
 	}
+	bs.file = s
+	return true
+}
+
+// openSpill makes a temporary file in dir (os.TempDir() when empty) for owner, closed when owner
+// is collected. It is unlinked at once where the system allows an open file to be (so that
+// nothing is left behind, however the process ends), else when it is closed.
+func openSpill[T any](owner *T, dir string) (*spill, error) {
+	f, err := os.CreateTemp(dir, "contractcheck-census-*.tmp")
+	if err != nil {
+		return nil, err
+	}
 	s := &spill{f: f, name: f.Name()}
 	unlinked := os.Remove(s.name) == nil
-	runtime.AddCleanup(bs, func(s *spill) {
+	runtime.AddCleanup(owner, func(s *spill) {
 		s.f.Close()
 		if !unlinked {
 			os.Remove(s.name)
 		}
 	}, s)
-	bs.file = s
-	return true
+	return s, nil
 }
 
 // flush writes the pending bytes to the file, and reports whether it could (a full disk): what

@@ -119,6 +119,13 @@ func TestRunsMergeToTheSameReport(t *testing.T) {
 			t.Fatalf("a run file: %v, with %d readings in runs of %d", c.runs.file != nil, len(rs), size)
 		}
 		rep := mustReport(t, c)
+		onDisk := false
+		for _, u := range rep.Upgrades {
+			onDisk = onDisk || u.Changes.(*compactChanges).store.file != nil
+		}
+		if onDisk != (len(rs) >= size) {
+			t.Fatalf("upgrade changes in a file: %v, with %d readings in runs of %d", onDisk, len(rs), size)
+		}
 		out := map[string][]byte{}
 		for _, format := range report.Formats() {
 			for _, details := range []bool{false, true} {

@@ -1,6 +1,9 @@
 package census
 
 import (
+	"encoding/binary"
+	"fmt"
+
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -15,6 +18,40 @@ import (
 // the later version has been read (a lane that declares its versions out of version order keeps
 // them to the end of the fixture and lane).
 func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
+	var set upgradeSet
+	walk, err := c.upgradeWalk(t, &set)
+	if err != nil || len(set.upgrades) == 0 {
+		return set, err
+	}
+	// The changes are found twice: counted, so that each upgrade's have a stretch of their own,
+	// and then written there (changeStore), in the order found.
+	counts := make([]int64, len(set.upgrades))
+	if err := walk(func(u int, _ change) error { counts[u]++; return nil }); err != nil {
+		return set, err
+	}
+	set.starts = make([]int64, len(counts)+1)
+	for u, n := range counts {
+		set.starts[u+1] = set.starts[u] + n
+	}
+	set.store = newChangeStore(c.variants.blobs.dir, set.starts[len(counts)], len(c.segments) > 0)
+	written := make([]int64, len(counts))
+	err = walk(func(u int, ch change) error {
+		err := set.store.put(set.starts[u]+written[u], ch)
+		written[u]++
+		return err
+	})
+	if err == nil {
+		err = set.store.flush()
+	}
+	if err != nil {
+		return set, fmt.Errorf("keep the upgrades' changes: %w", err)
+	}
+	return set, nil
+}
+
+// upgradeWalk finds the upgrades (into set) and returns the walk that finds their changes, which
+// calls emit with each one's upgrade and change.
+func (c *Census) upgradeWalk(t *table, set *upgradeSet) (func(emit func(int, change) error) error, error) {
 	type at struct{ lane, version, configuration int32 }
 	observed := map[at]bool{}
 	err := t.each(c, func(b *binding) error {
@@ -22,7 +59,7 @@ func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 		return nil
 	})
 	if err != nil {
-		return upgradeSet{}, err
+		return nil, err
 	}
 	// previous maps a (lane, version, configuration) to the version observed before it on the
 	// lane's declared path, and to the upgrade it belongs to; next the other way.
@@ -32,7 +69,6 @@ func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 	}
 	previous := map[at]step{}
 	next := map[at]int32{}
-	var set upgradeSet
 	for _, laneID := range contract.SortedKeys(c.model.Lanes) {
 		lane := c.model.Lanes[laneID]
 		l := c.names.lookup(laneID)
@@ -54,12 +90,11 @@ func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 				previous[at{l, versions[i], cf}] = step{versions[i-1], len(set.upgrades)}
 				next[at{l, versions[i-1], cf}] = versions[i]
 				set.upgrades = append(set.upgrades, result.Upgrade{Lane: laneID, Configuration: cfg, From: c.names.str(versions[i-1]), To: c.names.str(versions[i])})
-				set.pairs = append(set.pairs, nil)
 			}
 		}
 	}
 	if len(set.upgrades) == 0 {
-		return set, nil
+		return nil, nil
 	}
 	vrank := c.names.ranks(result.CompareVersions)
 	// Within one fixture and lane: the bindings of each earlier side (version, configuration),
@@ -74,84 +109,89 @@ func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 		at      stageTask
 		after   held
 	}
-	blocks := map[side]map[stageTask]held{}
-	var pending []waiting
-	pair := func(upgrade int, before, after held) {
-		if c.outcomeOf(before.v) == c.outcomeOf(after.v) && c.sameDiagnostics(before.v, after.v) {
-			return
-		}
-		set.pairs[upgrade] = append(set.pairs[upgrade], change{after: after.i, before: before.v})
-	}
-	endWindow := func() {
-		for _, w := range pending {
-			if before, ok := blocks[w.from][w.at]; ok {
-				pair(w.upgrade, before, w.after)
+	return func(emit func(int, change) error) error {
+		blocks := map[side]map[stageTask]held{}
+		var pending []waiting
+		pair := func(upgrade int, before, after held) error {
+			if c.outcomeOf(before.v) == c.outcomeOf(after.v) && c.sameDiagnostics(before.v, after.v) {
+				return nil
 			}
+			return emit(upgrade, change{after: after.i, before: before.v})
 		}
-		pending = pending[:0]
-		clear(blocks)
-	}
-	var last key
-	first := true
-	// Walking the later version's bindings in report order keeps the changes in that order too.
-	err = t.each(c, func(b *binding) error {
-		k := b.key
-		switch {
-		case first:
-		case k.fixture != last.fixture || k.lane != last.lane:
-			endWindow()
-		case k.version != last.version:
-			// A version is over: an earlier side whose later side comes before this version
-			// is done with.
-			for s := range blocks {
-				if to := next[at{k.lane, s.version, s.configuration}]; vrank[s.version] < vrank[to] && vrank[to] < vrank[k.version] {
-					delete(blocks, s)
+		endWindow := func() error {
+			for _, w := range pending {
+				if before, ok := blocks[w.from][w.at]; ok {
+					if err := pair(w.upgrade, before, w.after); err != nil {
+						return err
+					}
 				}
 			}
-		}
-		first, last = false, k
-		a := at{k.lane, k.version, k.configuration}
-		_, isFrom := next[a]
-		st, isTo := previous[a]
-		if !isFrom && !isTo {
+			pending = pending[:0]
+			clear(blocks)
 			return nil
 		}
-		h := held{i: b.i, v: c.collapsed(b)}
-		if isFrom {
-			s := side{k.version, k.configuration}
-			if blocks[s] == nil {
-				blocks[s] = map[stageTask]held{}
-			}
-			blocks[s][stageTask{k.stage, k.task}] = h
-		}
-		if isTo {
-			from, at := side{st.from, k.configuration}, stageTask{k.stage, k.task}
+		var last key
+		first := true
+		// Walking the later version's bindings in report order keeps the changes in that order too.
+		err := t.each(c, func(b *binding) error {
+			k := b.key
 			switch {
-			case vrank[st.from] > vrank[k.version]:
-				pending = append(pending, waiting{upgrade: st.upgrade, from: from, at: at, after: h})
-			default:
-				if before, ok := blocks[from][at]; ok {
-					pair(st.upgrade, before, h)
+			case first:
+			case k.fixture != last.fixture || k.lane != last.lane:
+				if err := endWindow(); err != nil {
+					return err
+				}
+			case k.version != last.version:
+				// A version is over: an earlier side whose later side comes before this version
+				// is done with.
+				for s := range blocks {
+					if to := next[at{k.lane, s.version, s.configuration}]; vrank[s.version] < vrank[to] && vrank[to] < vrank[k.version] {
+						delete(blocks, s)
+					}
 				}
 			}
+			first, last = false, k
+			a := at{k.lane, k.version, k.configuration}
+			_, isFrom := next[a]
+			st, isTo := previous[a]
+			if !isFrom && !isTo {
+				return nil
+			}
+			h := held{i: b.i, v: c.collapsed(b)}
+			if isFrom {
+				s := side{k.version, k.configuration}
+				if blocks[s] == nil {
+					blocks[s] = map[stageTask]held{}
+				}
+				blocks[s][stageTask{k.stage, k.task}] = h
+			}
+			if isTo {
+				from, at := side{st.from, k.configuration}, stageTask{k.stage, k.task}
+				if vrank[st.from] > vrank[k.version] {
+					pending = append(pending, waiting{upgrade: st.upgrade, from: from, at: at, after: h})
+				} else if before, ok := blocks[from][at]; ok {
+					return pair(st.upgrade, before, h)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return upgradeSet{}, err
-	}
-	endWindow()
-	return set, nil
+		return endWindow()
+	}, nil
 }
 
 // change is an upgrade's change as the census keeps it, 8 bytes: the later binding's place in
 // report order and the variant the earlier one collapsed to (-1 for unstable).
 type change struct{ after, before int32 }
 
-// upgradeSet is what upgradePairs found: the upgrades, and each one's changes.
+// upgradeSet is what upgradePairs found: the upgrades, and their changes, upgrade u's at
+// starts[u] to starts[u+1] in store.
 type upgradeSet struct {
 	upgrades []result.Upgrade
-	pairs    [][]change
+	starts   []int64
+	store    *changeStore
 }
 
 // upgrades is the report's list of upgrades, each one's changes made from the census when read.
@@ -161,7 +201,7 @@ func (c *Census) upgrades(t *table, set upgradeSet) []result.Upgrade {
 		out = []result.Upgrade{}
 	}
 	for i := range out {
-		out[i].Changes = &compactChanges{c: c, t: t, pairs: set.pairs[i]}
+		out[i].Changes = &compactChanges{c: c, t: t, store: set.store, start: set.starts[i], n: int(set.starts[i+1] - set.starts[i])}
 	}
 	return out
 }
@@ -170,10 +210,12 @@ func (c *Census) upgrades(t *table, set upgradeSet) []result.Upgrade {
 type compactChanges struct {
 	c     *Census
 	t     *table
-	pairs []change
+	store *changeStore
+	start int64 // the first change's place in store
+	n     int
 }
 
-func (ch *compactChanges) Len() int { return len(ch.pairs) }
+func (ch *compactChanges) Len() int { return ch.n }
 
 func (ch *compactChanges) At(i int) result.Change {
 	out, before, after := ch.held(i)
@@ -203,7 +245,7 @@ func (ch *compactChanges) AppendJSON(dst []byte, i int) ([]byte, error) {
 // held is change i without its diagnostics, and the variants before and after that hold them (nil
 // where the repetitions disagree).
 func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData) {
-	c, p := ch.c, ch.pairs[i]
+	c, p := ch.c, ch.store.get(ch.start+int64(i))
 	b := ch.t.at(c, p.after)
 	k, va := b.key, c.collapsed(&b)
 	out := result.Change{Fixture: c.names.str(k.fixture), Stage: c.names.str(k.stage), Task: c.names.str(k.task),
@@ -216,4 +258,81 @@ func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData
 		after = c.variants.at(va)
 	}
 	return out, before, after
+}
+
+// changeStore holds a report's upgrade changes, 8 bytes each, each upgrade's in a stretch of its
+// own: in memory for a census that fits in one run, else in a temporary file (in $TMPDIR,
+// unlinked once open, as the readings' bytes are), written at their place and read back (pread)
+// one at a time. Where no file can be made they are kept in memory.
+type changeStore struct {
+	mem    []byte
+	file   *spill
+	buf    []byte // changes waiting to be written to the file, from bufOff on
+	bufOff int64
+}
+
+func newChangeStore(dir string, n int64, onDisk bool) *changeStore {
+	s := &changeStore{}
+	if onDisk && n > 0 {
+		if f, err := openSpill(s, dir); err == nil {
+			s.file = f
+			s.buf = make([]byte, 0, readChunk)
+			return s
+		}
+	}
+	s.mem = make([]byte, n*8)
+	return s
+}
+
+// put writes change i.
+func (s *changeStore) put(i int64, ch change) error {
+	if s.file == nil {
+		ch.put(s.mem[i*8:])
+		return nil
+	}
+	if len(s.buf) > 0 && (s.bufOff+int64(len(s.buf)) != i*8 || len(s.buf) == cap(s.buf)) {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if len(s.buf) == 0 {
+		s.bufOff = i * 8
+	}
+	s.buf = s.buf[:len(s.buf)+8]
+	ch.put(s.buf[len(s.buf)-8:])
+	return nil
+}
+
+// flush writes the changes waiting.
+func (s *changeStore) flush() error {
+	if s.file == nil || len(s.buf) == 0 {
+		return nil
+	}
+	if _, err := s.file.f.WriteAt(s.buf, s.bufOff); err != nil {
+		return err
+	}
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// get is change i. The file is the census's own: a failure to read it back is a broken machine,
+// and panics (result.Changes.At returns no error).
+func (s *changeStore) get(i int64) change {
+	if s.file == nil {
+		return getChange(s.mem[i*8:])
+	}
+	var b [8]byte
+	if _, err := s.file.f.ReadAt(b[:], i*8); err != nil {
+		panic(fmt.Sprintf("census: read back the upgrades' changes kept in %s: %v", s.file.name, err))
+	}
+	return getChange(b[:])
+}
+
+func (ch change) put(b []byte) {
+	binary.LittleEndian.PutUint32(b, uint32(ch.after))
+	binary.LittleEndian.PutUint32(b[4:], uint32(ch.before))
+}
+
+func getChange(b []byte) change {
+	return change{after: int32(binary.LittleEndian.Uint32(b)), before: int32(binary.LittleEndian.Uint32(b[4:]))}
 }
