@@ -14,6 +14,7 @@
 package census
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"math"
@@ -44,6 +45,8 @@ type Census struct {
 	runs     blobs
 	segments []segment
 	runSize  int
+	// byName and byVersion order the names for the runs' sort (ordering).
+	byName, byVersion order
 }
 
 // newRunSize, when not 0, is the run size New gives a census instead of runSize: the tests make
@@ -75,7 +78,8 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
-		groupIDs: map[group]int32{}, lastRec: lastRecord{group: -1}, runSize: runSize}
+		groupIDs: map[group]int32{}, lastRec: lastRecord{group: -1}, runSize: runSize,
+		byName: order{compare: cmp.Compare[string]}, byVersion: order{compare: result.CompareVersions}}
 	if newRunSize != 0 {
 		c.runSize = newRunSize
 	}
@@ -473,15 +477,39 @@ func (n *interner) lookup(s string) int32 {
 
 func (n *interner) str(id int32) string { return n.strs[id] }
 
-// ranks gives each id its place in the order compare gives the names.
-func (n *interner) ranks(compare func(a, b string) int) []int32 {
-	ids := make([]int32, len(n.strs))
-	for i := range ids {
-		ids[i] = int32(i)
+// order keeps the interner's ids sorted in one order of the names, as far as the names it has
+// seen, so that the next ranks sorts only the names added since and merges them in: the census
+// ranks its names at every run it writes, and a run of a million bindings has a hundred thousand
+// version names, whose comparison (result.CompareVersions) parses them.
+type order struct {
+	compare func(a, b string) int
+	ids     []int32 // sorted
+}
+
+// ranks gives each id its place in o's order of the names.
+func (n *interner) ranks(o *order) []int32 {
+	if len(o.ids) < len(n.strs) {
+		cmpIDs := func(a, b int32) int { return o.compare(n.strs[a], n.strs[b]) }
+		fresh := make([]int32, 0, len(n.strs)-len(o.ids))
+		for id := len(o.ids); id < len(n.strs); id++ {
+			fresh = append(fresh, int32(id))
+		}
+		slices.SortFunc(fresh, cmpIDs)
+		merged := make([]int32, 0, len(n.strs))
+		i, j := 0, 0
+		for i < len(o.ids) && j < len(fresh) {
+			if cmpIDs(o.ids[i], fresh[j]) <= 0 {
+				merged = append(merged, o.ids[i])
+				i++
+			} else {
+				merged = append(merged, fresh[j])
+				j++
+			}
+		}
+		o.ids = append(append(merged, o.ids[i:]...), fresh[j:]...)
 	}
-	slices.SortFunc(ids, func(a, b int32) int { return compare(n.strs[a], n.strs[b]) })
-	rank := make([]int32, len(ids))
-	for r, id := range ids {
+	rank := make([]int32, len(o.ids))
+	for r, id := range o.ids {
 		rank[id] = int32(r)
 	}
 	return rank

@@ -1,7 +1,6 @@
 package census
 
 import (
-	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // How the census keeps its bindings (docs/design.md, "Speed and memory"): Add appends each reading
@@ -80,7 +78,7 @@ type ordering struct {
 }
 
 func (c *Census) ordering() *ordering {
-	o := &ordering{c: c, rank: c.names.ranks(cmp.Compare[string]), vrank: c.names.ranks(result.CompareVersions), stage: make([]int32, len(c.names.strs))}
+	o := &ordering{c: c, rank: c.names.ranks(&c.byName), vrank: c.names.ranks(&c.byVersion), stage: make([]int32, len(c.names.strs))}
 	for id, s := range c.names.strs {
 		o.stage[id] = int32(contract.StageIndex(s))
 	}

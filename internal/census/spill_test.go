@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -185,6 +186,42 @@ func TestRepeatedAcrossRuns(t *testing.T) {
 			var re *RepeatedError
 			if !errors.As(err, &re) || err.Error() != want {
 				t.Fatalf("Report = %v, want %s", err, want)
+			}
+		})
+	}
+}
+
+// TestRanksAsNamesArrive: ranks sorts only the names added since it last ran and merges them in;
+// the ranks are those of sorting every name at once, in string and in version order, however the
+// names arrive.
+func TestRanksAsNamesArrive(t *testing.T) {
+	tests := []struct {
+		name    string
+		batches [][]string
+	}{
+		{name: "one batch", batches: [][]string{{"v1.10.0", "v1.2.0", "b", "a", "v1.9"}}},
+		{name: "later names before earlier ones", batches: [][]string{{"v2", "z"}, {"v1", "a"}, {"v10", "m", "v1.5.0"}}},
+		{name: "a name at a time", batches: [][]string{{"r10"}, {"r9"}, {"2026-11-25"}, {"2026-07-28"}, {"v0.14.3"}, {"0.5.4"}, {"1.0.0-rc.1"}, {"1.0.0"}}},
+		{name: "nothing new", batches: [][]string{{"b", "a"}, {}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newInterner()
+			byName, byVersion := order{compare: strings.Compare}, order{compare: result.CompareVersions}
+			for _, batch := range tc.batches {
+				for _, s := range batch {
+					n.id(s)
+				}
+				for _, o := range []*order{&byName, &byVersion} {
+					got := n.ranks(o)
+					want := slices.Clone(n.strs)
+					slices.SortFunc(want, o.compare)
+					for id, r := range got {
+						if want[r] != n.strs[id] {
+							t.Fatalf("%q ranks %d, where a sort of every name has %q", n.strs[id], r, want[r])
+						}
+					}
+				}
 			}
 		})
 	}

@@ -96,7 +96,7 @@ func (c *Census) upgradeWalk(t *table, set *upgradeSet) (func(emit func(int, cha
 	if len(set.upgrades) == 0 {
 		return nil, nil
 	}
-	vrank := c.names.ranks(result.CompareVersions)
+	vrank := c.names.ranks(&c.byVersion)
 	// Within one fixture and lane: the bindings of each earlier side (version, configuration),
 	// by stage and task, as their place and collapsed variant; and the later side's bindings
 	// whose earlier side comes after them in report order, looked up at the end.
