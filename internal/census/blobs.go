@@ -21,9 +21,8 @@ import (
 // megabytes of them, which would be live heap to the end of the run.
 
 // spillAfter is how many bytes of readings the census keeps in memory before it writes the rest
-// to a temporary file: the built-in check's readings take about a tenth of it, so a run of up to
-// about a hundred thousand bindings never writes one.
-const spillAfter = 4 << 20
+// to a temporary file: the built-in check's readings take about a third of it.
+const spillAfter = 1 << 20
 
 // blobChunk is the size of the in-memory chunks; blobFlush how many bytes wait to be written to
 // the file.

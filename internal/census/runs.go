@@ -21,10 +21,10 @@ import (
 // from memory, by the same code. What stays in the heap is the names, the records' groups, the
 // distinct readings, one run and, at the report, a read buffer per run file.
 
-// runSize is how many entries a run holds before it is written to the run file: 256 Ki entries,
-// 6 MiB, so that a run of up to about a hundred thousand bindings (three repetitions each) never
-// writes one.
-const runSize = 1 << 18
+// runSize is how many entries a run holds before it is written to the run file: 128 Ki entries,
+// 3 MiB, so that a run of up to about a hundred thousand bindings of one repetition never writes
+// one (the run is live heap to the end of the stream, where a million-binding check's peak is).
+const runSize = 1 << 17
 
 // tableMemory is how many bytes of a report's table (its entries, and where each binding's
 // entries start) stay in memory before the rest goes to a file, when the census wrote runs to its
