@@ -4,10 +4,11 @@
 // bookkeeping over readings the policy step produced, so it is deterministic by construction: every
 // map it fills is read back in sorted order.
 //
-// It holds a million bindings in little memory: names are interned, a binding is six name ids and
-// a list of repetitions, and what repetitions read (outcome, readout, diagnostics) is kept once per
-// distinct reading. The report's results and upgrade changes are made from this compact form when
-// they are read, one at a time (result.Results), never all at once.
+// It holds millions of bindings in little memory: names are interned, a reading is a fixed-width
+// entry of name ids written in sorted runs to a temporary file and merged for the report
+// (runs.go), and what repetitions read (outcome, readout, diagnostics) is kept once per distinct
+// reading. The report's results, localizations and upgrade changes are read back from disk and
+// made when they are read, one at a time (result.Results), never all at once.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).

@@ -280,6 +280,7 @@ type binding struct {
 // RepeatedError is a repetition recorded twice: the observation records repeat themselves.
 type RepeatedError struct{ msg string }
 
+// Error names the repetition, where it was recorded again and where first.
 func (e *RepeatedError) Error() string { return e.msg }
 
 // makeTable merges the runs into a report's table, and refuses a repetition recorded twice.
