@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/bench"
@@ -76,6 +79,46 @@ func TestCensusRunsAreTheSameReport(t *testing.T) {
 				if !bytes.Equal(got[k], w) {
 					t.Errorf("%s differs when the census writes runs of 97 readings (%d bytes, want %d)", k, len(got[k]), len(w))
 				}
+			}
+		})
+	}
+}
+
+// TestRepeatedRecordIsAnInputError: a record repeated in a set whose census writes runs (so its
+// two readings lie in different runs) is found when the report is made: an input error (exit 2)
+// naming both lines, whatever the run size.
+func TestRepeatedRecordIsAnInputError(t *testing.T) {
+	ctx := context.Background()
+	set, err := bench.Generate(t.TempDir(), bench.Options{Bindings: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(set.Observations, "bench.jsonl")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	if err := os.WriteFile(file, append(data, append(first, '\n')...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(data, []byte("\n")) + 1
+	for _, every := range []int{0, 1, 97} {
+		t.Run(fmt.Sprintf("runs of %d", every), func(t *testing.T) {
+			census.SpillEvery(every)
+			defer census.SpillEvery(0)
+			in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = RunWith(ctx, in, files, 0)
+			want := fmt.Sprintf("bench.jsonl:%d: ", lines)
+			if result.ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "recorded twice (first at ") || !strings.Contains(err.Error(), "bench.jsonl:1)") {
+				t.Fatalf("exit %d: %v, want exit 2 naming %s and line 1", result.ExitCode(err), err, want)
 			}
 		})
 	}
