@@ -141,6 +141,20 @@ func (bs *blobs) flush() bool {
 	return true
 }
 
+// seal writes what is pending to the file and lets the buffer go: a stream written at once (a run,
+// a report's table) then holds no write buffer while it is read. Bytes that cannot be written
+// stay pending, as add leaves them.
+func (bs *blobs) seal() {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.file != nil && !bs.noFile && len(bs.pending) > 0 {
+		bs.noFile = !bs.flush()
+	}
+	if len(bs.pending) == 0 {
+		bs.pending = nil
+	}
+}
+
 // get returns a reading's readout and diagnostics (nil for none). The bytes are the census's:
 // the caller does not change them.
 func (bs *blobs) get(b blob) (readout, diagnostics []byte, err error) {

@@ -129,6 +129,7 @@ func (c *Census) spill() error {
 	if err := writeEntries(&c.runs, c.run); err != nil {
 		return fmt.Errorf("write a run of the census: %w", err)
 	}
+	c.runs.seal()
 	c.segments = append(c.segments, seg)
 	c.run = c.run[:0]
 	return nil
@@ -354,6 +355,8 @@ func (c *Census) makeTable() (*table, error) {
 	if err := flushI(); err != nil {
 		return nil, fmt.Errorf("write the census's table: %w", err)
 	}
+	t.entries.seal()
+	t.index.seal()
 	return t, nil
 }
 
