@@ -21,9 +21,8 @@ import (
 // megabytes of them, which would be live heap to the end of the run.
 
 // spillAfter is how many bytes of readings the census keeps in memory before it writes the rest
-// to a temporary file: the built-in check's readings take about a tenth of it, so a run of up to
-// about a hundred thousand bindings never writes one.
-const spillAfter = 4 << 20
+// to a temporary file: the built-in check's readings take about a third of it.
+const spillAfter = 1 << 20
 
 // blobChunk is the size of the in-memory chunks; blobFlush how many bytes wait to be written to
 // the file.
@@ -102,24 +101,33 @@ func (bs *blobs) appendMemory(p []byte) {
 	}
 }
 
-// open makes the file, and reports whether it could. It is unlinked at once where the system
-// allows an open file to be (so that nothing is left behind, however the process ends), else when
-// it is closed.
+// open makes the file, and reports whether it could.
 func (bs *blobs) open() bool {
-	f, err := os.CreateTemp(bs.dir, "contractcheck-census-*.tmp")
+	s, err := openSpill(bs, bs.dir)
 	if err != nil {
 		return false
 	}
+	bs.file = s
+	return true
+}
+
+// openSpill makes a temporary file in dir (os.TempDir() when empty) for owner, closed when owner
+// is collected. It is unlinked at once where the system allows an open file to be (so that
+// nothing is left behind, however the process ends), else when it is closed.
+func openSpill[T any](owner *T, dir string) (*spill, error) {
+	f, err := os.CreateTemp(dir, "contractcheck-census-*.tmp")
+	if err != nil {
+		return nil, err
+	}
 	s := &spill{f: f, name: f.Name()}
 	unlinked := os.Remove(s.name) == nil
-	runtime.AddCleanup(bs, func(s *spill) {
+	runtime.AddCleanup(owner, func(s *spill) {
 		s.f.Close()
 		if !unlinked {
 			os.Remove(s.name)
 		}
 	}, s)
-	bs.file = s
-	return true
+	return s, nil
 }
 
 // flush writes the pending bytes to the file, and reports whether it could (a full disk): what
@@ -131,6 +139,20 @@ func (bs *blobs) flush() bool {
 	bs.fileLen += int64(len(bs.pending))
 	bs.pending = bs.pending[:0]
 	return true
+}
+
+// seal writes what is pending to the file and lets the buffer go: a stream written at once (a run,
+// a report's table) then holds no write buffer while it is read. Bytes that cannot be written
+// stay pending, as add leaves them.
+func (bs *blobs) seal() {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.file != nil && !bs.noFile && len(bs.pending) > 0 {
+		bs.noFile = !bs.flush()
+	}
+	if len(bs.pending) == 0 {
+		bs.pending = nil
+	}
 }
 
 // get returns a reading's readout and diagnostics (nil for none). The bytes are the census's:
@@ -162,8 +184,23 @@ func (bs *blobs) mustGet(b blob) (readout, diagnostics []byte) {
 	return r, d
 }
 
-// read returns the n bytes of the stream at off.
+// size is the stream's length in bytes.
+func (bs *blobs) size() int64 {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return bs.memLen + bs.fileLen + int64(len(bs.pending))
+}
+
+// read returns the n bytes of the stream at off, which may lie across what is in memory, in the
+// file and pending (a run or a table read back a chunk at a time).
 func (bs *blobs) read(off, n int64) ([]byte, error) {
+	var buf []byte
+	return bs.readInto(off, n, &buf)
+}
+
+// readInto is read into *buf (a reader's buffer, used again for each chunk; made, or made larger,
+// when it has no room for n bytes); bytes that lie in one chunk in memory are not copied.
+func (bs *blobs) readInto(off, n int64, buf *[]byte) ([]byte, error) {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	if off+n <= bs.memLen {
@@ -171,25 +208,28 @@ func (bs *blobs) read(off, n int64) ([]byte, error) {
 		if at+n <= blobChunk {
 			return bs.chunks[i][at : at+n : at+n], nil
 		}
-		out := make([]byte, 0, n)
-		for int64(len(out)) < n {
-			k := min(n-int64(len(out)), blobChunk-at)
-			out = append(out, bs.chunks[i][at:at+k]...)
-			i, at = i+1, 0
-		}
-		return out, nil
 	}
-	fileOff := off - bs.memLen
-	out := make([]byte, n)
-	if fileOff >= bs.fileLen {
-		copy(out, bs.pending[fileOff-bs.fileLen:])
-		return out, nil
+	if int64(cap(*buf)) < n {
+		*buf = make([]byte, n)
 	}
-	if k, err := bs.file.f.ReadAt(out, fileOff); k < len(out) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
+	out := (*buf)[:n]
+	k := int64(0)
+	for k < n && off+k < bs.memLen {
+		i, at := (off+k)/blobChunk, (off+k)%blobChunk
+		k += int64(copy(out[k:], bs.chunks[i][at:]))
+	}
+	if k < n && off+k < bs.memLen+bs.fileLen {
+		m := min(n-k, bs.memLen+bs.fileLen-(off+k))
+		if got, err := bs.file.f.ReadAt(out[k:k+m], off+k-bs.memLen); int64(got) < m {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("read back the census's bytes kept in %s: %w", bs.file.name, err)
 		}
-		return nil, fmt.Errorf("read back the readings kept in %s: %w", bs.file.name, err)
+		k += m
+	}
+	if k < n {
+		copy(out[k:], bs.pending[off+k-bs.memLen-bs.fileLen:])
 	}
 	return out, nil
 }

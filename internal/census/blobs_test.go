@@ -160,7 +160,7 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 			t.Fatalf("limit %d: wrote a file: %v", limit, spilled)
 		}
 		var out bytes.Buffer
-		if err := (report.JSON{}).Output(&out, c.Report()); err != nil {
+		if err := (report.JSON{}).Output(&out, mustReport(t, c)); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()
@@ -173,5 +173,48 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 		if !bytes.Contains(inMemory, []byte(want)) {
 			t.Errorf("the report holds no %s: the test reads nothing it means to\n%s", want, inMemory)
 		}
+	}
+}
+
+// TestSealedBlobsReadBack: a sealed stream holds no write buffer, and every byte reads back,
+// across what is in memory and in the file, read in pieces that straddle them.
+func TestSealedBlobsReadBack(t *testing.T) {
+	tests := []struct {
+		name  string
+		limit int64
+		n     int
+	}{
+		{name: "all in memory", limit: 1 << 20, n: 5000},
+		{name: "memory then file", limit: 1000, n: 5000},
+		{name: "all in the file", limit: 0, n: 5000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := blobs{limit: tc.limit, dir: t.TempDir()}
+			var want []byte
+			for i := range tc.n {
+				p := []byte(fmt.Sprintf("%d,", i))
+				want = append(want, p...)
+				if _, err := bs.add(p, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bs.seal()
+			if bs.pending != nil {
+				t.Fatalf("%d bytes still pending after seal", len(bs.pending))
+			}
+			for _, piece := range []int64{1, 7, 999, 4096} {
+				for off := int64(0); off < int64(len(want)); off += piece {
+					n := min(piece, int64(len(want))-off)
+					got, err := bs.read(off, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want[off:off+n]) {
+						t.Fatalf("bytes %d+%d read %q, want %q", off, n, got, want[off:off+n])
+					}
+				}
+			}
+		})
 	}
 }

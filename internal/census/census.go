@@ -4,10 +4,11 @@
 // bookkeeping over readings the policy step produced, so it is deterministic by construction: every
 // map it fills is read back in sorted order.
 //
-// It holds a million bindings in little memory: names are interned, a binding is six name ids and
-// a list of repetitions, and what repetitions read (outcome, readout, diagnostics) is kept once per
-// distinct reading. The report's results and upgrade changes are made from this compact form when
-// they are read, one at a time (result.Results), never all at once.
+// It holds millions of bindings in little memory: names are interned, a reading is a fixed-width
+// entry of name ids written in sorted runs to a temporary file and merged for the report
+// (runs.go), and what repetitions read (outcome, readout, diagnostics) is kept once per distinct
+// reading. The report's results, localizations and upgrade changes are read back from disk and
+// made when they are read, one at a time (result.Results), never all at once.
 //
 // The domain words (W0…H4, carrier, compartment, binding, reading, readout, lane, …) are
 // defined in the glossary of the root package's doc (contractcheck.go).
@@ -18,11 +19,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -37,25 +35,33 @@ type Census struct {
 	scope       *result.Scope // what the run was restricted to, nil when it was not
 
 	names    interner
-	table    bindingTable
-	recs     paged[record] // every observation record read
-	groups   []group       // what records share (record.group)
+	groups   []group // what records share (entry.group)
 	groupIDs map[group]int32
-	slots    paged[slot]     // every binding
-	extra    paged[extraRep] // every repetition of a binding after its first
 	lastRec  lastRecord
 	variants variants
-	// many indexes the repetitions of a slot with more than a few (repetition number to record),
-	// so that recording N repetitions of one position costs O(N), not O(N²).
-	many map[int32]map[int32]int32
+	// run is the readings added since the last run was written; runs the run file, which holds
+	// the segments written (runs.go). runSize is how many entries a run holds: runSize but in
+	// tests, which make every census spill.
+	run      []entry
+	runs     blobs
+	segments []segment
+	runSize  int
+	// byName and byVersion order the names for the runs' sort (ordering).
+	byName, byVersion order
 }
+
+// newRunSize, when not 0, is the run size New gives a census instead of runSize: the tests make
+// every census write runs of a few readings (SpillEvery).
+var newRunSize int
+
+// SpillEvery makes every census made after it write a run every n readings (n ≥ 1), and 0 the
+// census's own run size again: tests, here and in the packages that use a census, run the same
+// checks through the run file and the merge as through the run in memory. It is not safe to call
+// while a census is being made.
+func SpillEvery(n int) { newRunSize = n }
 
 // key is a binding as interned names.
 type key struct{ fixture, lane, version, configuration, stage, task int32 }
-
-// smallReps is how many repetitions a binding holds before they are indexed: captures record
-// three, and a walk of a few beats a map.
-const smallReps = 8
 
 // Restrict records that the run was restricted to a scope: the report says so, and a requirement
 // that gates nothing within it is out of scope rather than an error, as long as another one gates
@@ -73,79 +79,28 @@ func New(m *contract.Model, profileName string) (*Census, error) {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
-		many: map[int32]map[int32]int32{}, groupIDs: map[group]int32{}, lastRec: lastRecord{id: -1}}
-	c.table.init()
+		groupIDs: map[group]int32{}, lastRec: lastRecord{group: -1}, runSize: runSize,
+		byName: order{compare: cmp.Compare[string]}, byVersion: order{compare: result.CompareVersions}}
+	if newRunSize != 0 {
+		c.runSize = newRunSize
+	}
 	return c, nil
 }
 
-// Add records one reading. A second reading of the same repetition is an input error: the
-// observation records repeat themselves. Readings of one record are expected one after another
-// (Add keeps what they share once); any order is correct.
+// Add records one reading. Readings of one record are expected one after another (Add keeps what
+// they share once); any order is correct. A second reading of the same repetition is an input
+// error, which the report finds (Report): the observation records repeat themselves.
 func (c *Census) Add(r result.Reading) error {
-	if c.table.cells == nil {
-		c.table.rebuild(c) // Report let the table go
-	}
-	rec := c.recordOf(r)
-	k := c.keyOf(c.recs.at(rec), c.names.id(r.Task))
-	s, found := c.table.find(k, c)
-	number := int32(r.Repetition)
-	n := int32(0) // the slot's repetitions, when they are not indexed
-	if found {
-		prev := int32(-1)
-		if idx := c.many[s]; idx != nil {
-			if i, ok := idx[number]; ok {
-				prev = i
-			}
-		} else {
-			c.reps(s, func(rec, _ int32) bool {
-				n++
-				if c.recs.at(rec).number == number {
-					prev = rec
-					return false
-				}
-				return true
-			})
-		}
-		if prev >= 0 {
-			first := c.recs.at(prev)
-			return fmt.Errorf("%s:%d: %s %s %s %s %s: repetition %d recorded twice (first at %s:%d)", r.File, r.Line, r.Fixture, r.Lane,
-				r.LaneVersion, r.Configuration, r.Stage, r.Repetition, c.names.str(c.groupOf(first).file), first.line)
-		}
-	}
+	g, version := c.recordOf(r)
 	v, err := c.variants.intern(r)
 	if err != nil {
 		return err
 	}
-	if !found {
-		s = c.slots.add(slot{rec: rec, task: k.task, variant: v, more: -1})
-		c.table.insert(s, c)
-		return nil
-	}
-	sl := c.slots.at(s)
-	sl.more = c.extra.add(extraRep{prev: sl.more, rec: rec, variant: v})
-	switch idx := c.many[s]; {
-	case idx != nil:
-		idx[number] = rec
-	case n+1 > smallReps:
-		idx = make(map[int32]int32, 2*(n+1))
-		c.reps(s, func(rec, _ int32) bool {
-			idx[c.recs.at(rec).number] = rec
-			return true
-		})
-		c.many[s] = idx
+	c.run = append(c.run, entry{group: g, version: version, task: c.names.id(r.Task), number: int32(r.Repetition), line: int32(r.Line), variant: v})
+	if len(c.run) >= c.runSize {
+		return c.spill()
 	}
 	return nil
-}
-
-// repsOf lists a slot's repetitions in repetition order.
-func (c *Census) repsOf(s int32) []rep {
-	var out []rep
-	c.reps(s, func(rec, variant int32) bool {
-		out = append(out, rep{rec: rec, number: c.recs.at(rec).number, variant: variant})
-		return true
-	})
-	slices.SortFunc(out, func(a, b rep) int { return int(a.number) - int(b.number) })
-	return out
 }
 
 // collapsed is a binding's outcome when its repetitions agree: the reading's variant; -1 when
@@ -153,51 +108,55 @@ func (c *Census) repsOf(s int32) []rep {
 // not prove which result it carried: docs/record.md, "Pairing") says nothing of the binding and
 // is set aside, so that it never makes a binding unstable; a binding whose every repetition is
 // ambiguous is ambiguous.
-func (c *Census) collapsed(s int32) int32 {
+func (c *Census) collapsed(b *binding) int32 {
 	const none = -2
 	v, amb := int32(none), int32(-1)
-	c.reps(s, func(_, variant int32) bool {
+	for _, e := range b.reps {
 		switch {
-		case c.variants.at(variant).outcome == result.Ambiguous:
-			amb = variant
+		case c.variants.at(e.variant).outcome == result.Ambiguous:
+			amb = e.variant
 		case v == none:
-			v = variant
-		case variant != v:
+			v = e.variant
+		case e.variant != v:
 			v = -1
 		}
-		return v != -1
-	})
+		if v == -1 {
+			break
+		}
+	}
 	if v == none {
 		return amb
 	}
 	return v
 }
 
-// outcome is a slot's collapsed outcome.
-func (c *Census) outcome(s int32) string {
-	v := c.collapsed(s)
+// outcomeOf is the outcome of a collapsed variant.
+func (c *Census) outcomeOf(v int32) string {
 	if v < 0 {
 		return result.Unstable
 	}
 	return c.variants.at(v).outcome
 }
 
-// first is the record of a slot's lowest repetition: its origin and error stand for the binding.
-func (c *Census) first(s int32) *record {
-	best := c.recs.at(c.slots.at(s).rec)
-	c.reps(s, func(rec, _ int32) bool {
-		if r := c.recs.at(rec); r.number < best.number {
-			best = r
-		}
-		return true
-	})
-	return best
-}
+// outcome is a binding's collapsed outcome.
+func (c *Census) outcome(b *binding) string { return c.outcomeOf(c.collapsed(b)) }
+
+// first is the group of a binding's lowest repetition: its origin and error stand for the binding.
+func (c *Census) first(b *binding) *group { return &c.groups[b.reps[0].group] }
 
 // Report collapses the readings and computes localizations, divergences, upgrades and the gate.
-func (c *Census) Report() *result.Report {
-	order := c.sorted()
-	results := &compactResults{c: c, order: order}
+// It merges the runs into the report's table (runs.go), and so it is where a repetition recorded
+// twice is found: the error (a *RepeatedError) names both records. Readings may be added after a
+// report, and the next report counts them too.
+func (c *Census) Report() (*result.Report, error) {
+	t, err := c.makeTable()
+	if err != nil {
+		return nil, err
+	}
+	// The readings' index (some 40 bytes a distinct reading) is let go: the report never looks a
+	// reading up, and a later Add makes it again.
+	c.variants.release()
+	results := &compactResults{c: c, t: t}
 	r := &result.Report{
 		ReportVersion: result.Version,
 		Profile:       c.profileName,
@@ -209,89 +168,35 @@ func (c *Census) Report() *result.Report {
 		co := c.profile.Cohort.Scope()
 		r.Cohort = &co
 	}
-	// The upgrades are the one part that looks bindings up (a version's binding at the version
-	// before it): their pairs are found first, and then the table (a cell per two bindings or
-	// fewer, 4 bytes each: 8 MB at a million bindings, 128 MB at ten million) and the readings'
-	// index (some 40 bytes a distinct reading) are let go before the other parts are made: the
-	// report never looks a binding or a reading up again, and the parts, the order and the report
-	// being written are the run's peak. A later Add makes both again.
-	ups := c.upgradePairs(order)
-	c.table.release()
-	c.variants.release()
-	r.Upgrades = c.upgrades(ups)
-	for _, s := range order {
-		r.Summary.Add(c.outcome(s))
+	ups, err := c.upgradePairs(t)
+	if err != nil {
+		return nil, err
 	}
-	r.Gate = c.gate(order)
-	r.Localizations = c.localize(order)
-	r.Divergences = c.divergences(order, func(int32) bool { return true })
+	r.Upgrades = c.upgrades(t, ups)
+	if err := t.each(c, func(b *binding) error { r.Summary.Add(c.outcome(b)); return nil }); err != nil {
+		return nil, err
+	}
+	if r.Gate, err = c.gate(t); err != nil {
+		return nil, err
+	}
+	if r.Localizations, err = c.localize(t); err != nil {
+		return nil, err
+	}
+	if r.Divergences, err = c.divergences(t, func(*binding) bool { return true }); err != nil {
+		return nil, err
+	}
 	capturedID := c.names.lookup("captured")
-	r.CapturedDivergences = c.divergences(order, func(s int32) bool { return c.groupOf(c.first(s)).origin == capturedID })
-	r.Reported = c.reported(order)
-	return r
+	if r.CapturedDivergences, err = c.divergences(t, func(b *binding) bool { return c.first(b).origin == capturedID }); err != nil {
+		return nil, err
+	}
+	if r.Reported, err = c.reported(t); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-// sorted orders the slots by fixture, lane, version, configuration, stage (in pipeline order) and
-// task, as positions sort. No two slots have the same key, so the order is the one order of the
-// keys however it is found: the slots are placed by fixture first (counted, then placed, so no
-// second list), and each fixture's run is sorted by one of as many goroutines as there are
-// processors (the sort of a million slots was 0.8 s on one).
-func (c *Census) sorted() []int32 {
-	rank := c.names.ranks(cmp.Compare[string])
-	vrank := c.names.ranks(result.CompareVersions)
-	stage := make(map[int32]int, 4)
-	starts := make([]int, len(rank)+1) // by fixture rank: where its run starts, then where it ends
-	for i := range c.slots.len() {
-		k := c.key(int32(i))
-		starts[rank[k.fixture]+1]++
-		if _, ok := stage[k.stage]; !ok {
-			stage[k.stage] = contract.StageIndex(c.names.str(k.stage))
-		}
-	}
-	for f := 1; f < len(starts); f++ {
-		starts[f] += starts[f-1]
-	}
-	order := make([]int32, c.slots.len())
-	next := slices.Clone(starts[:len(starts)-1])
-	for i := range c.slots.len() {
-		f := rank[c.key(int32(i)).fixture]
-		order[next[f]] = int32(i)
-		next[f]++
-	}
-	cmp := func(x, y int32) int {
-		a, b := c.key(x), c.key(y)
-		switch {
-		case a.fixture != b.fixture:
-			return rank[a.fixture] - rank[b.fixture]
-		case a.lane != b.lane:
-			return rank[a.lane] - rank[b.lane]
-		case a.version != b.version:
-			return vrank[a.version] - vrank[b.version]
-		case a.configuration != b.configuration:
-			return rank[a.configuration] - rank[b.configuration]
-		case a.stage != b.stage:
-			return stage[a.stage] - stage[b.stage]
-		}
-		return rank[a.task] - rank[b.task]
-	}
-	var runs atomic.Int64 // the next fixture rank to sort
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for f := int(runs.Add(1)) - 1; f < len(starts)-1; f = int(runs.Add(1)) - 1 {
-				if run := order[starts[f]:starts[f+1]]; len(run) > 1 {
-					slices.SortFunc(run, cmp)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return order
-}
-
-// selection is what requirements see of a slot.
-func (c *Census) selection(s int32) contract.Selection {
-	k := c.key(s)
+// selection is what requirements see of a binding.
+func (c *Census) selection(k key) contract.Selection {
 	fixture := c.names.str(k.fixture)
 	return contract.Selection{Fixture: fixture, Suite: c.model.Fixtures[fixture].Suite, Lane: c.names.str(k.lane),
 		LaneVersion: c.names.str(k.version), Configuration: c.names.str(k.configuration), Stage: c.names.str(k.stage), Task: c.names.str(k.task)}
@@ -308,10 +213,10 @@ func (c *Census) role(fixture, task string) string {
 	return "primary"
 }
 
-// result makes a slot's report result: the common reading when every repetition agrees, else
+// result makes a binding's report result: the common reading when every repetition agrees, else
 // outcome unstable with each variant (no majority vote).
-func (c *Census) result(s int32) result.Result {
-	res, vd := c.resultHeld(s, true)
+func (c *Census) result(b *binding) result.Result {
+	res, vd := c.resultHeld(b, true)
 	if vd != nil {
 		res.Readout, res.Diagnostics = c.variants.values(vd)
 	}
@@ -321,23 +226,21 @@ func (c *Census) result(s int32) result.Result {
 // resultHeld is result without the common reading's readout and diagnostics, and the variant that
 // holds them in their canonical encoding (nil when the repetitions disagree); the variants of
 // disagreeing repetitions have theirs when values is set, none when it is not.
-func (c *Census) resultHeld(s int32, values bool) (result.Result, *variantData) {
-	sel := c.selection(s)
+func (c *Census) resultHeld(b *binding, values bool) (result.Result, *variantData) {
+	sel := c.selection(b.key)
 	fixture := c.model.Fixtures[sel.Fixture]
-	reps := c.repsOf(s)
-	first := c.groupOf(c.recs.at(reps[0].rec))
+	first := c.first(b)
 	res := result.Result{
 		Fixture: sel.Fixture, Suite: fixture.Suite, Family: fixture.Family,
 		Lane: sel.Lane, LaneVersion: sel.LaneVersion, Configuration: sel.Configuration, Stage: sel.Stage,
 		Task: sel.Task, Role: c.role(sel.Fixture, sel.Task), Compartment: c.model.Tasks[sel.Task].Compartment,
-		Origin: c.names.str(first.origin), Repetitions: len(reps), Records: make([]result.RecordRef, len(reps)),
+		Origin: c.names.str(first.origin), Repetitions: len(b.reps), Records: make([]result.RecordRef, len(b.reps)),
 	}
-	for i, rp := range reps {
-		rc := c.recs.at(rp.rec)
-		res.Records[i] = result.RecordRef{File: c.names.str(c.groupOf(rc).file), Line: int(rc.line), Repetition: int(rp.number)}
+	for i, e := range b.reps {
+		res.Records[i] = result.RecordRef{File: c.names.str(c.groups[e.group].file), Line: int(e.line), Repetition: int(e.number)}
 	}
 	var held *variantData
-	if v := c.collapsed(s); v >= 0 {
+	if v := c.collapsed(b); v >= 0 {
 		held = c.variants.at(v)
 		res.Outcome = held.outcome
 		if first.err >= 0 {
@@ -346,19 +249,19 @@ func (c *Census) resultHeld(s int32, values bool) (result.Result, *variantData) 
 	} else {
 		res.Outcome = result.Unstable
 		byVariant := map[int32]int{}
-		for _, rp := range reps {
-			i, ok := byVariant[rp.variant]
+		for _, e := range b.reps {
+			i, ok := byVariant[e.variant]
 			if !ok {
-				vd := c.variants.at(rp.variant)
+				vd := c.variants.at(e.variant)
 				i = len(res.Variants)
-				byVariant[rp.variant] = i
+				byVariant[e.variant] = i
 				v := result.Variant{Outcome: vd.outcome}
 				if values {
 					v.Readout, v.Diagnostics = c.variants.values(vd)
 				}
 				res.Variants = append(res.Variants, v)
 			}
-			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(rp.number))
+			res.Variants[i].Repetitions = append(res.Variants[i].Repetitions, int(e.number))
 		}
 	}
 	res.RequiredBy = c.requiredBy(sel, res.Outcome)
@@ -366,37 +269,43 @@ func (c *Census) resultHeld(s int32, values bool) (result.Result, *variantData) 
 	return res, held
 }
 
-// resultsWhere makes the results of the slots whose key keep selects, in report order: for the
+// resultsWhere makes the results of the bindings whose key keep selects, in report order: for the
 // parts of a report that need whole results of a few bindings.
-func (c *Census) resultsWhere(order []int32, keep func(key) bool) []result.Result {
+func (c *Census) resultsWhere(t *table, keep func(key) bool) ([]result.Result, error) {
 	var out []result.Result
-	for _, s := range order {
-		if keep(c.key(s)) {
-			out = append(out, c.result(s))
+	err := t.each(c, func(b *binding) error {
+		if keep(b.key) {
+			out = append(out, c.result(b))
 		}
-	}
-	return out
+		return nil
+	})
+	return out, err
 }
 
-// compactResults are the report's results, made from the census when read.
+// compactResults are the report's results, read back from its table when read.
 type compactResults struct {
-	c     *Census
-	order []int32
+	c *Census
+	t *table
 }
 
-func (r *compactResults) Len() int               { return len(r.order) }
-func (r *compactResults) At(i int) result.Result { return r.c.result(r.order[i]) }
+func (r *compactResults) Len() int { return int(r.t.n) }
+func (r *compactResults) At(i int) result.Result {
+	b := r.t.at(r.c, int32(i))
+	return r.c.result(&b)
+}
 
 // HeadAt implements result.HeadResults: the result without decoding a reading.
 func (r *compactResults) HeadAt(i int) result.Result {
-	res, _ := r.c.resultHeld(r.order[i], false)
+	b := r.t.at(r.c, int32(i))
+	res, _ := r.c.resultHeld(&b, false)
 	return res
 }
 
 // AppendJSON implements result.Appender: the readout and diagnostics are written from their
 // canonical encoding, not decoded (TestAppendJSONIsAt).
 func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
-	res, vd := r.c.resultHeld(r.order[i], true)
+	b := r.t.at(r.c, int32(i))
+	res, vd := r.c.resultHeld(&b, true)
 	readout, diagnostics, err := r.c.variants.encoded(vd)
 	if err != nil {
 		return dst, err
@@ -569,90 +478,42 @@ func (n *interner) lookup(s string) int32 {
 
 func (n *interner) str(id int32) string { return n.strs[id] }
 
-// ranks gives each id its place in the order compare gives the names.
-func (n *interner) ranks(compare func(a, b string) int) []int {
-	ids := make([]int32, len(n.strs))
-	for i := range ids {
-		ids[i] = int32(i)
-	}
-	slices.SortFunc(ids, func(a, b int32) int { return compare(n.strs[a], n.strs[b]) })
-	rank := make([]int, len(ids))
-	for r, id := range ids {
-		rank[id] = r
-	}
-	return rank
+// order keeps the interner's ids sorted in one order of the names, as far as the names it has
+// seen, so that the next ranks sorts only the names added since and merges them in: the census
+// ranks its names at every run it writes, and a run of a million bindings has a hundred thousand
+// version names, whose comparison (result.CompareVersions) parses them.
+type order struct {
+	compare func(a, b string) int
+	ids     []int32 // sorted
 }
 
-// bindingTable finds a binding's slot: open addressing over slot indices, the keys themselves
-// made from the census's slots and records.
-type bindingTable struct {
-	cells []int32 // slot+1, 0 for empty
-	used  int
-}
-
-func (t *bindingTable) init() { t.cells = make([]int32, 1024) }
-
-// release lets the cells go; rebuild makes them again.
-func (t *bindingTable) release() { t.cells, t.used = nil, 0 }
-
-// rebuild makes the cells of every slot of c again, after release.
-func (t *bindingTable) rebuild(c *Census) {
-	n := 1024
-	for n < 2*int(c.slots.len())+2 {
-		n *= 2
-	}
-	t.cells, t.used = make([]int32, n), 0
-	for s := range c.slots.len() {
-		t.place(c.key(s), s)
-	}
-}
-
-func hashKey(k key) uint64 {
-	h := uint64(14695981039346656037)
-	for _, x := range [6]int32{k.fixture, k.lane, k.version, k.configuration, k.stage, k.task} {
-		h ^= uint64(uint32(x))
-		h *= 1099511628211
-		h ^= h >> 29
-	}
-	return h
-}
-
-func (t *bindingTable) find(k key, c *Census) (int32, bool) {
-	mask := uint64(len(t.cells) - 1)
-	for i := hashKey(k) & mask; ; i = (i + 1) & mask {
-		cell := t.cells[i]
-		if cell == 0 {
-			return 0, false
+// ranks gives each id its place in o's order of the names.
+func (n *interner) ranks(o *order) []int32 {
+	if len(o.ids) < len(n.strs) {
+		cmpIDs := func(a, b int32) int { return o.compare(n.strs[a], n.strs[b]) }
+		fresh := make([]int32, 0, len(n.strs)-len(o.ids))
+		for id := len(o.ids); id < len(n.strs); id++ {
+			fresh = append(fresh, int32(id))
 		}
-		if c.key(cell-1) == k {
-			return cell - 1, true
-		}
-	}
-}
-
-// insert adds slot s, whose key find did not find.
-func (t *bindingTable) insert(s int32, c *Census) {
-	if 2*(t.used+1) > len(t.cells) {
-		old := t.cells
-		t.cells = make([]int32, 2*len(old))
-		t.used = 0
-		for _, cell := range old {
-			if cell != 0 {
-				t.place(c.key(cell-1), cell-1)
+		slices.SortFunc(fresh, cmpIDs)
+		merged := make([]int32, 0, len(n.strs))
+		i, j := 0, 0
+		for i < len(o.ids) && j < len(fresh) {
+			if cmpIDs(o.ids[i], fresh[j]) <= 0 {
+				merged = append(merged, o.ids[i])
+				i++
+			} else {
+				merged = append(merged, fresh[j])
+				j++
 			}
 		}
+		o.ids = append(append(merged, o.ids[i:]...), fresh[j:]...)
 	}
-	t.place(c.key(s), s)
-}
-
-func (t *bindingTable) place(k key, s int32) {
-	mask := uint64(len(t.cells) - 1)
-	i := hashKey(k) & mask
-	for t.cells[i] != 0 {
-		i = (i + 1) & mask
+	rank := make([]int32, len(o.ids))
+	for r, id := range o.ids {
+		rank[id] = int32(r)
 	}
-	t.cells[i] = s + 1
-	t.used++
+	return rank
 }
 
 // sameDiagnostics reports whether two variants' diagnostics are the same.

@@ -138,7 +138,7 @@ func TestCensusCounts(t *testing.T) {
 					}
 				}
 			}
-			rep := c.Report()
+			rep := mustReport(t, c)
 			all, capt := countsOf(rep.Divergences), countsOf(rep.CapturedDivergences)
 			if !reflect.DeepEqual(all, tc.all) {
 				t.Errorf("all lanes\n got %+v\nwant %+v", all, tc.all)
@@ -192,9 +192,14 @@ func BenchmarkDivergences(b *testing.B) {
 			}
 		}
 	}
-	order := c.sorted()
+	tb, err := c.makeTable()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for b.Loop() {
-		c.divergences(order, func(int32) bool { return true })
+		if _, err := c.divergences(tb, func(*binding) bool { return true }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

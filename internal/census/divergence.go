@@ -19,7 +19,7 @@ import (
 // Unique divergences and manifestations are each counted by family and by origin
 // (result.OriginCounts): a manifestation is captured when bindings of captured carriers alone show
 // it, a unique divergence when any of its manifestations is.
-func (c *Census) divergences(order []int32, keep func(int32) bool) result.Divergences {
+func (c *Census) divergences(t *table, keep func(*binding) bool) (result.Divergences, error) {
 	// Per (fixture, task, stage), which lanes pass and which are unmet there, and whether a
 	// binding of a captured carrier is among either: one pass over the bindings serves the census
 	// and every leave-one-lane-out recount.
@@ -31,14 +31,14 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 	at := map[pairStage]*seen{}
 	lanes := map[int32]bool{}
 	capturedID := c.names.lookup("captured")
-	for _, s := range order {
-		k := c.key(s)
-		if !keep(s) || c.model.Lanes[c.names.str(k.lane)].Control {
-			continue
+	err := t.each(c, func(b *binding) error {
+		k := b.key
+		if !keep(b) || c.model.Lanes[c.names.str(k.lane)].Control {
+			return nil
 		}
-		outcome := c.outcome(s)
+		outcome := c.outcome(b)
 		if outcome != result.Pass && outcome != result.Unmet {
-			continue
+			return nil
 		}
 		ps := pairStage{k.fixture, k.task, k.stage}
 		x, ok := at[ps]
@@ -46,7 +46,7 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 			x = &seen{pass: map[int32]bool{}, unmet: map[int32]bool{}}
 			at[ps] = x
 		}
-		captured := c.groupOf(c.first(s)).origin == capturedID
+		captured := c.first(b).origin == capturedID
 		if outcome == result.Pass {
 			x.pass[k.lane] = true
 			x.capturedPass = x.capturedPass || captured
@@ -55,6 +55,10 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 			x.capturedUnmet = x.capturedUnmet || captured
 		}
 		lanes[k.lane] = true
+		return nil
+	})
+	if err != nil {
+		return result.Divergences{}, err
 	}
 	// found is a divergence and how many of its manifestations captured carriers alone show.
 	type found struct {
@@ -131,5 +135,5 @@ func (c *Census) divergences(order []int32, keep func(int32) bool) result.Diverg
 		}
 		d.LeaveOneOut[c.names.str(lane)] = n
 	}
-	return d
+	return d, nil
 }

@@ -24,14 +24,17 @@ type fixes struct {
 // each of those runs), and no binding that passed at `from` fails to pass at `to`. A clause whose
 // versions have no selected bindings selects nothing; one with nothing to fix at `from` is unmet,
 // since a gate never passes on nothing.
-func (c *Census) fixedBy(order []int32) fixes {
+func (c *Census) fixedBy(t *table) (fixes, error) {
 	var out fixes
 	for _, fb := range c.profile.FixedBy {
 		// Only the two versions' bindings are made into results.
 		lane, from, to := c.names.lookup(fb.Lane), c.names.lookup(fb.From), c.names.lookup(fb.To)
-		results := c.resultsWhere(order, func(k key) bool {
+		results, err := c.resultsWhere(t, func(k key) bool {
 			return k.lane == lane && (k.version == from || k.version == to)
 		})
+		if err != nil {
+			return out, err
+		}
 		fr := c.fixedByOne(fb, results)
 		switch fr.Status {
 		case result.FixUnmet:
@@ -48,7 +51,7 @@ func (c *Census) fixedBy(order []int32) fixes {
 		}
 		out.results = append(out.results, fr)
 	}
-	return out
+	return out, nil
 }
 
 // fixedByOne decides one clause on the results of its lane's two versions (fixedBy selects them).

@@ -39,7 +39,7 @@ func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) result.Gate 
 			}
 		}
 	}
-	return c.Report().Gate
+	return mustReport(t, c).Gate
 }
 
 func TestFixedBy(t *testing.T) {

@@ -16,19 +16,19 @@ import (
 // with the selector that matched nothing; any unstable binding gives "instrument_failed". In a run
 // restricted to a scope, a requirement that gates nothing is out of scope, and the gate selects
 // nothing only when no requirement gates a binding.
-func (c *Census) gate(order []int32) result.Gate {
+func (c *Census) gate(t *table) (result.Gate, error) {
 	g := result.Gate{Violations: []result.Violation{}, Requirements: []result.RequirementResult{}}
 	reqs := c.profile.Require
 	for _, req := range reqs {
 		g.Requirements = append(g.Requirements, result.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
 	}
 	unstable := 0
-	for _, s := range order {
-		outcome := c.outcome(s)
+	err := t.each(c, func(b *binding) error {
+		outcome := c.outcome(b)
 		if outcome == result.Unstable {
 			unstable++
 		}
-		sel := c.selection(s)
+		sel := c.selection(b.key)
 		for k, req := range reqs {
 			if !req.Selects(sel) {
 				continue
@@ -41,7 +41,7 @@ func (c *Census) gate(order []int32) result.Gate {
 			}
 			if !req.Allows(outcome) {
 				st.Violations++
-				res := c.result(s)
+				res := c.result(b)
 				g.Violations = append(g.Violations, result.Violation{
 					Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
 					Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
@@ -49,9 +49,16 @@ func (c *Census) gate(order []int32) result.Gate {
 				})
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return g, err
 	}
 	nothing := len(reqs) == 0 && len(c.profile.FixedBy) == 0
-	fixes := c.fixedBy(order)
+	fixes, err := c.fixedBy(t)
+	if err != nil {
+		return g, err
+	}
 	g.FixedBy = fixes.results
 	inScope := fixes.inScope
 	for k, req := range reqs {
@@ -60,7 +67,9 @@ func (c *Census) gate(order []int32) result.Gate {
 			inScope++
 			continue
 		}
-		st.Unmatched = c.whyNothing(req, order)
+		if st.Unmatched, err = c.whyNothing(req, t); err != nil {
+			return g, err
+		}
 		if c.scope != nil {
 			st.OutOfScope = true // the run was restricted away from it
 		} else {
@@ -81,7 +90,7 @@ func (c *Census) gate(order []int32) result.Gate {
 		g.Verdict = result.VerdictSatisfied
 	}
 	g.Satisfied = g.Verdict == result.VerdictSatisfied
-	return g
+	return g, nil
 }
 
 // requiredBy names the requirements that gate a binding with this selection and outcome.
@@ -98,7 +107,7 @@ func (c *Census) requiredBy(sel contract.Selection, outcome string) []string {
 // whyNothing explains a requirement that gates no binding: the first selector, from the widest,
 // after which no binding is left, with the values the bindings before it had; or, when bindings
 // were selected, that every one is exempt.
-func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
+func (c *Census) whyNothing(req contract.Requirement, t *table) (string, error) {
 	matches := func(sel contract.Selector, s contract.Selection) bool {
 		return sel.Keeps(s)
 	}
@@ -108,8 +117,8 @@ func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
 		// The bindings every earlier selector keeps: what this one sees, and what it keeps.
 		seen := map[string]bool{}
 		kept := 0
-		for _, s := range order {
-			x := c.selection(s)
+		err := t.each(c, func(b *binding) error {
+			x := c.selection(b.key)
 			ok := true
 			for _, before := range selectors[:n] {
 				if !matches(before, x) {
@@ -118,7 +127,7 @@ func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
 				}
 			}
 			if !ok {
-				continue
+				return nil
 			}
 			if len(seen) < 64 {
 				seen[sel.Of(x)] = true
@@ -126,22 +135,26 @@ func (c *Census) whyNothing(req contract.Requirement, order []int32) string {
 			if matches(sel, x) {
 				kept++
 			}
+			return nil
+		})
+		if err != nil {
+			return "", err
 		}
 		if kept == 0 {
 			scope := "no binding of this run"
 			if len(applied) > 0 {
 				scope = "no binding with " + strings.Join(applied, " ")
 			}
-			return fmt.Sprintf("%s matches %s %s (seen: %s)", scope, sel.Name, quoted(sel.Entries), sample(seen))
+			return fmt.Sprintf("%s matches %s %s (seen: %s)", scope, sel.Name, quoted(sel.Entries), sample(seen)), nil
 		}
 		if len(sel.Entries) > 0 && !(len(sel.Entries) == 1 && sel.Entries[0] == "*") {
 			applied = append(applied, sel.Name+" "+quoted(sel.Entries))
 		}
 		if n == len(selectors)-1 {
-			return fmt.Sprintf("all %d selected bindings are not_applicable or not_observable, which the requirement exempts (unobserved: \"exempt\")", kept)
+			return fmt.Sprintf("all %d selected bindings are not_applicable or not_observable, which the requirement exempts (unobserved: \"exempt\")", kept), nil
 		}
 	}
-	return "the run has no bindings"
+	return "the run has no bindings", nil
 }
 
 func quoted(entries []string) string {

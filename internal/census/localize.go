@@ -18,19 +18,23 @@ import (
 // count the localizations and then to make them into a list of that length: a list grown by
 // appending (tens of thousands of localizations at a million bindings) left each outgrown copy as
 // free heap at the run's highest point.
-func (c *Census) localize(slots []int32) result.Localizations {
+func (c *Census) localize(t *table) (result.Localizations, error) {
 	n := 0
-	c.eachLocalization(slots, func(localization) { n++ })
-	out := &compactLocalizations{c: c, list: make([]localization, 0, n)}
-	c.eachLocalization(slots, func(l localization) { out.list = append(out.list, l) })
-	return out
+	if err := c.eachLocalization(t, func(localization) { n++ }); err != nil {
+		return nil, err
+	}
+	out := &compactLocalizations{c: c, t: t, list: make([]localization, 0, n)}
+	if err := c.eachLocalization(t, func(l localization) { out.list = append(out.list, l) }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// localization is a localization as the census keeps it, 12 bytes: the slot of the unmet binding
-// it ends at (its fixture, lane, version, configuration, task and stage To), the slot of the pass
-// it starts from (its stage From; -1 for W0, the carrier before any stage) and its kind. As a
-// result.Localization of eight strings it was 128 bytes, a tenth of the census's live heap at a
-// million bindings, held until the report was written.
+// localization is a localization as the census keeps it, 12 bytes: the binding of the unmet it
+// ends at (its place in report order: its fixture, lane, version, configuration, task and stage
+// To), the stage of the pass it starts from (-1 for W0, the carrier before any stage) and its kind.
+// As a result.Localization of eight strings it was 128 bytes, a tenth of the census's live heap
+// at a million bindings, held until the report was written.
 type localization struct {
 	to, from int32
 	kind     uint8 // an index into localizationKinds
@@ -42,6 +46,7 @@ var localizationKinds = [...]string{result.Transformation, result.Interval, resu
 // compactLocalizations are the report's localizations, made from the census when read.
 type compactLocalizations struct {
 	c    *Census
+	t    *table
 	list []localization
 }
 
@@ -49,10 +54,10 @@ func (l *compactLocalizations) Len() int { return len(l.list) }
 
 func (l *compactLocalizations) At(i int) result.Localization {
 	c, x := l.c, l.list[i]
-	k := c.key(x.to)
+	k := l.t.at(c, x.to).key
 	from := "W0"
 	if x.from >= 0 {
-		from = c.names.str(c.key(x.from).stage)
+		from = c.names.str(x.from)
 	}
 	return result.Localization{
 		Fixture: c.names.str(k.fixture), Lane: c.names.str(k.lane), LaneVersion: c.names.str(k.version),
@@ -70,39 +75,59 @@ func (l *compactLocalizations) MarshalJSON() ([]byte, error) {
 	return json.Marshal(list)
 }
 
-// eachLocalization calls yield with each localization of the slots, in report order.
-func (c *Census) eachLocalization(slots []int32, yield func(localization)) {
+// placed is a binding of a localization's window: its place, key and outcome.
+type placed struct {
+	i       int32
+	key     key
+	outcome string
+}
+
+// eachLocalization calls yield with each localization of the table, in report order. The
+// bindings of one fixture, lane, version and configuration (a window) are kept while it is read.
+func (c *Census) eachLocalization(t *table, yield func(localization)) error {
+	var window []placed
 	var tasks []int32
-	for start := 0; start < len(slots); {
-		k0 := c.key(slots[start])
-		end := start + 1
-		tasks = append(tasks[:0], k0.task)
-		for ; end < len(slots); end++ {
-			k := c.key(slots[end])
-			if k.fixture != k0.fixture || k.lane != k0.lane || k.version != k0.version || k.configuration != k0.configuration {
-				break
-			}
-			if !slices.Contains(tasks, k.task) {
-				tasks = append(tasks, k.task)
+	flush := func() {
+		tasks = tasks[:0]
+		for _, p := range window {
+			if !slices.Contains(tasks, p.key.task) {
+				tasks = append(tasks, p.key.task)
 			}
 		}
 		for _, task := range tasks {
-			c.localizeSeries(k0, task, slots[start:end], yield)
+			c.localizeSeries(window[0].key, task, window, yield)
 		}
-		start = end
+		window = window[:0]
 	}
+	err := t.each(c, func(b *binding) error {
+		if len(window) > 0 {
+			k0, k := window[0].key, b.key
+			if k.fixture != k0.fixture || k.lane != k0.lane || k.version != k0.version || k.configuration != k0.configuration {
+				flush()
+			}
+		}
+		window = append(window, placed{i: b.i, key: b.key, outcome: c.outcome(b)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(window) > 0 {
+		flush()
+	}
+	return nil
 }
 
-// localizeSeries yields the localizations of one series: the slots of run (one fixture, lane,
+// localizeSeries yields the localizations of one series: the bindings of run (one fixture, lane,
 // version and configuration) whose task is task, in stage order.
-func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(localization)) {
+func (c *Census) localizeSeries(k0 key, task int32, run []placed, yield func(localization)) {
 	lane := c.model.Lanes[c.names.str(k0.lane)]
-	last := "W0"          // the last stage that passed, "" when the chain is broken
-	lastSlot := int32(-1) // its slot, -1 for W0
-	gap := false          // an unobservable or unrecorded stage lies after last
-	prev := 0             // index of the previous stage in the series
-	for _, s := range run {
-		k := c.key(s)
+	last := "W0"           // the last stage that passed, "" when the chain is broken
+	lastStage := int32(-1) // its stage id, -1 for W0
+	gap := false           // an unobservable or unrecorded stage lies after last
+	prev := 0              // index of the previous stage in the series
+	for _, p := range run {
+		k := p.key
 		if k.task != task {
 			continue
 		}
@@ -112,15 +137,15 @@ func (c *Census) localizeSeries(k0 key, task int32, run []int32, yield func(loca
 			gap = true // a stage with no record hides the change as much as an unobservable one
 		}
 		prev = idx
-		switch c.outcome(s) {
+		switch p.outcome {
 		case result.Pass:
-			last, lastSlot, gap = stage, s, false
+			last, lastStage, gap = stage, k.stage, false
 		case result.NotObservable, result.NotApplicable:
 			gap = true
 		case result.Unmet:
 			if last != "" {
 				kind := uint8(slices.Index(localizationKinds[:], boundaryKind(lane, last, stage, gap)))
-				yield(localization{to: s, from: lastSlot, kind: kind})
+				yield(localization{to: p.i, from: lastStage, kind: kind})
 			}
 			last, gap = "", false
 		default: // execution_failed, not_reached, ambiguous, unstable: nothing can be bounded across them

@@ -10,7 +10,7 @@ import (
 // reported gives, per fixture whose catalog entry cites a public report, the outcome of the buggy
 // and the fixed version at the report's stages and tasks, and which of the report's atoms each
 // names. A fixture the run has no results for is left out.
-func (c *Census) reported(order []int32) []result.Reported {
+func (c *Census) reported(t *table) ([]result.Reported, error) {
 	// Only the bindings a report reads are made into results: its fixture, lane, configuration,
 	// stages and tasks (a set with thousands of versions of the lane makes this most of them).
 	type citedKey struct{ fixture, lane, configuration, stage, task int32 }
@@ -29,9 +29,15 @@ func (c *Census) reported(order []int32) []result.Reported {
 			}
 		}
 	}
-	results := c.resultsWhere(order, func(k key) bool {
+	if len(cited) == 0 {
+		return nil, nil
+	}
+	results, err := c.resultsWhere(t, func(k key) bool {
 		return cited[citedKey{k.fixture, k.lane, k.configuration, k.stage, k.task}]
 	})
+	if err != nil {
+		return nil, err
+	}
 	var out []result.Reported
 	for _, id := range contract.SortedKeys(c.model.Fixtures) {
 		rep := c.model.Fixtures[id].Report
@@ -54,7 +60,7 @@ func (c *Census) reported(order []int32) []result.Reported {
 			Buggy: side(mine, rep.Buggy, rep.Atoms), Fixed: side(mine, rep.Fixed, rep.Atoms), NotRun: rep.NotRun,
 		})
 	}
-	return out
+	return out, nil
 }
 
 func side(results []*result.Result, version string, atoms []string) result.Side {

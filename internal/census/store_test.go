@@ -68,13 +68,12 @@ func TestCensusSharesRecords(t *testing.T) {
 	tests := []struct {
 		name     string
 		readings []result.Reading
-		records  int32
-		extra    int32
+		groups   int
 	}{
-		{name: "two tasks of one record", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1)}, records: 1},
-		{name: "two records of two stages", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("M3", "P", 2, 1), at("M3", "G", 2, 1)}, records: 2},
-		{name: "a second repetition", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("A2", "P", 2, 2), at("A2", "G", 2, 2)}, records: 2, extra: 2},
-		{name: "records interleaved", readings: []result.Reading{at("A2", "P", 1, 1), at("M3", "P", 2, 1), at("A2", "G", 1, 1)}, records: 3},
+		{name: "two tasks of one record", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1)}, groups: 1},
+		{name: "two records of two stages", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("M3", "P", 2, 1), at("M3", "G", 2, 1)}, groups: 2},
+		{name: "a second repetition", readings: []result.Reading{at("A2", "P", 1, 1), at("A2", "G", 1, 1), at("A2", "P", 2, 2), at("A2", "G", 2, 2)}, groups: 1},
+		{name: "records interleaved", readings: []result.Reading{at("A2", "P", 1, 1), at("M3", "P", 2, 1), at("A2", "G", 1, 1)}, groups: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,10 +86,10 @@ func TestCensusSharesRecords(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if c.recs.len() != tc.records || c.extra.len() != tc.extra {
-				t.Errorf("%d records and %d further repetitions kept, want %d and %d", c.recs.len(), c.extra.len(), tc.records, tc.extra)
+			if len(c.groups) != tc.groups {
+				t.Errorf("%d groups kept, want %d", len(c.groups), tc.groups)
 			}
-			res := c.Report().Results
+			res := mustReport(t, c).Results
 			for i := range res.Len() {
 				r := res.At(i)
 				for _, ref := range r.Records {
@@ -148,16 +147,26 @@ func TestCensusGroupsRecords(t *testing.T) {
 			if len(c.groups) != tc.groups {
 				t.Errorf("%d groups, want %d", len(c.groups), tc.groups)
 			}
-			for i := range c.recs.len() {
-				rc := c.recs.at(i)
-				g := c.groupOf(rc)
+			var entries []entry
+			tb, err := c.makeTable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tb.each(c, func(b *binding) error { entries = append(entries, b.reps...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 2 {
+				t.Fatalf("%d entries, want 2", len(entries))
+			}
+			for i, e := range entries {
+				g := &c.groups[e.group]
 				want := base
-				if rc.line == 2 {
+				if e.line == 2 {
 					want = tc.second
 				}
 				got := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: c.names.str(g.fixture), Lane: c.names.str(g.lane),
-					LaneVersion: c.names.str(rc.version), Configuration: c.names.str(g.configuration), Stage: c.names.str(g.stage)}, Task: "P"},
-					Repetition: int(rc.number), Origin: c.names.str(g.origin), Outcome: want.Outcome, File: c.names.str(g.file), Line: int(rc.line)}
+					LaneVersion: c.names.str(e.version), Configuration: c.names.str(g.configuration), Stage: c.names.str(g.stage)}, Task: c.names.str(e.task)},
+					Repetition: int(e.number), Origin: c.names.str(g.origin), Outcome: want.Outcome, File: c.names.str(g.file), Line: int(e.line)}
 				if g.err >= 0 {
 					got.Error = c.names.str(g.err)
 				}
@@ -293,7 +302,7 @@ func BenchmarkCensusReport(b *testing.B) {
 		})
 		streamPeak = stop() - before.HeapInuse
 		stop = watchPeak()
-		rep := c.Report()
+		rep := mustReport(b, c)
 		var out []byte
 		res := rep.Results.(result.Appender)
 		for i := range rep.Results.Len() {

@@ -208,7 +208,10 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	if n >= releaseAfter {
 		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report
 	}
-	r := cen.Report()
+	r, err := cen.Report()
+	if err != nil {
+		return nil, read, result.AsInput(err) // a repetition recorded twice (census.RepeatedError)
+	}
 	if r.Visibility, err = visible.Report(ctx); err != nil {
 		return nil, read, result.AsInstrument(err)
 	}

@@ -130,7 +130,10 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 	if lacking.Held == 0 && len(held) == 0 && refused == nil {
 		return nil, counts, result.AsInput(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
 	}
-	r := cen.Report()
+	r, err := cen.Report()
+	if err != nil {
+		return nil, counts, result.AsInput(err) // a repetition recorded twice (census.RepeatedError)
+	}
 	if vis != nil {
 		if r.Visibility, err = vis.Report(ctx); err != nil {
 			return nil, counts, result.AsInstrument(err)

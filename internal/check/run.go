@@ -160,7 +160,10 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []inputs.Reco
 		// come on top of it, at the run's peak.
 		debug.FreeOSMemory()
 	}
-	r := cen.Report()
+	r, err := cen.Report()
+	if err != nil {
+		return nil, result.AsInput(err) // a repetition recorded twice (census.RepeatedError)
+	}
 	if r.Visibility, err = visible.Report(ctx); err != nil {
 		return nil, result.AsInstrument(err)
 	}

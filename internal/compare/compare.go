@@ -254,7 +254,14 @@ func compare(ctx context.Context, base, other *instrument.Instrument, decs []dec
 	if err != nil {
 		return nil, Checks{}, &result.InstrumentError{Err: fmt.Errorf("visibility readout: %w", err)}
 	}
-	rb, ro := cb.Report(), co.Report()
+	rb, err := cb.Report()
+	if err != nil {
+		return nil, Checks{}, result.AsInput(err)
+	}
+	ro, err := co.Report()
+	if err != nil {
+		return nil, Checks{}, result.AsInput(err)
+	}
 	names := make([]string, len(decs))
 	r := &Report{CompareVersion: Version, Profile: opts.Profile, Scope: rb.Scope, Decoders: make([]Decoder, len(decs))}
 	for i, d := range decs {

@@ -68,7 +68,11 @@ func countsReport(t *testing.T) *result.Report {
 			t.Fatal(err)
 		}
 	}
-	return c.Report()
+	r, err := c.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestCountsLabelled: every format that shows a census's counts labels each as what it counts,

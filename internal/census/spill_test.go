@@ -1,0 +1,228 @@
+package census
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/result"
+)
+
+// spillEveryTest is the run size of the second pass (TestMain runs the package's tests once with
+// the census's own run size, where a test's few readings never fill a run, and once more with this
+// one, so that every test goes through the run file and the merge of many runs too): a run file for every few readings, and a
+// binding's repetitions across runs.
+const spillEveryTest = 2
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if code == 0 && flag.Lookup("test.bench").Value.String() == "" {
+		fmt.Printf("census: the tests again, a run written every %d readings\n", spillEveryTest)
+		SpillEvery(spillEveryTest)
+		code = m.Run()
+	}
+	os.Exit(code)
+}
+
+// mustReport is c's report; an error fails the test.
+func mustReport(t testing.TB, c *Census) *result.Report {
+	t.Helper()
+	r, err := c.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// variedReadings are readings of three versions of lane a (a model of model()'s with those
+// versions), two fixtures and two stages, three repetitions each: passes, unmet bindings whose
+// diagnostics name their version (upgrade changes), one unstable binding and hostile readouts.
+func variedReadings() (*contract.Model, []result.Reading) {
+	m := model()
+	a := m.Lanes["a"]
+	a.Versions = []string{"1", "2", "3"}
+	m.Lanes["a"] = a
+	var readings []result.Reading
+	line := 0
+	for _, v := range a.Versions {
+		for _, f := range []string{"F1", "F3"} {
+			for _, st := range []string{"D1", "A2"} {
+				line++
+				for rep := 1; rep <= 3; rep++ {
+					for _, task := range []string{"P", "G"} {
+						r := result.Reading{
+							Binding:    result.Binding{Position: result.Position{Fixture: f, Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: task},
+							Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line*3 + rep,
+							Readout: map[string]any{"version": v, "hostile": "*/\u2028<script>"},
+						}
+						if v != "1" && st == "A2" {
+							r.Outcome = result.Unmet
+							r.Diagnostics = []result.Diagnostic{{"atom": "content.meta", "path": "/_meta/v" + v, "kind": "added", "expected": nil, "observed": v}}
+						}
+						if v == "3" && st == "A2" && rep == 2 && task == "P" {
+							r.Diagnostics = nil // this binding's repetitions disagree
+							r.Outcome = result.Pass
+						}
+						readings = append(readings, r)
+					}
+				}
+			}
+		}
+	}
+	return m, readings
+}
+
+// TestRunsMergeToTheSameReport: a census whose readings are written to the run file a few at a
+// time (runs of 1, 2, 7 … readings, in the order they come or backwards) makes the report, in every
+// format, that a census keeping them in one run in memory makes, byte for byte; the one in memory
+// writes no run file, the others one run per runSize readings.
+func TestRunsMergeToTheSameReport(t *testing.T) {
+	m, readings := variedReadings()
+	backwards := slices.Clone(readings)
+	slices.Reverse(backwards)
+	tests := []struct {
+		name     string
+		runSize  int
+		readings []result.Reading
+	}{
+		{name: "one run in memory", runSize: runSize, readings: readings},
+		{name: "a run a reading", runSize: 1, readings: readings},
+		{name: "runs of two", runSize: 2, readings: readings},
+		{name: "runs of seven", runSize: 7, readings: readings},
+		{name: "runs of seven backwards", runSize: 7, readings: backwards},
+		{name: "one run in memory backwards", runSize: runSize, readings: backwards},
+	}
+	written := func(t *testing.T, size int, rs []result.Reading) map[string][]byte {
+		c, err := New(m, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.runSize = size
+		c.variants.blobs.dir = t.TempDir()
+		for _, r := range rs {
+			if err := c.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := len(c.segments), len(rs)/size; got != want {
+			t.Fatalf("%d runs written, want %d", got, want)
+		}
+		if (c.runs.file != nil) != (len(rs) >= size) {
+			t.Fatalf("a run file: %v, with %d readings in runs of %d", c.runs.file != nil, len(rs), size)
+		}
+		rep := mustReport(t, c)
+		onDisk := false
+		for _, u := range rep.Upgrades {
+			onDisk = onDisk || u.Changes.(*compactChanges).store.file != nil
+		}
+		if onDisk != (len(rs) >= size) {
+			t.Fatalf("upgrade changes in a file: %v, with %d readings in runs of %d", onDisk, len(rs), size)
+		}
+		out := map[string][]byte{}
+		for _, format := range report.Outputters().Names() {
+			for _, details := range []bool{false, true} {
+				o, err := report.Outputters().Get(format, report.Options{Details: details})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if err := o.Output(&buf, rep); err != nil {
+					t.Fatal(err)
+				}
+				out[fmt.Sprintf("%s details=%v", format, details)] = buf.Bytes()
+			}
+		}
+		return out
+	}
+	want := written(t, runSize, readings)
+	for _, w := range []string{`"outcome": "unstable"`, `"/_meta/v2"`, `"diagnosticsAfter": [`, `"hostile": "*/`, `"localizations": [`} {
+		if !bytes.Contains(want["json details=false"], []byte(w)) {
+			t.Fatalf("the report holds no %s: the test reads nothing it means to\n%s", w, want["json details=false"])
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := written(t, tc.runSize, tc.readings)
+			for _, k := range slices.Sorted(maps.Keys(want)) {
+				if !bytes.Equal(got[k], want[k]) {
+					t.Errorf("%s differs:\n%s\nwant\n%s", k, got[k], want[k])
+				}
+			}
+		})
+	}
+}
+
+// TestRepeatedAcrossRuns: a repetition recorded twice is found wherever its two readings are, in
+// one run or in two (the file's or the one in memory), and the error names both records.
+func TestRepeatedAcrossRuns(t *testing.T) {
+	at := func(line, rep int) result.Reading {
+		return result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
+			Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line}
+	}
+	readings := []result.Reading{at(1, 1), at(2, 2), at(3, 3), at(4, 4), at(5, 2)}
+	const want = "obs/a.jsonl:5: F1 a 1 default A2: repetition 2 recorded twice (first at obs/a.jsonl:2)"
+	for _, size := range []int{runSize, 1, 2, 3, 4} {
+		t.Run(fmt.Sprintf("runs of %d", size), func(t *testing.T) {
+			c, err := New(model(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.runSize = size
+			for _, r := range readings {
+				if err := c.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = c.Report()
+			var re *RepeatedError
+			if !errors.As(err, &re) || err.Error() != want {
+				t.Fatalf("Report = %v, want %s", err, want)
+			}
+		})
+	}
+}
+
+// TestRanksAsNamesArrive: ranks sorts only the names added since it last ran and merges them in;
+// the ranks are those of sorting every name at once, in string and in version order, however the
+// names arrive.
+func TestRanksAsNamesArrive(t *testing.T) {
+	tests := []struct {
+		name    string
+		batches [][]string
+	}{
+		{name: "one batch", batches: [][]string{{"v1.10.0", "v1.2.0", "b", "a", "v1.9"}}},
+		{name: "later names before earlier ones", batches: [][]string{{"v2", "z"}, {"v1", "a"}, {"v10", "m", "v1.5.0"}}},
+		{name: "a name at a time", batches: [][]string{{"r10"}, {"r9"}, {"2026-11-25"}, {"2026-07-28"}, {"v0.14.3"}, {"0.5.4"}, {"1.0.0-rc.1"}, {"1.0.0"}}},
+		{name: "nothing new", batches: [][]string{{"b", "a"}, {}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newInterner()
+			byName, byVersion := order{compare: strings.Compare}, order{compare: result.CompareVersions}
+			for _, batch := range tc.batches {
+				for _, s := range batch {
+					n.id(s)
+				}
+				for _, o := range []*order{&byName, &byVersion} {
+					got := n.ranks(o)
+					want := slices.Clone(n.strs)
+					slices.SortFunc(want, o.compare)
+					for id, r := range got {
+						if want[r] != n.strs[id] {
+							t.Fatalf("%q ranks %d, where a sort of every name has %q", n.strs[id], r, want[r])
+						}
+					}
+				}
+			}
+		})
+	}
+}
