@@ -91,7 +91,13 @@ func main() {
 		}
 		err = prepareBatches(context.Background(), *prepare, *decisions, *batch)
 	default:
-		err = postBatches(*post, *target, *clients, *tokenFile)
+		var res Result
+		if res, err = postBatches(*post, *target, *clients, *tokenFile); err == nil {
+			var out []byte
+			if out, err = json.Marshal(res); err == nil {
+				fmt.Println(string(out))
+			}
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "upload:", err)
@@ -291,48 +297,48 @@ func (s status) refused() int64 {
 	return n
 }
 
-// postBatches posts every batch of dir to target from clients uploaders and prints the Result.
-func postBatches(dir, target string, clients int, tokenFile string) error {
+// postBatches posts every batch of dir to target from clients uploaders.
+func postBatches(dir, target string, clients int, tokenFile string) (Result, error) {
 	if target == "" {
-		return usage("-post needs -url")
+		return Result{}, usage("-post needs -url")
 	}
 	u, err := url.Parse(target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usage("-url %q is not an http(s) URL", target)
+		return Result{}, usage("-url %q is not an http(s) URL", target)
 	}
 	if clients <= 0 {
-		return usage("-clients must be positive")
+		return Result{}, usage("-clients must be positive")
 	}
 	token := ""
 	if tokenFile != "" {
 		data, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
+			return Result{}, fmt.Errorf("-token-file: %w", err)
 		}
 		token = strings.TrimSpace(string(data))
 	}
 	var set Set
 	data, err := os.ReadFile(filepath.Join(dir, "set.json"))
 	if err != nil {
-		return fmt.Errorf("-post: %w (write the batches with -prepare first)", err)
+		return Result{}, fmt.Errorf("-post: %w (write the batches with -prepare first)", err)
 	}
 	if err := json.Unmarshal(data, &set); err != nil {
-		return fmt.Errorf("-post: %s: %w", filepath.Join(dir, "set.json"), err)
+		return Result{}, fmt.Errorf("-post: %s: %w", filepath.Join(dir, "set.json"), err)
 	}
 	names, err := filepath.Glob(filepath.Join(dir, "*.json.gz"))
 	if err != nil {
-		return fmt.Errorf("-post: %w", err)
+		return Result{}, fmt.Errorf("-post: %w", err)
 	}
 	sort.Strings(names)
 	if len(names) != set.Batches {
-		return fmt.Errorf("-post: %s holds %d batches, its set.json says %d", dir, len(names), set.Batches)
+		return Result{}, fmt.Errorf("-post: %s holds %d batches, its set.json says %d", dir, len(names), set.Batches)
 	}
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	statusURL := *u
 	statusURL.Path, statusURL.RawQuery = "/status", ""
 	before, err := waitStatus(client, statusURL.String(), token)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -360,26 +366,21 @@ func postBatches(dir, target string, clients int, tokenFile string) error {
 	elapsed := time.Since(start)
 	close(errs)
 	if err := <-errs; err != nil {
-		return err
+		return Result{}, err
 	}
 	after, err := getStatus(client, statusURL.String(), token)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	if took := after.Accepted.Decisions - before.Accepted.Decisions; took != int64(set.Decisions) {
-		return fmt.Errorf("collect took %d decisions, %d were posted", took, set.Decisions)
+		return Result{}, fmt.Errorf("collect took %d decisions, %d were posted", took, set.Decisions)
 	}
 	if n := after.refused() - before.refused(); n != 0 {
-		return fmt.Errorf("collect refused %d requests: %v", n, after.Refused)
+		return Result{}, fmt.Errorf("collect refused %d requests: %v", n, after.Refused)
 	}
 	res := Result{Decisions: set.Decisions, Batches: set.Batches, Bytes: set.Bytes, Clients: clients,
 		Seconds: elapsed.Seconds(), DecisionsPerSecond: float64(set.Decisions) / elapsed.Seconds()}
-	out, err := json.Marshal(res)
-	if err != nil {
-		return fmt.Errorf("encode the result: %w", err)
-	}
-	fmt.Println(string(out))
-	return nil
+	return res, nil
 }
 
 // postOne posts the batch in file as OPA's plugin does and wants 200.
@@ -412,18 +413,25 @@ func postOne(client *http.Client, target, token, file string) error {
 	return nil
 }
 
-// waitStatus polls collect's status until it answers, for up to two minutes (collect loads the
-// contract set before it listens).
+// waitStatus polls collect's status until it answers, for up to two minutes while nothing
+// listens (collect loads the contract set before it listens); an answer that is not the status
+// (a wrong token: 401) ends it at once.
 func waitStatus(client *http.Client, statusURL, token string) (status, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		s, err := getStatus(client, statusURL, token)
-		if err == nil || time.Now().After(deadline) {
+		var answered answerError
+		if err == nil || errors.As(err, &answered) || time.Now().After(deadline) {
 			return s, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// answerError is an answer from collect that is not the one wanted.
+type answerError struct{ msg string }
+
+func (e answerError) Error() string { return e.msg }
 
 // getStatus is collect's GET /status.
 func getStatus(client *http.Client, statusURL, token string) (status, error) {
@@ -445,10 +453,10 @@ func getStatus(client *http.Client, statusURL, token string) (status, error) {
 		return s, fmt.Errorf("GET %s: %w", statusURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return s, fmt.Errorf("GET %s: HTTP %d: %q", statusURL, resp.StatusCode, data)
+		return s, answerError{fmt.Sprintf("GET %s: HTTP %d: %q", statusURL, resp.StatusCode, data)}
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("GET %s: %w", statusURL, err)
+		return s, answerError{fmt.Sprintf("GET %s: %v", statusURL, err)}
 	}
 	return s, nil
 }
