@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -22,6 +23,12 @@ import (
 // cached in the user's cache directory after its first evaluation. A cached model is a model
 // that passed every check; its positions (where requirements and catalog entries are written) are
 // kept, so messages read the same.
+//
+// A user layer's entry is keyed by what the files hold, not by where they are (contentKey: each
+// file's layer, its name within the layer and its bytes): the same layer in another directory (a
+// CI job's fresh checkout, a copy, a test's temporary directory) evaluates to the same model but
+// for the file names in its positions, which the entry stores (Names) and which are rewritten to
+// the files read now when it is used (rebase).
 
 //go:generate go run ./gen
 
@@ -49,6 +56,9 @@ type cached struct {
 	Carriers map[string]map[string]string `json:"carriers"`
 	// Revisions is where each revision's source binding is written.
 	Revisions map[string]string `json:"revisions"`
+	// Names are the display names of the files the model was evaluated from, in order, in an
+	// entry keyed by contentKey: the file part of every position above is one of them.
+	Names []string `json:"names,omitempty"`
 }
 
 type requirementAt struct {
@@ -68,9 +78,31 @@ func Key(srcs []Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// contentKey is the key of a user layer's entry in the cache directory: the sha256 of the cache
+// format and of each file's layer, name within its layer (a layer's files lie directly in its
+// directory: the base name) and bytes, in order; where the layers are is left out.
+func contentKey(srcs []Source) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s by content\n", cacheFormat)
+	for _, s := range srcs {
+		base := s.Name
+		if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+			base = base[i+1:]
+		}
+		fmt.Fprintf(h, "%d %q %d\n", s.Layer, base, len(s.Data))
+		h.Write(s.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // Encode is the cached form of a model evaluated from sources with the key.
 func Encode(m *Model, key string) ([]byte, error) {
-	c := cached{Format: cacheFormat, Key: key, Model: m, Requirements: map[string][]requirementAt{},
+	return encode(m, key, nil)
+}
+
+// encode is Encode, with the display names of the files in the entry when names is not nil.
+func encode(m *Model, key string, names []string) ([]byte, error) {
+	c := cached{Format: cacheFormat, Key: key, Model: m, Names: names, Requirements: map[string][]requirementAt{},
 		FixedBy: map[string][]requirementAt{}, Fixtures: map[string]string{}, Tasks: map[string]string{}}
 	for id, p := range m.Profiles {
 		rs := make([]requirementAt, len(p.Require))
@@ -123,10 +155,19 @@ func headedFor(data []byte, key string) bool {
 
 // decode reads a cached model, and reports false unless it is one for key.
 func decode(data []byte, key string) (*Model, bool) {
+	return decodeFor(data, key, nil)
+}
+
+// decodeFor is decode for the files srcs, when not nil: the entry's positions name srcs's files
+// in place of the ones it was evaluated from (its Names, one for each of srcs, rebase).
+func decodeFor(data []byte, key string, srcs []Source) (*Model, bool) {
 	var c cached
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil || c.Format != cacheFormat || c.Key != key || c.Model == nil {
+		return nil, false
+	}
+	if srcs != nil && !c.rebase(srcs) {
 		return nil, false
 	}
 	m := c.Model
@@ -175,6 +216,50 @@ func decode(data []byte, key string) (*Model, bool) {
 	return m, true
 }
 
+// rebase rewrites the file part of each of the entry's positions from the name the file had when
+// it was evaluated (Names) to the name of the same file in srcs, and reports false when the entry
+// does not name one file for each of srcs.
+func (c *cached) rebase(srcs []Source) bool {
+	if len(c.Names) != len(srcs) {
+		return false
+	}
+	to := make(map[string]string, len(srcs))
+	for i, s := range srcs {
+		to[c.Names[i]] = s.Name
+	}
+	at := func(pos string) string {
+		// "file:line:col": the file is the longest name of the entry pos starts with.
+		best := ""
+		for from := range to {
+			if len(from) > len(best) && strings.HasPrefix(pos, from+":") {
+				best = from
+			}
+		}
+		if best == "" {
+			return pos // a position outside the layers (CUE's own), or none
+		}
+		return to[best] + pos[len(best):]
+	}
+	for _, rs := range [](map[string][]requirementAt){c.Requirements, c.FixedBy} {
+		for _, list := range rs {
+			for i := range list {
+				list[i].Pos = at(list[i].Pos)
+			}
+		}
+	}
+	for _, m := range []map[string]string{c.Fixtures, c.Tasks, c.Revisions} {
+		for k, pos := range m {
+			m[k] = at(pos)
+		}
+	}
+	for _, stages := range c.Carriers {
+		for st, pos := range stages {
+			stages[st] = at(pos)
+		}
+	}
+	return true
+}
+
 // CacheDir is where models with user layers are cached: $CONTRACTCHECK_CACHE, else
 // contractcheck/ under the user's cache directory. CONTRACTCHECK_CACHE=off turns caching off
 // (the built-in model, evaluated at build time, is used all the same).
@@ -206,11 +291,11 @@ func LoadCached(srcs []Source, dir string) (*Model, error) {
 			return m, nil
 		}
 	}
-	path := ""
+	path, ckey := "", contentKey(srcs)
 	if dir != "" {
-		path = filepath.Join(dir, "models", key+".json")
+		path = filepath.Join(dir, "models", ckey+".json")
 		if data, err := safeio.ReadPath(path, safeio.MaxFileBytes); err == nil {
-			if m, ok := decode(data, key); ok {
+			if m, ok := decodeFor(data, ckey, srcs); ok {
 				return m, nil
 			}
 		}
@@ -219,7 +304,11 @@ func LoadCached(srcs []Source, dir string) (*Model, error) {
 	if err != nil || path == "" {
 		return m, err
 	}
-	if data, err := Encode(m, key); err == nil {
+	names := make([]string, len(srcs))
+	for i, s := range srcs {
+		names[i] = s.Name
+	}
+	if data, err := encode(m, ckey, names); err == nil {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
 			_ = safeio.WriteFile(path, func(w io.Writer) error {
 				_, err := w.Write(data)

@@ -1,9 +1,11 @@
 package contract
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/contractcheck/contractcheck"
@@ -58,7 +60,7 @@ func TestLoadCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m, filepath.Join(cache, "models", Key(srcs)+".json")
+		return m, filepath.Join(cache, "models", contentKey(srcs)+".json")
 	}
 	first, entry := load()
 	if _, err := os.Stat(entry); err != nil {
@@ -79,5 +81,70 @@ func TestLoadCached(t *testing.T) {
 	changed, _ := load()
 	if changed.Profiles["mine"].Doc != "Changed." {
 		t.Error("a changed file was read from the cache")
+	}
+}
+
+// TestLoadCachedElsewhere: the entry of a user layer is the model of what its files hold, wherever
+// they are: the same layer in another directory (a fresh checkout, a copy) is read from the
+// cache, not evaluated again, its positions naming the files where they are now; a file changed
+// there is evaluated.
+func TestLoadCachedElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	const layerCUE = "package contracts\n\nprofiles: mine: {doc: \"Mine.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n"
+	load := func(user string) (*Model, string) {
+		t.Helper()
+		srcs, err := ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := LoadCached(srcs, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, filepath.Join(cache, "models", contentKey(srcs)+".json")
+	}
+	layerIn := func(name, content string) string {
+		t.Helper()
+		user := filepath.Join(dir, name, "mine")
+		if err := os.MkdirAll(user, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(user, "p.cue"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return user
+	}
+	first, entry := load(layerIn("checkout-1", layerCUE))
+	// The entry is marked, so that a model read from it tells itself from one evaluated.
+	data, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatalf("no cache entry after the first load: %v", err)
+	}
+	marked := bytes.Replace(data, []byte(`"doc":"Mine."`), []byte(`"doc":"Read from the cache."`), 1)
+	if bytes.Equal(marked, data) {
+		t.Fatal("the entry does not hold the profile's doc")
+	}
+	if err := os.WriteFile(entry, marked, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := layerIn("checkout-2", layerCUE)
+	second, _ := load(elsewhere)
+	if second.Profiles["mine"].Doc != "Read from the cache." {
+		t.Fatalf("the same layer in another directory was evaluated again (doc %q)", second.Profiles["mine"].Doc)
+	}
+	want := filepath.Join(elsewhere, "p.cue") + ":3:"
+	if pos := second.Profiles["mine"].Require[0].Pos; !strings.HasPrefix(pos, want) {
+		t.Errorf("the requirement is at %q, want the file where it is now, %s…", pos, want)
+	}
+	if a, b := first.Profiles["mine"].Require[0].Pos, second.Profiles["mine"].Require[0].Pos; strings.TrimPrefix(a, filepath.Join(dir, "checkout-1")) != strings.TrimPrefix(b, filepath.Join(dir, "checkout-2")) {
+		t.Errorf("the positions differ but for the directory: %q and %q", a, b)
+	}
+	if pos := second.Tasks["T1"].PolicyPos; !strings.HasPrefix(pos, "builtin:contracts/") {
+		t.Errorf("a built-in task's policy is at %q, want a built-in file", pos)
+	}
+	changed, _ := load(layerIn("checkout-3", strings.Replace(layerCUE, "Mine.", "Changed.", 1)))
+	if changed.Profiles["mine"].Doc != "Changed." {
+		t.Errorf("a changed file was read from the cache (doc %q)", changed.Profiles["mine"].Doc)
 	}
 }

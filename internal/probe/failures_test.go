@@ -18,6 +18,7 @@ import (
 // a refused request is never "no model request", and a --provider the agent did not speak fails
 // the run naming both APIs.
 func TestFailuresTellTheTruth(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, mode, provider string
 		env                  []string

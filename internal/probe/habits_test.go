@@ -12,6 +12,7 @@ import (
 // search, Responses custom tools, and tool-less side calls (a model router asking for JSON, a title). Each fixture's H4 carrier
 // must be captured end to end, and the API named from the agent's own requests.
 func TestRealClientHabits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, mode, api, stream, transport string
 		batch                              bool

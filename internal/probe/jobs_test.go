@@ -22,6 +22,7 @@ import (
 // mode, resumed runs and all. The runs end out of order
 // (mode mixed pauses at random first).
 func TestJobsIdentical(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		env        []string
@@ -112,7 +113,9 @@ func keysOf(m map[string][]byte) []string {
 
 // TestJobsMemoryBudget: when the memory budget stops the probe (the watchdog trips) while runs
 // are made at once, every running run is ended and the probe fails with the budget's error, an
-// instrument failure (exit 3), not a usage error.
+// instrument failure (exit 3), not a usage error. It is not parallel: the watchdog is the
+// process's (package guard: one budget and one watchdog cover whatever runs in a process), and
+// Trip stops every run in it, so it runs alone, before the package's parallel tests resume.
 func TestJobsMemoryBudget(t *testing.T) {
 	ctx, stop := guard.Watch(guard.WithLimits(context.Background(), guard.Limits{Memory: 4 << 30, Target: -1}))
 	defer stop()

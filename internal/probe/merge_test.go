@@ -13,6 +13,7 @@ import (
 // it judges what the directory then holds, as check does: the category the first probe's
 // visibility fixtures show is still said, not "no fixture of the visibility readout was probed".
 func TestMergeJudged(t *testing.T) {
+	t.Parallel()
 	env := []string{"TESTAGENT_API=openai-chat"}
 	first := probeOpts(t, "agent", env, "V0*")
 	if _, err := Run(context.Background(), first); err != nil {

@@ -37,7 +37,20 @@ func TestMain(m *testing.M) {
 	}
 	switch os.Getenv("CONTRACTCHECK_TESTAGENT") {
 	case "":
-		os.Exit(m.Run())
+		// The model cache of the tests is their own, not the user's (the tests that judge a
+		// probe's output evaluate its lane's probe.cue, one directory per test).
+		if os.Getenv("CONTRACTCHECK_CACHE") != "" {
+			os.Exit(m.Run())
+		}
+		cache, err := os.MkdirTemp("", "contractcheck-probe-test-cache-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Setenv("CONTRACTCHECK_CACHE", cache)
+		code := m.Run()
+		os.RemoveAll(cache)
+		os.Exit(code)
 	case "agent":
 		testagent.Main()
 	case "exit1":
@@ -179,6 +192,7 @@ func h4Of(t *testing.T, recs []record, fixture string, rep int) record {
 // TestAPIs runs the Go test agent through every provider API, plain and streamed, over both MCP
 // transports, and reads back the tool-result item the agent put in its second request.
 func TestAPIs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, api, stream, transport string
 		want                         string // the H4 carrier of C09 ("The quick brown fox…" plain text)
@@ -217,6 +231,7 @@ func TestAPIs(t *testing.T) {
 // TestBrokenCommands: a command that fails in any way gives execution_failed with why, never a
 // silent gap, and never a carrier.
 func TestBrokenCommands(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, mode string
 		timeout    time.Duration
@@ -268,6 +283,7 @@ func TestBrokenCommands(t *testing.T) {
 // TestBatch runs every selected fixture in one process: each call is served its own fixture and
 // each H4 item is attributed by call id.
 func TestBatch(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}, "C0[5-9]")
 	o.Batch = true
 	o.Repetitions = 2
@@ -296,6 +312,7 @@ func TestBatch(t *testing.T) {
 // TestObserveHook: a lane declared in a layer of the user's observes A2; the command reports its
 // carrier to the observe hook and the record holds it.
 func TestObserveHook(t *testing.T) {
+	t.Parallel()
 	layer := t.TempDir()
 	lane := `package contracts
 
@@ -358,6 +375,7 @@ lanes: "acme-agent": {
 
 // TestObserveRefused: reporting a stage the generated lane does not observe fails the run.
 func TestObserveRefused(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "observe", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http"}, "C09")
 	o.Provider = "openai-chat"
 	res, err := Run(context.Background(), o)
@@ -373,6 +391,7 @@ func TestObserveRefused(t *testing.T) {
 // TestOutput: the records merge across probes, probe.cue declares every probed version, and a
 // directory that is not a probe's is refused.
 func TestOutput(t *testing.T) {
+	t.Parallel()
 	env := []string{"TESTAGENT_API=anthropic", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http"}
 	o := probeOpts(t, "agent", env, "C09")
 	if _, err := Run(context.Background(), o); err != nil {
@@ -424,6 +443,7 @@ func TestOutput(t *testing.T) {
 
 // TestUsage: bad flags are input errors that name what is wrong.
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(*Options)
@@ -463,6 +483,7 @@ func TestUsage(t *testing.T) {
 // functionResponse by order and name; every fixture's H4 item must then be the one a process of
 // its own sends.
 func TestBatchMatchesPerFixture(t *testing.T) {
+	t.Parallel()
 	env := []string{"TESTAGENT_API=gemini", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=stdio"}
 	single := probeOpts(t, "agent", env, "C0[5-9]", "C1[0-1]")
 	if _, err := Run(context.Background(), single); err != nil {
@@ -490,6 +511,7 @@ func TestBatchMatchesPerFixture(t *testing.T) {
 // TestServerOnTheCommandLine: {url} in an argument, or --append-url, gives the agent the MCP
 // endpoint on its command line, with the conformance suite's environment beside it.
 func TestServerOnTheCommandLine(t *testing.T) {
+	t.Parallel()
 	env := []string{"TESTAGENT_API=anthropic", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
 	for _, tt := range []struct {
 		name    string
@@ -517,6 +539,7 @@ func TestServerOnTheCommandLine(t *testing.T) {
 // structuredContent, on the visibility fixtures through two provider APIs, and reads its category
 // from the records: what a user learns of their own agent from one probe run.
 func TestVisibility(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  []string

@@ -16,7 +16,8 @@ import (
 // TestLeftovers: a command that starts a detached daemon (a session of its own, as cline starts
 // its hub daemon) leaves it behind; probe, a child subreaper, ends it when the run ends, one
 // daemon per run across repetitions, SIGKILL for one that ignores SIGTERM, and says so, the
-// daemon's hostile command line escaped.
+// daemon's hostile command line escaped. TestLeftovers and TestLeftoversConcurrent are not
+// parallel: they shorten killGrace, a package variable every run reads.
 func TestLeftovers(t *testing.T) {
 	defer func(g time.Duration) { killGrace = g }(killGrace)
 	killGrace = 300 * time.Millisecond

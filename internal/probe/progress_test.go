@@ -9,6 +9,7 @@ import (
 )
 
 func TestRunProgress(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		run, total int
@@ -31,6 +32,7 @@ func TestRunProgress(t *testing.T) {
 // TestRunLines: a probe's progress is its line per run, with the run's number of all (and the
 // time left, which varies); Quiet leaves the lines out and the records the same.
 func TestRunLines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		quiet bool

@@ -35,6 +35,7 @@ func judged(t *testing.T, mode string) *result.Report {
 // place of a tool result (issue 40), and reads the visibility readout and the probe profile's
 // gate off their records.
 func TestReadoutOfClientHabits(t *testing.T) {
+	t.Parallel()
 	// gemini-cli's habit: each result's text between two tag lines. The readout finds the text as
 	// whole lines of it (line), on the error result too: content-only, on error the content.
 	t.Run("tag lines", func(t *testing.T) {

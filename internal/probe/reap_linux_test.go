@@ -10,6 +10,7 @@ import (
 // that run, and a run's cleanup leaves it alone in a group whose id is reused; one that names the
 // run's own URL anywhere, or no run at all, does not.
 func TestAnotherRun(t *testing.T) {
+	t.Parallel()
 	const (
 		mine  = "http://127.0.0.1:40001/r/0123456789abcdef/"
 		other = "http://127.0.0.1:40002/r/fedcba9876543210/"

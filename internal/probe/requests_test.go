@@ -9,6 +9,7 @@ import (
 // TestGenerationRequest checks which recorded requests count as the command speaking a provider
 // API and which as a model turn the fake understood: a tool search answer is both, as a call is.
 func TestGenerationRequest(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name                   string
 		req                    fakeprovider.Request

@@ -20,6 +20,7 @@ import (
 // captured; a fixture that cannot be served under the negotiated revision fails the run naming
 // the fixture and both revisions.
 func TestProbeServesTheNegotiatedRevision(t *testing.T) {
+	t.Parallel()
 	const c09 = "Route optimised: 14 stops, 212 km in total, estimated driving time 4 h 35 min."
 	tests := []struct {
 		name    string
@@ -89,6 +90,7 @@ func TestProbeServesTheNegotiatedRevision(t *testing.T) {
 
 // TestServedNoteIsDeterministic: two probes of one client write the same record bytes.
 func TestServedNoteIsDeterministic(t *testing.T) {
+	t.Parallel()
 	var files [][]byte
 	for range 2 {
 		o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_MODE=" + testagent.ModeModern}, "C09")
@@ -111,6 +113,7 @@ func TestServedNoteIsDeterministic(t *testing.T) {
 // "neither" read off its SDK's rejection of a result without resultType; and check accepts the
 // records with their notes.
 func TestModernClientReadsWhatItShows(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-responses", "TESTAGENT_MODE=" + testagent.ModeModern}, "V0*")
 	res, err := Run(context.Background(), o)
 	if err != nil {

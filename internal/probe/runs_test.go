@@ -14,6 +14,7 @@ import (
 // so, and every run not run is execution_failed "not run: …", never a gap; 0 never stops, and
 // runs that pass, or fail after the MCP server served their fixture, do not count.
 func TestMaxFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		mode                 string
@@ -91,6 +92,7 @@ func TestMaxFailures(t *testing.T) {
 // in a fresh process with those, until every fixture was called; the lines count the runs and
 // the fixtures of each truthfully.
 func TestBatchResume(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_MAX_TURNS=2"}, "C0[5-9]")
 	o.Batch = true
 	var log bytes.Buffer
@@ -126,6 +128,7 @@ func TestBatchResume(t *testing.T) {
 // TestFailureSignature: two failures are alike when their message is, whatever the command's
 // output tail, the fixture, the run's URL token or its port.
 func TestFailureSignature(t *testing.T) {
+	t.Parallel()
 	c09, c07 := []fixture{{id: "C09"}}, []fixture{{id: "C07"}}
 	sig := func(msg string, fs []fixture) string {
 		return failureSignature([]record{{Position: result.Position{Stage: "H4"}, State: "execution_failed", Error: msg}}, fs)

@@ -107,6 +107,7 @@ func endpoints(tr *Traffic) []string {
 // in arrival order, bodies exact; a probe that ends in an error still leaves it; check reads the
 // directory as it did without it.
 func TestTraffic(t *testing.T) {
+	t.Parallel()
 	chat := []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
 	tests := []struct {
 		name     string
@@ -220,6 +221,7 @@ func TestTraffic(t *testing.T) {
 // TestTrafficHostile: what the agent sent and what it got back are in the file byte for byte,
 // invalid UTF-8 included, and the credentials it sent are not.
 func TestTrafficHostile(t *testing.T) {
+	t.Parallel()
 	responses := filepath.Join(t.TempDir(), "responses.json")
 	o := probeOpts(t, "traffic-hostile", []string{"TRAFFIC_RESPONSES=" + responses}, "C09")
 	o.Traffic, o.Provider = true, "openai-chat"
@@ -270,6 +272,7 @@ func TestTrafficHostile(t *testing.T) {
 // TestTrafficDeterministic: two probes of the same agent write the same bytes, and a later probe
 // with fewer repetitions leaves no traffic of the earlier one's extra repetitions.
 func TestTrafficDeterministic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		env   []string
@@ -328,6 +331,7 @@ func TestTrafficDeterministic(t *testing.T) {
 // TestTrafficOnlyDirectory: the output of a probe that failed before its records (the traffic
 // only) is written into by the next probe, and FindTraffic finds a run's file or says why not.
 func TestTrafficOnlyDirectory(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "exit1", nil, "C09")
 	o.Traffic = true
 	if res, err := Run(context.Background(), o); err != nil || res.Failed != 1 {
@@ -392,6 +396,7 @@ func TestTrafficOnlyDirectory(t *testing.T) {
 // TestBody: a body is kept as a JSON string when it is UTF-8 and as base64 when not, and reads
 // back to the same bytes.
 func TestBody(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -427,6 +432,7 @@ func TestBody(t *testing.T) {
 
 // TestEscapeGraphic: a JSON line's format characters are escaped, and it reads back the same.
 func TestEscapeGraphic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -450,6 +456,7 @@ func TestEscapeGraphic(t *testing.T) {
 
 // TestRedact: credentials in headers and the query are redacted, everything else kept.
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key string
 		secret    bool
@@ -484,6 +491,7 @@ func TestRedact(t *testing.T) {
 // run's, counting the rest; marks an exchange still under way when the run ends; and redacts a
 // credential the run's requests carried wherever a body holds it, but the public dummy key.
 func TestCapture(t *testing.T) {
+	t.Parallel()
 	type req struct {
 		body    string
 		headers map[string]string

@@ -14,6 +14,7 @@ import (
 // source is served and captured at H4, and the check the probe's records call for judges them
 // against the derived entries.
 func TestProbeUncatalogued(t *testing.T) {
+	t.Parallel()
 	layer := filepath.Join("..", "instrument", "testdata", "uncatalogued")
 	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-responses", "TESTAGENT_STREAM=0", "TESTAGENT_TRANSPORT=http"}, "U*")
 	o.Inputs.Fixtures = []string{layer}

@@ -11,6 +11,7 @@ import (
 // escaped (escape sequences, bidi controls, U+2028, bell, carriage returns), an unfinished last
 // line on flush.
 func TestLineWriter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		writes []string
@@ -45,6 +46,7 @@ func TestLineWriter(t *testing.T) {
 
 // TestVerboseEscaped: with Verbose, a command's hostile output reaches the log escaped.
 func TestVerboseEscaped(t *testing.T) {
+	t.Parallel()
 	o := probeOpts(t, "exit1", nil, "C09")
 	o.Provider = "openai-chat"
 	o.Verbose = true
