@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // TestBlobsReadBack: whatever part of the byte stream a reading's bytes are in (the in-memory
@@ -116,35 +115,7 @@ func TestBlobsWithoutAFile(t *testing.T) {
 // census keeping them in memory makes, byte for byte: results (agreeing and unstable), their
 // readouts and diagnostics, and the upgrade changes with theirs.
 func TestSpilledReportIsTheSame(t *testing.T) {
-	m := model()
-	a := m.Lanes["a"]
-	a.Versions = []string{"1", "2", "3"}
-	m.Lanes["a"] = a
-	var readings []result.Reading
-	line := 0
-	for _, v := range a.Versions {
-		for _, f := range []string{"F1", "F3"} {
-			for _, st := range []string{"D1", "A2"} {
-				line++
-				for rep := 1; rep <= 3; rep++ {
-					r := result.Reading{
-						Binding:    result.Binding{Position: result.Position{Fixture: f, Lane: "a", LaneVersion: v, Configuration: "default", Stage: st}, Task: "P"},
-						Repetition: rep, Origin: "captured", Outcome: result.Pass, File: "obs/a.jsonl", Line: line*3 + rep,
-						Readout: map[string]any{"version": v, "hostile": "*/\u2028<script>"},
-					}
-					if v != "1" {
-						r.Outcome = result.Unmet
-						r.Diagnostics = []result.Diagnostic{{"atom": "content.meta", "path": "/_meta/v" + v, "kind": "added", "expected": nil, "observed": v}}
-					}
-					if v == "3" && st == "A2" && rep == 2 {
-						r.Diagnostics = nil // this binding's repetitions disagree
-						r.Outcome = result.Pass
-					}
-					readings = append(readings, r)
-				}
-			}
-		}
-	}
+	m, readings := variedReadings()
 	written := func(limit int64) []byte {
 		c, err := New(m, "p")
 		if err != nil {

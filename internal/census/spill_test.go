@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // spillEveryTest is the run size of the second pass (TestMain runs the package's tests once with
@@ -127,21 +127,7 @@ func TestRunsMergeToTheSameReport(t *testing.T) {
 		if onDisk != (len(rs) >= size) {
 			t.Fatalf("upgrade changes in a file: %v, with %d readings in runs of %d", onDisk, len(rs), size)
 		}
-		out := map[string][]byte{}
-		for _, format := range report.Outputters().Names() {
-			for _, details := range []bool{false, true} {
-				o, err := report.Outputters().Get(format, report.Options{Details: details})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var buf bytes.Buffer
-				if err := o.Output(&buf, rep); err != nil {
-					t.Fatal(err)
-				}
-				out[fmt.Sprintf("%s details=%v", format, details)] = buf.Bytes()
-			}
-		}
-		return out
+		return reportkit.EveryFormat(t, rep)
 	}
 	want := written(t, runSize, readings)
 	for _, w := range []string{`"outcome": "unstable"`, `"/_meta/v2"`, `"diagnosticsAfter": [`, `"hostile": "*/`, `"localizations": [`} {

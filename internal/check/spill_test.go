@@ -13,8 +13,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
-	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestCensusRunsAreTheSameReport: a check whose census writes a run to its run file every few
@@ -55,21 +55,7 @@ func TestCensusRunsAreTheSameReport(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out := map[string][]byte{}
-				for _, format := range report.Outputters().Names() {
-					for _, details := range []bool{false, true} {
-						o, err := report.Outputters().Get(format, report.Options{Details: details})
-						if err != nil {
-							t.Fatal(err)
-						}
-						var buf bytes.Buffer
-						if err := o.Output(&buf, r); err != nil {
-							t.Fatal(err)
-						}
-						out[fmt.Sprintf("%s details=%v", format, details)] = buf.Bytes()
-					}
-				}
-				return out
+				return reportkit.EveryFormat(t, r)
 			}
 			want, got := outputs(0), outputs(97)
 			if len(want) < 18 {

@@ -130,15 +130,34 @@ func DecisionEvent(id string, members map[string]any) map[string]any {
 // Render is the report r in format, as the check report's registered formatter for it writes it.
 func Render(t testing.TB, r *result.Report, format string) string {
 	t.Helper()
-	out, err := report.Outputters().Get(format, report.Options{})
+	return string(RenderWith(t, r, format, report.Options{}))
+}
+
+// RenderWith is Render with the formatter's options (--details, the style).
+func RenderWith(t testing.TB, r *result.Report, format string, opts report.Options) []byte {
+	t.Helper()
+	out, err := report.Outputters().Get(format, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
 	if err := out.Output(&b, r); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", format, err)
 	}
-	return b.String()
+	return b.Bytes()
+}
+
+// EveryFormat is the report r in every registered format, with and without --details, keyed
+// "<format> details=<bool>": what a test holds byte for byte against another way of making r.
+func EveryFormat(t testing.TB, r *result.Report) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, format := range report.Outputters().Names() {
+		for _, details := range []bool{false, true} {
+			out[fmt.Sprintf("%s details=%v", format, details)] = RenderWith(t, r, format, report.Options{Details: details})
+		}
+	}
+	return out
 }
 
 // SameAsCheck holds got, a report read from decision logs (from says where: "the decision logs",
