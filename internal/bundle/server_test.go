@@ -23,6 +23,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testtier"
 )
 
@@ -35,7 +36,7 @@ var opaVersion = "v" + version.Version
 var opaDir string
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testkit.RunWithOwnCache(m)
 	if opaDir != "" {
 		os.RemoveAll(opaDir)
 	}

@@ -39,18 +39,7 @@ func TestMain(m *testing.M) {
 	case "":
 		// The model cache of the tests is their own, not the user's (the tests that judge a
 		// probe's output evaluate its lane's probe.cue, one directory per test).
-		if os.Getenv("CONTRACTCHECK_CACHE") != "" {
-			os.Exit(m.Run())
-		}
-		cache, err := os.MkdirTemp("", "contractcheck-probe-test-cache-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		os.Setenv("CONTRACTCHECK_CACHE", cache)
-		code := m.Run()
-		os.RemoveAll(cache)
-		os.Exit(code)
+		os.Exit(testkit.RunWithOwnCache(m))
 	case "agent":
 		testagent.Main()
 	case "exit1":

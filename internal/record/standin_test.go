@@ -15,6 +15,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
 	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The stand-in MCP server of these tests (not contractcheck's fixture server): one tool,
@@ -172,5 +173,5 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agentSentinel {
 		testagent.Main()
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.RunWithOwnCache(m))
 }
