@@ -161,7 +161,7 @@ decision_logs:
 // batchLabels is the labels.id (OPA's instance id) of each event of a gzip batch.
 func batchLabels(t *testing.T, file string) []string {
 	t.Helper()
-	text := gunzipFile(t, file)
+	text := reportkit.GunzipFile(t, file)
 	var events []struct {
 		Labels struct {
 			ID string `json:"id"`

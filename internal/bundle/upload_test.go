@@ -150,24 +150,6 @@ func postedInput(in *instrument.Instrument, r *instrument.Record) map[string]any
 	return input
 }
 
-// gunzipFile is the content of the gzip file (an uploaded batch).
-func gunzipFile(t *testing.T, file string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return text
-}
-
 // summaryLine is a text report's line that counts the bindings by outcome.
 func summaryLine(report string) string {
 	for _, l := range strings.Split(report, "\n") {
@@ -231,7 +213,7 @@ decision_logs:
 	}
 	var all []byte
 	for _, f := range files {
-		text := gunzipFile(t, f)
+		text := reportkit.GunzipFile(t, f)
 		if bytes.Contains(text, []byte(`"carrier"`)) || bytes.Contains(text, []byte(`"source"`)) {
 			t.Errorf("%s holds a carrier or a source", f)
 		}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/collect"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
+	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
 // TestPrepareAndPost prepares more decisions than one pass over the built-in captured records
@@ -146,18 +145,7 @@ func decode(t *testing.T, dir string) []event {
 	}
 	var all []event
 	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text := reportkit.GunzipFile(t, name)
 		for _, s := range []string{idSentinel, repetitionSentinel, timeSentinel, timerSentinel} {
 			if bytes.Contains(text, []byte(s)) {
 				t.Errorf("%s holds the stand-in %s", name, s)

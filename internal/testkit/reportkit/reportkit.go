@@ -10,8 +10,10 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 
@@ -117,6 +119,25 @@ func Gzip(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// GunzipFile is the content of the gzip-compressed file (an uploaded batch, as Gzip or a stock
+// OPA's decision-log plugin writes it); t fails when file cannot be read or is not gzip.
+func GunzipFile(t testing.TB, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return text
 }
 
 // DecisionEvent is an event OPA logs for a decision of contractcheck/decision: id and members
