@@ -38,47 +38,25 @@ func TestBuiltinModelIsCurrent(t *testing.T) {
 // changed file changes the key; a corrupt cache entry is passed over, never trusted.
 func TestLoadCached(t *testing.T) {
 	dir := t.TempDir()
-	user := filepath.Join(dir, "mine")
-	if err := os.MkdirAll(user, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(s string) {
-		if err := os.WriteFile(filepath.Join(user, "p.cue"), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("package contracts\n\nprofiles: mine: {doc: \"Mine.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n")
-	layers := []layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(user)}
+	user := writeLayer(t, filepath.Join(dir, "mine"), layerCUE)
 	cache := filepath.Join(dir, "cache")
-	load := func() (*Model, string) {
-		t.Helper()
-		srcs, err := ReadLayers(layers)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := LoadCached(srcs, cache)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, filepath.Join(cache, "models", contentKey(srcs)+".json")
-	}
-	first, entry := load()
+	first, entry := loadCached(t, cache, user)
 	if _, err := os.Stat(entry); err != nil {
 		t.Fatalf("no cache entry after the first load: %v", err)
 	}
-	second, _ := load()
+	second, _ := loadCached(t, cache, user)
 	if !reflect.DeepEqual(first, second) || second.Profiles["mine"].Require[0].Pos == "" {
 		t.Error("the cached model differs from the evaluated one, or lost its positions")
 	}
 	if err := os.WriteFile(entry, []byte(`{"format":"contractcheck-model-v1","key":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	third, _ := load()
+	third, _ := loadCached(t, cache, user)
 	if !reflect.DeepEqual(first, third) {
 		t.Error("a corrupt cache entry changed the model")
 	}
-	write("package contracts\n\nprofiles: mine: {doc: \"Changed.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n")
-	changed, _ := load()
+	writeLayer(t, user, strings.Replace(layerCUE, "Mine.", "Changed.", 1))
+	changed, _ := loadCached(t, cache, user)
 	if changed.Profiles["mine"].Doc != "Changed." {
 		t.Error("a changed file was read from the cache")
 	}
@@ -91,31 +69,7 @@ func TestLoadCached(t *testing.T) {
 func TestLoadCachedElsewhere(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
-	const layerCUE = "package contracts\n\nprofiles: mine: {doc: \"Mine.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n"
-	load := func(user string) (*Model, string) {
-		t.Helper()
-		srcs, err := ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(user)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := LoadCached(srcs, cache)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, filepath.Join(cache, "models", contentKey(srcs)+".json")
-	}
-	layerIn := func(name, content string) string {
-		t.Helper()
-		user := filepath.Join(dir, name, "mine")
-		if err := os.MkdirAll(user, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(user, "p.cue"), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return user
-	}
-	first, entry := load(layerIn("checkout-1", layerCUE))
+	first, entry := loadCached(t, cache, writeLayer(t, filepath.Join(dir, "checkout-1", "mine"), layerCUE))
 	// The entry is marked, so that a model read from it tells itself from one evaluated.
 	data, err := os.ReadFile(entry)
 	if err != nil {
@@ -128,8 +82,8 @@ func TestLoadCachedElsewhere(t *testing.T) {
 	if err := os.WriteFile(entry, marked, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	elsewhere := layerIn("checkout-2", layerCUE)
-	second, _ := load(elsewhere)
+	elsewhere := writeLayer(t, filepath.Join(dir, "checkout-2", "mine"), layerCUE)
+	second, _ := loadCached(t, cache, elsewhere)
 	if second.Profiles["mine"].Doc != "Read from the cache." {
 		t.Fatalf("the same layer in another directory was evaluated again (doc %q)", second.Profiles["mine"].Doc)
 	}
@@ -143,8 +97,40 @@ func TestLoadCachedElsewhere(t *testing.T) {
 	if pos := second.Tasks["T1"].PolicyPos; !strings.HasPrefix(pos, "builtin:contracts/") {
 		t.Errorf("a built-in task's policy is at %q, want a built-in file", pos)
 	}
-	changed, _ := load(layerIn("checkout-3", strings.Replace(layerCUE, "Mine.", "Changed.", 1)))
+	changed, _ := loadCached(t, cache, writeLayer(t, filepath.Join(dir, "checkout-3", "mine"), strings.Replace(layerCUE, "Mine.", "Changed.", 1)))
 	if changed.Profiles["mine"].Doc != "Changed." {
 		t.Errorf("a changed file was read from the cache (doc %q)", changed.Profiles["mine"].Doc)
 	}
+}
+
+// layerCUE is the one file of the user layer the cache tests load: a profile "mine", its doc
+// "Mine.", whose requirement is on line 3.
+const layerCUE = "package contracts\n\nprofiles: mine: {doc: \"Mine.\", nullPolicy: \"strict\", require: [{doc: \"control\", lanes: [\"direct\"], outcomes: [\"pass\"]}]}\n"
+
+// writeLayer makes the user layer dir (made if missing) hold one file, p.cue, with content, and
+// returns dir.
+func writeLayer(t *testing.T, dir, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.cue"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// loadCached is the model of the built-in layer under the user layer user, read through the model
+// cache in cache (LoadCached), and the path of the cache entry for it.
+func loadCached(t *testing.T, cache, user string) (*Model, string) {
+	t.Helper()
+	srcs, err := ReadLayers([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts"), layer.User(user)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadCached(srcs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, filepath.Join(cache, "models", contentKey(srcs)+".json")
 }
