@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -66,17 +65,6 @@ func capture(fixture []byte, version string) (any, error) {
 	if err := pipes.CalledOnce(); err != nil {
 		return nil, err
 	}
-	if callErr != nil {
-		var rpcErr *jsonrpc.Error
-		if errors.As(callErr, &rpcErr) {
-			return harness.RaisedBy(callErr), nil
-		}
-		return nil, callErr
-	}
-	// The SDK value re-encoded by the SDK: this is the carrier.
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, fmt.Errorf("re-encoding the decoded result: %w", err)
-	}
-	return json.RawMessage(b), nil
+	var rpcErr *jsonrpc.Error
+	return harness.D1Carrier(res, callErr, errors.As(callErr, &rpcErr))
 }

@@ -30,7 +30,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -116,16 +115,5 @@ func capture(fixture []byte, version string) (any, error) {
 	if err := pipes.CalledOnce(); err != nil {
 		return nil, err
 	}
-	if callErr != nil {
-		if tr.rpcFailed() {
-			return harness.RaisedBy(callErr), nil
-		}
-		return nil, callErr
-	}
-	// The library's value re-encoded by the library: this is the carrier.
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, fmt.Errorf("re-encoding the decoded result: %w", err)
-	}
-	return json.RawMessage(b), nil
+	return harness.D1Carrier(res, callErr, tr.rpcFailed())
 }

@@ -1,10 +1,11 @@
 // Package harness holds what the Go capture programs share: their command line, the version of the
-// framework module linked into them, the raw fixture server on a pair of pipes, and the record loop
-// of a lane that observes D1 only. Like record and rawmcp it has no dependencies, so every lane
+// framework module linked into them, the raw fixture server on a pair of pipes, the D1 carrier of a
+// client library's call, and the record loop of a lane that observes D1 only. Like record and rawmcp it has no dependencies, so every lane
 // module can use it whatever its framework pins.
 package harness
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -123,6 +124,26 @@ func RaisedBy(err error) Raised {
 	var r Raised
 	r.Error.Message = err.Error()
 	return r
+}
+
+// D1Carrier is the D1 carrier of a client library's tools/call, from what the call returned:
+// without an error, the library's decoded result re-encoded by the library (json.Marshal, which
+// runs the library's MarshalJSON methods and struct tags); when the call failed because the
+// server answered with a JSON-RPC error (rpcError, which only the library's error types or
+// transport can tell), the Go error the application receives, RaisedBy(callErr); any other
+// failure (a decode failure, a transport failure) is returned, and D1 is execution_failed.
+func D1Carrier(res any, callErr error, rpcError bool) (any, error) {
+	if callErr != nil {
+		if rpcError {
+			return RaisedBy(callErr), nil
+		}
+		return nil, callErr
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("re-encoding the decoded result: %w", err)
+	}
+	return json.RawMessage(b), nil
 }
 
 // WriteD1Lane writes the records of a lane that observes D1 only (an MCP client library: no

@@ -17,6 +17,47 @@ func TestRaisedBy(t *testing.T) {
 	}
 }
 
+// libResult is a library's decoded result with a MarshalJSON of its own, as the SDKs' results have.
+type libResult struct{ Text string }
+
+func (r libResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": r.Text}}})
+}
+
+func TestD1Carrier(t *testing.T) {
+	cases := []struct {
+		name     string
+		res      any
+		callErr  error
+		rpcError bool
+		want     string // the carrier's JSON
+		wantErr  string // or the error that makes D1 execution_failed
+	}{
+		{name: "a result is re-encoded by the library", res: libResult{Text: "ok"}, want: `{"content":[{"text":"ok","type":"text"}]}`},
+		{name: "a server's JSON-RPC error is raised", callErr: errors.New("Unknown tool: x"), rpcError: true, want: `{"error":{"message":"Unknown tool: x"}}`},
+		{name: "another failure is execution_failed", callErr: errors.New("decoding the result: unexpected end"), wantErr: "decoding the result: unexpected end"},
+		{name: "a result the library cannot encode is execution_failed", res: func() {}, wantErr: "re-encoding the decoded result: json: unsupported type: func()"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			carrier, err := D1Carrier(tc.res, tc.callErr, tc.rpcError)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("D1Carrier = %v, %v; want the error %q", carrier, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(carrier)
+			if err != nil || string(b) != tc.want {
+				t.Fatalf("carrier %s (%v), want %s", b, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestModuleVersionOfAModuleNotLinked(t *testing.T) {
 	if _, err := ModuleVersion("example.com/not/linked"); err == nil {
 		t.Fatal("no error for a module that is not linked")
