@@ -28,7 +28,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
@@ -41,30 +40,18 @@ const (
 	sdkModule = "github.com/modelcontextprotocol/go-sdk"
 )
 
-func main() { harness.MainD1(lane, sdkModule, capture) }
+func main() { harness.MainD1(lane, sdkModule, call) }
 
-// capture serves one fixture to a fresh SDK client session and returns the D1 carrier, or the
-// error that makes D1 execution_failed.
-func capture(fixture []byte, version string) (any, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-
-	pipes := harness.Serve(fixture)
-
+// call connects a fresh SDK client session to the raw server on pipes, calls the fixture tool
+// once and closes the session.
+func call(ctx context.Context, pipes *harness.Pipes, version string) (harness.Call, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "contractcheck-capture", Version: version}, nil)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: pipes.In, Writer: pipes.Out}, nil)
 	if err != nil {
-		pipes.Close()
-		return nil, fmt.Errorf("connect: %w", err)
+		return harness.Call{}, fmt.Errorf("connect: %w", err)
 	}
 	res, callErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: rawmcp.ToolName})
 	cs.Close()
-	if err := pipes.Close(); err != nil {
-		return nil, err
-	}
-	if err := pipes.CalledOnce(); err != nil {
-		return nil, err
-	}
 	var rpcErr *jsonrpc.Error
-	return harness.D1Carrier(res, callErr, errors.As(callErr, &rpcErr))
+	return harness.Call{Result: res, Err: callErr, RPCError: errors.As(callErr, &rpcErr)}, nil
 }

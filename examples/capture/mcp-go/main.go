@@ -34,7 +34,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/contractcheck/contractcheck/examples/internal/harness"
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
@@ -48,7 +47,7 @@ const (
 	sdkModule = "github.com/mark3labs/mcp-go"
 )
 
-func main() { harness.MainD1(lane, sdkModule, capture) }
+func main() { harness.MainD1(lane, sdkModule, call) }
 
 // observedStdio is mcp-go's own stdio transport, unchanged (every method, including the
 // bidirectional ones, is promoted from *transport.Stdio), that remembers whether the tools/call
@@ -75,25 +74,16 @@ func (o *observedStdio) rpcFailed() bool {
 	return o.toolRPCFail
 }
 
-// capture serves one fixture to a fresh mcp-go client and returns the D1 carrier, or the error
-// that makes D1 execution_failed.
-func capture(fixture []byte, version string) (any, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-
-	pipes := harness.Serve(fixture)
-
+// call connects a fresh mcp-go client to the raw server on pipes, initializes, calls the fixture
+// tool once and closes the client (which closes pipes.Out: the server sees the end of its input).
+func call(ctx context.Context, pipes *harness.Pipes, version string) (harness.Call, error) {
 	// An empty stderr, not nil: before v0.38.0, (*Stdio).Close closes stderr unconditionally and
 	// panics on nil (transport/stdio.go). The raw server writes no logs.
 	tr := &observedStdio{Stdio: transport.NewIO(pipes.In, pipes.Out, io.NopCloser(strings.NewReader("")))}
 	c := client.NewClient(tr)
-	finish := func() error {
-		c.Close() // closes pipes.Out: the server sees the end of its input
-		return pipes.Close()
-	}
+	defer c.Close()
 	if err := c.Start(ctx); err != nil {
-		finish()
-		return nil, fmt.Errorf("start: %w", err)
+		return harness.Call{}, fmt.Errorf("start: %w", err)
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ClientInfo = mcp.Implementation{Name: "contractcheck-capture", Version: version}
@@ -103,17 +93,10 @@ func capture(fixture []byte, version string) (any, error) {
 		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		finish()
-		return nil, fmt.Errorf("initialize: %w", err)
+		return harness.Call{}, fmt.Errorf("initialize: %w", err)
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = rawmcp.ToolName
 	res, callErr := c.CallTool(ctx, req)
-	if err := finish(); err != nil {
-		return nil, err
-	}
-	if err := pipes.CalledOnce(); err != nil {
-		return nil, err
-	}
-	return harness.D1Carrier(res, callErr, tr.rpcFailed())
+	return harness.Call{Result: res, Err: callErr, RPCError: tr.rpcFailed()}, nil
 }

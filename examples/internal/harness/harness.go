@@ -5,6 +5,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
 	"github.com/contractcheck/contractcheck/examples/internal/record"
@@ -99,16 +101,51 @@ func (p *Pipes) CalledOnce() error {
 }
 
 // MainD1 is the whole command of a lane that observes D1 only: Main, the lane version read with
-// ModuleVersion(module), and WriteD1Lane to stdout with capture, which gets the lane version.
-func MainD1(lane, module string, capture func(fixture []byte, version string) (any, error)) {
+// ModuleVersion(module), and WriteD1Lane to stdout, each fixture captured by CaptureD1 with call,
+// which gets the lane version.
+func MainD1(lane, module string, call func(ctx context.Context, pipes *Pipes, version string) (Call, error)) {
 	Main(lane, func(dir string, repetition int) error {
 		version, err := ModuleVersion(module)
 		if err != nil {
 			return err
 		}
 		w := &record.Writer{W: os.Stdout, Lane: lane, LaneVersion: version, Configuration: "default", Repetition: repetition}
-		return WriteD1Lane(w, dir, func(fixture []byte) (any, error) { return capture(fixture, version) })
+		return WriteD1Lane(w, dir, func(fixture []byte) (any, error) {
+			return CaptureD1(fixture, func(ctx context.Context, pipes *Pipes) (Call, error) { return call(ctx, pipes, version) })
+		})
 	})
+}
+
+// Call is what a client library's one tools/call returned: the result it decoded, or the error it
+// returned and whether that error is the server's JSON-RPC error response (which only the
+// library's error types or its transport can tell).
+type Call struct {
+	Result   any
+	Err      error
+	RPCError bool
+}
+
+// CaptureD1 is the D1 carrier of one fixture for a client library: the raw server serves fixture
+// on a fresh pair of pipes (Serve) to call, which connects a fresh client of the library to them
+// with default options, calls the fixture tool once and closes the client, all within 30 s.
+// Then the pipes are closed, the server must have been sent exactly one tools/call, and the
+// carrier is D1Carrier of what the call returned. An error (call's own, the server's, a second
+// call) makes D1 execution_failed.
+func CaptureD1(fixture []byte, call func(ctx context.Context, pipes *Pipes) (Call, error)) (any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pipes := Serve(fixture)
+	c, err := call(ctx, pipes)
+	if closeErr := pipes.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := pipes.CalledOnce(); err != nil {
+		return nil, err
+	}
+	return D1Carrier(c.Result, c.Err, c.RPCError)
 }
 
 // Raised is the D1 carrier of a call that returned the server's JSON-RPC error as a Go error:

@@ -1,12 +1,16 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/examples/internal/rawmcp"
 	"github.com/contractcheck/contractcheck/examples/internal/record"
 )
 
@@ -44,6 +48,78 @@ func TestD1Carrier(t *testing.T) {
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("D1Carrier = %v, %v; want the error %q", carrier, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(carrier)
+			if err != nil || string(b) != tc.want {
+				t.Fatalf("carrier %s (%v), want %s", b, err, tc.want)
+			}
+		})
+	}
+}
+
+// lineClient calls the fixture tool n times over pipes, one JSON-RPC line each way, as a client
+// library would, and returns the last result: a JSON-RPC error is the call's error, marked as
+// the server's; a transport failure is the call's error too.
+func lineClient(n int) func(ctx context.Context, pipes *Pipes) (Call, error) {
+	return func(_ context.Context, pipes *Pipes) (Call, error) {
+		in := bufio.NewReader(pipes.In)
+		var c Call
+		for i := 1; i <= n; i++ {
+			if _, err := fmt.Fprintf(pipes.Out, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q}}`+"\n", i, rawmcp.ToolName); err != nil {
+				return Call{Err: err}, nil
+			}
+			line, err := in.ReadBytes('\n')
+			if err != nil {
+				return Call{Err: err}, nil
+			}
+			var resp struct {
+				Result json.RawMessage `json:"result"`
+				Error  *struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(line, &resp); err != nil {
+				return Call{}, err
+			}
+			c = Call{Result: resp.Result}
+			if resp.Error != nil {
+				c = Call{Err: errors.New(resp.Error.Message), RPCError: true}
+			}
+		}
+		return c, nil
+	}
+}
+
+func TestCaptureD1(t *testing.T) {
+	cases := []struct {
+		name    string
+		fixture string
+		call    func(ctx context.Context, pipes *Pipes) (Call, error)
+		want    string // the carrier's JSON
+		wantErr string // or the error that makes D1 execution_failed
+	}{
+		{name: "the result of one call", fixture: `{"content": [ {"type":"text","text":"ok"} ]}`, call: lineClient(1),
+			want: `{"content":[{"type":"text","text":"ok"}]}`},
+		{name: "the server's JSON-RPC error is raised", fixture: `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}`, call: lineClient(1),
+			want: `{"error":{"message":"Unknown tool"}}`},
+		{name: "a second call is refused", fixture: `{"content":[]}`, call: lineClient(2), wantErr: "the client sent 2 tools/call requests, want 1"},
+		{name: "no call is refused", fixture: `{"content":[]}`, call: lineClient(0), wantErr: "the client sent 0 tools/call requests, want 1"},
+		{name: "the client's own failure", fixture: `{"content":[]}`, call: func(context.Context, *Pipes) (Call, error) { return Call{}, errors.New("connect: refused") },
+			wantErr: "connect: refused"},
+		// The server's failure is named, not the client's (EOF) that followed from it.
+		{name: "the server's failure", fixture: `not json`, call: lineClient(1), wantErr: "raw server: fixture: invalid character 'o' in literal null (expecting 'u')"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			carrier, err := CaptureD1([]byte(tc.fixture), tc.call)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("CaptureD1 = %v, %v; want the error %q", carrier, err, tc.wantErr)
 				}
 				return
 			}
