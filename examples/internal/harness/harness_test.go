@@ -45,20 +45,27 @@ func TestD1Carrier(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			carrier, err := D1Carrier(tc.res, tc.callErr, tc.rpcError)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("D1Carrier = %v, %v; want the error %q", carrier, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(carrier)
-			if err != nil || string(b) != tc.want {
-				t.Fatalf("carrier %s (%v), want %s", b, err, tc.want)
-			}
+			checkCarrier(t, carrier, err, tc.want, tc.wantErr)
 		})
+	}
+}
+
+// checkCarrier holds a D1 carrier and its error to the carrier's JSON want, or to the error
+// wantErr (D1 execution_failed) when that is not empty.
+func checkCarrier(t *testing.T, carrier any, err error, want, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Fatalf("carrier %v, error %v; want the error %q", carrier, err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(carrier)
+	if err != nil || string(b) != want {
+		t.Fatalf("carrier %s (%v), want %s", b, err, want)
 	}
 }
 
@@ -117,19 +124,7 @@ func TestCaptureD1(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			carrier, err := CaptureD1([]byte(tc.fixture), tc.call)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("CaptureD1 = %v, %v; want the error %q", carrier, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(carrier)
-			if err != nil || string(b) != tc.want {
-				t.Fatalf("carrier %s (%v), want %s", b, err, tc.want)
-			}
+			checkCarrier(t, carrier, err, tc.want, tc.wantErr)
 		})
 	}
 }
