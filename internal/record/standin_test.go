@@ -118,17 +118,7 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer zw.Close()
 		out = zw
 	}
-	switch {
-	case resp == nil:
-		w.WriteHeader(http.StatusAccepted)
-	case s.sse && strings.Contains(string(body), `"tools/call"`):
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(out, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
-		_, _ = io.WriteString(out, "event: message\ndata: "+string(resp)+"\n\n")
-	default:
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = out.Write(resp)
-	}
+	testkit.MCPAnswer(w, out, resp, s.sse && strings.Contains(string(body), `"tools/call"`))
 }
 
 // serveStdio is the stdio stand-in: newline-delimited JSON-RPC.

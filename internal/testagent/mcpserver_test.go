@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // A minimal MCP server for the tests: one tool, fixture_tool, whose result depends on its
@@ -136,18 +138,8 @@ func (s *testMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if m.Method == "initialize" {
 		w.Header().Set("Mcp-Session-Id", testSession)
 	}
-	switch {
-	case resp == nil:
-		w.WriteHeader(http.StatusAccepted)
-	case m.Method == "tools/call":
-		// An SSE stream: a notification first, then the response.
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
-		_, _ = io.WriteString(w, "event: message\ndata: "+string(resp)+"\n\n")
-	default:
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(resp)
-	}
+	// tools/call is answered as an SSE stream: a notification first, then the response.
+	testkit.MCPAnswer(w, w, resp, m.Method == "tools/call")
 }
 
 // serveStdio is the stdio server: newline-delimited JSON-RPC on stdin and stdout. Before each

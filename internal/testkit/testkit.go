@@ -20,6 +20,25 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// MCPAnswer writes a stand-in MCP server's Streamable HTTP answer to one JSON-RPC message, resp
+// (nil for a notification, which gets 202 Accepted and no body). With sse it is an SSE stream
+// whose first event is a log notification and whose second is resp, as a server that reports
+// progress before its result sends it; otherwise resp is the JSON body. The body is written to
+// out, w itself or a writer over it (a compressor whose header the caller set).
+func MCPAnswer(w http.ResponseWriter, out io.Writer, resp []byte, sse bool) {
+	switch {
+	case resp == nil:
+		w.WriteHeader(http.StatusAccepted)
+	case sse:
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(out, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+		_, _ = io.WriteString(out, "event: message\ndata: "+string(resp)+"\n\n")
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = out.Write(resp)
+	}
+}
+
 // ErrCase holds err to a table case's expected error want: with want empty, err must be nil (t
 // fails at once otherwise) and ErrCase returns false, the case goes on; with want given, err must
 // hold want (t fails at once otherwise) and ErrCase returns true, the case is done.

@@ -180,6 +180,43 @@ func TestDo(t *testing.T) {
 	}
 }
 
+// TestMCPAnswer: a notification gets 202 and no body; a response is JSON, or an SSE stream of a
+// log notification and then the response, written to the body writer given.
+func TestMCPAnswer(t *testing.T) {
+	const resp = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, tc := range []struct {
+		name   string
+		resp   []byte
+		sse    bool
+		status int
+		ctype  string
+		events []string // the SSE events' data, or
+		body   string   // the JSON body
+	}{
+		{name: "a notification", status: http.StatusAccepted},
+		{name: "a notification, sse asked", sse: true, status: http.StatusAccepted},
+		{name: "json", resp: []byte(resp), status: http.StatusOK, ctype: "application/json", body: resp},
+		{name: "sse", resp: []byte(resp), sse: true, status: http.StatusOK, ctype: "text/event-stream",
+			events: []string{`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`, resp}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			var out strings.Builder
+			MCPAnswer(w, &out, tc.resp, tc.sse)
+			if w.Code != tc.status || w.Header().Get("Content-Type") != tc.ctype || w.Body.Len() != 0 {
+				t.Fatalf("status %d, Content-Type %q, %d bytes to w; want %d, %q and the body to out", w.Code, w.Header().Get("Content-Type"), w.Body.Len(), tc.status, tc.ctype)
+			}
+			body := tc.body
+			for _, e := range tc.events {
+				body += "event: message\ndata: " + e + "\n\n"
+			}
+			if out.String() != body {
+				t.Errorf("body %q, want %q", out.String(), body)
+			}
+		})
+	}
+}
+
 // TestGolden: the same bytes pass; other bytes fail naming the file, and -update writes them
 // first, so they pass; a golden file that is not there is fatal.
 func TestGolden(t *testing.T) {
