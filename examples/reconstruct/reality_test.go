@@ -17,29 +17,21 @@ import (
 // observations is the repository's directory of observation records.
 const observations = "../../fixtures/observations"
 
-// capturedRecord is what the comparison reads of a captured observation record.
-type capturedRecord struct {
-	Fixture    string          `json:"fixture"`
-	Stage      string          `json:"stage"`
-	Repetition int             `json:"repetition"`
-	State      string          `json:"state"`
-	Carrier    json.RawMessage `json:"carrier"`
-	Error      string          `json:"error"`
-	Origin     string          `json:"origin"`
-}
-
-func readCaptured(t *testing.T, path string) map[string][]capturedRecord {
+// readCaptured is the observation records of the lane file path, read as the capture programs
+// write them (record.Record), by "fixture stage"; a record of another origin than captured (a
+// reconstruction) fails t.
+func readCaptured(t *testing.T, path string) map[string][]record.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("the captured records of a lane the reconstruction is checked against: %v", err)
 	}
 	defer f.Close()
-	out := map[string][]capturedRecord{}
+	out := map[string][]record.Record{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<16), 16<<20)
 	for n := 1; sc.Scan(); n++ {
-		var r capturedRecord
+		var r record.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("%s:%d: %v", path, n, err)
 		}
@@ -108,7 +100,7 @@ func sameJSON(a, b any) bool {
 
 // sameRecord reports whether a reconstructed stage and a captured record say the same thing: the
 // same state, and for a carrier the same JSON value, for a failure the same error text.
-func sameRecord(st Stage, c capturedRecord) (bool, string) {
+func sameRecord(st Stage, c record.Record) (bool, string) {
 	if st.State != c.State {
 		return false, fmt.Sprintf("state %s, captured %s", st.State, c.State)
 	}
