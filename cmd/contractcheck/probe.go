@@ -184,10 +184,6 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	}
 	if err != nil {
 		writeProbeTraffic(stderr, p, false) // the runs made before the error are on disk
-		var pe *probe.Error
-		if errors.As(err, &pe) {
-			return result.ExitInputError, err
-		}
 		return result.ExitCode(err), err
 	}
 	notRun := ""

@@ -121,8 +121,8 @@ func runRecord(ctx context.Context, p recordParams, stderr io.Writer) (int, erro
 	p.Log = stderr
 	res, err := record.Run(ctx, p.Options)
 	if err != nil {
-		var re *record.Error
-		if errors.As(err, &re) {
+		var ie *result.InputError
+		if errors.As(err, &ie) {
 			return result.ExitInputError, err
 		}
 		return result.ExitInstrument, err

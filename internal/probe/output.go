@@ -105,9 +105,9 @@ func readManifest(dir string) (*manifest, error) {
 	}
 	switch {
 	case err != nil:
-		return nil, inputError("probe: %v", err)
+		return nil, result.Inputf("probe: %v", err)
 	case found && (m.ProbeVersion != 1 || m.Lanes == nil):
-		return nil, inputError("probe: %s: not a probe manifest (probeVersion 1)", filepath.Join(dir, ManifestFile))
+		return nil, result.Inputf("probe: %s: not a probe manifest (probeVersion 1)", filepath.Join(dir, ManifestFile))
 	}
 	return m, nil
 }
@@ -120,7 +120,7 @@ func readManifest(dir string) (*manifest, error) {
 // probe's and those kept from earlier ones, sorted.
 func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures []fixture, records []record) ([]string, []string, error) {
 	if err := safeio.CheckOutputDir(o.Output, inputDirs(o)); err != nil {
-		return nil, nil, inputError("probe: %v", err)
+		return nil, nil, result.Inputf("probe: %v", err)
 	}
 	rel := o.Lane + "/" + o.Version + "/" + o.Configuration + ".jsonl"
 	probed := map[string]bool{}
@@ -144,7 +144,7 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 			Fixture string `json:"fixture"`
 		}
 		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, nil, inputError("probe: %s: a line that is not a record: %v", filepath.Join(o.Output, rel), err)
+			return nil, nil, result.Inputf("probe: %s: a line that is not a record: %v", filepath.Join(o.Output, rel), err)
 		}
 		if !probed[r.Fixture] {
 			lines = append(lines, append(slices.Clone(line), '\n'))
@@ -174,12 +174,12 @@ func (o *Options) write(man *manifest, lane laneDef, provider string, fixtures [
 		// the directory found (its records need it), or none.
 		ml.Declared = false
 	case ml.Provider != "" && ml.Provider != provider:
-		return nil, nil, inputError("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
+		return nil, nil, result.Inputf("probe: lane %s was probed into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, ml.Provider, provider)
 	default:
 		ml.Declared, ml.Provider = false, provider
 	}
 	if len(ml.Versions) > 0 && ml.Body != o.Body {
-		return nil, nil, inputError("probe: lane %s was probed into %s with H4 as the %s before: keep --h4-body as it was", o.Lane, o.Output, map[bool]string{true: "whole body", false: "item"}[ml.Body])
+		return nil, nil, result.Inputf("probe: lane %s was probed into %s with H4 as the %s before: keep --h4-body as it was", o.Lane, o.Output, map[bool]string{true: "whole body", false: "item"}[ml.Body])
 	}
 	ml.Body = o.Body
 	if !slices.Contains(ml.Versions[o.Version], o.Configuration) {

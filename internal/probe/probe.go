@@ -44,6 +44,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/mcpserve"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Stages are the observed stages a probe writes a record for, in pipeline order.
@@ -140,13 +141,6 @@ type Result struct {
 	Fixtures []string
 }
 
-// Error is a probe input or usage error (exit 2).
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func inputError(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
-
 // fixture is one selected source.
 type fixture struct {
 	id, revision, sha string
@@ -160,8 +154,8 @@ type laneDef struct {
 	exposure map[string]string
 }
 
-// Run probes the command and writes the records. The error is an *Error for bad input, or the
-// cause of an instrument failure (the loopback listener, a write).
+// Run probes the command and writes the records. The error is a *result.InputError for bad input
+// (exit 2), or the cause of an instrument failure (the loopback listener, a write).
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
@@ -216,7 +210,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				names = append(names, string(a))
 			}
 			slices.Sort(names)
-			return nil, inputError("probe: the command spoke to several provider APIs (%s): name the one the lane's H4 follows with --provider", strings.Join(names, ", "))
+			return nil, result.Inputf("probe: the command spoke to several provider APIs (%s): name the one the lane's H4 follows with --provider", strings.Join(names, ", "))
 		}
 	}
 	res.Provider, res.Declared = provider, lane.declared
@@ -239,31 +233,31 @@ func apiList() string {
 func (o *Options) normalize() error {
 	switch {
 	case len(o.Command) == 0:
-		return inputError("probe: no command: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 -- node agent.mjs")
+		return result.Inputf("probe: no command: give the agent command after --, e.g. contractcheck probe --lane my-agent --version 1.0.0 -- node agent.mjs")
 	case o.Lane == "":
-		return inputError("probe: --lane is required: the name of your framework or agent (lowercase letters, digits, '.', '_' and '-')")
+		return result.Inputf("probe: --lane is required: the name of your framework or agent (lowercase letters, digits, '.', '_' and '-')")
 	case !laneout.NameRE.MatchString(o.Lane):
-		return inputError("probe: --lane %s: a lane name is lowercase letters, digits, '.', '_' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Lane))
+		return result.Inputf("probe: --lane %s: a lane name is lowercase letters, digits, '.', '_' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Lane))
 	case o.Version == "":
-		return inputError("probe: --version is required: the version of your framework or agent the records are for")
+		return result.Inputf("probe: --version is required: the version of your framework or agent the records are for")
 	case !laneout.VersionRE.MatchString(o.Version):
-		return inputError("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
+		return result.Inputf("probe: --version %s: a version is letters, digits, '.', '_', '+' and '-', starting with a letter or digit", strconv.QuoteToGraphic(o.Version))
 	case !laneout.NameRE.MatchString(o.Configuration):
-		return inputError("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
+		return result.Inputf("probe: --configuration %s: a configuration name is lowercase letters, digits, '.', '_' and '-'", strconv.QuoteToGraphic(o.Configuration))
 	case o.MaxFailures < 0:
-		return inputError("probe: --max-failures %d: a number of runs, or 0 never to stop", o.MaxFailures)
+		return result.Inputf("probe: --max-failures %d: a number of runs, or 0 never to stop", o.MaxFailures)
 	case o.Jobs < 0:
-		return inputError("probe: --jobs %d: a number of runs at once, at least 1 (0: the cores)", o.Jobs)
+		return result.Inputf("probe: --jobs %d: a number of runs at once, at least 1 (0: the cores)", o.Jobs)
 	case o.Repetitions < 1:
-		return inputError("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
+		return result.Inputf("probe: --repetitions %d: at least one run per fixture", o.Repetitions)
 	case o.RunTimeout <= 0:
-		return inputError("probe: --run-timeout must be positive")
+		return result.Inputf("probe: --run-timeout must be positive")
 	case o.Output == "":
-		return inputError("probe: --output is required")
+		return result.Inputf("probe: --output is required")
 	}
 	if o.Provider != "" {
 		if _, err := fakeprovider.ParseAPI(o.Provider); err != nil {
-			return inputError("probe: --provider %s: one of %s", strconv.QuoteToGraphic(o.Provider), apiList())
+			return result.Inputf("probe: --provider %s: one of %s", strconv.QuoteToGraphic(o.Provider), apiList())
 		}
 	}
 	if o.Jobs == 0 {
@@ -304,7 +298,7 @@ func selectFixtures(in *instrument.Instrument, o inputs.Options) ([]fixture, err
 		out = append(out, fixture{id: id, revision: f.Revision, sha: s.Sha256, data: s.Data})
 	}
 	if len(out) == 0 {
-		return nil, inputError("probe: --fixture %s --suite %s select no catalogued fixture", strings.Join(o.Scope.Fixtures, ","), strings.Join(o.Scope.Suites, ","))
+		return nil, result.Inputf("probe: --fixture %s --suite %s select no catalogued fixture", strings.Join(o.Scope.Fixtures, ","), strings.Join(o.Scope.Suites, ","))
 	}
 	return out, nil
 }
@@ -313,20 +307,20 @@ func selectFixtures(in *instrument.Instrument, o inputs.Options) ([]fixture, err
 func laneOf(m *contract.Model, o Options) (laneDef, error) {
 	l, ok := m.Lanes[o.Lane]
 	if !ok && o.Body {
-		return laneDef{}, inputError("probe: --h4-body records the whole request body, which only a lane of your own can bind (the item's place in the body varies): declare lane %s in a --contracts layer, or leave --h4-body out", o.Lane)
+		return laneDef{}, result.Inputf("probe: --h4-body records the whole request body, which only a lane of your own can bind (the item's place in the body varies): declare lane %s in a --contracts layer, or leave --h4-body out", o.Lane)
 	}
 	if !ok {
 		return laneDef{exposure: map[string]string{"D1": "not_observable", "A2": "not_observable", "M3": "not_observable", "H4": "observed"}}, nil
 	}
 	const where = "the --contracts layers: "
 	if l.OriginOf(o.Version) != "captured" {
-		return laneDef{}, inputError("probe: %slane %s declares version %s %s: a probe captures carriers from running code", where, o.Lane, o.Version, l.OriginOf(o.Version))
+		return laneDef{}, result.Inputf("probe: %slane %s declares version %s %s: a probe captures carriers from running code", where, o.Lane, o.Version, l.OriginOf(o.Version))
 	}
 	if !slices.Contains(l.Versions, o.Version) {
-		return laneDef{}, inputError("probe: %slane %s declares versions %s, not %s: add it to the lane's versions, or from a layer of yours to its extraVersions (docs/writing-a-contract.md)", where, o.Lane, strings.Join(l.Versions, ", "), o.Version)
+		return laneDef{}, result.Inputf("probe: %slane %s declares versions %s, not %s: add it to the lane's versions, or from a layer of yours to its extraVersions (docs/writing-a-contract.md)", where, o.Lane, strings.Join(l.Versions, ", "), o.Version)
 	}
 	if _, ok := l.Configurations[o.Configuration]; !ok {
-		return laneDef{}, inputError("probe: %slane %s declares configurations %s, not %s", where, o.Lane, strings.Join(contract.SortedKeys(l.Configurations), ", "), o.Configuration)
+		return laneDef{}, result.Inputf("probe: %slane %s declares configurations %s, not %s", where, o.Lane, strings.Join(contract.SortedKeys(l.Configurations), ", "), o.Configuration)
 	}
 	d := laneDef{declared: true, exposure: map[string]string{}}
 	for _, st := range Stages {
@@ -338,7 +332,7 @@ func laneOf(m *contract.Model, o Options) (laneDef, error) {
 		d.exposure[st] = def.Exposure
 	}
 	if d.exposure["H4"] != "observed" {
-		return laneDef{}, inputError("probe: %slane %s does not observe H4 (%s): a probe records the provider request", where, o.Lane, d.exposure["H4"])
+		return laneDef{}, result.Inputf("probe: %slane %s does not observe H4 (%s): a probe records the provider request", where, o.Lane, d.exposure["H4"])
 	}
 	return d, nil
 }

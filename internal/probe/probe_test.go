@@ -457,7 +457,7 @@ func TestUsage(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
-			var pe *Error
+			var pe *result.InputError
 			if !errors.As(err, &pe) && result.ExitCode(err) != result.ExitInputError {
 				t.Errorf("%v is not an input error", err)
 			}

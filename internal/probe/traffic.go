@@ -24,6 +24,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/laneout"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 )
 
@@ -252,7 +253,7 @@ func (t *trafficLog) write(rt *runTraffic) {
 	}
 	if err == nil && !t.checked {
 		if cerr := safeio.CheckOutputDir(o.Output, inputDirs(o)); cerr != nil {
-			t.err = inputError("probe: %v", cerr)
+			t.err = result.Inputf("probe: %v", cerr)
 			return
 		}
 		t.checked = true
@@ -702,15 +703,15 @@ func ReadTraffic(file string, limit int64) (*Traffic, error) {
 func FindTraffic(output, lane, version, configuration, fixture string, rep int) (string, error) {
 	switch {
 	case rep < 1:
-		return "", inputError("traffic: repetition %d: a repetition counts from 1", rep)
+		return "", result.Inputf("traffic: repetition %d: a repetition counts from 1", rep)
 	case !fixturePattern.MatchString(fixture):
-		return "", inputError("traffic: fixture %s: a fixture id is a letter or digit, then letters, digits, '_' or '-'", strconv.QuoteToGraphic(fixture))
+		return "", result.Inputf("traffic: fixture %s: a fixture id is a letter or digit, then letters, digits, '_' or '-'", strconv.QuoteToGraphic(fixture))
 	case lane != "" && !laneout.NameRE.MatchString(lane):
-		return "", inputError("traffic: lane %s: not a lane name", strconv.QuoteToGraphic(lane))
+		return "", result.Inputf("traffic: lane %s: not a lane name", strconv.QuoteToGraphic(lane))
 	case version != "" && !laneout.VersionRE.MatchString(version):
-		return "", inputError("traffic: version %s: not a version", strconv.QuoteToGraphic(version))
+		return "", result.Inputf("traffic: version %s: not a version", strconv.QuoteToGraphic(version))
 	case configuration != "" && !laneout.NameRE.MatchString(configuration):
-		return "", inputError("traffic: configuration %s: not a configuration name", strconv.QuoteToGraphic(configuration))
+		return "", result.Inputf("traffic: configuration %s: not a configuration name", strconv.QuoteToGraphic(configuration))
 	}
 	orAny := func(s string) string {
 		if s == "" {
@@ -720,7 +721,7 @@ func FindTraffic(output, lane, version, configuration, fixture string, rep int) 
 	}
 	dir := filepath.Join(output, TrafficDir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", inputError("traffic: %s holds no traffic/ directory (a probe writes it with --traffic)", output)
+		return "", result.Inputf("traffic: %s holds no traffic/ directory (a probe writes it with --traffic)", output)
 	}
 	fsys := os.DirFS(dir)
 	for _, run := range []string{fixture, batchRun} {
@@ -744,8 +745,8 @@ func FindTraffic(output, lane, version, configuration, fixture string, rep int) 
 		case 1:
 			return files[0], nil
 		default:
-			return "", inputError("traffic: %d runs of %s repetition %d under %s (%s): name the lane, version and configuration", len(files), fixture, rep, output, strings.Join(files, ", "))
+			return "", result.Inputf("traffic: %d runs of %s repetition %d under %s (%s): name the lane, version and configuration", len(files), fixture, rep, output, strings.Join(files, ", "))
 		}
 	}
-	return "", inputError("traffic: no traffic of %s repetition %d under %s", fixture, rep, dir)
+	return "", result.Inputf("traffic: no traffic of %s repetition %d under %s", fixture, rep, dir)
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testagent"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
@@ -368,7 +369,7 @@ func TestTrafficOnlyDirectory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := FindTraffic(o.Output, tt.lane, "", "", tt.fixture, tt.rep)
 			if tt.errMsg != "" {
-				var pe *Error
+				var pe *result.InputError
 				if err == nil || !strings.Contains(err.Error(), tt.errMsg) || !errors.As(err, &pe) {
 					t.Fatalf("%s, %v; want an input error with %q", f, err, tt.errMsg)
 				}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
@@ -215,7 +216,7 @@ func TestOptionsErrors(t *testing.T) {
 			o := base()
 			tc.change(&o)
 			_, err := Run(t.Context(), o)
-			var ie *Error
+			var ie *result.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want an input error holding %q", err, tc.want)
 			}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 var randReader = rand.Reader
@@ -120,7 +121,7 @@ func (r *recorder) proxy(target *url.URL, prefix string, mcp bool, modify func(*
 func (r *recorder) providerProxy(base string) (http.Handler, error) {
 	target, err := url.Parse(base)
 	if err != nil {
-		return nil, inputError("record: --provider: %v", err)
+		return nil, result.Inputf("record: --provider: %v", err)
 	}
 	r.noteURL(target)
 	rp := r.proxy(target, "/provider", false, func(resp *http.Response) error {
@@ -193,7 +194,7 @@ type exchangeKey struct{}
 func (r *recorder) mcpProxy(endpoint string) (http.Handler, error) {
 	target, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, inputError("record: --mcp: %v", err)
+		return nil, result.Inputf("record: --mcp: %v", err)
 	}
 	r.noteURL(target)
 	rp := r.proxy(target, "/mcp", true, func(resp *http.Response) error {

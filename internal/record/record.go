@@ -44,6 +44,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/laneout"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // Options are what a recording proxies and where it writes.
@@ -135,13 +136,6 @@ type Result struct {
 	AgentErr error
 }
 
-// Error is a recording's input or usage error (exit 2).
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
-
-func inputError(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
-
 // normalize checks the options and fills in the defaults.
 func (o *Options) normalize() error {
 	if o.Log == nil {
@@ -158,31 +152,31 @@ func (o *Options) normalize() error {
 	}
 	switch {
 	case o.Lane == "":
-		return inputError("record: --lane is required (the agent or framework the records are for)")
+		return result.Inputf("record: --lane is required (the agent or framework the records are for)")
 	case !laneout.NameRE.MatchString(o.Lane):
-		return inputError("record: --lane %q: lower-case letters, digits, '.', '-', '_'", o.Lane)
+		return result.Inputf("record: --lane %q: lower-case letters, digits, '.', '-', '_'", o.Lane)
 	case o.Version == "":
-		return inputError("record: --version is required (the lane version the records are for)")
+		return result.Inputf("record: --version is required (the lane version the records are for)")
 	case !laneout.VersionRE.MatchString(o.Version):
-		return inputError("record: --version %q: letters, digits, '.', '_', '+', '-'", o.Version)
+		return result.Inputf("record: --version %q: letters, digits, '.', '_', '+', '-'", o.Version)
 	case !laneout.NameRE.MatchString(o.Configuration):
-		return inputError("record: --configuration %q: lower-case letters, digits, '.', '-', '_'", o.Configuration)
+		return result.Inputf("record: --configuration %q: lower-case letters, digits, '.', '-', '_'", o.Configuration)
 	case !laneout.NameRE.MatchString(o.Suite):
-		return inputError("record: --suite %q: lower-case letters, digits, '.', '-', '_'", o.Suite)
+		return result.Inputf("record: --suite %q: lower-case letters, digits, '.', '-', '_'", o.Suite)
 	case o.Output == "":
-		return inputError("record: --output is required (the directory the sources and records are written to)")
+		return result.Inputf("record: --output is required (the directory the sources and records are written to)")
 	case o.ProviderURL == "":
-		return inputError("record: --provider is required (the model provider's base URL, e.g. https://api.openai.com)")
+		return result.Inputf("record: --provider is required (the model provider's base URL, e.g. https://api.openai.com)")
 	case o.MCPURL == "" && len(o.MCPCommand) == 0:
-		return inputError("record: give --mcp URL (a Streamable HTTP server) or --mcp-command (a server on stdio)")
+		return result.Inputf("record: give --mcp URL (a Streamable HTTP server) or --mcp-command (a server on stdio)")
 	case o.MaxRecords < 0:
-		return inputError("record: --max-records %d: want 0 (no limit) or more", o.MaxRecords)
+		return result.Inputf("record: --max-records %d: want 0 (no limit) or more", o.MaxRecords)
 	case o.MaxBytes < 0:
-		return inputError("record: --max-bytes %d: want 0 (no limit) or more", o.MaxBytes)
+		return result.Inputf("record: --max-bytes %d: want 0 (no limit) or more", o.MaxBytes)
 	}
 	if o.ProviderAPI != "" {
 		if _, err := fakeprovider.ParseAPI(string(o.ProviderAPI)); err != nil {
-			return inputError("record: --provider-api: %v", err)
+			return result.Inputf("record: --provider-api: %v", err)
 		}
 	}
 	for flag, u := range map[string]string{"--provider": o.ProviderURL, "--mcp": o.MCPURL} {
@@ -191,24 +185,24 @@ func (o *Options) normalize() error {
 		}
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return inputError("record: %s %s: want an http or https URL", flag, strings.Split(u, "@")[len(strings.Split(u, "@"))-1])
+			return result.Inputf("record: %s %s: want an http or https URL", flag, strings.Split(u, "@")[len(strings.Split(u, "@"))-1])
 		}
 	}
 	for _, h := range o.SecretHeaders {
 		if !httpguts.ValidHeaderFieldName(h) {
-			return inputError("record: --secret-header %q: not an HTTP header name (RFC 9110 token characters)", h)
+			return result.Inputf("record: --secret-header %q: not an HTTP header name (RFC 9110 token characters)", h)
 		}
 	}
 	o.redact = nil
 	for _, r := range o.Redact {
 		p, err := parsePointer(r)
 		if err != nil {
-			return inputError("record: %v", err)
+			return result.Inputf("record: %v", err)
 		}
 		o.redact = append(o.redact, p)
 	}
 	if host, _, err := net.SplitHostPort(o.Listen); err != nil {
-		return inputError("record: --listen %q: want HOST:PORT (%v)", o.Listen, err)
+		return result.Inputf("record: --listen %q: want HOST:PORT (%v)", o.Listen, err)
 	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(o.Log, "record: warning: --listen %s is not loopback: anyone who reaches it can use the proxies and your upstream credentials travel through it\n", o.Listen)
 	}
@@ -282,7 +276,7 @@ func (r *recorder) fail(err error) {
 }
 
 // Run records until the command exits (or, without one, until ctx ends or Duration passes).
-// The error is an *Error for bad input, or what stopped the recording (a write that failed).
+// The error is a *result.InputError for bad input (exit 2), or what stopped the recording (a write that failed).
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
@@ -325,7 +319,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		r.w.close()
-		return nil, inputError("record: --listen %s: %v", o.Listen, err)
+		return nil, result.Inputf("record: --listen %s: %v", o.Listen, err)
 	}
 	r.token = newToken()
 	base := "http://" + ln.Addr().String()
@@ -455,14 +449,14 @@ func transport(caFile string) (*http.Transport, error) {
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
-			return nil, inputError("record: --ca-file: %v", err)
+			return nil, result.Inputf("record: --ca-file: %v", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, inputError("record: --ca-file %s: no PEM certificate in it", caFile)
+			return nil, result.Inputf("record: --ca-file %s: no PEM certificate in it", caFile)
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}

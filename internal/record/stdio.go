@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/guard"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // StdioOptions are what `contractcheck record stdio` runs: the MCP server command, whose
@@ -51,10 +52,10 @@ func Stdio(ctx context.Context, o StdioOptions) (int, error) {
 		o.Stderr = os.Stderr
 	}
 	if len(o.Command) == 0 {
-		return 2, inputError("record stdio: give the MCP server command after --")
+		return 2, result.Inputf("record stdio: give the MCP server command after --")
 	}
 	if o.To == "" {
-		return 2, inputError("record stdio: --to is required (the URL contractcheck record printed)")
+		return 2, result.Inputf("record stdio: --to is required (the URL contractcheck record printed)")
 	}
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Stderr = o.Stderr

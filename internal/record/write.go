@@ -82,7 +82,7 @@ func openWriter(o *Options, creds *credentials, note func(string, ...any), stats
 		return nil, err
 	}
 	if err := safeio.CheckOutputDir(o.Output, nil); err != nil {
-		return nil, inputError("record: %v", err)
+		return nil, result.Inputf("record: %v", err)
 	}
 	w := &writer{o: o, man: man, reps: map[string]int{}, sources: map[string]bool{}, creds: creds, note: note, stats: stats}
 	rel := filepath.Join(o.Lane, o.Version, o.Configuration+".jsonl")
@@ -99,12 +99,12 @@ func openWriter(o *Options, creds *credentials, note func(string, ...any), stats
 				continue
 			}
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				return nil, inputError("record: %s: a line that is not a record: %v", w.recPath, err)
+				return nil, result.Inputf("record: %s: a line that is not a record: %v", w.recPath, err)
 			}
 			w.reps[r.Fixture] = max(w.reps[r.Fixture], r.Repetition)
 		}
 		if len(old) > 0 && old[len(old)-1] != '\n' {
-			return nil, inputError("record: %s: the last line is cut short (an earlier run ended mid-write?): refused", w.recPath)
+			return nil, result.Inputf("record: %s: the last line is cut short (an earlier run ended mid-write?): refused", w.recPath)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("record: %w", err)
@@ -114,7 +114,7 @@ func openWriter(o *Options, creds *credentials, note func(string, ...any), stats
 	}
 	if o.ProviderAPI != "" {
 		if w.provider != "" && w.provider != o.ProviderAPI {
-			return nil, inputError("record: lane %s was recorded into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, w.provider, o.ProviderAPI)
+			return nil, result.Inputf("record: lane %s was recorded into %s with provider %s before, not %s: one lane has one H4 binding (use another --lane or --output)", o.Lane, o.Output, w.provider, o.ProviderAPI)
 		}
 		w.provider = o.ProviderAPI
 	}
@@ -133,9 +133,9 @@ func readManifest(dir string) (*manifest, error) {
 	found, err := generator.ReadManifest(dir, m)
 	switch {
 	case err != nil:
-		return nil, inputError("record: %v", err)
+		return nil, result.Inputf("record: %v", err)
 	case found && (m.RecordVersion != 1 || m.Lanes == nil):
-		return nil, inputError("record: %s: not a recording's manifest (recordVersion 1)", filepath.Join(dir, ManifestFile))
+		return nil, result.Inputf("record: %s: not a recording's manifest (recordVersion 1)", filepath.Join(dir, ManifestFile))
 	}
 	return m, nil
 }

@@ -137,6 +137,12 @@ func (e *InputError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *InputError) Unwrap() error { return e.Err }
 
+// Inputf is bad input (an *InputError, exit 2) whose message format and args say, as
+// fmt.Errorf does.
+func Inputf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
 // InstrumentError is the instrument failing on valid input: a policy whose evaluation fails, or
 // whose diagnostics have the wrong shape, kind or atom, or a policy or the contracts stopped at a
 // resource limit (internal/guard). It maps to exit code 3: the verdict cannot be trusted, and the

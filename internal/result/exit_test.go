@@ -45,6 +45,7 @@ func TestErrorExitCode(t *testing.T) {
 		{name: "nil", err: nil, want: ExitSatisfied},
 		{name: "plain error is input", err: errors.New("bad"), want: ExitInputError},
 		{name: "input error", err: &InputError{Err: errors.New("bad")}, want: ExitInputError},
+		{name: "input error made by Inputf", err: Inputf("--jobs %d is below 1", -1), want: ExitInputError},
 		{name: "instrument error", err: &InstrumentError{Err: errors.New("boom")}, want: ExitInstrument, instrument: true},
 		{name: "instrument error wrapped as input", err: &InputError{Err: &InstrumentError{Err: errors.New("boom")}}, want: ExitInstrument, instrument: true},
 		{name: "resource limit", err: limit, want: ExitInstrument, instrument: true},
@@ -71,6 +72,16 @@ func TestErrorExitCode(t *testing.T) {
 				t.Errorf("AsInput: %T, want instrument %v", classed, tc.instrument)
 			}
 		})
+	}
+}
+
+// TestInputf: Inputf is an *InputError whose message is fmt.Errorf's, what it wraps kept.
+func TestInputf(t *testing.T) {
+	cause := errors.New("no such file")
+	err := Inputf("--output %q: %w", "out", cause)
+	var ie *InputError
+	if !errors.As(err, &ie) || err.Error() != `--output "out": no such file` || !errors.Is(err, cause) {
+		t.Errorf("Inputf = %T %q, want an *InputError saying --output \"out\": no such file and wrapping the cause", err, err)
 	}
 }
 
