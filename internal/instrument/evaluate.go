@@ -43,7 +43,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Readi
 				// The run is stopped (the memory watchdog cancels its context with the
 				// *guard.LimitError): the projection and the policy input cannot be cancelled
 				// once begun.
-				return nil, instrumentErr(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, context.Cause(ctx)))
+				return nil, result.AsInstrument(fmt.Errorf("%s:%d: %w", rec.File, rec.Line, context.Cause(ctx)))
 			}
 			var err error
 			if view, err = in.observe(rec.Fixture, rec.Lane, rec.Stage, comp, reads, rec.Carrier, rec.carrierBytes); err != nil {
@@ -53,7 +53,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Readi
 		}
 		v, err := in.verdict(ctx, inputKey{rec.Fixture, task, rec.Stage}, pos, view)
 		if err != nil {
-			return nil, instrumentErr(fmt.Errorf("%s:%d: task %s (%s %s %s %s %s): %w", rec.File, rec.Line, task, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage, err))
+			return nil, result.AsInstrument(fmt.Errorf("%s:%d: task %s (%s %s %s %s %s): %w", rec.File, rec.Line, task, rec.Fixture, rec.Lane, rec.LaneVersion, rec.Configuration, rec.Stage, err))
 		}
 		r.Readout, r.Diagnostics, r.Outcome, r.Fingerprint = v.Readout, v.Diagnostics, v.outcome, v.fingerprint
 		out = append(out, r)

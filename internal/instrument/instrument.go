@@ -211,18 +211,18 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 	_ = g.Wait() // the errors are read below in their fixed order
 	switch {
 	case errs[0] != nil:
-		return nil, inputErr(fmt.Errorf("load contracts: %w", errs[0]))
+		return nil, result.AsInput(fmt.Errorf("load contracts: %w", errs[0]))
 	case errs[1] != nil:
-		return nil, inputErr(errs[1])
+		return nil, result.AsInput(errs[1])
 	case errs[2] != nil:
-		return nil, inputErr(fmt.Errorf("load policies: %w", errs[2]))
+		return nil, result.AsInput(fmt.Errorf("load policies: %w", errs[2]))
 	}
 	if err := CheckRevisions(v, m); err != nil {
-		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
 	prof, ok := m.Profiles[opts.Profile]
 	if !ok {
-		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
+		return nil, result.AsInput(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(m.Profiles), ", ")))
 	}
 	in := &Instrument{Model: m, Profile: prof, Validator: v, engine: eng, opts: opts, warmed: warmed,
 		queries: map[string]*policy.Query{}, positional: map[string]bool{}, reads: map[string]string{},
@@ -234,37 +234,37 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 			if at != "" {
 				at += ": "
 			}
-			return nil, inputErr(fmt.Errorf("%stask %s: %w", at, id, err))
+			return nil, result.AsInput(fmt.Errorf("%stask %s: %w", at, id, err))
 		}
 		in.queries[id] = q
 		in.positional[id] = q.MayRead("lane") || q.MayRead("laneVersion") || q.MayRead("configuration")
 		in.reads[id] = strings.Join(q.ViewReads(), ",")
 	}
 	if carrierErr != nil {
-		return nil, inputErr(carrierErr)
+		return nil, result.AsInput(carrierErr)
 	}
 	if err := in.compileLanes(); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	var err error
 	if in.bindings, err = CompileBindings(m); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if in.sourceParts, err = compileSourceParts(m); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	derived, err := DeriveFixtures(v, m, in.bindings, opts.FixtureLayers(), opts.Revision)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if in.Sources, err = LoadSources(v, m, opts.FixtureLayers(), derived); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if in.srcViews, err = sourceViews(m, in.bindings, in.Sources); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if err := m.ResolveTasks(blockKinds(in.srcViews)); err != nil {
-		return nil, inputErr(fmt.Errorf("load contracts: %w", err))
+		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
 	keepBase(in, opts)
 	return in.scoped()
@@ -274,7 +274,7 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 // scope prepared: the last steps of Load, on a model loaded now or shared (shared.go).
 func (in *Instrument) scoped() (*Instrument, error) {
 	if err := checkScope(in.Model, in.opts.Scope); err != nil {
-		return nil, inputErr(err)
+		return nil, result.AsInput(err)
 	}
 	if err := in.prepareInputs(); err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func (in *Instrument) scoped() (*Instrument, error) {
 func (in *Instrument) WithProfile(name string) (*Instrument, error) {
 	prof, ok := in.Model.Profiles[name]
 	if !ok {
-		return nil, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
+		return nil, result.AsInput(fmt.Errorf("unknown profile %q (the contracts define %s)", name, strings.Join(contract.SortedKeys(in.Model.Profiles), ", ")))
 	}
 	out := &Instrument{Model: in.Model, Profile: prof, Validator: in.Validator, Sources: in.Sources,
 		queries: in.queries, positional: in.positional, reads: in.reads, stages: in.stages, sourceStages: in.sourceStages, selecting: in.selecting, inputs: map[inputKey]base{},
@@ -476,11 +476,11 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	}
 	bp, ok := in.bindings[rev]
 	if !ok {
-		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: %w", pos.Fixture, in.Model.NoBinding(rev)))
+		return policy.Verdict{}, result.AsInput(fmt.Errorf("fixture %s: %w", pos.Fixture, in.Model.NoBinding(rev)))
 	}
 	whole, err := bp.Read(source)
 	if err != nil {
-		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s: the source: %w", pos.Fixture, err))
+		return policy.Verdict{}, result.AsInput(fmt.Errorf("fixture %s: the source: %w", pos.Fixture, err))
 	}
 	src, err := sourceOf(keep(whole, in.reads[task]))
 	if err != nil {
@@ -491,7 +491,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 		return policy.Verdict{}, err
 	}
 	if err := in.oneWay(pos.Fixture, pos.Lane, pos.Stage, carrier); err != nil {
-		return policy.Verdict{}, inputErr(fmt.Errorf("fixture %s, lane %s, stage %s: the carrier: %w", pos.Fixture, pos.Lane, pos.Stage, err))
+		return policy.Verdict{}, result.AsInput(fmt.Errorf("fixture %s, lane %s, stage %s: the carrier: %w", pos.Fixture, pos.Lane, pos.Stage, err))
 	}
 	o, err := in.observe(pos.Fixture, pos.Lane, pos.Stage, in.Model.Tasks[task].Compartment, in.reads[task], carrier, nil)
 	if err != nil {
@@ -503,7 +503,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	}
 	v, err := q.Eval(ctx, withObserved(b.term, pos, val))
 	if err != nil {
-		return policy.Verdict{}, instrumentErr(err)
+		return policy.Verdict{}, result.AsInstrument(err)
 	}
 	if err := in.CheckVerdict(task, v); err != nil {
 		return policy.Verdict{}, err
@@ -761,10 +761,10 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 	}
 	v, err := in.queries[k.task].Eval(ctx, withObserved(b.term, pos, val))
 	if result.IsInstrumentFailure(err) {
-		return judged{}, instrumentErr(err) // a limit: it names the policy and its files
+		return judged{}, result.AsInstrument(err) // a limit: it names the policy and its files
 	}
 	if err != nil {
-		return judged{}, instrumentErr(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
+		return judged{}, result.AsInstrument(fmt.Errorf("%s: %w", strings.Join(in.queries[k.task].Files(), ", "), err))
 	}
 	if err := in.CheckVerdict(k.task, v); err != nil {
 		return judged{}, err
@@ -785,7 +785,7 @@ func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos resu
 func (in *Instrument) CheckVerdict(task string, v policy.Verdict) error {
 	if err := policy.CheckDiagnostics(v.Diagnostics, in.Model.Tasks[task].Atoms); err != nil {
 		q := in.queries[task]
-		return instrumentErr(fmt.Errorf("%s: package %s breaks the policy interface: %w", strings.Join(q.Files(), ", "), q.Package(), err))
+		return result.AsInstrument(fmt.Errorf("%s: package %s breaks the policy interface: %w", strings.Join(q.Files(), ", "), q.Package(), err))
 	}
 	return nil
 }

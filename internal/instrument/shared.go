@@ -9,6 +9,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
+	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
@@ -88,7 +89,7 @@ func fromBase(opts inputs.Options) (in *Instrument, ok bool, err error) {
 	}
 	prof, known := b.model.Profiles[opts.Profile]
 	if !known {
-		return nil, true, inputErr(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(b.model.Profiles), ", ")))
+		return nil, true, result.AsInput(fmt.Errorf("unknown profile %q (the contracts define %s)", opts.Profile, strings.Join(contract.SortedKeys(b.model.Profiles), ", ")))
 	}
 	warmed := make(chan struct{})
 	in = &Instrument{Model: b.model, Profile: prof, Validator: b.validator, Sources: maps.Clone(b.sources),
