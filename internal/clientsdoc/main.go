@@ -12,14 +12,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 
-	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/doctable"
 )
 
 // Paths relative to the repository's root.
@@ -55,41 +53,12 @@ func run(ctx context.Context, root string, check bool) error {
 		return err
 	}
 	doc := root + "/" + DocFile
-	data, err := safeio.ReadPath(doc, 1<<24)
+	rewritten, err := doctable.Keep(doc, TableStart, TableEnd, table, !check)
 	if err != nil {
-		return fmt.Errorf("reading the document: %w", err)
+		return err
 	}
-	out, changed, err := Splice(data, table)
-	if err != nil {
-		return fmt.Errorf("%s: %w", doc, err)
+	if rewritten {
+		fmt.Fprintf(os.Stderr, "clientsdoc: %s rewritten\n", doc)
 	}
-	switch {
-	case !changed:
-		return nil
-	case check:
-		return fmt.Errorf("%s: the table is not what the committed records give (go run ./internal/clientsdoc)", doc)
-	}
-	if err := os.WriteFile(doc, out, 0o644); err != nil {
-		return fmt.Errorf("writing the document: %w", err)
-	}
-	fmt.Fprintf(os.Stderr, "clientsdoc: %s rewritten\n", doc)
 	return nil
-}
-
-// Splice returns doc with the text between TableStart and TableEnd replaced by table, and
-// whether that changed it.
-func Splice(doc []byte, table string) ([]byte, bool, error) {
-	before, rest, ok := bytes.Cut(doc, []byte(TableStart))
-	if !ok {
-		return nil, false, fmt.Errorf("no line %q", TableStart)
-	}
-	old, after, ok := bytes.Cut(rest, []byte(TableEnd))
-	if !ok {
-		return nil, false, fmt.Errorf("no line %q after %q", TableEnd, TableStart)
-	}
-	if string(old) == table {
-		return doc, false, nil
-	}
-	// A new slice: before shares doc's array with after, which appending to it would overwrite.
-	return slices.Concat(before, []byte(TableStart), []byte(table), []byte(TableEnd), after), true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/doctable"
 	"github.com/contractcheck/contractcheck/internal/probe"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -27,24 +28,9 @@ func TestDocTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(filepath.Join(root, DocFile))
-	if err != nil {
-		t.Fatal(err)
+	if _, err := doctable.Keep(filepath.Join(root, DocFile), TableStart, TableEnd, table, *update); err != nil {
+		t.Errorf("%v:\n%s", err, table)
 	}
-	out, changed, err := Splice(doc, table)
-	if err != nil {
-		t.Fatalf("%s: %v", DocFile, err)
-	}
-	if !changed {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(filepath.Join(root, DocFile), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("the table of %s is not what the committed records give (go run ./internal/clientsdoc):\n%s", DocFile, table)
 }
 
 // TestEveryRecipeHasEvidence: each recipe directory with a run.mjs has committed evidence, so
@@ -147,33 +133,6 @@ func TestTransport(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := transport(probe.Exchange{Endpoint: "mcp", Method: "POST", RequestHeaders: tt.header}); got != tt.want {
 				t.Errorf("transport = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestSplice(t *testing.T) {
-	tests := []struct {
-		name, doc, table string
-		want             string
-		changed, fails   bool
-	}{
-		{name: "replaced", doc: "a\n" + TableStart + "old\n" + TableEnd + "b\n", table: "new\n", want: "a\n" + TableStart + "new\n" + TableEnd + "b\n", changed: true},
-		{name: "unchanged", doc: TableStart + "t\n" + TableEnd, table: "t\n", want: TableStart + "t\n" + TableEnd},
-		{name: "no start", doc: "a\n" + TableEnd, table: "t\n", fails: true},
-		{name: "no end", doc: TableStart + "t\n", table: "t\n", fails: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, changed, err := Splice([]byte(tt.doc), tt.table)
-			if (err != nil) != tt.fails {
-				t.Fatalf("err = %v, want failure %v", err, tt.fails)
-			}
-			if tt.fails {
-				return
-			}
-			if string(out) != tt.want || changed != tt.changed {
-				t.Errorf("Splice = %q, %v; want %q, %v", out, changed, tt.want, tt.changed)
 			}
 		})
 	}

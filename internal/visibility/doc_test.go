@@ -1,18 +1,16 @@
 package visibility_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/doctable"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -97,31 +95,10 @@ func TestDocTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(docFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, rest, ok := bytes.Cut(doc, []byte(tableStart))
-	if !ok {
-		t.Fatalf("%s lacks the line %q", docFile, tableStart)
-	}
-	old, after, ok := bytes.Cut(rest, []byte(tableEnd))
-	if !ok {
-		t.Fatalf("%s lacks the line %q", docFile, tableEnd)
-	}
 	table := docTable(r.Visibility)
-	if string(old) == table {
-		return
+	if _, err := doctable.Keep(docFile, tableStart, tableEnd, table, *update); err != nil {
+		t.Errorf("%v:\n%s", err, table)
 	}
-	if *update {
-		// A new slice: before shares doc's array with after, which appending to it would overwrite.
-		out := slices.Concat(before, []byte(tableStart), []byte(table), []byte(tableEnd), after)
-		if err := os.WriteFile(docFile, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("the table of %s is not what the records show (go test ./internal/visibility -run TestDocTable -update):\n%s", docFile, table)
 }
 
 // TestEveryModelFacingStage: the built-in check gives a category to every lane, version and
