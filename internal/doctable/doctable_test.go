@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 const (
@@ -67,9 +69,7 @@ func TestKeep(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "doc.md")
 			if tt.doc != "" {
-				if err := os.WriteFile(file, []byte(tt.doc), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testkit.WriteFile(t, file, tt.doc)
 			}
 			rewritten, err := Keep(file, start, end, "new\n", tt.write)
 			if tt.wantErr != "" {
