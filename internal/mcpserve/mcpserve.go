@@ -204,11 +204,13 @@ func (s *Server) Handle(msg []byte) ([]byte, error) {
 	return s.answer(m)
 }
 
-func result(id json.RawMessage, body string) []byte {
+// ResultMessage is the JSON-RPC response to the request id whose result is body (JSON text).
+func ResultMessage(id json.RawMessage, body string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + body + `}`)
 }
 
-func rpcError(id json.RawMessage, code int, msg string) []byte {
+// ErrorMessage is the JSON-RPC error response to the request id: code, and msg as a JSON string.
+func ErrorMessage(id json.RawMessage, code int, msg string) []byte {
 	b, _ := json.Marshal(msg)
 	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":` + fmt.Sprint(code) + `,"message":` + string(b) + `}}`)
 }
@@ -312,18 +314,18 @@ func (s *Server) answer(m message) ([]byte, error) {
 		s.mu.Lock()
 		s.session = version
 		s.mu.Unlock()
-		return result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}`, version)), nil
+		return ResultMessage(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"contractcheck-fixture","version":"1"}}`, version)), nil
 	case "server/discover":
 		s.mu.Lock()
 		s.discovered = true
 		s.mu.Unlock()
 		list, _ := json.Marshal(s.supported())
-		return result(m.ID, `{"supportedVersions":`+string(list)+`,"capabilities":{"tools":{}}`+cacheable+`}`), nil
+		return ResultMessage(m.ID, `{"supportedVersions":`+string(list)+`,"capabilities":{"tools":{}}`+cacheable+`}`), nil
 	case "ping":
 		if modern {
-			return result(m.ID, `{"resultType":"complete"}`), nil // every result carries it
+			return ResultMessage(m.ID, `{"resultType":"complete"}`), nil // every result carries it
 		}
-		return result(m.ID, `{}`), nil
+		return ResultMessage(m.ID, `{}`), nil
 	case "tools/list":
 		schema := `{"type":"object","properties":{}}`
 		if s.batch() {
@@ -334,11 +336,11 @@ func (s *Server) answer(m message) ([]byte, error) {
 		if modern {
 			extra = cacheable
 		}
-		return result(m.ID, `{"tools":[{"name":`+string(name)+`,"description":"Returns the fixture result.","inputSchema":`+schema+`}]`+extra+`}`), nil
+		return ResultMessage(m.ID, `{"tools":[{"name":`+string(name)+`,"description":"Returns the fixture result.","inputSchema":`+schema+`}]`+extra+`}`), nil
 	case "tools/call":
 		return s.call(m, revision, via)
 	}
-	return rpcError(m.ID, -32601, "method not found: "+m.Method), nil
+	return ErrorMessage(m.ID, -32601, "method not found: "+m.Method), nil
 }
 
 // supported lists the revisions server/discover offers: the first fixture's first, then the
@@ -362,10 +364,10 @@ func (s *Server) call(m message, revision, via string) ([]byte, error) {
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return rpcError(m.ID, -32602, "tools/call: invalid params: "+err.Error()), nil
+		return ErrorMessage(m.ID, -32602, "tools/call: invalid params: "+err.Error()), nil
 	}
 	if p.Name != s.tool() {
-		return rpcError(m.ID, -32602, fmt.Sprintf("unknown tool %q (the server lists %q)", p.Name, s.tool())), nil
+		return ErrorMessage(m.ID, -32602, fmt.Sprintf("unknown tool %q (the server lists %q)", p.Name, s.tool())), nil
 	}
 	f, ok := s.fixture(p.Arguments)
 	c := Call{Arguments: p.Arguments, Revision: revision, Via: via}
@@ -382,10 +384,10 @@ func (s *Server) call(m message, revision, via string) ([]byte, error) {
 			c.OutOfRevision = err
 		case err != nil:
 			c.Refused = fmt.Errorf("fixture %s (revision %s) cannot be served under MCP revision %s, %s: %w", f.ID, f.Revision, revision, Negotiated(via), err)
-			resp = rpcError(m.ID, -32603, "contractcheck: "+c.Refused.Error())
+			resp = ErrorMessage(m.ID, -32603, "contractcheck: "+c.Refused.Error())
 		}
 	} else {
-		resp = rpcError(m.ID, -32602, "tools/call: no fixture for arguments "+string(p.Arguments))
+		resp = ErrorMessage(m.ID, -32602, "tools/call: no fixture for arguments "+string(p.Arguments))
 	}
 	s.mu.Lock()
 	c.Index = len(s.calls)
@@ -529,7 +531,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(rpcError([]byte("null"), -32700, err.Error()))
+		_, _ = w.Write(ErrorMessage([]byte("null"), -32700, err.Error()))
 		return
 	}
 	w.Header().Set("Mcp-Session-Id", SessionID)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/testagent"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
@@ -65,23 +66,22 @@ func answerMCP(msg []byte) ([]byte, error) {
 	if m.Method == "" || len(m.ID) == 0 {
 		return nil, nil
 	}
-	result := func(r string) []byte { return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + r + `}`) }
 	switch m.Method {
 	case "initialize":
-		return result(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"stand-in","version":"1"}}`), nil
+		return mcpserve.ResultMessage(m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"stand-in","version":"1"}}`), nil
 	case "tools/list":
-		return result(`{"tools":[{"name":"lookup","description":"Looks an order up.","inputSchema":{"type":"object","properties":{"which":{"type":"string"}}}}]}`), nil
+		return mcpserve.ResultMessage(m.ID, `{"tools":[{"name":"lookup","description":"Looks an order up.","inputSchema":{"type":"object","properties":{"which":{"type":"string"}}}}]}`), nil
 	case "tools/call":
 		if v, ok := strings.CutPrefix(m.Params.Arguments.Which, "echo:"); ok {
 			text, _ := json.Marshal(v)
-			return result(`{"content":[{"type":"text","text":` + string(text) + `}]}`), nil
+			return mcpserve.ResultMessage(m.ID, `{"content":[{"type":"text","text":`+string(text)+`}]}`), nil
 		}
 		if r, ok := results()[m.Params.Arguments.Which]; ok && m.Params.Name == "lookup" {
-			return result(r), nil
+			return mcpserve.ResultMessage(m.ID, r), nil
 		}
-		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown"}}`), nil
+		return mcpserve.ErrorMessage(m.ID, -32602, "unknown"), nil
 	}
-	return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"no such method"}}`), nil
+	return mcpserve.ErrorMessage(m.ID, -32601, "no such method"), nil
 }
 
 // standIn is the Streamable HTTP stand-in.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contractcheck/contractcheck/internal/mcpserve"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
@@ -43,35 +44,29 @@ func answer(msg []byte) ([]byte, error) {
 	if m.Method == "" || len(m.ID) == 0 {
 		return nil, nil
 	}
-	result := func(r string) []byte {
-		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + r + `}`)
-	}
-	rpcErr := func(code int, msg string) []byte {
-		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, m.ID, code, msg))
-	}
 	switch m.Method {
 	case "initialize":
 		if m.Params.ProtocolVersion != ProtocolVersion {
-			return rpcErr(-32602, "unexpected protocolVersion "+m.Params.ProtocolVersion), nil
+			return mcpserve.ErrorMessage(m.ID, -32602, "unexpected protocolVersion "+m.Params.ProtocolVersion), nil
 		}
-		return result(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"test","version":"1"}}`), nil
+		return mcpserve.ResultMessage(m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"test","version":"1"}}`), nil
 	case "tools/list":
-		return result(`{"tools":[{"name":"fixture_tool","description":"Returns the fixture.","inputSchema":{"type":"object","properties":{"fixture":{"type":"string"}}}}]}`), nil
+		return mcpserve.ResultMessage(m.ID, `{"tools":[{"name":"fixture_tool","description":"Returns the fixture.","inputSchema":{"type":"object","properties":{"fixture":{"type":"string"}}}}]}`), nil
 	case "tools/call":
 		if m.Params.Name != "fixture_tool" {
-			return rpcErr(-32602, "unknown tool "+m.Params.Name), nil
+			return mcpserve.ErrorMessage(m.ID, -32602, "unknown tool "+m.Params.Name), nil
 		}
 		switch m.Params.Arguments.Fixture {
 		case "", "text":
-			return result(textResult), nil
+			return mcpserve.ResultMessage(m.ID, textResult), nil
 		case "rich":
-			return result(richResult), nil
+			return mcpserve.ResultMessage(m.ID, richResult), nil
 		case "rpc-error":
-			return rpcErr(-32603, "boom"), nil
+			return mcpserve.ErrorMessage(m.ID, -32603, "boom"), nil
 		}
-		return rpcErr(-32602, "unknown fixture "+m.Params.Arguments.Fixture), nil
+		return mcpserve.ErrorMessage(m.ID, -32602, "unknown fixture "+m.Params.Arguments.Fixture), nil
 	}
-	return rpcErr(-32601, "method not found: "+m.Method), nil
+	return mcpserve.ErrorMessage(m.ID, -32601, "method not found: "+m.Method), nil
 }
 
 // testMCP is the Streamable HTTP server. It checks the client's headers and records the methods

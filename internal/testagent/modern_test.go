@@ -127,7 +127,7 @@ func TestModernClientRefusesAnOldServer(t *testing.T) {
 				}
 				_ = json.NewDecoder(r.Body).Decode(&m)
 				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + tt.answer(m.Method) + `}`))
+				_, _ = w.Write(mcpserve.ResultMessage(m.ID, tt.answer(m.Method)))
 			}))
 			t.Cleanup(hs.Close)
 			err := Run(context.Background(), Config{API: fakeprovider.OpenAIChat, MCPURL: hs.URL, Env: env, Mode: ModeModern, Stdout: &bytes.Buffer{}})
