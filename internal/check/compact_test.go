@@ -241,11 +241,20 @@ func TestCompactRefused(t *testing.T) {
 		names     string // the path the message names, when not out
 	}{
 		{name: "--census-out is the --census input", out: live, want: "inside it",
-			run: func(out string) error { _, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out); return err }},
+			run: func(out string) error {
+				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
+				return err
+			}},
 		{name: "--census-out inside the --census input", out: filepath.Join(live, "day"), want: "inside it",
-			run: func(out string) error { _, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out); return err }},
+			run: func(out string) error {
+				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
+				return err
+			}},
 		{name: "--census-out inside the input through a link", out: filepath.Join(link, "day"), want: "inside it",
-			run: func(out string) error { _, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out); return err }},
+			run: func(out string) error {
+				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
+				return err
+			}},
 		{name: "--census-out inside --decision-logs", out: filepath.Join(batches, "census"), want: "inside it",
 			run: func(out string) error {
 				_, _, err := RunDecisionLogsOut(ctx, directPaperScope, DecisionLogs{Paths: []string{batches}}, out)

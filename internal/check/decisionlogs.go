@@ -84,7 +84,7 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		defer w.Discard() // after Close, nothing
 	}
 	var allErrs []result.DecisionError // every decision that is an error, for w
-	held := map[repKey]int{} // index in readings
+	held := map[repKey]int{}           // index in readings
 	var readings []heldReading
 	outOfScope, duplicates := 0, 0
 	var refused *result.DecisionErrors
