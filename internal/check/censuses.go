@@ -132,8 +132,18 @@ func resolved(p string) string {
 // within the run's scope where the decisions were posted (fromMatrix), or the records'
 // bindings when the options name observation records (fromRecords), and the report's Lacking
 // lists what the census lacks and the decisions that are errors; its gate gives no verdict while
-// anything is lacking. Such a census is never marked complete: it is complete when it lacks
-// nothing. Censuses of decision logs and of checks are not merged (an input error).
+// anything is lacking. Collect's census is never marked complete: it is complete when it lacks
+// nothing. A compacted one (check --census-out of censuses of decision logs, or of
+// --decision-logs: RunDecisionLogsOut) is marked complete by the run that writes it, and gives
+// no verdict until it is; it merges with collect's. Censuses of decision logs and of checks are
+// not merged (an input error). A decision that is an error held again (the same census part read
+// twice, a compacted census merged with a census it holds) counts once, as a reading does.
+//
+// When out is not empty and the censuses are of decision logs, out is a compacted census of
+// their union: the readings held (within the run's scope), every decision that is an error and
+// the windows of the batches they cover, per collector (censusdir.Sources: a collector's census
+// is named by its directory as given), marked complete. An out that is one of dirs or lies
+// inside one is refused.
 func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -172,6 +182,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	var readings []heldReading
 	var refused *result.DecisionErrors
 	var allErrs []result.DecisionError // every decision that is an error, for out
+	seenErrs := map[result.DecisionError]bool{} // where each was logged names it
 	sources := censusdir.Sources{}     // the batches a census of decision logs covers, for out
 	for _, dir := range dirs {
 		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, hdr censusdir.Header) error {
@@ -226,6 +237,11 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			}
 			return nil
 		}, DecisionError: func(e result.DecisionError) error {
+			if seenErrs[e] {
+				read.Duplicates++
+				return nil // the same decision held again (a census merged with one that holds it)
+			}
+			seenErrs[e] = true
 			if refused == nil {
 				refused = &result.DecisionErrors{First: []result.DecisionError{}}
 			}

@@ -108,7 +108,7 @@ func TestCompactDecisionCensuses(t *testing.T) {
 		lacking    bool
 	}{
 		{name: "two collectors, every decision: a verdict", batches: chunked(events, 17), collectors: 2, scope: directPaperScope},
-		{name: "three collectors, some decisions and an error", batches: append(chunked(some, 11), []map[string]any{failed}), collectors: 3, scope: directPaperScope, lacking: true},
+		{name: "three collectors, some decisions and an error (collector 1's)", batches: append([][]map[string]any{{failed}}, chunked(some, 11)...), collectors: 3, scope: directPaperScope, lacking: true},
 		{name: "narrowed by the run's scope", batches: chunked(events, 17), collectors: 2,
 			scope: inputs.Options{Scope: result.Scope{Lanes: []string{"direct"}, Suites: []string{"paper"}, Fixtures: []string{"C0*"}}}, lacking: false},
 	} {
@@ -202,6 +202,31 @@ func TestCompactDecisionCensuses(t *testing.T) {
 				if !strings.Contains(info.String(), "a compacted census of decision logs, "+info.Sources.String()) {
 					t.Errorf("the note %q does not say the windows", info)
 				}
+			}
+			// Read before its marker exists (the compaction still running): no verdict.
+			partial := filepath.Join(out, "partial")
+			if err := os.Mkdir(partial, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			parts, err := censusdir.Parts(day)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range parts {
+				data, err := os.ReadFile(filepath.Join(day, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(partial, p), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, read, err := RunCensuses(ctx, tc.scope, []string{partial}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Gate.Verdict != result.VerdictIncomplete || r.ExitCode() != result.ExitInputError || !strings.Contains(read.String(), "still being written") {
+				t.Errorf("a compacted census without its marker: verdict %s, exit %d, note %q; want no verdict, exit 2, still being written", r.Gate.Verdict, r.ExitCode(), read)
 			}
 			// collect adds to no compacted census.
 			if err := censusdir.CanOpen(day); err == nil || !strings.Contains(err.Error(), day) {
