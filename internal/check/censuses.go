@@ -181,9 +181,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	held := map[repKey]int{} // of a census of decision logs: index in readings
 	var readings []heldReading
 	var refused *result.DecisionErrors
-	var allErrs []result.DecisionError // every decision that is an error, for out
+	var allErrs []result.DecisionError          // every decision that is an error, for out
 	seenErrs := map[result.DecisionError]bool{} // where each was logged names it
-	sources := censusdir.Sources{}     // the batches a census of decision logs covers, for out
+	sources := censusdir.Sources{}              // the batches a census of decision logs covers, for out
 	for _, dir := range dirs {
 		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, hdr censusdir.Header) error {
 			if len(read.Read) > 0 && hdr.Decisions() != read.decisions() {
