@@ -25,6 +25,9 @@ type Censuses struct {
 	// Duplicates counts the readings of a census of decision logs held again with the same
 	// verdict (a batch OPA posted again), counted once, as check --decision-logs counts them.
 	Duplicates int
+	// DuplicateErrors counts the decisions that are errors held again (the same logged decision
+	// in two censuses merged), counted once.
+	DuplicateErrors int
 }
 
 // decisions says the censuses read are of decision logs (collect --census).
@@ -53,6 +56,9 @@ func (c Censuses) String() string {
 	}
 	if c.Duplicates > 0 {
 		parts = append(parts, fmt.Sprintf("%d task results logged again, counted once", c.Duplicates))
+	}
+	if c.DuplicateErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d decisions that are errors held again, counted once", c.DuplicateErrors))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -238,7 +244,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil
 		}, DecisionError: func(e result.DecisionError) error {
 			if seenErrs[e] {
-				read.Duplicates++
+				read.DuplicateErrors++
 				return nil // the same decision held again (a census merged with one that holds it)
 			}
 			seenErrs[e] = true
