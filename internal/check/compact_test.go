@@ -26,7 +26,7 @@ var directPaperScope = inputs.Options{Scope: result.Scope{Lanes: []string{"direc
 type collector struct{ dir, census string }
 
 // fleet writes batches round-robin to n collectors, batch i received at base+i seconds.
-func fleet(t *testing.T, in *instrument.Instrument, n int, batches [][]map[string]any) []collector {
+func fleet(t testing.TB, in *instrument.Instrument, n int, batches [][]map[string]any) []collector {
 	t.Helper()
 	root := t.TempDir()
 	cs := make([]collector, n)
