@@ -20,6 +20,11 @@
 // a report on it says the batches it covers (Info.Window) and what it lacks, as a report from the
 // decision logs themselves does.
 //
+// check --census-out compacts censuses of decision logs (or writes one from decision-log files)
+// into a compacted census of decision logs (compact.go): parts of up to partReadings lines whose
+// headers name every collector's batches it covers ({"decisions": {"windows": [...]}}), marked
+// complete as a check's census is. A directory holds parts of one kind only.
+//
 // A census is what its readings are, whatever part holds them: merging is adding every part's
 // readings into one census (internal/census), which collapses repetitions, finds unstable
 // bindings and applies the gate after the union, as one run over all the inputs does.
