@@ -59,7 +59,10 @@ records, at any time (a census still being written gives no verdict: gate verdic
 exit 2), and --census repeated on their union, as one run over all their inputs: repetitions
 collapse and the gate is applied after the merge (docs/production.md). A census collect --census
 folds OPA's uploads into is read at any time, as --decision-logs reads collect's batches: the same
-expected bindings and lacking list, and the note says the batches it covers.
+expected bindings and lacking list, and the note says the batches it covers. --census-out with
+censuses of decision logs, or with --decision-logs, writes a compacted census of decision logs
+(their union, marked complete; its header keeps each collector's window) that --census reads to
+the same report.
 
 Exit codes: 0 the profile is satisfied; 1 a required contract is unmet; 2 usage, input or output
 error, the gate selected nothing, or decision logs lack expected bindings or hold decisions that
@@ -127,7 +130,7 @@ func newCheckCommand() *cobra.Command {
 	cmd.Flags().BoolVarP(&p.details, "details", "v", false, "text: every diagnostic, the per-task matrices and the boundaries; table: every binding")
 	cmd.Flags().StringArrayVar(&p.decisionLogs, "decision-logs", nil, "take the verdicts from OPA decision logs of the contract set's bundle: a file, a directory of them, or - for standard input (repeatable; docs/opa.md)")
 	cmd.Flags().StringArrayVar(&p.censuses, "census", nil, "report on a census directory (one check --census-out or collect --census wrote; read while it is written, as far as its whole parts go) instead of records; repeated: on the union of them, as one run over all their inputs (docs/production.md)")
-	cmd.Flags().StringVar(&p.censusOut, "census-out", "", "also write the run's census (its readings, part by part, durably) to this new directory, for check --census; with --census: their union")
+	cmd.Flags().StringVar(&p.censusOut, "census-out", "", "also write the run's census (its readings, part by part, durably) to this new directory, for check --census; with --census: their union; with --decision-logs or censuses of decision logs: a compacted census of them")
 	observations := cmd.PreRun
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {
 		observations(cmd, args)
@@ -224,9 +227,6 @@ func runCheck(ctx context.Context, p checkParams, stdout, stderr io.Writer) (int
 		req.Check.Censuses = p.censuses
 	}
 	if p.censusOut != "" {
-		if len(p.decisionLogs) > 0 {
-			return result.ExitInputError, &result.InputError{Err: fmt.Errorf("--census-out writes the census of records or of --census directories, not of --decision-logs")}
-		}
 		req.Check.CensusOut = p.censusOut
 	}
 	if p.locked {

@@ -15,7 +15,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/record"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/testagent"
 )
 
 const recordLong = `Record sits between your agent and its MCP server and between your agent and its model
@@ -84,7 +83,7 @@ func newRecordCommand() *cobra.Command {
 			}
 			p.Command = args
 			if p.mcpCommand != "" {
-				argv, err := testagent.ShellWords(p.mcpCommand)
+				argv, err := escape.ShellWords(p.mcpCommand)
 				if err != nil || len(argv) == 0 {
 					return usage("record: --mcp-command: %v", err)
 				}

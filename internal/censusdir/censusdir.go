@@ -20,6 +20,11 @@
 // a report on it says the batches it covers (Info.Window) and what it lacks, as a report from the
 // decision logs themselves does.
 //
+// check --census-out compacts censuses of decision logs (or writes one from decision-log files)
+// into a compacted census of decision logs (compact.go): parts of up to partReadings lines whose
+// headers name every collector's batches it covers ({"decisions": {"windows": [...]}}), marked
+// complete as a check's census is. A directory holds parts of one kind only.
+//
 // A census is what its readings are, whatever part holds them: merging is adding every part's
 // readings into one census (internal/census), which collapses repetitions, finds unstable
 // bindings and applies the gate after the union, as one run over all the inputs does.
@@ -80,6 +85,9 @@ type Writer struct {
 	readings int          // readings written in all parts
 	perPart  int          // the lines a part holds: partReadings
 	batch    *Batch       // the batch the part being written holds (AddBatch), for its header
+	// sources, when not nil, makes the census a compacted census of decision logs: every part's
+	// header names the collectors' batches it covers (SetSources).
+	sources []Source
 }
 
 // Batch names the batch of decision logs a part of a census of decision logs holds: collect's
@@ -139,11 +147,15 @@ func Open(dir, profile string) (*Writer, error) {
 	}
 	if w.seq > 0 {
 		// The last part says the profile the census is of.
-		f, _, _, err := openPart(filepath.Join(dir, fmt.Sprintf("%08d.census.gz", w.seq)), profile)
+		file := filepath.Join(dir, fmt.Sprintf("%08d.census.gz", w.seq))
+		f, _, hdr, err := openPart(file, profile)
 		if err != nil {
 			return nil, err
 		}
 		f.Close()
+		if hdr.Batch == nil {
+			return nil, fmt.Errorf("census directory %s: %s is a part of %s, not of a census collect writes: give collect --census an empty or new directory, or one collect wrote", dir, file, hdr.kind())
+		}
 	}
 	return w, nil
 }
@@ -163,6 +175,35 @@ func CanOpen(dir string) error {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, CompleteFile)); err == nil {
 		return fmt.Errorf("census directory %s holds a census its writer marked complete (%s): give collect --census an empty or new directory, or one collect wrote", dir, CompleteFile)
+	}
+	parts, err := Parts(dir)
+	if err != nil {
+		return fmt.Errorf("census directory %s: %w", dir, err)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	// A census check writes (of a check, or compacted) is refused while it is written, too.
+	file := filepath.Join(dir, parts[len(parts)-1])
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("census part %s: %w", file, err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("census part %s: not gzip: %w", file, err)
+	}
+	_, v, err := strictjson.NewLineReader(file, zr, limits).Next()
+	if err != nil {
+		return fmt.Errorf("census part %s: %w", file, err)
+	}
+	if m, ok := v.(map[string]any); !ok || m["batch"] == nil {
+		kind := "a check (check --census-out)"
+		if ok && m["decisions"] != nil {
+			kind = "decision logs compacted by check --census-out"
+		}
+		return fmt.Errorf("census directory %s holds a census of %s (%s), not one collect writes: give collect --census an empty or new directory, or one collect wrote", dir, kind, file)
 	}
 	return nil
 }
@@ -328,6 +369,9 @@ func (w *Writer) open() error {
 		hdr["batch"] = map[string]any{"seq": encjson.Number(strconv.FormatUint(w.batch.Seq, 10)),
 			"received": w.batch.Received.UTC().Format(time.RFC3339Nano)}
 	}
+	if w.sources != nil {
+		hdr["decisions"] = map[string]any{"windows": sourcesJSON(w.sources)}
+	}
 	h, _ := strictjson.Marshal(hdr)
 	if _, err := w.zw.Write(append(h, '\n')); err != nil {
 		return w.abort(err)
@@ -381,8 +425,15 @@ func (w *Writer) Discard() {
 	}
 }
 
-// Close writes the last part and the marker that says the census is whole.
+// Close writes the last part and the marker that says the census is whole. A compacted census of
+// decision logs gets a part even when it holds no line: its header says what it is and the
+// batches it covers.
 func (w *Writer) Close() error {
+	if w.sources != nil && w.seq == 0 && w.part == nil {
+		if err := w.open(); err != nil {
+			return err
+		}
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -443,12 +494,24 @@ type Info struct {
 	Decisions      bool
 	Window         decisionlog.Window
 	DecisionErrors int
+	// Compacted says the census of decision logs is one check --census-out wrote (its parts'
+	// headers name the batches it covers: Sources), not collect's.
+	Compacted bool
+	Sources   Sources
 }
 
 // String says it for a note beside the report.
 func (i Info) String() string {
 	state := "complete"
 	switch {
+	case i.Compacted:
+		state = "a compacted census of decision logs, " + i.Sources.String()
+		if !i.Complete {
+			state = "a compacted census of decision logs still being written (no " + CompleteFile + "): the parts written so far, " + i.Sources.String()
+		}
+		if i.DecisionErrors > 0 {
+			state += fmt.Sprintf("; %d decisions that are errors, not verdicts", i.DecisionErrors)
+		}
 	case i.Decisions:
 		state = "a census of decision logs, " + i.Window.String() + " (collect adds a part per batch it takes)"
 		if i.DecisionErrors > 0 {
@@ -478,9 +541,8 @@ func Read(dir, profile string, reading func(result.Reading) error, vis func(*vis
 
 // Handlers take what ReadWith reads.
 type Handlers struct {
-	// Part, when set, is told of each part before its lines: the batch it holds, nil for a part
-	// of a check's census.
-	Part func(part string, batch *Batch) error
+	// Part, when set, is told of each part before its lines: what its header says.
+	Part func(part string, hdr Header) error
 	// Reading takes each reading, Visibility each visibility reading.
 	Reading    func(result.Reading) error
 	Visibility func(*visibility.Reading) error
@@ -510,19 +572,30 @@ func ReadWith(dir, profile string, h Handlers) (Info, error) {
 	if err != nil {
 		return info, fmt.Errorf("census %s: %w", dir, err)
 	}
+	var first Header
 	for i, name := range parts {
 		file := filepath.Join(dir, name)
-		n, batch, errs, err := readPart(file, profile, &h)
+		n, hdr, errs, err := readPart(file, profile, &h)
 		if err != nil {
 			return info, err
 		}
-		if (batch != nil) != info.Decisions && i > 0 {
-			return info, fmt.Errorf("census part %s: a part of %s, after parts of %s: a census is of decision logs (collect --census) or of a check (check --census-out), not both",
-				file, kindOf(batch != nil), kindOf(info.Decisions))
+		if i == 0 {
+			first = hdr
 		}
-		info.Decisions = batch != nil
-		if batch != nil {
-			noteBatch(&info.Window, *batch)
+		if hdr.kind() != first.kind() {
+			return info, fmt.Errorf("census part %s: a part of %s, after parts of %s: a census is of one kind (a check's, collect's, or compacted decision logs), not several",
+				file, hdr.kind(), first.kind())
+		}
+		info.Decisions = hdr.Decisions()
+		if hdr.Batch != nil {
+			noteBatch(&info.Window, *hdr.Batch)
+		}
+		if hdr.Sources != nil {
+			info.Compacted = true
+			if info.Sources == nil {
+				info.Sources = Sources{}
+			}
+			info.Sources.Merge(hdr.Sources)
 		}
 		info.Parts++
 		info.Readings += n
@@ -539,13 +612,6 @@ func ReadWith(dir, profile string, h Handlers) (Info, error) {
 		return info, fmt.Errorf("census %s: no census part (<seq>.census.gz) in it", dir)
 	}
 	return info, nil
-}
-
-func kindOf(decisions bool) string {
-	if decisions {
-		return "decision logs (collect --census)"
-	}
-	return "a check (check --census-out)"
 }
 
 // noteBatch widens w by a batch.
@@ -618,81 +684,118 @@ type batch struct {
 // batchLines is how many lines a worker decodes at a time.
 const batchLines = 256
 
-// openPart opens a part and reads its header: the line reader on its lines after it, the file
-// to close, and the batch it holds (nil for a part of a check's census).
-func openPart(file, profile string) (*os.File, *strictjson.LineReader, *Batch, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("census part %s: %w", file, err)
-	}
-	lr, batch, err := partHeader(f, file, profile)
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err
-	}
-	return f, lr, batch, nil
+// Header is what a part's header says besides the profile: the batch a part of collect's census
+// holds, or the windows of a compacted census of decision logs; neither for a part of a check's
+// census.
+type Header struct {
+	// Batch is the batch a part of collect's census holds; nil otherwise.
+	Batch *Batch
+	// Sources, not nil for a part of a compacted census of decision logs, are the batches the
+	// whole census covers.
+	Sources Sources
 }
 
-func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, *Batch, error) {
+// Decisions says the part is of a census of decision logs, collect's or compacted.
+func (h Header) Decisions() bool { return h.Batch != nil || h.Sources != nil }
+
+// kind says what census the part is of, for a message.
+func (h Header) kind() string {
+	switch {
+	case h.Batch != nil:
+		return "decision logs (collect --census)"
+	case h.Sources != nil:
+		return "decision logs compacted (check --census-out)"
+	}
+	return "a check (check --census-out)"
+}
+
+// openPart opens a part and reads its header: the line reader on its lines after it, the file
+// to close, and what the header says.
+func openPart(file, profile string) (*os.File, *strictjson.LineReader, Header, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, Header{}, fmt.Errorf("census part %s: %w", file, err)
+	}
+	lr, hdr, err := partHeader(f, file, profile)
+	if err != nil {
+		f.Close()
+		return nil, nil, Header{}, err
+	}
+	return f, lr, hdr, nil
+}
+
+func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, Header, error) {
+	var hdr Header
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("census part %s: not gzip: %w", file, err)
+		return nil, hdr, fmt.Errorf("census part %s: not gzip: %w", file, err)
 	}
 	lr := strictjson.NewLineReader(file, zr, limits)
 	line, v, err := lr.Next()
 	if err == io.EOF {
-		return nil, nil, fmt.Errorf("census part %s: empty (no header line)", file)
+		return nil, hdr, fmt.Errorf("census part %s: empty (no header line)", file)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("census part %s: %w", file, err)
+		return nil, hdr, fmt.Errorf("census part %s: %w", file, err)
 	}
 	o := object{file: file, line: line, v: v}
-	m, err := o.fields("", "census", "profile", "batch")
+	m, err := o.fields("", "census", "profile", "batch", "decisions")
 	if err != nil {
-		return nil, nil, err
+		return nil, hdr, err
 	}
 	if err := o.header(m, profile); err != nil {
-		return nil, nil, err
+		return nil, hdr, err
 	}
-	if _, ok := m["batch"]; !ok {
-		return lr, nil, nil
+	_, isBatch := m["batch"]
+	_, compacted := m["decisions"]
+	switch {
+	case isBatch && compacted:
+		return nil, hdr, o.errorf("/decisions", "a part holds one batch (batch) or is compacted (decisions), not both")
+	case compacted:
+		if hdr.Sources, err = o.sources(); err != nil {
+			return nil, hdr, err
+		}
+		return lr, hdr, nil
+	case !isBatch:
+		return lr, hdr, nil
 	}
 	bm, err := o.fields("/batch", "seq", "received")
 	if err != nil {
-		return nil, nil, err
+		return nil, hdr, err
 	}
 	seq, err := o.int(bm, "/batch/seq")
 	if err != nil {
-		return nil, nil, err
+		return nil, hdr, err
 	}
 	s, err := o.str(bm, "/batch", "received", false)
 	if err != nil {
-		return nil, nil, err
+		return nil, hdr, err
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return nil, nil, o.errorf("/batch/received", "not a time (RFC 3339): %q", s)
+		return nil, hdr, o.errorf("/batch/received", "not a time (RFC 3339): %q", s)
 	}
-	return lr, &Batch{Seq: uint64(seq), Received: t}, nil
+	hdr.Batch = &Batch{Seq: uint64(seq), Received: t}
+	return lr, hdr, nil
 }
 
 // readPart reads one part: one goroutine reads its lines, as many as there are processors decode
 // them (and compute each reading's fingerprint, which the census would compute), and the items
-// are handed on in the order of the lines. It returns the readings read, the batch the part holds
-// and its decisions that are errors.
-func readPart(file, profile string, h *Handlers) (int, *Batch, int, error) {
-	f, lr, batch, err := openPart(file, profile)
+// are handed on in the order of the lines. It returns the readings read, the part's header and
+// its decisions that are errors.
+func readPart(file, profile string, h *Handlers) (int, Header, int, error) {
+	f, lr, hdr, err := openPart(file, profile)
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, hdr, 0, err
 	}
 	defer f.Close()
 	if h.Part != nil {
-		if err := h.Part(file, batch); err != nil {
-			return 0, batch, 0, err
+		if err := h.Part(file, hdr); err != nil {
+			return 0, hdr, 0, err
 		}
 	}
-	n, errs, err := readLines(file, lr, batch != nil, h)
-	return n, batch, errs, err
+	n, errs, err := readLines(file, lr, hdr.Decisions(), h)
+	return n, hdr, errs, err
 }
 
 // readLines reads a part's lines after its header.
@@ -868,7 +971,7 @@ func (o object) fields(ptr string, allowed ...string) (map[string]any, error) {
 	return m, nil
 }
 
-// at is the value at a pointer of one or two tokens.
+// at is the value at a pointer of a few tokens.
 func (o object) at(ptr string) (any, error) {
 	p, err := strictjson.ParsePointer(ptr)
 	if err != nil {
@@ -876,6 +979,14 @@ func (o object) at(ptr string) (any, error) {
 	}
 	v := o.v
 	for _, tok := range p {
+		if l, ok := v.([]any); ok { // an array's element (a compacted census's windows)
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(l) {
+				return nil, o.errorf(ptr, "no such element")
+			}
+			v = l[i]
+			continue
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, o.errorf(ptr, "want an object")

@@ -242,7 +242,7 @@ func TestBatches(t *testing.T) {
 			var gotErrs []result.DecisionError
 			var batches []Batch
 			info, err := ReadWith(dir, "strict", Handlers{
-				Part: func(_ string, b *Batch) error { batches = append(batches, *b); return nil },
+				Part: func(_ string, h Header) error { batches = append(batches, *h.Batch); return nil },
 				Reading: func(r result.Reading) error {
 					got = append(got, r)
 					return nil

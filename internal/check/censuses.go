@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -24,6 +25,9 @@ type Censuses struct {
 	// Duplicates counts the readings of a census of decision logs held again with the same
 	// verdict (a batch OPA posted again), counted once, as check --decision-logs counts them.
 	Duplicates int
+	// DuplicateErrors counts the decisions that are errors held again (the same logged decision
+	// in two censuses merged), counted once.
+	DuplicateErrors int
 }
 
 // decisions says the censuses read are of decision logs (collect --census).
@@ -53,7 +57,67 @@ func (c Censuses) String() string {
 	if c.Duplicates > 0 {
 		parts = append(parts, fmt.Sprintf("%d task results logged again, counted once", c.Duplicates))
 	}
+	if c.DuplicateErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d decisions that are errors held again, counted once", c.DuplicateErrors))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// writeDecisions writes a compacted census of decision logs to w and marks it complete: the
+// windows of the batches its inputs cover, the readings held (a decision logged again held once)
+// and every decision that is an error, in the order read.
+func writeDecisions(w *censusdir.Writer, sources censusdir.Sources, readings []heldReading, errs []result.DecisionError) error {
+	if err := w.SetSources(sources); err != nil {
+		return err
+	}
+	for _, h := range readings {
+		if err := w.Add(h.Reading); err != nil {
+			return err
+		}
+	}
+	for _, e := range errs {
+		if err := w.AddDecisionError(e); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// refuseInside refuses a --census-out directory that is one of the inputs (given by flag) or
+// lies inside one: the census written would change an input (a part added to a census, a file
+// to a directory of decision logs, which the reader walks), or be read back by the next run.
+func refuseInside(out, flag string, inputs []string) error {
+	o, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("--census-out %s: %w", out, err)
+	}
+	o = resolved(o)
+	for _, in := range inputs {
+		i, err := filepath.Abs(in)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", flag, in, err)
+		}
+		i = resolved(i)
+		if rel, err := filepath.Rel(i, o); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
+			return fmt.Errorf("--census-out %s is %s %s or inside it: the census would be written into an input; give a directory outside every input", out, flag, in)
+		}
+	}
+	return nil
+}
+
+// resolved is the absolute path p with the symbolic links of its longest existing prefix
+// resolved, so that a link to an input is seen as the input.
+func resolved(p string) string {
+	rest := ""
+	for q := p; ; q = filepath.Dir(q) {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(q) == q {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+	}
 }
 
 // RunCensuses reports on the union of census directories (internal/censusdir) instead of
@@ -74,8 +138,18 @@ func (c Censuses) String() string {
 // within the run's scope where the decisions were posted (fromMatrix), or the records'
 // bindings when the options name observation records (fromRecords), and the report's Lacking
 // lists what the census lacks and the decisions that are errors; its gate gives no verdict while
-// anything is lacking. Such a census is never marked complete: it is complete when it lacks
-// nothing. Censuses of decision logs and of checks are not merged (an input error).
+// anything is lacking. Collect's census is never marked complete: it is complete when it lacks
+// nothing. A compacted one (check --census-out of censuses of decision logs, or of
+// --decision-logs: RunDecisionLogsOut) is marked complete by the run that writes it, and gives
+// no verdict until it is; it merges with collect's. Censuses of decision logs and of checks are
+// not merged (an input error). A decision that is an error held again (the same census part read
+// twice, a compacted census merged with a census it holds) counts once, as a reading does.
+//
+// When out is not empty and the censuses are of decision logs, out is a compacted census of
+// their union: the readings held (within the run's scope), every decision that is an error and
+// the windows of the batches they cover, per collector (censusdir.Sources: a collector's census
+// is named by its directory as given), marked complete. An out that is one of dirs or lies
+// inside one is refused.
 func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -100,6 +174,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	visible := visibility.NewCollector(visReader)
 	var w *censusdir.Writer
 	if out != "" {
+		if err := refuseInside(out, "--census", dirs); err != nil {
+			return nil, read, result.AsInput(err)
+		}
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
 			return nil, read, result.AsInput(err)
 		}
@@ -110,15 +187,20 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	held := map[repKey]int{} // of a census of decision logs: index in readings
 	var readings []heldReading
 	var refused *result.DecisionErrors
+	var allErrs []result.DecisionError          // every decision that is an error, for out
+	seenErrs := map[result.DecisionError]bool{} // where each was logged names it
+	sources := censusdir.Sources{}              // the batches a census of decision logs covers, for out
 	for _, dir := range dirs {
-		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, batch *censusdir.Batch) error {
-			if len(read.Read) > 0 && (batch != nil) != read.decisions() {
-				return fmt.Errorf("census part %s: %s is a census of %s, %s is not: a census of decision logs (collect --census) and one of a check (check --census-out) are not merged",
+		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, hdr censusdir.Header) error {
+			if len(read.Read) > 0 && hdr.Decisions() != read.decisions() {
+				return fmt.Errorf("census part %s: %s is a census of %s, %s is not: a census of decision logs (collect --census, or compacted by check --census-out) and one of a check (check --census-out) are not merged",
 					part, read.Read[0].Dir, map[bool]string{true: "decision logs", false: "a check"}[read.decisions()], dir)
 			}
-			if decisions = batch != nil; decisions && w != nil {
-				return fmt.Errorf("census part %s: --census-out writes a census of a check, and %s is one of decision logs (collect --census): report on it with --census alone", part, dir)
+			decisions = hdr.Decisions()
+			if hdr.Batch != nil {
+				sources.AddBatch(filepath.Clean(dir), hdr.Batch.Seq, hdr.Batch.Received)
 			}
+			sources.Merge(hdr.Sources)
 			return nil
 		}, Reading: func(r result.Reading) error {
 			if err := ctx.Err(); err != nil {
@@ -161,12 +243,20 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			}
 			return nil
 		}, DecisionError: func(e result.DecisionError) error {
+			if seenErrs[e] {
+				read.DuplicateErrors++
+				return nil // the same decision held again (a census merged with one that holds it)
+			}
+			seenErrs[e] = true
 			if refused == nil {
 				refused = &result.DecisionErrors{First: []result.DecisionError{}}
 			}
 			refused.Count++
 			if len(refused.First) < result.MaxLackingListed {
 				refused.First = append(refused.First, e)
+			}
+			if w != nil {
+				allErrs = append(allErrs, e)
 			}
 			return nil
 		}})
@@ -187,7 +277,12 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		return nil, read, result.AsInput(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
 	}
 	if w != nil {
-		if err := w.Close(); err != nil {
+		if read.decisions() {
+			err = writeDecisions(w, sources, readings, allErrs)
+		} else {
+			err = w.Close()
+		}
+		if err != nil {
 			return nil, read, result.AsInput(err)
 		}
 	}
@@ -223,6 +318,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	if lacking != nil {
 		if incomplete = lacking.Count > 0 || lacking.Errors != nil; incomplete {
 			r.Lacking = lacking
+		}
+		for _, i := range read.Read {
+			incomplete = incomplete || (i.Compacted && !i.Complete) // check is writing it now
 		}
 	}
 	if incomplete && r.Gate.Verdict != result.VerdictInstrumentFailed {

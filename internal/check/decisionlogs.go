@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
+	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check/pipeline"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
@@ -56,12 +57,34 @@ type repKey struct {
 // the logs lack and the error decisions are the report's Lacking, whose gate then gives no
 // verdict (result.VerdictIncomplete, exit 2). The counts say what the reader read besides.
 func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs) (*result.Report, decisionlog.Counts, error) {
+	return RunDecisionLogsOut(ctx, opts, logs, "")
+}
+
+// RunDecisionLogsOut is RunDecisionLogs that also writes, when out is not empty, the census of
+// decision logs the run took to the new directory out (check --decision-logs DIR --census-out
+// out): a compacted census (internal/censusdir) holding the readings within the run's scope (a
+// decision logged again held once) and every decision that is an error, its headers naming the
+// batches of collect's it covers per directory, marked complete. check --census out gives the
+// same report. A run refused on bad input leaves no marker.
+func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionLogs, out string) (*result.Report, decisionlog.Counts, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
 		return nil, decisionlog.Counts{}, err
 	}
 	opts = in.Options()
-	held := map[repKey]int{} // index in readings
+	var w *censusdir.Writer
+	if out != "" {
+		paths := slices.DeleteFunc(slices.Clone(logs.Paths), func(p string) bool { return p == decisionlog.StdinArg })
+		if err := refuseInside(out, "--decision-logs", paths); err != nil {
+			return nil, decisionlog.Counts{}, result.AsInput(err)
+		}
+		if w, err = censusdir.Create(out, opts.Profile); err != nil {
+			return nil, decisionlog.Counts{}, result.AsInput(err)
+		}
+		defer w.Discard() // after Close, nothing
+	}
+	var allErrs []result.DecisionError // every decision that is an error, for w
+	held := map[repKey]int{}           // index in readings
 	var readings []heldReading
 	outOfScope, duplicates := 0, 0
 	var refused *result.DecisionErrors
@@ -75,8 +98,12 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 				refused = &result.DecisionErrors{First: []result.DecisionError{}}
 			}
 			refused.Count++
+			e := result.DecisionError{At: d.At(), Decision: d.ID, Error: msg}
 			if len(refused.First) < result.MaxLackingListed {
-				refused.First = append(refused.First, result.DecisionError{At: d.At(), Decision: d.ID, Error: msg})
+				refused.First = append(refused.First, e)
+			}
+			if w != nil {
+				allErrs = append(allErrs, e)
 			}
 			return nil
 		}
@@ -133,6 +160,15 @@ func RunDecisionLogs(ctx context.Context, opts inputs.Options, logs DecisionLogs
 	r, err := cen.Report()
 	if err != nil {
 		return nil, counts, result.AsInput(err) // a repetition recorded twice (census.RepeatedError)
+	}
+	if w != nil {
+		sources := censusdir.Sources{}
+		for _, b := range counts.Batches {
+			sources.AddBatch(b.Dir, b.Seq, b.Received)
+		}
+		if err := writeDecisions(w, sources, readings, allErrs); err != nil {
+			return nil, counts, result.AsInput(err)
+		}
 	}
 	if vis != nil {
 		if r.Visibility, err = vis.Report(ctx); err != nil {

@@ -31,7 +31,7 @@ type Request struct {
 	// instead of records: their union (RunCensuses).
 	Censuses []string
 	// CensusOut, when set, is the directory the run's census is written to (a census of the
-	// records read, or the union of Censuses).
+	// records read, the union of Censuses, or a compacted census of the DecisionLogs).
 	CensusOut string
 }
 
@@ -107,7 +107,7 @@ func run(ctx context.Context, req Request) (Outcome, error) {
 	switch {
 	case req.DecisionLogs != nil:
 		var counts decisionlog.Counts
-		o.Report, counts, err = RunDecisionLogs(ctx, req.Options, *req.DecisionLogs)
+		o.Report, counts, err = RunDecisionLogsOut(ctx, req.Options, *req.DecisionLogs, req.CensusOut)
 		if counts.Files > 0 {
 			o.Note = "decision logs: " + counts.String()
 		}

@@ -42,6 +42,14 @@ func ParseBatchFileName(name string) (seq uint64, received time.Time, ok bool) {
 	return seq, received, true
 }
 
+// BatchFile is one batch file of collect's a read took: the directory it was in, its sequence
+// number and the time it was received (its name says them).
+type BatchFile struct {
+	Dir      string
+	Seq      uint64
+	Received time.Time
+}
+
 // Window is what a read covers of the batches collect wrote: how many, their first and last
 // sequence numbers and the times the first and last were received. Batches is 0 when the read
 // held none.
@@ -66,6 +74,7 @@ func noteBatchFile(name string, c *Counts) {
 	if !ok {
 		return
 	}
+	c.Batches = append(c.Batches, BatchFile{Dir: filepath.Dir(name), Seq: seq, Received: t})
 	w := &c.Window
 	if w.Batches == 0 || seq < w.FirstSeq {
 		w.FirstSeq = seq

@@ -141,6 +141,9 @@ type Counts struct {
 	OutOfScope, Duplicates int
 	// Window is what the read covers of the batches collect wrote (their file names say it).
 	Window Window
+	// Batches are the batch files of collect's the read took, in the order read: per directory,
+	// a collector's window (a compacted census keeps one per collector).
+	Batches []BatchFile
 }
 
 // String says what was read, for a note beside a report.

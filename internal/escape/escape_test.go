@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -476,6 +477,56 @@ func TestShort(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Short(tc.in); got != tc.want {
 				t.Errorf("Short(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestShellWords: ShellWords splits a command line as a POSIX shell does, expanding nothing.
+func TestShellWords(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      string
+		want    []string
+		wantErr string
+	}{
+		{name: "plain", in: "contractcheck serve --stdio", want: []string{"contractcheck", "serve", "--stdio"}},
+		{name: "extra blanks", in: "  a \t b\n c  ", want: []string{"a", "b", "c"}},
+		{name: "empty", in: "", want: nil},
+		{name: "single quotes", in: `'/tmp/my dir/cc' 'a"b\c'`, want: []string{"/tmp/my dir/cc", `a"b\c`}},
+		{name: "double quotes", in: `"a b" "x\"y" "\$HOME" "back\\slash" "keep\n"`, want: []string{"a b", `x"y`, "$HOME", `back\slash`, `keep\n`}},
+		{name: "backslash outside quotes", in: `a\ b c\\d \'e`, want: []string{"a b", `c\d`, "'e"}},
+		{name: "adjacent parts join", in: `pre'fix'"mid"post`, want: []string{"prefixmidpost"}},
+		{name: "empty quoted words", in: `'' ""`, want: []string{"", ""}},
+		{name: "line continuation", in: "a\\\nb", want: []string{"ab"}},
+		{name: "unterminated single", in: `a 'b`, wantErr: "unterminated single quote"},
+		{name: "unterminated double", in: `a "b`, wantErr: "unterminated double quote"},
+		{name: "trailing backslash", in: `a\`, wantErr: "trailing backslash"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ShellWords(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("ShellWords(%q) = %q, %v; want error %q", tc.in, got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("ShellWords(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestShellWordsReadsShellJoin: ShellWords is ShellJoin's inverse, for every corpus string.
+func TestShellWordsReadsShellJoin(t *testing.T) {
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			words := []string{"cmd", c.S, "", "it's"}
+			got, err := ShellWords(ShellJoin(words))
+			if err != nil || !slices.Equal(got, words) {
+				t.Fatalf("ShellWords(ShellJoin(%q)) = %q, %v", short(c.S), got, err)
 			}
 		})
 	}

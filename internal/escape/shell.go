@@ -1,6 +1,8 @@
 package escape
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -77,4 +79,66 @@ func shellWord(w string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// ShellWords splits s into words as a POSIX shell would (the inverse of ShellJoin) without expanding anything: blanks
+// separate words, single quotes keep everything literally, double quotes keep everything but
+// a backslash before $ ` " \ or a newline, and a backslash outside quotes keeps the next
+// character (a backslash-newline pair is removed).
+func ShellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("a trailing backslash")
+			}
+			i++
+			if s[i] != '\n' {
+				cur.WriteByte(s[i])
+				inWord = true
+			}
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("an unterminated single quote at byte %d", i)
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) && strings.IndexByte("$`\"\\\n", s[j+1]) >= 0 {
+					j++
+					if s[j] != '\n' {
+						cur.WriteByte(s[j])
+					}
+					continue
+				}
+				cur.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("an unterminated double quote at byte %d", i)
+			}
+			i = j
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
 }

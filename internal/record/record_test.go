@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/check"
+	ccescape "github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -90,7 +91,7 @@ func agent(ep Endpoints, api fakeprovider.API, stream, stdio bool) error {
 	}
 	cfg := testagent.Config{API: api, Stream: stream, Tool: "lookup", Env: func(k string) string { return env[k] }, Stdout: io.Discard}
 	if stdio {
-		argv, err := testagent.ShellWords(ep.MCPCommand)
+		argv, err := ccescape.ShellWords(ep.MCPCommand)
 		if err != nil {
 			return err
 		}
