@@ -232,18 +232,21 @@ func (a *ArrayReader) fill() {
 		want = left
 	}
 	a.buf = slices.Grow(a.buf, int(want))
-	n, err := io.ReadFull(a.r, a.buf[len(a.buf):len(a.buf)+int(want)])
-	a.buf = a.buf[:len(a.buf)+n]
-	a.read += int64(n)
+	var err error
+	for end := len(a.buf) + int(want); len(a.buf) < end && err == nil; {
+		var n int
+		n, err = a.r.Read(a.buf[len(a.buf):end])
+		a.buf = a.buf[:len(a.buf)+n]
+		a.read += int64(n)
+	}
 	switch {
+	case err != nil && err != io.EOF: // io.EOF itself, as Read returns it: a source's io.ErrUnexpectedEOF (a gzip stream cut short) is a failure
+		a.rerr = fmt.Errorf("%s: reading: %w", a.dec.file, err)
 	case a.read > a.lim.MaxBytes:
 		a.rerr = &SyntaxError{File: a.dec.file, Line: 1, Col: 1,
 			Msg: fmt.Sprintf("input is over the limit of %d bytes", a.lim.MaxBytes)}
-	case err == nil:
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+	case err == io.EOF:
 		a.eof = true
-	default:
-		a.rerr = fmt.Errorf("%s: reading: %w", a.dec.file, err)
 	}
 }
 

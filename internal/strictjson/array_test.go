@@ -233,6 +233,8 @@ func TestArrayReaderLimits(t *testing.T) {
 		{name: "over MaxBytes", r: strings.NewReader("[1,2,3]"), lim: Limits{MaxBytes: 6}, want: "in.json:1:1: input is over the limit of 6 bytes"},
 		{name: "over MaxBytes before a syntax error", r: strings.NewReader("[1,x,3]"), lim: Limits{MaxBytes: 6}, want: "in.json:1:1: input is over the limit of 6 bytes"},
 		{name: "at MaxBytes", r: strings.NewReader("[1,2,3"), lim: Limits{MaxBytes: 6}, want: "in.json:1:7: unexpected end of input, expected ',' or ']'"},
+		{name: "a source cut short is a read error, not the end", r: io.MultiReader(strings.NewReader("[1"), iotest.ErrReader(io.ErrUnexpectedEOF)),
+			want: "in.json: reading: unexpected EOF", is: io.ErrUnexpectedEOF},
 		{name: "a read error before a syntax error", r: io.MultiReader(strings.NewReader("[1,x"), iotest.ErrReader(boom)), want: "in.json: reading: boom", is: boom},
 	}
 	for _, tt := range tests {
