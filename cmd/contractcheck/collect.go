@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractcheck/contractcheck/internal/collect"
+	"github.com/contractcheck/contractcheck/internal/guard"
 )
 
 const collectLong = `Collect receives the decision logs that stock OPAs serving the contract set's bundle upload
@@ -48,6 +49,9 @@ func newCollectCommand() *cobra.Command {
 		Long:    collectLong,
 		Example: collectExample,
 		Args:    cobra.NoArgs,
+		// A service whose live heap is its uploads in flight, each read event by event: its heap is
+		// paced under a target of its own (guard.CollectTarget), unless --memory-budget is given.
+		Annotations: map[string]string{memoryTargetKey: guard.Size(guard.CollectTarget)},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return exitOn(runCollect(cmd.Context(), cfg, cmd.ErrOrStderr()))
 		},

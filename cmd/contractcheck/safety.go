@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -11,6 +12,11 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/policy"
 )
+
+// memoryTargetKey is the annotation of a verb that keeps the Go runtime under a memory target of
+// its own (guard.Limits.ForVerb), a size as --memory-budget takes it: collect's
+// (guard.CollectTarget).
+const memoryTargetKey = "contractcheck/memory-target"
 
 // limitFlags are the global flags bounding what a user's policies and contracts may spend.
 type limitFlags struct {
@@ -35,10 +41,14 @@ func addLimitFlags(root *cobra.Command) (stop func()) {
 		if err != nil {
 			return inputError(err)
 		}
-		l := guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}
-		if cmd.Flags().Changed("memory-budget") {
-			l.Target = -1 // the user chose the memory the run may hold: no default target below it
+		var target int64 // the verb's own memory target (memoryTargetKey), if it has one
+		if s, ok := cmd.Annotations[memoryTargetKey]; ok {
+			if target, err = guard.ParseSize(s); err != nil {
+				return fmt.Errorf("%s: memory target %q: %w", cmd.Name(), s, err)
+			}
 		}
+		// The user who chose the memory the run may hold (--memory-budget) gets no target below it.
+		l := guard.Limits{Eval: lf.eval, Load: lf.load, Memory: mem}.ForVerb(target, cmd.Flags().Changed("memory-budget"))
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()

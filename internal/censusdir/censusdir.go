@@ -890,11 +890,11 @@ func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Li
 			return out, err
 		}
 		o := object{file: file, line: l.Number, v: v}
-		allowed := []string{"reading", "visibility"}
+		allowed := lineFields[:2]
 		if errs {
-			allowed = append(allowed, "decisionError")
+			allowed = lineFields
 		}
-		m, err := o.fields("", allowed...)
+		m, err := o.fieldsOf("", v, allowed)
 		if err != nil {
 			return out, err
 		}
@@ -902,7 +902,7 @@ func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Li
 		case len(m) != 1:
 			return out, o.errorf("", "a census line holds one of %s", strings.Join(allowed, ", "))
 		case m["decisionError"] != nil:
-			de, err := o.fields("/decisionError", "at", "decision", "error")
+			de, err := o.fieldsOf("/decisionError", m["decisionError"], decisionErrorFields)
 			if err != nil {
 				return out, err
 			}
@@ -950,6 +950,15 @@ func (o object) errorf(ptr, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s: %s", o.file, o.line, ptr, fmt.Sprintf(format, args...))
 }
 
+// The fields of a census line, of its decisionError, reading and visibility objects.
+var (
+	lineFields          = []string{"reading", "visibility", "decisionError"} // the third in a census of decision logs only
+	decisionErrorFields = []string{"at", "decision", "error"}
+	readingFields       = []string{"fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
+		"outcome", "error", "file", "line", "readout", "diagnostics"}
+	visibilityFields = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
+)
+
 // fields is the object at ptr, holding no key but those allowed.
 func (o object) fields(ptr string, allowed ...string) (map[string]any, error) {
 	v := o.v
@@ -959,6 +968,12 @@ func (o object) fields(ptr string, allowed ...string) (map[string]any, error) {
 			return nil, err
 		}
 	}
+	return o.fieldsOf(ptr, v, allowed)
+}
+
+// fieldsOf is fields of v, the value at ptr, found by the caller (a line's members are read once,
+// not looked up again by their pointer).
+func (o object) fieldsOf(ptr string, v any, allowed []string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, o.errorf(ptr, "want an object, got %s", strictjson.TypeName(v))
@@ -1046,8 +1061,7 @@ func lastToken(ptr string) string {
 
 func (o object) reading(v any) (result.Reading, error) {
 	var r result.Reading
-	m, err := o.fields("/reading", "fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
-		"outcome", "error", "file", "line", "readout", "diagnostics")
+	m, err := o.fieldsOf("/reading", v, readingFields)
 	if err != nil {
 		return r, err
 	}
@@ -1094,7 +1108,7 @@ func (o object) reading(v any) (result.Reading, error) {
 }
 
 func (o object) visibility(v any) (*visibility.Reading, error) {
-	m, err := o.fields("/visibility", "lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record")
+	m, err := o.fieldsOf("/visibility", v, visibilityFields)
 	if err != nil {
 		return nil, err
 	}

@@ -330,3 +330,36 @@ func TestBatchesRefused(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRead measures the read side of a merge (check --census A --census B): a census of
+// 50,000 readings, each with a readout, diagnostics and hostile strings, read back line by line
+// into readings (decoded on every core, fingerprinted) and handed over in order.
+//
+//	go test ./internal/censusdir -run XXX -bench Read
+func BenchmarkRead(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "census")
+	w, err := Create(dir, "strict")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 50_000
+	for rep := 1; rep <= n; rep++ {
+		if err := w.Add(reading(rep)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		got := 0
+		if _, err := Read(dir, "strict", func(result.Reading) error { got++; return nil }, func(*visibility.Reading) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if got != n {
+			b.Fatalf("%d readings read, want %d", got, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/reading")
+}

@@ -108,8 +108,9 @@ type Options struct {
 	MaxBody, MaxBatch int64
 
 	// midWrite, when set (tests), is called with the temporary file's path when half a batch is
-	// written.
+	// written; checked, when set (tests), with each event's index once it is read and checked.
 	midWrite func(tmp string)
+	checked  func(event int)
 }
 
 // Collector is the upload service: an http.Handler.
@@ -289,14 +290,16 @@ func (s Status) String() string {
 }
 
 // Refusal is the JSON body of a refused request: the reason, what is wrong, and for an event the
-// batch's event (its place in the array, from 1), its decision id and the member at fault (a JSON
-// pointer within the event).
+// batch's event (its place in the array, from 1), its decision id, the member at fault (a JSON
+// pointer within the event) and the JSON pointer of that member in the batch ("/2/result/lane"
+// for event 3's; "/2" for a syntax error inside event 3).
 type Refusal struct {
 	Reason   string `json:"reason"`
 	Error    string `json:"error"`
 	Event    int    `json:"event,omitempty"`
 	Decision string `json:"decision_id,omitempty"`
 	Member   string `json:"member,omitempty"`
+	Pointer  string `json:"pointer,omitempty"`
 }
 
 // Accepted is the JSON body of a batch taken: its sequence number and file, and what it held.
@@ -337,7 +340,8 @@ func (c *Collector) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(c.opts.Token)) == 1
 }
 
-// upload takes one batch: read, decompress, decode, validate every event, write durably, answer.
+// upload takes one batch: read, decompress and decode it event by event, validating each, then
+// write it durably (and fold it into the census), then answer.
 func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 	select {
 	case c.slots <- struct{}{}:
@@ -360,45 +364,56 @@ func (c *Collector) upload(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotGzip, Error: "the body is not gzip: " + err.Error()})
 		return
 	}
-	data, err := readLimited(zr, c.opts.MaxBatch)
-	if err != nil {
-		c.tooLargeOr(w, r, err, fmt.Sprintf("the batch is over %d bytes decompressed: lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBatch), ReasonNotGzip, http.StatusBadRequest)
-		return
-	}
-	doc, err := strictjson.Decode("batch", data, strictjson.DefaultLimits)
-	if err != nil {
-		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: err.Error()})
-		return
-	}
-	events, ok := doc.([]any)
-	if !ok {
-		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: "batch: not a JSON array of decision-log events"})
-		return
-	}
+	// The batch is read event by event as it is decompressed: a batch's memory is one event's
+	// tree (and, for the census, its readings), never the whole array's. An event is checked
+	// as it comes; after the first that does not fit, the rest is still read, so that a batch
+	// that is also not gzip, not JSON or too large is refused for that, as when it was read
+	// whole first.
+	ar := strictjson.NewArrayReader("batch", &capped{r: zr, limit: c.opts.MaxBatch}, strictjson.DefaultLimits)
 	var bad *decisionlog.Decision
 	var fold folded
-	counts, err := decisionlog.ReadEvents(r.Context(), "batch", events, func(d *decisionlog.Decision) error {
-		if c.census == nil {
-			if err := check.ValidateDecision(c.in, d); err != nil {
+	var counts decisionlog.Counts
+	var eventErr error
+	events := 0
+	for {
+		i, ev, err := ar.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			c.refuseRead(w, r, err, i)
+			return
+		}
+		events++
+		if eventErr != nil {
+			continue
+		}
+		eventErr = decisionlog.ReadEvent(r.Context(), "batch", i, ev, &counts, func(d *decisionlog.Decision) error {
+			if c.census == nil {
+				if err := check.ValidateDecision(c.in, d); err != nil {
+					bad = d
+					return err
+				}
+				return nil
+			}
+			rs, err := check.DecisionReadings(c.in, d)
+			if err != nil {
 				bad = d
 				return err
 			}
+			fold.add(d, rs)
 			return nil
+		})
+		if c.opts.checked != nil {
+			c.opts.checked(i)
 		}
-		rs, err := check.DecisionReadings(c.in, d)
-		if err != nil {
-			bad = d
-			return err
-		}
-		fold.add(d, rs)
-		return nil
-	})
-	if err != nil {
-		c.refuseEvent(w, r, err, bad)
+	}
+	if eventErr != nil {
+		c.refuseEvent(w, r, eventErr, bad)
 		return
 	}
-	others := len(events) - counts.Decisions
-	if len(events) == 0 {
+	others := events - counts.Decisions
+	if events == 0 {
 		writeJSON(w, http.StatusOK, &Accepted{})
 		return
 	}
@@ -478,6 +493,42 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return data, err
 }
 
+// capped passes a decompressed batch on, failing with errTooLarge past limit bytes.
+type capped struct {
+	r        io.Reader
+	n, limit int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.n += int64(n); c.n > c.limit {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// refuseRead refuses a batch the array reader failed on: too large decompressed (413), not
+// gzip (a stream cut short or corrupt, 400), or not strict JSON or not an array (400, naming
+// the event the fault lies in, when it lies in one).
+func (c *Collector) refuseRead(w http.ResponseWriter, r *http.Request, err error, event int) {
+	var se *strictjson.SyntaxError
+	switch {
+	case errors.Is(err, errTooLarge):
+		c.refuse(w, r, http.StatusRequestEntityTooLarge, &Refusal{Reason: ReasonTooLarge,
+			Error: fmt.Sprintf("the batch is over %d bytes decompressed: lower decision_logs.reporting.upload_size_limit_bytes", c.opts.MaxBatch)})
+	case errors.Is(err, strictjson.ErrNotArray):
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotJSON, Error: "batch: not a JSON array of decision-log events"})
+	case errors.As(err, &se):
+		ref := &Refusal{Reason: ReasonNotJSON, Error: err.Error()}
+		if event >= 0 {
+			ref.Event, ref.Pointer = event+1, "/"+strconv.Itoa(event)
+		}
+		c.refuse(w, r, http.StatusBadRequest, ref)
+	default:
+		c.refuse(w, r, http.StatusBadRequest, &Refusal{Reason: ReasonNotGzip, Error: "reading the body: " + err.Error()})
+	}
+}
+
 // tooLargeOr refuses a read that failed: too large (413), or what else went wrong.
 func (c *Collector) tooLargeOr(w http.ResponseWriter, r *http.Request, err error, tooLarge, reason string, status int) {
 	if errors.Is(err, errTooLarge) {
@@ -504,6 +555,9 @@ func (c *Collector) refuseEvent(w http.ResponseWriter, r *http.Request, err erro
 		}
 	case errors.As(err, &ee):
 		ref.Event, ref.Decision, ref.Member = ee.Line, ee.ID, ee.Member
+	}
+	if ref.Event > 0 {
+		ref.Pointer = "/" + strconv.Itoa(ref.Event-1) + ref.Member
 	}
 	c.refuse(w, r, http.StatusUnprocessableEntity, ref)
 }

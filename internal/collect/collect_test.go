@@ -270,30 +270,39 @@ func TestCollectRefuses(t *testing.T) {
 		event    int
 		member   string
 		decision string
+		pointer  string // the JSON pointer in the batch, "" for none
 	}{
 		{name: "no bearer token", body: reportkit.GzipBatch(t, good), status: http.StatusUnauthorized, reason: ReasonUnauthorized},
 		{name: "a wrong bearer token", body: reportkit.GzipBatch(t, good), token: "s3cret-tokem", status: http.StatusUnauthorized, reason: ReasonUnauthorized},
 		{name: "not gzip", body: []byte(`[]`), token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
 		{name: "no Content-Encoding", body: []byte(`[]`), token: token, headers: map[string]string{"Content-Encoding": ""}, status: http.StatusUnsupportedMediaType, reason: ReasonNotGzip},
 		{name: "a truncated gzip stream", body: reportkit.GzipBatch(t, good)[:40], token: token, status: http.StatusBadRequest, reason: ReasonNotGzip},
-		{name: "not JSON", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "a duplicate key", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "not JSON", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a",`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON, event: 1, pointer: "/0"},
+		{name: "a duplicate key", body: reportkit.Gzip(t, []byte(`[{"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON, event: 1, pointer: "/0"},
+		{name: "a duplicate key in the second event", body: reportkit.Gzip(t, []byte(`[1, {"decision_id": "a", "decision_id": "b"}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON, event: 2, pointer: "/1"},
+		{name: "a bad event, then bad JSON", body: reportkit.Gzip(t, []byte(`[1, 2, {"decision_id": "a"`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON, event: 3, pointer: "/2"},
+		{name: "bad JSON between events", body: reportkit.Gzip(t, []byte(`[{} {}]`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
+		{name: "a bad event, then over the batch limit", token: token, body: reportkit.Gzip(t, append([]byte(`[1, "`), bytes.Repeat([]byte{'x'}, 300<<10)...)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
+		{name: "a bad event, then a gzip stream cut short", token: token, body: func() []byte {
+			b := reportkit.Gzip(t, append([]byte(`[1, "`), bytes.Repeat([]byte("xyz"), 1000)...))
+			return b[:len(b)-4]
+		}(), status: http.StatusBadRequest, reason: ReasonNotGzip},
 		{name: "not an array", body: reportkit.Gzip(t, []byte(`{"decision_id": "a"}`)), token: token, status: http.StatusBadRequest, reason: ReasonNotJSON},
-		{name: "an event that is not an object", body: reportkit.Gzip(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1},
+		{name: "an event that is not an object", body: reportkit.Gzip(t, []byte(`[1]`)), token: token, status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, pointer: "/0"},
 		{name: "a repetition that is not a number", token: token, body: edit(1, func(ev map[string]any) { ev["result"].(map[string]any)["repetition"] = "two" }),
-			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/repetition", decision: "id-1"},
+			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/repetition", decision: "id-1", pointer: "/1/result/repetition"},
 		{name: "no result", token: token, body: edit(2, func(ev map[string]any) { delete(ev, "result") }),
-			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 3, member: "/result", decision: "id-2"},
+			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 3, member: "/result", decision: "id-2", pointer: "/2/result"},
 		{name: "an unknown fixture", token: token, body: edit(2, func(ev map[string]any) { ev["result"].(map[string]any)["fixture"] = "NOPE-1" }),
-			status: http.StatusUnprocessableEntity, reason: ReasonUnknownFixture, event: 3, member: "/result/fixture", decision: "id-2"},
+			status: http.StatusUnprocessableEntity, reason: ReasonUnknownFixture, event: 3, member: "/result/fixture", decision: "id-2", pointer: "/2/result/fixture"},
 		{name: "an unknown lane", token: token, body: edit(1, func(ev map[string]any) { ev["result"].(map[string]any)["lane"] = "nolane" }),
-			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/lane", decision: "id-1"},
+			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 2, member: "/result/lane", decision: "id-1", pointer: "/1/result/lane"},
 		{name: "another profile", token: token, body: edit(0, func(ev map[string]any) { ev["result"].(map[string]any)["profile"] = "optional-null" }),
-			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/profile", decision: "id-0"},
+			status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/profile", decision: "id-0", pointer: "/0/result/profile"},
 		{name: "a hostile decision id", token: token, body: edit(0, func(ev map[string]any) {
 			ev["decision_id"] = "<script>\u2028::error::x"
 			ev["result"].(map[string]any)["repetition"] = "x"
-		}), status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/repetition", decision: "<script>\u2028::error::x"},
+		}), status: http.StatusUnprocessableEntity, reason: ReasonShape, event: 1, member: "/result/repetition", decision: "<script>\u2028::error::x", pointer: "/0/result/repetition"},
 		{name: "over the body limit", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{'x'}, 1<<20)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
 		{name: "over the batch limit decompressed", token: token, body: reportkit.Gzip(t, bytes.Repeat([]byte{' '}, 300<<10)), status: http.StatusRequestEntityTooLarge, reason: ReasonTooLarge},
 	} {
@@ -317,6 +326,9 @@ func TestCollectRefuses(t *testing.T) {
 			}
 			if doc["member"] != nil && tc.member == "" || tc.member != "" && doc["member"] != tc.member {
 				t.Errorf("member %v, want %q: %v", doc["member"], tc.member, doc)
+			}
+			if p, _ := doc["pointer"].(string); p != tc.pointer {
+				t.Errorf("pointer %q, want %q: %v", p, tc.pointer, doc)
 			}
 			if tc.decision != "" && doc["decision_id"] != tc.decision {
 				t.Errorf("decision_id %v, want %q", doc["decision_id"], tc.decision)

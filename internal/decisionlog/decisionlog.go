@@ -337,34 +337,34 @@ func readBatch(ctx context.Context, name string, r io.Reader, c *Counts, emit fu
 	return readEvents(ctx, name, doc.([]any), c, emit)
 }
 
-// ReadEvents reads the events of one batch (a JSON array of events as OPA's decision-log plugin
-// uploads it, decoded by strictjson) named name, as Read reads a batch file: each decision of the
-// bundle's path is handed to emit, in order; it stops at the first error, its own (an
-// *EventError, naming the event and the member at fault) or emit's. The counts say what the batch
-// held (Files is 0: the caller read no file).
-func ReadEvents(ctx context.Context, name string, events []any, emit func(*Decision) error) (Counts, error) {
-	c := Counts{OtherPaths: map[string]int{}}
-	err := readEvents(ctx, name, events, &c, emit)
-	return c, err
+// ReadEvent reads one event of a batch (a JSON array of events as OPA's decision-log plugin
+// uploads it), the one at index i (from 0), decoded by strictjson, as Read reads each event of a
+// batch file: a decision of the bundle's path is handed to emit. The error is its own (an
+// *EventError, naming the event and the member at fault) or emit's. c adds up what the events
+// held (a zero Counts is ready; Files is left alone). collect reads a batch event by event with
+// it (strictjson.ArrayReader), never holding the batch's whole tree.
+func ReadEvent(ctx context.Context, name string, i int, ev any, c *Counts, emit func(*Decision) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.OtherPaths == nil {
+		c.OtherPaths = map[string]int{}
+	}
+	obj, ok := ev.(map[string]any)
+	if !ok {
+		return &EventError{File: name, Line: i + 1, Batch: true, Msg: "not a decision-log event (a JSON object)"}
+	}
+	d, err := event(name, i+1, true, obj, c)
+	if err != nil || d == nil {
+		return err
+	}
+	return emit(d)
 }
 
 func readEvents(ctx context.Context, name string, events []any, c *Counts, emit func(*Decision) error) error {
 	for i, ev := range events {
-		if err := ctx.Err(); err != nil {
+		if err := ReadEvent(ctx, name, i, ev, c, emit); err != nil {
 			return err
-		}
-		obj, ok := ev.(map[string]any)
-		if !ok {
-			return &EventError{File: name, Line: i + 1, Batch: true, Msg: "not a decision-log event (a JSON object)"}
-		}
-		d, err := event(name, i+1, true, obj, c)
-		if err != nil {
-			return err
-		}
-		if d != nil {
-			if err := emit(d); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

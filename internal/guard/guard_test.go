@@ -151,6 +151,37 @@ func TestGCLimit(t *testing.T) {
 	}
 }
 
+// TestForVerb: a verb's own memory target (collect's) replaces the default, unless the user chose
+// the memory: --memory-budget means no target, GOMEMLIMIT keeps what the limits had.
+func TestForVerb(t *testing.T) {
+	tests := []struct {
+		name       string
+		start      int64 // the limits' target before
+		target     int64
+		budgetSet  bool
+		gomemlimit string
+		want       int64
+	}{
+		{name: "the verb's target", target: CollectTarget, want: CollectTarget},
+		{name: "the verb's target over the default", start: DefaultTarget, target: CollectTarget, want: CollectTarget},
+		{name: "no target of its own: the limits' kept", start: DefaultTarget, want: DefaultTarget},
+		{name: "a budget: no target", start: DefaultTarget, target: CollectTarget, budgetSet: true, want: -1},
+		{name: "a budget, no verb target: no target", budgetSet: true, want: -1},
+		{name: "GOMEMLIMIT: the verb's target not taken", target: CollectTarget, gomemlimit: "200MiB", want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.gomemlimit != "" {
+				t.Setenv("GOMEMLIMIT", tc.gomemlimit)
+			}
+			got := Limits{Target: tc.start, Memory: 1 << 30}.ForVerb(tc.target, tc.budgetSet)
+			if got.Target != tc.want || got.Memory != 1<<30 {
+				t.Errorf("ForVerb(%d, %v) from %d: target %d, memory %d; want target %d", tc.target, tc.budgetSet, tc.start, got.Target, got.Memory, tc.want)
+			}
+		})
+	}
+}
+
 // TestWatchSetsTheTarget: while the watchdog runs, the Go soft memory limit is the target (the
 // test's heap is far below it), and stopping the watchdog restores the previous limit.
 func TestWatchSetsTheTarget(t *testing.T) {

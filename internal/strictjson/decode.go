@@ -169,8 +169,11 @@ type decoder struct {
 	maxDigits int
 
 	// lineBase and offBase shift reported positions, so that LineReader can
-	// decode one line at a time and still report the file's line and offset.
+	// decode one line at a time and still report the file's line and offset;
+	// colBase is the runes before data[0] on its line (ArrayReader decodes an
+	// element that begins mid-line).
 	lineBase int
+	colBase  int
 	offBase  int64
 
 	stack   []any             // pending array elements, shared by all arrays to avoid regrowth
@@ -209,14 +212,23 @@ func (d *decoder) decode(data []byte) (any, error) {
 // column are computed only here, on the error path, so the happy path pays
 // nothing for position tracking.
 func (d *decoder) errAt(off int, format string, args ...any) *SyntaxError {
-	line, col := position(d.data, off)
+	line, col := d.lineCol(off)
 	return &SyntaxError{
 		File:   d.file,
-		Line:   d.lineBase + line - 1,
+		Line:   line,
 		Col:    col,
 		Offset: d.offBase + int64(off),
 		Msg:    fmt.Sprintf(format, args...),
 	}
+}
+
+// lineCol is the file's line and column of byte offset off of the current data.
+func (d *decoder) lineCol(off int) (line, col int) {
+	line, col = position(d.data, off)
+	if line == 1 {
+		col += d.colBase
+	}
+	return d.lineBase + line - 1, col
 }
 
 // position returns the 1-based line and rune column of byte offset off.
@@ -632,9 +644,9 @@ func (d *decoder) object() (any, error) {
 		}
 		k := d.intern(b)
 		if _, dup := m[k]; dup {
-			line, col := position(d.data, d.firstKey(open, k))
+			line, col := d.lineCol(d.firstKey(open, k))
 			return nil, d.errAt(keyAt, "duplicate key %q (first occurrence at %d:%d)",
-				k, d.lineBase+line-1, col)
+				k, line, col)
 		}
 		d.skipWS()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {

@@ -23,42 +23,45 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-func TestDecodeValues(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want any
-	}{
-		{name: "null", in: "null", want: nil},
-		{name: "true with whitespace", in: " \t\r\ntrue\n", want: true},
-		{name: "false", in: "false", want: false},
-		{name: "empty array is non-nil", in: "[ ]", want: []any{}},
-		{name: "empty object", in: "{ }", want: map[string]any{}},
-		{name: "big integer verbatim", in: "12345678901234567891", want: json.Number("12345678901234567891")},
-		{name: "trailing zero fraction kept", in: "1.0", want: json.Number("1.0")},
-		{name: "negative zero kept", in: "-0", want: json.Number("-0")},
-		{name: "exponent spelling kept", in: "1E+02", want: json.Number("1E+02")},
-		{name: "exponent at the limit kept", in: "1e10000", want: json.Number("1e10000")},
-		{name: "zero fraction", in: "0.000", want: json.Number("0.000")},
-		{name: "simple escapes", in: `"\"\\\/\b\f\n\r\t"`, want: "\"\\/\b\f\n\r\t"},
-		{name: "unicode escape", in: `"\u00e9\u20AC"`, want: "é€"},
-		{name: "NUL escape", in: `"a\u0000b"`, want: "a\x00b"},
-		{name: "surrogate pair", in: `"\ud83d\ude00"`, want: "😀"},
-		{name: "raw UTF-8", in: `"héllo 😀"`, want: "héllo 😀"},
-		{name: "escape after raw UTF-8", in: `"é\n"`, want: "é\n"},
-		{name: "DEL and U+2028 raw", in: "\"\x7f\u2028\"", want: "\x7f\u2028"},
-		{
-			name: "nested",
-			in:   `{"a":[1,{"b":null}],"c":{"d":"e"},"é":-1.5e-3}`,
-			want: map[string]any{
-				"a": []any{json.Number("1"), map[string]any{"b": nil}},
-				"c": map[string]any{"d": "e"},
-				"é": json.Number("-1.5e-3"),
-			},
+// decodeValueCases are valid documents and what Decode makes of them (TestDecodeValues; the
+// array reader's tests read each inside arrays too).
+var decodeValueCases = []struct {
+	name string
+	in   string
+	want any
+}{
+	{name: "null", in: "null", want: nil},
+	{name: "true with whitespace", in: " \t\r\ntrue\n", want: true},
+	{name: "false", in: "false", want: false},
+	{name: "empty array is non-nil", in: "[ ]", want: []any{}},
+	{name: "empty object", in: "{ }", want: map[string]any{}},
+	{name: "big integer verbatim", in: "12345678901234567891", want: json.Number("12345678901234567891")},
+	{name: "trailing zero fraction kept", in: "1.0", want: json.Number("1.0")},
+	{name: "negative zero kept", in: "-0", want: json.Number("-0")},
+	{name: "exponent spelling kept", in: "1E+02", want: json.Number("1E+02")},
+	{name: "exponent at the limit kept", in: "1e10000", want: json.Number("1e10000")},
+	{name: "zero fraction", in: "0.000", want: json.Number("0.000")},
+	{name: "simple escapes", in: `"\"\\\/\b\f\n\r\t"`, want: "\"\\/\b\f\n\r\t"},
+	{name: "unicode escape", in: `"\u00e9\u20AC"`, want: "é€"},
+	{name: "NUL escape", in: `"a\u0000b"`, want: "a\x00b"},
+	{name: "surrogate pair", in: `"\ud83d\ude00"`, want: "😀"},
+	{name: "raw UTF-8", in: `"héllo 😀"`, want: "héllo 😀"},
+	{name: "escape after raw UTF-8", in: `"é\n"`, want: "é\n"},
+	{name: "DEL and U+2028 raw", in: "\"\x7f\u2028\"", want: "\x7f\u2028"},
+	{
+		name: "nested",
+		in:   `{"a":[1,{"b":null}],"c":{"d":"e"},"é":-1.5e-3}`,
+		want: map[string]any{
+			"a": []any{json.Number("1"), map[string]any{"b": nil}},
+			"c": map[string]any{"d": "e"},
+			"é": json.Number("-1.5e-3"),
 		},
-		{name: "escaped keys are distinct keys", in: `{"a\n":1,"a":2}`, want: map[string]any{"a\n": json.Number("1"), "a": json.Number("2")}},
-	}
-	for _, tt := range tests {
+	},
+	{name: "escaped keys are distinct keys", in: `{"a\n":1,"a":2}`, want: map[string]any{"a\n": json.Number("1"), "a": json.Number("2")}},
+}
+
+func TestDecodeValues(t *testing.T) {
+	for _, tt := range decodeValueCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Decode("in.json", []byte(tt.in), DefaultLimits)
 			if err != nil {
@@ -88,98 +91,103 @@ func TestDecodeBigNumbersFile(t *testing.T) {
 	}
 }
 
+// deep is n arrays, each in the one before.
+func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+// decodeErrorCases are documents Decode refuses, and its error (TestDecodeErrors; the array
+// reader's tests read each inside arrays too).
+var decodeErrorCases = []struct {
+	name   string
+	in     string
+	file   string // read the input from testdata instead
+	lim    Limits
+	want   string // the full Error() text
+	offset int64  // checked when non-zero
+}{
+	// Structure.
+	{name: "empty input", in: "", want: "in.json:1:1: unexpected end of input, expected a JSON value"},
+	{name: "only whitespace", in: "  \n ", want: "in.json:2:2: unexpected end of input, expected a JSON value"},
+	{name: "trailing garbage", in: "{} x", want: `in.json:1:4: unexpected 'x', expected end of input after the top-level value`},
+	{name: "two values", in: "1 2", want: `in.json:1:3: unexpected '2', expected end of input after the top-level value`},
+	{name: "trailing comma in array", in: "[1,]", want: `in.json:1:4: unexpected ']', expected a JSON value`},
+	{name: "trailing comma in object", in: `{"a":1,}`, want: `in.json:1:8: unexpected '}', expected a string to start an object key`},
+	{name: "missing comma", in: "[1 2]", want: `in.json:1:4: unexpected '2', expected ',' or ']'`},
+	{name: "missing colon", in: `{"a" 1}`, want: `in.json:1:6: unexpected '1', expected ':' after object key`},
+	{name: "non-string key", in: `{1:2}`, want: `in.json:1:2: unexpected '1', expected a string to start an object key`},
+	{name: "single quotes", in: `['a']`, want: `in.json:1:2: unexpected '\'', expected a JSON value`},
+	{name: "comment", in: "// x\n1", want: `in.json:1:1: unexpected '/', expected a JSON value`},
+	{name: "unclosed array", in: "[1,", want: "in.json:1:4: unexpected end of input, expected a JSON value"},
+	{name: "unclosed object", in: "{\"a\":1\n", want: "in.json:2:1: unexpected end of input, expected ',' or '}'"},
+	{name: "NUL outside string", in: "\x00", want: `in.json:1:1: unexpected '\x00', expected a JSON value`},
+	{name: "byte order mark", in: "\ufeff{}", want: "in.json:1:1: byte order mark (U+FEFF) is not allowed"},
+	{name: "unexpected non-ASCII", in: "[é]", want: `in.json:1:2: unexpected 'é', expected a JSON value`},
+
+	// Literals.
+	{name: "truncated literal", in: "tru", want: "in.json:1:4: unexpected end of input, expected true"},
+	{name: "wrong literal byte", in: "[nul1]", want: "in.json:1:5: unexpected '1', expected null"},
+	{name: "capitalised literal", in: "True", want: "in.json:1:1: unexpected 'T', expected a JSON value"},
+
+	// Numbers.
+	{name: "leading zero", in: "01", want: "in.json:1:2: invalid number: leading zeros are not allowed"},
+	{name: "negative leading zero", in: "[-007]", want: "in.json:1:4: invalid number: leading zeros are not allowed"},
+	{name: "exponent beyond the limit", in: "[1, 2e10001]", want: "in.json:1:7: number exponent 10001 is beyond the limit of ±10000"},
+	{name: "negative exponent beyond the limit", in: "{\"a\": 1E-99999999999999999999}", want: "in.json:1:9: number exponent -99999999999999999999 is beyond the limit of ±10000"},
+	{name: "lone minus", in: "-", want: "in.json:1:2: invalid number: unexpected end of input, expected a digit"},
+	{name: "minus letter", in: "-Infinity", want: "in.json:1:2: invalid number: expected a digit"},
+	{name: "empty fraction", in: "1.", want: "in.json:1:3: invalid number: unexpected end of input, expected a digit after the decimal point"},
+	{name: "fraction letter", in: "[1.e5]", want: "in.json:1:4: invalid number: expected a digit after the decimal point"},
+	{name: "empty exponent", in: "1e", want: "in.json:1:3: invalid number: unexpected end of input, expected a digit in the exponent"},
+	{name: "signed empty exponent", in: "[1e+]", want: "in.json:1:5: invalid number: expected a digit in the exponent"},
+	{name: "leading dot", in: ".5", want: "in.json:1:1: unexpected '.', expected a JSON value"},
+	{name: "leading plus", in: "+1", want: "in.json:1:1: unexpected '+', expected a JSON value"},
+	{name: "hex", in: "0x10", want: "in.json:1:2: unexpected 'x', expected end of input after the top-level value"},
+	{name: "two dots", in: "1.5.2", want: "in.json:1:4: unexpected '.', expected end of input after the top-level value"},
+	{name: "NaN", in: "NaN", want: "in.json:1:1: unexpected 'N', expected a JSON value"},
+
+	// Strings and escapes.
+	{name: "unterminated string", in: "[\n  \"abc", want: "in.json:2:3: unterminated string"},
+	{name: "unterminated after escape", in: `"ab\`, want: `in.json:1:4: unterminated escape sequence`},
+	{name: "raw tab in string", in: "\"a\tb\"", want: "in.json:1:3: control character U+0009 in string must be escaped"},
+	{name: "raw newline in string", in: "\"é\nb\"", want: "in.json:1:3: control character U+000A in string must be escaped"},
+	{name: "invalid escape", in: `"a\x"`, want: `in.json:1:3: invalid escape sequence \x`},
+	{name: "invalid escape after escape", in: `"\n\'"`, want: `in.json:1:4: invalid escape sequence \'`},
+	{name: "bad hex digit", in: `"\u12G4"`, want: `in.json:1:6: unexpected 'G', expected a hex digit in \u escape`},
+	{name: "short unicode escape", in: `"\u12`, want: `in.json:1:6: unexpected end of input in \u escape`},
+	{name: "lone high surrogate", in: `"\ud800"`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
+	{name: "lone high surrogate at end", in: `"\uD800`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
+	{name: "high surrogate then letter", in: `"x\ud800\u0041"`, want: `in.json:1:3: unpaired surrogate escape \ud800`},
+	{name: "high surrogate twice", in: `"\ud800\ud800"`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
+	{name: "lone low surrogate", in: `"\udc00"`, want: `in.json:1:2: unpaired surrogate escape \udc00`},
+	{name: "low surrogate bad hex", in: `"\ud800\uZZZZ"`, want: `in.json:1:10: unexpected 'Z', expected a hex digit in \u escape`},
+
+	// Invalid UTF-8.
+	{name: "invalid UTF-8 in string file", file: "invalid_utf8_string.json", want: "invalid_utf8_string.json:1:9: invalid UTF-8 byte 0xff in string", offset: 8},
+	{name: "invalid UTF-8 outside string file", file: "invalid_utf8_outside.json", want: "invalid_utf8_outside.json:3:3: invalid UTF-8 byte 0xfe", offset: 9},
+	{name: "columns count runes", in: "[\"é\", \"\xff\"]", want: "in.json:1:8: invalid UTF-8 byte 0xff in string", offset: 8},
+	{name: "invalid UTF-8 in escaped string", in: "\"\\n\xff\"", want: "in.json:1:4: invalid UTF-8 byte 0xff in string"},
+	{name: "overlong encoding", in: "\"\xc0\xaf\"", want: "in.json:1:2: invalid UTF-8 byte 0xc0 in string"},
+	{name: "UTF-8 encoded surrogate", in: "\"\xed\xa0\x80\"", want: "in.json:1:2: invalid UTF-8 byte 0xed in string"},
+	{name: "truncated sequence", in: "\"\xe2\x82\"", want: "in.json:1:2: invalid UTF-8 byte 0xe2 in string"},
+	{name: "invalid UTF-8 in key", in: "{\"\xff\":1}", want: "in.json:1:3: invalid UTF-8 byte 0xff in string"},
+	{name: "invalid UTF-8 after value", in: "1\xff", want: "in.json:1:2: invalid UTF-8 byte 0xff"},
+	{name: "invalid byte counts as one column", in: "[\"\xff\xfe\"]", want: "in.json:1:3: invalid UTF-8 byte 0xff in string"},
+
+	// Duplicate keys.
+	{name: "duplicate key", in: "{\n  \"a\": 1,\n  \"a\": 2\n}", want: `in.json:3:3: duplicate key "a" (first occurrence at 2:3)`, offset: 14},
+	{name: "duplicate key via escape", in: `{"x":{"k":1,"\u006b":2}}`, want: `in.json:1:13: duplicate key "k" (first occurrence at 1:7)`},
+	{name: "duplicate after nested values", in: `{"a":{"a":1,"b":[{"a":2}]},"b":3,"a":4}`, want: `in.json:1:34: duplicate key "a" (first occurrence at 1:2)`},
+	{name: "duplicate with CRLF", in: "{\r\n\"a\":1,\r\n\"a\":2}", want: `in.json:3:1: duplicate key "a" (first occurrence at 2:1)`},
+	{name: "duplicate empty key", in: `{"":1,"":2}`, want: `in.json:1:7: duplicate key "" (first occurrence at 1:2)`},
+
+	// Limits.
+	{name: "depth over custom limit", in: deep(4), lim: Limits{MaxDepth: 3}, want: "in.json:1:4: nesting deeper than the limit of 3"},
+	{name: "depth over default limit", in: deep(257), want: "in.json:1:257: nesting deeper than the limit of 256"},
+	{name: "depth counts objects", in: `{"a":{"b":[{}]}}`, lim: Limits{MaxDepth: 3}, want: "in.json:1:12: nesting deeper than the limit of 3"},
+	{name: "size over limit", in: "12345", lim: Limits{MaxBytes: 4}, want: "in.json:1:1: input is 5 bytes, over the limit of 4 bytes"},
+}
+
 func TestDecodeErrors(t *testing.T) {
-	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
-	tests := []struct {
-		name   string
-		in     string
-		file   string // read the input from testdata instead
-		lim    Limits
-		want   string // the full Error() text
-		offset int64  // checked when non-zero
-	}{
-		// Structure.
-		{name: "empty input", in: "", want: "in.json:1:1: unexpected end of input, expected a JSON value"},
-		{name: "only whitespace", in: "  \n ", want: "in.json:2:2: unexpected end of input, expected a JSON value"},
-		{name: "trailing garbage", in: "{} x", want: `in.json:1:4: unexpected 'x', expected end of input after the top-level value`},
-		{name: "two values", in: "1 2", want: `in.json:1:3: unexpected '2', expected end of input after the top-level value`},
-		{name: "trailing comma in array", in: "[1,]", want: `in.json:1:4: unexpected ']', expected a JSON value`},
-		{name: "trailing comma in object", in: `{"a":1,}`, want: `in.json:1:8: unexpected '}', expected a string to start an object key`},
-		{name: "missing comma", in: "[1 2]", want: `in.json:1:4: unexpected '2', expected ',' or ']'`},
-		{name: "missing colon", in: `{"a" 1}`, want: `in.json:1:6: unexpected '1', expected ':' after object key`},
-		{name: "non-string key", in: `{1:2}`, want: `in.json:1:2: unexpected '1', expected a string to start an object key`},
-		{name: "single quotes", in: `['a']`, want: `in.json:1:2: unexpected '\'', expected a JSON value`},
-		{name: "comment", in: "// x\n1", want: `in.json:1:1: unexpected '/', expected a JSON value`},
-		{name: "unclosed array", in: "[1,", want: "in.json:1:4: unexpected end of input, expected a JSON value"},
-		{name: "unclosed object", in: "{\"a\":1\n", want: "in.json:2:1: unexpected end of input, expected ',' or '}'"},
-		{name: "NUL outside string", in: "\x00", want: `in.json:1:1: unexpected '\x00', expected a JSON value`},
-		{name: "byte order mark", in: "\ufeff{}", want: "in.json:1:1: byte order mark (U+FEFF) is not allowed"},
-		{name: "unexpected non-ASCII", in: "[é]", want: `in.json:1:2: unexpected 'é', expected a JSON value`},
-
-		// Literals.
-		{name: "truncated literal", in: "tru", want: "in.json:1:4: unexpected end of input, expected true"},
-		{name: "wrong literal byte", in: "[nul1]", want: "in.json:1:5: unexpected '1', expected null"},
-		{name: "capitalised literal", in: "True", want: "in.json:1:1: unexpected 'T', expected a JSON value"},
-
-		// Numbers.
-		{name: "leading zero", in: "01", want: "in.json:1:2: invalid number: leading zeros are not allowed"},
-		{name: "negative leading zero", in: "[-007]", want: "in.json:1:4: invalid number: leading zeros are not allowed"},
-		{name: "exponent beyond the limit", in: "[1, 2e10001]", want: "in.json:1:7: number exponent 10001 is beyond the limit of ±10000"},
-		{name: "negative exponent beyond the limit", in: "{\"a\": 1E-99999999999999999999}", want: "in.json:1:9: number exponent -99999999999999999999 is beyond the limit of ±10000"},
-		{name: "lone minus", in: "-", want: "in.json:1:2: invalid number: unexpected end of input, expected a digit"},
-		{name: "minus letter", in: "-Infinity", want: "in.json:1:2: invalid number: expected a digit"},
-		{name: "empty fraction", in: "1.", want: "in.json:1:3: invalid number: unexpected end of input, expected a digit after the decimal point"},
-		{name: "fraction letter", in: "[1.e5]", want: "in.json:1:4: invalid number: expected a digit after the decimal point"},
-		{name: "empty exponent", in: "1e", want: "in.json:1:3: invalid number: unexpected end of input, expected a digit in the exponent"},
-		{name: "signed empty exponent", in: "[1e+]", want: "in.json:1:5: invalid number: expected a digit in the exponent"},
-		{name: "leading dot", in: ".5", want: "in.json:1:1: unexpected '.', expected a JSON value"},
-		{name: "leading plus", in: "+1", want: "in.json:1:1: unexpected '+', expected a JSON value"},
-		{name: "hex", in: "0x10", want: "in.json:1:2: unexpected 'x', expected end of input after the top-level value"},
-		{name: "two dots", in: "1.5.2", want: "in.json:1:4: unexpected '.', expected end of input after the top-level value"},
-		{name: "NaN", in: "NaN", want: "in.json:1:1: unexpected 'N', expected a JSON value"},
-
-		// Strings and escapes.
-		{name: "unterminated string", in: "[\n  \"abc", want: "in.json:2:3: unterminated string"},
-		{name: "unterminated after escape", in: `"ab\`, want: `in.json:1:4: unterminated escape sequence`},
-		{name: "raw tab in string", in: "\"a\tb\"", want: "in.json:1:3: control character U+0009 in string must be escaped"},
-		{name: "raw newline in string", in: "\"é\nb\"", want: "in.json:1:3: control character U+000A in string must be escaped"},
-		{name: "invalid escape", in: `"a\x"`, want: `in.json:1:3: invalid escape sequence \x`},
-		{name: "invalid escape after escape", in: `"\n\'"`, want: `in.json:1:4: invalid escape sequence \'`},
-		{name: "bad hex digit", in: `"\u12G4"`, want: `in.json:1:6: unexpected 'G', expected a hex digit in \u escape`},
-		{name: "short unicode escape", in: `"\u12`, want: `in.json:1:6: unexpected end of input in \u escape`},
-		{name: "lone high surrogate", in: `"\ud800"`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
-		{name: "lone high surrogate at end", in: `"\uD800`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
-		{name: "high surrogate then letter", in: `"x\ud800\u0041"`, want: `in.json:1:3: unpaired surrogate escape \ud800`},
-		{name: "high surrogate twice", in: `"\ud800\ud800"`, want: `in.json:1:2: unpaired surrogate escape \ud800`},
-		{name: "lone low surrogate", in: `"\udc00"`, want: `in.json:1:2: unpaired surrogate escape \udc00`},
-		{name: "low surrogate bad hex", in: `"\ud800\uZZZZ"`, want: `in.json:1:10: unexpected 'Z', expected a hex digit in \u escape`},
-
-		// Invalid UTF-8.
-		{name: "invalid UTF-8 in string file", file: "invalid_utf8_string.json", want: "invalid_utf8_string.json:1:9: invalid UTF-8 byte 0xff in string", offset: 8},
-		{name: "invalid UTF-8 outside string file", file: "invalid_utf8_outside.json", want: "invalid_utf8_outside.json:3:3: invalid UTF-8 byte 0xfe", offset: 9},
-		{name: "columns count runes", in: "[\"é\", \"\xff\"]", want: "in.json:1:8: invalid UTF-8 byte 0xff in string", offset: 8},
-		{name: "invalid UTF-8 in escaped string", in: "\"\\n\xff\"", want: "in.json:1:4: invalid UTF-8 byte 0xff in string"},
-		{name: "overlong encoding", in: "\"\xc0\xaf\"", want: "in.json:1:2: invalid UTF-8 byte 0xc0 in string"},
-		{name: "UTF-8 encoded surrogate", in: "\"\xed\xa0\x80\"", want: "in.json:1:2: invalid UTF-8 byte 0xed in string"},
-		{name: "truncated sequence", in: "\"\xe2\x82\"", want: "in.json:1:2: invalid UTF-8 byte 0xe2 in string"},
-		{name: "invalid UTF-8 in key", in: "{\"\xff\":1}", want: "in.json:1:3: invalid UTF-8 byte 0xff in string"},
-		{name: "invalid UTF-8 after value", in: "1\xff", want: "in.json:1:2: invalid UTF-8 byte 0xff"},
-		{name: "invalid byte counts as one column", in: "[\"\xff\xfe\"]", want: "in.json:1:3: invalid UTF-8 byte 0xff in string"},
-
-		// Duplicate keys.
-		{name: "duplicate key", in: "{\n  \"a\": 1,\n  \"a\": 2\n}", want: `in.json:3:3: duplicate key "a" (first occurrence at 2:3)`, offset: 14},
-		{name: "duplicate key via escape", in: `{"x":{"k":1,"\u006b":2}}`, want: `in.json:1:13: duplicate key "k" (first occurrence at 1:7)`},
-		{name: "duplicate after nested values", in: `{"a":{"a":1,"b":[{"a":2}]},"b":3,"a":4}`, want: `in.json:1:34: duplicate key "a" (first occurrence at 1:2)`},
-		{name: "duplicate with CRLF", in: "{\r\n\"a\":1,\r\n\"a\":2}", want: `in.json:3:1: duplicate key "a" (first occurrence at 2:1)`},
-		{name: "duplicate empty key", in: `{"":1,"":2}`, want: `in.json:1:7: duplicate key "" (first occurrence at 1:2)`},
-
-		// Limits.
-		{name: "depth over custom limit", in: deep(4), lim: Limits{MaxDepth: 3}, want: "in.json:1:4: nesting deeper than the limit of 3"},
-		{name: "depth over default limit", in: deep(257), want: "in.json:1:257: nesting deeper than the limit of 256"},
-		{name: "depth counts objects", in: `{"a":{"b":[{}]}}`, lim: Limits{MaxDepth: 3}, want: "in.json:1:12: nesting deeper than the limit of 3"},
-		{name: "size over limit", in: "12345", lim: Limits{MaxBytes: 4}, want: "in.json:1:1: input is 5 bytes, over the limit of 4 bytes"},
-	}
-	for _, tt := range tests {
+	for _, tt := range decodeErrorCases {
 		t.Run(tt.name, func(t *testing.T) {
 			data, file := []byte(tt.in), "in.json"
 			if tt.file != "" {
