@@ -40,8 +40,7 @@ type Census struct {
 	lastRec  lastRecord
 	variants variants
 	// run is the readings added since the last run was written; runs the run file, which holds
-	// the segments written (runs.go). runSize is how many entries a run holds: runSize but in
-	// tests, which make every census spill.
+	// the segments written (runs.go). runSize is how many entries a run holds (Options.RunSize).
 	run      []entry
 	runs     blobs
 	segments []segment
@@ -50,15 +49,13 @@ type Census struct {
 	byName, byVersion order
 }
 
-// newRunSize, when not 0, is the run size New gives a census instead of runSize: the tests make
-// every census write runs of a few readings (SpillEvery).
-var newRunSize int
-
-// SpillEvery makes every census made after it write a run every n readings (n ≥ 1), and 0 the
-// census's own run size again: tests, here and in the packages that use a census, run the same
-// checks through the run file and the merge as through the run in memory. It is not safe to call
-// while a census is being made.
-func SpillEvery(n int) { newRunSize = n }
+// Options are how a census keeps its readings. The zero value is the census's own choice.
+type Options struct {
+	// RunSize is how many readings a run holds before it is written to the run file (runs.go);
+	// 0 is the census's own size (runSize). Tests give a few readings, so that a small census
+	// goes through the run file and the merge of many runs as a run of millions of bindings does.
+	RunSize int
+}
 
 // key is a binding as interned names.
 type key struct{ fixture, lane, version, configuration, stage, task int32 }
@@ -72,17 +69,26 @@ func (c *Census) Restrict(s result.Scope) {
 	}
 }
 
-// New starts a census for a profile of a model.
+// New starts a census for a profile of a model, with the census's own Options.
 func New(m *contract.Model, profileName string) (*Census, error) {
+	return NewWith(m, profileName, Options{})
+}
+
+// NewWith starts a census for a profile of a model, kept as opts say. A negative run size is an
+// error.
+func NewWith(m *contract.Model, profileName string, opts Options) (*Census, error) {
 	p, ok := m.Profiles[profileName]
 	if !ok {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
+	if opts.RunSize < 0 {
+		return nil, fmt.Errorf("a census run of %d readings", opts.RunSize)
+	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
 		groupIDs: map[group]int32{}, lastRec: lastRecord{group: -1}, runSize: runSize,
 		byName: order{compare: cmp.Compare[string]}, byVersion: order{compare: result.CompareVersions}}
-	if newRunSize != 0 {
-		c.runSize = newRunSize
+	if opts.RunSize != 0 {
+		c.runSize = opts.RunSize
 	}
 	return c, nil
 }
