@@ -117,7 +117,7 @@ func TestBlobsWithoutAFile(t *testing.T) {
 func TestSpilledReportIsTheSame(t *testing.T) {
 	m, readings := variedReadings()
 	written := func(limit int64) []byte {
-		c, err := New(m, "p")
+		c, err := testNew(m, "p")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,10 @@
 package census
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -40,8 +42,7 @@ type Census struct {
 	lastRec  lastRecord
 	variants variants
 	// run is the readings added since the last run was written; runs the run file, which holds
-	// the segments written (runs.go). runSize is how many entries a run holds: runSize but in
-	// tests, which make every census spill.
+	// the segments written (runs.go). runSize is how many entries a run holds (Options.RunSize).
 	run      []entry
 	runs     blobs
 	segments []segment
@@ -50,15 +51,13 @@ type Census struct {
 	byName, byVersion order
 }
 
-// newRunSize, when not 0, is the run size New gives a census instead of runSize: the tests make
-// every census write runs of a few readings (SpillEvery).
-var newRunSize int
-
-// SpillEvery makes every census made after it write a run every n readings (n ≥ 1), and 0 the
-// census's own run size again: tests, here and in the packages that use a census, run the same
-// checks through the run file and the merge as through the run in memory. It is not safe to call
-// while a census is being made.
-func SpillEvery(n int) { newRunSize = n }
+// Options are how a census keeps its readings. The zero value is the census's own choice.
+type Options struct {
+	// RunSize is how many readings a run holds before it is written to the run file (runs.go);
+	// 0 is the census's own size (runSize). Tests give a few readings, so that a small census
+	// goes through the run file and the merge of many runs as a run of millions of bindings does.
+	RunSize int
+}
 
 // key is a binding as interned names.
 type key struct{ fixture, lane, version, configuration, stage, task int32 }
@@ -72,17 +71,26 @@ func (c *Census) Restrict(s result.Scope) {
 	}
 }
 
-// New starts a census for a profile of a model.
+// New starts a census for a profile of a model, with the census's own Options.
 func New(m *contract.Model, profileName string) (*Census, error) {
+	return NewWith(m, profileName, Options{})
+}
+
+// NewWith starts a census for a profile of a model, kept as opts say. A negative run size is an
+// error.
+func NewWith(m *contract.Model, profileName string, opts Options) (*Census, error) {
 	p, ok := m.Profiles[profileName]
 	if !ok {
 		return nil, fmt.Errorf("unknown profile %q (the contracts define %s)", profileName, strings.Join(contract.SortedKeys(m.Profiles), ", "))
 	}
+	if opts.RunSize < 0 {
+		return nil, fmt.Errorf("a census run of %d readings", opts.RunSize)
+	}
 	c := &Census{model: m, profileName: profileName, profile: p, names: newInterner(), variants: newVariants(),
 		groupIDs: map[group]int32{}, lastRec: lastRecord{group: -1}, runSize: runSize,
 		byName: order{compare: cmp.Compare[string]}, byVersion: order{compare: result.CompareVersions}}
-	if newRunSize != 0 {
-		c.runSize = newRunSize
+	if opts.RunSize != 0 {
+		c.runSize = opts.RunSize
 	}
 	return c, nil
 }
@@ -113,7 +121,7 @@ func (c *Census) collapsed(b *binding) int32 {
 	v, amb := int32(none), int32(-1)
 	for _, e := range b.reps {
 		switch {
-		case c.variants.at(e.variant).outcome == result.Ambiguous:
+		case c.variants.outcome(e.variant) == result.Ambiguous:
 			amb = e.variant
 		case v == none:
 			v = e.variant
@@ -135,7 +143,7 @@ func (c *Census) outcomeOf(v int32) string {
 	if v < 0 {
 		return result.Unstable
 	}
-	return c.variants.at(v).outcome
+	return c.variants.outcome(v)
 }
 
 // outcome is a binding's collapsed outcome.
@@ -242,7 +250,7 @@ func (c *Census) resultHeld(b *binding, values bool) (result.Result, *variantDat
 	var held *variantData
 	if v := c.collapsed(b); v >= 0 {
 		held = c.variants.at(v)
-		res.Outcome = held.outcome
+		res.Outcome = c.variants.outcomes[held.outcome]
 		if first.err >= 0 {
 			res.Error = c.names.str(first.err)
 		}
@@ -255,7 +263,7 @@ func (c *Census) resultHeld(b *binding, values bool) (result.Result, *variantDat
 				vd := c.variants.at(e.variant)
 				i = len(res.Variants)
 				byVariant[e.variant] = i
-				v := result.Variant{Outcome: vd.outcome}
+				v := result.Variant{Outcome: c.variants.outcomes[vd.outcome]}
 				if values {
 					v.Readout, v.Diagnostics = c.variants.values(vd)
 				}
@@ -316,20 +324,25 @@ func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
 // reading (the fingerprint repetitions must agree on).
 type variants struct {
-	index map[[sha256.Size]byte]int32
-	list  paged[variantData]
-	blobs blobs // the readouts and diagnostics
+	index    map[[sha256.Size]byte]int32
+	list     paged[variantData]
+	blobs    blobs    // the readouts and diagnostics
+	outcomes []string // the outcomes the readings read, which variantData.outcome indexes
 }
 
-// variantData is one distinct reading. The readout and diagnostics are kept in their canonical
-// encoding (strictjson.Marshal) in the census's byte stream (blobs), and decoded when a result is
-// made: as Go maps a reading costs about a kilobyte, and a run whose diagnostics name each version
-// (a _meta entry carrying it) has a distinct reading per version and stage, a third of the census
-// at a million bindings (docs/design.md, "Speed and memory").
+// variantData is one distinct reading, 32 bytes: they grow with the bindings (a run whose
+// diagnostics name each version has a distinct reading per version and stage, a tenth of the
+// bindings), and are live to the end of the report. The readout and diagnostics are kept in their
+// canonical encoding (strictjson.Marshal) in the census's byte stream (blobs), and decoded when a
+// result is made: as Go maps a reading costs about a kilobyte, a third of the census at a million
+// bindings (docs/design.md, "Speed and memory").
 type variantData struct {
-	outcome   string
-	blob      blob              // the readout and diagnostics, each none (nil) when its length is 0
-	diagnosed [sha256.Size]byte // the diagnostics' own hash, which upgrades compare
+	blob blob // the readout and diagnostics, each none (nil) when its length is 0
+	// diagnosed is the first 8 bytes of the diagnostics' own hash, which upgrades compare: two
+	// readings whose diagnostics differ here differ; the same here, their bytes are compared
+	// (sameDiagnostics).
+	diagnosed uint64
+	outcome   uint8 // the outcome, an index into variants.outcomes
 }
 
 func newVariants() variants {
@@ -358,7 +371,12 @@ func (vs *variants) intern(r result.Reading) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
 	}
-	vd := variantData{outcome: r.Outcome, diagnosed: sha256.Sum256(d)}
+	o, err := vs.outcomeIndex(r.Outcome)
+	if err != nil {
+		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+	}
+	sum := sha256.Sum256(d)
+	vd := variantData{outcome: o, diagnosed: binary.LittleEndian.Uint64(sum[:8])}
 	var readout, diagnostics []byte
 	if r.Diagnostics != nil {
 		diagnostics = d
@@ -376,6 +394,22 @@ func (vs *variants) intern(r result.Reading) (int32, error) {
 	return id, nil
 }
 
+// outcomeIndex is the index of an outcome in vs.outcomes, added when new: a few outcomes exist
+// (result.Outcomes), so more than 256 is not a policy's reading.
+func (vs *variants) outcomeIndex(outcome string) (uint8, error) {
+	if i := slices.Index(vs.outcomes, outcome); i >= 0 {
+		return uint8(i), nil
+	}
+	if len(vs.outcomes) == math.MaxUint8+1 {
+		return 0, fmt.Errorf("more than %d outcomes (a reading's outcome %q)", math.MaxUint8+1, outcome)
+	}
+	vs.outcomes = append(vs.outcomes, outcome)
+	return uint8(len(vs.outcomes) - 1), nil
+}
+
+// outcome is variant v's outcome.
+func (vs *variants) outcome(v int32) string { return vs.outcomes[vs.list.at(v).outcome] }
+
 // release lets the index go (a report never interns a reading); rebuild makes it again.
 func (vs *variants) release() { vs.index = nil }
 
@@ -390,7 +424,7 @@ func (vs *variants) rebuild() error {
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
-		fp, err := result.Fingerprint(vd.outcome, readoutValue(r), diagnosticsOf(d))
+		fp, err := result.Fingerprint(vs.outcomes[vd.outcome], readoutValue(r), diagnosticsOf(d))
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
@@ -516,10 +550,29 @@ func (n *interner) ranks(o *order) []int32 {
 	return rank
 }
 
-// sameDiagnostics reports whether two variants' diagnostics are the same.
+// sameDiagnostics reports whether two variants' diagnostics are the same: their canonical
+// encodings, none being the empty list's (a reading's diagnostics hash is of its list, "[]" for
+// none). Most variants that differ differ in the first bytes of their hash; the others' bytes are
+// read back and compared.
 func (c *Census) sameDiagnostics(a, b int32) bool {
-	if a < 0 || b < 0 {
+	if a < 0 || b < 0 || a == b {
 		return a == b
 	}
-	return c.variants.at(a).diagnosed == c.variants.at(b).diagnosed
+	va, vb := c.variants.at(a), c.variants.at(b)
+	if va.diagnosed != vb.diagnosed {
+		return false
+	}
+	return bytes.Equal(c.variants.diagnosticsBytes(va), c.variants.diagnosticsBytes(vb))
+}
+
+// emptyDiagnostics is the canonical encoding of no diagnostics (result.MarshalDiagnostics).
+var emptyDiagnostics = []byte("[]")
+
+// diagnosticsBytes is a variant's diagnostics' canonical encoding, the empty list's for none.
+func (vs *variants) diagnosticsBytes(vd *variantData) []byte {
+	_, d := vs.blobs.mustGet(vd.blob)
+	if d == nil {
+		return emptyDiagnostics
+	}
+	return d
 }

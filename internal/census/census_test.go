@@ -85,7 +85,7 @@ var matrix = []row{
 }
 
 func TestCensusMatrix(t *testing.T) {
-	c, err := New(model(), "p")
+	c, err := testNew(model(), "p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestCensusMatrix(t *testing.T) {
 }
 
 func TestCensusRoles(t *testing.T) {
-	c, _ := New(model(), "p")
+	c, _ := testNew(model(), "p")
 	add(t, c, []row{{"F1", "P", "a", "A2", "pass"}, {"F1", "G", "a", "A2", "pass"}, {"F2", "P", "a", "A2", "pass"}})
 	got := map[string]string{}
 	for _, r := range mustReport(t, c).Each() {
@@ -172,7 +172,7 @@ func TestCensusUnstable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := New(model(), "p")
+			c, _ := testNew(model(), "p")
 			for i, o := range tc.outcomes {
 				r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"},
 					Repetition: i + 1, Outcome: o}
@@ -196,7 +196,7 @@ func TestCensusUnstable(t *testing.T) {
 }
 
 func TestCensusDuplicateRepetition(t *testing.T) {
-	c, _ := New(model(), "p")
+	c, _ := testNew(model(), "p")
 	r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: "1", Configuration: "default", Stage: "A2"}, Task: "P"}, Repetition: 1, Outcome: "pass"}
 	r.File, r.Line = "obs/a.jsonl", 1
 	if err := c.Add(r); err != nil {
@@ -260,7 +260,7 @@ func TestCensusGate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := model()
 			m.Profiles["p"] = contract.Profile{NullPolicy: "strict", Require: tc.require}
-			c, _ := New(m, "p")
+			c, _ := testNew(m, "p")
 			add(t, c, rows)
 			r := mustReport(t, c)
 			if r.Gate.Verdict != tc.verdict || r.ExitCode() != tc.exit || r.Gate.Satisfied != (tc.verdict == result.VerdictSatisfied) {
@@ -304,7 +304,7 @@ func TestCensusAmbiguous(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := New(model(), "p")
+			c, _ := testNew(model(), "p")
 			for i, o := range tc.outcomes {
 				r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "H4"}, Task: "P"},
 					Repetition: i + 1, Origin: "captured", Outcome: o}
@@ -328,7 +328,7 @@ func TestCensusAmbiguous(t *testing.T) {
 }
 
 func TestCensusUnstableFailsTheInstrument(t *testing.T) {
-	c, _ := New(model(), "p")
+	c, _ := testNew(model(), "p")
 	add(t, c, []row{{"F1", "P", "ctl", "D1", "pass"}})
 	if err := c.Add(result.Reading{Binding: result.Binding{Position: result.Position{Fixture: "F1", Lane: "ctl", LaneVersion: "1", Configuration: "default", Stage: "D1"}, Task: "P"},
 		Repetition: 4, Origin: "captured", Outcome: "unmet"}); err != nil {
@@ -348,7 +348,7 @@ func TestCensusUpgrades(t *testing.T) {
 	a := m.Lanes["a"]
 	a.Versions = []string{"1", "2", "10"} // declared order is the upgrade path, not string order
 	m.Lanes["a"] = a
-	c, _ := New(m, "p")
+	c, _ := testNew(m, "p")
 	at := func(version, fixture, task, stage, outcome string, rep int) result.Reading {
 		r := result.Reading{Binding: result.Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: stage}, Task: task},
 			Repetition: rep, Outcome: outcome}
@@ -417,7 +417,7 @@ func TestReadingsComeBackAsRead(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -510,7 +510,7 @@ func oddReport(t *testing.T) *result.Report {
 	a := m.Lanes["a"]
 	a.Versions = []string{"1", "2"}
 	m.Lanes["a"] = a
-	c, _ := New(m, "p")
+	c, _ := testNew(m, "p")
 	reading := func(version, fixture, task, outcome string, rep int, readout map[string]any, diags []result.Diagnostic) result.Reading {
 		return result.Reading{Binding: result.Binding{Position: result.Position{Fixture: fixture, Lane: "a", LaneVersion: version, Configuration: "default", Stage: "A2"}, Task: task},
 			Repetition: rep, Origin: "captured", Outcome: outcome, File: "obs/\u2028a.jsonl", Line: rep, Readout: readout, Diagnostics: diags}
@@ -627,12 +627,13 @@ func TestLocalizationsAreCompact(t *testing.T) {
 				lane.Versions = append(lane.Versions, fmt.Sprintf("v%d", v))
 			}
 			m.Lanes["a"] = lane
-			c, err := New(m, "p")
+			size := testRunSize
+			if size != 0 && size < 4096 && tc.versions > 1000 {
+				size = 4096 // a dozen runs of its 49,152 readings, not 24,576 (TestMain's pass)
+			}
+			c, err := NewWith(m, "p", Options{RunSize: size})
 			if err != nil {
 				t.Fatal(err)
-			}
-			if c.runSize < 4096 && tc.versions > 1000 {
-				c.runSize = 4096 // a dozen runs of its 49,152 readings, not 24,576 (TestMain's pass)
 			}
 			var want []result.Localization
 			line := 0

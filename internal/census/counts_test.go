@@ -120,7 +120,7 @@ func TestCensusCounts(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(m, "p")
+			c, err := testNew(m, "p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestCensusCounts(t *testing.T) {
 // stages, half of them unmet): the pass that reads each binding's outcome and origin.
 func BenchmarkDivergences(b *testing.B) {
 	const versions = 50_000
-	c, err := New(model(), "p")
+	c, err := testNew(model(), "p")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func fixCensus(t *testing.T, fb contract.FixedBy, rows []versioned) result.Gate 
 	m.Lanes["a"] = l
 	fb.Name, fb.Lane = "profiles.p.fixedBy[0]", "a"
 	m.Profiles["p"] = contract.Profile{NullPolicy: "strict", FixedBy: []contract.FixedBy{fb}}
-	c, err := New(m, "p")
+	c, err := testNew(m, "p")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,11 @@ func TestReportReleasesTheTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}
-			whole, err := New(model(), "p")
+			whole, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func TestManyRepetitions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func BenchmarkRepetitions(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("reps=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				c, err := New(model(), "p")
+				c, err := testNew(model(), "p")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -27,10 +27,19 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 && flag.Lookup("test.bench").Value.String() == "" {
 		fmt.Printf("census: the tests again, a run written every %d readings\n", spillEveryTest)
-		SpillEvery(spillEveryTest)
+		testRunSize = spillEveryTest
 		code = m.Run()
 	}
 	os.Exit(code)
+}
+
+// testRunSize is the run size of the pass TestMain runs (0, the census's own, in the first; then
+// spillEveryTest), which testNew gives every census the tests make.
+var testRunSize int
+
+// testNew is New for the tests: a census of the pass's run size (testRunSize).
+func testNew(m *contract.Model, profileName string) (*Census, error) {
+	return NewWith(m, profileName, Options{RunSize: testRunSize})
 }
 
 // mustReport is c's report; an error fails the test.
@@ -102,11 +111,10 @@ func TestRunsMergeToTheSameReport(t *testing.T) {
 		{name: "one run in memory backwards", runSize: runSize, readings: backwards},
 	}
 	written := func(t *testing.T, size int, rs []result.Reading) map[string][]byte {
-		c, err := New(m, "p")
+		c, err := NewWith(m, "p", Options{RunSize: size})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.runSize = size
 		c.variants.blobs.dir = t.TempDir()
 		for _, r := range rs {
 			if err := c.Add(r); err != nil {
@@ -158,11 +166,10 @@ func TestRepeatedAcrossRuns(t *testing.T) {
 	const want = "obs/a.jsonl:5: F1 a 1 default A2: repetition 2 recorded twice (first at obs/a.jsonl:2)"
 	for _, size := range []int{runSize, 1, 2, 3, 4} {
 		t.Run(fmt.Sprintf("runs of %d", size), func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := NewWith(model(), "p", Options{RunSize: size})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.runSize = size
 			for _, r := range readings {
 				if err := c.Add(r); err != nil {
 					t.Fatal(err)
@@ -208,6 +215,39 @@ func TestRanksAsNamesArrive(t *testing.T) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestRunSizeOption: a census's run size is its Options' (the census's own for 0), and a negative
+// one is refused.
+func TestRunSizeOption(t *testing.T) {
+	tests := []struct {
+		name    string
+		size    int
+		want    int
+		wantErr string
+	}{
+		{name: "the census's own", size: 0, want: runSize},
+		{name: "a run a reading", size: 1, want: 1},
+		{name: "runs of 97", size: 97, want: 97},
+		{name: "negative", size: -1, wantErr: "a census run of -1 readings"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewWith(model(), "p", Options{RunSize: tc.size})
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("NewWith = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.runSize != tc.want {
+				t.Fatalf("run size %d, want %d", c.runSize, tc.want)
 			}
 		})
 	}

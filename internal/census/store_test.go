@@ -77,7 +77,7 @@ func TestCensusSharesRecords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestCensusGroupsRecords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(model(), "p")
+			c, err := testNew(model(), "p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func BenchmarkCensusMemory(b *testing.B) {
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		stop := watchPeak()
-		c, err := New(model(), "p")
+		c, err := testNew(model(), "p")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func BenchmarkCensusReport(b *testing.B) {
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		stop := watchPeak()
-		c, err := New(m, "p")
+		c, err := testNew(m, "p")
 		if err != nil {
 			b.Fatal(err)
 		}

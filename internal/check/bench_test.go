@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/bench"
+	"github.com/contractcheck/contractcheck/internal/census"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/guard"
@@ -43,14 +44,7 @@ func TestGeneratedSetCount(t *testing.T) {
 			if set.Bindings < tc.bindings {
 				t.Fatalf("the set holds %d bindings, fewer than the %d asked for", set.Bindings, tc.bindings)
 			}
-			in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
-			if err != nil {
-				t.Fatal(err)
-			}
+			in, files := loadSet(t, set)
 			r, err := RunWith(ctx, in, files, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -95,16 +89,8 @@ func benchMatrix(b *testing.B, repetitions int, unique bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	obs, bindings := set.Observations, set.Bindings
-	in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	d := inputs.UserDir(obs)
-	files, err := inputs.RecordFiles(d)
-	if err != nil {
-		b.Fatal(err)
-	}
+	bindings := set.Bindings
+	in, files := loadSet(b, set)
 	in.WaitWarm() // the background carrier compile's garbage is not the census's
 	settle()
 	var base runtime.MemStats
@@ -179,6 +165,21 @@ func watchHeap() func() uint64 {
 	}
 }
 
+// loadSet loads a generated set's instrument (its contracts, profile bench) and lists its record
+// files: what a check of the set reads.
+func loadSet(tb testing.TB, set bench.Set) (*instrument.Instrument, []inputs.RecordFile) {
+	tb.Helper()
+	in, err := instrument.Load(context.Background(), inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in, files
+}
+
 // cpuClock returns the CPU time (user and system, every thread, the garbage collector's
 // included) the process has used. Beside wall time it gives a per-binding cost that does not
 // depend on what else the machine runs, and counts the collector's work on other cores.
@@ -211,20 +212,11 @@ func BenchmarkCensusMerge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"}
-	in, err := instrument.Load(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
-	if err != nil {
-		b.Fatal(err)
-	}
+	in, files := loadSet(b, set)
 	fixtures := contract.SortedKeys(in.Model.Fixtures)
 	var halves []string
 	for _, part := range [][]string{fixtures[:len(fixtures)/2], fixtures[len(fixtures)/2:]} {
-		o := opts
-		o.Scope.Fixtures = part
+		o := inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench", Scope: result.Scope{Fixtures: part}}
 		hin, err := instrument.Load(ctx, o)
 		if err != nil {
 			b.Fatal(err)
@@ -234,7 +226,7 @@ func BenchmarkCensusMerge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := runWith(ctx, hin, files, 0, w); err != nil && !result.IsInstrumentFailure(err) {
+		if _, err := runWith(ctx, hin, files, 0, w, census.Options{}); err != nil && !result.IsInstrumentFailure(err) {
 			b.Fatal(err)
 		}
 		if err := w.Close(); err != nil {

@@ -55,7 +55,7 @@ func runRecords(ctx context.Context, opts inputs.Options, censusOut string) (*re
 			return nil, nil, nil, result.AsInput(err)
 		}
 	}
-	r, err := runWith(ctx, in, files, opts.Workers, w)
+	r, err := runWith(ctx, in, files, opts.Workers, w, census.Options{})
 	if err != nil {
 		if w != nil {
 			w.Discard()
@@ -89,13 +89,15 @@ func loadRun(ctx context.Context, opts inputs.Options) (*instrument.Instrument, 
 // report, and the error when there is one, do not depend on the number of workers. No records at
 // all is an input error: a gate has nothing to decide on.
 func RunWith(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int) (*result.Report, error) {
-	return runWith(ctx, in, files, workers, nil)
+	return runWith(ctx, in, files, workers, nil, census.Options{})
 }
 
-// runWith is RunWith that also hands every reading and visibility reading to out, when not nil.
-func runWith(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int, out *censusdir.Writer) (*result.Report, error) {
+// runWith is RunWith that also hands every reading and visibility reading to out, when not nil,
+// with a census kept as kept says (the census's own for the zero Options; tests give it runs of a
+// few readings).
+func runWith(ctx context.Context, in *instrument.Instrument, files []inputs.RecordFile, workers int, out *censusdir.Writer, kept census.Options) (*result.Report, error) {
 	opts := in.Options()
-	cen, err := census.New(in.Model, opts.Profile)
+	cen, err := census.NewWith(in.Model, opts.Profile, kept)
 	if err != nil {
 		return nil, result.AsInput(err)
 	}

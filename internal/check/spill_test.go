@@ -18,7 +18,7 @@ import (
 )
 
 // TestCensusRunsAreTheSameReport: a check whose census writes a run to its run file every few
-// readings (the path of a run of millions of bindings, census.SpillEvery) gives the report, in
+// readings (the path of a run of millions of bindings: census.Options.RunSize) gives the report, in
 // every format and with --details, that a check whose census keeps its readings in one run in
 // memory gives, byte for byte: on the built-in check, and on a generated set with three
 // repetitions a position (a binding's repetitions then lie in several runs).
@@ -28,30 +28,28 @@ func TestCensusRunsAreTheSameReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	generated := func() (*result.Report, error) {
-		in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
-		if err != nil {
-			return nil, err
-		}
-		files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
-		if err != nil {
-			return nil, err
-		}
-		return RunWith(ctx, in, files, 0)
+	builtin, err := instrument.Load(ctx, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	builtinFiles, err := builtin.Options().RecordFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, files := loadSet(t, set)
 	tests := []struct {
-		name string
-		run  func() (*result.Report, error)
+		name  string
+		in    *instrument.Instrument
+		files []inputs.RecordFile
 	}{
-		{name: "the built-in check", run: func() (*result.Report, error) { return Run(ctx, inputs.Options{}) }},
-		{name: "a generated set of three repetitions", run: generated},
+		{name: "the built-in check", in: builtin, files: builtinFiles},
+		{name: "a generated set of three repetitions", in: in, files: files},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			outputs := func(every int) map[string][]byte {
-				census.SpillEvery(every)
-				defer census.SpillEvery(0)
-				r, err := tc.run()
+				tc.in.ForgetVerdicts()
+				r, err := runWith(ctx, tc.in, tc.files, 0, nil, census.Options{RunSize: every})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,17 +89,8 @@ func TestRepeatedRecordIsAnInputError(t *testing.T) {
 	lines := bytes.Count(data, []byte("\n")) + 1
 	for _, every := range []int{0, 1, 97} {
 		t.Run(fmt.Sprintf("runs of %d", every), func(t *testing.T) {
-			census.SpillEvery(every)
-			defer census.SpillEvery(0)
-			in, err := instrument.Load(ctx, inputs.Options{Contracts: []string{set.Contracts}, Profile: "bench"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := inputs.RecordFiles(inputs.UserDir(set.Observations))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = RunWith(ctx, in, files, 0)
+			in, files := loadSet(t, set)
+			_, err := runWith(ctx, in, files, 0, nil, census.Options{RunSize: every})
 			want := fmt.Sprintf("bench.jsonl:%d: ", lines)
 			if result.ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "recorded twice (first at ") || !strings.Contains(err.Error(), "bench.jsonl:1)") {
 				t.Fatalf("exit %d: %v, want exit 2 naming %s and line 1", result.ExitCode(err), err, want)

@@ -54,6 +54,11 @@ func (JSON) Output(w io.Writer, r *result.Report) error {
 			} else {
 				s.array(r.Localized(), "    ", func(i int) any { return r.Localizations.At(i) })
 			}
+		case "Visibility":
+			// One group at a time: at a million bindings the list is some 7 MB of JSON, which
+			// encoded at once held its compact and its indented bytes, each in a buffer grown by
+			// doubling, at the end of the report.
+			s.array(len(r.Visibility), "    ", func(i int) any { return &r.Visibility[i] })
 		case "Upgrades":
 			if r.Upgrades == nil {
 				s.raw("null")

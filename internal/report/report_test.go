@@ -104,8 +104,8 @@ func TestGetUnknown(t *testing.T) {
 	}
 }
 
-// TestJSONStreamsWhatWriteJSONWrites: the JSON format writes results and changes one at a time,
-// and its bytes are those of encoding the whole report at once.
+// TestJSONStreamsWhatWriteJSONWrites: the JSON format writes results, changes and visibility
+// groups one at a time, and its bytes are those of encoding the whole report at once.
 func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 	// Enough results for the results to be encoded by several goroutines, in batches that do not
 	// divide them evenly, each one different.
@@ -125,7 +125,10 @@ func TestJSONStreamsWhatWriteJSONWrites(t *testing.T) {
 			DiagnosticsAfter: []result.Diagnostic{{"atom": "a", "observed": json.Number(fmt.Sprint(i))}}})
 	}
 	many.Upgrades = []result.Upgrade{{Lane: "l", From: "v1", To: "v2", Changes: changes}}
-	for _, r := range []*result.Report{sample(), many, {ReportVersion: result.Version, Profile: "p", Results: result.ResultList{}, Upgrades: []result.Upgrade{{Lane: "l", Changes: result.ChangeList{}}}}} {
+	visible := sample()
+	visible.VisibilityPolicy = "contractcheck.visibility"
+	visible.Visibility = append(hostileVisibility("<&>\u2028*/"), hostileVisibility("x")...)
+	for _, r := range []*result.Report{sample(), many, visible, {ReportVersion: result.Version, Profile: "p", Results: result.ResultList{}, Upgrades: []result.Upgrade{{Lane: "l", Changes: result.ChangeList{}}}}} {
 		var streamed, whole bytes.Buffer
 		if err := (JSON{}).Output(&streamed, r); err != nil {
 			t.Fatal(err)

@@ -196,6 +196,37 @@ func TestWritersDoNotHoldTheBindings(t *testing.T) {
 	}
 }
 
+// TestJSONDoesNotHoldTheVisibility: the JSON format writes the visibility readout a group at a
+// time: writing a readout of thousands of groups (a million-binding run has some 7 MB of it)
+// holds a small part of its encoding, not the whole list's compact and indented bytes. The live
+// heap is measured as TestWritersDoNotHoldTheBindings measures it.
+func TestJSONDoesNotHoldTheVisibility(t *testing.T) {
+	r := &result.Report{Profile: "bench", NullPolicy: "strict", Results: result.ResultList{}, Gate: syntheticGate(),
+		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}, VisibilityPolicy: "contractcheck.visibility"}
+	for g := range 4000 {
+		v := result.Visibility{Lane: "bench", Version: fmt.Sprintf("v%d", g), Configuration: "default", Stage: "M3", Category: "both"}
+		for f := range 8 {
+			v.Fixtures = append(v.Fixtures, result.VisibilityFixture{Fixture: fmt.Sprintf("V%02d", f), State: "captured", Shape: "both",
+				Channels: map[string]string{"content": "exact", "structured": "exact", "isError": "exact"}, Record: fmt.Sprintf("obs/bench/v%d.jsonl:%d", g, f+1)})
+		}
+		r.Visibility = append(r.Visibility, v)
+	}
+	var whole bytes.Buffer
+	if err := WriteJSON(&whole, r.Visibility); err != nil {
+		t.Fatal(err)
+	}
+	h := &heapWatcher{every: 64 << 10}
+	h.sample()
+	base := h.peak
+	if err := (JSON{}).Output(h, r); err != nil {
+		t.Fatal(err)
+	}
+	h.sample()
+	if held := int64(h.peak) - int64(base); held > int64(whole.Len())/4 {
+		t.Errorf("writing %d KiB of visibility held %d KiB", whole.Len()>>10, held>>10)
+	}
+}
+
 // TestFormatsStopWithTheRun: once the memory watchdog has stopped the run, every format's Output
 // writes nothing and returns the *guard.LimitError naming the budget; stopped while it writes, it
 // stops writing and returns it.

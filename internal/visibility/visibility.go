@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -326,23 +327,41 @@ func describe(v any) string {
 }
 
 // Collector gathers readings, in any order, into the report's Visibility list. It keeps one entry
-// per group and fixture, not one per record: the first repetition's reading and whether another
-// disagreed.
+// per group and fixture, not one per record: the first repetition's state, channels and record,
+// and whether another repetition disagreed. A million-binding run has tens of thousands of them,
+// live to the end of the report, so an entry keeps no reading: its names are the collector's own
+// copies, kept once (a reading's are its record's, one copy a record), and its record a file and
+// a line.
 type Collector struct {
 	r      *Reader
 	groups map[Group]map[string]*entry // by fixture
+	names  map[string]string           // the names entries keep, each once
 }
 
-// entry is what a group's records of one fixture read: the lowest repetition's reading, and
-// whether any repetition read otherwise.
+// entry is what a group's records of one fixture read: the lowest repetition's state, channels
+// and record (file and line), and whether any repetition read otherwise.
 type entry struct {
-	first    *Reading
-	unstable bool
+	state      string
+	channels   map[string]string
+	file       string
+	line       int
+	repetition int
+	unstable   bool
 }
 
 // NewCollector collects the readings of r (nil: none).
 func NewCollector(r *Reader) *Collector {
-	return &Collector{r: r, groups: map[Group]map[string]*entry{}}
+	return &Collector{r: r, groups: map[Group]map[string]*entry{}, names: map[string]string{}}
+}
+
+// name is s as the collector keeps it: one copy of each name.
+func (c *Collector) name(s string) string {
+	if k, ok := c.names[s]; ok {
+		return k
+	}
+	s = strings.Clone(s)
+	c.names[s] = s
+	return s
 }
 
 // Add keeps one reading; nil is ignored.
@@ -353,19 +372,41 @@ func (c *Collector) Add(rd *Reading) {
 	g := c.groups[rd.Group]
 	if g == nil {
 		g = map[string]*entry{}
-		c.groups[rd.Group] = g
+		c.groups[Group{c.name(rd.Group.Lane), c.name(rd.Group.Version), c.name(rd.Group.Configuration), c.name(rd.Group.Stage)}] = g
 	}
 	e := g[rd.Fixture]
 	if e == nil {
-		g[rd.Fixture] = &entry{first: rd}
-		return
-	}
-	if rd.State != e.first.State || !maps.Equal(rd.Channels, e.first.Channels) {
+		e = &entry{repetition: -1}
+		g[c.name(rd.Fixture)] = e
+	} else if rd.State != e.state || !maps.Equal(rd.Channels, e.channels) {
 		e.unstable = true
 	}
-	if rd.Repetition < e.first.Repetition {
-		e.first = rd
+	if e.repetition < 0 || rd.Repetition < e.repetition {
+		file, line := splitRecord(rd.Record)
+		e.state, e.channels, e.file, e.line, e.repetition = c.name(rd.State), rd.Channels, c.name(file), line, rd.Repetition
 	}
+}
+
+// splitRecord splits a reading's record, file:line, at its last colon (a file name may hold one);
+// a record that is not file:line as Read writes it is kept whole, line -1.
+func splitRecord(record string) (string, int) {
+	i := strings.LastIndexByte(record, ':')
+	if i < 0 {
+		return record, -1
+	}
+	line, err := strconv.Atoi(record[i+1:])
+	if err != nil || line < 0 || strconv.Itoa(line) != record[i+1:] {
+		return record, -1
+	}
+	return record[:i], line
+}
+
+// record is an entry's record as a reading names it, file:line.
+func (e *entry) record() string {
+	if e.line < 0 {
+		return e.file
+	}
+	return e.file + ":" + strconv.Itoa(e.line)
 }
 
 // Report evaluates the category of every group and returns the groups in lane, version
@@ -415,7 +456,7 @@ func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, erro
 	input := ast.NewObject()
 	for _, id := range ids {
 		e := byFixture[id]
-		f := result.VisibilityFixture{Fixture: id, State: e.first.State, Record: e.first.Record, Channels: e.first.Channels}
+		f := result.VisibilityFixture{Fixture: id, State: e.state, Record: e.record(), Channels: e.channels}
 		if e.unstable {
 			f.State, f.Channels = "unstable", nil
 		}

@@ -1,0 +1,106 @@
+package visibility
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/result"
+)
+
+// uncaptured is a reading of a record that was not captured (so the collector's report evaluates
+// no category), its names made afresh as a decoded record's are.
+func uncaptured(version, fixture string, repetition int, state, record string) *Reading {
+	c := strings.Clone
+	return &Reading{Group: Group{c("lane"), c(version), c("default"), c("M3")}, Fixture: c(fixture), Repetition: repetition,
+		State: c(state), Record: c(record)}
+}
+
+// TestCollectorKeepsTheFirstRepetition: whatever order the readings come in, a fixture's entry is
+// its lowest repetition's state and record (as Read wrote it, a file name with a colon included),
+// and unstable when a repetition read another state.
+func TestCollectorKeepsTheFirstRepetition(t *testing.T) {
+	tests := []struct {
+		name     string
+		readings []*Reading
+		want     []result.VisibilityFixture
+	}{
+		{
+			name: "lowest repetition last",
+			readings: []*Reading{uncaptured("1", "V01", 3, "not_reached", "obs/a.jsonl:30"), uncaptured("1", "V01", 2, "not_reached", "obs/a.jsonl:20"),
+				uncaptured("1", "V01", 1, "not_reached", "obs/a.jsonl:10")},
+			want: []result.VisibilityFixture{{Fixture: "V01", State: "not_reached", Record: "obs/a.jsonl:10"}},
+		},
+		{
+			name:     "a file name with colons",
+			readings: []*Reading{uncaptured("1", "V01", 2, "execution_failed", "obs/c:d.jsonl:7"), uncaptured("1", "V01", 1, "execution_failed", "obs/a:b.jsonl:12")},
+			want:     []result.VisibilityFixture{{Fixture: "V01", State: "execution_failed", Record: "obs/a:b.jsonl:12"}},
+		},
+		{
+			name: "records not as Read writes them are kept whole",
+			readings: []*Reading{uncaptured("1", "V01", 1, "not_reached", "obs/a.jsonl:007"), uncaptured("1", "V02", 1, "not_reached", "obs/a.jsonl:+5"),
+				uncaptured("1", "V03", 1, "not_reached", "no line"), uncaptured("1", "V04", 1, "not_reached", "obs/a.jsonl:-1")},
+			want: []result.VisibilityFixture{{Fixture: "V01", State: "not_reached", Record: "obs/a.jsonl:007"}, {Fixture: "V02", State: "not_reached", Record: "obs/a.jsonl:+5"},
+				{Fixture: "V03", State: "not_reached", Record: "no line"}, {Fixture: "V04", State: "not_reached", Record: "obs/a.jsonl:-1"}},
+		},
+		{
+			name:     "repetitions that disagree",
+			readings: []*Reading{uncaptured("1", "V01", 2, "execution_failed", "obs/a.jsonl:2"), uncaptured("1", "V01", 1, "not_reached", "obs/a.jsonl:1")},
+			want:     []result.VisibilityFixture{{Fixture: "V01", State: "unstable", Record: "obs/a.jsonl:1"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, order := range []string{"as given", "reversed"} {
+				rs := slices.Clone(tc.readings)
+				if order == "reversed" {
+					slices.Reverse(rs)
+				}
+				c := NewCollector(&Reader{})
+				for _, r := range rs {
+					c.Add(r)
+				}
+				vs, err := c.Report(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(vs) != 1 || vs[0].Category != "unread" || !slices.EqualFunc(vs[0].Fixtures, tc.want, func(a, b result.VisibilityFixture) bool {
+					return a.Fixture == b.Fixture && a.State == b.State && a.Record == b.Record && a.Channels == nil
+				}) {
+					t.Errorf("%s: %+v, want one unread group of %+v", order, vs, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestCollectorHoldsLittleAFixture: the collector keeps what a group's fixture read in a small
+// entry, not the reading it came from, whose names are its record's own: a run of a million
+// bindings has tens of thousands of entries, live to the end of its report.
+func TestCollectorHoldsLittleAFixture(t *testing.T) {
+	const versions, fixtures = 2_000, 8
+	live := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := live()
+	c := NewCollector(&Reader{})
+	for v := range versions {
+		for f := range fixtures {
+			for rep := 1; rep <= 2; rep++ {
+				c.Add(uncaptured(fmt.Sprintf("v%d.%d.0", v/100, v%100), fmt.Sprintf("V%02d", f), rep, "not_reached",
+					fmt.Sprintf("observations/lane/v%d/default.jsonl:%d", v, 2*f+rep)))
+			}
+		}
+	}
+	held := int64(live()) - int64(before)
+	runtime.KeepAlive(c)
+	if per := held / (versions * fixtures); per > 200 {
+		t.Errorf("the collector holds %d bytes a group's fixture (%d KiB for %d)", per, held>>10, versions*fixtures)
+	}
+}
