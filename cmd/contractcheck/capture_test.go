@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestCaptureDirect: capture direct writes the control lane's records for a layer of a draft
@@ -51,7 +53,7 @@ func TestCaptureDirect(t *testing.T) {
 		t.Fatalf("the first record is not written as the test expects: %s", first)
 	}
 	bad := filepath.Join(dir, "bad", "direct.jsonl")
-	write(t, bad, first[:i]+`"carrier":{"content":[{"type":"text","text":"Crate 7 of order B-204 is on the dock."}]}`+first[j:]+"\n")
+	testkit.WriteFile(t, bad, first[:i]+`"carrier":{"content":[{"type":"text","text":"Crate 7 of order B-204 is on the dock."}]}`+first[j:]+"\n")
 	code, _, stderr = cli(t, append([]string{"check", "--observations", filepath.Dir(bad), "--lane", "direct", "--suite", "drafts"}, layer...)...)
 	const want = "/bad/direct.jsonl:1: /carrier: missing property 'outputs' (the carrier is the source read back: held to " + draftLayer + "/schemas/mcp/DRAFT-2026-12-01/schema.json#/$defs/CallToolResult, the schema of revision DRAFT-2026-12-01, the fixture's)"
 	if code != 2 || !strings.Contains(stderr, want) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // cliCase is one run of the command line in a table test, and what it must give: the exit code,
@@ -36,7 +38,7 @@ func (c cliCase) run(t *testing.T, prefix ...string) (stdout, stderr string) {
 	args := append(append([]string{}, prefix...), c.args...)
 	if c.records != nil {
 		obs := filepath.Join(t.TempDir(), "obs")
-		write(t, filepath.Join(obs, "x.jsonl"), strings.Join(c.records, "\n")+"\n")
+		testkit.WriteFile(t, filepath.Join(obs, "x.jsonl"), strings.Join(c.records, "\n")+"\n")
 		args = append(args, "--observations", obs)
 	}
 	code, stdout, stderr := cliIn(t, strings.NewReader(c.stdin), args...)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 func TestChallengeBuiltinSuites(t *testing.T) {
@@ -55,7 +57,7 @@ func TestMutateThenChallenge(t *testing.T) {
 	contracts := builtinCopy(t, "contracts")
 	p := filepath.Join(contracts, "tasks.cue")
 	data, _ := os.ReadFile(p)
-	write(t, p, strings.Replace(string(data), `"block.mimeType", "block.uri",`, `"block.mimeType",`, 1))
+	testkit.WriteFile(t, p, strings.Replace(string(data), `"block.mimeType", "block.uri",`, `"block.mimeType",`, 1))
 	// The fork replaces the built-in contracts: it runs without the built-in layer.
 	fork := []string{"--no-builtin", "--contracts", contracts, "--policies", builtinCopy(t, "policies"), "--fixtures", builtinCopy(t, "fixtures"), "--schemas", builtinCopy(t, "schemas")}
 	code, stdout, _ = cli(t, append([]string{"challenge", dir}, fork...)...)
@@ -73,7 +75,7 @@ func TestMutateThenChallenge(t *testing.T) {
 func TestMutateForce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "README.md"), "# my notes\n")
+	testkit.WriteFile(t, filepath.Join(dir, "README.md"), "# my notes\n")
 	args := []string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--operators", "key-order", "--output", dir}
 	if code, stdout, stderr := cli(t, append(args, "--force")...); code != 0 {
 		t.Fatalf("mutate --force: exit %d\n%s%s", code, stdout, stderr)
@@ -115,7 +117,7 @@ func TestChallengeInputErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, p, strings.Replace(string(data), `"challengeCase": 1`, `"challengeCase": 2`, 1))
+	testkit.WriteFile(t, p, strings.Replace(string(data), `"challengeCase": 1`, `"challengeCase": 2`, 1))
 	code, _, stderr := cli(t, "challenge", filepath.Join(dir, "challenge", "beta"))
 	if code != 2 || !strings.Contains(stderr, "C08.direct.D1.flip-is-error.json: /challengeCase") {
 		t.Errorf("exit %d, stderr %q", code, stderr)

@@ -106,7 +106,7 @@ func TestCIExamples(t *testing.T) {
 			t.Chdir(t.TempDir())
 			initLayer(t, "contractcheck")
 			capture := filepath.Join("captures", "direct", "v1", "default.jsonl")
-			write(t, capture, string(records))
+			testkit.WriteFile(t, capture, string(records))
 			lock := []string{"lock", "--contracts", "contractcheck", "--policies", "contractcheck", "--observations", "captures"}
 			if code, _, stderr := cli(t, lock...); code != 0 {
 				t.Fatalf("lock: %s", stderr)
@@ -167,7 +167,7 @@ func TestCIExamples(t *testing.T) {
 			if changed == string(data) {
 				t.Fatal("the records no longer hold the link this test changes")
 			}
-			write(t, capture, changed)
+			testkit.WriteFile(t, capture, changed)
 			for i, r := range run() {
 				c := cmds[i]
 				if isCheck(c) && r.code != -1 && (r.code != 2 || !strings.Contains(r.stderr, "changed      "+filepath.ToSlash(capture)+" (record)")) {

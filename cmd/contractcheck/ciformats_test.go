@@ -53,8 +53,8 @@ func TestFailingProfileInCIFormats(t *testing.T) {
 		}
 		recs = append(recs, rec)
 	}
-	write(t, filepath.Join("obs", "direct.jsonl"), strings.Join(recs, "\n")+"\n")
-	write(t, filepath.Join("mine", "keep.cue"), failingLayer)
+	testkit.WriteFile(t, filepath.Join("obs", "direct.jsonl"), strings.Join(recs, "\n")+"\n")
+	testkit.WriteFile(t, filepath.Join("mine", "keep.cue"), failingLayer)
 	args := []string{"check", "--contracts", "mine", "--profile", "keep-c01", "--observations", "obs", "--lane", "direct"}
 	const file, line = "obs/direct.jsonl", "3"
 

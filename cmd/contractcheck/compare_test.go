@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	contractcheck "github.com/contractcheck/contractcheck"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // c04Record returns the control lane's first record of the conflict fixture C04.
@@ -63,12 +64,13 @@ func TestCompare(t *testing.T) {
 func TestCompareCustomDecoder(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "policies")
-	write(t, filepath.Join(p, "decoders", "always_missing.rego"), `package contractcheck.decoders.always_missing
+	testkit.WriteFile(t, filepath.Join(p, "decoders", "always_missing.rego"), `package contractcheck.decoders.always_missing
 
 import data.contractcheck.lib.decoders
 
 readout := decoders.readout(decoders.expected, {})
 `)
+
 	// One fixture's readings: a decoder that reads nothing matches none of them, as of all.
 	code, stdout, stderr := cli(t, "compare", "--policies", p, "--decoder", "always-missing,native-slot", "--format", "markdown", "--fixture", "C04")
 	if code != 0 || !strings.Contains(stdout, "| `always-missing` | per field | 0 | ") {
@@ -96,7 +98,7 @@ func TestCompareIntroducedWholeValue(t *testing.T) {
 		t.Fatal("no C01 D1 record of the control lane with the carrier this test alters")
 	}
 	obs := filepath.Join(t.TempDir(), "obs")
-	write(t, filepath.Join(obs, "x.jsonl"), altered+"\n")
+	testkit.WriteFile(t, filepath.Join(obs, "x.jsonl"), altered+"\n")
 	code, stdout, stderr := cli(t, "compare", "--observations", obs, "--decoder", "native-slot", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

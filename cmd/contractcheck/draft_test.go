@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The layer of testdata/draft-selectors adds a draft MCP revision, DRAFT-2026-12-01, whose results
@@ -42,7 +44,7 @@ func draftRecords(t *testing.T, edit func(id string, src map[string]any)) string
 		lines = append(lines, capturedRecord(t, src.id, "draft-host", "A2", src.data, carrier))
 	}
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "draft-host.jsonl"), strings.Join(lines, "\n")+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "draft-host.jsonl"), strings.Join(lines, "\n")+"\n")
 	return dir
 }
 
@@ -204,7 +206,7 @@ func draftCopy(t *testing.T, edits map[string]string) string {
 			}
 			continue
 		}
-		write(t, filepath.Join(dir, p), content)
+		testkit.WriteFile(t, filepath.Join(dir, p), content)
 	}
 	return dir
 }
@@ -241,7 +243,7 @@ func TestDraftRevisionErrors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				write(t, filepath.Join(obs, "draft-host.jsonl"), capturedRecord(t, "D2", "draft-host", "A2", src, json.RawMessage(twoAssistants))+"\n")
+				testkit.WriteFile(t, filepath.Join(obs, "draft-host.jsonl"), capturedRecord(t, "D2", "draft-host", "A2", src, json.RawMessage(twoAssistants))+"\n")
 				return []string{"--observations", obs}
 			},
 			want: []string{"obs/draft-host.jsonl:1: /carrier: compartment lanes.draft-host.stages.A2.compartments.", `: 2 elements of the array at "/outputs" match its selector (indices 0, 1)`}},

@@ -127,7 +127,7 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 	l.sourceSha256 = hex.EncodeToString(sum[:])
 	fixtureIDs := []string{"HX1", hostileFixture}
 	for _, id := range fixtureIDs {
-		write(t, filepath.Join(l.fixtures, "sources", "hostile", id+".json"), string(source))
+		testkit.WriteFile(t, filepath.Join(l.fixtures, "sources", "hostile", id+".json"), string(source))
 	}
 
 	// The contracts.
@@ -172,7 +172,7 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 		escape.CUE(all), escape.CUE("Hostile requirement "+all))
 	fmt.Fprintf(&b, "\tfixedBy: [{doc: %s, lane: \"hx\", from: \"v1\", to: %s, atoms: %s}]\n}\n",
 		escape.CUE("Hostile fix "+all), escape.CUE(l.versions[1]), cueList(l.atoms[:1]))
-	write(t, filepath.Join(l.contracts, "hostile.cue"), b.String())
+	testkit.WriteFile(t, filepath.Join(l.contracts, "hostile.cue"), b.String())
 
 	// The policy: a diagnostic per atom, its path and expected value the case's string, and one
 	// per carrier key that the source does not hold as it is. Its strings are escape.JSON's: a
@@ -189,7 +189,7 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 	p.WriteString("]\n\n")
 	p.WriteString("diagnostics contains d if {\n\tsome i, a in _atoms\n\td := {\"atom\": a, \"path\": concat(\"\", [\"/\", _strings[i]]), \"kind\": \"missing\", \"expected\": _strings[i]}\n}\n\n")
 	p.WriteString("diagnostics contains d if {\n\tsome k, v in object.get(input.observed, \"structured\", {})\n\tk != \"a\"\n\td := {\"atom\": _atoms[0], \"path\": concat(\"/\", [\"\", k]), \"kind\": \"altered\", \"expected\": k, \"observed\": v}\n}\n")
-	write(t, filepath.Join(l.policies, "hostile.rego"), p.String())
+	testkit.WriteFile(t, filepath.Join(l.policies, "hostile.rego"), p.String())
 
 	// The records: the control lane reads each source back; lane hx, at each version, changes
 	// the text and every value of structuredContent; its last version failed.
@@ -231,8 +231,8 @@ func writeHostileLayer(t *testing.T, cases []hostile.Case) *hostileLayer {
 			record(&hx, id, "hx", v, carrier, failed)
 		}
 	}
-	write(t, filepath.Join(l.observations, hostileRecordFile), hx.String())
-	write(t, filepath.Join(l.observations, "direct.jsonl"), direct.String())
+	testkit.WriteFile(t, filepath.Join(l.observations, hostileRecordFile), hx.String())
+	testkit.WriteFile(t, filepath.Join(l.observations, "direct.jsonl"), direct.String())
 	return l
 }
 
@@ -687,40 +687,43 @@ func TestHostileRestrictedPlaces(t *testing.T) {
 		records bool
 	}{
 		{name: "lane name", at: `bad\.jsonl:1: /lane`, records: true, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "lane", bad))
+			testkit.WriteFile(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "lane", bad))
 		}},
 		{name: "configuration", at: `bad\.jsonl:1: /configuration`, records: true, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "configuration", bad))
+			testkit.WriteFile(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "configuration", bad))
 		}},
 		{name: "unknown fixture id", at: `bad\.jsonl:1: /fixture`, records: true, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "fixture", bad))
+			testkit.WriteFile(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "fixture", bad))
 		}},
 		{name: "undeclared lane version", at: `bad\.jsonl:1: /laneVersion`, records: true, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "laneVersion", bad))
+			testkit.WriteFile(t, filepath.Join(l.observations, "bad.jsonl"), record(l, "laneVersion", bad))
 		}},
 		{name: "invalid UTF-8 in a record", at: `bad\.jsonl:1`, records: true, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
+			testkit.WriteFile(t, filepath.Join(l.observations, "bad.jsonl"), strings.Replace(record(l, "notes", "NOTES"), "NOTES", "\xff\xfe\x1b\n::error::x", 1))
 		}},
 		{name: "task id", at: `hostile3\.cue:\d+:\d+: task "Tx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\ntasks: "+escape.CUE("T"+bad)+
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\ntasks: "+escape.CUE("T"+bad)+
 				": {doc: \"x\", role: \"guard\", policy: \"hostile.hx\", compartment: \"structured\", atoms: []}\n")
+
 		}},
 		{name: "fixture id", at: `hostile3\.cue:\d+:\d+: fixture "HXx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfixtures: "+escape.CUE("HX"+bad)+
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfixtures: "+escape.CUE("HX"+bad)+
 				": {suite: \"hx\", family: \"structured\", revision: \"2025-11-25\", tasks: [], doc: \"x\", targets: []}\n")
+
 		}},
 		{name: "family name", at: `hostile3\.cue:\d+:\d+: family "famx\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfamilies: "+escape.CUE("fam"+bad)+": {doc: \"x\", census: \"primary\"}\n")
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nfamilies: "+escape.CUE("fam"+bad)+": {doc: \"x\", census: \"primary\"}\n")
 		}},
 		{name: "profile name", at: `hostile3\.cue:\d+:\d+: profile "px\\n::error`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nprofiles: "+escape.CUE("p"+bad)+": {doc: \"x\", nullPolicy: \"strict\", require: []}\n")
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nprofiles: "+escape.CUE("p"+bad)+": {doc: \"x\", nullPolicy: \"strict\", require: []}\n")
 		}},
 		{name: "lane configuration", at: `hostile3\.cue:\d+:\d+: lanes\.hx\.configurations\."cx\\n::error.*: field not allowed`, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nlanes: hx: configurations: "+escape.CUE("c"+bad)+": doc: \"x\"\n")
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile3.cue"), "package contracts\n\nlanes: hx: configurations: "+escape.CUE("c"+bad)+": doc: \"x\"\n")
 		}},
 		{name: "atom name with a combining character", at: `hostile2\.cue:\d+:\d+: `, edit: func(t *testing.T, l *hostileLayer) {
-			write(t, filepath.Join(l.contracts, "hostile2.cue"), "package contracts\n\natoms: \"hx.e\\u0301\": doc: \"Decomposed.\"\n\n"+
+			testkit.WriteFile(t, filepath.Join(l.contracts, "hostile2.cue"), "package contracts\n\natoms: \"hx.e\\u0301\": doc: \"Decomposed.\"\n\n"+
 				"tasks: HY: {doc: \"x\", role: \"guard\", policy: \"hostile.hx\", compartment: \"structured\", atoms: [\"hx.e\\u0301\"]}\n")
+
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -87,9 +87,9 @@ func TestInspectRecordJSON(t *testing.T) {
 	// A record that was not captured: its state is the outcome, and there is no input.
 	dir := t.TempDir()
 	src := `{"content":[{"type":"text","text":"hi"}]}`
-	write(t, filepath.Join(dir, "sources", "mine", "N1.json"), src)
+	testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", "N1.json"), src)
 	sum := sha256.Sum256([]byte(src))
-	write(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"N1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"execution_failed","error":"boom","sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"N1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"execution_failed","error":"boom","sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
 	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--format", "json", filepath.Join(dir, "observations", "direct.jsonl")+":1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -119,11 +119,11 @@ func TestInspectRecordHostile(t *testing.T) {
 		cases = append(cases, c)
 		id := fmt.Sprintf("H%d", len(cases))
 		src := `{"content":[{"type":"text","text":` + jsonText(t, c.S) + `}]}`
-		write(t, filepath.Join(dir, "sources", "mine", id+".json"), src)
+		testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", id+".json"), src)
 		carrier := `{"content":[{"type":"text","text":` + jsonText(t, c.S+"x") + `}]}`
 		records = append(records, capturedRecord(t, id, "direct", "D1", []byte(src), json.RawMessage(carrier)))
 	}
-	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(records, "\n")+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(records, "\n")+"\n")
 	code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 )
@@ -41,7 +42,7 @@ func TestIssue43Frictions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			write(t, filepath.Join(dir, "s", "mcp", "2026-12-01-draft", "schema.json"), strings.ReplaceAll(string(schema), "DRAFT-2026-12-01", "2026-12-01-draft"))
+			testkit.WriteFile(t, filepath.Join(dir, "s", "mcp", "2026-12-01-draft", "schema.json"), strings.ReplaceAll(string(schema), "DRAFT-2026-12-01", "2026-12-01-draft"))
 			copyFile(t, filepath.Join(draftLayer, "fixtures", "sources", "drafts", "D01.json"), filepath.Join(dir, "D01.json"))
 			return []string{"validate", "--schemas", filepath.Join(dir, "s"), "--revision", "2026-12-01-draft", filepath.Join(dir, "D01.json")}
 		},
@@ -49,7 +50,7 @@ func TestIssue43Frictions(t *testing.T) {
 	}, {
 		name: "1 a name that is none of the three forms: one message, no doubled prefix",
 		setup: func(t *testing.T, dir string) []string {
-			write(t, filepath.Join(dir, "n", "mcp", "next", "schema.json"), `{"$defs": {"CallToolResult": {"type": "object"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)
+			testkit.WriteFile(t, filepath.Join(dir, "n", "mcp", "next", "schema.json"), `{"$defs": {"CallToolResult": {"type": "object"}, "JSONRPCResultResponse": {}, "JSONRPCErrorResponse": {}}}`)
 			return []string{"check", "--schemas", filepath.Join(dir, "n")}
 		},
 		exit: 2,
@@ -238,7 +239,7 @@ func draftRecorded(t *testing.T, edit func(id string, src map[string]any)) []str
 // copyFile copies a file into a test's work directory.
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
-	write(t, to, readFile(t, from))
+	testkit.WriteFile(t, to, readFile(t, from))
 }
 
 // routingLayer writes the layer of docs/writing-a-contract.md, "Try a draft MCP revision" (every
@@ -254,7 +255,7 @@ func routingLayer(t *testing.T) string {
 	n := 0
 	for _, s := range parseWalkthrough(t, doc) {
 		if s.file != "" && (strings.HasPrefix(s.file, "my-schemas/") || strings.HasPrefix(s.file, "outputs/")) {
-			write(t, filepath.Join(dir, s.file), s.content)
+			testkit.WriteFile(t, filepath.Join(dir, s.file), s.content)
 			n++
 		}
 	}
@@ -394,7 +395,7 @@ func TestDraftRoutingGate(t *testing.T) {
 					}
 					continue
 				}
-				write(t, p, content)
+				testkit.WriteFile(t, p, content)
 			}
 			args := routingArgs(work)
 			if !editsAny(tc.files, func(name string) bool { return strings.HasSuffix(name, ".cue") }) {

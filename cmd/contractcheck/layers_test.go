@@ -45,7 +45,7 @@ func TestLayerExtendsBuiltinLane(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "upgrade")
-	write(t, filepath.Join(layer, "upgrade.cue"), `package contracts
+	testkit.WriteFile(t, filepath.Join(layer, "upgrade.cue"), `package contracts
 
 lanes: "adk-go": {
 	extraVersions: "v1.8.0": doc: "The upgrade this layer gates."
@@ -62,6 +62,7 @@ profiles: "adk-go-upgrade": {
 	}]
 }
 `)
+
 	tests := []struct {
 		name, version, configuration string
 		contracts                    []string
@@ -75,8 +76,8 @@ profiles: "adk-go-upgrade": {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obs := filepath.Join(t.TempDir(), "obs")
-			write(t, filepath.Join(obs, "adk-go.jsonl"), adkLines(t, "C01", tt.version, tt.configuration))
-			write(t, filepath.Join(obs, "adk-go-v1.7.0.jsonl"), adkLines(t, "C01", "v1.7.0", "default"))
+			testkit.WriteFile(t, filepath.Join(obs, "adk-go.jsonl"), adkLines(t, "C01", tt.version, tt.configuration))
+			testkit.WriteFile(t, filepath.Join(obs, "adk-go-v1.7.0.jsonl"), adkLines(t, "C01", "v1.7.0", "default"))
 			args := append([]string{"check", "--observations", obs, "--format", "json"}, tt.contracts...)
 			code, stdout, stderr := cli(t, args...)
 			if tt.code != 0 {
@@ -125,7 +126,7 @@ func TestLayerGuardHostileFileName(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "mine")
-			write(t, filepath.Join(dir, hostile.ID(c, 40)+".cue"), "package contracts\n\n_lcBlocks: text: fields: uri: path: \"/extras/uri\"\n")
+			testkit.WriteFile(t, filepath.Join(dir, hostile.ID(c, 40)+".cue"), "package contracts\n\n_lcBlocks: text: fields: uri: path: \"/extras/uri\"\n")
 			code, _, stderr := cli(t, "check", "--contracts", dir)
 			if code != 2 || !strings.Contains(stderr, ":3:1: hidden name _lcBlocks: declared by an earlier layer at builtin:contracts/lane_langchain-mcp-adapters.cue:13:1") {
 				t.Errorf("exit %d, stderr %q; want 2 and the hidden name's refusal", code, stderr)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // limitsLayer is the layer of testdata/limits: a contracts layer adding one task per case on
@@ -83,7 +85,7 @@ func TestBuiltinLimitsInRegoTests(t *testing.T) {
 func TestBuiltinLimitsInTasks(t *testing.T) {
 	t.Parallel()
 	obs := filepath.Join(t.TempDir(), "obs")
-	write(t, filepath.Join(obs, "direct.jsonl"), validRecord(t)+"\n")
+	testkit.WriteFile(t, filepath.Join(obs, "direct.jsonl"), validRecord(t)+"\n")
 	for _, tc := range limitCases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "check", "--no-cache", "--contracts", limitsLayer.contracts, "--policies", limitsLayer.policies,
@@ -106,7 +108,7 @@ func TestBuiltinLimitsInTasks(t *testing.T) {
 func TestRegoTestTimeLimit(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "policies")
-	write(t, filepath.Join(p, "slow_test.rego"), "package slow_test\n\ntest_slow if {\n\tsome i in numbers.range(1, 1000000000000)\n\ti < 0\n}\n\ntest_fast if 1 == 1\n")
+	testkit.WriteFile(t, filepath.Join(p, "slow_test.rego"), "package slow_test\n\ntest_slow if {\n\tsome i in numbers.range(1, 1000000000000)\n\ti < 0\n}\n\ntest_fast if 1 == 1\n")
 	tests := []struct {
 		name   string
 		format string
@@ -153,16 +155,16 @@ func TestRegoTestTimeLimit(t *testing.T) {
 func TestPrintOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "contracts", "t9.cue"), "package contracts\n\ntasks: T9: {doc: \"Prints.\", role: \"guard\", policy: \"printing.t9\", compartment: \"content\", atoms: [\"block.count\"], appliesTo: fixtures: [\"C01\"]}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "contracts", "t9.cue"), "package contracts\n\ntasks: T9: {doc: \"Prints.\", role: \"guard\", policy: \"printing.t9\", compartment: \"content\", atoms: [\"block.count\"], appliesTo: fixtures: [\"C01\"]}\n")
 	policy := "package printing.t9\n\nreadout := {}\n\ndiagnostics contains {\"atom\": \"block.count\", \"path\": \"\", \"kind\": \"missing\"} if {\n" +
 		"\tprint(\"task\", input.task, \"on\", input.fixture.id)\n" +
 		"\tprint(\"\\n::error file=x::injected \\u001b[31mred\\u202e\")\n" +
 		"\tfalse\n}\n"
-	write(t, filepath.Join(dir, "policies", "t9.rego"), policy)
-	write(t, filepath.Join(dir, "policies", "t9_test.rego"), "package printing.t9_test\n\ntest_prints if {\n\tprint(\"hello\", \"\\u202eworld\")\n}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "policies", "t9.rego"), policy)
+	testkit.WriteFile(t, filepath.Join(dir, "policies", "t9_test.rego"), "package printing.t9_test\n\ntest_prints if {\n\tprint(\"hello\", \"\\u202eworld\")\n}\n")
 	rec := validRecord(t)
 	obs := filepath.Join(dir, "obs")
-	write(t, filepath.Join(obs, "direct.jsonl"), rec+"\n")
+	testkit.WriteFile(t, filepath.Join(obs, "direct.jsonl"), rec+"\n")
 	args := []string{"check", "--no-cache", "--contracts", filepath.Join(dir, "contracts"), "--policies", filepath.Join(dir, "policies"), "--observations", obs, "--task", "T9"}
 	code, stdout, stderr := cli(t, args...)
 	if code != 0 {
@@ -175,8 +177,9 @@ func TestPrintOutput(t *testing.T) {
 		t.Errorf("check's stderr:\n%s\nwant:\n%s", stderr, want)
 	}
 	// The same run without the print statements writes the same report.
-	write(t, filepath.Join(dir, "policies", "t9.rego"), strings.NewReplacer("\tprint(\"task\", input.task, \"on\", input.fixture.id)\n", "",
+	testkit.WriteFile(t, filepath.Join(dir, "policies", "t9.rego"), strings.NewReplacer("\tprint(\"task\", input.task, \"on\", input.fixture.id)\n", "",
 		"\tprint(\"\\n::error file=x::injected \\u001b[31mred\\u202e\")\n", "").Replace(policy))
+
 	_, quiet, quietErr := cli(t, args...)
 	if quiet != stdout || quietErr != "" {
 		t.Errorf("print changed the report or stderr:\n%s\n---\n%s\n%s", stdout, quiet, quietErr)

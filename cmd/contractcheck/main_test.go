@@ -17,9 +17,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// cli runs the command line as a user would and returns the exit code and both streams.
+// cli runs the command line as a user would, in this process (in its directory and environment:
+// it waits while a script's run holds them, processState), and returns the exit code and both
+// streams.
 func cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	processState.RLock()
+	defer processState.RUnlock()
 	var stdout, stderr bytes.Buffer
 	code := run(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
@@ -38,16 +42,6 @@ func builtinCopy(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestCheckBuiltinGolden keeps the built-in check's text, the summary and the details, what the
@@ -125,7 +119,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "malformed JSON record",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), rec+"\n{\"fixture\": \"C01\",\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), rec+"\n{\"fixture\": \"C01\",\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:2:", "unexpected end"},
@@ -133,7 +127,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "duplicate key in a record",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"D1","stage":"A2"`, 1)+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"D1","stage":"A2"`, 1)+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", `duplicate key "stage"`},
@@ -141,7 +135,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "record whose sourceSha256 does not match",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), replaceSha(rec)+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), replaceSha(rec)+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", "/sourceSha256", "does not match fixture C01"},
@@ -149,7 +143,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "unknown lane",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"lane":"direct"`, `"lane":"nope"`, 1)+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"lane":"direct"`, `"lane":"nope"`, 1)+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", `/lane: unknown lane "nope"`},
@@ -157,7 +151,7 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "unknown stage",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"Z9"`, 1)+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), strings.Replace(rec, `"stage":"D1"`, `"stage":"Z9"`, 1)+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", "/stage"},
@@ -166,7 +160,7 @@ func TestInputErrors(t *testing.T) {
 			name: "schema-invalid record: captured without a carrier",
 			setup: func(t *testing.T, dir string) []string {
 				i, j := strings.Index(rec, `"carrier":`), strings.Index(rec, `,"sourceSha256"`)
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), rec[:i]+rec[j+1:]+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), rec[:i]+rec[j+1:]+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1", "carrier"},
@@ -174,9 +168,10 @@ func TestInputErrors(t *testing.T) {
 		{
 			name: "schema-invalid source",
 			setup: func(t *testing.T, dir string) []string {
-				write(t, filepath.Join(dir, "contracts", "u01.cue"), "package contracts\n\nfixtures: U01: {suite: \"mine\", family: \"rich\", revision: \"2025-11-25\", tasks: [\"T4\"], doc: \"An image.\", targets: []}\n")
-				write(t, filepath.Join(dir, "fixtures", "sources", "mine", "U01.json"),
+				testkit.WriteFile(t, filepath.Join(dir, "contracts", "u01.cue"), "package contracts\n\nfixtures: U01: {suite: \"mine\", family: \"rich\", revision: \"2025-11-25\", tasks: [\"T4\"], doc: \"An image.\", targets: []}\n")
+				testkit.WriteFile(t, filepath.Join(dir, "fixtures", "sources", "mine", "U01.json"),
 					`{"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}`)
+
 				return []string{"--contracts", filepath.Join(dir, "contracts"), "--fixtures", filepath.Join(dir, "fixtures")}
 			},
 			want: []string{"fixtures/sources/mine/U01.json", "/content/0/data"},
@@ -185,7 +180,7 @@ func TestInputErrors(t *testing.T) {
 			name: "CUE syntax error",
 			setup: func(t *testing.T, dir string) []string {
 				c := filepath.Join(dir, "contracts")
-				write(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
+				testkit.WriteFile(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
 				return []string{"--contracts", c}
 			},
 			want: []string{"contracts/broken.cue:3:10", "expected '}'"},
@@ -194,7 +189,7 @@ func TestInputErrors(t *testing.T) {
 			name: "Rego syntax error",
 			setup: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "policies")
-				write(t, filepath.Join(p, "broken.rego"), "package broken\n\nx if {\n")
+				testkit.WriteFile(t, filepath.Join(p, "broken.rego"), "package broken\n\nx if {\n")
 				return []string{"--policies", p}
 			},
 			want: []string{"policies/broken.rego:4", "rego_parse_error"},
@@ -204,7 +199,7 @@ func TestInputErrors(t *testing.T) {
 			setup: func(t *testing.T, dir string) []string {
 				h4 := builtinLine(t, "fixtures/observations/openai-agents/0.22.0/default.jsonl", `"stage":"H4"`, `"type":"function_call_output"`)
 				bad := strings.Replace(h4, `"type":"function_call_output"`, `"type":"function_call"`, 1)
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), bad+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1:", "/carrier/type", "(carrier schema carriers/", ".stages.H4.carrier)"},
@@ -217,7 +212,7 @@ func TestInputErrors(t *testing.T) {
 				if i < 0 || j < i {
 					t.Fatal("the adk-go A2 record has no carrier before its sourceSha256")
 				}
-				write(t, filepath.Join(dir, "obs", "x.jsonl"), a2[:i]+`"carrier":{"completely":"unrelated"}`+a2[j:]+"\n")
+				testkit.WriteFile(t, filepath.Join(dir, "obs", "x.jsonl"), a2[:i]+`"carrier":{"completely":"unrelated"}`+a2[j:]+"\n")
 				return []string{"--observations", filepath.Join(dir, "obs")}
 			},
 			want: []string{"obs/x.jsonl:1: /carrier:", "'completely' not allowed"},
@@ -226,13 +221,14 @@ func TestInputErrors(t *testing.T) {
 			name: "a lane stage naming a carrier schema that is not there",
 			setup: func(t *testing.T, dir string) []string {
 				c := filepath.Join(dir, "contracts")
-				write(t, filepath.Join(c, "mine.cue"), ownLane("mine", `{
+				testkit.WriteFile(t, filepath.Join(c, "mine.cue"), ownLane("mine", `{
 			exposure: "observed"
 			doc:      "The request."
 			carrier:  "carriers/missing.schema.json"
 			compartments: {}
 			unbound: {content: "none", error: "none", meta: "none", structured: "none"}
 		}`))
+
 				return []string{"--contracts", c}
 			},
 			want: []string{"contracts/mine.cue:15:4: lanes.mine.stages.H4.carrier:", "missing.schema.json"},
@@ -275,8 +271,8 @@ func TestValidate(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
 	bad := filepath.Join(dir, "bad.json")
-	write(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
-	write(t, bad, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
+	testkit.WriteFile(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
+	testkit.WriteFile(t, bad, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
 	runCases(t, false, []cliCase{
 		{name: "every catalogued source", args: []string{"validate"}, code: 0, inStdout: []string{"ok builtin:fixtures/sources/extended/X04.json (2025-11-25, error response)"}},
 		{name: "a valid file", args: []string{"validate", good}, code: 0, inStdout: []string{"ok " + good + " (2025-11-25, result)"}},
@@ -302,7 +298,7 @@ func TestRegoTestVerb(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	p := filepath.Join(t.TempDir(), "policies")
-	write(t, filepath.Join(p, "failing_test.rego"), "package failing_test\n\ntest_fails if {\n\t1 == 2\n}\n")
+	testkit.WriteFile(t, filepath.Join(p, "failing_test.rego"), "package failing_test\n\ntest_fails if {\n\t1 == 2\n}\n")
 	code, stdout, _ = cli(t, "test", "--policies", p)
 	if code != 1 || !strings.Contains(stdout, "FAIL failing_test.test_fails") || strings.Contains(stdout, "contractcheck.tasks") {
 		t.Errorf("a failing Rego test in a layer: exit %d, want 1 and only the layer's tests\n%s", code, stdout)
@@ -332,7 +328,7 @@ func TestExitCodes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := filepath.Join(t.TempDir(), "obs")
-			write(t, filepath.Join(obs, "direct.jsonl"), strings.Join(tc.records, "\n")+"\n")
+			testkit.WriteFile(t, filepath.Join(obs, "direct.jsonl"), strings.Join(tc.records, "\n")+"\n")
 			code, stdout, stderr := cli(t, "check", "--observations", obs)
 			if code != tc.code || !strings.Contains(stdout, tc.stdout) {
 				t.Errorf("exit %d (want %d), stdout lacks %q:\n%s\n%s", code, tc.code, tc.stdout, stdout, stderr)
@@ -361,7 +357,7 @@ func TestReadmeFindings(t *testing.T) {
 	}
 	if *update {
 		s = s[:i+len(begin)] + stdout + s[j:]
-		write(t, "../../README.md", s)
+		testkit.WriteFile(t, "../../README.md", s)
 	}
 	if got := s[i+len(begin) : strings.Index(s, end)]; got != stdout {
 		t.Errorf("README findings differ from `check --format markdown` (go test ./cmd/contractcheck -run Readme -update):\n%s", stdout)

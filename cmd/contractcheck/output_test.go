@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,7 @@ func newOutputEnv(t *testing.T) outputEnv {
 		t.Fatal(err)
 	}
 	e.record = filepath.Join(e.obs, "direct.jsonl")
-	write(t, e.record, string(data))
+	testkit.WriteFile(t, e.record, string(data))
 	initLayer(t, e.layer)
 	e.policy = filepath.Join(e.layer, "t6.rego")
 	e.suite = filepath.Join(builtinCopy(t, "fixtures"), "challenge", "alpha")
@@ -35,10 +36,11 @@ func newOutputEnv(t *testing.T) outputEnv {
 		t.Fatalf("the suite alpha has no case: %v", err)
 	}
 	e.suiteCase = cases[0]
-	write(t, e.source, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
+	testkit.WriteFile(t, e.source, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
 	e.traffic = filepath.Join(dir, "traffic", "1.ndjson")
-	write(t, e.traffic, `{"format":"contractcheck-probe-traffic","formatVersion":1,"lane":"a","laneVersion":"1","configuration":"default","run":"C09","fixtures":["C09"],"repetition":1,"exchanges":1}`+"\n"+
+	testkit.WriteFile(t, e.traffic, `{"format":"contractcheck-probe-traffic","formatVersion":1,"lane":"a","laneVersion":"1","configuration":"default","run":"C09","fixtures":["C09"],"repetition":1,"exchanges":1}`+"\n"+
 		`{"seq":1,"endpoint":"mcp","method":"POST","path":"/mcp","request":"{}","status":200,"response":{"base64":"/w=="}}`+"\n")
+
 	return e
 }
 
@@ -157,7 +159,7 @@ func TestOutputFlagsEveryVerb(t *testing.T) {
 
 			// An unknown format: exit 2 naming the flag, the name and every format; nothing
 			// written, an earlier file left as it was.
-			write(t, out, "earlier\n")
+			testkit.WriteFile(t, out, "earlier\n")
 			code, stdout, stderr := cli(t, append(v.run(e), "--format", "no-such-format", "--output", out)...)
 			if code != 2 || stdout != "" || !strings.Contains(stderr, `--format: unknown format "no-such-format" (want one of `+strings.Join(formats, ", ")+")") {
 				t.Errorf("--format no-such-format: exit %d, want 2 naming the flag, the name and %v\nstdout %q\nstderr %q", code, formats, stdout, stderr)
@@ -249,7 +251,7 @@ func TestCheckExit2Report(t *testing.T) {
 				t.Errorf("check --help does not say %q", tc.help)
 			}
 			out := filepath.Join(t.TempDir(), "report.txt")
-			write(t, out, "previous\n")
+			testkit.WriteFile(t, out, "previous\n")
 			code, stdout, stderr := cli(t, append(tc.args, "--output", out)...)
 			if code != 2 || stdout != "" {
 				t.Fatalf("exit %d, want 2 and nothing on stdout\nstdout %q\nstderr %s", code, stdout, stderr)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestProbeJudgeLine: the printed `judge it:` command carries every layer probe was given, so
@@ -17,10 +18,10 @@ func TestProbeJudgeLine(t *testing.T) {
 	t.Parallel()
 	// A layer of contracts and policies of the user's own (init's), and a lane of theirs in it.
 	dir, layer := initWork(t)
-	write(t, filepath.Join(layer, "lane.cue"), ownLane(`"own-agent"`, `_providerH4["openai-chat"]`))
+	testkit.WriteFile(t, filepath.Join(layer, "lane.cue"), ownLane(`"own-agent"`, `_providerH4["openai-chat"]`))
 	policies := layer
 	schemas := filepath.Join(dir, "schemas")
-	write(t, filepath.Join(schemas, "carriers", "own.schema.json"), `{"type": "object"}`)
+	testkit.WriteFile(t, filepath.Join(schemas, "carriers", "own.schema.json"), `{"type": "object"}`)
 	out := filepath.Join(dir, "out")
 	code, _, stderr := cli(t, "probe", "--lane", "own-agent", "--version", "1.0.0", "--contracts", layer, "--policies", policies,
 		"--schemas", schemas, "--revision", "2025-11-25", "--fixture", "C09", "--repetitions", "1", "--output", out, "--", "sh", "-c", "exit 3")

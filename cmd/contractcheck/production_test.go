@@ -69,8 +69,8 @@ func maskBundle(t *testing.T, opaPage, dir string) {
 	if manifest == nil || policy == nil {
 		t.Fatal("docs/opa.md shows no mask bundle (`mask/.manifest` `{…}` and a rego block of package system.log)")
 	}
-	write(t, filepath.Join(dir, "mask", ".manifest"), string(manifest[1]))
-	write(t, filepath.Join(dir, "mask", "mask.rego"), string(policy[1]))
+	testkit.WriteFile(t, filepath.Join(dir, "mask", ".manifest"), string(manifest[1]))
+	testkit.WriteFile(t, filepath.Join(dir, "mask", "mask.rego"), string(policy[1]))
 }
 
 // recordAcme makes the recording §2 of docs/production.md makes (rec, lane acme-agent, version
@@ -157,7 +157,7 @@ func TestProductionSection3(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, ".bin")
-	write(t, filepath.Join(bin, "contractcheck"), "#!/bin/sh\nCONTRACTCHECK_TEST_CHILD=1 exec "+shellQuote(self)+" \"$@\"\n")
+	testkit.WriteFile(t, filepath.Join(bin, "contractcheck"), "#!/bin/sh\nCONTRACTCHECK_TEST_CHILD=1 exec "+shellQuote(self)+" \"$@\"\n")
 	if err := os.Chmod(filepath.Join(bin, "contractcheck"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestFixedByProfile gates the reported fixes on the captured records: the built-in profile
@@ -38,7 +40,7 @@ func TestFixedByProfile(t *testing.T) {
 	}
 
 	layer := filepath.Join(t.TempDir(), "reversed")
-	write(t, filepath.Join(layer, "reversed.cue"), `package contracts
+	testkit.WriteFile(t, filepath.Join(layer, "reversed.cue"), `package contracts
 
 profiles: {
 	"fixes-reversed": {
@@ -62,6 +64,7 @@ profiles: {
 	}
 }
 `)
+
 	for _, profile := range []string{"fixes-reversed", "fix-not-landed", "fix-with-regression"} {
 		code, stdout, stderr := cli(t, "check", "--contracts", layer, "--profile", profile)
 		if code != 1 {
@@ -82,7 +85,7 @@ func TestVersionOrigins(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	layer := filepath.Join(dir, "origins")
-	write(t, filepath.Join(layer, "origins.cue"), "package contracts\n\nlanes: \"go-sdk\": versionOrigins: \"v1.7.0\": \"reconstructed\"\n")
+	testkit.WriteFile(t, filepath.Join(layer, "origins.cue"), "package contracts\n\nlanes: \"go-sdk\": versionOrigins: \"v1.7.0\": \"reconstructed\"\n")
 	rec := builtinLine(t, "fixtures/observations/go-sdk/v1.7.0/default.jsonl", `"fixture":"R01"`, `"stage":"D1"`, `"repetition":1`)
 	tests := []struct {
 		name, record string
@@ -95,7 +98,7 @@ func TestVersionOrigins(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obs := filepath.Join(t.TempDir(), "obs")
-			write(t, filepath.Join(obs, "go-sdk.jsonl"), tt.record+"\n")
+			testkit.WriteFile(t, filepath.Join(obs, "go-sdk.jsonl"), tt.record+"\n")
 			code, stdout, stderr := cli(t, "check", "--contracts", layer, "--observations", obs, "--format", "json")
 			if tt.code == 0 {
 				if code > 2 || !strings.Contains(stdout, `"origin": "reconstructed"`) {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestReproduceVerb writes a reproduction from the command line and refuses what it cannot write.
@@ -93,18 +95,18 @@ func TestReproduceOutputDirectory(t *testing.T) {
 		written []string
 	}{
 		{name: "a README.md and a go.mod", setup: func(t *testing.T, dir, _ string) {
-			write(t, filepath.Join(dir, "README.md"), "# my project\n")
-			write(t, filepath.Join(dir, "go.mod"), "module example.com/mine\n")
+			testkit.WriteFile(t, filepath.Join(dir, "README.md"), "# my project\n")
+			testkit.WriteFile(t, filepath.Join(dir, "go.mod"), "module example.com/mine\n")
 		}, code: 2, inStderr: []string{"is not empty", "--force"}},
 		{name: "a README.md, forced", force: true, setup: func(t *testing.T, dir, _ string) {
-			write(t, filepath.Join(dir, "README.md"), "# my project\n")
-			write(t, filepath.Join(dir, "notes", "todo.txt"), "mine\n")
+			testkit.WriteFile(t, filepath.Join(dir, "README.md"), "# my project\n")
+			testkit.WriteFile(t, filepath.Join(dir, "notes", "todo.txt"), "mine\n")
 		}, code: 0, inStdout: "kept README.md: it was there and reproduce did not write it", written: own},
 		{name: "a go.mod, forced", force: true, setup: func(t *testing.T, dir, _ string) {
-			write(t, filepath.Join(dir, "go.mod"), "module example.com/mine\n")
+			testkit.WriteFile(t, filepath.Join(dir, "go.mod"), "module example.com/mine\n")
 		}, code: 2, inStderr: []string{"go.mod is there and reproduce did not write it", "--force"}},
 		{name: "testdata a link out of the directory, forced", force: true, setup: func(t *testing.T, dir, outside string) {
-			write(t, filepath.Join(outside, "w0.json"), "theirs\n")
+			testkit.WriteFile(t, filepath.Join(outside, "w0.json"), "theirs\n")
 			if err := os.Symlink(outside, filepath.Join(dir, "testdata")); err != nil {
 				t.Fatal(err)
 			}
@@ -210,13 +212,14 @@ func TestReproduceStdoutEscapesMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := `{"content":[{"type":"text","text":"t"}],"structuredContent":{` + string(k) + `:9007199254740993}}` + "\n"
-	write(t, filepath.Join(dir, "fixtures", "sources", "hostile", "H1.json"), src)
-	write(t, filepath.Join(dir, "contracts", "h.cue"), `package contracts
+	testkit.WriteFile(t, filepath.Join(dir, "fixtures", "sources", "hostile", "H1.json"), src)
+	testkit.WriteFile(t, filepath.Join(dir, "contracts", "h.cue"), `package contracts
 
 fixtures: H1: {suite: "hostile", family: "structured-stress", revision: "2025-11-25", tasks: ["T2"], targets: [], doc: "A hostile key."}
 `)
+
 	sum := sha256.Sum256([]byte(src))
-	write(t, filepath.Join(dir, "observations", "h.jsonl"), fmt.Sprintf(`{"fixture":"H1","lane":"go-sdk","laneVersion":"v1.8.0","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":{"content":[{"type":"text","text":"t"}],"structuredContent":{%s:9007199254740992}},"sourceSha256":%q,"origin":"captured"}`+"\n", k, hex.EncodeToString(sum[:])))
+	testkit.WriteFile(t, filepath.Join(dir, "observations", "h.jsonl"), fmt.Sprintf(`{"fixture":"H1","lane":"go-sdk","laneVersion":"v1.8.0","configuration":"default","stage":"D1","repetition":1,"state":"captured","carrier":{"content":[{"type":"text","text":"t"}],"structuredContent":{%s:9007199254740992}},"sourceSha256":%q,"origin":"captured"}`+"\n", k, hex.EncodeToString(sum[:])))
 	code, stdout, stderr := cli(t, "reproduce", "--contracts", filepath.Join(dir, "contracts"), "--fixtures", filepath.Join(dir, "fixtures"),
 		"--observations", filepath.Join(dir, "observations"), "--fixture", "H1", "--lane", "go-sdk", "--version", "v1.8.0", "--stage", "D1", "--task", "T2",
 		"--output", filepath.Join(dir, "out"))

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // cliIn runs the command line with standard input read from stdin.
@@ -25,9 +27,9 @@ func TestValidateStdinAndEveryBadFile(t *testing.T) {
 	good := filepath.Join(dir, "good.json")
 	bad1 := filepath.Join(dir, "bad1.json")
 	bad2 := filepath.Join(dir, "bad2.json")
-	write(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
-	write(t, bad1, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
-	write(t, bad2, "{\"content\": [\n  {\"type\": \"text\", \"text\": 1e99999}]}")
+	testkit.WriteFile(t, good, `{"content": [{"type": "text", "text": "ok"}], "isError": false}`)
+	testkit.WriteFile(t, bad1, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
+	testkit.WriteFile(t, bad2, "{\"content\": [\n  {\"type\": \"text\", \"text\": 1e99999}]}")
 	runCases(t, false, []cliCase{
 		{name: "a valid source on standard input", stdin: `{"content": [{"type": "text", "text": "ok"}]}`, args: []string{"validate", "-"},
 			inStdout: []string{"ok <stdin> (2025-11-25, result)"}},

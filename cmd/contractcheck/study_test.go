@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // myStudy is a layer's profile with a cohort of its own: the study's tables for two framework
@@ -33,7 +35,7 @@ func TestStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	layer := filepath.Join(t.TempDir(), "contracts")
-	write(t, filepath.Join(layer, "profiles.cue"), myStudy)
+	testkit.WriteFile(t, filepath.Join(layer, "profiles.cue"), myStudy)
 	rec := c04Record(t)
 	rep2 := strings.Replace(rec, `"repetition":1`, `"repetition":2`, 1)
 	altered := strings.Replace(rep2, `"structuredContent":{"decision":"deny"`, `"structuredContent":{"decision":"allow"`, 1)

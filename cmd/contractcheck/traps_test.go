@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestMain lets a test run the command line in a child process (see runChild): a child is needed
@@ -75,7 +76,7 @@ func TestTraps(t *testing.T) {
 	t.Parallel()
 	rec := validRecord(t) // C01, direct, D1, repetition 1
 	obsWith := func(t *testing.T, e trapEnv, lines ...string) string {
-		write(t, filepath.Join(e.dir, "obs", "x.jsonl"), strings.Join(lines, "\n")+"\n")
+		testkit.WriteFile(t, filepath.Join(e.dir, "obs", "x.jsonl"), strings.Join(lines, "\n")+"\n")
 		return filepath.Join(e.dir, "obs")
 	}
 	// withStructured gives C01's carrier a structured slot holding num.
@@ -85,22 +86,22 @@ func TestTraps(t *testing.T) {
 	// policiesWith is a policy layer holding one file, beside the built-in policies.
 	policiesWith := func(t *testing.T, file, src string) string {
 		p := filepath.Join(t.TempDir(), "policies")
-		write(t, filepath.Join(p, file), src)
+		testkit.WriteFile(t, filepath.Join(p, file), src)
 		return p
 	}
 	// trapTask is a layer adding task T9 on C01, whose policy trap.t9 adds rule to a rule that
 	// passes: the arguments that load it.
 	trapTask := func(t *testing.T, rule string) []string {
 		dir := t.TempDir()
-		write(t, filepath.Join(dir, "contracts", "t9.cue"), "package contracts\n\ntasks: T9: {doc: \"A trap.\", role: \"guard\", policy: \"trap.t9\", compartment: \"content\", atoms: [\"block.count\"], appliesTo: fixtures: [\"C01\"]}\n")
-		write(t, filepath.Join(dir, "policies", "t9.rego"), "package trap.t9\n\nreadout := {}\n\n"+rule)
+		testkit.WriteFile(t, filepath.Join(dir, "contracts", "t9.cue"), "package contracts\n\ntasks: T9: {doc: \"A trap.\", role: \"guard\", policy: \"trap.t9\", compartment: \"content\", atoms: [\"block.count\"], appliesTo: fixtures: [\"C01\"]}\n")
+		testkit.WriteFile(t, filepath.Join(dir, "policies", "t9.rego"), "package trap.t9\n\nreadout := {}\n\n"+rule)
 		return []string{"--contracts", filepath.Join(dir, "contracts"), "--policies", filepath.Join(dir, "policies")}
 	}
 	// userFixture is a contracts layer adding fixture U01 of suite mine, and the fixtures layer
 	// whose sources/mine/U01.json setup makes.
 	userFixture := func(t *testing.T, setup func(src string)) []string {
 		dir := t.TempDir()
-		write(t, filepath.Join(dir, "contracts", "u01.cue"), "package contracts\n\nfixtures: U01: {suite: \"mine\", family: \"rich\", revision: \"2025-11-25\", tasks: [\"T4\"], doc: \"A user's fixture.\", targets: []}\n")
+		testkit.WriteFile(t, filepath.Join(dir, "contracts", "u01.cue"), "package contracts\n\nfixtures: U01: {suite: \"mine\", family: \"rich\", revision: \"2025-11-25\", tasks: [\"T4\"], doc: \"A user's fixture.\", targets: []}\n")
 		setup(filepath.Join(dir, "fixtures", "sources", "mine", "U01.json"))
 		return []string{"--contracts", filepath.Join(dir, "contracts"), "--fixtures", filepath.Join(dir, "fixtures")}
 	}
@@ -117,7 +118,7 @@ func TestTraps(t *testing.T) {
 	fifoTrap := func(t *testing.T, p string) { fifo(t, p) }
 	outsideSecret := func(t *testing.T) string {
 		p := filepath.Join(t.TempDir(), "passwd")
-		write(t, p, secret+"\n")
+		testkit.WriteFile(t, p, secret+"\n")
 		return p
 	}
 	link := func(t *testing.T, target, p string) {
@@ -228,7 +229,7 @@ func TestTraps(t *testing.T) {
 		{name: "validate: schema-invalid source", code: 2, want: `bad\.json: /content/0/uri`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				p := filepath.Join(e.dir, "bad.json")
-				write(t, p, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
+				testkit.WriteFile(t, p, `{"content": [{"type": "resource_link", "uri": "not a uri", "name": "x"}]}`)
 				return []string{"validate", p}
 			}},
 		{name: "validate: /dev/zero", code: 2, want: `/dev/zero: not a regular file \(a character device\)`,
@@ -242,7 +243,7 @@ func TestTraps(t *testing.T) {
 		{name: "validate: a source over 16 MiB", code: 2, want: `big\.json: file is \d+ bytes, over the limit of 16777216 bytes`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				p := filepath.Join(e.dir, "big.json")
-				write(t, p, `{"content": [], "pad": "`+strings.Repeat("x", 16<<20)+`"}`)
+				testkit.WriteFile(t, p, `{"content": [], "pad": "`+strings.Repeat("x", 16<<20)+`"}`)
 				return []string{"validate", p}
 			}},
 		{name: "validate: unknown revision, no files", code: 2, want: `--revision: unknown MCP revision "2099-01-01": no schema layer holds`,
@@ -299,7 +300,7 @@ func TestTraps(t *testing.T) {
 		{name: "contracts: CUE syntax error", code: 2, want: `contracts/broken\.cue:3:10: expected '}'`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				c := filepath.Join(t.TempDir(), "contracts")
-				write(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
+				testkit.WriteFile(t, filepath.Join(c, "broken.cue"), "package contracts\n\nlanes: {\n")
 				return []string{"check", "--contracts", c, "--output", e.out}
 			}},
 		{name: "contracts: a .cue that is a named pipe", code: 2, want: `pipe\.cue: not a regular file \(a named pipe\)`,
@@ -314,7 +315,7 @@ func TestTraps(t *testing.T) {
 			want: `load contracts: contracts \(builtin:contracts, .*/contracts\): stopped at the time limit of 1s`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				c := filepath.Join(t.TempDir(), "contracts")
-				write(t, filepath.Join(c, "bomb.cue"), "package contracts\n\nimport \"list\"\n\n_bomb: [for i in list.Range(0, 1000000000, 1) {i}]\n")
+				testkit.WriteFile(t, filepath.Join(c, "bomb.cue"), "package contracts\n\nimport \"list\"\n\n_bomb: [for i in list.Range(0, 1000000000, 1) {i}]\n")
 				return []string{"check", "--contracts", c, "--load-timeout", "1s", "--output", e.out}
 			}},
 		// Outputs that would destroy an input, or cannot be written.
@@ -357,12 +358,12 @@ func TestTraps(t *testing.T) {
 		{name: "mutate: a suite inside the fixtures", code: 2, want: `--output .*fixtures/suite/cases is inside .*fixtures, an input directory`,
 			setup: func(t *testing.T, e trapEnv) []string {
 				fx := filepath.Join(t.TempDir(), "fixtures")
-				write(t, filepath.Join(fx, "README"), "a fixtures layer with no sources yet\n")
+				testkit.WriteFile(t, filepath.Join(fx, "README"), "a fixtures layer with no sources yet\n")
 				return []string{"mutate", "--fixture", "C12", "--lane", "direct", "--stage", "A2", "--fixtures", fx, "--output", filepath.Join(fx, "suite")}
 			}},
 		{name: "mutate: an --output that holds more than a suite", code: 2, want: `--output .*suite holds .*suite/README\.md, which is not part of a challenge suite .*--force`,
 			setup: func(t *testing.T, e trapEnv) []string {
-				write(t, filepath.Join(e.suite, "README.md"), "# my notes\n")
+				testkit.WriteFile(t, filepath.Join(e.suite, "README.md"), "# my notes\n")
 				return mutateArgs(e)
 			}},
 		{name: "mutate: cases/ links out of the suite, with --force", code: 2, want: `suite/cases is a symbolic link that leads out of .*suite: not followed`,
@@ -397,9 +398,9 @@ func TestTraps(t *testing.T) {
 			t.Parallel()
 			e := trapEnv{dir: t.TempDir()}
 			e.out = filepath.Join(e.dir, "out.txt")
-			write(t, e.out, previousReport)
+			testkit.WriteFile(t, e.out, previousReport)
 			e.suite = filepath.Join(e.dir, "suite")
-			write(t, filepath.Join(e.suite, "cases", "old.json"), "{}\n")
+			testkit.WriteFile(t, filepath.Join(e.suite, "cases", "old.json"), "{}\n")
 			args := tc.setup(t, e)
 			// Every file the test made, inputs and outputs, lies below one directory.
 			root := filepath.Dir(e.dir)
@@ -432,7 +433,7 @@ func TestTraps(t *testing.T) {
 				if !strings.Contains(string(got), "INCOMPLETE: the instrument failed:") {
 					t.Errorf("the --output of a failed run does not name the failure:\n%s", got)
 				}
-				write(t, e.out, previousReport)
+				testkit.WriteFile(t, e.out, previousReport)
 			case string(got) != previousReport:
 				t.Errorf("the previous --output file was touched: %q", got)
 			}

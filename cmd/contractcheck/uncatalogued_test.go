@@ -19,12 +19,12 @@ func uncataloguedLayer(t *testing.T) string {
 	dir := t.TempDir()
 	var lines []string
 	for _, src := range sourcesIn(t, filepath.Join("..", "..", "internal", "instrument", "testdata", "uncatalogued", "sources", "mine")) {
-		write(t, filepath.Join(dir, "sources", "mine", src.name), string(src.data))
+		testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", src.name), string(src.data))
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
 			lines = append(lines, capturedRecord(t, src.id, "direct", stage, src.data, json.RawMessage(strings.TrimSpace(string(src.data)))))
 		}
 	}
-	write(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
 	return dir
 }
 
@@ -88,7 +88,7 @@ func TestInspectFixtureHostileLayer(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "\n::error::x"+c.S)
-			write(t, filepath.Join(dir, "sources", "mine", "U1.json"), string(data))
+			testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", "U1.json"), string(data))
 			code, stdout, stderr := cli(t, "inspect", "fixture", "U1", "--fixtures", dir)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
