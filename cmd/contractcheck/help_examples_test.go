@@ -228,8 +228,8 @@ func helpLines(root *cobra.Command) []string {
 var placeholder = regexp.MustCompile(`^[A-Z]+\.?$`)
 
 // exampleScript turns an example line into testscript lines: commands joined by && run in turn
-// (each before the last must exit 0), in this process (cmdExits), "< FILE" becomes the
-// command's standard input and "> FILE" a copy of its standard output.
+// (each before the last must exit 0), "< FILE" becomes the command's standard input and
+// "> FILE" a copy of its standard output.
 func exampleScript(line string, exit int) (string, error) {
 	var b strings.Builder
 	parts := strings.Split(line, " && ")
@@ -238,9 +238,9 @@ func exampleScript(line string, exit int) (string, error) {
 		if len(words) == 0 || words[0] != "contractcheck" {
 			return "", fmt.Errorf("%q is not a contractcheck command", p)
 		}
-		var redirectIn, redirectOut string
+		var redirectOut string
 		if n := len(words); n >= 2 && words[n-2] == "<" {
-			redirectIn = "-stdin " + words[n-1] + " "
+			fmt.Fprintf(&b, "stdin %s\n", words[n-1])
 			p = strings.Join(words[:n-2], " ")
 		} else if n >= 2 && words[n-2] == ">" {
 			redirectOut = words[n-1]
@@ -250,7 +250,7 @@ func exampleScript(line string, exit int) (string, error) {
 		if i == len(parts)-1 {
 			code = exit
 		}
-		fmt.Fprintf(&b, "exits %s%d %s\n", redirectIn, code, p)
+		fmt.Fprintf(&b, "exits %d %s\n", code, p)
 		if redirectOut != "" {
 			fmt.Fprintf(&b, "cp stdout %s\n", redirectOut)
 		}
@@ -264,11 +264,8 @@ func exampleScript(line string, exit int) (string, error) {
 // examples that are the same commands with the same files, in two help texts, run once). A new
 // example must be listed in helpExamples: run, a synopsis with placeholders, or skipped in this
 // tier with the reason (a program, a server or the network).
-//
-// The examples run in this process, one at a time, in their work directories (holdsProcess), the
-// rest of each script beside them.
 func TestHelpExamples(t *testing.T) {
-	holdsProcess(t)
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +336,6 @@ func TestHelpExamples(t *testing.T) {
 			env.Setenv("LC_ALL", "C.UTF-8")
 			env.Setenv("CONTRACTCHECK_CACHE", env.WorkDir+"/.cache")
 			env.Setenv("ROOT", root)
-			keepScriptEnv(env)
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},

@@ -17,13 +17,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// cli runs the command line as a user would, in this process (in its directory and environment:
-// it waits while a script's run holds them, processState), and returns the exit code and both
-// streams.
+// cli runs the command line as a user would and returns the exit code and both streams.
 func cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	processState.RLock()
-	defer processState.RUnlock()
 	var stdout, stderr bytes.Buffer
 	code := run(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
