@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/testagent"
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
@@ -38,7 +38,7 @@ func TestProbeJudgeLine(t *testing.T) {
 	if line != want {
 		t.Errorf("judge it: %s\nwant       %s", line, want)
 	}
-	words, err := testagent.ShellWords(line)
+	words, err := escape.ShellWords(line)
 	if err != nil {
 		t.Fatal(err)
 	}

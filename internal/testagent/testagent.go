@@ -160,9 +160,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
-// ShellWords is escape.ShellWords, kept for the callers that still name it here.
-func ShellWords(s string) ([]string, error) { return escape.ShellWords(s) }
-
 // Run runs the agent once: MCP handshake and tool list, then model turns until a final text.
 // It returns an error on any protocol failure: the MCP server's or the provider's.
 func Run(ctx context.Context, cfg Config) error {
