@@ -81,9 +81,12 @@ const (
 	DefaultMemory = 4 << 30
 	// DefaultTarget is the memory target unless the user chose a limit (GOMEMLIMIT or a
 	// budget). With the binary's own pages (about 30 MB) it keeps a check of a million bindings
-	// under 150 MB of resident memory; a run whose live heap is under half of it (most runs) never
-	// meets it, since the collector's own goal (GOGC=100) is lower.
-	DefaultTarget = 112 << 20
+	// at about 122 MiB of resident memory, 18 MiB under the 112 MiB it had been for the same CPU
+	// within the runs' spread (docs/design.md); lower, the floor gcLimit keeps above the live
+	// heap governs and the collector costs a fifth more CPU for a few MiB. A run whose live heap
+	// is under a third of it (most runs) never meets it, since the collector's own goal
+	// (TargetGCPercent) is lower.
+	DefaultTarget = 96 << 20
 	// CollectTarget is collect's memory target (Limits.ForVerb): a service whose live heap is
 	// small and flat — the loaded contract set, and the uploads in flight, each a compressed
 	// body, a read buffer and one event (its readings with --census) — so the heap is paced
@@ -397,10 +400,12 @@ func exitMessage(le error) string {
 
 // gcLimit is the Go soft memory limit for a live heap: the target, unless that leaves the heap
 // less than half the live heap (and at least minHeadroom) to grow into before a collection,
-// counting the memory the runtime holds besides heap objects (overhead: free and fragmented
-// heap pages, stacks, metadata); in whole MiB, never above soft (the budget's). Without a target
-// it is soft. A limit the live heap nearly fills makes the collector run without end: this one
-// never paces the heap tighter than GOGC=50.
+// counting the memory the runtime holds besides heap objects that it cannot give back (overhead:
+// fragmented heap pages, stacks, metadata; not the free heap pages, which the runtime returns to
+// the system when the limit asks); in whole MiB, never above soft (the budget's). Without a
+// target it is soft. A limit the live heap nearly fills makes the collector run without end: this
+// one never paces the heap tighter than GOGC=50. The live heap it is given is the smoothed one
+// (liveWindow), not one collection's.
 func gcLimit(target, soft, live, overhead int64) int64 {
 	if target <= 0 {
 		return soft
@@ -419,6 +424,35 @@ const TargetGCPercent = 200
 
 // minHeadroom is the least heap growth gcLimit leaves between collections.
 const minHeadroom = 16 << 20
+
+// liveCycles is how many collections' live heaps liveWindow keeps.
+const liveCycles = 4
+
+// liveWindow smooths the live heap the collector reports for gcLimit: the least of what the last
+// liveCycles collections found live. One collection's figure jumps up and drops back (on a busy
+// machine a long concurrent cycle counts what was allocated while it ran as live), and a limit
+// that followed each jump let the heap grow into it; a live heap that really grows raises the
+// least within liveCycles collections, which the headroom gcLimit leaves (half the live heap)
+// covers meanwhile. The watchdog's own checks read the live heap unsmoothed.
+type liveWindow struct {
+	cycles [liveCycles]uint64
+	lives  [liveCycles]int64
+	set    [liveCycles]bool
+}
+
+// observe records live, the heap that collection cycle found live (a later sample of the same cycle
+// replaces it), and returns the least live heap of the cycles since cycle-liveCycles.
+func (w *liveWindow) observe(cycle uint64, live int64) int64 {
+	i := cycle % liveCycles
+	w.cycles[i], w.lives[i], w.set[i] = cycle, live, true
+	least := live
+	for j := range liveCycles {
+		if w.set[j] && w.cycles[j]+liveCycles > cycle {
+			least = min(least, w.lives[j])
+		}
+	}
+	return least
+}
 
 // task is a computation the watchdog may stop.
 type task struct {
@@ -460,8 +494,10 @@ type usage struct {
 	// to the system) or the process's resident memory, whichever is larger.
 	used int64
 	// live is the heap the last collection found live; overhead what the runtime holds besides
-	// heap objects (free and fragmented heap pages, stacks, metadata).
+	// heap objects and free heap pages (fragmented heap pages, stacks, metadata).
 	live, overhead int64
+	// cycle counts the collections completed (what live was measured at).
+	cycle uint64
 	// inUse is what would remain were the garbage collected and the free heap pages reused: the
 	// live heap, the runtime's memory but its free heap pages, and the resident memory beyond the
 	// Go runtime's (the binary's pages, C libraries).
@@ -470,7 +506,8 @@ type usage struct {
 
 func newSamples() []metrics.Sample {
 	return []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
-		{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+		{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"}}
 }
 
 // measure samples the runtime's memory into samples (newSamples) and the resident memory through
@@ -486,7 +523,7 @@ func measure(samples []metrics.Sample, rss *rssReader) usage {
 		defer rss.close()
 	}
 	resident := rss.read()
-	return usage{used: max(goUsed, resident), live: live, overhead: goUsed - objects,
+	return usage{used: max(goUsed, resident), live: live, overhead: goUsed - objects - free, cycle: samples[5].Value.Uint64(),
 		inUse: live + goUsed - objects - free + max(resident-goUsed, 0)}
 }
 
@@ -508,6 +545,7 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 		prevPercent = debug.SetGCPercent(TargetGCPercent)
 	}
 	samples, rss := newSamples(), openRSS()
+	var window liveWindow
 	w.headroom.Store(budget - measure(samples, rss).inUse)
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
@@ -541,7 +579,7 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 			} else if u.used > budget || u.live > soft {
 				w.trip(budget)
 			}
-			if l := gcLimit(target, soft, u.live, u.overhead); l != limit {
+			if l := gcLimit(target, soft, window.observe(u.cycle, u.live), u.overhead); l != limit {
 				limit = l
 				debug.SetMemoryLimit(limit)
 			}

@@ -151,6 +151,66 @@ func TestGCLimit(t *testing.T) {
 	}
 }
 
+// TestOverheadLeavesFreePages: the overhead gcLimit counts is what the runtime holds besides heap
+// objects less its free heap pages, which the runtime gives back when the limit asks (counted,
+// they raised the limit by what the heap had freed, so that the heap never had to give it back).
+func TestOverheadLeavesFreePages(t *testing.T) {
+	held := make([][]byte, 0, 1024)
+	for range 1024 {
+		held = append(held, make([]byte, 64<<10))
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	runtime.GC() // the 64 MiB are now free heap pages, not yet returned to the system
+	samples := newSamples()
+	u := measure(samples, nil)
+	goUsed := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
+	objects, free := int64(samples[3].Value.Uint64()), int64(samples[4].Value.Uint64())
+	if free == 0 {
+		t.Fatalf("no free heap pages after freeing 64 MiB")
+	}
+	if want := goUsed - objects - free; u.overhead != want {
+		t.Errorf("overhead %d, want %d (the runtime's memory %d less objects %d and free pages %d)", u.overhead, want, goUsed, objects, free)
+	}
+}
+
+// TestLiveWindow: the live heap gcLimit is given is the least of the last liveCycles
+// collections' figures, so that one collection's jump does not raise the limit, while a live
+// heap that stays higher is followed within liveCycles collections.
+func TestLiveWindow(t *testing.T) {
+	const mib = 1 << 20
+	type sample struct {
+		cycle uint64
+		live  int64
+	}
+	tests := []struct {
+		name    string
+		samples []sample
+		want    int64 // what the last sample returns
+	}{
+		{name: "first figure", samples: []sample{{1, 40 * mib}}, want: 40 * mib},
+		{name: "one cycle's jump is not followed", samples: []sample{{1, 40 * mib}, {2, 41 * mib}, {3, 62 * mib}}, want: 40 * mib},
+		{name: "a jump that drops back", samples: []sample{{1, 40 * mib}, {2, 62 * mib}, {3, 42 * mib}}, want: 40 * mib},
+		{name: "a lasting rise is followed after liveCycles", samples: []sample{{1, 40 * mib}, {2, 60 * mib}, {3, 61 * mib}, {4, 60 * mib}, {5, 62 * mib}}, want: 60 * mib},
+		{name: "a fall is followed at once", samples: []sample{{1, 60 * mib}, {2, 61 * mib}, {3, 20 * mib}}, want: 20 * mib},
+		{name: "samples of one cycle: the last kept", samples: []sample{{7, 30 * mib}, {7, 30 * mib}, {8, 50 * mib}, {8, 50 * mib}}, want: 30 * mib},
+		{name: "cycles missed between samples", samples: []sample{{1, 20 * mib}, {9, 50 * mib}, {10, 55 * mib}}, want: 50 * mib},
+		{name: "cycles far apart forget the old figure", samples: []sample{{3, 10 * mib}, {3 + liveCycles, 50 * mib}}, want: 50 * mib},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var w liveWindow
+			var got int64
+			for _, s := range tc.samples {
+				got = w.observe(s.cycle, s.live)
+			}
+			if got != tc.want {
+				t.Errorf("after %v: %d MiB, want %d MiB", tc.samples, got/mib, tc.want/mib)
+			}
+		})
+	}
+}
+
 // TestForVerb: a verb's own memory target (collect's) replaces the default, unless the user chose
 // the memory: --memory-budget means no target, GOMEMLIMIT keeps what the limits had.
 func TestForVerb(t *testing.T) {
