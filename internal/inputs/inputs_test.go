@@ -203,15 +203,8 @@ func TestCarrierOverlay(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := tc.overlay.Open(tc.open)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if !testkit.ErrCase(t, err, tc.wantErr) {
 				f.Close()
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("error %v, want one saying %q", err, tc.wantErr)
 			}
 		})
 	}

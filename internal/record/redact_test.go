@@ -101,14 +101,11 @@ func TestParsePointer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := parsePointer(tc.in)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Errorf("error %v, want %q", err, tc.err)
-				}
+			if testkit.ErrCase(t, err, tc.err) {
 				return
 			}
-			if err != nil || !slices.Equal(p.tokens, tc.tokens) {
-				t.Errorf("tokens %q, %v; want %q", p.tokens, err, tc.tokens)
+			if !slices.Equal(p.tokens, tc.tokens) {
+				t.Errorf("tokens %q, want %q", p.tokens, tc.tokens)
 			}
 		})
 	}

@@ -268,13 +268,7 @@ func TestModes(t *testing.T) {
 			cfg := Config{API: fakeprovider.Gemini, MCPURL: mcpServer(t, mcp), Env: env, Mode: tc.mode, Stdout: &bytes.Buffer{}}
 			cfg.hanging = cancel // the agent has reached its hang
 			err := Run(ctx, cfg)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("Run = %v, want %q", err, tc.wantErr)
-				}
-			} else if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
+			testkit.ErrCase(t, err, tc.wantErr)
 			methods, _ := mcp.report()
 			if n := strings.Count(strings.Join(methods, " "), "tools/call"); n != tc.wantCalls {
 				t.Errorf("%d tools/call, want %d", n, tc.wantCalls)
