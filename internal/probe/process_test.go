@@ -32,43 +32,15 @@ func TestLeftovers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			env := append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile, "TESTAGENT_DAEMON_ARG=" + arg}, tt.env...)
-			o := probeOpts(t, "agent", env, "C09")
-			o.Repetitions = 2
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Captured != 2 || res.Failed != 0 {
-				t.Fatalf("result %+v\n%s", res, log.String())
-			}
-			data, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pids := strings.Fields(string(data))
+			log, pids := probeDaemons(t, append([]string{"TESTAGENT_DAEMON_ARG=" + arg}, tt.env...), 1, "C09")
 			if len(pids) != 2 {
 				t.Fatalf("daemon pids %q, want one per run", pids)
 			}
 			for i, p := range pids {
-				pid, err := strconv.Atoi(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("daemon %d outlived the probe (kill 0: %v)", pid, err)
-				}
-				want := "probe: C09 repetition " + strconv.Itoa(i+1) + ": the command left 1 process behind, ended with SIGTERM (SIGKILL after 300ms): pid " + p + " ("
-				if !strings.Contains(log.String(), want) {
-					t.Errorf("log lacks %q:\n%s", want, log.String())
-				}
+				daemonEnded(t, log, p, "C09", strconv.Itoa(i+1))
 			}
-			if !strings.Contains(log.String(), `--hub-daemon`) || strings.ContainsAny(log.String(), "\x1b\u202e\u2028") {
-				t.Errorf("the daemon's command line is missing or unescaped:\n%q", log.String())
+			if !strings.Contains(log, `--hub-daemon`) || strings.ContainsAny(log, "\x1b\u202e\u2028") {
+				t.Errorf("the daemon's command line is missing or unescaped:\n%q", log)
 			}
 		})
 	}
@@ -90,24 +62,7 @@ func TestLeftoversConcurrent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			env := append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile, "TESTAGENT_PID_LABEL=1"}, tt.env...)
-			o := probeOpts(t, "agent", env, "C07", "C09")
-			o.Repetitions, o.Jobs = 2, 4
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Captured != 4 || res.Failed != 0 {
-				t.Fatalf("result %+v\n%s", res, log.String())
-			}
-			data, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			log, lines := probeDaemons(t, append([]string{"TESTAGENT_PID_LABEL=1"}, tt.env...), 4, "C07", "C09")
 			if len(lines) != 4 {
 				t.Fatalf("daemon lines %q, want one per run", lines)
 			}
@@ -117,23 +72,55 @@ func TestLeftoversConcurrent(t *testing.T) {
 				if len(f) != 3 {
 					t.Fatalf("daemon line %q: want pid, fixture, repetition", l)
 				}
-				pid, err := strconv.Atoi(f[0])
-				if err != nil {
-					t.Fatal(err)
-				}
 				runs[f[1]+" "+f[2]] = true
-				if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("daemon %d outlived the probe (kill 0: %v)", pid, err)
-				}
-				want := "probe: " + f[1] + " repetition " + f[2] + ": the command left 1 process behind, ended with SIGTERM (SIGKILL after 300ms): pid " + f[0] + " ("
-				if !strings.Contains(log.String(), want) {
-					t.Errorf("log lacks %q:\n%s", want, log.String())
-				}
+				daemonEnded(t, log, f[0], f[1], f[2])
 			}
 			if len(runs) != 4 {
 				t.Errorf("daemons of runs %v, want one of each of the four", runs)
 			}
 		})
+	}
+}
+
+// probeDaemons probes fixtures twice each, jobs runs at once, with the test agent in daemon mode
+// (each run starts a detached daemon and writes a line of it to a pid file) and env added; every
+// run must be captured. It returns probe's log and the pid file's lines.
+func probeDaemons(t *testing.T, env []string, jobs int, fixtures ...string) (string, []string) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	env = append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile}, env...)
+	o := probeOpts(t, "agent", env, fixtures...)
+	o.Repetitions, o.Jobs = 2, jobs
+	var log bytes.Buffer
+	o.Log = &log
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * len(fixtures); res.Captured != want || res.Failed != 0 {
+		t.Fatalf("result %+v, want %d captured\n%s", res, want, log.String())
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log.String(), strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// daemonEnded checks that the daemon pid, left behind by the run of fixture at repetition rep, is
+// gone (it is killed if not) and that log says probe ended it.
+func daemonEnded(t *testing.T, log, pid, fixture, rep string) {
+	t.Helper()
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(n, 0); !errors.Is(err, syscall.ESRCH) {
+		syscall.Kill(n, syscall.SIGKILL)
+		t.Errorf("daemon %d outlived the probe (kill 0: %v)", n, err)
+	}
+	want := "probe: " + fixture + " repetition " + rep + ": the command left 1 process behind, ended with SIGTERM (SIGKILL after 300ms): pid " + pid + " ("
+	if !strings.Contains(log, want) {
+		t.Errorf("log lacks %q:\n%s", want, log)
 	}
 }
