@@ -20,7 +20,6 @@ import (
 //
 //	go test ./internal/probe -run '^$' -bench Probe -count 6 | tee probe.txt; benchstat probe.txt
 func BenchmarkProbe(b *testing.B) {
-	env := []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
 	startup := agentStartup(b)
 	for _, mode := range []struct {
 		name  string
@@ -29,16 +28,7 @@ func BenchmarkProbe(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			fixtures := 0
 			for i := 0; b.Loop(); i++ {
-				o := benchOpts(b, env)
-				o.Batch = mode.batch
-				res, err := Run(context.Background(), o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Failed != 0 || res.Captured == 0 {
-					b.Fatalf("result %+v", res)
-				}
-				fixtures = res.Captured
+				fixtures = benchProbe(b, func(o *Options) { o.Batch = mode.batch }).Captured
 			}
 			perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			b.ReportMetric(float64(fixtures), "fixtures")
@@ -52,18 +42,28 @@ func BenchmarkProbe(b *testing.B) {
 	}
 }
 
-// benchOpts probes every catalogued fixture once into a fresh directory, those of a revision the
-// agent's 2025-11-25 refuses (X01, X02) served all the same, as the capture programs serve them:
-// every run captures.
-func benchOpts(b *testing.B, env []string) Options {
-	return Options{
+// benchProbe probes every catalogued fixture once into a fresh directory through the Go test
+// agent (Chat Completions, streamed, Streamable HTTP), with edit applied to the options; those of
+// a revision the agent's 2025-11-25 refuses (X01, X02) are served all the same, as the capture
+// programs serve them, so every run must capture.
+func benchProbe(b *testing.B, edit func(*Options)) *Result {
+	o := Options{
 		Lane: "bench-agent", Version: "1.0.0", Configuration: "default", Repetitions: 1, OutOfRevision: true,
 		Output:     filepath.Join(b.TempDir(), "out"),
 		RunTimeout: time.Minute,
 		Command:    []string{os.Args[0]},
 		Executable: os.Args[0],
-		Env:        append(slices.Clone(os.Environ()), append([]string{"CONTRACTCHECK_TESTAGENT=agent"}, env...)...),
+		Env:        append(slices.Clone(os.Environ()), "CONTRACTCHECK_TESTAGENT=agent", "TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"),
 	}
+	edit(&o)
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Failed != 0 || res.Captured == 0 {
+		b.Fatalf("result %+v", res)
+	}
+	return res
 }
 
 // agentStartup is the median time of starting the test agent's binary and having it exit.
@@ -89,21 +89,11 @@ func agentStartup(b *testing.B) time.Duration {
 //
 //	go test ./internal/probe -run '^$' -bench ProbeJobs -benchtime 1x -count 3
 func BenchmarkProbeJobs(b *testing.B) {
-	env := []string{"TESTAGENT_API=openai-chat", "TESTAGENT_STREAM=1", "TESTAGENT_TRANSPORT=http"}
 	for _, jobs := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run("jobs="+strconv.Itoa(jobs), func(b *testing.B) {
 			runs := 0
 			for b.Loop() {
-				o := benchOpts(b, env)
-				o.Repetitions, o.Jobs = 3, jobs
-				res, err := Run(context.Background(), o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Failed != 0 || res.Captured == 0 {
-					b.Fatalf("result %+v", res)
-				}
-				runs = res.Runs
+				runs = benchProbe(b, func(o *Options) { o.Repetitions, o.Jobs = 3, jobs }).Runs
 			}
 			b.ReportMetric(float64(runs), "runs")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(runs), "ns/run")
