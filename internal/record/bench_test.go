@@ -73,6 +73,15 @@ func benchMCP(sse bool) http.Handler {
 	})
 }
 
+// benchUpstreams serves mcp (at /mcp) and benchProvider(stream), and returns the options of a
+// recording between the two (version 1; lane and output are the caller's) and the function that
+// stops both servers.
+func benchUpstreams(mcp http.Handler, stream bool) (Options, func()) {
+	m := httptest.NewServer(mcp)
+	p := httptest.NewServer(benchProvider(stream))
+	return Options{Version: "1", MCPURL: m.URL + "/mcp", ProviderURL: p.URL}, func() { p.Close(); m.Close() }
+}
+
 // benchProvider answers every Chat Completions request with a final text, plain or streamed.
 func benchProvider(stream bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -239,15 +248,14 @@ func BenchmarkRecord(b *testing.B) {
 	for _, stream := range []bool{false, true} {
 		name := map[bool]string{false: "plain", true: "streamed"}[stream]
 		b.Run(name, func(b *testing.B) {
-			mcp := httptest.NewServer(benchMCP(stream))
-			defer mcp.Close()
-			prov := httptest.NewServer(benchProvider(stream))
-			defer prov.Close()
+			o, closeUpstreams := benchUpstreams(benchMCP(stream), stream)
+			defer closeUpstreams()
+			o.Lane = "bench"
 			for it := range b.N {
 				ctx, cancel := context.WithTimeout(context.Background(), benchDeadline)
-				bare := httptest.NewServer(bareProxies(mcp.URL+"/mcp", prov.URL))
-				out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
-				ep, stop := startRun(b, ctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
+				bare := httptest.NewServer(bareProxies(o.MCPURL, o.ProviderURL))
+				o.Output = filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
+				ep, stop := startRun(b, ctx, o)
 				var direct, bared, proxied []time.Duration
 				var cpuDirect, cpuBare, cpuRecord time.Duration
 				per := benchCalls / benchRounds
@@ -259,7 +267,7 @@ func BenchmarkRecord(b *testing.B) {
 						lats          *[]time.Duration
 						cpu           *time.Duration
 					}{
-						{"direct", mcp.URL + "/mcp", prov.URL, &direct, &cpuDirect},
+						{"direct", o.MCPURL, o.ProviderURL, &direct, &cpuDirect},
 						{"bare proxies", bare.URL + "/mcp", bare.URL + "/provider", &bared, &cpuBare},
 						{"record", ep.MCP, ep.Provider, &proxied, &cpuRecord},
 					} {
@@ -421,7 +429,7 @@ func BenchmarkRecordMemory(b *testing.B) {
 	if err != nil {
 		b.Fatalf("CONTRACTCHECK_BENCH_BUDGET: %v", err)
 	}
-	mcp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	o, closeUpstreams := benchUpstreams(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Params struct {
@@ -434,18 +442,17 @@ func BenchmarkRecordMemory(b *testing.B) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.Copy(w, bigResult(string(m.ID), m.Params.Arguments.N))
-	}))
-	defer mcp.Close()
-	prov := httptest.NewServer(benchProvider(false))
-	defer prov.Close()
+	}), false)
+	defer closeUpstreams()
+	o.Lane = "bench"
 	for it := range b.N {
 		ctx, stopWatch := guard.Watch(guard.WithLimits(context.Background(), guard.Limits{Memory: budget, Target: -1}))
 		ctx, cancel := context.WithTimeout(ctx, benchDeadline)
 		runtime.GC()
 		debug.FreeOSMemory()
 		resetPeakRSS(b)
-		out := filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
-		ep, stop := startRun(b, ctx, Options{Lane: "bench", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
+		o.Output = filepath.Join(b.TempDir(), "rec"+strconv.Itoa(it))
+		ep, stop := startRun(b, ctx, o)
 		tr := &http.Transport{MaxIdleConnsPerHost: memConns, MaxConnsPerHost: memConns}
 		hc := &http.Client{Transport: tr}
 		errs := fanOut(ctx, memConns, memCalls, func(n int) error { return bigCall(ctx, hc, ep, n) })

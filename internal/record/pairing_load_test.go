@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,14 +43,13 @@ type loadFigures struct {
 // the result's (a lane that loses the text): nothing then tells the results apart.
 func equalArgsLoad(tb testing.TB, calls int, lossy bool) loadFigures {
 	tb.Helper()
-	mcp := httptest.NewServer(equalArgsMCP())
-	defer mcp.Close()
-	prov := httptest.NewServer(benchProvider(false))
-	defer prov.Close()
+	o, closeUpstreams := benchUpstreams(equalArgsMCP(), false)
+	defer closeUpstreams()
 	out := filepath.Join(tb.TempDir(), "rec")
+	o.Lane, o.Output = "load", out
 	ctx, cancel := context.WithTimeout(context.Background(), benchDeadline)
 	defer cancel()
-	ep, stop := startRun(tb, ctx, Options{Lane: "load", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL})
+	ep, stop := startRun(tb, ctx, o)
 	tr := &http.Transport{MaxIdleConnsPerHost: benchConns, MaxConnsPerHost: benchConns, MaxIdleConns: 2 * benchConns}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -198,12 +196,10 @@ func BenchmarkEqualArguments(b *testing.B) {
 // record profile's requirement (H4 judged: pass or unmet) does not allow: check's verdict is unmet.
 func TestAmbiguousRecordsJudged(t *testing.T) {
 	t.Parallel()
-	mcp := httptest.NewServer(equalArgsMCP())
-	defer mcp.Close()
-	prov := httptest.NewServer(benchProvider(false))
-	defer prov.Close()
+	o, closeUpstreams := benchUpstreams(equalArgsMCP(), false)
+	defer closeUpstreams()
 	out := filepath.Join(t.TempDir(), "rec")
-	o := Options{Lane: "amb", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL}
+	o.Lane, o.Output = "amb", out
 	res, log, err := recording(t, o, func(ep Endpoints) error {
 		for i := range 2 {
 			post(t, ep.MCP, nil, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`, i+1))

@@ -249,14 +249,12 @@ func bigText(id string, n int) string {
 func TestBigResultsSpooled(t *testing.T) {
 	defer func(n int) { maxPendingBytes = n }(maxPendingBytes)
 	maxPendingBytes = 1 << 20 // the lists' bound in memory: a result waiting in memory past it is evicted
-	mcp := httptest.NewServer(bigMCP())
-	defer mcp.Close()
-	prov := httptest.NewServer(benchProvider(false))
-	defer prov.Close()
+	o, closeUpstreams := benchUpstreams(bigMCP(), false)
+	defer closeUpstreams()
 	const budget = 64 << 20 // the largest message recorded: 4 MiB
 	spoolIn := t.TempDir()
 	out := filepath.Join(t.TempDir(), "rec")
-	o := Options{Lane: "big", Version: "1", Output: out, MCPURL: mcp.URL + "/mcp", ProviderURL: prov.URL, budget: budget, spoolIn: spoolIn}
+	o.Lane, o.Output, o.budget, o.spoolIn = "big", out, budget, spoolIn
 	const calls = 6
 	size := func(i int) int { return 2<<20 + i*1000 }
 	results := map[int]string{}
