@@ -103,35 +103,11 @@ func (o *observed) write(w *record.Writer, f record.Fixture) error {
 	if err := w.NotObservable(f, "D1"); err != nil {
 		return err
 	}
-	failed := false
-	for _, s := range []struct {
-		stage   string
-		carrier json.RawMessage
-		missing string
-	}{
-		{"A2", o.a2, fmt.Sprintf("no AfterToolCallback ran (the MCP server answered %d tools/call)", o.toolCalls)},
-		{"M3", o.m3, "the model was never called with the tool result"},
-		{"H4", o.h4, "the genai client never sent a second generateContent request"},
-	} {
-		var err error
-		switch {
-		case failed:
-			err = w.NotReached(f, s.stage)
-		case s.carrier != nil:
-			err = w.Captured(f, s.stage, s.carrier)
-		default:
-			failed = true
-			msg := s.missing
-			if o.runErr != nil {
-				msg += ": " + o.runErr.Error()
-			}
-			err = w.Failed(f, s.stage, errors.New(msg))
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.Stages(f, []record.Stage{
+		{Stage: "A2", Carrier: o.a2, Missing: fmt.Sprintf("no AfterToolCallback ran (the MCP server answered %d tools/call)", o.toolCalls)},
+		{Stage: "M3", Carrier: o.m3, Missing: "the model was never called with the tool result"},
+		{Stage: "H4", Carrier: o.h4, Missing: "the genai client never sent a second generateContent request"},
+	}, o.runErr)
 }
 
 // capture runs one agent turn against a fresh MCP server and a fresh fake provider.

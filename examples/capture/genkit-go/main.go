@@ -130,33 +130,19 @@ func captureFixture(ctx context.Context, g *genkit.Genkit, provider *fakeGemini,
 	if err := w.NotObservable(f, "D1"); err != nil {
 		return err
 	}
-	stages := []struct {
-		name    string
-		carrier json.RawMessage
-	}{{"A2", got.a2}, {"M3", got.m3}, {"H4", got.h4}}
-	failed := false
-	for _, s := range stages {
-		switch {
-		case failed:
-			if err := w.NotReached(f, s.name); err != nil {
-				return err
-			}
-		case s.carrier != nil:
-			if err := w.Captured(f, s.name, s.carrier); err != nil {
-				return err
-			}
-		default:
-			failed = true
-			msg := runErr
-			if msg == nil {
-				msg = fmt.Errorf("%s: the run ended without reaching this stage", s.name)
-			}
-			if err := w.Failed(f, s.name, msg); err != nil {
-				return err
-			}
+	// A failed stage's message is the run's error alone when there is one (as the v1.4.0
+	// records hold it), else that the run ended before the stage.
+	missing := func(stage string) string {
+		if runErr != nil {
+			return ""
 		}
+		return stage + ": the run ended without reaching this stage"
 	}
-	return nil
+	return w.Stages(f, []record.Stage{
+		{Stage: "A2", Carrier: got.a2, Missing: missing("A2")},
+		{Stage: "M3", Carrier: got.m3, Missing: missing("M3")},
+		{Stage: "H4", Carrier: got.h4, Missing: missing("H4")},
+	}, runErr)
 }
 
 // generate runs one Genkit generation with the fixture's MCP tool and fills got.a2 and got.m3 from

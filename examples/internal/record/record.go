@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -137,6 +138,45 @@ func (w *Writer) NotApplicable(f Fixture, stage string) error {
 // NotObservable writes a stage with no public seam.
 func (w *Writer) NotObservable(f Fixture, stage string) error {
 	return w.write(f, stage, "not_observable", nil, "")
+}
+
+// Stage is one observed stage of a run: its carrier (nil when the run did not reach it) and why
+// there is none.
+type Stage struct {
+	Stage   string
+	Carrier json.RawMessage
+	Missing string
+}
+
+// Stages writes the observed stages in order, as the Python and JavaScript harnesses' writers do:
+// a stage with a carrier is captured; the first one without is execution_failed, its message
+// the stage's Missing reason and the run's error joined by ": " (either alone when the other is
+// empty); every later stage is not_reached. No retries.
+func (w *Writer) Stages(f Fixture, stages []Stage, runErr error) error {
+	failed := false
+	for _, s := range stages {
+		var err error
+		switch {
+		case failed:
+			err = w.NotReached(f, s.Stage)
+		case s.Carrier != nil:
+			err = w.Captured(f, s.Stage, s.Carrier)
+		default:
+			failed = true
+			msg := s.Missing
+			if runErr != nil {
+				if msg != "" {
+					msg += ": "
+				}
+				msg += runErr.Error()
+			}
+			err = w.Failed(f, s.Stage, errors.New(msg))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Reconstructed writes a record of a reconstructed lane: any state, with the rules' basis. A
