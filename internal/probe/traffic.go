@@ -26,6 +26,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/laneout"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The traffic of a probe (--traffic) is every HTTP exchange of each run with the run's endpoints
@@ -329,19 +330,18 @@ func onlyTraffic(dir string) bool {
 // encodeTraffic is a run's traffic file: the header, then the exchanges in arrival order.
 func encodeTraffic(h TrafficHeader, xs []Exchange) ([]byte, error) {
 	h.Exchanges = len(xs)
-	var buf, line bytes.Buffer
-	enc := json.NewEncoder(&line)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(h); err != nil {
+	var buf bytes.Buffer
+	line, err := strictjson.EncodeLine(h)
+	if err != nil {
 		return nil, fmt.Errorf("encode the traffic header: %w", err)
 	}
-	buf.Write(escapeGraphic(line.Bytes()))
+	buf.Write(escapeGraphic(line))
 	for i := range xs {
-		line.Reset()
-		if err := enc.Encode(&xs[i]); err != nil {
+		line, err := strictjson.EncodeLine(&xs[i])
+		if err != nil {
 			return nil, fmt.Errorf("encode exchange %d: %w", xs[i].Seq, err)
 		}
-		buf.Write(escapeGraphic(line.Bytes()))
+		buf.Write(escapeGraphic(line))
 	}
 	return buf.Bytes(), nil
 }
