@@ -51,7 +51,7 @@ func TestStockOPAsUploadToCollect(t *testing.T) {
 	t.Cleanup(service.Close)
 	tarball, mask := maskedBundle(t, dir, Settings{QuoteData: true})
 	config := filepath.Join(dir, "config.yaml")
-	writeFile(t, config, []byte(fmt.Sprintf(`services:
+	testkit.WriteFile(t, config, fmt.Sprintf(`services:
   collect:
     url: %s
     credentials:
@@ -63,7 +63,7 @@ decision_logs:
     min_delay_seconds: 1
     max_delay_seconds: 2
     upload_size_limit_bytes: 4096
-`, service.URL, token)))
+`, service.URL, token))
 	const fleet = 3
 	servers := make([]*server, fleet)
 	logs := make([]*testkit.Buffer, fleet)
@@ -230,7 +230,7 @@ func TestStockOPARetriesWhatCollectRefused(t *testing.T) {
 	first, stop := start(builtin)
 	tarball, mask := maskedBundle(t, dir, Settings{QuoteData: true})
 	config := filepath.Join(dir, "config.yaml")
-	writeFile(t, config, []byte(fmt.Sprintf(`services:
+	testkit.WriteFile(t, config, fmt.Sprintf(`services:
   collect:
     url: http://%s
 decision_logs:
@@ -238,7 +238,7 @@ decision_logs:
   reporting:
     min_delay_seconds: 1
     max_delay_seconds: 2
-`, addr)))
+`, addr))
 	s, opaLog := run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	client := &http.Client{Timeout: time.Minute}
 	for _, r := range recs {

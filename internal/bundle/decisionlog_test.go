@@ -19,6 +19,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -35,10 +36,10 @@ func maskedBundle(t *testing.T, dir string, settings Settings) (tarball, mask st
 		t.Fatal(err)
 	}
 	tarball = filepath.Join(dir, "contracts.tar.gz")
-	writeFile(t, tarball, buf.Bytes())
-	mask = mkdir(t, filepath.Join(dir, "mask"))
-	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
-	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
+	testkit.WriteFile(t, tarball, buf.String())
+	mask = filepath.Join(dir, "mask")
+	testkit.WriteFile(t, filepath.Join(mask, ".manifest"), MaskManifest)
+	testkit.WriteFile(t, filepath.Join(mask, "mask.rego"), MaskPolicy)
 	return tarball, mask
 }
 
@@ -145,9 +146,9 @@ func TestStockOPADecisionLogsAgree(t *testing.T) {
 			uncatalogued.WriteString(l)
 		}
 	}
-	writeFile(t, logFile, []byte(builtin.String()))
+	testkit.WriteFile(t, logFile, builtin.String())
 	mineLog := filepath.Join(dir, "opa-mine.log")
-	writeFile(t, mineLog, []byte(uncatalogued.String()))
+	testkit.WriteFile(t, mineLog, uncatalogued.String())
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -212,8 +213,7 @@ func uncataloguedLayer(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mkdir(t, filepath.Join(dir, "sources", "mine"))
-		writeFile(t, filepath.Join(dir, "sources", "mine", e.Name()), data)
+		testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", e.Name()), string(data))
 		sum := sha256.Sum256(data)
 		for _, stage := range []string{"D1", "A2", "M3", "H4"} {
 			for rep := 1; rep <= 2; rep++ {
@@ -227,7 +227,6 @@ func uncataloguedLayer(t *testing.T) string {
 			}
 		}
 	}
-	mkdir(t, filepath.Join(dir, "observations"))
-	writeFile(t, filepath.Join(dir, "observations", "direct.jsonl"), []byte(strings.Join(lines, "\n")+"\n"))
+	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(lines, "\n")+"\n")
 	return dir
 }

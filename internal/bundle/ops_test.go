@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -20,7 +19,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 
-	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
@@ -30,16 +28,7 @@ import (
 func TestOPAOperations(t *testing.T) {
 	opa := opaBinary(t)
 	dir := t.TempDir()
-	b, err := Build(context.Background(), inputs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unsigned := filepath.Join(dir, "contracts.tar.gz")
-	var buf bytes.Buffer
-	if err := b.WriteTarGz(&buf); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, unsigned, buf.Bytes())
+	unsigned, mask := maskedBundle(t, dir, Settings{})
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +38,8 @@ func TestOPAOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	private, public := filepath.Join(dir, "private.pem"), filepath.Join(dir, "public.pem")
-	writeFile(t, private, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
-	writeFile(t, public, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
+	testkit.WriteFile(t, private, string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})))
+	testkit.WriteFile(t, public, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})))
 	tree := filepath.Join(dir, "tree")
 	if out, err := exec.Command("tar", "-xzf", unsigned, "-C", mkdir(t, tree)).CombinedOutput(); err != nil {
 		t.Fatalf("tar: %v %s", err, out)
@@ -59,9 +48,6 @@ func TestOPAOperations(t *testing.T) {
 	if out, err := exec.Command(opa, "build", "--bundle", tree, "--signing-key", private, "--signing-alg", "RS256", "-o", signed).CombinedOutput(); err != nil {
 		t.Fatalf("opa build --signing-key: %v\n%s", err, out)
 	}
-	mask := mkdir(t, filepath.Join(dir, "mask"))
-	writeFile(t, filepath.Join(mask, ".manifest"), []byte(MaskManifest))
-	writeFile(t, filepath.Join(mask, "mask.rego"), []byte(MaskPolicy))
 
 	input := map[string]any{"fixture": "C02", "lane": "go-sdk", "laneVersion": "v1.8.0", "configuration": "default", "stage": "D1",
 		"carrier": map[string]any{"content": []any{}, "structuredContent": map[string]any{"sequence": json.Number("9007199254740992")}}}
@@ -166,13 +152,6 @@ func run(t testing.TB, opa string, args ...string) (*server, *testkit.Buffer) {
 			t.Fatalf("opa run --server %v did not become healthy:\n%s", args, logs.String())
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func writeFile(t *testing.T, p string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

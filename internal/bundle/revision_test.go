@@ -13,6 +13,7 @@ import (
 	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestBundleWithDraftRevision: a bundle built with a user's schema layer holding a draft MCP
@@ -32,7 +33,7 @@ func TestBundleWithDraftRevision(t *testing.T) {
 	if draft == string(schemaJSON) {
 		t.Fatal("2025-11-25's structuredContent is not written as the test expects")
 	}
-	for p, data := range map[string]string{
+	testkit.WriteTree(t, dir, map[string]string{
 		"schemas/mcp/DRAFT-2026-v1/schema.json": draft,
 		"contracts/fixtures.cue": `package contracts
 
@@ -48,10 +49,7 @@ fixtures: U01: {
 revisions: "DRAFT-2026-v1": {doc: "2025-11-25's result shape.", source: _mcpResult}
 `,
 		"fixtures/sources/orders/U01.json": `{"content": [{"type": "text", "text": "[{\"sku\": \"A-1\"}]"}], "structuredContent": [{"sku": "A-1"}]}`,
-	} {
-		mkdir(t, filepath.Dir(filepath.Join(dir, p)))
-		writeFile(t, filepath.Join(dir, p), []byte(data))
-	}
+	})
 	opts := inputs.Options{Contracts: []string{filepath.Join(dir, "contracts")}, Fixtures: []string{filepath.Join(dir, "fixtures")}}
 
 	// Without the schema layer: an input error at the catalogue entry.

@@ -21,6 +21,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -172,7 +173,7 @@ func uploadDecisions(t *testing.T, opa string, settings Settings, in *instrument
 	receiver := httptest.NewServer(logs)
 	t.Cleanup(receiver.Close)
 	config := filepath.Join(dir, "config.yaml")
-	writeFile(t, config, []byte(fmt.Sprintf(`services:
+	testkit.WriteFile(t, config, fmt.Sprintf(`services:
   logs:
     url: %s
 decision_logs:
@@ -181,7 +182,7 @@ decision_logs:
     min_delay_seconds: 1
     max_delay_seconds: 1
     upload_size_limit_bytes: 4096
-`, receiver.URL)))
+`, receiver.URL))
 	s, opaLog := run(t, opa, "--bundle", tarball, "--bundle", mask, "--config-file", config)
 	client := &http.Client{Timeout: time.Minute}
 	for _, r := range recs {
