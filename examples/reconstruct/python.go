@@ -305,6 +305,20 @@ func pyFloatDigits(f float64) (digits string, decpt int) {
 	return digits, e + 1
 }
 
+// pyFiniteFloat is a finite f as Python's repr and pydantic-core's JSON both write it: a minus
+// sign when f is negative (-0.0 included), "0.0" for zero, otherwise what layout makes of the
+// shortest digits of |f| and their decimal point (pyFloatDigits); the two differ only there.
+func pyFiniteFloat(f float64, layout func(digits string, decpt int) string) string {
+	sign := ""
+	if math.Signbit(f) {
+		sign = "-"
+	}
+	if f == 0 {
+		return sign + "0.0"
+	}
+	return sign + layout(pyFloatDigits(f))
+}
+
 // pyFloatRepr is float.__repr__ (Python/pystrtod.c format_float_short with mode 'r'): the shortest
 // digits that round-trip; exponent notation when decpt <= -4 or decpt > 16, with a sign and at
 // least two exponent digits (1e-05, 1e+16); otherwise positional with at least one fractional
@@ -318,35 +332,27 @@ func pyFloatRepr(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	sign := ""
-	if math.Signbit(f) {
-		sign = "-"
-	}
-	if f == 0 {
-		return sign + "0.0"
-	}
-	digits, decpt := pyFloatDigits(f)
-	var out string
-	switch {
-	case decpt <= -4 || decpt > 16:
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
+	return pyFiniteFloat(f, func(digits string, decpt int) string {
+		switch {
+		case decpt <= -4 || decpt > 16:
+			m := digits[:1]
+			if len(digits) > 1 {
+				m += "." + digits[1:]
+			}
+			e := decpt - 1
+			es := "+"
+			if e < 0 {
+				es, e = "-", -e
+			}
+			return fmt.Sprintf("%se%s%02d", m, es, e)
+		case decpt <= 0:
+			return "0." + strings.Repeat("0", -decpt) + digits
+		case decpt >= len(digits):
+			return digits + strings.Repeat("0", decpt-len(digits)) + ".0"
+		default:
+			return digits[:decpt] + "." + digits[decpt:]
 		}
-		e := decpt - 1
-		es := "+"
-		if e < 0 {
-			es, e = "-", -e
-		}
-		out = fmt.Sprintf("%se%s%02d", m, es, e)
-	case decpt <= 0:
-		out = "0." + strings.Repeat("0", -decpt) + digits
-	case decpt >= len(digits):
-		out = digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-	default:
-		out = digits[:decpt] + "." + digits[decpt:]
-	}
-	return sign + out
+	})
 }
 
 // pydanticFloatJSON is how pydantic-core writes a float in model_dump_json (serde_json through
@@ -356,29 +362,21 @@ func pydanticFloatJSON(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "null" // pydantic-core's default ser_json_inf_nan="null"
 	}
-	sign := ""
-	if math.Signbit(f) {
-		sign = "-"
-	}
-	if f == 0 {
-		return sign + "0.0"
-	}
-	digits, kk := pyFloatDigits(f)
-	k := kk - len(digits)
-	var out string
-	switch {
-	case k >= 0 && kk <= 16:
-		out = digits + strings.Repeat("0", k) + ".0"
-	case kk > 0 && kk <= 16:
-		out = digits[:kk] + "." + digits[kk:]
-	case kk > -5 && kk <= 0:
-		out = "0." + strings.Repeat("0", -kk) + digits
-	case len(digits) == 1:
-		out = digits + "e" + strconv.Itoa(kk-1)
-	default:
-		out = digits[:1] + "." + digits[1:] + "e" + strconv.Itoa(kk-1)
-	}
-	return sign + out
+	return pyFiniteFloat(f, func(digits string, kk int) string {
+		k := kk - len(digits)
+		switch {
+		case k >= 0 && kk <= 16:
+			return digits + strings.Repeat("0", k) + ".0"
+		case kk > 0 && kk <= 16:
+			return digits[:kk] + "." + digits[kk:]
+		case kk > -5 && kk <= 0:
+			return "0." + strings.Repeat("0", -kk) + digits
+		case len(digits) == 1:
+			return digits + "e" + strconv.Itoa(kk-1)
+		default:
+			return digits[:1] + "." + digits[1:] + "e" + strconv.Itoa(kk-1)
+		}
+	})
 }
 
 // pydanticDumpJSON is BaseModel.model_dump_json() for an already dumped value: compact separators,
