@@ -83,7 +83,7 @@ async def capture(f: Any, provider: Provider) -> dict[str, Any]:
         o["run_error"] = e
     if len(client.handed) > 1 and len(client.handed[1]) == 1:
         o["m3"] = client.handed[1][0]
-    o["h4"], o["h4_missing"] = h4(provider.bodies())
+    o["h4"] = h4(provider.bodies())
     o["tool_calls"] = calls.count()
     calls.remove()
     return o
@@ -102,7 +102,7 @@ async def main() -> None:
                 [
                     Stage("A2", o.get("a2"), "a2" in o, f"no function_result in the run's messages (the MCP server answered {o['tool_calls']} tools/call)"),
                     Stage("M3", o.get("m3"), "m3" in o, "the chat client was never handed the function_result"),
-                    Stage("H4", o["h4"], o["h4"] is not None, o["h4_missing"]),
+                    o["h4"],
                 ],
                 error_text(o.get("run_error")),
             )

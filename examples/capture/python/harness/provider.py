@@ -13,7 +13,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .record import loads_exact
+from .record import Stage, loads_exact
 
 CALL_ID = "call_fixture_tool_1"
 ITEM_ID = "fc_fixture_tool_1"
@@ -153,12 +153,10 @@ def responses_tool_output(raw: bytes | None) -> Any:
     return items[0]
 
 
-def h4(bodies: list[bytes]) -> tuple[Any, str]:
-    """The H4 carrier read from the request that followed the tool call (the second body).
-
-    Returns (carrier, "") or (None, the reason it cannot be had).
-    """
+def h4(bodies: list[bytes]) -> Stage:
+    """Stage H4: the carrier read from the request that followed the tool call (the second body),
+    or the reason it cannot be had."""
     try:
-        return responses_tool_output(bodies[1] if len(bodies) > 1 else None), ""
+        return Stage("H4", responses_tool_output(bodies[1] if len(bodies) > 1 else None), True)
     except ValueError as e:
-        return None, str(e)
+        return Stage("H4", missing=str(e))

@@ -163,9 +163,9 @@ class ProviderTest(unittest.TestCase):
                 self.assertEqual(answer["output"][0]["type"], want)
             self.assertEqual(len(p.bodies()), 2)
             self.assertEqual(p.requests(), ["POST /v1/responses", "POST /v1/responses"])
-            carrier, missing = h4(p.bodies())
-            self.assertEqual(missing, "")
-            self.assertEqual(carrier["output"], "x")
+            st = h4(p.bodies())
+            self.assertEqual((st.stage, st.has_carrier, st.missing), ("H4", True, ""))
+            self.assertEqual(st.carrier["output"], "x")
             p.reset()
             self.assertEqual(p.bodies(), [])
         finally:
@@ -173,12 +173,12 @@ class ProviderTest(unittest.TestCase):
 
     def test_a_body_without_the_tool_output_is_a_failure_not_a_carrier(self):
         without = json.dumps({"input": [{"role": "user", "content": "x"}]}).encode()
-        carrier, missing = h4([b"{}", without])
-        self.assertIsNone(carrier)
-        self.assertIn("no function_call_output", missing)
-        carrier, missing = h4([b"{}"])
-        self.assertIsNone(carrier)
-        self.assertIn("no request after the tool call", missing)
+        st = h4([b"{}", without])
+        self.assertFalse(st.has_carrier)
+        self.assertIn("no function_call_output", st.missing)
+        st = h4([b"{}"])
+        self.assertFalse(st.has_carrier)
+        self.assertIn("no request after the tool call", st.missing)
         two = json.dumps({"input": [{"type": "function_call_output"}, {"type": "function_call_output"}]}).encode()
         with self.assertRaises(ValueError):
             responses_tool_output(two)
