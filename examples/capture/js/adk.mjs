@@ -75,9 +75,7 @@ async function capture(f, provider) {
     const frs = functionResponses(second);
     if (frs.length === 1) o.m3 = frs[0];
   }
-  const h = h4(provider.bodies(), geminiFunctionResponse);
-  o.h4 = h.carrier;
-  o.h4Missing = h.missing;
+  o.h4 = h4(provider.bodies(), geminiFunctionResponse);
   o.toolCalls = calls.count();
   calls.remove();
   return o;
@@ -93,7 +91,7 @@ try {
     w.stages(f, [
       { stage: 'A2', carrier: o.a2, missing: `no function-response event in the run (the MCP server answered ${o.toolCalls} tools/call)` },
       { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function response' },
-      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+      o.h4,
     ], errorText(o.runError));
   }
 } finally {

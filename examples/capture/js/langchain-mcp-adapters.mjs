@@ -119,9 +119,7 @@ async function capture(f, configuration, provider) {
     if (handed === o.toolMessage) o.m3 = toolMessageCarrier(handed);
     else o.runError ??= new Error('the chat model received a different ToolMessage object than ToolNode returned');
   }
-  const h = h4(provider.bodies(), configuration === 'use-responses-api' ? responsesEnvelope : chatEnvelope);
-  o.h4 = h.carrier;
-  o.h4Missing = h.missing;
+  o.h4 = h4(provider.bodies(), configuration === 'use-responses-api' ? responsesEnvelope : chatEnvelope);
   o.toolCalls = calls.count();
   calls.remove();
   return o;
@@ -137,7 +135,7 @@ try {
     w.stages(f, [
       { stage: 'A2', carrier: o.a2, missing: `no ToolMessage (the MCP server answered ${o.toolCalls} tools/call)` },
       { stage: 'M3', carrier: o.m3, missing: 'the chat model was never handed the ToolMessage' },
-      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+      o.h4,
     ], errorText(o.runError));
   }
 } finally {

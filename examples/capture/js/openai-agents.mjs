@@ -68,9 +68,7 @@ async function capture(f, configuration, provider) {
     const items = input.filter((i) => i?.type === 'function_call_result');
     if (items.length === 1) o.m3 = items[0];
   }
-  const h = h4(provider.bodies(), responsesToolOutput);
-  o.h4 = h.carrier;
-  o.h4Missing = h.missing;
+  o.h4 = h4(provider.bodies(), responsesToolOutput);
   o.toolCalls = calls.count();
   calls.remove();
   return o;
@@ -87,7 +85,7 @@ try {
     w.stages(f, [
       { stage: 'A2', carrier: o.a2, missing: `no tool_call_output_item in the run (the MCP server answered ${o.toolCalls} tools/call)` },
       { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function_call_result' },
-      { stage: 'H4', carrier: o.h4, missing: o.h4Missing },
+      o.h4,
     ], errorText(o.runError));
   }
 } finally {

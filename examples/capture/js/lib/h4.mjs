@@ -38,13 +38,14 @@ export function geminiFunctionResponse(raw) {
 }
 
 /**
- * h4 reads the H4 carrier of the request that followed the tool call (the second body) with the
- * given extractor: {carrier} or {missing: the reason it cannot be had}.
+ * h4 is stage H4 as Writer.stages takes it: the carrier of the request that followed the tool
+ * call (the second body), read with the given extractor, or the reason it cannot be had:
+ * {stage: 'H4', carrier} or {stage: 'H4', missing}.
  */
 export function h4(bodies, extract) {
   try {
-    return { carrier: extract(bodies[1]) };
+    return { stage: 'H4', carrier: extract(bodies[1]) };
   } catch (err) {
-    return { missing: err.message };
+    return { stage: 'H4', missing: err.message };
   }
 }

@@ -60,6 +60,7 @@ for (const [api, b] of Object.entries(bodies)) {
   test(`${api}: a body with the tool output gives the H4 carrier`, () => {
     const first = JSON.stringify({ first: true });
     const got = h4([first, JSON.stringify(b.with)], b.extract);
+    assert.equal(got.stage, 'H4');
     assert.equal(got.missing, undefined);
     assert.ok(JSON.stringify(got.carrier).includes('hello'));
   });
@@ -71,7 +72,7 @@ for (const [api, b] of Object.entries(bodies)) {
     const recs = records((w) => w.stages(fixture, [
       { stage: 'A2', carrier: { output: 'hello' }, missing: 'no A2' },
       { stage: 'M3', carrier: { output: 'hello' }, missing: 'no M3' },
-      { stage: 'H4', carrier: got.carrier, missing: got.missing },
+      got,
     ]));
     assert.deepEqual(recs.map((r) => [r.stage, r.state]), [['A2', 'captured'], ['M3', 'captured'], ['H4', 'execution_failed']]);
     assert.equal(recs[2].carrier, undefined);
@@ -85,7 +86,7 @@ test('no second request at all is execution_failed too, and later stages are not
   const recs = records((w) => w.stages(fixture, [
     { stage: 'A2', carrier: undefined, missing: 'no ToolMessage' },
     { stage: 'M3', carrier: { x: 1 }, missing: 'no M3' },
-    { stage: 'H4', carrier: got.carrier, missing: got.missing },
+    got,
   ], new Error('run failed')));
   assert.deepEqual(recs.map((r) => r.state), ['execution_failed', 'not_reached', 'not_reached']);
   assert.equal(recs[0].error, 'no ToolMessage: run failed');
