@@ -56,7 +56,7 @@ func TestTerminal(t *testing.T) {
 }
 
 func TestNeutralizeLine(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "NeutralizeLine", NeutralizeLine, []fnCase[string, string]{
 		{name: "github", in: "::error file=x::y", want: `\u003a:error file=x::y`},
 		{name: "indented", in: "  \t::add-mask::s\n", want: "  \t\\u003a:add-mask::s\n"},
 		{name: "azure", in: "##vso[task.complete]", want: `\u0023#vso[task.complete]`},
@@ -64,14 +64,7 @@ func TestNeutralizeLine(t *testing.T) {
 		{name: "not at start", in: "a ::error::x", want: "a ::error::x"},
 		{name: "one colon", in: ":x", want: ":x"},
 		{name: "markdown heading", in: "## Heading", want: "## Heading"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := NeutralizeLine(tc.in); got != tc.want {
-				t.Errorf("NeutralizeLine(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // logWrite writes in through a LogWriter in chunks of n bytes.
@@ -308,37 +301,23 @@ func FuzzYAMLString(f *testing.F) {
 }
 
 func TestMarkdown(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "Markdown", Markdown, []fnCase[string, string]{
 		{name: "plain", in: "lane 1 2", want: "lane 1 2"},
 		{name: "pipe", in: "a|b", want: `a\|b`},
 		{name: "html", in: "<script>&", want: "&lt;script&gt;&amp;"},
 		{name: "newline", in: "a\n| b", want: `a\n\| b`},
 		{name: "emphasis", in: "*a* _b_ [c](d)", want: `\*a\* \_b\_ \[c\]\(d\)`},
 		{name: "code", in: "`x`", want: "\\`x\\`"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Markdown(tc.in); got != tc.want {
-				t.Errorf("Markdown(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestMarkdownCode(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "MarkdownCode", MarkdownCode, []fnCase[string, string]{
 		{name: "plain", in: "/a/b", want: "`/a/b`"},
 		{name: "backquotes", in: "a``b", want: "```a``b```"},
 		{name: "edge backquote", in: "`a", want: "`` `a ``"},
 		{name: "pipe and newline", in: "a|\nb", want: "`a\\|\\nb`"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := MarkdownCode(tc.in); got != tc.want {
-				t.Errorf("MarkdownCode(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestTAPDescription(t *testing.T) {
@@ -462,24 +441,14 @@ func readBack(t *testing.T, shell, line, want string) {
 }
 
 func TestShort(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		in   rune
-		want string
-	}{
+	checkCases(t, "Short", Short, []fnCase[rune, string]{
 		{name: "line feed", in: '\n', want: `\n`},
 		{name: "carriage return", in: '\r', want: `\r`},
 		{name: "tab", in: '\t', want: `\t`},
 		{name: "another control", in: '\x1b', want: ""},
 		{name: "a letter", in: 'n', want: ""},
 		{name: "line separator", in: '\u2028', want: ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Short(tc.in); got != tc.want {
-				t.Errorf("Short(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestShellWords: ShellWords splits a command line as a POSIX shell does, expanding nothing.

@@ -11,20 +11,13 @@ import (
 )
 
 func TestTerminalLines(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "TerminalLines", TerminalLines, []fnCase[string, string]{
 		{name: "plain", in: "a\nb", want: "a\nb"},
 		{name: "one line", in: "a\x1bb", want: `a\u001bb`},
 		{name: "controls per line", in: "a\x07\n\u202eb\r\n", want: "a\\u0007\n\\u202eb\\r\n"},
 		{name: "command kept on its line", in: "x\n::error::y", want: "x\n::error::y"},
 		{name: "tabs kept", in: "a\n\tat \"{\"\x00", want: "a\n\tat \"{\"\\u0000"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := TerminalLines(tc.in); got != tc.want {
-				t.Errorf("TerminalLines(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestCutPoint(t *testing.T) {
@@ -86,7 +79,7 @@ func FuzzCutPoint(f *testing.F) {
 }
 
 func TestMarkdownText(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "MarkdownText", MarkdownText, []fnCase[string, string]{
 		{name: "names kept", in: "snapshot-079f3d7 v1.7.0 use-structured-content (x) #1: a/b", want: "snapshot-079f3d7 v1.7.0 use-structured-content (x) #1: a/b"},
 		{name: "pipe", in: "a|b", want: `a\|b`},
 		{name: "html", in: "<script>&amp;", want: "&lt;script&gt;&amp;amp;"},
@@ -95,14 +88,7 @@ func TestMarkdownText(t *testing.T) {
 		{name: "code", in: "`x`", want: "\\`x\\`"},
 		{name: "backslash", in: `a\|`, want: `a\\\|`},
 		{name: "controls", in: "a\x1b[31m\u202e", want: `a\u001b\[31m\u202e`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := MarkdownText(tc.in); got != tc.want {
-				t.Errorf("MarkdownText(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzMarkdownText holds MarkdownText to its grammar: one line, no character that is not
@@ -137,20 +123,13 @@ func FuzzMarkdownText(f *testing.F) {
 }
 
 func TestMarkdownURL(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "MarkdownURL", MarkdownURL, []fnCase[string, string]{
 		{name: "github", in: "https://github.com/mark3labs/mcp-go/issues/522", want: "https://github.com/mark3labs/mcp-go/issues/522"},
 		{name: "query", in: "https://x/?a=1&b=2#f", want: "https://x/?a=1&amp;b=2#f"},
 		{name: "breaks the link", in: "https://x/a) [y](javascript:z", want: "https://x/a%29%20[y]%28javascript:z"},
 		{name: "breaks the cell", in: "https://x/a|b\n<c>", want: "https://x/a%7Cb%0A%3Cc%3E"},
 		{name: "non-ascii", in: "https://x/é", want: "https://x/%C3%A9"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := MarkdownURL(tc.in); got != tc.want {
-				t.Errorf("MarkdownURL(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzMarkdownURL: the destination holds only the kept characters and entities, and decodes back
@@ -177,18 +156,11 @@ func FuzzMarkdownURL(f *testing.F) {
 }
 
 func TestHTML(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkCases(t, "HTML", HTML, []fnCase[string, string]{
 		{name: "plain", in: "adk-go v1.7.0", want: "adk-go v1.7.0"},
 		{name: "markup", in: `<script>"a'&`, want: "&lt;script&gt;&#34;a&#39;&amp;"},
 		{name: "line breaks", in: "a\r\n::error::x", want: "a&#13;&#10;::error::x"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := HTML(tc.in); got != tc.want {
-				t.Errorf("HTML(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // FuzzHTML: the text holds no markup character and no line break, and reads back as s.

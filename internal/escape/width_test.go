@@ -3,11 +3,7 @@ package escape
 import "testing"
 
 func TestWidth(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want int
-	}{
+	checkCases(t, "Width", Width, []fnCase[string, int]{
 		{name: "ascii", in: "lane 1.0", want: 8},
 		{name: "cjk", in: "漢字テスト", want: 10},
 		{name: "emoji", in: "🙂", want: 2},
@@ -19,14 +15,7 @@ func TestWidth(t *testing.T) {
 		{name: "raw tab and escape", in: "\t\x1b", want: 0},
 		{name: "escaped by Terminal", in: Terminal("a\tb\u202ec"), want: 11},
 		{name: "report marks", in: "✓✗·–→…⏎", want: 7},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Width(tc.in); got != tc.want {
-				t.Errorf("Width(%q) = %d, want %d", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestCut(t *testing.T) {
