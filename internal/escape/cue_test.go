@@ -73,19 +73,12 @@ func TestJSONIsRego(t *testing.T) {
 // TestValidUTF8: each byte of invalid UTF-8 becomes one U+FFFD (a run of them is not folded into
 // one, as strings.ToValidUTF8 would), and valid text, U+FFFD itself included, is kept as it is.
 func TestValidUTF8(t *testing.T) {
-	tests := []struct{ name, s, want string }{
-		{name: "valid", s: "k表🙂\ufffd", want: "k表🙂\ufffd"},
-		{name: "empty", s: "", want: ""},
-		{name: "truncated sequence", s: "k\xe2\x82v", want: "k\ufffd\ufffdv"},
-		{name: "lone bytes", s: "\xff\xfe\x80", want: "\ufffd\ufffd\ufffd"},
-		{name: "encoded surrogate", s: "\xed\xa0\x80", want: "\ufffd\ufffd\ufffd"},
-		{name: "overlong slash", s: "a\xc0\xafb", want: "a\ufffd\ufffdb"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := ValidUTF8(tc.s); got != tc.want {
-				t.Errorf("ValidUTF8(%q) = %q, want %q", tc.s, got, tc.want)
-			}
-		})
-	}
+	checkCases(t, "ValidUTF8", ValidUTF8, []fnCase[string, string]{
+		{name: "valid", in: "k表🙂\ufffd", want: "k表🙂\ufffd"},
+		{name: "empty", in: "", want: ""},
+		{name: "truncated sequence", in: "k\xe2\x82v", want: "k\ufffd\ufffdv"},
+		{name: "lone bytes", in: "\xff\xfe\x80", want: "\ufffd\ufffd\ufffd"},
+		{name: "encoded surrogate", in: "\xed\xa0\x80", want: "\ufffd\ufffd\ufffd"},
+		{name: "overlong slash", in: "a\xc0\xafb", want: "a\ufffd\ufffdb"},
+	})
 }
