@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // hostile is a fixture whose bytes must reach the client as written: insignificant whitespace
@@ -163,36 +164,20 @@ func TestStreamableHTTPAndRelay(t *testing.T) {
 			t.Errorf("%s %v %s", resp.Status, resp.Header, body)
 		}
 	})
-	t.Run("POST a notification", func(t *testing.T) {
-		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Errorf("status %s", resp.Status)
-		}
-	})
-	t.Run("GET is not allowed", func(t *testing.T) {
-		resp, err := http.Get(ts.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("status %s", resp.Status)
-		}
-	})
-	t.Run("POST bytes that are not JSON-RPC", func(t *testing.T) {
-		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(`nope`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("status %s", resp.Status)
-		}
-	})
+	for _, tc := range []struct {
+		name, method, body string
+		status             int
+	}{
+		{name: "POST a notification", method: http.MethodPost, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, status: http.StatusAccepted},
+		{name: "GET is not allowed", method: http.MethodGet, status: http.StatusMethodNotAllowed},
+		{name: "POST bytes that are not JSON-RPC", method: http.MethodPost, body: `nope`, status: http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if resp := testkit.Do(t, tc.method, ts.URL, map[string]string{"Content-Type": "application/json"}, tc.body); resp.StatusCode != tc.status {
+				t.Errorf("status %s, want %d", resp.Status, tc.status)
+			}
+		})
+	}
 	t.Run("relay stdio lines to the endpoint", func(t *testing.T) {
 		in := strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n\n" +
 			`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fixture_tool"}}` + "\n")
