@@ -78,15 +78,7 @@ func TestRego(t *testing.T) {
 	if err != nil || len(tests) == 0 {
 		t.Fatalf("no Rego tests: %v", err)
 	}
-	for _, name := range tests {
-		src, err := Rego.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if modules[name], err = ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	parseRego(t, modules, tests...)
 	data, err := strictjson.Decode("data.json", b.file(t, DataPath+"/data.json"), strictjson.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)

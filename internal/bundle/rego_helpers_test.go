@@ -14,11 +14,10 @@ import (
 	"github.com/contractcheck/contractcheck/internal/policy"
 )
 
-// compileRego compiles some of the bundle's own Rego files (rego/…) as a stock OPA compiles them:
-// v1 syntax, this OPA's capabilities, no custom builtin.
-func compileRego(t testing.TB, names ...string) *ast.Compiler {
+// parseRego adds to modules the bundle's own Rego files names (rego/…), parsed as a stock OPA
+// parses them (v1 syntax).
+func parseRego(t testing.TB, modules map[string]*ast.Module, names ...string) {
 	t.Helper()
-	modules := map[string]*ast.Module{}
 	for _, name := range names {
 		src, err := Rego.ReadFile(name)
 		if err != nil {
@@ -28,6 +27,14 @@ func compileRego(t testing.TB, names ...string) *ast.Compiler {
 			t.Fatal(err)
 		}
 	}
+}
+
+// compileRego compiles some of the bundle's own Rego files (rego/…) as a stock OPA compiles them:
+// v1 syntax, this OPA's capabilities, no custom builtin.
+func compileRego(t testing.TB, names ...string) *ast.Compiler {
+	t.Helper()
+	modules := map[string]*ast.Module{}
+	parseRego(t, modules, names...)
 	compiler := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion()).WithDefaultRegoVersion(ast.RegoV1)
 	if compiler.Compile(modules); compiler.Failed() {
 		t.Fatal(compiler.Errors)
