@@ -346,6 +346,17 @@ type record struct {
 	err  string
 }
 
+// readLine is line as a LineReader reads it (the line of a file holding only it); t fails at once
+// when the reader refuses it.
+func readLine(t *testing.T, line string) Line {
+	t.Helper()
+	l, err := NewLineReader("in.jsonl", strings.NewReader(line+"\n"), DefaultLimits).NextLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func readAll(t *testing.T, lr *LineReader) []record {
 	t.Helper()
 	var got []record
@@ -701,12 +712,7 @@ func TestDecodeSpan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lr := NewLineReader("in.jsonl", strings.NewReader(tc.line+"\n"), DefaultLimits)
-			l, err := lr.NextLine()
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, span, err := NewLineDecoder(DefaultLimits).DecodeSpan(l, tc.key)
+			v, span, err := NewLineDecoder(DefaultLimits).DecodeSpan(readLine(t, tc.line), tc.key)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package strictjson
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -25,11 +24,7 @@ func TestLineValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lr := NewLineReader("t.jsonl", strings.NewReader(tc.line+"\n"), DefaultLimits)
-			l, err := lr.NextLine()
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := readLine(t, tc.line)
 			if got := l.Values(); got != tc.want {
 				t.Errorf("Values(%s) = %d, want %d", tc.line, got, tc.want)
 			}
