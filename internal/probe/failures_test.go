@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -48,14 +47,9 @@ func TestFailuresTellTheTruth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := probeOpts(t, tt.mode, tt.env, "C09")
 			o.Provider = tt.provider
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, log := runLogged(t, o)
 			if res.Failed != 1 || res.Captured != 0 || res.Provider != tt.wantProvider {
-				t.Fatalf("result %+v, want provider %q\n%s", res, tt.wantProvider, log.String())
+				t.Fatalf("result %+v, want provider %q\n%s", res, tt.wantProvider, log)
 			}
 			h4 := h4Of(t, readRecords(t, o), "C09", 1)
 			if h4.State != "execution_failed" {
@@ -71,8 +65,8 @@ func TestFailuresTellTheTruth(t *testing.T) {
 					t.Errorf("error %q says %q", h4.Error, w)
 				}
 			}
-			if tt.wantLog != "" && !strings.Contains(log.String(), tt.wantLog) {
-				t.Errorf("log lacks %q:\n%s", tt.wantLog, log.String())
+			if tt.wantLog != "" && !strings.Contains(log, tt.wantLog) {
+				t.Errorf("log lacks %q:\n%s", tt.wantLog, log)
 			}
 			for _, f := range []string{ManifestFile, LaneFile} {
 				if _, err := os.Stat(filepath.Join(o.Output, f)); err != nil {

@@ -128,6 +128,19 @@ func probeOpts(t *testing.T, mode string, env []string, fixtures ...string) Opti
 	}
 }
 
+// runLogged probes with o, its log kept; t fails at once, the log shown, when the probe fails. It
+// returns the result and the log.
+func runLogged(t *testing.T, o Options) (*Result, string) {
+	t.Helper()
+	var log bytes.Buffer
+	o.Log = &log
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	return res, log.String()
+}
+
 // readRecords reads the records a probe wrote for the lane.
 func readRecords(t *testing.T, o Options) []record {
 	t.Helper()
@@ -155,14 +168,9 @@ func probeAgent(t *testing.T, api string, env []string, batch bool) []record {
 	t.Helper()
 	o := probeOpts(t, "agent", append([]string{"TESTAGENT_API=" + api}, env...), "C09", "C07")
 	o.Batch = batch
-	var log bytes.Buffer
-	o.Log = &log
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, log := runLogged(t, o)
 	if res.Captured != 2 || res.Failed != 0 || res.Provider != api {
-		t.Fatalf("result %+v; log:\n%s", res, log.String())
+		t.Fatalf("result %+v; log:\n%s", res, log)
 	}
 	return readRecords(t, o)
 }
@@ -236,12 +244,7 @@ func TestBrokenCommands(t *testing.T) {
 			o := probeOpts(t, tt.mode, nil, "C09")
 			o.RunTimeout = tt.timeout
 			o.Provider = "openai-chat"
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, log := runLogged(t, o)
 			if res.Failed != 1 || res.Captured != 0 {
 				t.Fatalf("result %+v", res)
 			}
@@ -256,14 +259,14 @@ func TestBrokenCommands(t *testing.T) {
 			}
 			// The log line a terminal or CI log shows holds no control or bidi character, and no
 			// workflow command starts a line.
-			for _, line := range strings.Split(log.String(), "\n") {
+			for _, line := range strings.Split(log, "\n") {
 				if strings.HasPrefix(line, "::") || strings.ContainsAny(line, "\x1b\x07\u202e\r") {
 					t.Errorf("unsafe log line %q", line)
 				}
 			}
 			// The output's escape sequence is spelt as check spells it in its report.
-			if tt.mode == "exit1" && !strings.Contains(log.String(), `pwned\u001b[31m red \u202e evil\u0007`) {
-				t.Errorf("the log does not spell the command's output as escape.Terminal does:\n%s", log.String())
+			if tt.mode == "exit1" && !strings.Contains(log, `pwned\u001b[31m red \u202e evil\u0007`) {
+				t.Errorf("the log does not spell the command's output as escape.Terminal does:\n%s", log)
 			}
 		})
 	}

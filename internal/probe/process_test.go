@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -91,20 +89,15 @@ func probeDaemons(t *testing.T, env []string, jobs int, fixtures ...string) (str
 	env = append([]string{"TESTAGENT_MODE=daemon", "TESTAGENT_API=openai-chat", "TESTAGENT_PID_FILE=" + pidFile}, env...)
 	o := probeOpts(t, "agent", env, fixtures...)
 	o.Repetitions, o.Jobs = 2, jobs
-	var log bytes.Buffer
-	o.Log = &log
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, log := runLogged(t, o)
 	if want := 2 * len(fixtures); res.Captured != want || res.Failed != 0 {
-		t.Fatalf("result %+v, want %d captured\n%s", res, want, log.String())
+		t.Fatalf("result %+v, want %d captured\n%s", res, want, log)
 	}
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return log.String(), strings.Split(strings.TrimSpace(string(data)), "\n")
+	return log, strings.Split(strings.TrimSpace(string(data)), "\n")
 }
 
 // daemonEnded checks that the daemon pid, left behind by the run of fixture at repetition rep, is

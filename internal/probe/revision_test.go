@@ -54,12 +54,7 @@ func TestProbeServesTheNegotiatedRevision(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := probeOpts(t, "agent", append([]string{"TESTAGENT_API=openai-chat"}, tt.env...), tt.fixture)
 			o.OutOfRevision = tt.outOfRevision
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, log.String())
-			}
+			res, log := runLogged(t, o)
 			h4 := h4Of(t, readRecords(t, o), tt.fixture, 1)
 			if h4.Notes != tt.note {
 				t.Errorf("notes %q\nwant  %q", h4.Notes, tt.note)
@@ -76,7 +71,7 @@ func TestProbeServesTheNegotiatedRevision(t *testing.T) {
 				return
 			}
 			if res.Captured != 1 || h4.State != "captured" {
-				t.Fatalf("result %+v, H4 %s %s; log:\n%s", res, h4.State, h4.Error, log.String())
+				t.Fatalf("result %+v, H4 %s %s; log:\n%s", res, h4.State, h4.Error, log)
 			}
 			var msg struct {
 				Content string `json:"content"`

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -45,14 +44,9 @@ func TestMaxFailures(t *testing.T) {
 			if why == "" {
 				why = "the command exited with exit status 1"
 			}
-			var log bytes.Buffer
-			o.Log = &log
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, log := runLogged(t, o)
 			if res.Runs != tt.wantRuns || res.NotRun != tt.wantNotRun || res.Failed != 5 || res.Captured != 0 {
-				t.Fatalf("result %+v\n%s", res, log.String())
+				t.Fatalf("result %+v\n%s", res, log)
 			}
 			recs := readRecords(t, o)
 			notRun := 0
@@ -68,9 +62,9 @@ func TestMaxFailures(t *testing.T) {
 			if notRun != tt.wantNotRun {
 				t.Errorf("%d records say not run, want %d", notRun, tt.wantNotRun)
 			}
-			said := strings.Contains(log.String(), "probe: stopped after 2 consecutive runs failed the same way")
+			said := strings.Contains(log, "probe: stopped after 2 consecutive runs failed the same way")
 			if said != (tt.wantNotRun > 0) {
-				t.Errorf("the log says it stopped: %v, want %v\n%s", said, tt.wantNotRun > 0, log.String())
+				t.Errorf("the log says it stopped: %v, want %v\n%s", said, tt.wantNotRun > 0, log)
 			}
 		})
 	}
@@ -95,16 +89,11 @@ func TestBatchResume(t *testing.T) {
 	t.Parallel()
 	o := probeOpts(t, "agent", []string{"TESTAGENT_API=openai-chat", "TESTAGENT_MAX_TURNS=2"}, "C0[5-9]")
 	o.Batch = true
-	var log bytes.Buffer
-	o.Log = &log
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, log := runLogged(t, o)
 	// Each run: the first fixture captured, the second called but its result never sent on
 	// (the cap), the rest resumed.
 	if res.Runs != 3 || res.Captured != 3 || res.Failed != 2 {
-		t.Fatalf("result %+v\n%s", res, log.String())
+		t.Fatalf("result %+v\n%s", res, log)
 	}
 	recs := readRecords(t, o)
 	for _, id := range []string{"C05", "C06", "C07", "C08", "C09"} {
@@ -119,8 +108,8 @@ func TestBatchResume(t *testing.T) {
 		"probe: repetition 1: the command ended with 1 of 3 fixtures not called",
 		"probe: C09 repetition 1: captured (fixture 1/1 of run 3/3",
 	} {
-		if !strings.Contains(log.String(), w) {
-			t.Errorf("log lacks %q:\n%s", w, log.String())
+		if !strings.Contains(log, w) {
+			t.Errorf("log lacks %q:\n%s", w, log)
 		}
 	}
 }
