@@ -1,10 +1,8 @@
 package probe
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -144,21 +142,7 @@ func runLogged(t *testing.T, o Options) (*Result, string) {
 // readRecords reads the records a probe wrote for the lane.
 func readRecords(t *testing.T, o Options) []record {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(o.Output, o.Lane, o.Version, o.Configuration+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []record
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", sc.Bytes(), err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return testkit.JSONLines[record](t, filepath.Join(o.Output, o.Lane, o.Version, o.Configuration+".jsonl"))
 }
 
 // probeAgent probes the test agent (testagent, its provider API api, the rest of its settings in

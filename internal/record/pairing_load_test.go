@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // The load case of issue 41: every tools/call has the same arguments ({}) and a distinct result
@@ -104,20 +104,13 @@ func equalArgsLoad(tb testing.TB, calls int, lossy bool) loadFigures {
 		tb.Fatalf("record: %v", rerr)
 	}
 	f := loadFigures{calls: calls, stats: res.Stats}
-	recs, err := os.ReadFile(filepath.Join(out, "load", "1", "default.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
+	type rec struct {
+		Fixture, Stage, State string
+		Carrier               struct {
+			ToolCallID string `json:"tool_call_id"`
+		}
 	}
-	for _, l := range bytes.Split(bytes.TrimSpace(recs), []byte("\n")) {
-		var r struct {
-			Fixture, Stage, State string
-			Carrier               struct {
-				ToolCallID string `json:"tool_call_id"`
-			}
-		}
-		if err := json.Unmarshal(l, &r); err != nil {
-			tb.Fatalf("a record: %v: %s", err, l)
-		}
+	for _, r := range testkit.JSONLines[rec](tb, filepath.Join(out, "load", "1", "default.jsonl")) {
 		if r.Stage != "H4" {
 			continue
 		}

@@ -211,19 +211,7 @@ type recLine struct {
 
 func readRecords(t *testing.T, p string) []recLine {
 	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []recLine
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var r recLine
-		if err := json.Unmarshal(l, &r); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return testkit.JSONLines[recLine](t, p)
 }
 
 // TestRecordCommand: record runs the agent command with the proxies in its environment (the

@@ -6,6 +6,7 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net"
@@ -156,6 +157,29 @@ func JSON(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// JSONLines is each line of the JSON Lines file file decoded into a T with encoding/json, in
+// order; blank lines are passed over. t fails at once when file cannot be read or a line decoded,
+// naming the file and the line.
+func JSONLines[T any](t testing.TB, file string) []T {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatalf("%s:%d: %v", file, i+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // Do sends one request with http.DefaultClient, header's members set and body (none when empty),

@@ -122,6 +122,43 @@ func TestWriteTree(t *testing.T) {
 	}
 }
 
+// TestJSONLines: each non-blank line is one value, in order; a file that cannot be read, or a line
+// that does not decode, fails t naming the file and the line.
+func TestJSONLines(t *testing.T) {
+	type rec struct {
+		A int `json:"a"`
+	}
+	tests := []struct {
+		name      string
+		content   string // "" with absent: no file
+		absent    bool
+		want      []rec
+		wantFatal string
+	}{
+		{name: "lines in order", content: `{"a":2}` + "\n" + `{"a":1}` + "\n", want: []rec{{A: 2}, {A: 1}}},
+		{name: "blank lines and no final newline", content: "\n" + `{"a":1}` + "\n \n" + `{"a":3}`, want: []rec{{A: 1}, {A: 3}}},
+		{name: "empty file", content: "", want: nil},
+		{name: "a line that does not decode", content: `{"a":1}` + "\n" + `{"a":"x"}` + "\n", wantFatal: "f.jsonl:2: json: cannot unmarshal"},
+		{name: "no file", absent: true, wantFatal: "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "f.jsonl")
+			if !tc.absent {
+				WriteFile(t, file, tc.content)
+			}
+			var got []rec
+			_, fatal := call(func(r testing.TB) bool { got = JSONLines[rec](r, file); return true })
+			if !matches(fatal, tc.wantFatal) {
+				t.Fatalf("failed with %q, want %q", fatal, tc.wantFatal)
+			}
+			if tc.wantFatal == "" && !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("JSONLines = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestBuffer: writes from several goroutines at once all reach the buffer, whole, and it can be
 // read meanwhile (go test -race finds a buffer that is not locked).
 func TestBuffer(t *testing.T) {
