@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -108,13 +107,11 @@ func TestCredentialsNeverWritten(t *testing.T) {
 	if !strings.Contains(log, "holds a credential of the traffic") {
 		t.Errorf("the refusals were not said:\n%s", log)
 	}
-	for p, b := range testkit.Tree(t, out) {
-		for _, tc := range tests {
-			if bytes.Contains(b, []byte(tc.secret)) {
-				t.Errorf("%s holds the %s credential", p, tc.name)
-			}
-		}
+	var secrets []string
+	for _, tc := range tests {
+		secrets = append(secrets, tc.secret)
 	}
+	testkit.TreeLacks(t, out, secrets...)
 	if strings.Contains(log, "0123456789") {
 		t.Errorf("the log shows a credential:\n%s", log)
 	}

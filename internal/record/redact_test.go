@@ -245,13 +245,7 @@ func TestCredentialEchoes(t *testing.T) {
 			if !strings.Contains(log, "holds a credential of the traffic") || !strings.Contains(log, tc.named) {
 				t.Errorf("the refusal does not name %s:\n%s", tc.named, log)
 			}
-			for p, b := range testkit.Tree(t, out) {
-				for _, s := range tc.secrets {
-					if bytes.Contains(b, []byte(s)) {
-						t.Errorf("%s holds %q", p, s)
-					}
-				}
-			}
+			testkit.TreeLacks(t, out, tc.secrets...)
 			for _, s := range tc.secrets {
 				if strings.Contains(log, s) {
 					t.Errorf("the log shows %q:\n%s", s, log)

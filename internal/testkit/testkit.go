@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -92,6 +93,26 @@ func Tree(t testing.TB, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TreeLacks fails t (and goes on) for each file below dir that holds one of values, naming the
+// file and the value: what a test asks of an output that must not keep a credential or a redacted
+// value. t fails at once when dir cannot be read (Tree).
+func TreeLacks(t testing.TB, dir string, values ...string) {
+	t.Helper()
+	files := Tree(t, dir)
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	for _, p := range names {
+		for _, v := range values {
+			if bytes.Contains(files[p], []byte(v)) {
+				t.Errorf("%s holds %q", p, v)
+			}
+		}
+	}
 }
 
 // Buffer is a bytes.Buffer that goroutines (a server's output, a command's log) may write while

@@ -107,6 +107,31 @@ func TestTree(t *testing.T) {
 	}
 }
 
+// TestTreeLacks: a file below the directory that holds a value fails t naming both; values
+// elsewhere, or nowhere, do not.
+func TestTreeLacks(t *testing.T) {
+	dir := t.TempDir()
+	WriteTree(t, dir, map[string]string{"a.json": `{"k":"sk-secret"}`, "sub/b.jsonl": "plain\n"})
+	tests := []struct {
+		name    string
+		values  []string
+		wantErr string
+	}{
+		{name: "no value held", values: []string{"sk-other", "absent"}},
+		{name: "a value held below", values: []string{"plain"}, wantErr: `sub/b.jsonl holds "plain"`},
+		{name: "a value held at the top", values: []string{"absent", "sk-secret"}, wantErr: `a.json holds "sk-secret"`},
+		{name: "no values", values: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := record(func(r *recorder) { TreeLacks(r, dir, tc.values...) })
+			if r.fatal != "" || !matches(r.errored, tc.wantErr) {
+				t.Errorf("failed with %q, then %q; want %q", r.fatal, r.errored, tc.wantErr)
+			}
+		})
+	}
+}
+
 // TestWriteTree: the files WriteTree writes, directories made, are what Tree reads back; a path
 // below a file cannot be written and fails t.
 func TestWriteTree(t *testing.T) {
