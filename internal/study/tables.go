@@ -345,21 +345,7 @@ func (r *Report) selection() string {
 		if s.scope == nil {
 			continue
 		}
-		parts = append(parts, s.name+" "+scopeText(*s.scope))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func scopeText(s result.Scope) string {
-	var parts []string
-	for _, f := range []struct {
-		name   string
-		values []string
-	}{{"lanes", s.Lanes}, {"versions", s.Versions}, {"configurations", s.Configurations}, {"stages", s.Stages},
-		{"suites", s.Suites}, {"fixtures", s.Fixtures}, {"tasks", s.Tasks}} {
-		if len(f.values) > 0 {
-			parts = append(parts, f.name+" "+strings.Join(f.values, ", "))
-		}
+		parts = append(parts, s.name+" "+s.scope.Join(", "))
 	}
 	return strings.Join(parts, "; ")
 }
