@@ -326,13 +326,11 @@ func (r *Report) positionRows() [][]string {
 
 // reconstructed lists the reconstructed lanes of the tables, sorted.
 func (r *Report) reconstructed() []string {
-	set := map[string]bool{}
+	lanes := result.ReconstructedLanes{}
 	for _, l := range r.Lanes {
-		if l.Origin == "reconstructed" {
-			set[l.Lane] = true
-		}
+		lanes.Add(l.Lane, l.Origin)
 	}
-	return contract.SortedKeys(set)
+	return lanes.Lanes()
 }
 
 // selection says what the tables were computed on: the cohort and the scope.
