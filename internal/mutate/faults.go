@@ -265,34 +265,38 @@ func (m *M) list() (*Node, error) {
 	return l, nil
 }
 
-func dropBlock(m *M) error {
+// pickBlock picks one item of the content list at random, the block the mutation is about; an
+// empty list is not applicable (empty says why).
+func (m *M) pickBlock(empty string) (*Node, int, error) {
 	l, err := m.list()
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(l.Items) == 0 {
+		return nil, 0, na("%s", empty)
+	}
+	i := m.Rand.IntN(len(l.Items))
+	m.Blocks = []int{i}
+	m.Params["block"] = i
+	return l, i, nil
+}
+
+func dropBlock(m *M) error {
+	l, i, err := m.pickBlock("the content list is empty")
 	if err != nil {
 		return err
 	}
-	if len(l.Items) == 0 {
-		return na("the content list is empty")
-	}
-	i := m.Rand.IntN(len(l.Items))
 	l.Items = slices.Delete(l.Items, i, i+1)
-	m.Blocks = []int{i}
-	m.Params["block"] = i
 	m.What = fmt.Sprintf("removed content item %d", i)
 	return nil
 }
 
 func addBlock(m *M) error {
-	l, err := m.list()
+	l, i, err := m.pickBlock("the content list is empty: nothing to duplicate")
 	if err != nil {
 		return err
 	}
-	if len(l.Items) == 0 {
-		return na("the content list is empty: nothing to duplicate")
-	}
-	i := m.Rand.IntN(len(l.Items))
 	l.Items = slices.Insert(l.Items, i+1, l.Items[i].Clone())
-	m.Blocks = []int{i}
-	m.Params["block"] = i
 	m.What = fmt.Sprintf("duplicated content item %d in place", i)
 	return nil
 }
