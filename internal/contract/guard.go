@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +107,7 @@ func guardLayers(files []parsed) error {
 	}
 	if len(errs) > 0 {
 		sort.Strings(errs)
-		return &Error{Msg: strings.Join(compact(errs), "\n")}
+		return &Error{Msg: strings.Join(slices.Compact(errs), "\n")}
 	}
 	return nil
 }

@@ -556,7 +556,7 @@ func stringifyStructured(m *M) error {
 		return na("the carrier has no content list to hold the text")
 	}
 	typ, textPath := "", ""
-	for _, t := range sortedKinds(c.Content.Kinds) {
+	for _, t := range contract.SortedKeys(c.Content.Kinds) {
 		mp := c.Content.Kinds[t]
 		if tf, has := mp.Fields["text"]; has && mp.Kind == "text" && (tf.Decode == "" || tf.Decode == "none") {
 			typ, textPath = t, tf.Path
@@ -574,15 +574,6 @@ func stringifyStructured(m *M) error {
 	m.Blocks = []int{len(l.Items) - 1}
 	m.What = fmt.Sprintf("removed the structured slot and appended its JSON as text item %d", len(l.Items)-1)
 	return nil
-}
-
-func sortedKinds(k map[string]contract.BlockMapping) []string {
-	out := make([]string, 0, len(k))
-	for t := range k {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func (m *M) errorFlag() (*contract.ErrorField, *Node, *Node, error) {
