@@ -25,9 +25,5 @@ func (r *Report) Write(w io.Writer, format string) error {
 	if format == "" {
 		format = "text"
 	}
-	out, err := outputters.Get(format, report.Options{})
-	if err != nil {
-		return err
-	}
-	return out.Output(w, r)
+	return outputters.Write(w, format, report.Options{}, r)
 }

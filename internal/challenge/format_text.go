@@ -9,7 +9,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/mutate"
 	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Text writes the challenge report for a terminal or a CI log (--format text).
@@ -94,15 +93,8 @@ func diagnostic(d map[string]any) string {
 	return sb.String()
 }
 
-func short(v any) string {
-	b, err := strictjson.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	// 80 terminal columns, the last three dots (escape.Cut: between grapheme clusters, a JSON
-	// escape such as \u00e9 kept whole).
-	return escape.Cut(string(b), 80, "...")
-}
+// short is a diagnostic's value in 80 terminal columns, the last three dots.
+func short(v any) string { return report.JSONText(v, 80, "...") }
 
 // writeTable writes rows as a table: each cell but a row's last padded with spaces to its
 // column's widest cell and two more. Cells are measured in terminal columns (escape.Width: a

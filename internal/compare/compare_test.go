@@ -430,12 +430,8 @@ func TestLookup(t *testing.T) {
 // such format or the output fails.
 func render(t testing.TB, format string, r *Report) []byte {
 	t.Helper()
-	out, err := outputters.Get(format, report.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := out.Output(&buf, r); err != nil {
+	if err := outputters.Write(&buf, format, report.Options{}, r); err != nil {
 		t.Fatalf("%s: %v", format, err)
 	}
 	return buf.Bytes()

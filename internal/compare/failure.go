@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/report"
-	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // A compare that failed before it could compare (Report.Failure: the instrument failed, exit 3)
@@ -27,7 +26,7 @@ func writeTextFailure(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "contractcheck compare: profile %s\n", term(r.Profile))
 	if r.Scope != nil {
-		fmt.Fprintf(&b, "restricted to %s\n", term(scopeText(r)))
+		fmt.Fprintf(&b, "restricted to %s\n", term(r.Scope.Text()))
 	}
 	lines := strings.Split(r.Failure.Error, "\n")
 	fmt.Fprintf(&b, "\nINCOMPLETE: the instrument failed: %s\n", strings.Join(terms(lines), "\n  "))
@@ -40,7 +39,7 @@ func writeMarkdownFailure(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Profile %s.\n\n", mdCode(r.Profile))
 	if r.Scope != nil {
-		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(scopeText(r)))
+		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(r.Scope.Text()))
 	}
 	fmt.Fprintf(bw, "**INCOMPLETE:** the instrument failed: %s\n\n", md(r.Failure.Error))
 	fmt.Fprintf(bw, "%s.\n", failedLine(r, mdCode(r.Profile)))
@@ -55,9 +54,4 @@ func writeHTMLFailure(w io.Writer, r *Report) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// scopeText says what the compare was restricted to.
-func scopeText(r *Report) string {
-	return (&result.Report{Scope: r.Scope}).ScopeText()
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // The report's rows as every format lays them out (text, markdown, html): written once here, so
@@ -50,13 +50,7 @@ func matchRows(r *Report, decoder string) []matchRow {
 }
 
 // short writes a JSON value compactly.
-func short(v any) string {
-	b, err := strictjson.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+func short(v any) string { return report.JSONText(v, 0, "") }
 
 // readoutText is one readout: its kind, and the value read or the candidates.
 func readoutText(ro map[string]any) string {

@@ -120,11 +120,7 @@ func (m *Model) checkNames(p *problems) {
 func (m *Model) checkTasks(p *problems) {
 	for _, id := range SortedKeys(m.Tasks) {
 		t := m.Tasks[id]
-		for i, a := range t.Atoms {
-			if _, ok := m.Atoms[a]; !ok {
-				p.add([]any{"tasks", id, "atoms", i}, "tasks.%s.atoms: unknown atom %q", id, a)
-			}
-		}
+		checkNames(p, []any{"tasks", id, "atoms"}, "atom", t.Atoms, m.Atoms)
 		for i, name := range t.Sources {
 			bound := false
 			for _, r := range m.Revisions {
@@ -153,11 +149,7 @@ func (m *Model) checkFixtures(p *problems) {
 		if _, ok := m.Revisions[f.Revision]; !ok {
 			p.add([]any{"fixtures", id, "revision"}, "fixtures.%s: %v", id, m.NoBinding(f.Revision))
 		}
-		for i, t := range f.Tasks {
-			if _, ok := m.Tasks[t]; !ok {
-				p.add([]any{"fixtures", id, "tasks", i}, "fixtures.%s.tasks: unknown task %q", id, t)
-			}
-		}
+		checkNames(p, []any{"fixtures", id, "tasks"}, "task", f.Tasks, m.Tasks)
 	}
 }
 
@@ -215,11 +207,7 @@ func (m *Model) checkLanes(p *problems) {
 func (m *Model) checkProfiles(p *problems) {
 	for _, id := range SortedKeys(m.Profiles) {
 		pr := m.Profiles[id]
-		for i, t := range pr.Tasks {
-			if _, ok := m.Tasks[t]; !ok {
-				p.add([]any{"profiles", id, "tasks", i}, "profiles.%s.tasks: unknown task %q", id, t)
-			}
-		}
+		checkNames(p, []any{"profiles", id, "tasks"}, "task", pr.Tasks, m.Tasks)
 		if w := pr.WithholdPrivateMeta; w != nil {
 			for i, st := range w.Stages {
 				if StageIndex(st) < 1 {
@@ -247,6 +235,16 @@ func (m *Model) checkProfiles(p *problems) {
 			m.checkEntries(p, at, "suites", req.Suites, m.suites())
 			m.checkEntries(p, at, "fixtures", req.Fixtures, SortedKeys(m.Fixtures))
 			m.checkEntries(p, at, "tasks", req.Tasks, SortedKeys(m.Tasks))
+		}
+	}
+}
+
+// checkNames requires every name of a list (at) to be a key of known: "tasks.T1.atoms: unknown
+// atom \"x\"".
+func checkNames[V any](p *problems, at []any, noun string, names []string, known map[string]V) {
+	for i, n := range names {
+		if _, ok := known[n]; !ok {
+			p.add(append(append([]any{}, at...), i), "%s: unknown %s %q", joined(at), noun, n)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,13 +32,30 @@ type parsed struct {
 // definition, a lane's stages ("lanes.<id>.stages") or a revision's source binding
 // ("revisions.<id>.source").
 type decl struct {
-	lane     string // a lane's declaration: its id (and key is "")
-	revision string // a revision's declaration: its name (and key is "")
-	key      string // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
-	what     string // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
-	pos      token.Pos
-	layer    int
-	extend   bool
+	in     *guardedField // the field of an entry or of the entry's part it declares; nil for a name
+	entry  string        // with in: the entry's id, "*" for a pattern; key is "" for the entry itself
+	key    string        // "_lcBlocks", "#Lane", "lanes.adk-go.stages", or "lanes.*.stages" for a pattern
+	what   string        // "hidden name _lcBlocks", "definition #Lane", "the stages of lane adk-go"
+	pos    token.Pos
+	layer  int
+	extend bool
+}
+
+// guardedField is a top-level field whose entries a layer declares (lanes, revisions) and the
+// part of an entry (its stages, its source binding) a later layer may not change silently.
+type guardedField struct {
+	name, part string
+	one        string // what the part is, before an entry's id: "the stages of lane "
+	every      string // what a part under a label that is not a plain name is
+	instead    string // what a layer should do instead of changing the part
+}
+
+// guardedFields are the fields guardLayers judges entry by entry.
+var guardedFields = []*guardedField{
+	{name: "lanes", part: "stages", one: "the stages of lane ", every: "the stages of every lane (a pattern or computed lane label)",
+		instead: "declare a lane of your own (a layer may add versions with extraVersions, and configurations, without it)"},
+	{name: "revisions", part: "source", one: "the source binding of revision ", every: "the source binding of every revision (a pattern or computed revision label)",
+		instead: "add a revision of your own (a DRAFT-… name or a new date, with its schema in a --schemas layer) with its binding"},
 }
 
 // guardLayers refuses a declaration in a file of layer L > 0 of a hidden name, a definition or a
@@ -47,21 +65,17 @@ type decl struct {
 // no earlier layer declares are a layer's own helpers. Every error names both files with
 // file:line:col.
 func guardLayers(files []parsed) error {
-	first := map[string]decl{} // key → first declaration in the lowest layer that has one
-	lanes := map[string]decl{} // lane id → its first declaration
-	revs := map[string]decl{}  // revision name → its first declaration
-	var later []decl           // declarations to judge against the earlier layers
+	first := map[string]decl{}                     // key → first declaration in the lowest layer that has one
+	entries := map[*guardedField]map[string]decl{} // entry id → its first declaration, by field
+	var later []decl                               // declarations to judge against the earlier layers
 	for _, p := range files {
 		for _, d := range declarations(p.file, p.layer) {
-			if d.lane != "" {
-				if f, ok := lanes[d.lane]; !ok || d.layer < f.layer {
-					lanes[d.lane] = d
+			if d.in != nil && d.key == "" {
+				if entries[d.in] == nil {
+					entries[d.in] = map[string]decl{}
 				}
-				continue
-			}
-			if d.revision != "" {
-				if f, ok := revs[d.revision]; !ok || d.layer < f.layer {
-					revs[d.revision] = d
+				if f, ok := entries[d.in][d.entry]; !ok || d.layer < f.layer {
+					entries[d.in][d.entry] = d
 				}
 				continue
 			}
@@ -77,44 +91,33 @@ func guardLayers(files []parsed) error {
 			continue
 		}
 		earlier, ok := first[d.key]
-		if lane, isStages := strings.CutPrefix(d.key, "lanes."); isStages {
-			earlier, ok = lanes[strings.TrimSuffix(lane, ".stages")]
-			if lane == "*.stages" {
-				earlier, ok = firstLane(lanes, d.layer)
+		instead := "give a helper of your own another name"
+		if g := d.in; g != nil {
+			earlier, ok = entries[g][d.entry]
+			if d.entry == "*" {
+				earlier, ok = firstEntry(entries[g], d.layer)
 			}
-		}
-		if rev, isSource := strings.CutPrefix(d.key, "revisions."); isSource {
-			earlier, ok = revs[strings.TrimSuffix(rev, ".source")]
-			if rev == "*.source" {
-				earlier, ok = firstLane(revs, d.layer)
-			}
+			instead = g.instead
 		}
 		if !ok || earlier.layer >= d.layer {
 			continue
-		}
-		instead := "give a helper of your own another name"
-		if strings.HasPrefix(d.key, "lanes.") {
-			instead = "declare a lane of your own (a layer may add versions with extraVersions, and configurations, without it)"
-		}
-		if strings.HasPrefix(d.key, "revisions.") {
-			instead = "add a revision of your own (a DRAFT-… name or a new date, with its schema in a --schemas layer) with its binding"
 		}
 		errs = append(errs, fmt.Sprintf("%s%s: declared by an earlier layer at %s, and a later layer's declaration changes what it means there: mark the declaration @%s() to change it on purpose, or %s",
 			prefix(d.pos), d.what, where(earlier.pos), ExtendAttr, instead))
 	}
 	if len(errs) > 0 {
 		sort.Strings(errs)
-		return &Error{Msg: strings.Join(compact(errs), "\n")}
+		return &Error{Msg: strings.Join(slices.Compact(errs), "\n")}
 	}
 	return nil
 }
 
-// firstLane is the declaration, in a layer before layer, of the lane (or revision) whose id sorts
-// first: the built-in one a pattern constraint over every lane (revision) would change.
-func firstLane(lanes map[string]decl, layer int) (decl, bool) {
-	for _, id := range SortedKeys(lanes) {
-		if lanes[id].layer < layer {
-			return lanes[id], true
+// firstEntry is the declaration, in a layer before layer, of the entry (lane, revision) whose id
+// sorts first: the built-in one a pattern constraint over every entry would change.
+func firstEntry(entries map[string]decl, layer int) (decl, bool) {
+	for _, id := range SortedKeys(entries) {
+		if entries[id].layer < layer {
+			return entries[id], true
 		}
 	}
 	return decl{}, false
@@ -137,38 +140,24 @@ func declarations(f *ast.File, layer int) []decl {
 			out = append(out, decl{key: name, what: "hidden name " + name, pos: fd.Pos(), layer: layer, extend: extends(fd)})
 		case isIdent && strings.HasPrefix(name, "#"):
 			out = append(out, decl{key: name, what: "definition " + name, pos: fd.Pos(), layer: layer, extend: extends(fd)})
-		case name == "lanes":
-			for _, lf := range fields(fd.Value) {
-				id, _, err := ast.LabelName(lf.Label)
-				if err == nil && id != "" {
-					out = append(out, decl{lane: id, pos: lf.Pos(), layer: layer})
-				}
-				for _, sf := range fields(lf.Value) {
-					if n, _, err := ast.LabelName(sf.Label); err != nil || n != "stages" {
-						continue
-					}
-					d := decl{key: "lanes." + id + ".stages", what: "the stages of lane " + id, pos: sf.Pos(), layer: layer,
-						extend: attrOn(fd) || attrOn(lf) || extends(sf)}
-					if err != nil {
-						d.key, d.what = "lanes.*.stages", "the stages of every lane (a pattern or computed lane label)"
-					}
-					out = append(out, d)
-				}
+		default:
+			g := guardedFieldNamed(name)
+			if g == nil {
+				continue
 			}
-		case name == "revisions":
-			for _, rf := range fields(fd.Value) {
-				id, _, err := ast.LabelName(rf.Label)
+			for _, ef := range fields(fd.Value) {
+				id, _, err := ast.LabelName(ef.Label)
 				if err == nil && id != "" {
-					out = append(out, decl{revision: id, pos: rf.Pos(), layer: layer})
+					out = append(out, decl{in: g, entry: id, pos: ef.Pos(), layer: layer})
 				}
-				for _, sf := range fields(rf.Value) {
-					if n, _, err := ast.LabelName(sf.Label); err != nil || n != "source" {
+				for _, sf := range fields(ef.Value) {
+					if n, _, err := ast.LabelName(sf.Label); err != nil || n != g.part {
 						continue
 					}
-					d := decl{key: "revisions." + id + ".source", what: "the source binding of revision " + id, pos: sf.Pos(), layer: layer,
-						extend: attrOn(fd) || attrOn(rf) || extends(sf)}
+					d := decl{in: g, entry: id, key: g.name + "." + id + "." + g.part, what: g.one + id, pos: sf.Pos(), layer: layer,
+						extend: attrOn(fd) || attrOn(ef) || extends(sf)}
 					if err != nil {
-						d.key, d.what = "revisions.*.source", "the source binding of every revision (a pattern or computed revision label)"
+						d.entry, d.key, d.what = "*", g.name+".*."+g.part, g.every
 					}
 					out = append(out, d)
 				}
@@ -176,6 +165,16 @@ func declarations(f *ast.File, layer int) []decl {
 		}
 	}
 	return out
+}
+
+// guardedFieldNamed is the guarded field of that name, or nil.
+func guardedFieldNamed(name string) *guardedField {
+	for _, g := range guardedFields {
+		if g.name == name {
+			return g
+		}
+	}
+	return nil
 }
 
 // topFields lists the fields declared at the top level of a file, through embedded struct

@@ -189,7 +189,7 @@ func cueError(err error) error {
 		}
 	}
 	sort.Strings(lines)
-	return &Error{Msg: strings.Join(compact(lines), "\n")}
+	return &Error{Msg: strings.Join(slices.Compact(lines), "\n")}
 }
 
 // concreteError is cueError for the model's concreteness check. A field a definition requires
@@ -234,7 +234,7 @@ func concreteError(err error, r *referrer) error {
 		lines = append(lines, fmt.Sprintf("%s%s: field %s is required (%s); no layer sets it", r.at(parent...), struc, path[len(path)-1], what))
 	}
 	sort.Strings(lines)
-	return &Error{Msg: strings.Join(compact(lines), "\n")}
+	return &Error{Msg: strings.Join(slices.Compact(lines), "\n")}
 }
 
 // typeWords says the CUE types a required field of the model has in words.
@@ -256,16 +256,6 @@ func label(p string) any {
 		return u
 	}
 	return p
-}
-
-func compact(lines []string) []string {
-	out := lines[:0]
-	for i, l := range lines {
-		if i == 0 || l != lines[i-1] {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // referrer finds where a value of the model was written: the position in the latest layer that

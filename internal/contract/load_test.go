@@ -78,7 +78,19 @@ func TestLoadErrors(t *testing.T) {
 			name: "task naming an unknown atom",
 			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n" +
 				"tasks: T9: {doc: \"d\", role: \"guard\", policy: \"x.y\", compartment: \"content\", atoms: [\"nope\"]}\n"},
-			want: `unknown atom "nope"`,
+			want: `tasks.T9.atoms: unknown atom "nope"`,
+		},
+		{
+			name: "fixture naming an unknown task",
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: []}}\n" +
+				"families: f: {doc: \"d\", census: \"primary\"}\n" +
+				"fixtures: F1: {suite: \"s\", family: \"f\", revision: \"2025-11-25\", tasks: [\"T404\"], doc: \"d\", targets: []}\n"},
+			want: `contracts/t.cue:5:73: fixtures.F1.tasks: unknown task "T404"`,
+		},
+		{
+			name:  "profile naming an unknown task",
+			files: map[string]string{"t.cue": "package contracts\n\nprofiles: p: {doc: \"d\", nullPolicy: \"strict\", tasks: [\"T404\"], require: [], fixedBy: []}\n"},
+			want:  `contracts/t.cue:3:55: profiles.p.tasks: unknown task "T404"`,
 		},
 		{
 			name: "a selector that does not parse, in a lane binding",

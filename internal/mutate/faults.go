@@ -265,34 +265,38 @@ func (m *M) list() (*Node, error) {
 	return l, nil
 }
 
-func dropBlock(m *M) error {
+// pickBlock picks one item of the content list at random, the block the mutation is about; an
+// empty list is not applicable (empty says why).
+func (m *M) pickBlock(empty string) (*Node, int, error) {
 	l, err := m.list()
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(l.Items) == 0 {
+		return nil, 0, na("%s", empty)
+	}
+	i := m.Rand.IntN(len(l.Items))
+	m.Blocks = []int{i}
+	m.Params["block"] = i
+	return l, i, nil
+}
+
+func dropBlock(m *M) error {
+	l, i, err := m.pickBlock("the content list is empty")
 	if err != nil {
 		return err
 	}
-	if len(l.Items) == 0 {
-		return na("the content list is empty")
-	}
-	i := m.Rand.IntN(len(l.Items))
 	l.Items = slices.Delete(l.Items, i, i+1)
-	m.Blocks = []int{i}
-	m.Params["block"] = i
 	m.What = fmt.Sprintf("removed content item %d", i)
 	return nil
 }
 
 func addBlock(m *M) error {
-	l, err := m.list()
+	l, i, err := m.pickBlock("the content list is empty: nothing to duplicate")
 	if err != nil {
 		return err
 	}
-	if len(l.Items) == 0 {
-		return na("the content list is empty: nothing to duplicate")
-	}
-	i := m.Rand.IntN(len(l.Items))
 	l.Items = slices.Insert(l.Items, i+1, l.Items[i].Clone())
-	m.Blocks = []int{i}
-	m.Params["block"] = i
 	m.What = fmt.Sprintf("duplicated content item %d in place", i)
 	return nil
 }
@@ -552,7 +556,7 @@ func stringifyStructured(m *M) error {
 		return na("the carrier has no content list to hold the text")
 	}
 	typ, textPath := "", ""
-	for _, t := range sortedKinds(c.Content.Kinds) {
+	for _, t := range contract.SortedKeys(c.Content.Kinds) {
 		mp := c.Content.Kinds[t]
 		if tf, has := mp.Fields["text"]; has && mp.Kind == "text" && (tf.Decode == "" || tf.Decode == "none") {
 			typ, textPath = t, tf.Path
@@ -570,15 +574,6 @@ func stringifyStructured(m *M) error {
 	m.Blocks = []int{len(l.Items) - 1}
 	m.What = fmt.Sprintf("removed the structured slot and appended its JSON as text item %d", len(l.Items)-1)
 	return nil
-}
-
-func sortedKinds(k map[string]contract.BlockMapping) []string {
-	out := make([]string, 0, len(k))
-	for t := range k {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func (m *M) errorFlag() (*contract.ErrorField, *Node, *Node, error) {

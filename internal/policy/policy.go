@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -235,14 +236,8 @@ func (e *Engine) checkShadowing(modules map[string]*ast.Module) error {
 	return nil
 }
 
-func sortedNames(modules map[string]*ast.Module) []string {
-	names := make([]string, 0, len(modules))
-	for n := range modules {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+// sortedNames lists the modules' file names, sorted.
+func sortedNames(modules map[string]*ast.Module) []string { return slices.Sorted(maps.Keys(modules)) }
 
 // Files lists the files that declare a package, sorted: how a message names a policy.
 func (e *Engine) Files(pkg string) []string {

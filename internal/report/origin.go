@@ -1,9 +1,6 @@
 package report
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/contractcheck/contractcheck/internal/result"
 )
 
@@ -11,23 +8,19 @@ import (
 // the framework's source rather than captured by running it. Every table and count that includes
 // them says so.
 func ReconstructedLanes(r *result.Report) []string {
-	seen := map[string]bool{}
+	lanes := result.ReconstructedLanes{}
 	for _, res := range r.Heads() {
-		if res.Origin == "reconstructed" {
-			seen[res.Lane] = true
-		}
+		lanes.Add(res.Lane, res.Origin)
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return lanes.Lanes()
 }
 
 // reconstructedRows is ReconstructedLanes read from the findings rows, which already say which
 // lanes' carriers were reconstructed: a row is "reconstructed" when any of its results is.
 func reconstructedRows(rows []FindingRow) []string {
-	seen := map[string]bool{}
+	lanes := result.ReconstructedLanes{}
 	for _, row := range rows {
-		if row.Origin == "reconstructed" {
-			seen[row.Lane] = true
-		}
+		lanes.Add(row.Lane, row.Origin)
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return lanes.Lanes()
 }

@@ -66,6 +66,16 @@ func (g Registry[R]) Get(format string, o Options) (Formatter[R], error) {
 	return f.New(o), nil
 }
 
+// Write writes r to w in a format, made with the options, as Get's formatter does; an unknown
+// format is an *UnknownFormatError.
+func (g Registry[R]) Write(w io.Writer, format string, o Options, r R) error {
+	out, err := g.Get(format, o)
+	if err != nil {
+		return err
+	}
+	return out.Output(w, r)
+}
+
 // Unbudgeted returns the formatter for a format name as Get does, but not held to the run's memory
 // budget: for the report of a run that failed before it could give one (result.Failed), which may
 // have failed at the budget, and is a few kilobytes at most.

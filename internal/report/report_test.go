@@ -93,6 +93,8 @@ func TestGetUnknown(t *testing.T) {
 			want: `unknown format "c" (want one of a, b)`},
 		{name: "the empty name", get: func(f string) error { _, err := two.Get(f, Options{}); return err }, format: "",
 			want: `unknown format "" (want one of a, b)`},
+		{name: "Write", get: func(f string) error { return two.Write(io.Discard, f, Options{}, 1) }, format: "c",
+			want: `unknown format "c" (want one of a, b)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.get(tc.format)
@@ -203,12 +205,8 @@ func TestReportReadsBack(t *testing.T) {
 // is no such format or the output fails.
 func render(t testing.TB, format string, o Options, r *result.Report) string {
 	t.Helper()
-	out, err := outputters.Get(format, o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := out.Output(&buf, r); err != nil {
+	if err := outputters.Write(&buf, format, o, r); err != nil {
 		t.Fatalf("%s: %v", format, err)
 	}
 	return buf.String()

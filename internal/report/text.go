@@ -436,14 +436,21 @@ func FormatDiagnostic(d result.Diagnostic) string {
 	return b.String()
 }
 
-func short(v any) string {
+// short is a diagnostic's value in 120 columns, the last an ellipsis.
+func short(v any) string { return JSONText(v, 120, "…") }
+
+// JSONText is a value as a text format writes it: compact JSON (fmt's %v when it does not
+// marshal), cut when cols > 0 to cols terminal columns ending in tail (escape.Cut: between
+// grapheme clusters, a JSON escape such as \n or \u00e9 kept whole like a terminal escape).
+func JSONText(v any, cols int, tail string) string {
 	b, err := strictjson.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	// 120 columns, the last an ellipsis; a JSON escape (\n, \u00e9) is kept whole like a
-	// terminal escape.
-	return escape.Cut(string(b), 120, "…")
+	if cols <= 0 {
+		return string(b)
+	}
+	return escape.Cut(string(b), cols, tail)
 }
 
 func writeBoundaries(w io.Writer, r *result.Report) {

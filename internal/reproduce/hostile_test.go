@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -368,44 +369,17 @@ for path in sys.argv[1:]:
 json.dump(out, sys.stdout)
 `
 
-// pythonFacts runs pyProbe on every Python reproduction of gs; nil when there is no python3.
+// pythonFacts runs pyProbe on every Python reproduction of gs, by generated.key; nil when there
+// is no python3.
 func pythonFacts(t *testing.T, gs []generated) map[string]pyFacts {
 	t.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Log("no python3 on PATH: the Python reproductions are not parsed")
-		return nil
-	}
-	dir := t.TempDir()
-	var paths []string
-	byPath := map[string]string{}
-	for i, g := range gs {
-		if seams[g.o.Lane].language != "python" {
-			continue
+	files := map[string][]byte{}
+	for _, g := range gs {
+		if seams[g.o.Lane].language == "python" {
+			files[g.key()] = g.r.Files["test_repro.py"]
 		}
-		p := filepath.Join(dir, strconv.Itoa(i)+".py")
-		if err := os.WriteFile(p, g.r.Files["test_repro.py"], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-		byPath[p] = g.key()
 	}
-	cmd := exec.Command(python, append([]string{"-I", "-c", pyProbe}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python3: %v\n%s", err, stderr.String())
-	}
-	var facts map[string]pyFacts
-	if err := json.Unmarshal(out, &facts); err != nil {
-		t.Fatal(err)
-	}
-	keyed := map[string]pyFacts{}
-	for p, f := range facts {
-		keyed[byPath[p]] = f
-	}
-	return keyed
+	return runProbe[pyFacts](t, "python3", ".py", []string{"-I", "-c", pyProbe}, files)
 }
 
 // jsProbe parses each file named on its command line as an ES module, as node --check does, in
@@ -441,37 +415,44 @@ func jsFacts(t *testing.T, gs []generated) map[string]string {
 // or the error, by key; nil when there is no node.
 func parseModules(t *testing.T, files map[string][]byte) map[string]string {
 	t.Helper()
-	node, err := exec.LookPath("node")
+	return runProbe[string](t, "node", ".mjs", []string{"--no-warnings", "--experimental-vm-modules", "--input-type=module", "-e", jsProbe}, files)
+}
+
+// runProbe runs a probe script over files (by key) in one process of the interpreter name: it
+// writes each file into a temporary directory with the extension ext, runs name with args and
+// the files' paths, and reads the JSON object the probe writes, one T by path, back by key. It
+// returns nil, and says so in the log, when name is not on PATH.
+func runProbe[T any](t *testing.T, name, ext string, args []string, files map[string][]byte) map[string]T {
+	t.Helper()
+	bin, err := exec.LookPath(name)
 	if err != nil {
-		t.Log("no node on PATH: the JS files are not parsed")
+		t.Logf("no %s on PATH: the files it would read are not probed", name)
 		return nil
 	}
 	dir := t.TempDir()
 	var paths []string
 	byPath := map[string]string{}
-	i := 0
 	for key, src := range files {
-		p := filepath.Join(dir, strconv.Itoa(i)+".mjs")
-		i++
+		p := filepath.Join(dir, strconv.Itoa(len(paths))+ext)
 		if err := os.WriteFile(p, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
 		byPath[p] = key
 	}
-	cmd := exec.Command(node, append([]string{"--no-warnings", "--experimental-vm-modules", "--input-type=module", "-e", jsProbe}, paths...)...)
+	cmd := exec.Command(bin, append(slices.Clone(args), paths...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
+		t.Fatalf("%s: %v\n%s", name, err, stderr.String())
 	}
-	var parsed map[string]string
-	if err := json.Unmarshal(out, &parsed); err != nil {
-		t.Fatal(err)
+	var probed map[string]T
+	if err := json.Unmarshal(out, &probed); err != nil {
+		t.Fatalf("%s probe: %v", name, err)
 	}
-	keyed := map[string]string{}
-	for p, v := range parsed {
+	keyed := map[string]T{}
+	for p, v := range probed {
 		keyed[byPath[p]] = v
 	}
 	return keyed

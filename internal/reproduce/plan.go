@@ -208,6 +208,16 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 		path, _ := d["path"].(string)
 		kind, _ := d["kind"].(string)
 		expected, hasExpected := d["expected"]
+		// value checks one value, which each side reads where at says: absent at the stage
+		// (absentMsg) when the lane added it, else W0's value (equalMsg) when the diagnostic
+		// gives it.
+		value := func(label, absentMsg, equalMsg string, at func(reading) Target) {
+			if kind == "added" {
+				add(fmt.Sprintf(absentMsg, label, stage), OpAbsent, "", at(src), at(lane))
+			} else if hasExpected {
+				add(fmt.Sprintf(equalMsg, valued(label, expected), stage), OpEqual, exact(expected), at(src), at(lane))
+			}
+		}
 		switch {
 		case atom == "block.count":
 			n := len(contentOf(sourceView))
@@ -230,19 +240,11 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 			i := blockIndex(d)
 			name := strings.TrimPrefix(atom, "block.")
 			rest := strings.TrimPrefix(path, fmt.Sprintf("/%d/%s", i, strictjson.EscapeToken(name)))
-			label := fmt.Sprintf("content[%d].%s%s", i, name, dotted(rest))
-			if kind == "added" {
-				add(fmt.Sprintf("%s must not appear at %s (W0 has none)", label, stage), OpAbsent, "", src.field(i, name, rest), lane.field(i, name, rest))
-			} else if hasExpected {
-				add(fmt.Sprintf("%s must reach %s", valued(label, expected), stage), OpEqual, exact(expected), src.field(i, name, rest), lane.field(i, name, rest))
-			}
+			value(fmt.Sprintf("content[%d].%s%s", i, name, dotted(rest)), "%s must not appear at %s (W0 has none)", "%s must reach %s",
+				func(r reading) Target { return r.field(i, name, rest) })
 		case atom == "structured.value":
-			label := "structuredContent" + dotted(path)
-			if kind == "added" {
-				add(fmt.Sprintf("%s must not appear at %s (W0 has none)", label, stage), OpAbsent, "", src.slot(src.c.Structured, "structured slot", path), lane.slot(lane.c.Structured, "structured slot", path))
-			} else if hasExpected {
-				add(fmt.Sprintf("%s must reach %s exactly", valued(label, expected), stage), OpEqual, exact(expected), src.slot(src.c.Structured, "structured slot", path), lane.slot(lane.c.Structured, "structured slot", path))
-			}
+			value("structuredContent"+dotted(path), "%s must not appear at %s (W0 has none)", "%s must reach %s exactly",
+				func(r reading) Target { return r.slot(r.c.Structured, "structured slot", path) })
 		case strings.HasPrefix(atom, "structured."):
 			// The state, type and relation of the structured slot all rest on the slot as sent.
 			if v, ok := sourceView["structured"]; ok {
@@ -256,12 +258,8 @@ func plan(diags []map[string]any, sourceView project.View, src, lane reading, st
 			want, _ := expected.(string)
 			add(fmt.Sprintf("the error decision must reach %s as %s (W0 says %s)", stage, want, decisionWords(want)), OpDecision, want, src.decision(), lane.decision())
 		case atom == "result._meta":
-			label := "_meta" + dotted(path)
-			if kind == "added" {
-				add(fmt.Sprintf("%s must not reach %s", label, stage), OpAbsent, "", src.slot(src.c.Meta, "result _meta", path), lane.slot(lane.c.Meta, "result _meta", path))
-			} else if hasExpected {
-				add(fmt.Sprintf("%s must reach %s", valued(label, expected), stage), OpEqual, exact(expected), src.slot(src.c.Meta, "result _meta", path), lane.slot(lane.c.Meta, "result _meta", path))
-			}
+			value("_meta"+dotted(path), "%s must not reach %s", "%s must reach %s",
+				func(r reading) Target { return r.slot(r.c.Meta, "result _meta", path) })
 		default:
 			return nil, nil, fmt.Errorf("no reproduction for atom %s (a custom atom: its diagnostic path has no carrier meaning reproduce knows)", atom)
 		}

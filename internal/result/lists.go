@@ -6,76 +6,72 @@ import (
 	"iter"
 )
 
-// Results are a report's bindings, in report order. A census of a million bindings does not hold
-// them as Result values: each is made when it is read (At), from the census's compact form, so a
-// report's memory does not grow with its bindings. At must be safe for concurrent use: the JSON
-// format makes and encodes results on several goroutines. ResultList is the plain form.
-type Results interface {
+// Indexed is a list read by index: Len items, each made by At (0 ≤ i < Len). A report's
+// Results, Localizations and an upgrade's Changes are Indexed, so that a census can make each item
+// when it is read rather than hold them all; List is the plain form, held as values.
+type Indexed[T any] interface {
 	Len() int
-	At(i int) Result
+	At(i int) T
 }
 
-// ResultList is Results held as values.
-type ResultList []Result
+// List is an Indexed list held as values.
+type List[T any] []T
 
-// Len implements Results.
-func (l ResultList) Len() int { return len(l) }
+// Len implements Indexed.
+func (l List[T]) Len() int { return len(l) }
 
-// At implements Results.
-func (l ResultList) At(i int) Result { return l[i] }
+// At implements Indexed.
+func (l List[T]) At(i int) T { return l[i] }
 
-// Changes are an upgrade's changed bindings, in report order; like Results, they may be made
-// when read, and At must be safe for concurrent use as Results' is. ChangeList is the plain form.
-type Changes interface {
-	Len() int
-	At(i int) Change
-}
-
-// ChangeList is Changes held as values.
-type ChangeList []Change
-
-// Len implements Changes.
-func (l ChangeList) Len() int { return len(l) }
-
-// At implements Changes.
-func (l ChangeList) At(i int) Change { return l[i] }
-
-// Localizations are a report's localizations, in report order. A census of a million bindings
-// has a hundred thousand of them, and holds each as the bindings it bounds (a few bytes) rather
-// than as a Localization value of eight strings (128 bytes): each is made when it is read (At),
-// which must be safe for concurrent use as Results' is. LocalizationList is the plain form.
-type Localizations interface {
-	Len() int
-	At(i int) Localization
-}
-
-// LocalizationList is Localizations held as values.
-type LocalizationList []Localization
-
-// Len implements Localizations.
-func (l LocalizationList) Len() int { return len(l) }
-
-// At implements Localizations.
-func (l LocalizationList) At(i int) Localization { return l[i] }
-
-// Localized is how many localizations the report has.
-func (r *Report) Localized() int {
-	if r.Localizations == nil {
+// count is l's length; a nil list is empty.
+func count[T any](l Indexed[T]) int {
+	if l == nil {
 		return 0
 	}
-	return r.Localizations.Len()
+	return l.Len()
 }
 
-// EachLocalization walks the report's localizations in order.
-func (r *Report) EachLocalization() iter.Seq2[int, Localization] {
-	return func(yield func(int, Localization) bool) {
-		for i := range r.Localized() {
-			if !yield(i, r.Localizations.At(i)) {
+// all walks l in order; a nil list is empty.
+func all[T any](l Indexed[T]) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := range count(l) {
+			if !yield(i, l.At(i)) {
 				return
 			}
 		}
 	}
 }
+
+// Results are a report's bindings, in report order. A census of a million bindings does not hold
+// them as Result values: each is made when it is read (At), from the census's compact form, so a
+// report's memory does not grow with its bindings. At must be safe for concurrent use: the JSON
+// format makes and encodes results on several goroutines. ResultList is the plain form.
+type Results = Indexed[Result]
+
+// ResultList is Results held as values.
+type ResultList = List[Result]
+
+// Changes are an upgrade's changed bindings, in report order; like Results, they may be made
+// when read, and At must be safe for concurrent use as Results' is. ChangeList is the plain form.
+type Changes = Indexed[Change]
+
+// ChangeList is Changes held as values.
+type ChangeList = List[Change]
+
+// Localizations are a report's localizations, in report order. A census of a million bindings
+// has a hundred thousand of them, and holds each as the bindings it bounds (a few bytes) rather
+// than as a Localization value of eight strings (128 bytes): each is made when it is read (At),
+// which must be safe for concurrent use as Results' is. LocalizationList is the plain form.
+type Localizations = Indexed[Localization]
+
+// LocalizationList is Localizations held as values.
+type LocalizationList = List[Localization]
+
+// Localized is how many localizations the report has.
+func (r *Report) Localized() int { return count(r.Localizations) }
+
+// EachLocalization walks the report's localizations in order.
+func (r *Report) EachLocalization() iter.Seq2[int, Localization] { return all(r.Localizations) }
 
 // Each walks the report's results in order; each is a fresh value the caller may keep.
 func (r *Report) Each() iter.Seq2[int, *Result] {
@@ -134,34 +130,13 @@ func (r *Report) Heads() iter.Seq2[int, *Result] {
 }
 
 // Len is how many results the report has.
-func (r *Report) Len() int {
-	if r.Results == nil {
-		return 0
-	}
-	return r.Results.Len()
-}
+func (r *Report) Len() int { return count(r.Results) }
 
 // Each walks the upgrade's changes in order.
-func (u Upgrade) Each() iter.Seq2[int, Change] {
-	return func(yield func(int, Change) bool) {
-		if u.Changes == nil {
-			return
-		}
-		for i := range u.Changes.Len() {
-			if !yield(i, u.Changes.At(i)) {
-				return
-			}
-		}
-	}
-}
+func (u Upgrade) Each() iter.Seq2[int, Change] { return all(u.Changes) }
 
 // Count is how many changes the upgrade has.
-func (u Upgrade) Count() int {
-	if u.Changes == nil {
-		return 0
-	}
-	return u.Changes.Len()
-}
+func (u Upgrade) Count() int { return count(u.Changes) }
 
 // MarshalJSON writes the upgrade with its changes as an array, however they are held.
 func (u Upgrade) MarshalJSON() ([]byte, error) {

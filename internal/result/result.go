@@ -586,7 +586,11 @@ func (r *Report) ScopeText() string { return r.Scope.Text() }
 func (r *Report) CohortText() string { return r.Cohort.Text() }
 
 // Text lists a scope's selectors, "lanes a,b; stages A2", "" for a nil or zero scope.
-func (s *Scope) Text() string {
+func (s *Scope) Text() string { return s.Join(",") }
+
+// Join lists a scope's selectors as Text does, with sep between the values of one selector:
+// Join(", ") is "lanes a, b; stages A2".
+func (s *Scope) Join(sep string) string {
 	if s == nil {
 		return ""
 	}
@@ -597,7 +601,7 @@ func (s *Scope) Text() string {
 	}{{"lanes", s.Lanes}, {"versions", s.Versions}, {"configurations", s.Configurations},
 		{"stages", s.Stages}, {"suites", s.Suites}, {"fixtures", s.Fixtures}, {"tasks", s.Tasks}} {
 		if len(f.vals) > 0 {
-			parts = append(parts, f.name+" "+strings.Join(f.vals, ","))
+			parts = append(parts, f.name+" "+strings.Join(f.vals, sep))
 		}
 	}
 	return strings.Join(parts, "; ")

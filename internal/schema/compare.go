@@ -7,12 +7,5 @@ const CompareReportSchemaPath = "contractcheck/compare-report.schema.json"
 // json`, compareVersion 4). The schema is compiled on first use. A
 // violation is a *ValidationError with an empty File.
 func (v *Validator) ValidateCompareReport(doc any) error {
-	s, err := v.compare.get(v, CompareReportSchemaPath)
-	if err != nil {
-		return err
-	}
-	if err := s.Validate(doc); err != nil {
-		return convert(err, "", 0, "", nil)
-	}
-	return nil
+	return v.compare.validate(v, CompareReportSchemaPath, "", doc)
 }

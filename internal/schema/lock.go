@@ -14,11 +14,7 @@ const LockSchemaPath = "contractcheck/lock.schema.json"
 // compiled on first use. A violation is a *ValidationError naming file and
 // the JSON pointer.
 func (v *Validator) ValidateLock(file string, doc any) error {
-	s, err := v.lock.get(v, LockSchemaPath)
-	if err != nil {
-		return err
-	}
-	return validateLock(s, file, doc)
+	return v.lock.validate(v, LockSchemaPath, file, doc)
 }
 
 // LockValidator validates lock files only. Reading a lock needs nothing else, and New would also
@@ -37,12 +33,5 @@ func NewLockValidator(fsys fs.FS) (*LockValidator, error) {
 
 // ValidateLock validates a decoded lock file, as Validator.ValidateLock does.
 func (l *LockValidator) ValidateLock(file string, doc any) error {
-	return validateLock(l.schema, file, doc)
-}
-
-func validateLock(s *jsonschema.Schema, file string, doc any) error {
-	if err := s.Validate(doc); err != nil {
-		return convert(err, file, 0, "", nil)
-	}
-	return nil
+	return validateDoc(l.schema, file, doc)
 }

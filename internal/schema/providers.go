@@ -19,10 +19,5 @@ func (v *Validator) Accepts(schemaPath string) (func(any) error, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(item any) error {
-		if err := s.Validate(item); err != nil {
-			return convert(err, "", 0, "", nil)
-		}
-		return nil
-	}, nil
+	return func(item any) error { return validateDoc(s, "", item) }, nil
 }

@@ -237,6 +237,25 @@ func (l *lazySchema) get(v *Validator, path string) (*jsonschema.Schema, error) 
 	return l.schema, l.err
 }
 
+// validate validates doc, read from file ("" for none), against the schema at path, compiled on
+// first use: a violation is a *ValidationError naming file and the JSON pointer.
+func (l *lazySchema) validate(v *Validator, path, file string, doc any) error {
+	s, err := l.get(v, path)
+	if err != nil {
+		return err
+	}
+	return validateDoc(s, file, doc)
+}
+
+// validateDoc validates doc, read from file ("" for none), against s: a violation is a
+// *ValidationError naming file and the JSON pointer.
+func validateDoc(s *jsonschema.Schema, file string, doc any) error {
+	if err := s.Validate(doc); err != nil {
+		return convert(err, file, 0, "", nil)
+	}
+	return nil
+}
+
 // lazyIn is the entry for path in m, made on first use.
 func lazyIn(m *sync.Map, path string) *lazySchema {
 	e, ok := m.Load(path)
@@ -495,14 +514,7 @@ func (v *Validator) carrier(schemaPath string) (*jsonschema.Schema, error) {
 // ValidateReport validates a decoded JSON report. A violation is a
 // *ValidationError with an empty File.
 func (v *Validator) ValidateReport(doc any) error {
-	s, err := v.report.get(v, ReportSchemaPath)
-	if err != nil {
-		return err
-	}
-	if err := s.Validate(doc); err != nil {
-		return convert(err, "", 0, "", nil)
-	}
-	return nil
+	return v.report.validate(v, ReportSchemaPath, "", doc)
 }
 
 // refCycle is the reference cycle a validation error's tree holds, if any: a fault of the schema

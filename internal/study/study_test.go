@@ -164,13 +164,9 @@ func TestBuiltinTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range Outputters().Names() {
-			out, err := Outputters().Get(f, report.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var buf bytes.Buffer
-			if err := out.Output(&buf, r); err != nil {
-				t.Fatal(err)
+			if err := Outputters().Write(&buf, f, report.Options{}, r); err != nil {
+				t.Fatalf("%s: %v", f, err)
 			}
 			outputs[f] = append(outputs[f], buf.Bytes())
 		}
@@ -246,12 +242,8 @@ func TestHostileStrings(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range []string{"text", "markdown"} {
-				out, err := Outputters().Get(f, report.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
 				var b bytes.Buffer
-				if err := out.Output(&b, r); err != nil {
+				if err := Outputters().Write(&b, f, report.Options{}, r); err != nil {
 					t.Fatal(err)
 				}
 				testkit.TerminalSafe(t, f, b.String(), false)

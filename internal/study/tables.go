@@ -326,13 +326,11 @@ func (r *Report) positionRows() [][]string {
 
 // reconstructed lists the reconstructed lanes of the tables, sorted.
 func (r *Report) reconstructed() []string {
-	set := map[string]bool{}
+	lanes := result.ReconstructedLanes{}
 	for _, l := range r.Lanes {
-		if l.Origin == "reconstructed" {
-			set[l.Lane] = true
-		}
+		lanes.Add(l.Lane, l.Origin)
 	}
-	return contract.SortedKeys(set)
+	return lanes.Lanes()
 }
 
 // selection says what the tables were computed on: the cohort and the scope.
@@ -345,21 +343,7 @@ func (r *Report) selection() string {
 		if s.scope == nil {
 			continue
 		}
-		parts = append(parts, s.name+" "+scopeText(*s.scope))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func scopeText(s result.Scope) string {
-	var parts []string
-	for _, f := range []struct {
-		name   string
-		values []string
-	}{{"lanes", s.Lanes}, {"versions", s.Versions}, {"configurations", s.Configurations}, {"stages", s.Stages},
-		{"suites", s.Suites}, {"fixtures", s.Fixtures}, {"tasks", s.Tasks}} {
-		if len(f.values) > 0 {
-			parts = append(parts, f.name+" "+strings.Join(f.values, ", "))
-		}
+		parts = append(parts, s.name+" "+s.scope.Join(", "))
 	}
 	return strings.Join(parts, "; ")
 }

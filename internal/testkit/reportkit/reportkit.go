@@ -157,12 +157,8 @@ func Render(t testing.TB, r *result.Report, format string) string {
 // RenderWith is Render with the formatter's options (--details, the style).
 func RenderWith(t testing.TB, r *result.Report, format string, opts report.Options) []byte {
 	t.Helper()
-	out, err := report.Outputters().Get(format, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b bytes.Buffer
-	if err := out.Output(&b, r); err != nil {
+	if err := report.Outputters().Write(&b, format, opts, r); err != nil {
 		t.Fatalf("%s: %v", format, err)
 	}
 	return b.Bytes()
