@@ -14,6 +14,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
@@ -83,43 +84,6 @@ func writeDecisions(w *censusdir.Writer, sources censusdir.Sources, readings []h
 	return w.Close()
 }
 
-// refuseInside refuses a --census-out directory that is one of the inputs (given by flag) or
-// lies inside one: the census written would change an input (a part added to a census, a file
-// to a directory of decision logs, which the reader walks), or be read back by the next run.
-func refuseInside(out, flag string, inputs []string) error {
-	o, err := filepath.Abs(out)
-	if err != nil {
-		return fmt.Errorf("--census-out %s: %w", out, err)
-	}
-	o = resolved(o)
-	for _, in := range inputs {
-		i, err := filepath.Abs(in)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", flag, in, err)
-		}
-		i = resolved(i)
-		if rel, err := filepath.Rel(i, o); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
-			return fmt.Errorf("--census-out %s is %s %s or inside it: the census would be written into an input; give a directory outside every input", out, flag, in)
-		}
-	}
-	return nil
-}
-
-// resolved is the absolute path p with the symbolic links of its longest existing prefix
-// resolved, so that a link to an input is seen as the input.
-func resolved(p string) string {
-	rest := ""
-	for q := p; ; q = filepath.Dir(q) {
-		if r, err := filepath.EvalSymlinks(q); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(q) == q {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
-	}
-}
-
 // RunCensuses reports on the union of census directories (internal/censusdir) instead of
 // evaluating records: every reading of every whole part of every directory goes into one census,
 // in the order read, which collapses the repetitions, finds the unstable bindings and applies the
@@ -149,7 +113,7 @@ func resolved(p string) string {
 // their union: the readings held (within the run's scope), every decision that is an error and
 // the windows of the batches they cover, per collector (censusdir.Sources: a collector's census
 // is named by its directory as given), marked complete. An out that is one of dirs or lies
-// inside one is refused.
+// inside one, or holds one, is refused.
 func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -174,7 +138,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	visible := visibility.NewCollector(visReader)
 	var w *censusdir.Writer
 	if out != "" {
-		if err := refuseInside(out, "--census", dirs); err != nil {
+		// Written into an input, the census would change it (a part added to a census) or be
+		// read back by the next run; written around one, it would hold it.
+		if err := safeio.CheckOutputDirFlag("--census-out", out, dirs); err != nil {
 			return nil, read, result.AsInput(err)
 		}
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
