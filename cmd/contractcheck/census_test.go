@@ -49,7 +49,7 @@ func TestCensusCommand(t *testing.T) {
 		{name: "census beside decision logs", args: []string{"--census", d1, "--decision-logs", consoleLog},
 			code: 2, inStderr: []string{"--census reads a census instead of records"}},
 		{name: "census written inside its input", args: []string{"--census", d1, "--census-out", filepath.Join(d1, "x")},
-			code: 2, inStderr: []string{"--census-out " + filepath.Join(d1, "x") + " is --census " + d1 + " or inside it"}},
+			code: 2, inStderr: []string{"--census-out " + filepath.Join(d1, "x") + " is inside " + d1 + ", an input directory of this run: refused"}},
 		{name: "census written over", args: []string{"--census-out", d1}, code: 2, inStderr: []string{"already holds a census"}},
 		{name: "not a census", args: []string{"--census", dir}, code: 2, inStderr: []string{"no census part"}},
 		{name: "another profile", args: []string{"--census", d1, "--profile", "optional-null"}, code: 2, inStderr: []string{`a census of profile "strict"`}},

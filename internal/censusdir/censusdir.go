@@ -6,7 +6,9 @@
 // A census directory holds parts named <seq>.census.gz (seq eight digits, from 00000001), each a
 // gzip'd JSON Lines file: a header line {"census": 1, "profile": P}, then one line a reading,
 // {"reading": {...}} (a binding's repetition: its position, task, repetition, origin, outcome,
-// error, record file and line, readout and diagnostics in their exact JSON), or
+// error, record file and line, readout and diagnostics in their exact JSON, and its fingerprint:
+// result.Fingerprint in hexadecimal, which a reader takes as written; a line without one, of a
+// census written before lines held it, is hashed when read), or
 // {"visibility": {...}} (a record's channel-visibility reading). A part is written to a temporary
 // name (".tmp-…", which a reader skips), fsync'd, closed, renamed to its name and the directory
 // fsync'd: the name exists only for a whole part, so a reader at any time sees whole parts, never
@@ -35,6 +37,8 @@ package censusdir
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	encjson "encoding/json"
 	"errors"
 	"fmt"
@@ -231,7 +235,11 @@ type EncodedBatch struct {
 func EncodeBatch(readings []result.Reading, errs []result.DecisionError) (EncodedBatch, error) {
 	e := EncodedBatch{lines: make([][]byte, 0, len(readings)+len(errs)), readings: len(readings)}
 	for _, r := range readings {
-		b, err := strictjson.Marshal(map[string]any{"reading": readingLine(r)})
+		line, err := readingLine(r)
+		if err != nil {
+			return e, err
+		}
+		b, err := strictjson.Marshal(map[string]any{"reading": line})
 		if err != nil {
 			return e, err
 		}
@@ -280,16 +288,30 @@ type jsonNumber = encjson.Number
 
 // Add writes one reading (its readout and diagnostics exactly as the policy gave them).
 func (w *Writer) Add(r result.Reading) error {
+	line, err := readingLine(r)
+	if err != nil {
+		return err
+	}
 	w.readings++
-	return w.line(map[string]any{"reading": readingLine(r)})
+	return w.line(map[string]any{"reading": line})
 }
 
-// readingLine is the object of a reading's census line.
-func readingLine(r result.Reading) map[string]any {
+// readingLine is the object of a reading's census line. It holds the reading's fingerprint
+// (result.Fingerprint, in hexadecimal), computed when the reading has none, so that a reader
+// takes it as written instead of encoding the readout and diagnostics again to hash them: that
+// was a sixth of a merge's CPU (docs/design.md, "Merging censuses").
+func readingLine(r result.Reading) (map[string]any, error) {
+	fp := r.Fingerprint
+	if fp == ([sha256.Size]byte{}) {
+		var err error
+		if fp, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+			return nil, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
+		}
+	}
 	m := map[string]any{
 		"fixture": r.Fixture, "lane": r.Lane, "version": r.LaneVersion, "configuration": r.Configuration,
 		"stage": r.Stage, "task": r.Task, "repetition": num(r.Repetition), "origin": r.Origin,
-		"outcome": r.Outcome, "file": r.File, "line": num(r.Line),
+		"outcome": r.Outcome, "file": r.File, "line": num(r.Line), "fingerprint": hex.EncodeToString(fp[:]),
 	}
 	if r.Error != "" {
 		m["error"] = r.Error
@@ -304,7 +326,7 @@ func readingLine(r result.Reading) map[string]any {
 		}
 		m["diagnostics"] = ds
 	}
-	return m
+	return m, nil
 }
 
 // AddVisibility writes one visibility reading; nil is none.
@@ -921,8 +943,10 @@ func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Li
 			if err != nil {
 				return out, err
 			}
-			if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
-				return out, o.errorf("/reading", "%v", err)
+			if r.Fingerprint == ([sha256.Size]byte{}) { // a census written before lines held it
+				if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
+					return out, o.errorf("/reading", "%v", err)
+				}
 			}
 			out = append(out, item{reading: r})
 		default:
@@ -955,7 +979,7 @@ var (
 	lineFields          = []string{"reading", "visibility", "decisionError"} // the third in a census of decision logs only
 	decisionErrorFields = []string{"at", "decision", "error"}
 	readingFields       = []string{"fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
-		"outcome", "error", "file", "line", "readout", "diagnostics"}
+		"outcome", "error", "file", "line", "readout", "diagnostics", "fingerprint"}
 	visibilityFields = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
 )
 
@@ -1086,6 +1110,18 @@ func (o object) reading(v any) (result.Reading, error) {
 	}
 	if !slices.Contains(readingOutcomes, r.Outcome) {
 		return r, o.errorf("/reading/outcome", "not an outcome: %q", r.Outcome)
+	}
+	if x, ok := m["fingerprint"]; ok {
+		s, ok := x.(string)
+		if !ok {
+			return r, o.errorf("/reading/fingerprint", "want a string, got %s", strictjson.TypeName(x))
+		}
+		if len(s) != 2*sha256.Size || strings.ToLower(s) != s {
+			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
+		}
+		if _, err := hex.Decode(r.Fingerprint[:], []byte(s)); err != nil {
+			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
+		}
 	}
 	if x, ok := m["readout"]; ok {
 		if r.Readout, ok = x.(map[string]any); !ok {

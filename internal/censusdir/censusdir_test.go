@@ -3,8 +3,10 @@ package censusdir
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	encjson "encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,6 +78,95 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFingerprintStored: a reading's line holds its fingerprint, the one the reading carries or,
+// when it carries none, the one result.Fingerprint gives; a reader takes the line's as written
+// (the merge does not hash the readout again), and hashes a line of an older census that holds
+// none.
+func TestFingerprintStored(t *testing.T) {
+	r := reading(1)
+	computed, err := result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var given [32]byte
+	copy(given[:], strings.Repeat("\xab", 32))
+	good := `{"reading":{"fixture":"C01","lane":"direct","version":"v1","configuration":"default","stage":"D1","task":"T1","repetition":1,"origin":"captured","outcome":"pass","file":"a","line":1}}`
+	old, err := result.Fingerprint(result.Pass, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		write func(t *testing.T, dir string)
+		want  [32]byte
+		line  string // what the written line holds, when written by Writer
+	}{
+		{name: "written without one: computed", write: func(t *testing.T, dir string) { add(t, dir, r) },
+			want: computed, line: `"fingerprint":"` + hex.EncodeToString(computed[:]) + `"`},
+		{name: "written with one: kept", write: func(t *testing.T, dir string) {
+			r := r
+			r.Fingerprint = given
+			add(t, dir, r)
+		}, want: given, line: `"fingerprint":"` + strings.Repeat("ab", 32) + `"`},
+		{name: "a line's taken as written", write: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"`+strings.Repeat("ab", 32)+`"`, 1))
+		}, want: given},
+		{name: "an older census's line without one: hashed", write: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, good)
+		}, want: old},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "census")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.write(t, dir)
+			var got []result.Reading
+			if _, err := Read(dir, "strict", func(r result.Reading) error { got = append(got, r); return nil }, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Fingerprint != tc.want {
+				t.Fatalf("read %d readings, fingerprint %x, want one, %x", len(got), got[0].Fingerprint, tc.want)
+			}
+			if tc.line == "" {
+				return
+			}
+			f, err := os.Open(filepath.Join(dir, "00000001.census.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), tc.line) {
+				t.Errorf("the census holds\n%s\nwant it to hold %s", data, tc.line)
+			}
+		})
+	}
+}
+
+// add writes a census of one reading into dir.
+func add(t *testing.T, dir string, r result.Reading) {
+	t.Helper()
+	w, err := Create(dir, "strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // part writes a part of the given lines, gzip'd, under name.
 func part(t *testing.T, dir, name string, lines ...string) {
 	t.Helper()
@@ -114,6 +205,18 @@ func TestReadRefuses(t *testing.T) {
 		{name: "not an outcome", setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"pass"`, `"unstable"`, 1))
 		}, want: `00000001.census.gz:2: /reading/outcome: not an outcome: "unstable"`},
+		{name: "fingerprint not a string", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":1`, 1))
+		}, want: "00000001.census.gz:2: /reading/fingerprint: want a string, got number"},
+		{name: "fingerprint short", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"abcd"`, 1))
+		}, want: `00000001.census.gz:2: /reading/fingerprint: want 64 lower-case hexadecimal digits (the reading's SHA-256), got "abcd"`},
+		{name: "fingerprint in upper case", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"`+strings.Repeat("AB", 32)+`"`, 1))
+		}, want: "00000001.census.gz:2: /reading/fingerprint: want 64 lower-case hexadecimal digits"},
+		{name: "fingerprint not hexadecimal", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"`+strings.Repeat("zz", 32)+`"`, 1))
+		}, want: "00000001.census.gz:2: /reading/fingerprint: want 64 lower-case hexadecimal digits"},
 		{name: "not json", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":`) },
 			want: "00000001.census.gz"},
 		{name: "not gzip", setup: func(t *testing.T, dir string) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/census"
@@ -14,6 +16,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
@@ -83,41 +86,36 @@ func writeDecisions(w *censusdir.Writer, sources censusdir.Sources, readings []h
 	return w.Close()
 }
 
-// refuseInside refuses a --census-out directory that is one of the inputs (given by flag) or
-// lies inside one: the census written would change an input (a part added to a census, a file
-// to a directory of decision logs, which the reader walks), or be read back by the next run.
-func refuseInside(out, flag string, inputs []string) error {
-	o, err := filepath.Abs(out)
-	if err != nil {
-		return fmt.Errorf("--census-out %s: %w", out, err)
-	}
-	o = resolved(o)
-	for _, in := range inputs {
-		i, err := filepath.Abs(in)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", flag, in, err)
-		}
-		i = resolved(i)
-		if rel, err := filepath.Rel(i, o); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
-			return fmt.Errorf("--census-out %s is %s %s or inside it: the census would be written into an input; give a directory outside every input", out, flag, in)
-		}
-	}
-	return nil
-}
+// bindingKey is a binding as the contract set knows it: the version and configuration of a lane
+// are the records', not the contract set's.
+type bindingKey struct{ fixture, lane, stage, task string }
 
-// resolved is the absolute path p with the symbolic links of its longest existing prefix
-// resolved, so that a link to an input is seen as the input.
-func resolved(p string) string {
-	rest := ""
-	for q := p; ; q = filepath.Dir(q) {
-		if r, err := filepath.EvalSymlinks(q); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(q) == q {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
+// foreign says why the contract set under the run's profile does not evaluate a binding ("" when
+// it does): a census made by another contract set (or with other --fixtures layers) holds
+// bindings this one lacks, which a report must not count as its own. Only the matrix is checked:
+// two contract sets with the same bindings and other policies are not told apart. The answers are
+// kept in known.
+func foreign(in *instrument.Instrument, known map[bindingKey]string, b result.Binding) string {
+	k := bindingKey{b.Fixture, b.Lane, b.Stage, b.Task}
+	if why, ok := known[k]; ok {
+		return why
 	}
+	m, why := in.Model, ""
+	f, fixture := m.Fixtures[b.Fixture]
+	l, lane := m.Lanes[b.Lane]
+	_, stage := l.Stages[b.Stage]
+	switch t, task := m.Tasks[b.Task]; {
+	case !fixture:
+		why = fmt.Sprintf("fixture %s is not in this contract set", strconv.Quote(b.Fixture))
+	case !lane:
+		why = fmt.Sprintf("lane %s is not in this contract set", strconv.Quote(b.Lane))
+	case !stage:
+		why = fmt.Sprintf("lane %s has no stage %s", b.Lane, strconv.Quote(b.Stage))
+	case !task || !slices.Contains(m.ProfileTasks(in.Profile, f), b.Task) || !t.AtStage(b.Stage):
+		why = fmt.Sprintf("task %s is not evaluated on fixture %s at stage %s under profile %s", strconv.Quote(b.Task), b.Fixture, b.Stage, in.Options().Profile)
+	}
+	known[k] = why
+	return why
 }
 
 // RunCensuses reports on the union of census directories (internal/censusdir) instead of
@@ -129,7 +127,9 @@ func resolved(p string) string {
 // input error, as two records of one repetition are. A census still being written (no
 // completion marker: a check or collect writing it now) is read as far as its whole parts go,
 // and the report's gate gives no verdict (result.VerdictIncomplete, exit 2): what it lacks is
-// not known until its writer is done. When out is not empty the union is written to it as a
+// not known until its writer is done. A reading of a binding this contract set does not evaluate
+// under the run's profile (a census of another contract set) is an input error naming the part.
+// When out is not empty the union is written to it as a
 // census of its own (a merge).
 //
 // A census of decision logs (collect --census: its parts are the batches collect took) is read
@@ -149,7 +149,7 @@ func resolved(p string) string {
 // their union: the readings held (within the run's scope), every decision that is an error and
 // the windows of the batches they cover, per collector (censusdir.Sources: a collector's census
 // is named by its directory as given), marked complete. An out that is one of dirs or lies
-// inside one is refused.
+// inside one, or holds one, is refused.
 func RunCensuses(ctx context.Context, opts inputs.Options, dirs []string, out string) (*result.Report, Censuses, error) {
 	in, err := instrument.Load(ctx, opts)
 	if err != nil {
@@ -174,7 +174,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	visible := visibility.NewCollector(visReader)
 	var w *censusdir.Writer
 	if out != "" {
-		if err := refuseInside(out, "--census", dirs); err != nil {
+		// Written into an input, the census would change it (a part added to a census) or be
+		// read back by the next run; written around one, it would hold it.
+		if err := safeio.CheckOutputDirFlag("--census-out", out, dirs); err != nil {
 			return nil, read, result.AsInput(err)
 		}
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {
@@ -190,11 +192,14 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	var allErrs []result.DecisionError          // every decision that is an error, for out
 	seenErrs := map[result.DecisionError]bool{} // where each was logged names it
 	sources := censusdir.Sources{}              // the batches a census of decision logs covers, for out
+	known := map[bindingKey]string{}            // foreign's answers
+	part := ""                                  // the part being read
 	for _, dir := range dirs {
-		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(part string, hdr censusdir.Header) error {
+		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(p string, hdr censusdir.Header) error {
+			part = p
 			if len(read.Read) > 0 && hdr.Decisions() != read.decisions() {
 				return fmt.Errorf("census part %s: %s is a census of %s, %s is not: a census of decision logs (collect --census, or compacted by check --census-out) and one of a check (check --census-out) are not merged",
-					part, read.Read[0].Dir, map[bool]string{true: "decision logs", false: "a check"}[read.decisions()], dir)
+					p, read.Read[0].Dir, map[bool]string{true: "decision logs", false: "a check"}[read.decisions()], dir)
 			}
 			decisions = hdr.Decisions()
 			if hdr.Batch != nil {
@@ -209,6 +214,10 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			if in.OutsideScope(r.Position) {
 				read.OutOfScope++
 				return nil
+			}
+			if why := foreign(in, known, r.Binding); why != "" {
+				return fmt.Errorf("census part %s: the reading of %s repetition %d (record %s:%d): %s: the census was made by another contract set, or with other --fixtures layers (give the ones it was made with)",
+					part, r.Binding, r.Repetition, r.File, r.Line, why)
 			}
 			if decisions {
 				k := repKey{r.Binding, r.Repetition}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,5 +226,108 @@ func TestCensusWhileWritten(t *testing.T) {
 		if !strings.Contains(strings.ToLower(reportkit.Render(t, live, format)), "incomplete") {
 			t.Errorf("%s: the report does not say it is incomplete", format)
 		}
+	}
+}
+
+// TestCensusOfAnotherSet: a census's readings are taken as written (their fingerprints too), so a
+// census made by another contract set, or for another profile, is refused rather than counted:
+// a binding this contract set does not evaluate is an input error naming the part and the
+// reading, and a part of another profile is refused by its header.
+func TestCensusOfAnotherSet(t *testing.T) {
+	ctx := context.Background()
+	in, err := instrument.Load(ctx, directPaperScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "census")
+	if _, err := RunCensusOut(ctx, directPaperScope, dir); err != nil {
+		t.Fatal(err)
+	}
+	all, err := instrument.Load(ctx, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readings []result.Reading
+	if _, err := censusdir.Read(dir, in.Options().Profile, func(r result.Reading) error { readings = append(readings, r); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	first := readings[0]
+	elsewhere := "" // a task of the contract set not evaluated on the first reading's fixture at its stage
+	for _, id := range contract.SortedKeys(in.Model.Tasks) {
+		if !in.Model.Tasks[id].AtStage(first.Stage) || !slices.Contains(in.Tasks(first.Fixture, first.Stage), id) {
+			elsewhere = id
+			break
+		}
+	}
+	if elsewhere == "" {
+		t.Fatal("every task is evaluated on the first reading's fixture at its stage: pick another reading")
+	}
+	otherProfile := ""
+	for _, p := range contract.SortedKeys(in.Model.Profiles) {
+		if p != in.Options().Profile {
+			otherProfile = p
+			break
+		}
+	}
+	tests := []struct {
+		name    string
+		change  func(r *result.Reading)
+		profile string // the census's, when not the run's
+		all     bool   // read by a run of the whole matrix, not of directPaperScope
+		want    string
+		names   string // the file the message names, when not the part
+	}{
+		{name: "a fixture the set lacks", change: func(r *result.Reading) { r.Fixture = "C999" }, want: `fixture "C999" is not in this contract set`},
+		{name: "a lane outside the run's scope", change: func(r *result.Reading) { r.Lane = "elsewhere" }, want: "1 readings outside the run's scope left out"},
+		{name: "a lane the set lacks", change: func(r *result.Reading) { r.Lane = "elsewhere" }, all: true, want: `lane "elsewhere" is not in this contract set`},
+		{name: "a stage the lane lacks", change: func(r *result.Reading) { r.Stage = "Z9" }, want: `lane ` + first.Lane + ` has no stage "Z9"`},
+		{name: "a task the set lacks", change: func(r *result.Reading) { r.Task = "T999" }, want: `task "T999" is not evaluated on fixture ` + first.Fixture},
+		{name: "a task not evaluated there", change: func(r *result.Reading) { r.Task = elsewhere }, want: `task "` + elsewhere + `" is not evaluated on fixture ` + first.Fixture},
+		{name: "another profile", profile: otherProfile, want: "/profile: a census of profile " + strconv.Quote(otherProfile), names: censusdir.CompleteFile},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			other := filepath.Join(t.TempDir(), "other")
+			profile := tc.profile
+			if profile == "" {
+				profile = in.Options().Profile
+			}
+			w, err := censusdir.Create(other, profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range readings {
+				if i == 0 && tc.change != nil {
+					tc.change(&r)
+				}
+				if err := w.Add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			run := in
+			if tc.all {
+				run = all
+			}
+			_, read, err := FromCensuses(ctx, run, []string{other}, "")
+			if strings.Contains(tc.want, "left out") { // not an error: counted
+				if err != nil || !strings.Contains(read.String(), tc.want) {
+					t.Fatalf("err %v, read %q: want no error and %q", err, read, tc.want)
+				}
+				return
+			}
+			if err == nil || result.ExitCode(err) != result.ExitInputError {
+				t.Fatalf("err %v (exit %d), want an input error", err, result.ExitCode(err))
+			}
+			names := filepath.Join(other, "00000001.census.gz")
+			if tc.names != "" {
+				names = filepath.Join(other, tc.names)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), names) {
+				t.Errorf("error %q, want it to say %q and name %s", err, tc.want, names)
+			}
+		})
 	}
 }

@@ -94,12 +94,7 @@ func TestCompactDecisionCensuses(t *testing.T) {
 	}
 	events := reportkit.DecisionEvents(t, directPaperScope)
 	failed := reportkit.DecisionEvent("failed-1", map[string]any{"error": map[string]any{"code": "eval_error", "message": "timeout <script>\u2028"}})
-	var some []map[string]any
-	for i, ev := range events {
-		if i%3 != 1 {
-			some = append(some, ev)
-		}
-	}
+	some := reportkit.DropEvery(events, 3, 1) // as OPA's buffer limit drops decisions
 	for _, tc := range []struct {
 		name       string
 		batches    [][]map[string]any
@@ -259,28 +254,48 @@ func TestCompactRefused(t *testing.T) {
 	if err := os.Symlink(live, link); err != nil {
 		t.Fatal(err)
 	}
+	rootLink := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink(filepath.Dir(live), rootLink); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name      string
 		run       func(out string) error
 		out, want string
 		names     string // the path the message names, when not out
 	}{
-		{name: "--census-out is the --census input", out: live, want: "inside it",
+		{name: "--census-out is the --census input", out: live, want: "an input of this run: refused",
 			run: func(out string) error {
 				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
 				return err
 			}},
-		{name: "--census-out inside the --census input", out: filepath.Join(live, "day"), want: "inside it",
+		{name: "--census-out inside the --census input", out: filepath.Join(live, "day"), want: "--census-out " + filepath.Join(live, "day") + " is inside",
 			run: func(out string) error {
 				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
 				return err
 			}},
-		{name: "--census-out inside the input through a link", out: filepath.Join(link, "day"), want: "inside it",
+		{name: "--census-out inside the input through a link", out: filepath.Join(link, "day"), want: "is inside",
 			run: func(out string) error {
 				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
 				return err
 			}},
-		{name: "--census-out inside --decision-logs", out: filepath.Join(batches, "census"), want: "inside it",
+		{name: "--census-out inside --decision-logs", out: filepath.Join(batches, "census"), want: "is inside",
+			run: func(out string) error {
+				_, _, err := RunDecisionLogsOut(ctx, directPaperScope, DecisionLogs{Paths: []string{batches}}, out)
+				return err
+			}},
+		// Written around an input, a census would hold it: its parts beside the input's.
+		{name: "--census-out holds the --census input", out: filepath.Dir(live), want: "holds " + live,
+			run: func(out string) error {
+				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
+				return err
+			}},
+		{name: "--census-out holds the --census input through a link", out: rootLink, want: "holds " + live,
+			run: func(out string) error {
+				_, _, err := RunCensuses(ctx, directPaperScope, []string{live}, out)
+				return err
+			}},
+		{name: "--census-out holds --decision-logs", out: filepath.Dir(batches), want: "holds " + batches,
 			run: func(out string) error {
 				_, _, err := RunDecisionLogsOut(ctx, directPaperScope, DecisionLogs{Paths: []string{batches}}, out)
 				return err

@@ -18,6 +18,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
@@ -75,7 +76,8 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 	var w *censusdir.Writer
 	if out != "" {
 		paths := slices.DeleteFunc(slices.Clone(logs.Paths), func(p string) bool { return p == decisionlog.StdinArg })
-		if err := refuseInside(out, "--decision-logs", paths); err != nil {
+		// A file written into a directory of decision logs would be read by the next run.
+		if err := safeio.CheckOutputDirFlag("--census-out", out, paths); err != nil {
 			return nil, decisionlog.Counts{}, result.AsInput(err)
 		}
 		if w, err = censusdir.Create(out, opts.Profile); err != nil {

@@ -323,18 +323,26 @@ func readStream(ctx context.Context, name string, r io.Reader, c *Counts, emit f
 	return readLines(ctx, name, br, c, emit)
 }
 
-// readBatch reads a JSON array of events, as OPA uploads them to a log service.
+// readBatch reads a JSON array of events, as OPA uploads them to a log service, event by event
+// (strictjson.ArrayReader, as collect reads an upload): its memory is one event's tree, never the
+// whole batch's. After an event that fails, the rest is still read, so that a batch that is also
+// not JSON or over maxLine is refused for that, as when it was decoded whole first.
 func readBatch(ctx context.Context, name string, r io.Reader, c *Counts, emit func(*Decision) error) error {
-	data, err := safeio.ReadStream(r, name, maxLine)
-	if err != nil {
-		return err
-	}
-	doc, err := strictjson.Decode(name, data, strictjson.DefaultLimits)
-	if err != nil {
-		return err
-	}
+	ar := strictjson.NewArrayReader(name, r, strictjson.Limits{MaxBytes: maxLine})
 	noteBatchFile(name, c)
-	return readEvents(ctx, name, doc.([]any), c, emit)
+	var eventErr error
+	for {
+		i, ev, err := ar.Next()
+		if errors.Is(err, io.EOF) {
+			return eventErr
+		}
+		if err != nil {
+			return err
+		}
+		if eventErr == nil {
+			eventErr = ReadEvent(ctx, name, i, ev, c, emit)
+		}
+	}
 }
 
 // ReadEvent reads one event of a batch (a JSON array of events as OPA's decision-log plugin
@@ -359,15 +367,6 @@ func ReadEvent(ctx context.Context, name string, i int, ev any, c *Counts, emit 
 		return err
 	}
 	return emit(d)
-}
-
-func readEvents(ctx context.Context, name string, events []any, c *Counts, emit func(*Decision) error) error {
-	for i, ev := range events {
-		if err := ReadEvent(ctx, name, i, ev, c, emit); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // readLines reads a log of one JSON object per line (OPA's console output, or a file of it).

@@ -230,14 +230,40 @@ func TestReadErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("batch", func(t *testing.T) {
-		p := filepath.Join(t.TempDir(), "batch.json")
-		os.WriteFile(p, []byte("["+good+`,{"decision_id":"d2","path":"contractcheck/decision"}]`), 0o600)
-		_, _, err := readAll(t, []string{p}, nil)
-		if err == nil || !strings.Contains(err.Error(), p+`: event 2: decision "d2": no result`) {
-			t.Fatalf("error %v", err)
-		}
-	})
+	// A batch is read event by event; what it is refused for is what decoding it whole first
+	// gave: not JSON or too large before a bad event.
+	noResult := `{"decision_id":"d2","path":"contractcheck/decision"}`
+	for _, tc := range []struct {
+		name, batch string
+		limit       int64  // maxLine, when not the default
+		want        string // beside the file's name; "" for strictjson.Decode's error on the whole batch
+	}{
+		{name: "batch", batch: "[" + good + "," + noResult + "]", want: `batch.json: event 2: decision "d2": no result`},
+		{name: "batch: a bad event, then not JSON", batch: "[" + good + "," + noResult + "," + good + ",{]"},
+		{name: "batch: a bad event, then not JSON after the array", batch: "[" + good + "," + noResult + "] x"},
+		{name: "batch: a bad event, then too large", batch: "[" + noResult + "," + good + "]", limit: int64(len(noResult) + 10), want: "over the limit of " + strconv.Itoa(len(noResult)+10) + " bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.limit > 0 {
+				defer func(l int64) { maxLine = l }(maxLine)
+				maxLine = tc.limit
+			}
+			p := filepath.Join(t.TempDir(), "batch.json")
+			os.WriteFile(p, []byte(tc.batch), 0o600)
+			want := tc.want
+			if tc.want == "" {
+				_, derr := strictjson.Decode(p, []byte(tc.batch), strictjson.DefaultLimits)
+				if derr == nil {
+					t.Fatal("the batch decodes whole")
+				}
+				want = derr.Error()
+			}
+			_, _, err := readAll(t, []string{p}, nil)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("error %v, want %q and the file's name", err, want)
+			}
+		})
+	}
 	t.Run("stdin twice", func(t *testing.T) {
 		if _, _, err := readAll(t, []string{"-", "-"}, []byte(good)); err == nil || !strings.Contains(err.Error(), "read once") {
 			t.Fatalf("error %v", err)

@@ -55,7 +55,9 @@ type Observation struct {
 }
 
 // Fingerprint is what repetitions must agree on: the outcome, the readout and the diagnostics,
-// hashed in their canonical encoding. Readings with the same fingerprint are one variant.
+// hashed in their canonical encoding. Readings with the same fingerprint are one variant. A census
+// on disk holds each reading's (internal/censusdir), and a merge takes it as written: changing
+// what it hashes changes the census format (censusdir.Version).
 func Fingerprint(outcome string, readout map[string]any, diagnostics []Diagnostic) ([sha256.Size]byte, error) {
 	if readout == nil {
 		readout = map[string]any{}

@@ -163,16 +163,25 @@ func TestCheckOutputDir(t *testing.T) {
 	testkit.WriteFile(t, src, "{}")
 	inputs := []string{fx, src}
 	tests := []struct {
-		name, output, wantErr string
+		name, flag, output, wantErr string
 	}{
-		{name: "the fixtures directory", output: fx, wantErr: "an input of this run"},
-		{name: "inside the fixtures", output: filepath.Join(fx, "suite"), wantErr: "inside"},
-		{name: "holding the source", output: filepath.Join(dir, "mine"), wantErr: "holds"},
+		{name: "the fixtures directory", output: fx, wantErr: "--output " + fx + " is " + fx + ", an input of this run"},
+		{name: "inside the fixtures", output: filepath.Join(fx, "suite"), wantErr: "--output " + filepath.Join(fx, "suite") + " is inside"},
+		{name: "holding the source", output: filepath.Join(dir, "mine"), wantErr: "--output " + filepath.Join(dir, "mine") + " holds " + src},
 		{name: "elsewhere", output: filepath.Join(dir, "suite")},
+		{name: "named by its flag: the input", flag: "--census-out", output: fx, wantErr: "--census-out " + fx + " is " + fx + ", an input of this run"},
+		{name: "named by its flag: inside", flag: "--census-out", output: filepath.Join(fx, "day"), wantErr: "--census-out " + filepath.Join(fx, "day") + " is inside"},
+		{name: "named by its flag: holding", flag: "--census-out", output: dir, wantErr: "--census-out " + dir + " holds " + fx},
+		{name: "named by its flag: elsewhere", flag: "--census-out", output: filepath.Join(dir, "day")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckOutputDir(tc.output, inputs)
+			var err error
+			if tc.flag == "" {
+				err = CheckOutputDir(tc.output, inputs)
+			} else {
+				err = CheckOutputDirFlag(tc.flag, tc.output, inputs)
+			}
 			testkit.ErrCase(t, err, tc.wantErr)
 		})
 	}

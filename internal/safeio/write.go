@@ -17,6 +17,7 @@ import (
 // InputError is an output path refused because the run reads it: writing there would destroy or
 // change an input.
 type InputError struct {
+	Flag   string // the flag that gave the output ("--census-out"); "--output" when empty
 	Output string // the output path as given
 	Input  string // the input path as given
 	Inside bool   // the output lies inside the input directory (else it is the input itself)
@@ -25,9 +26,16 @@ type InputError struct {
 // Error returns the message.
 func (e *InputError) Error() string {
 	if e.Inside {
-		return fmt.Sprintf("--output %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.Output, e.Input)
+		return fmt.Sprintf("%s %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.flag(), e.Output, e.Input)
 	}
-	return fmt.Sprintf("--output %s is %s, an input of this run: refused (write it elsewhere)", e.Output, e.Input)
+	return fmt.Sprintf("%s %s is %s, an input of this run: refused (write it elsewhere)", e.flag(), e.Output, e.Input)
+}
+
+func (e *InputError) flag() string {
+	if e.Flag == "" {
+		return "--output"
+	}
+	return e.Flag
 }
 
 // resolve returns the absolute path p stands for, with every symbolic link of its existing
@@ -109,20 +117,27 @@ func eachInput(inputs []string, f func(in, resolved string) error) error {
 }
 
 // CheckOutputDir refuses an output directory that is an input, lies inside an input directory,
-// or holds an input (a file written below it could replace that input).
+// or holds an input (a file written below it could replace that input). Its messages name the
+// output --output; CheckOutputDirFlag names another flag.
 func CheckOutputDir(output string, inputs []string) error {
+	return CheckOutputDirFlag("--output", output, inputs)
+}
+
+// CheckOutputDirFlag is CheckOutputDir for an output directory given by flag (--census-out),
+// which its messages name.
+func CheckOutputDirFlag(flag, output string, inputs []string) error {
 	out, err := resolve(output)
 	if err != nil {
-		return fmt.Errorf("--output %s: %w", output, err)
+		return fmt.Errorf("%s %s: %w", flag, output, err)
 	}
 	return eachInput(inputs, func(in, r string) error {
 		switch {
 		case out == r:
-			return &InputError{Output: output, Input: in}
+			return &InputError{Flag: flag, Output: output, Input: in}
 		case within(out, r):
-			return &InputError{Output: output, Input: in, Inside: true}
+			return &InputError{Flag: flag, Output: output, Input: in, Inside: true}
 		case within(r, out):
-			return fmt.Errorf("--output %s holds %s, an input of this run: refused (write the suite elsewhere)", output, in)
+			return fmt.Errorf("%s %s holds %s, an input of this run: refused (write it elsewhere)", flag, output, in)
 		}
 		return nil
 	})

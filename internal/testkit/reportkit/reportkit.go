@@ -78,6 +78,19 @@ func DecisionEvents(t testing.TB, opts inputs.Options) []map[string]any {
 	return events
 }
 
+// DropEvery is events without every n-th one from index at (those whose index is at modulo n), as
+// OPA's decision-log buffer drops decisions when it is full: what a collector then lacks. events
+// is left as it was.
+func DropEvery[E any](events []E, n, at int) []E {
+	var out []E
+	for i, ev := range events {
+		if i%n != at {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 // ConsoleLog is events as OPA's console decision logger writes them: one JSON object per line.
 func ConsoleLog(t testing.TB, events []map[string]any) []byte {
 	t.Helper()
