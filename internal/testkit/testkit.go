@@ -6,6 +6,7 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net"
@@ -144,6 +145,19 @@ func WriteTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+}
+
+// ReadJSON decodes the JSON file at path into v (encoding/json); t fails at once when it cannot
+// be read or decoded: test data several packages' tests share (a table of cases beside a layer).
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 }
 
