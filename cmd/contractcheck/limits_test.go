@@ -133,10 +133,7 @@ func TestPrintOutput(t *testing.T) {
 	obs := filepath.Join(dir, "obs")
 	testkit.WriteFile(t, filepath.Join(obs, "direct.jsonl"), rec+"\n")
 	args := []string{"check", "--no-cache", "--contracts", filepath.Join(dir, "contracts"), "--policies", filepath.Join(dir, "policies"), "--observations", obs, "--task", "T9"}
-	code, stdout, stderr := cli(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
+	stdout, stderr := cliOK(t, args...)
 	at := filepath.Join(dir, "policies", "t9.rego")
 	want := "print: " + at + ":6:2: task T9 on C01\n" +
 		"print: " + at + `:7:2: \n::error file=x::injected \u001b[31mred\u202e` + "\n"
@@ -151,10 +148,7 @@ func TestPrintOutput(t *testing.T) {
 	if quiet != stdout || quietErr != "" {
 		t.Errorf("print changed the report or stderr:\n%s\n---\n%s\n%s", stdout, quiet, quietErr)
 	}
-	code, stdout, _ = cli(t, "test", "--no-builtin", "--policies", filepath.Join(dir, "policies"), "-v")
-	if code != 0 {
-		t.Fatalf("test: exit %d\n%s", code, stdout)
-	}
+	stdout, _ = cliOK(t, "test", "--no-builtin", "--policies", filepath.Join(dir, "policies"), "-v")
 	if want := "    printed:\n      hello \\u202eworld\n"; !strings.Contains(stdout, want) {
 		t.Errorf("test -v does not show %q:\n%s", want, stdout)
 	}
