@@ -148,7 +148,7 @@ func TestRecordCommandLine(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "1 pairs written") || !strings.Contains(stderr, "judge it: contractcheck check --fixtures") {
 		t.Fatalf("record exit %d, want 0 with 1 pair\n%s", code, stderr)
 	}
-	stdout, stderr := cliOK(t, "check", "--no-cache", "--fixtures", out, "--observations", out, "--contracts", out, "--profile", "record", "--format", "json")
+	stdout, _ := cliOK(t, "check", "--no-cache", "--fixtures", out, "--observations", out, "--contracts", out, "--profile", "record", "--format", "json")
 	ids, _ := filepath.Glob(filepath.Join(out, "sources", "recorded", "R*.json"))
 	if len(ids) != 1 || !strings.Contains(stdout, strings.TrimSuffix(filepath.Base(ids[0]), ".json")) {
 		t.Errorf("check's report does not name the recorded fixture %v", ids)
