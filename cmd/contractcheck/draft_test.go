@@ -69,10 +69,7 @@ func TestDraftRevisionBinding(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, append([]string{"inspect", "fixture", tc.id}, draftArgs("")...)...)
-			if code != 0 {
-				t.Fatalf("exit %d\n%s", code, stderr)
-			}
+			stdout, _ := cliOK(t, append([]string{"inspect", "fixture", tc.id}, draftArgs("")...)...)
 			for _, w := range tc.want {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("the entry lacks %q:\n%s", w, stdout)
@@ -80,10 +77,7 @@ func TestDraftRevisionBinding(t *testing.T) {
 			}
 		})
 	}
-	code, stdout, stderr := cli(t, append([]string{"inspect", "fixture", "C01", "--format", "json"}, draftArgs("")...)...)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ := cliOK(t, append([]string{"inspect", "fixture", "C01", "--format", "json"}, draftArgs("")...)...)
 	var e struct{ Binding, BindingAt string }
 	if err := json.Unmarshal([]byte(stdout), &e); err != nil {
 		t.Fatal(err)
@@ -148,10 +142,7 @@ func TestDraftRevisionVerdicts(t *testing.T) {
 	}
 
 	obs := draftRecords(t, nil)
-	code, stdout, stderr := cli(t, append([]string{"inspect", "record", "--fixture", "D1", "--lane", "draft-host", "--format", "json"}, draftArgs(obs)...)...)
-	if code != 0 {
-		t.Fatalf("inspect record: exit %d\n%s", code, stderr)
-	}
+	stdout, _ := cliOK(t, append([]string{"inspect", "record", "--fixture", "D1", "--lane", "draft-host", "--format", "json"}, draftArgs(obs)...)...)
 	var in struct {
 		Records []struct {
 			Tasks []struct {

@@ -59,10 +59,7 @@ func TestInspectRecordJSON(t *testing.T) {
 			}
 		}
 	}
-	code, stdout, stderr := cli(t, "inspect", "record", "--fixture", "C02", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "1", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ := cliOK(t, "inspect", "record", "--fixture", "C02", "--lane", "adk-go", "--version", "v1.7.0", "--stage", "A2", "--repetition", "1", "--format", "json")
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +87,7 @@ func TestInspectRecordJSON(t *testing.T) {
 	testkit.WriteFile(t, filepath.Join(dir, "sources", "mine", "N1.json"), src)
 	sum := sha256.Sum256([]byte(src))
 	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), `{"fixture":"N1","lane":"direct","laneVersion":"v1","configuration":"default","stage":"D1","repetition":1,"state":"execution_failed","error":"boom","sourceSha256":"`+hex.EncodeToString(sum[:])+`","origin":"captured"}`+"\n")
-	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--format", "json", filepath.Join(dir, "observations", "direct.jsonl")+":1")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ = cliOK(t, "inspect", "record", "--fixtures", dir, "--format", "json", filepath.Join(dir, "observations", "direct.jsonl")+":1")
 	got.Records = nil
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
@@ -124,16 +118,10 @@ func TestInspectRecordHostile(t *testing.T) {
 		records = append(records, capturedRecord(t, id, "direct", "D1", []byte(src), json.RawMessage(carrier)))
 	}
 	testkit.WriteFile(t, filepath.Join(dir, "observations", "direct.jsonl"), strings.Join(records, "\n")+"\n")
-	code, stdout, stderr := cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ := cliOK(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*")
 	testkit.TerminalSafe(t, "stdout", stdout, false)
 	text := stdout
-	code, stdout, stderr = cli(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ = cliOK(t, "inspect", "record", "--fixtures", dir, "--fixture", "H*", "--format", "json")
 	var got struct {
 		Records []struct {
 			Record struct{ Fixture string }

@@ -64,10 +64,7 @@ func TestProbeTraffic(t *testing.T) {
 				}
 			}
 
-			code, stdout, stderr := cli(t, "inspect", "traffic", "--probe-output", out, "--fixture", "C09", "--format", "json")
-			if code != 0 {
-				t.Fatalf("inspect exit %d\n%s", code, stderr)
-			}
+			stdout, _ := cliOK(t, "inspect", "traffic", "--probe-output", out, "--fixture", "C09", "--format", "json")
 			var got struct{ Runs []probe.Traffic }
 			if err := json.Unmarshal([]byte(stdout), &got); err != nil || len(got.Runs) != 1 {
 				t.Fatalf("%v: %s", err, stdout)
@@ -85,10 +82,7 @@ func TestProbeTraffic(t *testing.T) {
 				t.Errorf("responses: %d %s; %d %s", xs[1].Status, xs[1].Response, xs[2].Status, xs[2].Response)
 			}
 
-			code, stdout, stderr = cli(t, "inspect", "traffic", "--probe-output", out, "--fixture", "C09")
-			if code != 0 {
-				t.Fatalf("inspect exit %d\n%s", code, stderr)
-			}
+			stdout, _ = cliOK(t, "inspect", "traffic", "--probe-output", out, "--fixture", "C09")
 			for _, w := range []string{"hostile-agent 0.1.0 default C09 repetition 1: 3 exchanges", "#1 mcp POST /mcp → 200",
 				`\u202eevil\u2028\xff`, "#3 mcp POST /mcp → 400", `::error::pwned \u001b[31m red`, "Route optimised"} {
 				if !strings.Contains(stdout, w) {

@@ -25,6 +25,17 @@ func cli(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// cliOK runs the command line as cli does, ends the test unless it exits 0 (the command line and
+// both streams in the message), and returns both streams.
+func cliOK(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
 // builtinCopy copies a built-in directory (contracts, policies or fixtures) into a temporary
 // directory the test may corrupt, and returns its path.
 func builtinCopy(t *testing.T, name string) string {
@@ -53,10 +64,7 @@ func TestCheckBuiltinGolden(t *testing.T) {
 		{name: "details", args: []string{"check", "--details"}, golden: "check-details.golden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != 0 {
-				t.Fatalf("exit %d, stderr %s", code, stderr)
-			}
+			stdout, _ := cliOK(t, tc.args...)
 			if !testkit.Golden(t, filepath.Join("testdata", tc.golden), []byte(stdout), *update) {
 				t.Logf("check output:\n%s", stdout)
 			}
@@ -337,10 +345,7 @@ func TestExitCodes(t *testing.T) {
 // typed.
 func TestReadmeFindings(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := cli(t, "check", "--format", "markdown")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := cliOK(t, "check", "--format", "markdown")
 	const begin, end = "<!-- findings:begin -->\n", "<!-- findings:end -->"
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -16,6 +20,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // evalBody evaluates, as a task policy, Rego lines that set v: the verdict's one diagnostic
@@ -199,6 +204,52 @@ func TestBuiltinLimitInRegoTest(t *testing.T) {
 	if !errors.As(le, &gle) || !strings.HasPrefix(le.Error(), "Rego test l_test.test_lsh (mine/l_test.rego:3:1): stopped at the sandbox's limit of") ||
 		!strings.HasSuffix(le.Error(), " (and 1 more test stopped at a limit)") {
 		t.Errorf("LimitError %v", le)
+	}
+}
+
+// TestBuiltinLimitsInRegoTests: a Rego test calling a builtin past the sandbox's limits is
+// stopped at once, without making what it asked for: it fails with the limit, and its limit error
+// names the test, the builtin and the call's position. The tests are those of
+// internal/instrument/testdata/limits (shared with instrument's TestBuiltinLimitsInTasks and
+// cmd/contractcheck's limits_test.go), each test_<case> calling one builtin (builtins.json, by
+// case) past the limits; they are compiled once and run together: each stopped test leaves the
+// others running.
+func TestBuiltinLimitsInRegoTests(t *testing.T) {
+	dir := filepath.Join("..", "instrument", "testdata", "limits")
+	var limitTests map[string]string // case → builtin
+	testkit.ReadJSON(t, filepath.Join(dir, "builtins.json"), &limitTests)
+	e, err := Load([]layer.Dir{layer.User(filepath.Join(dir, "policies"))}, LoadOptions{Tests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := e.RunTests(context.Background(), TestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]TestResult{}
+	for _, r := range run.Results {
+		got[r.Name] = r
+	}
+	if len(got) != len(limitTests) {
+		t.Errorf("%d tests ran, want %d (one a case)", len(got), len(limitTests))
+	}
+	for _, name := range slices.Sorted(maps.Keys(limitTests)) {
+		t.Run(name, func(t *testing.T) {
+			r, ok := got["test_"+name]
+			if !ok {
+				t.Fatalf("test_%s did not run", name)
+			}
+			if r.Pass || r.Limit == "" || r.Fail != "stopped at "+r.Limit {
+				t.Errorf("result %+v: want a failure stopped at a limit", r)
+			}
+			one := (&TestRun{Results: []TestResult{r}}).LimitError()
+			var gle *guard.LimitError
+			want := regexp.MustCompile(`^Rego test limits\.cases_test\.test_` + name + ` \(.*cases_test\.rego:\d+:\d+\): ` +
+				`stopped at the sandbox's limit of [^\n]*: ` + regexp.QuoteMeta(limitTests[name]) + ` at .*cases\.rego:\d+:\d+ would make `)
+			if !errors.As(one, &gle) || !want.MatchString(one.Error()) {
+				t.Errorf("limit error does not match %s:\n%v", want, one)
+			}
+		})
 	}
 }
 

@@ -169,6 +169,19 @@ func WriteTree(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// ReadJSON decodes the JSON file at path into v (encoding/json); t fails at once when it cannot
+// be read or decoded: test data several packages' tests share (a table of cases beside a layer).
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
 // JSON is v as strictjson.Marshal writes it (canonical: sorted keys, numbers as spelled); t fails
 // at once when v is not a tree Marshal takes.
 func JSON(t testing.TB, v any) string {

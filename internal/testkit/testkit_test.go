@@ -214,6 +214,22 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+func TestReadJSON(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	WriteFile(t, good, `{"a": "b"}`)
+	WriteFile(t, bad, `{"a": `)
+	var m map[string]string
+	if ReadJSON(t, good, &m); m["a"] != "b" || len(m) != 1 {
+		t.Errorf("ReadJSON read %v", m)
+	}
+	for _, path := range []string{bad, filepath.Join(dir, "missing.json")} {
+		if _, fatal := call(func(r testing.TB) bool { ReadJSON(r, path, &m); return true }); fatal == "" {
+			t.Errorf("ReadJSON of %s did not fail", path)
+		}
+	}
+}
+
 func TestDo(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
