@@ -326,7 +326,7 @@ func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 type variants struct {
 	index *fpIndex // the fingerprints' index (index.go); nil after release
 	// meta holds each distinct reading's variantData, metaSize bytes at v·metaSize, in a byte
-	// stream of its own: its first metaInMemory bytes in memory, the rest in a file; outcome each
+	// stream of its own: its first metaInMemory bytes in memory, the rest in a file; outcomeIDs each
 	// one's outcome, which every repetition's collapse reads, in memory, a byte each.
 	meta       blobs
 	outcomeIDs paged[uint8]
