@@ -324,18 +324,24 @@ func (r *compactResults) AppendJSON(dst []byte, i int) ([]byte, error) {
 // variants interns what repetitions read: the outcome, readout and diagnostics, once per distinct
 // reading (the fingerprint repetitions must agree on).
 type variants struct {
-	index    map[[sha256.Size]byte]int32
-	list     paged[variantData]
-	blobs    blobs    // the readouts and diagnostics
-	outcomes []string // the outcomes the readings read, which variantData.outcome indexes
+	index *fpIndex // the fingerprints' index (index.go); nil after release
+	// meta holds each distinct reading's variantData, metaSize bytes at v·metaSize, in a byte
+	// stream of its own: its first metaInMemory bytes in memory, the rest in a file; outcomeIDs each
+	// one's outcome, which every repetition's collapse reads, in memory, a byte each.
+	meta       blobs
+	outcomeIDs paged[uint8]
+	blobs      blobs    // the readouts and diagnostics
+	outcomes   []string // the outcomes the readings read, which variantData.outcome indexes
 }
 
-// variantData is one distinct reading, 32 bytes: they grow with the bindings (a run whose
-// diagnostics name each version has a distinct reading per version and stage, a tenth of the
-// bindings), and are live to the end of the report. The readout and diagnostics are kept in their
-// canonical encoding (strictjson.Marshal) in the census's byte stream (blobs), and decoded when a
-// result is made: as Go maps a reading costs about a kilobyte, a third of the census at a million
-// bindings (docs/design.md, "Speed and memory").
+// variantData is one distinct reading. They grow with the bindings (a run whose diagnostics name
+// each version has a distinct reading per version and stage, a tenth of the bindings at a million)
+// and are read to the end of the report, so the heap holds only their outcome, a byte each; the
+// rest is in the census's byte streams (metaSize bytes each) and read back when a result is made.
+// The readout and diagnostics are kept in their canonical encoding (strictjson.Marshal) in the
+// census's byte stream (blobs), and decoded when a result is made: as Go maps a reading costs
+// about a kilobyte, a third of the census at a million bindings (docs/design.md, "Speed and
+// memory").
 type variantData struct {
 	blob blob // the readout and diagnostics, each none (nil) when its length is 0
 	// diagnosed is the first 8 bytes of the diagnostics' own hash, which upgrades compare: two
@@ -345,9 +351,26 @@ type variantData struct {
 	outcome   uint8 // the outcome, an index into variants.outcomes
 }
 
-func newVariants() variants {
-	return variants{index: map[[sha256.Size]byte]int32{}, blobs: blobs{limit: spillAfter}}
+// metaSize is a variantData's size in variants.meta: the blob's offset and lengths, diagnosed.
+// metaInMemory is how many bytes of them stay in memory before the rest goes to a file.
+const (
+	metaSize     = 24
+	metaInMemory = 1 << 20
+)
+
+func (vd *variantData) put(b []byte) {
+	binary.LittleEndian.PutUint64(b[0:], uint64(vd.blob.off))
+	binary.LittleEndian.PutUint32(b[8:], vd.blob.rlen)
+	binary.LittleEndian.PutUint32(b[12:], vd.blob.dlen)
+	binary.LittleEndian.PutUint64(b[16:], vd.diagnosed)
 }
+
+func newVariants() variants {
+	return variants{index: newFPIndex(""), blobs: blobs{limit: spillAfter}, meta: blobs{limit: metaInMemory}}
+}
+
+// len is how many distinct readings vs holds.
+func (vs *variants) len() int32 { return vs.outcomeIDs.len() }
 
 // intern returns the id of the reading's variant. An execution failure's message is not part of
 // it: it may carry a port or a process id.
@@ -364,9 +387,12 @@ func (vs *variants) intern(r result.Reading) (int32, error) {
 			return 0, err
 		}
 	}
-	if id, ok := vs.index[fp]; ok {
-		return id, nil
-	}
+	vs.index.dir = vs.blobs.dir
+	return vs.index.find(&fp, func() (int32, error) { return vs.add(r) })
+}
+
+// add keeps a reading the index does not hold as a new distinct reading, and returns its id.
+func (vs *variants) add(r result.Reading) (int32, error) {
 	d, err := result.MarshalDiagnostics(r.Diagnostics)
 	if err != nil {
 		return 0, fmt.Errorf("fingerprint %s %s: %w", r.Fixture, r.Task, err)
@@ -389,9 +415,16 @@ func (vs *variants) intern(r result.Reading) (int32, error) {
 	if vd.blob, err = vs.blobs.add(readout, diagnostics); err != nil {
 		return 0, fmt.Errorf("keep the reading of %s %s: %w", r.Fixture, r.Task, err)
 	}
-	id := vs.list.add(vd)
-	vs.index[fp] = id
-	return id, nil
+	if vs.len() == math.MaxInt32 {
+		return 0, fmt.Errorf("more than %d distinct readings", math.MaxInt32)
+	}
+	var m [metaSize]byte
+	vd.put(m[:])
+	vs.meta.dir = vs.blobs.dir
+	if _, err := vs.meta.add(m[:], nil); err != nil {
+		return 0, fmt.Errorf("keep the reading of %s %s: %w", r.Fixture, r.Task, err)
+	}
+	return vs.outcomeIDs.add(o), nil
 }
 
 // outcomeIndex is the index of an outcome in vs.outcomes, added when new: a few outcomes exist
@@ -408,7 +441,7 @@ func (vs *variants) outcomeIndex(outcome string) (uint8, error) {
 }
 
 // outcome is variant v's outcome.
-func (vs *variants) outcome(v int32) string { return vs.outcomes[vs.list.at(v).outcome] }
+func (vs *variants) outcome(v int32) string { return vs.outcomes[*vs.outcomeIDs.at(v)] }
 
 // release lets the index go (a report never interns a reading); rebuild makes it again.
 func (vs *variants) release() { vs.index = nil }
@@ -417,9 +450,12 @@ func (vs *variants) release() { vs.index = nil }
 // that of its readout and diagnostics decoded from their canonical bytes, which are the values
 // the fingerprint was first computed on.
 func (vs *variants) rebuild() error {
-	vs.index = make(map[[sha256.Size]byte]int32, vs.list.len())
-	for v := range vs.list.len() {
-		vd := vs.list.at(v)
+	x := newFPIndex(vs.blobs.dir)
+	for v := range vs.len() {
+		vd, err := vs.read(v)
+		if err != nil {
+			return fmt.Errorf("index the readings again: %w", err)
+		}
 		r, d, err := vs.blobs.get(vd.blob)
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
@@ -428,13 +464,38 @@ func (vs *variants) rebuild() error {
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
-		vs.index[fp] = v
+		if _, err := x.find(&fp, func() (int32, error) { return v, nil }); err != nil {
+			return fmt.Errorf("index the readings again: %w", err)
+		}
 	}
+	vs.index = x
 	return nil
 }
 
-// at is variant v, in place.
-func (vs *variants) at(v int32) *variantData { return vs.list.at(v) }
+// read is variant v as its byte stream keeps it.
+func (vs *variants) read(v int32) (variantData, error) {
+	var buf [metaSize]byte
+	b := buf[:]
+	p, err := vs.meta.readInto(int64(v)*metaSize, metaSize, &b)
+	if err != nil {
+		return variantData{}, fmt.Errorf("read back a distinct reading: %w", err)
+	}
+	return variantData{
+		blob:      blob{off: int64(binary.LittleEndian.Uint64(p)), rlen: binary.LittleEndian.Uint32(p[8:]), dlen: binary.LittleEndian.Uint32(p[12:])},
+		diagnosed: binary.LittleEndian.Uint64(p[16:]),
+		outcome:   *vs.outcomeIDs.at(v),
+	}, nil
+}
+
+// at is variant v. The byte stream is the census's own, open and unlinked: a failure to read it
+// back is a broken machine, and panics (result.Results.At returns no error).
+func (vs *variants) at(v int32) *variantData {
+	vd, err := vs.read(v)
+	if err != nil {
+		panic(fmt.Sprintf("census: %v", err))
+	}
+	return &vd
+}
 
 // encoded is the canonical encoding of a variant's readout and diagnostics, each nil for none;
 // both nil for no variant.
@@ -558,11 +619,15 @@ func (c *Census) sameDiagnostics(a, b int32) bool {
 	if a < 0 || b < 0 || a == b {
 		return a == b
 	}
-	va, vb := c.variants.at(a), c.variants.at(b)
+	return c.variants.sameDiagnostics(c.variants.at(a), c.variants.at(b))
+}
+
+// sameDiagnostics is Census.sameDiagnostics on two distinct readings as their stream keeps them.
+func (vs *variants) sameDiagnostics(va, vb *variantData) bool {
 	if va.diagnosed != vb.diagnosed {
 		return false
 	}
-	return bytes.Equal(c.variants.diagnosticsBytes(va), c.variants.diagnosticsBytes(vb))
+	return bytes.Equal(vs.diagnosticsBytes(va), vs.diagnosticsBytes(vb))
 }
 
 // emptyDiagnostics is the canonical encoding of no diagnostics (result.MarshalDiagnostics).

@@ -93,7 +93,8 @@ func variedReadings() (*contract.Model, []result.Reading) {
 // TestRunsMergeToTheSameReport: a census whose readings are written to the run file a few at a
 // time (runs of 1, 2, 7 … readings, in the order they come or backwards) makes the report, in every
 // format, that a census keeping them in one run in memory makes, byte for byte; the one in memory
-// writes no run file, the others one run per runSize readings.
+// writes no run file, the others one run per runSize readings, and keep the distinct readings'
+// index and data in files.
 func TestRunsMergeToTheSameReport(t *testing.T) {
 	m, readings := variedReadings()
 	backwards := slices.Clone(readings)
@@ -116,10 +117,17 @@ func TestRunsMergeToTheSameReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.variants.blobs.dir = t.TempDir()
+		onFile := size < runSize // the distinct readings' index and their data in files too
+		if onFile {
+			c.variants.index.inMemory, c.variants.meta.limit = 2, 0
+		}
 		for _, r := range rs {
 			if err := c.Add(r); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if (c.variants.index.disk != nil) != onFile || (c.variants.meta.file != nil) != onFile {
+			t.Fatalf("the readings' index in a file: %v, their data: %v, want %v", c.variants.index.disk != nil, c.variants.meta.file != nil, onFile)
 		}
 		if got, want := len(c.segments), len(rs)/size; got != want {
 			t.Fatalf("%d runs written, want %d", got, want)
