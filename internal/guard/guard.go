@@ -388,7 +388,7 @@ func Approx(n int64) string {
 // stopped its run: a computation that cannot be cancelled would otherwise take the machine's
 // memory. The message names the budget, made safe for a terminal and a CI log; the exit code is
 // the instrument's.
-func exitProcess(le *LimitError) {
+func exitProcess(le *LimitError, _ int64) {
 	fmt.Fprintln(os.Stderr, exitMessage(le))
 	os.Exit(3)
 }
@@ -528,7 +528,7 @@ func measure(samples []metrics.Sample, rss *rssReader) usage {
 		inUse: live + goUsed - objects - free + max(resident-goUsed, 0)}
 }
 
-func (w *dog) watch(ctx context.Context, budget, target int64, every time.Duration, exit func(*LimitError)) (context.Context, func()) {
+func (w *dog) watch(ctx context.Context, budget, target int64, every time.Duration, exit func(le *LimitError, used int64)) (context.Context, func()) {
 	if !w.running.CompareAndSwap(false, true) {
 		return ctx, func() {}
 	}
@@ -574,7 +574,7 @@ func (w *dog) watch(ctx context.Context, budget, target int64, every time.Durati
 					tick.Reset(max(every/5, time.Millisecond/2))
 				}
 				if exit != nil && u.used > budget+budget/200*SlackPercent {
-					exit(le)
+					exit(le, u.used)
 					return
 				}
 			} else if u.used > budget || u.live > soft {
