@@ -184,22 +184,34 @@ func (s *Server) revision() string {
 	return DefaultRevision
 }
 
-type message struct {
+// Request is a JSON-RPC message as a server reads it, its params decoded as P
+// (json.RawMessage to decode them later).
+type Request[P any] struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Params  P               `json:"params"`
+}
+
+// message is a request whose params are decoded by the method that reads them.
+type message = Request[json.RawMessage]
+
+// ReadRequest decodes one JSON-RPC message. answer is false for a notification (no id, or a null
+// one) and for a response (no method), which get no answer; the error is only for bytes that are
+// not a JSON-RPC message or params that are not a P.
+func ReadRequest[P any](msg []byte) (req Request[P], answer bool, err error) {
+	if err := json.Unmarshal(msg, &req); err != nil {
+		return req, false, fmt.Errorf("mcpserve: not a JSON-RPC message: %w", err)
+	}
+	return req, req.Method != "" && len(req.ID) != 0 && string(req.ID) != "null", nil
 }
 
 // Handle answers one JSON-RPC message. It returns nil for a notification or a response (which
 // get no answer), and an error only for bytes that are not a JSON-RPC message.
 func (s *Server) Handle(msg []byte) ([]byte, error) {
-	var m message
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, fmt.Errorf("mcpserve: not a JSON-RPC message: %w", err)
-	}
-	if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
-		return nil, nil // a notification, or a response to a request the server never sends
+	m, answer, err := ReadRequest[json.RawMessage](msg)
+	if err != nil || !answer {
+		return nil, err // a notification, or a response to a request the server never sends
 	}
 	return s.answer(m)
 }

@@ -148,6 +148,51 @@ func TestNotJSONRPC(t *testing.T) {
 	}
 }
 
+// TestReadRequest: a request is decoded with its params as the reader's type and is to be
+// answered; a notification (no id or a null one) and a response (no method) are not; bytes that
+// are not JSON-RPC, or params that are not the reader's type, are an error.
+func TestReadRequest(t *testing.T) {
+	type params struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Which string `json:"which"`
+		} `json:"arguments"`
+	}
+	tests := []struct {
+		name    string
+		msg     string
+		answer  bool
+		id      string
+		which   string
+		wantErr string
+	}{
+		{name: "request", msg: `{"jsonrpc":"2.0","id":"a\u2028","method":"tools/call","params":{"name":"t","arguments":{"which":"x"}}}`, answer: true, id: `"a\u2028"`, which: "x"},
+		{name: "request without params", msg: `{"jsonrpc":"2.0","id":0,"method":"ping"}`, answer: true, id: `0`},
+		{name: "notification", msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+		{name: "null id is a notification", msg: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, id: `null`},
+		{name: "response", msg: `{"jsonrpc":"2.0","id":3,"result":{}}`, id: `3`},
+		{name: "not JSON", msg: `{"jsonrpc":`, wantErr: "mcpserve: not a JSON-RPC message"},
+		{name: "params of another shape", msg: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`, wantErr: "mcpserve: not a JSON-RPC message"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, answer, err := ReadRequest[params]([]byte(tc.msg))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answer != tc.answer || string(req.ID) != tc.id || req.Params.Arguments.Which != tc.which {
+				t.Errorf("answer %v, id %s, which %q; want %v, %s, %q", answer, req.ID, req.Params.Arguments.Which, tc.answer, tc.id, tc.which)
+			}
+		})
+	}
+}
+
 func TestStreamableHTTPAndRelay(t *testing.T) {
 	s := &Server{Fixtures: []Fixture{{ID: "H1", Bytes: []byte(hostile)}}}
 	ts := httptest.NewServer(s)

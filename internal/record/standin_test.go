@@ -50,20 +50,16 @@ var kinds = []string{"text", "structured", "error", "link", "hostile"}
 
 // answerMCP is the stand-in's answer to one JSON-RPC message (nil for a notification).
 func answerMCP(msg []byte) ([]byte, error) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name      string `json:"name"`
-			Arguments struct {
-				Which string `json:"which"`
-			} `json:"arguments"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	m, answer, err := mcpserve.ReadRequest[struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Which string `json:"which"`
+		} `json:"arguments"`
+	}](msg)
+	if err != nil {
 		return nil, fmt.Errorf("stand-in MCP server: %w: %s", err, msg)
 	}
-	if m.Method == "" || len(m.ID) == 0 {
+	if !answer {
 		return nil, nil
 	}
 	switch m.Method {

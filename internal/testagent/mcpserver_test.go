@@ -27,21 +27,17 @@ const richResult = `{"content":[{"type":"text","text":"see image"},{"type":"imag
 
 // answer is the server's answer to one JSON-RPC message (nil for a notification or response).
 func answer(msg []byte) ([]byte, error) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name            string `json:"name"`
-			ProtocolVersion string `json:"protocolVersion"`
-			Arguments       struct {
-				Fixture string `json:"fixture"`
-			} `json:"arguments"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(msg, &m); err != nil {
+	m, answer, err := mcpserve.ReadRequest[struct {
+		Name            string `json:"name"`
+		ProtocolVersion string `json:"protocolVersion"`
+		Arguments       struct {
+			Fixture string `json:"fixture"`
+		} `json:"arguments"`
+	}](msg)
+	if err != nil {
 		return nil, fmt.Errorf("test MCP server: %w: %s", err, msg)
 	}
-	if m.Method == "" || len(m.ID) == 0 {
+	if !answer {
 		return nil, nil
 	}
 	switch m.Method {
