@@ -486,12 +486,13 @@ func Serve(fixture []byte, id json.RawMessage, revision string) ([]byte, []strin
 
 // ServeStream answers newline-delimited JSON-RPC from r on w (the stdio transport) until r ends.
 func (s *Server) ServeStream(r io.Reader, w io.Writer) error {
-	return serveLines(r, w, s.Handle)
+	return ServeLines(r, w, s.Handle)
 }
 
-// serveLines reads newline-delimited messages from r, hands each to handle and writes its
-// answer, if any, as one line to w.
-func serveLines(r io.Reader, w io.Writer, handle func([]byte) ([]byte, error)) error {
+// ServeLines is the stdio transport around any handler: it reads newline-delimited messages
+// from r (blank lines skipped, each at most MaxMessageBytes), hands each to handle and writes its
+// answer, if any, as one line to w, until r ends or handle fails.
+func ServeLines(r io.Reader, w io.Writer, handle func([]byte) ([]byte, error)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), MaxMessageBytes)
 	for sc.Scan() {
@@ -561,7 +562,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // probe's server: the agent may start that command with an environment of its own choosing, so
 // everything the relay needs is on its command line.
 func Relay(client *http.Client, url string, r io.Reader, w io.Writer) error {
-	return serveLines(r, w, func(msg []byte) ([]byte, error) {
+	return ServeLines(r, w, func(msg []byte) ([]byte, error) {
 		resp, err := client.Post(url, "application/json", bytes.NewReader(msg))
 		if err != nil {
 			return nil, fmt.Errorf("relay to %s: %w", url, err)

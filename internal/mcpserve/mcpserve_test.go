@@ -193,6 +193,40 @@ func TestReadRequest(t *testing.T) {
 	}
 }
 
+// TestServeLines: each non-blank line goes to the handler and its answer, if any, comes back as
+// one line in order; a handler's error ends the loop with it.
+func TestServeLines(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr string
+	}{
+		{name: "answers in order, blank lines and nil answers skipped", in: "a\n\n  \nquiet\nb", want: "<a>\n<b>\n"},
+		{name: "handler error ends the loop", in: "a\nfail\nb\n", want: "<a>\n", wantErr: "fail refused"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := ServeLines(strings.NewReader(tc.in), &out, func(line []byte) ([]byte, error) {
+				switch string(line) {
+				case "quiet":
+					return nil, nil
+				case "fail":
+					return nil, fmt.Errorf("%s refused", line)
+				}
+				return []byte("<" + string(line) + ">"), nil
+			})
+			if (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if out.String() != tc.want {
+				t.Errorf("wrote %q, want %q", out.String(), tc.want)
+			}
+		})
+	}
+}
+
 func TestStreamableHTTPAndRelay(t *testing.T) {
 	s := &Server{Fixtures: []Fixture{{ID: "H1", Bytes: []byte(hostile)}}}
 	ts := httptest.NewServer(s)

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bufio"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -119,23 +118,7 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveStdio is the stdio stand-in: newline-delimited JSON-RPC.
 func serveStdio(r io.Reader, w io.Writer) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		resp, err := answerMCP(sc.Bytes())
-		if err != nil {
-			return err
-		}
-		if resp != nil {
-			if _, err := w.Write(append(resp, '\n')); err != nil {
-				return err
-			}
-		}
-	}
-	return sc.Err()
+	return mcpserve.ServeLines(r, w, answerMCP)
 }
 
 // TestMain lets the test binary be the stdio stand-in (standInSentinel) and `contractcheck

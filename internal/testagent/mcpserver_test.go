@@ -1,7 +1,6 @@
 package testagent
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -136,46 +135,33 @@ func (s *testMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveStdio is the stdio server: newline-delimited JSON-RPC on stdin and stdout. Before each
 // tools/call response it sends the client a ping request, which the client must answer.
 func serveStdio(r io.Reader, w io.Writer) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<24)
 	pings := 0
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
+	return mcpserve.ServeLines(r, w, func(line []byte) ([]byte, error) {
 		var m struct {
-			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Result json.RawMessage `json:"result"`
 		}
 		if err := json.Unmarshal(line, &m); err != nil {
-			return err
+			return nil, err
 		}
 		if m.Method == "" { // the client's answer to a ping
 			if string(m.Result) != "{}" {
-				return fmt.Errorf("ping answered with %s", line)
+				return nil, fmt.Errorf("ping answered with %s", line)
 			}
-			continue
+			return nil, nil
 		}
 		resp, err := answer(line)
-		if err != nil {
-			return err
-		}
-		if resp == nil {
-			continue
+		if err != nil || resp == nil {
+			return resp, err
 		}
 		if m.Method == "tools/call" {
 			pings++
 			if _, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"srv-%d","method":"ping"}`+"\n", pings); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		if _, err := w.Write(append(resp, '\n')); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+		return resp, nil
+	})
 }
 
 // stdioSentinel, as the last argument of the test binary, makes it the stdio MCP server.
