@@ -67,16 +67,34 @@ func (st literalStyle) quote(s string) string {
 			b.WriteString(`\x`)
 			b.WriteByte(hexDigits[r>>4])
 			b.WriteByte(hexDigits[r&0xf])
-		case st.pairs && r > 0xffff:
-			r1, r2 := utf16Pair(r)
-			writeU(&b, r1)
-			writeU(&b, r2)
+		case st.pairs:
+			writeJSONRune(&b, r)
 		default:
 			writeU(&b, r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// JSONRune is r written as a JSON escape: \uXXXX in lower-case hex, and beyond the basic plane a
+// UTF-16 surrogate pair of two, as JSON and JavaScript (and Python's json.dumps) write a
+// character they escape. It reads back (encoding/json) as r.
+func JSONRune(r rune) string {
+	var b strings.Builder
+	writeJSONRune(&b, r)
+	return b.String()
+}
+
+// writeJSONRune writes JSONRune(r) to b.
+func writeJSONRune(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		r1, r2 := utf16Pair(r)
+		writeU(b, r1)
+		writeU(b, r2)
+		return
+	}
+	writeU(b, r)
 }
 
 // utf16Pair is r's UTF-16 surrogate pair.

@@ -451,6 +451,26 @@ func TestShort(t *testing.T) {
 	})
 }
 
+// TestJSONRune: a character is its \uXXXX escape, beyond the basic plane a surrogate pair, and
+// each reads back as the character.
+func TestJSONRune(t *testing.T) {
+	tests := []fnCase[rune, string]{
+		{name: "control", in: '\x1b', want: `\u001b`},
+		{name: "latin letter", in: 'é', want: `\u00e9`},
+		{name: "line separator", in: '\u2028', want: `\u2028`},
+		{name: "bidi override", in: '\u202e', want: `\u202e`},
+		{name: "replacement character", in: '\ufffd', want: `\ufffd`},
+		{name: "beyond the basic plane", in: '\U0001f600', want: `\ud83d\ude00`},
+	}
+	checkCases(t, "JSONRune", JSONRune, tests)
+	for _, tc := range tests {
+		var back string
+		if err := json.Unmarshal([]byte(`"`+JSONRune(tc.in)+`"`), &back); err != nil || back != string(tc.in) {
+			t.Errorf("%s: %s reads back as %q (%v), want %q", tc.name, JSONRune(tc.in), back, err, string(tc.in))
+		}
+	}
+}
+
 // TestShellWords: ShellWords splits a command line as a POSIX shell does, expanding nothing.
 func TestShellWords(t *testing.T) {
 	cases := []struct {

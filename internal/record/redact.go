@@ -18,6 +18,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	sink "github.com/contractcheck/contractcheck/internal/escape" // this file has an escape of its own
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
 )
 
@@ -141,14 +142,10 @@ func stringsOf(v any) []string {
 func asciiEscape(b []byte) []byte {
 	var out bytes.Buffer
 	for _, r := range string(b) {
-		switch {
-		case r < 0x80:
+		if r < 0x80 {
 			out.WriteRune(r)
-		case r > 0xFFFF:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
-		default:
-			fmt.Fprintf(&out, "\\u%04x", r)
+		} else {
+			out.WriteString(sink.JSONRune(r))
 		}
 	}
 	return out.Bytes()
