@@ -177,14 +177,8 @@ func TestReadRequest(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			req, answer, err := ReadRequest[params]([]byte(tc.msg))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if testkit.ErrCase(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if answer != tc.answer || string(req.ID) != tc.id || req.Params.Arguments.Which != tc.which {
 				t.Errorf("answer %v, id %s, which %q; want %v, %s, %q", answer, req.ID, req.Params.Arguments.Which, tc.answer, tc.id, tc.which)
