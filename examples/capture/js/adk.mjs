@@ -16,8 +16,7 @@
 import './lib/env.mjs';
 import { Gemini, InMemoryRunner, LlmAgent, LogLevel, MCPToolset, setLogLevel } from '@google/adk';
 import { geminiFunctionResponse, h4 } from './lib/h4.mjs';
-import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, writer } from './lib/lane.mjs';
-import { startProvider } from './lib/provider.mjs';
+import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 const LANE = 'adk-js';
@@ -81,20 +80,13 @@ async function capture(f, provider) {
   return o;
 }
 
-const { fixtures, repetition, configuration, out } = options(['default']);
-const w = writer(LANE, installedVersion('@google/adk'), configuration, repetition, out);
-const provider = await startProvider();
-try {
-  for (const f of fixtures) {
-    const o = await capture(f, provider);
-    w.notObservable(f, 'D1');
-    w.stages(f, [
-      { stage: 'A2', carrier: o.a2, missing: `no function-response event in the run (the MCP server answered ${o.toolCalls} tools/call)` },
-      { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function response' },
-      o.h4,
-    ], errorText(o.runError));
-  }
-} finally {
-  await provider.close();
-}
-finish();
+await runLane({
+  lane: LANE,
+  version: installedVersion('@google/adk'),
+  configurations: ['default'],
+  capture: (f, _configuration, provider) => capture(f, provider),
+  missing: {
+    a2: (toolCalls) => `no function-response event in the run (the MCP server answered ${toolCalls} tools/call)`,
+    m3: 'the model was never handed the function response',
+  },
+});

@@ -23,8 +23,7 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
 import { chatToolMessage, h4, responsesToolOutput } from './lib/h4.mjs';
-import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, writer } from './lib/lane.mjs';
-import { startProvider } from './lib/provider.mjs';
+import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 const LANE = 'langchain-mcp-adapters-js';
@@ -125,20 +124,13 @@ async function capture(f, configuration, provider) {
   return o;
 }
 
-const { fixtures, repetition, configuration, out } = options(['default', 'use-responses-api', 'use-standard-content-blocks']);
-const w = writer(LANE, installedVersion('@langchain/mcp-adapters'), configuration, repetition, out);
-const provider = await startProvider();
-try {
-  for (const f of fixtures) {
-    const o = await capture(f, configuration, provider);
-    w.notObservable(f, 'D1');
-    w.stages(f, [
-      { stage: 'A2', carrier: o.a2, missing: `no ToolMessage (the MCP server answered ${o.toolCalls} tools/call)` },
-      { stage: 'M3', carrier: o.m3, missing: 'the chat model was never handed the ToolMessage' },
-      o.h4,
-    ], errorText(o.runError));
-  }
-} finally {
-  await provider.close();
-}
-finish();
+await runLane({
+  lane: LANE,
+  version: installedVersion('@langchain/mcp-adapters'),
+  configurations: ['default', 'use-responses-api', 'use-standard-content-blocks'],
+  capture,
+  missing: {
+    a2: (toolCalls) => `no ToolMessage (the MCP server answered ${toolCalls} tools/call)`,
+    m3: 'the chat model was never handed the ToolMessage',
+  },
+});

@@ -14,8 +14,7 @@
 import './lib/env.mjs';
 import OpenAI from 'openai';
 import { h4, responsesToolOutput } from './lib/h4.mjs';
-import { bounded, callLog, errorText, finish, installedVersion, options, PER_FIXTURE_MS, SERVER, STRUCTURED, writer } from './lib/lane.mjs';
-import { startProvider } from './lib/provider.mjs';
+import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER, STRUCTURED } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 // PKG is the installed package the run imports: @openai/agents, or an npm alias of another
@@ -74,21 +73,14 @@ async function capture(f, configuration, provider) {
   return o;
 }
 
-const { fixtures, repetition, configuration, out } = options(['default', 'use-structured-content']);
-const w = writer(LANE, installedVersion(PKG), configuration, repetition, out);
-const provider = await startProvider();
-try {
-  for (const f of fixtures) {
-    if (configuration !== 'default' && !STRUCTURED.has(f.id)) continue;
-    const o = await capture(f, configuration, provider);
-    w.notObservable(f, 'D1');
-    w.stages(f, [
-      { stage: 'A2', carrier: o.a2, missing: `no tool_call_output_item in the run (the MCP server answered ${o.toolCalls} tools/call)` },
-      { stage: 'M3', carrier: o.m3, missing: 'the model was never handed the function_call_result' },
-      o.h4,
-    ], errorText(o.runError));
-  }
-} finally {
-  await provider.close();
-}
-finish();
+await runLane({
+  lane: LANE,
+  version: installedVersion(PKG),
+  configurations: ['default', 'use-structured-content'],
+  capture,
+  missing: {
+    a2: (toolCalls) => `no tool_call_output_item in the run (the MCP server answered ${toolCalls} tools/call)`,
+    m3: 'the model was never handed the function_call_result',
+  },
+  skip: (f, configuration) => configuration !== 'default' && !STRUCTURED.has(f.id),
+});

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { refusals } from './guard.mjs';
+import { startProvider } from './provider.mjs';
 import { fixtures, Writer } from './record.mjs';
 
 export const JS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,4 +102,33 @@ export function finish() {
 export function errorText(err) {
   if (err === undefined || err === null) return undefined;
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * runLane is a lane run: the fixtures of the command line (options) captured one by one against
+ * one fake provider, closed however the loop ends, then the network check (finish). Each fixture
+ * is skipped when skip(f, configuration) says so, else captured by capture(f, configuration,
+ * provider), which resolves to {a2, m3, h4, toolCalls, runError}, and written: D1 not_observable
+ * (no framework gives a window on the MCP result it receives), then A2, M3 and H4 (Writer.stages)
+ * with the run's error. missing.a2(toolCalls) and missing.m3 say why A2 or M3 has no carrier.
+ */
+export async function runLane({ lane, version, configurations, capture, missing, skip = () => false }) {
+  const { fixtures: list, repetition, configuration, out } = options(configurations);
+  const w = writer(lane, version, configuration, repetition, out);
+  const provider = await startProvider();
+  try {
+    for (const f of list) {
+      if (skip(f, configuration)) continue;
+      const o = await capture(f, configuration, provider);
+      w.notObservable(f, 'D1');
+      w.stages(f, [
+        { stage: 'A2', carrier: o.a2, missing: missing.a2(o.toolCalls) },
+        { stage: 'M3', carrier: o.m3, missing: missing.m3 },
+        o.h4,
+      ], errorText(o.runError));
+    }
+  } finally {
+    await provider.close();
+  }
+  finish();
 }

@@ -2,6 +2,10 @@
 // the record writer. A provider body that lacks the tool output is an execution failure of the
 // capture, never a captured carrier (and so never a pass).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { chatToolMessage, geminiFunctionResponse, h4, responsesToolOutput } from '../lib/h4.mjs';
 import { CALL_ID, startProvider } from '../lib/provider.mjs';
@@ -117,5 +121,47 @@ test('the fake provider calls the tool first, then answers with text, and record
     assert.equal(missing.status, 404);
   } finally {
     await p.close();
+  }
+});
+
+test('runLane writes D1 not_observable, then A2, M3 and H4 for each fixture not skipped, with the missing reasons', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-runlane-'));
+  try {
+    mkdirSync(join(dir, 'fixtures', 'suite'), { recursive: true });
+    for (const id of ['C01', 'C02', 'Z09']) writeFileSync(join(dir, 'fixtures', 'suite', `${id}.json`), '{"content":[]}');
+    const lane = new URL('../lib/lane.mjs', import.meta.url).href;
+    const script = join(dir, 'lane.mjs');
+    // C01 reaches every stage; C02 has no A2 (the run failed); Z09 is skipped.
+    writeFileSync(script, `import { runLane } from ${JSON.stringify(lane)};
+await runLane({
+  lane: 'test-lane', version: '9.9.9', configurations: ['default', 'other'],
+  capture: async (f, configuration, provider) => {
+    if (typeof provider.url !== 'string') throw new Error('no provider');
+    return f.id === 'C01'
+      ? { a2: { c: configuration }, m3: { m: 1 }, h4: { stage: 'H4', carrier: { h: 1 } }, toolCalls: 1 }
+      : { h4: { stage: 'H4', missing: 'no H4' }, toolCalls: 0, runError: new Error('boom') };
+  },
+  missing: { a2: (n) => 'no A2 (' + n + ' tools/call)', m3: 'no M3' },
+  skip: (f) => f.id === 'Z09',
+});
+`);
+    const out = join(dir, 'records.jsonl');
+    const run = spawnSync(process.execPath, [script, '--fixtures', join(dir, 'fixtures'), '--configuration', 'other', '--repetition', '2', '--out', out], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(recs.map((r) => [r.fixture, r.stage, r.state, r.error]), [
+      ['C01', 'D1', 'not_observable', undefined],
+      ['C01', 'A2', 'captured', undefined],
+      ['C01', 'M3', 'captured', undefined],
+      ['C01', 'H4', 'captured', undefined],
+      ['C02', 'D1', 'not_observable', undefined],
+      ['C02', 'A2', 'execution_failed', 'no A2 (0 tools/call): boom'],
+      ['C02', 'M3', 'not_reached', undefined],
+      ['C02', 'H4', 'not_reached', undefined],
+    ]);
+    assert.deepEqual(recs[1].carrier, { c: 'other' });
+    assert.ok(recs.every((r) => r.lane === 'test-lane' && r.laneVersion === '9.9.9' && r.configuration === 'other' && r.repetition === 2));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
