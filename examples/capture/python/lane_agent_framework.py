@@ -26,9 +26,8 @@ import asyncio
 from typing import Any
 
 from harness import guard  # noqa: F401  (first: nothing may leave the machine)
-from harness.lane import CallLog, bounded, clean_environment, error_text, finish, installed_version, options, server_command, writer
+from harness.lane import CallLog, bounded, clean_environment, run_lane, server_command
 from harness.provider import Provider, h4
-from harness.record import Stage
 
 clean_environment()
 
@@ -90,26 +89,14 @@ async def capture(f: Any, provider: Provider) -> dict[str, Any]:
 
 
 async def main() -> None:
-    opts = options(["default"], "agent-framework-core")
-    w, close = writer(LANE, installed_version("agent-framework-core"), opts)
-    provider = Provider()
-    try:
-        for f in opts.fixtures:
-            o = await capture(f, provider)
-            w.not_observable(f, "D1")
-            w.stages(
-                f,
-                [
-                    Stage("A2", o.get("a2"), "a2" in o, f"no function_result in the run's messages (the MCP server answered {o['tool_calls']} tools/call)"),
-                    Stage("M3", o.get("m3"), "m3" in o, "the chat client was never handed the function_result"),
-                    o["h4"],
-                ],
-                error_text(o.get("run_error")),
-            )
-    finally:
-        provider.close()
-        close()
-    finish()
+    await run_lane(
+        LANE,
+        "agent-framework-core",
+        ["default"],
+        lambda f, _configuration, provider: capture(f, provider),
+        lambda tool_calls: f"no function_result in the run's messages (the MCP server answered {tool_calls} tools/call)",
+        "the chat client was never handed the function_result",
+    )
 
 
 if __name__ == "__main__":

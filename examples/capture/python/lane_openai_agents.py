@@ -36,12 +36,9 @@ from harness.lane import (
     bounded,
     clean_environment,
     error_text,
-    finish,
-    installed_version,
     leaf,
-    options,
+    run_lane,
     server_command,
-    writer,
 )
 from harness.provider import Provider, h4
 from harness.record import Stage
@@ -172,33 +169,15 @@ async def capture(f: Any, configuration: str, provider: Provider) -> dict[str, A
 
 
 async def main() -> None:
-    opts = options(CONFIGURATIONS, "openai-agents")
-    w, close = writer(LANE, installed_version("openai-agents"), opts)
-    provider = Provider()
-    try:
-        for f in opts.fixtures:
-            if opts.configuration == "use-structured-content" and f.id not in STRUCTURED:
-                continue
-            o = await capture(f, opts.configuration, provider)
-            run_error = error_text(o.get("run_error"))
-            d1: Stage = o["d1"]
-            if d1.has_carrier:
-                w.captured(f, "D1", d1.carrier)
-            else:
-                w.failed(f, "D1", d1.missing + (": " + run_error if run_error and d1.missing != run_error else ""))
-            w.stages(
-                f,
-                [
-                    Stage("A2", o.get("a2"), "a2" in o, f"no ToolCallOutputItem in the run (the MCP server answered {o['tool_calls']} tools/call)"),
-                    Stage("M3", o.get("m3"), "m3" in o, "the model was never handed the function_call_output"),
-                    o["h4"],
-                ],
-                run_error,
-            )
-    finally:
-        provider.close()
-        close()
-    finish()
+    await run_lane(
+        LANE,
+        "openai-agents",
+        CONFIGURATIONS,
+        capture,
+        lambda tool_calls: f"no ToolCallOutputItem in the run (the MCP server answered {tool_calls} tools/call)",
+        "the model was never handed the function_call_output",
+        skip=lambda f, configuration: configuration == "use-structured-content" and f.id not in STRUCTURED,
+    )
 
 
 if __name__ == "__main__":

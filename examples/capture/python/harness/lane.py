@@ -2,7 +2,8 @@
 
 Its command line, the process environment (no key or base URL from outside, tracing and telemetry
 off), the raw server's command, a call log per fixture, a per-fixture time bound, the installed
-version of a distribution and the final network check.
+version of a distribution, the final network check, and the run of a lane behind a fake provider
+(run_lane).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TextIO
 
 from . import guard
-from .record import Fixture, Writer, fixtures
+from .provider import Provider
+from .record import Fixture, Stage, Writer, fixtures
 
 PY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.path.join(PY_DIR, "rawmcp_server.py")
@@ -163,3 +165,54 @@ def finish() -> None:
             sys.stderr.write(r + "\n")
         sys.stderr.write("capture: a non-loopback connection was attempted; the records are void\n")
         sys.exit(3)
+
+
+async def run_lane(
+    lane: str,
+    distribution: str,
+    configurations: list[str],
+    capture: Callable[[Fixture, str, Provider], Awaitable[dict[str, Any]]],
+    missing_a2: Callable[[int], str],
+    missing_m3: str,
+    skip: Callable[[Fixture, str], bool] | None = None,
+    argv: list[str] | None = None,
+) -> None:
+    """Runs a lane behind one fake provider and writes its records.
+
+    The fixtures of the command line (options) are captured one by one; the provider and the
+    writer are closed however the loop ends, then finish checks the network. A fixture skip(f,
+    configuration) names is left out; the others are captured by capture(f, configuration,
+    provider), a dict with h4 (a Stage), tool_calls, and a2, m3, run_error and d1 (a Stage) when
+    the run gave them. D1 is d1 (captured, or failed with the run's error when that says more),
+    else not_observable; then A2, M3 and H4 (Writer.stages) with the run's error.
+    missing_a2(tool_calls) and missing_m3 say why A2 or M3 has no carrier.
+    """
+    opts = options(configurations, distribution, argv)
+    w, close = writer(lane, installed_version(distribution), opts)
+    provider = Provider()
+    try:
+        for f in opts.fixtures:
+            if skip is not None and skip(f, opts.configuration):
+                continue
+            o = await capture(f, opts.configuration, provider)
+            run_error = error_text(o.get("run_error"))
+            d1: Stage | None = o.get("d1")
+            if d1 is None:
+                w.not_observable(f, "D1")
+            elif d1.has_carrier:
+                w.captured(f, "D1", d1.carrier)
+            else:
+                w.failed(f, "D1", d1.missing + (": " + run_error if run_error and d1.missing != run_error else ""))
+            w.stages(
+                f,
+                [
+                    Stage("A2", o.get("a2"), "a2" in o, missing_a2(o["tool_calls"])),
+                    Stage("M3", o.get("m3"), "m3" in o, missing_m3),
+                    o["h4"],
+                ],
+                run_error,
+            )
+    finally:
+        provider.close()
+        close()
+    finish()

@@ -6,16 +6,19 @@ Run inside the capture environment, from examples/capture/python:
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import io
 import json
 import os
 import socket
+import tempfile
 import unittest
+import unittest.mock
 import urllib.request
 
 from harness import guard, rawmcp
-from harness.lane import leaf
+from harness.lane import installed_version, leaf, run_lane
 from harness.provider import CALL_ID, Provider, h4, responses_tool_output
 from harness.record import Fixture, RawNumber, Stage, Writer, fixtures, loads_exact, marshal
 
@@ -238,6 +241,50 @@ class LaneTest(unittest.TestCase):
         self.assertIs(leaf(ExceptionGroup("g", [ExceptionGroup("h", [inner])])), inner)
         two = ExceptionGroup("g", [ValueError("a"), ValueError("b")])
         self.assertIs(leaf(two), two)
+
+    def test_run_lane_writes_d1_then_a2_m3_h4_for_each_fixture_not_skipped(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "fixtures", "suite"))
+            for fid in ("C01", "C02", "C03", "Z09"):
+                with open(os.path.join(d, "fixtures", "suite", fid + ".json"), "w") as f:
+                    f.write('{"content":[]}')
+            out = os.path.join(d, "records.jsonl")
+
+            async def capture(f, configuration, provider):
+                self.assertTrue(provider.url.startswith("http://127.0.0.1:"))
+                if f.id == "C01":  # every stage, D1 not observable
+                    return {"a2": {"c": configuration}, "m3": {"m": 1}, "h4": Stage("H4", {"h": 1}, True), "tool_calls": 1}
+                if f.id == "C02":  # D1 captured, the run failed before A2
+                    return {"d1": Stage("D1", {"d": 1}, True), "h4": Stage("H4", missing="no H4"), "tool_calls": 0, "run_error": ValueError("boom")}
+                return {"d1": Stage("D1", missing="no D1"), "h4": Stage("H4", missing="no H4"), "tool_calls": 2, "run_error": ValueError("boom")}
+
+            # GuardTest's deliberate refusals stay in this process's log; finish reads them.
+            with unittest.mock.patch.object(guard, "refusals", return_value=[]):
+                asyncio.run(run_lane(
+                    "test-lane", "mcp", ["default", "other"], capture,
+                    lambda n: f"no A2 ({n} tools/call)", "no M3",
+                    skip=lambda f, configuration: f.id == "Z09",
+                    argv=["--fixtures", os.path.join(d, "fixtures"), "--configuration", "other", "--repetition", "2", "--out", out],
+                ))
+            with open(out, encoding="utf-8") as f:
+                recs = [json.loads(line) for line in f]
+        self.assertEqual([(r["fixture"], r["stage"], r["state"], r.get("error")) for r in recs], [
+            ("C01", "D1", "not_observable", None),
+            ("C01", "A2", "captured", None),
+            ("C01", "M3", "captured", None),
+            ("C01", "H4", "captured", None),
+            ("C02", "D1", "captured", None),
+            ("C02", "A2", "execution_failed", "no A2 (0 tools/call): ValueError: boom"),
+            ("C02", "M3", "not_reached", None),
+            ("C02", "H4", "not_reached", None),
+            ("C03", "D1", "execution_failed", "no D1: ValueError: boom"),
+            ("C03", "A2", "execution_failed", "no A2 (2 tools/call): ValueError: boom"),
+            ("C03", "M3", "not_reached", None),
+            ("C03", "H4", "not_reached", None),
+        ])
+        self.assertEqual(recs[1]["carrier"], {"c": "other"})
+        version = installed_version("mcp")
+        self.assertTrue(all(r["lane"] == "test-lane" and r["laneVersion"] == version and r["configuration"] == "other" and r["repetition"] == 2 for r in recs))
 
 
 if __name__ == "__main__":
