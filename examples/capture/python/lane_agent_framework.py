@@ -26,8 +26,8 @@ import asyncio
 from typing import Any
 
 from harness import guard  # noqa: F401  (first: nothing may leave the machine)
-from harness.lane import CallLog, bounded, clean_environment, run_lane, server_command
-from harness.provider import Provider, h4
+from harness.lane import bounded, clean_environment, run_lane
+from harness.provider import Provider
 
 clean_environment()
 
@@ -60,10 +60,8 @@ class CapturingClient(OpenAIChatClient):
         return super()._inner_get_response(messages=messages, **kwargs)
 
 
-async def capture(f: Any, provider: Provider) -> dict[str, Any]:
-    provider.reset()
-    calls = CallLog()
-    command, args = server_command(f, calls)
+async def capture(provider: Provider, server: tuple[str, list[str]]) -> dict[str, Any]:
+    command, args = server
     o: dict[str, Any] = {}
     client = CapturingClient(MODEL, api_key="test", base_url=f"{provider.url}/v1")
     tool = MCPStdioTool(name="contractcheck-fixture", command=command, args=args, load_prompts=False, request_timeout=30)
@@ -82,9 +80,6 @@ async def capture(f: Any, provider: Provider) -> dict[str, Any]:
         o["run_error"] = e
     if len(client.handed) > 1 and len(client.handed[1]) == 1:
         o["m3"] = client.handed[1][0]
-    o["h4"] = h4(provider.bodies())
-    o["tool_calls"] = calls.count()
-    calls.remove()
     return o
 
 
@@ -93,7 +88,7 @@ async def main() -> None:
         LANE,
         "agent-framework-core",
         ["default"],
-        lambda f, _configuration, provider: capture(f, provider),
+        lambda _f, _configuration, provider, server: capture(provider, server),
         lambda tool_calls: f"no function_result in the run's messages (the MCP server answered {tool_calls} tools/call)",
         "the chat client was never handed the function_result",
     )

@@ -32,15 +32,13 @@ from typing import Any
 from harness import guard  # noqa: F401  (first: nothing may leave the machine)
 from harness.lane import (
     STRUCTURED,
-    CallLog,
     bounded,
     clean_environment,
     error_text,
     leaf,
     run_lane,
-    server_command,
 )
-from harness.provider import Provider, h4
+from harness.provider import Provider
 from harness.record import Stage
 
 clean_environment()
@@ -122,10 +120,8 @@ def d1_stage(server: CapturingServer) -> Stage:
     return Stage("D1", missing=error_text(e))
 
 
-async def capture(f: Any, configuration: str, provider: Provider) -> dict[str, Any]:
-    provider.reset()
-    calls = CallLog()
-    command, args = server_command(f, calls)
+async def capture(_f: Any, configuration: str, provider: Provider, server: tuple[str, list[str]]) -> dict[str, Any]:
+    command, args = server
     o: dict[str, Any] = {}
     server = CapturingServer(
         params={"command": command, "args": args},
@@ -162,9 +158,6 @@ async def capture(f: Any, configuration: str, provider: Provider) -> dict[str, A
         items = [i for i in model.inputs[1] if isinstance(i, dict) and i.get("type") == "function_call_output"]
         if len(items) == 1:
             o["m3"] = items[0]
-    o["h4"] = h4(provider.bodies())
-    o["tool_calls"] = calls.count()
-    calls.remove()
     return o
 
 

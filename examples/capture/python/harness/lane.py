@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TextIO
 
 from . import guard
-from .provider import Provider
+from .provider import Provider, h4
 from .record import Fixture, Stage, Writer, fixtures
 
 PY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -171,7 +171,7 @@ async def run_lane(
     lane: str,
     distribution: str,
     configurations: list[str],
-    capture: Callable[[Fixture, str, Provider], Awaitable[dict[str, Any]]],
+    capture: Callable[[Fixture, str, Provider, tuple[str, list[str]]], Awaitable[dict[str, Any]]],
     missing_a2: Callable[[int], str],
     missing_m3: str,
     skip: Callable[[Fixture, str], bool] | None = None,
@@ -181,10 +181,12 @@ async def run_lane(
 
     The fixtures of the command line (options) are captured one by one; the provider and the
     writer are closed however the loop ends, then finish checks the network. A fixture skip(f,
-    configuration) names is left out; the others are captured by capture(f, configuration,
-    provider), a dict with h4 (a Stage), tool_calls, and a2, m3, run_error and d1 (a Stage) when
-    the run gave them. D1 is d1 (captured, or failed with the run's error when that says more),
-    else not_observable; then A2, M3 and H4 (Writer.stages) with the run's error.
+    configuration) names is left out; for the others the provider is reset and capture(f,
+    configuration, provider, command) runs the framework with command (server_command: the raw
+    server serving f, logging its tools/call) as its stdio MCP server. It returns a dict with a2,
+    m3, run_error and d1 (a Stage) as far as the run gave them. D1 is d1 (captured, or failed
+    with the run's error when that says more), else not_observable; then A2, M3, and H4 (the tool
+    output of the provider's second request body) with the run's error (Writer.stages).
     missing_a2(tool_calls) and missing_m3 say why A2 or M3 has no carrier.
     """
     opts = options(configurations, distribution, argv)
@@ -194,7 +196,13 @@ async def run_lane(
         for f in opts.fixtures:
             if skip is not None and skip(f, opts.configuration):
                 continue
-            o = await capture(f, opts.configuration, provider)
+            provider.reset()
+            calls = CallLog()
+            try:
+                o = await capture(f, opts.configuration, provider, server_command(f, calls))
+                tool_calls = calls.count()
+            finally:
+                calls.remove()
             run_error = error_text(o.get("run_error"))
             d1: Stage | None = o.get("d1")
             if d1 is None:
@@ -206,9 +214,9 @@ async def run_lane(
             w.stages(
                 f,
                 [
-                    Stage("A2", o.get("a2"), "a2" in o, missing_a2(o["tool_calls"])),
+                    Stage("A2", o.get("a2"), "a2" in o, missing_a2(tool_calls)),
                     Stage("M3", o.get("m3"), "m3" in o, missing_m3),
-                    o["h4"],
+                    h4(provider.bodies()),
                 ],
                 run_error,
             )

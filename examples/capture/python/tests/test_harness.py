@@ -18,7 +18,7 @@ import unittest.mock
 import urllib.request
 
 from harness import guard, rawmcp
-from harness.lane import installed_version, leaf, run_lane
+from harness.lane import SERVER, installed_version, leaf, run_lane
 from harness.provider import CALL_ID, Provider, h4, responses_tool_output
 from harness.record import Fixture, RawNumber, Stage, Writer, fixtures, loads_exact, marshal
 
@@ -249,14 +249,27 @@ class LaneTest(unittest.TestCase):
                 with open(os.path.join(d, "fixtures", "suite", fid + ".json"), "w") as f:
                     f.write('{"content":[]}')
             out = os.path.join(d, "records.jsonl")
+            seen: list[tuple[str, int]] = []
 
-            async def capture(f, configuration, provider):
-                self.assertTrue(provider.url.startswith("http://127.0.0.1:"))
-                if f.id == "C01":  # every stage, D1 not observable
-                    return {"a2": {"c": configuration}, "m3": {"m": 1}, "h4": Stage("H4", {"h": 1}, True), "tool_calls": 1}
+            def post(provider, n):
+                body = json.dumps({"input": [{"type": "function_call_output", "call_id": CALL_ID, "output": "x"}], "n": n}).encode()
+                req = urllib.request.Request(provider.url + "/v1/responses", data=body, headers={"Content-Type": "application/json"})
+                urllib.request.urlopen(req).close()
+
+            async def capture(f, configuration, provider, server):
+                # Each fixture starts on a reset provider, with the raw server serving it.
+                command, args = server
+                seen.append((f.id, len(provider.bodies())))
+                self.assertEqual(args[0:2], [SERVER, f.path])
+                if f.id == "C01":  # every stage; the tool was called once, H4 from the bodies
+                    with open(args[2], "a") as log:
+                        log.write("call\n")
+                    post(provider, 1)
+                    post(provider, 2)
+                    return {"a2": {"c": configuration}, "m3": {"m": 1}}
                 if f.id == "C02":  # D1 captured, the run failed before A2
-                    return {"d1": Stage("D1", {"d": 1}, True), "h4": Stage("H4", missing="no H4"), "tool_calls": 0, "run_error": ValueError("boom")}
-                return {"d1": Stage("D1", missing="no D1"), "h4": Stage("H4", missing="no H4"), "tool_calls": 2, "run_error": ValueError("boom")}
+                    return {"d1": Stage("D1", {"d": 1}, True), "run_error": ValueError("boom")}
+                return {"d1": Stage("D1", missing="no D1"), "run_error": ValueError("boom")}
 
             # GuardTest's deliberate refusals stay in this process's log; finish reads them.
             with unittest.mock.patch.object(guard, "refusals", return_value=[]):
@@ -268,6 +281,7 @@ class LaneTest(unittest.TestCase):
                 ))
             with open(out, encoding="utf-8") as f:
                 recs = [json.loads(line) for line in f]
+        self.assertEqual(seen, [("C01", 0), ("C02", 0), ("C03", 0)])
         self.assertEqual([(r["fixture"], r["stage"], r["state"], r.get("error")) for r in recs], [
             ("C01", "D1", "not_observable", None),
             ("C01", "A2", "captured", None),
@@ -278,14 +292,14 @@ class LaneTest(unittest.TestCase):
             ("C02", "M3", "not_reached", None),
             ("C02", "H4", "not_reached", None),
             ("C03", "D1", "execution_failed", "no D1: ValueError: boom"),
-            ("C03", "A2", "execution_failed", "no A2 (2 tools/call): ValueError: boom"),
+            ("C03", "A2", "execution_failed", "no A2 (0 tools/call): ValueError: boom"),
             ("C03", "M3", "not_reached", None),
             ("C03", "H4", "not_reached", None),
         ])
         self.assertEqual(recs[1]["carrier"], {"c": "other"})
+        self.assertEqual(recs[3]["carrier"]["output"], "x")
         version = installed_version("mcp")
         self.assertTrue(all(r["lane"] == "test-lane" and r["laneVersion"] == version and r["configuration"] == "other" and r["repetition"] == 2 for r in recs))
-
 
 if __name__ == "__main__":
     unittest.main()
