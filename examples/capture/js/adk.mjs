@@ -15,8 +15,8 @@
 //   node adk.mjs --repetition 1 --out records.jsonl
 import './lib/env.mjs';
 import { Gemini, InMemoryRunner, LlmAgent, LogLevel, MCPToolset, setLogLevel } from '@google/adk';
-import { geminiFunctionResponse, h4 } from './lib/h4.mjs';
-import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER } from './lib/lane.mjs';
+import { geminiFunctionResponse } from './lib/h4.mjs';
+import { bounded, installedVersion, PER_FIXTURE_MS, runLane } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 const LANE = 'adk-js';
@@ -49,12 +49,10 @@ function functionResponses(contents) {
   return found;
 }
 
-async function capture(f, provider) {
-  provider.reset();
-  const calls = callLog();
+async function capture(provider, server) {
   const o = {};
   const model = new LocalGemini({ model: MODEL, apiKey: 'test' }, provider.url);
-  const toolset = new MCPToolset({ type: 'StdioConnectionParams', serverParams: { command: process.execPath, args: [SERVER, f.path, calls.path] } });
+  const toolset = new MCPToolset({ type: 'StdioConnectionParams', serverParams: server });
   try {
     await bounded(PER_FIXTURE_MS, async () => {
       const agent = new LlmAgent({ name: 'capture', description: 'Calls fixture_tool once and answers.', instruction: 'Call fixture_tool, then answer.', model, tools: [toolset] });
@@ -74,9 +72,6 @@ async function capture(f, provider) {
     const frs = functionResponses(second);
     if (frs.length === 1) o.m3 = frs[0];
   }
-  o.h4 = h4(provider.bodies(), geminiFunctionResponse);
-  o.toolCalls = calls.count();
-  calls.remove();
   return o;
 }
 
@@ -84,7 +79,8 @@ await runLane({
   lane: LANE,
   version: installedVersion('@google/adk'),
   configurations: ['default'],
-  capture: (f, _configuration, provider) => capture(f, provider),
+  capture: (_f, _configuration, provider, server) => capture(provider, server),
+  extract: () => geminiFunctionResponse,
   missing: {
     a2: (toolCalls) => `no function-response event in the run (the MCP server answered ${toolCalls} tools/call)`,
     m3: 'the model was never handed the function response',

@@ -22,8 +22,8 @@ import { HumanMessage } from '@langchain/core/messages';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 import { ChatOpenAI, ChatOpenAICompletions, ChatOpenAIResponses } from '@langchain/openai';
-import { chatToolMessage, h4, responsesToolOutput } from './lib/h4.mjs';
-import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER } from './lib/lane.mjs';
+import { chatToolMessage, responsesToolOutput } from './lib/h4.mjs';
+import { bounded, installedVersion, PER_FIXTURE_MS, runLane } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 const LANE = 'langchain-mcp-adapters-js';
@@ -76,12 +76,10 @@ function responsesEnvelope(body) {
   return { api: 'responses', item, output: item.output };
 }
 
-async function capture(f, configuration, provider) {
-  provider.reset();
-  const calls = callLog();
+async function capture(_f, configuration, provider, server) {
   const o = {};
   const mcp = new MultiServerMCPClient({
-    mcpServers: { 'contractcheck-fixture': { transport: 'stdio', command: process.execPath, args: [SERVER, f.path, calls.path] } },
+    mcpServers: { 'contractcheck-fixture': { transport: 'stdio', ...server } },
     useStandardContentBlocks: configuration === 'use-standard-content-blocks',
   });
   seen.length = 0;
@@ -118,9 +116,6 @@ async function capture(f, configuration, provider) {
     if (handed === o.toolMessage) o.m3 = toolMessageCarrier(handed);
     else o.runError ??= new Error('the chat model received a different ToolMessage object than ToolNode returned');
   }
-  o.h4 = h4(provider.bodies(), configuration === 'use-responses-api' ? responsesEnvelope : chatEnvelope);
-  o.toolCalls = calls.count();
-  calls.remove();
   return o;
 }
 
@@ -129,6 +124,7 @@ await runLane({
   version: installedVersion('@langchain/mcp-adapters'),
   configurations: ['default', 'use-responses-api', 'use-standard-content-blocks'],
   capture,
+  extract: (configuration) => (configuration === 'use-responses-api' ? responsesEnvelope : chatEnvelope),
   missing: {
     a2: (toolCalls) => `no ToolMessage (the MCP server answered ${toolCalls} tools/call)`,
     m3: 'the chat model was never handed the ToolMessage',

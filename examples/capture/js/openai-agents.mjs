@@ -13,8 +13,8 @@
 //   node openai-agents.mjs --repetition 1 --configuration default --out records.jsonl
 import './lib/env.mjs';
 import OpenAI from 'openai';
-import { h4, responsesToolOutput } from './lib/h4.mjs';
-import { bounded, callLog, installedVersion, PER_FIXTURE_MS, runLane, SERVER, STRUCTURED } from './lib/lane.mjs';
+import { responsesToolOutput } from './lib/h4.mjs';
+import { bounded, installedVersion, PER_FIXTURE_MS, runLane, STRUCTURED } from './lib/lane.mjs';
 import { plain } from './lib/record.mjs';
 
 // PKG is the installed package the run imports: @openai/agents, or an npm alias of another
@@ -36,14 +36,12 @@ class CapturingModel extends OpenAIResponsesModel {
   }
 }
 
-async function capture(f, configuration, provider) {
-  provider.reset();
-  const calls = callLog();
+async function capture(_f, configuration, provider, { command, args }) {
   const o = {};
   const server = new MCPServerStdio({
     name: 'contractcheck-fixture',
-    command: process.execPath,
-    args: [SERVER, f.path, calls.path],
+    command,
+    args,
     useStructuredContent: configuration === 'use-structured-content',
   });
   const client = new OpenAI({ apiKey: 'test', baseURL: `${provider.url}/v1`, maxRetries: 0 });
@@ -67,9 +65,6 @@ async function capture(f, configuration, provider) {
     const items = input.filter((i) => i?.type === 'function_call_result');
     if (items.length === 1) o.m3 = items[0];
   }
-  o.h4 = h4(provider.bodies(), responsesToolOutput);
-  o.toolCalls = calls.count();
-  calls.remove();
   return o;
 }
 
@@ -78,6 +73,7 @@ await runLane({
   version: installedVersion(PKG),
   configurations: ['default', 'use-structured-content'],
   capture,
+  extract: () => responsesToolOutput,
   missing: {
     a2: (toolCalls) => `no tool_call_output_item in the run (the MCP server answered ${toolCalls} tools/call)`,
     m3: 'the model was never handed the function_call_result',

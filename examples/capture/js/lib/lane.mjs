@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { refusals } from './guard.mjs';
+import { h4 } from './h4.mjs';
 import { startProvider } from './provider.mjs';
 import { fixtures, Writer } from './record.mjs';
 
@@ -107,24 +108,35 @@ export function errorText(err) {
 /**
  * runLane is a lane run: the fixtures of the command line (options) captured one by one against
  * one fake provider, closed however the loop ends, then the network check (finish). Each fixture
- * is skipped when skip(f, configuration) says so, else captured by capture(f, configuration,
- * provider), which resolves to {a2, m3, h4, toolCalls, runError}, and written: D1 not_observable
- * (no framework gives a window on the MCP result it receives), then A2, M3 and H4 (Writer.stages)
- * with the run's error. missing.a2(toolCalls) and missing.m3 say why A2 or M3 has no carrier.
+ * is skipped when skip(f, configuration) says so; else the provider is reset and capture(f,
+ * configuration, provider, server) runs the framework with server ({command, args}: the raw MCP
+ * server serving f, logging its tools/call) as its stdio MCP server, resolving to {a2, m3,
+ * runError} as far as the run gave them. The fixture is written: D1 not_observable (no framework
+ * gives a window on the MCP result it receives), then A2, M3, and H4 (the tool output that
+ * extract(configuration) picks out of the provider's second body) with the run's error
+ * (Writer.stages). missing.a2(toolCalls) and missing.m3 say why A2 or M3 has no carrier.
  */
-export async function runLane({ lane, version, configurations, capture, missing, skip = () => false }) {
+export async function runLane({ lane, version, configurations, capture, extract, missing, skip = () => false }) {
   const { fixtures: list, repetition, configuration, out } = options(configurations);
   const w = writer(lane, version, configuration, repetition, out);
   const provider = await startProvider();
   try {
     for (const f of list) {
       if (skip(f, configuration)) continue;
-      const o = await capture(f, configuration, provider);
+      provider.reset();
+      const calls = callLog();
+      let o, toolCalls;
+      try {
+        o = await capture(f, configuration, provider, { command: process.execPath, args: [SERVER, f.path, calls.path] });
+        toolCalls = calls.count();
+      } finally {
+        calls.remove();
+      }
       w.notObservable(f, 'D1');
       w.stages(f, [
-        { stage: 'A2', carrier: o.a2, missing: missing.a2(o.toolCalls) },
+        { stage: 'A2', carrier: o.a2, missing: missing.a2(toolCalls) },
         { stage: 'M3', carrier: o.m3, missing: missing.m3 },
-        o.h4,
+        h4(provider.bodies(), extract(configuration)),
       ], errorText(o.runError));
     }
   } finally {

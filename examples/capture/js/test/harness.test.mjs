@@ -129,25 +129,36 @@ test('runLane writes D1 not_observable, then A2, M3 and H4 for each fixture not 
   try {
     mkdirSync(join(dir, 'fixtures', 'suite'), { recursive: true });
     for (const id of ['C01', 'C02', 'Z09']) writeFileSync(join(dir, 'fixtures', 'suite', `${id}.json`), '{"content":[]}');
-    const lane = new URL('../lib/lane.mjs', import.meta.url).href;
+    const lib = (name) => JSON.stringify(new URL(`../lib/${name}`, import.meta.url).href);
     const script = join(dir, 'lane.mjs');
-    // C01 reaches every stage; C02 has no A2 (the run failed); Z09 is skipped.
-    writeFileSync(script, `import { runLane } from ${JSON.stringify(lane)};
+    // C01 reaches every stage: the tool is called once and the provider sees the tool output;
+    // C02 has no A2 (the run failed) and its provider, reset, saw nothing; Z09 is skipped.
+    writeFileSync(script, `import { appendFileSync } from 'node:fs';
+import { responsesToolOutput } from ${lib('h4.mjs')};
+import { runLane, SERVER } from ${lib('lane.mjs')};
+const seen = [];
+const post = (provider, n) => fetch(provider.url + '/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ input: [{ type: 'function_call_output', call_id: 'c', output: 'x' }], n }) }).then((r) => r.json());
 await runLane({
   lane: 'test-lane', version: '9.9.9', configurations: ['default', 'other'],
-  capture: async (f, configuration, provider) => {
-    if (typeof provider.url !== 'string') throw new Error('no provider');
-    return f.id === 'C01'
-      ? { a2: { c: configuration }, m3: { m: 1 }, h4: { stage: 'H4', carrier: { h: 1 } }, toolCalls: 1 }
-      : { h4: { stage: 'H4', missing: 'no H4' }, toolCalls: 0, runError: new Error('boom') };
+  capture: async (f, configuration, provider, server) => {
+    seen.push([f.id, provider.bodies().length, server.command === process.execPath && server.args[0] === SERVER && server.args[1] === f.path]);
+    if (f.id !== 'C01') return { runError: new Error('boom') };
+    appendFileSync(server.args[2], 'call\\n');
+    await post(provider, 1);
+    await post(provider, 2);
+    return { a2: { c: configuration }, m3: { m: 1 } };
   },
+  extract: (configuration) => (configuration === 'other' ? responsesToolOutput : undefined),
   missing: { a2: (n) => 'no A2 (' + n + ' tools/call)', m3: 'no M3' },
   skip: (f) => f.id === 'Z09',
 });
+process.stderr.write(JSON.stringify(seen));
 `);
     const out = join(dir, 'records.jsonl');
     const run = spawnSync(process.execPath, [script, '--fixtures', join(dir, 'fixtures'), '--configuration', 'other', '--repetition', '2', '--out', out], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stderr), [['C01', 0, true], ['C02', 0, true]]);
     const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(recs.map((r) => [r.fixture, r.stage, r.state, r.error]), [
       ['C01', 'D1', 'not_observable', undefined],
@@ -160,6 +171,7 @@ await runLane({
       ['C02', 'H4', 'not_reached', undefined],
     ]);
     assert.deepEqual(recs[1].carrier, { c: 'other' });
+    assert.equal(recs[3].carrier.output, 'x');
     assert.ok(recs.every((r) => r.lane === 'test-lane' && r.laneVersion === '9.9.9' && r.configuration === 'other' && r.repetition === 2));
   } finally {
     rmSync(dir, { recursive: true, force: true });
