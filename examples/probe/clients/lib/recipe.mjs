@@ -44,6 +44,43 @@ export function prompt() {
   return process.env.CONTRACTCHECK_PROMPT || `Call ${process.env.CONTRACTCHECK_TOOL || 'fixture_tool'}, then answer.`;
 }
 
+/**
+ * agentEnv is what a wrapper that starts an agent of ours (run.mjs → agent.mjs) hands it, after
+ * checking probe's environment (the fake provider's OPENAI_BASE_URL and OPENAI_API_KEY, and the
+ * MCP server): <prefix>_RECIPE_TRANSPORT (stdio or http), <prefix>_RECIPE_MCP (the Streamable
+ * HTTP URL, or the stdio command as JSON {command, args}: no shell) and <prefix>_RECIPE_PROMPT.
+ * readAgentEnv is the agent's side.
+ */
+export function agentEnv(prefix) {
+  need('OPENAI_BASE_URL');
+  need('OPENAI_API_KEY');
+  const mode = transport();
+  return {
+    [`${prefix}_RECIPE_TRANSPORT`]: mode,
+    [`${prefix}_RECIPE_MCP`]: mode === 'stdio' ? JSON.stringify(mcpCommand()) : need('CONTRACTCHECK_MCP_URL'),
+    [`${prefix}_RECIPE_PROMPT`]: prompt(),
+  };
+}
+
+/**
+ * readAgentEnv is an agent's side of agentEnv: {mode, payload, prompt, baseURL, apiKey}. An agent
+ * started by hand (without its wrapper) exits 2 saying so.
+ */
+export function readAgentEnv(prefix, env = process.env) {
+  const got = {
+    mode: env[`${prefix}_RECIPE_TRANSPORT`],
+    payload: env[`${prefix}_RECIPE_MCP`],
+    prompt: env[`${prefix}_RECIPE_PROMPT`],
+    baseURL: env.OPENAI_BASE_URL,
+    apiKey: env.OPENAI_API_KEY,
+  };
+  if (!got.mode || !got.payload || got.prompt === undefined || !got.baseURL || !got.apiKey) {
+    process.stderr.write('agent.mjs is started by run.mjs (under contractcheck probe), not by hand\n');
+    process.exit(2);
+  }
+  return got;
+}
+
 let cleanups = [];
 
 /**

@@ -10,15 +10,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import OpenAI from 'openai';
+import { readAgentEnv } from '../lib/recipe.mjs';
 
-const [mode, payload] = [process.env.MCP2026_RECIPE_TRANSPORT, process.env.MCP2026_RECIPE_MCP];
-const prompt = process.env.MCP2026_RECIPE_PROMPT;
-const baseURL = process.env.OPENAI_BASE_URL;
-const apiKey = process.env.OPENAI_API_KEY;
-if (!mode || !payload || prompt === undefined || !baseURL || !apiKey) {
-  process.stderr.write('agent.mjs is started by run.mjs (under contractcheck probe), not by hand\n');
-  process.exit(2);
-}
+const { mode, payload, prompt, baseURL, apiKey } = readAgentEnv('MCP2026');
 const maxSteps = 8;
 
 const client = new Client(

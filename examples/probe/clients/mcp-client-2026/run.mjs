@@ -13,24 +13,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientEnv, home, mcpCommand, need, prompt, run, transport } from '../lib/recipe.mjs';
+import { agentEnv, clientEnv, home, run } from '../lib/recipe.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 if (!existsSync(join(here, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'))) {
   process.stderr.write(`@modelcontextprotocol/client is not installed: run \`npm ci\` in ${here}\n`);
   process.exit(2);
 }
-need('OPENAI_BASE_URL');
-need('OPENAI_API_KEY');
-const mode = transport();
-const mcp = mode === 'stdio' ? JSON.stringify(mcpCommand()) : need('CONTRACTCHECK_MCP_URL');
+const handoff = agentEnv('MCP2026');
 
 const h = home('mcp-client-2026');
-run(process.execPath, [join(here, 'agent.mjs')], {
-  cwd: h.work,
-  env: clientEnv(h, {
-    MCP2026_RECIPE_TRANSPORT: mode,
-    MCP2026_RECIPE_MCP: mcp,
-    MCP2026_RECIPE_PROMPT: prompt(),
-  }),
-});
+run(process.execPath, [join(here, 'agent.mjs')], { cwd: h.work, env: clientEnv(h, handoff) });

@@ -6,15 +6,9 @@
 import { Agent, McpClient } from '@strands-agents/sdk';
 import { OpenAIModel } from '@strands-agents/sdk/models/openai';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readAgentEnv } from '../lib/recipe.mjs';
 
-const [mode, payload] = [process.env.STRANDS_RECIPE_TRANSPORT, process.env.STRANDS_RECIPE_MCP];
-const prompt = process.env.STRANDS_RECIPE_PROMPT;
-const baseURL = process.env.OPENAI_BASE_URL;
-const apiKey = process.env.OPENAI_API_KEY;
-if (!mode || !payload || prompt === undefined || !baseURL || !apiKey) {
-  process.stderr.write('agent.mjs is started by run.mjs (under contractcheck probe), not by hand\n');
-  process.exit(2);
-}
+const { mode, payload, prompt, baseURL, apiKey } = readAgentEnv('STRANDS');
 
 // MCP: Streamable HTTP at CONTRACTCHECK_MCP_URL (McpClient builds the transport from `url`), or
 // the stdio server CONTRACTCHECK_MCP_COMMAND starts (split by run.mjs, passed as JSON).

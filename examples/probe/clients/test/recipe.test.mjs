@@ -63,3 +63,31 @@ test('a wrapper outside probe exits 2 naming what is missing', () => {
   assert.equal(r.status, 2);
   assert.match(r.stderr, /CONTRACTCHECK_MCP_URL is not set/);
 });
+
+test('agentEnv hands the agent the transport, the server and the prompt; readAgentEnv reads them back', () => {
+  const read = (extra) => spawnSync(process.execPath, ['-e', `import(${JSON.stringify(lib)}).then((m) => {
+    const env = { ...m.agentEnv('X'), OPENAI_BASE_URL: process.env.OPENAI_BASE_URL, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+    process.stdout.write(JSON.stringify(m.readAgentEnv('X', env)));
+  })`], { env: { PATH: process.env.PATH, OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_API_KEY: 'k', CONTRACTCHECK_PROMPT: 'say "<hi>"', ...extra }, encoding: 'utf8' });
+  const stdio = read({ PROBE_TRANSPORT: 'stdio', CONTRACTCHECK_MCP_COMMAND: `srv 'a b' "c'd"` });
+  assert.equal(stdio.status, 0, stdio.stderr);
+  assert.deepEqual(JSON.parse(stdio.stdout), {
+    mode: 'stdio', payload: JSON.stringify({ command: 'srv', args: ['a b', "c'd"] }), prompt: 'say "<hi>"', baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k',
+  });
+  const http = read({ CONTRACTCHECK_MCP_URL: 'http://127.0.0.1:2/mcp' });
+  assert.equal(http.status, 0, http.stderr);
+  assert.equal(JSON.parse(http.stdout).mode, 'http');
+  assert.equal(JSON.parse(http.stdout).payload, 'http://127.0.0.1:2/mcp');
+  const noServer = read({});
+  assert.equal(noServer.status, 2);
+  assert.match(noServer.stderr, /CONTRACTCHECK_MCP_URL is not set/);
+});
+
+test('an agent started without its wrapper exits 2 saying so', () => {
+  const r = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(lib)}).then((m) => m.readAgentEnv('X'))`], {
+    env: { PATH: process.env.PATH, OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_API_KEY: 'k' },
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /agent\.mjs is started by run\.mjs/);
+});
