@@ -287,14 +287,14 @@ type htmlReadingCell struct {
 // lane · version · configuration · stage, cells coloured by readout kind.
 func (p *htmlPage) readingMaps() {
 	r := p.R
-	type col = result.Position // a column: lane, version, configuration, stage (cellOf)
+	type col = result.Cell // a column: lane, version, configuration, stage
 	type row struct{ fixture, target string }
 	cols := map[col]bool{}
 	rows := map[row]bool{}
 	at := map[row]map[col]*Reading{}
 	for i := range r.Readouts {
 		rd := &r.Readouts[i]
-		c := cellOf(rd.Position)
+		c := rd.Cell()
 		k := row{rd.Fixture, rd.Target}
 		cols[c], rows[k] = true, true
 		if at[k] == nil {

@@ -137,13 +137,10 @@ type Variant struct {
 // MatchCell counts, for one decoder, lane version, configuration and stage, the captured target
 // readings and the matches among them.
 type MatchCell struct {
-	Decoder       string `json:"decoder"`
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Match         int    `json:"match"`
-	Captured      int    `json:"captured"`
+	Decoder string `json:"decoder"`
+	result.Cell
+	Match    int `json:"match"`
+	Captured int `json:"captured"`
 }
 
 // DifferenceCell counts, at one lane version, configuration and stage, the captured target
@@ -151,13 +148,10 @@ type MatchCell struct {
 // where every decoder's readout is wrong or missing: the lane lost the value (LaneLoss counts
 // them, whether the decoders' kinds agree or not). Captured is every captured reading there.
 type DifferenceCell struct {
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Differs       int    `json:"differs"`
-	LaneLoss      int    `json:"laneLoss"`
-	Captured      int    `json:"captured"`
+	result.Cell
+	Differs  int `json:"differs"`
+	LaneLoss int `json:"laneLoss"`
+	Captured int `json:"captured"`
 }
 
 // Totals counts one decoder's readouts by kind over the framework lanes (control lanes left out).

@@ -182,7 +182,7 @@ type laneConfig struct{ lane, version, configuration string }
 // matches counts, per decoder, lane version, configuration and stage, the captured readings and
 // their matches.
 func matches(rs []Reading, decoders []string) []MatchCell {
-	counts := map[result.Position][2]int{} // per decoder index below
+	counts := map[result.Cell][2]int{} // per decoder index below
 	var out []MatchCell
 	for _, d := range decoders {
 		clear(counts)
@@ -191,7 +191,7 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 			if r.State != "captured" {
 				continue
 			}
-			k := cellOf(r.Position)
+			k := r.Cell()
 			c := counts[k]
 			c[1]++
 			if r.Kind(d) == Match {
@@ -201,8 +201,7 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 		}
 		for _, k := range sortedCells(counts) {
 			c := counts[k]
-			out = append(out, MatchCell{Decoder: d, Lane: k.Lane, LaneVersion: k.LaneVersion, Configuration: k.Configuration,
-				Stage: k.Stage, Match: c[0], Captured: c[1]})
+			out = append(out, MatchCell{Decoder: d, Cell: k, Match: c[0], Captured: c[1]})
 		}
 	}
 	if out == nil {
@@ -211,17 +210,10 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 	return out
 }
 
-// cellOf is the cell of a table by lane, version, configuration and stage a position falls in:
-// the position without its fixture.
-func cellOf(p result.Position) result.Position {
-	p.Fixture = ""
-	return p
-}
-
-// sortedCells returns the cells of a table (cellOf) in result.Position order: lane, version
+// sortedCells returns the cells of a table in result.Cell order: lane, version
 // (result.CompareVersions), configuration, stage (pipeline order).
-func sortedCells[V any](cells map[result.Position]V) []result.Position {
-	keys := make([]result.Position, 0, len(cells))
+func sortedCells[V any](cells map[result.Cell]V) []result.Cell {
+	keys := make([]result.Cell, 0, len(cells))
 	for k := range cells {
 		keys = append(keys, k)
 	}
@@ -284,16 +276,16 @@ func (r *Reading) Difference(decoders []string) (differs, laneLoss bool) {
 // differences counts, per lane version, configuration and stage (in the match matrix's order),
 // the captured readings where the decoders differ and the lane losses.
 func differences(rs []Reading, decoders []string) []DifferenceCell {
-	cells := map[result.Position]*DifferenceCell{}
+	cells := map[result.Cell]*DifferenceCell{}
 	for i := range rs {
 		r := &rs[i]
 		if r.State != "captured" {
 			continue
 		}
-		k := cellOf(r.Position)
+		k := r.Cell()
 		c := cells[k]
 		if c == nil {
-			c = &DifferenceCell{Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
+			c = &DifferenceCell{Cell: k}
 			cells[k] = c
 		}
 		c.Captured++
