@@ -37,7 +37,7 @@ func TestHTML(t *testing.T) {
 			{Decoder: "native-slot", Cell: goSDK, Match: 0, Captured: 1},
 			{Decoder: "slot-or-json-text", Cell: goSDK, Match: 1, Captured: 1},
 		},
-		Totals:       []Totals{{Decoder: "native-slot", Kinds: map[string]int{Wrong: 1, Missing: 1}, Total: 2}},
+		Totals:       []Totals{{Decoder: "native-slot", Counts: Counts{Kinds: map[string]int{Wrong: 1, Missing: 1}, Total: 2}}},
 		NullPolicies: NullSensitivity{Base: NullRun{Profile: "strict"}, Other: NullRun{Profile: "optional-null"}},
 	}
 	var buf bytes.Buffer
@@ -100,8 +100,8 @@ func hostileReport(s string) *Report {
 			{Position: pos("lane "+s, "M3"), Target: "/u" + s, State: "state " + s, Origin: "captured"},
 		},
 		Matches:    []MatchCell{{Decoder: dec, Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1"}, Match: 1, Captured: 3}},
-		Totals:     []Totals{{Decoder: dec, Kinds: map[string]int{Wrong: 1}, Total: 1}},
-		WholeValue: []Totals{{Decoder: dec, Kinds: map[string]int{Introduced: 1}, Total: 1}},
+		Totals:     []Totals{{Decoder: dec, Counts: Counts{Kinds: map[string]int{Wrong: 1}, Total: 1}}},
+		WholeValue: []Totals{{Decoder: dec, Counts: Counts{Kinds: map[string]int{Introduced: 1}, Total: 1}}},
 		Differences: []DifferenceCell{{Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1"}, Differs: 1, Captured: 1},
 			{Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "A2"}, Differs: 1, Captured: 1}},
 		Configurations: []ConfigurationDiff{{Lane: "lane " + s, LaneVersion: "v" + s, From: "a" + s, To: "b" + s,

@@ -156,9 +156,29 @@ type DifferenceCell struct {
 
 // Totals counts one decoder's readouts by kind over the framework lanes (control lanes left out).
 type Totals struct {
-	Decoder string         `json:"decoder"`
-	Kinds   map[string]int `json:"kinds"`
-	Total   int            `json:"total"`
+	Decoder string `json:"decoder"`
+	Counts
+}
+
+// Counts is a count of readouts by kind and its total.
+type Counts struct {
+	Kinds map[string]int `json:"kinds"`
+	Total int            `json:"total"`
+}
+
+// NewCounts is a count with every one of kinds at 0 (a report lists a kind nothing read as 0).
+func NewCounts(kinds []string) Counts {
+	c := Counts{Kinds: make(map[string]int, len(kinds))}
+	for _, k := range kinds {
+		c.Kinds[k] = 0
+	}
+	return c
+}
+
+// Add counts one readout of kind.
+func (c *Counts) Add(kind string) {
+	c.Kinds[kind]++
+	c.Total++
 }
 
 // ConfigurationDiff lists, for a lane version with more than one configuration, what changes

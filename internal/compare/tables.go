@@ -229,17 +229,13 @@ const WholeTarget = ""
 func totals(m *contract.Model, rs []Reading, decoders []string, only func(target string) bool) []Totals {
 	out := make([]Totals, 0, len(decoders))
 	for _, d := range decoders {
-		t := Totals{Decoder: d, Kinds: map[string]int{}}
-		for _, k := range Kinds {
-			t.Kinds[k] = 0
-		}
+		t := Totals{Decoder: d, Counts: NewCounts(Kinds)}
 		for i := range rs {
 			r := &rs[i]
 			if r.State != "captured" || m.Lanes[r.Lane].Control || (only != nil && !only(r.Target)) {
 				continue
 			}
-			t.Kinds[r.Kind(d)]++
-			t.Total++
+			t.Add(r.Kind(d))
 		}
 		out = append(out, t)
 	}

@@ -168,15 +168,9 @@ type JSONTextRow struct {
 // DecoderTotal is one decoder's readouts by kind (Kinds) over the captured whole-value readings
 // of the decoder stages, at the framework lanes (Framework) and the control lanes (Control).
 type DecoderTotal struct {
-	Decoder   string `json:"decoder"`
-	Framework Counts `json:"framework"`
-	Control   Counts `json:"control"`
-}
-
-// Counts is a count by readout kind and its total.
-type Counts struct {
-	Kinds map[string]int `json:"kinds"`
-	Total int            `json:"total"`
+	Decoder   string         `json:"decoder"`
+	Framework compare.Counts `json:"framework"`
+	Control   compare.Counts `json:"control"`
 }
 
 // PositionReadout is one whole-value reading: a position, its state (the record state or
@@ -461,7 +455,7 @@ func isMatch(kind string) bool { return kind == compare.Match || kind == SourceA
 func decoderTotals(ps []PositionReadout, decoders []string) []DecoderTotal {
 	out := make([]DecoderTotal, 0, len(decoders))
 	for _, d := range decoders {
-		t := DecoderTotal{Decoder: d, Framework: newCounts(), Control: newCounts()}
+		t := DecoderTotal{Decoder: d, Framework: compare.NewCounts(Kinds), Control: compare.NewCounts(Kinds)}
 		for _, p := range ps {
 			if p.Readouts == nil {
 				continue
@@ -470,18 +464,9 @@ func decoderTotals(ps []PositionReadout, decoders []string) []DecoderTotal {
 			if p.Control {
 				c = &t.Control
 			}
-			c.Kinds[p.Readouts[d]]++
-			c.Total++
+			c.Add(p.Readouts[d])
 		}
 		out = append(out, t)
 	}
 	return out
-}
-
-func newCounts() Counts {
-	c := Counts{Kinds: map[string]int{}}
-	for _, k := range Kinds {
-		c.Kinds[k] = 0
-	}
-	return c
 }
