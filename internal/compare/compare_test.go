@@ -403,29 +403,6 @@ func TestDecoderBreaksInterface(t *testing.T) {
 	}
 }
 
-func TestLookup(t *testing.T) {
-	doc := map[string]any{"a/b": []any{nil, map[string]any{"~": true}}}
-	tests := []struct {
-		ptr   string
-		want  any
-		found bool
-	}{
-		{"", doc, true},
-		{"/a~1b/0", nil, true},
-		{"/a~1b/1/~0", true, true},
-		{"/a~1b/2", nil, false},
-		{"/a~1b/01", nil, false},
-		{"/x", nil, false},
-		{"/a~1b/0/x", nil, false},
-	}
-	for _, tc := range tests {
-		got, found := lookup(doc, tc.ptr)
-		if found != tc.found || (found && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("lookup(%q) = %v, %v", tc.ptr, got, found)
-		}
-	}
-}
-
 // render is r in format, as the registry's formatter for it writes it; t fails at once when there is no
 // such format or the output fails.
 func render(t testing.TB, format string, r *Report) []byte {

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -103,7 +101,7 @@ func (c *collector) collapse(in *instrument.Instrument) []Reading {
 		exp, ok := expected[ek]
 		if !ok {
 			if s, has := in.SourceView(k.Fixture)["structured"]; has {
-				if v, found := lookup(s, k.target); found {
+				if v, found := strictjson.Lookup(s, k.target); found {
 					exp = &Value{v}
 				}
 			}
@@ -126,35 +124,6 @@ func (c *collector) collapse(in *instrument.Instrument) []Reading {
 		out = append(out, r)
 	}
 	return out
-}
-
-// lookup resolves an RFC 6901 JSON pointer in a decoded JSON value.
-func lookup(v any, ptr string) (any, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strictjson.UnescapeToken(tok)
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) || (len(tok) > 1 && tok[0] == '0') || tok[0] == '+' {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 func summarize(rs []Reading) Summary {
