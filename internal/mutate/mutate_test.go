@@ -160,6 +160,11 @@ func TestNotApplicable(t *testing.T) {
 		{"escape-solidus", "C09", `{"content":[{"type":"text","text":"no slash"}]}`},
 		{"number-exponent", "C09", `{"content":[{"type":"text","text":"no number"}]}`},
 		{"base64-unpadded", "C11", `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png"}]}`},
+		// The structured slot absent: what changes its value has nothing to change.
+		{"null-to-absent", "C06", `{"content":[]}`},
+		{"alter-number", "C06", `{"content":[]}`},
+		{"string-to-number", "C06", `{"content":[]}`},
+		{"stringify-structured", "C06", `{"content":[]}`},
 	} {
 		_, err := Apply(byName(t, c.op), env(t, c.fixture), record(t, c.carrier), 1)
 		var nap *NotApplicable
