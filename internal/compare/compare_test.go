@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -22,21 +21,12 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
-// builtinReport is the built-in compare, run once.
-var builtinReport = sync.OnceValues(func() (*Report, error) { return Run(context.Background(), Options{}) })
-
 // builtin runs the built-in compare once for the tests that read it.
-func builtin(t *testing.T) *Report {
-	t.Helper()
-	r, err := builtinReport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+var builtin = testkit.Once(func() (*Report, error) { return Run(context.Background(), Options{}) })
 
 // newEvaluator builds an evaluator over the built-in instrument with the built-in decoders.
 func newEvaluator(t *testing.T) *evaluator {

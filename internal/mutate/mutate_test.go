@@ -4,27 +4,18 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
-// builtin is the built-in instrument, loaded once.
-var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
+// builtinInstrument is the built-in instrument, loaded once.
+var builtinInstrument = testkit.Once(func() (*instrument.Instrument, error) {
 	return instrument.Load(context.Background(), inputs.Options{})
 })
-
-func builtinInstrument(t *testing.T) *instrument.Instrument {
-	t.Helper()
-	in, err := builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
 
 func env(t *testing.T, fixture string) *Env {
 	in := builtinInstrument(t)

@@ -523,3 +523,22 @@ func TestLiveHeap(t *testing.T) {
 		t.Errorf("after letting %d bytes go, the live heap is still %d above where it was", size, grew)
 	}
 }
+
+// TestOnce: the shared value is computed on the first call only, and its error fails every
+// test that asks for it.
+func TestOnce(t *testing.T) {
+	runs := 0
+	get := Once(func() (int, error) { runs++; return 7, nil })
+	if _, fatal := call(func(t testing.TB) bool { return get(t) == 7 && get(t) == 7 }); fatal != "" || runs != 1 {
+		t.Errorf("computed %d times, failed with %q; want once, no failure", runs, fatal)
+	}
+	failing := Once(func() (int, error) { runs++; return 0, errors.New("no built-in layer") })
+	for range 2 {
+		if _, fatal := call(func(t testing.TB) bool { failing(t); return true }); fatal != "no built-in layer" {
+			t.Errorf("failed with %q, want the compute's error", fatal)
+		}
+	}
+	if runs != 2 {
+		t.Errorf("computed %d times in all, want 2", runs)
+	}
+}
