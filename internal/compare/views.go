@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -90,17 +89,10 @@ func foldTaskChanges(cs []TaskChange) []taskGroup {
 	return out
 }
 
-// diagnosticAtoms names each diagnostic by atom and kind, sorted and unique.
+// diagnosticAtoms names each diagnostic by atom and kind (report.Atoms), sorted.
 func diagnosticAtoms(ds []result.Diagnostic) []string {
-	seen := map[string]bool{}
-	for _, d := range ds {
-		seen[fmt.Sprintf("%v %v", d["atom"], d["kind"])] = true
-	}
-	out := make([]string, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Strings(out)
+	out := report.Atoms(ds)
+	slices.Sort(out)
 	return out
 }
 
