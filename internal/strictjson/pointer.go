@@ -38,9 +38,10 @@ func ParsePointer(s string) (Pointer, error) {
 	return parts, nil
 }
 
-// Lookup follows the pointer through objects and arrays (an array index is decimal digits
-// without leading zeros, as RFC 6901 has it: no sign, no space). It reports false when any step
-// is absent, which keeps "absent" apart from a present null.
+// Lookup follows the pointer through objects and arrays (an array index is decimal without
+// leading zeros, read as strconv.Atoi reads it: a sign is taken, a negative index is absent; the
+// bundle's Rego projector, internal/bundle/rego/pointer.rego, reads it the same). It reports
+// false when any step is absent, which keeps "absent" apart from a present null.
 func (p Pointer) Lookup(v any) (any, bool) {
 	for _, tok := range p {
 		switch node := v.(type) {
@@ -51,8 +52,8 @@ func (p Pointer) Lookup(v any) (any, bool) {
 			}
 			v = next
 		case []any:
-			i, ok := arrayIndex(tok)
-			if !ok || i >= len(node) {
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(node) || (len(tok) > 1 && tok[0] == '0') {
 				return nil, false
 			}
 			v = node[i]
@@ -61,15 +62,6 @@ func (p Pointer) Lookup(v any) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-// arrayIndex is the array index a reference token spells: "0", or digits not starting with 0.
-func arrayIndex(tok string) (int, bool) {
-	if tok == "" || (len(tok) > 1 && tok[0] == '0') || strings.ContainsFunc(tok, func(r rune) bool { return r < '0' || r > '9' }) {
-		return 0, false
-	}
-	i, err := strconv.Atoi(tok)
-	return i, err == nil
 }
 
 // Lookup follows the pointer ptr, given as text (ParsePointer), through the decoded value v: false

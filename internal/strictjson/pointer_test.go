@@ -28,8 +28,9 @@ func TestReferenceTokens(t *testing.T) {
 	}
 }
 
-// TestLookup: a pointer given as text reads a decoded value as RFC 6901 has it; an array index is
-// digits without a leading zero, and anything that is not a pointer reads as absent.
+// TestLookup: a pointer given as text reads a decoded value as the projector does; an array index
+// is decimal without a leading zero, a sign taken as strconv.Atoi and the Rego projector
+// (internal/bundle/rego/pointer.rego) take it, and anything that is not a pointer reads as absent.
 func TestLookup(t *testing.T) {
 	doc := map[string]any{"a/b": []any{nil, map[string]any{"~": true}}, "": "empty key", "1": "one"}
 	tests := []struct {
@@ -45,8 +46,9 @@ func TestLookup(t *testing.T) {
 		{name: "a digit as an object key", ptr: "/1", want: "one", found: true},
 		{name: "past the end", ptr: "/a~1b/2", found: false},
 		{name: "a leading zero", ptr: "/a~1b/01", found: false},
-		{name: "a plus sign", ptr: "/a~1b/+1", found: false},
-		{name: "a minus zero", ptr: "/a~1b/-0", found: false},
+		{name: "a plus sign, as Atoi reads it", ptr: "/a~1b/+1", want: map[string]any{"~": true}, found: true},
+		{name: "a minus zero, as Atoi reads it", ptr: "/a~1b/-0", want: nil, found: true},
+		{name: "a negative index", ptr: "/a~1b/-1", found: false},
 		{name: "a space", ptr: "/a~1b/ 1", found: false},
 		{name: "the end marker", ptr: "/a~1b/-", found: false},
 		{name: "an empty index", ptr: "/a~1b/", found: false},
