@@ -248,9 +248,7 @@ type matchCellRow = stageRow[MatchCell]
 // matchCells is one decoder's match matrix: a row per lane version and configuration, a cell per
 // stage (stageRows).
 func matchCells(r *Report, decoder string) []matchCellRow {
-	return stageRows(r.Matches, func(c *MatchCell) (string, string, string, string, bool) {
-		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.Decoder == decoder
-	})
+	return stageRows(r.Matches, func(c *MatchCell) (result.Cell, bool) { return c.Cell, c.Decoder == decoder })
 }
 
 // htmlReadingGroup is a lane version and configuration heading Span columns of the reading maps.
