@@ -98,7 +98,7 @@ func faultProbes(c *mutate.Case, src project.View) []probe {
 				out = append(out, probe{value: slot, label: "structured"})
 				continue
 			}
-			if v, ok := pointerGet(slot, c.Path); ok {
+			if v, ok := strictjson.Lookup(slot, c.Path); ok {
 				toks := strings.Split(c.Path, "/")
 				out = append(out, probe{key: strictjson.UnescapeToken(toks[len(toks)-1]), value: v, label: "structured" + c.Path})
 			}
@@ -190,30 +190,4 @@ func found(v any, p probe, depth int) bool {
 		}
 	}
 	return false
-}
-
-func pointerGet(v any, ptr string) (any, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	for _, t := range strings.Split(ptr[1:], "/") {
-		t = strictjson.UnescapeToken(t)
-		switch x := v.(type) {
-		case map[string]any:
-			e, ok := x[t]
-			if !ok {
-				return nil, false
-			}
-			v = e
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(t, "%d", &i); err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }

@@ -9,16 +9,9 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
-
-// liveHeap is the heap's live bytes after a collection.
-func liveHeap() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
-}
 
 // TestCollectHoldsOneEventAtATime: when collect has checked a batch's last event, it holds no
 // more than a fraction of the batch decompressed, not the batch's decoded tree: the batch is read
@@ -42,7 +35,7 @@ func TestCollectHoldsOneEventAtATime(t *testing.T) {
 	held := int64(-1)
 	c, err := New(loaded(t, inputs.Options{}), Options{Dir: t.TempDir(), checked: func(i int) {
 		if i == len(batch)-1 {
-			held = liveHeap()
+			held = testkit.LiveHeap()
 		}
 	}})
 	if err != nil {
@@ -60,7 +53,7 @@ func TestCollectHoldsOneEventAtATime(t *testing.T) {
 		}
 	}
 	upload(reportkit.GzipBatch(t, events)) // the instrument's caches warmed
-	base := liveHeap()
+	base := testkit.LiveHeap()
 	upload(body)
 	runtime.KeepAlive(batch)
 	runtime.KeepAlive(raw)

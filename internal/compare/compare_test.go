@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -22,21 +21,12 @@ import (
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
-// builtinReport is the built-in compare, run once.
-var builtinReport = sync.OnceValues(func() (*Report, error) { return Run(context.Background(), Options{}) })
-
 // builtin runs the built-in compare once for the tests that read it.
-func builtin(t *testing.T) *Report {
-	t.Helper()
-	r, err := builtinReport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+var builtin = testkit.Once(func() (*Report, error) { return Run(context.Background(), Options{}) })
 
 // newEvaluator builds an evaluator over the built-in instrument with the built-in decoders.
 func newEvaluator(t *testing.T) *evaluator {
@@ -400,29 +390,6 @@ func TestDecoderBreaksInterface(t *testing.T) {
 				t.Errorf("exit %d for %v, want %d", code, err, result.ExitInstrument)
 			}
 		})
-	}
-}
-
-func TestLookup(t *testing.T) {
-	doc := map[string]any{"a/b": []any{nil, map[string]any{"~": true}}}
-	tests := []struct {
-		ptr   string
-		want  any
-		found bool
-	}{
-		{"", doc, true},
-		{"/a~1b/0", nil, true},
-		{"/a~1b/1/~0", true, true},
-		{"/a~1b/2", nil, false},
-		{"/a~1b/01", nil, false},
-		{"/x", nil, false},
-		{"/a~1b/0/x", nil, false},
-	}
-	for _, tc := range tests {
-		got, found := lookup(doc, tc.ptr)
-		if found != tc.found || (found && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("lookup(%q) = %v, %v", tc.ptr, got, found)
-		}
 	}
 }
 

@@ -28,22 +28,15 @@ func writeTextFailure(w io.Writer, r *Report) error {
 	if r.Scope != nil {
 		fmt.Fprintf(&b, "restricted to %s\n", term(r.Scope.Text()))
 	}
-	lines := strings.Split(r.Failure.Error, "\n")
-	fmt.Fprintf(&b, "\nINCOMPLETE: the instrument failed: %s\n", strings.Join(terms(lines), "\n  "))
+	b.WriteString("\n")
+	report.WriteIncomplete(&b, r.Failure.Error)
 	fmt.Fprintf(&b, "%s\n", failedLine(r, term(r.Profile)))
 	return report.WriteLog(w, b.String())
 }
 
-// writeMarkdownFailure writes the markdown of a failed compare.
+// writeMarkdownFailure writes the markdown of a failed compare (report.WriteMarkdownFailure).
 func writeMarkdownFailure(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Profile %s.\n\n", mdCode(r.Profile))
-	if r.Scope != nil {
-		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(r.Scope.Text()))
-	}
-	fmt.Fprintf(bw, "**INCOMPLETE:** the instrument failed: %s\n\n", md(r.Failure.Error))
-	fmt.Fprintf(bw, "%s.\n", failedLine(r, mdCode(r.Profile)))
-	return bw.Flush()
+	return report.WriteMarkdownFailure(w, r.Profile, r.Scope.Text(), r.Failure.Error, failedLine(r, mdCode(r.Profile)))
 }
 
 // writeHTMLFailure writes the page of a failed compare: its header with the failure as a banner.

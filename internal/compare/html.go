@@ -248,9 +248,7 @@ type matchCellRow = stageRow[MatchCell]
 // matchCells is one decoder's match matrix: a row per lane version and configuration, a cell per
 // stage (stageRows).
 func matchCells(r *Report, decoder string) []matchCellRow {
-	return stageRows(r.Matches, func(c *MatchCell) (string, string, string, string, bool) {
-		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, c.Decoder == decoder
-	})
+	return stageRows(r.Matches, func(c *MatchCell) (result.Cell, bool) { return c.Cell, c.Decoder == decoder })
 }
 
 // htmlReadingGroup is a lane version and configuration heading Span columns of the reading maps.
@@ -287,14 +285,14 @@ type htmlReadingCell struct {
 // lane · version · configuration · stage, cells coloured by readout kind.
 func (p *htmlPage) readingMaps() {
 	r := p.R
-	type col = result.Position // a column: lane, version, configuration, stage (cellOf)
+	type col = result.Cell // a column: lane, version, configuration, stage
 	type row struct{ fixture, target string }
 	cols := map[col]bool{}
 	rows := map[row]bool{}
 	at := map[row]map[col]*Reading{}
 	for i := range r.Readouts {
 		rd := &r.Readouts[i]
-		c := cellOf(rd.Position)
+		c := rd.Cell()
 		k := row{rd.Fixture, rd.Target}
 		cols[c], rows[k] = true, true
 		if at[k] == nil {

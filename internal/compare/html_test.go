@@ -22,6 +22,7 @@ func TestHTML(t *testing.T) {
 	pos := func(lane, stage string) result.Position {
 		return result.Position{Fixture: "C02", Lane: lane, LaneVersion: "v1", Configuration: "default", Stage: stage}
 	}
+	goSDK := pos("go-sdk", "D1").Cell()
 	r := &Report{CompareVersion: Version, Profile: "strict",
 		Decoders: []Decoder{{Name: "native-slot"}, {Name: "slot-or-json-text"}},
 		Summary:  Summary{Readings: 3, Captured: 2},
@@ -33,10 +34,10 @@ func TestHTML(t *testing.T) {
 			{Position: pos("adk-go", "M3"), Target: "/sequence", State: "execution_failed", Origin: "captured"},
 		},
 		Matches: []MatchCell{
-			{Decoder: "native-slot", Lane: "go-sdk", LaneVersion: "v1", Configuration: "default", Stage: "D1", Match: 0, Captured: 1},
-			{Decoder: "slot-or-json-text", Lane: "go-sdk", LaneVersion: "v1", Configuration: "default", Stage: "D1", Match: 1, Captured: 1},
+			{Decoder: "native-slot", Cell: goSDK, Match: 0, Captured: 1},
+			{Decoder: "slot-or-json-text", Cell: goSDK, Match: 1, Captured: 1},
 		},
-		Totals:       []Totals{{Decoder: "native-slot", Kinds: map[string]int{Wrong: 1, Missing: 1}, Total: 2}},
+		Totals:       []Totals{{Decoder: "native-slot", Counts: Counts{Kinds: map[string]int{Wrong: 1, Missing: 1}, Total: 2}}},
 		NullPolicies: NullSensitivity{Base: NullRun{Profile: "strict"}, Other: NullRun{Profile: "optional-null"}},
 	}
 	var buf bytes.Buffer
@@ -98,11 +99,11 @@ func hostileReport(s string) *Report {
 				Readouts: map[string]map[string]any{dec: {"kind": Introduced}, "native-slot": {"kind": Ambiguous, "candidates": []any{s}}}},
 			{Position: pos("lane "+s, "M3"), Target: "/u" + s, State: "state " + s, Origin: "captured"},
 		},
-		Matches:    []MatchCell{{Decoder: dec, Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Match: 1, Captured: 3}},
-		Totals:     []Totals{{Decoder: dec, Kinds: map[string]int{Wrong: 1}, Total: 1}},
-		WholeValue: []Totals{{Decoder: dec, Kinds: map[string]int{Introduced: 1}, Total: 1}},
-		Differences: []DifferenceCell{{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1", Differs: 1, Captured: 1},
-			{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "A2", Differs: 1, Captured: 1}},
+		Matches:    []MatchCell{{Decoder: dec, Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1"}, Match: 1, Captured: 3}},
+		Totals:     []Totals{{Decoder: dec, Counts: Counts{Kinds: map[string]int{Wrong: 1}, Total: 1}}},
+		WholeValue: []Totals{{Decoder: dec, Counts: Counts{Kinds: map[string]int{Introduced: 1}, Total: 1}}},
+		Differences: []DifferenceCell{{Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "D1"}, Differs: 1, Captured: 1},
+			{Cell: result.Cell{Lane: "lane " + s, LaneVersion: "v" + s, Configuration: "cfg " + s, Stage: "A2"}, Differs: 1, Captured: 1}},
 		Configurations: []ConfigurationDiff{{Lane: "lane " + s, LaneVersion: "v" + s, From: "a" + s, To: "b" + s,
 			Tasks: []TaskChange{{Fixture: "F" + s, Stage: "D1", Task: "T" + s, Role: "role " + s, Before: "pass", After: "unmet " + s,
 				DiagnosticsAfter: []result.Diagnostic{{"atom": "atom " + s, "kind": "kind " + s}}}},

@@ -137,13 +137,10 @@ type Variant struct {
 // MatchCell counts, for one decoder, lane version, configuration and stage, the captured target
 // readings and the matches among them.
 type MatchCell struct {
-	Decoder       string `json:"decoder"`
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Match         int    `json:"match"`
-	Captured      int    `json:"captured"`
+	Decoder string `json:"decoder"`
+	result.Cell
+	Match    int `json:"match"`
+	Captured int `json:"captured"`
 }
 
 // DifferenceCell counts, at one lane version, configuration and stage, the captured target
@@ -151,20 +148,37 @@ type MatchCell struct {
 // where every decoder's readout is wrong or missing: the lane lost the value (LaneLoss counts
 // them, whether the decoders' kinds agree or not). Captured is every captured reading there.
 type DifferenceCell struct {
-	Lane          string `json:"lane"`
-	LaneVersion   string `json:"laneVersion"`
-	Configuration string `json:"configuration"`
-	Stage         string `json:"stage"`
-	Differs       int    `json:"differs"`
-	LaneLoss      int    `json:"laneLoss"`
-	Captured      int    `json:"captured"`
+	result.Cell
+	Differs  int `json:"differs"`
+	LaneLoss int `json:"laneLoss"`
+	Captured int `json:"captured"`
 }
 
 // Totals counts one decoder's readouts by kind over the framework lanes (control lanes left out).
 type Totals struct {
-	Decoder string         `json:"decoder"`
-	Kinds   map[string]int `json:"kinds"`
-	Total   int            `json:"total"`
+	Decoder string `json:"decoder"`
+	Counts
+}
+
+// Counts is a count of readouts by kind and its total.
+type Counts struct {
+	Kinds map[string]int `json:"kinds"`
+	Total int            `json:"total"`
+}
+
+// NewCounts is a count with every one of kinds at 0 (a report lists a kind nothing read as 0).
+func NewCounts(kinds []string) Counts {
+	c := Counts{Kinds: make(map[string]int, len(kinds))}
+	for _, k := range kinds {
+		c.Kinds[k] = 0
+	}
+	return c
+}
+
+// Add counts one readout of kind.
+func (c *Counts) Add(kind string) {
+	c.Kinds[kind]++
+	c.Total++
 }
 
 // ConfigurationDiff lists, for a lane version with more than one configuration, what changes

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/instrument"
@@ -103,7 +101,7 @@ func (c *collector) collapse(in *instrument.Instrument) []Reading {
 		exp, ok := expected[ek]
 		if !ok {
 			if s, has := in.SourceView(k.Fixture)["structured"]; has {
-				if v, found := lookup(s, k.target); found {
+				if v, found := strictjson.Lookup(s, k.target); found {
 					exp = &Value{v}
 				}
 			}
@@ -126,35 +124,6 @@ func (c *collector) collapse(in *instrument.Instrument) []Reading {
 		out = append(out, r)
 	}
 	return out
-}
-
-// lookup resolves an RFC 6901 JSON pointer in a decoded JSON value.
-func lookup(v any, ptr string) (any, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strictjson.UnescapeToken(tok)
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) || (len(tok) > 1 && tok[0] == '0') || tok[0] == '+' {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 func summarize(rs []Reading) Summary {
@@ -182,7 +151,7 @@ type laneConfig struct{ lane, version, configuration string }
 // matches counts, per decoder, lane version, configuration and stage, the captured readings and
 // their matches.
 func matches(rs []Reading, decoders []string) []MatchCell {
-	counts := map[result.Position][2]int{} // per decoder index below
+	counts := map[result.Cell][2]int{} // per decoder index below
 	var out []MatchCell
 	for _, d := range decoders {
 		clear(counts)
@@ -191,7 +160,7 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 			if r.State != "captured" {
 				continue
 			}
-			k := cellOf(r.Position)
+			k := r.Cell()
 			c := counts[k]
 			c[1]++
 			if r.Kind(d) == Match {
@@ -201,8 +170,7 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 		}
 		for _, k := range sortedCells(counts) {
 			c := counts[k]
-			out = append(out, MatchCell{Decoder: d, Lane: k.Lane, LaneVersion: k.LaneVersion, Configuration: k.Configuration,
-				Stage: k.Stage, Match: c[0], Captured: c[1]})
+			out = append(out, MatchCell{Decoder: d, Cell: k, Match: c[0], Captured: c[1]})
 		}
 	}
 	if out == nil {
@@ -211,17 +179,10 @@ func matches(rs []Reading, decoders []string) []MatchCell {
 	return out
 }
 
-// cellOf is the cell of a table by lane, version, configuration and stage a position falls in:
-// the position without its fixture.
-func cellOf(p result.Position) result.Position {
-	p.Fixture = ""
-	return p
-}
-
-// sortedCells returns the cells of a table (cellOf) in result.Position order: lane, version
+// sortedCells returns the cells of a table in result.Cell order: lane, version
 // (result.CompareVersions), configuration, stage (pipeline order).
-func sortedCells[V any](cells map[result.Position]V) []result.Position {
-	keys := make([]result.Position, 0, len(cells))
+func sortedCells[V any](cells map[result.Cell]V) []result.Cell {
+	keys := make([]result.Cell, 0, len(cells))
 	for k := range cells {
 		keys = append(keys, k)
 	}
@@ -237,17 +198,13 @@ const WholeTarget = ""
 func totals(m *contract.Model, rs []Reading, decoders []string, only func(target string) bool) []Totals {
 	out := make([]Totals, 0, len(decoders))
 	for _, d := range decoders {
-		t := Totals{Decoder: d, Kinds: map[string]int{}}
-		for _, k := range Kinds {
-			t.Kinds[k] = 0
-		}
+		t := Totals{Decoder: d, Counts: NewCounts(Kinds)}
 		for i := range rs {
 			r := &rs[i]
 			if r.State != "captured" || m.Lanes[r.Lane].Control || (only != nil && !only(r.Target)) {
 				continue
 			}
-			t.Kinds[r.Kind(d)]++
-			t.Total++
+			t.Add(r.Kind(d))
 		}
 		out = append(out, t)
 	}
@@ -284,16 +241,16 @@ func (r *Reading) Difference(decoders []string) (differs, laneLoss bool) {
 // differences counts, per lane version, configuration and stage (in the match matrix's order),
 // the captured readings where the decoders differ and the lane losses.
 func differences(rs []Reading, decoders []string) []DifferenceCell {
-	cells := map[result.Position]*DifferenceCell{}
+	cells := map[result.Cell]*DifferenceCell{}
 	for i := range rs {
 		r := &rs[i]
 		if r.State != "captured" {
 			continue
 		}
-		k := cellOf(r.Position)
+		k := r.Cell()
 		c := cells[k]
 		if c == nil {
-			c = &DifferenceCell{Lane: r.Lane, LaneVersion: r.LaneVersion, Configuration: r.Configuration, Stage: r.Stage}
+			c = &DifferenceCell{Cell: k}
 			cells[k] = c
 		}
 		c.Captured++

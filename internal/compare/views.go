@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -90,17 +89,10 @@ func foldTaskChanges(cs []TaskChange) []taskGroup {
 	return out
 }
 
-// diagnosticAtoms names each diagnostic by atom and kind, sorted and unique.
+// diagnosticAtoms names each diagnostic by atom and kind (report.Atoms), sorted.
 func diagnosticAtoms(ds []result.Diagnostic) []string {
-	seen := map[string]bool{}
-	for _, d := range ds {
-		seen[fmt.Sprintf("%v %v", d["atom"], d["kind"])] = true
-	}
-	out := make([]string, 0, len(seen))
-	for a := range seen {
-		out = append(out, a)
-	}
-	sort.Strings(out)
+	out := report.Atoms(ds)
+	slices.Sort(out)
 	return out
 }
 
@@ -189,23 +181,23 @@ type stageRow[C any] struct {
 
 // stageRows lays cells out in a table by lane version and configuration (the rows, in the order
 // of the cells) and stage (the columns); at gives a cell's place, ok false to leave it out.
-func stageRows[C any](cells []C, at func(*C) (lane, version, configuration, stage string, ok bool)) []stageRow[C] {
+func stageRows[C any](cells []C, at func(*C) (place result.Cell, ok bool)) []stageRow[C] {
 	var rows []stageRow[C]
 	index := map[laneConfig]int{}
 	for i := range cells {
 		c := &cells[i]
-		lane, version, configuration, stage, ok := at(c)
+		p, ok := at(c)
 		if !ok {
 			continue
 		}
-		k := laneConfig{lane, version, configuration}
+		k := laneConfig{p.Lane, p.LaneVersion, p.Configuration}
 		j, seen := index[k]
 		if !seen {
 			j = len(rows)
 			index[k] = j
-			rows = append(rows, stageRow[C]{lane, version, configuration, make([]*C, len(stages))})
+			rows = append(rows, stageRow[C]{p.Lane, p.LaneVersion, p.Configuration, make([]*C, len(stages))})
 		}
-		if si := contract.StageIndex(stage) - 1; si >= 0 && si < len(stages) {
+		if si := contract.StageIndex(p.Stage) - 1; si >= 0 && si < len(stages) {
 			rows[j].cells[si] = c
 		}
 	}
@@ -217,9 +209,7 @@ type differenceRow = stageRow[DifferenceCell]
 
 // differenceRows is the differences table (stageRows).
 func differenceRows(r *Report) []differenceRow {
-	return stageRows(r.Differences, func(c *DifferenceCell) (string, string, string, string, bool) {
-		return c.Lane, c.LaneVersion, c.Configuration, c.Stage, true
-	})
+	return stageRows(r.Differences, func(c *DifferenceCell) (result.Cell, bool) { return c.Cell, true })
 }
 
 // differenceTotals sums the differences table: readings that differ, lane losses, captured.

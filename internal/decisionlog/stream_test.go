@@ -5,20 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
-
-// liveHeap is the heap's live bytes after a collection.
-func liveHeap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
-}
 
 // TestBatchHoldsOneEventAtATime: a batch file (a JSON array of events, as OPA uploads them) is
 // read event by event, as collect reads an upload: at its last decision, Read holds about one
@@ -63,11 +55,11 @@ func TestBatchHoldsOneEventAtATime(t *testing.T) {
 	}
 	size, events := len(raw), len(batch)
 	raw, batch, decisions = nil, nil, nil
-	base := liveHeap()
+	base := testkit.LiveHeap()
 	held, n := int64(-1), 0
 	c, err := Read(context.Background(), []string{file}, nil, func(*Decision) error {
 		if n++; n == events {
-			held = liveHeap()
+			held = testkit.LiveHeap()
 		}
 		return nil
 	})

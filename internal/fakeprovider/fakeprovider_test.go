@@ -24,6 +24,14 @@ func serve(t *testing.T, p *Provider) string {
 	return srv.URL + "/r/tok"
 }
 
+// serveOneCall serves a provider whose one call, call_1, is to fixture_tool: the provider and the
+// root its routes are below.
+func serveOneCall(t *testing.T) (*Provider, string) {
+	t.Helper()
+	p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
+	return p, serve(t, p)
+}
+
 // readAll reads and closes a response body.
 func readAll(t *testing.T, resp *http.Response) []byte {
 	t.Helper()
@@ -163,8 +171,7 @@ func TestDeterministic(t *testing.T) {
 			}
 			var runs [2][]byte
 			for i := range runs {
-				p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-				root := serve(t, p)
+				_, root := serveOneCall(t)
 				body := generationBody(t, api, []string{"fixture_tool"}, streamed, true)
 				for range 2 {
 					runs[i] = append(runs[i], readAll(t, testkit.Do(t, http.MethodPost, root+path, nil, body))...)
@@ -201,8 +208,7 @@ func TestSideCalls(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			resp := testkit.Do(t, tc.method, root+tc.path, tc.header, tc.body)
 			b := readAll(t, resp)
 			if resp.StatusCode != http.StatusOK || !json.Valid(b) || !strings.Contains(string(b), tc.want) {
@@ -251,8 +257,7 @@ func TestRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			resp := testkit.Do(t, tc.method, root+tc.path, nil, tc.body)
 			b := readAll(t, resp)
 			if resp.StatusCode != tc.status {
@@ -379,8 +384,7 @@ func TestPrefixedToolCalledAsListed(t *testing.T) {
 	for _, api := range APIs() {
 		for _, name := range []string{"rawmcp_fixture_tool", "mcp__srv__fixture_tool", "srv.fixture_tool"} {
 			t.Run(string(api)+" "+name, func(t *testing.T) {
-				p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-				root := serve(t, p)
+				p, root := serveOneCall(t)
 				path := map[API]string{OpenAIResponses: "/v1/responses", OpenAIChat: "/v1/chat/completions",
 					Anthropic: "/v1/messages", Gemini: "/v1beta/models/g:generateContent"}[api]
 				got := decode(t, api, testkit.Do(t, "POST", root+path, nil, generationBody(t, api, []string{name}, false, false)), false, false)

@@ -82,8 +82,7 @@ func TestResponsesToolKinds(t *testing.T) {
 // is found as the call's carrier.
 func TestResponsesCustomResult(t *testing.T) {
 	const item = `{"type":"custom_tool_call_output","call_id":"call_1","output":"Two invoices are overdue."}`
-	p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-	root := serve(t, p)
+	p, root := serveOneCall(t)
 	readAll(t, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, `{"model":"m","input":"hi","tools":[{"type":"custom","name":"fixture_tool"}]}`))
 	follow := `{"model":"m","tools":[{"type":"custom","name":"fixture_tool"}],"input":[{"role":"user","content":"hi"},` +
 		`{"type":"custom_tool_call","call_id":"call_1","name":"fixture_tool","input":"{}"},` + item + `]}`
@@ -147,8 +146,7 @@ func TestSideCallAnswers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			got := decode(t, tc.api, testkit.Do(t, http.MethodPost, root+tc.path, tc.header, tc.body), tc.streamed, false)
 			if got.callID != "" || got.text != tc.want {
 				t.Fatalf("side call answered %+v, want the text %s", got, tc.want)
@@ -176,8 +174,7 @@ func TestSideCallAnswers(t *testing.T) {
 
 // TestSideCallIDs checks that side calls are numbered apart from the agent's turns.
 func TestSideCallIDs(t *testing.T) {
-	p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-	root := serve(t, p)
+	_, root := serveOneCall(t)
 	var ids []string
 	for _, body := range []string{`{"model":"m","input":"title"}`, generationBody(t, OpenAIResponses, []string{"fixture_tool"}, false, false), `{"model":"m","input":"title"}`} {
 		var r struct{ ID string }
@@ -312,8 +309,7 @@ func TestDescribe(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			readAll(t, testkit.Do(t, tc.method, root+tc.path, tc.header, tc.body))
 			reqs := p.Requests()
 			if len(reqs) != 1 {

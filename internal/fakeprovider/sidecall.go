@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Side calls are the generation requests an agent makes that are not its turn: a model router
@@ -310,33 +312,9 @@ func number(m map[string]any, key string, def float64) float64 {
 
 // resolveRef follows a local JSON pointer reference ("#", "#/$defs/x") within root.
 func resolveRef(root any, ref string) (any, bool) {
-	rest, ok := strings.CutPrefix(ref, "#")
+	ptr, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil, false
 	}
-	cur := root
-	if rest == "" {
-		return cur, true
-	}
-	if !strings.HasPrefix(rest, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(rest[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			if cur, ok = c[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return strictjson.Lookup(root, ptr)
 }

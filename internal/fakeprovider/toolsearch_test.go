@@ -125,8 +125,7 @@ func TestToolSearchThenCall(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			post := func(body string) answer {
 				return decode(t, OpenAIResponses, testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, body), tc.streamed, false)
 			}
@@ -182,8 +181,7 @@ func TestToolSearchFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(Config{Tool: "fixture_tool", Calls: []Call{{ID: "call_1"}}})
-			root := serve(t, p)
+			p, root := serveOneCall(t)
 			var last *http.Response
 			for _, body := range tc.requests {
 				last = testkit.Do(t, http.MethodPost, root+"/v1/responses", nil, body)

@@ -403,6 +403,16 @@ func (m *M) structured() (contract.Field, *Node, *Node, bool, error) {
 	return *c.Structured, root, v, ok, nil
 }
 
+// presentStructured is structured for an operator that changes the slot's value: an absent slot
+// makes it not applicable.
+func (m *M) presentStructured() (contract.Field, *Node, *Node, error) {
+	f, root, v, present, err := m.structured()
+	if err == nil && !present {
+		err = na("the structured slot is absent")
+	}
+	return f, root, v, err
+}
+
 var newKeys = []string{"remarks", "supersededBy", "auditNote", "lastCheckedBy"}
 
 func absentToNull(m *M) error {
@@ -469,12 +479,9 @@ func members(v *Node, ok func(*Node) bool) []member {
 }
 
 func nullToAbsent(m *M) error {
-	f, root, v, present, err := m.structured()
+	f, root, v, err := m.presentStructured()
 	if err != nil {
 		return err
-	}
-	if !present {
-		return na("the structured slot is absent")
 	}
 	if v.Kind == Null {
 		remove(root, f.Path)
@@ -500,12 +507,9 @@ func nullToAbsent(m *M) error {
 }
 
 func structuredMembers(m *M, kind Kind) ([]member, error) {
-	_, _, v, present, err := m.structured()
+	_, _, v, err := m.presentStructured()
 	if err != nil {
 		return nil, err
-	}
-	if !present {
-		return nil, na("the structured slot is absent")
 	}
 	c := members(v, func(n *Node) bool { return n.Kind == kind })
 	if len(c) == 0 {
@@ -543,12 +547,9 @@ func stringToNumber(m *M) error {
 }
 
 func stringifyStructured(m *M) error {
-	f, root, v, present, err := m.structured()
+	f, root, v, err := m.presentStructured()
 	if err != nil {
 		return err
-	}
-	if !present {
-		return na("the structured slot is absent")
 	}
 	c := m.compartment()
 	l, ok := contentList(m.Carrier, c)

@@ -4,27 +4,18 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
-// builtin is the built-in instrument, loaded once.
-var builtin = sync.OnceValues(func() (*instrument.Instrument, error) {
+// builtinInstrument is the built-in instrument, loaded once.
+var builtinInstrument = testkit.Once(func() (*instrument.Instrument, error) {
 	return instrument.Load(context.Background(), inputs.Options{})
 })
-
-func builtinInstrument(t *testing.T) *instrument.Instrument {
-	t.Helper()
-	in, err := builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
 
 func env(t *testing.T, fixture string) *Env {
 	in := builtinInstrument(t)
@@ -160,6 +151,11 @@ func TestNotApplicable(t *testing.T) {
 		{"escape-solidus", "C09", `{"content":[{"type":"text","text":"no slash"}]}`},
 		{"number-exponent", "C09", `{"content":[{"type":"text","text":"no number"}]}`},
 		{"base64-unpadded", "C11", `{"content":[{"type":"image","data":"AAEC","mimeType":"image/png"}]}`},
+		// The structured slot absent: what changes its value has nothing to change.
+		{"null-to-absent", "C06", `{"content":[]}`},
+		{"alter-number", "C06", `{"content":[]}`},
+		{"string-to-number", "C06", `{"content":[]}`},
+		{"stringify-structured", "C06", `{"content":[]}`},
 	} {
 		_, err := Apply(byName(t, c.op), env(t, c.fixture), record(t, c.carrier), 1)
 		var nap *NotApplicable

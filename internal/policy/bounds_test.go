@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -178,11 +177,7 @@ func TestBoundedBuiltins(t *testing.T) {
 func TestBuiltinLimitInRegoTest(t *testing.T) {
 	ctx := guard.WithLimits(context.Background(), guard.Limits{Eval: 300 * time.Millisecond})
 	src := "package l_test\n\ntest_lsh if bits.lsh(1, 1e8)\n\ntest_slow if {\n\tsome i in numbers.range(1, 1000000000000)\n\ti < 0\n}\n\ntest_ok if {\n\tprint(\"fine\")\n}\n"
-	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/l_test.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{Tests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := e.RunTests(ctx, TestOptions{})
+	run, err := loadMine(t, map[string]string{"l_test.rego": src}, LoadOptions{Tests: true}).RunTests(ctx, TestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,10 @@ package policy
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -21,10 +21,7 @@ func CapabilitiesJSON() ([]byte, error) {
 	caps := Capabilities()
 	slices.SortStableFunc(caps.Builtins, func(a, b *ast.Builtin) int { return strings.Compare(a.Name, b.Name) })
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(caps); err != nil {
+	if err := strictjson.EncodeIndented(&buf, caps); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
-
-	"github.com/contractcheck/contractcheck/internal/layer"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -67,7 +64,7 @@ readout := {"clock": time.clock([43200000000000, "Local"])}
 // reported with its position and the offending token, never its line.
 func TestParseErrorShowsTokenOnly(t *testing.T) {
 	secret := "root:x:0:0:root:/root:/bin/bash s3cr3t-token-do-not-print\n"
-	_, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/passwd.rego": {Data: []byte(secret)}}, "p", "mine")}, LoadOptions{Tests: true})
+	_, err := Load(policyLayer("mine", map[string]string{"passwd.rego": secret}), LoadOptions{Tests: true})
 	if err == nil {
 		t.Fatal("Load succeeded")
 	}

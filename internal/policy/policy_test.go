@@ -32,19 +32,32 @@ func loadReal(t testing.TB) *Engine {
 	return e
 }
 
-// prepare loads files (a path below the layer → Rego source) as the policy layer "mine" and
-// prepares package pkg; t fails at once when either fails.
-func prepare(t testing.TB, files map[string]string, pkg string) *Query {
-	t.Helper()
+// policyLayer is files (a path below the layer → Rego source) as the policy layer name: its
+// messages name a file name/path.
+func policyLayer(name string, files map[string]string) []layer.Dir {
 	fsys := fstest.MapFS{}
-	for name, src := range files {
-		fsys["p/"+name] = &fstest.MapFile{Data: []byte(src)}
+	for path, src := range files {
+		fsys["p/"+path] = &fstest.MapFile{Data: []byte(src)}
 	}
-	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "mine")}, LoadOptions{})
+	return []layer.Dir{layer.FS(fsys, "p", name)}
+}
+
+// loadMine loads files as the policy layer "mine" (policyLayer) with opts; t fails at once when
+// Load fails.
+func loadMine(t testing.TB, files map[string]string, opts LoadOptions) *Engine {
+	t.Helper()
+	e, err := Load(policyLayer("mine", files), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := e.Prepare(context.Background(), pkg)
+	return e
+}
+
+// prepare loads files as the policy layer "mine" (loadMine) and prepares package pkg; t fails at
+// once when either fails.
+func prepare(t testing.TB, files map[string]string, pkg string) *Query {
+	t.Helper()
+	q, err := loadMine(t, files, LoadOptions{}).Prepare(context.Background(), pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +183,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fsys := fstest.MapFS{"p/bad.rego": {Data: []byte(tt.src)}}
-			_, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
+			_, err := Load(policyLayer("policies", map[string]string{"bad.rego": tt.src}), LoadOptions{Tests: true})
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}
@@ -199,15 +211,7 @@ func TestPrepareErrors(t *testing.T) {
 		})
 	}
 	// A package without readout gets an empty readout.
-	fsys := fstest.MapFS{"p/c.rego": {Data: []byte("package custom\n\ndiagnostics contains {\"atom\": \"x\"} if input.bad\n")}}
-	e2, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e2.Prepare(context.Background(), "custom")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := prepare(t, map[string]string{"c.rego": "package custom\n\ndiagnostics contains {\"atom\": \"x\"} if input.bad\n"}, "custom")
 	v, err := q.Eval(context.Background(), mustInput(t, `{"bad": true}`))
 	if err != nil {
 		t.Fatal(err)
@@ -443,21 +447,13 @@ func TestEvalConcurrent(t *testing.T) {
 }
 
 func TestJSONTextBuiltin(t *testing.T) {
-	fsys := fstest.MapFS{"p/j.rego": {Data: []byte(`package j
+	q := prepare(t, map[string]string{"j.rego": `package j
 
 diagnostics contains {"s": s, "v": v} if {
 	some s in input
 	v := contractcheck.json_text(s)
 }
-`)}}
-	e, err := Load([]layer.Dir{layer.FS(fsys, "p", "policies")}, LoadOptions{Tests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.Prepare(context.Background(), "j")
-	if err != nil {
-		t.Fatal(err)
-	}
+`}, "j")
 	in := []string{` {"a": 1.0} `, `12345678901234567891`, `"x"`, `null`, `prose {"a":1}`, `{"a":1}{"a":1}`, `{"a":1,"a":2}`, ``, "\"\xff\""}
 	v, err := q.Eval(context.Background(), ast.NewArray(func() []*ast.Term {
 		ts := make([]*ast.Term, len(in))

@@ -8,12 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown/print"
-
-	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
 // TestPrintLog: the print output of concurrent evaluations comes out the same whatever the
@@ -87,14 +84,7 @@ func TestPrintLog(t *testing.T) {
 // evaluation's verdict is the same with and without it.
 func TestPrintTo(t *testing.T) {
 	src := "package pr\n\ndiagnostics contains {\"atom\": \"x\", \"n\": input.n} if {\n\tprint(\"n is\", input.n)\n\tinput.n > 1\n}\n"
-	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/pr.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.Prepare(context.Background(), "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := prepare(t, map[string]string{"pr.rego": src}, "pr")
 	eval := func(ctx context.Context, n int) Verdict {
 		v, err := q.Eval(ctx, ast.NewObject(ast.Item(ast.StringTerm("n"), ast.IntNumberTerm(n))))
 		if err != nil {

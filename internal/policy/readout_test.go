@@ -3,11 +3,8 @@ package policy
 import (
 	"context"
 	"testing"
-	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/contractcheck/contractcheck/internal/layer"
 )
 
 // TestReadoutCustomBuiltins evaluates a rule prepared alone (PrepareRule: a decoder's readout,
@@ -15,11 +12,7 @@ import (
 // (the sandbox's capabilities), so the query must implement them too, as Prepare's does.
 func TestReadoutCustomBuiltins(t *testing.T) {
 	src := "package r\n\nreadout := {\n\t\"json\": contractcheck.json_text(\"[1.0]\"),\n\t\"diff\": contractcheck.diff({\"a\": 1}, {\"a\": 2}, \"/x\"),\n}\n"
-	e, err := Load([]layer.Dir{layer.FS(fstest.MapFS{"p/r.rego": {Data: []byte(src)}}, "p", "mine")}, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := e.PrepareReadout(context.Background(), "r")
+	q, err := loadMine(t, map[string]string{"r.rego": src}, LoadOptions{}).PrepareReadout(context.Background(), "r")
 	if err != nil {
 		t.Fatal(err)
 	}

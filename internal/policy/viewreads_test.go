@@ -5,9 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
@@ -38,12 +36,8 @@ func TestViewReads(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := fstest.MapFS{}
-			for name, src := range tc.files {
-				fsys["p/"+name] = &fstest.MapFile{Data: []byte(src)}
-			}
 			var q *Query
-			e, err := Load([]layer.Dir{layer.FS(fsys, "p", "p")}, LoadOptions{})
+			e, err := Load(policyLayer("p", tc.files), LoadOptions{})
 			if err == nil {
 				q, err = e.Prepare(context.Background(), "custom")
 			}

@@ -28,29 +28,43 @@ func failureGate(r *result.Report, profile string) string {
 	return fmt.Sprintf("no verdict for profile %s: the run failed before it could give one (exit %d)", profile, r.ExitCode())
 }
 
-// writeTextFailure writes the text format's body of a failed run: the failure, its message's
-// lines indented after the first (the style wraps a long line, never cuts it), and the gate.
+// writeTextFailure writes the text format's body of a failed run: the failure (WriteIncomplete)
+// and the gate.
 func writeTextFailure(w io.Writer, r *result.Report) {
 	fmt.Fprintln(w)
-	for i, l := range strings.Split(r.Failure.Error, "\n") {
+	WriteIncomplete(w, r.Failure.Error)
+	fmt.Fprintf(w, "gate: %s\n", failureGate(r, term(r.Profile)))
+}
+
+// WriteIncomplete writes a text format's INCOMPLETE line for a failure's message, a verb's run
+// that failed before its result (check's, compare's): the message's lines escaped for a
+// terminal, each after the first indented (the style wraps a long line, never cuts it).
+func WriteIncomplete(w io.Writer, msg string) {
+	for i, l := range strings.Split(msg, "\n") {
 		if i == 0 {
 			fmt.Fprintf(w, "INCOMPLETE: %s%s\n", failureIntro, term(l))
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", term(l))
 	}
-	fmt.Fprintf(w, "gate: %s\n", failureGate(r, term(r.Profile)))
 }
 
 // writeMarkdownFailure writes the markdown format of a failed run.
 func writeMarkdownFailure(w io.Writer, r *result.Report) error {
+	return WriteMarkdownFailure(w, r.Profile, r.ScopeText(), r.Failure.Error, "**Gate:** "+failureGate(r, mdCode(r.Profile)))
+}
+
+// WriteMarkdownFailure writes the markdown of a verb's run that failed before its result: the
+// profile, the scope (scope, "" when the run was not restricted), the failure's message in bold
+// INCOMPLETE, and last, a line already in markdown saying what the run does not give.
+func WriteMarkdownFailure(w io.Writer, profile, scope, msg, last string) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Profile %s.\n\n", mdCode(r.Profile))
-	if s := r.ScopeText(); s != "" {
-		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(s))
+	fmt.Fprintf(bw, "Profile %s.\n\n", mdCode(profile))
+	if scope != "" {
+		fmt.Fprintf(bw, "Restricted to %s.\n\n", md(scope))
 	}
-	fmt.Fprintf(bw, "**INCOMPLETE:** %s%s\n\n", failureIntro, md(r.Failure.Error))
-	fmt.Fprintf(bw, "**Gate:** %s.\n", failureGate(r, mdCode(r.Profile)))
+	fmt.Fprintf(bw, "**INCOMPLETE:** %s%s\n\n", failureIntro, md(msg))
+	fmt.Fprintf(bw, "%s.\n", last)
 	return bw.Flush()
 }
 

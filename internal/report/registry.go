@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/guard"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // Formatter writes one kind of report (check, compare, …) in one format.
@@ -146,15 +146,10 @@ func (b budgeted[R]) Output(w io.Writer, r R) error {
 	return err
 }
 
-// WriteJSON writes v as indented JSON without HTML escaping: maps come out with sorted keys and
-// json.Number values verbatim, so the same report always gives the same bytes. Every report's
-// JSON format writes through it.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+// WriteJSON writes v as indented JSON without HTML escaping (strictjson.EncodeIndented): maps
+// come out with sorted keys and json.Number values verbatim, so the same report always gives the
+// same bytes. Every report's JSON format writes through it.
+func WriteJSON(w io.Writer, v any) error { return strictjson.EncodeIndented(w, v) }
 
 // JSONFormat is the json format of a verb whose result is its own JSON document: the result
 // written by WriteJSON. Every such verb's registry holds it rather than a type of its own.

@@ -82,20 +82,11 @@ func newReading(c contract.Compartment, doc any) reading {
 	return r
 }
 
-// lookup follows an RFC 6901 pointer; nil when absent (callers that care use has).
+// lookup follows an RFC 6901 pointer as the projector does (strictjson.Lookup); nil when absent
+// (callers that care use has).
 func lookup(doc any, ptr string) any {
-	v, _ := at(doc, ptr)
+	v, _ := strictjson.Lookup(doc, ptr)
 	return v
-}
-
-// at follows an RFC 6901 pointer as the projector does (strictjson.Pointer); false when absent
-// or not a pointer.
-func at(doc any, ptr string) (any, bool) {
-	p, err := strictjson.ParsePointer(ptr)
-	if err != nil {
-		return nil, false
-	}
-	return p.Lookup(doc)
 }
 
 // items is the content list of the reading's document, decoded as the binding decodes it.
@@ -104,7 +95,7 @@ func (r reading) items() ([]any, bool) {
 	if cb == nil {
 		return nil, false
 	}
-	v, ok := at(r.doc, r.root+cb.Path)
+	v, ok := strictjson.Lookup(r.doc, r.root+cb.Path)
 	if !ok {
 		return nil, false
 	}
@@ -133,7 +124,7 @@ func (r reading) field(i int, atom, rest string) Target {
 	t.Rest = rest
 	list, _ := r.items()
 	if cb.Decode == "text" {
-		if v, ok := at(r.doc, t.List); ok {
+		if v, ok := strictjson.Lookup(r.doc, t.List); ok {
 			if _, isString := v.(string); isString {
 				if atom != "text" {
 					return Target{Unbound: fmt.Sprintf("the content is one string: it has no %s", atom)}

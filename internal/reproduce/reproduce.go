@@ -29,6 +29,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 //go:embed templates
@@ -393,10 +394,7 @@ func goString(s string) string {
 // {"direct": [...], "framework": [...]}.
 func checksJSON(direct, observed []Check) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
+	if err := strictjson.EncodeIndented(&b, struct {
 		Direct    []Check `json:"direct"`
 		Framework []Check `json:"framework"`
 	}{direct, observed}); err != nil {

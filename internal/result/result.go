@@ -325,22 +325,42 @@ type Position struct {
 	Stage         string `json:"stage"`
 }
 
-// Less orders positions by fixture, lane, version (CompareVersions), configuration and stage
-// (pipeline order).
+// Less orders positions by fixture, then by their cells (Cell.Less).
 func (p Position) Less(q Position, stageIndex func(string) int) bool {
 	if p.Fixture != q.Fixture {
 		return p.Fixture < q.Fixture
 	}
-	if p.Lane != q.Lane {
-		return p.Lane < q.Lane
+	return p.Cell().Less(q.Cell(), stageIndex)
+}
+
+// Cell is a position without its fixture: a lane at a version and configuration, at a stage. It
+// is one cell (or row) of a table that counts over fixtures: compare's match matrix and
+// differences, the study's tables IV and VI.
+type Cell struct {
+	Lane          string `json:"lane"`
+	LaneVersion   string `json:"laneVersion"`
+	Configuration string `json:"configuration"`
+	Stage         string `json:"stage"`
+}
+
+// Cell is the cell of a table a position falls in.
+func (p Position) Cell() Cell {
+	return Cell{Lane: p.Lane, LaneVersion: p.LaneVersion, Configuration: p.Configuration, Stage: p.Stage}
+}
+
+// Less orders cells by lane, version (CompareVersions), configuration and stage (pipeline
+// order).
+func (c Cell) Less(d Cell, stageIndex func(string) int) bool {
+	if c.Lane != d.Lane {
+		return c.Lane < d.Lane
 	}
-	if p.LaneVersion != q.LaneVersion {
-		return LessVersion(p.LaneVersion, q.LaneVersion)
+	if c.LaneVersion != d.LaneVersion {
+		return LessVersion(c.LaneVersion, d.LaneVersion)
 	}
-	if p.Configuration != q.Configuration {
-		return p.Configuration < q.Configuration
+	if c.Configuration != d.Configuration {
+		return c.Configuration < d.Configuration
 	}
-	return stageIndex(p.Stage) < stageIndex(q.Stage)
+	return stageIndex(c.Stage) < stageIndex(d.Stage)
 }
 
 // Result is the collapsed outcome of one binding: a task evaluated at a position.

@@ -150,7 +150,10 @@ func TestCheckOutputFile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckOutputFile(tc.output, inputs)
-			testkit.ErrCase(t, err, tc.wantErr)
+			if !testkit.ErrCase(t, err, tc.wantErr) || !strings.Contains(tc.wantErr, "of this run") {
+				return
+			}
+			namesItsFlag(t, err, "--output")
 		})
 	}
 }
@@ -177,13 +180,33 @@ func TestCheckOutputDir(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			if tc.flag == "" {
+			flag := tc.flag
+			if flag == "" {
+				flag = "--output"
 				err = CheckOutputDir(tc.output, inputs)
 			} else {
 				err = CheckOutputDirFlag(tc.flag, tc.output, inputs)
 			}
-			testkit.ErrCase(t, err, tc.wantErr)
+			if !testkit.ErrCase(t, err, tc.wantErr) || strings.Contains(tc.wantErr, " holds ") {
+				return
+			}
+			namesItsFlag(t, err, flag)
 		})
+	}
+}
+
+// namesItsFlag fails unless err is an *InputError whose Flag is flag, the flag its message
+// begins with: a refusal says which output it refused, a caller reads which from Flag.
+func namesItsFlag(t *testing.T, err error, flag string) {
+	t.Helper()
+	var ie *InputError
+	switch {
+	case !errors.As(err, &ie):
+		t.Errorf("error %T is not an *InputError", err)
+	case ie.Flag != flag:
+		t.Errorf("the *InputError's Flag is %q, want %q", ie.Flag, flag)
+	case !strings.HasPrefix(err.Error(), flag+" "):
+		t.Errorf("error %q does not begin with its flag %s", err, flag)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // InputError is an output path refused because the run reads it: writing there would destroy or
 // change an input.
 type InputError struct {
-	Flag   string // the flag that gave the output ("--census-out"); "--output" when empty
+	Flag   string // the flag that gave the output ("--output", "--census-out"); required
 	Output string // the output path as given
 	Input  string // the input path as given
 	Inside bool   // the output lies inside the input directory (else it is the input itself)
@@ -26,16 +26,9 @@ type InputError struct {
 // Error returns the message.
 func (e *InputError) Error() string {
 	if e.Inside {
-		return fmt.Sprintf("%s %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.flag(), e.Output, e.Input)
+		return fmt.Sprintf("%s %s is inside %s, an input directory of this run: refused (write it elsewhere)", e.Flag, e.Output, e.Input)
 	}
-	return fmt.Sprintf("%s %s is %s, an input of this run: refused (write it elsewhere)", e.flag(), e.Output, e.Input)
-}
-
-func (e *InputError) flag() string {
-	if e.Flag == "" {
-		return "--output"
-	}
-	return e.Flag
+	return fmt.Sprintf("%s %s is %s, an input of this run: refused (write it elsewhere)", e.Flag, e.Output, e.Input)
 }
 
 // resolve returns the absolute path p stands for, with every symbolic link of its existing
@@ -91,9 +84,9 @@ func CheckOutputFile(output string, inputs []string) error {
 		ifi, ierr := os.Stat(r)
 		switch {
 		case out == r, oerr == nil && ierr == nil && os.SameFile(ofi, ifi):
-			return &InputError{Output: output, Input: in}
+			return &InputError{Flag: "--output", Output: output, Input: in}
 		case ierr == nil && ifi.IsDir() && within(out, r):
-			return &InputError{Output: output, Input: in, Inside: true}
+			return &InputError{Flag: "--output", Output: output, Input: in, Inside: true}
 		}
 		return nil
 	})

@@ -18,25 +18,17 @@ import (
 	"testing/fstest"
 
 	"github.com/contractcheck/contractcheck/internal/strictjson"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // schemasDir is the project's schemas/ directory.
 const schemasDir = "../../schemas"
 
-// builtValidator is the validator of schemas/, made once for the tests that read it.
-var builtValidator = sync.OnceValues(func() (*Validator, error) { return New(os.DirFS(schemasDir)) })
+// newValidator is the validator of schemas/, made once for the tests that read it.
+var newValidator = testkit.Once(func() (*Validator, error) { return New(os.DirFS(schemasDir)) })
 
 // pinned are the built-in revisions, as schemas/mcp holds them.
 var pinned = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
-
-func newValidator(t testing.TB) *Validator {
-	t.Helper()
-	v, err := builtValidator()
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return v
-}
 
 func decodeFile(t testing.TB, file string) any {
 	t.Helper()

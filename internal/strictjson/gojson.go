@@ -3,6 +3,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 )
 
 // EncodeLine is v as encoding/json encodes it (struct tags, Marshaler methods, map keys sorted)
@@ -17,6 +18,16 @@ func EncodeLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// EncodeIndented writes v to w as EncodeLine encodes it (encoding/json, HTML escaping off) but
+// indented by two spaces, ending in a newline: the form of every JSON document contractcheck
+// writes for people and tools to read (reports, OPA's capabilities file, reproduce's checks).
+func EncodeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // MarshalGo is EncodeLine without the final newline: v as encoding/json marshals it, HTML

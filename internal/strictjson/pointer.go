@@ -39,8 +39,9 @@ func ParsePointer(s string) (Pointer, error) {
 }
 
 // Lookup follows the pointer through objects and arrays (an array index is decimal without
-// leading zeros, as RFC 6901 has it). It reports false when any step is absent, which keeps
-// "absent" apart from a present null.
+// leading zeros, read as strconv.Atoi reads it: a sign is taken, a negative index is absent; the
+// bundle's Rego projector, internal/bundle/rego/pointer.rego, reads it the same). It reports
+// false when any step is absent, which keeps "absent" apart from a present null.
 func (p Pointer) Lookup(v any) (any, bool) {
 	for _, tok := range p {
 		switch node := v.(type) {
@@ -61,4 +62,14 @@ func (p Pointer) Lookup(v any) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// Lookup follows the pointer ptr, given as text (ParsePointer), through the decoded value v: false
+// when a step is absent or ptr is not a pointer.
+func Lookup(v any, ptr string) (any, bool) {
+	p, err := ParsePointer(ptr)
+	if err != nil {
+		return nil, false
+	}
+	return p.Lookup(v)
 }

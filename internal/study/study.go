@@ -112,13 +112,15 @@ type Lane struct {
 	Control bool   `json:"control"`
 }
 
+// at is the lane's cell at a stage: the key of a row of tables IV and VI.
+func (l Lane) at(stage string) result.Cell {
+	return result.Cell{Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: stage}
+}
+
 // PassRow is one row of table IV: a lane at one stage, one cell per task.
 type PassRow struct {
-	Lane          string     `json:"lane"`
-	LaneVersion   string     `json:"laneVersion"`
-	Configuration string     `json:"configuration"`
-	Stage         string     `json:"stage"`
-	Cells         []PassCell `json:"cells"`
+	result.Cell
+	Cells []PassCell `json:"cells"`
 }
 
 // PassCell counts one task's bindings of a lane at a stage. Judged is every binding whose
@@ -157,27 +159,18 @@ type Census struct {
 // matches where native-slot gives no match (the value was recovered from JSON text, or its
 // absence read from text that is not JSON).
 type JSONTextRow struct {
-	Lane          string         `json:"lane"`
-	LaneVersion   string         `json:"laneVersion"`
-	Configuration string         `json:"configuration"`
-	Stage         string         `json:"stage"`
-	Positions     int            `json:"positions"`
-	Matches       map[string]int `json:"matches"`
-	TextMatches   map[string]int `json:"textMatches"`
+	result.Cell
+	Positions   int            `json:"positions"`
+	Matches     map[string]int `json:"matches"`
+	TextMatches map[string]int `json:"textMatches"`
 }
 
 // DecoderTotal is one decoder's readouts by kind (Kinds) over the captured whole-value readings
 // of the decoder stages, at the framework lanes (Framework) and the control lanes (Control).
 type DecoderTotal struct {
-	Decoder   string `json:"decoder"`
-	Framework Counts `json:"framework"`
-	Control   Counts `json:"control"`
-}
-
-// Counts is a count by readout kind and its total.
-type Counts struct {
-	Kinds map[string]int `json:"kinds"`
-	Total int            `json:"total"`
+	Decoder   string         `json:"decoder"`
+	Framework compare.Counts `json:"framework"`
+	Control   compare.Counts `json:"control"`
 }
 
 // PositionReadout is one whole-value reading: a position, its state (the record state or
@@ -319,14 +312,10 @@ var notJudged = []string{result.NotApplicable, result.NotObservable}
 
 // passCounts is table IV, and the stages it has rows for (pipeline order).
 func passCounts(base *result.Report, ls []Lane, tasks []string) ([]PassRow, []string) {
-	type rowKey struct {
-		laneKey
-		stage string
-	}
-	cells := map[rowKey]map[string]*PassCell{}
+	cells := map[result.Cell]map[string]*PassCell{}
 	stageSet := map[string]bool{}
 	for _, res := range base.Each() {
-		k := rowKey{laneKey{res.Lane, res.LaneVersion, res.Configuration}, res.Stage}
+		k := res.Position().Cell()
 		row := cells[k]
 		if row == nil {
 			row = map[string]*PassCell{}
@@ -355,11 +344,12 @@ func passCounts(base *result.Report, ls []Lane, tasks []string) ([]PassRow, []st
 	out := []PassRow{}
 	for _, l := range ls {
 		for _, st := range stages {
-			row := cells[rowKey{laneKey{l.Lane, l.LaneVersion, l.Configuration}, st}]
+			k := l.at(st)
+			row := cells[k]
 			if row == nil {
 				continue
 			}
-			pr := PassRow{Lane: l.Lane, LaneVersion: l.LaneVersion, Configuration: l.Configuration, Stage: st}
+			pr := PassRow{Cell: k}
 			for _, t := range tasks {
 				c := row[t]
 				if c == nil {
@@ -418,21 +408,16 @@ func positions(m *contract.Model, cr *compare.Report) []PositionReadout {
 
 // jsonText is table VI.
 func jsonText(ls []Lane, ps []PositionReadout, decoders []string) []JSONTextRow {
-	type rowKey struct {
-		laneKey
-		stage string
-	}
-	rows := map[rowKey]*JSONTextRow{}
+	rows := map[result.Cell]*JSONTextRow{}
 	native := slices.Contains(decoders, NativeDecoder)
 	for _, p := range ps {
 		if p.Readouts == nil {
 			continue
 		}
-		k := rowKey{laneKey{p.Lane, p.LaneVersion, p.Configuration}, p.Stage}
+		k := p.Cell()
 		row := rows[k]
 		if row == nil {
-			row = &JSONTextRow{Lane: p.Lane, LaneVersion: p.LaneVersion, Configuration: p.Configuration, Stage: p.Stage,
-				Matches: map[string]int{}, TextMatches: map[string]int{}}
+			row = &JSONTextRow{Cell: k, Matches: map[string]int{}, TextMatches: map[string]int{}}
 			for _, d := range decoders {
 				row.Matches[d] = 0
 				if native && d != NativeDecoder {
@@ -455,7 +440,7 @@ func jsonText(ls []Lane, ps []PositionReadout, decoders []string) []JSONTextRow 
 	out := []JSONTextRow{}
 	for _, l := range ls {
 		for _, st := range DecoderStages {
-			if row := rows[rowKey{laneKey{l.Lane, l.LaneVersion, l.Configuration}, st}]; row != nil {
+			if row := rows[l.at(st)]; row != nil {
 				out = append(out, *row)
 			}
 		}
@@ -470,7 +455,7 @@ func isMatch(kind string) bool { return kind == compare.Match || kind == SourceA
 func decoderTotals(ps []PositionReadout, decoders []string) []DecoderTotal {
 	out := make([]DecoderTotal, 0, len(decoders))
 	for _, d := range decoders {
-		t := DecoderTotal{Decoder: d, Framework: newCounts(), Control: newCounts()}
+		t := DecoderTotal{Decoder: d, Framework: compare.NewCounts(Kinds), Control: compare.NewCounts(Kinds)}
 		for _, p := range ps {
 			if p.Readouts == nil {
 				continue
@@ -479,18 +464,9 @@ func decoderTotals(ps []PositionReadout, decoders []string) []DecoderTotal {
 			if p.Control {
 				c = &t.Control
 			}
-			c.Kinds[p.Readouts[d]]++
-			c.Total++
+			c.Add(p.Readouts[d])
 		}
 		out = append(out, t)
 	}
 	return out
-}
-
-func newCounts() Counts {
-	c := Counts{Kinds: map[string]int{}}
-	for _, k := range Kinds {
-		c.Kinds[k] = 0
-	}
-	return c
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -256,7 +257,7 @@ func (r *Report) totalsRows() [][]string {
 	for _, t := range r.DecoderTotals {
 		for _, part := range []struct {
 			name string
-			c    Counts
+			c    compare.Counts
 		}{{"framework", t.Framework}, {"control", t.Control}} {
 			if part.name == "control" && part.c.Total == 0 {
 				continue

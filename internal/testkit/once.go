@@ -1,6 +1,24 @@
 package testkit
 
-import "sync"
+import (
+	"sync"
+	"testing"
+)
+
+// Once is a value the tests of a package compute once and share (the built-in validator, the
+// built-in compare's report): the function it returns runs compute on its first call, and every
+// call returns compute's value or fails t at once with its error.
+func Once[V any](compute func() (V, error)) func(t testing.TB) V {
+	get := sync.OnceValues(compute)
+	return func(t testing.TB) V {
+		t.Helper()
+		v, err := get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
 
 // OnceEach computes a value once per key for the tests that share it (an instrument per
 // profile, a runtime per lane): the first Get of a key runs compute, a Get of the same key

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -502,4 +504,43 @@ func TestFreeAddr(t *testing.T) {
 		t.Fatalf("cannot listen on %s: %v", addr, err)
 	}
 	l.Close()
+}
+
+// TestLiveHeap: the figure counts what is held and not what was let go, which only a collection
+// before reading it ensures.
+func TestLiveHeap(t *testing.T) {
+	const size = 32 << 20
+	base := LiveHeap()
+	held := make([]byte, size)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	with := LiveHeap()
+	runtime.KeepAlive(held)
+	if grew := with - base; grew < size*3/4 {
+		t.Errorf("holding %d bytes, the live heap grew only %d", size, grew)
+	}
+	if grew := LiveHeap() - base; grew >= size/2 {
+		t.Errorf("after letting %d bytes go, the live heap is still %d above where it was", size, grew)
+	}
+}
+
+// TestOnce: the shared value is computed on the first call only, and its error fails every
+// test that asks for it.
+func TestOnce(t *testing.T) {
+	runs := 0
+	get := Once(func() (int, error) { runs++; return 7, nil })
+	var got []int
+	if _, fatal := call(func(t testing.TB) bool { got = append(got, get(t), get(t)); return true }); fatal != "" || runs != 1 || !slices.Equal(got, []int{7, 7}) {
+		t.Errorf("got %v, computed %d times, failed with %q; want 7 twice, computed once, no failure", got, runs, fatal)
+	}
+	failing := Once(func() (int, error) { runs++; return 0, errors.New("no built-in layer") })
+	for range 2 {
+		if _, fatal := call(func(t testing.TB) bool { failing(t); return true }); fatal != "no built-in layer" {
+			t.Errorf("failed with %q, want the compute's error", fatal)
+		}
+	}
+	if runs != 2 {
+		t.Errorf("computed %d times in all, want 2", runs)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // uncaptured is a reading of a record that was not captured (so the collector's report evaluates
@@ -82,13 +83,7 @@ func TestCollectorKeepsTheFirstRepetition(t *testing.T) {
 // bindings has tens of thousands of entries, live to the end of its report.
 func TestCollectorHoldsLittleAFixture(t *testing.T) {
 	const versions, fixtures = 2_000, 8
-	live := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	before := live()
+	before := testkit.LiveHeap()
 	c := NewCollector(&Reader{})
 	for v := range versions {
 		for f := range fixtures {
@@ -98,7 +93,7 @@ func TestCollectorHoldsLittleAFixture(t *testing.T) {
 			}
 		}
 	}
-	held := int64(live()) - int64(before)
+	held := testkit.LiveHeap() - before
 	runtime.KeepAlive(c)
 	if per := held / (versions * fixtures); per > 200 {
 		t.Errorf("the collector holds %d bytes a group's fixture (%d KiB for %d)", per, held>>10, versions*fixtures)
