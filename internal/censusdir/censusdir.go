@@ -922,65 +922,6 @@ func readLines(file string, lr *strictjson.LineReader, decisions bool, h *Handle
 	return n, errs, readErr
 }
 
-// decodeBatch decodes lines until one fails.
-// A decisionError line is taken only in a part of a census of decision logs whose reader takes
-// them (errs).
-func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Line, errs bool) ([]item, error) {
-	out := make([]item, 0, len(lines))
-	for _, l := range lines {
-		v, err := dec.Decode(l)
-		if err != nil {
-			return out, err
-		}
-		o := object{file: file, line: l.Number, v: v}
-		allowed := lineFields[:2]
-		if errs {
-			allowed = lineFields
-		}
-		m, err := o.fieldsOf("", v, allowed)
-		if err != nil {
-			return out, err
-		}
-		switch {
-		case len(m) != 1:
-			return out, o.errorf("", "a census line holds one of %s", strings.Join(allowed, ", "))
-		case m["decisionError"] != nil:
-			de, err := o.fieldsOf("/decisionError", m["decisionError"], decisionErrorFields)
-			if err != nil {
-				return out, err
-			}
-			var e result.DecisionError
-			for _, f := range []struct {
-				key string
-				to  *string
-			}{{"at", &e.At}, {"decision", &e.Decision}, {"error", &e.Error}} {
-				if *f.to, err = o.str(de, "/decisionError", f.key, false); err != nil {
-					return out, err
-				}
-			}
-			out = append(out, item{derr: &e})
-		case m["reading"] != nil:
-			r, err := o.reading(m["reading"])
-			if err != nil {
-				return out, err
-			}
-			if r.Fingerprint == ([sha256.Size]byte{}) { // a census written before lines held it
-				if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
-					return out, o.errorf("/reading", "%v", err)
-				}
-			}
-			out = append(out, item{reading: r})
-		default:
-			vr, err := o.visibility(m["visibility"])
-			if err != nil {
-				return out, err
-			}
-			out = append(out, item{vis: vr})
-		}
-	}
-	return out, nil
-}
-
 // object reads the fields of a census line, its errors naming file, line and JSON pointer.
 type object struct {
 	file string
@@ -999,9 +940,7 @@ func (o object) errorf(ptr, format string, args ...any) error {
 var (
 	lineFields          = []string{"reading", "visibility", "decisionError"} // the third in a census of decision logs only
 	decisionErrorFields = []string{"at", "decision", "error"}
-	readingFields       = []string{"fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
-		"outcome", "error", "file", "line", "readout", "diagnostics", "fingerprint"}
-	visibilityFields = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
+	visibilityFields    = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
 )
 
 // fields is the object at ptr, holding no key but those allowed.
@@ -1112,66 +1051,6 @@ func lastToken(ptr string) string {
 		}
 	}
 	return ptr
-}
-
-func (o object) reading(v any) (result.Reading, error) {
-	var r result.Reading
-	m, err := o.fieldsOf("/reading", v, readingFields)
-	if err != nil {
-		return r, err
-	}
-	for _, f := range []struct {
-		key      string
-		to       *string
-		optional bool
-	}{
-		{"fixture", &r.Fixture, false}, {"lane", &r.Lane, false}, {"version", &r.LaneVersion, false},
-		{"configuration", &r.Configuration, false}, {"stage", &r.Stage, false}, {"task", &r.Task, false},
-		{"origin", &r.Origin, false}, {"outcome", &r.Outcome, false}, {"error", &r.Error, true}, {"file", &r.File, false},
-	} {
-		if *f.to, err = o.str(m, "/reading", f.key, f.optional); err != nil {
-			return r, err
-		}
-	}
-	if r.Repetition, err = o.int(m, "/reading/repetition"); err != nil {
-		return r, err
-	}
-	if r.Line, err = o.int(m, "/reading/line"); err != nil {
-		return r, err
-	}
-	if !slices.Contains(readingOutcomes, r.Outcome) {
-		return r, o.errorf("/reading/outcome", "not an outcome: %q", r.Outcome)
-	}
-	if x, ok := m["fingerprint"]; ok {
-		s, ok := x.(string)
-		if !ok {
-			return r, o.errorf("/reading/fingerprint", "want a string, got %s", strictjson.TypeName(x))
-		}
-		if len(s) != 2*sha256.Size || strings.ToLower(s) != s {
-			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
-		}
-		if _, err := hex.Decode(r.Fingerprint[:], []byte(s)); err != nil {
-			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
-		}
-	}
-	if x, ok := m["readout"]; ok {
-		if r.Readout, ok = x.(map[string]any); !ok {
-			return r, o.errorf("/reading/readout", "want an object, got %s", strictjson.TypeName(x))
-		}
-	}
-	if x, ok := m["diagnostics"]; ok {
-		list, ok := x.([]any)
-		if !ok {
-			return r, o.errorf("/reading/diagnostics", "want an array, got %s", strictjson.TypeName(x))
-		}
-		r.Diagnostics = make([]result.Diagnostic, len(list))
-		for i, d := range list {
-			if r.Diagnostics[i], ok = d.(map[string]any); !ok {
-				return r, o.errorf(fmt.Sprintf("/reading/diagnostics/%d", i), "want an object, got %s", strictjson.TypeName(d))
-			}
-		}
-	}
-	return r, nil
 }
 
 func (o object) visibility(v any) (*visibility.Reading, error) {

@@ -236,6 +236,49 @@ func TestReadRefuses(t *testing.T) {
 		{name: "fingerprint not hexadecimal", setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"`+strings.Repeat("zz", 32)+`"`, 1))
 		}, want: "00000001.census.gz:2: /reading/fingerprint: want 64 lower-case hexadecimal digits"},
+		{name: "a reading's key twice", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"line":2`, 1))
+		}, want: `00000001.census.gz:2:183: duplicate key "line" (first occurrence at 2:174)`},
+		{name: "a line's key twice", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `}}`, `},"reading":{}}`, 1))
+		}, want: `00000001.census.gz:2:184: duplicate key "reading" (first occurrence at 2:2)`},
+		{name: "a key twice in a readout", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"readout":{"a":1,"a":1}`, 1))
+		}, want: `00000001.census.gz:2:200: duplicate key "a" (first occurrence at 2:194)`},
+		{name: "a line not an object", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `["reading"]`) },
+			want: "00000001.census.gz:2: /: want an object, got array"},
+		{name: "a reading not an object", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":"C01"}`) },
+			want: "00000001.census.gz:2: /reading: want an object, got string"},
+		{name: "a reading null", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":null}`) },
+			want: "00000001.census.gz:2: /reading: want an object, got null"},
+		{name: "two members", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `}}`, `},"visibility":{}}`, 1))
+		}, want: "00000001.census.gz:2: /: a census line holds one of reading, visibility"},
+		{name: "no member", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{}`) },
+			want: "00000001.census.gz:2: /: a census line holds one of reading, visibility"},
+		{name: "a line's unknown member", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"readings":{}}`) },
+			want: "00000001.census.gz:2: /readings: not a field of a census line"},
+		{name: "a member missing", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"fixture":"C01",`, "", 1))
+		}, want: "00000001.census.gz:2: /reading/fixture: want a string, got null"},
+		{name: "a string member of another kind", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"lane":"direct"`, `"lane":["direct"]`, 1))
+		}, want: "00000001.census.gz:2: /reading/lane: want a string, got array"},
+		{name: "a repetition past int", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"repetition":1`, `"repetition":123456789012345678901234567890`, 1))
+		}, want: "00000001.census.gz:2: /reading/repetition: want a whole number, got 123456789012345678901234567890"},
+		{name: "a line number not whole", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1.0`, 1))
+		}, want: "00000001.census.gz:2: /reading/line: want a whole number, got 1.0"},
+		{name: "a readout not an object", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"readout":[1]`, 1))
+		}, want: "00000001.census.gz:2: /reading/readout: want an object, got array"},
+		{name: "a diagnostic not an object", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"diagnostics":[{},"x"]`, 1))
+		}, want: "00000001.census.gz:2: /reading/diagnostics/1: want an object, got string"},
+		{name: "invalid UTF-8 in a reading", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"C01"`, "\"C\xff1\"", 1))
+		}, want: "00000001.census.gz:2:25: invalid UTF-8 byte 0xff in string"},
 		{name: "not json", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":`) },
 			want: "00000001.census.gz"},
 		{name: "not gzip", setup: func(t *testing.T, dir string) {
@@ -490,4 +533,19 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/reading")
+}
+
+// TestReadingFields: every member of a reading's object is found by readingField at its index,
+// and nothing else is.
+func TestReadingFields(t *testing.T) {
+	for i, f := range readingFields {
+		if got := readingField(f); got != i {
+			t.Errorf("readingField(%q) = %d, want %d", f, got, i)
+		}
+	}
+	for _, k := range []string{"", "Fixture", "visibility", "reading"} {
+		if got := readingField(k); got != -1 {
+			t.Errorf("readingField(%q) = %d, want -1", k, got)
+		}
+	}
 }
