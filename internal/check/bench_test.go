@@ -222,7 +222,7 @@ func BenchmarkCensusMerge(b *testing.B) {
 			b.Fatal(err)
 		}
 		dir := filepath.Join(b.TempDir(), "census")
-		set, err := censusdir.SetOf(o)
+		set, err := censusdir.SetOf(hin.Options())
 		if err != nil {
 			b.Fatal(err)
 		}
