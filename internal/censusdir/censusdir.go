@@ -9,8 +9,8 @@
 // a census of another, and one of format 1, which named none), then one line a reading,
 // {"reading": {...}} (a binding's repetition: its position, task, repetition, origin, outcome,
 // error, record file and line, readout and diagnostics in their exact JSON, and its fingerprint:
-// result.Fingerprint in hexadecimal, which a reader takes as written; a line without one, of a
-// census written before lines held it, is hashed when read), or
+// result.Fingerprint in hexadecimal, which a reader takes as written; a line without one is hashed
+// when read), or
 // {"visibility": {...}} (a record's channel-visibility reading). A part is written to a temporary
 // name (".tmp-…", which a reader skips), fsync'd, closed, renamed to its name and the directory
 // fsync'd: the name exists only for a whole part, so a reader at any time sees whole parts, never
