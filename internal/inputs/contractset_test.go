@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/schema"
 )
 
 // TestContractSet: the digest changes with what decides a reading (a layer's bytes, a file's
@@ -55,6 +56,7 @@ func TestContractSet(t *testing.T) {
 		}},
 		{name: "the profile", change: func(t *testing.T, o *Options) { o.Profile = "optional-null" }},
 		{name: "the revision", change: func(t *testing.T, o *Options) { o.Revision = "2025-06-18" }},
+		{name: "the pinned revision named", same: true, change: func(t *testing.T, o *Options) { o.Revision = schema.DefaultRevision }},
 		{name: "the built-in layers left out", change: func(t *testing.T, o *Options) { o.NoBuiltin = true }},
 		{name: "the layer a file is in", change: func(t *testing.T, o *Options) { o.Contracts, o.Policies = o.Policies, nil }},
 	} {
