@@ -56,6 +56,7 @@ func TestContractSet(t *testing.T) {
 		}},
 		{name: "the profile", change: func(t *testing.T, o *Options) { o.Profile = "optional-null" }},
 		{name: "the revision", change: func(t *testing.T, o *Options) { o.Revision = "2025-06-18" }},
+		{name: "the default profile left unnamed", same: true, change: func(t *testing.T, o *Options) { o.Profile = "" }},
 		{name: "the pinned revision named", same: true, change: func(t *testing.T, o *Options) { o.Revision = schema.DefaultRevision }},
 		{name: "the built-in layers left out", change: func(t *testing.T, o *Options) { o.NoBuiltin = true }},
 		{name: "the layer a file is in", change: func(t *testing.T, o *Options) { o.Contracts, o.Policies = o.Policies, nil }},
