@@ -15,6 +15,19 @@ peak() {
   tail -n 1 "$dir/time.txt" | awk '{ printf "%s %.0f %.2f\n", $1, $2 / 1024, $3 + $4 }'
 }
 
+# peak_sha runs a command as peak does, its standard output hashed from a pipe (sha256sum) rather
+# than kept on disk (a 10M-binding JSON report is about 12 GB): prints wall seconds, peak RSS
+# (MiB, the command's own: /usr/bin/time measures its child, not sha256sum), CPU seconds and the
+# output's sha256. Exit 1 (a gate that failed) is a run that went through; a larger code stops.
+peak_sha() {
+  local sum code
+  rm -f "$dir/code.txt"
+  sum=$({ /usr/bin/time -f "%e %M %U %S" -o "$dir/time.txt" "$@" 2> "$dir/stderr.txt" || echo "$?" > "$dir/code.txt"; } | sha256sum | cut -d' ' -f1)
+  code=$(cat "$dir/code.txt" 2> /dev/null || echo 0)
+  if [ "$code" -gt 1 ]; then cat "$dir/stderr.txt" >&2; exit "$code"; fi
+  tail -n 1 "$dir/time.txt" | awk -v sum="$sum" '{ printf "%s %.0f %.2f %s\n", $1, $2 / 1024, $3 + $4, sum }'
+}
+
 # ratio prints a ÷ b to two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 

@@ -57,7 +57,9 @@ With --census-out DIR the run's census (every reading, part by part, each part w
 before its name exists) is written to DIR; --census DIR reports on such a census instead of
 records, at any time (a census still being written gives no verdict: gate verdict incomplete,
 exit 2), and --census repeated on their union, as one run over all their inputs: repetitions
-collapse and the gate is applied after the merge (docs/production.md). A census collect --census
+collapse and the gate is applied after the merge (docs/production.md). A census names the digest
+of the contract set that made it (its layers' bytes, the profile, --revision): one of another
+contract set, or of an older contractcheck that named none, is refused (exit 2). A census collect --census
 folds OPA's uploads into is read at any time, as --decision-logs reads collect's batches: the same
 expected bindings and lacking list, and the note says the batches it covers. --census-out with
 censuses of decision logs, or with --decision-logs, writes a compacted census of decision logs

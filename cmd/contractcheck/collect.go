@@ -22,7 +22,9 @@ answer, so a restart loses nothing acknowledged. check --decision-logs DIR repor
 at any time, while collect runs. With --census DIR each batch taken is also folded into a census
 directory, a part per batch, written the same way before the answer: check --census DIR reports on
 it at any time, in any format, without reading the batches again (a report says the batches it
-covers and the expected bindings it lacks, as check --decision-logs does).
+covers and the expected bindings it lacks, as check --decision-logs does). Each part's header
+names the digest of the contract set collect validates against; a --census directory of another
+contract set is refused at start (exit 2).
 
 A batch is taken whole or refused whole with a JSON body naming the reason, the event and the
 member: 400 not gzip, not JSON or cut short, 413 too large, 415 not Content-Encoding: gzip, 422 an

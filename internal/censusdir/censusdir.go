@@ -4,11 +4,13 @@
 // (repeatable) reports on one or on the union of several.
 //
 // A census directory holds parts named <seq>.census.gz (seq eight digits, from 00000001), each a
-// gzip'd JSON Lines file: a header line {"census": 1, "profile": P}, then one line a reading,
+// gzip'd JSON Lines file: a header line {"census": 2, "profile": P, "contractSet": D} (D the
+// digest of the contract set that made the readings, inputs.Options.ContractSet: a reader refuses
+// a census of another, and one of format 1, which named none), then one line a reading,
 // {"reading": {...}} (a binding's repetition: its position, task, repetition, origin, outcome,
 // error, record file and line, readout and diagnostics in their exact JSON, and its fingerprint:
-// result.Fingerprint in hexadecimal, which a reader takes as written; a line without one, of a
-// census written before lines held it, is hashed when read), or
+// result.Fingerprint in hexadecimal, which a reader takes as written; a line without one is hashed
+// when read), or
 // {"visibility": {...}} (a record's channel-visibility reading). A part is written to a temporary
 // name (".tmp-…", which a reader skips), fsync'd, closed, renamed to its name and the directory
 // fsync'd: the name exists only for a whole part, so a reader at any time sees whole parts, never
@@ -53,14 +55,33 @@ import (
 	"time"
 
 	"github.com/contractcheck/contractcheck/internal/decisionlog"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/safeio"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
-// Version is the census format's version, the header's "census".
-const Version = 1
+// Version is the census format's version, the header's "census". Format 1 had no contractSet in
+// its header: such a census is refused (object.header).
+const Version = 2
+
+// Set is the contract set a census is of: the profile and the digest of what decides its
+// readings (inputs.Options.ContractSet). Every part's header and the completion marker name both;
+// a reader refuses a census of another.
+type Set struct {
+	Profile string
+	Digest  string
+}
+
+// SetOf is the contract set the options load.
+func SetOf(o inputs.Options) (Set, error) {
+	d, err := o.ContractSet()
+	if err != nil {
+		return Set{}, err
+	}
+	return Set{Profile: o.Profile, Digest: d}, nil
+}
 
 // CompleteFile is the name of the marker the writer leaves when the census is whole.
 const CompleteFile = "complete.json"
@@ -81,7 +102,7 @@ var partName = regexp.MustCompile(`^[0-9]{8}\.census\.gz$`)
 // Writer writes a census directory part by part. It is not safe for concurrent use.
 type Writer struct {
 	dir      string
-	profile  string
+	set      Set
 	seq      int
 	part     *os.File     // the part being written, under its temporary name; nil between parts
 	zw       *gzip.Writer // compressing into part
@@ -103,7 +124,7 @@ type Batch struct {
 
 // Create starts a census of profile in dir, made if need be. A directory that already holds a
 // census is refused: two runs would number their parts alike.
-func Create(dir, profile string) (*Writer, error) {
+func Create(dir string, set Set) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("census directory %s: %w", dir, err)
 	}
@@ -117,7 +138,7 @@ func Create(dir, profile string) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(dir, CompleteFile)); err == nil {
 		return nil, fmt.Errorf("census directory %s already holds a census (%s): give an empty or new directory", dir, CompleteFile)
 	}
-	return &Writer{dir: dir, profile: profile, perPart: partReadings}, nil
+	return &Writer{dir: dir, set: set, perPart: partReadings}, nil
 }
 
 // Open opens the census of decision logs in dir to add to it (collect --census), made if need
@@ -125,7 +146,7 @@ func Create(dir, profile string) (*Writer, error) {
 // numbering goes on after the highest part. A census its writer marked complete, or one of
 // another profile, is refused: a census of decision logs is added to until its collector stops
 // for good, never marked complete. The caller keeps a second writer out (collect's lock).
-func Open(dir, profile string) (*Writer, error) {
+func Open(dir string, set Set) (*Writer, error) {
 	if err := CanOpen(dir); err != nil {
 		return nil, err
 	}
@@ -136,7 +157,7 @@ func Open(dir, profile string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("census directory %s: %w", dir, err)
 	}
-	w := &Writer{dir: dir, profile: profile, perPart: partReadings}
+	w := &Writer{dir: dir, set: set, perPart: partReadings}
 	for _, e := range entries {
 		name := e.Name()
 		switch {
@@ -150,9 +171,9 @@ func Open(dir, profile string) (*Writer, error) {
 		}
 	}
 	if w.seq > 0 {
-		// The last part says the profile the census is of.
+		// The last part says the contract set the census is of: another is refused.
 		file := filepath.Join(dir, fmt.Sprintf("%08d.census.gz", w.seq))
-		f, _, hdr, err := openPart(file, profile)
+		f, _, hdr, err := openPart(file, set)
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +407,7 @@ func (w *Writer) open() error {
 		return fmt.Errorf("census %s: %w", w.dir, err)
 	}
 	w.part, w.zw = f, gzip.NewWriter(f)
-	hdr := map[string]any{"census": num(Version), "profile": w.profile}
+	hdr := map[string]any{"census": num(Version), "profile": w.set.Profile, "contractSet": w.set.Digest}
 	if w.batch != nil {
 		hdr["batch"] = map[string]any{"seq": encjson.Number(strconv.FormatUint(w.batch.Seq, 10)),
 			"received": w.batch.Received.UTC().Format(time.RFC3339Nano)}
@@ -459,7 +480,7 @@ func (w *Writer) Close() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	b, _ := strictjson.Marshal(map[string]any{"census": num(Version), "profile": w.profile, "parts": num(w.seq), "readings": num(w.readings)})
+	b, _ := strictjson.Marshal(map[string]any{"census": num(Version), "profile": w.set.Profile, "contractSet": w.set.Digest, "parts": num(w.seq), "readings": num(w.readings)})
 	return writeDurably(w.dir, CompleteFile, append(b, '\n'))
 }
 
@@ -557,8 +578,8 @@ var limits = strictjson.Limits{MaxBytes: 64 << 20}
 // reading and each visibility reading to vis. A part written for another profile, a line that is
 // not a census line, and a marker that names parts the directory lacks are errors naming the file
 // and line. A census of decision logs is read by ReadWith.
-func Read(dir, profile string, reading func(result.Reading) error, vis func(*visibility.Reading) error) (Info, error) {
-	return ReadWith(dir, profile, Handlers{Reading: reading, Visibility: vis})
+func Read(dir string, set Set, reading func(result.Reading) error, vis func(*visibility.Reading) error) (Info, error) {
+	return ReadWith(dir, set, Handlers{Reading: reading, Visibility: vis})
 }
 
 // Handlers take what ReadWith reads.
@@ -576,7 +597,7 @@ type Handlers struct {
 // ReadWith is Read with a handler for every kind of line, and the parts' batches. A directory
 // whose parts are some of decision logs and some of a check is refused: its expected bindings
 // would be of neither.
-func ReadWith(dir, profile string, h Handlers) (Info, error) {
+func ReadWith(dir string, set Set, h Handlers) (Info, error) {
 	info := Info{Dir: dir}
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -586,7 +607,7 @@ func ReadWith(dir, profile string, h Handlers) (Info, error) {
 		return info, fmt.Errorf("census %s: not a directory (a census is the directory check --census-out writes)", dir)
 	}
 	// The marker is read first: a part named by it was renamed into place before it was written.
-	complete, err := readComplete(dir, profile)
+	complete, err := readComplete(dir, set)
 	if err != nil {
 		return info, err
 	}
@@ -597,7 +618,7 @@ func ReadWith(dir, profile string, h Handlers) (Info, error) {
 	var first Header
 	for i, name := range parts {
 		file := filepath.Join(dir, name)
-		n, hdr, errs, err := readPart(file, profile, &h)
+		n, hdr, errs, err := readPart(file, set, &h)
 		if err != nil {
 			return info, err
 		}
@@ -655,7 +676,7 @@ func noteBatch(w *decisionlog.Window, b Batch) {
 
 type marker struct{ parts, readings int }
 
-func readComplete(dir, profile string) (*marker, error) {
+func readComplete(dir string, set Set) (*marker, error) {
 	file := filepath.Join(dir, CompleteFile)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
@@ -669,11 +690,11 @@ func readComplete(dir, profile string) (*marker, error) {
 		return nil, err
 	}
 	o := object{file: file, line: 1, v: v}
-	m, err := o.fields("", "census", "profile", "parts", "readings")
+	m, err := o.fields("", "census", "profile", "contractSet", "parts", "readings")
 	if err != nil {
 		return nil, err
 	}
-	if err := o.header(m, profile); err != nil {
+	if err := o.header(m, set); err != nil {
 		return nil, err
 	}
 	parts, err := o.int(m, "/parts")
@@ -733,12 +754,12 @@ func (h Header) kind() string {
 
 // openPart opens a part and reads its header: the line reader on its lines after it, the file
 // to close, and what the header says.
-func openPart(file, profile string) (*os.File, *strictjson.LineReader, Header, error) {
+func openPart(file string, set Set) (*os.File, *strictjson.LineReader, Header, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, Header{}, fmt.Errorf("census part %s: %w", file, err)
 	}
-	lr, hdr, err := partHeader(f, file, profile)
+	lr, hdr, err := partHeader(f, file, set)
 	if err != nil {
 		f.Close()
 		return nil, nil, Header{}, err
@@ -746,7 +767,7 @@ func openPart(file, profile string) (*os.File, *strictjson.LineReader, Header, e
 	return f, lr, hdr, nil
 }
 
-func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, Header, error) {
+func partHeader(f *os.File, file string, set Set) (*strictjson.LineReader, Header, error) {
 	var hdr Header
 	zr, err := gzip.NewReader(f)
 	if err != nil {
@@ -761,11 +782,11 @@ func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, Heade
 		return nil, hdr, fmt.Errorf("census part %s: %w", file, err)
 	}
 	o := object{file: file, line: line, v: v}
-	m, err := o.fields("", "census", "profile", "batch", "decisions")
+	m, err := o.fields("", "census", "profile", "contractSet", "batch", "decisions")
 	if err != nil {
 		return nil, hdr, err
 	}
-	if err := o.header(m, profile); err != nil {
+	if err := o.header(m, set); err != nil {
 		return nil, hdr, err
 	}
 	_, isBatch := m["batch"]
@@ -805,8 +826,8 @@ func partHeader(f *os.File, file, profile string) (*strictjson.LineReader, Heade
 // them (and compute each reading's fingerprint, which the census would compute), and the items
 // are handed on in the order of the lines. It returns the readings read, the part's header and
 // its decisions that are errors.
-func readPart(file, profile string, h *Handlers) (int, Header, int, error) {
-	f, lr, hdr, err := openPart(file, profile)
+func readPart(file string, set Set, h *Handlers) (int, Header, int, error) {
+	f, lr, hdr, err := openPart(file, set)
 	if err != nil {
 		return 0, hdr, 0, err
 	}
@@ -901,65 +922,6 @@ func readLines(file string, lr *strictjson.LineReader, decisions bool, h *Handle
 	return n, errs, readErr
 }
 
-// decodeBatch decodes lines until one fails.
-// A decisionError line is taken only in a part of a census of decision logs whose reader takes
-// them (errs).
-func decodeBatch(dec *strictjson.LineDecoder, file string, lines []strictjson.Line, errs bool) ([]item, error) {
-	out := make([]item, 0, len(lines))
-	for _, l := range lines {
-		v, err := dec.Decode(l)
-		if err != nil {
-			return out, err
-		}
-		o := object{file: file, line: l.Number, v: v}
-		allowed := lineFields[:2]
-		if errs {
-			allowed = lineFields
-		}
-		m, err := o.fieldsOf("", v, allowed)
-		if err != nil {
-			return out, err
-		}
-		switch {
-		case len(m) != 1:
-			return out, o.errorf("", "a census line holds one of %s", strings.Join(allowed, ", "))
-		case m["decisionError"] != nil:
-			de, err := o.fieldsOf("/decisionError", m["decisionError"], decisionErrorFields)
-			if err != nil {
-				return out, err
-			}
-			var e result.DecisionError
-			for _, f := range []struct {
-				key string
-				to  *string
-			}{{"at", &e.At}, {"decision", &e.Decision}, {"error", &e.Error}} {
-				if *f.to, err = o.str(de, "/decisionError", f.key, false); err != nil {
-					return out, err
-				}
-			}
-			out = append(out, item{derr: &e})
-		case m["reading"] != nil:
-			r, err := o.reading(m["reading"])
-			if err != nil {
-				return out, err
-			}
-			if r.Fingerprint == ([sha256.Size]byte{}) { // a census written before lines held it
-				if r.Fingerprint, err = result.Fingerprint(r.Outcome, r.Readout, r.Diagnostics); err != nil {
-					return out, o.errorf("/reading", "%v", err)
-				}
-			}
-			out = append(out, item{reading: r})
-		default:
-			vr, err := o.visibility(m["visibility"])
-			if err != nil {
-				return out, err
-			}
-			out = append(out, item{vis: vr})
-		}
-	}
-	return out, nil
-}
-
 // object reads the fields of a census line, its errors naming file, line and JSON pointer.
 type object struct {
 	file string
@@ -978,9 +940,7 @@ func (o object) errorf(ptr, format string, args ...any) error {
 var (
 	lineFields          = []string{"reading", "visibility", "decisionError"} // the third in a census of decision logs only
 	decisionErrorFields = []string{"at", "decision", "error"}
-	readingFields       = []string{"fixture", "lane", "version", "configuration", "stage", "task", "repetition", "origin",
-		"outcome", "error", "file", "line", "readout", "diagnostics", "fingerprint"}
-	visibilityFields = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
+	visibilityFields    = []string{"lane", "version", "configuration", "stage", "fixture", "repetition", "state", "channels", "record"}
 )
 
 // fields is the object at ptr, holding no key but those allowed.
@@ -1035,7 +995,10 @@ func (o object) at(ptr string) (any, error) {
 	return v, nil
 }
 
-func (o object) header(m map[string]any, profile string) error {
+func (o object) header(m map[string]any, set Set) error {
+	if n, ok := m["census"].(jsonNumber); ok && string(n) == "1" {
+		return o.errorf("/census", "a census of format 1, written by an older contractcheck: it does not name its contract set, so it cannot be told from a census of another; make it again with this contractcheck (check --census-out, or check --decision-logs over collect's batches with --census-out)")
+	}
 	if n, ok := m["census"].(jsonNumber); !ok || string(n) != strconv.Itoa(Version) {
 		return o.errorf("/census", "not a census of format %d (got %v)", Version, m["census"])
 	}
@@ -1043,8 +1006,15 @@ func (o object) header(m map[string]any, profile string) error {
 	if !ok {
 		return o.errorf("/profile", "want a string")
 	}
-	if p != profile {
-		return o.errorf("/profile", "a census of profile %q; this check is of profile %q (give --profile %s)", p, profile, p)
+	if p != set.Profile {
+		return o.errorf("/profile", "a census of profile %q; this check is of profile %q (give --profile %s)", p, set.Profile, p)
+	}
+	d, ok := m["contractSet"].(string)
+	if !ok {
+		return o.errorf("/contractSet", "want a string (the digest of the census's contract set), got %s", strictjson.TypeName(m["contractSet"]))
+	}
+	if d != set.Digest {
+		return o.errorf("/contractSet", "a census of contract set %s; the one loaded is %s: give the contracts, policies, schemas and fixtures it was made with", d, set.Digest)
 	}
 	return nil
 }
@@ -1081,66 +1051,6 @@ func lastToken(ptr string) string {
 		}
 	}
 	return ptr
-}
-
-func (o object) reading(v any) (result.Reading, error) {
-	var r result.Reading
-	m, err := o.fieldsOf("/reading", v, readingFields)
-	if err != nil {
-		return r, err
-	}
-	for _, f := range []struct {
-		key      string
-		to       *string
-		optional bool
-	}{
-		{"fixture", &r.Fixture, false}, {"lane", &r.Lane, false}, {"version", &r.LaneVersion, false},
-		{"configuration", &r.Configuration, false}, {"stage", &r.Stage, false}, {"task", &r.Task, false},
-		{"origin", &r.Origin, false}, {"outcome", &r.Outcome, false}, {"error", &r.Error, true}, {"file", &r.File, false},
-	} {
-		if *f.to, err = o.str(m, "/reading", f.key, f.optional); err != nil {
-			return r, err
-		}
-	}
-	if r.Repetition, err = o.int(m, "/reading/repetition"); err != nil {
-		return r, err
-	}
-	if r.Line, err = o.int(m, "/reading/line"); err != nil {
-		return r, err
-	}
-	if !slices.Contains(readingOutcomes, r.Outcome) {
-		return r, o.errorf("/reading/outcome", "not an outcome: %q", r.Outcome)
-	}
-	if x, ok := m["fingerprint"]; ok {
-		s, ok := x.(string)
-		if !ok {
-			return r, o.errorf("/reading/fingerprint", "want a string, got %s", strictjson.TypeName(x))
-		}
-		if len(s) != 2*sha256.Size || strings.ToLower(s) != s {
-			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
-		}
-		if _, err := hex.Decode(r.Fingerprint[:], []byte(s)); err != nil {
-			return r, o.errorf("/reading/fingerprint", "want %d lower-case hexadecimal digits (the reading's SHA-256), got %q", 2*sha256.Size, s)
-		}
-	}
-	if x, ok := m["readout"]; ok {
-		if r.Readout, ok = x.(map[string]any); !ok {
-			return r, o.errorf("/reading/readout", "want an object, got %s", strictjson.TypeName(x))
-		}
-	}
-	if x, ok := m["diagnostics"]; ok {
-		list, ok := x.([]any)
-		if !ok {
-			return r, o.errorf("/reading/diagnostics", "want an array, got %s", strictjson.TypeName(x))
-		}
-		r.Diagnostics = make([]result.Diagnostic, len(list))
-		for i, d := range list {
-			if r.Diagnostics[i], ok = d.(map[string]any); !ok {
-				return r, o.errorf(fmt.Sprintf("/reading/diagnostics/%d", i), "want an object, got %s", strictjson.TypeName(d))
-			}
-		}
-	}
-	return r, nil
 }
 
 func (o object) visibility(v any) (*visibility.Reading, error) {

@@ -34,7 +34,7 @@ func reading(rep int) result.Reading {
 // with the visibility readings, and the marker that says the census is whole.
 func TestRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "census")
-	w, err := Create(dir, "strict")
+	w, err := Create(dir, strictSet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	var got []result.Reading
 	var gotVis []*visibility.Reading
-	info, err := Read(dir, "strict", func(r result.Reading) error { got = append(got, r); return nil },
+	info, err := Read(dir, strictSet, func(r result.Reading) error { got = append(got, r); return nil },
 		func(v *visibility.Reading) error { gotVis = append(gotVis, v); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestRoundTrip(t *testing.T) {
 	if len(gotVis) != 1 || !reflect.DeepEqual(gotVis[0], vis) {
 		t.Errorf("visibility read back %+v, want %+v", gotVis, vis)
 	}
-	if _, err := Create(dir, "strict"); err == nil || !strings.Contains(err.Error(), "already holds a census") {
+	if _, err := Create(dir, strictSet); err == nil || !strings.Contains(err.Error(), "already holds a census") {
 		t.Errorf("a second census into the same directory: %v, want refused", err)
 	}
 }
@@ -123,7 +123,7 @@ func TestFingerprintStored(t *testing.T) {
 			}
 			tc.write(t, dir)
 			var got []result.Reading
-			if _, err := Read(dir, "strict", func(r result.Reading) error { got = append(got, r); return nil }, nil); err != nil {
+			if _, err := Read(dir, strictSet, func(r result.Reading) error { got = append(got, r); return nil }, nil); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != 1 || got[0].Fingerprint != tc.want {
@@ -155,7 +155,7 @@ func TestFingerprintStored(t *testing.T) {
 // add writes a census of one reading into dir.
 func add(t *testing.T, dir string, r result.Reading) {
 	t.Helper()
-	w, err := Create(dir, "strict")
+	w, err := Create(dir, strictSet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,13 @@ func part(t *testing.T, dir, name string, lines ...string) {
 	}
 }
 
-const header = `{"census":1,"profile":"strict"}`
+// testDigest is the contract set's digest the tests' censuses are of (strictSet).
+const testDigest = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e"
+
+// strictSet is the contract set the tests' censuses are of.
+var strictSet = Set{Profile: "strict", Digest: testDigest}
+
+const header = `{"census":2,"profile":"strict","contractSet":"` + testDigest + `"}`
 
 // TestReadRefuses: what is not a census is an error naming the file, the line and the JSON
 // pointer; what is being written (a temporary name) is not read.
@@ -189,13 +195,26 @@ func TestReadRefuses(t *testing.T) {
 		name    string
 		setup   func(t *testing.T, dir string)
 		profile string
+		digest  string // of the contract set loaded: testDigest when ""
 		want    string
 	}{
 		{name: "other profile", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, good) },
 			profile: "optional-null", want: `00000001.census.gz:1: /profile: a census of profile "strict"`},
 		{name: "other version", setup: func(t *testing.T, dir string) {
-			part(t, dir, "00000001.census.gz", `{"census":2,"profile":"strict"}`)
-		}, want: "00000001.census.gz:1: /census: not a census of format 1"},
+			part(t, dir, "00000001.census.gz", `{"census":3,"profile":"strict"}`)
+		}, want: "00000001.census.gz:1: /census: not a census of format 2 (got 3)"},
+		{name: "format 1, without its contract set", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", `{"census":1,"profile":"strict"}`, good)
+		}, want: "00000001.census.gz:1: /census: a census of format 1, written by an older contractcheck: it does not name its contract set"},
+		{name: "no contract set", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", `{"census":2,"profile":"strict"}`, good)
+		}, want: "00000001.census.gz:1: /contractSet: want a string (the digest of the census's contract set), got"},
+		{name: "other contract set", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, good) },
+			digest: strings.Repeat("0a", 32), want: "00000001.census.gz:1: /contractSet: a census of contract set " + testDigest + "; the one loaded is " + strings.Repeat("0a", 32)},
+		{name: "marker of other contract set", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, good)
+			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":2,"profile":"strict","contractSet":"`+strings.Repeat("0b", 32)+`","parts":1,"readings":1}`), 0o644)
+		}, want: "complete.json:1: /contractSet: a census of contract set " + strings.Repeat("0b", 32)},
 		{name: "unknown field", setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"extra":true`, 1))
 		}, want: "00000001.census.gz:2: /reading/extra: not a field"},
@@ -217,6 +236,49 @@ func TestReadRefuses(t *testing.T) {
 		{name: "fingerprint not hexadecimal", setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"fingerprint":"`+strings.Repeat("zz", 32)+`"`, 1))
 		}, want: "00000001.census.gz:2: /reading/fingerprint: want 64 lower-case hexadecimal digits"},
+		{name: "a reading's key twice", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"line":2`, 1))
+		}, want: `00000001.census.gz:2:183: duplicate key "line" (first occurrence at 2:174)`},
+		{name: "a line's key twice", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `}}`, `},"reading":{}}`, 1))
+		}, want: `00000001.census.gz:2:184: duplicate key "reading" (first occurrence at 2:2)`},
+		{name: "a key twice in a readout", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"readout":{"a":1,"a":1}`, 1))
+		}, want: `00000001.census.gz:2:200: duplicate key "a" (first occurrence at 2:194)`},
+		{name: "a line not an object", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `["reading"]`) },
+			want: "00000001.census.gz:2: /: want an object, got array"},
+		{name: "a reading not an object", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":"C01"}`) },
+			want: "00000001.census.gz:2: /reading: want an object, got string"},
+		{name: "a reading null", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":null}`) },
+			want: "00000001.census.gz:2: /reading: want an object, got null"},
+		{name: "two members", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `}}`, `},"visibility":{}}`, 1))
+		}, want: "00000001.census.gz:2: /: a census line holds one of reading, visibility"},
+		{name: "no member", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{}`) },
+			want: "00000001.census.gz:2: /: a census line holds one of reading, visibility"},
+		{name: "a line's unknown member", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"readings":{}}`) },
+			want: "00000001.census.gz:2: /readings: not a field of a census line"},
+		{name: "a member missing", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"fixture":"C01",`, "", 1))
+		}, want: "00000001.census.gz:2: /reading/fixture: want a string, got null"},
+		{name: "a string member of another kind", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"lane":"direct"`, `"lane":["direct"]`, 1))
+		}, want: "00000001.census.gz:2: /reading/lane: want a string, got array"},
+		{name: "a repetition past int", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"repetition":1`, `"repetition":123456789012345678901234567890`, 1))
+		}, want: "00000001.census.gz:2: /reading/repetition: want a whole number, got 123456789012345678901234567890"},
+		{name: "a line number not whole", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1.0`, 1))
+		}, want: "00000001.census.gz:2: /reading/line: want a whole number, got 1.0"},
+		{name: "a readout not an object", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"readout":[1]`, 1))
+		}, want: "00000001.census.gz:2: /reading/readout: want an object, got array"},
+		{name: "a diagnostic not an object", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"line":1`, `"line":1,"diagnostics":[{},"x"]`, 1))
+		}, want: "00000001.census.gz:2: /reading/diagnostics/1: want an object, got string"},
+		{name: "invalid UTF-8 in a reading", setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", header, strings.Replace(good, `"C01"`, "\"C\xff1\"", 1))
+		}, want: "00000001.census.gz:2:25: invalid UTF-8 byte 0xff in string"},
 		{name: "not json", setup: func(t *testing.T, dir string) { part(t, dir, "00000001.census.gz", header, `{"reading":`) },
 			want: "00000001.census.gz"},
 		{name: "not gzip", setup: func(t *testing.T, dir string) {
@@ -224,7 +286,7 @@ func TestReadRefuses(t *testing.T) {
 		}, want: "00000001.census.gz: not gzip"},
 		{name: "marker names parts the directory lacks", setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, good)
-			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":1,"profile":"strict","parts":2,"readings":2}`), 0o644)
+			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":2,"profile":"strict","contractSet":"`+testDigest+`","parts":2,"readings":2}`), 0o644)
 		}, want: "complete.json: the census is complete with 2 parts and 2 readings, the directory holds 1 and 1"},
 		{name: "only a part being written", setup: func(t *testing.T, dir string) { part(t, dir, ".tmp-00000001.census.gz", header, good) },
 			want: "no census part"},
@@ -233,11 +295,14 @@ func TestReadRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(t, dir)
-			profile := tc.profile
-			if profile == "" {
-				profile = "strict"
+			set := strictSet
+			if tc.profile != "" {
+				set.Profile = tc.profile
 			}
-			_, err := Read(dir, profile, func(result.Reading) error { return nil }, func(*visibility.Reading) error { return nil })
+			if tc.digest != "" {
+				set.Digest = tc.digest
+			}
+			_, err := Read(dir, set, func(result.Reading) error { return nil }, func(*visibility.Reading) error { return nil })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -250,7 +315,7 @@ func TestReadRefuses(t *testing.T) {
 // says the census is complete has every reading.
 func TestReadWhileWritten(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "census")
-	w, err := Create(dir, "strict")
+	w, err := Create(dir, strictSet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +332,7 @@ func TestReadWhileWritten(t *testing.T) {
 		done <- w.Close()
 	}()
 	check := func() Info {
-		info, err := Read(dir, "strict", func(r result.Reading) error {
+		info, err := Read(dir, strictSet, func(r result.Reading) error {
 			if want := reading(r.Repetition); r.Readout["s"] != want.Readout["s"] || r.Line != want.Line {
 				t.Errorf("reading %d read back as %+v", r.Repetition, r)
 			}
@@ -325,7 +390,7 @@ func TestBatches(t *testing.T) {
 				part(t, dir, ".tmp-00000077.census.gz", header)
 			}
 			before, _ := Parts(dir)
-			w, err := Open(dir, "strict")
+			w, err := Open(dir, strictSet)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +409,7 @@ func TestBatches(t *testing.T) {
 			var got []result.Reading
 			var gotErrs []result.DecisionError
 			var batches []Batch
-			info, err := ReadWith(dir, "strict", Handlers{
+			info, err := ReadWith(dir, strictSet, Handlers{
 				Part: func(_ string, h Header) error { batches = append(batches, *h.Batch); return nil },
 				Reading: func(r result.Reading) error {
 					got = append(got, r)
@@ -385,7 +450,7 @@ func TestBatches(t *testing.T) {
 // part, a batch header that is not one; and a census marked complete is not opened to add to.
 func TestBatchesRefused(t *testing.T) {
 	good := `{"reading":{"fixture":"C01","lane":"direct","version":"v1","configuration":"default","stage":"D1","task":"T1","repetition":1,"origin":"captured","outcome":"pass","file":"a","line":1}}`
-	batchHeader := `{"census":1,"profile":"strict","batch":{"seq":1,"received":"2026-12-06T07:05:45Z"}}`
+	batchHeader := `{"census":2,"profile":"strict","contractSet":"` + testDigest + `","batch":{"seq":1,"received":"2026-12-06T07:05:45Z"}}`
 	derr := `{"decisionError":{"at":"a: event 1","decision":"d","error":"e"}}`
 	for _, tc := range []struct {
 		name  string
@@ -411,20 +476,23 @@ func TestBatchesRefused(t *testing.T) {
 		}, want: "00000001.census.gz:2: /decisionError/error: want a string"},
 		{name: "open a complete census", open: true, setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", header, good)
-			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":1,"profile":"strict","parts":1,"readings":1}`), 0o644)
+			os.WriteFile(filepath.Join(dir, CompleteFile), []byte(`{"census":2,"profile":"strict","contractSet":"`+testDigest+`","parts":1,"readings":1}`), 0o644)
 		}, want: "marked complete"},
 		{name: "open a census of another profile", open: true, setup: func(t *testing.T, dir string) {
 			part(t, dir, "00000001.census.gz", strings.Replace(batchHeader, "strict", "optional-null", 1))
 		}, want: `00000001.census.gz:1: /profile: a census of profile "optional-null"`},
+		{name: "open a census of another contract set", open: true, setup: func(t *testing.T, dir string) {
+			part(t, dir, "00000001.census.gz", strings.Replace(batchHeader, testDigest, strings.Repeat("0c", 32), 1))
+		}, want: "00000001.census.gz:1: /contractSet: a census of contract set " + strings.Repeat("0c", 32) + "; the one loaded is " + testDigest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(t, dir)
 			var err error
 			if tc.open {
-				_, err = Open(dir, "strict")
+				_, err = Open(dir, strictSet)
 			} else {
-				_, err = ReadWith(dir, "strict", Handlers{Reading: func(result.Reading) error { return nil },
+				_, err = ReadWith(dir, strictSet, Handlers{Reading: func(result.Reading) error { return nil },
 					Visibility: func(*visibility.Reading) error { return nil }, DecisionError: func(result.DecisionError) error { return nil }})
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -441,7 +509,7 @@ func TestBatchesRefused(t *testing.T) {
 //	go test ./internal/censusdir -run XXX -bench Read
 func BenchmarkRead(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "census")
-	w, err := Create(dir, "strict")
+	w, err := Create(dir, strictSet)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -457,7 +525,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		got := 0
-		if _, err := Read(dir, "strict", func(result.Reading) error { got++; return nil }, func(*visibility.Reading) error { return nil }); err != nil {
+		if _, err := Read(dir, strictSet, func(result.Reading) error { got++; return nil }, func(*visibility.Reading) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 		if got != n {
@@ -465,4 +533,19 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/reading")
+}
+
+// TestReadingFields: every member of a reading's object is found by readingField at its index,
+// and nothing else is.
+func TestReadingFields(t *testing.T) {
+	for i, f := range readingFields {
+		if got := readingField(f); got != i {
+			t.Errorf("readingField(%q) = %d, want %d", f, got, i)
+		}
+	}
+	for _, k := range []string{"", "Fixture", "visibility", "reading"} {
+		if got := readingField(k); got != -1 {
+			t.Errorf("readingField(%q) = %d, want -1", k, got)
+		}
+	}
 }

@@ -19,7 +19,7 @@ import (
 // decisions that are errors of all its inputs in parts of up to partReadings lines, each part's
 // header naming the batches the whole census covers,
 //
-//	{"census":1,"profile":"strict","decisions":{"windows":[{"source":"live1","seq":[[1,27]],"received":["…","…"]}]}}
+//	{"census":2,"profile":"strict","contractSet":"…","decisions":{"windows":[{"source":"live1","seq":[[1,27]],"received":["…","…"]}]}}
 //
 // a window per source: the collector whose batches they are, named by the directory they were
 // read from (collect's census directory, or the directory of collect's batch files), since the

@@ -85,7 +85,7 @@ func TestCompactedRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := Create(dir, "strict")
+			w, err := Create(dir, strictSet)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestCompactedRoundTrip(t *testing.T) {
 			var got []result.Reading
 			var gotErrs []result.DecisionError
 			var headers []Header
-			info, err := ReadWith(dir, "strict", Handlers{
+			info, err := ReadWith(dir, strictSet, Handlers{
 				Part:          func(_ string, h Header) error { headers = append(headers, h); return nil },
 				Reading:       func(r result.Reading) error { got = append(got, r); return nil },
 				Visibility:    func(*visibility.Reading) error { return nil },
@@ -153,8 +153,8 @@ func TestCompactedRoundTrip(t *testing.T) {
 // (compacted or of a check, complete or not yet) are errors naming the file or directory.
 func TestCompactedRefused(t *testing.T) {
 	good := `{"reading":{"fixture":"C01","lane":"direct","version":"v1","configuration":"default","stage":"D1","task":"T1","repetition":1,"origin":"captured","outcome":"pass","file":"a","line":1}}`
-	compacted := `{"census":1,"profile":"strict","decisions":{"windows":[{"source":"live1","seq":[[1,27]],"received":["2026-12-06T07:05:45Z","2026-12-06T08:05:45Z"]}]}}`
-	batchHeader := `{"census":1,"profile":"strict","batch":{"seq":1,"received":"2026-12-06T07:05:45Z"}}`
+	compacted := `{"census":2,"profile":"strict","contractSet":"` + testDigest + `","decisions":{"windows":[{"source":"live1","seq":[[1,27]],"received":["2026-12-06T07:05:45Z","2026-12-06T08:05:45Z"]}]}}`
+	batchHeader := `{"census":2,"profile":"strict","contractSet":"` + testDigest + `","batch":{"seq":1,"received":"2026-12-06T07:05:45Z"}}`
 	with := func(old, new string) string { return strings.Replace(compacted, old, new, 1) }
 	for _, tc := range []struct {
 		name  string
@@ -162,7 +162,7 @@ func TestCompactedRefused(t *testing.T) {
 		open  bool     // the error is CanOpen's and Open's
 		want  string
 	}{
-		{name: "windows not an array", parts: []string{`{"census":1,"profile":"strict","decisions":{"windows":{}}}`},
+		{name: "windows not an array", parts: []string{`{"census":2,"profile":"strict","contractSet":"` + testDigest + `","decisions":{"windows":{}}}`},
 			want: "00000001.census.gz:1: /decisions/windows: want an array"},
 		{name: "a range backwards", parts: []string{with("[1,27]", "[27,1]")}, want: "00000001.census.gz:1: /decisions/windows/0/seq/0: ranges must be sorted"},
 		{name: "ranges overlapping", parts: []string{with("[1,27]", "[1,27],[27,30]")}, want: "/decisions/windows/0/seq/1: ranges must be sorted"},
@@ -184,14 +184,14 @@ func TestCompactedRefused(t *testing.T) {
 				part(t, dir, partFile(i+1), h, good)
 			}
 			if tc.open {
-				for _, err := range []error{CanOpen(dir), func() error { _, err := Open(dir, "strict"); return err }()} {
+				for _, err := range []error{CanOpen(dir), func() error { _, err := Open(dir, strictSet); return err }()} {
 					if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), dir) {
 						t.Errorf("error %v, want one naming %s and saying %q", err, dir, tc.want)
 					}
 				}
 				return
 			}
-			_, err := ReadWith(dir, "strict", Handlers{Reading: func(result.Reading) error { return nil },
+			_, err := ReadWith(dir, strictSet, Handlers{Reading: func(result.Reading) error { return nil },
 				Visibility: func(*visibility.Reading) error { return nil }, DecisionError: func(result.DecisionError) error { return nil }})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)

@@ -222,7 +222,11 @@ func BenchmarkCensusMerge(b *testing.B) {
 			b.Fatal(err)
 		}
 		dir := filepath.Join(b.TempDir(), "census")
-		w, err := censusdir.Create(dir, "bench")
+		set, err := censusdir.SetOf(hin.Options())
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := censusdir.Create(dir, set)
 		if err != nil {
 			b.Fatal(err)
 		}

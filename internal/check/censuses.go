@@ -172,6 +172,10 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		return nil, read, result.AsInput(err)
 	}
 	visible := visibility.NewCollector(visReader)
+	set, err := censusdir.SetOf(opts)
+	if err != nil {
+		return nil, read, result.AsInput(err)
+	}
 	var w *censusdir.Writer
 	if out != "" {
 		// Written into an input, the census would change it (a part added to a census) or be
@@ -179,7 +183,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		if err := safeio.CheckOutputDirFlag("--census-out", out, dirs); err != nil {
 			return nil, read, result.AsInput(err)
 		}
-		if w, err = censusdir.Create(out, opts.Profile); err != nil {
+		if w, err = censusdir.Create(out, set); err != nil {
 			return nil, read, result.AsInput(err)
 		}
 		defer w.Discard() // after Close, nothing
@@ -195,7 +199,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	known := map[bindingKey]string{}            // foreign's answers
 	part := ""                                  // the part being read
 	for _, dir := range dirs {
-		info, err := censusdir.ReadWith(dir, opts.Profile, censusdir.Handlers{Part: func(p string, hdr censusdir.Header) error {
+		info, err := censusdir.ReadWith(dir, set, censusdir.Handlers{Part: func(p string, hdr censusdir.Header) error {
 			part = p
 			if len(read.Read) > 0 && hdr.Decisions() != read.decisions() {
 				return fmt.Errorf("census part %s: %s is a census of %s, %s is not: a census of decision logs (collect --census, or compacted by check --census-out) and one of a check (check --census-out) are not merged",

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	contractcheck "github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -248,7 +250,11 @@ func TestCensusOfAnotherSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var readings []result.Reading
-	if _, err := censusdir.Read(dir, in.Options().Profile, func(r result.Reading) error { readings = append(readings, r); return nil }, nil); err != nil {
+	set, err := censusdir.SetOf(in.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := censusdir.Read(dir, set, func(r result.Reading) error { readings = append(readings, r); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	first := readings[0]
@@ -288,11 +294,11 @@ func TestCensusOfAnotherSet(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			other := filepath.Join(t.TempDir(), "other")
-			profile := tc.profile
-			if profile == "" {
-				profile = in.Options().Profile
+			set := set
+			if tc.profile != "" {
+				set.Profile = tc.profile
 			}
-			w, err := censusdir.Create(other, profile)
+			w, err := censusdir.Create(other, set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,5 +335,89 @@ func TestCensusOfAnotherSet(t *testing.T) {
 				t.Errorf("error %q, want it to say %q and name %s", err, tc.want, names)
 			}
 		})
+	}
+}
+
+// mustSet is the contract set opts load, as a census names it.
+func mustSet(t testing.TB, opts inputs.Options) censusdir.Set {
+	t.Helper()
+	set, err := censusdir.SetOf(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// TestCensusOfAnotherPolicy: two contract sets with the same bindings but other policies are told
+// apart by the census header's digest of the contract set. A census made with user layers that
+// are the built-in set with a rule added to T1 (every T1 reading unmet), under --no-builtin (a
+// layer cannot extend a built-in package), evaluates exactly the built-in set's bindings, so only
+// the digest can refuse it: checked against the built-in set it is an input error naming the
+// census and both digests, not merged.
+func TestCensusOfAnotherPolicy(t *testing.T) {
+	ctx := context.Background()
+	stricter := directPaperScope
+	stricter.NoBuiltin = true
+	root := t.TempDir()
+	for _, kind := range []string{"contracts", "policies", "fixtures", "schemas/carriers"} {
+		sub, err := fs.Sub(contractcheck.Builtin, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(filepath.Join(root, filepath.FromSlash(kind)), sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stricter.Contracts = []string{filepath.Join(root, "contracts")}
+	stricter.Policies = []string{filepath.Join(root, "policies")}
+	stricter.Fixtures = []string{filepath.Join(root, "fixtures")}
+	stricter.Schemas = []string{filepath.Join(root, "schemas")}
+	t1 := filepath.Join(root, "policies", "tasks", "t1.rego")
+	src, err := os.ReadFile(t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := "\n# METADATA\n# title: diagnostics\n# description: A stricter T1, one diagnostic on every reading.\ndiagnostics contains {\"atom\": \"block.count\", \"path\": \"\", \"kind\": \"missing\"}\n"
+	if err := os.WriteFile(t1, append(src, rule...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "census")
+	changed, err := RunCensusOut(ctx, stricter, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Run(ctx, directPaperScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The layer changes outcomes, not bindings: what the digest alone must tell apart.
+	if changed.Results.Len() != plain.Results.Len() || changed.Summary.Unmet <= plain.Summary.Unmet {
+		t.Fatalf("the layer gives %d bindings %+v, the built-in set %d %+v: want the same bindings, more unmet",
+			changed.Results.Len(), changed.Summary, plain.Results.Len(), plain.Summary)
+	}
+	builtin, err := instrument.Load(ctx, directPaperScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := instrument.Load(ctx, stricter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := mustSet(t, builtin.Options()), mustSet(t, with.Options())
+	if ours.Digest == theirs.Digest {
+		t.Fatalf("both contract sets digest to %s", ours.Digest)
+	}
+	_, _, err = FromCensuses(ctx, builtin, []string{dir}, "")
+	if err == nil || result.ExitCode(err) != result.ExitInputError {
+		t.Fatalf("err %v (exit %d), want an input error", err, result.ExitCode(err))
+	}
+	for _, want := range []string{filepath.Join(dir, censusdir.CompleteFile), "/contractSet", theirs.Digest, ours.Digest} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q, want it to say %q", err, want)
+		}
+	}
+	// The same census, read with the layers it was made with, merges.
+	if _, _, err := FromCensuses(ctx, with, []string{dir}, ""); err != nil {
+		t.Fatalf("read with its own contract set: %v", err)
 	}
 }

@@ -36,7 +36,7 @@ func fleet(t testing.TB, in *instrument.Instrument, n int, batches [][]map[strin
 		if err := os.MkdirAll(cs[i].dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		w, err := censusdir.Open(cs[i].census, "strict")
+		w, err := censusdir.Open(cs[i].census, mustSet(t, in.Options()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestCompactDecisionCensuses(t *testing.T) {
 			}
 			// The windows: each collector's batches, whichever way the census was written.
 			for _, dir := range []string{day, again, fromLogs} {
-				info, err := censusdir.ReadWith(dir, "strict", censusdir.Handlers{Reading: func(result.Reading) error { return nil },
+				info, err := censusdir.ReadWith(dir, mustSet(t, in.Options()), censusdir.Handlers{Reading: func(result.Reading) error { return nil },
 					Visibility: nil, DecisionError: func(result.DecisionError) error { return nil }})
 				if err != nil {
 					t.Fatal(err)

@@ -80,7 +80,11 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		if err := safeio.CheckOutputDirFlag("--census-out", out, paths); err != nil {
 			return nil, decisionlog.Counts{}, result.AsInput(err)
 		}
-		if w, err = censusdir.Create(out, opts.Profile); err != nil {
+		set, err := censusdir.SetOf(opts)
+		if err != nil {
+			return nil, decisionlog.Counts{}, result.AsInput(err)
+		}
+		if w, err = censusdir.Create(out, set); err != nil {
 			return nil, decisionlog.Counts{}, result.AsInput(err)
 		}
 		defer w.Discard() // after Close, nothing

@@ -51,7 +51,11 @@ func runRecords(ctx context.Context, opts inputs.Options, censusOut string) (*re
 	}
 	var w *censusdir.Writer
 	if censusOut != "" {
-		if w, err = censusdir.Create(censusOut, in.Options().Profile); err != nil {
+		set, err := censusdir.SetOf(in.Options())
+		if err != nil {
+			return nil, nil, nil, result.AsInput(err)
+		}
+		if w, err = censusdir.Create(censusOut, set); err != nil {
 			return nil, nil, nil, result.AsInput(err)
 		}
 	}

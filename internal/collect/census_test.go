@@ -12,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/censusdir"
 	"github.com/contractcheck/contractcheck/internal/check"
 	"github.com/contractcheck/contractcheck/internal/inputs"
+	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
@@ -193,7 +194,7 @@ func TestCollectCensusOpen(t *testing.T) {
 		want  string
 	}{
 		{name: "a complete census", setup: func(t *testing.T, cdir string) {
-			w, err := censusdir.Create(cdir, "strict")
+			w, err := censusdir.Create(cdir, censusdir.Set{Profile: "strict", Digest: mustDigest(t, in)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +203,7 @@ func TestCollectCensusOpen(t *testing.T) {
 			}
 		}, want: "marked complete"},
 		{name: "a census of another profile", setup: func(t *testing.T, cdir string) {
-			w, err := censusdir.Open(cdir, "optional-null")
+			w, err := censusdir.Open(cdir, censusdir.Set{Profile: "optional-null", Digest: mustDigest(t, in)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,6 +211,15 @@ func TestCollectCensusOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, want: `a census of profile "optional-null"`},
+		{name: "a census of another contract set", setup: func(t *testing.T, cdir string) {
+			w, err := censusdir.Open(cdir, censusdir.Set{Profile: "strict", Digest: strings.Repeat("0d", 32)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.AddBatch(censusdir.Batch{Seq: 1}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, want: "/contractSet: a census of contract set " + strings.Repeat("0d", 32) + "; the one loaded is " + mustDigest(t, in)},
 		{name: "a file, not a directory", setup: func(t *testing.T, cdir string) {
 			if err := os.WriteFile(cdir, nil, 0o600); err != nil {
 				t.Fatal(err)
@@ -289,4 +299,14 @@ func TestCollectCensusMerge(t *testing.T) {
 			reportkit.SameAsCheck(t, "two collectors' censuses", got, want, "json", "text")
 		})
 	}
+}
+
+// mustDigest is the digest of the contract set in loads (inputs.Options.ContractSet).
+func mustDigest(t *testing.T, in *instrument.Instrument) string {
+	t.Helper()
+	d, err := in.Options().ContractSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -205,7 +205,12 @@ func New(in *instrument.Instrument, opts Options) (*Collector, error) {
 			c.Close()
 			return nil, err
 		}
-		if c.census, err = censusdir.Open(opts.Census, in.Options().Profile); err != nil {
+		set, err := censusdir.SetOf(in.Options())
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("collect --census: %w", err)
+		}
+		if c.census, err = censusdir.Open(opts.Census, set); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("collect --census: %w", err)
 		}

@@ -11,13 +11,11 @@ package resultcache
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -29,7 +27,7 @@ import (
 )
 
 // format names the entries' encoding and the key's recipe; it changes whenever either does.
-const format = "contractcheck-result-v1"
+const format = "contractcheck-result-v2"
 
 // maxEntries bounds the entries kept: the oldest are removed beyond it.
 const maxEntries = 64
@@ -82,30 +80,8 @@ func Key(opts any, in Inputs) (key string, ok bool, err error) {
 			continue
 		}
 		fmt.Fprintf(h, "dir %q\n", d.Display)
-		var files []string
-		err := fs.WalkDir(d.FS, d.Root, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !e.IsDir() {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := d.Hash(h, nil); err != nil {
 			return "", false, nil // the run itself reports what is wrong with the directory
-		}
-		sort.Strings(files)
-		for _, p := range files {
-			data, err := safeio.ReadFile(d.FS, p, safeio.MaxFileBytes)
-			if err != nil {
-				return "", false, nil
-			}
-			fmt.Fprintf(h, "file %q ", p)
-			var n [8]byte
-			binary.BigEndian.PutUint64(n[:], uint64(len(data)))
-			h.Write(n[:])
-			h.Write(data)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), true, nil

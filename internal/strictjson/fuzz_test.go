@@ -3,6 +3,7 @@ package strictjson
 import (
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,34 @@ func FuzzLineReader(f *testing.F) {
 					t.Fatalf("line %d: error %v is not a *SyntaxError on that line", line, err)
 				}
 			}
+		}
+	})
+}
+
+// FuzzCursor: a line read member by member (Cursor) gives what Decode gives: the same tree, or
+// the same *SyntaxError.
+func FuzzCursor(f *testing.F) {
+	for _, c := range decodeValueCases {
+		f.Add([]byte(c.in))
+	}
+	for _, c := range decodeErrorCases {
+		f.Add([]byte(c.in))
+	}
+	lim := Limits{MaxBytes: 1 << 20, MaxDepth: 32, MaxExponent: 400, MaxDigits: 100}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := Decode("in.json", data, lim)
+		got, err := cursorDecode(data, lim)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: Cursor's error %v, Decode's %v", data, err, werr)
+		}
+		if err != nil {
+			if err.Error() != werr.Error() {
+				t.Fatalf("%q: Cursor's error %v, Decode's %v", data, err, werr)
+			}
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: Cursor read %#v, Decode %#v", data, got, want)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -178,12 +179,24 @@ var decodeErrorCases = []struct {
 	{name: "duplicate after nested values", in: `{"a":{"a":1,"b":[{"a":2}]},"b":3,"a":4}`, want: `in.json:1:34: duplicate key "a" (first occurrence at 1:2)`},
 	{name: "duplicate with CRLF", in: "{\r\n\"a\":1,\r\n\"a\":2}", want: `in.json:3:1: duplicate key "a" (first occurrence at 2:1)`},
 	{name: "duplicate empty key", in: `{"":1,"":2}`, want: `in.json:1:7: duplicate key "" (first occurrence at 1:2)`},
+	{name: "duplicate among many keys", in: manyKeys(20, 3), want: `in.json:1:172: duplicate key "k03" (first occurrence at 1:26)`},
 
 	// Limits.
 	{name: "depth over custom limit", in: deep(4), lim: Limits{MaxDepth: 3}, want: "in.json:1:4: nesting deeper than the limit of 3"},
 	{name: "depth over default limit", in: deep(257), want: "in.json:1:257: nesting deeper than the limit of 256"},
 	{name: "depth counts objects", in: `{"a":{"b":[{}]}}`, lim: Limits{MaxDepth: 3}, want: "in.json:1:12: nesting deeper than the limit of 3"},
 	{name: "size over limit", in: "12345", lim: Limits{MaxBytes: 4}, want: "in.json:1:1: input is 5 bytes, over the limit of 4 bytes"},
+}
+
+// manyKeys is an object of n distinct keys k00…, then key k<dup> again.
+func manyKeys(n, dup int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, `"k%02d":%d,`, i, i)
+	}
+	fmt.Fprintf(&b, `"k%02d":0}`, dup)
+	return b.String()
 }
 
 func TestDecodeErrors(t *testing.T) {

@@ -1,0 +1,55 @@
+package inputs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/contractcheck/contractcheck/internal/layer"
+	"github.com/contractcheck/contractcheck/internal/schema"
+)
+
+// contractSetFormat names the recipe of ContractSet; it changes whenever the recipe does.
+const contractSetFormat = "contractcheck-contract-set-v1"
+
+// ContractSet is the digest of what decides a reading under these options: the profile ("" is
+// DefaultProfile, as the instrument loads it), the MCP revision sources no catalogue entry names
+// are validated against (Revision; "" is the pinned one, schema.DefaultRevision), and the bytes of
+// every file of every layer the run loads — contracts, policies, schemas (the built-in ones
+// always) and fixtures, built-in layers included (by their bytes, not by the build), each layer's
+// files as the result cache hashes them (layer.Dir.Hash: path within the layer, length, bytes),
+// in layer order, where a layer lies left out. A fixture layer's observations/ are records, not
+// the contract set: they are left out. The scope (--lane, …) and the observations are not part of
+// it: censuses of one contract set over other records or scopes merge. It is the sha256 in 64
+// lower-case hexadecimal digits: a census names its contract set by it (internal/censusdir), and
+// check --census refuses a census of another.
+func (o Options) ContractSet() (string, error) {
+	profile, revision := o.Profile, o.Revision
+	if profile == "" {
+		profile = DefaultProfile // as the instrument loads it
+	}
+	if revision == "" {
+		revision = schema.DefaultRevision // the same set whether the pinned revision is named or not
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nprofile %q\nrevision %q\n", contractSetFormat, profile, revision)
+	schemas := append([]Dir{layer.Builtin(o.BuiltinFS(), "schemas")}, o.SchemaLayers()...)
+	for _, kind := range []struct {
+		name   string
+		layers []Dir
+		skip   func(rel string) bool
+	}{
+		{"contracts", o.ContractLayers(), nil},
+		{"policies", o.PolicyLayers(), nil},
+		{"schemas", schemas, nil},
+		{"fixtures", o.FixtureLayers(), func(rel string) bool { return rel == "observations" }},
+	} {
+		for i, d := range kind.layers {
+			fmt.Fprintf(h, "layer %s %d\n", kind.name, i)
+			if err := d.Hash(h, kind.skip); err != nil {
+				return "", fmt.Errorf("the contract set's digest: %w", err)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
