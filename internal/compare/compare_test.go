@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,8 +26,17 @@ import (
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
+// builtinWorkers is how many workers the shared built-in compare runs with: many, so that
+// TestDeterministicAndValid compares it with a run on one worker.
+const builtinWorkers = 8
+
 // builtin runs the built-in compare once for the tests that read it.
-var builtin = testkit.Once(func() (*Report, error) { return Run(context.Background(), Options{}) })
+// A run evaluates every built-in record under two profiles and every decoder: about 1.5 CPU-s.
+var builtin = testkit.Once(func() (*Report, error) {
+	o := Options{}
+	o.Workers = builtinWorkers
+	return Run(context.Background(), o)
+})
 
 // newEvaluator builds an evaluator over the built-in instrument with the built-in decoders.
 func newEvaluator(t *testing.T) *evaluator {
@@ -253,24 +263,25 @@ func TestBuiltinControlAndTotals(t *testing.T) {
 	}
 }
 
-// TestDeterministicAndValid runs the built-in compare with one worker and with many: every format
-// gives the same bytes, and the JSON validates against the compare report schema.
+// TestDeterministicAndValid runs the built-in compare with one worker and with many (the shared
+// run): every format gives the same bytes, and the JSON validates against the compare report
+// schema.
 func TestDeterministicAndValid(t *testing.T) {
+	o := Options{}
+	o.Workers = 1
+	one, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	outputs := map[string][][]byte{}
-	for _, workers := range []int{1, 8} {
-		o := Options{}
-		o.Workers = workers
-		r, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range []*Report{one, builtin(t)} {
 		for _, f := range outputters.Names() {
 			outputs[f] = append(outputs[f], render(t, f, r))
 		}
 	}
 	for f, outs := range outputs {
 		if !bytes.Equal(outs[0], outs[1]) {
-			t.Errorf("%s output differs between runs", f)
+			t.Errorf("%s output differs between 1 and %d workers", f, builtinWorkers)
 		}
 	}
 	doc, v := reportkit.JSONDoc(t, "compare.json", outputs["json"][0]), reportkit.Schemas(t)
@@ -305,19 +316,24 @@ func policiesWith(t *testing.T, files ...string) string {
 	return dir
 }
 
-// TestCustomDecoder runs a decoder policy written in testdata beside a built-in one.
+// TestCustomDecoder runs a decoder policy written in testdata beside a built-in one, named on
+// --decoder both by its name and by its package path (one run; each name is its own column), and
+// selects it with the built-in ones when no --decoder is given.
 func TestCustomDecoder(t *testing.T) {
 	dir := policiesWith(t, "first_text_item.rego")
-	for _, names := range [][]string{{"native-slot", "first-text-item"}, {"native-slot", "contractcheck.decoders.first_text_item"}} {
-		o := Options{Decoders: names}
-		o.Policies = []string{dir}
-		r, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		custom := names[1]
-		if r.Decoders[1].Package != "contractcheck.decoders.first_text_item" {
-			t.Fatalf("decoders %+v", r.Decoders)
+	names := []string{"native-slot", "first-text-item", "contractcheck.decoders.first_text_item"}
+	o := Options{Decoders: names}
+	o.Policies = []string{dir}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decoderNames(r); !reflect.DeepEqual(got, names) {
+		t.Fatalf("decoders %v, want %v", got, names)
+	}
+	for _, custom := range names[1:] {
+		if d := r.Decoders[slices.Index(names, custom)]; d.Package != "contractcheck.decoders.first_text_item" {
+			t.Fatalf("decoder %s: %+v", custom, d)
 		}
 		found := 0
 		for _, rd := range r.Readouts {
@@ -334,17 +350,24 @@ func TestCustomDecoder(t *testing.T) {
 			}
 		}
 		if found != 2 {
-			t.Errorf("found %d C04 readings", found)
+			t.Errorf("%s: found %d C04 readings", custom, found)
 		}
 	}
-	// With no --decoder, every contractcheck.decoders package is compared.
-	o := Options{}
-	o.Policies = []string{dir}
-	r, err := Run(context.Background(), o)
+	// With no --decoder, every contractcheck.decoders package is compared: the selection Run
+	// makes (loadDecoders), on the same layers, without evaluating the records again.
+	in, err := instrument.Load(context.Background(), o.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := decoderNames(r); !reflect.DeepEqual(got, []string{"first-text-item", "native-slot", "slot-or-json-text", "slot-then-json-text"}) {
+	decs, err := loadDecoders(context.Background(), in.Engine(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range decs {
+		got = append(got, d.Name)
+	}
+	if !reflect.DeepEqual(got, []string{"first-text-item", "native-slot", "slot-or-json-text", "slot-then-json-text"}) {
 		t.Errorf("default decoders %v", got)
 	}
 }

@@ -44,6 +44,10 @@ func TestJobsIdentical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each case probes into its own directory, and a probe ends only what its own runs
+			// left behind (their process group and marker): the cases may run together, which
+			// keeps their pauses (mode mixed, the runs' ends) from adding up.
+			t.Parallel()
 			probeWith := func(jobs int) (Options, *Result, string) {
 				o := probeOpts(t, "mixed", append([]string{"TESTAGENT_API=openai-chat"}, tt.env...), tt.fixtures...)
 				o.Provider = "openai-chat"

@@ -225,6 +225,9 @@ func TestBrokenCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each case probes into its own directory: the cases run together, so that the
+			// hangs' timeouts do not add up.
+			t.Parallel()
 			o := probeOpts(t, tt.mode, nil, "C09")
 			o.RunTimeout = tt.timeout
 			o.Provider = "openai-chat"

@@ -34,6 +34,9 @@ func TestMaxFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each case probes into its own directory: the cases run together, so that the
+			// hangs' timeouts do not add up.
+			t.Parallel()
 			o := probeOpts(t, tt.mode, tt.env, "C0[1-5]")
 			o.Provider = "openai-chat"
 			o.MaxFailures = tt.max

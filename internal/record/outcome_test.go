@@ -368,7 +368,8 @@ func TestAnswerNeverCame(t *testing.T) {
 	mcp := httptest.NewServer(&standIn{})
 	defer mcp.Close()
 	out := filepath.Join(t.TempDir(), "rec")
-	o := Options{Lane: "fail-agent", Version: "1", Output: out, ProviderURL: prov.URL, MCPURL: mcp.URL + "/mcp"}
+	// The end cuts the exchange after its grace (5 s by default; a tenth of a second here).
+	o := Options{Lane: "fail-agent", Version: "1", Output: out, ProviderURL: prov.URL, MCPURL: mcp.URL + "/mcp", shutdownGrace: 100 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, log, err := recording(t, o, func(ep Endpoints) error {

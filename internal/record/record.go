@@ -99,7 +99,14 @@ type Options struct {
 	// directory the spool is made in (os.TempDir()): for the tests.
 	budget  int64
 	spoolIn string
+	// shutdownGrace, when set, replaces how long the end lets exchanges still passing finish
+	// before it cuts them (defaultShutdownGrace): for the tests of a provider that never answers.
+	shutdownGrace time.Duration
 }
+
+// defaultShutdownGrace is how long the end of a recording lets exchanges still passing finish
+// before it cuts them and writes what they carried as failed.
+const defaultShutdownGrace = 5 * time.Second
 
 // Endpoints are where the proxies listen.
 type Endpoints struct {
@@ -376,7 +383,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		<-ctx.Done()
 	}
 	r.waitStdio(5 * time.Second)
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	grace := defaultShutdownGrace
+	if o.shutdownGrace > 0 {
+		grace = o.shutdownGrace
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), grace)
 	if err := srv.Shutdown(sctx); err != nil {
 		// Exchanges still passing (a provider that never answers, a stream left open): cut
 		// them; their handlers hand the engine what they carried, failed.

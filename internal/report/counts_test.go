@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/contractcheck/contractcheck/internal/census"
-	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // countsReport is the report of a census where unique divergences and manifestations differ, by
@@ -25,54 +25,16 @@ import (
 // Over every lane: 3 unique (rich 2, structured 1; captured 2, reconstructed 1) and 5
 // manifestations (rich 4, structured 1; captured 3, reconstructed 2). Over captured carriers
 // only: 2 unique (rich 2) and 3 manifestations (rich 3).
+//
+// The report is read from testdata/counts-report.json, which is what census.New and Add gave for
+// those eleven readings under a profile "p" whose one requirement is that the control passes (the
+// census's own TestCensusCounts holds how it counts). Reading it rather than making it keeps
+// CUE and the contract loader out of this package's test binary: the formats read the report only.
 func countsReport(t *testing.T) *result.Report {
 	t.Helper()
-	observed := contract.StageDef{Exposure: contract.Observed}
-	stages := map[string]contract.StageDef{"A2": observed, "M3": observed, "H4": observed}
-	lane := func(control bool, origin string) contract.Lane {
-		return contract.Lane{Control: control, Origin: origin, Versions: []string{"1"},
-			Configurations: map[string]contract.Configuration{"default": {}}, Stages: stages}
-	}
-	m := &contract.Model{
-		Tasks:    map[string]contract.Task{"T": {Role: "primary", Compartment: "x"}},
-		Families: map[string]contract.Family{"rich": {Census: "primary"}, "structured": {Census: "primary"}},
-		Fixtures: map[string]contract.Fixture{
-			"F1": {Family: "rich", Tasks: []string{"T"}},
-			"F2": {Family: "structured", Tasks: []string{"T"}},
-			"F3": {Family: "rich", Tasks: []string{"T"}},
-		},
-		Lanes: map[string]contract.Lane{"ctl": lane(true, "captured"), "a": lane(false, "captured"), "b": lane(false, "captured"), "r": lane(false, "reconstructed")},
-		Profiles: map[string]contract.Profile{"p": {NullPolicy: "strict", Require: []contract.Requirement{{
-			Doc: "control passes", Lanes: []string{"ctl"}, Versions: []string{"*"}, Configurations: []string{"*"}, Tasks: []string{"*"}, Outcomes: []string{"pass"},
-		}}}},
-	}
-	c, err := census.New(m, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, row := range []struct{ fixture, lane, stage, outcome string }{
-		{"F1", "ctl", "A2", "pass"}, {"F1", "a", "A2", "pass"}, {"F1", "a", "M3", "pass"}, {"F1", "a", "H4", "pass"},
-		{"F1", "b", "A2", "unmet"}, {"F1", "b", "M3", "unmet"}, {"F1", "r", "H4", "unmet"},
-		{"F2", "a", "A2", "pass"}, {"F2", "r", "A2", "unmet"},
-		{"F3", "b", "M3", "pass"}, {"F3", "a", "M3", "unmet"},
-	} {
-		origin := m.Lanes[row.lane].Origin
-		reading := result.Reading{
-			Binding:    result.Binding{Position: result.Position{Fixture: row.fixture, Lane: row.lane, LaneVersion: "1", Configuration: "default", Stage: row.stage}, Task: "T"},
-			Repetition: 1, Origin: origin, Outcome: row.outcome, File: "obs/" + row.lane + ".jsonl", Line: i + 1,
-		}
-		if row.outcome == result.Unmet {
-			reading.Diagnostics = []result.Diagnostic{{"atom": "a", "path": "", "kind": "missing"}}
-		}
-		if err := c.Add(reading); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := c.Report()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	var r result.Report
+	testkit.ReadJSON(t, filepath.Join("testdata", "counts-report.json"), &r)
+	return &r
 }
 
 // TestCountsLabelled: every format that shows a census's counts labels each as what it counts,

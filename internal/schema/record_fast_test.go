@@ -3,8 +3,11 @@ package schema
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,11 +20,20 @@ import (
 // rejects, and accepts every record the schema accepts (else it would be no faster).
 func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 	v := newValidator(t)
-	var docs []any
-	add := func(name string, data []byte) {
+	// docs are held to the schema both ways; vary are those each variant is made of: every
+	// record of the corpus, and of the built-in records one of each kind (recordKind), since they
+	// differ past their kind only in values every one of them holds to the schema as it is.
+	var docs, vary []any
+	kinds := map[string]bool{}
+	add := func(name string, data []byte, corpus bool) {
 		doc, err := strictjson.Decode(name, data, strictjson.DefaultLimits)
-		if err == nil {
-			docs = append(docs, doc)
+		if err != nil {
+			return
+		}
+		docs = append(docs, doc)
+		if k := recordKind(doc); corpus || !kinds[k] {
+			kinds[k] = true
+			vary = append(vary, doc)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "record", "*"))
@@ -32,13 +44,13 @@ func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(f, ".jsonl") {
-			add(f, data)
+			add(f, data, true)
 			continue
 		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
-			add(f, sc.Bytes())
+			add(f, sc.Bytes(), false)
 		}
 	}
 	variants := []func(map[string]any){
@@ -77,8 +89,7 @@ func TestRecordFastPathAgreesWithTheSchema(t *testing.T) {
 		func(m map[string]any) { m["notes"] = 1 },
 		func(m map[string]any) { m["extra"] = true },
 	}
-	base := len(docs)
-	for _, d := range docs[:base] {
+	for _, d := range vary {
 		m, ok := d.(map[string]any)
 		if !ok {
 			continue
@@ -118,4 +129,21 @@ func strictjsonNumber(s string) any {
 		panic(err)
 	}
 	return doc
+}
+
+// recordKind is what of a record the record schema's conditions read beside each member's own
+// value: which members it has, its state, its origin and its stage; and whether the fast path
+// accepts it. Two built-in records of one kind differ only in values (a fixture, a lane, a hash, a
+// carrier) each is held to the schema by, as it is.
+func recordKind(doc any) string {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return fmt.Sprintf("%T", doc)
+	}
+	k := slices.Sorted(maps.Keys(m))
+	for _, member := range []string{"state", "origin", "stage"} {
+		k = append(k, fmt.Sprint(m[member]))
+	}
+	k = append(k, fmt.Sprint(recordConforms(doc)))
+	return strings.Join(k, "\x00")
 }
