@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,8 +19,11 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html"
 
+	"github.com/contractcheck/contractcheck/internal/check"
+	"github.com/contractcheck/contractcheck/internal/compare"
 	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/hostile"
+	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/validate"
@@ -290,47 +294,96 @@ func capped(s string) string {
 // sinkCheck holds one format's output to its grammar.
 type sinkCheck func(t *testing.T, l *hostileLayer, out string)
 
-// TestHostileStringsEveryFormat writes the whole hostile corpus into a layer (writeHostileLayer)
-// and runs check in every format, with and without --details, and compare in every format. Each
-// output is held to its grammar: text, table and stderr show no control or bidi character and no
-// line a CI runner reads as a command; TAP parses as TAP; a markdown table keeps its columns and
-// no raw HTML; JSON and SARIF parse and give the strings back; JUnit and HTML parse as XML and
-// HTML with no element of the data; --format github writes only its own workflow commands, their
-// properties and messages escaped as the Actions toolkit reads them.
+// TestHostileStringsEveryFormat writes the whole hostile corpus into a layer (writeHostileLayer),
+// checks and compares it, and writes the check's report in every format, with and without
+// --details, and the compare's in every format. Each output is held to its grammar: text, table
+// and stderr show no control or bidi character and no line a CI runner reads as a command; TAP
+// parses as TAP; a markdown table keeps its columns and no raw HTML; JSON and SARIF parse and
+// give the strings back; JUnit and HTML parse as XML and HTML with no element of the data;
+// --format github writes only its own workflow commands, their properties and messages escaped
+// as the Actions toolkit reads them.
+//
+// The check and the compare run once each on the command line, in JSON (what the CLI adds: the
+// flags, the exit code, stderr); the other formats are those runs' reports, each made once in
+// the process (check.Execute with the html format's views, compare.Run) and written by every
+// formatter of the registries the CLI resolves its --format in. The JSON the process writes is
+// the command line's, byte for byte: the reports the formats are given are the CLI's.
 func TestHostileStringsEveryFormat(t *testing.T) {
 	t.Parallel()
 	l := writeHostileLayer(t, hostile.Cases())
 	text := func(t *testing.T, _ *hostileLayer, out string) { testkit.TerminalSafe(t, "stdout", out, false) }
+	cliJSON := func(args []string, exit int) string {
+		code, stdout, stderr := cli(t, args...)
+		if code != exit {
+			t.Fatalf("%s: exit %d, want %d; stderr:\n%s", args[0], code, exit, shorten(stderr))
+		}
+		testkit.TerminalSafe(t, args[0]+" stderr", stderr, true)
+		return stdout
+	}
+	checkJSON := cliJSON(l.args("check", "--format", "json"), 1)
+	compareJSON := cliJSON(l.args("compare", "--format", "json"), 0)
+
+	opts := inputs.Options{Contracts: []string{l.contracts}, Policies: []string{l.policies}, Fixtures: []string{l.fixtures},
+		Observations: []string{l.observations}, Profile: "hostile"}
+	run, err := check.Execute(t.Context(), check.Request{Options: opts, Views: true})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if got := run.Report.ExitCode(); got != 1 {
+		t.Fatalf("check: the report's exit code is %d, want 1 (violations)", got)
+	}
+	cmp, err := compare.Run(t.Context(), compare.Options{Options: opts})
+	if err != nil {
+		t.Fatalf("compare: %v", err)
+	}
+	style := report.StyleFor(io.Discard, os.Getenv) // what the CLI writing to a pipe uses
+	writeCheck := func(format string, details bool) (string, error) {
+		f, err := report.Outputters().Resolve(format)
+		if err != nil {
+			return "", err
+		}
+		var buf bytes.Buffer
+		err = f.New(report.Options{Details: details, Style: style, ToolVersion: toolVersion(), Views: run.Views}).Output(&buf, run.Report)
+		return buf.String(), err
+	}
+	writeCompare := func(format string, details bool) (string, error) {
+		var buf bytes.Buffer
+		err := compare.Outputters().Write(&buf, format, report.Options{Details: details}, cmp)
+		return buf.String(), err
+	}
 	for _, tc := range []struct {
-		name  string
-		args  []string
-		exit  int
-		check sinkCheck
+		name    string
+		write   func(format string, details bool) (string, error)
+		format  string
+		details bool
+		check   sinkCheck
 	}{
-		{name: "check text", args: l.args("check"), exit: 1, check: text},
-		{name: "check text details", args: l.args("check", "--details"), exit: 1, check: text},
-		{name: "check table", args: l.args("check", "--format", "table"), exit: 1, check: assertTable},
-		{name: "check table details", args: l.args("check", "--format", "table", "--details"), exit: 1, check: assertTable},
-		{name: "check tap", args: l.args("check", "--format", "tap"), exit: 1, check: assertTAP},
-		{name: "check markdown", args: l.args("check", "--format", "markdown"), exit: 1, check: assertMarkdown},
-		{name: "check json", args: l.args("check", "--format", "json"), exit: 1, check: assertJSONStrings(true, false)},
-		{name: "check sarif", args: l.args("check", "--format", "sarif"), exit: 1, check: assertJSONStrings(false, false)},
-		{name: "check junit", args: l.args("check", "--format", "junit"), exit: 1, check: assertJUnit},
-		{name: "check github", args: l.args("check", "--format", "github"), exit: 1, check: assertGitHub},
-		{name: "check html", args: l.args("check", "--format", "html"), exit: 1, check: assertHTML(2)},
-		{name: "compare text", args: l.args("compare"), check: text},
-		{name: "compare text details", args: l.args("compare", "--details"), check: text},
-		{name: "compare markdown", args: l.args("compare", "--format", "markdown"), check: assertMarkdown},
-		{name: "compare json", args: l.args("compare", "--format", "json"), check: assertJSONStrings(false, true)},
-		{name: "compare html", args: l.args("compare", "--format", "html"), check: assertHTML(0)},
+		{name: "check text", write: writeCheck, format: "text", check: text},
+		{name: "check text details", write: writeCheck, format: "text", details: true, check: text},
+		{name: "check table", write: writeCheck, format: "table", check: assertTable},
+		{name: "check table details", write: writeCheck, format: "table", details: true, check: assertTable},
+		{name: "check tap", write: writeCheck, format: "tap", check: assertTAP},
+		{name: "check markdown", write: writeCheck, format: "markdown", check: assertMarkdown},
+		{name: "check json", write: writeCheck, format: "json", check: assertJSONStrings(true, false)},
+		{name: "check sarif", write: writeCheck, format: "sarif", check: assertJSONStrings(false, false)},
+		{name: "check junit", write: writeCheck, format: "junit", check: assertJUnit},
+		{name: "check github", write: writeCheck, format: "github", check: assertGitHub},
+		{name: "check html", write: writeCheck, format: "html", check: assertHTML(2)},
+		{name: "compare text", write: writeCompare, format: "text", check: text},
+		{name: "compare text details", write: writeCompare, format: "text", details: true, check: text},
+		{name: "compare markdown", write: writeCompare, format: "markdown", check: assertMarkdown},
+		{name: "compare json", write: writeCompare, format: "json", check: assertJSONStrings(false, true)},
+		{name: "compare html", write: writeCompare, format: "html", check: assertHTML(0)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, tc.args...)
-			if code != tc.exit {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.exit, shorten(stderr))
+			out, err := tc.write(tc.format, tc.details)
+			if err != nil {
+				t.Fatal(err)
 			}
-			testkit.TerminalSafe(t, "stderr", stderr, true)
-			tc.check(t, l, stdout)
+			tc.check(t, l, out)
+			if want := map[string]string{"check json": checkJSON, "compare json": compareJSON}[tc.name]; want != "" && out != want {
+				t.Errorf("the report written here is not the command line's (%d bytes, the CLI's %d): the formats were not given the CLI's report", len(out), len(want))
+			}
 		})
 	}
 }
