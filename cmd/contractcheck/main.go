@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +64,9 @@ func usage(format string, args ...any) error {
 
 func main() {
 	stop := cpuProfile(os.Getenv("CONTRACTCHECK_CPUPROFILE"))
+	stopHeap := heapProfile(os.Getenv("CONTRACTCHECK_MEMPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stopHeap()
 	stop()
 	os.Exit(code)
 }
@@ -87,6 +91,69 @@ func cpuProfile(file string) (stop func()) {
 		if err := f.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_CPUPROFILE:", escape.Terminal(err.Error()))
 		}
+	}
+}
+
+// heapProfile writes a heap profile taken at the run's highest live heap to file when it is set
+// (the environment variable CONTRACTCHECK_MEMPROFILE, for `go tool pprof`; docs/design.md): every
+// half second it reads the live heap the last collection left, and each time that passes the
+// highest seen by an eighth it writes the profile again (the allocations live at that collection,
+// and where they were made). At the end the profile is written once more if the live heap then is
+// the highest. Like cpuProfile it is for the people who work on contractcheck: a profile that
+// cannot be written is a warning.
+func heapProfile(file string) (stop func()) {
+	if file == "" {
+		return func() {}
+	}
+	warn := func(err error) {
+		fmt.Fprintln(os.Stderr, "contractcheck: CONTRACTCHECK_MEMPROFILE:", escape.Terminal(err.Error()))
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+	var high uint64
+	write := func() {
+		f, err := os.Create(file)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			warn(err)
+		}
+	}
+	check := func(by uint64) {
+		if l := live(); l > high+high/by {
+			high = l
+			write()
+		}
+	}
+	check(8) // a profile exists even for a run shorter than the first tick
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				check(8)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+		check(1 << 62) // any new high, however small
 	}
 }
 

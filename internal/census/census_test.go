@@ -694,3 +694,63 @@ func TestLocalizationsAreCompact(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalizationsStayOffTheHeap: a census that wrote runs keeps its localizations as its
+// report's table is kept, the first tableMemory bytes in memory and the rest in a temporary file,
+// not as a list in the heap: they grow with the bindings (about a million at the bench set's ten
+// million), and a list of them was 12 bytes each, live to the end of the report.
+func TestLocalizationsStayOffTheHeap(t *testing.T) {
+	const versions = 200_000
+	m := model()
+	lane := m.Lanes["a"]
+	lane.Versions = nil
+	m.Lanes["a"] = lane
+	c, err := NewWith(m, "p", Options{RunSize: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.variants.blobs.dir = t.TempDir()
+	for v := range versions {
+		for i, st := range []string{"D1", "A2"} {
+			outcome := result.Pass
+			if st == "A2" {
+				outcome = result.Unmet // D1 → A2: a transformation
+			}
+			r := result.Reading{
+				Binding:    result.Binding{Position: result.Position{Fixture: "F1", Lane: "a", LaneVersion: fmt.Sprintf("v%d", v), Configuration: "default", Stage: st}, Task: "G"},
+				Repetition: 1, Origin: "captured", Outcome: outcome, File: "obs/a.jsonl", Line: 2*v + i + 1,
+			}
+			if err := c.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tb, err := c.makeTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := live()
+	locs, err := c.localize(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := live() - before
+	if locs.Len() != versions {
+		t.Fatalf("%d localizations, want %d", locs.Len(), versions)
+	}
+	if per := float64(held-tableMemory) / versions; per > 2 {
+		t.Errorf("%d localizations hold %d KiB of the heap, %.1f bytes each beyond the %d KiB kept in memory; want at most 2", versions, held>>10, per, tableMemory>>10)
+	}
+	for _, i := range []int{0, versions / 2, versions - 1} {
+		if l := locs.At(i); l.From != "D1" || l.To != "A2" || l.Kind != result.Transformation || l.Task != "G" {
+			t.Errorf("localization %d: %+v", i, l)
+		}
+	}
+	runtime.KeepAlive(c)
+}

@@ -1,7 +1,10 @@
 package census
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -14,30 +17,62 @@ import (
 // boundary; otherwise it is a transformation between successive objects. Results arrive sorted by
 // position, so each series is already in stage order, and the series of one fixture, lane,
 // version and configuration lie in one run of slots: they are walked a run at a time, in the
-// order their tasks first appear, and nothing is kept per binding. The slots are walked twice, to
-// count the localizations and then to make them into a list of that length: a list grown by
-// appending (tens of thousands of localizations at a million bindings) left each outgrown copy as
-// free heap at the run's highest point.
+// order their tasks first appear, and nothing is kept per binding. The localizations grow with
+// the bindings (some 9% of them in the bench set: about a million at ten million bindings), so
+// they are written to a byte stream of the census's own, localizationSize bytes each, in memory
+// as the report's table is (a census that wrote no run) or else its first tableMemory bytes,
+// the rest in a temporary file; they were a list of 12-byte entries in the heap, live to the end
+// of the report.
 func (c *Census) localize(t *table) (result.Localizations, error) {
-	n := 0
-	if err := c.eachLocalization(t, func(localization) { n++ }); err != nil {
+	limit := int64(math.MaxInt64)
+	if len(c.segments) > 0 {
+		limit = tableMemory
+	}
+	out := &compactLocalizations{c: c, t: t, list: blobs{limit: limit, dir: c.variants.blobs.dir}}
+	buf := make([]byte, 0, readChunk)
+	var werr error
+	flush := func() {
+		if len(buf) > 0 && werr == nil {
+			_, werr = out.list.add(buf, nil)
+		}
+		buf = buf[:0]
+	}
+	err := c.eachLocalization(t, func(l localization) {
+		buf = l.append(buf)
+		out.n++
+		if len(buf)+localizationSize > cap(buf) {
+			flush()
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	out := &compactLocalizations{c: c, t: t, list: make([]localization, 0, n)}
-	if err := c.eachLocalization(t, func(l localization) { out.list = append(out.list, l) }); err != nil {
-		return nil, err
+	flush()
+	if werr != nil {
+		return nil, fmt.Errorf("keep the localizations: %w", werr)
 	}
+	out.list.seal()
 	return out, nil
 }
 
-// localization is a localization as the census keeps it, 12 bytes: the binding of the unmet it
-// ends at (its place in report order: its fixture, lane, version, configuration, task and stage
-// To), the stage of the pass it starts from (-1 for W0, the carrier before any stage) and its kind.
-// As a result.Localization of eight strings it was 128 bytes, a tenth of the census's live heap
-// at a million bindings, held until the report was written.
+// localization is a localization as the census keeps it, localizationSize bytes: the binding of
+// the unmet it ends at (its place in report order: its fixture, lane, version, configuration, task
+// and stage To), the stage of the pass it starts from (-1 for W0, the carrier before any stage)
+// and its kind. As a result.Localization of eight strings it was 128 bytes, a tenth of the
+// census's live heap at a million bindings, held until the report was written.
 type localization struct {
 	to, from int32
 	kind     uint8 // an index into localizationKinds
+}
+
+// localizationSize is a localization's size in the census's byte stream.
+const localizationSize = 9
+
+// append appends l's bytes to b.
+func (l localization) append(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(l.to))
+	b = binary.LittleEndian.AppendUint32(b, uint32(l.from))
+	return append(b, l.kind)
 }
 
 // localizationKinds are the kinds a localization may have, as localization.kind indexes them.
@@ -47,13 +82,26 @@ var localizationKinds = [...]string{result.Transformation, result.Interval, resu
 type compactLocalizations struct {
 	c    *Census
 	t    *table
-	list []localization
+	list blobs // the localizations, localizationSize bytes each
+	n    int
 }
 
-func (l *compactLocalizations) Len() int { return len(l.list) }
+func (l *compactLocalizations) Len() int { return l.n }
+
+// at is localization i. The stream is the census's own, written and open: a failure to read it
+// back is a broken machine, and panics (result.Localizations.At returns no error), as table.at.
+func (l *compactLocalizations) at(i int) localization {
+	var buf [localizationSize]byte
+	b := buf[:]
+	p, err := l.list.readInto(int64(i)*localizationSize, localizationSize, &b)
+	if err != nil {
+		panic(fmt.Sprintf("census: read back the localizations: %v", err))
+	}
+	return localization{to: int32(binary.LittleEndian.Uint32(p)), from: int32(binary.LittleEndian.Uint32(p[4:])), kind: p[8]}
+}
 
 func (l *compactLocalizations) At(i int) result.Localization {
-	c, x := l.c, l.list[i]
+	c, x := l.c, l.at(i)
 	k := l.t.at(c, x.to).key
 	from := "W0"
 	if x.from >= 0 {

@@ -20,7 +20,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -328,62 +327,85 @@ func describe(v any) string {
 
 // Collector gathers readings, in any order, into the report's Visibility list. It keeps one entry
 // per group and fixture, not one per record: the first repetition's state, channels and record,
-// and whether another repetition disagreed. A million-binding run has tens of thousands of them,
-// live to the end of the report, so an entry keeps no reading: its names are the collector's own
-// copies, kept once (a reading's are its record's, one copy a record), and its record a file and
-// a line.
+// and whether another repetition disagreed. A run has a group per lane version and stage read,
+// so the entries grow with the versions a set holds (tens of thousands at a million bindings,
+// some 200,000 at ten million), and they are live to the end of the report: an entry keeps no
+// reading and no string of its own, only ids of the names the collector keeps once (a reading's
+// are its record's, one copy a record), its record as a file's id and a line, and the channels
+// the reader interned; a group is its names' ids and its entries, found by id, not by a map of
+// its own.
 type Collector struct {
-	r      *Reader
-	groups map[Group]map[string]*entry // by fixture
-	names  map[string]string           // the names entries keep, each once
+	r        *Reader
+	ids      map[string]int32 // the names entries and groups keep, each once, by id
+	strs     []string
+	groupIDs map[[4]int32]int32 // lane, version, configuration and stage → index in groups
+	groups   []collected
+	slots    map[[2]int32]int32 // group and fixture → index in the group's entries
+}
+
+// collected is one group's entries: its lane, version, configuration and stage, as ids.
+type collected struct {
+	key     [4]int32
+	entries []entry
 }
 
 // entry is what a group's records of one fixture read: the lowest repetition's state, channels
-// and record (file and line), and whether any repetition read otherwise.
+// and record (file and line), and whether any repetition read otherwise. Names are the
+// collector's ids.
 type entry struct {
-	state      string
-	channels   map[string]string
-	file       string
-	line       int
-	repetition int
-	unstable   bool
+	fixture, state, file int32
+	unstable             bool
+	line, repetition     int
+	channels             map[string]string
 }
 
 // NewCollector collects the readings of r (nil: none).
 func NewCollector(r *Reader) *Collector {
-	return &Collector{r: r, groups: map[Group]map[string]*entry{}, names: map[string]string{}}
+	return &Collector{r: r, ids: map[string]int32{}, groupIDs: map[[4]int32]int32{}, slots: map[[2]int32]int32{}}
+}
+
+// id is the id of name s, a copy of which the collector keeps once.
+func (c *Collector) id(s string) int32 {
+	if id, ok := c.ids[s]; ok {
+		return id
+	}
+	s = strings.Clone(s)
+	id := int32(len(c.strs))
+	c.ids[s] = id
+	c.strs = append(c.strs, s)
+	return id
 }
 
 // name is s as the collector keeps it: one copy of each name.
-func (c *Collector) name(s string) string {
-	if k, ok := c.names[s]; ok {
-		return k
-	}
-	s = strings.Clone(s)
-	c.names[s] = s
-	return s
-}
+func (c *Collector) name(s string) string { return c.strs[c.id(s)] }
 
-// Add keeps one reading; nil is ignored.
+// Add keeps one reading; nil is ignored. Readings are added before Report, never after it.
 func (c *Collector) Add(rd *Reading) {
 	if rd == nil {
 		return
 	}
-	g := c.groups[rd.Group]
-	if g == nil {
-		g = map[string]*entry{}
-		c.groups[Group{c.name(rd.Group.Lane), c.name(rd.Group.Version), c.name(rd.Group.Configuration), c.name(rd.Group.Stage)}] = g
+	key := [4]int32{c.id(rd.Group.Lane), c.id(rd.Group.Version), c.id(rd.Group.Configuration), c.id(rd.Group.Stage)}
+	g, ok := c.groupIDs[key]
+	if !ok {
+		g = int32(len(c.groups))
+		c.groups = append(c.groups, collected{key: key})
+		c.groupIDs[key] = g
 	}
-	e := g[rd.Fixture]
-	if e == nil {
-		e = &entry{repetition: -1}
-		g[c.name(rd.Fixture)] = e
-	} else if rd.State != e.state || !maps.Equal(rd.Channels, e.channels) {
+	gr := &c.groups[g]
+	slot := [2]int32{g, c.id(rd.Fixture)}
+	i, ok := c.slots[slot]
+	if !ok {
+		i = int32(len(gr.entries))
+		gr.entries = append(gr.entries, entry{fixture: slot[1], repetition: -1})
+		c.slots[slot] = i
+	}
+	e := &gr.entries[i]
+	if ok && (rd.State != c.strs[e.state] || !maps.Equal(rd.Channels, e.channels)) {
 		e.unstable = true
 	}
 	if e.repetition < 0 || rd.Repetition < e.repetition {
 		file, line := splitRecord(rd.Record)
-		e.state, e.channels, e.file, e.line, e.repetition = c.name(rd.State), rd.Channels, c.name(file), line, rd.Repetition
+		e.state, e.channels, e.file, e.line, e.repetition = c.id(rd.State), rd.Channels, c.id(file), line, rd.Repetition
 	}
 }
 
@@ -402,61 +424,68 @@ func splitRecord(record string) (string, int) {
 }
 
 // record is an entry's record as a reading names it, file:line.
-func (e *entry) record() string {
+func (c *Collector) record(e *entry) string {
 	if e.line < 0 {
-		return e.file
+		return c.strs[e.file]
 	}
-	return e.file + ":" + strconv.Itoa(e.line)
+	return c.strs[e.file] + ":" + strconv.Itoa(e.line)
 }
 
 // Report evaluates the category of every group and returns the groups in lane, version
 // (result.CompareVersions), configuration and stage order, each fixture in id order. A fixture whose repetitions
 // read different channels is "unstable", one not captured keeps its state: neither is given to
-// the category rule.
+// the category rule. Report is the collector's last use: it lets each group's entries go once
+// the group is made, so that the report's peak holds the list it returns, not that and the
+// entries it was made from.
 func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
 	if c.r == nil || len(c.groups) == 0 {
 		return nil, nil
 	}
-	keys := make([]Group, 0, len(c.groups))
-	for g := range c.groups {
-		keys = append(keys, g)
+	c.slots, c.groupIDs = nil, nil // no reading is added after the report
+	order := make([]int32, len(c.groups))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	stage := func(s string) int { return slices.Index(contract.Stages, s) }
-	slices.SortFunc(keys, func(a, b Group) int {
-		if n := cmp.Compare(a.Lane, b.Lane); n != 0 {
+	stage := func(s int32) int { return slices.Index(contract.Stages, c.strs[s]) }
+	slices.SortFunc(order, func(x, y int32) int {
+		a, b := &c.groups[x].key, &c.groups[y].key
+		if n := cmp.Compare(c.strs[a[0]], c.strs[b[0]]); n != 0 {
 			return n
 		}
-		if n := result.CompareVersions(a.Version, b.Version); n != 0 {
+		if n := result.CompareVersions(c.strs[a[1]], c.strs[b[1]]); n != 0 {
 			return n
 		}
-		if n := cmp.Compare(a.Configuration, b.Configuration); n != 0 {
+		if n := cmp.Compare(c.strs[a[2]], c.strs[b[2]]); n != 0 {
 			return n
 		}
-		return cmp.Compare(stage(a.Stage), stage(b.Stage))
+		if n := cmp.Compare(stage(a[3]), stage(b[3])); n != 0 {
+			return n
+		}
+		return cmp.Compare(c.strs[a[3]], c.strs[b[3]])
 	})
-	out := make([]result.Visibility, 0, len(keys))
-	for _, g := range keys {
-		v, err := c.group(ctx, g)
+	out := make([]result.Visibility, 0, len(order))
+	for _, g := range order {
+		v, err := c.group(ctx, &c.groups[g])
 		if err != nil {
 			return nil, err
 		}
+		c.groups[g].entries = nil
 		out = append(out, v)
 	}
+	c.groups = nil
 	return out, nil
 }
 
-func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, error) {
+func (c *Collector) group(ctx context.Context, gr *collected) (result.Visibility, error) {
+	g := Group{c.strs[gr.key[0]], c.strs[gr.key[1]], c.strs[gr.key[2]], c.strs[gr.key[3]]}
 	v := result.Visibility{Lane: g.Lane, Version: g.Version, Configuration: g.Configuration, Stage: g.Stage}
-	byFixture := c.groups[g]
-	ids := make([]string, 0, len(byFixture))
-	for id := range byFixture {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	slices.SortFunc(gr.entries, func(a, b entry) int { return cmp.Compare(c.strs[a.fixture], c.strs[b.fixture]) })
+	v.Fixtures = make([]result.VisibilityFixture, 0, len(gr.entries))
 	input := ast.NewObject()
-	for _, id := range ids {
-		e := byFixture[id]
-		f := result.VisibilityFixture{Fixture: id, State: e.state, Record: e.record(), Channels: e.channels}
+	for i := range gr.entries {
+		e := &gr.entries[i]
+		id := c.strs[e.fixture]
+		f := result.VisibilityFixture{Fixture: id, State: c.strs[e.state], Record: c.record(e), Channels: e.channels}
 		if e.unstable {
 			f.State, f.Channels = "unstable", nil
 		}
@@ -480,6 +509,11 @@ func (c *Collector) group(ctx context.Context, g Group) (result.Visibility, erro
 	}
 	if err := readCategory(ro, &v); err != nil {
 		return v, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
+	}
+	// The policy's words are made afresh for every group: the list keeps one copy of each.
+	v.Category, v.Nearest, v.OnError, v.Rendered = c.name(v.Category), c.name(v.Nearest), c.name(v.OnError), c.name(v.Rendered)
+	for i := range v.Fixtures {
+		v.Fixtures[i].Shape = c.name(v.Fixtures[i].Shape)
 	}
 	return v, nil
 }
