@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // model is a small hand-made contract model: a control lane, lane a whose M3 shares A2's carrier,
@@ -729,18 +730,12 @@ func TestLocalizationsStayOffTheHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := func() int64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return int64(m.HeapAlloc)
-	}
-	before := live()
+	before := testkit.LiveHeap()
 	locs, err := c.localize(tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := live() - before
+	held := testkit.LiveHeap() - before
 	if locs.Len() != versions {
 		t.Fatalf("%d localizations, want %d", locs.Len(), versions)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestPagedKeepsElements: a paged table never moves what it holds as it grows, past the first
@@ -225,10 +226,7 @@ func BenchmarkCensusMemory(b *testing.B) {
 		}
 		addBenchReadings(b, c, versions, stages, []string{"P", "G"}, nil)
 		peak = stop() - before.HeapInuse
-		runtime.GC()
-		var after runtime.MemStats
-		runtime.ReadMemStats(&after)
-		kept = after.HeapAlloc - before.HeapAlloc
+		kept = uint64(testkit.LiveHeap()) - before.HeapAlloc
 		runtime.KeepAlive(c)
 	}
 	b.ReportMetric(float64(kept)/bindings, "kept-B/binding")
@@ -322,10 +320,7 @@ func BenchmarkCensusReport(b *testing.B) {
 		}
 		localizations = rep.Localized()
 		reportPeak = stop() - before.HeapInuse
-		runtime.GC()
-		var after runtime.MemStats
-		runtime.ReadMemStats(&after)
-		reportLive = after.HeapAlloc - before.HeapAlloc
+		reportLive = uint64(testkit.LiveHeap()) - before.HeapAlloc
 		runtime.KeepAlive(c)
 		runtime.KeepAlive(rep)
 	}

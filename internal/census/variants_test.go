@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestVariantsAreSmall: a distinct reading is 32 bytes when it is read back (the stream keeps
@@ -111,17 +112,11 @@ func TestDistinctReadingsStayOffTheHeap(t *testing.T) {
 			}
 		}
 	}
-	live := func() int64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return int64(m.HeapAlloc)
-	}
 	const warm, more = 100_000, 200_000
 	intern(0, warm)
-	before := live()
+	before := testkit.LiveHeap()
 	intern(warm, warm+more)
-	grown := live() - before
+	grown := testkit.LiveHeap() - before
 	if perReading := grown / more; perReading >= 16 {
 		t.Errorf("%d more distinct readings grew the live heap by %d bytes, %d each; want under 16", more, grown, perReading)
 	}
