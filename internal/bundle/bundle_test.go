@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -27,18 +26,8 @@ import (
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
-// built is the built-in contract set's bundle under the strict profile, built once.
-var built = sync.OnceValues(func() (*Bundle, error) { return Build(context.Background(), inputs.Options{}) })
-
 // builtin is the built-in contract set's bundle under the strict profile, built once.
-func builtin(t *testing.T) *Bundle {
-	t.Helper()
-	b, err := built()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+var builtin = testkit.Once(func() (*Bundle, error) { return Build(context.Background(), inputs.Options{}) })
 
 func (b *Bundle) file(t *testing.T, p string) []byte {
 	t.Helper()

@@ -52,15 +52,11 @@ func opaBinary(t testing.TB) string {
 		return p
 	}
 	testtier.Require(t, "stock OPA, built from the Go module proxy (or set CONTRACTCHECK_OPA to an opa binary)")
-	path, err := stockOPA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return stockOPA(t)
 }
 
 // stockOPA builds the stock OPA once per test process and returns its path.
-var stockOPA = sync.OnceValues(func() (string, error) {
+var stockOPA = testkit.Once(func() (string, error) {
 	dir, err := os.MkdirTemp("", "contractcheck-opa-")
 	if err != nil {
 		return "", err

@@ -3,29 +3,21 @@ package project
 import (
 	"fmt"
 	"io/fs"
-	"sync"
 	"testing"
 
 	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/schema"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // builtinProjectors compiles every compartment of every lane stage of the built-in model, and
-// the canonical source binding, once for the tests that read them.
-func builtinProjectors(tb testing.TB) map[string]*Projector {
-	ps, err := builtin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return ps
-}
-
-// builtin is builtinProjectors' compilation, by "lane.stage.compartment", and "source".
-var builtin = sync.OnceValues(func() (map[string]*Projector, error) {
+// the canonical source binding, once for the tests that read them: the projectors by
+// "lane.stage.compartment", and "source".
+var builtinProjectors = testkit.Once(func() (map[string]*Projector, error) {
 	m, err := contract.Load([]layer.Dir{layer.Builtin(contractcheck.Builtin, "contracts")})
 	if err != nil {
 		return nil, err
