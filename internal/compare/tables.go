@@ -145,9 +145,6 @@ func (r *Reading) Kind(decoder string) string {
 	return k
 }
 
-// laneConfig is a lane at a version and configuration: one row of the match matrix.
-type laneConfig struct{ lane, version, configuration string }
-
 // matches counts, per decoder, lane version, configuration and stage, the captured readings and
 // their matches.
 func matches(rs []Reading, decoders []string) []MatchCell {

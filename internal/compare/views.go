@@ -183,14 +183,14 @@ type stageRow[C any] struct {
 // of the cells) and stage (the columns); at gives a cell's place, ok false to leave it out.
 func stageRows[C any](cells []C, at func(*C) (place result.Cell, ok bool)) []stageRow[C] {
 	var rows []stageRow[C]
-	index := map[laneConfig]int{}
+	index := map[result.Cell]int{} // by the row's cell: a cell without its stage
 	for i := range cells {
 		c := &cells[i]
 		p, ok := at(c)
 		if !ok {
 			continue
 		}
-		k := laneConfig{p.Lane, p.LaneVersion, p.Configuration}
+		k := result.Cell{Lane: p.Lane, LaneVersion: p.LaneVersion, Configuration: p.Configuration}
 		j, seen := index[k]
 		if !seen {
 			j = len(rows)

@@ -265,15 +265,13 @@ func Tables(cr *compare.Report, checks Checks) (*Report, error) {
 // Checks is compare.Checks: the two check reports and the model of a compare run.
 type Checks = compare.Checks
 
-type laneKey struct{ lane, version, configuration string }
-
 // lanes lists the lane versions and configurations of the check's bindings, framework lanes
 // first.
 func lanes(m *contract.Model, base *result.Report) []Lane {
-	seen := map[laneKey]bool{}
+	seen := map[result.Cell]bool{} // a lane version and configuration: a cell without its stage
 	var out []Lane
 	for _, res := range base.Each() {
-		k := laneKey{res.Lane, res.LaneVersion, res.Configuration}
+		k := result.Cell{Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration}
 		if seen[k] {
 			continue
 		}

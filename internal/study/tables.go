@@ -279,15 +279,13 @@ func (r *Report) positionHeader() []string {
 }
 
 func (r *Report) positionRows() [][]string {
-	type rowKey struct {
-		fixture string
-		laneKey
-	}
-	var order []rowKey
-	cells := map[rowKey]map[string]string{}
-	control := map[rowKey]bool{}
+	// A row is a position without its stage.
+	var order []result.Position
+	cells := map[result.Position]map[string]string{}
+	control := map[result.Position]bool{}
 	for _, p := range r.Positions {
-		k := rowKey{p.Fixture, laneKey{p.Lane, p.LaneVersion, p.Configuration}}
+		k := p.Position
+		k.Stage = ""
 		if cells[k] == nil {
 			cells[k] = map[string]string{}
 			order = append(order, k)
@@ -305,14 +303,14 @@ func (r *Report) positionRows() [][]string {
 	}
 	// Framework lanes first, as in the other tables; positions are in fixture order already.
 	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].fixture != order[j].fixture {
-			return order[i].fixture < order[j].fixture
+		if order[i].Fixture != order[j].Fixture {
+			return order[i].Fixture < order[j].Fixture
 		}
 		return !control[order[i]] && control[order[j]]
 	})
 	out := make([][]string, 0, len(order))
 	for _, k := range order {
-		row := []string{k.fixture, laneName(k.lane, control[k]), k.version, k.configuration}
+		row := []string{k.Fixture, laneName(k.Lane, control[k]), k.LaneVersion, k.Configuration}
 		for _, st := range r.DecoderStages {
 			c, ok := cells[k][st]
 			if !ok {
