@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -89,11 +88,8 @@ func quote(doc []byte) string {
 		switch {
 		case r == '\n' || r == ' ' || unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
 			out.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
 		default:
-			fmt.Fprintf(&out, "\\u%04x", r)
+			out.WriteString(escape.JSONRune(r))
 		}
 	}
 	return strings.TrimSpace(out.String() + cut)
