@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -251,5 +252,37 @@ func TestCaseEncode(t *testing.T) {
 	}
 	if _, err := strictjson.Decode("case", out, strictjson.DefaultLimits); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWriteStringEscapes pins how a string is written in each style: the short escapes, a
+// control character and, with EscapeLetters, every letter as \uXXXX in lower-case hex, a UTF-16
+// surrogate pair beyond the basic plane; what is written reads back (encoding/json) as the string.
+func TestWriteStringEscapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		text  string
+		style Style
+		want  string
+	}{
+		{name: "short escapes, quote and backslash", text: "a\n\r\t\"\\", want: `"a\n\r\t\"\\"`},
+		{name: "control characters", text: "\x00\x01\x1f", want: `"\u0000\u0001\u001f"`},
+		{name: "beyond the basic plane as it is", text: "😀", want: `"😀"`},
+		{name: "solidus", text: "a/b", style: Style{EscapeSolidus: true}, want: `"a\/b"`},
+		{name: "letters escaped", text: "aZ é-1", style: Style{EscapeLetters: true}, want: `"\u0061\u005a \u00e9-1"`},
+		{name: "letters escaped beyond the basic plane", text: "😀\U000e0001", style: Style{EscapeLetters: true}, want: `"\ud83d\ude00\udb40\udc01"`},
+		{name: "control character with letters escaped", text: "\x01\u2028", style: Style{EscapeLetters: true}, want: `"\u0001\u2028"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string((&Node{Kind: String, Text: tc.text}).Bytes(tc.style))
+			if got != tc.want {
+				t.Errorf("%q written\n got %s\nwant %s", tc.text, got, tc.want)
+			}
+			var back string
+			if err := json.Unmarshal([]byte(got), &back); err != nil || back != tc.text {
+				t.Errorf("%s reads back as %q (%v), want %q", got, back, err, tc.text)
+			}
+		})
 	}
 }

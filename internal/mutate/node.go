@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/escape"
@@ -290,17 +289,10 @@ func writeString(b *bytes.Buffer, str string, s Style) {
 			b.WriteString(`\"`)
 		case r == '\\':
 			b.WriteString(`\\`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
+		case r < 0x20, s.EscapeLetters && isLetter(r):
+			b.WriteString(escape.JSONRune(r))
 		case r == '/' && s.EscapeSolidus:
 			b.WriteString(`\/`)
-		case s.EscapeLetters && isLetter(r):
-			if r > 0xFFFF {
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
-			} else {
-				fmt.Fprintf(b, `\u%04x`, r)
-			}
 		default:
 			var buf [utf8.UTFMax]byte
 			b.Write(buf[:utf8.EncodeRune(buf[:], r)])
