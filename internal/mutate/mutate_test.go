@@ -260,10 +260,8 @@ func TestCaseEncode(t *testing.T) {
 // surrogate pair beyond the basic plane; what is written reads back (encoding/json) as the string.
 func TestWriteStringEscapes(t *testing.T) {
 	tests := []struct {
-		name  string
-		text  string
-		style Style
-		want  string
+		name, text, want string
+		style            Style
 	}{
 		{name: "short escapes, quote and backslash", text: "a\n\r\t\"\\", want: `"a\n\r\t\"\\"`},
 		{name: "control characters", text: "\x00\x01\x1f", want: `"\u0000\u0001\u001f"`},
