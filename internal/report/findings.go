@@ -35,12 +35,11 @@ func (r FindingRow) Label() string { return r.Lane + " " + r.LaneVersion + " " +
 // version and configuration, sorted. A row's origin is "reconstructed" when any of its carriers
 // was reconstructed.
 func Findings(r *result.Report) ([]string, []FindingRow) {
-	type key struct{ lane, version, configuration string }
-	index := map[key]int{}
+	index := map[result.Cell]int{} // a row's cell: its lane, version and configuration, no stage
 	var rows []FindingRow
 	tasks := map[string]bool{}
 	for _, res := range r.Heads() {
-		k := key{res.Lane, res.LaneVersion, res.Configuration}
+		k := result.Cell{Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration}
 		j, ok := index[k]
 		if !ok {
 			j = len(rows)
