@@ -3,19 +3,16 @@
 # $dir (the scratch directory, BENCH_DIR) is set and created.
 : "${dir:?scripts/bench-lib.sh: set dir (the scratch directory) before sourcing it}"
 
-# peak runs a command and prints "<wall seconds> <peak RSS MiB> <CPU seconds>". A command that
-# exits above 1 stops the (sub)shell with its code, its standard error said.
+# peak runs a command as peak_sha does and prints "<wall seconds> <peak RSS MiB> <CPU seconds>"
+# (its standard output is hashed and the hash dropped). A command that exits above 1 stops the
+# (sub)shell with its code, its standard error said.
 peak() {
-  /usr/bin/time -f "%e %M %U %S" -o "$dir/time.txt" "$@" > /dev/null 2> "$dir/stderr.txt" || {
-    code=$?
-    if [ "$code" -gt 1 ]; then cat "$dir/stderr.txt" >&2; exit "$code"; fi
-  }
-  # time writes "Command exited with non-zero status N" above the figures when the command fails
-  # (conftest does when it flags a record): the figures are the last line.
-  tail -n 1 "$dir/time.txt" | awk '{ printf "%s %.0f %.2f\n", $1, $2 / 1024, $3 + $4 }'
+  local out
+  out=$(peak_sha "$@") || exit $?
+  echo "${out% *}"
 }
 
-# peak_sha runs a command as peak does, its standard output hashed from a pipe (sha256sum) rather
+# peak_sha runs a command under /usr/bin/time, its standard output hashed from a pipe (sha256sum) rather
 # than kept on disk (a 10M-binding JSON report is about 12 GB): prints wall seconds, peak RSS
 # (MiB, the command's own: /usr/bin/time measures its child, not sha256sum), CPU seconds and the
 # output's sha256. Exit 1 (a gate that failed) is a run that went through; a larger code stops.
@@ -25,6 +22,8 @@ peak_sha() {
   sum=$({ /usr/bin/time -f "%e %M %U %S" -o "$dir/time.txt" "$@" 2> "$dir/stderr.txt" || echo "$?" > "$dir/code.txt"; } | sha256sum | cut -d' ' -f1)
   code=$(cat "$dir/code.txt" 2> /dev/null || echo 0)
   if [ "$code" -gt 1 ]; then cat "$dir/stderr.txt" >&2; exit "$code"; fi
+  # time writes "Command exited with non-zero status N" above the figures when the command fails
+  # (conftest does when it flags a record): the figures are the last line.
   tail -n 1 "$dir/time.txt" | awk -v sum="$sum" '{ printf "%s %.0f %.2f %s\n", $1, $2 / 1024, $3 + $4, sum }'
 }
 

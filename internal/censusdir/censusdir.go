@@ -122,7 +122,7 @@ type Batch struct {
 	Received time.Time
 }
 
-// Create starts a census of profile in dir, made if need be. A directory that already holds a
+// Create starts a census of the contract set in dir, made if need be. A directory that already holds a
 // census is refused: two runs would number their parts alike.
 func Create(dir string, set Set) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
