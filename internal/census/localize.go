@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -24,30 +23,22 @@ import (
 // the rest in a temporary file; they were a list of 12-byte entries in the heap, live to the end
 // of the report.
 func (c *Census) localize(t *table) (result.Localizations, error) {
-	limit := int64(math.MaxInt64)
-	if len(c.segments) > 0 {
-		limit = tableMemory
-	}
-	out := &compactLocalizations{c: c, t: t, list: blobs{limit: limit, dir: c.variants.blobs.dir}}
-	buf := make([]byte, 0, readChunk)
+	out := &compactLocalizations{c: c, t: t, list: c.reportStream()}
+	w := newChunkWriter(&out.list)
 	var werr error
-	flush := func() {
-		if len(buf) > 0 && werr == nil {
-			_, werr = out.list.add(buf, nil)
-		}
-		buf = buf[:0]
-	}
 	err := c.eachLocalization(t, func(l localization) {
-		buf = l.append(buf)
+		w.buf = l.append(w.buf)
 		out.n++
-		if len(buf)+localizationSize > cap(buf) {
-			flush()
+		if err := w.room(localizationSize); err != nil && werr == nil {
+			werr = err
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	flush()
+	if err := w.flush(); err != nil && werr == nil {
+		werr = err
+	}
 	if werr != nil {
 		return nil, fmt.Errorf("keep the localizations: %w", werr)
 	}

@@ -295,30 +295,8 @@ func (c *Census) makeTable() (*table, error) {
 		c.run = nil
 	}
 	o := c.ordering()
-	dir := c.variants.blobs.dir
-	limit := int64(math.MaxInt64)
-	if len(c.segments) > 0 {
-		limit = tableMemory
-	}
-	t := &table{entries: blobs{limit: limit, dir: dir}, index: blobs{limit: limit, dir: dir}}
-	ebuf := make([]byte, 0, readChunk)
-	ibuf := make([]byte, 0, readChunk)
-	flushE := func() error {
-		if len(ebuf) == 0 {
-			return nil
-		}
-		_, err := t.entries.add(ebuf, nil)
-		ebuf = ebuf[:0]
-		return err
-	}
-	flushI := func() error {
-		if len(ibuf) == 0 {
-			return nil
-		}
-		_, err := t.index.add(ibuf, nil)
-		ibuf = ibuf[:0]
-		return err
-	}
+	t := &table{entries: c.reportStream(), index: c.reportStream()}
+	entries, index := newChunkWriter(&t.entries), newChunkWriter(&t.index)
 	var prev entry
 	have := false
 	err := c.merge(o, func(e entry) error {
@@ -326,38 +304,74 @@ func (c *Census) makeTable() (*table, error) {
 			if t.n == 1<<31-1 {
 				return fmt.Errorf("more than %d bindings", 1<<31-1)
 			}
-			ibuf = binary.LittleEndian.AppendUint64(ibuf, uint64(t.total))
+			index.buf = binary.LittleEndian.AppendUint64(index.buf, uint64(t.total))
 			t.n++
-			if len(ibuf) == cap(ibuf) {
-				if err := flushI(); err != nil {
-					return err
-				}
+			if err := index.room(8); err != nil {
+				return err
 			}
 		} else if prev.number == e.number {
 			return c.repeated(prev, e)
 		}
 		prev, have = e, true
-		ebuf = ebuf[:len(ebuf)+entrySize]
-		e.put(ebuf[len(ebuf)-entrySize:])
+		entries.buf = entries.buf[:len(entries.buf)+entrySize]
+		e.put(entries.buf[len(entries.buf)-entrySize:])
 		t.total++
-		if len(ebuf)+entrySize > cap(ebuf) {
-			return flushE()
-		}
-		return nil
+		return entries.room(entrySize)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ibuf = binary.LittleEndian.AppendUint64(ibuf, uint64(t.total))
-	if err := flushE(); err != nil {
+	index.buf = binary.LittleEndian.AppendUint64(index.buf, uint64(t.total))
+	if err := entries.flush(); err != nil {
 		return nil, fmt.Errorf("write the census's table: %w", err)
 	}
-	if err := flushI(); err != nil {
+	if err := index.flush(); err != nil {
 		return nil, fmt.Errorf("write the census's table: %w", err)
 	}
 	t.entries.seal()
 	t.index.seal()
 	return t, nil
+}
+
+// reportStream is a byte stream of the census's own for what a report reads back (its table, its
+// localizations): all in memory when the census wrote no run, else its first tableMemory bytes in
+// memory and the rest in a temporary file beside the runs.
+func (c *Census) reportStream() blobs {
+	limit := int64(math.MaxInt64)
+	if len(c.segments) > 0 {
+		limit = tableMemory
+	}
+	return blobs{limit: limit, dir: c.variants.blobs.dir}
+}
+
+// chunkWriter writes fixed-size records to a stream a chunk (readChunk bytes) at a time: the
+// caller appends a record to buf, then calls room with the size of the next one, which writes
+// the chunk when that would not fit; flush writes what is left.
+type chunkWriter struct {
+	to  *blobs
+	buf []byte
+}
+
+func newChunkWriter(to *blobs) chunkWriter {
+	return chunkWriter{to: to, buf: make([]byte, 0, readChunk)}
+}
+
+// room writes the buffer when n more bytes would not fit in it.
+func (w *chunkWriter) room(n int) error {
+	if len(w.buf)+n > cap(w.buf) {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes what the buffer holds.
+func (w *chunkWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.to.add(w.buf, nil)
+	w.buf = w.buf[:0]
+	return err
 }
 
 // repeated is the error for a repetition recorded twice, first as first, again as again.
