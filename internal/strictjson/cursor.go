@@ -22,11 +22,8 @@ type Cursor struct {
 
 // Cursor starts reading l member by member. It shares the decoder's buffers and interned keys.
 func (d *LineDecoder) Cursor(l Line) *Cursor {
-	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
-	d.dec.spanKey, d.dec.spanStart, d.dec.spanEnd = "", 0, 0
-	d.dec.data, d.dec.pos, d.dec.depth = l.text, 0, 0
-	clear(d.dec.stack)
-	d.dec.stack = d.dec.stack[:0]
+	d.dec.atLine(l, "")
+	d.dec.reset(l.text)
 	return &Cursor{d: &d.dec}
 }
 

@@ -123,17 +123,7 @@ func (e *SyntaxError) Error() string {
 //
 // Every error is a *SyntaxError pointing at the first offending byte.
 func Decode(file string, data []byte, lim Limits) (any, error) {
-	lim = lim.withDefaults()
-	if int64(len(data)) > lim.MaxBytes {
-		return nil, &SyntaxError{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf(
-			"input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes)}
-	}
-	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits, lineBase: 1}
-	v, err := d.decode(data)
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
+	return decodeWhole(file, data, lim, false)
 }
 
 // Object is a JSON object as DecodeOrdered reads it: its members in the order written.
@@ -146,13 +136,23 @@ type Object struct {
 // document writes them, for a reader that must write the document back as it was (mutate's
 // operators): the same strict reading and the same errors, in one pass.
 func DecodeOrdered(file string, data []byte, lim Limits) (any, error) {
+	return decodeWhole(file, data, lim, true)
+}
+
+// decodeWhole is Decode (ordered false) and DecodeOrdered (true): data, at most lim.MaxBytes,
+// read as one document.
+func decodeWhole(file string, data []byte, lim Limits, ordered bool) (any, error) {
 	lim = lim.withDefaults()
 	if int64(len(data)) > lim.MaxBytes {
 		return nil, &SyntaxError{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf(
 			"input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes)}
 	}
-	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits, lineBase: 1, ordered: true}
-	return d.decode(data)
+	d := decoder{file: file, maxDepth: lim.MaxDepth, maxExponent: lim.MaxExponent, maxDigits: lim.MaxDigits, lineBase: 1, ordered: ordered}
+	v, err := d.decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decoder is a recursive-descent scanner over one byte slice. Recursion depth
@@ -189,11 +189,23 @@ type decoder struct {
 	ordered bool
 }
 
-// decode parses one whole document held in data.
-func (d *decoder) decode(data []byte) (any, error) {
+// atLine makes the decoder's positions those of line l, and records the bytes of the value of
+// its top-level member spanKey ("" for none).
+func (d *decoder) atLine(l Line, spanKey string) {
+	d.file, d.lineBase, d.offBase = l.file, l.Number, l.start
+	d.spanKey, d.spanStart, d.spanEnd = spanKey, 0, 0
+}
+
+// reset starts reading data from its first byte.
+func (d *decoder) reset(data []byte) {
 	d.data, d.pos, d.depth = data, 0, 0
 	clear(d.stack)
 	d.stack = d.stack[:0]
+}
+
+// decode parses one whole document held in data.
+func (d *decoder) decode(data []byte) (any, error) {
+	d.reset(data)
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, d.errAt(0, "byte order mark (U+FEFF) is not allowed")
 	}

@@ -153,8 +153,7 @@ func (d *LineDecoder) Decode(l Line) (any, error) {
 // validates and projects a carrier that repeats byte for byte only once. The
 // bytes belong to the line.
 func (d *LineDecoder) DecodeSpan(l Line, key string) (v any, span []byte, err error) {
-	d.dec.file, d.dec.lineBase, d.dec.offBase = l.file, l.Number, l.start
-	d.dec.spanKey, d.dec.spanStart, d.dec.spanEnd = key, 0, 0
+	d.dec.atLine(l, key)
 	v, err = d.dec.decode(l.text)
 	d.dec.data = nil // do not pin the line between calls
 	if err != nil {
