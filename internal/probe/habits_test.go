@@ -43,7 +43,7 @@ func TestRealClientHabits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			recs := probeAgent(t, tt.api, []string{"TESTAGENT_STREAM=" + tt.stream, "TESTAGENT_TRANSPORT=" + tt.transport,
-				"TESTAGENT_MODE=" + tt.mode}, tt.batch)
+				"TESTAGENT_MODE=" + tt.mode}, tt.batch, "C09", "C07")
 			for _, f := range []string{"C09", "C07"} {
 				if h4 := h4Of(t, recs, f, 1); h4.State != "captured" || len(h4.Carrier) == 0 {
 					t.Errorf("%s H4 %s: %s", f, h4.State, h4.Error)

@@ -108,67 +108,62 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 
 // A policy that breaks the interface, or a package that is not there, is an error that names the
 // policy: an instrument failure (exit 3) for what it returned, an input error (exit 2) for what
-// is missing. Nothing is turned into a category.
+// is missing. Nothing is turned into a category. Every case names the one package, acme.vis, so
+// that its contracts layer is the same bytes in each case's directory: the model cache (by
+// content) evaluates the CUE once for the seven cases, not once a case.
 func TestPolicyErrors(t *testing.T) {
+	const contract = "package contracts\n\nvisibility: policy: \"acme.vis\"\n"
 	tests := []struct {
-		name     string
-		contract string
-		rego     string
-		want     string
-		code     int
+		name string
+		rego string
+		want string
+		code int
 	}{
 		{
-			name:     "missing package",
-			contract: `visibility: policy: "acme.nothere"`,
-			want:     "visibility policy (contracts: visibility.policy): policy: package acme.nothere not found",
-			code:     2,
+			name: "missing package",
+			want: "visibility policy (contracts: visibility.policy): policy: package acme.vis not found",
+			code: 2,
 		},
 		{
-			name:     "no category rule",
-			contract: `visibility: policy: "acme.half"`,
-			rego:     "package acme.half\n\nchannels := {\"content\": \"x\"}\n",
-			want:     "defines no category rule",
-			code:     2,
+			name: "no category rule",
+			rego: "package acme.vis\n\nchannels := {\"content\": \"x\"}\n",
+			want: "defines no category rule",
+			code: 2,
 		},
 		{
-			name:     "channel not a word",
-			contract: `visibility: policy: "acme.loud"`,
-			rego:     "package acme.loud\n\nchannels := {\"content\": \"::error::pwned\\n\"}\n\ncategory := {\"category\": \"x\"}\n",
-			want:     `visibility policy acme.loud: channels["content"] is "::error::pwned\n", want a lowercase word`,
-			code:     3,
+			name: "channel not a word",
+			rego: "package acme.vis\n\nchannels := {\"content\": \"::error::pwned\\n\"}\n\ncategory := {\"category\": \"x\"}\n",
+			want: `visibility policy acme.vis: channels["content"] is "::error::pwned\n", want a lowercase word`,
+			code: 3,
 		},
 		{
-			name:     "channel key not a name",
-			contract: `visibility: policy: "acme.key"`,
-			rego:     "package acme.key\n\nchannels := {\"\\u202e<script>\": \"x\"}\n\ncategory := {\"category\": \"x\"}\n",
-			want:     `channels has the key "\u202e<script>", want a name`,
-			code:     3,
+			name: "channel key not a name",
+			rego: "package acme.vis\n\nchannels := {\"\\u202e<script>\": \"x\"}\n\ncategory := {\"category\": \"x\"}\n",
+			want: `channels has the key "\u202e<script>", want a name`,
+			code: 3,
 		},
 		{
-			name:     "category not a word",
-			contract: `visibility: policy: "acme.odd"`,
-			rego:     "package acme.odd\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": 7}\n",
-			want:     "category is 7, want a lowercase word",
-			code:     3,
+			name: "category not a word",
+			rego: "package acme.vis\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": 7}\n",
+			want: "category is 7, want a lowercase word",
+			code: 3,
 		},
 		{
-			name:     "rendered not a word",
-			contract: `visibility: policy: "acme.lossy"`,
-			rego:     "package acme.lossy\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"neither\", \"rendered\": \"Both!\"}\n",
-			want:     `rendered is "Both!", want a lowercase word`,
-			code:     3,
+			name: "rendered not a word",
+			rego: "package acme.vis\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"neither\", \"rendered\": \"Both!\"}\n",
+			want: `rendered is "Both!", want a lowercase word`,
+			code: 3,
 		},
 		{
-			name:     "disagree names a stranger",
-			contract: `visibility: policy: "acme.stranger"`,
-			rego:     "package acme.stranger\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"mixed\", \"disagree\": [\"C01\"]}\n",
-			want:     `disagree names "C01", which is not a fixture of the group`,
-			code:     3,
+			name: "disagree names a stranger",
+			rego: "package acme.vis\n\nchannels := {\"content\": \"x\"}\n\ncategory := {\"category\": \"mixed\", \"disagree\": [\"C01\"]}\n",
+			want: `disagree names "C01", which is not a fixture of the group`,
+			code: 3,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := inputs.Options{Contracts: []string{layer(t, map[string]string{"v.cue": "package contracts\n\n" + tt.contract + "\n"})}}
+			o := inputs.Options{Contracts: []string{layer(t, map[string]string{"v.cue": contract})}}
 			if tt.rego != "" {
 				o.Policies = []string{layer(t, map[string]string{"p.rego": tt.rego})}
 			}
