@@ -303,20 +303,13 @@ func (c *Census) makeTable() (*table, error) {
 	t := &table{entries: blobs{limit: limit, dir: dir}, index: blobs{limit: limit, dir: dir}}
 	ebuf := make([]byte, 0, readChunk)
 	ibuf := make([]byte, 0, readChunk)
-	flushE := func() error {
-		if len(ebuf) == 0 {
+	// flush adds what buf holds to b (the entries or the index) and empties it.
+	flush := func(b *blobs, buf *[]byte) error {
+		if len(*buf) == 0 {
 			return nil
 		}
-		_, err := t.entries.add(ebuf, nil)
-		ebuf = ebuf[:0]
-		return err
-	}
-	flushI := func() error {
-		if len(ibuf) == 0 {
-			return nil
-		}
-		_, err := t.index.add(ibuf, nil)
-		ibuf = ibuf[:0]
+		_, err := b.add(*buf, nil)
+		*buf = (*buf)[:0]
 		return err
 	}
 	var prev entry
@@ -329,7 +322,7 @@ func (c *Census) makeTable() (*table, error) {
 			ibuf = binary.LittleEndian.AppendUint64(ibuf, uint64(t.total))
 			t.n++
 			if len(ibuf) == cap(ibuf) {
-				if err := flushI(); err != nil {
+				if err := flush(&t.index, &ibuf); err != nil {
 					return err
 				}
 			}
@@ -341,7 +334,7 @@ func (c *Census) makeTable() (*table, error) {
 		e.put(ebuf[len(ebuf)-entrySize:])
 		t.total++
 		if len(ebuf)+entrySize > cap(ebuf) {
-			return flushE()
+			return flush(&t.entries, &ebuf)
 		}
 		return nil
 	})
@@ -349,10 +342,10 @@ func (c *Census) makeTable() (*table, error) {
 		return nil, err
 	}
 	ibuf = binary.LittleEndian.AppendUint64(ibuf, uint64(t.total))
-	if err := flushE(); err != nil {
+	if err := flush(&t.entries, &ebuf); err != nil {
 		return nil, fmt.Errorf("write the census's table: %w", err)
 	}
-	if err := flushI(); err != nil {
+	if err := flush(&t.index, &ibuf); err != nil {
 		return nil, fmt.Errorf("write the census's table: %w", err)
 	}
 	t.entries.seal()
