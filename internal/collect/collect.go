@@ -29,11 +29,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -620,16 +620,8 @@ func (c *Collector) write(body []byte) (uint64, string, error) {
 
 // Batches lists the batch files in dir in sequence order (their base names).
 func Batches(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if _, _, ok := decisionlog.ParseBatchFileName(e.Name()); ok {
-			out = append(out, e.Name())
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return safeio.Names(dir, func(e fs.DirEntry) bool {
+		_, _, ok := decisionlog.ParseBatchFileName(e.Name())
+		return ok
+	})
 }
