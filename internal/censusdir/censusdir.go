@@ -45,7 +45,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -512,7 +511,7 @@ func syncDir(dir string) error {
 // Parts lists the whole parts of a census directory in sequence order (base names); a part being
 // written (a temporary name) is not one.
 func Parts(dir string) ([]string, error) {
-	return safeio.Names(dir, func(e fs.DirEntry) bool { return partName.MatchString(e.Name()) && e.Type().IsRegular() })
+	return safeio.Names(dir, func(e os.DirEntry) bool { return partName.MatchString(e.Name()) && e.Type().IsRegular() })
 }
 
 // Info is what reading a census directory found.

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -620,7 +619,7 @@ func (c *Collector) write(body []byte) (uint64, string, error) {
 
 // Batches lists the batch files in dir in sequence order (their base names).
 func Batches(dir string) ([]string, error) {
-	return safeio.Names(dir, func(e fs.DirEntry) bool {
+	return safeio.Names(dir, func(e os.DirEntry) bool {
 		_, _, ok := decisionlog.ParseBatchFileName(e.Name())
 		return ok
 	})
