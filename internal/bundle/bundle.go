@@ -230,18 +230,7 @@ func jsonTexts(ctx context.Context, modules map[string]*ast.Module, sources map[
 // collectStrings adds every string value of the JSON tree v (plain maps and lists), at any
 // depth, to seen; object keys are not values and are left out.
 func collectStrings(v any, seen map[string]bool) {
-	switch x := v.(type) {
-	case string:
-		seen[x] = true
-	case map[string]any:
-		for _, e := range x {
-			collectStrings(e, seen)
-		}
-	case []any:
-		for _, e := range x {
-			collectStrings(e, seen)
-		}
-	}
+	strictjson.EachString(v, func(s string) { seen[s] = true })
 }
 
 // binding is a compartment binding as the projector reads it (rego/project.rego, view): the

@@ -173,7 +173,7 @@ func (c *Census) Report() (*result.Report, error) {
 		Results:       results,
 	}
 	if c.profile.Cohort != nil {
-		co := c.profile.Cohort.Scope()
+		co := c.profile.Cohort.Selection()
 		r.Cohort = &co
 	}
 	ups, err := c.upgradePairs(t)

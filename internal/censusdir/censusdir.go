@@ -511,18 +511,7 @@ func syncDir(dir string) error {
 // Parts lists the whole parts of a census directory in sequence order (base names); a part being
 // written (a temporary name) is not one.
 func Parts(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if partName.MatchString(e.Name()) && e.Type().IsRegular() {
-			out = append(out, e.Name())
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return safeio.Names(dir, func(e os.DirEntry) bool { return partName.MatchString(e.Name()) && e.Type().IsRegular() })
 }
 
 // Info is what reading a census directory found.

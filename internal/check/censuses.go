@@ -189,11 +189,8 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 		defer w.Discard() // after Close, nothing
 	}
 	n := 0
-	decisions := false       // the part being read is a batch of decision logs
-	held := map[repKey]int{} // of a census of decision logs: index in readings
-	var readings []heldReading
-	var refused *result.DecisionErrors
-	var allErrs []result.DecisionError          // every decision that is an error, for out
+	decisions := false                          // the part being read is a batch of decision logs
+	held := newHeldDecisions(w != nil)          // of a census of decision logs
 	seenErrs := map[result.DecisionError]bool{} // where each was logged names it
 	sources := censusdir.Sources{}              // the batches a census of decision logs covers, for out
 	known := map[bindingKey]string{}            // foreign's answers
@@ -224,17 +221,14 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 					part, r.Binding, r.Repetition, r.File, r.Line, why)
 			}
 			if decisions {
-				k := repKey{r.Binding, r.Repetition}
-				if i, dup := held[k]; dup {
-					if readings[i].Fingerprint == r.Fingerprint {
-						read.Duplicates++
-						return nil // the same decision logged again (a batch posted again)
-					}
-					return fmt.Errorf("%s:%d: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-						r.File, r.Line, r.Binding, r.Repetition, readings[i].at)
+				dup, err := held.hold(r, fmt.Sprintf("%s:%d", r.File, r.Line))
+				if err != nil {
+					return err
 				}
-				held[k] = len(readings)
-				readings = append(readings, heldReading{Reading: r, at: fmt.Sprintf("%s:%d", r.File, r.Line)})
+				if dup {
+					read.Duplicates++
+					return nil // the same decision logged again (a batch posted again)
+				}
 				n++
 				return nil // to the census as check --decision-logs adds them (below)
 			}
@@ -261,16 +255,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 				return nil // the same decision held again (a census merged with one that holds it)
 			}
 			seenErrs[e] = true
-			if refused == nil {
-				refused = &result.DecisionErrors{First: []result.DecisionError{}}
-			}
-			refused.Count++
-			if len(refused.First) < result.MaxLackingListed {
-				refused.First = append(refused.First, e)
-			}
-			if w != nil {
-				allErrs = append(allErrs, e)
-			}
+			held.refuse(e)
 			return nil
 		}})
 		if err == nil {
@@ -286,12 +271,12 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 			return nil, read, result.AsInput(err)
 		}
 	}
-	if n == 0 && refused == nil {
+	if n == 0 && held.errs == nil {
 		return nil, read, result.AsInput(fmt.Errorf("no reading within the run's scope in census %s: a check needs at least one", strings.Join(dirs, ", ")))
 	}
 	if w != nil {
 		if read.decisions() {
-			err = writeDecisions(w, sources, readings, allErrs)
+			err = writeDecisions(w, sources, held.readings, held.all)
 		} else {
 			err = w.Close()
 		}
@@ -303,15 +288,9 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	if read.decisions() {
 		// The readings of the decisions, with the records when --observations names them, as
 		// check --decision-logs takes the decisions of the batches.
-		if len(opts.Observations) > 0 {
-			lacking, err = fromRecords(ctx, in, cen, visReader, visible, held, readings)
-		} else {
-			lacking, err = fromMatrix(in, cen, held, readings)
-		}
-		if err != nil {
+		if lacking, err = held.lacking(ctx, in, cen, len(opts.Observations) > 0, visReader, visible); err != nil {
 			return nil, read, err
 		}
-		lacking.Errors = refused
 	}
 	if n >= releaseAfter {
 		debug.FreeOSMemory() // the decoded lines are garbage now: as RunWith, before the report

@@ -41,6 +41,74 @@ type repKey struct {
 	repetition int
 }
 
+// heldDecisions are the decisions a run from decision logs, or from a census of them, holds: the
+// readings, each repetition of a binding once in the order read, and the decisions that are
+// errors (check --decision-logs and check --census take them alike).
+type heldDecisions struct {
+	index    map[repKey]int // into readings
+	readings []heldReading
+	// errs counts the decisions that are errors and lists the first of them (nil while there is
+	// none); all is every one of them, kept only when the run writes a census (keepAll).
+	errs    *result.DecisionErrors
+	all     []result.DecisionError
+	keepAll bool
+}
+
+func newHeldDecisions(keepAll bool) *heldDecisions {
+	return &heldDecisions{index: map[repKey]int{}, keepAll: keepAll}
+}
+
+// hold holds r, logged at at ("file:line"). A repetition held before with the same fingerprint is
+// the same decision logged again (a retry, a second OPA, a batch posted again): dup, and not held
+// twice; with another fingerprint it is an error.
+func (h *heldDecisions) hold(r result.Reading, at string) (dup bool, err error) {
+	k := repKey{r.Binding, r.Repetition}
+	if i, ok := h.index[k]; ok {
+		if h.readings[i].Fingerprint == r.Fingerprint {
+			return true, nil
+		}
+		return false, fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
+			at, r.Binding, r.Repetition, h.readings[i].at)
+	}
+	h.index[k] = len(h.readings)
+	h.readings = append(h.readings, heldReading{Reading: r, at: at})
+	return false, nil
+}
+
+// refuse counts a decision that is an error, listing the first result.MaxLackingListed.
+func (h *heldDecisions) refuse(e result.DecisionError) {
+	if h.errs == nil {
+		h.errs = &result.DecisionErrors{First: []result.DecisionError{}}
+	}
+	h.errs.Count++
+	if len(h.errs.First) < result.MaxLackingListed {
+		h.errs.First = append(h.errs.First, e)
+	}
+	if h.keepAll {
+		h.all = append(h.all, e)
+	}
+}
+
+// lacking adds the held readings to the census and says which expected bindings they lack, with
+// the decisions that are errors: the expected bindings are the observation records' when
+// --observations names them (their visibility readout collected into vis), else the contract
+// set's matrix at the positions decisions were posted at.
+func (h *heldDecisions) lacking(ctx context.Context, in *instrument.Instrument, cen *census.Census, observations bool,
+	visReader *visibility.Reader, vis *visibility.Collector) (*result.Lacking, error) {
+	var lacking *result.Lacking
+	var err error
+	if observations {
+		lacking, err = fromRecords(ctx, in, cen, visReader, vis, h.index, h.readings)
+	} else {
+		lacking, err = fromMatrix(in, cen, h.index, h.readings)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lacking.Errors = h.errs
+	return lacking, nil
+}
+
 // RunDecisionLogs builds the census from OPA decision logs of the contract set's bundle instead
 // of evaluating carriers: each decision of the bundle's path (internal/decisionlog) gives, per task,
 // the reading check's policy evaluation gives for a captured record, and the census, the gate, the
@@ -89,28 +157,15 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		}
 		defer w.Discard() // after Close, nothing
 	}
-	var allErrs []result.DecisionError // every decision that is an error, for w
-	held := map[repKey]int{}           // index in readings
-	var readings []heldReading
+	held := newHeldDecisions(w != nil)
 	outOfScope, duplicates := 0, 0
-	var refused *result.DecisionErrors
 	counts, err := decisionlog.Read(ctx, logs.Paths, logs.Stdin, func(d *decisionlog.Decision) error {
 		if msg := unread(in, d); msg != "" {
 			if in.OutsideScope(d.Position) {
 				outOfScope++ // its logged input places it outside the run's scope
 				return nil
 			}
-			if refused == nil {
-				refused = &result.DecisionErrors{First: []result.DecisionError{}}
-			}
-			refused.Count++
-			e := result.DecisionError{At: d.At(), Decision: d.ID, Error: msg}
-			if len(refused.First) < result.MaxLackingListed {
-				refused.First = append(refused.First, e)
-			}
-			if w != nil {
-				allErrs = append(allErrs, e)
-			}
+			held.refuse(result.DecisionError{At: d.At(), Decision: d.ID, Error: msg})
 			return nil
 		}
 		rs, err := readingsOf(in, d)
@@ -121,17 +176,13 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 			outOfScope++
 		}
 		for _, r := range rs {
-			k := repKey{r.Binding, r.Repetition}
-			if i, dup := held[k]; dup {
-				if readings[i].Fingerprint == r.Fingerprint {
-					duplicates++
-					continue // the same decision logged again (a retry, a second OPA)
-				}
-				return result.AsInput(fmt.Errorf("%s: %s repetition %d: the decision differs from the one at %s (post each carrier of a position with its own repetition)",
-					d.At(), r.Binding, r.Repetition, readings[i].at))
+			dup, err := held.hold(r, d.At())
+			if err != nil {
+				return result.AsInput(err)
 			}
-			held[k] = len(readings)
-			readings = append(readings, heldReading{Reading: r, at: d.At()})
+			if dup {
+				duplicates++ // the same decision logged again (a retry, a second OPA)
+			}
 		}
 		return nil
 	})
@@ -144,7 +195,6 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		return nil, counts, result.AsInput(err)
 	}
 	cen.Restrict(opts.Scope)
-	var lacking *result.Lacking
 	var vis *visibility.Collector
 	var visReader *visibility.Reader
 	if len(opts.Observations) > 0 {
@@ -152,15 +202,12 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 			return nil, counts, result.AsInput(err)
 		}
 		vis = visibility.NewCollector(visReader)
-		lacking, err = fromRecords(ctx, in, cen, visReader, vis, held, readings)
-	} else {
-		lacking, err = fromMatrix(in, cen, held, readings)
 	}
+	lacking, err := held.lacking(ctx, in, cen, vis != nil, visReader, vis)
 	if err != nil {
 		return nil, counts, err
 	}
-	lacking.Errors = refused
-	if lacking.Held == 0 && len(held) == 0 && refused == nil {
+	if lacking.Held == 0 && len(held.index) == 0 && held.errs == nil {
 		return nil, counts, result.AsInput(fmt.Errorf("no decision of %s within the run's scope in %s (%s): a check needs at least one", decisionlog.Path, describe(logs.Paths), counts))
 	}
 	r, err := cen.Report()
@@ -172,7 +219,7 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		for _, b := range counts.Batches {
 			sources.AddBatch(b.Dir, b.Seq, b.Received)
 		}
-		if err := writeDecisions(w, sources, readings, allErrs); err != nil {
+		if err := writeDecisions(w, sources, held.readings, held.all); err != nil {
 			return nil, counts, result.AsInput(err)
 		}
 	}

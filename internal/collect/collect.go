@@ -33,7 +33,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -620,16 +619,8 @@ func (c *Collector) write(body []byte) (uint64, string, error) {
 
 // Batches lists the batch files in dir in sequence order (their base names).
 func Batches(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if _, _, ok := decisionlog.ParseBatchFileName(e.Name()); ok {
-			out = append(out, e.Name())
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return safeio.Names(dir, func(e os.DirEntry) bool {
+		_, _, ok := decisionlog.ParseBatchFileName(e.Name())
+		return ok
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/bindpath"
+	"github.com/contractcheck/contractcheck/internal/result"
 )
 
 // locate records where profiles' requirements, catalog entries and lane stages' carrier schemas
@@ -220,23 +221,26 @@ func (m *Model) checkProfiles(p *problems) {
 			m.CheckLaneEntries(c.Lanes, func(i int, msg string) {
 				p.add(append(append([]any{}, at...), "lanes", i), "profiles.%s.cohort.lanes: %s", id, msg)
 			})
-			m.checkEntries(p, at, "versions", c.Versions, m.versions(cohortLanes(c.Lanes)))
-			m.checkEntries(p, at, "configurations", c.Configurations, m.configurations(cohortLanes(c.Lanes)))
-			m.checkEntries(p, at, "stages", c.Stages, Stages[1:])
-			m.checkEntries(p, at, "suites", c.Suites, m.suites())
-			m.checkEntries(p, at, "fixtures", c.Fixtures, SortedKeys(m.Fixtures))
+			m.checkSelectors(p, at, c.Scope, cohortLanes(c.Lanes))
 		}
 		for i, req := range pr.Require {
 			at := []any{"profiles", id, "require", i}
 			m.checkEntries(p, at, "lanes", req.Lanes, SortedKeys(m.Lanes))
-			m.checkEntries(p, at, "versions", req.Versions, m.versions(req.Lanes))
-			m.checkEntries(p, at, "configurations", req.Configurations, m.configurations(req.Lanes))
-			m.checkEntries(p, at, "stages", req.Stages, Stages[1:])
-			m.checkEntries(p, at, "suites", req.Suites, m.suites())
-			m.checkEntries(p, at, "fixtures", req.Fixtures, SortedKeys(m.Fixtures))
-			m.checkEntries(p, at, "tasks", req.Tasks, SortedKeys(m.Tasks))
+			m.checkSelectors(p, at, req.Scope(), req.Lanes)
 		}
 	}
+}
+
+// checkSelectors checks the selectors of a cohort or a requirement against what the model
+// defines, the lanes aside (each reads its lanes entries its own way): the versions and
+// configurations of the lanes they name, stages, suites, fixtures and tasks.
+func (m *Model) checkSelectors(p *problems, at []any, s result.Scope, lanes []string) {
+	m.checkEntries(p, at, "versions", s.Versions, m.versions(lanes))
+	m.checkEntries(p, at, "configurations", s.Configurations, m.configurations(lanes))
+	m.checkEntries(p, at, "stages", s.Stages, Stages[1:])
+	m.checkEntries(p, at, "suites", s.Suites, m.suites())
+	m.checkEntries(p, at, "fixtures", s.Fixtures, SortedKeys(m.Fixtures))
+	m.checkEntries(p, at, "tasks", s.Tasks, SortedKeys(m.Tasks))
 }
 
 // checkNames requires every name of a list (at) to be a key of known: "tasks.T1.atoms: unknown

@@ -387,25 +387,21 @@ type Profile struct {
 	Cohort *Cohort `json:"cohort,omitempty"`
 }
 
-// Cohort is the part of the records a profile judges, with the selectors of a run's scope: each a
-// list of names or globs, empty restricting nothing. A lanes entry is LANE or
-// LANE@CONFIGURATION, as --lane reads it (LaneSelected).
+// Cohort is the part of the records a profile judges: the selectors of a run's scope
+// (result.Scope), each a list of names or globs, empty restricting nothing, with a doc. A lanes
+// entry is LANE or LANE@CONFIGURATION, as --lane reads it (LaneSelected). The model (#Cohort) gives
+// no tasks selector: a profile's tasks are Profile.Tasks.
 type Cohort struct {
-	Doc            string   `json:"doc"`
-	Lanes          []string `json:"lanes,omitempty"`
-	Versions       []string `json:"versions,omitempty"`
-	Configurations []string `json:"configurations,omitempty"`
-	Stages         []string `json:"stages,omitempty"`
-	Suites         []string `json:"suites,omitempty"`
-	Fixtures       []string `json:"fixtures,omitempty"`
+	Doc string `json:"doc"`
+	result.Scope
 }
 
-// Scope is the cohort as a run's scope; a nil cohort restricts nothing.
-func (c *Cohort) Scope() result.Scope {
+// Selection is the cohort as a run's scope; a nil cohort restricts nothing.
+func (c *Cohort) Selection() result.Scope {
 	if c == nil {
 		return result.Scope{}
 	}
-	return result.Scope{Lanes: c.Lanes, Versions: c.Versions, Configurations: c.Configurations, Stages: c.Stages, Suites: c.Suites, Fixtures: c.Fixtures}
+	return c.Scope
 }
 
 // ProfileVisibility is a profile's addition to the channel-visibility readout: stages to read, and
@@ -471,6 +467,12 @@ type Requirement struct {
 	Name string `json:"-"`
 	// Pos is where the requirement is written, "file:line:col", or "" when CUE knows no position.
 	Pos string `json:"-"`
+}
+
+// Scope is the requirement's selectors as a run's scope lists them.
+func (r Requirement) Scope() result.Scope {
+	return result.Scope{Lanes: r.Lanes, Versions: r.Versions, Configurations: r.Configurations, Stages: r.Stages,
+		Suites: r.Suites, Fixtures: r.Fixtures, Tasks: r.Tasks}
 }
 
 // Selection is what a requirement's selectors see of a binding.

@@ -377,7 +377,7 @@ func (in *Instrument) compileLanes() error {
 // run's scope, the constant part of the policy input: the task, the fixture, the contract and the
 // source view. (Evaluate only sees records within the scope, and only evaluates tasks within it.)
 func (in *Instrument) prepareInputs() error {
-	sc, co := in.opts.Scope, in.Profile.Cohort.Scope()
+	sc, co := in.opts.Scope, in.Profile.Cohort.Selection()
 	for _, id := range contract.SortedKeys(in.Model.Fixtures) {
 		f := in.Model.Fixtures[id]
 		if !within(sc.Fixtures, id) || !within(sc.Suites, f.Suite) || !within(co.Fixtures, id) || !within(co.Suites, f.Suite) {

@@ -61,7 +61,7 @@ func within(entries []string, v string) bool {
 // scopes are the selections a record must be within: the run's scope (its --lane, --stage, …
 // flags) and the profile's cohort.
 func (in *Instrument) scopes() [2]result.Scope {
-	return [2]result.Scope{in.opts.Scope, in.Profile.Cohort.Scope()}
+	return [2]result.Scope{in.opts.Scope, in.Profile.Cohort.Selection()}
 }
 
 // OutsideScope reports whether a position known only in part is outside the run's scope or the

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/fakeprovider"
+	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
 // mcpCall is one tools/call the MCP server answered: the tool's name, its arguments (decoded,
@@ -371,16 +372,7 @@ func jsonStrings(data []byte) []string {
 	var out []string
 	var walk func(v any, depth int)
 	walk = func(v any, depth int) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, e := range x {
-				walk(e, depth)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, depth)
-			}
-		case string:
+		strictjson.EachString(v, func(x string) {
 			if x == "" {
 				return
 			}
@@ -396,7 +388,7 @@ func jsonStrings(data []byte) []string {
 					}
 				}
 			}
-		}
+		})
 	}
 	var v any
 	if json.Unmarshal(data, &v) == nil {

@@ -24,6 +24,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -251,6 +252,23 @@ func escapes(err error) error {
 		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: ErrEscapes}
 	}
 	return err
+}
+
+// Names lists the names of the entries of dir that keep accepts, sorted: the parts of a census
+// directory, the batches of a collector's, whose names sort in sequence order.
+func Names(dir string, keep func(fs.DirEntry) bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if keep(e) {
+			out = append(out, e.Name())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // PathCause is the error inside an *fs.PathError (however wrapped), else err itself: for a
