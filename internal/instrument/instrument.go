@@ -158,8 +158,9 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 	if opts.Profile == "" {
 		opts.Profile = inputs.DefaultProfile
 	}
-	if in, ok, err := fromBase(opts); ok {
-		// The built-in layers, loaded before in the process (shared.go).
+	key, shareable := sharedKey(opts)
+	if in, ok, err := fromBase(opts, key, shareable); ok {
+		// The same layers, loaded before in the process (shared.go).
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +267,7 @@ func Load(ctx context.Context, opts inputs.Options) (*Instrument, error) {
 	if err := m.ResolveTasks(blockKinds(in.srcViews)); err != nil {
 		return nil, result.AsInput(fmt.Errorf("load contracts: %w", err))
 	}
-	keepBase(in, opts)
+	keepBase(in, opts, key, shareable)
 	return in.scoped()
 }
 
