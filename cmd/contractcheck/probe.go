@@ -204,7 +204,7 @@ func runProbe(ctx context.Context, p probeParams, stderr io.Writer) (int, error)
 	if verr != nil {
 		verr = fmt.Errorf("probe: judging the records in %s: %w", p.Output, verr)
 	} else {
-		vs = judged.Visibility
+		vs = judged.VisibilityReadout() // one lane's groups: a handful
 	}
 	writeProbeVisibility(stderr, vs, verr)
 	fmt.Fprintf(stderr, "judge it: %s\n", judgeCommand(p.Options))

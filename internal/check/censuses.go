@@ -302,7 +302,7 @@ func FromCensuses(ctx context.Context, in *instrument.Instrument, dirs []string,
 	if r.Visibility, err = visible.Report(ctx); err != nil {
 		return nil, read, result.AsInstrument(err)
 	}
-	if len(r.Visibility) > 0 {
+	if r.VisibilityGroups() > 0 {
 		r.VisibilityPolicy = visReader.Policy()
 	}
 	gateReached(in.Model, opts.Profile, r)

@@ -227,7 +227,7 @@ func RunDecisionLogsOut(ctx context.Context, opts inputs.Options, logs DecisionL
 		if r.Visibility, err = vis.Report(ctx); err != nil {
 			return nil, counts, result.AsInstrument(err)
 		}
-		if len(r.Visibility) > 0 {
+		if r.VisibilityGroups() > 0 {
 			r.VisibilityPolicy = visReader.Policy()
 		}
 	}

@@ -20,7 +20,7 @@ func gateReached(m *contract.Model, profile string, r *result.Report) {
 	unmet := false
 	for _, st := range p.Visibility.Reached {
 		rr := result.ReachedResult{Name: "profiles." + profile + ".visibility.reached", Stage: st, Unreached: []result.UnreachedGroup{}}
-		for _, v := range r.Visibility {
+		for _, v := range r.EachVisibility() {
 			if v.Stage != st {
 				continue
 			}

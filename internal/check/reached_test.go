@@ -50,7 +50,7 @@ func TestGateReached(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &result.Report{Visibility: tt.vs, Gate: result.Gate{Verdict: tt.verdict, Satisfied: tt.verdict == result.VerdictSatisfied}}
+			r := &result.Report{Visibility: result.VisibilityList(tt.vs), Gate: result.Gate{Verdict: tt.verdict, Satisfied: tt.verdict == result.VerdictSatisfied}}
 			gateReached(tt.model, "p", r)
 			if r.Gate.Verdict != tt.wantVerdict || r.Gate.Satisfied != (tt.wantVerdict == result.VerdictSatisfied) {
 				t.Errorf("verdict %s (satisfied %v), want %s", r.Gate.Verdict, r.Gate.Satisfied, tt.wantVerdict)

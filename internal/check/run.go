@@ -173,7 +173,7 @@ func runWith(ctx context.Context, in *instrument.Instrument, files []inputs.Reco
 	if r.Visibility, err = visible.Report(ctx); err != nil {
 		return nil, result.AsInstrument(err)
 	}
-	if len(r.Visibility) > 0 {
+	if r.VisibilityGroups() > 0 {
 		r.VisibilityPolicy = vis.Policy()
 	}
 	gateReached(in.Model, opts.Profile, r)

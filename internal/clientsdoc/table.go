@@ -146,7 +146,7 @@ func readClient(ctx context.Context, root, dir string) ([]Client, error) {
 // root).
 func (c *Client) read(r *result.Report, root, evidence, rel string) error {
 	found := false
-	for _, v := range r.Visibility {
+	for _, v := range r.EachVisibility() {
 		if v.Lane == c.Lane && v.Version == c.Version && v.Configuration == c.Configuration && v.Stage == "H4" {
 			c.H4, found = v, true
 		}

@@ -15,8 +15,8 @@ const errorChannel = "isError"
 // read at the group's position and, per decoder, the matches among them. The counts come from the
 // collapsed readings; no decoder is evaluated again. Groups keep their order, decoders the order
 // given.
-func recoveries(groups []result.Visibility, rs []Reading, decoders []string) []VisibilityRow {
-	if len(groups) == 0 {
+func recoveries(groups result.Visibilities, rs []Reading, decoders []string) []VisibilityRow {
+	if groups == nil || groups.Len() == 0 {
 		return nil
 	}
 	at := map[result.Position][]*Reading{}
@@ -24,8 +24,9 @@ func recoveries(groups []result.Visibility, rs []Reading, decoders []string) []V
 		r := &rs[i]
 		at[r.Position] = append(at[r.Position], r)
 	}
-	out := make([]VisibilityRow, len(groups))
-	for i, g := range groups {
+	out := make([]VisibilityRow, groups.Len())
+	for i := range out {
+		g := groups.At(i)
 		row := VisibilityRow{Visibility: g, Recovered: make([]Recovery, len(decoders))}
 		for j, d := range decoders {
 			row.Recovered[j].Decoder = d

@@ -109,13 +109,13 @@ func TestVisibilityIsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Visibility) == 0 || len(rep.Visibility) != len(r.Visibility) {
-		t.Fatalf("check has %d visibility groups, compare %d", len(rep.Visibility), len(r.Visibility))
+	if rep.VisibilityGroups() == 0 || rep.VisibilityGroups() != len(r.Visibility) {
+		t.Fatalf("check has %d visibility groups, compare %d", rep.VisibilityGroups(), len(r.Visibility))
 	}
 	names := decoderNames(r)
 	for i, v := range r.Visibility {
-		if !reflect.DeepEqual(v.Visibility, rep.Visibility[i]) {
-			t.Errorf("group %d: compare %+v, check %+v", i, v.Visibility, rep.Visibility[i])
+		if !reflect.DeepEqual(v.Visibility, rep.Visibility.At(i)) {
+			t.Errorf("group %d: compare %+v, check %+v", i, v.Visibility, rep.Visibility.At(i))
 		}
 		var got []string
 		for _, c := range v.Recovered {
@@ -176,7 +176,7 @@ func TestRecoveries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := g
 			v.Fixtures = tc.fixtures
-			rows := recoveries([]result.Visibility{v}, readings, tc.decoders)
+			rows := recoveries(result.VisibilityList{v}, readings, tc.decoders)
 			if len(rows) != 1 {
 				t.Fatalf("%d rows", len(rows))
 			}

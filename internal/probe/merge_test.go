@@ -48,8 +48,8 @@ func TestMergeJudged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(judged.Visibility) != tt.want {
-				t.Errorf("visibility %+v, want %d groups", judged.Visibility, tt.want)
+			if len(judged.VisibilityReadout()) != tt.want {
+				t.Errorf("visibility %+v, want %d groups", judged.VisibilityReadout(), tt.want)
 			}
 		})
 	}

@@ -538,7 +538,7 @@ func TestVisibility(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vs := judged.Visibility
+			vs := judged.VisibilityReadout()
 			if len(vs) != 1 {
 				t.Fatalf("visibility: %d groups, want the lane's H4 only: %+v", len(vs), vs)
 			}
@@ -565,7 +565,7 @@ func TestVisibility(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if judged, err := check.Run(context.Background(), JudgeOptions(o, nil)); err != nil || len(judged.Visibility) != 0 {
+	if judged, err := check.Run(context.Background(), JudgeOptions(o, nil)); err != nil || judged.VisibilityGroups() != 0 {
 		t.Errorf("probe of C09: %v; want a check with no visibility readout", err)
 	}
 }

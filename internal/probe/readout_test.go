@@ -25,8 +25,8 @@ func judged(t *testing.T, mode string) *result.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Visibility) != 1 {
-		t.Fatalf("visibility %+v, want one H4 group", r.Visibility)
+	if r.VisibilityGroups() != 1 {
+		t.Fatalf("visibility %+v, want one H4 group", r.VisibilityReadout())
 	}
 	return r
 }
@@ -39,7 +39,7 @@ func TestReadoutOfClientHabits(t *testing.T) {
 	// gemini-cli's habit: each result's text between two tag lines. The readout finds the text as
 	// whole lines of it (line), on the error result too: content-only, on error the content.
 	t.Run("tag lines", func(t *testing.T) {
-		v := judged(t, "tag-lines").Visibility[0]
+		v := judged(t, "tag-lines").Visibility.At(0)
 		if v.Category != "content-only" || v.OnError != "content" || v.NothingServed() {
 			t.Errorf("visibility %s, want content-only with the content on error", v.Summary())
 		}
@@ -59,7 +59,7 @@ func TestReadoutOfClientHabits(t *testing.T) {
 	// every binding is judged pass or unmet.
 	t.Run("nothing served", func(t *testing.T) {
 		r := judged(t, "reject-result")
-		if v := r.Visibility[0]; !v.NothingServed() || v.Category != "neither" {
+		if v := r.Visibility.At(0); !v.NothingServed() || v.Category != "neither" {
 			t.Fatalf("visibility %s %+v, want neither with nothing served", v.Summary(), v)
 		}
 		g := r.Gate

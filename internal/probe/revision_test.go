@@ -121,7 +121,7 @@ func TestModernClientReadsWhatItShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vs := judged.Visibility; len(vs) != 1 || vs[0].Category != "content-only" {
+	if vs := judged.VisibilityReadout(); len(vs) != 1 || vs[0].Category != "content-only" {
 		t.Fatalf("visibility %+v, want content-only", vs)
 	}
 }

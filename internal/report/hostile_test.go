@@ -74,12 +74,12 @@ func hostileSample(s string, selectedNothing bool) *result.Report {
 // hostileVisibility is a visibility readout with s in every string a layer or the visibility
 // policy can fill: two rows (lane, version, configuration), one with both stages, one mixed and
 // undetermined, their fixtures' names, states, shapes and channels.
-func hostileVisibility(s string) []result.Visibility {
+func hostileVisibility(s string) result.VisibilityList {
 	fixtures := []result.VisibilityFixture{
 		{Fixture: "V" + s, State: "captured", Shape: "shape " + s, Channels: map[string]string{"content": "blocks " + s, "channel " + s: s}, Record: "obs/" + s + ".jsonl:3"},
 		{Fixture: "W" + s, State: "state " + s, Record: "obs/" + s + ".jsonl:4"},
 	}
-	return []result.Visibility{
+	return result.VisibilityList{
 		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "M3", Category: "category " + s, OnError: "error " + s, Fixtures: fixtures},
 		{Lane: "lane " + s, Version: "v" + s, Configuration: "cfg " + s, Stage: "H4", Category: "mixed", Nearest: "nearest " + s,
 			Disagree: []string{"V" + s, "W" + s}, Fixtures: fixtures},
@@ -295,8 +295,9 @@ func TestHostileStringsEveryPlaceOfTheHTMLPage(t *testing.T) {
 		}
 		r.Upgrades[0].Changes.(result.ChangeList)[0].Stage = list[0].Stage
 		r.Upgrades = append(r.Upgrades, result.Upgrade{Lane: "lane " + s, Configuration: "cfg " + s, From: "w" + s, To: "x" + s})
-		for i := range r.Visibility {
-			r.Visibility[i].Stage += s
+		vs := r.Visibility.(result.VisibilityList)
+		for i := range vs {
+			vs[i].Stage += s
 		}
 		for _, h := range []HTML{{}, {Views: fakeViews{}}} {
 			var buf bytes.Buffer

@@ -397,11 +397,11 @@ type htmlVisCell struct {
 
 // htmlVisibilityOf lays out the report's visibility readout, nil when it has none.
 func htmlVisibilityOf(r *result.Report) *htmlVisibility {
-	if len(r.Visibility) == 0 {
+	if r.VisibilityGroups() == 0 {
 		return nil
 	}
 	v := &htmlVisibility{Policy: r.VisibilityPolicy, Stages: visibilityStages(r.Visibility)}
-	for _, row := range visibilityRows(r.Visibility, asIs) {
+	for row := range visibilityRows(r.Visibility, asIs) {
 		hr := htmlVisRow{Label: row.label, Fixtures: visibilityFixtures(row.groups[0].Fixtures, asIs)}
 		for _, st := range v.Stages {
 			g, ok := row.at(st)
@@ -413,7 +413,7 @@ func htmlVisibilityOf(r *result.Report) *htmlVisibility {
 		}
 		v.Rows = append(v.Rows, hr)
 	}
-	for _, g := range r.Visibility {
+	for _, g := range r.EachVisibility() {
 		if g.NothingServed() {
 			v.Warnings = append(v.Warnings, g.NothingServedWarning())
 		}

@@ -58,7 +58,8 @@ func (JSON) Output(w io.Writer, r *result.Report) error {
 			// One group at a time: at a million bindings the list is some 7 MB of JSON, which
 			// encoded at once held its compact and its indented bytes, each in a buffer grown by
 			// doubling, at the end of the report.
-			s.array(len(r.Visibility), "    ", func(i int) any { return &r.Visibility[i] })
+			// The groups are made when read (result.Visibilities), each let go once written.
+			s.array(r.VisibilityGroups(), "    ", func(i int) any { return r.Visibility.At(i) })
 		case "Upgrades":
 			if r.Upgrades == nil {
 				s.raw("null")

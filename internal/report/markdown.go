@@ -96,7 +96,7 @@ func writeMarkdown(w io.Writer, r *result.Report) error {
 // (fixtureShape); then a warning for each group whose records carry nothing of what was served.
 // Every string of the data is escape.MarkdownText, the policy escape.MarkdownCode.
 func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
-	if len(r.Visibility) == 0 {
+	if r.VisibilityGroups() == 0 {
 		return
 	}
 	policy := ""
@@ -110,7 +110,7 @@ func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 		header[i] = md(st)
 	}
 	fmt.Fprintf(w, "| lane version configuration | %s | fixtures |\n|---|%s---|\n", strings.Join(header, " | "), strings.Repeat("---|", len(stages)))
-	for _, row := range visibilityRows(r.Visibility, md) {
+	for row := range visibilityRows(r.Visibility, md) {
 		cols := make([]string, len(stages))
 		for i, st := range stages {
 			cols[i] = "–"
@@ -120,7 +120,7 @@ func writeVisibilityMarkdown(w io.Writer, r *result.Report) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |\n", row.label, strings.Join(cols, " | "), visibilityFixtures(row.groups[0].Fixtures, md))
 	}
-	for _, v := range r.Visibility {
+	for _, v := range r.EachVisibility() {
 		if v.NothingServed() {
 			fmt.Fprintf(w, "\n> **Warning:** %s\n", md(v.NothingServedWarning()))
 		}

@@ -200,14 +200,16 @@ func TestWritersDoNotHoldTheBindings(t *testing.T) {
 func TestJSONDoesNotHoldTheVisibility(t *testing.T) {
 	r := &result.Report{Profile: "bench", NullPolicy: "strict", Results: result.ResultList{}, Gate: syntheticGate(),
 		Localizations: result.LocalizationList{}, Upgrades: []result.Upgrade{}, VisibilityPolicy: "contractcheck.visibility"}
+	var vs result.VisibilityList
 	for g := range 4000 {
 		v := result.Visibility{Lane: "bench", Version: fmt.Sprintf("v%d", g), Configuration: "default", Stage: "M3", Category: "both"}
 		for f := range 8 {
 			v.Fixtures = append(v.Fixtures, result.VisibilityFixture{Fixture: fmt.Sprintf("V%02d", f), State: "captured", Shape: "both",
 				Channels: map[string]string{"content": "exact", "structured": "exact", "isError": "exact"}, Record: fmt.Sprintf("obs/bench/v%d.jsonl:%d", g, f+1)})
 		}
-		r.Visibility = append(r.Visibility, v)
+		vs = append(vs, v)
 	}
+	r.Visibility = vs
 	var whole bytes.Buffer
 	if err := WriteJSON(&whole, r.Visibility); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"slices"
 	"sort"
@@ -20,36 +21,46 @@ type visibilityRow struct {
 }
 
 // visibilityRows groups the readout by lane, version and configuration, keeping its order; name
-// escapes each name for the sink.
-func visibilityRows(vs []result.Visibility, name func(string) string) []visibilityRow {
-	var rows []visibilityRow
-	for _, v := range vs {
-		label := name(v.Lane) + " " + name(v.Version) + " " + name(v.Configuration)
-		if n := len(rows); n > 0 && rows[n-1].label == label {
-			rows[n-1].groups = append(rows[n-1].groups, v)
-			continue
+// escapes each name for the sink. A row is yielded as soon as its groups are read, and holds
+// only them: the readout's groups are made when read (result.Visibilities), and a million
+// bindings' readout is not held whole to be laid out.
+func visibilityRows(vs result.Visibilities, name func(string) string) iter.Seq[visibilityRow] {
+	return func(yield func(visibilityRow) bool) {
+		var row visibilityRow
+		for i := range vs.Len() {
+			v := vs.At(i)
+			label := name(v.Lane) + " " + name(v.Version) + " " + name(v.Configuration)
+			if len(row.groups) > 0 && row.label == label {
+				row.groups = append(row.groups, v)
+				continue
+			}
+			if len(row.groups) > 0 && !yield(row) {
+				return
+			}
+			row = visibilityRow{label: label, groups: []result.Visibility{v}}
 		}
-		rows = append(rows, visibilityRow{label: label, groups: []result.Visibility{v}})
+		if len(row.groups) > 0 {
+			yield(row)
+		}
 	}
-	return rows
 }
 
 // writeVisibilityText writes one line per lane, version and configuration: each stage's category
 // (`openai-agents 0.22.0 default  M3 content-only  H4 content-only`), the label column aligned and
 // a stage that does not fit the width on a continuation line; then a warning for each group whose
 // records carry nothing of what was served (result.Visibility.NothingServed).
-func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
-	if len(vs) == 0 {
+func writeVisibilityText(w io.Writer, vs result.Visibilities, width int) {
+	if vs == nil || vs.Len() == 0 {
 		return
 	}
 	rows := visibilityRows(vs, term)
 	col := 0
-	for _, r := range rows {
+	for r := range rows {
 		col = max(col, escape.Width(r.label))
 	}
 	col = min(col, max(20, width/2))
 	fmt.Fprintf(w, "\nwhat reaches the model (visibility; docs/visibility.md):\n")
-	for _, r := range rows {
+	for r := range rows {
 		line := "  " + r.label
 		if pad := col - escape.Width(r.label); pad > 0 {
 			line += strings.Repeat(" ", pad)
@@ -67,8 +78,8 @@ func writeVisibilityText(w io.Writer, vs []result.Visibility, width int) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	for _, v := range vs {
-		if v.NothingServed() {
+	for i := range vs.Len() {
+		if v := vs.At(i); v.NothingServed() {
 			fmt.Fprintf(w, "  warning: %s\n", term(v.NothingServedWarning()))
 		}
 	}
@@ -86,10 +97,10 @@ func (r visibilityRow) at(stage string) (v result.Visibility, ok bool) {
 
 // visibilityStages lists the stages the readout holds, in pipeline order (htmlStages), an
 // unknown stage after them by name: the columns of the markdown and HTML tables.
-func visibilityStages(vs []result.Visibility) []string {
+func visibilityStages(vs result.Visibilities) []string {
 	set := map[string]bool{}
-	for _, v := range vs {
-		set[v.Stage] = true
+	for i := range vs.Len() {
+		set[vs.At(i).Stage] = true
 	}
 	return orderedStages(set)
 }

@@ -15,7 +15,7 @@ func visibilitySample() *result.Report {
 	r := sample()
 	r.VisibilityPolicy = "contractcheck.visibility"
 	notReached := result.VisibilityFixture{Fixture: "V05", State: "not_reached", Record: "obs/lane/1.0/default.jsonl:9"}
-	r.Visibility = []result.Visibility{
+	r.Visibility = result.VisibilityList{
 		{Lane: "lane", Version: "1.0", Configuration: "default", Stage: "M3", Category: "content-only", Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Shape: "content", Channels: map[string]string{"structured": "none", "content": "blocks"}, Record: "obs/lane/1.0/default.jsonl:1"},
 			notReached}},
@@ -38,7 +38,7 @@ func visibilitySample() *result.Report {
 // was served (a client that sent its own error on every result) and one read rendered only.
 func blindSample() *result.Report {
 	r := visibilitySample()
-	r.Visibility = append(r.Visibility,
+	r.Visibility = append(r.Visibility.(result.VisibilityList),
 		result.Visibility{Lane: "blind", Version: "1.0", Configuration: "default", Stage: "H4", Category: "neither", OnError: "rewritten", Fixtures: []result.VisibilityFixture{
 			{Fixture: "V01", State: "captured", Shape: "nothing", Channels: map[string]string{"content": "none", "structured": "none"}, Record: "obs/blind/1.0/default.jsonl:1"},
 			{Fixture: "V04", State: "captured", Shape: "rewritten", Channels: map[string]string{"content": "rewritten", "structured": "none", "isError": "flag"}, Record: "obs/blind/1.0/default.jsonl:2"}}},
@@ -185,7 +185,7 @@ func TestVisibilityHelpers(t *testing.T) {
 		want string
 	}{
 		{"stages in pipeline order, unknown after by name",
-			strings.Join(visibilityStages([]result.Visibility{{Stage: "Z9"}, {Stage: "H4"}, {Stage: "X1"}, {Stage: "M3"}, {Stage: "H4"}}), " "), "M3 H4 X1 Z9"},
+			strings.Join(visibilityStages(result.VisibilityList{{Stage: "Z9"}, {Stage: "H4"}, {Stage: "X1"}, {Stage: "M3"}, {Stage: "H4"}}), " "), "M3 H4 X1 Z9"},
 		{"captured fixture as its shape", fixtureShape(result.VisibilityFixture{State: "captured", Shape: "both"}), "both"},
 		{"captured fixture without a shape as its state", fixtureShape(result.VisibilityFixture{State: "captured"}), "captured"},
 		{"unstable fixture as its state", fixtureShape(result.VisibilityFixture{State: "unstable", Shape: "both"}), "unstable"},

@@ -67,6 +67,34 @@ type Localizations = Indexed[Localization]
 // LocalizationList is Localizations held as values.
 type LocalizationList = List[Localization]
 
+// Visibilities are a report's visibility readout, a group per lane, version, configuration and
+// stage, in report order. A run of ten million bindings has some 50,000 groups of a few fixtures
+// each; the collector that judged them keeps each group as a few ids, and each Visibility, with its
+// fixtures and their records (file:line), is made when it is read (At), so that the report does
+// not hold them all. At must be safe for concurrent use as Results' is, and gives a fresh value the
+// caller may keep (its Channels maps are shared: read them, do not change them). VisibilityList is
+// the plain form.
+type Visibilities = Indexed[Visibility]
+
+// VisibilityList is Visibilities held as values.
+type VisibilityList = List[Visibility]
+
+// VisibilityGroups is how many groups the report's visibility readout has.
+func (r *Report) VisibilityGroups() int { return count(r.Visibility) }
+
+// EachVisibility walks the report's visibility readout in order.
+func (r *Report) EachVisibility() iter.Seq2[int, Visibility] { return all(r.Visibility) }
+
+// VisibilityReadout is the report's visibility readout held as values (nil when it has none): for
+// a reader of a small report (a probe's lane), which a census of a million bindings is not.
+func (r *Report) VisibilityReadout() VisibilityList {
+	var out VisibilityList
+	for _, v := range r.EachVisibility() {
+		out = append(out, v)
+	}
+	return out
+}
+
 // Localized is how many localizations the report has.
 func (r *Report) Localized() int { return count(r.Localizations) }
 
@@ -154,8 +182,9 @@ func (u Upgrade) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
 }
 
-// UnmarshalJSON reads a JSON report (reportVersion Version): its results, localizations and upgrade
-// changes become lists held as values (localizations null stay nil).
+// UnmarshalJSON reads a JSON report (reportVersion Version): its results, localizations, upgrade
+// changes and visibility readout become lists held as values (localizations null stay nil, a
+// readout absent or empty is nil).
 func (r *Report) UnmarshalJSON(data []byte) error {
 	type plain Report
 	var aux struct {
@@ -163,6 +192,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Results       ResultList       `json:"results"`
 		Localizations LocalizationList `json:"localizations"`
 		Upgrades      []Upgrade        `json:"upgrades"`
+		Visibility    VisibilityList   `json:"visibility"`
 	}
 	aux.plain = (*plain)(r)
 	if err := decodeNumbers(data, &aux); err != nil {
@@ -173,6 +203,9 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		r.Localizations = aux.Localizations
 	}
 	r.Upgrades = aux.Upgrades
+	if len(aux.Visibility) > 0 {
+		r.Visibility = aux.Visibility
+	}
 	return nil
 }
 

@@ -48,8 +48,9 @@ type Report struct {
 	VisibilityPolicy string `json:"visibilityPolicy,omitempty"`
 	// Visibility is the channel-visibility readout (docs/visibility.md): for each lane, version,
 	// configuration and model-facing stage with records of the readout's fixtures, what of their
-	// channels reaches the carrier and the category that follows (absent when nothing was read).
-	Visibility []Visibility `json:"visibility,omitempty"`
+	// channels reaches the carrier and the category that follows (absent when nothing was read:
+	// nil, never an empty list, so that it is absent from the JSON whichever way it is written).
+	Visibility Visibilities `json:"visibility,omitempty"`
 	// Lacking, in a report built from decision logs (check --decision-logs), says which of the
 	// expected bindings the logs hold no decision for: absent when they hold every one, so that
 	// such a report is byte for byte check's on the same pairs.

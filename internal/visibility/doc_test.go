@@ -95,7 +95,7 @@ func TestDocTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := docTable(r.Visibility)
+	table := docTable(r.VisibilityReadout())
 	if _, err := doctable.Keep(docFile, tableStart, tableEnd, table, *update); err != nil {
 		t.Errorf("%v:\n%s", err, table)
 	}
@@ -131,7 +131,7 @@ func TestEveryModelFacingStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	categories := map[string]bool{"content-only": true, "structured-first": true, "both": true, "fallback": true, "neither": true, "mixed": true}
-	for _, v := range r.Visibility {
+	for _, v := range r.EachVisibility() {
 		k := strings.Join([]string{v.Lane, v.Version, v.Configuration, v.Stage}, " ")
 		if !want[k] {
 			t.Errorf("%s: a group of a stage the lane does not observe, or of no records", k)

@@ -16,8 +16,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -333,7 +335,7 @@ func describe(v any) string {
 // reading and no string of its own, only ids of the names the collector keeps once (a reading's
 // are its record's, one copy a record), its record as a file's id and a line, and the channels
 // the reader interned; a group is its names' ids and its entries, found by id, not by a map of
-// its own.
+// its own. The report's list is made of the same entries (Report), each group made when read.
 type Collector struct {
 	r        *Reader
 	ids      map[string]int32 // the names entries and groups keep, each once, by id
@@ -350,13 +352,14 @@ type collected struct {
 }
 
 // entry is what a group's records of one fixture read: the lowest repetition's state, channels
-// and record (file and line), and whether any repetition read otherwise. Names are the
-// collector's ids.
+// and record (file and line), and whether any repetition read otherwise; once the group is
+// judged (Report), the shape the category rule gave it. Names are the collector's ids.
 type entry struct {
-	fixture, state, file int32
-	unstable             bool
-	line, repetition     int
-	channels             map[string]string
+	fixture, state, file, shape int32
+	repetition                  int32
+	unstable                    bool
+	line                        int
+	channels                    map[string]string
 }
 
 // NewCollector collects the readings of r (nil: none).
@@ -375,9 +378,6 @@ func (c *Collector) id(s string) int32 {
 	c.strs = append(c.strs, s)
 	return id
 }
-
-// name is s as the collector keeps it: one copy of each name.
-func (c *Collector) name(s string) string { return c.strs[c.id(s)] }
 
 // Add keeps one reading; nil is ignored. Readings are added before Report, never after it.
 func (c *Collector) Add(rd *Reading) {
@@ -403,9 +403,9 @@ func (c *Collector) Add(rd *Reading) {
 	if ok && (rd.State != c.strs[e.state] || !maps.Equal(rd.Channels, e.channels)) {
 		e.unstable = true
 	}
-	if e.repetition < 0 || rd.Repetition < e.repetition {
+	if e.repetition < 0 || rd.Repetition < int(e.repetition) {
 		file, line := splitRecord(rd.Record)
-		e.state, e.channels, e.file, e.line, e.repetition = c.id(rd.State), rd.Channels, c.id(file), line, rd.Repetition
+		e.state, e.channels, e.file, e.line, e.repetition = c.id(rd.State), rd.Channels, c.id(file), line, int32(min(rd.Repetition, math.MaxInt32))
 	}
 }
 
@@ -423,21 +423,15 @@ func splitRecord(record string) (string, int) {
 	return record[:i], line
 }
 
-// record is an entry's record as a reading names it, file:line.
-func (c *Collector) record(e *entry) string {
-	if e.line < 0 {
-		return c.strs[e.file]
-	}
-	return c.strs[e.file] + ":" + strconv.Itoa(e.line)
-}
-
 // Report evaluates the category of every group and returns the groups in lane, version
-// (result.CompareVersions), configuration and stage order, each fixture in id order. A fixture whose repetitions
-// read different channels is "unstable", one not captured keeps its state: neither is given to
-// the category rule. Report is the collector's last use: it lets each group's entries go once
-// the group is made, so that the report's peak holds the list it returns, not that and the
-// entries it was made from.
-func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
+// (result.CompareVersions), configuration and stage order, each fixture in id order; nil when
+// there is none. A fixture whose repetitions read different channels is "unstable", one not
+// captured keeps its state: neither is given to the category rule. Report is the collector's last
+// use: the list it returns is made of the collector's entries and names, each group made when it
+// is read (result.Visibilities), so that the report's peak holds the entries (some 60 bytes a
+// fixture), not them and a list of Visibility values made from them (its records' strings, its
+// names' headers: some 200 bytes a fixture more).
+func (c *Collector) Report(ctx context.Context) (result.Visibilities, error) {
 	if c.r == nil || len(c.groups) == 0 {
 		return nil, nil
 	}
@@ -463,59 +457,128 @@ func (c *Collector) Report(ctx context.Context) ([]result.Visibility, error) {
 		}
 		return cmp.Compare(c.strs[a[3]], c.strs[b[3]])
 	})
-	out := make([]result.Visibility, 0, len(order))
+	out := &readout{groups: make([]judged, 0, len(order))}
 	for _, g := range order {
-		v, err := c.group(ctx, &c.groups[g])
+		j, err := c.judge(ctx, &c.groups[g])
 		if err != nil {
 			return nil, err
 		}
 		c.groups[g].entries = nil
-		out = append(out, v)
+		out.groups = append(out.groups, j)
 	}
-	c.groups = nil
+	c.groups, c.ids = nil, nil
+	out.strs = c.strs
 	return out, nil
 }
 
-func (c *Collector) group(ctx context.Context, gr *collected) (result.Visibility, error) {
-	g := Group{c.strs[gr.key[0]], c.strs[gr.key[1]], c.strs[gr.key[2]], c.strs[gr.key[3]]}
-	v := result.Visibility{Lane: g.Lane, Version: g.Version, Configuration: g.Configuration, Stage: g.Stage}
-	slices.SortFunc(gr.entries, func(a, b entry) int { return cmp.Compare(c.strs[a.fixture], c.strs[b.fixture]) })
-	v.Fixtures = make([]result.VisibilityFixture, 0, len(gr.entries))
-	input := ast.NewObject()
-	for i := range gr.entries {
-		e := &gr.entries[i]
-		id := c.strs[e.fixture]
-		f := result.VisibilityFixture{Fixture: id, State: c.strs[e.state], Record: c.record(e), Channels: e.channels}
+// judged is a group of the report's list: its names and its category's words as the collector's
+// ids, its fixtures its entries in fixture order, each with its shape.
+type judged struct {
+	key                                  [4]int32
+	category, nearest, onError, rendered int32
+	lists                                *judgedLists // nil when the category rule gave neither list
+	entries                              []entry
+}
+
+// judgedLists are what few groups have: the fixtures a mixed category's nearest does not fit, the
+// categories an undetermined one cannot tell apart.
+type judgedLists struct {
+	disagree, candidates []string
+}
+
+// judge evaluates the category of a group (sorting its entries by fixture) and returns it as the
+// list keeps it.
+func (c *Collector) judge(ctx context.Context, gr *collected) (judged, error) {
+	unstable, none := c.id("unstable"), c.id("")
+	entries := gr.entries
+	if cap(entries) > len(entries) {
+		entries = slices.Clone(entries) // the list holds them to the end of the report: no spare room
+	}
+	for i := range entries {
+		e := &entries[i]
 		if e.unstable {
-			f.State, f.Channels = "unstable", nil
+			e.state, e.channels = unstable, nil
 		}
+		e.shape = none
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(c.strs[a.fixture], c.strs[b.fixture]) })
+	j := judged{key: gr.key, category: none, nearest: none, onError: none, rendered: none, entries: entries}
+	v := made(c.strs, &j)
+	input := ast.NewObject()
+	for _, f := range v.Fixtures {
 		if f.State == "captured" {
 			ch := ast.NewObject()
 			for _, k := range contract.SortedKeys(f.Channels) {
 				ch.Insert(ast.StringTerm(k), ast.StringTerm(f.Channels[k]))
 			}
-			input.Insert(ast.StringTerm(id), ast.ObjectTerm([2]*ast.Term{ast.StringTerm("channels"), ast.NewTerm(ch)}))
+			input.Insert(ast.StringTerm(f.Fixture), ast.ObjectTerm([2]*ast.Term{ast.StringTerm("channels"), ast.NewTerm(ch)}))
 		}
-		v.Fixtures = append(v.Fixtures, f)
 	}
-	where := fmt.Sprintf("%s %s %s %s", g.Lane, g.Version, g.Configuration, g.Stage)
 	if input.Len() == 0 {
-		v.Category = "unread" // no fixture of the group was captured and stable
-		return v, nil
+		j.category = c.id("unread") // no fixture of the group was captured and stable
+		return j, nil
 	}
+	where := fmt.Sprintf("%s %s %s %s", v.Lane, v.Version, v.Configuration, v.Stage)
 	ro, err := c.r.category.Eval(ctx, ast.NewObject([2]*ast.Term{ast.StringTerm("fixtures"), ast.NewTerm(input)}))
 	if err != nil {
-		return v, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
+		return j, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
 	}
 	if err := readCategory(ro, &v); err != nil {
-		return v, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
+		return j, fmt.Errorf("visibility policy %s, category of %s: %w", c.r.policy, where, err)
 	}
 	// The policy's words are made afresh for every group: the list keeps one copy of each.
-	v.Category, v.Nearest, v.OnError, v.Rendered = c.name(v.Category), c.name(v.Nearest), c.name(v.OnError), c.name(v.Rendered)
-	for i := range v.Fixtures {
-		v.Fixtures[i].Shape = c.name(v.Fixtures[i].Shape)
+	j.category, j.nearest, j.onError, j.rendered = c.id(v.Category), c.id(v.Nearest), c.id(v.OnError), c.id(v.Rendered)
+	for i := range j.entries {
+		j.entries[i].shape = c.id(v.Fixtures[i].Shape)
 	}
-	return v, nil
+	if v.Disagree != nil || v.Candidates != nil {
+		j.lists = &judgedLists{disagree: v.Disagree, candidates: v.Candidates}
+	}
+	return j, nil
+}
+
+// made is group j as the report gives it, its names s[id].
+func made(s []string, j *judged) result.Visibility {
+	v := result.Visibility{Lane: s[j.key[0]], Version: s[j.key[1]], Configuration: s[j.key[2]], Stage: s[j.key[3]],
+		Category: s[j.category], Nearest: s[j.nearest], OnError: s[j.onError], Rendered: s[j.rendered]}
+	if j.lists != nil {
+		v.Disagree, v.Candidates = slices.Clone(j.lists.disagree), slices.Clone(j.lists.candidates)
+	}
+	v.Fixtures = make([]result.VisibilityFixture, len(j.entries))
+	for i := range j.entries {
+		e := &j.entries[i]
+		record := s[e.file]
+		if e.line >= 0 {
+			record += ":" + strconv.Itoa(e.line)
+		}
+		v.Fixtures[i] = result.VisibilityFixture{Fixture: s[e.fixture], State: s[e.state], Shape: s[e.shape], Channels: e.channels, Record: record}
+	}
+	return v
+}
+
+// readout is the report's Visibility list as Report returns it: the judged groups in report order
+// and the names their ids stand for. It is not changed once made, so At is safe for concurrent
+// use.
+type readout struct {
+	strs   []string
+	groups []judged
+}
+
+// Len implements result.Indexed.
+func (l *readout) Len() int { return len(l.groups) }
+
+// At implements result.Indexed: group i, made afresh.
+func (l *readout) At(i int) result.Visibility {
+	return made(l.strs, &l.groups[i])
+}
+
+// MarshalJSON writes the list as the list of groups it stands for.
+func (l *readout) MarshalJSON() ([]byte, error) {
+	list := make(result.VisibilityList, l.Len())
+	for i := range list {
+		list[i] = l.At(i)
+	}
+	return json.Marshal(list)
 }
 
 // readCategory reads the category rule's value into v: category (a word) and shapes (a word by

@@ -98,10 +98,10 @@ category := {"category": "talks", "shapes": {id: f.channels.content | some id, f
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(r.Visibility) == 0 {
+			if r.VisibilityGroups() == 0 {
 				t.Fatal("no visibility readout")
 			}
-			tt.check(t, r.Visibility)
+			tt.check(t, r.VisibilityReadout())
 		})
 	}
 }
@@ -208,14 +208,14 @@ func TestDocExample(t *testing.T) {
 	if r.VisibilityPolicy != "acme.visibility" {
 		t.Errorf("policy %q", r.VisibilityPolicy)
 	}
-	v, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "H4")
+	v, ok := group(r.VisibilityReadout(), "agent-framework", "1.13.0", "default", "H4")
 	if !ok || v.Category != "fallback" || v.Fixtures[0].Channels["structured"] != "none" {
 		t.Errorf("agent-framework H4 under the example policy: %s %+v", v.Summary(), v)
 	}
-	if v, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "M3"); !ok || v.Category != "both" {
+	if v, ok := group(r.VisibilityReadout(), "agent-framework", "1.13.0", "default", "M3"); !ok || v.Category != "both" {
 		t.Errorf("agent-framework M3 under the example policy: %s %+v", v.Summary(), v)
 	}
-	if _, ok := group(r.Visibility, "agent-framework", "1.13.0", "default", "A2"); !ok {
+	if _, ok := group(r.VisibilityReadout(), "agent-framework", "1.13.0", "default", "A2"); !ok {
 		t.Error("the example's stages add A2, and agent-framework has no A2 group")
 	}
 }
