@@ -44,7 +44,7 @@ func model() *contract.Model {
 		},
 		Profiles: map[string]contract.Profile{
 			"p": {NullPolicy: "strict", Require: []contract.Requirement{{
-				Doc: "control passes", Lanes: []string{"ctl"}, Versions: []string{"*"}, Configurations: []string{"*"}, Tasks: []string{"*"}, Outcomes: []string{"pass"},
+				Doc: "control passes", Scope: result.Scope{Lanes: []string{"ctl"}, Versions: []string{"*"}, Configurations: []string{"*"}, Tasks: []string{"*"}}, Outcomes: []string{"pass"},
 			}}},
 		},
 	}

@@ -226,7 +226,7 @@ func (m *Model) checkProfiles(p *problems) {
 		for i, req := range pr.Require {
 			at := []any{"profiles", id, "require", i}
 			m.checkEntries(p, at, "lanes", req.Lanes, SortedKeys(m.Lanes))
-			m.checkSelectors(p, at, req.Scope(), req.Lanes)
+			m.checkSelectors(p, at, req.Scope, req.Lanes)
 		}
 	}
 }

@@ -451,15 +451,11 @@ type Withhold struct {
 
 // Requirement is one clause of a profile's gate.
 type Requirement struct {
-	Doc            string   `json:"doc"`
-	Lanes          []string `json:"lanes"`
-	Versions       []string `json:"versions"`
-	Configurations []string `json:"configurations"`
-	Stages         []string `json:"stages"`
-	Suites         []string `json:"suites"`
-	Fixtures       []string `json:"fixtures"`
-	Tasks          []string `json:"tasks"`
-	Outcomes       []string `json:"outcomes"`
+	Doc string `json:"doc"`
+	// Scope holds the requirement's selectors (lanes, versions, configurations, stages, suites,
+	// fixtures, tasks), as a run's scope lists them; the model gives each a default (["*"]).
+	result.Scope
+	Outcomes []string `json:"outcomes"`
 	// Unobserved is "exempt" (not_applicable and not_observable bindings are left out of the
 	// requirement) or "count" (they are held to Outcomes).
 	Unobserved string `json:"unobserved"`
@@ -467,12 +463,6 @@ type Requirement struct {
 	Name string `json:"-"`
 	// Pos is where the requirement is written, "file:line:col", or "" when CUE knows no position.
 	Pos string `json:"-"`
-}
-
-// Scope is the requirement's selectors as a run's scope lists them.
-func (r Requirement) Scope() result.Scope {
-	return result.Scope{Lanes: r.Lanes, Versions: r.Versions, Configurations: r.Configurations, Stages: r.Stages,
-		Suites: r.Suites, Fixtures: r.Fixtures, Tasks: r.Tasks}
 }
 
 // Selection is what a requirement's selectors see of a binding.
