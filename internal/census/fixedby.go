@@ -56,7 +56,7 @@ func (c *Census) fixedBy(t *table) (fixes, error) {
 
 // fixedByOne decides one clause on the results of its lane's two versions (fixedBy selects them).
 func (c *Census) fixedByOne(fb contract.FixedBy, results []result.Result) result.FixResult {
-	fr := result.FixResult{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos, Lane: fb.Lane, From: fb.From, To: fb.To,
+	fr := result.FixResult{Clause: result.Clause{Name: fb.Name, Doc: fb.Doc, Position: fb.Pos}, Lane: fb.Lane, From: fb.From, To: fb.To,
 		Atoms: fb.Atoms, Remaining: []result.FixBinding{}, Regressions: []result.FixBinding{}}
 	type key struct{ configuration, fixture, stage, task string }
 	side := map[string]map[key]*result.Result{fb.From: {}, fb.To: {}}

@@ -20,7 +20,7 @@ func (c *Census) gate(t *table) (result.Gate, error) {
 	g := result.Gate{Violations: []result.Violation{}, Requirements: []result.RequirementResult{}}
 	reqs := c.profile.Require
 	for _, req := range reqs {
-		g.Requirements = append(g.Requirements, result.RequirementResult{Name: req.Name, Doc: req.Doc, Position: req.Pos})
+		g.Requirements = append(g.Requirements, result.RequirementResult{Clause: result.Clause{Name: req.Name, Doc: req.Doc, Position: req.Pos}})
 	}
 	unstable := 0
 	err := t.each(c, func(b *binding) error {
@@ -43,8 +43,7 @@ func (c *Census) gate(t *table) (result.Gate, error) {
 				st.Violations++
 				res := c.result(b)
 				g.Violations = append(g.Violations, result.Violation{
-					Fixture: res.Fixture, Lane: res.Lane, LaneVersion: res.LaneVersion, Configuration: res.Configuration,
-					Stage: res.Stage, Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
+					Position: res.Position(), Task: res.Task, Outcome: res.Outcome, Requirement: req.Doc, RequirementName: req.Name,
 					Diagnostics: res.Diagnostics, Records: res.Records,
 				})
 			}

@@ -448,7 +448,7 @@ func (p *htmlPage) gate() ([]htmlRequirement, []htmlViolation) {
 	viols := make([]htmlViolation, 0, len(g.Violations))
 	for i := range g.Violations {
 		v := &g.Violations[i]
-		k := bindingKey{result.Position{Fixture: v.Fixture, Lane: v.Lane, LaneVersion: v.LaneVersion, Configuration: v.Configuration, Stage: v.Stage}, v.Task}
+		k := bindingKey{v.Position, v.Task}
 		label := fmt.Sprintf("%s %s · %s %s %s · %s", v.Task, v.Fixture, v.Lane, v.LaneVersion, v.Configuration, v.Stage)
 		viols = append(viols, htmlViolation{V: v, Link: p.link(k, label), Atoms: strings.Join(Atoms(v.Diagnostics), ", "), Record: RecordAt(v.Records)})
 	}

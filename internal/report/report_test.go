@@ -56,8 +56,8 @@ func sample() *result.Report {
 			{Fixture: "C11", Stage: "A2", Task: "T4", Before: result.Unmet, After: result.Pass, DiagnosticsBefore: []result.Diagnostic{{"atom": "block.count", "path": "/0", "kind": "missing", "block": json.Number("0")}}},
 		}}},
 		Gate: result.Gate{Verdict: result.VerdictInstrumentFailed, Satisfied: false,
-			Requirements: []result.RequirementResult{{Name: "profiles.strict.require[0]", Doc: "go-sdk keeps exact numbers", Position: "contracts/profiles.cue:12:3", Selected: 1, Violations: 1}},
-			Violations: []result.Violation{{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1", Task: "T2", Outcome: result.Unmet,
+			Requirements: []result.RequirementResult{{Clause: result.Clause{Name: "profiles.strict.require[0]", Doc: "go-sdk keeps exact numbers", Position: "contracts/profiles.cue:12:3"}, Selected: 1, Violations: 1}},
+			Violations: []result.Violation{{Position: result.Position{Fixture: "C02", Lane: "go-sdk", LaneVersion: "v1.8.0", Configuration: "default", Stage: "D1"}, Task: "T2", Outcome: result.Unmet,
 				Requirement: "go-sdk keeps exact numbers", RequirementName: "profiles.strict.require[0]", Diagnostics: []result.Diagnostic{diag}, Records: recs}}},
 	}
 	for _, res := range r.Each() {

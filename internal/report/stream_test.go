@@ -80,8 +80,8 @@ func gated() *result.Report {
 	results[4].RequiredBy = []string{"profiles.strict.require[0]"}
 	results[1].Fixture = `C05 <"&'>`
 	r.Gate.Requirements = append(r.Gate.Requirements,
-		result.RequirementResult{Name: "profiles.strict.require[1]", Doc: "nothing <here>", Unmatched: "no binding of this run matches lanes [\"x\"]"},
-		result.RequirementResult{Name: "profiles.strict.require[0]", Doc: "the same name again", Selected: 2})
+		result.RequirementResult{Clause: result.Clause{Name: "profiles.strict.require[1]", Doc: "nothing <here>"}, Unmatched: "no binding of this run matches lanes [\"x\"]"},
+		result.RequirementResult{Clause: result.Clause{Name: "profiles.strict.require[0]", Doc: "the same name again"}, Selected: 2})
 	return r
 }
 
@@ -141,8 +141,8 @@ func (s syntheticResults) At(i int) result.Result {
 // syntheticGate is the gate of synthetic results: one requirement, and a violation for the first
 // required unmet binding.
 func syntheticGate() result.Gate {
-	return result.Gate{Verdict: result.VerdictUnmet, Requirements: []result.RequirementResult{{Name: "profiles.bench.require[0]", Doc: "bench passes"}},
-		Violations: []result.Violation{{Fixture: "C00", Lane: "bench", LaneVersion: "v0", Configuration: "default", Stage: "D1", Task: "T2",
+	return result.Gate{Verdict: result.VerdictUnmet, Requirements: []result.RequirementResult{{Clause: result.Clause{Name: "profiles.bench.require[0]", Doc: "bench passes"}}},
+		Violations: []result.Violation{{Position: result.Position{Fixture: "C00", Lane: "bench", LaneVersion: "v0", Configuration: "default", Stage: "D1"}, Task: "T2",
 			Outcome: result.Unmet, RequirementName: "profiles.bench.require[0]"}}}
 }
 

@@ -4,13 +4,11 @@ package result
 // lane to another, did the named atoms' diagnostics disappear, and did nothing that passed
 // become unmet.
 type FixResult struct {
-	// Name is profiles.<profile>.fixedBy[<i>]; Position is where it is written.
-	Name     string `json:"name"`
-	Doc      string `json:"doc"`
-	Position string `json:"position,omitempty"`
-	Lane     string `json:"lane"`
-	From     string `json:"from"`
-	To       string `json:"to"`
+	// Clause is the fixedBy clause: profiles.<profile>.fixedBy[<i>].
+	Clause
+	Lane string `json:"lane"`
+	From string `json:"from"`
+	To   string `json:"to"`
 	// Atoms are the atoms the fix removes.
 	Atoms []string `json:"atoms"`
 	// Status is "fixed", "unmet" or "selected_nothing".

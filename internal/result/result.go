@@ -537,12 +537,20 @@ const (
 	VerdictIncomplete = "incomplete"
 )
 
+// Clause names one clause of the profile's gate, a requirement or a fixedBy clause, as its
+// reading in the report leads with it.
+type Clause struct {
+	// Name is profiles.<profile>.require[<i>] or profiles.<profile>.fixedBy[<i>].
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+	// Position is where the clause is written, "file:line:col"; absent when CUE knows none.
+	Position string `json:"position,omitempty"`
+}
+
 // RequirementResult is what one requirement of the profile selected.
 type RequirementResult struct {
-	// Name is profiles.<profile>.require[<i>]; Position is where it is written.
-	Name     string `json:"name"`
-	Doc      string `json:"doc"`
-	Position string `json:"position,omitempty"`
+	// Clause is the requirement: profiles.<profile>.require[<i>].
+	Clause
 	// Selected counts the bindings its selectors match; Exempt those left out as not_applicable or
 	// not_observable; Violations those whose outcome it does not allow.
 	Selected   int `json:"selected"`
@@ -557,11 +565,8 @@ type RequirementResult struct {
 
 // Violation is a required binding whose outcome the profile does not allow.
 type Violation struct {
-	Fixture         string       `json:"fixture"`
-	Lane            string       `json:"lane"`
-	LaneVersion     string       `json:"laneVersion"`
-	Configuration   string       `json:"configuration"`
-	Stage           string       `json:"stage"`
+	// Position is where the binding was read; its fields lead the JSON object, in its order.
+	Position
 	Task            string       `json:"task"`
 	Outcome         string       `json:"outcome"`
 	Requirement     string       `json:"requirement"`
