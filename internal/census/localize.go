@@ -107,11 +107,7 @@ func (l *compactLocalizations) At(i int) result.Localization {
 
 // MarshalJSON writes the localizations as the list they stand for.
 func (l *compactLocalizations) MarshalJSON() ([]byte, error) {
-	list := make(result.LocalizationList, l.Len())
-	for i := range list {
-		list[i] = l.At(i)
-	}
-	return json.Marshal(list)
+	return json.Marshal(result.Collect[result.Localization](l))
 }
 
 // placed is a binding of a localization's window: its place, key and outcome.

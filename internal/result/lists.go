@@ -31,6 +31,17 @@ func count[T any](l Indexed[T]) int {
 	return l.Len()
 }
 
+// Collect is l held as values: its items in order, made once each; empty but not nil when l is
+// empty or nil, so that it encodes as a JSON array, never null. It is the form an Indexed list is
+// written in (MarshalJSON) and handed to a reader that keeps it.
+func Collect[T any](l Indexed[T]) List[T] {
+	out := make(List[T], count(l))
+	for i := range out {
+		out[i] = l.At(i)
+	}
+	return out
+}
+
 // all walks l in order; a nil list is empty.
 func all[T any](l Indexed[T]) iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
@@ -88,11 +99,10 @@ func (r *Report) EachVisibility() iter.Seq2[int, Visibility] { return all(r.Visi
 // VisibilityReadout is the report's visibility readout held as values (nil when it has none): for
 // a reader of a small report (a probe's lane), which a census of a million bindings is not.
 func (r *Report) VisibilityReadout() VisibilityList {
-	var out VisibilityList
-	for _, v := range r.EachVisibility() {
-		out = append(out, v)
+	if r.VisibilityGroups() == 0 {
+		return nil
 	}
-	return out
+	return Collect(r.Visibility)
 }
 
 // Localized is how many localizations the report has.
@@ -168,10 +178,6 @@ func (u Upgrade) Count() int { return count(u.Changes) }
 
 // MarshalJSON writes the upgrade with its changes as an array, however they are held.
 func (u Upgrade) MarshalJSON() ([]byte, error) {
-	changes := make([]Change, 0, u.Count())
-	for _, c := range u.Each() {
-		changes = append(changes, c)
-	}
 	type plain struct {
 		Lane          string   `json:"lane"`
 		Configuration string   `json:"configuration"`
@@ -179,7 +185,7 @@ func (u Upgrade) MarshalJSON() ([]byte, error) {
 		To            string   `json:"to"`
 		Changes       []Change `json:"changes"`
 	}
-	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, changes})
+	return json.Marshal(plain{u.Lane, u.Configuration, u.From, u.To, Collect(u.Changes)})
 }
 
 // UnmarshalJSON reads a JSON report (reportVersion Version): its results, localizations, upgrade

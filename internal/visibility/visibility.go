@@ -574,11 +574,7 @@ func (l *readout) At(i int) result.Visibility {
 
 // MarshalJSON writes the list as the list of groups it stands for.
 func (l *readout) MarshalJSON() ([]byte, error) {
-	list := make(result.VisibilityList, l.Len())
-	for i := range list {
-		list[i] = l.At(i)
-	}
-	return json.Marshal(list)
+	return json.Marshal(result.Collect[result.Visibility](l))
 }
 
 // readCategory reads the category rule's value into v: category (a word) and shapes (a word by
