@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"strconv"
 
 	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/schema"
@@ -34,22 +36,36 @@ func (o Options) ContractSet() (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nprofile %q\nrevision %q\n", contractSetFormat, profile, revision)
 	schemas := append([]Dir{layer.Builtin(o.BuiltinFS(), "schemas")}, o.SchemaLayers()...)
+	byPlace := func(i int, _ Dir) string { return strconv.Itoa(i) }
+	if err := HashLayers(h, o.ContractLayers(), o.PolicyLayers(), schemas, o.FixtureLayers(), byPlace); err != nil {
+		return "", fmt.Errorf("the contract set's digest: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashLayers writes to h the layers of the four kinds a contract set is read from, kind by kind —
+// contracts, policies, schemas, fixtures — each as a line "layer <kind> <label>" (label(i, d):
+// the layer's place i in its kind, or its directory) and then its files as layer.Dir.Hash writes
+// them, a fixture layer's observations/ left out (they are records, not the contract set).
+// ContractSet hashes the run's layer stacks so; the instrument's key of a shared user base, the
+// user's layers as given.
+func HashLayers(h io.Writer, contracts, policies, schemas, fixtures []Dir, label func(i int, d Dir) string) error {
 	for _, kind := range []struct {
 		name   string
 		layers []Dir
 		skip   func(rel string) bool
 	}{
-		{"contracts", o.ContractLayers(), nil},
-		{"policies", o.PolicyLayers(), nil},
+		{"contracts", contracts, nil},
+		{"policies", policies, nil},
 		{"schemas", schemas, nil},
-		{"fixtures", o.FixtureLayers(), func(rel string) bool { return rel == "observations" }},
+		{"fixtures", fixtures, func(rel string) bool { return rel == "observations" }},
 	} {
 		for i, d := range kind.layers {
-			fmt.Fprintf(h, "layer %s %d\n", kind.name, i)
+			fmt.Fprintf(h, "layer %s %s\n", kind.name, label(i, d))
 			if err := d.Hash(h, kind.skip); err != nil {
-				return "", fmt.Errorf("the contract set's digest: %w", err)
+				return err
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return nil
 }

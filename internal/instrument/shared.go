@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"strconv"
 	"strings"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -111,11 +112,11 @@ func sharedKey(opts inputs.Options) (baseKey, bool) {
 }
 
 // userKeyFormat names userKey's recipe; it changes whenever the recipe does.
-const userKeyFormat = "contractcheck-user-base-v1"
+const userKeyFormat = "contractcheck-user-base-v2"
 
 // userKey is the key of the base of opts's user layers: the sha256 of the working directory,
-// the MCP revision, --no-builtin and, for each kind of layer in turn, each directory as given
-// and the bytes of its files (layer.Dir.Hash; a fixture layer's observations/ left out). It is
+// the MCP revision, --no-builtin and, for each kind of layer in turn, each directory as given (cleaned)
+// and the bytes of its files (inputs.HashLayers; a fixture layer's observations/ left out). It is
 // false when the working directory or a file cannot be read.
 func userKey(opts inputs.Options) (string, bool) {
 	wd, err := os.Getwd()
@@ -124,22 +125,10 @@ func userKey(opts inputs.Options) (string, bool) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nwd %q\nrevision %q\nno-builtin %t\n", userKeyFormat, wd, opts.Revision, opts.NoBuiltin)
-	for _, kind := range []struct {
-		name string
-		dirs []string
-		skip func(rel string) bool
-	}{
-		{"contracts", opts.Contracts, nil},
-		{"policies", opts.Policies, nil},
-		{"schemas", opts.Schemas, nil},
-		{"fixtures", opts.Fixtures, func(rel string) bool { return rel == "observations" }},
-	} {
-		for _, dir := range kind.dirs {
-			fmt.Fprintf(h, "layer %s %q\n", kind.name, dir)
-			if err := layer.User(dir).Hash(h, kind.skip); err != nil {
-				return "", false
-			}
-		}
+	user := func(dirs []string) []layer.Dir { return layer.Stack(nil, "", true, dirs) }
+	asGiven := func(_ int, d layer.Dir) string { return strconv.Quote(d.Display) }
+	if err := inputs.HashLayers(h, user(opts.Contracts), user(opts.Policies), user(opts.Schemas), user(opts.Fixtures), asGiven); err != nil {
+		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
 }
