@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/contractcheck/contractcheck/internal/escape"
 	"github.com/contractcheck/contractcheck/internal/report"
 )
 
@@ -36,7 +37,7 @@ func writeTextFailure(w io.Writer, r *Report) error {
 
 // writeMarkdownFailure writes the markdown of a failed compare (report.WriteMarkdownFailure).
 func writeMarkdownFailure(w io.Writer, r *Report) error {
-	return report.WriteMarkdownFailure(w, r.Profile, r.Scope.Text(), r.Failure.Error, failedLine(r, mdCode(r.Profile)))
+	return report.WriteMarkdownFailure(w, r.Profile, r.Scope.Text(), r.Failure.Error, failedLine(r, escape.MarkdownCode(r.Profile)))
 }
 
 // writeHTMLFailure writes the page of a failed compare: its header with the failure as a banner.
