@@ -127,11 +127,9 @@ func jsonTree(v any) any {
 // Options selects what mutate reads and writes.
 type Options struct {
 	inputs.Options
-	Fixture       string
-	Lane          string
-	LaneVersion   string // default: the first record found
-	Configuration string // default: "default"
-	Stage         string
+	// Position is the record the suite mutates: fixture, lane, stage, and the lane's version
+	// (default: the first record found) and configuration (default: "default").
+	result.Position
 	// Source is a W0 document written for the fixture (its catalogue entry gives revision, family
 	// and tasks), used instead of the catalogued source; only with a control lane, whose carrier
 	// is W0 read back unchanged.
