@@ -44,6 +44,7 @@ func TestOverlayModel(t *testing.T) {
 		{name: "draft-lane", overlay: true},
 		{name: "extra-versions", overlay: true},
 		{name: "profile", overlay: true},
+		{name: "visibility", overlay: true},
 		{name: "comprehension", overlay: false},
 		{name: "pattern", overlay: false},
 		{name: "redeclared", overlay: false},
