@@ -94,29 +94,9 @@ func ReadLayers(layers []layer.Dir) ([]Source, error) {
 // Evaluate unifies the sources as one CUE package, checks it against the closed definitions,
 // decodes it and checks the cross-references CUE cannot.
 func Evaluate(srcs []Source) (*Model, error) {
-	inst := build.NewContext().NewInstance(Package, nil)
-	order := map[string]int{} // file display name → layer index
-	files := make([]parsed, 0, len(srcs))
-	for _, src := range srcs {
-		f, err := parser.ParseFile(src.Name, src.Data, parser.ParseComments)
-		if err != nil {
-			return nil, cueError(err)
-		}
-		if pkg := f.PackageName(); pkg != Package {
-			return nil, &Error{Msg: fmt.Sprintf("%s: package %q, want package %s (every contract layer is one CUE package)", src.Name, pkg, Package)}
-		}
-		if err := inst.AddSyntax(f); err != nil {
-			return nil, cueError(err)
-		}
-		order[src.Name] = src.Layer
-		files = append(files, parsed{file: f, layer: src.Layer})
-	}
-	if err := guardLayers(files); err != nil {
+	v, order, files, err := instance(srcs)
+	if err != nil {
 		return nil, err
-	}
-	v := cuecontext.New().BuildInstance(inst)
-	if err := v.Err(); err != nil {
-		return nil, cueError(err)
 	}
 	if err := checkTopLevel(v, order); err != nil {
 		return nil, err
@@ -127,8 +107,10 @@ func Evaluate(srcs []Source) (*Model, error) {
 	// The model is decoded from its JSON: cue.Value.Decode walks the same value by reflection at
 	// a seventh more of Evaluate's time (BenchmarkEvaluate), and CUE has checked every type the
 	// model's Go types hold (model.cue's closed definitions) before.
+	// With user layers on the embedded built-in one, the built-in entries no user file writes are
+	// decoded from the embedded model rather than exported again (overlay.go).
 	var m Model
-	data, err := v.MarshalJSON()
+	data, err := marshalModel(v, srcs, files)
 	if err != nil {
 		return nil, cueError(err)
 	}
@@ -141,6 +123,47 @@ func Evaluate(srcs []Source) (*Model, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// marshalModel is v's JSON, assembled from the embedded built-in model and the entries the user
+// layers write when overlayOf allows it, else exported whole.
+func marshalModel(v cue.Value, srcs []Source, files []parsed) ([]byte, error) {
+	if o, p, ok := overlayOf(srcs, files); ok {
+		if data, ok := o.marshal(v, p); ok {
+			return data, nil
+		}
+	}
+	return v.MarshalJSON()
+}
+
+// instance parses the sources, checks their package and the layer guard, and evaluates them as
+// one CUE package.
+func instance(srcs []Source) (cue.Value, map[string]int, []parsed, error) {
+	inst := build.NewContext().NewInstance(Package, nil)
+	order := map[string]int{} // file display name → layer index
+	files := make([]parsed, 0, len(srcs))
+	for _, src := range srcs {
+		f, err := parser.ParseFile(src.Name, src.Data, parser.ParseComments)
+		if err != nil {
+			return cue.Value{}, nil, nil, cueError(err)
+		}
+		if pkg := f.PackageName(); pkg != Package {
+			return cue.Value{}, nil, nil, &Error{Msg: fmt.Sprintf("%s: package %q, want package %s (every contract layer is one CUE package)", src.Name, pkg, Package)}
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return cue.Value{}, nil, nil, cueError(err)
+		}
+		order[src.Name] = src.Layer
+		files = append(files, parsed{file: f, layer: src.Layer})
+	}
+	if err := guardLayers(files); err != nil {
+		return cue.Value{}, nil, nil, err
+	}
+	v := cuecontext.New().BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return cue.Value{}, nil, nil, cueError(err)
+	}
+	return v, order, files, nil
 }
 
 // checkTopLevel rejects a regular top-level field the model does not know (a misspelt `profile:`
