@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
@@ -60,6 +61,18 @@ func inputError(err error) error {
 // usage is an input error (exit 2) saying format with args as fmt.Errorf does.
 func usage(format string, args ...any) error {
 	return inputError(fmt.Errorf(format, args...))
+}
+
+// init turns the runtime's heap profiling off unless CONTRACTCHECK_MEMPROFILE asks for a
+// profile: by default the runtime samples an allocation every 512 KiB and keeps a bucket for every
+// distinct stack it samples, and OPA's and CUE's deep stacks made those buckets 2–2.5 MiB of the
+// process's memory by the middle of a 1M check (runtime/metrics,
+// /memory/classes/profiling/buckets:bytes), for a profile no one reads. It runs before main and
+// before the contracts are loaded, which is where most of those stacks were sampled.
+func init() {
+	if os.Getenv("CONTRACTCHECK_MEMPROFILE") == "" {
+		runtime.MemProfileRate = 0
+	}
 }
 
 func main() {
