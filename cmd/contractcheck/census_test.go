@@ -8,9 +8,10 @@ import (
 )
 
 // TestCensusCommand runs check --census-out and check --census from the command line: two runs
-// each write the census of a share of the built-in check (by stage), and a check of both
-// censuses writes the whole run's report, byte for byte, with the note on standard error saying
-// what it read; a census written from decision logs (--decision-logs with --census-out: a
+// each write the census of a share of the control lane's built-in check (by stage), and a check of
+// both censuses writes the whole run's report, byte for byte, with the note on standard error
+// saying what it read (the same on the whole built-in set, by stage, lane, fixture and repetition:
+// internal/check's TestCensusMergeIsTheWholeRun); a census written from decision logs (--decision-logs with --census-out: a
 // compacted census of decision logs) is read back to their report; a census cannot be read beside
 // records or decision logs, a census directory that holds one already is not written over, and
 // --census-out inside a --census input is refused.
@@ -19,15 +20,15 @@ func TestCensusCommand(t *testing.T) {
 	dir := t.TempDir()
 	d1, rest := filepath.Join(dir, "d1"), filepath.Join(dir, "rest")
 	for _, args := range [][]string{
-		{"--stage", "D1", "--census-out", d1},
-		{"--stage", "A2", "--stage", "M3", "--stage", "H4", "--census-out", rest},
+		{"--lane", "direct", "--stage", "D1", "--census-out", d1},
+		{"--lane", "direct", "--stage", "A2", "--stage", "M3", "--stage", "H4", "--census-out", rest},
 	} {
 		if code, stdout, stderr := cli(t, append([]string{"check", "--no-cache"}, args...)...); code != 0 {
 			t.Fatalf("check %v: exit %d\n%s\n%s", args, code, stdout, stderr)
 		}
 	}
-	_, whole, _ := cli(t, "check", "--no-cache", "--format", "json")
-	code, merged, stderr := cli(t, "check", "--census", d1, "--census", rest, "--format", "json")
+	_, whole, _ := cli(t, "check", "--no-cache", "--lane", "direct", "--format", "json")
+	code, merged, stderr := cli(t, "check", "--census", d1, "--census", rest, "--lane", "direct", "--format", "json")
 	if code != 0 || merged != whole {
 		t.Errorf("check --census d1 --census rest: exit %d, report equal to the whole run's: %v\n%s", code, merged == whole, stderr)
 	}

@@ -11,10 +11,13 @@ import (
 
 // TestFixedByProfile gates the reported fixes on the captured records: the built-in profile
 // reported-fixes (buggy → fixed) is satisfied, and the same clauses named the other way round
-// (fixed → buggy), or on a pair where the loss remains, are unmet.
+// (fixed → buggy), or on a pair where the loss remains, are unmet. Each run is scoped to what its
+// clauses read (the reported suite; the lane of the regressed fix, whose regression is outside
+// that suite, and the control lane), not the whole built-in set: a clause judges its lane's
+// versions over the run's scope.
 func TestFixedByProfile(t *testing.T) {
 	t.Parallel()
-	stdout, _ := cliOK(t, "check", "--profile", "reported-fixes", "--format", "json")
+	stdout, _ := cliOK(t, "check", "--profile", "reported-fixes", "--format", "json", "--suite", "reported")
 	var rep struct {
 		Gate struct {
 			Verdict string `json:"verdict"`
@@ -62,8 +65,16 @@ profiles: {
 }
 `)
 
-	for _, profile := range []string{"fixes-reversed", "fix-not-landed", "fix-with-regression"} {
-		code, stdout, stderr := cli(t, "check", "--contracts", layer, "--profile", profile)
+	for _, tc := range []struct {
+		profile string
+		scope   []string
+	}{
+		{profile: "fixes-reversed", scope: []string{"--suite", "reported"}},
+		{profile: "fix-not-landed", scope: []string{"--suite", "reported"}},
+		{profile: "fix-with-regression", scope: []string{"--lane", "openai-agents-js", "--lane", "direct"}},
+	} {
+		profile := tc.profile
+		code, stdout, stderr := cli(t, append([]string{"check", "--contracts", layer, "--profile", profile}, tc.scope...)...)
 		if code != 1 {
 			t.Errorf("%s: exit %d, want 1 (unmet): %s%s", profile, code, stdout, stderr)
 		}

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,8 +34,11 @@ tasks: T7: {doc: "A custom task.", role: "guard", policy: "custom.t7", compartme
 
 // TestExecuteReturnsAFailedRunsReport: a run whose instrument fails (a policy whose evaluation
 // fails) still returns a report, naming the failure and giving no verdict, beside the run's error
-// (exit 3), with no views even when they were asked for; it renders as a valid JSON report. A run
-// that fails on bad input (a Rego syntax error, exit 2) returns none.
+// (exit 3), with no views even when they were asked for; it renders as a valid JSON report (the
+// failure, the error naming the record, the task and the policy, the run's lanes) and as a SARIF
+// log whose run was not successful. A run that fails on bad input (a Rego syntax error, exit 2)
+// returns none. (testdata/script/incomplete-report.txtar in cmd/contractcheck holds what the
+// command line adds: the report written to --output on exit 3, in JUnit and text.)
 func TestExecuteReturnsAFailedRunsReport(t *testing.T) {
 	failing := "package custom.t7\n\ndiagnostics contains d if {\n\td := {\"atom\": \"block.text\", \"path\": \"\", \"kind\": to_number(\"many\")}\n}\n"
 	tests := []struct {
@@ -67,15 +71,34 @@ func TestExecuteReturnsAFailedRunsReport(t *testing.T) {
 				t.Fatalf("report %+v: want one naming the failure, exit 3, verdict instrument_failed", o.Report)
 			}
 			js := reportkit.Render(t, o.Report, "json")
-			for _, want := range []string{`"failure": {`, `"exit": 3`, `"verdict": "instrument_failed"`, `eval_builtin_error: to_number`} {
+			for _, want := range []string{`"failure": {`, `"exit": 3,`, `"verdict": "instrument_failed"`, `eval_builtin_error: to_number`, `"lanes": [`} {
 				if !strings.Contains(js, want) {
 					t.Errorf("the report does not hold %q:\n%s", want, js)
 				}
 			}
+			if !failedRunError.MatchString(js) {
+				t.Errorf("the report's error does not match %s:\n%s", failedRunError, js)
+			}
 			validateReport(t, []byte(js))
+			sarif := reportkit.Render(t, o.Report, "sarif")
+			for _, want := range []string{`"executionSuccessful": false`, `"text": "the instrument failed: `} {
+				if !strings.Contains(sarif, want) {
+					t.Errorf("the SARIF log does not hold %q:\n%s", want, sarif)
+				}
+			}
+			if !failedRunMessage.MatchString(sarif) {
+				t.Errorf("the SARIF log's message does not match %s:\n%s", failedRunMessage, sarif)
+			}
 		})
 	}
 }
+
+// failedRunError and failedRunMessage are what a failed run of failureInputs says in its JSON report
+// and its SARIF log: the record, the task at its position and the policy that failed.
+var (
+	failedRunError   = regexp.MustCompile(`"error": "[^"]*obs/direct\.jsonl:1: task T7 [^"]*policies/t7\.rego: policy: evaluating custom\.t7`)
+	failedRunMessage = regexp.MustCompile(`"text": "the instrument failed: [^"]*obs/direct\.jsonl:1: task T7 \(C01 direct v1 default D1\)`)
+)
 
 // validateReport holds a JSON report to the report schema.
 func validateReport(t *testing.T, data []byte) {
