@@ -33,8 +33,9 @@ import (
 // export of them gives once checked (TestBuiltinModelIsCurrent); TestOverlayModel compares both
 // ways, checked, for the layers under testdata.
 
-// overlayMaps are the model's top-level maps, whose entries a user file may write by name.
-var overlayMaps = []string{"atoms", "tasks", "families", "fixtures", "lanes", "profiles", "revisions"}
+// overlayMaps are the model's top-level maps, whose entries a user file may write by name: every
+// top-level field but visibility, which is one value.
+var overlayMaps = slices.DeleteFunc(slices.Clone(topLevel), func(name string) bool { return name == "visibility" })
 
 // builtinParts is the embedded model split into the raw JSON of its top-level fields and of the
 // entries of its maps.
@@ -42,10 +43,12 @@ type builtinParts struct {
 	key     string
 	top     map[string]json.RawMessage
 	entries map[string]map[string]json.RawMessage
-	// independent is builtinIndependent of the built-in files, computed on the first load that
-	// reads them.
+	// independent is builtinIndependent of the built-in files and declared their top-level
+	// names, both computed on the first load that reads them (the built-in files are those of
+	// key, the same on every load that takes this way).
 	once        sync.Once
 	independent bool
+	declared    map[string]bool
 }
 
 // embedded is BuiltinModel split, read on the first load with a user layer; nil when it cannot be.
@@ -105,7 +108,22 @@ func overlayOf(srcs []Source, files []parsed) (*overlay, *builtinParts, bool) {
 	if len(builtin) == len(srcs) || Key(builtin) != p.key {
 		return nil, nil, false
 	}
-	declared := map[string]bool{} // the built-in layer's top-level names
+	p.once.Do(func() { p.independent, p.declared = builtinIndependent(files), builtinDeclared(files) })
+	if !p.independent {
+		return nil, nil, false
+	}
+	o := &overlay{entries: map[string]map[string]bool{}}
+	for _, f := range files {
+		if f.layer != 0 && !o.add(f.file, p.declared) {
+			return nil, nil, false
+		}
+	}
+	return o, p, true
+}
+
+// builtinDeclared is the top-level names the built-in layer's files declare.
+func builtinDeclared(files []parsed) map[string]bool {
+	declared := map[string]bool{}
 	for _, f := range files {
 		if f.layer != 0 {
 			continue
@@ -118,17 +136,7 @@ func overlayOf(srcs []Source, files []parsed) (*overlay, *builtinParts, bool) {
 			}
 		}
 	}
-	p.once.Do(func() { p.independent = builtinIndependent(files) })
-	if !p.independent {
-		return nil, nil, false
-	}
-	o := &overlay{entries: map[string]map[string]bool{}}
-	for _, f := range files {
-		if f.layer != 0 && !o.add(f.file, declared) {
-			return nil, nil, false
-		}
-	}
-	return o, p, true
+	return declared
 }
 
 // add records the entries a user file writes, and reports false when the file does anything else

@@ -125,9 +125,8 @@ func userKey(opts inputs.Options) (string, bool) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nwd %q\nrevision %q\nno-builtin %t\n", userKeyFormat, wd, opts.Revision, opts.NoBuiltin)
-	user := func(dirs []string) []layer.Dir { return layer.Stack(nil, "", true, dirs) }
 	asGiven := func(_ int, d layer.Dir) string { return strconv.Quote(d.Display) }
-	if err := inputs.HashLayers(h, user(opts.Contracts), user(opts.Policies), user(opts.Schemas), user(opts.Fixtures), asGiven); err != nil {
+	if err := inputs.HashLayers(h, layer.Users(opts.Contracts), layer.Users(opts.Policies), layer.Users(opts.Schemas), layer.Users(opts.Fixtures), asGiven); err != nil {
 		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true

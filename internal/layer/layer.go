@@ -96,12 +96,17 @@ func Join(a, b string) string {
 // Stack is the layers of one kind of input in order: the built-in one (the directory builtin of
 // the built-in file system fsys) first unless left out, then the user's in the order given.
 func Stack(fsys fs.FS, builtin string, noBuiltin bool, user []string) []Dir {
-	var out []Dir
-	if !noBuiltin {
-		out = append(out, Builtin(fsys, builtin))
+	if noBuiltin {
+		return Users(user)
 	}
-	for _, u := range user {
-		out = append(out, User(u))
+	return append([]Dir{Builtin(fsys, builtin)}, Users(user)...)
+}
+
+// Users is the user's layers of one kind of input, in the order given, without the built-in one.
+func Users(dirs []string) []Dir {
+	var out []Dir
+	for _, d := range dirs {
+		out = append(out, User(d))
 	}
 	return out
 }
