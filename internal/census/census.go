@@ -355,7 +355,7 @@ type variantData struct {
 // metaInMemory is how many bytes of them stay in memory before the rest goes to a file.
 const (
 	metaSize     = 24
-	metaInMemory = 1 << 20
+	metaInMemory = 256 << 10
 )
 
 func (vd *variantData) put(b []byte) {

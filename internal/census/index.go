@@ -18,8 +18,8 @@ import (
 // written, the index stays in memory: the file saves memory and changes nothing else.
 
 // indexInMemory is how many distinct readings the index holds in memory before it moves to its
-// file: a map of them is about a megabyte.
-const indexInMemory = 1 << 14
+// file: a map of them is about a quarter of a megabyte (16,384 of them, a megabyte, until stop 56).
+const indexInMemory = 1 << 12
 
 // Slots of the file's table: a fingerprint, then the reading's id plus one (0: an empty slot).
 const (
