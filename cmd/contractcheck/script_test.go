@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
 // TestMain lets the test binary stand in for the contractcheck command: in the scripts under
@@ -23,14 +25,10 @@ func TestMain(m *testing.M) {
 	// The text report follows the locale (ASCII without UTF-8): the goldens are in UTF-8.
 	os.Setenv("LC_ALL", "C.UTF-8")
 	// This process runs hundreds of verbs, many at once, and keeps what they load in its caches:
-	// the memory target the guard gives one run (guard.DefaultTarget) would set the soft limit of
-	// the whole process at its floor, about one and a half times a live heap of a hundred
-	// megabytes and more, and the collector then took 40% of the package's CPU (its assists
-	// charged to the CUE evaluations). A GOMEMLIMIT the user sets is a limit of their own, under
-	// which the guard sets no target, and "off" is none: the verbs run here as they run for a
-	// user who set it. The scripts' child processes start from testscript's own environment and
-	// run as a user's plain run does; TestTraps's children inherit this one.
-	os.Setenv("GOMEMLIMIT", "off")
+	// its collector is paced for that (testkit.Pace: no per-run memory target, GOGC=400), which
+	// TestTraps's children inherit. The scripts' child processes start from testscript's own
+	// environment and run as a user's plain run does.
+	testkit.Pace()
 	// The model and result caches of the tests are their own (a script's are in its $WORK).
 	var tm testscript.TestingM = m
 	if os.Getenv("CONTRACTCHECK_CACHE") == "" {

@@ -36,7 +36,7 @@ var opaVersion = "v" + version.Version
 var opaDir string
 
 func TestMain(m *testing.M) {
-	code := testkit.RunWithOwnCache(m)
+	code := testkit.Run(m)
 	if opaDir != "" {
 		os.RemoveAll(opaDir)
 	}

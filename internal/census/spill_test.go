@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
 
@@ -23,6 +24,7 @@ import (
 const spillEveryTest = 2
 
 func TestMain(m *testing.M) {
+	testkit.Pace()
 	flag.Parse()
 	code := m.Run()
 	if code == 0 && flag.Lookup("test.bench").Value.String() == "" {

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	case "":
 		// The model cache of the tests is their own, not the user's (the tests that judge a
 		// probe's output evaluate its lane's probe.cue, one directory per test).
-		os.Exit(testkit.RunWithOwnCache(m))
+		os.Exit(testkit.Run(m))
 	case "agent":
 		testagent.Main()
 	case "exit1":

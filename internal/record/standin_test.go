@@ -142,5 +142,5 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agentSentinel {
 		testagent.Main()
 	}
-	os.Exit(testkit.RunWithOwnCache(m))
+	os.Exit(testkit.Run(m))
 }

@@ -7,5 +7,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/testkit"
 )
 
-// TestMain gives the tests a model cache of their own: they load user contract layers.
-func TestMain(m *testing.M) { os.Exit(testkit.RunWithOwnCache(m)) }
+// TestMain runs the tests as testkit.Run does: the collector paced for a process of many runs,
+// and a model cache of their own.
+func TestMain(m *testing.M) { os.Exit(testkit.Run(m)) }
