@@ -43,12 +43,19 @@ func (o Options) ContractSet() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// HashUserLayers writes to h o's user layers alone (the built-in ones left out), kind by kind,
+// each labelled by its directory as given, quoted, as HashLayers writes them: the key of a
+// user's base the instrument shares between loads in one process.
+func (o Options) HashUserLayers(h io.Writer) error {
+	asGiven := func(_ int, d Dir) string { return strconv.Quote(d.Display) }
+	return HashLayers(h, layer.Users(o.Contracts), layer.Users(o.Policies), layer.Users(o.Schemas), layer.Users(o.Fixtures), asGiven)
+}
+
 // HashLayers writes to h the layers of the four kinds a contract set is read from, kind by kind —
 // contracts, policies, schemas, fixtures — each as a line "layer <kind> <label>" (label(i, d):
 // the layer's place i in its kind, or its directory) and then its files as layer.Dir.Hash writes
 // them, a fixture layer's observations/ left out (they are records, not the contract set).
-// ContractSet hashes the run's layer stacks so; the instrument's key of a shared user base, the
-// user's layers as given.
+// ContractSet hashes the run's layer stacks so; HashUserLayers the user's layers as given.
 func HashLayers(h io.Writer, contracts, policies, schemas, fixtures []Dir, label func(i int, d Dir) string) error {
 	for _, kind := range []struct {
 		name   string

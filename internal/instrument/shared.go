@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strconv"
 	"strings"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
-	"github.com/contractcheck/contractcheck/internal/layer"
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -116,7 +114,7 @@ const userKeyFormat = "contractcheck-user-base-v2"
 
 // userKey is the key of the base of opts's user layers: the sha256 of the working directory,
 // the MCP revision, --no-builtin and, for each kind of layer in turn, each directory as given (cleaned)
-// and the bytes of its files (inputs.HashLayers; a fixture layer's observations/ left out). It is
+// and the bytes of its files (inputs.Options.HashUserLayers; a fixture layer's observations/ left out). It is
 // false when the working directory or a file cannot be read.
 func userKey(opts inputs.Options) (string, bool) {
 	wd, err := os.Getwd()
@@ -125,8 +123,7 @@ func userKey(opts inputs.Options) (string, bool) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nwd %q\nrevision %q\nno-builtin %t\n", userKeyFormat, wd, opts.Revision, opts.NoBuiltin)
-	asGiven := func(_ int, d layer.Dir) string { return strconv.Quote(d.Display) }
-	if err := inputs.HashLayers(h, layer.Users(opts.Contracts), layer.Users(opts.Policies), layer.Users(opts.Schemas), layer.Users(opts.Fixtures), asGiven); err != nil {
+	if err := opts.HashUserLayers(h); err != nil {
 		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
