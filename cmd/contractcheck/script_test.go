@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,11 +25,14 @@ func TestMain(m *testing.M) {
 	}
 	// The text report follows the locale (ASCII without UTF-8): the goldens are in UTF-8.
 	os.Setenv("LC_ALL", "C.UTF-8")
-	// This process runs hundreds of verbs, many at once, and keeps what they load in its caches:
-	// its collector is paced for that (testkit.Pace: no per-run memory target, GOGC=400), which
-	// TestTraps's children inherit. The scripts' child processes start from testscript's own
-	// environment and run as a user's plain run does.
-	testkit.Pace()
+	// The test process runs hundreds of verbs, many at once, and keeps what they load in its
+	// caches: its collector is paced for that (testkit.Pace: no per-run memory target, GOGC=400),
+	// which TestTraps's children inherit. A script's contractcheck is this binary too, run by
+	// that name (testscript.Main): it runs as a user's plain run does, from the script's
+	// environment.
+	if filepath.Base(os.Args[0]) != "contractcheck" {
+		testkit.Pace()
+	}
 	// The model and result caches of the tests are their own (a script's are in its $WORK).
 	var tm testscript.TestingM = m
 	if os.Getenv("CONTRACTCHECK_CACHE") == "" {

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -22,7 +23,15 @@ const TestGCPercent = 400
 // is none: the verbs run as they run for a user who set it), and GOGC=TestGCPercent. Both are
 // set in the environment too, so the child processes a test starts run the same way. A test
 // that measures the live heap (LiveHeap) collects first, so its figures do not depend on them.
+// Benchmarks (-test.bench) are not paced: they measure what a user's run costs. TestMain calls
+// it before m.Run; it parses the test flags.
 func Pace() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		return
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		os.Setenv("GOMEMLIMIT", "off")
 	}
