@@ -58,7 +58,7 @@ func TestLayerGuard(t *testing.T) {
 		{
 			name:   "definition of the built-in layer",
 			layers: [][2]string{{"mine", "package contracts\n\n#Lane: extra?: string\n"}},
-			want:   []string{"mine/u.cue:3:1: definition #Lane: declared by an earlier layer at contracts/model.cue:203:1"},
+			want:   []string{"mine/u.cue:3:1: definition #Lane: declared by an earlier layer at contracts/model.cue:207:1"},
 		},
 		{
 			name:   "a built-in lane's stages",

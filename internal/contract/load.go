@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -236,6 +237,9 @@ func concreteError(err error, r *referrer) error {
 		}
 		what := typeWords[want]
 		switch {
+		case what != "":
+		case enumValues.MatchString(want):
+			what = "one of " + enumWords(want)
 		case strings.Contains(want, " | "):
 			what = "one of " + want
 		case what == "":
@@ -262,11 +266,25 @@ func concreteError(err error, r *referrer) error {
 
 // typeWords says the CUE types a required field of the model has in words.
 var typeWords = map[string]string{
+	`=~"^(/|$)"`:  `a JSON pointer: "" or a path from "/"`, // #Pointer
 	"string":      "a string",
 	"int":         "an integer",
 	"bool":        "true or false",
 	"[...string]": "a list of strings",
 	"{...}":       "a struct",
+}
+
+// enumValues matches an enumeration of the model as CUE says it (model.cue writes each as a
+// regular expression over its values, =~"^(primary|guard)$"); its group is the values.
+var enumValues = regexp.MustCompile(`^=~"\^\(([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)\)\$"$`)
+
+// enumWords is an enumeration's values as a user writes them, "primary" | "guard".
+func enumWords(want string) string {
+	values := strings.Split(enumValues.FindStringSubmatch(want)[1], "|")
+	for i, v := range values {
+		values[i] = strconv.Quote(v)
+	}
+	return strings.Join(values, " | ")
 }
 
 // label is an error path element as a lookup selector: a list index as an int, a quoted label

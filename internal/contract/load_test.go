@@ -120,6 +120,21 @@ func TestLoadErrors(t *testing.T) {
 			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: string, basis: []}}\n"},
 			want:  `revisions."2025-11-25".source: field doc is required (a string)`,
 		},
+		{
+			name:  "a required enumeration no layer sets",
+			files: map[string]string{"t.cue": "package contracts\n\nfamilies: f: {doc: \"d\"}\n"},
+			want:  `families.f: field census is required (one of "primary" | "apart")`,
+		},
+		{
+			name:  "a required pointer no layer sets",
+			files: map[string]string{"t.cue": "package contracts\n\nrevisions: \"2025-11-25\": {doc: \"r\", source: {doc: \"s\", basis: [], structured: {}}}\n"},
+			want:  `revisions."2025-11-25".source.structured: field path is required (a JSON pointer: "" or a path from "/")`,
+		},
+		{
+			name:  "a value the enumeration does not hold",
+			files: map[string]string{"t.cue": "package contracts\n\nfamilies: f: {doc: \"d\", census: \"primery\"}\n"},
+			want:  `contracts/t.cue:3:33: families.f.census: invalid value "primery" (out of bound =~"^(primary|apart)$")`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
