@@ -24,8 +24,7 @@ import (
 const spillEveryTest = 2
 
 func TestMain(m *testing.M) {
-	testkit.Pace()
-	flag.Parse()
+	testkit.Pace() // parses the flags
 	code := m.Run()
 	if code == 0 && flag.Lookup("test.bench").Value.String() == "" {
 		fmt.Printf("census: the tests again, a run written every %d readings\n", spillEveryTest)

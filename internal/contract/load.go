@@ -242,7 +242,7 @@ func concreteError(err error, r *referrer) error {
 			what = "one of " + enumWords(want)
 		case strings.Contains(want, " | "):
 			what = "one of " + want
-		case what == "":
+		default:
 			what = "a value of CUE type " + want
 		}
 		var struc string
