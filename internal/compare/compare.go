@@ -32,7 +32,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
-	"github.com/contractcheck/contractcheck/internal/strictjson"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
@@ -298,28 +297,22 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	if len(f.Targets) == 0 {
 		return out, nil
 	}
-	var view project.View
-	var viewTerm *ast.Term
-	var hash [sha256.Size]byte
+	var obs *observed
 	if rec.State == "captured" {
-		view = ev.base.ViewOf(rec.Fixture, rec.Lane, rec.Stage, Compartment, rec.Carrier)
-		b, err := strictjson.Marshal(view)
+		// The view and its hash come from the instrument's view cache, by the carrier's bytes:
+		// repetitions repeat their carriers, and the visibility readout may have read it already.
+		view, hash, err := ev.base.Observe(rec, Compartment)
 		if err != nil {
 			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 		}
-		hash = sha256.Sum256(b)
-		v, err := policy.Input(view)
-		if err != nil {
-			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
-		}
-		viewTerm = ast.NewTerm(v)
+		obs = &observed{view: view, hash: hash}
 	}
 	for _, target := range f.Targets {
 		tr := targetReading{target: target}
-		if viewTerm != nil {
+		if obs != nil {
 			tr.readouts = map[string]map[string]any{}
 			for _, d := range ev.decoders {
-				ro, err := ev.readout(ctx, d, rec.Fixture, f.Family, target, viewTerm, hash)
+				ro, err := ev.readout(ctx, d, rec.Fixture, f.Family, target, obs)
 				if err != nil {
 					return out, fmt.Errorf("%s:%d: decoder %s, target %s: %w", rec.File, rec.Line, d.Name, targetName(target), err)
 				}
@@ -331,10 +324,34 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	return out, nil
 }
 
-func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, target string, observed *ast.Term, hash [sha256.Size]byte) (map[string]any, error) {
-	k := memoKey{d.Name, fixture, target, hash}
+// observed is a record's view through Compartment, with its hash; its policy value is made on
+// the first decoder input the memo does not have, once for all the record's decoders.
+type observed struct {
+	view project.View
+	hash [sha256.Size]byte
+	term *ast.Term
+}
+
+// value is the view as a policy value, made on first use.
+func (o *observed) value() (*ast.Term, error) {
+	if o.term == nil {
+		v, err := policy.Input(o.view)
+		if err != nil {
+			return nil, err
+		}
+		o.term = ast.NewTerm(v)
+	}
+	return o.term, nil
+}
+
+func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, target string, obs *observed) (map[string]any, error) {
+	k := memoKey{d.Name, fixture, target, obs.hash}
 	if v, ok := ev.memo.Load(k); ok {
 		return v.(map[string]any), nil
+	}
+	observed, err := obs.value()
+	if err != nil {
+		return nil, err
 	}
 	input := ast.NewObject(
 		[2]*ast.Term{ast.StringTerm("decoder"), ast.StringTerm(d.Name)},

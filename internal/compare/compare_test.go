@@ -3,7 +3,6 @@ package compare
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
+	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -70,14 +70,14 @@ func (ev *evaluator) readouts(t *testing.T, fixture, target, carrier string) map
 		t.Fatal(err)
 	}
 	view := ev.base.View("direct", "D1", Compartment, doc)
-	b, _ := strictjson.Marshal(view)
-	v, err := policy.Input(view)
+	hash, err := project.Hash(view)
 	if err != nil {
 		t.Fatal(err)
 	}
+	obs := &observed{view: view, hash: hash}
 	out := map[string]map[string]any{}
 	for _, d := range ev.decoders {
-		ro, err := ev.readout(context.Background(), d, fixture, "structured-stress", target, ast.NewTerm(v), sha256.Sum256(b))
+		ro, err := ev.readout(context.Background(), d, fixture, "structured-stress", target, obs)
 		if err != nil {
 			t.Fatal(err)
 		}
