@@ -121,6 +121,11 @@ type RecordLine struct {
 	Line    int
 	Doc     any
 	Carrier []byte
+
+	// unbuilt is the decoder that read the line when it left the carrier's value unbuilt
+	// (DecodeEnvelope), and line the line, for CarrierValue.
+	unbuilt *strictjson.LineDecoder
+	line    strictjson.Line
 }
 
 // DecodeRecord decodes one line of the record file file with dec, keeping the bytes of the
@@ -134,14 +139,55 @@ func DecodeRecord(dec *strictjson.LineDecoder, file string, l strictjson.Line) (
 	return RecordLine{File: file, Line: l.Number, Doc: doc, Carrier: carrier}, nil
 }
 
+// DecodeEnvelope decodes one line as DecodeRecord does but leaves the carrier's value unbuilt:
+// its bytes are checked with the same strictness and errors, and kept, and its member in Doc is
+// null (a record's schema asks only that it be there). A run whose scope may leave records out
+// reads them so (internal/check/pipeline): a record outside it costs a scan of its carrier, not
+// the carrier's tree; one within it builds the tree (CarrierValue).
+func DecodeEnvelope(dec *strictjson.LineDecoder, file string, l strictjson.Line) (RecordLine, error) {
+	doc, carrier, err := dec.DecodeSkipping(l, "carrier")
+	if err != nil {
+		return RecordLine{}, err
+	}
+	return RecordLine{File: file, Line: l.Number, Doc: doc, Carrier: carrier, unbuilt: dec, line: l}, nil
+}
+
+// CarrierValue is the record's carrier as a JSON value (nil when it has none): Doc's, or, when
+// DecodeEnvelope left it unbuilt, the line decoded again with the decoder that read it, so on the
+// goroutine that owns that decoder.
+func (r RecordLine) CarrierValue() (any, error) {
+	doc := r.Doc
+	if r.unbuilt != nil {
+		var err error
+		if doc, _, err = r.unbuilt.DecodeSpan(r.line, ""); err != nil {
+			return nil, err
+		}
+	}
+	m, _ := doc.(map[string]any)
+	return m["carrier"], nil
+}
+
 // Records streams the lines of the file decoded (DecodeRecord, the default limits), in order; it
 // stops at the first line it cannot read or decode, whose error it returns, or when emit returns
 // false.
 func (f RecordFile) Records(ctx context.Context, emit func(RecordLine) bool) error {
+	return f.records(ctx, DecodeRecord, emit)
+}
+
+// Envelopes streams the lines of the file as Records does, each decoded by DecodeEnvelope: its
+// carrier checked and left unbuilt until RecordLine.CarrierValue asks for it (within emit: the
+// decoder is the stream's).
+func (f RecordFile) Envelopes(ctx context.Context, emit func(RecordLine) bool) error {
+	return f.records(ctx, DecodeEnvelope, emit)
+}
+
+// records streams the lines of the file decoded by decode, in order, as Records says.
+func (f RecordFile) records(ctx context.Context, decode func(*strictjson.LineDecoder, string, strictjson.Line) (RecordLine, error),
+	emit func(RecordLine) bool) error {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
 	var bad error
 	err := f.Lines(ctx, func(display string, l strictjson.Line) bool {
-		r, err := DecodeRecord(dec, display, l)
+		r, err := decode(dec, display, l)
 		if err != nil {
 			bad = err
 			return false

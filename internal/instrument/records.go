@@ -49,8 +49,12 @@ func (in *Instrument) ReadRecords(ctx context.Context, files []inputs.RecordFile
 // readFile streams one .jsonl file and hands on its records within the run's scope, each read
 // (ReadRecord) before emit sees it; it stops at the first bad record or when emit returns false.
 func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit func(*Record) bool) error {
+	read := rf.Records
+	if in.Narrowed() {
+		read = rf.Envelopes // a record outside the scope is checked, its carrier not built
+	}
 	var bad error
-	err := rf.Records(ctx, func(l inputs.RecordLine) bool {
+	err := read(ctx, func(l inputs.RecordLine) bool {
 		rec, err := in.ReadRecord(ctx, l)
 		if err != nil {
 			bad = err
@@ -64,9 +68,10 @@ func (in *Instrument) readFile(ctx context.Context, rf inputs.RecordFile, emit f
 	return bad
 }
 
-// ReadRecord reads the record of one decoded line of a record file (inputs.DecodeRecord): its
-// envelope always, its carrier only when the record is within the run's scope (readEnvelope), and not once
-// the run's context is done. A record outside the scope is a nil record and no error. The check pipeline's workers
+// ReadRecord reads the record of one decoded line of a record file (inputs.DecodeRecord, or
+// inputs.DecodeEnvelope when the run is Narrowed): its envelope always, its carrier only when the
+// record is within the run's scope (readEnvelope; built then, from a line read with
+// DecodeEnvelope), and not once the run's context is done. A record outside the scope is a nil record and no error. The check pipeline's workers
 // (internal/check/pipeline) and ReadRecords read records with it.
 func (in *Instrument) ReadRecord(ctx context.Context, l inputs.RecordLine) (*Record, error) {
 	rec, err := in.readEnvelope(l.File, l.Line, l.Doc, l.Carrier)
@@ -80,6 +85,11 @@ func (in *Instrument) ReadRecord(ctx context.Context, l inputs.RecordLine) (*Rec
 		// The run is stopped (over its memory budget, say: the watchdog cancels its context with
 		// the *guard.LimitError): the carrier's validation cannot be cancelled once begun.
 		return nil, fmt.Errorf("%s:%d: %w", l.File, l.Line, context.Cause(ctx))
+	}
+	if rec.carrierBytes != nil {
+		if rec.Carrier, err = l.CarrierValue(); err != nil { // built now when the line was read unbuilt
+			return nil, err
+		}
 	}
 	if err := in.validateCarrier(rec); err != nil {
 		return nil, err

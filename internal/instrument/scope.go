@@ -90,6 +90,20 @@ func (in *Instrument) OutsideScope(pos result.Position) bool {
 	return false
 }
 
+// Narrowed reports whether the run's scope or the profile's cohort may leave records out: the
+// records are then read envelope first (inputs.DecodeEnvelope), and the carrier of one left out is
+// checked but never built. A run without either reads every record whole (inputs.DecodeRecord),
+// which costs less than a scan and a decode for each.
+func (in *Instrument) Narrowed() bool {
+	for _, s := range in.scopes() {
+		s.Tasks = nil // tasks select among a record's bindings, not records
+		if !s.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // inScope reports whether a record's position is within the run's scope and the profile's
 // cohort; tasks are filtered where they are evaluated.
 func (in *Instrument) inScope(rec *Record) bool {

@@ -57,7 +57,7 @@ func warmCarriers(v *schema.Validator, m *contract.Model, opts inputs.Options, d
 // firstLane is the lane the first record of a file names, "" when it cannot be read.
 func firstLane(f inputs.RecordFile) string {
 	lane := ""
-	_ = f.Records(context.Background(), func(l inputs.RecordLine) bool {
+	_ = f.Envelopes(context.Background(), func(l inputs.RecordLine) bool { // the carrier is not read
 		if m, ok := l.Doc.(map[string]any); ok {
 			lane, _ = m["lane"].(string)
 		}

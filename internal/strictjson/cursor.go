@@ -2,7 +2,6 @@ package strictjson
 
 import (
 	"encoding/json"
-	"slices"
 )
 
 // Cursor reads one line's JSON value member by member, for a reader that knows the shape it
@@ -89,9 +88,7 @@ func (c *Cursor) Object(member func(key string) error) error {
 		d.depth--
 		return nil
 	}
-	var seen [16]string // the keys read so far: objects read member by member are small
-	keys := seen[:0]
-	var many map[string]bool // the keys, once there are more than seen holds
+	var keys keySet // the keys read so far
 	for {
 		d.skipWS()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
@@ -103,25 +100,9 @@ func (c *Cursor) Object(member func(key string) error) error {
 			return err
 		}
 		k := d.intern(b)
-		dup := many[k]
-		if many == nil {
-			dup = slices.Contains(keys, k)
-		}
-		if dup {
+		if keys.add(k) {
 			line, col := d.lineCol(d.firstKey(open, k))
 			return d.errAt(keyAt, "duplicate key %q (first occurrence at %d:%d)", k, line, col)
-		}
-		switch {
-		case many != nil:
-			many[k] = true
-		case len(keys) < len(seen):
-			keys = append(keys, k)
-		default:
-			many = make(map[string]bool, 2*len(seen))
-			for _, s := range keys {
-				many[s] = true
-			}
-			many[k] = true
 		}
 		d.skipWS()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
@@ -184,9 +165,15 @@ func (c *Cursor) Value() (any, error) {
 	return c.d.value()
 }
 
-// Skip reads a value and drops it.
+// Skip reads a value and drops it: checked as Value reads it, with the same errors, and not
+// built.
 func (c *Cursor) Skip() error {
-	_, err := c.Value()
+	if err := c.bom(); err != nil {
+		return err
+	}
+	c.d.discard++
+	defer func() { c.d.discard-- }()
+	_, err := c.d.value()
 	return err
 }
 

@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -181,9 +182,16 @@ type decoder struct {
 	keys    map[string]string // interned object keys: records repeat the same keys
 
 	// spanKey names a member of the top-level object whose value's bytes
-	// (data[spanStart:spanEnd]) the decoder records (LineDecoder.DecodeSpan).
+	// (data[spanStart:spanEnd]) the decoder records (LineDecoder.DecodeSpan);
+	// with skipSpan the value is checked and not built (LineDecoder.DecodeSkipping).
 	spanKey            string
 	spanStart, spanEnd int
+	skipSpan           bool
+
+	// discard is above zero while a value is checked and not built: the same
+	// grammar, limits and errors, and nil for the value (Cursor.Skip,
+	// LineDecoder.DecodeSkipping).
+	discard int
 
 	// ordered reads objects as *Object (DecodeOrdered).
 	ordered bool
@@ -193,12 +201,12 @@ type decoder struct {
 // its top-level member spanKey ("" for none).
 func (d *decoder) atLine(l Line, spanKey string) {
 	d.file, d.lineBase, d.offBase = l.file, l.Number, l.start
-	d.spanKey, d.spanStart, d.spanEnd = spanKey, 0, 0
+	d.spanKey, d.spanStart, d.spanEnd, d.skipSpan = spanKey, 0, 0, false
 }
 
 // reset starts reading data from its first byte.
 func (d *decoder) reset(data []byte) {
-	d.data, d.pos, d.depth = data, 0, 0
+	d.data, d.pos, d.depth, d.discard = data, 0, 0, 0
 	clear(d.stack)
 	d.stack = d.stack[:0]
 }
@@ -292,7 +300,7 @@ func (d *decoder) value() (any, error) {
 		return d.array()
 	case '"':
 		b, err := d.str()
-		if err != nil {
+		if err != nil || d.discard > 0 {
 			return nil, err
 		}
 		return string(b), nil
@@ -355,6 +363,9 @@ func (d *decoder) number() (any, error) {
 		if err != nil || exp > d.maxExponent || exp < -d.maxExponent {
 			return nil, d.errAt(start+e+1, "number exponent %s is beyond the limit of ±%d", num[e+1:], d.maxExponent)
 		}
+	}
+	if d.discard > 0 {
+		return nil, nil
 	}
 	return json.Number(num), nil
 }
@@ -584,13 +595,18 @@ func (d *decoder) array() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.stack = append(d.stack, v)
+		if d.discard == 0 {
+			d.stack = append(d.stack, v)
+		}
 		more, ok := d.next(']')
 		if !ok {
 			return nil, d.unexpected("',' or ']'")
 		}
 		if more {
 			continue
+		}
+		if d.discard > 0 {
+			return nil, nil
 		}
 		// Copy out to an exactly sized slice; the shared stack keeps
 		// its capacity for the next array.
@@ -626,17 +642,26 @@ func (d *decoder) object() (any, error) {
 		return nil, err
 	}
 	d.pos++
-	m := make(map[string]any)
+	// m holds the members, and finds a key written twice; an object checked and not built
+	// (discard) keeps only its keys, in keys.
+	var m map[string]any
+	var keys keySet
+	if d.discard == 0 {
+		m = make(map[string]any)
+	}
 	var o *Object
-	if d.ordered {
+	if d.ordered && m != nil {
 		o = &Object{Keys: []string{}, Vals: []any{}}
 	}
-	// done is the object read: the map, or the ordered members.
+	// done is the object read: the map, or the ordered members (nil when not built).
 	done := func() any {
-		if o != nil {
+		switch {
+		case o != nil:
 			return o
+		case m != nil:
+			return m
 		}
-		return m
+		return nil
 	}
 	d.skipWS()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
@@ -655,7 +680,13 @@ func (d *decoder) object() (any, error) {
 			return nil, err
 		}
 		k := d.intern(b)
-		if _, dup := m[k]; dup {
+		dup := false
+		if m != nil {
+			_, dup = m[k]
+		} else {
+			dup = keys.add(k)
+		}
+		if dup {
 			line, col := d.lineCol(d.firstKey(open, k))
 			return nil, d.errAt(keyAt, "duplicate key %q (first occurrence at %d:%d)",
 				k, line, col)
@@ -669,6 +700,9 @@ func (d *decoder) object() (any, error) {
 		if spanned {
 			d.skipWS()
 			d.spanStart = d.pos
+			if d.skipSpan {
+				d.discard++
+			}
 		}
 		v, err := d.value()
 		if err != nil {
@@ -676,8 +710,14 @@ func (d *decoder) object() (any, error) {
 		}
 		if spanned {
 			d.spanEnd = d.pos
+			if d.skipSpan {
+				d.discard--
+				v = nil // a literal or an empty container, which cost nothing to make
+			}
 		}
-		m[k] = v
+		if m != nil {
+			m[k] = v
+		}
 		if o != nil {
 			o.Keys, o.Vals = append(o.Keys, k), append(o.Vals, v)
 		}
@@ -689,6 +729,36 @@ func (d *decoder) object() (any, error) {
 			return done(), nil
 		}
 	}
+}
+
+// keySet holds the keys of an object read without a map of its members (an object checked and
+// not built, or read member by member by a Cursor), to find a key written twice: in place while
+// there are few, as such objects mostly are, in a map beyond.
+type keySet struct {
+	seen [16]string
+	n    int
+	many map[string]bool
+}
+
+// add adds k, and reports whether it was there already.
+func (s *keySet) add(k string) (dup bool) {
+	switch {
+	case s.many != nil:
+		dup = s.many[k]
+		s.many[k] = true
+	case slices.Contains(s.seen[:s.n], k):
+		dup = true
+	case s.n < len(s.seen):
+		s.seen[s.n] = k
+		s.n++
+	default:
+		s.many = make(map[string]bool, 2*len(s.seen))
+		for _, x := range s.seen {
+			s.many[x] = true
+		}
+		s.many[k] = true
+	}
+	return dup
 }
 
 // firstKey returns the offset of the first occurrence of key in the object

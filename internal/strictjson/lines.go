@@ -154,6 +154,22 @@ func (d *LineDecoder) Decode(l Line) (any, error) {
 // bytes belong to the line.
 func (d *LineDecoder) DecodeSpan(l Line, key string) (v any, span []byte, err error) {
 	d.dec.atLine(l, key)
+	return d.spanned(l)
+}
+
+// DecodeSkipping decodes one line as DecodeSpan does, but the value of the member key of the
+// line's top-level object is only checked, with Decode's strictness and errors, and not built:
+// the member holds nil in the value returned, and span holds its bytes. DecodeSpan of the same
+// line builds it (a record the run's scope leaves out is checked, its carrier never built:
+// inputs.DecodeEnvelope).
+func (d *LineDecoder) DecodeSkipping(l Line, key string) (v any, span []byte, err error) {
+	d.dec.atLine(l, key)
+	d.dec.skipSpan = key != ""
+	return d.spanned(l)
+}
+
+// spanned decodes l, the decoder set for its line and span (atLine).
+func (d *LineDecoder) spanned(l Line) (v any, span []byte, err error) {
 	v, err = d.dec.decode(l.text)
 	d.dec.data = nil // do not pin the line between calls
 	if err != nil {

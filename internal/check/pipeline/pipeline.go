@@ -5,8 +5,9 @@
 //   - read (one goroutine, flow.read): the lines of the files, in order, in numbered batches of
 //     batchLines; a record line large enough to cost a share of the memory budget is admitted
 //     alone (flow.admit).
-//   - evaluate (workers, flow.evaluate): each line decoded (inputs.DecodeRecord) and read into a
-//     record (instrument.ReadRecord), restricted to the run's scope, and evaluated by the caller's eval.
+//   - evaluate (workers, flow.evaluate): each line decoded (inputs.DecodeRecord, or DecodeEnvelope
+//     when the run's scope may leave records out) and read into a record
+//     (instrument.ReadRecord), restricted to the run's scope, and evaluated by the caller's eval.
 //   - fold (the caller's goroutine, flow.fold): the batches taken back in their order, each
 //     record handed to the caller's collect one at a time; the first error in record order stops
 //     the flow.
@@ -241,6 +242,10 @@ func (r *batcher[T]) fail(err error) {
 // and every line stops once the flow has.
 func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval Eval[T]) {
 	dec := strictjson.NewLineDecoder(strictjson.DefaultLimits)
+	decode := inputs.DecodeRecord
+	if in.Narrowed() {
+		decode = inputs.DecodeEnvelope // a record outside the scope is checked, its carrier not built
+	}
 	for j := range fl.jobs {
 		d := evaluated[T]{seq: j.seq, rs: make([]lineResult[T], 0, len(j.lines))}
 		for _, ln := range j.lines {
@@ -248,7 +253,7 @@ func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval
 				break
 			}
 			r := lineResult[T]{large: ln.large}
-			r.rec, r.v, r.err = evalLine(ctx, in, dec, ln.file, ln.l, eval)
+			r.rec, r.v, r.err = evalLine(ctx, in, dec, decode, ln.file, ln.l, eval)
 			d.rs = append(d.rs, r)
 			if r.err != nil {
 				break // the batch's later lines come after the first error
@@ -258,13 +263,16 @@ func (fl *flow[T]) evaluate(ctx context.Context, in *instrument.Instrument, eval
 	}
 }
 
-// evalLine decodes one line of a record file (inputs.DecodeRecord), reads its record
+// decoder decodes one line of a record file: inputs.DecodeRecord or inputs.DecodeEnvelope.
+type decoder func(*strictjson.LineDecoder, string, strictjson.Line) (inputs.RecordLine, error)
+
+// evalLine decodes one line of a record file (decode), reads its record
 // (instrument.ReadRecord) and evaluates the record when it is within the run's scope; a record
 // outside it is a nil record and no error.
-func evalLine[T any](ctx context.Context, in *instrument.Instrument, dec *strictjson.LineDecoder, file string, l strictjson.Line,
-	eval Eval[T]) (*instrument.Record, T, error) {
+func evalLine[T any](ctx context.Context, in *instrument.Instrument, dec *strictjson.LineDecoder, decode decoder, file string,
+	l strictjson.Line, eval Eval[T]) (*instrument.Record, T, error) {
 	var zero T
-	d, err := inputs.DecodeRecord(dec, file, l)
+	d, err := decode(dec, file, l)
 	if err != nil {
 		return nil, zero, result.AsInput(err)
 	}
