@@ -30,7 +30,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/visibility"
 )
@@ -297,15 +296,14 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	if len(f.Targets) == 0 {
 		return out, nil
 	}
-	var obs *observed
+	var obs *instrument.Observed
 	if rec.State == "captured" {
 		// The view and its hash come from the instrument's view cache, by the carrier's bytes:
 		// repetitions repeat their carriers, and the visibility readout may have read it already.
-		view, hash, err := ev.base.Observe(rec, Compartment)
-		if err != nil {
+		var err error
+		if obs, err = ev.base.Observe(rec, Compartment); err != nil {
 			return out, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 		}
-		obs = &observed{view: view, hash: hash}
 	}
 	for _, target := range f.Targets {
 		tr := targetReading{target: target}
@@ -324,32 +322,12 @@ func (ev *evaluator) evaluate(ctx context.Context, rec *instrument.Record) (eval
 	return out, nil
 }
 
-// observed is a record's view through Compartment, with its hash; its policy value is made on
-// the first decoder input the memo does not have, once for all the record's decoders.
-type observed struct {
-	view project.View
-	hash [sha256.Size]byte
-	term *ast.Term
-}
-
-// value is the view as a policy value, made on first use.
-func (o *observed) value() (*ast.Term, error) {
-	if o.term == nil {
-		v, err := policy.Input(o.view)
-		if err != nil {
-			return nil, err
-		}
-		o.term = ast.NewTerm(v)
-	}
-	return o.term, nil
-}
-
-func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, target string, obs *observed) (map[string]any, error) {
-	k := memoKey{d.Name, fixture, target, obs.hash}
+func (ev *evaluator) readout(ctx context.Context, d decoder, fixture, family, target string, obs *instrument.Observed) (map[string]any, error) {
+	k := memoKey{d.Name, fixture, target, obs.Hash()}
 	if v, ok := ev.memo.Load(k); ok {
 		return v.(map[string]any), nil
 	}
-	observed, err := obs.value()
+	observed, err := obs.Value() // made once for the record's decoders, on the first not memoized
 	if err != nil {
 		return nil, err
 	}

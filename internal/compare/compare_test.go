@@ -18,7 +18,6 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/instrument"
 	"github.com/contractcheck/contractcheck/internal/policy"
-	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/report"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
@@ -69,12 +68,10 @@ func (ev *evaluator) readouts(t *testing.T, fixture, target, carrier string) map
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := ev.base.View("direct", "D1", Compartment, doc)
-	hash, err := project.Hash(view)
+	obs, err := instrument.NewObserved(ev.base.View("direct", "D1", Compartment, doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs := &observed{view: view, hash: hash}
 	out := map[string]map[string]any{}
 	for _, d := range ev.decoders {
 		ro, err := ev.readout(context.Background(), d, fixture, "structured-stress", target, obs)

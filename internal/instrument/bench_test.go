@@ -60,7 +60,7 @@ func BenchmarkPolicyFloor(b *testing.B) {
 			k := inputKey{rec.Fixture, task, rec.Stage}
 			b, ok := plain[k]
 			if !ok {
-				src, err := sourceOf(in.SourceView(rec.Fixture))
+				src, err := NewObserved(in.SourceView(rec.Fixture))
 				if err != nil {
 					return err
 				}

@@ -21,7 +21,7 @@ func (in *Instrument) Evaluate(ctx context.Context, rec *Record) ([]result.Readi
 	f := in.Model.Fixtures[rec.Fixture]
 	tasks := in.tasksInScope(in.Model.ProfileTasks(in.Profile, f))
 	out := make([]result.Reading, 0, len(tasks))
-	views := map[viewOnce]*observed{}
+	views := map[viewOnce]*Observed{}
 	pos := rec.Position()
 	for _, task := range tasks {
 		if !in.Model.Tasks[task].AtStage(rec.Stage) {
@@ -74,7 +74,7 @@ func (in *Instrument) PolicyInput(rec *Record, task string) (ast.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 	}
-	val, err := view.value()
+	val, err := view.Value()
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", rec.File, rec.Line, err)
 	}

@@ -385,12 +385,12 @@ func (in *Instrument) prepareInputs() error {
 			continue
 		}
 		whole := in.srcViews[id]
-		views := map[string]*observed{} // by the members kept (Instrument.reads)
+		views := map[string]*Observed{} // by the members kept (Instrument.reads)
 		for _, task := range in.tasksInScope(in.Model.ProfileTasks(in.Profile, f)) {
 			view, ok := views[in.reads[task]]
 			if !ok {
 				var err error
-				if view, err = sourceOf(keep(whole, in.reads[task])); err != nil {
+				if view, err = NewObserved(keep(whole, in.reads[task])); err != nil {
 					return fmt.Errorf("%s: %w", in.Sources[id].File, err)
 				}
 				views[in.reads[task]] = view
@@ -410,21 +410,22 @@ func (in *Instrument) prepareInputs() error {
 	return nil
 }
 
-// sourceOf is a fixture's source view with its hash, as bases take it: made once per fixture, its
-// canonical encoding and its policy value serve every task and stage.
-func sourceOf(view project.View) (*observed, error) {
+// NewObserved is view with its hash, its policy value made on first use: a fixture's source view
+// as bases take it (made once per fixture, its canonical encoding and its policy value serve
+// every task and stage), or a view a verb reads itself.
+func NewObserved(view project.View) (*Observed, error) {
 	v, err := viewOf(view)
 	if err != nil {
 		return nil, err
 	}
-	return &observed{observedView: v}, nil
+	return &Observed{observedView: v}, nil
 }
 
 // baseInput is the policy input without the observation's position and view: the task, the
 // stage, the fixture, the contract (atoms, null policy, and the result-metadata policy the profile
 // asks for at this stage), the source view and, for a task that names sources, the source
 // compartments it reads of doc, the W0 result (sourcesOf).
-func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source *observed, doc0 any) (base, error) {
+func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage string, source *Observed, doc0 any) (base, error) {
 	meta := map[string]any{"mode": "preserve"}
 	if w := in.Profile.WithholdPrivateMeta; w != nil && len(f.PrivateMeta) > 0 && slices.Contains(w.Stages, stage) {
 		meta = map[string]any{"mode": "withhold", "keys": f.PrivateMeta}
@@ -449,7 +450,7 @@ func (in *Instrument) baseInput(id string, f contract.Fixture, task, stage strin
 	if err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
-	src, err := source.value()
+	src, err := source.Value()
 	if err != nil {
 		return base{}, fmt.Errorf("fixture %s: %w", id, err)
 	}
@@ -483,7 +484,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, result.AsInput(fmt.Errorf("fixture %s: the source: %w", pos.Fixture, err))
 	}
-	src, err := sourceOf(keep(whole, in.reads[task]))
+	src, err := NewObserved(keep(whole, in.reads[task]))
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -498,7 +499,7 @@ func (in *Instrument) EvaluatePair(ctx context.Context, task string, pos result.
 	if err != nil {
 		return policy.Verdict{}, err
 	}
-	val, err := o.value()
+	val, err := o.Value()
 	if err != nil {
 		return policy.Verdict{}, err
 	}
@@ -652,16 +653,23 @@ func (in *Instrument) asSource(fixture, lane, stage string) (*project.Projector,
 	return p, ok
 }
 
-// observed is a carrier's view through one compartment, with its canonical hash; its policy
-// value is built only when a verdict is not memoized, and once for all the record's tasks that
-// read the compartment. It belongs to one record's evaluation: not safe for concurrent use.
-type observed struct {
+// Observed is a carrier's view through one compartment, with its canonical hash; its policy
+// value is built only when a verdict is not memoized, and once for all the record's tasks (and
+// compare's decoders) that read the compartment. It belongs to one record's evaluation: not safe
+// for concurrent use.
+type Observed struct {
 	observedView
 	term *ast.Term
 }
 
-// value is the view as a policy input value, built on first use.
-func (o *observed) value() (*ast.Term, error) {
+// View is the view.
+func (o *Observed) View() project.View { return o.tree }
+
+// Hash is the sha256 of the view's canonical encoding (project.Hash).
+func (o *Observed) Hash() [sha256.Size]byte { return o.hash }
+
+// Value is the view as a policy input value, built on first use.
+func (o *Observed) Value() (*ast.Term, error) {
 	if o.term == nil {
 		val, err := policy.Input(o.tree)
 		if err != nil {
@@ -676,32 +684,28 @@ func (o *observed) value() (*ast.Term, error) {
 // names (Instrument.reads; "" keeps the whole view); carrierBytes, when known, are the carrier as
 // written, and a carrier read through the same compartment before is not projected and hashed
 // again (views are never modified once made).
-func (in *Instrument) observe(fixture, lane, stage, compartment, reads string, carrier any, carrierBytes []byte) (*observed, error) {
+func (in *Instrument) observe(fixture, lane, stage, compartment, reads string, carrier any, carrierBytes []byte) (*Observed, error) {
 	k := viewKey{lane, stage, compartment, reads, ""}
 	if _, ok := in.asSource(fixture, lane, stage); ok {
 		k.revision = in.Model.Fixtures[fixture].Revision
 	}
 	if v, ok := in.views.get(k, carrierBytes); ok {
-		return &observed{observedView: v}, nil
+		return &Observed{observedView: v}, nil
 	}
 	v, err := viewOf(keep(in.ViewOf(fixture, lane, stage, compartment, carrier), reads))
 	if err != nil {
 		return nil, err
 	}
 	in.views.put(k, carrierBytes, v)
-	return &observed{observedView: v}, nil
+	return &Observed{observedView: v}, nil
 }
 
 // Observe reads a record's carrier through one compartment of its lane stage, the whole view,
 // with the sha256 of its canonical encoding. Views are cached by the carrier's bytes: a view
 // Evaluate projected for the record's tasks is not projected again (the visibility readout reads
-// the record so, internal/check/pipeline).
-func (in *Instrument) Observe(rec *Record, compartment string) (project.View, [sha256.Size]byte, error) {
-	o, err := in.observe(rec.Fixture, rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
-	if err != nil {
-		return nil, [sha256.Size]byte{}, err
-	}
-	return o.tree, o.hash, nil
+// the record so, internal/check/pipeline, and compare's decoders).
+func (in *Instrument) Observe(rec *Record, compartment string) (*Observed, error) {
+	return in.observe(rec.Fixture, rec.Lane, rec.Stage, compartment, "", rec.Carrier, rec.carrierBytes)
 }
 
 // BlockKinds are the kinds of each fixture's source content blocks, by fixture, each list sorted:
@@ -745,7 +749,7 @@ type judged struct {
 // record's position and the observed view, or returns the verdict already computed for the same
 // input. A failing evaluation, or a verdict that breaks the policy interface, is an
 // InstrumentError naming the policy's files.
-func (in *Instrument) verdict(ctx context.Context, k inputKey, pos result.Position, o *observed) (judged, error) {
+func (in *Instrument) verdict(ctx context.Context, k inputKey, pos result.Position, o *Observed) (judged, error) {
 	b := in.inputs[k]
 	vk := verdictKey{task: k.task, class: b.class, view: o.hash}
 	if in.positional[k.task] {
@@ -755,8 +759,8 @@ func (in *Instrument) verdict(ctx context.Context, k inputKey, pos result.Positi
 }
 
 // evaluate is verdict's evaluation, for an input the memo does not have.
-func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos result.Position, o *observed) (judged, error) {
-	val, err := o.value()
+func (in *Instrument) evaluate(ctx context.Context, k inputKey, b base, pos result.Position, o *Observed) (judged, error) {
+	val, err := o.Value()
 	if err != nil {
 		return judged{}, err
 	}

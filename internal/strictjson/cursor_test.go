@@ -45,16 +45,31 @@ func cursorDecode(data []byte, lim Limits) (any, error) {
 // bad UTF-8, surrogates, numbers, depth) but the size limit, which LineReader applies before a
 // line is decoded.
 func TestCursorReadsAsDecode(t *testing.T) {
+	forEachDocument(t, func(t *testing.T, data []byte, lim Limits) {
+		want, werr := Decode("in.json", data, lim)
+		got, err := cursorDecode(data, lim)
+		if werr == nil {
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: %#v (error %v), want %#v", data, got, err, want)
+			}
+			return
+		}
+		var se, wse *SyntaxError
+		if !errors.As(err, &se) || !errors.As(werr, &wse) {
+			t.Fatalf("%q: error %v (%T), want a *SyntaxError as Decode's %v", data, err, err, werr)
+		}
+		if *se != *wse || got != nil {
+			t.Fatalf("%q: error %+v, Decode's %+v", data, *se, *wse)
+		}
+	})
+}
+
+// forEachDocument runs check, as a subtest, on every document of decodeValueCases (with the
+// default limits) and of decodeErrorCases (with its limits) but those over the size limit, which
+// LineReader applies before a line is decoded.
+func forEachDocument(t *testing.T, check func(t *testing.T, data []byte, lim Limits)) {
 	for _, tt := range decodeValueCases {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := cursorDecode([]byte(tt.in), DefaultLimits)
-			if err != nil {
-				t.Fatalf("%q: %v", tt.in, err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("%q: %#v, want %#v", tt.in, got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { check(t, []byte(tt.in), DefaultLimits) })
 	}
 	for _, tt := range decodeErrorCases {
 		if tt.lim.MaxBytes != 0 {
@@ -65,16 +80,19 @@ func TestCursorReadsAsDecode(t *testing.T) {
 			if tt.file != "" {
 				data = readTestdata(t, tt.file)
 			}
-			want, werr := Decode("in.json", data, tt.lim)
-			got, err := cursorDecode(data, tt.lim)
-			var se, wse *SyntaxError
-			if !errors.As(err, &se) || !errors.As(werr, &wse) {
-				t.Fatalf("%q: error %v (%T), want a *SyntaxError as Decode's %v", data, err, err, werr)
-			}
-			if *se != *wse || got != nil || want != nil {
-				t.Fatalf("%q: error %+v, Decode's %+v", data, *se, *wse)
-			}
+			check(t, data, tt.lim)
 		})
+	}
+}
+
+// addDocumentSeeds seeds a fuzz target with the documents of decodeValueCases and
+// decodeErrorCases.
+func addDocumentSeeds(f *testing.F) {
+	for _, c := range decodeValueCases {
+		f.Add([]byte(c.in))
+	}
+	for _, c := range decodeErrorCases {
+		f.Add([]byte(c.in))
 	}
 }
 

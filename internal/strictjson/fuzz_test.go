@@ -48,12 +48,7 @@ func FuzzLineReader(f *testing.F) {
 // FuzzCursor: a line read member by member (Cursor) gives what Decode gives: the same tree, or
 // the same *SyntaxError.
 func FuzzCursor(f *testing.F) {
-	for _, c := range decodeValueCases {
-		f.Add([]byte(c.in))
-	}
-	for _, c := range decodeErrorCases {
-		f.Add([]byte(c.in))
-	}
+	addDocumentSeeds(f)
 	lim := Limits{MaxBytes: 1 << 20, MaxDepth: 32, MaxExponent: 400, MaxDigits: 100}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := Decode("in.json", data, lim)

@@ -64,32 +64,11 @@ func sameSkipped(t *testing.T, data []byte, lim Limits) {
 // invalid document of decodeErrorCases (duplicate keys, bad UTF-8, surrogates, numbers, depth)
 // but the size limit, which LineReader applies before a line is decoded — and every valid one of
 // decodeValueCases is accepted, its bytes kept.
-func TestSkippingChecksAsDecode(t *testing.T) {
-	for _, tt := range decodeValueCases {
-		t.Run(tt.name, func(t *testing.T) { sameSkipped(t, []byte(tt.in), DefaultLimits) })
-	}
-	for _, tt := range decodeErrorCases {
-		if tt.lim.MaxBytes != 0 {
-			continue
-		}
-		t.Run(tt.name, func(t *testing.T) {
-			data := []byte(tt.in)
-			if tt.file != "" {
-				data = readTestdata(t, tt.file)
-			}
-			sameSkipped(t, data, tt.lim)
-		})
-	}
-}
+func TestSkippingChecksAsDecode(t *testing.T) { forEachDocument(t, sameSkipped) }
 
 // FuzzSkipping: skipping any input gives decoding's errors and, where it decodes, its bytes.
 func FuzzSkipping(f *testing.F) {
-	for _, c := range decodeValueCases {
-		f.Add([]byte(c.in))
-	}
-	for _, c := range decodeErrorCases {
-		f.Add([]byte(c.in))
-	}
+	addDocumentSeeds(f)
 	lim := Limits{MaxBytes: 1 << 20, MaxDepth: 32, MaxExponent: 400, MaxDigits: 100}
 	f.Fuzz(func(t *testing.T, data []byte) { sameSkipped(t, data, lim) })
 }

@@ -26,7 +26,11 @@ func ReadVisibility(ctx context.Context, in *instrument.Instrument, vis *visibil
 		return nil, nil
 	}
 	rd, err := vis.Read(ctx, rec.Observation, func(compartment string) (project.View, [sha256.Size]byte, error) {
-		return in.Observe(rec, compartment)
+		o, err := in.Observe(rec, compartment)
+		if err != nil {
+			return nil, [sha256.Size]byte{}, err
+		}
+		return o.View(), o.Hash(), nil
 	})
 	if err != nil {
 		return nil, result.AsInstrument(err)
