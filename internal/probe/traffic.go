@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"unicode/utf8"
 
@@ -379,14 +380,25 @@ func escapeGraphic(line []byte) []byte {
 // request and response bytes, within the bounds, until close.
 type runCapture struct {
 	next    http.Handler
-	maxBody int   // maxTrafficBody; lowered by tests
-	maxRun  int64 // maxTrafficRun; lowered by tests
+	maxBody int           // maxTrafficBody; lowered by tests
+	maxRun  int64         // maxTrafficRun; lowered by tests
+	settle  time.Duration // settleExchanges when 0; lowered by tests
 	mu      sync.Mutex
 	closed  bool
 	budget  int64 // bytes of bodies kept in all
 	xs      []*liveExchange
 	secrets map[string]bool // credentials the run's requests carried, to redact in bodies
+	// active counts the exchanges whose handler has not returned: close waits for them a while
+	// (settleExchanges), since a client that read a whole response may end its run before the
+	// handler that wrote it has returned.
+	active sync.WaitGroup
 }
+
+// settleExchanges is how long close waits for the handlers of a run's exchanges to return once
+// the run has ended: what a handler still runs after it is under way (a request of a process the
+// command left behind) is marked incomplete. A handler that wrote its last byte returns at once;
+// on a loaded machine the run's end can come first (TestTrafficDeterministic, under a 10M check).
+const settleExchanges = 2 * time.Second
 
 // liveExchange is an exchange under way: the middleware fills it while the handler runs.
 type liveExchange struct {
@@ -420,6 +432,8 @@ func (c *runCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lx := &liveExchange{x: Exchange{Seq: len(c.xs) + 1, Endpoint: endpointOf(r.URL.Path), Method: r.Method,
 		Path: r.URL.EscapedPath(), Query: redactQuery(r.URL.RawQuery), RequestHeaders: redactHeaders(r.Header), Request: Body{}, Response: Body{}}}
 	c.xs = append(c.xs, lx)
+	c.active.Add(1) // under mu, before close can see closed and wait
+	defer c.active.Done()
 	for _, v := range secretValues(r) {
 		if c.secrets == nil {
 			c.secrets = map[string]bool{}
@@ -455,6 +469,21 @@ func (c *runCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (c *runCapture) close() []Exchange {
 	c.mu.Lock()
 	c.closed = true
+	c.mu.Unlock()
+	settled := make(chan struct{})
+	go func() {
+		c.active.Wait()
+		close(settled)
+	}()
+	settle := c.settle
+	if settle == 0 {
+		settle = settleExchanges
+	}
+	select {
+	case <-settled:
+	case <-time.After(settle):
+	}
+	c.mu.Lock()
 	xs := slices.Clone(c.xs)
 	secrets := slices.Sorted(func(yield func(string) bool) {
 		for s := range c.secrets {

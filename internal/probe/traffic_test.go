@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/contractcheck/contractcheck/internal/check"
@@ -560,9 +561,30 @@ func TestCapture(t *testing.T) {
 		})
 	}
 
+	t.Run("answered as the run ends", func(t *testing.T) {
+		// The client has the whole answer and its run ends before the handler has returned:
+		// the exchange is complete (a loaded machine).
+		written := make(chan struct{})
+		c := &runCapture{maxBody: 100, maxRun: 1000, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.ReadAll(r.Body)
+			_, _ = w.Write([]byte("answer"))
+			close(written)
+			time.Sleep(50 * time.Millisecond)
+		})}
+		go func() {
+			r, _ := http.NewRequest(http.MethodPost, "/mcp", strings.NewReader("call"))
+			c.ServeHTTP(&flushRecorder{}, r)
+		}()
+		<-written
+		xs := c.close()
+		if len(xs) != 1 || xs[0].Incomplete || string(xs[0].Response) != "answer" || xs[0].Status != http.StatusOK {
+			t.Errorf("exchanges %+v", xs)
+		}
+	})
+
 	t.Run("under way when the run ends", func(t *testing.T) {
 		started, release := make(chan struct{}), make(chan struct{})
-		c := &runCapture{maxBody: 100, maxRun: 1000, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &runCapture{maxBody: 100, maxRun: 1000, settle: 20 * time.Millisecond, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.ReadAll(r.Body)
 			w.WriteHeader(http.StatusAccepted)
 			close(started)
