@@ -97,25 +97,37 @@ type Instrument struct {
 	versions versionIndex
 }
 
-// versionIndex holds each lane's declared versions as a set, made on first use.
+// versionIndex holds, for each lane, the positions of its declared versions in the model's list
+// sorted by the versions' text, made on first use: a version is found by binary search. A set of
+// the versions cost some 35 bytes a version (2.6 MB live through the whole of a ten-million-
+// binding run, whose generated lanes declare tens of thousands); a position is 4.
 type versionIndex struct {
-	once sync.Once
-	sets map[string]map[string]bool
+	once  sync.Once
+	lanes map[string]declared
+}
+
+// declared is a lane's versions (the model's list) and their positions in text order.
+type declared struct {
+	versions []string
+	order    []int32
 }
 
 // declares reports whether lane declares version in m.
 func (x *versionIndex) declares(m *contract.Model, lane, version string) bool {
 	x.once.Do(func() {
-		x.sets = make(map[string]map[string]bool, len(m.Lanes))
+		x.lanes = make(map[string]declared, len(m.Lanes))
 		for id, l := range m.Lanes {
-			set := make(map[string]bool, len(l.Versions))
-			for _, v := range l.Versions {
-				set[v] = true
+			d := declared{versions: l.Versions, order: make([]int32, len(l.Versions))}
+			for i := range d.order {
+				d.order[i] = int32(i)
 			}
-			x.sets[id] = set
+			slices.SortFunc(d.order, func(a, b int32) int { return strings.Compare(d.versions[a], d.versions[b]) })
+			x.lanes[id] = d
 		}
 	})
-	return x.sets[lane][version]
+	d := x.lanes[lane]
+	_, found := slices.BinarySearchFunc(d.order, version, func(i int32, v string) int { return strings.Compare(d.versions[i], v) })
+	return found
 }
 
 // viewKey is what a carrier's view depends on besides the carrier: where it was observed, through

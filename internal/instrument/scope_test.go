@@ -2,8 +2,10 @@ package instrument
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 )
@@ -57,5 +59,47 @@ func TestCohortScope(t *testing.T) {
 				t.Errorf("OutsideScope(%+v) = %v, want %v", tc.pos, got, tc.outside)
 			}
 		})
+	}
+}
+
+// TestVersionIndexDeclares: a lane declares exactly the versions of its list, found by binary
+// search over their text order whatever the list's own order (a generated lane's, a declared
+// upgrade order), and nothing of another lane or of none.
+func TestVersionIndexDeclares(t *testing.T) {
+	var many []string
+	for i := 9_999; i >= 0; i -= 3 {
+		many = append(many, fmt.Sprintf("v%d.%d", i/100, i%100))
+	}
+	m := &contract.Model{Lanes: map[string]contract.Lane{
+		"gen":   {Versions: many},
+		"small": {Versions: []string{"2.0", "1.10", "1.9", ""}},
+		"none":  {},
+	}}
+	var x versionIndex
+	tests := []struct {
+		name, lane, version string
+		want                bool
+	}{
+		{name: "first of the list", lane: "gen", version: many[0], want: true},
+		{name: "last of the list", lane: "gen", version: many[len(many)-1], want: true},
+		{name: "between two declared", lane: "gen", version: "v99.98", want: false},
+		{name: "declared by another lane", lane: "gen", version: "1.9", want: false},
+		{name: "declared, out of text order", lane: "small", version: "1.10", want: true},
+		{name: "the empty version declared", lane: "small", version: "", want: true},
+		{name: "a prefix of a declared one", lane: "small", version: "1.1", want: false},
+		{name: "a lane with no versions", lane: "none", version: "1.9", want: false},
+		{name: "no such lane", lane: "other", version: "2.0", want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := x.declares(m, tc.lane, tc.version); got != tc.want {
+				t.Errorf("declares(%q, %q) = %v, want %v", tc.lane, tc.version, got, tc.want)
+			}
+		})
+	}
+	for _, v := range many {
+		if !x.declares(m, "gen", v) {
+			t.Fatalf("%s not found among the lane's %d versions", v, len(many))
+		}
 	}
 }

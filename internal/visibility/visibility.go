@@ -334,21 +334,59 @@ func describe(v any) string {
 // some 200,000 at ten million), and they are live to the end of the report: an entry keeps no
 // reading and no string of its own, only ids of the names the collector keeps once (a reading's
 // are its record's, one copy a record), its record as a file's id and a line, and the channels
-// the reader interned; a group is its names' ids and its entries, found by id, not by a map of
-// its own. The report's list is made of the same entries (Report), each group made when read.
+// the reader interned; a group is its names' ids and its entries, an entry found by its
+// fixture's id in the group (a scan of a group's few entries; a map of its own for a group of many:
+// a map of every group's entries was a third of the collector, some 4 MB at ten million bindings).
+// The report's list is made of the same entries (Report), each group made when read.
 type Collector struct {
 	r        *Reader
 	ids      map[string]int32 // the names entries and groups keep, each once, by id
 	strs     []string
 	groupIDs map[[4]int32]int32 // lane, version, configuration and stage → index in groups
 	groups   []collected
-	slots    map[[2]int32]int32 // group and fixture → index in the group's entries
 }
 
 // collected is one group's entries: its lane, version, configuration and stage, as ids.
 type collected struct {
 	key     [4]int32
 	entries []entry
+	// byFixture finds an entry by its fixture's id once the group has more than scanEntries;
+	// until then a scan of the entries does.
+	byFixture map[int32]int32
+}
+
+// scanEntries is how many entries a group finds by a scan before it keeps a map of them: a group
+// (a lane version and a stage) mostly has a few fixtures, a suite's at most.
+const scanEntries = 16
+
+// find is the index of fixture's entry in the group, if it has one.
+func (gr *collected) find(fixture int32) (int32, bool) {
+	if gr.byFixture != nil {
+		i, ok := gr.byFixture[fixture]
+		return i, ok
+	}
+	for i := range gr.entries {
+		if gr.entries[i].fixture == fixture {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
+// add appends e to the group's entries and returns its index.
+func (gr *collected) add(e entry) int32 {
+	i := int32(len(gr.entries))
+	gr.entries = append(gr.entries, e)
+	switch {
+	case gr.byFixture != nil:
+		gr.byFixture[e.fixture] = i
+	case len(gr.entries) > scanEntries:
+		gr.byFixture = make(map[int32]int32, 2*len(gr.entries))
+		for j := range gr.entries {
+			gr.byFixture[gr.entries[j].fixture] = int32(j)
+		}
+	}
+	return i
 }
 
 // entry is what a group's records of one fixture read: the lowest repetition's state, channels
@@ -364,7 +402,7 @@ type entry struct {
 
 // NewCollector collects the readings of r (nil: none).
 func NewCollector(r *Reader) *Collector {
-	return &Collector{r: r, ids: map[string]int32{}, groupIDs: map[[4]int32]int32{}, slots: map[[2]int32]int32{}}
+	return &Collector{r: r, ids: map[string]int32{}, groupIDs: map[[4]int32]int32{}}
 }
 
 // id is the id of name s, a copy of which the collector keeps once.
@@ -392,12 +430,10 @@ func (c *Collector) Add(rd *Reading) {
 		c.groupIDs[key] = g
 	}
 	gr := &c.groups[g]
-	slot := [2]int32{g, c.id(rd.Fixture)}
-	i, ok := c.slots[slot]
+	fixture := c.id(rd.Fixture)
+	i, ok := gr.find(fixture)
 	if !ok {
-		i = int32(len(gr.entries))
-		gr.entries = append(gr.entries, entry{fixture: slot[1], repetition: -1})
-		c.slots[slot] = i
+		i = gr.add(entry{fixture: fixture, repetition: -1})
 	}
 	e := &gr.entries[i]
 	if ok && (rd.State != c.strs[e.state] || !maps.Equal(rd.Channels, e.channels)) {
@@ -435,7 +471,7 @@ func (c *Collector) Report(ctx context.Context) (result.Visibilities, error) {
 	if c.r == nil || len(c.groups) == 0 {
 		return nil, nil
 	}
-	c.slots, c.groupIDs = nil, nil // no reading is added after the report
+	c.groupIDs = nil // no reading is added after the report
 	order := make([]int32, len(c.groups))
 	for i := range order {
 		order[i] = int32(i)
@@ -463,7 +499,7 @@ func (c *Collector) Report(ctx context.Context) (result.Visibilities, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.groups[g].entries = nil
+		c.groups[g].entries, c.groups[g].byFixture = nil, nil
 		out.groups = append(out.groups, j)
 	}
 	c.groups, c.ids = nil, nil
