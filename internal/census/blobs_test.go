@@ -11,25 +11,26 @@ import (
 	"testing"
 
 	"github.com/contractcheck/contractcheck/internal/report"
+	"github.com/contractcheck/contractcheck/internal/spill"
 )
 
 // TestBlobsReadBack: whatever part of the byte stream a reading's bytes are in (the in-memory
 // chunks, across two of them, the bytes not yet written to the file, the file), they read back as
 // added, none (nil) stays none, and reads from many goroutines at once agree.
 func TestBlobsReadBack(t *testing.T) {
-	long := bytes.Repeat([]byte(`"x"`), blobChunk/3+7) // longer than a chunk
+	long := bytes.Repeat([]byte(`"x"`), spill.Chunk/3+7) // longer than a chunk
 	tests := []struct {
 		name  string
 		limit int64
 	}{
 		{name: "all in memory", limit: 1 << 40},
 		{name: "all in the file", limit: 0},
-		{name: "memory then the file", limit: blobChunk + 100},
+		{name: "memory then the file", limit: spill.Chunk + 100},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			bs := &blobs{limit: tc.limit, dir: dir}
+			bs := &spill.Stream{Limit: tc.limit, Dir: dir}
 			type pair struct{ r, d []byte }
 			var added []pair
 			var refs []blob
@@ -46,7 +47,7 @@ func TestBlobsReadBack(t *testing.T) {
 				if i == 1500 {
 					p.d = long
 				}
-				b, err := bs.add(p.r, p.d)
+				b, err := addBlob(bs, p.r, p.d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -57,7 +58,7 @@ func TestBlobsReadBack(t *testing.T) {
 			for w := range 4 {
 				wg.Go(func() {
 					for i := w; i < len(refs); i += 4 {
-						r, d, err := bs.get(refs[i])
+						r, d, err := getBlob(bs, refs[i])
 						if err == nil && (!bytes.Equal(r, added[i].r) || (r == nil) != (added[i].r == nil) ||
 							!bytes.Equal(d, added[i].d) || (d == nil) != (added[i].d == nil)) {
 							err = fmt.Errorf("reading %d: got %q %q, want %q %q", i, r, d, added[i].r, added[i].d)
@@ -74,7 +75,7 @@ func TestBlobsReadBack(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			if spilled := bs.file != nil; spilled != (tc.limit < 1<<40) {
+			if spilled := bs.Spilled(); spilled != (tc.limit < 1<<40) {
 				t.Errorf("wrote a file: %v, want %v", spilled, !spilled)
 			}
 			if runtime.GOOS == "linux" {
@@ -91,20 +92,20 @@ func TestBlobsReadBack(t *testing.T) {
 // read-only), the readings stay in memory and read back as added: the file saves memory and
 // changes nothing else.
 func TestBlobsWithoutAFile(t *testing.T) {
-	bs := &blobs{limit: 10, dir: filepath.Join(t.TempDir(), "not-there")}
+	bs := &spill.Stream{Limit: 10, Dir: filepath.Join(t.TempDir(), "not-there")}
 	var refs []blob
 	for i := range 2000 {
-		b, err := bs.add(fmt.Appendf(nil, `{"i":%d}`, i), []byte(`[]`))
+		b, err := addBlob(bs, fmt.Appendf(nil, `{"i":%d}`, i), []byte(`[]`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		refs = append(refs, b)
 	}
-	if bs.file != nil || !bs.noFile {
-		t.Fatalf("file %v, noFile %v: want no file", bs.file, bs.noFile)
+	if bs.Spilled() || !bs.InMemory() {
+		t.Fatalf("spilled %v, in memory %v: want no file", bs.Spilled(), bs.InMemory())
 	}
 	for i, b := range refs {
-		r, d, err := bs.get(b)
+		r, d, err := getBlob(bs, b)
 		if err != nil || string(r) != fmt.Sprintf(`{"i":%d}`, i) || string(d) != `[]` {
 			t.Fatalf("reading %d: %q %q %v", i, r, d, err)
 		}
@@ -121,13 +122,13 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.variants.blobs.limit, c.variants.blobs.dir = limit, t.TempDir()
+		c.variants.blobs.Limit, c.variants.blobs.Dir = limit, t.TempDir()
 		for _, r := range readings {
 			if err := c.Add(r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if spilled := c.variants.blobs.file != nil; spilled != (limit == 0) {
+		if spilled := c.variants.blobs.Spilled(); spilled != (limit == 0) {
 			t.Fatalf("limit %d: wrote a file: %v", limit, spilled)
 		}
 		var out bytes.Buffer
@@ -144,48 +145,5 @@ func TestSpilledReportIsTheSame(t *testing.T) {
 		if !bytes.Contains(inMemory, []byte(want)) {
 			t.Errorf("the report holds no %s: the test reads nothing it means to\n%s", want, inMemory)
 		}
-	}
-}
-
-// TestSealedBlobsReadBack: a sealed stream holds no write buffer, and every byte reads back,
-// across what is in memory and in the file, read in pieces that straddle them.
-func TestSealedBlobsReadBack(t *testing.T) {
-	tests := []struct {
-		name  string
-		limit int64
-		n     int
-	}{
-		{name: "all in memory", limit: 1 << 20, n: 5000},
-		{name: "memory then file", limit: 1000, n: 5000},
-		{name: "all in the file", limit: 0, n: 5000},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			bs := blobs{limit: tc.limit, dir: t.TempDir()}
-			var want []byte
-			for i := range tc.n {
-				p := []byte(fmt.Sprintf("%d,", i))
-				want = append(want, p...)
-				if _, err := bs.add(p, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			bs.seal()
-			if bs.pending != nil {
-				t.Fatalf("%d bytes still pending after seal", len(bs.pending))
-			}
-			for _, piece := range []int64{1, 7, 999, 4096} {
-				for off := int64(0); off < int64(len(want)); off += piece {
-					n := min(piece, int64(len(want))-off)
-					got, err := bs.read(off, n)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got, want[off:off+n]) {
-						t.Fatalf("bytes %d+%d read %q, want %q", off, n, got, want[off:off+n])
-					}
-				}
-			}
-		})
 	}
 }

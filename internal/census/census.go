@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"math"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ type Census struct {
 	// run is the readings added since the last run was written; runs the run file, which holds
 	// the segments written (runs.go). runSize is how many entries a run holds (Options.RunSize).
 	run      []entry
-	runs     blobs
+	runs     spill.Stream
 	segments []segment
 	runSize  int
 	// byName and byVersion order the names for the runs' sort (ordering).
@@ -328,10 +329,10 @@ type variants struct {
 	// meta holds each distinct reading's variantData, metaSize bytes at v·metaSize, in a byte
 	// stream of its own: its first metaInMemory bytes in memory, the rest in a file; outcomeIDs each
 	// one's outcome, which every repetition's collapse reads, in memory, a byte each.
-	meta       blobs
+	meta       spill.Stream
 	outcomeIDs paged[uint8]
-	blobs      blobs    // the readouts and diagnostics
-	outcomes   []string // the outcomes the readings read, which variantData.outcome indexes
+	blobs      spill.Stream // the readouts and diagnostics
+	outcomes   []string     // the outcomes the readings read, which variantData.outcome indexes
 }
 
 // variantData is one distinct reading. They grow with the bindings (a run whose diagnostics name
@@ -366,7 +367,7 @@ func (vd *variantData) put(b []byte) {
 }
 
 func newVariants() variants {
-	return variants{index: newFPIndex(""), blobs: blobs{limit: spillAfter}, meta: blobs{limit: metaInMemory}}
+	return variants{index: newFPIndex(""), blobs: spill.Stream{Limit: spillAfter}, meta: spill.Stream{Limit: metaInMemory}}
 }
 
 // len is how many distinct readings vs holds.
@@ -387,7 +388,7 @@ func (vs *variants) intern(r result.Reading) (int32, error) {
 			return 0, err
 		}
 	}
-	vs.index.dir = vs.blobs.dir
+	vs.index.dir = vs.blobs.Dir
 	return vs.index.find(&fp, func() (int32, error) { return vs.add(r) })
 }
 
@@ -412,7 +413,7 @@ func (vs *variants) add(r result.Reading) (int32, error) {
 			return 0, fmt.Errorf("readout %s %s: %w", r.Fixture, r.Task, err)
 		}
 	}
-	if vd.blob, err = vs.blobs.add(readout, diagnostics); err != nil {
+	if vd.blob, err = addBlob(&vs.blobs, readout, diagnostics); err != nil {
 		return 0, fmt.Errorf("keep the reading of %s %s: %w", r.Fixture, r.Task, err)
 	}
 	if vs.len() == math.MaxInt32 {
@@ -420,10 +421,8 @@ func (vs *variants) add(r result.Reading) (int32, error) {
 	}
 	var m [metaSize]byte
 	vd.put(m[:])
-	vs.meta.dir = vs.blobs.dir
-	if _, err := vs.meta.add(m[:], nil); err != nil {
-		return 0, fmt.Errorf("keep the reading of %s %s: %w", r.Fixture, r.Task, err)
-	}
+	vs.meta.Dir = vs.blobs.Dir
+	vs.meta.Append(m[:])
 	return vs.outcomeIDs.add(o), nil
 }
 
@@ -450,13 +449,13 @@ func (vs *variants) release() { vs.index = nil }
 // that of its readout and diagnostics decoded from their canonical bytes, which are the values
 // the fingerprint was first computed on.
 func (vs *variants) rebuild() error {
-	x := newFPIndex(vs.blobs.dir)
+	x := newFPIndex(vs.blobs.Dir)
 	for v := range vs.len() {
 		vd, err := vs.read(v)
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
-		r, d, err := vs.blobs.get(vd.blob)
+		r, d, err := getBlob(&vs.blobs, vd.blob)
 		if err != nil {
 			return fmt.Errorf("index the readings again: %w", err)
 		}
@@ -476,7 +475,7 @@ func (vs *variants) rebuild() error {
 func (vs *variants) read(v int32) (variantData, error) {
 	var buf [metaSize]byte
 	b := buf[:]
-	p, err := vs.meta.readInto(int64(v)*metaSize, metaSize, &b)
+	p, err := vs.meta.ReadInto(int64(v)*metaSize, metaSize, &b)
 	if err != nil {
 		return variantData{}, fmt.Errorf("read back a distinct reading: %w", err)
 	}
@@ -503,12 +502,12 @@ func (vs *variants) encoded(vd *variantData) (readout, diagnostics []byte, err e
 	if vd == nil {
 		return nil, nil, nil
 	}
-	return vs.blobs.get(vd.blob)
+	return getBlob(&vs.blobs, vd.blob)
 }
 
 // values is a variant's readout and diagnostics as the policy gave them, each nil for none.
 func (vs *variants) values(vd *variantData) (map[string]any, []result.Diagnostic) {
-	r, d := vs.blobs.mustGet(vd.blob)
+	r, d := mustGetBlob(&vs.blobs, vd.blob)
 	return readoutValue(r), diagnosticsOf(d)
 }
 
@@ -635,7 +634,7 @@ var emptyDiagnostics = []byte("[]")
 
 // diagnosticsBytes is a variant's diagnostics' canonical encoding, the empty list's for none.
 func (vs *variants) diagnosticsBytes(vd *variantData) []byte {
-	_, d := vs.blobs.mustGet(vd.blob)
+	_, d := mustGetBlob(&vs.blobs, vd.blob)
 	if d == nil {
 		return emptyDiagnostics
 	}

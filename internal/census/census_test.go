@@ -711,7 +711,7 @@ func TestLocalizationsStayOffTheHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.variants.blobs.dir = t.TempDir()
+	c.variants.blobs.Dir = t.TempDir()
 	for v := range versions {
 		for i, st := range []string{"D1", "A2"} {
 			outcome := result.Pass

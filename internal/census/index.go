@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"io"
 )
 
@@ -115,7 +116,7 @@ func (x *fpIndex) toFile() {
 // slot the fingerprint's first bytes name: a sha256 needs no other hash. It holds at most half
 // as many readings as it has slots, and grows (into a new file) past that.
 type diskIndex struct {
-	file  *spill
+	file  *spill.File
 	dir   string
 	slots int64 // a power of two
 	n     int64
@@ -129,7 +130,7 @@ func newDiskIndex(dir string, slots int64) (*diskIndex, error) {
 		n *= 2
 	}
 	d := &diskIndex{dir: dir, slots: n, buf: make([]byte, probeWindow*slotSize)}
-	s, err := openSpill(d, dir)
+	s, err := spill.Open(d, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +138,8 @@ func newDiskIndex(dir string, slots int64) (*diskIndex, error) {
 	// The slots are written (zeros) rather than left a hole (Truncate): a write into a hole has the
 	// file system allocate its block, which made each insert cost 8–15 µs instead of 2–3.
 	for off := int64(0); off < n*slotSize; off += int64(len(zeros)) {
-		if _, err := s.f.WriteAt(zeros[:min(int64(len(zeros)), n*slotSize-off)], off); err != nil {
-			s.f.Close()
+		if _, err := s.WriteAt(zeros[:min(int64(len(zeros)), n*slotSize-off)], off); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
@@ -154,11 +155,11 @@ func (d *diskIndex) lookup(fp *[sha256.Size]byte) (id int32, slot int64, ok bool
 	for probed := int64(0); probed < d.slots; {
 		k := min(probeWindow, d.slots-at)
 		p := d.buf[:k*slotSize]
-		if got, err := d.file.f.ReadAt(p, at*slotSize); int64(got) < k*slotSize {
+		if got, err := d.file.ReadAt(p, at*slotSize); int64(got) < k*slotSize {
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			return 0, 0, false, fmt.Errorf("read the readings' index kept in %s: %w", d.file.name, err)
+			return 0, 0, false, fmt.Errorf("read the readings' index kept in %s: %w", d.file.Name(), err)
 		}
 		for i := range k {
 			s := p[i*slotSize : (i+1)*slotSize]
@@ -173,7 +174,7 @@ func (d *diskIndex) lookup(fp *[sha256.Size]byte) (id int32, slot int64, ok bool
 		probed += k
 		at = (at + k) & (d.slots - 1)
 	}
-	return 0, 0, false, fmt.Errorf("the readings' index in %s is full", d.file.name)
+	return 0, 0, false, fmt.Errorf("the readings' index in %s is full", d.file.Name())
 }
 
 // insert writes fp and its id to the empty slot lookup found for it. The caller doubles the table
@@ -182,8 +183,8 @@ func (d *diskIndex) insert(slot int64, fp *[sha256.Size]byte, id int32) error {
 	var s [slotSize]byte
 	copy(s[:], fp[:])
 	binary.LittleEndian.PutUint32(s[sha256.Size:], uint32(id)+1)
-	if _, err := d.file.f.WriteAt(s[:], slot*slotSize); err != nil {
-		return fmt.Errorf("write the readings' index kept in %s: %w", d.file.name, err)
+	if _, err := d.file.WriteAt(s[:], slot*slotSize); err != nil {
+		return fmt.Errorf("write the readings' index kept in %s: %w", d.file.Name(), err)
 	}
 	d.n++
 	return nil
@@ -196,7 +197,7 @@ func (d *diskIndex) add(fp *[sha256.Size]byte, id int32) error {
 		return err
 	}
 	if ok {
-		return fmt.Errorf("a reading indexed twice in %s", d.file.name)
+		return fmt.Errorf("a reading indexed twice in %s", d.file.Name())
 	}
 	return d.insert(slot, fp, id)
 }
@@ -212,11 +213,11 @@ func (d *diskIndex) grow() (*diskIndex, error) {
 	p := make([]byte, chunk*slotSize)
 	for at := int64(0); at < d.slots; at += chunk {
 		k := min(chunk, d.slots-at)
-		if got, err := d.file.f.ReadAt(p[:k*slotSize], at*slotSize); int64(got) < k*slotSize {
+		if got, err := d.file.ReadAt(p[:k*slotSize], at*slotSize); int64(got) < k*slotSize {
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("read the readings' index kept in %s: %w", d.file.name, err)
+			return nil, fmt.Errorf("read the readings' index kept in %s: %w", d.file.Name(), err)
 		}
 		for i := range k {
 			s := p[i*slotSize : (i+1)*slotSize]
@@ -227,6 +228,6 @@ func (d *diskIndex) grow() (*diskIndex, error) {
 			}
 		}
 	}
-	d.file.f.Close()
+	d.file.Close()
 	return nd, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
@@ -25,24 +26,16 @@ import (
 func (c *Census) localize(t *table) (result.Localizations, error) {
 	out := &compactLocalizations{c: c, t: t, list: c.reportStream()}
 	w := newChunkWriter(&out.list)
-	var werr error
 	err := c.eachLocalization(t, func(l localization) {
 		w.buf = l.append(w.buf)
 		out.n++
-		if err := w.room(localizationSize); err != nil && werr == nil {
-			werr = err
-		}
+		w.room(localizationSize)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := w.flush(); err != nil && werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("keep the localizations: %w", werr)
-	}
-	out.list.seal()
+	w.flush()
+	out.list.Seal()
 	return out, nil
 }
 
@@ -73,7 +66,7 @@ var localizationKinds = [...]string{result.Transformation, result.Interval, resu
 type compactLocalizations struct {
 	c    *Census
 	t    *table
-	list blobs // the localizations, localizationSize bytes each
+	list spill.Stream // the localizations, localizationSize bytes each
 	n    int
 }
 
@@ -84,7 +77,7 @@ func (l *compactLocalizations) Len() int { return l.n }
 func (l *compactLocalizations) at(i int) localization {
 	var buf [localizationSize]byte
 	b := buf[:]
-	p, err := l.list.readInto(int64(i)*localizationSize, localizationSize, &b)
+	p, err := l.list.ReadInto(int64(i)*localizationSize, localizationSize, &b)
 	if err != nil {
 		panic(fmt.Sprintf("census: read back the localizations: %v", err))
 	}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"math"
 	"slices"
 
@@ -126,35 +127,30 @@ func (o *ordering) compare(a, b entry) int {
 func (c *Census) spill() error {
 	o := c.ordering()
 	slices.SortStableFunc(c.run, o.compare)
-	seg := segment{off: c.runs.size(), n: int64(len(c.run))}
-	if err := writeEntries(&c.runs, c.run); err != nil {
-		return fmt.Errorf("write a run of the census: %w", err)
-	}
-	c.runs.seal()
+	seg := segment{off: c.runs.Size(), n: int64(len(c.run))}
+	writeEntries(&c.runs, c.run)
+	c.runs.Seal()
 	c.segments = append(c.segments, seg)
 	c.run = c.run[:0]
 	return nil
 }
 
 // writeEntries appends entries to a byte stream, a chunk at a time.
-func writeEntries(bs *blobs, es []entry) error {
+func writeEntries(bs *spill.Stream, es []entry) {
 	buf := make([]byte, 0, readChunk)
 	for i := range es {
 		buf = buf[:len(buf)+entrySize]
 		es[i].put(buf[len(buf)-entrySize:])
 		if len(buf)+entrySize > cap(buf) || i == len(es)-1 {
-			if _, err := bs.add(buf, nil); err != nil {
-				return err
-			}
+			bs.Append(buf)
 			buf = buf[:0]
 		}
 	}
-	return nil
 }
 
 // entryReader reads entries in order from a byte stream, from off for n entries.
 type entryReader struct {
-	bs     *blobs
+	bs     *spill.Stream
 	off    int64
 	n      int64  // entries left to read
 	buf    []byte // the chunk being read
@@ -178,7 +174,7 @@ func (r *entryReader) next() (e entry, ok bool, err error) {
 			return entry{}, false, nil
 		}
 		k := min(r.n, readChunk/entrySize)
-		b, err := r.bs.readInto(r.off, k*entrySize, &r.own)
+		b, err := r.bs.ReadInto(r.off, k*entrySize, &r.own)
 		if err != nil {
 			return entry{}, false, err
 		}
@@ -265,10 +261,10 @@ func (c *Census) merge(o *ordering, yield func(entry) error) error {
 // the merged entries, and where each binding's entries start. It is written once and then only
 // read, from many goroutines at once.
 type table struct {
-	entries blobs
-	index   blobs // int64 per binding, the index of its first entry, and one past the last
-	n       int32 // bindings
-	total   int64 // entries
+	entries spill.Stream
+	index   spill.Stream // int64 per binding, the index of its first entry, and one past the last
+	n       int32        // bindings
+	total   int64        // entries
 }
 
 // binding is one binding of a report as its table gives it back: its place in report order, its
@@ -307,9 +303,7 @@ func (c *Census) makeTable() (*table, error) {
 			}
 			index.buf = binary.LittleEndian.AppendUint64(index.buf, uint64(t.total))
 			t.n++
-			if err := index.room(8); err != nil {
-				return err
-			}
+			index.room(8)
 		} else if prev.number == e.number {
 			return c.repeated(prev, e)
 		}
@@ -317,62 +311,56 @@ func (c *Census) makeTable() (*table, error) {
 		entries.buf = entries.buf[:len(entries.buf)+entrySize]
 		e.put(entries.buf[len(entries.buf)-entrySize:])
 		t.total++
-		return entries.room(entrySize)
+		entries.room(entrySize)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	index.buf = binary.LittleEndian.AppendUint64(index.buf, uint64(t.total))
-	if err := entries.flush(); err != nil {
-		return nil, fmt.Errorf("write the census's table: %w", err)
-	}
-	if err := index.flush(); err != nil {
-		return nil, fmt.Errorf("write the census's table: %w", err)
-	}
-	t.entries.seal()
-	t.index.seal()
+	entries.flush()
+	index.flush()
+	t.entries.Seal()
+	t.index.Seal()
 	return t, nil
 }
 
 // reportStream is a byte stream of the census's own for what a report reads back (its table, its
 // localizations): all in memory when the census wrote no run, else its first tableMemory bytes in
 // memory and the rest in a temporary file beside the runs.
-func (c *Census) reportStream() blobs {
+func (c *Census) reportStream() spill.Stream {
 	limit := int64(math.MaxInt64)
 	if len(c.segments) > 0 {
 		limit = tableMemory
 	}
-	return blobs{limit: limit, dir: c.variants.blobs.dir}
+	return spill.Stream{Limit: limit, Dir: c.variants.blobs.Dir}
 }
 
 // chunkWriter writes fixed-size records to a stream a chunk (readChunk bytes) at a time: the
 // caller appends a record to buf, then calls room with the size of the next one, which writes
 // the chunk when that would not fit; flush writes what is left.
 type chunkWriter struct {
-	to  *blobs
+	to  *spill.Stream
 	buf []byte
 }
 
-func newChunkWriter(to *blobs) chunkWriter {
+func newChunkWriter(to *spill.Stream) chunkWriter {
 	return chunkWriter{to: to, buf: make([]byte, 0, readChunk)}
 }
 
 // room writes the buffer when n more bytes would not fit in it.
-func (w *chunkWriter) room(n int) error {
+func (w *chunkWriter) room(n int) {
 	if len(w.buf)+n > cap(w.buf) {
-		return w.flush()
+		w.flush()
 	}
-	return nil
 }
 
 // flush writes what the buffer holds.
-func (w *chunkWriter) flush() error {
-	if len(w.buf) == 0 {
-		return nil
+func (w *chunkWriter) flush() {
+	if len(w.buf) > 0 {
+		w.to.Append(w.buf)
+		w.buf = w.buf[:0]
 	}
-	_, err := w.to.add(w.buf, nil)
-	w.buf = w.buf[:0]
-	return err
 }
 
 // repeated is the error for a repetition recorded twice, first as first, again as again.
@@ -421,12 +409,12 @@ func (t *table) each(c *Census, f func(b *binding) error) error {
 // at is binding i. The table is the census's own, written and open: a failure to read it back is
 // a broken machine, and panics (result.Results.At returns no error).
 func (t *table) at(c *Census, i int32) binding {
-	p, err := t.index.read(int64(i)*8, 16)
+	p, err := t.index.Read(int64(i)*8, 16)
 	if err != nil {
 		panic(fmt.Sprintf("census: read back the table: %v", err))
 	}
 	start, end := int64(binary.LittleEndian.Uint64(p)), int64(binary.LittleEndian.Uint64(p[8:]))
-	q, err := t.entries.read(start*entrySize, (end-start)*entrySize)
+	q, err := t.entries.Read(start*entrySize, (end-start)*entrySize)
 	if err != nil {
 		panic(fmt.Sprintf("census: read back the table: %v", err))
 	}

@@ -117,24 +117,24 @@ func TestRunsMergeToTheSameReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.variants.blobs.dir = t.TempDir()
+		c.variants.blobs.Dir = t.TempDir()
 		onFile := size < runSize // the distinct readings' index and their data in files too
 		if onFile {
-			c.variants.index.inMemory, c.variants.meta.limit = 2, 0
+			c.variants.index.inMemory, c.variants.meta.Limit = 2, 0
 		}
 		for _, r := range rs {
 			if err := c.Add(r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if (c.variants.index.disk != nil) != onFile || (c.variants.meta.file != nil) != onFile {
-			t.Fatalf("the readings' index in a file: %v, their data: %v, want %v", c.variants.index.disk != nil, c.variants.meta.file != nil, onFile)
+		if (c.variants.index.disk != nil) != onFile || c.variants.meta.Spilled() != onFile {
+			t.Fatalf("the readings' index in a file: %v, their data: %v, want %v", c.variants.index.disk != nil, c.variants.meta.Spilled(), onFile)
 		}
 		if got, want := len(c.segments), len(rs)/size; got != want {
 			t.Fatalf("%d runs written, want %d", got, want)
 		}
-		if (c.runs.file != nil) != (len(rs) >= size) {
-			t.Fatalf("a run file: %v, with %d readings in runs of %d", c.runs.file != nil, len(rs), size)
+		if c.runs.Spilled() != (len(rs) >= size) {
+			t.Fatalf("a run file: %v, with %d readings in runs of %d", c.runs.Spilled(), len(rs), size)
 		}
 		rep := mustReport(t, c)
 		onDisk := false

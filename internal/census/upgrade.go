@@ -3,6 +3,7 @@ package census
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/contractcheck/contractcheck/internal/spill"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
@@ -33,7 +34,7 @@ func (c *Census) upgradePairs(t *table) (upgradeSet, error) {
 	for u, n := range counts {
 		set.starts[u+1] = set.starts[u] + n
 	}
-	set.store = newChangeStore(c.variants.blobs.dir, set.starts[len(counts)], len(c.segments) > 0)
+	set.store = newChangeStore(c.variants.blobs.Dir, set.starts[len(counts)], len(c.segments) > 0)
 	written := make([]int64, len(counts))
 	err = walk(func(u int, ch change) error {
 		err := set.store.put(set.starts[u]+written[u], ch)
@@ -266,7 +267,7 @@ func (ch *compactChanges) held(i int) (result.Change, *variantData, *variantData
 // one at a time. Where no file can be made they are kept in memory.
 type changeStore struct {
 	mem    []byte
-	file   *spill
+	file   *spill.File
 	buf    []byte // changes waiting to be written to the file, from bufOff on
 	bufOff int64
 }
@@ -274,7 +275,7 @@ type changeStore struct {
 func newChangeStore(dir string, n int64, onDisk bool) *changeStore {
 	s := &changeStore{}
 	if onDisk && n > 0 {
-		if f, err := openSpill(s, dir); err == nil {
+		if f, err := spill.Open(s, dir); err == nil {
 			s.file = f
 			s.buf = make([]byte, 0, readChunk)
 			return s
@@ -308,7 +309,7 @@ func (s *changeStore) flush() error {
 	if s.file == nil || len(s.buf) == 0 {
 		return nil
 	}
-	if _, err := s.file.f.WriteAt(s.buf, s.bufOff); err != nil {
+	if _, err := s.file.WriteAt(s.buf, s.bufOff); err != nil {
 		return err
 	}
 	s.buf = s.buf[:0]
@@ -322,8 +323,8 @@ func (s *changeStore) get(i int64) change {
 		return getChange(s.mem[i*8:])
 	}
 	var b [8]byte
-	if _, err := s.file.f.ReadAt(b[:], i*8); err != nil {
-		panic(fmt.Sprintf("census: read back the upgrades' changes kept in %s: %v", s.file.name, err))
+	if _, err := s.file.ReadAt(b[:], i*8); err != nil {
+		panic(fmt.Sprintf("census: read back the upgrades' changes kept in %s: %v", s.file.Name(), err))
 	}
 	return getChange(b[:])
 }

@@ -50,8 +50,8 @@ func TestSameDiagnostics(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.variants.blobs.limit = limit
-				c.variants.blobs.dir = t.TempDir()
+				c.variants.blobs.Limit = limit
+				c.variants.blobs.Dir = t.TempDir()
 				a, err := c.variants.intern(tc.a)
 				if err != nil {
 					t.Fatal(err)
@@ -96,7 +96,7 @@ func TestDistinctReadingsStayOffTheHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.variants.blobs.dir = t.TempDir()
+	c.variants.blobs.Dir = t.TempDir()
 	reading := func(i int) result.Reading {
 		return result.Reading{Outcome: result.Unmet, Readout: map[string]any{"n": fmt.Sprint(i)}}
 	}
