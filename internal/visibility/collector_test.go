@@ -3,6 +3,7 @@ package visibility
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -124,57 +125,135 @@ func TestCollectorHoldsLittleAFixture(t *testing.T) {
 // go; the entries and their groups' names are some 60. Reading every group, as a format does,
 // holds nothing more, and gives each fixture's record as it was read.
 func TestCollectorReportHoldsLittleAFixture(t *testing.T) {
-	const versions, fixtures = 5_000, 4
-	stages := []string{"M3", "H4"}
-	live := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
+	tests := []struct {
+		name    string
+		entries int   // entriesInMemory
+		most    int64 // bytes a group's fixture
+	}{
+		{name: "entries held", entries: entriesInMemory, most: 100},
+		{name: "entries written out as runs", entries: 4096, most: 30},
 	}
-	record := func(v, f int) string {
-		return fmt.Sprintf("/tmp/goals-bench/set-10000000/observations/bench.jsonl:%d", 1000*v+2*f)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defer SetEntriesInMemory(tc.entries)()
+			const versions, fixtures = 5_000, 4
+			stages := []string{"M3", "H4"}
+			live := func() uint64 {
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				return ms.HeapAlloc
+			}
+			record := func(v, f int) string {
+				return fmt.Sprintf("/tmp/goals-bench/set-10000000/observations/bench.jsonl:%d", 1000*v+2*f)
+			}
+			before := live()
+			c := NewCollector(&Reader{})
+			for v := range versions {
+				for _, st := range stages {
+					for f := range fixtures {
+						rd := uncaptured(fmt.Sprintf("v%d", v), fmt.Sprintf("V%02d", f), 1, "not_reached", record(v, f))
+						rd.Group.Stage = strings.Clone(st)
+						c.Add(rd)
+					}
+				}
+			}
+			vs, err := c.Report(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := int64(live()) - int64(before)
+			if vs.Len() != versions*len(stages) {
+				t.Fatalf("%d groups, want %d", vs.Len(), versions*len(stages))
+			}
+			for i := range vs.Len() {
+				g := vs.At(i)
+				v := i / len(stages)
+				if want := fmt.Sprintf("v%d", v); g.Version != want || g.Stage != stages[i%len(stages)] || len(g.Fixtures) != fixtures {
+					t.Fatalf("group %d is %s %s of %d fixtures, want %s %s of %d", i, g.Version, g.Stage, len(g.Fixtures), want, stages[i%len(stages)], fixtures)
+				}
+				for f, x := range g.Fixtures {
+					if x.Record != record(v, f) || x.State != "not_reached" {
+						t.Fatalf("group %d fixture %d: %+v, want not_reached at %s", i, f, x, record(v, f))
+					}
+				}
+			}
+			read := int64(live()) - int64(before)
+			runtime.KeepAlive(c)
+			runtime.KeepAlive(vs)
+			n := int64(versions * len(stages) * fixtures)
+			t.Logf("%d bytes a group's fixture held with the report's list, %d once every group is read", held/n, read/n)
+			if per := held / n; per > tc.most {
+				t.Errorf("the collector and its report hold %d bytes a group's fixture (%d KiB for %d)", per, held>>10, n)
+			}
+			if per := read / n; per > tc.most {
+				t.Errorf("once every group is read, the collector and its report hold %d bytes a group's fixture (%d KiB for %d)", per, read>>10, n)
+			}
+		})
 	}
-	before := live()
-	c := NewCollector(&Reader{})
-	for v := range versions {
-		for _, st := range stages {
-			for f := range fixtures {
-				rd := uncaptured(fmt.Sprintf("v%d", v), fmt.Sprintf("V%02d", f), 1, "not_reached", record(v, f))
-				rd.Group.Stage = strings.Clone(st)
-				c.Add(rd)
+}
+
+// TestCollectorRunsAreTheSameList: a collector that writes its entries out as runs (every few
+// entries) and merges them at the report gives the list one that holds them all gives, group for
+// group: a fixture read in several runs is one entry (its lowest repetition's record, the first
+// read on a tie, unstable when any two repetitions read otherwise), groups read in any order
+// come in the report's order.
+func TestCollectorRunsAreTheSameList(t *testing.T) {
+	var readings []*Reading
+	for i := range 600 {
+		v, f, rep := fmt.Sprintf("%d.%d", i%7, i%3), fmt.Sprintf("V%02d", i%11), 1+(i*7)%4
+		state := "not_reached"
+		if i%97 == 0 {
+			state = "execution_failed" // a repetition that reads otherwise: unstable
+		}
+		rd := uncaptured(v, f, rep, state, fmt.Sprintf("obs/%s.jsonl:%d", v, i+1))
+		if i%5 == 0 {
+			rd.Group.Stage = "H4"
+		}
+		readings = append(readings, rd)
+	}
+	list := func(entries int) []result.Visibility {
+		t.Helper()
+		defer SetEntriesInMemory(entries)()
+		c := NewCollector(&Reader{})
+		for _, rd := range readings {
+			c.Add(rd)
+		}
+		if wrote := len(c.runs.segs) > 0; wrote != (entries < 1<<15) {
+			t.Fatalf("%d entries in memory: wrote runs %v", entries, wrote)
+		}
+		vs, err := c.Report(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return result.Collect(vs)
+	}
+	want := list(1 << 15)
+	unstable := 0
+	for _, v := range want {
+		for _, f := range v.Fixtures {
+			if f.State == "unstable" {
+				unstable++
 			}
 		}
 	}
-	vs, err := c.Report(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if len(want) != 2*21 || unstable == 0 {
+		t.Fatalf("%d groups, %d unstable fixtures: the readings do not exercise the merge", len(want), unstable)
 	}
-	held := int64(live()) - int64(before)
-	if vs.Len() != versions*len(stages) {
-		t.Fatalf("%d groups, want %d", vs.Len(), versions*len(stages))
+	tests := []struct {
+		name    string
+		entries int
+	}{
+		{name: "a run every entry", entries: 1},
+		{name: "a run every two entries", entries: 2},
+		{name: "a run every 13 entries", entries: 13},
+		{name: "a run every 100 entries", entries: 100},
 	}
-	for i := range vs.Len() {
-		g := vs.At(i)
-		v := i / len(stages)
-		if want := fmt.Sprintf("v%d", v); g.Version != want || g.Stage != stages[i%len(stages)] || len(g.Fixtures) != fixtures {
-			t.Fatalf("group %d is %s %s of %d fixtures, want %s %s of %d", i, g.Version, g.Stage, len(g.Fixtures), want, stages[i%len(stages)], fixtures)
-		}
-		for f, x := range g.Fixtures {
-			if x.Record != record(v, f) || x.State != "not_reached" {
-				t.Fatalf("group %d fixture %d: %+v, want not_reached at %s", i, f, x, record(v, f))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := list(tc.entries); !reflect.DeepEqual(got, want) {
+				t.Errorf("the merged runs' list differs:\n%+v\nwant\n%+v", got, want)
 			}
-		}
-	}
-	read := int64(live()) - int64(before)
-	runtime.KeepAlive(c)
-	runtime.KeepAlive(vs)
-	n := int64(versions * len(stages) * fixtures)
-	t.Logf("%d bytes a group's fixture held with the report's list, %d once every group is read", held/n, read/n)
-	if per := held / n; per > 100 {
-		t.Errorf("the collector and its report hold %d bytes a group's fixture (%d KiB for %d)", per, held>>10, n)
-	}
-	if per := read / n; per > 100 {
-		t.Errorf("once every group is read, the collector and its report hold %d bytes a group's fixture (%d KiB for %d)", per, read>>10, n)
+		})
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/policy"
 	"github.com/contractcheck/contractcheck/internal/project"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -337,13 +338,18 @@ func describe(v any) string {
 // the reader interned; a group is its names' ids and its entries, an entry found by its
 // fixture's id in the group (a scan of a group's few entries; a map of its own for a group of many:
 // a map of every group's entries was a third of the collector, some 4 MB at ten million bindings).
-// The report's list is made of the same entries (Report), each group made when read.
+// The report's list is made of the same entries (Report), each group made when read. Once the
+// groups hold entriesInMemory entries they are written out as a sorted run and merged at the
+// report, the judged groups then kept in a byte stream, not the heap (runs.go).
 type Collector struct {
 	r        *Reader
 	ids      map[string]int32 // the names entries and groups keep, each once, by id
 	strs     []string
 	groupIDs map[[4]int32]int32 // lane, version, configuration and stage → index in groups
 	groups   []collected
+	held     int // the entries groups hold
+	// runs are the entries written out each time held reached entriesInMemory (runs.go).
+	runs runs
 }
 
 // collected is one group's entries: its lane, version, configuration and stage, as ids.
@@ -434,6 +440,8 @@ func (c *Collector) Add(rd *Reading) {
 	i, ok := gr.find(fixture)
 	if !ok {
 		i = gr.add(entry{fixture: fixture, repetition: -1})
+		c.held++
+		defer c.spillFull()
 	}
 	e := &gr.entries[i]
 	if ok && (rd.State != c.strs[e.state] || !maps.Equal(rd.Channels, e.channels)) {
@@ -468,31 +476,22 @@ func splitRecord(record string) (string, int) {
 // fixture), not them and a list of Visibility values made from them (its records' strings, its
 // names' headers: some 200 bytes a fixture more).
 func (c *Collector) Report(ctx context.Context) (result.Visibilities, error) {
-	if c.r == nil || len(c.groups) == 0 {
+	if c.r == nil || len(c.groups) == 0 && len(c.runs.segs) == 0 {
 		return nil, nil
 	}
 	c.groupIDs = nil // no reading is added after the report
+	if len(c.runs.segs) > 0 {
+		out, err := c.reportRuns(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	order := make([]int32, len(c.groups))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	stage := func(s int32) int { return slices.Index(contract.Stages, c.strs[s]) }
-	slices.SortFunc(order, func(x, y int32) int {
-		a, b := &c.groups[x].key, &c.groups[y].key
-		if n := cmp.Compare(c.strs[a[0]], c.strs[b[0]]); n != 0 {
-			return n
-		}
-		if n := result.CompareVersions(c.strs[a[1]], c.strs[b[1]]); n != 0 {
-			return n
-		}
-		if n := cmp.Compare(c.strs[a[2]], c.strs[b[2]]); n != 0 {
-			return n
-		}
-		if n := cmp.Compare(stage(a[3]), stage(b[3])); n != 0 {
-			return n
-		}
-		return cmp.Compare(c.strs[a[3]], c.strs[b[3]])
-	})
+	slices.SortFunc(order, func(x, y int32) int { return c.compareGroups(&c.groups[x].key, &c.groups[y].key) })
 	out := &readout{groups: make([]judged, 0, len(order))}
 	for _, g := range order {
 		j, err := c.judge(ctx, &c.groups[g])
@@ -505,6 +504,29 @@ func (c *Collector) Report(ctx context.Context) (result.Visibilities, error) {
 	c.groups, c.ids = nil, nil
 	out.strs = c.strs
 	return out, nil
+}
+
+// compareGroups orders groups as the report lists them: by lane, version (result.CompareVersions),
+// configuration and stage (in contract.Stages' order), and by the names as written where those
+// tie (two versions CompareVersions holds equal).
+func (c *Collector) compareGroups(a, b *[4]int32) int {
+	stage := func(s int32) int { return slices.Index(contract.Stages, c.strs[s]) }
+	if n := cmp.Compare(c.strs[a[0]], c.strs[b[0]]); n != 0 {
+		return n
+	}
+	if n := result.CompareVersions(c.strs[a[1]], c.strs[b[1]]); n != 0 {
+		return n
+	}
+	if n := cmp.Compare(c.strs[a[2]], c.strs[b[2]]); n != 0 {
+		return n
+	}
+	if n := cmp.Compare(stage(a[3]), stage(b[3])); n != 0 {
+		return n
+	}
+	if n := cmp.Compare(c.strs[a[3]], c.strs[b[3]]); n != 0 {
+		return n
+	}
+	return cmp.Compare(c.strs[a[1]], c.strs[b[1]])
 }
 
 // judged is a group of the report's list: its names and its category's words as the collector's
@@ -598,13 +620,27 @@ func made(s []string, j *judged) result.Visibility {
 type readout struct {
 	strs   []string
 	groups []judged
+	// list holds the judged groups instead, encoded one after the other (runs.go), group i at
+	// offs[i], when the collector wrote runs; chans are the channels their entries name by id.
+	list  *spill.Stream
+	offs  []int64
+	chans []map[string]string
 }
 
 // Len implements result.Indexed.
-func (l *readout) Len() int { return len(l.groups) }
+func (l *readout) Len() int {
+	if l.list != nil {
+		return len(l.offs) - 1
+	}
+	return len(l.groups)
+}
 
 // At implements result.Indexed: group i, made afresh.
 func (l *readout) At(i int) result.Visibility {
+	if l.list != nil {
+		j := l.read(i)
+		return made(l.strs, &j)
+	}
 	return made(l.strs, &l.groups[i])
 }
 

@@ -3,6 +3,8 @@ package visibility_test
 import (
 	"context"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/contractcheck/contractcheck/internal/inputs"
 	"github.com/contractcheck/contractcheck/internal/result"
 	"github.com/contractcheck/contractcheck/internal/testkit"
+	"github.com/contractcheck/contractcheck/internal/visibility"
 )
 
 // layer writes files (path → content) under a new directory and returns it.
@@ -217,5 +220,29 @@ func TestDocExample(t *testing.T) {
 	}
 	if _, ok := group(r.VisibilityReadout(), "agent-framework", "1.13.0", "default", "A2"); !ok {
 		t.Error("the example's stages add A2, and agent-framework has no A2 group")
+	}
+}
+
+// TestRunsGiveTheSameReadout: the built-in check's visibility readout (captured records, the
+// built-in policy's channels, categories and shapes) is the same when the collector writes its
+// entries out as runs every three entries and merges them at the report.
+func TestRunsGiveTheSameReadout(t *testing.T) {
+	ctx := context.Background()
+	whole, err := check.Run(ctx, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := visibility.SetEntriesInMemory(3)
+	defer restore()
+	merged, err := check.Run(ctx, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := whole.VisibilityReadout(), merged.VisibilityReadout()
+	if len(want) == 0 || !slices.ContainsFunc(want, func(v result.Visibility) bool { return v.Category != "unread" }) {
+		t.Fatalf("the built-in readout has %d groups, none judged: the test reads nothing it means to", len(want))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the readout of the merged runs differs from the whole one's (%d and %d groups)", len(got), len(want))
 	}
 }
