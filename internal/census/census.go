@@ -20,13 +20,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"github.com/contractcheck/contractcheck/internal/spill"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"github.com/contractcheck/contractcheck/internal/strictjson"
 )
 
@@ -107,7 +107,7 @@ func (c *Census) Add(r result.Reading) error {
 	}
 	c.run = append(c.run, entry{group: g, version: version, task: c.names.id(r.Task), number: int32(r.Repetition), line: int32(r.Line), variant: v})
 	if len(c.run) >= c.runSize {
-		return c.spill()
+		c.spill()
 	}
 	return nil
 }

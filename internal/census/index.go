@@ -4,8 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"github.com/contractcheck/contractcheck/internal/spill"
 	"io"
+
+	"github.com/contractcheck/contractcheck/internal/spill"
 )
 
 // How the census finds a distinct reading by its fingerprint (docs/design.md, "Speed and

@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/contractcheck/contractcheck/internal/spill"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/spill"
 )
 
 // localize bounds every change: a pass followed by an unmet at a later stage of the same lane,

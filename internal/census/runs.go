@@ -1,14 +1,13 @@
 package census
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
-	"github.com/contractcheck/contractcheck/internal/spill"
 	"math"
 	"slices"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
+	"github.com/contractcheck/contractcheck/internal/spill"
 )
 
 // How the census keeps its bindings (docs/design.md, "Speed and memory"): Add appends each reading
@@ -124,7 +123,7 @@ func (o *ordering) compare(a, b entry) int {
 }
 
 // spill sorts the run in memory and writes it to the run file.
-func (c *Census) spill() error {
+func (c *Census) spill() {
 	o := c.ordering()
 	slices.SortStableFunc(c.run, o.compare)
 	seg := segment{off: c.runs.Size(), n: int64(len(c.run))}
@@ -132,7 +131,6 @@ func (c *Census) spill() error {
 	c.runs.Seal()
 	c.segments = append(c.segments, seg)
 	c.run = c.run[:0]
-	return nil
 }
 
 // writeEntries appends entries to a byte stream, a chunk at a time.
@@ -187,74 +185,26 @@ func (r *entryReader) next() (e entry, ok bool, err error) {
 	return e, true, nil
 }
 
-// cursor is a run's next entry in the merge.
-type cursor struct {
-	r   entryReader
-	cur entry
-	run int // the run's place in arrival order: of two equal entries the earlier comes first
-}
-
-type mergeHeap struct {
-	cs []*cursor
-	o  *ordering
-}
-
-func (h *mergeHeap) Len() int { return len(h.cs) }
-func (h *mergeHeap) Less(i, j int) bool {
-	if d := h.o.compare(h.cs[i].cur, h.cs[j].cur); d != 0 {
-		return d < 0
-	}
-	return h.cs[i].run < h.cs[j].run
-}
-func (h *mergeHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
-func (h *mergeHeap) Push(x any)    { h.cs = append(h.cs, x.(*cursor)) }
-func (h *mergeHeap) Pop() any {
-	x := h.cs[len(h.cs)-1]
-	h.cs = h.cs[:len(h.cs)-1]
-	return x
-}
-
 // merge sorts the run in memory and merges it with the runs in the run file, calling yield with
 // every entry in report order (the entries of one repetition in the order they were added).
 func (c *Census) merge(o *ordering, yield func(entry) error) error {
 	slices.SortStableFunc(c.run, o.compare)
-	h := &mergeHeap{o: o}
-	for i, seg := range c.segments {
-		h.cs = append(h.cs, &cursor{r: entryReader{bs: &c.runs, off: seg.off, n: seg.n}, run: i})
+	runs := make([]func() (entry, bool, error), 0, len(c.segments)+1)
+	for _, seg := range c.segments {
+		r := &entryReader{bs: &c.runs, off: seg.off, n: seg.n}
+		runs = append(runs, func() (entry, bool, error) {
+			e, ok, err := r.next()
+			if err != nil {
+				return e, false, fmt.Errorf("read back a run of the census: %w", err)
+			}
+			return e, ok, nil
+		})
 	}
 	if len(c.run) > 0 {
-		h.cs = append(h.cs, &cursor{r: entryReader{mem: c.run}, run: len(c.segments)})
+		r := &entryReader{mem: c.run}
+		runs = append(runs, r.next)
 	}
-	live := h.cs[:0]
-	for _, cu := range h.cs {
-		e, ok, err := cu.r.next()
-		if err != nil {
-			return fmt.Errorf("read back a run of the census: %w", err)
-		}
-		if ok {
-			cu.cur = e
-			live = append(live, cu)
-		}
-	}
-	h.cs = live
-	heap.Init(h)
-	for h.Len() > 0 {
-		cu := h.cs[0]
-		if err := yield(cu.cur); err != nil {
-			return err
-		}
-		e, ok, err := cu.r.next()
-		if err != nil {
-			return fmt.Errorf("read back a run of the census: %w", err)
-		}
-		if ok {
-			cu.cur = e
-			heap.Fix(h, 0)
-		} else {
-			heap.Pop(h)
-		}
-	}
-	return nil
+	return spill.Merge(runs, o.compare, yield)
 }
 
 // table is a report's bindings in report order, each binding's repetitions in repetition order:
@@ -286,9 +236,7 @@ func (c *Census) makeTable() (*table, error) {
 	// A census that wrote runs writes the one in memory too, and lets its buffer go: the
 	// report's peak does not hold it (a later Add starts a new one).
 	if len(c.segments) > 0 && len(c.run) > 0 {
-		if err := c.spill(); err != nil {
-			return nil, err
-		}
+		c.spill()
 		c.run = nil
 	}
 	o := c.ordering()

@@ -3,10 +3,10 @@ package census
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/contractcheck/contractcheck/internal/spill"
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/spill"
 )
 
 // upgradePairs compares consecutive versions of every lane observed at more than one version,

@@ -1,8 +1,9 @@
 // Package spill keeps what a run appends past what it should hold in memory: a byte stream whose
 // first bytes stay in memory, in chunks, and whose rest goes to a temporary file, read back when
 // asked for (docs/design.md, "Speed and memory"). The census keeps its readings, runs, index and
-// report tables in such streams and files (internal/census), so that its memory does not grow
-// with the bindings.
+// report tables in such streams and files (internal/census), and the visibility collector its
+// entries (internal/visibility), so that their memory does not grow with the bindings; both write
+// sorted runs and read them back through one merge (Merge).
 //
 // A file is made in the stream's directory (os.TempDir() when empty), unlinked at once where the
 // system allows an open file to be, so that nothing is left behind however the process ends, and

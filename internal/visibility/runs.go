@@ -2,12 +2,10 @@ package visibility
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -106,13 +104,7 @@ func (r *runs) chanID(ch map[string]string) int32 {
 		return -1
 	}
 	var b strings.Builder
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range ch {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(ch)) {
 		b.WriteString(k)
 		b.WriteByte(0)
 		b.WriteString(ch[k])
@@ -171,54 +163,31 @@ func (r *runs) readEntry(b []byte) runEntry {
 	return e
 }
 
-// runCursor reads one run's entries in order, a chunk at a time.
-type runCursor struct {
-	r       *runs
-	seg     segment
-	next    int64 // the index of the next entry to read
-	buf     []byte
-	chunk   []byte // the entries read and not yet taken
-	head    runEntry
-	ordinal int // the run's place, which breaks ties: the earlier run's reading came first
+// runReader reads one run's entries in order, a chunk at a time.
+type runReader struct {
+	r     *runs
+	seg   segment
+	next  int64 // the index of the next entry to read
+	buf   []byte
+	chunk []byte // the entries read and not yet taken
 }
 
-// advance reads the run's next entry into head; false at the run's end.
-func (rc *runCursor) advance() (bool, error) {
-	if len(rc.chunk) == 0 {
-		if rc.next == rc.seg.n {
-			return false, nil
+// read is the run's next entry; false at the run's end.
+func (rr *runReader) read() (runEntry, bool, error) {
+	if len(rr.chunk) == 0 {
+		if rr.next == rr.seg.n {
+			return runEntry{}, false, nil
 		}
-		k := min(rc.seg.n-rc.next, 1024)
-		b, err := rc.r.stream.ReadInto(rc.seg.off+rc.next*runEntrySize, k*runEntrySize, &rc.buf)
+		k := min(rr.seg.n-rr.next, 1024)
+		b, err := rr.r.stream.ReadInto(rr.seg.off+rr.next*runEntrySize, k*runEntrySize, &rr.buf)
 		if err != nil {
-			return false, fmt.Errorf("read back the visibility readout's entries: %w", err)
+			return runEntry{}, false, fmt.Errorf("read back the visibility readout's entries: %w", err)
 		}
-		rc.chunk, rc.next = b, rc.next+k
+		rr.chunk, rr.next = b, rr.next+k
 	}
-	rc.head = rc.r.readEntry(rc.chunk[:runEntrySize])
-	rc.chunk = rc.chunk[runEntrySize:]
-	return true, nil
-}
-
-// runHeap orders the cursors by their heads (compareRun), then by run.
-type runHeap struct {
-	c  *Collector
-	cs []*runCursor
-}
-
-func (h *runHeap) Len() int { return len(h.cs) }
-func (h *runHeap) Less(i, j int) bool {
-	if n := h.c.compareRun(h.cs[i].head, h.cs[j].head); n != 0 {
-		return n < 0
-	}
-	return h.cs[i].ordinal < h.cs[j].ordinal
-}
-func (h *runHeap) Swap(i, j int) { h.cs[i], h.cs[j] = h.cs[j], h.cs[i] }
-func (h *runHeap) Push(x any)    { h.cs = append(h.cs, x.(*runCursor)) }
-func (h *runHeap) Pop() any {
-	x := h.cs[len(h.cs)-1]
-	h.cs = h.cs[:len(h.cs)-1]
-	return x
+	e := rr.r.readEntry(rr.chunk[:runEntrySize])
+	rr.chunk = rr.chunk[runEntrySize:]
+	return e, true, nil
 }
 
 // merged is the entry of one group's fixture made of two parts read in that order: the lower
@@ -240,18 +209,10 @@ func (c *Collector) reportRuns(ctx context.Context) (*readout, error) {
 		c.writeRun()
 	}
 	r := &c.runs
-	h := &runHeap{c: c}
+	reads := make([]func() (runEntry, bool, error), len(r.segs))
 	for i, seg := range r.segs {
-		rc := &runCursor{r: r, seg: seg, ordinal: i}
-		ok, err := rc.advance()
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			h.cs = append(h.cs, rc)
-		}
+		reads[i] = (&runReader{r: r, seg: seg}).read
 	}
-	heap.Init(h)
 	out := &readout{list: &spill.Stream{Limit: runsInMemory, Dir: r.stream.Dir}}
 	var gr collected
 	flush := func() error {
@@ -266,13 +227,11 @@ func (c *Collector) reportRuns(ctx context.Context) (*readout, error) {
 		gr = collected{}
 		return nil
 	}
-	for h.Len() > 0 {
-		rc := h.cs[0]
-		e := rc.head
+	err := spill.Merge(reads, c.compareRun, func(e runEntry) error {
 		switch {
 		case len(gr.entries) > 0 && gr.key != e.key:
 			if err := flush(); err != nil {
-				return nil, err
+				return err
 			}
 			fallthrough
 		case len(gr.entries) == 0:
@@ -283,15 +242,10 @@ func (c *Collector) reportRuns(ctx context.Context) (*readout, error) {
 		default:
 			gr.entries = append(gr.entries, e.entry)
 		}
-		ok, err := rc.advance()
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			heap.Fix(h, 0)
-		} else {
-			heap.Pop(h)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := flush(); err != nil {
 		return nil, err
@@ -332,7 +286,7 @@ func (r *runs) appendJudged(buf []byte, j *judged) []byte {
 		}
 		u32(int32(len(ws)))
 		for _, w := range ws {
-			u32(int32(min(len(w), math.MaxInt32)))
+			u32(int32(len(w)))
 			buf = append(buf, w...)
 		}
 	}
