@@ -19,7 +19,7 @@ import (
 // merged entries to the report's table, which the report's parts read through in order and its
 // results read back one by one. A run that never fills one run writes no run file: it is merged
 // from memory, by the same code. What stays in the heap is the names, the records' groups, the
-// distinct readings, one run and, at the report, a read buffer per run file.
+// distinct readings, one run and, at the report, the merge's read buffers (mergeBuffers in all).
 
 // runSize is how many entries a run holds before it is written to the run file: 64 Ki entries,
 // 1.5 MiB, so that a run of up to about fifty thousand bindings of one repetition never writes
@@ -32,8 +32,20 @@ const runSize = 1 << 16
 // run file; a census whose readings fit in one run keeps its table in memory, as its run was.
 const tableMemory = 256 << 10
 
-// readChunk is how many bytes are read at once from a run or a table walked in order.
-const readChunk = 32 << 10
+// readChunk is how many bytes are read at once from a run or a table walked in order. A merge
+// of many runs reads less of each at once: its read buffers together hold at most mergeBuffers
+// bytes (a 10M-binding check of one repetition writes 153 runs: 4.8 MiB of 32 KiB buffers, most of
+// its peak's rise at the report), and each at least minChunk.
+const (
+	readChunk    = 32 << 10
+	mergeBuffers = 1 << 20
+	minChunk     = 4 << 10
+)
+
+// mergeChunk is how many bytes a merge of n runs reads at once from each.
+func mergeChunk(n int) int64 {
+	return max(minChunk, min(readChunk, mergeBuffers/int64(max(n, 1))))
+}
 
 // entry is one reading as the census keeps it until its report, 24 bytes: its record's group and
 // version, its task, its repetition, its record's line and the distinct reading it read.
@@ -153,6 +165,7 @@ type entryReader struct {
 	n      int64  // entries left to read
 	buf    []byte // the chunk being read
 	own    []byte // the reader's buffer, which a chunk is read into unless it lies in memory whole
+	chunk  int64  // how many bytes to read at once: readChunk when 0
 	at     int
 	mem    []entry // a run in memory instead of a stream
 	memPos int
@@ -171,7 +184,11 @@ func (r *entryReader) next() (e entry, ok bool, err error) {
 		if r.n == 0 {
 			return entry{}, false, nil
 		}
-		k := min(r.n, readChunk/entrySize)
+		chunk := r.chunk
+		if chunk == 0 {
+			chunk = readChunk
+		}
+		k := min(r.n, max(1, chunk/entrySize))
 		b, err := r.bs.ReadInto(r.off, k*entrySize, &r.own)
 		if err != nil {
 			return entry{}, false, err
@@ -191,7 +208,7 @@ func (c *Census) merge(o *ordering, yield func(entry) error) error {
 	slices.SortStableFunc(c.run, o.compare)
 	runs := make([]func() (entry, bool, error), 0, len(c.segments)+1)
 	for _, seg := range c.segments {
-		r := &entryReader{bs: &c.runs, off: seg.off, n: seg.n}
+		r := &entryReader{bs: &c.runs, off: seg.off, n: seg.n, chunk: mergeChunk(len(c.segments))}
 		runs = append(runs, func() (entry, bool, error) {
 			e, ok, err := r.next()
 			if err != nil {

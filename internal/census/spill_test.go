@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractcheck/contractcheck/internal/contract"
 	"github.com/contractcheck/contractcheck/internal/result"
+	"github.com/contractcheck/contractcheck/internal/spill"
 	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/contractcheck/contractcheck/internal/testkit/reportkit"
 )
@@ -259,5 +260,57 @@ func TestRunSizeOption(t *testing.T) {
 				t.Fatalf("run size %d, want %d", c.runSize, tc.want)
 			}
 		})
+	}
+}
+
+// TestEntryReaderChunks: a run reads back the same entries whatever it reads at once, a chunk of
+// one entry, of a few, of more than the run holds or of readChunk, from memory or the file, and a
+// merge of many runs reads less of each: its buffers hold at most mergeBuffers in all, unless
+// that leaves a run less than minChunk.
+func TestEntryReaderChunks(t *testing.T) {
+	var es []entry
+	for i := range 1000 {
+		es = append(es, entry{group: int32(i % 7), version: int32(i), task: int32(i % 3), number: int32(i), line: int32(2 * i), variant: int32(i % 5)})
+	}
+	tests := []struct {
+		name  string
+		limit int64 // the stream's bytes in memory
+		chunk int64
+	}{
+		{name: "an entry at a time", limit: 0, chunk: entrySize},
+		{name: "less than an entry", limit: 0, chunk: entrySize - 1},
+		{name: "seven at a time", limit: 0, chunk: 7 * entrySize},
+		{name: "seven and a bit", limit: 5000, chunk: 7*entrySize + 5},
+		{name: "more than the run", limit: 1 << 20, chunk: 1 << 20},
+		{name: "readChunk", limit: 3000, chunk: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := spill.Stream{Limit: tc.limit, Dir: t.TempDir()}
+			bs.Append([]byte("offset"))
+			writeEntries(&bs, es)
+			bs.Seal()
+			r := entryReader{bs: &bs, off: 6, n: int64(len(es)), chunk: tc.chunk}
+			var got []entry
+			for {
+				e, ok, err := r.next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				got = append(got, e)
+			}
+			if !slices.Equal(got, es) {
+				t.Errorf("read back %d entries, not the %d written", len(got), len(es))
+			}
+		})
+	}
+	for _, n := range []int{0, 1, 32, 153, 256, 10000} {
+		c := mergeChunk(n)
+		if c < minChunk || c > readChunk || n*int(c) > max(mergeBuffers, n*minChunk) {
+			t.Errorf("mergeChunk(%d) = %d: %d bytes of buffers", n, c, n*int(c))
+		}
 	}
 }
