@@ -91,9 +91,12 @@ func (m *memo) evaluations() int { return int(m.puts.Load()) }
 // room its map grew for 2,048 keys (BenchmarkCheckMatrix/unique's report-B/binding counted it,
 // 137 bytes a binding against 125), a dropped one is garbage, as the memo's generations were.
 func (m *memo) Clear() {
-	m.verdicts.Store(nil)
+	m.drop()
 	m.puts.Store(0)
 }
+
+// drop forgets every verdict and keeps the count of evaluations.
+func (m *memo) drop() { m.verdicts.Store(nil) }
 
 // newLRU is an LRU cache (safe for concurrent use) of size entries; size is one of this package's
 // constants, all positive, and lru.New fails on nothing else.
@@ -112,6 +115,17 @@ func (in *Instrument) Evaluations() int { return in.verdicts.evaluations() }
 // ForgetVerdicts empties the verdict memo, so that the next run evaluates as a fresh process
 // would.
 func (in *Instrument) ForgetVerdicts() { in.verdicts.Clear() }
+
+// ReleaseCaches forgets what the instrument remembered of the records it evaluated (their
+// verdicts, carriers found valid, views) and keeps the count of evaluations; an evaluation after
+// it remembers afresh. A run calls it once its records are all read: what the caches hold is
+// garbage to the report, and live until then, spread over the heap's pages among what the report
+// keeps (docs/design.md, "The stream's caches let go").
+func (in *Instrument) ReleaseCaches() {
+	in.verdicts.drop()
+	in.validCarriers.drop()
+	in.views.drop()
+}
 
 // WaitWarm waits until the carrier schemas Load compiles in the background are compiled.
 func (in *Instrument) WaitWarm() { <-in.warmed }

@@ -3,7 +3,7 @@ package instrument
 import (
 	"bytes"
 	"hash/maphash"
-	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -26,9 +26,13 @@ const spanSize = 1 << 10
 // entries (an LRU, like the verdict memo), so its size is bounded whatever the number of records.
 // Safe for concurrent use; the zero value is empty.
 type spanCache[K comparable, V any] struct {
-	once    sync.Once
+	lru atomic.Pointer[spanLRU[K, V]] // made on first use (cache), and again after a drop
+}
+
+// spanLRU is a spanCache's entries and the seed of their hashes.
+type spanLRU[K comparable, V any] struct {
 	seed    maphash.Seed
-	entries *lru.Cache[spanKey[K], spanEntry[V]] // made on first use (cache)
+	entries *lru.Cache[spanKey[K], spanEntry[V]]
 }
 
 type spanKey[K comparable] struct {
@@ -43,12 +47,17 @@ type spanEntry[V any] struct {
 
 // cache is the cache's LRU and hash seed, made on first use.
 func (c *spanCache[K, V]) cache() (*lru.Cache[spanKey[K], spanEntry[V]], maphash.Seed) {
-	c.once.Do(func() {
-		c.seed = maphash.MakeSeed()
-		c.entries = newLRU[spanKey[K], spanEntry[V]](spanSize)
-	})
-	return c.entries, c.seed
+	l := c.lru.Load()
+	if l == nil {
+		c.lru.CompareAndSwap(nil, &spanLRU[K, V]{seed: maphash.MakeSeed(), entries: newLRU[spanKey[K], spanEntry[V]](spanSize)})
+		l = c.lru.Load()
+	}
+	return l.entries, l.seed
 }
+
+// drop forgets every entry: the LRU is let go (garbage, not purged: a purged one keeps the room
+// its map grew to), and made again on the next use.
+func (c *spanCache[K, V]) drop() { c.lru.Store(nil) }
 
 // len is how many entries the cache holds.
 func (c *spanCache[K, V]) len() int {

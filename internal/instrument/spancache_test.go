@@ -36,6 +36,15 @@ func TestSpanCache(t *testing.T) {
 			c.get("s", []byte("first"))
 			putOthers(c, spanSize, 2*spanSize-1)
 		}, key: "s", span: []byte("first"), want: 1, found: true},
+		{name: "nothing is kept after a drop", put: func(c *spanCache[string, int]) {
+			c.put("s", []byte("first"), 1)
+			c.drop()
+		}, key: "s", span: []byte("first")},
+		{name: "put after a drop", put: func(c *spanCache[string, int]) {
+			c.put("s", []byte("first"), 1)
+			c.drop()
+			c.put("s", []byte("first"), 2)
+		}, key: "s", span: []byte("first"), want: 2, found: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -80,9 +81,9 @@ type Reader struct {
 	sourceMu  sync.Mutex
 	sources   map[string]*ast.Term // fixture → source view term
 	bindingMu sync.Mutex
-	bindings  map[[2]string]*ast.Term // lane, stage → binding term
-	memo      *lru.Cache[memoKey, map[string]string]
-	interned  sync.Map // a channels readout's canonical text → the one map kept for it
+	bindings  map[[2]string]*ast.Term                               // lane, stage → binding term
+	memo      atomic.Pointer[lru.Cache[memoKey, map[string]string]] // made on first use (readouts), and again after Release
+	interned  sync.Map                                              // a channels readout's canonical text → the one map kept for it
 }
 
 // memoSize is how many channels readouts the memo keeps, the most recently used: repetitions and
@@ -122,10 +123,37 @@ func New(ctx context.Context, model *contract.Model, profile string, kinds map[s
 	if r.category, err = eng.PrepareRule(ctx, r.policy, "category"); err != nil {
 		return nil, fmt.Errorf("visibility policy (contracts: visibility.policy): %w", err)
 	}
-	if r.memo, err = lru.New[memoKey, map[string]string](memoSize); err != nil {
-		return nil, fmt.Errorf("visibility: the readouts' memo: %w", err)
-	}
 	return r, nil
+}
+
+// readouts is the readouts' memo, made on first use.
+func (r *Reader) readouts() *lru.Cache[memoKey, map[string]string] {
+	if m := r.memo.Load(); m != nil {
+		return m
+	}
+	m, err := lru.New[memoKey, map[string]string](memoSize)
+	if err != nil {
+		panic(fmt.Sprintf("visibility: a memo of %d readouts: %v", memoSize, err)) // memoSize is positive: lru.New fails on nothing else
+	}
+	r.memo.CompareAndSwap(nil, m)
+	return r.memo.Load()
+}
+
+// Release forgets what the reader remembered of the records it read (their readouts, the
+// fixtures' source views and the stages' bindings as the policy reads them); a Read after it
+// remembers afresh. A run calls it once its records are all read, as it calls the instrument's
+// ReleaseCaches. Release on a nil Reader (nothing to read) does nothing.
+func (r *Reader) Release() {
+	if r == nil {
+		return
+	}
+	r.memo.Store(nil)
+	r.sourceMu.Lock()
+	r.sources = map[string]*ast.Term{}
+	r.sourceMu.Unlock()
+	r.bindingMu.Lock()
+	r.bindings = map[[2]string]*ast.Term{}
+	r.bindingMu.Unlock()
 }
 
 // Policy is the package the reader evaluates.
@@ -164,7 +192,7 @@ func (r *Reader) Read(ctx context.Context, rec result.Observation, observe Obser
 		views[c] = v
 	}
 	k := memoKey{rec.Fixture, rec.Lane, rec.Stage, [sha256.Size]byte(h.Sum(nil))}
-	if v, ok := r.memo.Get(k); ok {
+	if v, ok := r.readouts().Get(k); ok {
 		out.Channels = v
 		return out, nil
 	}
@@ -194,7 +222,7 @@ func (r *Reader) Read(ctx context.Context, rec result.Observation, observe Obser
 		return nil, fmt.Errorf("%s: visibility policy %s: %w", out.Record, r.policy, err)
 	}
 	ch = r.intern(ch)
-	r.memo.Add(k, ch)
+	r.readouts().Add(k, ch)
 	out.Channels = ch
 	return out, nil
 }
