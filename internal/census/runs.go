@@ -34,8 +34,8 @@ const tableMemory = 256 << 10
 
 // readChunk is how many bytes are read at once from a run or a table walked in order. A merge
 // of many runs reads less of each at once: its read buffers together hold at most mergeBuffers
-// bytes (a 10M-binding check of one repetition writes 153 runs: 4.8 MiB of 32 KiB buffers, most of
-// its peak's rise at the report), and each at least minChunk.
+// bytes (a 10M-binding check of one repetition writes 153 runs: 4.8 MiB of 32 KiB buffers, live
+// heap at the report, where the check's peak is), and each at least minChunk.
 const (
 	readChunk    = 32 << 10
 	mergeBuffers = 1 << 20

@@ -81,9 +81,10 @@ type Reader struct {
 	sourceMu  sync.Mutex
 	sources   map[string]*ast.Term // fixture → source view term
 	bindingMu sync.Mutex
-	bindings  map[[2]string]*ast.Term                               // lane, stage → binding term
-	memo      atomic.Pointer[lru.Cache[memoKey, map[string]string]] // made on first use (readouts), and again after Release
-	interned  sync.Map                                              // a channels readout's canonical text → the one map kept for it
+	bindings  map[[2]string]*ast.Term // lane, stage → binding term
+	// memo is the readouts' memo, made on first use (readouts) and again after Release.
+	memo     atomic.Pointer[lru.Cache[memoKey, map[string]string]]
+	interned sync.Map // a channels readout's canonical text → the one map kept for it
 }
 
 // memoSize is how many channels readouts the memo keeps, the most recently used: repetitions and
