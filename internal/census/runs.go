@@ -207,8 +207,9 @@ func (r *entryReader) next() (e entry, ok bool, err error) {
 func (c *Census) merge(o *ordering, yield func(entry) error) error {
 	slices.SortStableFunc(c.run, o.compare)
 	runs := make([]func() (entry, bool, error), 0, len(c.segments)+1)
+	chunk := mergeChunk(len(c.segments))
 	for _, seg := range c.segments {
-		r := &entryReader{bs: &c.runs, off: seg.off, n: seg.n, chunk: mergeChunk(len(c.segments))}
+		r := &entryReader{bs: &c.runs, off: seg.off, n: seg.n, chunk: chunk}
 		runs = append(runs, func() (entry, bool, error) {
 			e, ok, err := r.next()
 			if err != nil {
