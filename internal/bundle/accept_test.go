@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown/cache"
 
 	"github.com/contractcheck/contractcheck"
 	"github.com/contractcheck/contractcheck/internal/inputs"
@@ -18,7 +19,11 @@ import (
 // acceptance evaluates the bundle's provider-acceptance Rego (rego/accept.rego) in process, with
 // the OPA release the server tests run (go.mod), and check's validator on the same schemas.
 type acceptance struct {
-	pq      rego.PreparedEvalQuery
+	pq rego.PreparedEvalQuery
+	// values is the inter-query value cache a stock OPA server keeps (unbounded unless its
+	// configuration bounds it) and gives every evaluation: json.match_schema keeps each schema it
+	// has compiled there, where without it every decision compiles the schema again.
+	values  cache.InterQueryValueCache
 	schemas map[string]any
 	goSide  map[string]func(any) error
 }
@@ -36,7 +41,11 @@ func newAcceptance(t *testing.T) *acceptance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &acceptance{pq: pq, schemas: map[string]any{}, goSide: map[string]func(any) error{}}
+	config, err := cache.ParseCachingConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &acceptance{pq: pq, values: cache.NewInterQueryValueCache(ctx, config), schemas: map[string]any{}, goSide: map[string]func(any) error{}}
 	entries, err := contractcheck.Builtin.ReadDir("schemas/providers")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +82,7 @@ func (a *acceptance) judge(t *testing.T, schema string, item any) (bundle, check
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := a.pq.Eval(context.Background(), rego.EvalParsedInput(input))
+	rs, err := a.pq.Eval(context.Background(), rego.EvalParsedInput(input), rego.EvalInterQueryBuiltinValueCache(a.values))
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("%s on %v: %v", schema, item, err)
 	}
