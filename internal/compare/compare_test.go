@@ -423,3 +423,15 @@ func render(t testing.TB, format string, r *Report) []byte {
 	}
 	return buf.Bytes()
 }
+
+// BenchmarkCompareBuiltin is `contractcheck compare` on the built-in data, its two profiles and
+// every built-in decoder, instrument load included (the built-in one is loaded once a process).
+func BenchmarkCompareBuiltin(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(ctx, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
