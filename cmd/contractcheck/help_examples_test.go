@@ -331,7 +331,10 @@ func TestHelpExamples(t *testing.T) {
 	}
 	// The examples share the test binary's model and result caches (TestMain's): an example shows
 	// what a command does, not how its caches fill, which testdata/script/result-cache.txtar
-	// covers; a command an earlier example ran on the same inputs reads its report back.
+	// covers; a command an earlier example ran on the same inputs reads its report back. They
+	// run paced as the test process's other children are (testkit.Pace: GOGC and GOMEMLIMIT),
+	// which changes no byte a command writes; how a user's plain run is paced is the scripts'
+	// (TestScripts) and the benchmarks'.
 	cache := os.Getenv("CONTRACTCHECK_CACHE")
 	testscript.Run(t, testscript.Params{
 		Dir:                 dir,
@@ -340,6 +343,9 @@ func TestHelpExamples(t *testing.T) {
 			env.Setenv("LC_ALL", "C.UTF-8")
 			env.Setenv("CONTRACTCHECK_CACHE", cache)
 			env.Setenv("ROOT", root)
+			for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+				env.Setenv(v, os.Getenv(v))
+			}
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	// caches: its collector is paced for that (testkit.Pace: no per-run memory target, GOGC=400),
 	// which TestTraps's children inherit. A script's contractcheck is this binary too, run by
 	// that name (testscript.Main): it runs as a user's plain run does, from the script's
-	// environment.
+	// environment (TestHelpExamples passes the pacing on to its scripts; TestScripts does not).
 	if filepath.Base(os.Args[0]) != "contractcheck" {
 		testkit.Pace()
 	}
