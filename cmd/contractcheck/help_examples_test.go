@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/contractcheck/contractcheck/internal/testkit"
 	"github.com/spf13/cobra"
 )
 
@@ -332,7 +334,7 @@ func TestHelpExamples(t *testing.T) {
 	// The examples share the test binary's model and result caches (TestMain's): an example shows
 	// what a command does, not how its caches fill, which testdata/script/result-cache.txtar
 	// covers; a command an earlier example ran on the same inputs reads its report back. They
-	// run paced as the test process's other children are (testkit.Pace: GOGC and GOMEMLIMIT),
+	// run paced as the test process's other children are (testkit.Pace, testkit.PaceVars),
 	// which changes no byte a command writes; how a user's plain run is paced is the scripts'
 	// (TestScripts) and the benchmarks'.
 	cache := os.Getenv("CONTRACTCHECK_CACHE")
@@ -343,7 +345,7 @@ func TestHelpExamples(t *testing.T) {
 			env.Setenv("LC_ALL", "C.UTF-8")
 			env.Setenv("CONTRACTCHECK_CACHE", cache)
 			env.Setenv("ROOT", root)
-			for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+			for _, v := range testkit.PaceVars {
 				env.Setenv(v, os.Getenv(v))
 			}
 			return nil

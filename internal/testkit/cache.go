@@ -17,6 +17,11 @@ import (
 // test ./... -count=1` took about 20% less CPU (docs/design.md, "What the tests cost").
 const TestGCPercent = 400
 
+// PaceVars are the environment variables Pace sets: a test that starts children in an
+// environment of its own (testscript gives a script only what its Setup sets) passes them on,
+// so that its children run paced as the others, which inherit the process's environment, do.
+var PaceVars = []string{"GOMEMLIMIT", "GOGC"}
+
 // Pace sets the collector of a test process, unless the caller set it: GOMEMLIMIT=off, so the
 // memory target the guard gives one run (guard.DefaultTarget) does not set the soft limit of a
 // process that runs many (the guard sets no target under a GOMEMLIMIT the user chose, and "off"

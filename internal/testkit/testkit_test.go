@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -52,6 +53,21 @@ func call(f func(t testing.TB) bool) (done bool, fatal string) {
 	}()
 	defer func() { fatal = r.fatal }()
 	return f(r), ""
+}
+
+// TestPaceSetsPaceVars: every variable a test passes on to its children as the pacing
+// (PaceVars) is one Pace sets where the caller left it unset.
+func TestPaceSetsPaceVars(t *testing.T) {
+	for _, v := range PaceVars {
+		t.Setenv(v, "")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	Pace()
+	for _, v := range PaceVars {
+		if os.Getenv(v) == "" {
+			t.Errorf("Pace left %s unset", v)
+		}
+	}
 }
 
 func TestErrCase(t *testing.T) {
